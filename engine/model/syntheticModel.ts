@@ -1,0 +1,109 @@
+import { GgmlTensorType, type GgufMetadataEntry, type GgufTensorSpec } from "../gguf/ggufTypes.js";
+import { CHAT_ML_TEMPLATE } from "./chatMlTemplate.js";
+import { headDimension, type ModelPreset } from "./modelPresets.js";
+import { hashString, SeededRandom } from "./SeededRandom.js";
+import { buildSyntheticVocabulary, specialTokens } from "./syntheticVocabulary.js";
+
+/** Bumped whenever the bytes a preset produces change, so cached files are regenerated. */
+export const SYNTHETIC_MODEL_VERSION = 1;
+
+/** `general.file_type` 1: LLAMA_FTYPE_MOSTLY_F16. */
+const FILE_TYPE_MOSTLY_F16 = 1;
+
+export interface SyntheticModelPlan {
+    readonly metadata: readonly GgufMetadataEntry[];
+    readonly tensors: readonly GgufTensorSpec[];
+    readonly numParameters: number;
+}
+
+/**
+ * Uniform weights scaled to 1/√fan_in keep activations O(1) through the layers, so the greedy
+ * tokens depend on the whole context rather than collapsing to one repeated token.
+ */
+function seededMatrix(preset: ModelPreset, name: string, dims: [number, number], fanIn: number): GgufTensorSpec {
+    const bound = Math.sqrt(3 / fanIn);
+    let random = new SeededRandom(preset.seed ^ hashString(name));
+    let expectedStart = 0;
+    return {
+        name,
+        dims,
+        type: GgmlTensorType.F16,
+        fill(out, start) {
+            if (start !== expectedStart) { // the writer streams in order; restart if asked again
+                random = new SeededRandom(preset.seed ^ hashString(name));
+                for (let i = 0; i < start; i++) random.nextU32();
+            }
+            for (let i = 0; i < out.length; i++)
+                out[i] = random.nextSymmetric(bound);
+            expectedStart = start + out.length;
+        }
+    };
+}
+
+function onesVector(name: string, length: number): GgufTensorSpec {
+    return { name, dims: [length], type: GgmlTensorType.F32, fill: (out) => out.fill(1) };
+}
+
+export function planSyntheticModel(preset: ModelPreset): SyntheticModelPlan {
+    const nEmbd = preset.embeddingLength;
+    const nHeadDim = headDimension(preset);
+    const nEmbdKv = nHeadDim * preset.numKvHeads;
+    const nFf = preset.feedForwardLength;
+    const vocabulary = buildSyntheticVocabulary(preset.vocabularySize);
+
+    const metadata: GgufMetadataEntry[] = [
+        { key: "general.architecture", value: { type: "string", value: "llama" } },
+        { key: "general.name", value: { type: "string", value: `Kvault synthetic ${preset.name}` } },
+        { key: "general.description", value: { type: "string", value: `Seeded random weights (${preset.description}); the output is not language.` } },
+        { key: "general.file_type", value: { type: "u32", value: FILE_TYPE_MOSTLY_F16 } },
+        { key: "general.quantization_version", value: { type: "u32", value: 2 } },
+        { key: "llama.context_length", value: { type: "u32", value: preset.contextLength } },
+        { key: "llama.embedding_length", value: { type: "u32", value: nEmbd } },
+        { key: "llama.block_count", value: { type: "u32", value: preset.numLayers } },
+        { key: "llama.feed_forward_length", value: { type: "u32", value: nFf } },
+        { key: "llama.attention.head_count", value: { type: "u32", value: preset.numHeads } },
+        { key: "llama.attention.head_count_kv", value: { type: "u32", value: preset.numKvHeads } },
+        { key: "llama.attention.layer_norm_rms_epsilon", value: { type: "f32", value: 1e-5 } },
+        { key: "llama.rope.dimension_count", value: { type: "u32", value: nHeadDim } },
+        { key: "llama.rope.freq_base", value: { type: "f32", value: 10_000 } },
+        { key: "llama.vocab_size", value: { type: "u32", value: preset.vocabularySize } },
+        { key: "tokenizer.ggml.model", value: { type: "string", value: "llama" } },
+        { key: "tokenizer.ggml.tokens", value: { type: "string[]", value: vocabulary.tokens } },
+        { key: "tokenizer.ggml.scores", value: { type: "f32[]", value: vocabulary.scores } },
+        { key: "tokenizer.ggml.token_type", value: { type: "i32[]", value: vocabulary.tokenTypes } },
+        { key: "tokenizer.ggml.bos_token_id", value: { type: "u32", value: specialTokens.bos.id } },
+        { key: "tokenizer.ggml.eos_token_id", value: { type: "u32", value: specialTokens.eos.id } },
+        { key: "tokenizer.ggml.eot_token_id", value: { type: "u32", value: specialTokens.imEnd.id } },
+        { key: "tokenizer.ggml.unknown_token_id", value: { type: "u32", value: specialTokens.unknown.id } },
+        { key: "tokenizer.ggml.padding_token_id", value: { type: "u32", value: specialTokens.unknown.id } },
+        { key: "tokenizer.ggml.add_bos_token", value: { type: "bool", value: true } },
+        { key: "tokenizer.ggml.add_eos_token", value: { type: "bool", value: false } },
+        { key: "tokenizer.chat_template", value: { type: "string", value: CHAT_ML_TEMPLATE } },
+        { key: "kvault.preset", value: { type: "string", value: preset.name } },
+        { key: "kvault.seed", value: { type: "u32", value: preset.seed } },
+        { key: "kvault.generator_version", value: { type: "u32", value: SYNTHETIC_MODEL_VERSION } }
+    ];
+
+    const tensors: GgufTensorSpec[] = [
+        seededMatrix(preset, "token_embd.weight", [nEmbd, preset.vocabularySize], 3),
+        onesVector("output_norm.weight", nEmbd)
+    ];
+    if (!preset.tiedOutput) // without output.weight, llama.cpp ties the output to token_embd
+        tensors.push(seededMatrix(preset, "output.weight", [nEmbd, preset.vocabularySize], nEmbd));
+    for (let layer = 0; layer < preset.numLayers; layer++) {
+        const blk = `blk.${layer}`;
+        tensors.push(
+            onesVector(`${blk}.attn_norm.weight`, nEmbd),
+            seededMatrix(preset, `${blk}.attn_q.weight`, [nEmbd, nEmbd], nEmbd),
+            seededMatrix(preset, `${blk}.attn_k.weight`, [nEmbd, nEmbdKv], nEmbd),
+            seededMatrix(preset, `${blk}.attn_v.weight`, [nEmbd, nEmbdKv], nEmbd),
+            seededMatrix(preset, `${blk}.attn_output.weight`, [nEmbd, nEmbd], nEmbd),
+            onesVector(`${blk}.ffn_norm.weight`, nEmbd),
+            seededMatrix(preset, `${blk}.ffn_gate.weight`, [nEmbd, nFf], nEmbd),
+            seededMatrix(preset, `${blk}.ffn_up.weight`, [nEmbd, nFf], nEmbd),
+            seededMatrix(preset, `${blk}.ffn_down.weight`, [nFf, nEmbd], nFf)
+        );
+    }
+    const numParameters = tensors.reduce((sum, tensor) => sum + tensor.dims.reduce((product, dim) => product * dim, 1), 0);
+    return { metadata, tensors, numParameters };
+}

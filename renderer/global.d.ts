@@ -1,0 +1,8 @@
+import type { KvaultBridge } from "../contract/KvaultBridge";
+
+declare global {
+    interface Window {
+        /** Exposed by main/preload in the Electron app; absent in a plain browser. */
+        readonly kvault?: KvaultBridge;
+    }
+}

@@ -1,0 +1,85 @@
+import { execFile } from "node:child_process";
+import crypto from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { repositoryRoot } from "../support/generatedModels.js";
+
+const run = promisify(execFile);
+
+/** Runs the CLI exactly as `npm run make-model -- ...` does, and never throws on a non-zero exit. */
+async function makeModel(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+    try {
+        const { stdout, stderr } = await run(process.execPath, ["--import", "tsx", "engine/model/makeModelCli.ts", ...args], { cwd: repositoryRoot });
+        return { code: 0, stdout, stderr };
+    } catch (error) {
+        const failed = error as { code: number; stdout: string; stderr: string };
+        return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+    }
+}
+
+async function sha256(filePath: string): Promise<string> {
+    const hash = crypto.createHash("sha256");
+    for await (const chunk of fs.createReadStream(filePath))
+        hash.update(chunk as Buffer);
+    return hash.digest("hex");
+}
+
+describe("npm run make-model", () => {
+    let directory: string;
+    beforeAll(() => { directory = fs.mkdtempSync(path.join(os.tmpdir(), "kvault-make-model-")); });
+    afterAll(() => fs.rmSync(directory, { recursive: true, force: true }));
+
+    it.each(["tiny", "small"])("writes byte-identical files for preset %s, run after run", async (preset) => {
+        const first = path.join(directory, `${preset}-a.gguf`);
+        const second = path.join(directory, `${preset}-b.gguf`);
+        const results = [await makeModel(preset, first), await makeModel(preset, second)];
+        for (const result of results) {
+            expect(result.code, result.stderr).toBe(0);
+            expect(result.stdout).toMatch(new RegExp(`preset ${preset}, [\\d,]+ parameters`));
+        }
+        expect(fs.statSync(first).size).toBe(fs.statSync(second).size);
+        expect(await sha256(first)).toBe(await sha256(second));
+        if (preset === "tiny")
+            expect(fs.statSync(first).size).toBeLessThan(1024 * 1024);
+        fs.rmSync(first);
+        fs.rmSync(second);
+    }, 60_000);
+
+    it("rejects an unknown preset with the list of presets and exit code 2, writing nothing", async () => {
+        const outPath = path.join(directory, "huge.gguf");
+        const result = await makeModel("huge", outPath);
+        expect(result.code).toBe(2);
+        expect(result.stderr).toContain('Unknown model preset "huge". Choose one of: tiny, small, 1b.');
+        expect(fs.readdirSync(directory)).toEqual([]);
+    });
+
+    it("prints usage and exits 2 without arguments", async () => {
+        const result = await makeModel();
+        expect(result.code).toBe(2);
+        expect(result.stderr).toContain("Usage: npm run make-model -- <preset> <out.gguf>");
+    });
+
+    // Tests run as root in CI, where permission bits do not stop a write; a missing directory and a
+    // parent that is a file stop everyone.
+    it.each([
+        ["a directory that does not exist", (dir: string) => path.join(dir, "missing", "tiny.gguf")],
+        ["a parent that is a file", (dir: string) => {
+            fs.writeFileSync(path.join(dir, "plain-file"), "not a directory");
+            return path.join(dir, "plain-file", "tiny.gguf");
+        }]
+    ])("fails clearly for %s and leaves no partial file", async (_, makePath) => {
+        const before = new Set(fs.readdirSync(directory));
+        const outPath = makePath(directory);
+        const result = await makeModel("tiny", outPath);
+        expect(result.code).toBe(1);
+        expect(result.stderr).toContain(`make-model: Cannot write the model to ${outPath}`);
+        expect(result.stderr).toContain("Choose a path in a directory you can write to.");
+        expect(fs.existsSync(outPath)).toBe(false);
+        const leftovers = fs.readdirSync(directory).filter((name) => !before.has(name) && name !== "plain-file");
+        expect(leftovers).toEqual([]);
+        fs.rmSync(path.join(directory, "plain-file"), { force: true });
+    });
+});

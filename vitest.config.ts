@@ -1,0 +1,36 @@
+import { defineConfig } from "vitest/config";
+
+// test/unit is pure and fast; test/cli runs the project's commands as a user would; test/model loads generated GGUF files with real node-llama-cpp
+// and runs one file at a time, because native contexts compete for the same cores.
+export default defineConfig({
+    test: {
+        projects: [
+            {
+                test: {
+                    name: "unit",
+                    include: ["test/unit/**/*.test.ts"],
+                    environment: "node"
+                }
+            },
+            {
+                test: {
+                    name: "cli",
+                    include: ["test/cli/**/*.test.ts"],
+                    environment: "node",
+                    testTimeout: 60_000
+                }
+            },
+            {
+                test: {
+                    name: "model",
+                    include: ["test/model/**/*.test.ts"],
+                    environment: "node",
+                    globalSetup: ["test/model/globalSetup.ts"],
+                    fileParallelism: false,
+                    testTimeout: 120_000,
+                    hookTimeout: 300_000
+                }
+            }
+        ]
+    }
+});
