@@ -1,0 +1,28 @@
+import { KvaultError } from "../core/KvaultError.js";
+
+/** A sequence state that is not a well-formed llama.cpp state of the supported kind. Nothing was loaded. */
+export class StateFormatError extends KvaultError {
+    readonly code = "state_malformed";
+
+    constructor(message: string, readonly offset: number) {
+        super(`The sequence state is malformed at byte ${offset}: ${message}. Nothing was loaded; the request ends here.`);
+    }
+}
+
+/** A well-formed state whose KV geometry differs from the target context's. Nothing was loaded. */
+export class StateLayoutMismatchError extends KvaultError {
+    readonly code = "state_layout_mismatch";
+
+    constructor(detail: string) {
+        super(`The sequence state does not match the target context: ${detail}. Nothing was loaded; the request ends here.`);
+    }
+}
+
+/** KV written by another model (or another KV layout) than the one this context runs. Nothing was loaded. */
+export class ModelFingerprintMismatchError extends KvaultError {
+    readonly code = "model_fingerprint_mismatch";
+
+    constructor(expected: string, actual: string) {
+        super(`The KV pages were written by another model or layout (fingerprint ${actual}, this context is ${expected}). Nothing was loaded; the request ends here.`);
+    }
+}
