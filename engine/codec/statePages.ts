@@ -39,15 +39,29 @@ function forEachBlock(
     });
 }
 
-/** Copies a parsed state's KV into `pages` (each exactly `pageTokens × bytesPerToken` bytes, zeroed). */
-export function scatterStateToPages(state: ParsedSequenceState, pages: readonly Buffer[], pageTokens: number): void {
-    const pageBytes = pageTokens * bytesPerToken(state.layout);
-    invariant(pages.length === numPagesFor(state.numCells, pageTokens),
-        () => `scatter of ${state.numCells} tokens at ${pageTokens} per page needs ${numPagesFor(state.numCells, pageTokens)} pages, got ${pages.length}`);
-    for (const [index, page] of pages.entries())
-        invariant(page.length === pageBytes, () => `page ${index} has ${page.length} bytes, the layout needs ${pageBytes}`);
+/** How the codec reaches page bytes: through the pool's leases in the engine, plain buffers in tests. */
+export interface PageBlockAccess {
+    /** Pages available, in token order. */
+    readonly numPages: number;
+    write(pageIndex: number, pageOffset: number, bytes: Uint8Array): void;
+    read(pageIndex: number, pageOffset: number, numBytes: number): Uint8Array;
+}
+
+/** Page access over plain buffers, each `pageTokens × bytesPerToken` bytes. */
+export function bufferPageAccess(pages: readonly Buffer[]): PageBlockAccess {
+    return {
+        numPages: pages.length,
+        write: (pageIndex, pageOffset, bytes) => { pages[pageIndex]!.set(bytes, pageOffset); },
+        read: (pageIndex, pageOffset, numBytes) => pages[pageIndex]!.subarray(pageOffset, pageOffset + numBytes)
+    };
+}
+
+/** Copies a parsed state's KV into pages (zeroed, `pageTokens × bytesPerToken(layout)` bytes each). */
+export function scatterStateToPages(state: ParsedSequenceState, pages: PageBlockAccess, pageTokens: number): void {
+    invariant(pages.numPages === numPagesFor(state.numCells, pageTokens),
+        () => `scatter of ${state.numCells} tokens at ${pageTokens} per page needs ${numPagesFor(state.numCells, pageTokens)} pages, got ${pages.numPages}`);
     forEachBlock(state.layout, state.numCells, pageTokens, (page, pageOffset, layer, part, stateOffset, numBytes) => {
-        state.layers[layer]![part].copy(pages[page]!, pageOffset, stateOffset, stateOffset + numBytes);
+        pages.write(page, pageOffset, state.layers[layer]![part].subarray(stateOffset, stateOffset + numBytes));
     });
 }
 
@@ -59,7 +73,7 @@ export interface AssembleStateOptions {
     readonly targetLayout: KvLayout;
     /** The target context's stream count; the state is re-framed to it. */
     readonly targetNumStreams: number;
-    readonly pages: readonly Buffer[];
+    readonly pages: PageBlockAccess;
     readonly pageTokens: number;
 }
 
@@ -75,8 +89,8 @@ export function assembleSequenceState({ tokens, layout, targetLayout, targetNumS
         throw new StateLayoutMismatchError(mismatch);
     const numTokens = tokens.length;
     invariant(numTokens > 0, "a state to assemble needs at least one token");
-    invariant(pages.length === numPagesFor(numTokens, pageTokens),
-        () => `assembling ${numTokens} tokens at ${pageTokens} per page needs ${numPagesFor(numTokens, pageTokens)} pages, got ${pages.length}`);
+    invariant(pages.numPages === numPagesFor(numTokens, pageTokens),
+        () => `assembling ${numTokens} tokens at ${pageTokens} per page needs ${numPagesFor(numTokens, pageTokens)} pages, got ${pages.numPages}`);
     invariant(Number.isInteger(targetNumStreams) && targetNumStreams >= 1, () => `target stream count ${targetNumStreams} is not a positive integer`);
 
     const headerBytes = 12 + 4 * numTokens + 4 + 4 * targetNumStreams + 12 * numTokens + 8;
@@ -126,7 +140,7 @@ export function assembleSequenceState({ tokens, layout, targetLayout, targetNumS
 
     forEachBlock(layout, numTokens, pageTokens, (page, pageOffset, layer, part, stateOffset, numBytes) => {
         const start = (part === "k" ? kStarts : vStarts)[layer]! + stateOffset;
-        pages[page]!.copy(state, start, pageOffset, pageOffset + numBytes);
+        state.set(pages.read(page, pageOffset, numBytes), start);
     });
     return state;
 }

@@ -1,9 +1,10 @@
-import type { LlamaContext, LlamaContextSequence, LlamaModel, Token } from "node-llama-cpp";
+import type { LlamaContext, LlamaModel, Token } from "node-llama-cpp";
 import { invariant } from "../core/invariant.js";
-import { KvaultError } from "../core/KvaultError.js";
 import { parseSequenceState, type ParsedSequenceState } from "../codec/parseSequenceState.js";
 import type { KvLayout } from "../codec/KvLayout.js";
 import type { PrivateStateDirectory } from "./PrivateStateDirectory.js";
+import { refuseContextShift } from "./refuseContextShift.js";
+import { SequenceSlot } from "./SequenceSlot.js";
 
 export type ContextRole = "prefill" | "decode" | "unified";
 
@@ -17,28 +18,13 @@ export interface RoleContextOptions {
     readonly threads?: number;
 }
 
-/** node-llama-cpp tried to shift (truncate) a sequence; the engine admits nothing that would need it. */
-export class ContextShiftRefusedError extends KvaultError {
-    readonly code = "context_shift_refused";
-}
-
-/**
- * Every evaluation passes this: a context shift would silently drop the start of a conversation,
- * so instead of erasing anything it fails the request (admission should have made this unreachable).
- */
-export const refuseContextShift = {
-    strategy: ({ sequence }: { sequence: LlamaContextSequence }): never => {
-        throw new ContextShiftRefusedError(`The ${sequence.contextSize}-token sequence is full and would have to drop its oldest tokens; Kvault refuses to truncate. Start a new chat or raise the context size.`);
-    }
-};
-
 /**
  * One node-llama-cpp context serving a role. Its capacity and KV layout are measured from the
  * context that was actually created (a probe state is written and parsed at start), never taken
  * from configuration.
  */
 export class RoleContext {
-    private readonly freeSequences: LlamaContextSequence[];
+    private readonly freeSlots: SequenceSlot[];
     private disposed = false;
 
     private constructor(
@@ -50,10 +36,10 @@ export class RoleContext {
         /** The state's stream count this context writes and requires on load. */
         readonly numStreams: number,
         readonly layout: KvLayout,
-        sequences: LlamaContextSequence[],
+        slots: SequenceSlot[],
         private readonly stateDirectory: PrivateStateDirectory
     ) {
-        this.freeSequences = sequences;
+        this.freeSlots = slots.reverse(); // acquired from the end: slot 0 first
     }
 
     static async create(model: LlamaModel, options: RoleContextOptions, stateDirectory: PrivateStateDirectory): Promise<RoleContext> {
@@ -65,12 +51,12 @@ export class RoleContext {
             threads: options.threads
         });
         try {
-            const sequences: LlamaContextSequence[] = [];
+            const slots: SequenceSlot[] = [];
             for (let i = 0; i < options.numSequences; i++)
-                sequences.push(context.getSequence({ contextShift: refuseContextShift }));
+                slots.push(new SequenceSlot(context.getSequence({ contextShift: refuseContextShift }), i));
 
-            // Measure the layout from a real state of this context: one token, saved and parsed.
-            const probe = sequences[0]!;
+            // Measure the layout from a real state of this context: a few tokens, saved and parsed.
+            const probe = slots[0]!.sequence;
             await probe.evaluateWithoutGeneratingNewTokens(model.tokenize("probe"));
             const probePath = stateDirectory.nextFilePath(`${options.role}-probe`);
             await probe.saveStateToFile(probePath);
@@ -78,7 +64,7 @@ export class RoleContext {
             await probe.clearHistory();
 
             return new RoleContext(options.role, context, probe.contextSize, options.numSequences,
-                measured.numStreams, measured.layout, sequences, stateDirectory);
+                measured.numStreams, measured.layout, slots, stateDirectory);
         } catch (error) {
             await context.dispose();
             throw error;
@@ -86,35 +72,39 @@ export class RoleContext {
     }
 
     get numFreeSequences(): number {
-        return this.freeSequences.length;
+        return this.freeSlots.length;
+    }
+
+    get numBusySequences(): number {
+        return this.numSequences - this.freeSlots.length;
     }
 
     /** Takes a free sequence, or undefined when all are in use (ask `numFreeSequences` first). */
-    acquireSequence(): LlamaContextSequence | undefined {
-        return this.freeSequences.pop();
+    acquireSequence(): SequenceSlot | undefined {
+        return this.freeSlots.pop();
     }
 
     /** Clears a sequence's cells and returns it to the free list. */
-    async releaseSequence(sequence: LlamaContextSequence): Promise<void> {
-        invariant(sequence.context === this.context, `a sequence of another context was released into the ${this.role} context`);
-        invariant(!this.freeSequences.includes(sequence), `sequence released twice into the ${this.role} context`);
-        if (!sequence.disposed)
-            await sequence.clearHistory();
-        this.freeSequences.push(sequence);
+    async releaseSequence(slot: SequenceSlot): Promise<void> {
+        invariant(slot.sequence.context === this.context, `a sequence of another context was released into the ${this.role} context`);
+        invariant(!this.freeSlots.includes(slot), () => `sequence ${slot.index} released twice into the ${this.role} context`);
+        if (!slot.sequence.disposed)
+            await slot.sequence.clearHistory();
+        this.freeSlots.push(slot);
     }
 
     /** Evaluates tokens into the sequence's KV without sampling; the caller admitted them already. */
-    async evaluate(sequence: LlamaContextSequence, tokens: Token[]): Promise<void> {
-        invariant(sequence.nextTokenIndex + tokens.length <= this.sequenceCapacity,
-            () => `evaluating ${tokens.length} tokens after ${sequence.nextTokenIndex} overflows the ${this.sequenceCapacity}-token ${this.role} sequence`);
-        await sequence.evaluateWithoutGeneratingNewTokens(tokens, { contextShift: refuseContextShift });
+    async evaluate(slot: SequenceSlot, tokens: readonly number[]): Promise<void> {
+        invariant(slot.numTokens + tokens.length <= this.sequenceCapacity,
+            () => `evaluating ${tokens.length} tokens after ${slot.numTokens} overflows the ${this.sequenceCapacity}-token ${this.role} sequence`);
+        await slot.sequence.evaluateWithoutGeneratingNewTokens(tokens as Token[], { contextShift: refuseContextShift });
     }
 
     /** Writes the sequence's state through the private directory and parses it; the file is gone on return. */
-    async exportState(sequence: LlamaContextSequence, label: string): Promise<ParsedSequenceState & { readonly bytes: Buffer }> {
+    async exportState(slot: SequenceSlot, label: string): Promise<ParsedSequenceState & { readonly bytes: Buffer }> {
         const filePath = this.stateDirectory.nextFilePath(label);
         try {
-            await sequence.saveStateToFile(filePath);
+            await slot.sequence.saveStateToFile(filePath);
         } catch (error) {
             this.stateDirectory.remove(filePath);
             throw error;
@@ -128,11 +118,11 @@ export class RoleContext {
      * node-llama-cpp's `acceptRisk` is required by its API; the safety comes from that validation,
      * done before this call.
      */
-    async importState(sequence: LlamaContextSequence, state: Buffer, label: string): Promise<void> {
+    async importState(slot: SequenceSlot, state: Buffer, label: string): Promise<void> {
         const filePath = this.stateDirectory.nextFilePath(label);
         try {
             this.stateDirectory.writeExclusive(filePath, state);
-            await sequence.loadStateFromFile(filePath, { acceptRisk: true });
+            await slot.sequence.loadStateFromFile(filePath, { acceptRisk: true });
         } finally {
             this.stateDirectory.remove(filePath);
         }

@@ -1,20 +1,21 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { LlamaContextSequence, LlamaModel, Token } from "node-llama-cpp";
+import type { LlamaModel } from "node-llama-cpp";
 import { StateFormatError, StateLayoutMismatchError } from "../../engine/codec/codecErrors.js";
 import { bytesPerToken } from "../../engine/codec/KvLayout.js";
 import { parseSequenceState } from "../../engine/codec/parseSequenceState.js";
-import { assembleSequenceState, numPagesFor, scatterStateToPages } from "../../engine/codec/statePages.js";
+import { assembleSequenceState, bufferPageAccess, numPagesFor, scatterStateToPages } from "../../engine/codec/statePages.js";
 import { LlamaRuntime } from "../../engine/runtime/LlamaRuntime.js";
 import { PrivateStateDirectory } from "../../engine/runtime/PrivateStateDirectory.js";
 import { RoleContext } from "../../engine/runtime/RoleContext.js";
+import type { SequenceSlot } from "../../engine/runtime/SequenceSlot.js";
 import { generatedModelPath } from "../support/generatedModels.js";
 
 const PAGE_TOKENS = 16;
 const PROMPT = "Pages hold the real KV bytes of one sequence. The codec moves them between contexts, and nothing else.";
 
-async function greedy(sequence: LlamaContextSequence, tokens: Token[], count: number): Promise<Token[]> {
-    const out: Token[] = [];
-    for await (const token of sequence.evaluate(tokens, { temperature: 0, yieldEogToken: true })) {
+async function greedy(slot: SequenceSlot, tokens: readonly number[], count: number): Promise<number[]> {
+    const out: number[] = [];
+    for await (const token of slot.generate(tokens, { temperature: 0 })) {
         out.push(token);
         if (out.length >= count)
             break;
@@ -60,12 +61,12 @@ describe("the KV codec on real node-llama-cpp states of the tiny model", () => {
 
                 const pageBytes = PAGE_TOKENS * bytesPerToken(exported.layout);
                 const pages = Array.from({ length: numPagesFor(numPrefill, PAGE_TOKENS) }, () => Buffer.alloc(pageBytes));
-                scatterStateToPages(exported, pages, PAGE_TOKENS);
+                scatterStateToPages(exported, bufferPageAccess(pages), PAGE_TOKENS);
 
                 // Same framing: the pages give back the very bytes llama.cpp wrote.
                 const sameFraming = assembleSequenceState({
                     tokens: exported.tokens, layout: exported.layout, targetLayout: prefill.layout,
-                    targetNumStreams: prefill.numStreams, pages, pageTokens: PAGE_TOKENS
+                    targetNumStreams: prefill.numStreams, pages: bufferPageAccess(pages), pageTokens: PAGE_TOKENS
                 });
                 expect(sameFraming.equals(exported.bytes)).toBe(true);
 
@@ -74,10 +75,10 @@ describe("the KV codec on real node-llama-cpp states of the tiny model", () => {
                 const target = decodeSequences[2]!;
                 const reframed = assembleSequenceState({
                     tokens: exported.tokens, layout: exported.layout, targetLayout: decode.layout,
-                    targetNumStreams: decode.numStreams, pages, pageTokens: PAGE_TOKENS
+                    targetNumStreams: decode.numStreams, pages: bufferPageAccess(pages), pageTokens: PAGE_TOKENS
                 });
                 await decode.importState(target, reframed, "test");
-                expect(target.contextTokens).toEqual(tokens.slice(0, numPrefill));
+                expect(target.tokens).toEqual(tokens.slice(0, numPrefill));
                 const handedOff = await greedy(target, [tokens[numPrefill]!], 12);
 
                 const fresh = decodeSequences[0]!;
@@ -100,10 +101,10 @@ describe("the KV codec on real node-llama-cpp states of the tiny model", () => {
             await rows.evaluate(source, model.tokenize(PROMPT));
             const exported = await rows.exportState(source, "test");
             const pages = Array.from({ length: numPagesFor(exported.numCells, PAGE_TOKENS) }, () => Buffer.alloc(PAGE_TOKENS * bytesPerToken(exported.layout)));
-            scatterStateToPages(exported, pages, PAGE_TOKENS);
+            scatterStateToPages(exported, bufferPageAccess(pages), PAGE_TOKENS);
             expect(() => assembleSequenceState({
                 tokens: exported.tokens, layout: exported.layout, targetLayout: transposed.layout,
-                targetNumStreams: 1, pages, pageTokens: PAGE_TOKENS
+                targetNumStreams: 1, pages: bufferPageAccess(pages), pageTokens: PAGE_TOKENS
             })).toThrow(StateLayoutMismatchError);
         } finally {
             await rows.dispose();
@@ -120,10 +121,10 @@ describe("the KV codec on real node-llama-cpp states of the tiny model", () => {
             await smallContext.evaluate(source, small.tokenize(PROMPT));
             const exported = await smallContext.exportState(source, "test");
             const pages = Array.from({ length: numPagesFor(exported.numCells, PAGE_TOKENS) }, () => Buffer.alloc(PAGE_TOKENS * bytesPerToken(exported.layout)));
-            scatterStateToPages(exported, pages, PAGE_TOKENS);
+            scatterStateToPages(exported, bufferPageAccess(pages), PAGE_TOKENS);
             expect(() => assembleSequenceState({
                 tokens: exported.tokens, layout: exported.layout, targetLayout: tinyContext.layout,
-                targetNumStreams: 1, pages, pageTokens: PAGE_TOKENS
+                targetNumStreams: 1, pages: bufferPageAccess(pages), pageTokens: PAGE_TOKENS
             })).toThrow(/12 layers, the context has 2/);
         } finally {
             await tinyContext.dispose();

@@ -1,0 +1,72 @@
+import { KvaultError } from "./core/KvaultError.js";
+
+/** Defaults in one place (STYLE.md 13). */
+export const engineDefaults = {
+    mode: "split",
+    window: 4096,
+    prefillContextSize: 4096,
+    decodeContextSize: 4096,
+    numDecodeSequences: 4,
+    pageTokens: 256,
+    numPages: 256,
+    flashAttention: true,
+    onWindowAboveCapacity: "clamp",
+    gpu: "auto"
+} as const;
+
+export type EngineMode = "split" | "unified";
+
+export interface EngineConfig {
+    readonly modelPath: string;
+    /** "split": a prefill context hands KV to a decode context through pages; "unified": one context does both. */
+    readonly mode: EngineMode;
+    /** The context window the user asked for, in tokens; the advertised limit is never above the measured capacities. */
+    readonly window: number;
+    /** Tokens of the prefill context's one sequence (split mode). */
+    readonly prefillContextSize: number;
+    /** Tokens per decode sequence (the unified context's, in unified mode). */
+    readonly decodeContextSize: number;
+    readonly numDecodeSequences: number;
+    /** Token positions per page. */
+    readonly pageTokens: number;
+    readonly numPages: number;
+    /** Flash attention keeps V in rows (faster to page); off, llama.cpp stores V transposed. Both are supported. */
+    readonly flashAttention: boolean;
+    readonly batchSize?: number;
+    /** A window above what the contexts and pool can hold is clamped and reported, or refused at start. */
+    readonly onWindowAboveCapacity: "clamp" | "refuse";
+    readonly gpu: "auto" | false;
+    readonly threads?: number;
+}
+
+export type EngineConfigInput = Pick<EngineConfig, "modelPath"> & Partial<Omit<EngineConfig, "modelPath">>;
+
+export class EngineConfigError extends KvaultError {
+    readonly code = "invalid_engine_config";
+}
+
+/** Validates once, at the edge, then freezes (STYLE.md 13). */
+export function resolveEngineConfig(input: EngineConfigInput): EngineConfig {
+    const config: EngineConfig = { ...engineDefaults, ...stripUndefined(input), modelPath: input.modelPath };
+    for (const field of ["window", "prefillContextSize", "decodeContextSize", "numDecodeSequences", "pageTokens", "numPages"] as const) {
+        const value = config[field];
+        if (!Number.isSafeInteger(value) || value < 1)
+            throw new EngineConfigError(`${field} is ${value}; it must be a whole number of at least 1.`);
+    }
+    if (config.mode !== "split" && config.mode !== "unified")
+        throw new EngineConfigError(`mode is "${String(config.mode)}"; use "split" or "unified".`);
+    if (config.onWindowAboveCapacity !== "clamp" && config.onWindowAboveCapacity !== "refuse")
+        throw new EngineConfigError(`onWindowAboveCapacity is "${String(config.onWindowAboveCapacity)}"; use "clamp" or "refuse".`);
+    if (typeof config.modelPath !== "string" || config.modelPath === "")
+        throw new EngineConfigError("modelPath is empty; give the path of a GGUF file.");
+    return Object.freeze(config);
+}
+
+function stripUndefined<T extends object>(value: T): Partial<T> {
+    return Object.fromEntries(Object.entries(value).filter(([, entry]) => entry !== undefined)) as Partial<T>;
+}
+
+/** The configured window exceeds what the contexts and pool that exist can hold, and clamping was not allowed. */
+export class CapacityConfigError extends KvaultError {
+    readonly code = "window_above_capacity";
+}

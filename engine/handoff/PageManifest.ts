@@ -1,0 +1,16 @@
+import type { PageId, RequestId, SessionId } from "../core/ids.js";
+
+/** What travels from prefill to decode with the pages (ARCHITECTURE.md, handoff step 3). */
+export interface PageManifest {
+    readonly request: RequestId;
+    readonly session: SessionId;
+    readonly generation: number;
+    /** In token order: `pages[i]` holds positions `[i·pageTokens, min((i+1)·pageTokens, numTokens))`. */
+    readonly pages: readonly PageId[];
+    /** The token ids whose KV the pages hold. */
+    readonly tokens: readonly number[];
+    /** Hash of the KV layout and the model fingerprint of the writer. */
+    readonly layoutFingerprint: string;
+    /** Per page, the checksum recorded when it was sealed. */
+    readonly checksums: readonly bigint[];
+}

@@ -1,0 +1,83 @@
+import type { PageId } from "../core/ids.js";
+import { invariant } from "../core/invariant.js";
+import type { PageStateError } from "./pageErrors.js";
+import type { PageHandle } from "./Reservation.js";
+
+export type PageWriteResult =
+    | { readonly ok: true; readonly numValidBytes: number }
+    | { readonly ok: false; readonly error: PageStateError };
+
+/** The part of `PagePool` a lease calls back into; the pool implements it privately. */
+export interface PageLeaseHost {
+    writeThrough(lease: PageWriteLease, byteOffset: number, bytes: Uint8Array): PageWriteResult;
+    readThrough(lease: PageReadLease, byteOffset: number, numBytes: number | undefined): Uint8Array;
+    numValidBytesOf(lease: PageReadLease): number;
+    releaseLease(lease: PageLease): void;
+}
+
+/**
+ * Permission to touch one page at one generation. While any lease is held the page cannot be
+ * scrubbed or reused: a release by its owner only quarantines it (failure modes 3 and 4).
+ * `release()` is idempotent, so it is safe in `finally` blocks and on every error path.
+ */
+export abstract class PageLease implements PageHandle {
+    abstract readonly kind: "read" | "write";
+    #released = false;
+
+    constructor(
+        readonly pageId: PageId,
+        readonly generation: number,
+        protected readonly host: PageLeaseHost
+    ) {}
+
+    get isReleased(): boolean {
+        return this.#released;
+    }
+
+    release(): void {
+        if (this.#released)
+            return;
+        this.#released = true;
+        this.host.releaseLease(this);
+    }
+
+    protected assertHeld(operation: string): void {
+        invariant(!this.#released,
+            () => `${operation} through a released ${this.kind} lease on page ${this.pageId} at generation ${this.generation}`);
+    }
+}
+
+/** The single writer of a page before it is sealed. */
+export class PageWriteLease extends PageLease {
+    readonly kind = "write";
+
+    /**
+     * Copies `bytes` into the page at `byteOffset`. Refused (a value, bytes unchanged) once the
+     * owner released the page; a write past `pageBytes` is a bug and throws with the numbers.
+     */
+    write(byteOffset: number, bytes: Uint8Array): PageWriteResult {
+        this.assertHeld("write");
+        return this.host.writeThrough(this, byteOffset, bytes);
+    }
+}
+
+/** A reader of a sealed page; reads are bounded by the bytes its owner wrote (Cloudbleed). */
+export class PageReadLease extends PageLease {
+    readonly kind = "read";
+
+    /** Bytes the owner wrote, from the start of the page. */
+    get numValidBytes(): number {
+        this.assertHeld("numValidBytes");
+        return this.host.numValidBytesOf(this);
+    }
+
+    /**
+     * A copy of the bytes `[byteOffset, byteOffset + numBytes)`, by default up to the valid length.
+     * A copy, not a view: a view would show the next owner's bytes once the page is reused.
+     * Reading past the valid length is a bug and throws with the numbers.
+     */
+    read(byteOffset = 0, numBytes?: number): Uint8Array {
+        this.assertHeld("read");
+        return this.host.readThrough(this, byteOffset, numBytes);
+    }
+}

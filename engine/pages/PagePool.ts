@@ -1,0 +1,392 @@
+import type { PageId, RequestId } from "../core/ids.js";
+import { invariant } from "../core/invariant.js";
+import { PageArena } from "./PageArena.js";
+import {
+    ChecksumMismatchError,
+    DisposedError,
+    DoubleReleaseError,
+    PageStateError,
+    StaleGenerationError
+} from "./pageErrors.js";
+import { PageReadLease, PageWriteLease, type PageLease, type PageLeaseHost, type PageWriteResult } from "./PageLease.js";
+import { validatePagePoolConfig, type PagePoolConfig, type PagePoolConfigInput } from "./PagePoolConfig.js";
+import { auditPagePool, type PagePoolAuditOptions, type PagePoolAuditResult } from "./PagePoolAudit.js";
+import { createPagePoolCounters, type PagePoolCounters } from "./PagePoolCounters.js";
+import { snapshotPageTable, type PagePoolSnapshot } from "./PagePoolSnapshot.js";
+import { pageInfoOf, type PageInfo } from "./PageInfo.js";
+import type { PageAccessRefusal, PageLeaseResult, ReleaseResult, SealResult, VerifyResult } from "./pagePoolResults.js";
+import { PageState, isLiveState, pageStateName } from "./PageState.js";
+import { PageTable, type PageOwner } from "./PageTable.js";
+import type { PageHandle, Reservation, ReservationRef, ReserveRequest } from "./Reservation.js";
+
+/**
+ * The host KV page pool: one arena of `numPages × pageBytes` bytes, handed out to requests in
+ * pages and taken back only after every lease drains and the page is zeroed
+ * (ARCHITECTURE.md, Page lifecycle). Single-threaded: every method runs to completion, so a
+ * page is never scrubbed in the middle of a read or write.
+ */
+export class PagePool {
+    readonly config: Readonly<PagePoolConfig>;
+    readonly #table: PageTable;
+    readonly #arena: PageArena;
+    readonly #reservations = new Map<RequestId, PageOwner>();
+    readonly #counters = createPagePoolCounters();
+    readonly #leaseHost: PageLeaseHost;
+    #nextGeneration = 1;
+    #numActiveLeases = 0;
+    #disposed = false;
+
+    /** Throws `PagePoolConfigError` for an unusable config, `ArenaAllocationError` when the host has no room. */
+    constructor(input: PagePoolConfigInput) {
+        const validated = validatePagePoolConfig(input);
+        if (!validated.ok)
+            throw validated.error;
+        this.config = validated.config;
+        this.#arena = new PageArena(this.config.numPages, this.config.pageBytes);
+        this.#table = new PageTable(this.config.numPages);
+        this.#leaseHost = {
+            writeThrough: (lease, byteOffset, bytes) => this.#writeThrough(lease, byteOffset, bytes),
+            readThrough: (lease, byteOffset, numBytes) => this.#readThrough(lease, byteOffset, numBytes),
+            numValidBytesOf: (lease) => {
+                this.#assertAlive("read a page");
+                return this.#table.numValidBytes[lease.pageId] as number;
+            },
+            releaseLease: (lease) => this.#releaseLease(lease)
+        };
+    }
+
+    get counters(): Readonly<PagePoolCounters> {
+        return { ...this.#counters };
+    }
+
+    get numFreePages(): number {
+        this.#assertAlive("count free pages");
+        return this.#table.numFree;
+    }
+
+    get numActiveLeases(): number {
+        return this.#numActiveLeases;
+    }
+
+    get numLiveReservations(): number {
+        return this.#reservations.size;
+    }
+
+    get isDisposed(): boolean {
+        return this.#disposed;
+    }
+
+    /** Whether `reserve()` of `numPages` would succeed now. No side effect (STYLE.md 5). */
+    canReserve(numPages: number): boolean {
+        this.#assertAlive("ask for pages");
+        invariant(Number.isSafeInteger(numPages) && numPages >= 0, () => `canReserve of ${numPages} pages`);
+        return numPages <= this.#table.numFree;
+    }
+
+    /**
+     * Takes `numPages` free pages for one request, all at one new generation, or throws having
+     * taken none. Admission asked `canReserve()` first, so a shortage here is a bug.
+     * A request holds at most one reservation at a time.
+     */
+    reserve(request: ReserveRequest): Reservation {
+        this.#assertAlive("reserve pages");
+        const { numPages, firstToken } = request;
+        const { pageTokens } = this.config;
+        invariant(Number.isSafeInteger(numPages) && numPages >= 1, () => `reserve of ${numPages} pages for request ${request.request}`);
+        invariant(Number.isSafeInteger(firstToken) && firstToken >= 0 && Number.isSafeInteger(firstToken + numPages * pageTokens),
+            () => `reserve for request ${request.request} from token ${firstToken} over ${numPages} pages of ${pageTokens} tokens`);
+        invariant(numPages <= this.#table.numFree,
+            () => `reserve of ${numPages} pages for request ${request.request} with ${this.#table.numFree} free: ` +
+                "admission must ask canReserve first");
+        const held = this.#reservations.get(request.request);
+        invariant(held === undefined,
+            () => `request ${request.request} reserves ${numPages} pages while holding ${held?.pages.length} at generation ${held?.generation}`);
+
+        const generation = this.#nextGeneration++;
+        const pages: PageId[] = [];
+        const owner: PageOwner = { session: request.session, request: request.request, generation, pages, released: false };
+        const table = this.#table;
+        for (let index = 0; index < numPages; index++)
+            pages.push(table.takeFree(owner, firstToken + index * pageTokens, firstToken + (index + 1) * pageTokens));
+        this.#reservations.set(request.request, owner);
+        this.#counters.numReservations++;
+        this.#counters.numPagesReserved += numPages;
+
+        const handles: PageHandle[] = pages.map((page) => Object.freeze({ pageId: page, generation }));
+        return Object.freeze({
+            session: request.session,
+            request: request.request,
+            generation,
+            firstToken,
+            pages: Object.freeze(handles)
+        });
+    }
+
+    /** The single writer of a reserved or written page. Refused when the claim is stale or the page is sealed. */
+    acquireWriteLease(pageId: PageId, generation: number): PageLeaseResult<PageWriteLease> {
+        this.#assertAlive("lease a page for writing");
+        const refusal = this.#claimRefusal(pageId, generation, "write lease");
+        if (refusal !== undefined) {
+            this.#counters.staleWritesRefused++;
+            return { ok: false, error: refusal };
+        }
+        if (this.#table.states[pageId] === PageState.Sealed) {
+            this.#counters.writesAfterSealRefused++;
+            return { ok: false, error: new PageStateError("page_already_sealed", pageId, generation, "write lease", "sealed") };
+        }
+        invariant(this.#table.writeLeased[pageId] === 0,
+            () => `second writer on page ${pageId} at generation ${generation}`);
+        this.#table.writeLeased[pageId] = 1;
+        this.#numActiveLeases++;
+        return { ok: true, lease: new PageWriteLease(pageId, generation, this.#leaseHost) };
+    }
+
+    /** A reader of a sealed page. Refused when the claim is stale or the page is not sealed yet. */
+    acquireReadLease(pageId: PageId, generation: number): PageLeaseResult<PageReadLease> {
+        this.#assertAlive("lease a page for reading");
+        const refusal = this.#claimRefusal(pageId, generation, "read lease");
+        if (refusal !== undefined) {
+            this.#counters.staleReadsRefused++;
+            return { ok: false, error: refusal };
+        }
+        const state = this.#table.states[pageId] as number;
+        if (state !== PageState.Sealed) {
+            this.#counters.readsBeforeSealRefused++;
+            return { ok: false, error: new PageStateError("page_not_sealed", pageId, generation, "read lease", pageStateName(state)) };
+        }
+        this.#table.numReadLeases[pageId] = (this.#table.numReadLeases[pageId] as number) + 1;
+        this.#numActiveLeases++;
+        return { ok: true, lease: new PageReadLease(pageId, generation, this.#leaseHost) };
+    }
+
+    /**
+     * Records the checksum of a written page and makes it read-only. `numTokens` (default: a full
+     * page) narrows the page's token range to `[tokenStart, tokenStart + numTokens)`.
+     * A late or duplicate seal is refused; sealing an unwritten page or one still being written is a bug.
+     */
+    seal(pageId: PageId, generation: number, numTokens: number = this.config.pageTokens): SealResult {
+        this.#assertAlive("seal a page");
+        const table = this.#table;
+        const refusal = this.#claimRefusal(pageId, generation, "seal");
+        if (refusal !== undefined) {
+            this.#counters.staleSealsRefused++;
+            return { ok: false, error: refusal };
+        }
+        const state = table.states[pageId] as number;
+        if (state === PageState.Sealed) {
+            this.#counters.writesAfterSealRefused++;
+            return { ok: false, error: new PageStateError("page_already_sealed", pageId, generation, "seal", "sealed") };
+        }
+        invariant(state === PageState.Written, () => `seal of page ${pageId} at generation ${generation}, which is ${pageStateName(state)} with 0 bytes written`);
+        invariant(table.writeLeased[pageId] === 0, () => `seal of page ${pageId} at generation ${generation} while its writer still holds a lease`);
+        invariant(Number.isSafeInteger(numTokens) && numTokens >= 1 && numTokens <= this.config.pageTokens,
+            () => `seal of page ${pageId} with ${numTokens} tokens, outside [1, ${this.config.pageTokens}]`);
+
+        const checksum = this.#checksumOf(pageId);
+        table.tokenEnds[pageId] = (table.tokenStarts[pageId] as number) + numTokens;
+        table.checksums[pageId] = checksum;
+        table.setState(pageId, PageState.Sealed);
+        return { ok: true, checksum };
+    }
+
+    /** Recomputes a sealed page's checksum and compares it with the one recorded at seal (I7). */
+    verify(pageId: PageId, generation: number): VerifyResult {
+        this.#assertAlive("verify a page");
+        const refusal = this.#claimRefusal(pageId, generation, "verify");
+        if (refusal !== undefined) {
+            this.#counters.staleSealsRefused++;
+            return { ok: false, error: refusal };
+        }
+        const state = this.#table.states[pageId] as number;
+        if (state !== PageState.Sealed) {
+            this.#counters.readsBeforeSealRefused++;
+            return { ok: false, error: new PageStateError("page_not_sealed", pageId, generation, "verify", pageStateName(state)) };
+        }
+        const sealed = this.#table.checksums[pageId] as bigint;
+        const actual = this.#checksumOf(pageId);
+        if (actual !== sealed) {
+            this.#counters.checksumFailures++;
+            return { ok: false, error: new ChecksumMismatchError(pageId, generation, sealed, actual) };
+        }
+        return { ok: true, checksum: actual };
+    }
+
+    /**
+     * Ends a reservation: its pages are quarantined, and each is zeroed and freed as soon as no
+     * lease holds it (in this call if none does). A second release of the same reservation, or of
+     * an older one of the same request, is counted and refused, changing nothing (failure mode 15).
+     */
+    release(reservation: ReservationRef): ReleaseResult {
+        this.#assertAlive("release pages");
+        const owner = this.#reservations.get(reservation.request);
+        if (owner === undefined || owner.generation !== reservation.generation) {
+            this.#counters.doubleReleasesDetected++;
+            return { ok: false, error: new DoubleReleaseError(reservation.request, reservation.generation, owner?.generation) };
+        }
+        this.#reservations.delete(reservation.request);
+        owner.released = true;
+        this.#counters.numReleases++;
+
+        const table = this.#table;
+        let numPagesScrubbed = 0;
+        for (const page of owner.pages) {
+            invariant(table.owners[page] === owner && isLiveState(table.states[page] as number),
+                () => `release of request ${owner.request} at generation ${owner.generation} finds page ${page} ` +
+                    `${pageStateName(table.states[page] as number)} at generation ${table.generations[page]}`);
+            table.setState(page, PageState.Quarantined);
+            if (this.#scrubIfDrained(page))
+                numPagesScrubbed++;
+        }
+        return { ok: true, numPagesScrubbed, numPagesQuarantined: owner.pages.length - numPagesScrubbed };
+    }
+
+    /** Fault drills only: flips one byte the owner wrote, as a bad transport would (failure mode 13). */
+    injectByteFlip(pageId: PageId, generation: number, byteOffset: number): void {
+        this.#assertAlive("inject a fault");
+        const refusal = this.#claimRefusal(pageId, generation, "fault injection");
+        invariant(refusal === undefined, () => `fault injection with a stale handle: ${refusal?.message}`);
+        const numValidBytes = this.#table.numValidBytes[pageId] as number;
+        invariant(Number.isSafeInteger(byteOffset) && byteOffset >= 0 && byteOffset < numValidBytes,
+            () => `fault injection at byte ${byteOffset} of page ${pageId}, outside its valid bytes [0, ${numValidBytes})`);
+        this.#arena.flipByte(pageId, byteOffset);
+        this.#counters.faultsInjected++;
+    }
+
+    pageInfo(pageId: PageId): PageInfo {
+        this.#assertAlive("inspect a page");
+        this.#assertPageId(pageId);
+        return pageInfoOf(this.#table, pageId);
+    }
+
+    /** Checks I1–I6 over every page; see `PagePoolAuditOptions` for the byte scans. */
+    audit(options?: PagePoolAuditOptions): PagePoolAuditResult {
+        this.#assertAlive("audit the pool");
+        return auditPagePool({
+            table: this.#table,
+            arena: this.#arena,
+            pageTokens: this.config.pageTokens,
+            pageBytes: this.config.pageBytes,
+            reservations: this.#reservations,
+            nextGeneration: this.#nextGeneration,
+            numActiveLeases: this.#numActiveLeases
+        }, options);
+    }
+
+    snapshot(): PagePoolSnapshot {
+        this.#assertAlive("snapshot the pool");
+        return snapshotPageTable(this.#table, this.#numActiveLeases);
+    }
+
+    /**
+     * Drops the arena and every reservation. Idempotent; afterwards every call throws
+     * `DisposedError`, except `release()` of a lease, which stays safe in `finally` blocks.
+     */
+    dispose(): void {
+        if (this.#disposed)
+            return;
+        this.#disposed = true;
+        this.#reservations.clear();
+        this.#arena.dispose();
+    }
+
+    #writeThrough(lease: PageWriteLease, byteOffset: number, bytes: Uint8Array): PageWriteResult {
+        this.#assertAlive("write to a page");
+        const table = this.#table;
+        const page = lease.pageId;
+        const state = table.states[page] as number;
+        if (state === PageState.Quarantined) {
+            this.#counters.staleWritesRefused++;
+            return { ok: false, error: new PageStateError("page_released", page, lease.generation, "write", "quarantined") };
+        }
+        invariant((state === PageState.Reserved || state === PageState.Written) && table.generations[page] === lease.generation,
+            () => `write lease on page ${page} at generation ${lease.generation} finds it ${pageStateName(state)} at generation ${table.generations[page]}`);
+        const { pageBytes } = this.config;
+        const end = byteOffset + bytes.length;
+        const inBounds = Number.isSafeInteger(byteOffset) && byteOffset >= 0 && end <= pageBytes;
+        if (!inBounds)
+            this.#counters.outOfBoundsRefused++;
+        invariant(inBounds, () => `write of ${bytes.length} bytes at offset ${byteOffset} of page ${page} ends at ${end}, past its ${pageBytes} bytes`);
+
+        this.#arena.write(page, byteOffset, bytes);
+        if (bytes.length > 0) {
+            table.numValidBytes[page] = Math.max(table.numValidBytes[page] as number, end);
+            if (state === PageState.Reserved)
+                table.setState(page, PageState.Written);
+        }
+        return { ok: true, numValidBytes: table.numValidBytes[page] as number };
+    }
+
+    #readThrough(lease: PageReadLease, byteOffset: number, numBytes: number | undefined): Uint8Array {
+        this.#assertAlive("read a page");
+        const page = lease.pageId;
+        const numValidBytes = this.#table.numValidBytes[page] as number;
+        const end = byteOffset + (numBytes ?? numValidBytes - byteOffset);
+        const inBounds = Number.isSafeInteger(byteOffset) && byteOffset >= 0 && Number.isSafeInteger(end) &&
+            end >= byteOffset && end <= numValidBytes;
+        if (!inBounds)
+            this.#counters.outOfBoundsRefused++;
+        invariant(inBounds, () => `read of bytes [${byteOffset}, ${end}) of page ${page} at generation ${lease.generation}, ` +
+            `past its ${numValidBytes} valid bytes`);
+        return this.#arena.readCopy(page, byteOffset, end);
+    }
+
+    #releaseLease(lease: PageLease): void {
+        if (this.#disposed)
+            return;
+        const table = this.#table;
+        const page = lease.pageId;
+        invariant(table.generations[page] === lease.generation && table.states[page] !== PageState.Free,
+            () => `${lease.kind} lease on page ${page} at generation ${lease.generation} outlived its page ` +
+                `(${pageStateName(table.states[page] as number)} at generation ${table.generations[page]})`);
+        if (lease.kind === "write") {
+            invariant(table.writeLeased[page] === 1, () => `write lease release on page ${page}, which has no writer`);
+            table.writeLeased[page] = 0;
+        } else {
+            invariant((table.numReadLeases[page] as number) > 0, () => `read lease release on page ${page}, which has 0 readers`);
+            table.numReadLeases[page] = (table.numReadLeases[page] as number) - 1;
+        }
+        this.#numActiveLeases--;
+        if (table.states[page] === PageState.Quarantined)
+            this.#scrubIfDrained(page);
+    }
+
+    /** Zeroes a quarantined page and frees it once no lease holds it; whether it did. */
+    #scrubIfDrained(page: PageId): boolean {
+        const table = this.#table;
+        if (table.numReadLeases[page] !== 0 || table.writeLeased[page] !== 0)
+            return false;
+        this.#arena.scrub(page);
+        this.#counters.pagesScrubbed++;
+        table.pushFree(page);
+        return true;
+    }
+
+    /** Why a claim `(pageId, generation)` no longer holds, if it does not. */
+    #claimRefusal(pageId: PageId, generation: number, operation: string): PageAccessRefusal | undefined {
+        this.#assertPageId(pageId);
+        invariant(Number.isSafeInteger(generation) && generation >= 1, () => `${operation} on page ${pageId} with generation ${generation}`);
+        const state = this.#table.states[pageId] as number;
+        const pageGeneration = this.#table.generations[pageId] as number;
+        if (state === PageState.Free)
+            return new StaleGenerationError(pageId, generation, undefined, operation);
+        if (pageGeneration !== generation)
+            return new StaleGenerationError(pageId, generation, pageGeneration, operation);
+        if (state === PageState.Quarantined)
+            return new PageStateError("page_released", pageId, generation, operation, "quarantined");
+        return undefined;
+    }
+
+    #checksumOf(page: PageId): bigint {
+        return this.#arena.checksum(page, this.#table.numValidBytes[page] as number, this.#table.tokenStarts[page] as number);
+    }
+
+    #assertPageId(pageId: PageId): void {
+        invariant(Number.isInteger(pageId) && pageId >= 0 && pageId < this.config.numPages,
+            () => `page ${pageId} outside [0, ${this.config.numPages})`);
+    }
+
+    #assertAlive(operation: string): void {
+        if (this.#disposed)
+            throw new DisposedError(operation);
+    }
+}

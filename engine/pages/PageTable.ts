@@ -1,0 +1,95 @@
+import { pageId as toPageId, type PageId, type RequestId, type SessionId } from "../core/ids.js";
+import { invariant } from "../core/invariant.js";
+import { NUM_PAGE_STATES, PageState, pageStateName } from "./PageState.js";
+
+/** The pool's record of a reservation; every page it owns points to it, until that page is scrubbed. */
+export interface PageOwner {
+    readonly session: SessionId;
+    readonly request: RequestId;
+    readonly generation: number;
+    readonly pages: readonly PageId[];
+    /** Set once by `release()`; the owner's pages stay quarantined under it until their leases drain. */
+    released: boolean;
+}
+
+/**
+ * Per-page metadata as parallel typed arrays, so that an audit or a snapshot of 65,536 pages is a
+ * handful of linear scans. Only `PagePool` mutates it; `PagePoolAudit` reads it.
+ */
+export class PageTable {
+    readonly states: Uint8Array;
+    /** Generation of the last reservation that took the page; 0 for a page never reserved. */
+    readonly generations: Float64Array;
+    readonly owners: (PageOwner | undefined)[];
+    /** Token positions the page holds, half-open `[tokenStarts[i], tokenEnds[i])`; both 0 on a free page. */
+    readonly tokenStarts: Float64Array;
+    readonly tokenEnds: Float64Array;
+    /** Bytes from the start of the page its owner wrote (high-water mark); reads stop here. */
+    readonly numValidBytes: Float64Array;
+    /** xxh64 of the valid bytes, meaningful while the page is sealed (or quarantined after a seal). */
+    readonly checksums: BigUint64Array;
+    readonly numReadLeases: Uint32Array;
+    /** 1 while a write lease is held; at most one writer per page. */
+    readonly writeLeased: Uint8Array;
+    /** Pages in each state, kept in step with `states`; indexed by `PageState`. */
+    readonly numPagesByState: Float64Array;
+    /** Free pages as a stack; `freeStack[0, numFree)` are valid. */
+    readonly freeStack: Uint32Array;
+    numFree: number;
+
+    constructor(readonly numPages: number) {
+        this.states = new Uint8Array(numPages);
+        this.generations = new Float64Array(numPages);
+        this.owners = new Array<PageOwner | undefined>(numPages).fill(undefined);
+        this.tokenStarts = new Float64Array(numPages);
+        this.tokenEnds = new Float64Array(numPages);
+        this.numValidBytes = new Float64Array(numPages);
+        this.checksums = new BigUint64Array(numPages);
+        this.numReadLeases = new Uint32Array(numPages);
+        this.writeLeased = new Uint8Array(numPages);
+        this.numPagesByState = new Float64Array(NUM_PAGE_STATES);
+        this.numPagesByState[PageState.Free] = numPages;
+        // Reversed, so that a fresh pool hands out page 0 first.
+        this.freeStack = new Uint32Array(numPages);
+        for (let index = 0; index < numPages; index++)
+            this.freeStack[index] = numPages - 1 - index;
+        this.numFree = numPages;
+    }
+
+    setState(page: PageId, to: PageState): void {
+        const from = this.states[page] as PageState;
+        this.numPagesByState[from] = (this.numPagesByState[from] ?? 0) - 1;
+        this.numPagesByState[to] = (this.numPagesByState[to] ?? 0) + 1;
+        this.states[page] = to;
+    }
+
+    /** Takes the top free page for `owner`, holding token positions `[tokenStart, tokenEnd)`. */
+    takeFree(owner: PageOwner, tokenStart: number, tokenEnd: number): PageId {
+        invariant(this.numFree > 0, () => `request ${owner.request} takes a page from an empty free list (${this.numPages} pages)`);
+        this.numFree--;
+        const page = toPageId(this.freeStack[this.numFree] as number);
+        invariant(this.states[page] === PageState.Free && this.numReadLeases[page] === 0 && this.writeLeased[page] === 0,
+            () => `free list held page ${page}, ${pageStateName(this.states[page] as number)} with ` +
+                `${this.numReadLeases[page]} read and ${this.writeLeased[page]} write leases`);
+        this.setState(page, PageState.Reserved);
+        this.generations[page] = owner.generation;
+        this.owners[page] = owner;
+        this.tokenStarts[page] = tokenStart;
+        this.tokenEnds[page] = tokenEnd;
+        return page;
+    }
+
+    /** Clears the metadata of a page already zeroed and puts it back on the free list. */
+    pushFree(page: PageId): void {
+        invariant(this.numFree < this.numPages,
+            () => `pushFree of page ${page} onto a full free list (${this.numFree} of ${this.numPages})`);
+        this.setState(page, PageState.Free);
+        this.owners[page] = undefined;
+        this.tokenStarts[page] = 0;
+        this.tokenEnds[page] = 0;
+        this.numValidBytes[page] = 0;
+        this.checksums[page] = 0n;
+        this.freeStack[this.numFree] = page;
+        this.numFree++;
+    }
+}

@@ -1,0 +1,32 @@
+import type { PageId, RequestId, SessionId } from "../core/ids.js";
+
+/** A claim on one page: valid while the page's generation equals `generation` and its owner has not released it. */
+export interface PageHandle {
+    readonly pageId: PageId;
+    readonly generation: number;
+}
+
+export interface ReserveRequest {
+    readonly session: SessionId;
+    readonly request: RequestId;
+    /** Pages to take, all or none; at least 1. */
+    readonly numPages: number;
+    /** Position of the first token the first page holds; page `i` holds `[firstToken + i·pageTokens, firstToken + (i+1)·pageTokens)`. */
+    readonly firstToken: number;
+}
+
+/**
+ * Pages taken together by one request. Every page carries the reservation's generation, which the
+ * pool draws from one counter that only increases, so a handle is never valid for two reservations.
+ */
+export interface Reservation {
+    readonly session: SessionId;
+    readonly request: RequestId;
+    readonly generation: number;
+    readonly firstToken: number;
+    /** In token order: `pages[i]` holds the positions `[firstToken + i·pageTokens, firstToken + (i+1)·pageTokens)`. */
+    readonly pages: readonly PageHandle[];
+}
+
+/** What `release()` needs: which request, and which of its reservations (a late release names an old one). */
+export type ReservationRef = Pick<Reservation, "request" | "generation">;

@@ -1,0 +1,75 @@
+import type { RequestId, SessionId } from "../core/ids.js";
+import { invariant } from "../core/invariant.js";
+import type { PagePool } from "../pages/PagePool.js";
+import type { Reservation } from "../pages/Reservation.js";
+import { isTerminal, type RequestStatus, type TerminalStatus } from "./RequestStatus.js";
+
+/**
+ * One request's bookkeeping: its status, and the pages it holds. Reaching a terminal status
+ * releases its pages, exactly once (I4); a cancel releases them at once, and the pool keeps them
+ * quarantined until in-flight leases drain.
+ */
+export class RequestRecord {
+    #status: RequestStatus = { kind: "admitted" };
+    #reservation: Reservation | undefined;
+    #pagesReleased = false;
+    #endedDuring: RequestStatus["kind"] = "admitted";
+
+    constructor(
+        readonly id: RequestId,
+        readonly session: SessionId,
+        private readonly pool: PagePool,
+        private readonly onTerminal: (record: RequestRecord, status: TerminalStatus) => void
+    ) {}
+
+    get status(): RequestStatus {
+        return this.#status;
+    }
+
+    get isTerminal(): boolean {
+        return isTerminal(this.#status);
+    }
+
+    /** The stage the request was in when it reached its terminal status. */
+    get endedDuring(): RequestStatus["kind"] {
+        return this.#endedDuring;
+    }
+
+    get reservation(): Reservation | undefined {
+        return this.#reservation;
+    }
+
+    /** Moves to a live stage; a terminal request stays terminal and the caller must stop. */
+    advance(status: Extract<RequestStatus, { kind: "prefilling" | "transferring" | "decoding" }>): boolean {
+        if (this.isTerminal)
+            return false;
+        this.#status = status;
+        return true;
+    }
+
+    holdPages(reservation: Reservation): void {
+        invariant(this.#reservation === undefined, () => `request ${this.id} takes a second reservation (generation ${reservation.generation})`);
+        invariant(!this.isTerminal, () => `request ${this.id} reserves pages while ${this.#status.kind}`);
+        this.#reservation = reservation;
+    }
+
+    /** Returns the pages to the pool (quarantine, then scrub). Idempotent. */
+    releasePages(): void {
+        if (this.#reservation === undefined || this.#pagesReleased)
+            return;
+        this.#pagesReleased = true;
+        const released = this.pool.release(this.#reservation);
+        invariant(released.ok, () => `request ${this.id} could not release generation ${this.#reservation?.generation}: ${released.ok ? "" : released.error.message}`);
+    }
+
+    /** The one way into a terminal status. Returns false, changing nothing, when already terminal. */
+    finish(status: TerminalStatus): boolean {
+        if (this.isTerminal)
+            return false;
+        this.#endedDuring = this.#status.kind;
+        this.#status = status;
+        this.releasePages();
+        this.onTerminal(this, status);
+        return true;
+    }
+}
