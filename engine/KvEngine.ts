@@ -36,6 +36,19 @@ export interface GenerateResult {
     readonly finishReason: "stop" | "length";
     /** Prompt tokens evaluated by prefill and handed off through pages (0 in unified mode). */
     readonly numHandedOffTokens: number;
+    readonly timings: RequestTimings;
+}
+
+/** Milliseconds, from `performance.now()`. */
+export interface RequestTimings {
+    /** Prefill evaluation of the handed-off prompt (0 in unified mode). */
+    prefillMs: number;
+    /** Export, page writes and seals, verification, assembly and load into decode (0 in unified mode). */
+    handoffMs: number;
+    /** From admission to the first generated token. */
+    timeToFirstTokenMs: number;
+    /** From the first generated token to the last. */
+    decodeMs: number;
 }
 
 /** The window as configured and as served, and which measured capacity set it. */
@@ -200,15 +213,17 @@ export class KvEngine {
             });
 
         const slot = this.decode.acquireSequence()!;
+        const timings: RequestTimings = { prefillMs: 0, handoffMs: 0, timeToFirstTokenMs: 0, decodeMs: 0 };
+        const admittedAt = performance.now();
         const onAbort = (): void => void this.#end(record, { kind: "cancelled" }).catch(() => undefined);
         input.signal?.addEventListener("abort", onAbort, { once: true });
         try {
             if (numPages > 0) {
                 record.holdPages(this.pool.reserve({ session: input.session, request: id, numPages, firstToken: 0 }));
-                await this.#prefillAndHandOff(record, prefillTokens, slot);
+                await this.#prefillAndHandOff(record, prefillTokens, slot, timings);
             }
             const decodeInput = this.prefill ? input.promptTokens.slice(-1) : input.promptTokens;
-            return await this.#decode(record, slot, decodeInput, input, prefillTokens.length);
+            return await this.#decode(record, slot, decodeInput, input, prefillTokens.length, timings, admittedAt);
         } catch (error) {
             if (record.isTerminal)
                 return this.#end(record, record.status as TerminalStatus);
@@ -219,14 +234,16 @@ export class KvEngine {
         }
     }
 
-    async #prefillAndHandOff(record: RequestRecord, prefillTokens: readonly number[], decodeSlot: SequenceSlot): Promise<void> {
+    async #prefillAndHandOff(record: RequestRecord, prefillTokens: readonly number[], decodeSlot: SequenceSlot, timings: RequestTimings): Promise<void> {
         const prefill = this.prefill!;
         const reservation = record.reservation!;
         this.#advance(record, { kind: "prefilling" });
         const prefillSlot = prefill.acquireSequence()!;
+        const prefillStartedAt = performance.now();
         let exported;
         try {
             await prefill.evaluate(prefillSlot, prefillTokens);
+            timings.prefillMs = performance.now() - prefillStartedAt;
             this.#advance(record, { kind: "transferring" });
             exported = await prefill.exportState(prefillSlot, record.id);
         } finally {
@@ -308,14 +325,23 @@ export class KvEngine {
         invariant(decodeSlot.numTokens === prefillTokens.length,
             () => `decode sequence ${decodeSlot.index} holds ${decodeSlot.numTokens} tokens after loading ${prefillTokens.length}`);
         record.releasePages();
+        timings.handoffMs = performance.now() - prefillStartedAt - timings.prefillMs;
     }
 
-    async #decode(record: RequestRecord, slot: SequenceSlot, tokens: readonly number[], input: GenerateRequest, numHandedOffTokens: number): Promise<GenerateResult> {
+    async #decode(
+        record: RequestRecord, slot: SequenceSlot, tokens: readonly number[], input: GenerateRequest,
+        numHandedOffTokens: number, timings: RequestTimings, admittedAt: number
+    ): Promise<GenerateResult> {
         this.#advance(record, { kind: "decoding" });
         const generated: number[] = [];
         let finishReason: "stop" | "length" = "stop";
+        let firstTokenAt = performance.now();
         for await (const token of slot.generate(tokens, input.sampling ?? GREEDY)) {
             this.#throwIfEnded(record);
+            if (generated.length === 0) {
+                firstTokenAt = performance.now();
+                timings.timeToFirstTokenMs = firstTokenAt - admittedAt;
+            }
             generated.push(token);
             input.onToken?.(token);
             if (generated.length >= input.maxTokens) {
@@ -324,8 +350,9 @@ export class KvEngine {
             }
         }
         this.#throwIfEnded(record);
+        timings.decodeMs = performance.now() - firstTokenAt;
         record.finish({ kind: "finished", reason: finishReason });
-        return { request: record.id, tokens: generated, finishReason, numHandedOffTokens };
+        return { request: record.id, tokens: generated, finishReason, numHandedOffTokens, timings };
     }
 
     #advance(record: RequestRecord, status: Extract<RequestStatus, { kind: "prefilling" | "transferring" | "decoding" }>): void {

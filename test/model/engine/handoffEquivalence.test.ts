@@ -1,0 +1,60 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { KvEngine } from "../../../engine/KvEngine.js";
+import { LlamaRuntime } from "../../../engine/runtime/LlamaRuntime.js";
+import { alice, bob, expectEngineClean, promptOf, startTinyEngine } from "../../support/engineFixtures.js";
+
+const MAX_TOKENS = 8;
+
+describe.each([
+    { name: "V in rows (flash attention)", flashAttention: true },
+    { name: "V transposed", flashAttention: false }
+])("split mode hands prompts through pages and matches unified mode token for token: $name", ({ flashAttention }) => {
+    let runtime: LlamaRuntime;
+    let split: KvEngine;
+    let unified: KvEngine;
+    beforeAll(async () => {
+        runtime = await LlamaRuntime.start({ gpu: false });
+        split = await startTinyEngine(runtime, { flashAttention });
+        unified = await startTinyEngine(runtime, { flashAttention, mode: "unified" });
+    });
+    afterAll(async () => {
+        await split.dispose();
+        await unified.dispose();
+        await split.dispose(); // disposal is idempotent
+        await runtime.dispose();
+    });
+
+    it("measures its capacities from the contexts and pool it created", () => {
+        expect(split.window.capacities).toEqual({ window: 256, prefill: split.prefill!.sequenceCapacity, decode: split.decode.sequenceCapacity, pool: 48 * 16 });
+        expect(split.prefill!.sequenceCapacity).toBeGreaterThanOrEqual(256);
+        expect(split.window).toMatchObject({ limit: 256, boundBy: "window", clamped: false });
+        expect(split.layout.vTransposed).toBe(!flashAttention);
+    });
+
+    // Handed-off positions are prompt − 1 (decode evaluates the last prompt token): these straddle
+    // page boundaries at 16 and 32 by one either way, and the last fills the window exactly.
+    it.each([2, 16, 17, 18, 32, 33, 34, 100, 256 - MAX_TOKENS])("a %i-token prompt", async (numPromptTokens) => {
+        const prompt = promptOf(split, numPromptTokens);
+        const handedOff = await split.generate({ session: alice, promptTokens: prompt, maxTokens: MAX_TOKENS });
+        const reference = await unified.generate({ session: bob, promptTokens: prompt, maxTokens: MAX_TOKENS });
+
+        expect(handedOff.numHandedOffTokens).toBe(numPromptTokens - 1);
+        expect(reference.numHandedOffTokens).toBe(0);
+        expect(handedOff.tokens.length).toBeGreaterThan(0);
+        expect(handedOff.tokens).toEqual(reference.tokens);
+        expect(handedOff.finishReason).toBe(reference.finishReason);
+        expectEngineClean(split);
+        expectEngineClean(unified);
+    });
+
+    it("serves a prompt of exactly the capacity, and refuses one token more before reserving a page", async () => {
+        const limit = split.window.limit;
+        const exact = await split.generate({ session: alice, promptTokens: promptOf(split, limit - 1), maxTokens: 1 });
+        expect(exact.tokens).toHaveLength(1);
+        const reservationsBefore = split.pool.counters.numReservations;
+        await expect(split.generate({ session: alice, promptTokens: promptOf(split, limit), maxTokens: 1 }))
+            .rejects.toMatchObject({ code: "context_length_exceeded", numPromptTokens: limit, maxTokens: 1, limit });
+        expect(split.pool.counters.numReservations).toBe(reservationsBefore);
+        expectEngineClean(split);
+    });
+});
