@@ -4,7 +4,7 @@ import { KvaultError } from "./core/KvaultError.js";
 import { bytesPerToken, describeLayoutMismatch, layoutFingerprint, type KvLayout } from "./codec/KvLayout.js";
 import { StateLayoutMismatchError } from "./codec/codecErrors.js";
 import { assembleSequenceState, numPagesFor, scatterStateToPages, type PageBlockAccess } from "./codec/statePages.js";
-import { CapacityConfigError, resolveEngineConfig, type EngineConfig, type EngineConfigInput } from "./EngineConfig.js";
+import { CapacityConfigError, resolveEngineConfig, type EngineConfig, type EngineConfigInput, type EngineMode } from "./EngineConfig.js";
 import { HandoffIntegrityError } from "./handoff/integrityErrors.js";
 import type { PageManifest } from "./handoff/PageManifest.js";
 import { verifyManifest } from "./handoff/verifyManifest.js";
@@ -18,6 +18,7 @@ import type { RequestStatus, TerminalStatus } from "./request/RequestStatus.js";
 import { LlamaRuntime } from "./runtime/LlamaRuntime.js";
 import { PrivateStateDirectory } from "./runtime/PrivateStateDirectory.js";
 import { RoleContext } from "./runtime/RoleContext.js";
+import { describeModelMemory } from "./runtime/describeModelMemory.js";
 import type { SamplingOptions, SequenceSlot } from "./runtime/SequenceSlot.js";
 import type { LlamaModel } from "./runtime/types.js";
 
@@ -56,6 +57,14 @@ export interface WindowReport extends RequestLimit {
     readonly configured: number;
     readonly clamped: boolean;
     readonly capacities: MeasuredCapacities;
+}
+
+/** The mode asked for and the mode running; they differ when the model's memory cannot be paged. */
+export interface ModeReport {
+    readonly requested: EngineMode;
+    readonly effective: EngineMode;
+    /** Why the engine runs unified although split was asked for: shown to the user. */
+    readonly reason?: string;
 }
 
 export interface EngineCounters {
@@ -104,6 +113,7 @@ export class KvEngine {
         readonly decode: RoleContext,
         readonly prefill: RoleContext | undefined,
         readonly window: WindowReport,
+        readonly mode: ModeReport,
         private readonly hooks: KvEngineHooks
     ) {}
 
@@ -118,8 +128,14 @@ export class KvEngine {
             const stateDirectory = PrivateStateDirectory.create();
             cleanup.unshift(() => stateDirectory.dispose());
 
+            const memory = describeModelMemory(model);
+            const mode: ModeReport = config.mode === "split" && !memory.plainKvCache
+                ? { requested: "split", effective: "unified", reason: `Running unified (no prefill/decode split): ${memory.reason}.` }
+                : { requested: config.mode, effective: config.mode };
+            const split = mode.effective === "split";
+
             const decode = await RoleContext.create(model, {
-                role: config.mode === "split" ? "decode" : "unified",
+                role: split ? "decode" : "unified",
                 contextSize: config.decodeContextSize,
                 numSequences: config.numDecodeSequences,
                 batchSize: config.batchSize,
@@ -127,7 +143,7 @@ export class KvEngine {
                 threads: config.threads
             }, stateDirectory);
             cleanup.unshift(() => decode.dispose());
-            const prefill = config.mode === "split"
+            const prefill = split
                 ? await RoleContext.create(model, {
                     role: "prefill",
                     contextSize: config.prefillContextSize,
@@ -139,20 +155,24 @@ export class KvEngine {
                 : undefined;
             if (prefill) {
                 cleanup.unshift(() => prefill.dispose());
+                invariant(prefill.layout && decode.layout && prefill.numStreams !== undefined && decode.numStreams !== undefined,
+                    "split mode needs both contexts' KV layouts measured");
                 const mismatch = describeLayoutMismatch(decode.layout, prefill.layout);
                 if (mismatch !== undefined)
                     throw new StateLayoutMismatchError(`prefill and decode contexts differ: ${mismatch}`);
             }
 
-            const layout = decode.layout;
-            const pool = new PagePool({ numPages: config.numPages, pageTokens: config.pageTokens, pageBytes: config.pageTokens * bytesPerToken(layout) });
+            // Unified mode over a memory pages cannot hold gets an empty layout: its pool is never used.
+            const layout: KvLayout = decode.layout ?? { vTransposed: false, layers: [] };
+            const pageBytes = Math.max(1, config.pageTokens * bytesPerToken(layout));
+            const pool = new PagePool({ numPages: config.numPages, pageTokens: config.pageTokens, pageBytes });
             cleanup.unshift(() => pool.dispose());
 
             const capacities: MeasuredCapacities = {
                 window: config.window,
                 prefill: prefill?.sequenceCapacity ?? decode.sequenceCapacity,
                 decode: decode.sequenceCapacity,
-                pool: config.mode === "split" ? config.numPages * config.pageTokens : Number.MAX_SAFE_INTEGER
+                pool: split ? config.numPages * config.pageTokens : Number.MAX_SAFE_INTEGER
             };
             const limit = requestLimit(capacities);
             const clamped = limit.boundBy !== "window";
@@ -162,7 +182,7 @@ export class KvEngine {
             const window: WindowReport = { ...limit, configured: config.window, clamped, capacities };
 
             return new KvEngine(config, runtime, options.runtime === undefined, model, fingerprint, layout,
-                layoutFingerprint(layout, fingerprint), pool, stateDirectory, decode, prefill, window, options.hooks ?? {});
+                layoutFingerprint(layout, fingerprint), pool, stateDirectory, decode, prefill, window, mode, options.hooks ?? {});
         } catch (error) {
             for (const step of cleanup)
                 await step();
@@ -311,8 +331,8 @@ export class KvEngine {
             state = assembleSequenceState({
                 tokens: manifest.tokens,
                 layout: this.layout,
-                targetLayout: this.decode.layout,
-                targetNumStreams: this.decode.numStreams,
+                targetLayout: this.decode.layout!,
+                targetNumStreams: this.decode.numStreams!,
                 pages: leaseReader(readLeases),
                 pageTokens: this.config.pageTokens
             });

@@ -1,6 +1,7 @@
 import type { LlamaContext, LlamaModel, Token } from "node-llama-cpp";
 import { invariant } from "../core/invariant.js";
 import { parseSequenceState, type ParsedSequenceState } from "../codec/parseSequenceState.js";
+import { StateFormatError } from "../codec/codecErrors.js";
 import type { KvLayout } from "../codec/KvLayout.js";
 import type { PrivateStateDirectory } from "./PrivateStateDirectory.js";
 import { refuseContextShift } from "./refuseContextShift.js";
@@ -33,9 +34,10 @@ export class RoleContext {
         /** Tokens one sequence holds, as node-llama-cpp created it. */
         readonly sequenceCapacity: number,
         readonly numSequences: number,
-        /** The state's stream count this context writes and requires on load. */
-        readonly numStreams: number,
-        readonly layout: KvLayout,
+        /** The state's stream count this context writes and requires on load; undefined when not a plain KV cache. */
+        readonly numStreams: number | undefined,
+        /** Measured from a real state; undefined when the memory is not a plain KV cache (unified mode only). */
+        readonly layout: KvLayout | undefined,
         slots: SequenceSlot[],
         private readonly stateDirectory: PrivateStateDirectory
     ) {
@@ -60,11 +62,19 @@ export class RoleContext {
             await probe.evaluateWithoutGeneratingNewTokens(model.tokenize("probe"));
             const probePath = stateDirectory.nextFilePath(`${options.role}-probe`);
             await probe.saveStateToFile(probePath);
-            const measured = parseSequenceState(stateDirectory.readAndRemove(probePath));
+            const probeState = stateDirectory.readAndRemove(probePath);
             await probe.clearHistory();
+            let measured: ParsedSequenceState | undefined;
+            try {
+                measured = parseSequenceState(probeState);
+            } catch (error) {
+                if (!(error instanceof StateFormatError) || options.role !== "unified")
+                    throw error;
+                measured = undefined; // a memory pages cannot hold; unified mode needs no handoff
+            }
 
             return new RoleContext(options.role, context, probe.contextSize, options.numSequences,
-                measured.numStreams, measured.layout, slots, stateDirectory);
+                measured?.numStreams, measured?.layout, slots, stateDirectory);
         } catch (error) {
             await context.dispose();
             throw error;

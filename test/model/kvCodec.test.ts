@@ -65,8 +65,8 @@ describe("the KV codec on real node-llama-cpp states of the tiny model", () => {
 
                 // Same framing: the pages give back the very bytes llama.cpp wrote.
                 const sameFraming = assembleSequenceState({
-                    tokens: exported.tokens, layout: exported.layout, targetLayout: prefill.layout,
-                    targetNumStreams: prefill.numStreams, pages: bufferPageAccess(pages), pageTokens: PAGE_TOKENS
+                    tokens: exported.tokens, layout: exported.layout, targetLayout: prefill.layout!,
+                    targetNumStreams: prefill.numStreams!, pages: bufferPageAccess(pages), pageTokens: PAGE_TOKENS
                 });
                 expect(sameFraming.equals(exported.bytes)).toBe(true);
 
@@ -74,8 +74,8 @@ describe("the KV codec on real node-llama-cpp states of the tiny model", () => {
                 const decodeSequences = [decode.acquireSequence()!, decode.acquireSequence()!, decode.acquireSequence()!];
                 const target = decodeSequences[2]!;
                 const reframed = assembleSequenceState({
-                    tokens: exported.tokens, layout: exported.layout, targetLayout: decode.layout,
-                    targetNumStreams: decode.numStreams, pages: bufferPageAccess(pages), pageTokens: PAGE_TOKENS
+                    tokens: exported.tokens, layout: exported.layout, targetLayout: decode.layout!,
+                    targetNumStreams: decode.numStreams!, pages: bufferPageAccess(pages), pageTokens: PAGE_TOKENS
                 });
                 await decode.importState(target, reframed, "test");
                 expect(target.tokens).toEqual(tokens.slice(0, numPrefill));
@@ -103,7 +103,7 @@ describe("the KV codec on real node-llama-cpp states of the tiny model", () => {
             const pages = Array.from({ length: numPagesFor(exported.numCells, PAGE_TOKENS) }, () => Buffer.alloc(PAGE_TOKENS * bytesPerToken(exported.layout)));
             scatterStateToPages(exported, bufferPageAccess(pages), PAGE_TOKENS);
             expect(() => assembleSequenceState({
-                tokens: exported.tokens, layout: exported.layout, targetLayout: transposed.layout,
+                tokens: exported.tokens, layout: exported.layout, targetLayout: transposed.layout!,
                 targetNumStreams: 1, pages: bufferPageAccess(pages), pageTokens: PAGE_TOKENS
             })).toThrow(StateLayoutMismatchError);
         } finally {
@@ -123,7 +123,7 @@ describe("the KV codec on real node-llama-cpp states of the tiny model", () => {
             const pages = Array.from({ length: numPagesFor(exported.numCells, PAGE_TOKENS) }, () => Buffer.alloc(PAGE_TOKENS * bytesPerToken(exported.layout)));
             scatterStateToPages(exported, bufferPageAccess(pages), PAGE_TOKENS);
             expect(() => assembleSequenceState({
-                tokens: exported.tokens, layout: exported.layout, targetLayout: tinyContext.layout,
+                tokens: exported.tokens, layout: exported.layout, targetLayout: tinyContext.layout!,
                 targetNumStreams: 1, pages: bufferPageAccess(pages), pageTokens: PAGE_TOKENS
             })).toThrow(/12 layers, the context has 2/);
         } finally {

@@ -29,6 +29,8 @@ describe.each([
         expect(split.prefill!.sequenceCapacity).toBeGreaterThanOrEqual(256);
         expect(split.window).toMatchObject({ limit: 256, boundBy: "window", clamped: false });
         expect(split.layout.vTransposed).toBe(!flashAttention);
+        expect(split.mode).toEqual({ requested: "split", effective: "split" });
+        expect(unified.mode).toEqual({ requested: "unified", effective: "unified" });
     });
 
     // Handed-off positions are prompt − 1 (decode evaluates the last prompt token): these straddle
