@@ -9,6 +9,7 @@ export const engineDefaults = {
     numDecodeSequences: 4,
     pageTokens: 256,
     numPages: 256,
+    inPlacePrefillTokens: 32,
     flashAttention: true,
     onWindowAboveCapacity: "clamp",
     gpu: "auto"
@@ -30,6 +31,12 @@ export interface EngineConfig {
     /** Token positions per page. */
     readonly pageTokens: number;
     readonly numPages: number;
+    /**
+     * A turn whose new tokens (beyond the one decode always evaluates) are at most this many is
+     * evaluated in place in the decode context; longer ones go through prefill and the handoff,
+     * so a long paste does not stall every other workspace's stream.
+     */
+    readonly inPlacePrefillTokens: number;
     /** Flash attention keeps V in rows (faster to page); off, llama.cpp stores V transposed. Both are supported. */
     readonly flashAttention: boolean;
     readonly batchSize?: number;
@@ -53,6 +60,8 @@ export function resolveEngineConfig(input: EngineConfigInput): EngineConfig {
         if (!Number.isSafeInteger(value) || value < 1)
             throw new EngineConfigError(`${field} is ${value}; it must be a whole number of at least 1.`);
     }
+    if (!Number.isSafeInteger(config.inPlacePrefillTokens) || config.inPlacePrefillTokens < 0)
+        throw new EngineConfigError(`inPlacePrefillTokens is ${config.inPlacePrefillTokens}; it must be a whole number of at least 0.`);
     if (config.mode !== "split" && config.mode !== "unified")
         throw new EngineConfigError(`mode is "${String(config.mode)}"; use "split" or "unified".`);
     if (config.onWindowAboveCapacity !== "clamp" && config.onWindowAboveCapacity !== "refuse")

@@ -3,13 +3,11 @@ import { requestId as toRequestId, type RequestId, type SessionId } from "./core
 import { KvaultError } from "./core/KvaultError.js";
 import { bytesPerToken, describeLayoutMismatch, layoutFingerprint, type KvLayout } from "./codec/KvLayout.js";
 import { StateLayoutMismatchError } from "./codec/codecErrors.js";
-import { assembleSequenceState, numPagesFor, scatterStateToPages, type PageBlockAccess } from "./codec/statePages.js";
 import { CapacityConfigError, resolveEngineConfig, type EngineConfig, type EngineConfigInput, type EngineMode } from "./EngineConfig.js";
 import { HandoffIntegrityError } from "./handoff/integrityErrors.js";
 import type { PageManifest } from "./handoff/PageManifest.js";
-import { verifyManifest } from "./handoff/verifyManifest.js";
+import { PageTransfer } from "./handoff/PageTransfer.js";
 import { modelFingerprint } from "./model/modelFingerprint.js";
-import type { PageReadLease, PageWriteLease } from "./pages/PageLease.js";
 import { PagePool } from "./pages/PagePool.js";
 import { admit, requestLimit, type MeasuredCapacities, type RequestLimit } from "./request/admission.js";
 import { RequestRecord } from "./request/RequestRecord.js";
@@ -20,6 +18,9 @@ import { PrivateStateDirectory } from "./runtime/PrivateStateDirectory.js";
 import { RoleContext } from "./runtime/RoleContext.js";
 import { describeModelMemory } from "./runtime/describeModelMemory.js";
 import type { SamplingOptions, SequenceSlot } from "./runtime/SequenceSlot.js";
+import { FairQueue, type QueueEntry } from "./session/FairQueue.js";
+import { SessionRecord } from "./session/SessionRecord.js";
+import type { ParsedSequenceState } from "./codec/parseSequenceState.js";
 import type { LlamaModel } from "./runtime/types.js";
 
 export interface GenerateRequest {
@@ -29,13 +30,19 @@ export interface GenerateRequest {
     readonly sampling?: SamplingOptions;
     readonly signal?: AbortSignal;
     readonly onToken?: (token: number) => void;
+    /** Called when the request must wait, with its 1-based place in the queue. */
+    readonly onQueued?: (position: number) => void;
 }
 
 export interface GenerateResult {
     readonly request: RequestId;
     readonly tokens: readonly number[];
     readonly finishReason: "stop" | "length";
-    /** Prompt tokens evaluated by prefill and handed off through pages (0 in unified mode). */
+    /** Prompt tokens the workspace's KV already held: not evaluated again. */
+    readonly numReusedTokens: number;
+    /** Prompt tokens evaluated for this request, in the decode context or by prefill. */
+    readonly numEvaluatedTokens: number;
+    /** Prompt tokens evaluated by prefill and handed off through pages (0 when evaluated in place). */
     readonly numHandedOffTokens: number;
     readonly timings: RequestTimings;
 }
@@ -73,6 +80,13 @@ export interface EngineCounters {
     cancelled: number;
     failed: number;
     integrityFailures: number;
+    swapOuts: number;
+    swapIns: number;
+    /** Swapped sessions whose pages were taken back for lack of room; they recompute from history. */
+    swapDrops: number;
+    generatedTokens: number;
+    evaluatedPromptTokens: number;
+    reusedPromptTokens: number;
 }
 
 /**
@@ -87,6 +101,11 @@ export interface KvEngineHooks {
     onStatus?(request: RequestId, status: RequestStatus): void;
 }
 
+interface Waiter extends QueueEntry {
+    readonly grant: () => void;
+    readonly fail: (error: Error) => void;
+}
+
 const GREEDY: SamplingOptions = { temperature: 0 };
 
 /**
@@ -94,8 +113,18 @@ const GREEDY: SamplingOptions = { temperature: 0 };
  * handoff → decode in split mode, or one context in unified mode (ARCHITECTURE.md, The engine).
  */
 export class KvEngine {
-    readonly counters: EngineCounters = { finished: 0, rejected: 0, cancelled: 0, failed: 0, integrityFailures: 0 };
+    readonly counters: EngineCounters = {
+        finished: 0, rejected: 0, cancelled: 0, failed: 0, integrityFailures: 0, swapOuts: 0, swapIns: 0, swapDrops: 0,
+        generatedTokens: 0, evaluatedPromptTokens: 0, reusedPromptTokens: 0
+    };
     readonly #requests = new Map<RequestId, RequestRecord>();
+    readonly #sessions = new Map<SessionId, SessionRecord>();
+    readonly #queue = new FairQueue<Waiter>();
+    readonly #transfer: PageTransfer;
+    #numRunning = 0;
+    #numArrivals = 0;
+    #clock = 0;
+    #prefillLock: Promise<void> = Promise.resolve();
     #nextRequest = 1;
     #disposed = false;
 
@@ -115,7 +144,9 @@ export class KvEngine {
         readonly window: WindowReport,
         readonly mode: ModeReport,
         private readonly hooks: KvEngineHooks
-    ) {}
+    ) {
+        this.#transfer = new PageTransfer(pool, layout, layoutFingerprint, hooks);
+    }
 
     static async start(input: EngineConfigInput, options: { runtime?: LlamaRuntime; hooks?: KvEngineHooks } = {}): Promise<KvEngine> {
         const config = resolveEngineConfig(input);
@@ -206,9 +237,22 @@ export class KvEngine {
         return this.#requests.size;
     }
 
+    get numQueued(): number {
+        return this.#queue.length;
+    }
+
+    /** The workspaces the engine holds KV for, and where. */
+    sessions(): readonly SessionRecord[] {
+        return [...this.#sessions.values()];
+    }
+
     /**
      * Runs one request to its end. Resolves only for a request served in full ("stop" or "length");
      * every other end (rejected, cancelled, failed) rejects with a typed error.
+     *
+     * `promptTokens` is the whole conversation. KV the workspace already holds for a prefix of it
+     * is reused (never evaluated again); short deltas are evaluated in place in the decode context,
+     * long ones by prefill and handed over through pages.
      */
     async generate(input: GenerateRequest): Promise<GenerateResult> {
         if (this.#disposed)
@@ -223,135 +267,296 @@ export class KvEngine {
         if (input.signal?.aborted)
             return this.#end(record, { kind: "cancelled" });
 
-        const prefillTokens = this.prefill ? input.promptTokens.slice(0, -1) : [];
-        const numPages = numPagesFor(prefillTokens.length, this.config.pageTokens);
-        if (this.decode.numFreeSequences === 0 || (numPages > 0 && (this.prefill!.numFreeSequences === 0 || !this.pool.canReserve(numPages))))
-            return this.#end(record, {
-                kind: "rejected",
-                error: new EngineBusyError(`All ${this.decode.numSequences} decode sequences or the pool's free pages (${this.pool.numFreePages} of ${this.config.numPages}, ` +
-                    `${numPages} needed) are in use. Retry when a running request ends.`)
-            });
-
-        const slot = this.decode.acquireSequence()!;
-        const timings: RequestTimings = { prefillMs: 0, handoffMs: 0, timeToFirstTokenMs: 0, decodeMs: 0 };
-        const admittedAt = performance.now();
         const onAbort = (): void => void this.#end(record, { kind: "cancelled" }).catch(() => undefined);
         input.signal?.addEventListener("abort", onAbort, { once: true });
+        let session: SessionRecord | undefined;
         try {
-            if (numPages > 0) {
-                record.holdPages(this.pool.reserve({ session: input.session, request: id, numPages, firstToken: 0 }));
-                await this.#prefillAndHandOff(record, prefillTokens, slot, timings);
-            }
-            const decodeInput = this.prefill ? input.promptTokens.slice(-1) : input.promptTokens;
-            return await this.#decode(record, slot, decodeInput, input, prefillTokens.length, timings, admittedAt);
+            await this.#waitForTurn(record, input);
+            session = this.#session(input.session);
+            session.busy = true;
+            return await this.#run(record, session, input);
         } catch (error) {
             if (record.isTerminal)
                 return this.#end(record, record.status as TerminalStatus);
             return this.#end(record, { kind: "failed", error: error instanceof Error ? error : new Error(String(error)) });
         } finally {
             input.signal?.removeEventListener("abort", onAbort);
-            await this.decode.releaseSequence(slot);
+            if (session !== undefined) {
+                if (record.status.kind !== "finished" && record.endedDuring !== "decoding")
+                    await this.#dropSessionKv(session); // a half-done handoff leaves KV the engine cannot vouch for
+                session.busy = false;
+                session.lastUsed = ++this.#clock;
+                this.#numRunning--;
+                this.#grantNext();
+            }
         }
     }
 
-    async #prefillAndHandOff(record: RequestRecord, prefillTokens: readonly number[], decodeSlot: SequenceSlot, timings: RequestTimings): Promise<void> {
-        const prefill = this.prefill!;
-        const reservation = record.reservation!;
-        this.#advance(record, { kind: "prefilling" });
-        const prefillSlot = prefill.acquireSequence()!;
-        const prefillStartedAt = performance.now();
-        let exported;
+    /** Waits, fairly across workspaces, until a decode sequence can be given to this request. */
+    async #waitForTurn(record: RequestRecord, input: GenerateRequest): Promise<void> {
+        const busy = this.#busySessions();
+        if (this.#queue.length === 0 && this.#numRunning < this.decode.numSequences && !busy.has(input.session)) {
+            this.#numRunning++;
+            return;
+        }
+        await new Promise<void>((resolve, reject) => {
+            const waiter: Waiter = {
+                session: input.session,
+                arrival: this.#numArrivals++,
+                grant: () => {
+                    input.signal?.removeEventListener("abort", leave);
+                    this.#numRunning++;
+                    resolve();
+                },
+                fail: (error) => {
+                    input.signal?.removeEventListener("abort", leave);
+                    reject(error);
+                }
+            };
+            const leave = (): void => {
+                if (this.#queue.remove(waiter))
+                    reject(new RequestCancelledError("admitted"));
+            };
+            this.#queue.push(waiter);
+            input.signal?.addEventListener("abort", leave, { once: true });
+            input.onQueued?.(this.#queue.positionOf(waiter, busy));
+        });
+        if (record.isTerminal)
+            this.#throwIfEnded(record);
+    }
+
+    #grantNext(): void {
+        while (this.#numRunning < this.decode.numSequences) {
+            const next = this.#queue.next(this.#busySessions());
+            if (next === undefined)
+                return;
+            next.grant();
+        }
+    }
+
+    #busySessions(): Set<SessionId> {
+        const busy = new Set<SessionId>();
+        for (const session of this.#sessions.values())
+            if (session.busy) busy.add(session.id);
+        for (const record of this.#requests.values())
+            if (record.status.kind !== "admitted") busy.add(record.session);
+        return busy;
+    }
+
+    #session(id: SessionId): SessionRecord {
+        let session = this.#sessions.get(id);
+        if (session === undefined) {
+            session = new SessionRecord(id);
+            this.#sessions.set(id, session);
+        }
+        return session;
+    }
+
+    async #run(record: RequestRecord, session: SessionRecord, input: GenerateRequest): Promise<GenerateResult> {
+        const admittedAt = performance.now();
+        const timings: RequestTimings = { prefillMs: 0, handoffMs: 0, timeToFirstTokenMs: 0, decodeMs: 0 };
+        const prompt = input.promptTokens;
+        const slot = await this.#residentSlot(record, session);
+
+        // Reuse what the workspace's KV already holds; at least the last prompt token is evaluated,
+        // because its logits give the first answer token.
+        const held = slot.tokens;
+        let numReused = 0;
+        while (numReused < held.length && numReused < prompt.length - 1 && held[numReused] === prompt[numReused])
+            numReused++;
+        await slot.truncate(numReused);
+        const delta = prompt.slice(numReused);
+
+        let decodeInput = delta;
+        let numHandedOff = 0;
+        if (this.prefill && delta.length - 1 > this.config.inPlacePrefillTokens) {
+            numHandedOff = delta.length - 1;
+            await this.#handOff(record, session, slot, prompt, numReused, timings);
+            decodeInput = prompt.slice(-1);
+        }
+        const result = await this.#decode(record, slot, decodeInput, input, timings, admittedAt);
+        this.counters.reusedPromptTokens += numReused;
+        this.counters.evaluatedPromptTokens += delta.length;
+        return { ...result, numReusedTokens: numReused, numEvaluatedTokens: delta.length, numHandedOffTokens: numHandedOff };
+    }
+
+    /** The workspace's decode sequence: where it is resident, swapped back in, or a free one. */
+    async #residentSlot(record: RequestRecord, session: SessionRecord): Promise<SequenceSlot> {
+        const residency = session.residency;
+        if (residency.kind === "resident")
+            return residency.slot;
+        const slot = await this.#freeSlot();
+        if (residency.kind === "swapped") {
+            try {
+                const state = this.#transfer.read(residency.manifest, {
+                    request: residency.reservation.request,
+                    session: session.id,
+                    generation: residency.reservation.generation,
+                    tokens: residency.manifest.tokens
+                }, this.#target(this.decode));
+                await this.decode.importState(slot, state, record.id);
+                this.counters.swapIns++;
+                session.numSwapIns++;
+            } catch (error) {
+                await this.decode.releaseSequence(slot);
+                throw error;
+            } finally {
+                this.#releaseSwapPages(session);
+            }
+        }
+        session.residency = { kind: "resident", slot };
+        return slot;
+    }
+
+    /** A free decode sequence, swapping the least recently used idle workspace out into pages if none is free. */
+    async #freeSlot(): Promise<SequenceSlot> {
+        const free = this.decode.acquireSequence();
+        if (free !== undefined)
+            return free;
+        const victim = [...this.#sessions.values()]
+            .filter((session) => session.residency.kind === "resident" && !session.busy)
+            .sort((a, b) => a.lastUsed - b.lastUsed)[0];
+        invariant(victim !== undefined && victim.residency.kind === "resident",
+            () => `no decode sequence free and no idle resident workspace, with ${this.#numRunning} running on ${this.decode.numSequences}`);
+        const slot = victim.residency.slot;
+        await this.#swapOut(victim, slot);
+        await this.decode.releaseSequence(slot);
+        return this.decode.acquireSequence()!;
+    }
+
+    /** Writes an idle workspace's KV into sealed pages it owns; without room, its KV is dropped and recomputed later. */
+    async #swapOut(victim: SessionRecord, slot: SequenceSlot): Promise<void> {
+        victim.residency = { kind: "none" };
+        if (this.prefill === undefined || slot.numTokens === 0)
+            return; // unified mode pages nothing: the workspace recomputes from its history
+        const state = await this.decode.exportState(slot, `swap-${victim.id}`);
+        const numPages = this.#transfer.numPagesFor(state.numCells);
+        if (!this.#makeRoom(numPages)) {
+            this.counters.swapDrops++;
+            return;
+        }
+        const reservation = this.pool.reserve({ session: victim.id, request: toRequestId(`swap-${victim.id}-${++victim.numSwapOuts}`), numPages, firstToken: 0 });
         try {
-            await prefill.evaluate(prefillSlot, prefillTokens);
+            const manifest = await this.#transfer.write(reservation, state);
+            victim.residency = { kind: "swapped", reservation, manifest };
+            this.counters.swapOuts++;
+        } catch (error) {
+            this.pool.release(reservation);
+            throw error;
+        }
+    }
+
+    /** Frees pages held by swapped, idle workspaces (least recently used first) until `numPages` can be reserved. */
+    #makeRoom(numPages: number): boolean {
+        const swapped = [...this.#sessions.values()]
+            .filter((session) => session.residency.kind === "swapped" && !session.busy)
+            .sort((a, b) => a.lastUsed - b.lastUsed);
+        while (!this.pool.canReserve(numPages)) {
+            const session = swapped.shift();
+            if (session === undefined)
+                return false;
+            this.#releaseSwapPages(session);
+            this.counters.swapDrops++;
+        }
+        return true;
+    }
+
+    #releaseSwapPages(session: SessionRecord): void {
+        if (session.residency.kind !== "swapped")
+            return;
+        const released = this.pool.release(session.residency.reservation);
+        invariant(released.ok, () => `swap pages of ${session.id} released twice`);
+        session.residency = { kind: "none" };
+    }
+
+    async #dropSessionKv(session: SessionRecord): Promise<void> {
+        if (session.residency.kind === "resident")
+            await this.decode.releaseSequence(session.residency.slot);
+        this.#releaseSwapPages(session);
+        session.residency = { kind: "none" };
+    }
+
+    /** Forgets a workspace's KV: its decode sequence is cleared and its pages scrubbed. Not while a turn of it runs. */
+    async forgetSession(id: SessionId): Promise<void> {
+        const session = this.#sessions.get(id);
+        if (session === undefined)
+            return;
+        invariant(!session.busy, () => `workspace ${id} is forgotten while a turn runs`);
+        await this.#dropSessionKv(session);
+        this.#sessions.delete(id);
+    }
+
+    async forgetAllSessions(): Promise<void> {
+        for (const session of [...this.#sessions.values()])
+            if (!session.busy)
+                await this.forgetSession(session.id);
+    }
+
+    /**
+     * Prefill evaluates `prompt[numReused, n − 1)` on top of the workspace's history and hands the
+     * whole sequence back through pages; decode verifies and loads it, then evaluates the last token.
+     * The prefill context has one sequence: handoffs take turns.
+     */
+    async #handOff(record: RequestRecord, session: SessionRecord, slot: SequenceSlot, prompt: readonly number[], numReused: number, timings: RequestTimings): Promise<void> {
+        const prefill = this.prefill!;
+        const startedAt = performance.now();
+        let exported: ParsedSequenceState;
+        // The prefill context has one sequence: prefills take turns; transfers to decode do not wait on each other.
+        const unlock = await this.#lockPrefill();
+        const prefillSlot = prefill.acquireSequence()!;
+        try {
+            this.#advance(record, { kind: "prefilling" });
+            if (numReused > 0) // the history the workspace holds goes to prefill through pages, not by recompute
+                await this.#movePages(record, session, await this.decode.exportState(slot, record.id), prefill, prefillSlot);
+            const prefillStartedAt = performance.now();
+            await prefill.evaluate(prefillSlot, prompt.slice(numReused, -1));
             timings.prefillMs = performance.now() - prefillStartedAt;
             this.#advance(record, { kind: "transferring" });
             exported = await prefill.exportState(prefillSlot, record.id);
         } finally {
             await prefill.releaseSequence(prefillSlot);
+            unlock();
         }
         this.#throwIfEnded(record);
+        await this.#movePages(record, session, exported, this.decode, slot);
+        invariant(slot.numTokens === prompt.length - 1,
+            () => `decode sequence ${slot.index} holds ${slot.numTokens} tokens after loading ${prompt.length - 1}`);
+        timings.handoffMs = performance.now() - startedAt - timings.prefillMs;
+    }
 
-        // Transfer: every page written under a write lease of this request's generation. A cancel
-        // while the writer is slow releases the pages; the late write is then refused by the pool.
-        const writeLeases: PageWriteLease[] = [];
-        try {
-            for (const handle of reservation.pages) {
-                const leased = this.pool.acquireWriteLease(handle.pageId, handle.generation);
-                if (!leased.ok)
-                    throw leased.error;
-                writeLeases.push(leased.lease);
-            }
-            await this.hooks.beforeTransferWrite?.(record.id);
-            scatterStateToPages(exported, leaseWriter(writeLeases), this.config.pageTokens);
-        } finally {
-            for (const lease of writeLeases)
-                lease.release();
-        }
+    async #lockPrefill(): Promise<() => void> {
+        let unlock!: () => void;
+        const previous = this.#prefillLock;
+        this.#prefillLock = new Promise<void>((resolve) => { unlock = resolve; });
+        await previous;
+        return unlock;
+    }
+
+    /** One verified transfer through the pool: reserve, write and seal, verify, assemble, load, release. */
+    async #movePages(record: RequestRecord, session: SessionRecord, state: ParsedSequenceState, target: RoleContext, targetSlot: SequenceSlot): Promise<void> {
+        const numPages = this.#transfer.numPagesFor(state.numCells);
+        if (!this.#makeRoom(numPages))
+            throw new EngineBusyError(`The handoff needs ${numPages} pages and only ${this.pool.numFreePages} of ${this.config.numPages} are free ` +
+                "(the rest hold running requests). Retry when a running request ends, or give the pool more pages.");
+        const reservation = this.pool.reserve({ session: session.id, request: record.id, numPages, firstToken: 0 });
+        record.holdPages(reservation);
+        const manifest = await this.#transfer.write(reservation, state);
         this.#throwIfEnded(record);
-        const checksums = reservation.pages.map((handle, index) => {
-            const numTokens = Math.min(this.config.pageTokens, prefillTokens.length - index * this.config.pageTokens);
-            const sealed = this.pool.seal(handle.pageId, handle.generation, numTokens);
-            if (!sealed.ok)
-                throw sealed.error;
-            return sealed.checksum;
-        });
-        const sealedManifest: PageManifest = {
-            request: record.id,
-            session: record.session,
-            generation: reservation.generation,
-            pages: reservation.pages.map((handle) => handle.pageId),
-            tokens: Array.from(exported.tokens),
-            layoutFingerprint: this.layoutFingerprint,
-            checksums
-        };
-        const manifest = this.hooks.afterSeal?.(sealedManifest, this.pool) ?? sealedManifest;
-
-        // Decode's side: verify everything before a byte is assembled or loaded.
-        const integrityError = verifyManifest(manifest, {
-            request: record.id,
-            session: record.session,
-            generation: reservation.generation,
-            layoutFingerprint: this.layoutFingerprint,
-            numTokens: prefillTokens.length
-        }, this.pool);
-        if (integrityError !== undefined)
-            throw integrityError;
-        invariant(manifest.tokens.every((token, index) => token === prefillTokens[index]),
-            () => `the verified manifest of request ${record.id} lists other tokens than its prompt`);
-
-        const readLeases: PageReadLease[] = [];
-        let state: Buffer;
-        try {
-            for (const page of manifest.pages) {
-                const leased = this.pool.acquireReadLease(page, manifest.generation);
-                if (!leased.ok)
-                    throw leased.error;
-                readLeases.push(leased.lease);
-            }
-            state = assembleSequenceState({
-                tokens: manifest.tokens,
-                layout: this.layout,
-                targetLayout: this.decode.layout!,
-                targetNumStreams: this.decode.numStreams!,
-                pages: leaseReader(readLeases),
-                pageTokens: this.config.pageTokens
-            });
-        } finally {
-            for (const lease of readLeases)
-                lease.release();
-        }
+        const assembled = this.#transfer.read(manifest, { request: record.id, session: session.id, generation: reservation.generation, tokens: Array.from(state.tokens) }, this.#target(target));
         this.#throwIfEnded(record);
-        await this.decode.importState(decodeSlot, state, record.id);
-        invariant(decodeSlot.numTokens === prefillTokens.length,
-            () => `decode sequence ${decodeSlot.index} holds ${decodeSlot.numTokens} tokens after loading ${prefillTokens.length}`);
+        await target.importState(targetSlot, assembled, record.id);
         record.releasePages();
-        timings.handoffMs = performance.now() - prefillStartedAt - timings.prefillMs;
+    }
+
+    #target(context: RoleContext): { layout: KvLayout; numStreams: number } {
+        invariant(context.layout !== undefined && context.numStreams !== undefined, () => `the ${context.role} context has no measured KV layout`);
+        return { layout: context.layout, numStreams: context.numStreams };
     }
 
     async #decode(
         record: RequestRecord, slot: SequenceSlot, tokens: readonly number[], input: GenerateRequest,
-        numHandedOffTokens: number, timings: RequestTimings, admittedAt: number
-    ): Promise<GenerateResult> {
+        timings: RequestTimings, admittedAt: number
+    ): Promise<Pick<GenerateResult, "request" | "tokens" | "finishReason" | "timings">> {
         this.#advance(record, { kind: "decoding" });
         const generated: number[] = [];
         let finishReason: "stop" | "length" = "stop";
@@ -363,6 +568,7 @@ export class KvEngine {
                 timings.timeToFirstTokenMs = firstTokenAt - admittedAt;
             }
             generated.push(token);
+            this.counters.generatedTokens++;
             input.onToken?.(token);
             if (generated.length >= input.maxTokens) {
                 finishReason = "length";
@@ -372,7 +578,7 @@ export class KvEngine {
         this.#throwIfEnded(record);
         timings.decodeMs = performance.now() - firstTokenAt;
         record.finish({ kind: "finished", reason: finishReason });
-        return { request: record.id, tokens: generated, finishReason, numHandedOffTokens, timings };
+        return { request: record.id, tokens: generated, finishReason, timings };
     }
 
     #advance(record: RequestRecord, status: Extract<RequestStatus, { kind: "prefilling" | "transferring" | "decoding" }>): void {
@@ -418,6 +624,10 @@ export class KvEngine {
         if (this.#disposed)
             return;
         this.#disposed = true;
+        for (const waiter of this.#queue.order(new Set())) {
+            this.#queue.remove(waiter);
+            waiter.fail(new EngineStoppedError("The engine stopped before this request's turn came. Retry once it has restarted."));
+        }
         await this.prefill?.dispose();
         await this.decode.dispose();
         this.pool.dispose();
@@ -426,28 +636,4 @@ export class KvEngine {
         if (this.ownsRuntime)
             await this.runtime.dispose();
     }
-}
-
-function leaseWriter(leases: readonly PageWriteLease[]): PageBlockAccess {
-    return {
-        numPages: leases.length,
-        write(pageIndex, pageOffset, bytes) {
-            const written = leases[pageIndex]!.write(pageOffset, bytes);
-            if (!written.ok)
-                throw written.error;
-        },
-        read() {
-            throw new Error("a write lease does not read");
-        }
-    };
-}
-
-function leaseReader(leases: readonly PageReadLease[]): PageBlockAccess {
-    return {
-        numPages: leases.length,
-        write() {
-            throw new Error("a read lease does not write");
-        },
-        read: (pageIndex, pageOffset, numBytes) => leases[pageIndex]!.read(pageOffset, numBytes)
-    };
 }

@@ -47,10 +47,13 @@ export class RequestRecord {
         return true;
     }
 
+    /** Takes ownership of a reservation; a request holds one at a time (a handoff with history uses two, one after the other). */
     holdPages(reservation: Reservation): void {
-        invariant(this.#reservation === undefined, () => `request ${this.id} takes a second reservation (generation ${reservation.generation})`);
+        invariant(this.#reservation === undefined || this.#pagesReleased,
+            () => `request ${this.id} takes a second reservation (generation ${reservation.generation}) while holding ${this.#reservation?.generation}`);
         invariant(!this.isTerminal, () => `request ${this.id} reserves pages while ${this.#status.kind}`);
         this.#reservation = reservation;
+        this.#pagesReleased = false;
     }
 
     /** Returns the pages to the pool (quarantine, then scrub). Idempotent. */

@@ -29,6 +29,17 @@ export class SequenceSlot {
         return this.sequence.contextTokens;
     }
 
+    /** Input tokens node-llama-cpp evaluated in this sequence so far (its token meter): proof of what reuse saved. */
+    get numEvaluatedTokens(): number {
+        return this.sequence.tokenMeter.usedInputTokens;
+    }
+
+    /** Drops positions `[position, numTokens)` from the sequence's KV. */
+    async truncate(position: number): Promise<void> {
+        if (position < this.sequence.nextTokenIndex)
+            await this.sequence.eraseContextTokenRanges([{ start: position, end: this.sequence.nextTokenIndex }]);
+    }
+
     /**
      * Evaluates `tokens` and yields sampled tokens until the consumer stops iterating or an
      * end-of-generation token comes (which is not yielded). Stopping the iteration stops the

@@ -14,6 +14,7 @@ export const tinyEngineConfig: Omit<EngineConfigInput, "modelPath"> = {
     numDecodeSequences: 2,
     pageTokens: 16,
     numPages: 48,
+    inPlacePrefillTokens: 0,
     flashAttention: true
 };
 
@@ -34,12 +35,23 @@ export function promptOf(engine: KvEngine, count: number, salt = ""): number[] {
     return tokens.slice(0, count);
 }
 
+let numFreshSessions = 0;
+
+/** A workspace the engine has never seen: no KV to reuse. */
+export function freshSession(): SessionId {
+    return sessionId(`fresh-${++numFreshSessions}`);
+}
+
 /**
- * How every engine test ends (STYLE.md 8): no request live, no page reserved or leased, every page
- * free and zero (I1–I6), every sequence back, no state file left.
+ * How every engine test ends (STYLE.md 8): no request live or queued; once the workspaces' KV is
+ * forgotten, no page reserved or leased, every page free and zero (I1–I6), every sequence back,
+ * no state file left.
  */
-export function expectEngineClean(engine: KvEngine): void {
+export async function expectEngineClean(engine: KvEngine): Promise<void> {
     expect(engine.numLiveRequests).toBe(0);
+    expect(engine.numQueued).toBe(0);
+    await engine.forgetAllSessions();
+    expect(engine.sessions()).toEqual([]);
     expect(engine.pool.numActiveLeases).toBe(0);
     expect(engine.pool.numLiveReservations).toBe(0);
     expect(engine.pool.numFreePages).toBe(engine.config.numPages);

@@ -61,7 +61,7 @@ describe("cancellation at every stage frees through quarantine and leaks nothing
             .rejects.toThrow(new RequestCancelledError("prefilling"));
         expect(stages).toEqual(["prefilling", "cancelled"]);
         expect(engine.counters.cancelled).toBe(1);
-        expectEngineClean(engine);
+        await expectEngineClean(engine);
     });
 
     it("during transfer, with a slow writer: pages stay quarantined until its lease drains; a request admitted at once gets other pages and none of the cancelled bytes", async () => {
@@ -100,7 +100,7 @@ describe("cancellation at every stage frees through quarantine and leaks nothing
         expect(pagesOfB.filter((page) => pagesOfA.includes(page))).toEqual([]);
         // A's late write was refused by the pool, counted, and never applied.
         expect(engine.pool.counters.staleWritesRefused).toBe(lateWriteRefusedBefore + 1);
-        expectEngineClean(engine);
+        await expectEngineClean(engine);
 
         // By content: B's pages held exactly what B alone writes, byte for byte.
         let bytesOfBAlone: Buffer[] = [];
@@ -108,7 +108,7 @@ describe("cancellation at every stage frees through quarantine and leaks nothing
         await engine.generate({ session: bob, promptTokens: promptB, maxTokens: MAX_TOKENS });
         expect(bytesOfB.length).toBe(bytesOfBAlone.length);
         bytesOfB.forEach((bytes, index) => expect(bytes.equals(bytesOfBAlone[index]!), `page ${index}`).toBe(true));
-        expectEngineClean(engine);
+        await expectEngineClean(engine);
     });
 
     it("during decode, within one step", async () => {
@@ -126,7 +126,7 @@ describe("cancellation at every stage frees through quarantine and leaks nothing
             }
         })).rejects.toThrow(new RequestCancelledError("decoding"));
         expect(tokensSeen).toHaveLength(3);
-        expectEngineClean(engine);
+        await expectEngineClean(engine);
     });
 
     it("before it starts: an aborted signal is cancelled at the door, before any page is reserved", async () => {
@@ -134,13 +134,13 @@ describe("cancellation at every stage frees through quarantine and leaks nothing
         await expect(engine.generate({ session: alice, promptTokens: promptA, maxTokens: MAX_TOKENS, signal: AbortSignal.abort() }))
             .rejects.toBeInstanceOf(RequestCancelledError);
         expect(engine.pool.counters.numReservations).toBe(reservationsBefore);
-        expectEngineClean(engine);
+        await expectEngineClean(engine);
     });
 
     it("serves the next request exactly after all of that", async () => {
         const result = await engine.generate({ session: bob, promptTokens: promptB, maxTokens: MAX_TOKENS });
         expect(result.tokens).toEqual(referenceB);
         expect(engine.counters.cancelled).toBe(4);
-        expectEngineClean(engine);
+        await expectEngineClean(engine);
     });
 });

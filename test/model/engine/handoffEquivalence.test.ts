@@ -45,8 +45,8 @@ describe.each([
         expect(handedOff.tokens.length).toBeGreaterThan(0);
         expect(handedOff.tokens).toEqual(reference.tokens);
         expect(handedOff.finishReason).toBe(reference.finishReason);
-        expectEngineClean(split);
-        expectEngineClean(unified);
+        await expectEngineClean(split);
+        await expectEngineClean(unified);
     });
 
     it("serves a prompt of exactly the capacity, and refuses one token more before reserving a page", async () => {
@@ -57,6 +57,6 @@ describe.each([
         await expect(split.generate({ session: alice, promptTokens: promptOf(split, limit), maxTokens: 1 }))
             .rejects.toMatchObject({ code: "context_length_exceeded", numPromptTokens: limit, maxTokens: 1, limit });
         expect(split.pool.counters.numReservations).toBe(reservationsBefore);
-        expectEngineClean(split);
+        await expectEngineClean(split);
     });
 });

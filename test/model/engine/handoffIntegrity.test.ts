@@ -11,7 +11,7 @@ import { modelPresets } from "../../../engine/model/modelPresets.js";
 import { planSyntheticModel } from "../../../engine/model/syntheticModel.js";
 import type { PagePool } from "../../../engine/pages/PagePool.js";
 import { LlamaRuntime } from "../../../engine/runtime/LlamaRuntime.js";
-import { alice, bob, expectEngineClean, promptOf, startTinyEngine } from "../../support/engineFixtures.js";
+import { alice, bob, expectEngineClean, freshSession, promptOf, startTinyEngine } from "../../support/engineFixtures.js";
 
 const MAX_TOKENS = 6;
 /** 39 handed-off positions: three pages of 16, the last partly filled. */
@@ -45,22 +45,22 @@ describe("each broken handoff is refused with its own error, and the engine stay
         const integrityFailuresBefore = engine.counters.integrityFailures;
         const tokensSeen: number[] = [];
         hooks.afterSeal = tamper;
-        await expect(engine.generate({ session: alice, promptTokens: promptOf(engine, NUM_PROMPT_TOKENS), maxTokens: MAX_TOKENS, onToken: (t) => tokensSeen.push(t) }))
+        await expect(engine.generate({ session: freshSession(), promptTokens: promptOf(engine, NUM_PROMPT_TOKENS), maxTokens: MAX_TOKENS, onToken: (t) => tokensSeen.push(t) }))
             .rejects.toMatchObject({ code, message: expect.stringMatching(/^KV handoff refused: .+ Nothing was decoded; the engine is healthy, retry the request\.$/) });
         delete hooks.afterSeal;
         expect(tokensSeen).toEqual([]); // nothing decoded over what did not arrive
         expect(engine.counters.integrityFailures).toBe(integrityFailuresBefore + 1);
-        expectEngineClean(engine);
+        await expectEngineClean(engine);
 
-        const next = await engine.generate({ session: bob, promptTokens: promptOf(engine, NUM_PROMPT_TOKENS), maxTokens: MAX_TOKENS });
+        const next = await engine.generate({ session: freshSession(), promptTokens: promptOf(engine, NUM_PROMPT_TOKENS), maxTokens: MAX_TOKENS });
         expect(next.tokens).toEqual(reference);
-        expectEngineClean(engine);
+        await expectEngineClean(engine);
     }
 
     it("serves the clean handoff exactly as unified mode", async () => {
         const result = await engine.generate({ session: alice, promptTokens: promptOf(engine, NUM_PROMPT_TOKENS), maxTokens: MAX_TOKENS });
         expect(result.tokens).toEqual(reference);
-        expectEngineClean(engine);
+        await expectEngineClean(engine);
     });
 
     it("pages dropped from the transfer: one page of three delivered", async () => {
@@ -74,7 +74,7 @@ describe("each broken handoff is refused with its own error, and the engine stay
     it("a manifest of another request (the previous request's, replayed)", async () => {
         let previous: PageManifest | undefined;
         hooks.afterSeal = (manifest) => { previous = manifest; };
-        await engine.generate({ session: alice, promptTokens: promptOf(engine, NUM_PROMPT_TOKENS), maxTokens: 1 });
+        await engine.generate({ session: bob, promptTokens: promptOf(engine, NUM_PROMPT_TOKENS), maxTokens: 1 });
         expect(previous).toBeDefined();
         await expectRefusedThenHealthy(() => previous, "handoff_page_owner_mismatch");
     });

@@ -45,14 +45,14 @@ describe("the 2026 incident replayed: a window configured above the prefill capa
             expect(tokensSeen).toEqual([]);
             expect(engine.pool.counters.numReservations).toBe(0);
             expect(engine.counters).toMatchObject({ rejected: 1, finished: 0, failed: 0 });
-            expectEngineClean(engine);
+            await expectEngineClean(engine);
 
             // Just under the capacity is served.
             const served = await engine.generate({ session: alice, promptTokens: promptOf(engine, 248), maxTokens: 8 });
             expect(served.tokens).toHaveLength(8);
             expect(served.numHandedOffTokens).toBe(247);
             expect(engine.pool.counters.numReservations).toBe(1);
-            expectEngineClean(engine);
+            await expectEngineClean(engine);
         } finally {
             await engine.dispose();
         }
@@ -73,7 +73,7 @@ describe("the 2026 incident replayed: a window configured above the prefill capa
                 expect((await run).tokens).toHaveLength(1);
             else
                 await expect(run).rejects.toMatchObject({ code: "context_length_exceeded", limit: 240, boundBy: "pool" });
-            expectEngineClean(engine);
+            await expectEngineClean(engine);
         } finally {
             await engine.dispose();
         }

@@ -1,0 +1,95 @@
+// The one message protocol between a host (Electron main or the headless server) and the engine
+// process (ARCHITECTURE.md, Processes). Plain JSON-safe data only: it crosses process.send and
+// Electron's MessagePort unchanged. The renderer's RPC reuses these payload types.
+
+export type ChatRole = "system" | "user" | "assistant";
+
+export interface ChatMessage {
+    readonly role: ChatRole;
+    readonly content: string;
+}
+
+export interface SamplingParams {
+    /** 0 is greedy. */
+    readonly temperature: number;
+    readonly topP?: number;
+    readonly topK?: number;
+    readonly seed?: number;
+    /** Tokens to generate at most. */
+    readonly maxTokens: number;
+    /** Generation ends before any of these strings; they are not part of the answer. */
+    readonly stop?: readonly string[];
+}
+
+/** One chat turn: the whole conversation so far, ending with the user's message. */
+export interface ChatTurnRequest {
+    readonly requestId: string;
+    /** The isolation boundary: KV and prefix reuse never cross workspaces. */
+    readonly workspace: string;
+    readonly messages: readonly ChatMessage[];
+    readonly sampling: SamplingParams;
+}
+
+export type FinishReason = "stop" | "length";
+
+export interface TurnUsage {
+    readonly promptTokens: number;
+    /** Prompt tokens the engine already held for this workspace and did not evaluate again. */
+    readonly cachedPromptTokens: number;
+    /** Prompt tokens evaluated for this turn (in the decode context or through the prefill handoff). */
+    readonly evaluatedPromptTokens: number;
+    readonly completionTokens: number;
+}
+
+/** A failure the caller sees: a stable code and a message with the numbers and what to do. */
+export interface EngineErrorPayload {
+    readonly code: string;
+    readonly message: string;
+}
+
+export interface DraftMeasurement {
+    readonly workspace: string;
+    /** Tokens the draft adds to the conversation (the rendered user turn). */
+    readonly draftTokens: number;
+    /** Tokens the conversation already uses. */
+    readonly usedTokens: number;
+    /** The workspace's limit: the advertised window (min of configured window and measured capacities). */
+    readonly limit: number;
+    /** `limit − usedTokens − draftTokens`; negative when the draft does not fit. */
+    readonly remainingTokens: number;
+    readonly fits: boolean;
+}
+
+export interface EngineInfo {
+    readonly modelPath: string;
+    readonly modelName: string;
+    readonly backend: string;
+    readonly mode: { readonly requested: "split" | "unified"; readonly effective: "split" | "unified"; readonly reason?: string };
+    readonly window: { readonly configured: number; readonly limit: number; readonly boundBy: string; readonly clamped: boolean };
+    readonly capacities: { readonly window: number; readonly prefill: number; readonly decode: number; readonly pool: number };
+    readonly numDecodeSequences: number;
+    readonly pageTokens: number;
+    readonly numPages: number;
+    readonly pageBytes: number;
+}
+
+/** host → engine */
+export type EngineCommand =
+    | { readonly type: "chat"; readonly request: ChatTurnRequest }
+    | { readonly type: "cancel"; readonly requestId: string }
+    | { readonly type: "measure"; readonly callId: string; readonly workspace: string; readonly messages: readonly ChatMessage[]; readonly draft: string }
+    | { readonly type: "snapshot"; readonly callId: string }
+    | { readonly type: "forgetWorkspace"; readonly workspace: string }
+    | { readonly type: "shutdown" };
+
+/** engine → host */
+export type EngineEvent =
+    | { readonly type: "ready"; readonly info: EngineInfo }
+    | { readonly type: "startFailed"; readonly error: EngineErrorPayload }
+    | { readonly type: "queued"; readonly requestId: string; readonly position: number }
+    | { readonly type: "started"; readonly requestId: string }
+    | { readonly type: "token"; readonly requestId: string; readonly text: string }
+    | { readonly type: "finished"; readonly requestId: string; readonly text: string; readonly finishReason: FinishReason; readonly usage: TurnUsage }
+    | { readonly type: "failed"; readonly requestId: string; readonly error: EngineErrorPayload }
+    | { readonly type: "measured"; readonly callId: string; readonly result?: DraftMeasurement; readonly error?: EngineErrorPayload }
+    | { readonly type: "snapshot"; readonly callId: string; readonly snapshot: unknown };

@@ -1,0 +1,75 @@
+import { LlamaText, resolveChatWrapper, type ChatHistoryItem, type ChatWrapper, type LlamaModel, type Token } from "node-llama-cpp";
+import type { ChatMessage } from "../../contract/engineProtocol.js";
+import { KvaultError } from "../core/KvaultError.js";
+
+/** Marks where an assistant answer sits in a rendered conversation; private-use code points no model emits in text. */
+const ANSWER_SENTINEL = "\uE000kvault-answer\uE001";
+
+export class ChatTemplateError extends KvaultError {
+    readonly code = "chat_template_error";
+}
+
+/**
+ * Turns a conversation into tokens through the model's own chat template (node-llama-cpp resolves
+ * the wrapper from the GGUF metadata, as for a downloaded model).
+ */
+export class ChatRenderer {
+    readonly wrapper: ChatWrapper;
+
+    constructor(private readonly model: LlamaModel) {
+        this.wrapper = resolveChatWrapper(model) ?? (() => {
+            throw new ChatTemplateError("The model has no chat template node-llama-cpp can use. Open a chat model (an instruct GGUF).");
+        })();
+    }
+
+    /** The whole conversation, ready for the answer to be generated: BOS, every turn, the assistant's opening. */
+    renderConversation(messages: readonly ChatMessage[]): number[] {
+        return this.renderText(messages).tokenize(this.model.tokenizer);
+    }
+
+    /**
+     * The tokens that follow an assistant answer the engine generated itself: the template's end of
+     * that answer, the next messages, the assistant's opening. The answer's own tokens are the
+     * ones the engine sampled, so a conversation continues without retokenizing (and re-evaluating)
+     * what the engine already holds. `answerIndex` is the index of that answer in `messages`.
+     */
+    renderContinuation(messages: readonly ChatMessage[], answerIndex: number): number[] | undefined {
+        const marked = messages.map((message, index) => index === answerIndex ? { ...message, content: ANSWER_SENTINEL } : message);
+        const values = this.renderText(marked).values;
+        for (let index = 0; index < values.length; index++) {
+            const value = values[index];
+            if (typeof value !== "string" || !value.includes(ANSWER_SENTINEL))
+                continue;
+            const after = value.slice(value.indexOf(ANSWER_SENTINEL) + ANSWER_SENTINEL.length);
+            const rest = LlamaText([after, ...values.slice(index + 1)]);
+            if (rest.values.some((item) => typeof item === "string" && item.includes(ANSWER_SENTINEL)))
+                return undefined;
+            return rest.tokenize(this.model.tokenizer, "trimLeadingSpace");
+        }
+        return undefined; // a template that rewrites answers: the caller renders in full
+    }
+
+    /** Tokens the draft message would add as the next user turn (for the context meter). */
+    measureDraft(messages: readonly ChatMessage[], draft: string): { readonly numConversationTokens: number; readonly numDraftTokens: number } {
+        const withoutDraft = this.renderConversation(messages.length === 0 ? [{ role: "user", content: "" }] : messages);
+        const withDraft = this.renderConversation([...messages, { role: "user", content: draft }]);
+        const numConversationTokens = messages.length === 0 ? 0 : withoutDraft.length;
+        return { numConversationTokens, numDraftTokens: Math.max(0, withDraft.length - numConversationTokens) };
+    }
+
+    detokenize(tokens: readonly number[]): string {
+        return this.model.detokenize(tokens as Token[]);
+    }
+
+    private renderText(messages: readonly ChatMessage[]): LlamaText {
+        const chatHistory: ChatHistoryItem[] = messages.map((message) => {
+            switch (message.role) {
+                case "system": return { type: "system", text: message.content };
+                case "user": return { type: "user", text: message.content };
+                case "assistant": return { type: "model", response: [message.content] };
+            }
+        });
+        chatHistory.push({ type: "model", response: [] });
+        return this.wrapper.generateContextState({ chatHistory }).contextText;
+    }
+}

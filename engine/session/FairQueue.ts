@@ -1,0 +1,59 @@
+import type { SessionId } from "../core/ids.js";
+
+export interface QueueEntry {
+    readonly session: SessionId;
+    /** Order of arrival, increasing. */
+    readonly arrival: number;
+}
+
+/**
+ * Who runs next when a decode sequence frees up: round robin across workspaces. Among waiting
+ * entries whose workspace is not running a turn, the workspace served longest ago goes first;
+ * within a workspace, arrival order. Pure: the engine asks, then grants.
+ */
+export class FairQueue<E extends QueueEntry> {
+    readonly #waiting: E[] = [];
+    readonly #lastServed = new Map<SessionId, number>();
+    #numGrants = 0;
+
+    get length(): number {
+        return this.#waiting.length;
+    }
+
+    push(entry: E): void {
+        this.#waiting.push(entry);
+    }
+
+    remove(entry: E): boolean {
+        const index = this.#waiting.indexOf(entry);
+        if (index < 0)
+            return false;
+        this.#waiting.splice(index, 1);
+        return true;
+    }
+
+    /** The waiting entries in the order they would be granted, given the workspaces now busy. */
+    order(busySessions: ReadonlySet<SessionId>): E[] {
+        const served = (entry: E): number => this.#lastServed.get(entry.session) ?? -1;
+        return [...this.#waiting].sort((a, b) => {
+            const busyA = busySessions.has(a.session) ? 1 : 0;
+            const busyB = busySessions.has(b.session) ? 1 : 0;
+            return busyA - busyB || served(a) - served(b) || a.arrival - b.arrival;
+        });
+    }
+
+    /** 1-based place of `entry` in `order(busySessions)`. */
+    positionOf(entry: E, busySessions: ReadonlySet<SessionId>): number {
+        return this.order(busySessions).indexOf(entry) + 1;
+    }
+
+    /** Takes the next entry whose workspace is not busy, or undefined. */
+    next(busySessions: ReadonlySet<SessionId>): E | undefined {
+        const entry = this.order(busySessions)[0];
+        if (entry === undefined || busySessions.has(entry.session))
+            return undefined;
+        this.remove(entry);
+        this.#lastServed.set(entry.session, this.#numGrants++);
+        return entry;
+    }
+}
