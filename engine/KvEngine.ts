@@ -29,7 +29,10 @@ export interface GenerateRequest {
     readonly maxTokens: number;
     readonly sampling?: SamplingOptions;
     readonly signal?: AbortSignal;
-    readonly onToken?: (token: number) => void;
+    /** Each generated token as it comes; returning "stop" ends the request normally (a stop string was seen). */
+    readonly onToken?: (token: number) => void | "stop";
+    /** Called once the request has its decode sequence and starts. */
+    readonly onStarted?: () => void;
     /** Called when the request must wait, with its 1-based place in the queue. */
     readonly onQueued?: (position: number) => void;
 }
@@ -132,7 +135,8 @@ export class KvEngine {
         readonly config: EngineConfig,
         private readonly runtime: LlamaRuntime,
         private readonly ownsRuntime: boolean,
-        private readonly model: LlamaModel,
+        /** @internal for engine/service and tests: the loaded model, behind engine/runtime's types. */
+        readonly model: LlamaModel,
         readonly modelFingerprint: string,
         readonly layout: KvLayout,
         readonly layoutFingerprint: string,
@@ -221,6 +225,10 @@ export class KvEngine {
         }
     }
 
+    get modelName(): string {
+        return String(this.model.fileInfo.metadata.general?.name ?? this.config.modelPath.split(/[\\/]/).at(-1));
+    }
+
     get backend(): string {
         return this.runtime.describe();
     }
@@ -274,6 +282,7 @@ export class KvEngine {
             await this.#waitForTurn(record, input);
             session = this.#session(input.session);
             session.busy = true;
+            input.onStarted?.();
             return await this.#run(record, session, input);
         } catch (error) {
             if (record.isTerminal)
@@ -569,7 +578,8 @@ export class KvEngine {
             }
             generated.push(token);
             this.counters.generatedTokens++;
-            input.onToken?.(token);
+            if (input.onToken?.(token) === "stop")
+                break;
             if (generated.length >= input.maxTokens) {
                 finishReason = "length";
                 break;

@@ -26,6 +26,7 @@ export interface RoleContextOptions {
  */
 export class RoleContext {
     private readonly freeSlots: SequenceSlot[];
+    private readonly allSlots: readonly SequenceSlot[];
     private disposed = false;
 
     private constructor(
@@ -41,6 +42,7 @@ export class RoleContext {
         slots: SequenceSlot[],
         private readonly stateDirectory: PrivateStateDirectory
     ) {
+        this.allSlots = [...slots];
         this.freeSlots = slots.reverse(); // acquired from the end: slot 0 first
     }
 
@@ -83,6 +85,11 @@ export class RoleContext {
 
     get numFreeSequences(): number {
         return this.freeSlots.length;
+    }
+
+    /** Input tokens node-llama-cpp evaluated in this context's sequences (their token meters), the start-up probe included. */
+    get numEvaluatedTokens(): number {
+        return this.allSlots.reduce((sum, slot) => sum + slot.numEvaluatedTokens, 0);
     }
 
     get numBusySequences(): number {

@@ -1,0 +1,198 @@
+import type { ChatMessage, ChatTurnRequest, DraftMeasurement, EngineInfo, FinishReason, TurnUsage } from "../../contract/engineProtocol.js";
+import { pageStateNames, type EngineSnapshot } from "../../contract/EngineSnapshot.js";
+import { sessionId } from "../core/ids.js";
+import type { EngineConfigInput } from "../EngineConfig.js";
+import { KvEngine, type KvEngineHooks } from "../KvEngine.js";
+import { ChatRenderer } from "../runtime/ChatRenderer.js";
+import type { LlamaRuntime } from "../runtime/LlamaRuntime.js";
+import { TextStreamer } from "./TextStreamer.js";
+import { ThroughputMeter } from "./ThroughputMeter.js";
+import { validateChatTurn } from "./validateChatTurn.js";
+
+export interface TurnCallbacks {
+    onQueued?(position: number): void;
+    onStarted?(): void;
+    onText?(text: string): void;
+}
+
+export interface TurnResult {
+    readonly text: string;
+    readonly finishReason: FinishReason;
+    readonly usage: TurnUsage;
+}
+
+/** A conversation as the engine last answered it: the messages with its answer, and the exact tokens. */
+interface Transcript {
+    readonly messages: readonly ChatMessage[];
+    readonly tokens: readonly number[];
+}
+
+/**
+ * What hosts call: chat turns per workspace over the engine, rendered with the model's chat
+ * template; a draft's pre-flight measure; snapshots for the UI. The same class runs inside the
+ * engine process (engine/process/) and, in tests, in process.
+ */
+export class EngineService {
+    readonly #transcripts = new Map<string, Transcript>();
+    readonly #throughput = new ThroughputMeter();
+    readonly #startedAt = performance.now();
+
+    private constructor(readonly engine: KvEngine, readonly renderer: ChatRenderer) {}
+
+    static async start(config: EngineConfigInput, options: { runtime?: LlamaRuntime; hooks?: KvEngineHooks } = {}): Promise<EngineService> {
+        const engine = await KvEngine.start(config, options);
+        try {
+            return new EngineService(engine, new ChatRenderer(engine.model));
+        } catch (error) {
+            await engine.dispose();
+            throw error;
+        }
+    }
+
+    info(): EngineInfo {
+        const { engine } = this;
+        return {
+            modelPath: engine.config.modelPath,
+            modelName: engine.modelName,
+            backend: engine.backend,
+            mode: engine.mode,
+            window: { configured: engine.window.configured, limit: engine.window.limit, boundBy: engine.window.boundBy, clamped: engine.window.clamped },
+            capacities: engine.window.capacities,
+            numDecodeSequences: engine.decode.numSequences,
+            pageTokens: engine.pool.config.pageTokens,
+            numPages: engine.pool.config.numPages,
+            pageBytes: engine.pool.config.pageBytes
+        };
+    }
+
+    /**
+     * One chat turn. Resolves with the whole answer when it was served in full; every other end
+     * rejects with a typed error, and the answer is not kept.
+     */
+    async chat(untrusted: ChatTurnRequest, callbacks: TurnCallbacks = {}, signal?: AbortSignal): Promise<TurnResult> {
+        const request = validateChatTurn(untrusted);
+        const { workspace, messages, sampling } = request;
+        const promptTokens = this.#promptTokens(workspace, messages);
+        this.#transcripts.delete(workspace);
+
+        const streamer = new TextStreamer((tokens) => this.renderer.detokenize(tokens), sampling.stop ?? []);
+        const result = await this.engine.generate({
+            session: sessionId(workspace),
+            promptTokens,
+            maxTokens: sampling.maxTokens,
+            sampling: { temperature: sampling.temperature, topK: sampling.topK, topP: sampling.topP, seed: sampling.seed },
+            signal,
+            onQueued: callbacks.onQueued,
+            onStarted: callbacks.onStarted,
+            onToken: (token) => {
+                this.#throughput.add(1);
+                const text = streamer.push(token);
+                if (text !== "")
+                    callbacks.onText?.(text);
+                return streamer.stopped ? "stop" : undefined;
+            }
+        });
+        const rest = streamer.rest();
+        if (rest !== "")
+            callbacks.onText?.(rest);
+        const text = streamer.finish();
+        if (!streamer.stopped) // a stop string cut the answer: its tokens are not the conversation's; render in full next turn
+            this.#transcripts.set(workspace, { messages: [...messages, { role: "assistant", content: text }], tokens: [...promptTokens, ...result.tokens] });
+        return {
+            text,
+            finishReason: streamer.stopped ? "stop" : result.finishReason,
+            usage: {
+                promptTokens: promptTokens.length,
+                cachedPromptTokens: result.numReusedTokens,
+                evaluatedPromptTokens: result.numEvaluatedTokens,
+                completionTokens: result.tokens.length
+            }
+        };
+    }
+
+    /**
+     * The conversation's tokens. After an answer the engine generated itself, the answer's own
+     * sampled tokens are kept and only what follows is rendered, so nothing the workspace holds is
+     * evaluated again; otherwise the whole conversation is rendered.
+     */
+    #promptTokens(workspace: string, messages: readonly ChatMessage[]): number[] {
+        const transcript = this.#transcripts.get(workspace);
+        if (transcript !== undefined && messages.length > transcript.messages.length &&
+            transcript.messages.every((message, index) => message.role === messages[index]!.role && message.content === messages[index]!.content)) {
+            const continuation = this.renderer.renderContinuation(messages, transcript.messages.length - 1);
+            if (continuation !== undefined)
+                return [...transcript.tokens, ...continuation];
+        }
+        return this.renderer.renderConversation(messages);
+    }
+
+    /** Pre-flight for the context meter: the draft's tokens against what the workspace has left. */
+    measure(workspace: string, messages: readonly ChatMessage[], draft: string): DraftMeasurement {
+        const { numConversationTokens, numDraftTokens } = this.renderer.measureDraft(messages, draft);
+        const limit = this.engine.window.limit;
+        const remainingTokens = limit - numConversationTokens - numDraftTokens;
+        return { workspace, draftTokens: numDraftTokens, usedTokens: numConversationTokens, limit, remainingTokens, fits: remainingTokens > 0 };
+    }
+
+    async forgetWorkspace(workspace: string): Promise<void> {
+        this.#transcripts.delete(workspace);
+        await this.engine.forgetSession(sessionId(workspace));
+    }
+
+    snapshot(): EngineSnapshot {
+        const { engine } = this;
+        const pool = engine.pool.snapshot();
+        const ownerSlots = new Uint16Array(pool.ownerSlots.length);
+        ownerSlots.set(pool.ownerSlots);
+        const counters = engine.counters;
+        const poolCounters = engine.pool.counters;
+        const roles: EngineSnapshot["roles"][number][] = [{
+            role: engine.decode.role, numSequences: engine.decode.numSequences,
+            numBusySequences: engine.decode.numBusySequences, sequenceCapacity: engine.decode.sequenceCapacity
+        }];
+        if (engine.prefill)
+            roles.unshift({ role: "prefill", numSequences: 1, numBusySequences: engine.prefill.numBusySequences, sequenceCapacity: engine.prefill.sequenceCapacity });
+        return {
+            at: performance.now() - this.#startedAt,
+            pageMap: {
+                numPages: engine.pool.config.numPages,
+                pageTokens: engine.pool.config.pageTokens,
+                pageBytes: engine.pool.config.pageBytes,
+                states: Buffer.from(pool.states.buffer, pool.states.byteOffset, pool.states.byteLength).toString("base64"),
+                ownerSlots: Buffer.from(ownerSlots.buffer).toString("base64"),
+                owners: [...pool.sessions],
+                numPagesByState: Object.fromEntries(pageStateNames.map((name, state) => [name, pool.numPagesByState[state] ?? 0])) as EngineSnapshot["pageMap"]["numPagesByState"],
+                numActiveLeases: pool.numActiveLeases
+            },
+            workspaces: engine.sessions().map((session) => ({
+                workspace: session.id,
+                residency: session.residency.kind,
+                ...(session.residency.kind === "resident" ? { sequence: session.residency.slot.index } : {}),
+                heldTokens: session.heldTokens.length,
+                running: session.busy,
+                numSwapOuts: session.numSwapOuts,
+                numSwapIns: session.numSwapIns
+            })),
+            roles,
+            capacities: { ...engine.window.capacities, limit: engine.window.limit },
+            numQueued: engine.numQueued,
+            counters: {
+                requests: { finished: counters.finished, rejected: counters.rejected, cancelled: counters.cancelled, failed: counters.failed },
+                integrityFailures: counters.integrityFailures,
+                staleWritesRefused: poolCounters.staleWritesRefused,
+                pagesScrubbed: poolCounters.pagesScrubbed,
+                swapOuts: counters.swapOuts,
+                swapIns: counters.swapIns,
+                swapDrops: counters.swapDrops,
+                generatedTokens: counters.generatedTokens,
+                evaluatedPromptTokens: counters.evaluatedPromptTokens,
+                reusedPromptTokens: counters.reusedPromptTokens
+            },
+            tokensPerSecond: this.#throughput.perSecond()
+        };
+    }
+
+    async dispose(): Promise<void> {
+        await this.engine.dispose();
+    }
+}

@@ -1,0 +1,75 @@
+import type { ChatMessage, ChatTurnRequest } from "../../contract/engineProtocol.js";
+import { InvalidRequestError } from "../request/requestErrors.js";
+
+/** Limits on what one turn may carry; beyond them a request is refused at the door, never truncated. */
+export const turnLimits = {
+    maxMessages: 10_000,
+    maxMessageChars: 4_000_000,
+    maxStopStrings: 16,
+    maxStopChars: 256,
+    maxWorkspaceChars: 256
+} as const;
+
+const roles = new Set(["system", "user", "assistant"]);
+
+/**
+ * Checks every field of a turn that crossed a process boundary: types, ranges, sizes. A bad field
+ * is an `InvalidRequestError` naming it; it never reaches the engine (failure mode 19).
+ */
+export function validateChatTurn(value: unknown): ChatTurnRequest {
+    const turn = record(value, "request");
+    const requestId = string(turn.requestId, "requestId", 256);
+    const workspace = string(turn.workspace, "workspace", turnLimits.maxWorkspaceChars);
+    if (workspace === "")
+        throw new InvalidRequestError("workspace is empty; name the workspace the turn belongs to.");
+    if (!Array.isArray(turn.messages) || turn.messages.length === 0 || turn.messages.length > turnLimits.maxMessages)
+        throw new InvalidRequestError(`messages must be a list of 1 to ${turnLimits.maxMessages} messages.`);
+    const messages: ChatMessage[] = turn.messages.map((item: unknown, index: number) => {
+        const message = record(item, `messages[${index}]`);
+        if (typeof message.role !== "string" || !roles.has(message.role))
+            throw new InvalidRequestError(`messages[${index}].role must be "system", "user" or "assistant".`);
+        return { role: message.role as ChatMessage["role"], content: string(message.content, `messages[${index}].content`, turnLimits.maxMessageChars) };
+    });
+    if (messages.at(-1)!.role !== "user")
+        throw new InvalidRequestError("The last message must be the user's: the engine answers it.");
+
+    const sampling = record(turn.sampling, "sampling");
+    const temperature = number(sampling.temperature, "sampling.temperature", 0, 2);
+    const maxTokens = integer(sampling.maxTokens, "sampling.maxTokens", 1, 1_048_576);
+    const topP = sampling.topP === undefined ? undefined : number(sampling.topP, "sampling.topP", 0, 1);
+    const topK = sampling.topK === undefined ? undefined : integer(sampling.topK, "sampling.topK", 0, 1_000_000);
+    const seed = sampling.seed === undefined ? undefined : integer(sampling.seed, "sampling.seed", 0, 2 ** 32 - 1);
+    let stop: string[] | undefined;
+    if (sampling.stop !== undefined) {
+        if (!Array.isArray(sampling.stop) || sampling.stop.length > turnLimits.maxStopStrings)
+            throw new InvalidRequestError(`sampling.stop must be a list of at most ${turnLimits.maxStopStrings} strings.`);
+        stop = sampling.stop.map((item: unknown, index: number) => string(item, `sampling.stop[${index}]`, turnLimits.maxStopChars)).filter((item: string) => item !== "");
+    }
+    return { requestId, workspace, messages, sampling: { temperature, maxTokens, topP, topK, seed, stop } };
+}
+
+function record(value: unknown, name: string): Record<string, unknown> {
+    if (typeof value !== "object" || value === null || Array.isArray(value))
+        throw new InvalidRequestError(`${name} must be an object.`);
+    return value as Record<string, unknown>;
+}
+
+function string(value: unknown, name: string, maxChars: number): string {
+    if (typeof value !== "string")
+        throw new InvalidRequestError(`${name} must be a string.`);
+    if (value.length > maxChars)
+        throw new InvalidRequestError(`${name} has ${value.length.toLocaleString("en-US")} characters; the limit is ${maxChars.toLocaleString("en-US")}.`);
+    return value;
+}
+
+function number(value: unknown, name: string, min: number, max: number): number {
+    if (typeof value !== "number" || !Number.isFinite(value) || value < min || value > max)
+        throw new InvalidRequestError(`${name} must be a number in [${min}, ${max}]; got ${JSON.stringify(value) ?? String(value)}.`);
+    return value;
+}
+
+function integer(value: unknown, name: string, min: number, max: number): number {
+    if (typeof value !== "number" || !Number.isSafeInteger(value) || value < min || value > max)
+        throw new InvalidRequestError(`${name} must be a whole number in [${min}, ${max}]; got ${JSON.stringify(value) ?? String(value)}.`);
+    return value;
+}
