@@ -29,9 +29,14 @@ export class SequenceSlot {
         return this.sequence.contextTokens;
     }
 
-    /** Input tokens node-llama-cpp evaluated in this sequence so far (its token meter): proof of what reuse saved. */
+    /**
+     * Tokens llama.cpp evaluated in this sequence so far, by node-llama-cpp's token meter (which
+     * splits them into "input", evaluated without logits, and "output", evaluated with): proof of
+     * what prefix reuse saved.
+     */
     get numEvaluatedTokens(): number {
-        return this.sequence.tokenMeter.usedInputTokens;
+        const meter = this.sequence.tokenMeter;
+        return meter.usedInputTokens + meter.usedOutputTokens;
     }
 
     /** Drops positions `[position, numTokens)` from the sequence's KV. */
