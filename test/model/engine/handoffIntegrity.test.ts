@@ -45,7 +45,7 @@ describe("each broken handoff is refused with its own error, and the engine stay
         const integrityFailuresBefore = engine.counters.integrityFailures;
         const tokensSeen: number[] = [];
         hooks.afterSeal = tamper;
-        await expect(engine.generate({ session: freshSession(), promptTokens: promptOf(engine, NUM_PROMPT_TOKENS), maxTokens: MAX_TOKENS, onToken: (t) => tokensSeen.push(t) }))
+        await expect(engine.generate({ session: freshSession(), promptTokens: promptOf(engine, NUM_PROMPT_TOKENS), maxTokens: MAX_TOKENS, onToken: (t) => { tokensSeen.push(t); } }))
             .rejects.toMatchObject({ code, message: expect.stringMatching(/^KV handoff refused: .+ Nothing was decoded; the engine is healthy, retry the request\.$/) });
         delete hooks.afterSeal;
         expect(tokensSeen).toEqual([]); // nothing decoded over what did not arrive

@@ -31,7 +31,7 @@ describe("the 2026 incident replayed: a window configured above the prefill capa
         const engine = await startTinyEngine(runtime, { window: 512, prefillContextSize: 256, decodeContextSize: 512 });
         try {
             const tokensSeen: number[] = [];
-            const rejection = engine.generate({ session: alice, promptTokens: promptOf(engine, 300), maxTokens: 8, onToken: (token) => tokensSeen.push(token) });
+            const rejection = engine.generate({ session: alice, promptTokens: promptOf(engine, 300), maxTokens: 8, onToken: (token) => { tokensSeen.push(token); } });
             await expect(rejection).rejects.toBeInstanceOf(ContextLengthExceededError);
             await expect(rejection).rejects.toMatchObject({
                 code: "context_length_exceeded",
