@@ -1,0 +1,105 @@
+import os from "node:os";
+import path from "node:path";
+import { KvaultError } from "../../engine/core/KvaultError.js";
+
+export class ServeOptionsError extends KvaultError {
+    readonly code = "invalid_serve_options";
+}
+
+export interface ServeOptions {
+    readonly host: string;
+    readonly port: number;
+    /** A GGUF path, or a built-in preset generated into the data directory on first use. */
+    readonly model: { readonly kind: "preset"; readonly preset: "tiny" | "small" } | { readonly kind: "file"; readonly path: string };
+    readonly mode: "split" | "unified";
+    readonly context: number;
+    readonly prefillCapacity: number;
+    readonly decodeSequences: number;
+    readonly pageTokens: number;
+    readonly poolPages: number;
+    readonly apiKey?: string;
+    readonly dataDir: string;
+}
+
+export const serveDefaults = {
+    host: "127.0.0.1",
+    port: 8080,
+    model: "tiny",
+    mode: "split",
+    context: 4096,
+    decodeSequences: 4,
+    pageTokens: 256
+} as const;
+
+export const serveUsage = `Usage: npm run serve -- [options]
+
+  --host HOST                 address to listen on (default ${serveDefaults.host}: loopback only)
+  --port N                    port, 0 for a free one (default ${serveDefaults.port})
+  --model PATH|tiny|small     a GGUF file, or a built-in generated model (default ${serveDefaults.model})
+  --mode split|unified        prefill/decode split with page handoff, or one context (default ${serveDefaults.mode})
+  --context TOKENS            context window per workspace (default ${serveDefaults.context})
+  --prefill-capacity TOKENS   tokens of the prefill context (default: the window)
+  --decode-sequences N        workspaces decoding at once; more are swapped to pages (default ${serveDefaults.decodeSequences})
+  --page-tokens N             token positions per KV page (default ${serveDefaults.pageTokens})
+  --pool-pages N              pages in the host pool (default: the window for every decode sequence, plus one)
+  --api-key KEY               API key (default: $KVAULT_API_KEY, else a new key printed at start)
+  --data-dir DIR              where models and chats live (default ~/.kvault)
+`;
+
+const FLAGS = new Set(["host", "port", "model", "mode", "context", "prefill-capacity", "decode-sequences", "page-tokens", "pool-pages", "api-key", "data-dir"]);
+
+/** Parses `npm run serve` arguments; every mistake is a `ServeOptionsError` that says which flag and why. */
+export function parseServeOptions(argv: readonly string[], env: Readonly<Record<string, string | undefined>> = {}): ServeOptions {
+    const given = new Map<string, string>();
+    for (let index = 0; index < argv.length; index++) {
+        const argument = argv[index]!;
+        const match = /^--([a-z-]+)(?:=(.*))?$/.exec(argument);
+        if (match === null || !FLAGS.has(match[1]!))
+            throw new ServeOptionsError(`Unknown option "${argument}".\n\n${serveUsage}`);
+        const value = match[2] ?? argv[++index];
+        if (value === undefined || (match[2] === undefined && value.startsWith("--")))
+            throw new ServeOptionsError(`--${match[1]} needs a value.`);
+        if (given.has(match[1]!))
+            throw new ServeOptionsError(`--${match[1]} is given twice.`);
+        given.set(match[1]!, value);
+    }
+
+    const integer = (flag: string, fallback: number, min: number, max: number): number => {
+        const text = given.get(flag);
+        if (text === undefined)
+            return fallback;
+        const value = Number(text);
+        if (!/^\d+$/.test(text) || !Number.isSafeInteger(value) || value < min || value > max)
+            throw new ServeOptionsError(`--${flag} is "${text}"; it must be a whole number from ${min.toLocaleString("en-US")} to ${max.toLocaleString("en-US")}.`);
+        return value;
+    };
+
+    const mode = given.get("mode") ?? serveDefaults.mode;
+    if (mode !== "split" && mode !== "unified")
+        throw new ServeOptionsError(`--mode is "${mode}"; use "split" or "unified".`);
+    const modelText = given.get("model") ?? serveDefaults.model;
+    const model = modelText === "tiny" || modelText === "small"
+        ? { kind: "preset" as const, preset: modelText }
+        : { kind: "file" as const, path: path.resolve(modelText) };
+
+    const context = integer("context", serveDefaults.context, 16, 1 << 22);
+    const decodeSequences = integer("decode-sequences", serveDefaults.decodeSequences, 1, 256);
+    const pageTokens = integer("page-tokens", serveDefaults.pageTokens, 1, 65_536);
+    const pagesPerWindow = Math.ceil(context / pageTokens);
+    const apiKey = given.get("api-key") ?? env.KVAULT_API_KEY;
+    if (apiKey !== undefined && !/^[A-Za-z0-9_.-]{8,200}$/.test(apiKey))
+        throw new ServeOptionsError("The API key must be 8 to 200 characters of letters, digits, '_', '.' or '-'.");
+    return {
+        host: given.get("host") ?? serveDefaults.host,
+        port: integer("port", serveDefaults.port, 0, 65_535),
+        model,
+        mode,
+        context,
+        prefillCapacity: integer("prefill-capacity", context, 16, 1 << 22),
+        decodeSequences,
+        pageTokens,
+        poolPages: integer("pool-pages", pagesPerWindow * (decodeSequences + 1), 1, 4_194_304),
+        apiKey: apiKey === "" ? undefined : apiKey,
+        dataDir: path.resolve(given.get("data-dir") ?? path.join(os.homedir(), ".kvault"))
+    };
+}

@@ -1,0 +1,243 @@
+import crypto from "node:crypto";
+import fs from "node:fs";
+import http, { type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import path from "node:path";
+import type { EngineClient } from "../EngineClient.js";
+import { chunkBody, completionBody, usageChunkBody, type CompletionIdentity } from "./chatCompletionResponses.js";
+import { fromEngineError, OpenAiError } from "./OpenAiError.js";
+import { parseChatCompletion } from "./parseChatCompletion.js";
+import { prometheusMetrics } from "./prometheusMetrics.js";
+import { allowedHosts, checkApiKey, checkHost, checkOrigin, readJsonBody } from "./requestGuards.js";
+
+export const httpDefaults = {
+    maxBodyBytes: 8 * 1024 * 1024,
+    /** Longest a chat completion may run before it is cancelled and answered with an error. */
+    requestTimeoutMs: 10 * 60 * 1000,
+    /** Chat completions in flight (running or queued in the engine) before new ones get 429. */
+    maxInFlight: 64
+} as const;
+
+export interface KvaultHttpServerOptions {
+    readonly engine: EngineClient;
+    readonly apiKey: string;
+    readonly host: string;
+    readonly port: number;
+    /** The id `/v1/models` lists and `model` must name. */
+    readonly modelId: string;
+    /** The built renderer to serve at `/`; the API alone when absent. */
+    readonly rendererDirectory?: string;
+    readonly maxBodyBytes?: number;
+    readonly requestTimeoutMs?: number;
+    readonly maxInFlight?: number;
+    /** Called for each WebSocket upgrade on `/rpc` that passed the host, origin and key checks. */
+    readonly onRpcUpgrade?: (request: IncomingMessage, socket: import("node:stream").Duplex, head: Buffer) => void;
+}
+
+const CONTENT_TYPES: Record<string, string> = {
+    ".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8",
+    ".svg": "image/svg+xml", ".png": "image/png", ".ico": "image/x-icon", ".json": "application/json", ".woff2": "font/woff2"
+};
+
+/**
+ * Kvault's local HTTP server: the OpenAI-compatible API, `/metrics`, `/health`, the renderer and
+ * the RPC WebSocket. Loopback by default; every request passes the Host check (no DNS rebinding),
+ * no other origin is ever granted CORS, bodies are bounded, and every chat has a time limit.
+ */
+export class KvaultHttpServer {
+    readonly #server: http.Server;
+    readonly #httpStatusCounts: Record<string, number> = {};
+    #allowed = new Set<string>();
+    #ownOrigins = new Set<string>();
+    #numInFlight = 0;
+
+    constructor(private readonly options: KvaultHttpServerOptions) {
+        this.#server = http.createServer((request, response) => void this.#handle(request, response));
+        this.#server.on("upgrade", (request: IncomingMessage, socket, head) => {
+            try {
+                this.#checkBrowserRequest(request);
+                const url = new URL(request.url ?? "/", "http://localhost");
+                if (url.pathname !== "/rpc" || this.options.onRpcUpgrade === undefined)
+                    throw new OpenAiError(404, "Not found", "not_found_error", "not_found");
+                const key = url.searchParams.get("key") ?? "";
+                checkApiKey({ headers: { authorization: `Bearer ${key}` } } as IncomingMessage, this.options.apiKey);
+                this.options.onRpcUpgrade(request, socket, head);
+            } catch (error) {
+                const status = error instanceof OpenAiError ? error.status : 400;
+                socket.end(`HTTP/1.1 ${status} ${http.STATUS_CODES[status] ?? "Error"}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+            }
+        });
+        this.#server.headersTimeout = 30_000;
+        this.#server.requestTimeout = 0; // chat streams run long; each chat has its own limit
+    }
+
+    /** Listens; resolves with the address actually bound (`port: 0` picks a free port). */
+    async listen(): Promise<{ host: string; port: number; url: string }> {
+        await new Promise<void>((resolve, reject) => {
+            this.#server.once("error", reject);
+            this.#server.listen(this.options.port, this.options.host, () => resolve());
+        });
+        const { port } = this.#server.address() as AddressInfo;
+        this.#allowed = allowedHosts(this.options.host, port);
+        this.#ownOrigins = new Set([...this.#allowed].map((host) => `http://${host}`));
+        const shownHost = this.options.host.includes(":") ? `[${this.options.host}]` : this.options.host;
+        return { host: this.options.host, port, url: `http://${shownHost}:${port}` };
+    }
+
+    async close(): Promise<void> {
+        this.#server.closeAllConnections();
+        await new Promise<void>((resolve) => this.#server.close(() => resolve()));
+    }
+
+    #checkBrowserRequest(request: IncomingMessage): void {
+        checkHost(request, this.#allowed);
+        checkOrigin(request, this.#ownOrigins);
+    }
+
+    async #handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+        response.on("finish", () => {
+            const key = String(response.statusCode);
+            this.#httpStatusCounts[key] = (this.#httpStatusCounts[key] ?? 0) + 1;
+        });
+        response.setHeader("X-Content-Type-Options", "nosniff");
+        response.setHeader("Referrer-Policy", "no-referrer");
+        try {
+            this.#checkBrowserRequest(request);
+            const url = new URL(request.url ?? "/", "http://localhost");
+            const route = `${request.method} ${url.pathname}`;
+            if (request.method === "OPTIONS")
+                throw new OpenAiError(403, "Kvault grants no cross-origin access.", "permission_error", "cors_not_allowed");
+            if (route === "GET /health")
+                return sendJson(response, 200, { status: "ok" });
+            if (url.pathname.startsWith("/v1/") || url.pathname === "/metrics") {
+                checkApiKey(request, this.options.apiKey);
+                if (route === "GET /metrics")
+                    return sendText(response, 200, prometheusMetrics(await this.options.engine.snapshot(), { requests: this.#httpStatusCounts }), "text/plain; version=0.0.4; charset=utf-8");
+                if (route === "GET /v1/models")
+                    return sendJson(response, 200, { object: "list", data: [this.#modelEntry()] });
+                if (request.method === "GET" && url.pathname.startsWith("/v1/models/")) {
+                    if (decodeURIComponent(url.pathname.slice("/v1/models/".length)) !== this.options.modelId)
+                        throw this.#unknownModel(url.pathname.slice("/v1/models/".length));
+                    return sendJson(response, 200, this.#modelEntry());
+                }
+                if (route === "POST /v1/chat/completions")
+                    return await this.#chatCompletion(request, response);
+                throw new OpenAiError(404, `Unknown endpoint ${request.method} ${url.pathname}.`, "not_found_error", "unknown_url");
+            }
+            if (request.method === "GET" && this.options.rendererDirectory !== undefined)
+                return this.#serveRenderer(url.pathname, response);
+            throw new OpenAiError(404, `Nothing at ${url.pathname}.`, "not_found_error", "not_found");
+        } catch (error) {
+            const failure = error instanceof OpenAiError ? error : fromEngineError(error);
+            if (!response.headersSent)
+                sendError(response, failure);
+            else
+                response.end();
+        }
+    }
+
+    #modelEntry(): Record<string, unknown> {
+        return { id: this.options.modelId, object: "model", created: 0, owned_by: "kvault" };
+    }
+
+    #unknownModel(model: string): OpenAiError {
+        return new OpenAiError(404, `The model "${model.slice(0, 200)}" does not exist here. This server runs "${this.options.modelId}" (GET /v1/models).`, "not_found_error", "model_not_found", "model");
+    }
+
+    async #chatCompletion(request: IncomingMessage, response: ServerResponse): Promise<void> {
+        const body = parseChatCompletion(await readJsonBody(request, this.options.maxBodyBytes ?? httpDefaults.maxBodyBytes));
+        if (body.model !== this.options.modelId)
+            throw this.#unknownModel(body.model);
+        const header = request.headers["x-kvault-workspace"];
+        const named = (typeof header === "string" && header !== "" ? header : undefined) ?? body.user;
+        if (named !== undefined && named.length > 256)
+            throw new OpenAiError(400, "The workspace name is longer than 256 characters.", "invalid_request_error", null, "user");
+        if (this.#numInFlight >= (this.options.maxInFlight ?? httpDefaults.maxInFlight))
+            throw new OpenAiError(429, `${this.#numInFlight} requests are already running or queued, the most this server takes. Retry in a moment.`, "rate_limit_error", "queue_full", null, 1);
+
+        // Without a workspace, each request is its own: no KV outlives it.
+        const workspace = named !== undefined ? `api:${named}` : `api-request:${crypto.randomUUID()}`;
+        const identity: CompletionIdentity = { id: `chatcmpl-${crypto.randomUUID().replaceAll("-", "")}`, created: Math.floor(Date.now() / 1000), model: this.options.modelId };
+        const controller = new AbortController();
+        const onClose = (): void => { if (!response.writableFinished) controller.abort(); };
+        response.on("close", onClose);
+        const timeoutMs = this.options.requestTimeoutMs ?? httpDefaults.requestTimeoutMs;
+        let timedOut = false;
+        const timer = setTimeout(() => { timedOut = true; controller.abort(); }, timeoutMs);
+        this.#numInFlight++;
+
+        const openStream = (): void => {
+            if (response.headersSent)
+                return;
+            response.writeHead(200, { "Content-Type": "text/event-stream; charset=utf-8", "Cache-Control": "no-store", Connection: "keep-alive" });
+            writeEvent(response, chunkBody(identity, { role: "assistant", content: "" }, null));
+        };
+        try {
+            const result = await this.options.engine.chat(
+                { requestId: identity.id, workspace, messages: body.messages, sampling: body.sampling },
+                body.stream ? { onText: (text) => { openStream(); writeEvent(response, chunkBody(identity, { content: text }, null)); } } : {},
+                controller.signal
+            );
+            if (!body.stream)
+                return sendJson(response, 200, completionBody(identity, result.text, result.finishReason, result.usage));
+            openStream();
+            writeEvent(response, chunkBody(identity, {}, result.finishReason));
+            if (body.includeUsageInStream)
+                writeEvent(response, usageChunkBody(identity, result.usage));
+            response.end("data: [DONE]\n\n");
+        } catch (error) {
+            const failure = timedOut
+                ? new OpenAiError(504, `The request ran longer than the limit of ${Math.round(timeoutMs / 1000)} s and was cancelled. Ask for fewer tokens or retry.`, "server_error", "request_timeout")
+                : error instanceof OpenAiError ? error : fromEngineError(error);
+            if (!response.headersSent)
+                sendError(response, failure);
+            else if (!response.destroyed) // mid-stream: an error event and no [DONE]; never a completed stream
+                response.end(`data: ${JSON.stringify(failure.body())}\n\n`);
+        } finally {
+            clearTimeout(timer);
+            response.off("close", onClose);
+            this.#numInFlight--;
+            if (named === undefined)
+                await this.options.engine.forgetWorkspace(workspace).catch(() => undefined);
+        }
+    }
+
+    #serveRenderer(pathname: string, response: ServerResponse): void {
+        const root = path.resolve(this.options.rendererDirectory!);
+        const relative = pathname === "/" ? "index.html" : decodeURIComponent(pathname).replace(/^\/+/, "");
+        const filePath = path.resolve(root, relative);
+        if (!filePath.startsWith(root + path.sep) || !fs.existsSync(filePath) || !fs.statSync(filePath).isFile())
+            throw new OpenAiError(404, `Nothing at ${pathname}.`, "not_found_error", "not_found");
+        const extension = path.extname(filePath);
+        let content = fs.readFileSync(filePath);
+        if (relative === "index.html") {
+            // The key reaches only pages of this origin: another site cannot read this response (no CORS).
+            const meta = `<meta name="kvault-api-key" content="${this.options.apiKey.replace(/[^A-Za-z0-9_.-]/g, "")}">`;
+            content = Buffer.from(content.toString("utf8").replace("</head>", `${meta}\n</head>`));
+            response.setHeader("Cache-Control", "no-store");
+        }
+        response.writeHead(200, { "Content-Type": CONTENT_TYPES[extension] ?? "application/octet-stream", "Content-Length": content.length });
+        response.end(content);
+    }
+}
+
+function writeEvent(response: ServerResponse, body: Record<string, unknown>): void {
+    response.write(`data: ${JSON.stringify(body)}\n\n`);
+}
+
+function sendJson(response: ServerResponse, status: number, body: unknown): void {
+    const text = JSON.stringify(body);
+    response.writeHead(status, { "Content-Type": "application/json; charset=utf-8", "Content-Length": Buffer.byteLength(text) });
+    response.end(text);
+}
+
+function sendText(response: ServerResponse, status: number, text: string, contentType: string): void {
+    response.writeHead(status, { "Content-Type": contentType, "Content-Length": Buffer.byteLength(text) });
+    response.end(text);
+}
+
+function sendError(response: ServerResponse, error: OpenAiError): void {
+    if (error.retryAfterSeconds !== undefined)
+        response.setHeader("Retry-After", String(error.retryAfterSeconds));
+    sendJson(response, error.status === 499 ? 400 : error.status, error.body());
+}

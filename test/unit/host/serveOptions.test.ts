@@ -1,0 +1,40 @@
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { parseServeOptions, ServeOptionsError } from "../../../host/headless/serveOptions.js";
+
+describe("parseServeOptions", () => {
+    it("defaults to loopback, the built-in tiny model and split mode, with a pool that holds every window", () => {
+        const options = parseServeOptions([]);
+        expect(options).toMatchObject({ host: "127.0.0.1", port: 8080, model: { kind: "preset", preset: "tiny" }, mode: "split", context: 4096, prefillCapacity: 4096, decodeSequences: 4, pageTokens: 256 });
+        expect(options.poolPages).toBe(16 * 5);
+        expect(options.apiKey).toBeUndefined();
+    });
+
+    it("reads every flag, in both spellings", () => {
+        const options = parseServeOptions(["--host", "::1", "--port=0", "--model", "models/x.gguf", "--mode", "unified", "--context", "2048",
+            "--prefill-capacity", "1024", "--decode-sequences", "2", "--page-tokens", "64", "--pool-pages", "100", "--api-key", "secret-key-1", "--data-dir", "/tmp/kv"]);
+        expect(options).toEqual({
+            host: "::1", port: 0, model: { kind: "file", path: path.resolve("models/x.gguf") }, mode: "unified", context: 2048, prefillCapacity: 1024,
+            decodeSequences: 2, pageTokens: 64, poolPages: 100, apiKey: "secret-key-1", dataDir: "/tmp/kv"
+        });
+    });
+
+    it("takes the key from KVAULT_API_KEY when no flag gives one", () => {
+        expect(parseServeOptions([], { KVAULT_API_KEY: "from-the-environment" }).apiKey).toBe("from-the-environment");
+        expect(parseServeOptions(["--api-key", "flag-wins-1"], { KVAULT_API_KEY: "from-the-environment" }).apiKey).toBe("flag-wins-1");
+    });
+
+    it.each([
+        [["--bogus"], /Unknown option "--bogus"/],
+        [["--port"], /--port needs a value/],
+        [["--port", "70000"], /--port is "70000"; it must be a whole number from 0 to 65,535/],
+        [["--context", "4k"], /--context is "4k"/],
+        [["--mode", "fast"], /--mode is "fast"; use "split" or "unified"/],
+        [["--decode-sequences", "0"], /--decode-sequences is "0"/],
+        [["--port", "1", "--port", "2"], /--port is given twice/],
+        [["--api-key", "short"], /The API key must be 8 to 200 characters/]
+    ])("refuses %j with a clear message", (argv, message) => {
+        expect(() => parseServeOptions(argv)).toThrow(ServeOptionsError);
+        expect(() => parseServeOptions(argv)).toThrow(message);
+    });
+});
