@@ -78,9 +78,9 @@ export function parseServeOptions(argv: readonly string[], env: Readonly<Record<
     if (mode !== "split" && mode !== "unified")
         throw new ServeOptionsError(`--mode is "${mode}"; use "split" or "unified".`);
     const modelText = given.get("model") ?? serveDefaults.model;
-    const model = modelText === "tiny" || modelText === "small"
-        ? { kind: "preset" as const, preset: modelText }
-        : { kind: "file" as const, path: path.resolve(modelText) };
+    const model: ServeOptions["model"] = modelText === "tiny" || modelText === "small"
+        ? { kind: "preset", preset: modelText }
+        : { kind: "file", path: path.resolve(modelText) };
 
     const context = integer("context", serveDefaults.context, 16, 1 << 22);
     const decodeSequences = integer("decode-sequences", serveDefaults.decodeSequences, 1, 256);

@@ -2,6 +2,7 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import type { Duplex } from "node:stream";
 import path from "node:path";
 import type { EngineClient } from "../EngineClient.js";
 import { chunkBody, completionBody, usageChunkBody, type CompletionIdentity } from "./chatCompletionResponses.js";
@@ -31,7 +32,7 @@ export interface KvaultHttpServerOptions {
     readonly requestTimeoutMs?: number;
     readonly maxInFlight?: number;
     /** Called for each WebSocket upgrade on `/rpc` that passed the host, origin and key checks. */
-    readonly onRpcUpgrade?: (request: IncomingMessage, socket: import("node:stream").Duplex, head: Buffer) => void;
+    readonly onRpcUpgrade?: (request: IncomingMessage, socket: Duplex, head: Buffer) => void;
 }
 
 const CONTENT_TYPES: Record<string, string> = {
