@@ -1,0 +1,45 @@
+import fs from "node:fs";
+import path from "node:path";
+import { KvaultError } from "../../engine/core/KvaultError.js";
+import { makeSyntheticModel } from "../../engine/model/makeSyntheticModel.js";
+import { SYNTHETIC_MODEL_VERSION } from "../../engine/model/syntheticModel.js";
+import type { ServeOptions } from "./serveOptions.js";
+
+export class ModelFileError extends KvaultError {
+    readonly code = "model_file_unusable";
+}
+
+const GGUF_MAGIC = Buffer.from("GGUF");
+
+/**
+ * The model file to serve and its API id: a built-in preset is generated into the data directory
+ * on first use (no download); a path must be a readable GGUF file.
+ */
+export function resolveServeModel(options: ServeOptions, log: (line: string) => void): { readonly path: string; readonly id: string } {
+    if (options.model.kind === "preset") {
+        const directory = path.join(options.dataDir, "models");
+        const modelPath = path.join(directory, `${options.model.preset}-v${SYNTHETIC_MODEL_VERSION}.gguf`);
+        if (!fs.existsSync(modelPath)) {
+            fs.mkdirSync(directory, { recursive: true });
+            log(`Generating the built-in ${options.model.preset} model into ${modelPath} …`);
+            makeSyntheticModel(options.model.preset, modelPath);
+        }
+        return { path: modelPath, id: options.model.preset };
+    }
+    const modelPath = options.model.path;
+    let header: Buffer;
+    try {
+        const fd = fs.openSync(modelPath, "r");
+        try {
+            header = Buffer.alloc(4);
+            fs.readSync(fd, header, 0, 4, 0);
+        } finally {
+            fs.closeSync(fd);
+        }
+    } catch (error) {
+        throw new ModelFileError(`Cannot read the model ${modelPath}: ${(error as Error).message}. Give the path of a GGUF file, or --model tiny.`);
+    }
+    if (!header.equals(GGUF_MAGIC))
+        throw new ModelFileError(`${modelPath} is not a GGUF file (it starts with ${JSON.stringify(header.toString("latin1"))}, a GGUF file with "GGUF"). Open a .gguf model.`);
+    return { path: modelPath, id: path.basename(modelPath).replace(/\.gguf$/i, "") };
+}

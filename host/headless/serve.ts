@@ -1,0 +1,89 @@
+// `npm run serve -- [options]`: Kvault headless. The engine in its own process, the renderer, the
+// RPC WebSocket and the OpenAI-compatible API on one loopback port. Prints exactly one line on
+// stdout when ready; everything else goes to stderr.
+import crypto from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { KvaultError } from "../../engine/core/KvaultError.js";
+import { EngineSupervisor } from "../../engine/host/EngineSupervisor.js";
+import type { EngineClient } from "../EngineClient.js";
+import { KvaultHttpServer } from "../http/KvaultHttpServer.js";
+import { RpcServer } from "../rpc/RpcServer.js";
+import { resolveServeModel } from "./resolveServeModel.js";
+import { parseServeOptions, ServeOptionsError } from "./serveOptions.js";
+
+const log = (line: string): void => void process.stderr.write(`${line}\n`);
+const repositoryRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+
+async function main(): Promise<void> {
+    if (process.argv.includes("--help")) {
+        const { serveUsage } = await import("./serveOptions.js");
+        process.stdout.write(serveUsage);
+        return;
+    }
+    const options = parseServeOptions(process.argv.slice(2), process.env);
+    fs.mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
+    const model = resolveServeModel(options, log);
+    const apiKey = options.apiKey ?? `kv-${crypto.randomBytes(24).toString("hex")}`;
+    if (options.apiKey === undefined)
+        log(`API key (new for this start; set --api-key or KVAULT_API_KEY to keep one): ${apiKey}`);
+
+    const supervisor = await EngineSupervisor.start({
+        modelPath: model.path,
+        mode: options.mode,
+        window: options.context,
+        prefillContextSize: options.prefillCapacity,
+        decodeContextSize: options.context,
+        numDecodeSequences: options.decodeSequences,
+        pageTokens: options.pageTokens,
+        numPages: options.poolPages,
+        onWindowAboveCapacity: "clamp"
+    }, { log });
+    const info = supervisor.info;
+    log(`Engine: ${info.modelName} on ${info.backend}, ${info.mode.effective} mode${info.mode.reason ? ` (${info.mode.reason})` : ""}.`);
+    if (info.window.clamped)
+        log(`The window was clamped from ${info.window.configured.toLocaleString("en-US")} to ${info.window.limit.toLocaleString("en-US")} tokens: the measured ${info.window.boundBy} capacity is smaller.`);
+    supervisor.on("crashed", (event) => log(`The engine process stopped (${event.signal ?? `exit ${event.exitCode}`}); ${event.numInterrupted} requests ended with an error.${event.willRestart ? " Restarting it." : ""}`));
+
+    const engine: EngineClient = {
+        info: () => supervisor.info,
+        chat: (request, callbacks, signal) => supervisor.chat(request, callbacks, signal),
+        measure: (workspace, messages, draft) => supervisor.measure(workspace, messages, draft),
+        snapshot: () => supervisor.snapshot(),
+        forgetWorkspace: (workspace) => supervisor.forgetWorkspace(workspace)
+    };
+    const rpc = new RpcServer(engine);
+    const rendererDirectory = path.join(repositoryRoot, "out", "renderer");
+    if (!fs.existsSync(path.join(rendererDirectory, "index.html")))
+        log("The renderer is not built (out/renderer); serving the API only. `npm run serve` builds it.");
+    const server = new KvaultHttpServer({
+        engine, apiKey, host: options.host, port: options.port, modelId: model.id,
+        rendererDirectory: fs.existsSync(rendererDirectory) ? rendererDirectory : undefined,
+        onRpcUpgrade: (request, socket, head) => rpc.handleUpgrade(request, socket, head)
+    });
+    const address = await server.listen();
+
+    let stopping = false;
+    const stop = async (): Promise<void> => {
+        if (stopping)
+            return;
+        stopping = true;
+        await rpc.close();
+        await server.close();
+        await supervisor.dispose();
+        process.exit(0);
+    };
+    process.on("SIGINT", () => void stop());
+    process.on("SIGTERM", () => void stop());
+    process.stdout.write(`Kvault listening on ${address.url}\n`);
+}
+
+main().catch((error: unknown) => {
+    if (error instanceof ServeOptionsError) {
+        log(error.message);
+        process.exit(2);
+    }
+    log(error instanceof KvaultError ? error.message : `Kvault could not start: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
+    process.exit(1);
+});

@@ -1,0 +1,116 @@
+import type { IncomingMessage } from "node:http";
+import type { Duplex } from "node:stream";
+import { WebSocketServer, type WebSocket } from "ws";
+import { rpcMethods, type RpcMethod, type RpcServerMessage } from "../../contract/rpc.js";
+import type { EngineClient } from "../EngineClient.js";
+
+/** Largest RPC message accepted; a chat carries its whole history. */
+const MAX_MESSAGE_BYTES = 8 * 1024 * 1024;
+
+/**
+ * The renderer's RPC over a WebSocket (headless mode). Every message is parsed defensively: a bad
+ * one is answered with an error and changes nothing. A connection that closes cancels its turns:
+ * a client going away frees its pages.
+ */
+export class RpcServer {
+    readonly #server = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES });
+
+    constructor(private readonly engine: EngineClient) {
+        this.#server.on("connection", (socket: WebSocket) => this.#serve(socket));
+    }
+
+    handleUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void {
+        this.#server.handleUpgrade(request, socket, head, (webSocket) => this.#server.emit("connection", webSocket, request));
+    }
+
+    async close(): Promise<void> {
+        for (const client of this.#server.clients)
+            client.terminate();
+        await new Promise<void>((resolve) => this.#server.close(() => resolve()));
+    }
+
+    #serve(socket: WebSocket): void {
+        const turns = new Map<string, AbortController>();
+        const send = (message: RpcServerMessage): void => {
+            if (socket.readyState === socket.OPEN)
+                socket.send(JSON.stringify(message));
+        };
+        socket.on("close", () => {
+            for (const controller of turns.values())
+                controller.abort();
+        });
+        socket.on("message", (data, isBinary) => {
+            let id: number | null = null;
+            try {
+                if (isBinary)
+                    throw rpcError("invalid_request", "RPC messages are JSON text.");
+                const message: unknown = JSON.parse(String(data));
+                if (typeof message !== "object" || message === null || Array.isArray(message))
+                    throw rpcError("invalid_request", "An RPC message is a JSON object with id, method and params.");
+                const { id: rawId, method, params } = message as Record<string, unknown>;
+                if (typeof rawId !== "number" || !Number.isSafeInteger(rawId))
+                    throw rpcError("invalid_request", "id must be an integer.");
+                id = rawId;
+                if (typeof method !== "string" || !rpcMethods.includes(method as RpcMethod))
+                    throw rpcError("invalid_request", `Unknown method; use one of ${rpcMethods.join(", ")}.`);
+                const input = typeof params === "object" && params !== null && !Array.isArray(params) ? params as Record<string, unknown> : {};
+                const callId = id;
+                this.#call(method as RpcMethod, input, turns, send).then(
+                    (result) => send({ id: callId, result }),
+                    (error: unknown) => send({ id: callId, error: toPayload(error) })
+                );
+            } catch (error) {
+                send({ id, error: toPayload(error) });
+            }
+        });
+    }
+
+    async #call(method: RpcMethod, params: Record<string, unknown>, turns: Map<string, AbortController>, send: (message: RpcServerMessage) => void): Promise<unknown> {
+        switch (method) {
+            case "info":
+                return this.engine.info();
+            case "snapshot":
+                return this.engine.snapshot();
+            case "measure":
+                if (typeof params.workspace !== "string" || typeof params.draft !== "string" || !Array.isArray(params.messages))
+                    throw rpcError("invalid_request", "measure takes workspace (string), messages (array) and draft (string).");
+                return this.engine.measure(params.workspace, params.messages as never, params.draft);
+            case "forgetWorkspace":
+                if (typeof params.workspace !== "string")
+                    throw rpcError("invalid_request", "forgetWorkspace takes workspace (string).");
+                await this.engine.forgetWorkspace(params.workspace);
+                return {};
+            case "cancel": {
+                const controller = typeof params.requestId === "string" ? turns.get(params.requestId) : undefined;
+                controller?.abort();
+                return { cancelled: controller !== undefined };
+            }
+            case "chat": {
+                const requestId = params.requestId;
+                if (typeof requestId !== "string" || requestId === "" || turns.has(requestId))
+                    throw rpcError("invalid_request", "chat needs a requestId (string) not already running on this connection.");
+                const controller = new AbortController();
+                turns.set(requestId, controller);
+                try {
+                    // The engine validates the rest of the turn (validateChatTurn) before anything runs.
+                    return await this.engine.chat(params as never, {
+                        onQueued: (position) => send({ event: "queued", requestId, position }),
+                        onStarted: () => send({ event: "started", requestId }),
+                        onText: (text) => send({ event: "text", requestId, text })
+                    }, controller.signal);
+                } finally {
+                    turns.delete(requestId);
+                }
+            }
+        }
+    }
+}
+
+function rpcError(code: string, message: string): Error & { code: string } {
+    return Object.assign(new Error(message), { code });
+}
+
+function toPayload(error: unknown): { code: string; message: string } {
+    const code = typeof error === "object" && error !== null && "code" in error && typeof error.code === "string" ? error.code : "internal_error";
+    return { code, message: error instanceof Error ? error.message : String(error) };
+}
