@@ -3,13 +3,12 @@ import { requestId as toRequestId, type RequestId, type SessionId } from "./core
 import { KvaultError } from "./core/KvaultError.js";
 import { bytesPerToken, describeLayoutMismatch, layoutFingerprint, type KvLayout } from "./codec/KvLayout.js";
 import { StateLayoutMismatchError } from "./codec/codecErrors.js";
-import { CapacityConfigError, resolveEngineConfig, type EngineConfig, type EngineConfigInput, type EngineMode } from "./EngineConfig.js";
+import { CapacityConfigError, resolveEngineConfig, type EngineConfig, type EngineConfigInput } from "./EngineConfig.js";
 import { HandoffIntegrityError } from "./handoff/integrityErrors.js";
-import type { PageManifest } from "./handoff/PageManifest.js";
 import { PageTransfer } from "./handoff/PageTransfer.js";
 import { modelFingerprint } from "./model/modelFingerprint.js";
 import { PagePool } from "./pages/PagePool.js";
-import { admit, requestLimit, type MeasuredCapacities, type RequestLimit } from "./request/admission.js";
+import { admit, requestLimit, type MeasuredCapacities } from "./request/admission.js";
 import { RequestRecord } from "./request/RequestRecord.js";
 import { EngineBusyError, EngineStoppedError, RequestCancelledError } from "./request/requestErrors.js";
 import type { RequestStatus, TerminalStatus } from "./request/RequestStatus.js";
@@ -19,90 +18,13 @@ import { RoleContext } from "./runtime/RoleContext.js";
 import { describeModelMemory } from "./runtime/describeModelMemory.js";
 import type { SamplingOptions, SequenceSlot } from "./runtime/SequenceSlot.js";
 import { FairQueue, type QueueEntry } from "./session/FairQueue.js";
-import { SessionRecord } from "./session/SessionRecord.js";
+import type { SessionRecord } from "./session/SessionRecord.js";
+import { SessionTable } from "./session/SessionTable.js";
 import type { ParsedSequenceState } from "./codec/parseSequenceState.js";
 import type { LlamaModel } from "./runtime/types.js";
+import type { EngineCounters, GenerateRequest, GenerateResult, KvEngineHooks, ModeReport, RequestTimings, WindowReport } from "./engineTypes.js";
 
-export interface GenerateRequest {
-    readonly session: SessionId;
-    readonly promptTokens: readonly number[];
-    readonly maxTokens: number;
-    readonly sampling?: SamplingOptions;
-    readonly signal?: AbortSignal;
-    /** Each generated token as it comes; returning "stop" ends the request normally (a stop string was seen). */
-    readonly onToken?: (token: number) => void | "stop";
-    /** Called once the request has its decode sequence and starts. */
-    readonly onStarted?: () => void;
-    /** Called when the request must wait, with its 1-based place in the queue. */
-    readonly onQueued?: (position: number) => void;
-}
-
-export interface GenerateResult {
-    readonly request: RequestId;
-    readonly tokens: readonly number[];
-    readonly finishReason: "stop" | "length";
-    /** Prompt tokens the workspace's KV already held: not evaluated again. */
-    readonly numReusedTokens: number;
-    /** Prompt tokens evaluated for this request, in the decode context or by prefill. */
-    readonly numEvaluatedTokens: number;
-    /** Prompt tokens evaluated by prefill and handed off through pages (0 when evaluated in place). */
-    readonly numHandedOffTokens: number;
-    readonly timings: RequestTimings;
-}
-
-/** Milliseconds, from `performance.now()`. */
-export interface RequestTimings {
-    /** Prefill evaluation of the handed-off prompt (0 in unified mode). */
-    prefillMs: number;
-    /** Export, page writes and seals, verification, assembly and load into decode (0 in unified mode). */
-    handoffMs: number;
-    /** From admission to the first generated token. */
-    timeToFirstTokenMs: number;
-    /** From the first generated token to the last. */
-    decodeMs: number;
-}
-
-/** The window as configured and as served, and which measured capacity set it. */
-export interface WindowReport extends RequestLimit {
-    readonly configured: number;
-    readonly clamped: boolean;
-    readonly capacities: MeasuredCapacities;
-}
-
-/** The mode asked for and the mode running; they differ when the model's memory cannot be paged. */
-export interface ModeReport {
-    readonly requested: EngineMode;
-    readonly effective: EngineMode;
-    /** Why the engine runs unified although split was asked for: shown to the user. */
-    readonly reason?: string;
-}
-
-export interface EngineCounters {
-    finished: number;
-    rejected: number;
-    cancelled: number;
-    failed: number;
-    integrityFailures: number;
-    swapOuts: number;
-    swapIns: number;
-    /** Swapped sessions whose pages were taken back for lack of room; they recompute from history. */
-    swapDrops: number;
-    generatedTokens: number;
-    evaluatedPromptTokens: number;
-    reusedPromptTokens: number;
-}
-
-/**
- * Test and drill hooks. They run at the points the failure modes of this class strike; production
- * passes none. Hooks change nothing by themselves: what they provoke, the guards must catch.
- */
-export interface KvEngineHooks {
-    /** Called after the write leases are taken and before the bytes are written: a slow transport. */
-    beforeTransferWrite?(request: RequestId): Promise<void>;
-    /** Called with the manifest as prefill sealed it; what it returns is what decode receives. */
-    afterSeal?(manifest: PageManifest, pool: PagePool): PageManifest | void;
-    onStatus?(request: RequestId, status: RequestStatus): void;
-}
+export type { EngineCounters, GenerateRequest, GenerateResult, KvEngineHooks, ModeReport, RequestTimings, WindowReport } from "./engineTypes.js";
 
 interface Waiter extends QueueEntry {
     readonly grant: () => void;
@@ -121,7 +43,7 @@ export class KvEngine {
         generatedTokens: 0, evaluatedPromptTokens: 0, reusedPromptTokens: 0
     };
     readonly #requests = new Map<RequestId, RequestRecord>();
-    readonly #sessions = new Map<SessionId, SessionRecord>();
+    readonly #sessions: SessionTable;
     readonly #queue = new FairQueue<Waiter>();
     readonly #transfer: PageTransfer;
     #numRunning = 0;
@@ -150,6 +72,8 @@ export class KvEngine {
         private readonly hooks: KvEngineHooks
     ) {
         this.#transfer = new PageTransfer(pool, layout, layoutFingerprint, hooks);
+        this.#sessions = new SessionTable(decode, pool, this.#transfer,
+            prefill && decode.layout && decode.numStreams !== undefined ? { layout: decode.layout, numStreams: decode.numStreams } : undefined, this.counters);
     }
 
     static async start(input: EngineConfigInput, options: { runtime?: LlamaRuntime; hooks?: KvEngineHooks } = {}): Promise<KvEngine> {
@@ -251,7 +175,16 @@ export class KvEngine {
 
     /** The workspaces the engine holds KV for, and where. */
     sessions(): readonly SessionRecord[] {
-        return [...this.#sessions.values()];
+        return this.#sessions.all();
+    }
+
+    /** Forgets a workspace's KV: its decode sequence is cleared and its pages scrubbed. Not while a turn of it runs. */
+    async forgetSession(id: SessionId): Promise<void> {
+        await this.#sessions.forget(id);
+    }
+
+    async forgetAllSessions(): Promise<void> {
+        await this.#sessions.forgetAll();
     }
 
     /**
@@ -280,7 +213,7 @@ export class KvEngine {
         let session: SessionRecord | undefined;
         try {
             await this.#waitForTurn(record, input);
-            session = this.#session(input.session);
+            session = this.#sessions.get(input.session);
             session.busy = true;
             input.onStarted?.();
             return await this.#run(record, session, input);
@@ -292,7 +225,7 @@ export class KvEngine {
             input.signal?.removeEventListener("abort", onAbort);
             if (session !== undefined) {
                 if (record.status.kind !== "finished" && record.endedDuring !== "decoding")
-                    await this.#dropSessionKv(session); // a half-done handoff leaves KV the engine cannot vouch for
+                    await this.#sessions.dropKv(session); // a half-done handoff leaves KV the engine cannot vouch for
                 session.busy = false;
                 session.lastUsed = ++this.#clock;
                 this.#numRunning--;
@@ -345,27 +278,18 @@ export class KvEngine {
 
     #busySessions(): Set<SessionId> {
         const busy = new Set<SessionId>();
-        for (const session of this.#sessions.values())
+        for (const session of this.#sessions.all())
             if (session.busy) busy.add(session.id);
         for (const record of this.#requests.values())
             if (record.status.kind !== "admitted") busy.add(record.session);
         return busy;
     }
 
-    #session(id: SessionId): SessionRecord {
-        let session = this.#sessions.get(id);
-        if (session === undefined) {
-            session = new SessionRecord(id);
-            this.#sessions.set(id, session);
-        }
-        return session;
-    }
-
     async #run(record: RequestRecord, session: SessionRecord, input: GenerateRequest): Promise<GenerateResult> {
         const admittedAt = performance.now();
         const timings: RequestTimings = { prefillMs: 0, handoffMs: 0, timeToFirstTokenMs: 0, decodeMs: 0 };
         const prompt = input.promptTokens;
-        const slot = await this.#residentSlot(record, session);
+        const slot = await this.#sessions.residentSlot(record.id, session);
 
         // Reuse what the workspace's KV already holds; at least the last prompt token is evaluated,
         // because its logits give the first answer token.
@@ -387,118 +311,6 @@ export class KvEngine {
         this.counters.reusedPromptTokens += numReused;
         this.counters.evaluatedPromptTokens += delta.length;
         return { ...result, numReusedTokens: numReused, numEvaluatedTokens: delta.length, numHandedOffTokens: numHandedOff };
-    }
-
-    /** The workspace's decode sequence: where it is resident, swapped back in, or a free one. */
-    async #residentSlot(record: RequestRecord, session: SessionRecord): Promise<SequenceSlot> {
-        const residency = session.residency;
-        if (residency.kind === "resident")
-            return residency.slot;
-        const slot = await this.#freeSlot();
-        if (residency.kind === "swapped") {
-            try {
-                const state = this.#transfer.read(residency.manifest, {
-                    request: residency.reservation.request,
-                    session: session.id,
-                    generation: residency.reservation.generation,
-                    tokens: residency.manifest.tokens
-                }, this.#target(this.decode));
-                await this.decode.importState(slot, state, record.id);
-                this.counters.swapIns++;
-                session.numSwapIns++;
-            } catch (error) {
-                await this.decode.releaseSequence(slot);
-                throw error;
-            } finally {
-                this.#releaseSwapPages(session);
-            }
-        }
-        session.residency = { kind: "resident", slot };
-        return slot;
-    }
-
-    /** A free decode sequence, swapping the least recently used idle workspace out into pages if none is free. */
-    async #freeSlot(): Promise<SequenceSlot> {
-        const free = this.decode.acquireSequence();
-        if (free !== undefined)
-            return free;
-        const victim = [...this.#sessions.values()]
-            .filter((session) => session.residency.kind === "resident" && !session.busy)
-            .sort((a, b) => a.lastUsed - b.lastUsed)[0];
-        invariant(victim !== undefined && victim.residency.kind === "resident",
-            () => `no decode sequence free and no idle resident workspace, with ${this.#numRunning} running on ${this.decode.numSequences}`);
-        const slot = victim.residency.slot;
-        await this.#swapOut(victim, slot);
-        await this.decode.releaseSequence(slot);
-        return this.decode.acquireSequence()!;
-    }
-
-    /** Writes an idle workspace's KV into sealed pages it owns; without room, its KV is dropped and recomputed later. */
-    async #swapOut(victim: SessionRecord, slot: SequenceSlot): Promise<void> {
-        victim.residency = { kind: "none" };
-        if (this.prefill === undefined || slot.numTokens === 0)
-            return; // unified mode pages nothing: the workspace recomputes from its history
-        const state = await this.decode.exportState(slot, `swap-${victim.id}`);
-        const numPages = this.#transfer.numPagesFor(state.numCells);
-        if (!this.#makeRoom(numPages)) {
-            this.counters.swapDrops++;
-            return;
-        }
-        const reservation = this.pool.reserve({ session: victim.id, request: toRequestId(`swap-${victim.id}-${++victim.numSwapOuts}`), numPages, firstToken: 0 });
-        try {
-            const manifest = await this.#transfer.write(reservation, state);
-            victim.residency = { kind: "swapped", reservation, manifest };
-            this.counters.swapOuts++;
-        } catch (error) {
-            this.pool.release(reservation);
-            throw error;
-        }
-    }
-
-    /** Frees pages held by swapped, idle workspaces (least recently used first) until `numPages` can be reserved. */
-    #makeRoom(numPages: number): boolean {
-        const swapped = [...this.#sessions.values()]
-            .filter((session) => session.residency.kind === "swapped" && !session.busy)
-            .sort((a, b) => a.lastUsed - b.lastUsed);
-        while (!this.pool.canReserve(numPages)) {
-            const session = swapped.shift();
-            if (session === undefined)
-                return false;
-            this.#releaseSwapPages(session);
-            this.counters.swapDrops++;
-        }
-        return true;
-    }
-
-    #releaseSwapPages(session: SessionRecord): void {
-        if (session.residency.kind !== "swapped")
-            return;
-        const released = this.pool.release(session.residency.reservation);
-        invariant(released.ok, () => `swap pages of ${session.id} released twice`);
-        session.residency = { kind: "none" };
-    }
-
-    async #dropSessionKv(session: SessionRecord): Promise<void> {
-        if (session.residency.kind === "resident")
-            await this.decode.releaseSequence(session.residency.slot);
-        this.#releaseSwapPages(session);
-        session.residency = { kind: "none" };
-    }
-
-    /** Forgets a workspace's KV: its decode sequence is cleared and its pages scrubbed. Not while a turn of it runs. */
-    async forgetSession(id: SessionId): Promise<void> {
-        const session = this.#sessions.get(id);
-        if (session === undefined)
-            return;
-        invariant(!session.busy, () => `workspace ${id} is forgotten while a turn runs`);
-        await this.#dropSessionKv(session);
-        this.#sessions.delete(id);
-    }
-
-    async forgetAllSessions(): Promise<void> {
-        for (const session of [...this.#sessions.values()])
-            if (!session.busy)
-                await this.forgetSession(session.id);
     }
 
     /**
@@ -544,7 +356,7 @@ export class KvEngine {
     /** One verified transfer through the pool: reserve, write and seal, verify, assemble, load, release. */
     async #movePages(record: RequestRecord, session: SessionRecord, state: ParsedSequenceState, target: RoleContext, targetSlot: SequenceSlot): Promise<void> {
         const numPages = this.#transfer.numPagesFor(state.numCells);
-        if (!this.#makeRoom(numPages))
+        if (!this.#sessions.makeRoom(numPages))
             throw new EngineBusyError(`The handoff needs ${numPages} pages and only ${this.pool.numFreePages} of ${this.config.numPages} are free ` +
                 "(the rest hold running requests). Retry when a running request ends, or give the pool more pages.");
         const reservation = this.pool.reserve({ session: session.id, request: record.id, numPages, firstToken: 0 });

@@ -1,0 +1,90 @@
+import type { RequestId, SessionId } from "./core/ids.js";
+import type { EngineMode } from "./EngineConfig.js";
+import type { PageManifest } from "./handoff/PageManifest.js";
+import type { PagePool } from "./pages/PagePool.js";
+import type { MeasuredCapacities, RequestLimit } from "./request/admission.js";
+import type { RequestStatus } from "./request/RequestStatus.js";
+import type { SamplingOptions } from "./runtime/SequenceSlot.js";
+
+// What KvEngine takes and gives: its requests, results, reports, counters and test hooks.
+
+export interface GenerateRequest {
+    readonly session: SessionId;
+    readonly promptTokens: readonly number[];
+    readonly maxTokens: number;
+    readonly sampling?: SamplingOptions;
+    readonly signal?: AbortSignal;
+    /** Each generated token as it comes; returning "stop" ends the request normally (a stop string was seen). */
+    readonly onToken?: (token: number) => void | "stop";
+    /** Called once the request has its decode sequence and starts. */
+    readonly onStarted?: () => void;
+    /** Called when the request must wait, with its 1-based place in the queue. */
+    readonly onQueued?: (position: number) => void;
+}
+
+export interface GenerateResult {
+    readonly request: RequestId;
+    readonly tokens: readonly number[];
+    readonly finishReason: "stop" | "length";
+    /** Prompt tokens the workspace's KV already held: not evaluated again. */
+    readonly numReusedTokens: number;
+    /** Prompt tokens evaluated for this request, in the decode context or by prefill. */
+    readonly numEvaluatedTokens: number;
+    /** Prompt tokens evaluated by prefill and handed off through pages (0 when evaluated in place). */
+    readonly numHandedOffTokens: number;
+    readonly timings: RequestTimings;
+}
+
+/** Milliseconds, from `performance.now()`. */
+export interface RequestTimings {
+    /** Prefill evaluation of the handed-off prompt (0 in unified mode). */
+    prefillMs: number;
+    /** Export, page writes and seals, verification, assembly and load into decode (0 in unified mode). */
+    handoffMs: number;
+    /** From admission to the first generated token. */
+    timeToFirstTokenMs: number;
+    /** From the first generated token to the last. */
+    decodeMs: number;
+}
+
+/** The window as configured and as served, and which measured capacity set it. */
+export interface WindowReport extends RequestLimit {
+    readonly configured: number;
+    readonly clamped: boolean;
+    readonly capacities: MeasuredCapacities;
+}
+
+/** The mode asked for and the mode running; they differ when the model's memory cannot be paged. */
+export interface ModeReport {
+    readonly requested: EngineMode;
+    readonly effective: EngineMode;
+    /** Why the engine runs unified although split was asked for: shown to the user. */
+    readonly reason?: string;
+}
+
+export interface EngineCounters {
+    finished: number;
+    rejected: number;
+    cancelled: number;
+    failed: number;
+    integrityFailures: number;
+    swapOuts: number;
+    swapIns: number;
+    /** Swapped sessions whose pages were taken back for lack of room; they recompute from history. */
+    swapDrops: number;
+    generatedTokens: number;
+    evaluatedPromptTokens: number;
+    reusedPromptTokens: number;
+}
+
+/**
+ * Test and drill hooks. They run at the points the failure modes of this class strike; production
+ * passes none. Hooks change nothing by themselves: what they provoke, the guards must catch.
+ */
+export interface KvEngineHooks {
+    /** Called after the write leases are taken and before the bytes are written: a slow transport. */
+    beforeTransferWrite?(request: RequestId): Promise<void>;
+    /** Called with the manifest as prefill sealed it; what it returns is what decode receives. */
+    afterSeal?(manifest: PageManifest, pool: PagePool): PageManifest | void;
+    onStatus?(request: RequestId, status: RequestStatus): void;
+}
