@@ -22,9 +22,18 @@ import type { SessionRecord } from "./session/SessionRecord.js";
 import { SessionTable } from "./session/SessionTable.js";
 import type { ParsedSequenceState } from "./codec/parseSequenceState.js";
 import type { LlamaModel } from "./runtime/types.js";
-import type { EngineCounters, GenerateRequest, GenerateResult, KvEngineHooks, ModeReport, RequestTimings, WindowReport } from "./engineTypes.js";
+import type { EngineCounters, GenerateRequest, GenerateResult, KvEngineHooks, ModeReport, ReplayResult, RequestTimings, WindowReport } from "./engineTypes.js";
+import { auditEngine, type EngineAuditResult } from "./audit/auditEngine.js";
 
-export type { EngineCounters, GenerateRequest, GenerateResult, KvEngineHooks, ModeReport, RequestTimings, WindowReport } from "./engineTypes.js";
+export type { EngineCounters, GenerateRequest, GenerateResult, KvEngineHooks, ModeReport, ReplayResult, RequestTimings, WindowReport } from "./engineTypes.js";
+
+/** Finished greedy requests kept for differential replay. */
+const NUM_REPLAYABLE_REQUESTS = 64;
+
+/** Replay was asked of a request the engine cannot replay. */
+export class ReplayUnavailableError extends KvaultError {
+    readonly code = "replay_unavailable";
+}
 
 interface Waiter extends QueueEntry {
     readonly grant: () => void;
@@ -43,6 +52,7 @@ export class KvEngine {
         generatedTokens: 0, evaluatedPromptTokens: 0, reusedPromptTokens: 0
     };
     readonly #requests = new Map<RequestId, RequestRecord>();
+    readonly #replayable = new Map<RequestId, { readonly prompt: readonly number[]; readonly tokens: readonly number[] }>();
     readonly #sessions: SessionTable;
     readonly #queue = new FairQueue<Waiter>();
     readonly #transfer: PageTransfer;
@@ -308,6 +318,11 @@ export class KvEngine {
             decodeInput = prompt.slice(-1);
         }
         const result = await this.#decode(record, slot, decodeInput, input, timings, admittedAt);
+        if ((input.sampling ?? GREEDY).temperature === 0) {
+            this.#replayable.set(record.id, { prompt: [...prompt], tokens: result.tokens });
+            if (this.#replayable.size > NUM_REPLAYABLE_REQUESTS)
+                this.#replayable.delete(this.#replayable.keys().next().value!);
+        }
         this.counters.reusedPromptTokens += numReused;
         this.counters.evaluatedPromptTokens += delta.length;
         return { ...result, numReusedTokens: numReused, numEvaluatedTokens: delta.length, numHandedOffTokens: numHandedOff };
@@ -440,6 +455,54 @@ export class KvEngine {
                 this.counters.integrityFailures++;
         }
         this.hooks.onStatus?.(record.id, status);
+    }
+
+    /** Checks I1–I7 over the pool and the engine's own bookkeeping; see `auditEngine`. */
+    audit(options: { readonly scanFreePages?: boolean } = {}): EngineAuditResult {
+        const liveRequests = new Map<RequestId, { generation: number | undefined }>();
+        for (const [id, record] of this.#requests)
+            liveRequests.set(id, { generation: record.heldGeneration });
+        return auditEngine({ pool: this.pool, sessions: this.#sessions.all(), liveRequests, numDecodeSequences: this.decode.numSequences }, options);
+    }
+
+    /** Finished greedy requests that `replay` can check, oldest first. */
+    replayableRequests(): readonly RequestId[] {
+        return [...this.#replayable.keys()];
+    }
+
+    /**
+     * Differential replay (I8): recomputes a finished greedy request alone, in a fresh context of
+     * its own with one sequence, and compares token by token with what was served.
+     */
+    async replay(id: RequestId): Promise<ReplayResult> {
+        const served = this.#replayable.get(id);
+        if (served === undefined)
+            throw new ReplayUnavailableError(`Request ${id} cannot be replayed: only the last ${NUM_REPLAYABLE_REQUESTS} finished greedy (temperature 0) requests are kept.`);
+        const startedAt = performance.now();
+        const context = await RoleContext.create(this.model, {
+            role: "unified", contextSize: served.prompt.length + served.tokens.length + 1, numSequences: 1,
+            flashAttention: this.config.flashAttention, threads: this.config.threads
+        }, this.stateDirectory);
+        try {
+            const slot = context.acquireSequence()!;
+            const replayed: number[] = [];
+            if (served.tokens.length > 0)
+                for await (const token of slot.generate(served.prompt, GREEDY)) {
+                    replayed.push(token);
+                    if (replayed.length >= served.tokens.length)
+                        break;
+                }
+            const index = served.tokens.findIndex((token, position) => replayed[position] !== token);
+            return {
+                request: id,
+                numTokens: served.tokens.length,
+                identical: index < 0,
+                ...(index < 0 ? {} : { firstDivergence: { index, served: served.tokens[index]!, replayed: replayed[index] } }),
+                durationMs: performance.now() - startedAt
+            };
+        } finally {
+            await context.dispose();
+        }
     }
 
     async dispose(): Promise<void> {

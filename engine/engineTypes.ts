@@ -88,3 +88,12 @@ export interface KvEngineHooks {
     afterSeal?(manifest: PageManifest, pool: PagePool): PageManifest | void;
     onStatus?(request: RequestId, status: RequestStatus): void;
 }
+
+/** A finished request's first divergence from its replay alone in a fresh context, if any. */
+export interface ReplayResult {
+    readonly request: RequestId;
+    readonly numTokens: number;
+    readonly identical: boolean;
+    readonly firstDivergence?: { readonly index: number; readonly served: number; readonly replayed: number | undefined };
+    readonly durationMs: number;
+}

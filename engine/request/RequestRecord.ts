@@ -35,6 +35,11 @@ export class RequestRecord {
         return this.#endedDuring;
     }
 
+    /** The generation of the pages this request holds right now, if any. */
+    get heldGeneration(): number | undefined {
+        return this.#reservation !== undefined && !this.#pagesReleased ? this.#reservation.generation : undefined;
+    }
+
     get reservation(): Reservation | undefined {
         return this.#reservation;
     }

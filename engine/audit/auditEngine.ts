@@ -1,0 +1,78 @@
+import type { RequestId } from "../core/ids.js";
+import type { PagePool } from "../pages/PagePool.js";
+import type { AuditViolation, PagePoolAuditResult } from "../pages/PagePoolAudit.js";
+import { PageState } from "../pages/PageState.js";
+import type { SessionRecord } from "../session/SessionRecord.js";
+
+export interface EngineAuditResult {
+    readonly ok: boolean;
+    readonly pool: PagePoolAuditResult;
+    /** Engine-level violations: residency, reservations without an owner, manifests that disagree with their pages. */
+    readonly violations: readonly AuditViolation[];
+    readonly numPagesChecked: number;
+    readonly durationMs: number;
+}
+
+export interface EngineAuditView {
+    readonly pool: PagePool;
+    readonly sessions: readonly SessionRecord[];
+    /** Requests not yet terminal, with the reservation each holds (if any). */
+    readonly liveRequests: ReadonlyMap<RequestId, { readonly generation: number | undefined }>;
+    readonly numDecodeSequences: number;
+}
+
+/**
+ * Checks I1–I7 over the whole engine: the pool's own audit (I1–I6, and every sealed page's checksum
+ * recomputed for I7), then what only the engine knows: every owned page belongs to a live request or
+ * to a swapped workspace's manifest at its generation, whose checksums equal the pages' (I4, I5, I7),
+ * and no decode sequence is held by two workspaces (I1).
+ */
+export function auditEngine(view: EngineAuditView, options: { readonly scanFreePages?: boolean } = {}): EngineAuditResult {
+    const startedAt = performance.now();
+    const pool = view.pool.audit({ scanFreePages: options.scanFreePages ?? true, verifySealedPages: true });
+    const violations: AuditViolation[] = [];
+
+    const owners = new Map<RequestId, number>(); // request → generation, from live requests and swapped workspaces
+    for (const [request, { generation }] of view.liveRequests)
+        if (generation !== undefined) owners.set(request, generation);
+    const sequences = new Map<number, string>();
+    for (const session of view.sessions) {
+        const residency = session.residency;
+        if (residency.kind === "resident") {
+            const holder = sequences.get(residency.slot.index);
+            if (holder !== undefined)
+                violations.push({ invariant: "I1", message: `decode sequence ${residency.slot.index} is held by workspaces ${holder} and ${session.id}` });
+            sequences.set(residency.slot.index, session.id);
+        } else if (residency.kind === "swapped") {
+            owners.set(residency.reservation.request, residency.reservation.generation);
+            residency.manifest.pages.forEach((page, index) => {
+                const info = view.pool.pageInfo(page);
+                if (info.state !== PageState.Sealed || info.generation !== residency.manifest.generation || info.session !== session.id)
+                    violations.push({ invariant: "I5", pageId: page, message: `workspace ${session.id}'s swapped page ${page} is ${info.state} at generation ${info.generation}, its manifest says sealed at ${residency.manifest.generation}` });
+                else if (info.checksum !== residency.manifest.checksums[index])
+                    violations.push({ invariant: "I7", pageId: page, message: `workspace ${session.id}'s swapped page ${page} is sealed as ${info.checksum?.toString(16)}, its manifest says ${residency.manifest.checksums[index]?.toString(16)}` });
+            });
+        }
+    }
+    if (sequences.size > view.numDecodeSequences)
+        violations.push({ invariant: "I1", message: `${sequences.size} workspaces are resident on ${view.numDecodeSequences} decode sequences` });
+
+    const numPages = view.pool.config.numPages;
+    for (let index = 0; index < numPages; index++) {
+        const info = view.pool.pageInfo(index as never);
+        if (info.state === PageState.Free || info.state === PageState.Quarantined || info.request === undefined)
+            continue;
+        const generation = owners.get(info.request);
+        if (generation === undefined)
+            violations.push({ invariant: "I4", pageId: info.pageId, message: `page ${index} is ${info.state === PageState.Sealed ? "sealed" : "owned"} by ${info.request}, which is neither running nor a swapped workspace` });
+        else if (generation !== info.generation)
+            violations.push({ invariant: "I5", pageId: info.pageId, message: `page ${index} is at generation ${info.generation}; its owner ${info.request} holds generation ${generation}` });
+    }
+    return {
+        ok: pool.ok && violations.length === 0,
+        pool,
+        violations,
+        numPagesChecked: numPages,
+        durationMs: performance.now() - startedAt
+    };
+}
