@@ -1,5 +1,6 @@
 // Builds the three bundles of the Electron app from this repo's layout (not electron-vite's
-// src/ default): main/ → out/main, main/preload/ → out/preload, renderer/ → out/renderer.
+// src/ default): main/ and the engine process → out/main, main/preload/ → out/preload,
+// renderer/ → out/renderer.
 import { resolve } from "node:path";
 import react from "@vitejs/plugin-react";
 import { defineConfig } from "electron-vite";
@@ -12,7 +13,12 @@ export default defineConfig({
     main: {
         build: {
             outDir: resolve(root, "out/main"),
-            lib: { entry: resolve(root, "main/index.ts"), formats: ["es"] },
+            // Two entries: the app's main process, and the engine process it starts with
+            // utilityProcess.fork (out/main/engineProcess.js, beside index.js).
+            lib: {
+                entry: { index: resolve(root, "main/index.ts"), engineProcess: resolve(root, "engine/process/engineProcessMain.ts") },
+                formats: ["es"]
+            },
             // Keeps every package.json dependency out of the bundle: node-llama-cpp and
             // @node-rs/xxhash load native binaries that must stay next to their own files.
             externalizeDeps: { include: ["node-llama-cpp"] }

@@ -79,7 +79,8 @@ export type EngineCommand =
     | { readonly type: "cancel"; readonly requestId: string }
     | { readonly type: "measure"; readonly callId: string; readonly workspace: string; readonly messages: readonly ChatMessage[]; readonly draft: string }
     | { readonly type: "snapshot"; readonly callId: string }
-    | { readonly type: "forgetWorkspace"; readonly workspace: string }
+    /** Drops the workspace's KV and transcript; answered with `forgotten` once they are gone. */
+    | { readonly type: "forgetWorkspace"; readonly callId: string; readonly workspace: string }
     | { readonly type: "shutdown" };
 
 /** engine → host */
@@ -92,4 +93,5 @@ export type EngineEvent =
     | { readonly type: "finished"; readonly requestId: string; readonly text: string; readonly finishReason: FinishReason; readonly usage: TurnUsage }
     | { readonly type: "failed"; readonly requestId: string; readonly error: EngineErrorPayload }
     | { readonly type: "measured"; readonly callId: string; readonly result?: DraftMeasurement; readonly error?: EngineErrorPayload }
-    | { readonly type: "snapshot"; readonly callId: string; readonly snapshot: unknown };
+    | { readonly type: "snapshot"; readonly callId: string; readonly snapshot?: unknown; readonly error?: EngineErrorPayload }
+    | { readonly type: "forgotten"; readonly callId: string; readonly error?: EngineErrorPayload };

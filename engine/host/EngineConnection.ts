@@ -1,0 +1,312 @@
+import type { ChatTurnRequest, DraftMeasurement, EngineErrorPayload, EngineInfo, FinishReason, TurnUsage } from "../../contract/engineProtocol.js";
+import type { EngineConfigInput } from "../EngineConfig.js";
+import { EngineStoppedError, InvalidRequestError } from "../request/requestErrors.js";
+import type { TurnCallbacks, TurnResult } from "../service/EngineService.js";
+import { CancelledBeforeSendError, EngineCallTimeoutError, EngineCrashedError, EngineRequestError, EngineStartError, describeExit } from "./engineHostErrors.js";
+import type { EngineChildProcess, EngineProcessSpawner } from "./EngineProcessSpawner.js";
+
+export interface EngineExit {
+    readonly pid: number | undefined;
+    readonly code: number | null;
+    readonly signal: NodeJS.Signals | null;
+}
+
+export interface OpenEngineOptions {
+    readonly startTimeoutMs: number;
+    /** Aborting kills a process that is still starting; `open` rejects with EngineStoppedError. */
+    readonly signal?: AbortSignal;
+    /** The process ended without being asked to, after it was ready; every pending call has been rejected by then. */
+    readonly onCrash: (exit: EngineExit, numInterrupted: number) => void;
+    readonly log: (line: string) => void;
+}
+
+/** A call answered by callId, and the event type that answers it. */
+type CallCommand =
+    | { readonly type: "measure"; readonly workspace: string; readonly messages: ChatTurnRequest["messages"]; readonly draft: string }
+    | { readonly type: "snapshot" }
+    | { readonly type: "forgetWorkspace"; readonly workspace: string };
+
+interface PendingTurn {
+    readonly callbacks: TurnCallbacks;
+    resolve(result: TurnResult): void;
+    reject(error: Error): void;
+}
+
+interface PendingCall {
+    resolve(value: unknown): void;
+    reject(error: Error): void;
+}
+
+type Phase = "starting" | "ready" | "stopping" | "exited";
+
+/**
+ * One engine process from its spawn to its exit, host side: the start handshake, turns routed by
+ * requestId, calls by callId. When the process ends, everything still pending there rejects:
+ * EngineCrashedError if nobody asked it to stop, EngineStoppedError if the host did.
+ */
+export class EngineConnection {
+    readonly #turns = new Map<string, PendingTurn>();
+    readonly #calls = new Map<string, PendingCall>();
+    #phase: Phase = "starting";
+    #exit: EngineExit | undefined;
+    #stopRequested = false;
+    #info: EngineInfo | undefined;
+    #numCalls = 0;
+    readonly exited: Promise<EngineExit>;
+    #resolveExited!: (exit: EngineExit) => void;
+
+    private constructor(private readonly child: EngineChildProcess, private readonly options: OpenEngineOptions) {
+        this.exited = new Promise((resolve) => {
+            this.#resolveExited = resolve;
+        });
+    }
+
+    /** Spawns an engine process and resolves once it is ready; a failed start leaves no process behind. */
+    static open(spawner: EngineProcessSpawner, config: EngineConfigInput, options: OpenEngineOptions): Promise<EngineConnection> {
+        const connection = new EngineConnection(spawner.spawnEngineProcess(config), options);
+        return connection.#handshake();
+    }
+
+    get pid(): number | undefined {
+        return this.child.pid;
+    }
+
+    get info(): EngineInfo {
+        if (this.#info === undefined)
+            throw new Error("EngineConnection.info read before the engine was ready.");
+        return this.#info;
+    }
+
+    get numPending(): number {
+        return this.#turns.size + this.#calls.size;
+    }
+
+    chat(request: ChatTurnRequest, callbacks: TurnCallbacks, signal?: AbortSignal): Promise<TurnResult> {
+        const { requestId } = request;
+        const closed = this.#closedError("turn");
+        if (closed !== undefined)
+            return Promise.reject(closed);
+        if (this.#turns.has(requestId))
+            return Promise.reject(new InvalidRequestError(`Request ${JSON.stringify(requestId)} is already running; give each turn its own requestId.`));
+        if (signal?.aborted)
+            return Promise.reject(new CancelledBeforeSendError());
+        return new Promise<TurnResult>((resolve, reject) => {
+            const cancel = (): void => this.child.send({ type: "cancel", requestId });
+            signal?.addEventListener("abort", cancel, { once: true });
+            const settle = (): void => {
+                this.#turns.delete(requestId);
+                signal?.removeEventListener("abort", cancel);
+            };
+            this.#turns.set(requestId, {
+                callbacks,
+                resolve: (result) => { settle(); resolve(result); },
+                reject: (error) => { settle(); reject(error); }
+            });
+            this.child.send({ type: "chat", request });
+        });
+    }
+
+    measure(workspace: string, messages: ChatTurnRequest["messages"], draft: string, timeoutMs: number): Promise<DraftMeasurement> {
+        return this.#call({ type: "measure", workspace, messages, draft }, timeoutMs) as Promise<DraftMeasurement>;
+    }
+
+    snapshot(timeoutMs: number): Promise<unknown> {
+        return this.#call({ type: "snapshot" }, timeoutMs);
+    }
+
+    async forgetWorkspace(workspace: string, timeoutMs: number): Promise<void> {
+        await this.#call({ type: "forgetWorkspace", workspace }, timeoutMs);
+    }
+
+    /**
+     * Asks the engine to shut down (it ends running turns with engine_stopped and exits), and
+     * kills it if it has not exited within `graceMs`. Resolves once the process is gone.
+     */
+    async shutdown(graceMs: number): Promise<EngineExit> {
+        if (this.#phase === "ready") {
+            this.#phase = "stopping";
+            this.#stopRequested = true;
+            this.child.send({ type: "shutdown" });
+        }
+        const timer = setTimeout(() => {
+            this.options.log(`engine process ${this.pid} did not exit within ${graceMs} ms of shutdown; killing it.`);
+            this.child.kill("SIGKILL");
+        }, graceMs);
+        try {
+            return await this.exited;
+        } finally {
+            clearTimeout(timer);
+        }
+    }
+
+    /** Why nothing can be sent any more, if so: what was pending when the process ended was rejected then, and later sends would wait forever. */
+    #closedError(what: "turn" | "call"): Error | undefined {
+        if (this.#phase === "stopping" || (this.#phase === "exited" && this.#stopRequested))
+            return new EngineStoppedError("The engine was shut down and takes no new work.");
+        if (this.#phase === "exited") {
+            const exit = this.#exit!;
+            return new EngineCrashedError(exit.pid, exit.code, exit.signal, what);
+        }
+        return undefined;
+    }
+
+    #handshake(): Promise<EngineConnection> {
+        return new Promise((resolve, reject) => {
+            const { startTimeoutMs, signal } = this.options;
+            let failure: Error | undefined;
+            let reason: EngineErrorPayload | undefined;
+            const fail = (error: Error): void => {
+                failure ??= error;
+                this.child.kill("SIGKILL");
+            };
+            const timer = setTimeout(() => fail(new EngineStartError(
+                `The engine process did not become ready within ${(startTimeoutMs / 1000).toLocaleString("en-US")} s, so it was stopped. ` +
+                "Loading a large model on a slow disk can take this long: try again, or choose a smaller model."
+            )), startTimeoutMs);
+            const abort = (): void => fail(new EngineStoppedError("The engine was shut down while it was starting."));
+            signal?.addEventListener("abort", abort, { once: true });
+            if (signal?.aborted)
+                abort();
+            const done = (): void => {
+                clearTimeout(timer);
+                signal?.removeEventListener("abort", abort);
+            };
+
+            this.child.on("message", (message) => {
+                if (!isRecord(message))
+                    return;
+                if (this.#phase === "starting" && message.type === "ready" && failure === undefined) {
+                    done();
+                    this.#phase = "ready";
+                    this.#info = message.info as EngineInfo;
+                    resolve(this);
+                } else if (this.#phase === "starting" && message.type === "startFailed") {
+                    reason = isErrorPayload(message.error) ? message.error : undefined;
+                } else {
+                    this.#route(message);
+                }
+            });
+            this.child.on("exit", (code, signalName) => {
+                const exit: EngineExit = { pid: this.child.pid, code, signal: signalName };
+                this.#exit = exit;
+                const phase = this.#phase;
+                this.#phase = "exited";
+                if (phase === "starting") {
+                    done();
+                    reject(failure ?? startError(exit, reason, this.child.recentOutput?.()));
+                } else {
+                    const numInterrupted = this.numPending;
+                    this.#rejectAll(phase === "stopping"
+                        ? () => new EngineStoppedError("The engine was shut down while this request ran; nothing more will be generated.")
+                        : (what) => new EngineCrashedError(exit.pid, code, signalName, what));
+                    if (phase === "ready")
+                        this.options.onCrash(exit, numInterrupted);
+                }
+                this.#resolveExited(exit);
+            });
+        });
+    }
+
+    #call(command: CallCommand, timeoutMs: number): Promise<unknown> {
+        const closed = this.#closedError("call");
+        if (closed !== undefined)
+            return Promise.reject(closed);
+        const callId = `call-${++this.#numCalls}`;
+        return new Promise((resolve, reject) => {
+            const timer = setTimeout(() => {
+                this.#calls.delete(callId);
+                reject(new EngineCallTimeoutError(
+                    `The engine did not answer a ${command.type} call within ${(timeoutMs / 1000).toLocaleString("en-US")} s. ` +
+                    "It may be busy with a long prompt; try again, and restart Kvault if this repeats."
+                ));
+            }, timeoutMs);
+            const settle = (): void => {
+                clearTimeout(timer);
+                this.#calls.delete(callId);
+            };
+            this.#calls.set(callId, {
+                resolve: (value) => { settle(); resolve(value); },
+                reject: (error) => { settle(); reject(error); }
+            });
+            this.child.send({ ...command, callId });
+        });
+    }
+
+    /** Engine → host events, by id. An event for an id nobody waits for (late, after a timeout) is dropped. */
+    #route(message: Record<string, unknown>): void {
+        const id = typeof message.requestId === "string" ? message.requestId : typeof message.callId === "string" ? message.callId : undefined;
+        if (id === undefined)
+            return;
+        switch (message.type) {
+            case "queued":
+                this.#notify(id, (callbacks) => callbacks.onQueued?.(Number(message.position)));
+                return;
+            case "started":
+                this.#notify(id, (callbacks) => callbacks.onStarted?.());
+                return;
+            case "token":
+                if (typeof message.text === "string")
+                    this.#notify(id, (callbacks) => callbacks.onText?.(message.text as string));
+                return;
+            case "finished":
+                this.#turns.get(id)?.resolve({ text: String(message.text), finishReason: message.finishReason as FinishReason, usage: message.usage as TurnUsage });
+                return;
+            case "failed":
+                this.#turns.get(id)?.reject(new EngineRequestError(errorPayload(message.error)));
+                return;
+            case "measured":
+            case "snapshot":
+            case "forgotten": {
+                const call = this.#calls.get(id);
+                if (message.error !== undefined)
+                    call?.reject(new EngineRequestError(errorPayload(message.error)));
+                else
+                    call?.resolve(message.type === "measured" ? message.result : message.type === "snapshot" ? message.snapshot : undefined);
+                return;
+            }
+            default:
+                this.options.log(`ignored an engine event of type ${JSON.stringify(message.type)}.`);
+        }
+    }
+
+    #notify(requestId: string, deliver: (callbacks: TurnCallbacks) => void): void {
+        const turn = this.#turns.get(requestId);
+        if (turn === undefined)
+            return;
+        try {
+            deliver(turn.callbacks);
+        } catch (error) {
+            // A caller's callback must not break routing for every other turn.
+            this.options.log(`a turn callback for ${JSON.stringify(requestId)} threw: ${(error as Error).message}`);
+        }
+    }
+
+    #rejectAll(makeError: (what: "turn" | "call") => Error): void {
+        for (const turn of [...this.#turns.values()])
+            turn.reject(makeError("turn"));
+        for (const call of [...this.#calls.values()])
+            call.reject(makeError("call"));
+    }
+}
+
+function startError(exit: EngineExit, reason: EngineErrorPayload | undefined, recentOutput: string | undefined): EngineStartError {
+    if (reason !== undefined)
+        return new EngineStartError(`The engine could not start: ${reason.message}`, reason);
+    const output = recentOutput?.trim() ?? "";
+    return new EngineStartError(
+        `The engine process exited (${describeExit(exit.code, exit.signal)}) before it was ready.` +
+        (output === "" ? " It wrote nothing to stderr." : ` Its last output:\n${output.slice(-1_000)}`)
+    );
+}
+
+function errorPayload(value: unknown): EngineErrorPayload {
+    return isErrorPayload(value) ? value : { code: "engine_internal_error", message: "The engine reported a failure without saying what it was." };
+}
+
+function isErrorPayload(value: unknown): value is EngineErrorPayload {
+    return isRecord(value) && typeof value.code === "string" && typeof value.message === "string";
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+    return typeof value === "object" && value !== null && !Array.isArray(value);
+}

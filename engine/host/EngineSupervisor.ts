@@ -1,0 +1,310 @@
+import type { ChatMessage, ChatTurnRequest, DraftMeasurement, EngineInfo } from "../../contract/engineProtocol.js";
+import type { EngineSnapshot } from "../../contract/EngineSnapshot.js";
+import { invariant } from "../core/invariant.js";
+import type { EngineConfigInput } from "../EngineConfig.js";
+import { EngineStoppedError } from "../request/requestErrors.js";
+import type { TurnCallbacks, TurnResult } from "../service/EngineService.js";
+import { validateChatTurn } from "../service/validateChatTurn.js";
+import { EngineConnection, type EngineExit } from "./EngineConnection.js";
+import { CancelledBeforeSendError, EngineUnavailableError, describeExit } from "./engineHostErrors.js";
+import type { EngineProcessSpawner } from "./EngineProcessSpawner.js";
+import { forkEngineSpawner } from "./forkEngineProcess.js";
+import { RestartBudget } from "./RestartBudget.js";
+
+/** Defaults in one place (STYLE.md 13). Times in milliseconds. */
+export const supervisorDefaults = {
+    /** From spawn to `ready`: loading a multi-gigabyte GGUF from a slow disk takes a while. */
+    startTimeoutMs: 120_000,
+    /** How long a call made while the engine restarts waits for it. */
+    restartWaitMs: 120_000,
+    /** measure, snapshot, forgetWorkspace. */
+    callTimeoutMs: 30_000,
+    /** From `shutdown` to SIGKILL. */
+    shutdownGraceMs: 10_000,
+    maxRestarts: 5,
+    restartWindowMs: 60_000,
+    /** Pause before the n-th restart within the window: `restartBackoffMs × 2^(n−2)` from the second on, at most 4 s. */
+    restartBackoffMs: 250
+} as const;
+
+export interface EngineSupervisorOptions {
+    readonly spawner?: EngineProcessSpawner;
+    readonly startTimeoutMs?: number;
+    readonly restartWaitMs?: number;
+    readonly callTimeoutMs?: number;
+    readonly shutdownGraceMs?: number;
+    readonly maxRestarts?: number;
+    readonly restartWindowMs?: number;
+    readonly restartBackoffMs?: number;
+    readonly log?: (line: string) => void;
+}
+
+export interface EngineSupervisorEvents {
+    /** The engine process ended on its own; `numInterrupted` turns and calls were rejected with engine_crashed. */
+    crashed: { readonly pid: number | undefined; readonly exitCode: number | null; readonly signal: NodeJS.Signals | null; readonly numInterrupted: number; readonly willRestart: boolean };
+    /** A new engine process is ready; calls go to it. */
+    restarted: { readonly pid: number | undefined; readonly info: EngineInfo; readonly numRestarts: number };
+    /** The restart budget is spent: every call fails with `error` until the host is restarted. */
+    down: { readonly error: EngineUnavailableError };
+}
+
+export type EngineSupervisorState = "running" | "restarting" | "down" | "disposed";
+
+type Listener<K extends keyof EngineSupervisorEvents> = (event: EngineSupervisorEvents[K]) => void;
+
+interface Waiter {
+    resolve(connection: EngineConnection): void;
+    reject(error: Error): void;
+}
+
+/**
+ * The host's handle on the engine process (ARCHITECTURE.md, Processes): the same calls as an
+ * in-process EngineService, over the message protocol. When the process dies, what was in flight
+ * rejects with engine_crashed and a new process starts by itself, within a restart budget; calls
+ * made meanwhile wait for it. The engine keeps no state a host cannot resend: hosts send the
+ * whole conversation each turn, so a workspace is rebuilt from its history on its next turn.
+ */
+export class EngineSupervisor {
+    #connection: EngineConnection | undefined;
+    #info: EngineInfo | undefined;
+    #state: EngineSupervisorState = "running";
+    #downError: EngineUnavailableError | undefined;
+    #numRestarts = 0;
+    readonly #waiters = new Set<Waiter>();
+    readonly #listeners: { [K in keyof EngineSupervisorEvents]: Set<Listener<K>> } = { crashed: new Set(), restarted: new Set(), down: new Set() };
+    readonly #budget: RestartBudget;
+    readonly #restartAbort = new AbortController();
+    #restarting: Promise<void> | undefined;
+    #disposing: Promise<void> | undefined;
+    readonly #options: Required<Omit<EngineSupervisorOptions, "spawner" | "log">>;
+    readonly #spawner: EngineProcessSpawner;
+    readonly #log: (line: string) => void;
+
+    private constructor(private readonly config: EngineConfigInput, options: EngineSupervisorOptions) {
+        this.#options = { ...supervisorDefaults, ...stripUndefined(options) };
+        this.#spawner = options.spawner ?? forkEngineSpawner();
+        this.#log = options.log ?? ((line) => process.stderr.write(`[kvault host] ${line}\n`));
+        this.#budget = new RestartBudget(this.#options.maxRestarts, this.#options.restartWindowMs);
+    }
+
+    /** Starts the engine process; resolves once it is ready, rejects with EngineStartError (its reason quoted) if it is not. */
+    static async start(config: EngineConfigInput, options: EngineSupervisorOptions = {}): Promise<EngineSupervisor> {
+        const supervisor = new EngineSupervisor(config, options);
+        supervisor.#adopt(await supervisor.#open());
+        return supervisor;
+    }
+
+    /** The current engine's info; while it restarts, the last one's (a restart keeps the configuration). */
+    get info(): EngineInfo {
+        invariant(this.#info !== undefined, "EngineSupervisor.info read before start() resolved.");
+        return this.#info;
+    }
+
+    get state(): EngineSupervisorState {
+        return this.#state;
+    }
+
+    /** The running engine process's pid; undefined while it restarts or is down. */
+    get pid(): number | undefined {
+        return this.#connection?.pid;
+    }
+
+    get numRestarts(): number {
+        return this.#numRestarts;
+    }
+
+    on<K extends keyof EngineSupervisorEvents>(event: K, listener: Listener<K>): () => void {
+        const listeners = this.#listeners[event] as Set<Listener<K>>;
+        listeners.add(listener);
+        return () => listeners.delete(listener);
+    }
+
+    /** One chat turn, as EngineService.chat; aborting `signal` cancels it in the engine. */
+    async chat(untrusted: ChatTurnRequest, callbacks: TurnCallbacks = {}, signal?: AbortSignal): Promise<TurnResult> {
+        const request = validateChatTurn(untrusted); // refused here with the same message the engine would give, one hop sooner
+        const connection = await this.#whenRunning(signal);
+        return connection.chat(request, callbacks, signal);
+    }
+
+    async measure(workspace: string, messages: readonly ChatMessage[], draft: string): Promise<DraftMeasurement> {
+        return (await this.#whenRunning()).measure(workspace, messages, draft, this.#options.callTimeoutMs);
+    }
+
+    async snapshot(): Promise<EngineSnapshot> {
+        return (await this.#whenRunning()).snapshot(this.#options.callTimeoutMs) as Promise<EngineSnapshot>;
+    }
+
+    /** Drops the workspace's KV in the engine; resolves once it is gone. */
+    async forgetWorkspace(workspace: string): Promise<void> {
+        await (await this.#whenRunning()).forgetWorkspace(workspace, this.#options.callTimeoutMs);
+    }
+
+    /**
+     * Shuts the engine down (running turns end with engine_stopped), kills it if it does not exit
+     * within the grace period, and resolves once no engine process is left. Idempotent.
+     */
+    dispose(): Promise<void> {
+        this.#disposing ??= (async () => {
+            this.#state = "disposed";
+            this.#restartAbort.abort();
+            this.#rejectWaiters(new EngineStoppedError("The engine was shut down; nothing more will be generated."));
+            const connection = this.#connection;
+            this.#connection = undefined;
+            await Promise.all([
+                connection?.shutdown(this.#options.shutdownGraceMs),
+                this.#restarting
+            ]);
+        })();
+        return this.#disposing;
+    }
+
+    #open(): Promise<EngineConnection> {
+        return EngineConnection.open(this.#spawner, this.config, {
+            startTimeoutMs: this.#options.startTimeoutMs,
+            signal: this.#restartAbort.signal,
+            log: this.#log,
+            onCrash: (exit, numInterrupted) => this.#onCrash(exit, numInterrupted)
+        });
+    }
+
+    #adopt(connection: EngineConnection): void {
+        this.#connection = connection;
+        this.#info = connection.info;
+        this.#state = "running";
+        for (const waiter of [...this.#waiters])
+            waiter.resolve(connection);
+    }
+
+    #onCrash(exit: EngineExit, numInterrupted: number): void {
+        if (this.#state === "disposed")
+            return;
+        this.#connection = undefined;
+        const willRestart = this.#budget.canRestart(performance.now());
+        this.#log(`engine process ${exit.pid} stopped (${describeExit(exit.code, exit.signal)}) with ${numInterrupted} request(s) in flight; ${willRestart ? "restarting it" : "restart budget spent"}.`);
+        this.#emit("crashed", { pid: exit.pid, exitCode: exit.code, signal: exit.signal, numInterrupted, willRestart });
+        if (!willRestart) {
+            this.#goDown(
+                `The engine process stopped again (${describeExit(exit.code, exit.signal)}) after ${this.#options.maxRestarts} restarts within ${this.#options.restartWindowMs / 1000} s, ` +
+                "so Kvault stopped restarting it. Check the model and engine settings, then restart Kvault."
+            );
+            return;
+        }
+        this.#state = "restarting";
+        this.#restarting = this.#restart().catch((error: unknown) => {
+            this.#goDown(`Restarting the engine failed unexpectedly: ${(error as Error).message}. Restart Kvault.`);
+        }).finally(() => {
+            this.#restarting = undefined;
+        });
+    }
+
+    /** Starts new engine processes until one is ready, the budget is spent, or the supervisor is disposed. */
+    async #restart(): Promise<void> {
+        for (;;) {
+            const now = performance.now();
+            const numRecent = this.#budget.numRecent(now);
+            this.#budget.take(now);
+            if (numRecent > 0)
+                await delay(Math.min(4_000, this.#options.restartBackoffMs * 2 ** (numRecent - 1)), this.#restartAbort.signal);
+            if (this.#isDisposed())
+                return;
+            try {
+                const connection = await this.#open();
+                if (this.#isDisposed()) { // disposed while it started: dispose() waits for this
+                    await connection.shutdown(this.#options.shutdownGraceMs);
+                    return;
+                }
+                this.#numRestarts++;
+                this.#adopt(connection);
+                this.#log(`engine process ${connection.pid} is ready (restart ${this.#numRestarts}).`);
+                this.#emit("restarted", { pid: connection.pid, info: connection.info, numRestarts: this.#numRestarts });
+                return;
+            } catch (error) {
+                if (this.#isDisposed())
+                    return;
+                this.#log(`restarting the engine failed: ${(error as Error).message}`);
+                if (!this.#budget.canRestart(performance.now())) {
+                    this.#goDown(
+                        `The engine did not come back after ${this.#options.maxRestarts} restarts within ${this.#options.restartWindowMs / 1000} s; ` +
+                        `the last try said: ${(error as Error).message} Check the model and engine settings, then restart Kvault.`
+                    );
+                    return;
+                }
+            }
+        }
+    }
+
+    /** A method, not `#state === "disposed"` inline: dispose() can run during any await. */
+    #isDisposed(): boolean {
+        return this.#disposing !== undefined;
+    }
+
+    #goDown(message: string): void {
+        const error = new EngineUnavailableError(message);
+        this.#state = "down";
+        this.#downError = error;
+        this.#rejectWaiters(error);
+        this.#emit("down", { error });
+    }
+
+    /** The running engine, or, while it restarts, the next one (for at most restartWaitMs). */
+    #whenRunning(signal?: AbortSignal): Promise<EngineConnection> {
+        if (this.#state === "disposed")
+            return Promise.reject(new EngineStoppedError("The engine was shut down; nothing more will be generated."));
+        if (this.#state === "down")
+            return Promise.reject(this.#downError);
+        if (this.#connection !== undefined)
+            return Promise.resolve(this.#connection);
+        if (signal?.aborted)
+            return Promise.reject(new CancelledBeforeSendError());
+        return new Promise((resolve, reject) => {
+            const waitMs = this.#options.restartWaitMs;
+            const timer = setTimeout(() => finish(() => reject(new EngineUnavailableError(
+                `The engine is restarting and was not back within ${(waitMs / 1000).toLocaleString("en-US")} s. Try again in a moment.`
+            ))), waitMs);
+            const abort = (): void => finish(() => reject(new CancelledBeforeSendError()));
+            const finish = (settle: () => void): void => {
+                clearTimeout(timer);
+                signal?.removeEventListener("abort", abort);
+                this.#waiters.delete(waiter);
+                settle();
+            };
+            const waiter: Waiter = {
+                resolve: (connection) => finish(() => resolve(connection)),
+                reject: (error) => finish(() => reject(error))
+            };
+            signal?.addEventListener("abort", abort, { once: true });
+            this.#waiters.add(waiter);
+        });
+    }
+
+    #rejectWaiters(error: Error): void {
+        for (const waiter of [...this.#waiters])
+            waiter.reject(error);
+    }
+
+    #emit<K extends keyof EngineSupervisorEvents>(event: K, payload: EngineSupervisorEvents[K]): void {
+        for (const listener of [...this.#listeners[event] as Set<Listener<K>>]) {
+            try {
+                listener(payload);
+            } catch (error) {
+                this.#log(`a "${event}" listener threw: ${(error as Error).message}`); // a listener must not stop supervision
+            }
+        }
+    }
+}
+
+function delay(ms: number, signal: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+        const timer = setTimeout(done, ms);
+        signal.addEventListener("abort", done, { once: true });
+        function done(): void {
+            clearTimeout(timer);
+            signal.removeEventListener("abort", done);
+            resolve();
+        }
+    });
+}
+
+function stripUndefined<T extends object>(value: T): Partial<T> {
+    return Object.fromEntries(Object.entries(value).filter(([, entry]) => entry !== undefined)) as Partial<T>;
+}

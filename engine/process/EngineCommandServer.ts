@@ -1,0 +1,183 @@
+import type { ChatTurnRequest, EngineCommand, EngineErrorPayload, EngineEvent } from "../../contract/engineProtocol.js";
+import type { EngineService } from "../service/EngineService.js";
+import type { EngineTransport } from "./EngineTransport.js";
+import { parseEngineCommand } from "./parseEngineCommand.js";
+import { toErrorPayload } from "./toErrorPayload.js";
+
+/** What the server needs of EngineService; tests may serve a stand-in. */
+export type ServedEngine = Pick<EngineService, "chat" | "measure" | "snapshot" | "forgetWorkspace" | "dispose">;
+
+const STOPPING: EngineErrorPayload = {
+    code: "engine_stopped",
+    message: "The engine is shutting down and took no new work. Send the request again once it has restarted."
+};
+const STOPPED_MID_TURN: EngineErrorPayload = {
+    code: "engine_stopped",
+    message: "The engine shut down while this turn ran; nothing more will be generated. Send it again once the engine has restarted."
+};
+/** How long shutdown waits for cancelled chats to end before it disposes the engine under them. */
+const CANCEL_DRAIN_MS = 5_000;
+
+/**
+ * Serves host commands against one EngineService inside the engine process: validates each
+ * message, runs chats concurrently (one AbortController per requestId) and streams their events,
+ * answers calls by callId. A malformed message is answered when it names whom to answer, and
+ * logged; it never throws out of `handle`.
+ */
+export class EngineCommandServer {
+    readonly #running = new Map<string, AbortController>();
+    /** Every chat's whole life, its last event's send included: shutdown waits for them. */
+    readonly #settling = new Set<Promise<void>>();
+    #stopping: Promise<void> | undefined;
+
+    constructor(
+        private readonly service: ServedEngine,
+        private readonly transport: EngineTransport,
+        private readonly options: {
+            readonly log: (line: string) => void;
+            /** The host asked to shut down: the process entry stops this server, then exits. */
+            readonly onShutdown: () => void;
+        }
+    ) {}
+
+    get numRunning(): number {
+        return this.#running.size;
+    }
+
+    handle(message: unknown): void {
+        try {
+            this.#handle(message);
+        } catch (error) {
+            // A bug here must cost one command, not the process and every other workspace's turn.
+            this.options.log(`failed to handle a command: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
+        }
+    }
+
+    #handle(message: unknown): void {
+        const parsed = parseEngineCommand(message);
+        if (!parsed.ok) {
+            this.options.log(`refused a command: ${parsed.error.message}`);
+            // A refusal addressed to a running chat's id would end that chat for its host.
+            if (parsed.reply !== undefined && !(parsed.reply.type === "failed" && this.#running.has(parsed.reply.requestId)))
+                void this.transport.send(parsed.reply);
+            return;
+        }
+        if (this.#stopping !== undefined) {
+            this.#refuseWhileStopping(parsed.command);
+            return;
+        }
+        this.#dispatch(parsed.command);
+    }
+
+    /**
+     * Cancels every running chat (so the engine frees their pages the ordinary way), lets them end
+     * with `engine_stopped`, then disposes the engine. Resolves once their events are sent.
+     */
+    stop(): Promise<void> {
+        this.#stopping ??= (async () => {
+            for (const controller of this.#running.values())
+                controller.abort();
+            await withDeadline(Promise.allSettled([...this.#settling]), CANCEL_DRAIN_MS);
+            try {
+                await this.service.dispose();
+            } catch (error) {
+                this.options.log(`dispose failed: ${toErrorPayload(error).message}`);
+            }
+            await Promise.allSettled([...this.#settling]);
+        })();
+        return this.#stopping;
+    }
+
+    #dispatch(command: EngineCommand): void {
+        switch (command.type) {
+            case "chat":
+                this.#chat(command.request);
+                return;
+            case "cancel":
+                this.#running.get(command.requestId)?.abort();
+                return;
+            case "measure": {
+                const { callId, workspace, messages, draft } = command;
+                try {
+                    void this.transport.send({ type: "measured", callId, result: this.service.measure(workspace, messages, draft) });
+                } catch (error) {
+                    void this.transport.send({ type: "measured", callId, error: toErrorPayload(error) });
+                }
+                return;
+            }
+            case "snapshot":
+                try {
+                    void this.transport.send({ type: "snapshot", callId: command.callId, snapshot: this.service.snapshot() });
+                } catch (error) {
+                    void this.transport.send({ type: "snapshot", callId: command.callId, error: toErrorPayload(error) });
+                }
+                return;
+            case "forgetWorkspace": {
+                const { callId, workspace } = command;
+                this.service.forgetWorkspace(workspace).then(
+                    () => this.transport.send({ type: "forgotten", callId }),
+                    (error: unknown) => this.transport.send({ type: "forgotten", callId, error: toErrorPayload(error) })
+                );
+                return;
+            }
+            case "shutdown":
+                this.options.onShutdown();
+                return;
+        }
+    }
+
+    #chat(request: ChatTurnRequest): void {
+        const { requestId } = request;
+        if (this.#running.has(requestId)) {
+            // Answering would end the running chat of that id for its host; the duplicate gets no answer.
+            this.options.log(`ignored a chat: request ${JSON.stringify(requestId)} is already running.`);
+            return;
+        }
+        const controller = new AbortController();
+        this.#running.set(requestId, controller);
+        const send = (event: EngineEvent): void => void this.transport.send(event);
+        const settled = this.service.chat(request, {
+            onQueued: (position) => send({ type: "queued", requestId, position }),
+            onStarted: () => send({ type: "started", requestId }),
+            onText: (text) => send({ type: "token", requestId, text })
+        }, controller.signal).then(
+            ({ text, finishReason, usage }) => this.transport.send({ type: "finished", requestId, text, finishReason, usage }),
+            (error: unknown) => this.transport.send({ type: "failed", requestId, error: this.#stopping !== undefined ? STOPPED_MID_TURN : toErrorPayload(error) })
+        ).finally(() => {
+            this.#running.delete(requestId);
+            this.#settling.delete(settled);
+        });
+        this.#settling.add(settled);
+    }
+
+    #refuseWhileStopping(command: EngineCommand): void {
+        switch (command.type) {
+            case "chat":
+                if (!this.#running.has(command.request.requestId))
+                    void this.transport.send({ type: "failed", requestId: command.request.requestId, error: STOPPING });
+                return;
+            case "measure":
+                void this.transport.send({ type: "measured", callId: command.callId, error: STOPPING });
+                return;
+            case "snapshot":
+                void this.transport.send({ type: "snapshot", callId: command.callId, error: STOPPING });
+                return;
+            case "forgetWorkspace":
+                void this.transport.send({ type: "forgotten", callId: command.callId, error: STOPPING });
+                return;
+            default:
+                return;
+        }
+    }
+}
+
+function withDeadline(promise: Promise<unknown>, ms: number): Promise<void> {
+    return new Promise((resolve) => {
+        const timer = setTimeout(resolve, ms);
+        const done = (): void => {
+            clearTimeout(timer);
+            resolve();
+        };
+        promise.then(done, done);
+    });
+}
