@@ -1,0 +1,112 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import WebSocket from "ws";
+import type { RpcServerMessage } from "../../../contract/rpc.js";
+import { EngineService } from "../../../engine/service/EngineService.js";
+import { KvaultHttpServer } from "../../../host/http/KvaultHttpServer.js";
+import { RpcServer } from "../../../host/rpc/RpcServer.js";
+import { expectEngineClean, tinyEngineConfig } from "../../support/engineFixtures.js";
+import { generatedModelPath } from "../../support/generatedModels.js";
+
+const API_KEY = "rpc-test-key-0001";
+
+/** A WebSocket RPC client for tests: sends raw frames, collects every message. */
+class RawClient {
+    readonly messages: RpcServerMessage[] = [];
+    private constructor(readonly socket: WebSocket) {
+        socket.on("message", (data) => this.messages.push(JSON.parse(String(data)) as RpcServerMessage));
+    }
+
+    static async connect(url: string, options: { key?: string; origin?: string } = {}): Promise<RawClient> {
+        const socket = new WebSocket(`${url.replace("http", "ws")}/rpc?key=${options.key ?? API_KEY}`, { origin: options.origin ?? url });
+        await new Promise<void>((resolve, reject) => { socket.once("open", () => resolve()); socket.once("error", reject); });
+        return new RawClient(socket);
+    }
+
+    async reply(id: number, timeoutMs = 30_000): Promise<RpcServerMessage> {
+        for (let waited = 0; waited < timeoutMs; waited += 10) {
+            const found = this.messages.find((message) => "id" in message && message.id === id);
+            if (found) return found;
+            await new Promise((resolve) => setTimeout(resolve, 10));
+        }
+        throw new Error(`no reply to ${id}`);
+    }
+
+    async call(id: number, method: string, params: unknown): Promise<RpcServerMessage> {
+        this.socket.send(JSON.stringify({ id, method, params }));
+        return this.reply(id);
+    }
+}
+
+describe("the renderer's RPC over a WebSocket (headless mode)", () => {
+    let service: EngineService;
+    let server: KvaultHttpServer;
+    let rpc: RpcServer;
+    let url: string;
+    beforeAll(async () => {
+        service = await EngineService.start({ modelPath: generatedModelPath("tiny"), ...tinyEngineConfig, gpu: false });
+        rpc = new RpcServer(service);
+        server = new KvaultHttpServer({ engine: service, apiKey: API_KEY, host: "127.0.0.1", port: 0, modelId: "tiny", onRpcUpgrade: (request, socket, head) => rpc.handleUpgrade(request, socket, head) });
+        url = (await server.listen()).url;
+    });
+    afterAll(async () => {
+        await rpc.close();
+        await server.close();
+        await service.dispose();
+    });
+
+    it("streams a chat turn's events and answers it", async () => {
+        const client = await RawClient.connect(url);
+        const answer = await client.call(1, "chat", { requestId: "t1", workspace: "w", messages: [{ role: "user", content: "hello" }], sampling: { temperature: 0, maxTokens: 5 } });
+        expect(answer).toMatchObject({ id: 1, result: { finishReason: "length", usage: { completionTokens: 5 } } });
+        const events = client.messages.filter((message) => "event" in message);
+        expect(events[0]).toEqual({ event: "started", requestId: "t1" });
+        const streamed = events.filter((message) => message.event === "text").map((message) => (message as { text: string }).text).join("");
+        expect(streamed).toBe((answer as { result: { text: string } }).result.text);
+        expect(await client.call(2, "measure", { workspace: "w", messages: [], draft: "a draft" })).toMatchObject({ id: 2, result: { fits: true, limit: 256 } });
+        client.socket.close();
+    });
+
+    it("refuses a connection without the key or from another origin", async () => {
+        await expect(RawClient.connect(url, { key: "wrong-key-000" })).rejects.toThrow(/401/);
+        await expect(RawClient.connect(url, { origin: "http://evil.example" })).rejects.toThrow(/403/);
+    });
+
+    it("cancels a client's turns when it goes away, and frees their pages", async () => {
+        const client = await RawClient.connect(url);
+        client.socket.send(JSON.stringify({ id: 1, method: "chat", params: { requestId: "long", workspace: "gone", messages: [{ role: "user", content: "go on and on" }], sampling: { temperature: 0, maxTokens: 200 } } }));
+        for (let waited = 0; waited < 30_000 && !client.messages.some((message) => "event" in message && message.event === "text"); waited += 10)
+            await new Promise((resolve) => setTimeout(resolve, 10));
+        const cancelledBefore = service.engine.counters.cancelled;
+        client.socket.terminate();
+        for (let waited = 0; waited < 10_000 && service.engine.counters.cancelled === cancelledBefore; waited += 10)
+            await new Promise((resolve) => setTimeout(resolve, 10));
+        expect(service.engine.counters.cancelled).toBe(cancelledBefore + 1);
+        for (let waited = 0; waited < 10_000 && service.engine.sessions().some((session) => session.busy); waited += 10)
+            await new Promise((resolve) => setTimeout(resolve, 10)); // the decode step in flight finishes
+        await expectEngineClean(service.engine);
+    });
+
+    it("answers fuzzed frames with errors and never crashes or wedges", async () => {
+        const client = await RawClient.connect(url);
+        const frames: (string | Buffer)[] = [
+            "not json", "null", "[]", "42", JSON.stringify({}), JSON.stringify({ id: "x", method: "info" }), JSON.stringify({ id: 1.5, method: "info" }),
+            JSON.stringify({ id: 3, method: "explode" }), JSON.stringify({ id: 4, method: "chat", params: null }),
+            JSON.stringify({ id: 5, method: "chat", params: { requestId: 7, workspace: [], messages: {}, sampling: "fast" } }),
+            JSON.stringify({ id: 6, method: "measure", params: { workspace: 1 } }),
+            JSON.stringify({ id: 7, method: "chat", params: { requestId: "big", workspace: "w", messages: [{ role: "user", content: "x".repeat(5_000_000) }], sampling: { temperature: 0, maxTokens: 1 } } }),
+            JSON.stringify({ id: 8, method: "cancel", params: { requestId: { nested: true } } }),
+            Buffer.from([0, 1, 2, 255])
+        ];
+        for (const frame of frames)
+            client.socket.send(frame, { binary: Buffer.isBuffer(frame) });
+        for (const id of [3, 4, 5, 6, 7])
+            expect(await client.reply(id)).toMatchObject({ id, error: { code: expect.any(String), message: expect.any(String) } });
+        expect(await client.reply(8)).toMatchObject({ id: 8, result: { cancelled: false } });
+        expect(client.socket.readyState).toBe(WebSocket.OPEN);
+        expect(await client.call(9, "info", {})).toMatchObject({ id: 9, result: { numDecodeSequences: 2 } });
+        expect(await client.call(10, "chat", { requestId: "ok", workspace: "fine", messages: [{ role: "user", content: "still fine?" }], sampling: { temperature: 0, maxTokens: 3 } }))
+            .toMatchObject({ id: 10, result: { usage: { completionTokens: 3 } } });
+        client.socket.close();
+        await expectEngineClean(service.engine);
+    });
+});
