@@ -222,9 +222,8 @@ export class KvEngine {
         input.signal?.addEventListener("abort", onAbort, { once: true });
         let session: SessionRecord | undefined;
         try {
-            await this.#waitForTurn(record, input);
-            session = this.#sessions.get(input.session);
-            session.busy = true;
+            session = await this.#waitForTurn(input);
+            this.#throwIfEnded(record);
             input.onStarted?.();
             return await this.#run(record, session, input);
         } catch (error) {
@@ -244,21 +243,31 @@ export class KvEngine {
         }
     }
 
-    /** Waits, fairly across workspaces, until a decode sequence can be given to this request. */
-    async #waitForTurn(record: RequestRecord, input: GenerateRequest): Promise<void> {
-        const busy = this.#busySessions();
-        if (this.#queue.length === 0 && this.#numRunning < this.decode.numSequences && !busy.has(input.session)) {
+    /**
+     * Waits, fairly across workspaces, until a decode sequence can be given to this request, and
+     * takes it: the run count and the workspace's busy mark change in the same synchronous step as
+     * the grant, so two grants can never share a workspace or overcommit the sequences. Throws only
+     * before a grant; after one, the caller owns the turn and must end it.
+     */
+    async #waitForTurn(input: GenerateRequest): Promise<SessionRecord> {
+        const take = (): SessionRecord => {
+            const session = this.#sessions.get(input.session);
+            invariant(!session.busy && this.#numRunning < this.decode.numSequences,
+                () => `a turn of ${input.session} was granted with the workspace busy or ${this.#numRunning} of ${this.decode.numSequences} sequences running`);
+            session.busy = true;
             this.#numRunning++;
-            return;
-        }
-        await new Promise<void>((resolve, reject) => {
+            return session;
+        };
+        const busy = this.#busySessions();
+        if (this.#queue.length === 0 && this.#numRunning < this.decode.numSequences && !busy.has(input.session))
+            return take();
+        return new Promise<SessionRecord>((resolve, reject) => {
             const waiter: Waiter = {
                 session: input.session,
                 arrival: this.#numArrivals++,
                 grant: () => {
                     input.signal?.removeEventListener("abort", leave);
-                    this.#numRunning++;
-                    resolve();
+                    resolve(take());
                 },
                 fail: (error) => {
                     input.signal?.removeEventListener("abort", leave);
@@ -273,8 +282,6 @@ export class KvEngine {
             input.signal?.addEventListener("abort", leave, { once: true });
             input.onQueued?.(this.#queue.positionOf(waiter, busy));
         });
-        if (record.isTerminal)
-            this.#throwIfEnded(record);
     }
 
     #grantNext(): void {
@@ -287,12 +294,7 @@ export class KvEngine {
     }
 
     #busySessions(): Set<SessionId> {
-        const busy = new Set<SessionId>();
-        for (const session of this.#sessions.all())
-            if (session.busy) busy.add(session.id);
-        for (const record of this.#requests.values())
-            if (record.status.kind !== "admitted") busy.add(record.session);
-        return busy;
+        return new Set(this.#sessions.all().filter((session) => session.busy).map((session) => session.id));
     }
 
     async #run(record: RequestRecord, session: SessionRecord, input: GenerateRequest): Promise<GenerateResult> {

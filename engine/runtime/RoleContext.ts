@@ -110,6 +110,12 @@ export class RoleContext {
         this.freeSlots.push(slot);
     }
 
+    /** Clears a sequence's cells; the caller keeps it (for another workspace). */
+    async clearSequence(slot: SequenceSlot): Promise<void> {
+        invariant(!this.freeSlots.includes(slot), () => `sequence ${slot.index} of the ${this.role} context is cleared while free`);
+        await slot.sequence.clearHistory();
+    }
+
     /** Evaluates tokens into the sequence's KV without sampling; the caller admitted them already. */
     async evaluate(slot: SequenceSlot, tokens: readonly number[]): Promise<void> {
         invariant(slot.numTokens + tokens.length <= this.sequenceCapacity,

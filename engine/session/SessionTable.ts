@@ -80,10 +80,12 @@ export class SessionTable {
             .sort((a, b) => a.lastUsed - b.lastUsed)[0];
         invariant(victim !== undefined && victim.residency.kind === "resident",
             () => `no decode sequence free and no idle resident workspace among ${this.#sessions.size} on ${this.decode.numSequences} sequences`);
+        // The victim's sequence passes straight to the caller: never through the free list, where
+        // another turn could take it between the release and the acquire.
         const slot = victim.residency.slot;
         await this.#swapOut(victim, slot);
-        await this.decode.releaseSequence(slot);
-        return this.decode.acquireSequence()!;
+        await this.decode.clearSequence(slot);
+        return slot;
     }
 
     /** Writes an idle workspace's KV into sealed pages it owns; without room, its KV is dropped and recomputed later. */

@@ -54,6 +54,24 @@ describe("the engine service: turns, cancellation, measure, snapshots", () => {
         await expectEngineClean(service.engine);
     });
 
+    it("runs one turn of a workspace at a time, even when two arrive together with sequences free", async () => {
+        const two = await EngineService.start({ modelPath: generatedModelPath("tiny"), ...tinyEngineConfig, numDecodeSequences: 2 }, { runtime });
+        try {
+            const events: string[] = [];
+            const turn = (name: string) => two.chat({ requestId: name, workspace: "same", messages: ask(`turn ${name}`), sampling: { temperature: 0, maxTokens: 4 } },
+                { onStarted: () => events.push(`${name} started`), onText: () => events.push(`${name} text`) });
+            await Promise.all([turn("a"), turn("b"), two.chat({ requestId: "c", workspace: "other", messages: ask("other"), sampling: { temperature: 0, maxTokens: 4 } })]);
+            // Every token of a streamed before b started: the workspace's turns did not overlap.
+            expect(events.indexOf("b started")).toBeGreaterThan(events.lastIndexOf("a text"));
+            expect(events[0]).toBe("a started");
+            expect(events.filter((event) => event === "a text").length).toBeGreaterThan(0);
+            expect(two.engine.audit().ok).toBe(true);
+            await expectEngineClean(two.engine);
+        } finally {
+            await two.dispose();
+        }
+    });
+
     it("stop strings end the answer before them and report it as a normal stop", async () => {
         const plain = await service.chat({ requestId: "s1", workspace: "s1", messages: ask("Say something."), sampling: { temperature: 0, maxTokens: 12 } });
         expect(plain.text.length).toBeGreaterThan(4);
