@@ -1,5 +1,9 @@
 // The API the preload exposes to the renderer as `window.kvault`. Only named calls cross
-// the bridge; the renderer never sees ipcRenderer (STYLE.md 10).
+// the bridge; the renderer never sees ipcRenderer (STYLE.md 10). The RPC calls are those of
+// contract/rpc.ts, the same the headless host serves over its WebSocket.
+
+import type { ChatMessage, ChatTurnRequest, EngineErrorPayload } from "./engineProtocol.js";
+import type { RpcMethods, RpcTurnEvent } from "./rpc.js";
 
 export interface AppInfo {
     /** The app's version from package.json, e.g. "0.1.0". */
@@ -8,6 +12,58 @@ export interface AppInfo {
     readonly platform: string;
 }
 
+/**
+ * What every call but getAppInfo resolves with. A failure is a value, not a rejection, because
+ * Electron keeps only an Error's message across IPC and the context bridge: the stable `code`
+ * (context_length_exceeded, engine_crashed, invalid_request, …) would be lost. A rejection means
+ * the call itself was refused (an untrusted sender, a broken bridge), never an engine outcome.
+ */
+export type BridgeResult<T> =
+    | { readonly ok: true; readonly value: T }
+    | { readonly ok: false; readonly error: EngineErrorPayload };
+
+/** The OpenAI-compatible API on 127.0.0.1, as the settings page shows it. */
+export interface LocalApiView {
+    readonly enabled: boolean;
+    readonly port: number;
+    /** The bearer key clients must send; stored in the settings file. */
+    readonly apiKey: string;
+    /** Where it serves, e.g. "http://127.0.0.1:8080"; null while it is off or could not start. */
+    readonly url: string | null;
+    /** Why it is enabled but not serving (say, the port was taken when Kvault started); null otherwise. */
+    readonly problem: EngineErrorPayload | null;
+}
+
+export interface AppSettingsView {
+    readonly localApi: LocalApiView;
+    /** The GGUF the engine loads; null for the built-in demo model. */
+    readonly modelPath: string | null;
+}
+
+/** Switches the local API; the settings change only if the server could be brought to that state. */
+export interface LocalApiChange {
+    readonly enabled: boolean;
+    /** 1024 to 65535: ports below need administrator rights on most systems. */
+    readonly port: number;
+}
+
+export type TurnEventListener = (event: RpcTurnEvent) => void;
+
 export interface KvaultBridge {
     getAppInfo(): Promise<AppInfo>;
+
+    info(): Promise<BridgeResult<RpcMethods["info"]["result"]>>;
+    /** Resolves when the turn ends; its queued/started/text events arrive through onTurnEvent meanwhile. */
+    chat(request: ChatTurnRequest): Promise<BridgeResult<RpcMethods["chat"]["result"]>>;
+    /** Cancels a turn this window started; `cancelled` is false when none by that id is running. */
+    cancel(requestId: string): Promise<BridgeResult<RpcMethods["cancel"]["result"]>>;
+    measure(workspace: string, messages: readonly ChatMessage[], draft: string): Promise<BridgeResult<RpcMethods["measure"]["result"]>>;
+    snapshot(): Promise<BridgeResult<RpcMethods["snapshot"]["result"]>>;
+    forgetWorkspace(workspace: string): Promise<BridgeResult<RpcMethods["forgetWorkspace"]["result"]>>;
+    /** Turn events of this window's chats only; returns the function that stops them. */
+    onTurnEvent(listener: TurnEventListener): () => void;
+
+    getSettings(): Promise<BridgeResult<AppSettingsView>>;
+    /** Resolves once the API serves (or has stopped); a port in use is an error, and nothing changes. */
+    setLocalApi(change: LocalApiChange): Promise<BridgeResult<AppSettingsView>>;
 }

@@ -1,8 +1,23 @@
-// IPC channel names shared by main (ipcMain.handle), the preload (ipcRenderer.invoke) and,
-// later, the headless host's WebSocket RPC. Prefixed so they cannot collide with channels
-// that Electron or a library registers.
+// IPC channel names shared by main (ipcMain.handle), the preload (ipcRenderer.invoke / on).
+// Prefixed so they cannot collide with channels that Electron or a library registers.
+import type { RpcMethod } from "./rpc.js";
+
 export const channels = {
-    getAppInfo: "kvault:app:get-info"
+    getAppInfo: "kvault:app:get-info",
+    getSettings: "kvault:settings:get",
+    setLocalApi: "kvault:settings:set-local-api",
+    /** main → renderer only: queued/started/text of the turns that renderer started (RpcTurnEvent). */
+    turnEvent: "kvault:rpc:turn-event"
 } as const;
 
-export type Channel = (typeof channels)[keyof typeof channels];
+/** One invoke channel per RPC method of contract/rpc.ts; the headless host carries the same calls over /rpc. */
+export const rpcChannels: { readonly [M in RpcMethod]: `kvault:rpc:${M}` } = {
+    info: "kvault:rpc:info",
+    chat: "kvault:rpc:chat",
+    cancel: "kvault:rpc:cancel",
+    measure: "kvault:rpc:measure",
+    snapshot: "kvault:rpc:snapshot",
+    forgetWorkspace: "kvault:rpc:forgetWorkspace"
+};
+
+export type Channel = (typeof channels)[keyof typeof channels] | (typeof rpcChannels)[RpcMethod];

@@ -1,9 +1,17 @@
-// The Electron host: one hardened window, the IPC handlers, nothing else. The pieces live in
-// main/window and main/ipc so that they can be read, and the pure ones tested, alone.
+// The Electron host: one hardened window, the engine in a utilityProcess, the IPC handlers, and
+// the local API when the settings switch it on. The pieces live in main/window, main/ipc,
+// main/engine, main/settings and main/localApi so that they can be read, and the pure ones
+// tested, alone.
 import { app, BrowserWindow, session } from "electron";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { startEngine, type StartedEngine } from "./engine/startEngine";
+import { utilityProcessSpawner } from "./engine/utilityProcessSpawner";
 import { registerIpcHandlers } from "./ipc/registerIpcHandlers";
+import { RendererRpc } from "./ipc/RendererRpc";
+import { LocalApiController } from "./localApi/LocalApiController";
+import { SettingsService } from "./settings/SettingsService";
+import { SettingsStore } from "./settings/SettingsStore";
 import { contentSecurityPolicy } from "./window/contentSecurityPolicy";
 import { createMainWindow } from "./window/createMainWindow";
 import { hardenSession } from "./window/hardenSession";
@@ -13,14 +21,61 @@ import { hardenSession } from "./window/hardenSession";
 const devServerUrl = app.isPackaged ? undefined : process.env.ELECTRON_RENDERER_URL;
 const appUrl = devServerUrl ?? pathToFileURL(join(import.meta.dirname, "../renderer/index.html")).href;
 const preloadPath = join(import.meta.dirname, "../preload/index.cjs");
+// Emitted beside this file by electron.vite.config.ts (the engine process entry).
+const engineEntry = join(import.meta.dirname, "engineProcess.js");
+
+const log = (line: string): void => void process.stderr.write(`[kvault] ${line}\n`);
 
 let mainWindow: BrowserWindow | undefined;
+let engine: Promise<StartedEngine> | undefined;
+let localApi: LocalApiController | undefined;
 
 function openMainWindow(): void {
     mainWindow = createMainWindow(appUrl, preloadPath);
     mainWindow.on("closed", () => {
         mainWindow = undefined;
     });
+}
+
+async function startHost(): Promise<void> {
+    hardenSession(session.defaultSession, contentSecurityPolicy(devServerUrl === undefined ? "production" : "development"));
+    const userData = app.getPath("userData");
+    const settings = await SettingsStore.open(join(userData, "settings.json"), { log });
+
+    const started = startEngine({
+        modelsDirectory: join(userData, "models"),
+        modelPath: settings.current.modelPath,
+        spawner: utilityProcessSpawner({ entry: engineEntry }),
+        log
+    });
+    engine = started;
+    // Every call that needs the engine gets this failure as its answer; logged once here.
+    started.catch((error: unknown) => log(`The engine could not start: ${(error as Error).message}`));
+
+    localApi = new LocalApiController(async () => {
+        const { client, modelId } = await started;
+        return { engine: client, modelId };
+    }, log);
+    const settingsService = new SettingsService(settings, localApi, log);
+    registerIpcHandlers({ appUrl, rpc: new RendererRpc(async () => (await started).client), settings: settingsService });
+    openMainWindow();
+    void settingsService.startLocalApi();
+}
+
+/**
+ * How long quitting waits for an engine that is still loading its model. Past it the app quits
+ * anyway: Electron ends its utility processes with it, so nothing is orphaned.
+ */
+const QUIT_WAIT_FOR_START_MS = 2_000;
+
+/** Stops the local API and the engine (running turns end with engine_stopped); never rejects. */
+async function stopHost(): Promise<void> {
+    await localApi?.close().catch((error: unknown) => log(`Stopping the local API failed: ${(error as Error).message}`));
+    const started = await Promise.race([
+        engine?.catch(() => undefined),
+        new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), QUIT_WAIT_FOR_START_MS))
+    ]);
+    await started?.supervisor.dispose().catch((error: unknown) => log(`Stopping the engine failed: ${(error as Error).message}`));
 }
 
 // Sandbox every renderer, including any a future feature opens, not only the main window.
@@ -46,10 +101,23 @@ if (!app.requestSingleInstanceLock()) {
         }
     });
 
-    void app.whenReady().then(() => {
-        hardenSession(session.defaultSession, contentSecurityPolicy(devServerUrl === undefined ? "production" : "development"));
-        registerIpcHandlers(appUrl);
-        openMainWindow();
+    // Quitting waits for the engine to shut down (bounded by its grace period), so it can end
+    // turns cleanly instead of being torn down with the app.
+    let stopped = false;
+    let stopping: Promise<void> | undefined;
+    app.on("will-quit", (event) => {
+        if (stopped) {
+            return;
+        }
+        event.preventDefault();
+        stopping ??= stopHost().finally(() => {
+            stopped = true;
+            app.quit();
+        });
+    });
+
+    void app.whenReady().then(async () => {
+        await startHost();
 
         // Registered after ready: macOS re-opens the window from the dock, and a window
         // cannot be created before ready.
@@ -58,5 +126,8 @@ if (!app.requestSingleInstanceLock()) {
                 openMainWindow();
             }
         });
+    }).catch((error: unknown) => {
+        log(`Kvault could not start: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
+        app.exit(1);
     });
 }

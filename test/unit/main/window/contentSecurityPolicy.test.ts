@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { contentSecurityPolicy } from "../../../main/window/contentSecurityPolicy";
+import { contentSecurityPolicy } from "../../../../main/window/contentSecurityPolicy";
 
-const indexHtml = readFileSync(new URL("../../../renderer/index.html", import.meta.url), "utf8");
+const indexHtml = readFileSync(new URL("../../../../renderer/index.html", import.meta.url), "utf8");
 
 function directives(policy: string): Map<string, string> {
     return new Map(policy.split("; ").map((directive) => {

@@ -1,0 +1,60 @@
+// No electron import: the caller passes the spawner (utilityProcessSpawner in the app) and the
+// userData paths, so this reads and could be tested like the headless host's startup.
+import type { EngineConfigInput } from "../../engine/EngineConfig";
+import type { EngineProcessSpawner } from "../../engine/host/EngineProcessSpawner";
+import { EngineSupervisor } from "../../engine/host/EngineSupervisor";
+import type { EngineClient } from "../../host/EngineClient";
+import { resolveAppModel } from "./resolveAppModel";
+import { supervisorEngineClient } from "./supervisorEngineClient";
+
+/** The app's engine configuration; defaults in one place (STYLE.md 13), as the headless server's. */
+export const appEngineDefaults = {
+    mode: "split",
+    window: 4096,
+    numDecodeSequences: 4,
+    pageTokens: 256,
+    /** From app quit to killing an engine that has not exited: quitting should not hang. */
+    shutdownGraceMs: 3_000
+} as const;
+
+export interface StartEngineOptions {
+    /** Where the built-in demo model is generated: `<userData>/models`. */
+    readonly modelsDirectory: string;
+    /** From the settings; null for the demo model. */
+    readonly modelPath: string | null;
+    readonly spawner: EngineProcessSpawner;
+    readonly log: (line: string) => void;
+}
+
+export interface StartedEngine {
+    readonly supervisor: EngineSupervisor;
+    readonly client: EngineClient;
+    readonly modelId: string;
+}
+
+/** Chooses the model and starts the supervised engine process; resolves once it is ready. */
+export async function startEngine(options: StartEngineOptions): Promise<StartedEngine> {
+    const { log } = options;
+    const model = resolveAppModel(options.modelsDirectory, options.modelPath, log);
+    const { window, numDecodeSequences, pageTokens } = appEngineDefaults;
+    const config: EngineConfigInput = {
+        modelPath: model.path,
+        mode: appEngineDefaults.mode,
+        window,
+        prefillContextSize: window,
+        decodeContextSize: window,
+        numDecodeSequences,
+        pageTokens,
+        // A full window for every decode sequence, plus one for the prefill handoff.
+        numPages: Math.ceil(window / pageTokens) * (numDecodeSequences + 1),
+        onWindowAboveCapacity: "clamp"
+    };
+    const supervisor = await EngineSupervisor.start(config, { spawner: options.spawner, shutdownGraceMs: appEngineDefaults.shutdownGraceMs, log });
+    const { info } = supervisor;
+    log(`Engine: ${info.modelName} on ${info.backend}, ${info.mode.effective} mode${info.mode.reason ? ` (${info.mode.reason})` : ""}.`);
+    supervisor.on("crashed", (event) => log(
+        `The engine process stopped (${event.signal ?? `exit ${event.exitCode}`}); ${event.numInterrupted} request(s) ended with an error.${event.willRestart ? " Restarting it." : ""}`
+    ));
+    supervisor.on("down", (event) => log(event.error.message));
+    return { supervisor, client: supervisorEngineClient(supervisor), modelId: model.id };
+}

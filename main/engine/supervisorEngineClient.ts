@@ -1,0 +1,13 @@
+import type { EngineSupervisor } from "../../engine/host/EngineSupervisor";
+import type { EngineClient } from "../../host/EngineClient";
+
+/** The EngineClient every host-side consumer (the renderer's RPC, the local API) uses, over the supervised engine process. */
+export function supervisorEngineClient(supervisor: EngineSupervisor): EngineClient {
+    return {
+        info: () => supervisor.info,
+        chat: (request, callbacks, signal) => supervisor.chat(request, callbacks, signal),
+        measure: (workspace, messages, draft) => supervisor.measure(workspace, messages, draft),
+        snapshot: () => supervisor.snapshot(),
+        forgetWorkspace: (workspace) => supervisor.forgetWorkspace(workspace)
+    };
+}

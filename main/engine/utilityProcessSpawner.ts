@@ -1,0 +1,11 @@
+import { utilityProcess } from "electron";
+import type { EngineProcessSpawner } from "../../engine/host/EngineProcessSpawner";
+import { UtilityEngineProcess, type UtilityEngineOptions } from "./UtilityEngineProcess";
+
+/**
+ * The app's spawner: each engine process is an Electron utilityProcess (ARCHITECTURE.md,
+ * Processes). Call only after app 'ready'. The adapter logic lives, tested, in UtilityEngineProcess.
+ */
+export function utilityProcessSpawner(options: UtilityEngineOptions): EngineProcessSpawner {
+    return UtilityEngineProcess.spawner((modulePath, args, forkOptions) => utilityProcess.fork(modulePath, args, forkOptions), options);
+}

@@ -1,0 +1,139 @@
+// Pure on purpose (no electron): the checks every RPC payload from a renderer passes before it
+// reaches the engine, unit-tested alone. The engine checks a chat again when it arrives there
+// (parseEngineCommand); this copy refuses garbage one hop sooner and never forwards a field the
+// contract does not name.
+import type { ChatMessage } from "../../contract/engineProtocol";
+import { rpcMethods, type RpcMethod, type RpcMethods } from "../../contract/rpc";
+import { commandLimits } from "../../engine/process/parseEngineCommand";
+import { InvalidRequestError } from "../../engine/request/requestErrors";
+import { turnLimits, validateChatTurn } from "../../engine/service/validateChatTurn";
+
+/** A call whose method is known and whose params have the contract's types and sizes. */
+export type RpcCall = { [M in RpcMethod]: { readonly method: M; readonly params: RpcMethods[M]["params"] } }[RpcMethod];
+
+/** Top-level fields each method's params may carry; anything else is refused, not ignored. */
+const paramFields: { readonly [M in RpcMethod]: readonly string[] } = {
+    info: [],
+    chat: ["requestId", "workspace", "messages", "sampling"],
+    cancel: ["requestId"],
+    measure: ["workspace", "messages", "draft"],
+    snapshot: [],
+    forgetWorkspace: ["workspace"]
+};
+
+const roles = new Set<string>(["system", "user", "assistant"]);
+
+/**
+ * Checks `method` and `params` as they arrived over IPC and returns them rebuilt from their known
+ * fields. Throws InvalidRequestError (code invalid_request, a message naming the field and the
+ * limit) for an unknown method, a wrong type, an empty id, a huge string or list, or an extra field.
+ */
+export function validateRpcPayload(method: unknown, params: unknown): RpcCall {
+    if (typeof method !== "string" || !(rpcMethods as readonly string[]).includes(method)) {
+        throw new InvalidRequestError(`Unknown RPC method ${describeValue(method)}; use one of ${rpcMethods.join(", ")}.`);
+    }
+    const known = method as RpcMethod;
+    const fields = record(params, `${known}'s params`);
+    for (const key of Object.keys(fields)) {
+        if (!paramFields[known].includes(key)) {
+            throw new InvalidRequestError(`${known} takes no field ${describeValue(key)}; its params are {${paramFields[known].join(", ")}}.`);
+        }
+    }
+    switch (known) {
+        case "info":
+        case "snapshot":
+            return { method: known, params: {} };
+        case "cancel":
+            return { method: known, params: { requestId: id(fields.requestId, "requestId") } };
+        case "forgetWorkspace":
+            return { method: known, params: { workspace: workspace(fields.workspace) } };
+        case "measure": {
+            const messages = conversation(fields.messages);
+            const draft = string(fields.draft, "draft", turnLimits.maxMessageChars);
+            checkConversationChars(messages, draft);
+            return { method: known, params: { workspace: workspace(fields.workspace), messages, draft } };
+        }
+        case "chat": {
+            const requestId = id(fields.requestId, "requestId");
+            const messages = conversation(fields.messages);
+            checkConversationChars(messages, "");
+            // Sampling ranges and "the last message is the user's" have one home: the engine's validator.
+            return { method: known, params: validateChatTurn({ requestId, workspace: workspace(fields.workspace), messages, sampling: fields.sampling }) };
+        }
+    }
+}
+
+function conversation(value: unknown): ChatMessage[] {
+    if (!Array.isArray(value) || value.length > turnLimits.maxMessages) {
+        throw new InvalidRequestError(`messages must be a list of at most ${turnLimits.maxMessages.toLocaleString("en-US")} messages; got ${describeValue(value)}.`);
+    }
+    const messages: ChatMessage[] = [];
+    // A loop, not map: structured clone keeps a sparse array's holes, and map would skip them.
+    for (let index = 0; index < value.length; index++) {
+        const message = record(value[index], `messages[${index}]`);
+        if (typeof message.role !== "string" || !roles.has(message.role)) {
+            throw new InvalidRequestError(`messages[${index}].role must be "system", "user" or "assistant"; got ${describeValue(message.role)}.`);
+        }
+        messages.push({ role: message.role as ChatMessage["role"], content: string(message.content, `messages[${index}].content`, turnLimits.maxMessageChars) });
+    }
+    return messages;
+}
+
+function checkConversationChars(messages: readonly ChatMessage[], draft: string): void {
+    const numChars = messages.reduce((sum, message) => sum + message.content.length, draft.length);
+    if (numChars > commandLimits.maxConversationChars) {
+        throw new InvalidRequestError(
+            `The conversation has ${numChars.toLocaleString("en-US")} characters; the limit is ${commandLimits.maxConversationChars.toLocaleString("en-US")}. Start a new chat.`
+        );
+    }
+}
+
+function id(value: unknown, name: string): string {
+    const text = string(value, name, commandLimits.maxIdChars);
+    if (text === "") {
+        throw new InvalidRequestError(`${name} is empty; give each turn its own id.`);
+    }
+    return text;
+}
+
+function workspace(value: unknown): string {
+    const text = string(value, "workspace", turnLimits.maxWorkspaceChars);
+    if (text === "") {
+        throw new InvalidRequestError("workspace is empty; name the workspace.");
+    }
+    return text;
+}
+
+function string(value: unknown, name: string, maxChars: number): string {
+    if (typeof value !== "string") {
+        throw new InvalidRequestError(`${name} must be a string; got ${describeValue(value)}.`);
+    }
+    if (value.length > maxChars) {
+        throw new InvalidRequestError(`${name} has ${value.length.toLocaleString("en-US")} characters; the limit is ${maxChars.toLocaleString("en-US")}.`);
+    }
+    return value;
+}
+
+function record(value: unknown, name: string): Record<string, unknown> {
+    if (typeof value !== "object" || value === null || Array.isArray(value)) {
+        throw new InvalidRequestError(`${name} must be an object; got ${describeValue(value)}.`);
+    }
+    return value as Record<string, unknown>;
+}
+
+/** A short, bounded description for a message: never echoes a huge payload back. */
+function describeValue(value: unknown): string {
+    if (value === null) {
+        return "null";
+    }
+    if (Array.isArray(value)) {
+        return `a list of ${value.length.toLocaleString("en-US")}`;
+    }
+    if (typeof value === "string") {
+        return value.length <= 40 ? JSON.stringify(value) : `a string of ${value.length.toLocaleString("en-US")} characters`;
+    }
+    if (typeof value === "number" || typeof value === "boolean" || typeof value === "bigint") {
+        return String(value);
+    }
+    return typeof value === "object" ? "an object" : typeof value;
+}

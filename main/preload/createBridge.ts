@@ -1,0 +1,47 @@
+// Pure on purpose (electron's types only): the bridge is built from an ipcRenderer handed in,
+// so tests check with a fake one that each function sends exactly its contract's fields.
+import type { IpcRenderer, IpcRendererEvent } from "electron";
+import { channels, rpcChannels } from "../../contract/channels";
+import type { AppInfo, KvaultBridge, TurnEventListener } from "../../contract/KvaultBridge";
+import type { RpcTurnEvent } from "../../contract/rpc";
+
+/** The three ipcRenderer calls the bridge makes; nothing else of it is reachable from the page. */
+export type BridgeIpc = Pick<IpcRenderer, "invoke" | "on" | "removeListener">;
+
+/**
+ * The API exposed as `window.kvault`: named functions only. Each forwards only what the contract
+ * names, rebuilt from the renderer's arguments, so the page cannot smuggle anything past the
+ * channel's signature; main validates every field again. Results are BridgeResults (see
+ * contract/KvaultBridge.ts for why failures are values).
+ */
+export function createBridge(ipc: BridgeIpc): KvaultBridge {
+    return {
+        getAppInfo: () => ipc.invoke(channels.getAppInfo) as Promise<AppInfo>,
+
+        info: () => ipc.invoke(rpcChannels.info, {}),
+        chat: (request) => ipc.invoke(rpcChannels.chat, {
+            requestId: request.requestId,
+            workspace: request.workspace,
+            messages: request.messages,
+            sampling: request.sampling
+        }),
+        cancel: (requestId) => ipc.invoke(rpcChannels.cancel, { requestId }),
+        measure: (workspace, messages, draft) => ipc.invoke(rpcChannels.measure, { workspace, messages, draft }),
+        snapshot: () => ipc.invoke(rpcChannels.snapshot, {}),
+        forgetWorkspace: (workspace) => ipc.invoke(rpcChannels.forgetWorkspace, { workspace }),
+        onTurnEvent: (listener: TurnEventListener) => {
+            if (typeof listener !== "function") {
+                throw new TypeError("onTurnEvent takes a function.");
+            }
+            // The IPC event stays here: it carries a sender handle the page must never get.
+            const forward = (_event: IpcRendererEvent, turnEvent: RpcTurnEvent): void => listener(turnEvent);
+            ipc.on(channels.turnEvent, forward);
+            return () => {
+                ipc.removeListener(channels.turnEvent, forward);
+            };
+        },
+
+        getSettings: () => ipc.invoke(channels.getSettings),
+        setLocalApi: (change) => ipc.invoke(channels.setLocalApi, { enabled: change.enabled, port: change.port })
+    };
+}

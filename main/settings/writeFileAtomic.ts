@@ -1,0 +1,27 @@
+import crypto from "node:crypto";
+import fs from "node:fs/promises";
+import path from "node:path";
+
+/**
+ * Replaces `filePath` with `text` so that a reader, or the next start after a crash or power
+ * loss, sees the old file or the new one, never half of either: the text goes to a temporary
+ * file beside it, is flushed to disk, and is renamed over the target (atomic on one file system).
+ * On failure the temporary file is removed and the target is untouched. `mode` applies to a new
+ * file: the settings hold the API key, so by default only the user can read them.
+ */
+export async function writeFileAtomic(filePath: string, text: string, mode = 0o600): Promise<void> {
+    const temporary = path.join(path.dirname(filePath), `.${path.basename(filePath)}.${process.pid}.${crypto.randomBytes(6).toString("hex")}.tmp`);
+    try {
+        const handle = await fs.open(temporary, "wx", mode);
+        try {
+            await handle.writeFile(text, "utf8");
+            await handle.sync();
+        } finally {
+            await handle.close();
+        }
+        await fs.rename(temporary, filePath);
+    } catch (error) {
+        await fs.rm(temporary, { force: true });
+        throw error;
+    }
+}

@@ -1,0 +1,217 @@
+// The thin electron files (main/index.ts, registerIpcHandlers, utilityProcessSpawner) wired
+// together, with electron replaced by fakes: no Electron binary, no window, no native engine.
+// The engine process is a fake utilityProcess that answers like one.
+import { EventEmitter } from "node:events";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, describe, expect, it, vi } from "vitest";
+import { channels, rpcChannels } from "../../../contract/channels";
+import type { EngineCommand } from "../../../contract/engineProtocol";
+import type { AppSettingsView, BridgeResult } from "../../../contract/KvaultBridge";
+import { freePort } from "./loopbackPorts";
+
+type Handler = (event: unknown, ...args: unknown[]) => unknown;
+
+const fake = vi.hoisted(() => {
+    let resolveReady!: () => void;
+    return {
+        userData: "",
+        ready: new Promise<void>((resolve) => {
+            resolveReady = resolve;
+        }),
+        resolveReady: () => resolveReady(),
+        handlers: new Map<string, Handler>(),
+        appListeners: new Map<string, ((...args: unknown[]) => void)[]>(),
+        forks: [] as { modulePath: string; options: { serviceName: string; env: Record<string, string> }; child: unknown }[],
+        numQuits: 0
+    };
+});
+
+vi.mock("electron", async () => {
+    const { EventEmitter: Emitter } = await import("node:events");
+    const { PassThrough: Pipe } = await import("node:stream");
+
+    class FakeEngineChild extends Emitter {
+        pid = 7000 + fake.forks.length;
+        stdout = new Pipe();
+        stderr = new Pipe();
+        readonly posted: EngineCommand[] = [];
+        postMessage(command: EngineCommand): void {
+            this.posted.push(command);
+            const reply = (message: unknown): void => void setTimeout(() => this.emit("message", message), 1);
+            if (command.type === "chat") {
+                const { requestId } = command.request;
+                reply({ type: "queued", requestId, position: 0 });
+                reply({ type: "started", requestId });
+                reply({ type: "token", requestId, text: "Hel" });
+                if (command.request.workspace !== "slow") {
+                    reply({ type: "token", requestId, text: "lo" });
+                    reply({ type: "finished", requestId, text: "Hello", finishReason: "stop", usage: { promptTokens: 3, cachedPromptTokens: 0, evaluatedPromptTokens: 3, completionTokens: 2 } });
+                }
+            } else if (command.type === "cancel") {
+                reply({ type: "failed", requestId: command.requestId, error: { code: "request_cancelled", message: "The request was cancelled." } });
+            } else if (command.type === "shutdown") {
+                setTimeout(() => {
+                    this.emit("exit", 0);
+                    this.stdout.end();
+                    this.stderr.end();
+                }, 1);
+            }
+        }
+        kill(): boolean {
+            return true;
+        }
+    }
+
+    class FakeBrowserWindow extends Emitter {
+        static all: FakeBrowserWindow[] = [];
+        readonly webContents = Object.assign(new Emitter(), { setWindowOpenHandler: () => undefined });
+        constructor() {
+            super();
+            FakeBrowserWindow.all.push(this);
+        }
+        static getAllWindows(): FakeBrowserWindow[] {
+            return FakeBrowserWindow.all;
+        }
+        loadURL(): Promise<void> {
+            return Promise.resolve();
+        }
+        show(): void {}
+    }
+
+    return {
+        app: {
+            isPackaged: false,
+            enableSandbox: () => undefined,
+            requestSingleInstanceLock: () => true,
+            on: (event: string, listener: (...args: unknown[]) => void) => {
+                fake.appListeners.set(event, [...(fake.appListeners.get(event) ?? []), listener]);
+            },
+            whenReady: () => fake.ready,
+            getPath: () => fake.userData,
+            getVersion: () => "0.1.0",
+            quit: () => void fake.numQuits++,
+            exit: () => undefined
+        },
+        BrowserWindow: FakeBrowserWindow,
+        session: {
+            defaultSession: {
+                setPermissionRequestHandler: () => undefined,
+                setPermissionCheckHandler: () => undefined,
+                setDevicePermissionHandler: () => undefined,
+                webRequest: { onHeadersReceived: () => undefined }
+            }
+        },
+        ipcMain: { handle: (channel: string, handler: Handler) => fake.handlers.set(channel, handler) },
+        utilityProcess: {
+            fork: (modulePath: string, _args: string[], options: { serviceName: string; env: Record<string, string> }) => {
+                const child = new FakeEngineChild();
+                fake.forks.push({ modulePath, options, child });
+                setTimeout(() => child.emit("message", { type: "ready", info: { modelName: "tiny", mode: { effective: "split" } } }), 1);
+                return child;
+            }
+        }
+    };
+});
+
+const appUrl = new URL("../../../renderer/index.html", import.meta.url).href;
+
+/** A renderer as ipcMain sees it: its top frame's URL, and its webContents. */
+function renderer(id: number, url = appUrl): { event: unknown; sent: unknown[][]; contents: EventEmitter } {
+    const sent: unknown[][] = [];
+    const contents = Object.assign(new EventEmitter(), { id, isDestroyed: () => false, send: (...args: unknown[]) => sent.push(args) });
+    return { event: { senderFrame: { url, parent: null }, sender: contents }, sent, contents };
+}
+
+function call(channel: string, event: unknown, ...args: unknown[]): Promise<unknown> {
+    const handler = fake.handlers.get(channel);
+    if (handler === undefined) {
+        throw new Error(`no handler for ${channel}`);
+    }
+    return Promise.resolve().then(() => handler(event, ...args));
+}
+
+const turn = (requestId: string, workspace = "alice"): unknown => ({
+    requestId, workspace, messages: [{ role: "user", content: "Hi" }], sampling: { temperature: 0, maxTokens: 4 }
+});
+
+afterAll(() => {
+    fs.rmSync(fake.userData, { recursive: true, force: true });
+});
+
+describe("the Electron host, wired (electron faked)", () => {
+    it("on ready: settings written, demo model generated, engine forked as a utilityProcess, every channel handled", async () => {
+        fake.userData = fs.mkdtempSync(path.join(os.tmpdir(), "kvault-userdata-"));
+        await import("../../../main/index");
+        fake.resolveReady();
+        await vi.waitFor(() => expect(fake.handlers.size).toBe(Object.keys(channels).length - 1 + Object.keys(rpcChannels).length));
+
+        expect(fs.existsSync(path.join(fake.userData, "settings.json"))).toBe(true);
+        expect(fs.readdirSync(path.join(fake.userData, "models"))).toEqual(["tiny-v1.gguf"]);
+        expect(fake.forks).toHaveLength(1);
+        const [fork] = fake.forks;
+        expect(path.basename(fork!.modulePath)).toBe("engineProcess.js");
+        expect(fork!.options.serviceName).toBe("Kvault engine");
+        expect(JSON.parse(fork!.options.env.KVAULT_ENGINE_CONFIG!)).toMatchObject({ modelPath: path.join(fake.userData, "models", "tiny-v1.gguf"), mode: "split" });
+        expect(fake.handlers.has(channels.turnEvent)).toBe(false); // main → renderer only
+    });
+
+    it("answers the app's own page, and refuses anyone else", async () => {
+        const app = renderer(1);
+        expect(await call(rpcChannels.info, app.event, {})).toMatchObject({ ok: true, value: { modelName: "tiny" } });
+        expect(await call(channels.getAppInfo, app.event)).toEqual({ version: "0.1.0", platform: process.platform });
+        await expect(call(rpcChannels.info, renderer(2, "https://example.com/").event, {})).rejects.toMatchObject({ code: "untrusted_sender" });
+        await expect(call(rpcChannels.info, app.event)).rejects.toMatchObject({ code: "invalid_request" });
+        expect(await call(rpcChannels.forgetWorkspace, app.event, { workspace: 1 })).toMatchObject({ ok: false, error: { code: "invalid_request" } });
+    });
+
+    it("streams a chat's events to the window that asked, and only there", async () => {
+        const alice = renderer(1);
+        const bob = renderer(2);
+        const answer = await call(rpcChannels.chat, alice.event, turn("r1"));
+        expect(answer).toEqual({ ok: true, value: { text: "Hello", finishReason: "stop", usage: expect.any(Object) } });
+        expect(alice.sent).toEqual([
+            [channels.turnEvent, { event: "queued", requestId: "r1", position: 0 }],
+            [channels.turnEvent, { event: "started", requestId: "r1" }],
+            [channels.turnEvent, { event: "text", requestId: "r1", text: "Hel" }],
+            [channels.turnEvent, { event: "text", requestId: "r1", text: "lo" }]
+        ]);
+        expect(bob.sent).toEqual([]);
+    });
+
+    it("cancels a window's turns when it closes", async () => {
+        const window = renderer(3);
+        const answer = call(rpcChannels.chat, window.event, turn("slow-1", "slow"));
+        await vi.waitFor(() => expect(window.sent).toHaveLength(3));
+        window.contents.emit("destroyed");
+        expect(await answer).toMatchObject({ ok: false, error: { code: "request_cancelled" } });
+        const child = fake.forks[0]!.child as { posted: EngineCommand[] };
+        expect(child.posted).toContainEqual({ type: "cancel", requestId: "slow-1" });
+    });
+
+    it("switches the local API on and off from the settings", async () => {
+        const app = renderer(1);
+        const port = await freePort();
+        const on = await call(channels.setLocalApi, app.event, { enabled: true, port }) as BridgeResult<AppSettingsView>;
+        expect(on).toMatchObject({ ok: true, value: { localApi: { enabled: true, port, url: `http://127.0.0.1:${port}` } } });
+        const { apiKey } = (on as { value: AppSettingsView }).value.localApi;
+        const models = await fetch(`http://127.0.0.1:${port}/v1/models`, { headers: { authorization: `Bearer ${apiKey}` } });
+        expect(await models.json()).toMatchObject({ data: [{ id: "tiny" }] });
+
+        expect(await call(channels.setLocalApi, app.event, { enabled: false, port })).toMatchObject({ ok: true, value: { localApi: { enabled: false, url: null } } });
+        expect(await call(channels.getSettings, app.event)).toMatchObject({ ok: true, value: { localApi: { enabled: false, port }, modelPath: null } });
+        expect(await call(channels.setLocalApi, app.event, { enabled: true, port: 80 })).toMatchObject({ ok: false, error: { code: "invalid_request" } });
+    });
+
+    it("on quit, shuts the engine down before letting the app go", async () => {
+        const preventDefault = vi.fn();
+        for (const listener of fake.appListeners.get("will-quit") ?? []) {
+            listener({ preventDefault });
+        }
+        expect(preventDefault).toHaveBeenCalledOnce();
+        await vi.waitFor(() => expect(fake.numQuits).toBe(1));
+        const child = fake.forks[0]!.child as { posted: EngineCommand[] };
+        expect(child.posted).toContainEqual({ type: "shutdown" });
+    });
+});

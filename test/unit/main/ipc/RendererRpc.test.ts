@@ -1,0 +1,226 @@
+import { describe, expect, it } from "vitest";
+import type { ChatTurnRequest, EngineInfo } from "../../../../contract/engineProtocol";
+import type { RpcTurnEvent } from "../../../../contract/rpc";
+import { EngineRequestError, EngineStartError } from "../../../../engine/host/engineHostErrors";
+import { RequestCancelledError } from "../../../../engine/request/requestErrors";
+import type { EngineClient, TurnCallbacks, TurnResult } from "../../../../host/EngineClient";
+import { RendererRpc, type RpcCaller } from "../../../../main/ipc/RendererRpc";
+
+const info = { modelName: "tiny" } as EngineInfo;
+const result: TurnResult = { text: "Hi!", finishReason: "stop", usage: { promptTokens: 5, cachedPromptTokens: 0, evaluatedPromptTokens: 5, completionTokens: 2 } };
+
+function turn(requestId: string, workspace = "alice"): ChatTurnRequest {
+    return { requestId, workspace, messages: [{ role: "user", content: "Hello" }], sampling: { temperature: 0, maxTokens: 8 } };
+}
+
+interface RunningTurn {
+    readonly request: ChatTurnRequest;
+    readonly callbacks: TurnCallbacks;
+    readonly signal: AbortSignal;
+    finish(value: TurnResult): void;
+    fail(error: Error): void;
+}
+
+/** An engine whose turns run until the test finishes them; an abort rejects like the real one. */
+function fakeEngine(): EngineClient & { readonly turns: Map<string, RunningTurn>; readonly calls: string[] } {
+    const turns = new Map<string, RunningTurn>();
+    const calls: string[] = [];
+    return {
+        turns,
+        calls,
+        info: () => {
+            calls.push("info");
+            return info;
+        },
+        chat: (request, callbacks = {}, signal) => new Promise((resolve, reject) => {
+            calls.push(`chat ${request.requestId}`);
+            signal?.addEventListener("abort", () => reject(new RequestCancelledError("decode")), { once: true });
+            turns.set(request.requestId, { request, callbacks, signal: signal!, finish: resolve, fail: reject });
+        }),
+        measure: (workspace, messages, draft) => {
+            calls.push(`measure ${workspace} ${messages.length} ${draft}`);
+            return { workspace, draftTokens: 1, usedTokens: 2, limit: 4096, remainingTokens: 4093, fits: true };
+        },
+        snapshot: () => {
+            calls.push("snapshot");
+            return {} as never;
+        },
+        forgetWorkspace: async (workspace) => {
+            calls.push(`forget ${workspace}`);
+        }
+    };
+}
+
+function caller(id: number): RpcCaller & { readonly events: RpcTurnEvent[] } {
+    const events: RpcTurnEvent[] = [];
+    return { id, events, send: (event) => events.push(event) };
+}
+
+/** Lets pending promise callbacks run. */
+const settle = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 0));
+
+describe("RendererRpc", () => {
+    it("answers each call with a BridgeResult from the engine", async () => {
+        const engine = fakeEngine();
+        const rpc = new RendererRpc(async () => engine);
+        const window = caller(1);
+        expect(await rpc.call(window, "info", {})).toEqual({ ok: true, value: info });
+        expect(await rpc.call(window, "measure", { workspace: "alice", messages: [], draft: "hi" })).toMatchObject({ ok: true, value: { fits: true } });
+        expect(await rpc.call(window, "forgetWorkspace", { workspace: "alice" })).toEqual({ ok: true, value: {} });
+        expect(await rpc.call(window, "snapshot", {})).toEqual({ ok: true, value: {} });
+        expect(engine.calls).toEqual(["info", "measure alice 0 hi", "forget alice", "snapshot"]);
+    });
+
+    it("refuses a bad payload with invalid_request, without touching the engine", async () => {
+        const engine = fakeEngine();
+        const rpc = new RendererRpc(async () => engine);
+        const answer = await rpc.call(caller(1), "forgetWorkspace", { workspace: 42 });
+        expect(answer).toMatchObject({ ok: false, error: { code: "invalid_request" } });
+        expect(await rpc.call(caller(1), "shutdown", {})).toMatchObject({ ok: false, error: { code: "invalid_request" } });
+        expect(engine.calls).toEqual([]);
+    });
+
+    it("waits for an engine that is still starting", async () => {
+        const engine = fakeEngine();
+        let ready!: (client: EngineClient) => void;
+        const starting = new Promise<EngineClient>((resolve) => {
+            ready = resolve;
+        });
+        const rpc = new RendererRpc(() => starting);
+        const answer = rpc.call(caller(1), "info", {});
+        await settle();
+        expect(engine.calls).toEqual([]);
+        ready(engine);
+        expect(await answer).toEqual({ ok: true, value: info });
+    });
+
+    it("answers every call with the engine's start failure, code kept", async () => {
+        const failure = new EngineStartError("The engine could not start: no such model.");
+        const rpc = new RendererRpc(() => Promise.reject(failure));
+        for (const [method, params] of [["info", {}], ["snapshot", {}], ["chat", turn("r1")]] as const) {
+            expect(await rpc.call(caller(1), method, params)).toEqual({ ok: false, error: { code: "engine_start_failed", message: failure.message } });
+        }
+        expect(rpc.numTurns(1)).toBe(0);
+    });
+
+    it("keeps an engine refusal's code (context_length_exceeded) and message", async () => {
+        const engine = fakeEngine();
+        const rpc = new RendererRpc(async () => engine);
+        const answer = rpc.call(caller(1), "chat", turn("r1"));
+        await settle();
+        const refusal = { code: "context_length_exceeded", message: "This request needs 9,214 tokens; the limit is 4,096." };
+        engine.turns.get("r1")!.fail(new EngineRequestError(refusal));
+        expect(await answer).toEqual({ ok: false, error: refusal });
+    });
+
+    it("reports a non-Kvault failure as internal_error", async () => {
+        const engine = { ...fakeEngine(), snapshot: () => Promise.reject(new TypeError("boom")) };
+        const rpc = new RendererRpc(async () => engine);
+        expect(await rpc.call(caller(1), "snapshot", {})).toMatchObject({ ok: false, error: { code: "internal_error", message: expect.stringMatching(/boom/) } });
+    });
+
+    it("streams a turn's events to the window that started it, and only to it", async () => {
+        const engine = fakeEngine();
+        const rpc = new RendererRpc(async () => engine);
+        const alice = caller(1);
+        const bob = caller(2);
+        const answer = rpc.call(alice, "chat", turn("r1"));
+        await settle();
+        const running = engine.turns.get("r1")!;
+        running.callbacks.onQueued?.(2);
+        running.callbacks.onStarted?.();
+        running.callbacks.onText?.("Hi");
+        running.callbacks.onText?.("!");
+        running.finish(result);
+        expect(await answer).toEqual({ ok: true, value: result });
+        expect(alice.events).toEqual([
+            { event: "queued", requestId: "r1", position: 2 },
+            { event: "started", requestId: "r1" },
+            { event: "text", requestId: "r1", text: "Hi" },
+            { event: "text", requestId: "r1", text: "!" }
+        ]);
+        expect(bob.events).toEqual([]);
+        expect(rpc.numTurns(1)).toBe(0);
+    });
+
+    it("lets only the window that started a turn cancel it", async () => {
+        const engine = fakeEngine();
+        const rpc = new RendererRpc(async () => engine);
+        const alice = caller(1);
+        const answer = rpc.call(alice, "chat", turn("r1"));
+        await settle();
+
+        expect(await rpc.call(caller(2), "cancel", { requestId: "r1" })).toEqual({ ok: true, value: { cancelled: false } });
+        expect(engine.turns.get("r1")!.signal.aborted).toBe(false);
+
+        expect(await rpc.call(alice, "cancel", { requestId: "r1" })).toEqual({ ok: true, value: { cancelled: true } });
+        expect(engine.turns.get("r1")!.signal.aborted).toBe(true);
+        expect(await answer).toMatchObject({ ok: false, error: { code: "request_cancelled" } });
+        expect(await rpc.call(alice, "cancel", { requestId: "r1" })).toEqual({ ok: true, value: { cancelled: false } });
+    });
+
+    it("refuses a requestId already running in the same window, not in another", async () => {
+        const engine = fakeEngine();
+        const rpc = new RendererRpc(async () => engine);
+        void rpc.call(caller(1), "chat", turn("r1"));
+        await settle();
+        expect(await rpc.call(caller(1), "chat", turn("r1", "bob"))).toMatchObject({ ok: false, error: { code: "invalid_request", message: expect.stringMatching(/already running/) } });
+        expect(engine.calls).toEqual(["chat r1"]);
+        void rpc.call(caller(2), "chat", turn("r2"));
+        await settle();
+        expect(rpc.numTurns(1)).toBe(1);
+        expect(rpc.numTurns(2)).toBe(1);
+    });
+
+    it("cancels every turn of a window that closes, and none of another's", async () => {
+        const engine = fakeEngine();
+        const rpc = new RendererRpc(async () => engine);
+        const first = rpc.call(caller(1), "chat", turn("a1", "alice"));
+        const second = rpc.call(caller(1), "chat", turn("a2", "notes"));
+        const other = rpc.call(caller(2), "chat", turn("b1", "bob"));
+        await settle();
+
+        rpc.closeCaller(1);
+        expect(engine.turns.get("a1")!.signal.aborted).toBe(true);
+        expect(engine.turns.get("a2")!.signal.aborted).toBe(true);
+        expect(engine.turns.get("b1")!.signal.aborted).toBe(false);
+        expect(await first).toMatchObject({ ok: false, error: { code: "request_cancelled" } });
+        expect(await second).toMatchObject({ ok: false, error: { code: "request_cancelled" } });
+        expect(rpc.numTurns(1)).toBe(0);
+
+        engine.turns.get("b1")!.finish(result);
+        expect(await other).toEqual({ ok: true, value: result });
+        rpc.closeCaller(1); // idempotent
+    });
+
+    it("a reloaded window (same id) starts afresh after closeCaller", async () => {
+        const engine = fakeEngine();
+        const rpc = new RendererRpc(async () => engine);
+        const old = rpc.call(caller(1), "chat", turn("r1"));
+        await settle();
+        rpc.closeCaller(1);
+        const fresh = rpc.call(caller(1), "chat", turn("r1"));
+        await settle();
+        expect(await old).toMatchObject({ ok: false });
+        // The old turn's cleanup must not remove the new turn of the same id.
+        expect(rpc.numTurns(1)).toBe(1);
+        expect(await rpc.call(caller(1), "cancel", { requestId: "r1" })).toEqual({ ok: true, value: { cancelled: true } });
+        expect(await fresh).toMatchObject({ ok: false, error: { code: "request_cancelled" } });
+    });
+
+    it("a turn cancelled while the engine starts never reaches it", async () => {
+        const engine = fakeEngine();
+        let ready!: (client: EngineClient) => void;
+        const starting = new Promise<EngineClient>((resolve) => {
+            ready = resolve;
+        });
+        const rpc = new RendererRpc(() => starting);
+        const answer = rpc.call(caller(1), "chat", turn("r1"));
+        await settle();
+        expect(await rpc.call(caller(1), "cancel", { requestId: "r1" })).toEqual({ ok: true, value: { cancelled: true } });
+        expect(await answer).toMatchObject({ ok: false, error: { code: "request_cancelled" } });
+        ready(engine);
+        await settle();
+        expect(engine.calls).toEqual([]);
+    });
+});

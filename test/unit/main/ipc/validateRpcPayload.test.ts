@@ -1,0 +1,148 @@
+import { describe, expect, it } from "vitest";
+import { rpcMethods } from "../../../../contract/rpc";
+import { InvalidRequestError } from "../../../../engine/request/requestErrors";
+import { commandLimits } from "../../../../engine/process/parseEngineCommand";
+import { turnLimits } from "../../../../engine/service/validateChatTurn";
+import { validateRpcPayload } from "../../../../main/ipc/validateRpcPayload";
+
+const chat = {
+    requestId: "r1",
+    workspace: "alice",
+    messages: [{ role: "system", content: "Be brief." }, { role: "user", content: "Hello" }],
+    sampling: { temperature: 0, maxTokens: 8 }
+};
+const measure = { workspace: "alice", messages: [{ role: "user", content: "Hi" }, { role: "assistant", content: "Hello" }], draft: "next" };
+
+/** Asserts a refusal with the typed error and a bounded message; returns the message. */
+function refused(method: unknown, params: unknown): string {
+    let caught: unknown;
+    try {
+        validateRpcPayload(method, params);
+    } catch (error) {
+        caught = error;
+    }
+    expect(caught).toBeInstanceOf(InvalidRequestError);
+    const error = caught as InvalidRequestError;
+    expect(error.code).toBe("invalid_request");
+    expect(error.message.length).toBeLessThan(400);
+    return error.message;
+}
+
+describe("validateRpcPayload accepts every well-formed call", () => {
+    it.each([
+        ["info", {}],
+        ["snapshot", {}],
+        ["cancel", { requestId: "r1" }],
+        ["forgetWorkspace", { workspace: "alice" }],
+        ["measure", measure],
+        ["measure with no history and no draft", { workspace: "alice", messages: [], draft: "" }]
+    ])("%s, unchanged", (method, params) => {
+        expect(validateRpcPayload(method.split(" ")[0], params)).toEqual({ method: method.split(" ")[0], params });
+    });
+
+    it("chat, with the sampling fields the engine's validator fills in", () => {
+        expect(validateRpcPayload("chat", chat)).toEqual({
+            method: "chat",
+            params: { ...chat, sampling: { temperature: 0, maxTokens: 8, topP: undefined, topK: undefined, seed: undefined, stop: undefined } }
+        });
+    });
+
+    it("rebuilds the params: unknown nested fields are not forwarded", () => {
+        const call = validateRpcPayload("chat", { ...chat, messages: [{ role: "user", content: "Hi", name: "eve" }], sampling: { ...chat.sampling, grammar: "x" } });
+        expect(call.method).toBe("chat");
+        const params = call.params as typeof chat;
+        expect(params.messages).toEqual([{ role: "user", content: "Hi" }]);
+        expect("grammar" in params.sampling).toBe(false);
+    });
+
+    it("covers every method of the contract", () => {
+        const good: Record<string, unknown> = { info: {}, snapshot: {}, cancel: { requestId: "r" }, forgetWorkspace: { workspace: "w" }, measure, chat };
+        for (const method of rpcMethods) {
+            expect(validateRpcPayload(method, good[method]).method).toBe(method);
+        }
+    });
+});
+
+describe("validateRpcPayload refuses with invalid_request", () => {
+    it.each([
+        ["an unknown method", "deleteEverything"],
+        ["a method inherited from Object", "constructor"],
+        ["a method that is not a string", 42],
+        ["no method", undefined]
+    ])("%s", (_, method) => {
+        expect(refused(method, {})).toMatch(/Unknown RPC method/);
+    });
+
+    it("never echoes a huge method name", () => {
+        expect(refused("x".repeat(100_000), {})).toMatch(/a string of 100,000 characters/);
+    });
+
+    it.each([
+        ["null", null],
+        ["a list", []],
+        ["a string", "{}"],
+        ["a number", 1]
+    ])("params that are %s", (_, params) => {
+        for (const method of rpcMethods) {
+            expect(refused(method, params)).toMatch(/params must be an object/);
+        }
+    });
+
+    it.each([
+        ["info", { extra: 1 }],
+        ["snapshot", { callId: "c" }],
+        ["cancel", { requestId: "r", workspace: "w" }],
+        ["forgetWorkspace", { workspace: "w", all: true }],
+        ["measure", { ...measure, sampling: {} }],
+        ["chat", { ...chat, callback: "x" }]
+    ])("%s with a field the contract does not name", (method, params) => {
+        expect(refused(method, params)).toMatch(/takes no field/);
+    });
+
+    it.each([
+        ["cancel without a requestId", "cancel", {}, /requestId must be a string/],
+        ["cancel with a number", "cancel", { requestId: 7 }, /requestId must be a string; got 7/],
+        ["cancel with an empty id", "cancel", { requestId: "" }, /requestId is empty/],
+        ["forgetWorkspace with an object", "forgetWorkspace", { workspace: {} }, /workspace must be a string; got an object/],
+        ["forgetWorkspace with an empty name", "forgetWorkspace", { workspace: "" }, /workspace is empty/],
+        ["measure with messages as a string", "measure", { ...measure, messages: "hi" }, /messages must be a list/],
+        ["measure with a bad role", "measure", { ...measure, messages: [{ role: "tool", content: "x" }] }, /messages\[0\]\.role/],
+        ["measure with content as a number", "measure", { ...measure, messages: [{ role: "user", content: 1 }] }, /messages\[0\]\.content must be a string/],
+        ["measure with a missing draft", "measure", { workspace: "w", messages: [] }, /draft must be a string/],
+        ["chat without sampling", "chat", { ...chat, sampling: undefined }, /sampling must be an object/],
+        ["chat with a temperature as a string", "chat", { ...chat, sampling: { temperature: "0", maxTokens: 8 } }, /sampling\.temperature/],
+        ["chat with no messages", "chat", { ...chat, messages: [] }, /messages must be a list of 1/],
+        ["chat ending with the assistant", "chat", { ...chat, messages: [{ role: "assistant", content: "x" }] }, /last message must be the user's/],
+        ["chat with an empty requestId", "chat", { ...chat, requestId: "" }, /requestId is empty/]
+    ])("%s", (_, method, params, message) => {
+        expect(refused(method, params)).toMatch(message);
+    });
+
+    it("a sparse messages list (structured clone keeps holes)", () => {
+        const messages = [{ role: "user", content: "a" }, , { role: "user", content: "b" }]; // eslint-disable-line no-sparse-arrays
+        expect(refused("measure", { ...measure, messages })).toMatch(/messages\[1\] must be an object; got undefined/);
+        expect(refused("chat", { ...chat, messages })).toMatch(/messages\[1\] must be an object/);
+    });
+
+    it.each([
+        ["an id", "cancel", { requestId: "r".repeat(commandLimits.maxIdChars + 1) }, /requestId has 257 characters; the limit is 256/],
+        ["a workspace name", "forgetWorkspace", { workspace: "w".repeat(turnLimits.maxWorkspaceChars + 1) }, /workspace has 257 characters/],
+        ["a message", "measure", { ...measure, messages: [{ role: "user", content: "x".repeat(turnLimits.maxMessageChars + 1) }] }, /messages\[0\]\.content has 4,000,001 characters/],
+        ["a draft", "measure", { ...measure, draft: "x".repeat(turnLimits.maxMessageChars + 1) }, /draft has 4,000,001 characters/]
+    ])("a huge string: %s", (_, method, params, message) => {
+        expect(refused(method, params)).toMatch(message);
+    });
+
+    it("too many messages", () => {
+        const messages = Array.from({ length: turnLimits.maxMessages + 1 }, () => ({ role: "user", content: "x" }));
+        expect(refused("measure", { ...measure, messages })).toMatch(/at most 10,000 messages; got a list of 10,001/);
+    });
+
+    it("a conversation over the total limit, though each message is within its own", () => {
+        const content = "x".repeat(turnLimits.maxMessageChars);
+        const messages = Array.from({ length: 4 }, () => ({ role: "user", content }));
+        expect(validateRpcPayload("chat", { ...chat, messages }).method).toBe("chat"); // exactly at the limit
+        expect(refused("chat", { ...chat, messages: [...messages, { role: "user", content: "x" }] })).toMatch(/The conversation has 16,000,001 characters; the limit is 16,000,000/);
+        expect(refused("measure", { ...measure, messages, draft: "x" })).toMatch(/The conversation has 16,000,001 characters/);
+    });
+});

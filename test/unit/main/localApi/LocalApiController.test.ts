@@ -1,0 +1,76 @@
+import { afterEach, describe, expect, it } from "vitest";
+import type { EngineInfo } from "../../../../contract/engineProtocol";
+import { EngineStartError } from "../../../../engine/host/engineHostErrors";
+import type { EngineClient } from "../../../../host/EngineClient";
+import { LocalApiController, LocalApiStartError, type LocalApiTarget } from "../../../../main/localApi/LocalApiController";
+import { freePort, occupy } from "../loopbackPorts";
+
+const apiKey = "kv-test-key-0001";
+const engine = { info: () => ({ modelName: "tiny" }) as EngineInfo } as EngineClient;
+const target = async (): Promise<LocalApiTarget> => ({ engine, modelId: "tiny" });
+const log = (): void => undefined;
+
+async function models(url: string, key = apiKey): Promise<Response> {
+    return fetch(`${url}/v1/models`, { headers: { authorization: `Bearer ${key}` } });
+}
+
+const controllers: LocalApiController[] = [];
+function controller(from: () => Promise<LocalApiTarget> = target): LocalApiController {
+    const created = new LocalApiController(from, log);
+    controllers.push(created);
+    return created;
+}
+
+afterEach(async () => {
+    await Promise.all(controllers.splice(0).map((created) => created.close()));
+});
+
+describe("LocalApiController", () => {
+    it("serves the API on 127.0.0.1 with the key when enabled, and stops when disabled", async () => {
+        const port = await freePort();
+        const api = controller();
+        await api.apply({ enabled: true, port, apiKey });
+        expect(api.status).toEqual({ url: `http://127.0.0.1:${port}`, problem: null });
+        const response = await models(api.status.url!);
+        expect(response.status).toBe(200);
+        expect(await response.json()).toMatchObject({ data: [{ id: "tiny" }] });
+        expect((await models(api.status.url!, "kv-wrong-key-0000")).status).toBe(401);
+
+        await api.apply({ enabled: false, port, apiKey });
+        expect(api.status).toEqual({ url: null, problem: null });
+        await expect(fetch(`http://127.0.0.1:${port}/health`)).rejects.toThrow();
+    });
+
+    it("moves to a new port, and keeps running when nothing changed", async () => {
+        const [first, second] = [await freePort(), await freePort()];
+        const api = controller();
+        await api.apply({ enabled: true, port: first, apiKey });
+        const url = api.status.url;
+        await api.apply({ enabled: true, port: first, apiKey });
+        expect(api.status.url).toBe(url);
+        await api.apply({ enabled: true, port: second, apiKey });
+        expect(api.status.url).toBe(`http://127.0.0.1:${second}`);
+        expect((await models(api.status.url!)).status).toBe(200);
+        await expect(fetch(`http://127.0.0.1:${first}/health`)).rejects.toThrow();
+    });
+
+    it("reports a port in use as local_api_start_failed, with what to do", async () => {
+        const port = await freePort();
+        const other = await occupy(port);
+        try {
+            const api = controller();
+            const failure = api.apply({ enabled: true, port, apiKey });
+            await expect(failure).rejects.toBeInstanceOf(LocalApiStartError);
+            await expect(failure).rejects.toThrow(`Port ${port} is in use by another program`);
+            expect(api.status).toEqual({ url: null, problem: { code: "local_api_start_failed", message: expect.stringMatching(/Choose another port/) } });
+        } finally {
+            await new Promise((resolve) => other.close(resolve));
+        }
+    });
+
+    it("cannot serve an engine that failed to start, and says why", async () => {
+        const api = controller(() => Promise.reject(new EngineStartError("The engine could not start: bad model.")));
+        await expect(api.apply({ enabled: true, port: await freePort(), apiKey })).rejects.toMatchObject({ code: "engine_start_failed" });
+        expect(api.status.problem).toEqual({ code: "engine_start_failed", message: "The engine could not start: bad model." });
+    });
+});

@@ -1,0 +1,101 @@
+import { describe, expect, it } from "vitest";
+import { channels, rpcChannels } from "../../../../contract/channels";
+import type { ChatTurnRequest } from "../../../../contract/engineProtocol";
+import type { RpcTurnEvent } from "../../../../contract/rpc";
+import { createBridge, type BridgeIpc } from "../../../../main/preload/createBridge";
+
+/** An ipcRenderer that records invokes and lets the test emit on channels. */
+function fakeIpc(): BridgeIpc & { readonly invoked: unknown[][]; emit(channel: string, ...args: unknown[]): void; numListeners(channel: string): number } {
+    const invoked: unknown[][] = [];
+    const listeners = new Map<string, Set<(...args: unknown[]) => void>>();
+    const ipc = {
+        invoked,
+        invoke: async (...args: unknown[]) => {
+            invoked.push(args);
+            return { ok: true, value: null };
+        },
+        on(channel: string, listener: (...args: unknown[]) => void) {
+            listeners.set(channel, (listeners.get(channel) ?? new Set()).add(listener));
+            return ipc;
+        },
+        removeListener(channel: string, listener: (...args: unknown[]) => void) {
+            listeners.get(channel)?.delete(listener);
+            return ipc;
+        },
+        emit(channel: string, ...args: unknown[]) {
+            for (const listener of listeners.get(channel) ?? []) {
+                listener(...args);
+            }
+        },
+        numListeners: (channel: string) => listeners.get(channel)?.size ?? 0
+    };
+    return ipc as unknown as ReturnType<typeof fakeIpc>;
+}
+
+const request: ChatTurnRequest = { requestId: "r1", workspace: "alice", messages: [{ role: "user", content: "Hi" }], sampling: { temperature: 0, maxTokens: 8 } };
+
+describe("createBridge", () => {
+    it("exposes named functions only, nothing of ipcRenderer", () => {
+        const bridge = createBridge(fakeIpc());
+        expect(Object.keys(bridge).sort()).toEqual(
+            ["cancel", "chat", "forgetWorkspace", "getAppInfo", "getSettings", "info", "measure", "onTurnEvent", "setLocalApi", "snapshot"]
+        );
+        for (const value of Object.values(bridge)) {
+            expect(typeof value).toBe("function");
+        }
+    });
+
+    it("sends each call on its channel with exactly the contract's fields", async () => {
+        const ipc = fakeIpc();
+        const bridge = createBridge(ipc);
+        const smuggled = { ...request, __proto__: { evil: true }, extra: "x" } as ChatTurnRequest;
+        await bridge.getAppInfo();
+        await bridge.info();
+        await bridge.chat(smuggled);
+        await bridge.cancel("r1");
+        await bridge.measure("alice", request.messages, "draft");
+        await bridge.snapshot();
+        await bridge.forgetWorkspace("alice");
+        await bridge.getSettings();
+        await bridge.setLocalApi({ enabled: true, port: 8081, apiKey: "mine" } as never);
+        expect(ipc.invoked).toEqual([
+            [channels.getAppInfo],
+            [rpcChannels.info, {}],
+            [rpcChannels.chat, { requestId: "r1", workspace: "alice", messages: request.messages, sampling: request.sampling }],
+            [rpcChannels.cancel, { requestId: "r1" }],
+            [rpcChannels.measure, { workspace: "alice", messages: request.messages, draft: "draft" }],
+            [rpcChannels.snapshot, {}],
+            [rpcChannels.forgetWorkspace, { workspace: "alice" }],
+            [channels.getSettings],
+            [channels.setLocalApi, { enabled: true, port: 8081 }]
+        ]);
+    });
+
+    it("delivers turn events without the IPC event, until unsubscribed", () => {
+        const ipc = fakeIpc();
+        const bridge = createBridge(ipc);
+        const received: unknown[][] = [];
+        const unsubscribe = bridge.onTurnEvent((...args) => received.push(args));
+        const event: RpcTurnEvent = { event: "text", requestId: "r1", text: "Hi" };
+        ipc.emit(channels.turnEvent, { sender: "ipcRenderer itself" }, event);
+        expect(received).toEqual([[event]]);
+        unsubscribe();
+        ipc.emit(channels.turnEvent, {}, event);
+        expect(received).toHaveLength(1);
+        expect(ipc.numListeners(channels.turnEvent)).toBe(0);
+    });
+
+    it("refuses a listener that is not a function", () => {
+        expect(() => createBridge(fakeIpc()).onTurnEvent("alert(1)" as never)).toThrow(TypeError);
+    });
+});
+
+describe("channels", () => {
+    it("has one prefixed, distinct channel per RPC method and per host call", () => {
+        const all = [...Object.values(channels), ...Object.values(rpcChannels)];
+        expect(new Set(all).size).toBe(all.length);
+        for (const channel of all) {
+            expect(channel).toMatch(/^kvault:/);
+        }
+    });
+});
