@@ -19,6 +19,17 @@ export interface SamplingParams {
     readonly maxTokens: number;
     /** Generation ends before any of these strings; they are not part of the answer. */
     readonly stop?: readonly string[];
+    /** Report each answer token's log probability and, when above 0, that many most likely alternatives (at most 20). */
+    readonly logprobs?: { readonly top: number };
+}
+
+/** A token of the answer with its natural-log probability (OpenAI's `logprobs.content` entry). */
+export interface TokenLogprob {
+    readonly token: string;
+    readonly logprob: number;
+    /** The token's bytes: its text may be part of a multi-byte character. */
+    readonly bytes: readonly number[];
+    readonly topLogprobs: readonly { readonly token: string; readonly logprob: number; readonly bytes: readonly number[] }[];
 }
 
 /** One chat turn: the whole conversation so far, ending with the user's message. */
@@ -31,6 +42,23 @@ export interface ChatTurnRequest {
 }
 
 export type FinishReason = "stop" | "length";
+
+/** What a turn's caller hears while it runs. */
+export interface TurnCallbacks {
+    onQueued?(position: number): void;
+    onStarted?(): void;
+    /** Text as it can be shown; with logprobs asked for, the entries of the tokens that made it. */
+    onText?(text: string, logprobs?: readonly TokenLogprob[]): void;
+}
+
+/** A turn served in full. */
+export interface TurnResult {
+    readonly text: string;
+    readonly finishReason: FinishReason;
+    readonly usage: TurnUsage;
+    /** One entry per answer token, when asked for. */
+    readonly logprobs?: readonly TokenLogprob[];
+}
 
 export interface TurnUsage {
     readonly promptTokens: number;
@@ -89,8 +117,8 @@ export type EngineEvent =
     | { readonly type: "startFailed"; readonly error: EngineErrorPayload }
     | { readonly type: "queued"; readonly requestId: string; readonly position: number }
     | { readonly type: "started"; readonly requestId: string }
-    | { readonly type: "token"; readonly requestId: string; readonly text: string }
-    | { readonly type: "finished"; readonly requestId: string; readonly text: string; readonly finishReason: FinishReason; readonly usage: TurnUsage }
+    | { readonly type: "token"; readonly requestId: string; readonly text: string; readonly logprobs?: readonly TokenLogprob[] }
+    | { readonly type: "finished"; readonly requestId: string; readonly text: string; readonly finishReason: FinishReason; readonly usage: TurnUsage; readonly logprobs?: readonly TokenLogprob[] }
     | { readonly type: "failed"; readonly requestId: string; readonly error: EngineErrorPayload }
     | { readonly type: "measured"; readonly callId: string; readonly result?: DraftMeasurement; readonly error?: EngineErrorPayload }
     | { readonly type: "snapshot"; readonly callId: string; readonly snapshot?: unknown; readonly error?: EngineErrorPayload }

@@ -16,7 +16,7 @@ import { LlamaRuntime } from "./runtime/LlamaRuntime.js";
 import { PrivateStateDirectory } from "./runtime/PrivateStateDirectory.js";
 import { RoleContext } from "./runtime/RoleContext.js";
 import { describeModelMemory } from "./runtime/describeModelMemory.js";
-import type { SamplingOptions, SequenceSlot } from "./runtime/SequenceSlot.js";
+import type { SamplingOptions, SequenceSlot, TokenProbabilities } from "./runtime/SequenceSlot.js";
 import { FairQueue, type QueueEntry } from "./session/FairQueue.js";
 import type { SessionRecord } from "./session/SessionRecord.js";
 import { SessionTable } from "./session/SessionTable.js";
@@ -399,7 +399,9 @@ export class KvEngine {
         const generated: number[] = [];
         let finishReason: "stop" | "length" = "stop";
         let firstTokenAt = performance.now();
-        for await (const token of slot.generate(tokens, input.sampling ?? GREEDY)) {
+        let probabilities: TokenProbabilities | undefined;
+        const wantProbabilities = input.logprobs === undefined ? undefined : { top: input.logprobs.top, onToken: (entry: TokenProbabilities) => { probabilities = entry; } };
+        for await (const token of slot.generate(tokens, input.sampling ?? GREEDY, wantProbabilities)) {
             this.#throwIfEnded(record);
             if (generated.length === 0) {
                 firstTokenAt = performance.now();
@@ -407,7 +409,7 @@ export class KvEngine {
             }
             generated.push(token);
             this.counters.generatedTokens++;
-            if (input.onToken?.(token) === "stop")
+            if (input.onToken?.(token, probabilities) === "stop")
                 break;
             if (generated.length >= input.maxTokens) {
                 finishReason = "length";

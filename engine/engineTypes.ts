@@ -4,7 +4,7 @@ import type { PageManifest } from "./handoff/PageManifest.js";
 import type { PagePool } from "./pages/PagePool.js";
 import type { MeasuredCapacities, RequestLimit } from "./request/admission.js";
 import type { RequestStatus } from "./request/RequestStatus.js";
-import type { SamplingOptions } from "./runtime/SequenceSlot.js";
+import type { SamplingOptions, TokenProbabilities } from "./runtime/SequenceSlot.js";
 
 // What KvEngine takes and gives: its requests, results, reports, counters and test hooks.
 
@@ -14,8 +14,10 @@ export interface GenerateRequest {
     readonly maxTokens: number;
     readonly sampling?: SamplingOptions;
     readonly signal?: AbortSignal;
-    /** Each generated token as it comes; returning "stop" ends the request normally (a stop string was seen). */
-    readonly onToken?: (token: number) => void | "stop";
+    /** Each generated token as it comes (with its probabilities when `logprobs` asks); returning "stop" ends the request normally (a stop string was seen). */
+    readonly onToken?: (token: number, probabilities?: TokenProbabilities) => void | "stop";
+    /** Report each generated token's probability and its `top` most likely alternatives. */
+    readonly logprobs?: { readonly top: number };
     /** Called once the request has its decode sequence and starts. */
     readonly onStarted?: () => void;
     /** Called when the request must wait, with its 1-based place in the queue. */

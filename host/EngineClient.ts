@@ -1,17 +1,7 @@
-import type { ChatMessage, ChatTurnRequest, DraftMeasurement, EngineInfo, FinishReason, TurnUsage } from "../contract/engineProtocol.js";
+import type { ChatMessage, ChatTurnRequest, DraftMeasurement, EngineInfo, TurnCallbacks, TurnResult } from "../contract/engineProtocol.js";
+
+export type { TurnCallbacks, TurnResult } from "../contract/engineProtocol.js";
 import type { EngineSnapshot } from "../contract/EngineSnapshot.js";
-
-export interface TurnCallbacks {
-    onQueued?(position: number): void;
-    onStarted?(): void;
-    onText?(text: string): void;
-}
-
-export interface TurnResult {
-    readonly text: string;
-    readonly finishReason: FinishReason;
-    readonly usage: TurnUsage;
-}
 
 /**
  * What a host (the headless server, Electron main) needs from the engine, whether it runs in its

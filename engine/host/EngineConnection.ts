@@ -1,4 +1,4 @@
-import type { ChatTurnRequest, DraftMeasurement, EngineErrorPayload, EngineInfo, FinishReason, TurnUsage } from "../../contract/engineProtocol.js";
+import type { ChatTurnRequest, DraftMeasurement, EngineErrorPayload, EngineInfo, FinishReason, TokenLogprob, TurnUsage } from "../../contract/engineProtocol.js";
 import type { EngineConfigInput } from "../EngineConfig.js";
 import { EngineStoppedError, InvalidRequestError } from "../request/requestErrors.js";
 import type { TurnCallbacks, TurnResult } from "../service/EngineService.js";
@@ -246,10 +246,13 @@ export class EngineConnection {
                 return;
             case "token":
                 if (typeof message.text === "string")
-                    this.#notify(id, (callbacks) => callbacks.onText?.(message.text as string));
+                    this.#notify(id, (callbacks) => callbacks.onText?.(message.text as string, Array.isArray(message.logprobs) ? message.logprobs as TokenLogprob[] : undefined));
                 return;
             case "finished":
-                this.#turns.get(id)?.resolve({ text: String(message.text), finishReason: message.finishReason as FinishReason, usage: message.usage as TurnUsage });
+                this.#turns.get(id)?.resolve({
+                    text: String(message.text), finishReason: message.finishReason as FinishReason, usage: message.usage as TurnUsage,
+                    ...(Array.isArray(message.logprobs) ? { logprobs: message.logprobs as TokenLogprob[] } : {})
+                });
                 return;
             case "failed":
                 this.#turns.get(id)?.reject(new EngineRequestError(errorPayload(message.error)));

@@ -139,9 +139,9 @@ export class EngineCommandServer {
         const settled = this.service.chat(request, {
             onQueued: (position) => send({ type: "queued", requestId, position }),
             onStarted: () => send({ type: "started", requestId }),
-            onText: (text) => send({ type: "token", requestId, text })
+            onText: (text, logprobs) => send({ type: "token", requestId, text, ...(logprobs === undefined ? {} : { logprobs }) })
         }, controller.signal).then(
-            ({ text, finishReason, usage }) => this.transport.send({ type: "finished", requestId, text, finishReason, usage }),
+            ({ text, finishReason, usage, logprobs }) => this.transport.send({ type: "finished", requestId, text, finishReason, usage, ...(logprobs === undefined ? {} : { logprobs }) }),
             (error: unknown) => this.transport.send({ type: "failed", requestId, error: this.#stopping !== undefined ? STOPPED_MID_TURN : toErrorPayload(error) })
         ).finally(() => {
             this.#running.delete(requestId);

@@ -61,6 +61,22 @@ export class ChatRenderer {
         return this.model.detokenize(tokens as Token[]);
     }
 
+    /**
+     * One token's text and bytes, for logprobs. A byte-fallback token (`<0xE3>`) is one byte of a
+     * multi-byte character: its bytes come from the vocabulary, its text alone is U+FFFD.
+     */
+    describeToken(token: number): { readonly text: string; readonly bytes: readonly number[] } {
+        const text = this.model.detokenize([token as Token], true);
+        const piece = this.#vocabulary?.[token];
+        const byteFallback = typeof piece === "string" ? /^<0x([0-9A-Fa-f]{2})>$/.exec(piece) : null;
+        return { text, bytes: byteFallback ? [parseInt(byteFallback[1]!, 16)] : [...Buffer.from(text, "utf8")] };
+    }
+
+    get #vocabulary(): readonly unknown[] | undefined {
+        const tokens = (this.model.fileInfo.metadata.tokenizer as { ggml?: { tokens?: unknown } } | undefined)?.ggml?.tokens;
+        return Array.isArray(tokens) ? tokens : undefined;
+    }
+
     private renderText(messages: readonly ChatMessage[]): LlamaText {
         const chatHistory: ChatHistoryItem[] = messages.map((message) => {
             switch (message.role) {

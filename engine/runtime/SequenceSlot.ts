@@ -1,6 +1,14 @@
 import type { LlamaContextSequence, Token } from "node-llama-cpp";
 import { refuseContextShift } from "./refuseContextShift.js";
 
+/** A generated token's probability and the most likely alternatives, as natural logs. */
+export interface TokenProbabilities {
+    readonly token: number;
+    readonly logprob: number;
+    /** Most likely first; at most the number asked for. */
+    readonly top: readonly { readonly token: number; readonly logprob: number }[];
+}
+
 export interface SamplingOptions {
     /** 0 is greedy. */
     readonly temperature: number;
@@ -50,24 +58,63 @@ export class SequenceSlot {
      * end-of-generation token comes (which is not yielded). Stopping the iteration stops the
      * sequence after the current step: a cancel takes effect within one decode step.
      */
-    async *generate(tokens: readonly number[], sampling: SamplingOptions): AsyncGenerator<number, "eog" | "stopped", void> {
-        const iterator = this.sequence.evaluate(tokens as Token[], {
+    async *generate(
+        tokens: readonly number[], sampling: SamplingOptions,
+        probabilities?: { readonly top: number; readonly onToken: (entry: TokenProbabilities) => void }
+    ): AsyncGenerator<number, "eog" | "stopped", void> {
+        const options = {
             temperature: sampling.temperature,
             topK: sampling.topK,
             topP: sampling.topP,
             seed: sampling.seed,
             contextShift: refuseContextShift,
             yieldEogToken: true
-        });
+        };
+        if (probabilities === undefined) {
+            const iterator = this.sequence.evaluate(tokens as Token[], options);
+            try {
+                for await (const token of iterator) {
+                    if (this.sequence.model.isEogToken(token))
+                        return "eog";
+                    yield token;
+                }
+                return "eog";
+            } finally {
+                await iterator.return();
+            }
+        }
+        // With temperature 0 node-llama-cpp reports the model's whole softmax; above 0, the distribution after the sampling options.
+        const iterator = this.sequence.evaluateWithMetadata(tokens as Token[], { probabilities: true }, options);
         try {
-            for await (const token of iterator) {
-                if (this.sequence.model.isEogToken(token))
+            for await (const output of iterator) {
+                if (this.sequence.model.isEogToken(output.token))
                     return "eog";
-                yield token;
+                const distribution = output.probabilities;
+                const probability = distribution.get(output.token) ?? 0;
+                probabilities.onToken({ token: output.token, logprob: Math.log(probability), top: mostLikely(distribution, probabilities.top) });
+                yield output.token;
             }
             return "eog";
         } finally {
             await iterator.return();
         }
     }
+}
+
+/** The `count` most likely tokens of a distribution, most likely first: one pass, no full sort. */
+function mostLikely(distribution: ReadonlyMap<number, number>, count: number): { token: number; logprob: number }[] {
+    const best: [token: number, probability: number][] = [];
+    if (count <= 0)
+        return [];
+    for (const [token, probability] of distribution) {
+        if (best.length === count && probability <= best[count - 1]![1])
+            continue;
+        let at = best.length === count ? count - 1 : best.length;
+        best[at] = [token, probability];
+        while (at > 0 && best[at - 1]![1] < best[at]![1]) {
+            [best[at - 1], best[at]] = [best[at]!, best[at - 1]!];
+            at--;
+        }
+    }
+    return best.map(([token, probability]) => ({ token, logprob: Math.log(probability) }));
 }

@@ -1,25 +1,16 @@
-import type { ChatMessage, ChatTurnRequest, DraftMeasurement, EngineInfo, FinishReason, TurnUsage } from "../../contract/engineProtocol.js";
+import type { ChatMessage, ChatTurnRequest, DraftMeasurement, EngineInfo, TokenLogprob, TurnCallbacks, TurnResult } from "../../contract/engineProtocol.js";
+
+export type { TurnCallbacks, TurnResult } from "../../contract/engineProtocol.js";
 import { pageStateNames, type EngineSnapshot } from "../../contract/EngineSnapshot.js";
 import { sessionId } from "../core/ids.js";
 import type { EngineConfigInput } from "../EngineConfig.js";
 import { KvEngine, type KvEngineHooks } from "../KvEngine.js";
 import { ChatRenderer } from "../runtime/ChatRenderer.js";
 import type { LlamaRuntime } from "../runtime/LlamaRuntime.js";
+import type { TokenProbabilities } from "../runtime/SequenceSlot.js";
 import { TextStreamer } from "./TextStreamer.js";
 import { ThroughputMeter } from "./ThroughputMeter.js";
 import { validateChatTurn } from "./validateChatTurn.js";
-
-export interface TurnCallbacks {
-    onQueued?(position: number): void;
-    onStarted?(): void;
-    onText?(text: string): void;
-}
-
-export interface TurnResult {
-    readonly text: string;
-    readonly finishReason: FinishReason;
-    readonly usage: TurnUsage;
-}
 
 /** A conversation as the engine last answered it: the messages with its answer, and the exact tokens. */
 interface Transcript {
@@ -76,25 +67,37 @@ export class EngineService {
         this.#transcripts.delete(workspace);
 
         const streamer = new TextStreamer((tokens) => this.renderer.detokenize(tokens), sampling.stop ?? []);
+        const logprobs: TokenLogprob[] | undefined = sampling.logprobs === undefined ? undefined : [];
+        let numLogprobsSent = 0;
+        const takeLogprobs = (): readonly TokenLogprob[] | undefined => {
+            if (logprobs === undefined)
+                return undefined;
+            const chunk = logprobs.slice(numLogprobsSent);
+            numLogprobsSent = logprobs.length;
+            return chunk;
+        };
         const result = await this.engine.generate({
             session: sessionId(workspace),
             promptTokens,
             maxTokens: sampling.maxTokens,
             sampling: { temperature: sampling.temperature, topK: sampling.topK, topP: sampling.topP, seed: sampling.seed },
+            logprobs: sampling.logprobs,
             signal,
             onQueued: callbacks.onQueued,
             onStarted: callbacks.onStarted,
-            onToken: (token) => {
+            onToken: (token, probabilities) => {
                 this.#throughput.add(1);
+                if (logprobs !== undefined && probabilities !== undefined)
+                    logprobs.push(this.#toLogprob(probabilities));
                 const text = streamer.push(token);
                 if (text !== "")
-                    callbacks.onText?.(text);
+                    callbacks.onText?.(text, takeLogprobs());
                 return streamer.stopped ? "stop" : undefined;
             }
         });
         const rest = streamer.rest();
         if (rest !== "")
-            callbacks.onText?.(rest);
+            callbacks.onText?.(rest, takeLogprobs());
         const text = streamer.finish();
         if (!streamer.stopped) // a stop string cut the answer: its tokens are not the conversation's; render in full next turn
             this.#transcripts.set(workspace, { messages: [...messages, { role: "assistant", content: text }], tokens: [...promptTokens, ...result.tokens] });
@@ -106,7 +109,21 @@ export class EngineService {
                 cachedPromptTokens: result.numReusedTokens,
                 evaluatedPromptTokens: result.numEvaluatedTokens,
                 completionTokens: result.tokens.length
-            }
+            },
+            ...(logprobs === undefined ? {} : { logprobs })
+        };
+    }
+
+    #toLogprob(probabilities: TokenProbabilities): TokenLogprob {
+        const chosen = this.renderer.describeToken(probabilities.token);
+        return {
+            token: chosen.text,
+            logprob: probabilities.logprob,
+            bytes: chosen.bytes,
+            topLogprobs: probabilities.top.map((candidate) => {
+                const described = this.renderer.describeToken(candidate.token);
+                return { token: described.text, logprob: candidate.logprob, bytes: described.bytes };
+            })
         };
     }
 

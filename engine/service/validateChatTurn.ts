@@ -45,7 +45,12 @@ export function validateChatTurn(value: unknown): ChatTurnRequest {
             throw new InvalidRequestError(`sampling.stop must be a list of at most ${turnLimits.maxStopStrings} strings.`);
         stop = sampling.stop.map((item: unknown, index: number) => string(item, `sampling.stop[${index}]`, turnLimits.maxStopChars)).filter((item: string) => item !== "");
     }
-    return { requestId, workspace, messages, sampling: { temperature, maxTokens, topP, topK, seed, stop } };
+    let logprobs: { top: number } | undefined;
+    if (sampling.logprobs !== undefined) {
+        const asked = record(sampling.logprobs, "sampling.logprobs");
+        logprobs = { top: integer(asked.top, "sampling.logprobs.top", 0, 20) };
+    }
+    return { requestId, workspace, messages, sampling: { temperature, maxTokens, topP, topK, seed, stop, logprobs } };
 }
 
 function record(value: unknown, name: string): Record<string, unknown> {

@@ -176,11 +176,11 @@ export class KvaultHttpServer {
         try {
             const result = await this.options.engine.chat(
                 { requestId: identity.id, workspace, messages: body.messages, sampling: body.sampling },
-                body.stream ? { onText: (text) => { openStream(); writeEvent(response, chunkBody(identity, { content: text }, null)); } } : {},
+                body.stream ? { onText: (text, logprobs) => { openStream(); writeEvent(response, chunkBody(identity, { content: text }, null, logprobs)); } } : {},
                 controller.signal
             );
             if (!body.stream)
-                return sendJson(response, 200, completionBody(identity, result.text, result.finishReason, result.usage));
+                return sendJson(response, 200, completionBody(identity, result.text, result.finishReason, result.usage, result.logprobs));
             openStream();
             writeEvent(response, chunkBody(identity, {}, result.finishReason));
             if (body.includeUsageInStream)

@@ -49,8 +49,10 @@ export function parseChatCompletion(body: unknown): ChatCompletionRequest {
     const n = optionalInteger(input.n, "n", 1, 128);
     if (n !== undefined && n !== 1)
         throw invalidRequest(`n is ${n}; Kvault generates one choice per request (n = 1).`, "n");
-    if (optionalBoolean(input.logprobs, "logprobs") === true || input.top_logprobs !== undefined && input.top_logprobs !== null)
-        throw invalidRequest("logprobs and top_logprobs are not served by Kvault yet; send the request without them.", input.logprobs === true ? "logprobs" : "top_logprobs");
+    const logprobs = optionalBoolean(input.logprobs, "logprobs") ?? false;
+    const topLogprobs = optionalInteger(input.top_logprobs, "top_logprobs", 0, 20);
+    if (topLogprobs !== undefined && !logprobs)
+        throw invalidRequest("top_logprobs needs logprobs set to true.", "top_logprobs");
     for (const penalty of ["frequency_penalty", "presence_penalty"] as const)
         if (optionalNumber(input[penalty], penalty, -2, 2) ?? 0)
             throw invalidRequest(`${penalty} is not served by Kvault yet; send 0 or leave it out.`, penalty);
@@ -78,7 +80,7 @@ export function parseChatCompletion(body: unknown): ChatCompletionRequest {
         messages,
         stream,
         includeUsageInStream,
-        sampling: { temperature, topP, seed: seedForEngine, maxTokens, stop },
+        sampling: { temperature, topP, seed: seedForEngine, maxTokens, stop, ...(logprobs ? { logprobs: { top: topLogprobs ?? 0 } } : {}) },
         user
     };
 }

@@ -59,6 +59,32 @@ describe("the OpenAI-compatible API, driven by the official openai client", () =
         expect(usage).toMatchObject({ completion_tokens: 8, prompt_tokens: whole.usage!.prompt_tokens });
     });
 
+    it("reports logprobs and top_logprobs, streamed and not; greedy picks the most likely token", async () => {
+        const messages = [{ role: "user" as const, content: "Tell me about logprobs." }];
+        const whole = await client.chat.completions.create({ model: "tiny", messages, max_tokens: 5, temperature: 0, logprobs: true, top_logprobs: 3 });
+        const content = whole.choices[0]!.logprobs!.content!;
+        expect(content).toHaveLength(5);
+        for (const entry of content) {
+            expect(entry.logprob).toBeLessThanOrEqual(0);
+            expect(entry.top_logprobs).toHaveLength(3);
+            expect(entry.top_logprobs[0]!.logprob).toBeCloseTo(entry.logprob, 6); // temperature 0: the argmax
+            expect(entry.top_logprobs[1]!.logprob).toBeLessThanOrEqual(entry.top_logprobs[0]!.logprob);
+            expect(entry.bytes!.length).toBeGreaterThan(0);
+        }
+        const plain = await client.chat.completions.create({ model: "tiny", messages, max_tokens: 5, temperature: 0 });
+        expect(plain.choices[0]!.logprobs).toBeNull();
+
+        const stream = await client.chat.completions.create({ model: "tiny", messages, max_tokens: 5, temperature: 0, logprobs: true, stream: true });
+        const streamed: number[] = [];
+        for await (const chunk of stream)
+            streamed.push(...(chunk.choices[0]?.logprobs?.content ?? []).map((entry) => entry.logprob));
+        expect(streamed).toEqual(content.map((entry) => entry.logprob));
+
+        const refused = await raw("/v1/chat/completions", { method: "POST", body: JSON.stringify({ model: "tiny", messages, top_logprobs: 2 }) });
+        expect(refused.status).toBe(400);
+        expect(await refused.json()).toMatchObject({ error: { param: "top_logprobs" } });
+    });
+
     it("keeps a named workspace's KV between requests (user field or X-Kvault-Workspace) and none for anonymous ones", async () => {
         const first = await client.chat.completions.create({ model: "tiny", messages: [{ role: "user", content: "Remember the word lantern." }], max_tokens: 4, temperature: 0, user: "alice" });
         const second = await client.chat.completions.create({
