@@ -100,6 +100,21 @@ describe("npm run serve: the headless server in its own processes", () => {
     });
 });
 
+describe("npm run serve reports a window it had to clamp", () => {
+    it("clamps the window to the measured prefill capacity and says so", async () => {
+        const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "kvault-serve-clamp-"));
+        const started = serve(["--port", "0", "--data-dir", dataDir, "--context", "512", "--prefill-capacity", "256", "--page-tokens", "16", "--api-key", "clamp-test-key"]);
+        try {
+            await listening(started);
+            expect(started.stderr.join("\n")).toContain("The window was clamped from 512 to 256 tokens: the measured prefill capacity is smaller.");
+        } finally {
+            started.child.kill("SIGTERM");
+            expect(await started.exit).toBe(0);
+            fs.rmSync(dataDir, { recursive: true, force: true });
+        }
+    }, 90_000);
+});
+
 describe("npm run serve refuses what it cannot honour, with a message and a non-zero exit", () => {
     it.each([
         [["--model", "/nonexistent/model.gguf"], 1, /Cannot read the model \/nonexistent\/model.gguf/],

@@ -1,0 +1,54 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { EngineService } from "../../../engine/service/EngineService.js";
+import { KvaultHttpServer } from "../../../host/http/KvaultHttpServer.js";
+import { expectEngineClean, tinyEngineConfig } from "../../support/engineFixtures.js";
+import { generatedModelPath } from "../../support/generatedModels.js";
+
+const API_KEY = "limits-test-key";
+
+describe("the API's limits: a full queue and the per-request time limit", () => {
+    let service: EngineService;
+    beforeAll(async () => { service = await EngineService.start({ modelPath: generatedModelPath("tiny"), ...tinyEngineConfig, gpu: false }); });
+    afterAll(async () => { await service.dispose(); });
+
+    async function withServer(options: { maxInFlight?: number; requestTimeoutMs?: number }, body: (url: string) => Promise<void>): Promise<void> {
+        const server = new KvaultHttpServer({ engine: service, apiKey: API_KEY, host: "127.0.0.1", port: 0, modelId: "tiny", ...options });
+        const { url } = await server.listen();
+        try {
+            await body(url);
+        } finally {
+            await server.close();
+        }
+    }
+
+    const post = (url: string, maxTokens: number): Promise<Response> => fetch(`${url}/v1/chat/completions`, {
+        method: "POST",
+        headers: { Authorization: `Bearer ${API_KEY}`, "Content-Type": "application/json" },
+        body: JSON.stringify({ model: "tiny", messages: [{ role: "user", content: "go on" }], max_tokens: maxTokens, temperature: 0 })
+    });
+
+    it("answers 429 with Retry-After when the queue is full, and serves again after", async () => {
+        await withServer({ maxInFlight: 1 }, async (url) => {
+            const running = post(url, 150);
+            await new Promise((resolve) => setTimeout(resolve, 50));
+            const refused = await post(url, 1);
+            expect(refused.status).toBe(429);
+            expect(refused.headers.get("retry-after")).toBe("1");
+            expect(await refused.json()).toMatchObject({ error: { type: "rate_limit_error", code: "queue_full" } });
+            expect((await running).status).toBe(200);
+            expect((await post(url, 1)).status).toBe(200);
+        });
+        await expectEngineClean(service.engine);
+    });
+
+    it("cancels a request that runs past the time limit and answers 504, never a partial 200", async () => {
+        await withServer({ requestTimeoutMs: 100 }, async (url) => {
+            const response = await post(url, 200);
+            expect(response.status).toBe(504);
+            expect(await response.json()).toMatchObject({ error: { code: "request_timeout", message: expect.stringMatching(/ran longer than the limit/) } });
+        });
+        for (let waited = 0; waited < 10_000 && service.engine.sessions().some((session) => session.busy); waited += 10)
+            await new Promise((resolve) => setTimeout(resolve, 10));
+        await expectEngineClean(service.engine);
+    });
+});
