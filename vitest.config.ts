@@ -1,7 +1,8 @@
 import { defineConfig } from "vitest/config";
 
 // test/unit is pure and fast; test/cli runs the project's commands as a user would; test/model loads generated GGUF files with real node-llama-cpp
-// and runs one file at a time, because native contexts compete for the same cores.
+// and runs one file at a time, because native contexts compete for the same cores. test/e2e drives Debian's Chromium against the
+// headless server (one server and one browser per file, one file at a time), after globalSetup builds the renderer.
 export default defineConfig({
     test: {
         projects: [
@@ -29,6 +30,17 @@ export default defineConfig({
                     fileParallelism: false,
                     testTimeout: 120_000,
                     hookTimeout: 300_000
+                }
+            },
+            {
+                test: {
+                    name: "e2e",
+                    include: ["test/e2e/**/*.test.ts"],
+                    environment: "node",
+                    globalSetup: ["test/e2e/globalSetup.ts"],
+                    fileParallelism: false,
+                    testTimeout: 240_000,
+                    hookTimeout: 180_000
                 }
             }
         ]

@@ -1,21 +1,50 @@
+import { useAppServices } from "./AppServices";
+import { ChatView } from "./chat/ChatView";
+import { ConnectionBadge } from "./ConnectionBadge";
+import { IsolationPanel } from "./isolation/IsolationPanel";
+import { ModelPanel } from "./model/ModelPanel";
+import { PageMap } from "./pageMap/PageMap";
+import { useEngineMirror } from "./stores/useEngineMirror";
+import { useUiStore } from "./stores/uiStore";
+import { useWorkspaceStore } from "./stores/workspaceStore";
 import { useAppInfo } from "./useAppInfo";
+import { WorkspaceList } from "./workspaces/WorkspaceList";
 
-/** The app shell: header, the workspace list, the main area and a footer with the host's version. */
+/** The app shell: workspaces, the selected workspace's chat, and the engine's panels. */
 export function App() {
     const appInfo = useAppInfo();
+    useEngineMirror(useAppServices().rpc);
+    const selected = useWorkspaceStore((state) => state.workspaces.find((workspace) => workspace.id === state.selectedId));
+    const pageMapOpen = useUiStore((state) => state.pageMapOpen);
 
     return (
         <div className="shell">
             <header className="shell-header">
                 <h1>Kvault</h1>
+                <ConnectionBadge />
             </header>
-            <nav className="shell-sidebar" aria-labelledby="workspaces-heading">
-                <h2 id="workspaces-heading">Workspaces</h2>
-                <p className="placeholder">No workspaces yet</p>
-            </nav>
+            <aside className="shell-sidebar">
+                <WorkspaceList />
+            </aside>
             <main className="shell-main">
-                <p className="placeholder">Load a model to start</p>
+                {selected === undefined
+                    ? <p className="placeholder">Make a workspace to start a chat.</p>
+                    : <ChatView key={selected.id} workspace={selected} />}
             </main>
+            <aside className="shell-panels" aria-label="Engine">
+                <details className="panel" open={pageMapOpen} onToggle={(event) => useUiStore.getState().setPageMapOpen(event.currentTarget.open)}>
+                    <summary>Page map</summary>
+                    <PageMap />
+                </details>
+                <details className="panel" open>
+                    <summary>Isolation</summary>
+                    <IsolationPanel />
+                </details>
+                <details className="panel">
+                    <summary>Model</summary>
+                    <ModelPanel />
+                </details>
+            </aside>
             <footer className="shell-footer">
                 {appInfo !== undefined && <span>Kvault {appInfo.version} · {appInfo.platform}</span>}
             </footer>

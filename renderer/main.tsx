@@ -1,6 +1,12 @@
 import { StrictMode } from "react";
 import { createRoot } from "react-dom/client";
 import { App } from "./App";
+import { AppServicesContext, type AppServices } from "./AppServices";
+import { ChatController } from "./chat/ChatController";
+import { connectRpc } from "./rpc/connectRpc";
+import { useDraftStore } from "./stores/draftStore";
+import { useTurnStore } from "./stores/turnStore";
+import { useWorkspaceStore } from "./stores/workspaceStore";
 import "./App.css";
 
 const container = document.getElementById("root");
@@ -8,8 +14,19 @@ if (container === null) {
     throw new Error("renderer/index.html has no element with id \"root\" to render into.");
 }
 
+// Made once per page, outside React: turns keep running whatever is on screen.
+const rpc = connectRpc();
+const services: AppServices = {
+    rpc,
+    chat: new ChatController(rpc, { workspaces: useWorkspaceStore, turns: useTurnStore, drafts: useDraftStore })
+};
+if (useWorkspaceStore.getState().workspaces.length === 0)
+    useWorkspaceStore.getState().create();
+
 createRoot(container).render(
     <StrictMode>
-        <App />
+        <AppServicesContext.Provider value={services}>
+            <App />
+        </AppServicesContext.Provider>
     </StrictMode>
 );

@@ -1,0 +1,18 @@
+import { createContext, useContext } from "react";
+import type { ChatController } from "./chat/ChatController";
+import type { KvaultRpc } from "./rpc/KvaultRpc";
+
+/** What the page makes once, outside React, and hands down: the RPC and the chat's actions. */
+export interface AppServices {
+    readonly rpc: KvaultRpc;
+    readonly chat: ChatController;
+}
+
+export const AppServicesContext = createContext<AppServices | undefined>(undefined);
+
+export function useAppServices(): AppServices {
+    const services = useContext(AppServicesContext);
+    if (services === undefined)
+        throw new Error("useAppServices needs an AppServicesContext provider above it (renderer/main.tsx provides one).");
+    return services;
+}

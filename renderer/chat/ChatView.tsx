@@ -1,0 +1,33 @@
+import { useEffect } from "react";
+import { useAppServices } from "../AppServices";
+import { ContextMeter } from "../meter/ContextMeter";
+import { useDraftMeasurement } from "../meter/useDraftMeasurement";
+import { WorkspaceHeader } from "../workspaces/WorkspaceHeader";
+import type { Workspace } from "../workspaces/Workspace";
+import { Composer } from "./Composer";
+import { MessageList } from "./MessageList";
+import "./ChatView.css";
+
+/** The selected workspace: its header and settings, chat, context meter and message box. Esc stops its answer. */
+export function ChatView({ workspace }: { readonly workspace: Workspace }) {
+    const { chat } = useAppServices();
+    useDraftMeasurement(workspace);
+
+    useEffect(() => {
+        const onKeyDown = (event: KeyboardEvent): void => {
+            if (event.key === "Escape" && !event.defaultPrevented && document.querySelector("dialog[open]") === null)
+                chat.stop(workspace.id);
+        };
+        document.addEventListener("keydown", onKeyDown);
+        return () => document.removeEventListener("keydown", onKeyDown);
+    }, [chat, workspace.id]);
+
+    return (
+        <section className="chat-view" aria-label={`Workspace ${workspace.name}`} data-workspace-id={workspace.id}>
+            <WorkspaceHeader workspace={workspace} />
+            <MessageList workspace={workspace} />
+            <ContextMeter workspace={workspace} />
+            <Composer workspace={workspace} />
+        </section>
+    );
+}

@@ -1,0 +1,55 @@
+import { useCallback, useEffect, useRef } from "react";
+import { useAppServices } from "../AppServices";
+import { useTurnStore } from "../stores/turnStore";
+import type { Workspace } from "../workspaces/Workspace";
+import { LiveAnswer } from "./LiveAnswer";
+import { MessageItem } from "./MessageItem";
+import { TurnFailureNotice } from "./TurnFailureNotice";
+
+/** Within this many pixels of the bottom, new text keeps the list scrolled to the end. */
+const STICK_TO_BOTTOM_PX = 48;
+
+/** The chat: stored messages, then the answer streaming or the error that ended the last turn. */
+export function MessageList({ workspace }: { readonly workspace: Workspace }) {
+    const { chat } = useAppServices();
+    const live = useTurnStore((state) => state.live[workspace.id]);
+    const failure = useTurnStore((state) => state.failures[workspace.id]);
+    const listRef = useRef<HTMLOListElement>(null);
+    const stuckRef = useRef(true);
+    const last = workspace.messages.at(-1);
+    const idle = live === undefined;
+
+    useEffect(() => {
+        const list = listRef.current;
+        if (list !== null && stuckRef.current)
+            list.scrollTop = list.scrollHeight;
+    }, [workspace.messages.length, live?.text, failure]);
+
+    const regenerate = useCallback((): void => void chat.regenerate(workspace.id), [chat, workspace.id]);
+
+    return (
+        <ol className="message-list" ref={listRef} aria-label={`Chat in ${workspace.name}`}
+            onScroll={(event) => {
+                const list = event.currentTarget;
+                stuckRef.current = list.scrollHeight - list.scrollTop - list.clientHeight < STICK_TO_BOTTOM_PX;
+            }}>
+            {workspace.messages.length === 0 && live === undefined && (
+                <li className="placeholder chat-empty">No messages yet. This workspace's context is its own: nothing from another workspace reaches it.</li>
+            )}
+            {workspace.messages.map((message) => (
+                <MessageItem key={message.id} message={message}
+                    onRegenerate={idle && failure === undefined && message === last && message.role === "assistant" ? regenerate : undefined} />
+            ))}
+            {live !== undefined && <LiveAnswer turn={live} />}
+            {idle && failure !== undefined && (
+                <TurnFailureNotice failure={failure} onRetry={regenerate} onDismiss={() => useTurnStore.getState().clearFailure(workspace.id)} />
+            )}
+            {idle && failure === undefined && last?.role === "user" && (
+                <li className="no-answer">
+                    <span>No answer to this message.</span>{" "}
+                    <button type="button" className="link-button" onClick={regenerate} aria-label="Ask for an answer again">Ask again</button>
+                </li>
+            )}
+        </ol>
+    );
+}

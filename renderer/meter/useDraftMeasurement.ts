@@ -1,0 +1,44 @@
+import { useEffect, useRef } from "react";
+import { useAppServices } from "../AppServices";
+import { conversationKey, conversationMessages } from "../chat/conversationMessages";
+import { toRpcError } from "../rpc/RpcError";
+import { useDraftStore } from "../stores/draftStore";
+import { useEngineStore } from "../stores/engineStore";
+import type { Workspace } from "../workspaces/Workspace";
+
+/** Pause after the last keystroke before measuring (ms). */
+export const MEASURE_DEBOUNCE_MS = 200;
+
+/**
+ * Measures the workspace's draft against its conversation with the engine's own tokenizer,
+ * debounced, whenever either changes. Only the newest answer is kept, so a slow answer to an
+ * older draft never overwrites a newer one.
+ */
+export function useDraftMeasurement(workspace: Workspace): void {
+    const { rpc } = useAppServices();
+    const draft = useDraftStore((state) => state.drafts[workspace.id] ?? "");
+    const connected = useEngineStore((state) => state.connection.kind === "open");
+    const key = conversationKey(workspace);
+    const latestCall = useRef(0);
+
+    useEffect(() => {
+        if (!connected)
+            return;
+        const call = ++latestCall.current;
+        const timer = setTimeout(() => {
+            // `key` stands for the messages: when they change, this effect runs again.
+            rpc.call("measure", { workspace: workspace.id, messages: conversationMessages(workspace), draft }).then(
+                (result) => {
+                    if (call === latestCall.current)
+                        useDraftStore.getState().setMeasured(workspace.id, { draft, conversationKey: key, result });
+                },
+                (error: unknown) => {
+                    if (call === latestCall.current)
+                        useDraftStore.getState().setMeasureError(workspace.id, toRpcError(error).message);
+                }
+            );
+        }, MEASURE_DEBOUNCE_MS);
+        return () => clearTimeout(timer);
+        // `workspace` itself is left out on purpose: `key` changes exactly when its messages do.
+    }, [rpc, workspace.id, draft, key, connected]);
+}

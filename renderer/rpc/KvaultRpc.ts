@@ -1,0 +1,37 @@
+import type { ChatTurnRequest } from "../../contract/engineProtocol";
+import type { RpcMethod, RpcMethods } from "../../contract/rpc";
+
+/**
+ * Where the renderer stands with its server. `unavailable` is final: this page has no way to
+ * reach an engine (no key in the page and no Electron bridge), with `reason` saying why.
+ */
+export type ConnectionStatus =
+    | { readonly kind: "connecting" }
+    | { readonly kind: "open" }
+    | { readonly kind: "reconnecting"; readonly attempt: number }
+    | { readonly kind: "unavailable"; readonly reason: string };
+
+/** A turn's progress before its result: queue position, start, and text as it streams. */
+export interface TurnListener {
+    onQueued?(position: number): void;
+    onStarted?(): void;
+    onText?(text: string): void;
+}
+
+/** Every method but `chat`, which streams and so has its own call. */
+export type PlainRpcMethod = Exclude<RpcMethod, "chat">;
+
+/**
+ * The renderer's one way to the engine (contract/rpc.ts). Implemented by RpcClient over a
+ * transport: a WebSocket in headless mode, the preload bridge in Electron. Calls reject with an
+ * RpcError.
+ */
+export interface KvaultRpc {
+    readonly status: ConnectionStatus;
+    /** Calls `listener` on every status change; returns the unsubscribe. */
+    onStatus(listener: (status: ConnectionStatus) => void): () => void;
+    call<M extends PlainRpcMethod>(method: M, params: RpcMethods[M]["params"]): Promise<RpcMethods[M]["result"]>;
+    /** One chat turn; `listener` hears its events until the promise settles. */
+    chat(request: ChatTurnRequest, listener: TurnListener): Promise<RpcMethods["chat"]["result"]>;
+    dispose(): void;
+}

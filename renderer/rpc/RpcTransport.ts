@@ -1,0 +1,21 @@
+import type { RpcRequest } from "../../contract/rpc";
+
+export interface RpcTransportHandlers {
+    onOpen(): void;
+    /** One message from the server, parsed from JSON but not yet checked. */
+    onMessage(message: unknown): void;
+    /** The connection closed; `willRetry` when the transport reconnects by itself. */
+    onClose(willRetry: boolean, attempt: number): void;
+}
+
+/**
+ * Moves RPC messages to and from a server. The seam between hosts: WebSocketTransport in headless
+ * mode; in Electron, a transport over the preload's named calls (contract/KvaultBridge.ts) once
+ * the bridge carries the RPC. Everything above (RpcClient, stores, UI) stays the same.
+ */
+export interface RpcTransport {
+    start(handlers: RpcTransportHandlers): void;
+    /** Sends one request; false when the connection is not open (nothing was sent). */
+    send(request: RpcRequest): boolean;
+    dispose(): void;
+}

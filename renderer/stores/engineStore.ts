@@ -1,0 +1,34 @@
+import { create } from "zustand";
+import type { EngineInfo } from "../../contract/engineProtocol";
+import type { DecodedSnapshot } from "../pageMap/decodeSnapshot";
+import type { ConnectionStatus } from "../rpc/KvaultRpc";
+
+export interface EngineState {
+    readonly connection: ConnectionStatus;
+    /** What the engine said about itself on the last connect. */
+    readonly info: EngineInfo | undefined;
+    readonly infoError: string | undefined;
+    /** The latest snapshot, decoded; the UI mirrors it and never edits it. */
+    readonly snapshot: DecodedSnapshot | undefined;
+    /** Why the last snapshot could not be read, if it could not. */
+    readonly snapshotError: string | undefined;
+    /** A snapshot has been asked for and not answered for a while (the engine is busy or restarting): `snapshot` is old. */
+    readonly snapshotLate: boolean;
+}
+
+/**
+ * The renderer's mirror of the engine (STYLE.md 11): written only by EngineMirror from the RPC's
+ * status, `info` and `snapshot`; read by every panel.
+ */
+export function createEngineStore() {
+    return create<EngineState>()(() => ({
+        connection: { kind: "connecting" },
+        info: undefined,
+        infoError: undefined,
+        snapshot: undefined,
+        snapshotError: undefined,
+        snapshotLate: false
+    }));
+}
+
+export const useEngineStore = createEngineStore();

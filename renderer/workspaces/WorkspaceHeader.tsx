@@ -1,0 +1,40 @@
+import { useState } from "react";
+import { useAppServices } from "../AppServices";
+import { useWorkspaceStore } from "../stores/workspaceStore";
+import { ConfirmDeleteDialog } from "./ConfirmDeleteDialog";
+import { RenameForm } from "./RenameForm";
+import { Swatch } from "./Swatch";
+import type { Workspace } from "./Workspace";
+import { paletteColour } from "./workspacePalette";
+import { WorkspaceSettingsForm } from "./WorkspaceSettingsForm";
+
+/** The selected workspace's name with Rename and Delete, and its settings. */
+export function WorkspaceHeader({ workspace }: { readonly workspace: Workspace }) {
+    const { chat } = useAppServices();
+    const [renaming, setRenaming] = useState(false);
+    const [confirmingDelete, setConfirmingDelete] = useState(false);
+    return (
+        <header className="workspace-header">
+            <div className="workspace-title-row">
+                {renaming
+                    ? <RenameForm name={workspace.name} onRename={(name) => useWorkspaceStore.getState().rename(workspace.id, name)} onDone={() => setRenaming(false)} />
+                    : <>
+                        <h2 className="workspace-title"><Swatch colour={paletteColour(workspace.colour).hex} size={14} /> {workspace.name}</h2>
+                        <button type="button" onClick={() => setRenaming(true)} aria-label={`Rename ${workspace.name}`}>Rename</button>
+                        <button type="button" className="danger-outline" onClick={() => setConfirmingDelete(true)} aria-label={`Delete ${workspace.name}`}>Delete</button>
+                    </>}
+            </div>
+            <details className="workspace-settings">
+                <summary aria-label={`Settings of ${workspace.name}`}>Settings</summary>
+                <WorkspaceSettingsForm key={workspace.id} workspace={workspace} />
+            </details>
+            {confirmingDelete && (
+                <ConfirmDeleteDialog name={workspace.name} numMessages={workspace.messages.length} onClose={() => setConfirmingDelete(false)}
+                    onConfirm={() => {
+                        setConfirmingDelete(false);
+                        void chat.deleteWorkspace(workspace.id);
+                    }} />
+            )}
+        </header>
+    );
+}

@@ -1,0 +1,115 @@
+import type { Page } from "playwright-core";
+
+/** What the sidebar shows of each workspace (WorkspaceList's data attributes). */
+export interface WorkspaceItem {
+    readonly id: string;
+    readonly name: string;
+    readonly phase: "idle" | "sending" | "queued" | "running" | "stopping";
+    readonly streamedChars: number;
+    readonly numMessages: number;
+    /** The swatch's colour. */
+    readonly colour: string;
+}
+
+/** A row of the page map's owner table (PageOwnerTable's data attributes). */
+export interface PageOwnerRow {
+    readonly owner: string;
+    readonly name: string;
+    readonly colour: string;
+    readonly numPages: number;
+}
+
+/** A decode sequence (RoleOccupancy's data attributes). */
+export interface SequenceSlot {
+    readonly sequence: number;
+    readonly workspace: string;
+    readonly running: boolean;
+}
+
+/** Reads the sidebar, the page map's table and the decode sequences in one round trip. */
+export function readApp(page: Page): Promise<{ items: WorkspaceItem[]; owners: PageOwnerRow[]; slots: SequenceSlot[]; free: number; numPages: number }> {
+    return page.evaluate(`(() => {
+        const data = (element, name) => element.getAttribute("data-" + name) ?? "";
+        const table = document.querySelector(".page-owner-table");
+        return {
+            items: [...document.querySelectorAll(".workspace-item")].map((element) => ({
+                id: data(element, "workspace-id"), name: element.querySelector(".workspace-item-name")?.textContent ?? "",
+                phase: data(element, "turn-phase"), streamedChars: Number(data(element, "streamed-chars")),
+                numMessages: Number(data(element, "num-messages")), colour: element.querySelector("rect")?.getAttribute("fill") ?? ""
+            })),
+            owners: [...document.querySelectorAll(".page-owner-table tbody tr")].filter((row) => data(row, "owner") !== "free").map((row) => ({
+                owner: data(row, "owner"), name: data(row, "owner-name"), colour: data(row, "colour"), numPages: Number(data(row, "num-pages"))
+            })),
+            slots: [...document.querySelectorAll(".sequence-slot")].map((element) => ({
+                sequence: Number(data(element, "sequence")), workspace: data(element, "workspace"), running: data(element, "running") === "true"
+            })),
+            free: Number(table?.getAttribute("data-free") ?? "-1"),
+            numPages: Number(table?.getAttribute("data-num-pages") ?? "-1")
+        };
+    })()`);
+}
+
+export async function workspaceByName(page: Page, name: string): Promise<WorkspaceItem> {
+    const item = (await readApp(page)).items.find((candidate) => candidate.name === name);
+    if (item === undefined)
+        throw new Error(`No workspace named ${name} in the sidebar.`);
+    return item;
+}
+
+/** Clicks New and returns the workspace it made (the selected one). */
+export async function newWorkspace(page: Page): Promise<WorkspaceItem> {
+    const before = (await readApp(page)).items.length;
+    await page.getByRole("button", { name: "New workspace" }).click();
+    await page.waitForFunction(`document.querySelectorAll(".workspace-item").length === ${before + 1}`);
+    const items = (await readApp(page)).items;
+    return items[items.length - 1]!;
+}
+
+export async function selectWorkspace(page: Page, name: string): Promise<void> {
+    await page.locator(".workspace-item", { hasText: name }).click();
+    await page.locator(`.chat-view[aria-label="Workspace ${name}"]`).waitFor();
+}
+
+/** Sets the selected workspace's temperature and max tokens through its Settings. */
+export async function configureWorkspace(page: Page, settings: { temperature?: number; maxTokens?: number }): Promise<void> {
+    const details = page.locator(".workspace-settings");
+    if (await details.getAttribute("open") === null)
+        await details.locator("summary").click();
+    if (settings.temperature !== undefined)
+        await page.getByLabel("Temperature", { exact: true }).fill(String(settings.temperature));
+    if (settings.maxTokens !== undefined)
+        await page.getByLabel("Max tokens", { exact: true }).fill(String(settings.maxTokens));
+    await details.locator("summary").click();
+}
+
+/** Types into the message box and presses Enter. */
+export async function sendMessage(page: Page, text: string): Promise<void> {
+    const box = page.getByLabel("Message", { exact: true });
+    await box.fill(text);
+    await box.press("Enter");
+}
+
+/** The persisted workspaces, as localStorage holds them. */
+export async function storedWorkspaces(page: Page): Promise<{ id: string; name: string; messages: { role: string; content: string; finish?: string }[] }[]> {
+    const text = await page.evaluate<string | null>(`localStorage.getItem("kvault.workspaces")`);
+    return text === null ? [] : (JSON.parse(text) as { state: { workspaces: [] } }).state.workspaces;
+}
+
+/** Pixels of the page map's canvas that are exactly `hex` (a sealed page is drawn in its owner's colour). */
+export function canvasPixelsOfColour(page: Page, hex: string): Promise<number> {
+    return page.evaluate<number>(`(() => {
+        const canvas = document.querySelector(".page-map-canvas");
+        if (canvas === null) return 0;
+        const { data } = canvas.getContext("2d").getImageData(0, 0, canvas.width, canvas.height);
+        const [r, g, b] = [1, 3, 5].map((index) => parseInt(${JSON.stringify(hex)}.slice(index, index + 2), 16));
+        let count = 0;
+        for (let index = 0; index < data.length; index += 4)
+            if (data[index] === r && data[index + 1] === g && data[index + 2] === b && data[index + 3] === 255) count++;
+        return count;
+    })()`);
+}
+
+/** Waits `ms`. */
+export function pause(ms: number): Promise<void> {
+    return new Promise((resolve) => setTimeout(resolve, ms));
+}

@@ -1,0 +1,87 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import crypto from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const repositoryRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
+
+/** The small engine every browser test runs: a 512-token window, two decode sequences, 16-token pages (96 pages). */
+export const e2eServeArgs = ["--context", "512", "--decode-sequences", "2", "--page-tokens", "16"] as const;
+
+export interface KvaultServer {
+    readonly url: string;
+    readonly child: ChildProcess;
+    /** What the server wrote on stderr so far, for failure messages. */
+    stderr(): string;
+    /** The engine process the server forked, found by its parent pid and entry point. */
+    enginePid(): number | undefined;
+    /** Stops the server (SIGTERM, then SIGKILL after 15 s) and removes its data directory. Idempotent. */
+    stop(): Promise<void>;
+}
+
+/** Starts `npm run serve`'s server as the other tests do, on a free port with a fresh data directory. */
+export async function startKvaultServer(): Promise<KvaultServer> {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "kvault-e2e-"));
+    const apiKey = `e2e-${crypto.randomBytes(12).toString("hex")}`;
+    const child = spawn(process.execPath, ["--import", "tsx", "host/headless/serve.ts", "--port", "0", "--data-dir", dataDir, "--api-key", apiKey, ...e2eServeArgs], {
+        cwd: repositoryRoot, stdio: ["ignore", "pipe", "pipe"]
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout!.on("data", (chunk: Buffer) => void (stdout += chunk.toString()));
+    child.stderr!.on("data", (chunk: Buffer) => void (stderr += chunk.toString()));
+    const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+
+    let stopped: Promise<void> | undefined;
+    const stop = (): Promise<void> => stopped ??= (async () => {
+        if (child.exitCode === null && child.signalCode === null) {
+            child.kill("SIGTERM");
+            const timer = setTimeout(() => child.kill("SIGKILL"), 15_000);
+            await exited;
+            clearTimeout(timer);
+        }
+        fs.rmSync(dataDir, { recursive: true, force: true });
+    })();
+
+    try {
+        const url = await new Promise<string>((resolve, reject) => {
+            const timer = setTimeout(() => reject(new Error(`The server did not start in 90 s. stderr:\n${stderr}`)), 90_000);
+            child.stdout!.on("data", () => {
+                const match = /^Kvault listening on (\S+)$/m.exec(stdout);
+                if (match !== null) {
+                    clearTimeout(timer);
+                    resolve(match[1]!);
+                }
+            });
+            void exited.then(() => {
+                clearTimeout(timer);
+                reject(new Error(`The server exited before listening (${child.exitCode ?? child.signalCode}). stderr:\n${stderr}`));
+            });
+        });
+        return { url, child, stderr: () => stderr, enginePid: () => findEnginePid(child.pid), stop };
+    } catch (error) {
+        await stop();
+        throw error;
+    }
+}
+
+/** Linux: the child of `parentPid` whose command line runs the engine process's entry. */
+function findEnginePid(parentPid: number | undefined): number | undefined {
+    if (parentPid === undefined)
+        return undefined;
+    for (const entry of fs.readdirSync("/proc")) {
+        if (!/^\d+$/.test(entry))
+            continue;
+        try {
+            const stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8");
+            const parent = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+            if (parent === parentPid && fs.readFileSync(`/proc/${entry}/cmdline`, "utf8").includes("engineProcess"))
+                return Number(entry);
+        } catch {
+            // the process ended while we looked
+        }
+    }
+    return undefined;
+}

@@ -1,0 +1,131 @@
+import { beforeEach, describe, expect, it } from "vitest";
+import { ChatController } from "../../../../renderer/chat/ChatController";
+import { createDraftStore } from "../../../../renderer/stores/draftStore";
+import { createTurnStore } from "../../../../renderer/stores/turnStore";
+import { createWorkspaceStore } from "../../../../renderer/stores/workspaceStore";
+import { FakeRpc, settle, usage } from "../FakeRpc";
+
+describe("ChatController", () => {
+    let rpc: FakeRpc;
+    let stores: { workspaces: ReturnType<typeof createWorkspaceStore>; turns: ReturnType<typeof createTurnStore>; drafts: ReturnType<typeof createDraftStore> };
+    let chat: ChatController;
+    let workspace: string;
+    const messagesOf = (id: string) => stores.workspaces.getState().workspaces.find((item) => item.id === id)?.messages ?? [];
+
+    beforeEach(() => {
+        rpc = new FakeRpc();
+        rpc.answers.cancel = () => ({ cancelled: true });
+        rpc.answers.forgetWorkspace = () => ({});
+        stores = { workspaces: createWorkspaceStore(), turns: createTurnStore(), drafts: createDraftStore() };
+        chat = new ChatController(rpc, stores);
+        workspace = stores.workspaces.getState().create().id;
+        stores.workspaces.getState().updateSettings(workspace, { systemPrompt: "Be brief.", temperature: 0.2, maxTokens: 32 });
+    });
+
+    it("sends the whole history with the system prompt and settings, streams, and stores the answer when it finishes", async () => {
+        stores.drafts.getState().setDraft(workspace, "hello");
+        expect(chat.send(workspace, "hello")).toBe(true);
+        expect(stores.drafts.getState().drafts[workspace]).toBe("");
+        const turn = rpc.turns[0]!;
+        expect(turn.request).toMatchObject({
+            workspace,
+            messages: [{ role: "system", content: "Be brief." }, { role: "user", content: "hello" }],
+            sampling: { temperature: 0.2, maxTokens: 32 }
+        });
+        turn.listener.onStarted?.();
+        turn.listener.onText?.("Hi ");
+        turn.listener.onText?.("there");
+        expect(stores.turns.getState().live[workspace]).toMatchObject({ phase: "running", text: "Hi there" });
+        expect(messagesOf(workspace)).toHaveLength(1);
+
+        turn.finish({ text: "Hi there", finishReason: "stop", usage });
+        await settle();
+        expect(messagesOf(workspace).map((message) => [message.role, message.content, message.finish])).toEqual([["user", "hello", undefined], ["assistant", "Hi there", "stop"]]);
+        expect(stores.turns.getState().live[workspace]).toBeUndefined();
+
+        chat.send(workspace, "and then?");
+        expect(rpc.turns[1]!.request.messages.map((message) => message.role)).toEqual(["system", "user", "assistant", "user"]);
+    });
+
+    it("runs one turn per workspace at a time, and workspaces side by side", () => {
+        const other = stores.workspaces.getState().create().id;
+        expect(chat.send(workspace, "one")).toBe(true);
+        expect(chat.send(workspace, "two")).toBe(false);
+        expect(chat.send(other, "three")).toBe(true);
+        expect(rpc.turns.map((turn) => turn.request.workspace)).toEqual([workspace, other]);
+        rpc.turns[0]!.listener.onText?.("A");
+        rpc.turns[1]!.listener.onText?.("B");
+        expect(stores.turns.getState().live[workspace]?.text).toBe("A");
+        expect(stores.turns.getState().live[other]?.text).toBe("B");
+    });
+
+    it("never stores an error as an answer: the partial text is dropped, the failure kept beside the chat, the user's message kept", async () => {
+        chat.send(workspace, "hello");
+        rpc.turns[0]!.listener.onText?.("partial");
+        rpc.turns[0]!.fail("engine_crashed", "The engine process stopped (SIGKILL) while this turn ran. It restarts by itself; send your message again.");
+        await settle();
+        expect(messagesOf(workspace).map((message) => message.role)).toEqual(["user"]);
+        expect(stores.turns.getState().failures[workspace]).toEqual({ code: "engine_crashed", message: expect.stringMatching(/send your message again/) });
+
+        expect(chat.regenerate(workspace)).toBe(true); // Retry: the same history again
+        expect(stores.turns.getState().failures[workspace]).toBeUndefined();
+        expect(rpc.turns[1]!.request.messages.at(-1)).toEqual({ role: "user", content: "hello" });
+    });
+
+    it("on Stop, cancels the turn and keeps what streamed as a stopped answer", async () => {
+        chat.send(workspace, "hello");
+        const turn = rpc.turns[0]!;
+        turn.listener.onText?.("so far");
+        chat.stop(workspace);
+        expect(stores.turns.getState().live[workspace]?.phase).toBe("stopping");
+        expect(rpc.calls.at(-1)).toEqual({ method: "cancel", params: { requestId: turn.request.requestId } });
+        turn.fail("request_cancelled", "The request was cancelled during decoding.");
+        await settle();
+        expect(messagesOf(workspace).at(-1)).toMatchObject({ role: "assistant", content: "so far", finish: "stopped" });
+        expect(stores.turns.getState().failures[workspace]).toBeUndefined();
+    });
+
+    it("treats a cancellation the user did not ask for as a failure", async () => {
+        chat.send(workspace, "hello");
+        rpc.turns[0]!.listener.onText?.("so far");
+        rpc.turns[0]!.fail("request_cancelled", "The request was cancelled.");
+        await settle();
+        expect(messagesOf(workspace).map((message) => message.role)).toEqual(["user"]);
+        expect(stores.turns.getState().failures[workspace]?.code).toBe("request_cancelled");
+    });
+
+    it("regenerates by dropping the last answer and asking again", async () => {
+        chat.send(workspace, "hello");
+        rpc.turns[0]!.finish({ text: "first", finishReason: "stop", usage });
+        await settle();
+        expect(chat.regenerate(workspace)).toBe(true);
+        expect(messagesOf(workspace).map((message) => message.content)).toEqual(["hello"]);
+        rpc.turns[1]!.finish({ text: "second", finishReason: "length", usage });
+        await settle();
+        expect(messagesOf(workspace).map((message) => [message.content, message.finish])).toEqual([["hello", undefined], ["second", "length"]]);
+    });
+
+    it("deletes a workspace: cancels its turn, stores nothing more, forgets its KV in the engine", async () => {
+        chat.send(workspace, "hello");
+        const turn = rpc.turns[0]!;
+        const deleted = chat.deleteWorkspace(workspace);
+        expect(stores.workspaces.getState().workspaces).toEqual([]);
+        turn.fail("request_cancelled", "cancelled");
+        await deleted;
+        expect(rpc.calls.map((call) => call.method)).toEqual(["chat", "cancel", "forgetWorkspace"]);
+        expect(rpc.calls.at(-1)?.params).toEqual({ workspace });
+        expect(stores.turns.getState().live).toEqual({});
+    });
+
+    it("forgets a deleted workspace on the next connect when the engine could not be told", async () => {
+        rpc.setStatus({ kind: "reconnecting", attempt: 1 });
+        await chat.deleteWorkspace(workspace);
+        expect(rpc.calls.filter((call) => call.method === "forgetWorkspace")).toHaveLength(1);
+        rpc.setStatus({ kind: "open" });
+        await settle();
+        expect(rpc.calls.filter((call) => call.method === "forgetWorkspace")).toHaveLength(2);
+        rpc.setStatus({ kind: "open" });
+        await settle();
+        expect(rpc.calls.filter((call) => call.method === "forgetWorkspace")).toHaveLength(2);
+    });
+});

@@ -1,0 +1,97 @@
+import { describe, expect, it } from "vitest";
+import type { RpcRequest } from "../../../../contract/rpc";
+import { RpcClient } from "../../../../renderer/rpc/RpcClient";
+import { RpcError } from "../../../../renderer/rpc/RpcError";
+import type { RpcTransport, RpcTransportHandlers } from "../../../../renderer/rpc/RpcTransport";
+
+class FakeTransport implements RpcTransport {
+    handlers!: RpcTransportHandlers;
+    readonly sent: RpcRequest[] = [];
+    open = false;
+    start(handlers: RpcTransportHandlers): void {
+        this.handlers = handlers;
+    }
+    send(request: RpcRequest): boolean {
+        if (!this.open)
+            return false;
+        this.sent.push(request);
+        return true;
+    }
+    dispose(): void {}
+    connect(): void {
+        this.open = true;
+        this.handlers.onOpen();
+    }
+    drop(): void {
+        this.open = false;
+        this.handlers.onClose(true, 1);
+    }
+}
+
+describe("RpcClient", () => {
+    it("refuses calls before the connection opens, with a message that says it reconnects by itself", async () => {
+        const client = new RpcClient(new FakeTransport());
+        expect(client.status).toEqual({ kind: "connecting" });
+        await expect(client.call("info", {})).rejects.toMatchObject({ code: "not_connected", message: expect.stringMatching(/reconnects by itself/) });
+    });
+
+    it("numbers calls and matches answers and errors to them, whatever their order", async () => {
+        const transport = new FakeTransport();
+        const client = new RpcClient(transport);
+        transport.connect();
+        const info = client.call("info", {});
+        const measure = client.call("measure", { workspace: "w", messages: [], draft: "hi" });
+        expect(transport.sent.map((request) => [request.id, request.method])).toEqual([[1, "info"], [2, "measure"]]);
+
+        transport.handlers.onMessage({ id: 2, error: { code: "invalid_request", message: "measure takes workspace (string)." } });
+        transport.handlers.onMessage({ id: 1, result: { modelName: "tiny" } });
+        await expect(info).resolves.toEqual({ modelName: "tiny" });
+        const error = await measure.catch((caught: unknown) => caught);
+        expect(error).toBeInstanceOf(RpcError);
+        expect(error).toMatchObject({ code: "invalid_request", message: "measure takes workspace (string)." });
+    });
+
+    it("routes a turn's events to its listener by requestId and stops once the turn settled", async () => {
+        const transport = new FakeTransport();
+        const client = new RpcClient(transport);
+        transport.connect();
+        const heard: string[] = [];
+        const turn = client.chat({ requestId: "r1", workspace: "w", messages: [{ role: "user", content: "hi" }], sampling: { temperature: 0, maxTokens: 4 } }, {
+            onQueued: (position) => heard.push(`queued ${position}`),
+            onStarted: () => heard.push("started"),
+            onText: (text) => heard.push(`text ${text}`)
+        });
+        transport.handlers.onMessage({ event: "queued", requestId: "r1", position: 2 });
+        transport.handlers.onMessage({ event: "started", requestId: "r1" });
+        transport.handlers.onMessage({ event: "text", requestId: "other", text: "not ours" });
+        transport.handlers.onMessage({ event: "text", requestId: "r1", text: "Hel" });
+        transport.handlers.onMessage({ event: "text", requestId: "r1", text: "lo" });
+        transport.handlers.onMessage({ id: 1, result: { text: "Hello", finishReason: "stop", usage: {} } });
+        await expect(turn).resolves.toMatchObject({ text: "Hello" });
+        transport.handlers.onMessage({ event: "text", requestId: "r1", text: "late" });
+        expect(heard).toEqual(["queued 2", "started", "text Hel", "text lo"]);
+    });
+
+    it("fails every call in flight when the connection closes, and reports reconnecting", async () => {
+        const transport = new FakeTransport();
+        const client = new RpcClient(transport);
+        const statuses: string[] = [];
+        client.onStatus((status) => statuses.push(status.kind));
+        transport.connect();
+        const turn = client.chat({ requestId: "r1", workspace: "w", messages: [{ role: "user", content: "hi" }], sampling: { temperature: 0, maxTokens: 4 } }, {});
+        transport.drop();
+        await expect(turn).rejects.toMatchObject({ code: "connection_lost", message: expect.stringMatching(/was not kept/) });
+        expect(client.status).toEqual({ kind: "reconnecting", attempt: 1 });
+        transport.connect();
+        expect(statuses).toEqual(["open", "reconnecting", "open"]);
+    });
+
+    it("ignores messages that are not RPC messages", () => {
+        const transport = new FakeTransport();
+        const client = new RpcClient(transport);
+        transport.connect();
+        for (const message of [null, 42, "text", [], { id: "1", result: 1 }, { event: "text" }])
+            expect(() => transport.handlers.onMessage(message)).not.toThrow();
+        expect(client.status.kind).toBe("open");
+    });
+});
