@@ -1,23 +1,23 @@
 import type { ConnectionStatus, KvaultRpc } from "./KvaultRpc";
 import { RpcClient } from "./RpcClient";
 import { clientErrorCodes, RpcError } from "./RpcError";
+import { BridgeTransport } from "./BridgeTransport";
 import { WebSocketTransport } from "./WebSocketTransport";
 
 /** The meta tag the headless server adds to index.html (host/http/KvaultHttpServer.ts). */
 const API_KEY_META = "kvault-api-key";
 
 /**
- * The RPC for this page. Headless: the server put the API key in the page, and the RPC is a
- * WebSocket on the same origin. Electron: the preload's `window.kvault` will carry the same calls;
- * give RpcClient a transport over it here, and nothing else in the renderer changes.
+ * The RPC for this page. Electron: the preload's `window.kvault` carries the calls. Headless: the
+ * server put the API key in the page, and the RPC is a WebSocket on the same origin.
  */
 export function connectRpc(): KvaultRpc {
+    if (window.kvault !== undefined)
+        return new RpcClient(new BridgeTransport(window.kvault));
     const key = document.querySelector<HTMLMetaElement>(`meta[name="${API_KEY_META}"]`)?.content ?? "";
     if (key !== "" && (location.protocol === "http:" || location.protocol === "https:"))
         return new RpcClient(new WebSocketTransport(rpcUrl(location, key)));
-    return new UnavailableRpc(window.kvault !== undefined
-        ? "This window's host does not expose the engine's calls yet. Run `npm run serve` and open the address it prints."
-        : "This page was not served by Kvault (it carries no API key). Run `npm run serve` and open the address it prints.");
+    return new UnavailableRpc("This page was not served by Kvault (it carries no API key). Run `npm run serve` and open the address it prints.");
 }
 
 /** `ws(s)://<the page's host>/rpc?key=…`. */

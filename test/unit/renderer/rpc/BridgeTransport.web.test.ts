@@ -1,0 +1,60 @@
+import { describe, expect, it } from "vitest";
+import type { KvaultBridge, TurnEventListener } from "../../../../contract/KvaultBridge";
+import { BridgeTransport } from "../../../../renderer/rpc/BridgeTransport";
+
+/** A bridge whose calls answer from a table, as the preload would after main's IPC. */
+function fakeBridge(): { bridge: KvaultBridge; emit: TurnEventListener; calls: string[] } {
+    const calls: string[] = [];
+    let listener: TurnEventListener | undefined;
+    const ok = <T>(value: T) => Promise.resolve({ ok: true as const, value });
+    const bridge = {
+        getAppInfo: () => Promise.resolve({ version: "0", platform: "linux" }),
+        info: () => { calls.push("info"); return ok({ modelName: "tiny" }); },
+        chat: (request: { requestId: string }) => { calls.push(`chat ${request.requestId}`); return Promise.resolve({ ok: false as const, error: { code: "context_length_exceeded", message: "too long" } }); },
+        cancel: (requestId: string) => { calls.push(`cancel ${requestId}`); return ok({ cancelled: true }); },
+        measure: (workspace: string, _messages: unknown, draft: string) => { calls.push(`measure ${workspace} ${draft}`); return ok({ fits: true }); },
+        snapshot: () => Promise.reject(new Error("untrusted sender")),
+        forgetWorkspace: (workspace: string) => { calls.push(`forget ${workspace}`); return ok({}); },
+        onTurnEvent: (next: TurnEventListener) => { listener = next; return () => { listener = undefined; }; },
+        getSettings: () => Promise.reject(new Error("unused")),
+        setLocalApi: () => Promise.reject(new Error("unused"))
+    } as unknown as KvaultBridge;
+    return { bridge, emit: (event) => listener?.(event), calls };
+}
+
+describe("BridgeTransport", () => {
+    it("turns each request into the named bridge call and its result into the RPC answer", async () => {
+        const { bridge, calls } = fakeBridge();
+        const messages: unknown[] = [];
+        let opened = false;
+        const transport = new BridgeTransport(bridge);
+        transport.start({ onOpen: () => { opened = true; }, onMessage: (message) => messages.push(message), onClose: () => undefined });
+        expect(opened).toBe(true);
+        expect(transport.send({ id: 1, method: "info", params: {} })).toBe(true);
+        transport.send({ id: 2, method: "chat", params: { requestId: "r", workspace: "w", messages: [], sampling: { temperature: 0, maxTokens: 1 } } });
+        transport.send({ id: 3, method: "measure", params: { workspace: "w", messages: [], draft: "hi" } });
+        transport.send({ id: 4, method: "snapshot", params: {} });
+        await new Promise((resolve) => setTimeout(resolve, 0));
+        expect(calls).toEqual(["info", "chat r", "measure w hi"]);
+        expect(messages).toEqual([
+            { id: 1, result: { modelName: "tiny" } },
+            { id: 2, error: { code: "context_length_exceeded", message: "too long" } },
+            { id: 3, result: { fits: true } },
+            { id: 4, error: { code: "bridge_refused", message: "untrusted sender" } }
+        ]);
+    });
+
+    it("passes turn events through, and stops listening when disposed", () => {
+        const { bridge, emit } = fakeBridge();
+        const messages: unknown[] = [];
+        let closed = false;
+        const transport = new BridgeTransport(bridge);
+        transport.start({ onOpen: () => undefined, onMessage: (message) => messages.push(message), onClose: () => { closed = true; } });
+        emit({ event: "text", requestId: "r", text: "hel" });
+        transport.dispose();
+        emit({ event: "text", requestId: "r", text: "lo" });
+        expect(messages).toEqual([{ event: "text", requestId: "r", text: "hel" }]);
+        expect(closed).toBe(true);
+        expect(transport.send({ id: 9, method: "info", params: {} })).toBe(false);
+    });
+});
