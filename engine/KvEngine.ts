@@ -6,6 +6,8 @@ import { StateLayoutMismatchError } from "./codec/codecErrors.js";
 import { CapacityConfigError, resolveEngineConfig, type EngineConfig, type EngineConfigInput } from "./EngineConfig.js";
 import { HandoffIntegrityError } from "./handoff/integrityErrors.js";
 import { PageTransfer } from "./handoff/PageTransfer.js";
+import { allHandoffChecks, type HandoffChecks } from "./handoff/verifyManifest.js";
+import type { PoolFaults } from "./pages/PagePool.js";
 import { modelFingerprint } from "./model/modelFingerprint.js";
 import { PagePool } from "./pages/PagePool.js";
 import { admit, requestLimit, type MeasuredCapacities } from "./request/admission.js";
@@ -26,6 +28,12 @@ import type { EngineCounters, GenerateRequest, GenerateResult, KvEngineHooks, Mo
 import { auditEngine, type EngineAuditResult } from "./audit/auditEngine.js";
 
 export type { EngineCounters, GenerateRequest, GenerateResult, KvEngineHooks, ModeReport, ReplayResult, RequestTimings, WindowReport } from "./engineTypes.js";
+
+/** Guards a fault drill's sandbox may switch off; see `KvEngine.start`. */
+export interface EngineGuards {
+    readonly handoff?: HandoffChecks;
+    readonly pool?: PoolFaults;
+}
 
 /** Finished greedy requests kept for differential replay. */
 const NUM_REPLAYABLE_REQUESTS = 64;
@@ -79,14 +87,20 @@ export class KvEngine {
         readonly prefill: RoleContext | undefined,
         readonly window: WindowReport,
         readonly mode: ModeReport,
-        private readonly hooks: KvEngineHooks
+        private readonly hooks: KvEngineHooks,
+        handoffChecks: HandoffChecks
     ) {
-        this.#transfer = new PageTransfer(pool, layout, layoutFingerprint, hooks);
+        this.#transfer = new PageTransfer(pool, layout, layoutFingerprint, hooks, handoffChecks);
         this.#sessions = new SessionTable(decode, pool, this.#transfer,
             prefill && decode.layout && decode.numStreams !== undefined ? { layout: decode.layout, numStreams: decode.numStreams } : undefined, this.counters);
     }
 
-    static async start(input: EngineConfigInput, options: { runtime?: LlamaRuntime; hooks?: KvEngineHooks } = {}): Promise<KvEngine> {
+    /**
+     * `guards` exists for fault drills alone (engine/drills/runFaultDrill.ts): a drill's sandboxed
+     * engine switches one guard off to show the leak it prevents. Nothing else passes it; the
+     * engine process and its protocol cannot.
+     */
+    static async start(input: EngineConfigInput, options: { runtime?: LlamaRuntime; hooks?: KvEngineHooks; guards?: EngineGuards } = {}): Promise<KvEngine> {
         const config = resolveEngineConfig(input);
         const runtime = options.runtime ?? await LlamaRuntime.start({ gpu: config.gpu, maxThreads: config.threads });
         const cleanup: (() => Promise<void> | void)[] = options.runtime ? [] : [() => runtime.dispose()];
@@ -134,7 +148,7 @@ export class KvEngine {
             // Unified mode over a memory pages cannot hold gets an empty layout: its pool is never used.
             const layout: KvLayout = decode.layout ?? { vTransposed: false, layers: [] };
             const pageBytes = Math.max(1, config.pageTokens * bytesPerToken(layout));
-            const pool = new PagePool({ numPages: config.numPages, pageTokens: config.pageTokens, pageBytes });
+            const pool = new PagePool({ numPages: config.numPages, pageTokens: config.pageTokens, pageBytes }, options.guards?.pool);
             cleanup.unshift(() => pool.dispose());
 
             const capacities: MeasuredCapacities = {
@@ -151,7 +165,7 @@ export class KvEngine {
             const window: WindowReport = { ...limit, configured: config.window, clamped, capacities };
 
             return new KvEngine(config, runtime, options.runtime === undefined, model, fingerprint, layout,
-                layoutFingerprint(layout, fingerprint), pool, stateDirectory, decode, prefill, window, mode, options.hooks ?? {});
+                layoutFingerprint(layout, fingerprint), pool, stateDirectory, decode, prefill, window, mode, options.hooks ?? {}, options.guards?.handoff ?? allHandoffChecks);
         } catch (error) {
             for (const step of cleanup)
                 await step();
@@ -383,6 +397,7 @@ export class KvEngine {
         const assembled = this.#transfer.read(manifest, { request: record.id, session: session.id, generation: reservation.generation, tokens: Array.from(state.tokens) }, this.#target(target));
         this.#throwIfEnded(record);
         await target.importState(targetSlot, assembled, record.id);
+        this.hooks.afterLoad?.(record.id, targetSlot.tokens);
         record.releasePages();
     }
 

@@ -88,6 +88,8 @@ export interface KvEngineHooks {
     beforeTransferWrite?(request: RequestId): Promise<void>;
     /** Called with the manifest as prefill sealed it; what it returns is what decode receives. */
     afterSeal?(manifest: PageManifest, pool: PagePool): PageManifest | void;
+    /** After a handed-off state was loaded into its target sequence, with the tokens it holds now. */
+    afterLoad?(request: RequestId, tokens: readonly number[]): void;
     onStatus?(request: RequestId, status: RequestStatus): void;
 }
 

@@ -7,13 +7,15 @@ import type { PageReadLease, PageWriteLease } from "../pages/PageLease.js";
 import type { PagePool } from "../pages/PagePool.js";
 import type { Reservation } from "../pages/Reservation.js";
 import type { PageManifest } from "./PageManifest.js";
-import { verifyManifest } from "./verifyManifest.js";
+import { allHandoffChecks, verifyManifest, type HandoffChecks } from "./verifyManifest.js";
 
 export interface PageTransferHooks {
     /** After the write leases are taken, before the bytes are written: a slow transport. */
     beforeTransferWrite?(request: RequestId): Promise<void>;
     /** The manifest as sealed; what it returns is what the reader receives. */
     afterSeal?(manifest: PageManifest, pool: PagePool): PageManifest | void;
+    /** After a verified state was loaded into its target sequence, with the tokens it holds now. */
+    afterLoad?(request: RequestId, tokens: readonly number[]): void;
 }
 
 /** Where the pages go: a context's measured layout and stream count. */
@@ -33,7 +35,8 @@ export class PageTransfer {
         private readonly pool: PagePool,
         private readonly layout: KvLayout,
         readonly layoutFingerprint: string,
-        private readonly hooks: PageTransferHooks
+        private readonly hooks: PageTransferHooks,
+        private readonly checks: HandoffChecks = allHandoffChecks
     ) {}
 
     numPagesFor(numTokens: number): number {
@@ -92,10 +95,10 @@ export class PageTransfer {
             generation: expected.generation,
             layoutFingerprint: this.layoutFingerprint,
             numTokens: expected.tokens.length
-        }, this.pool);
+        }, this.pool, this.checks);
         if (integrityError !== undefined)
             throw integrityError;
-        invariant(manifest.tokens.every((token, index) => token === expected.tokens[index]),
+        invariant(!this.checks.ownership || manifest.tokens.every((token, index) => token === expected.tokens[index]),
             () => `the verified manifest of request ${expected.request} lists other tokens than the ${expected.tokens.length} expected`);
 
         const readLeases: PageReadLease[] = [];

@@ -20,6 +20,19 @@ import { PageTable, type PageOwner } from "./PageTable.js";
 import type { PageHandle, Reservation, ReservationRef, ReserveRequest } from "./Reservation.js";
 
 /**
+ * Guards of the pool that a fault drill may switch off, in its own sandboxed pool only, to show
+ * the leak each one prevents (engine/drills/). A production pool never receives any.
+ */
+export interface PoolFaults {
+    /** Free pages without zeroing them (failure mode 5). */
+    readonly skipScrub?: boolean;
+    /** Free released pages at once, though a transfer still holds a lease (failure modes 3, 4). */
+    readonly reuseWhileLeased?: boolean;
+    /** Apply a write through a lease whose page was released and reused (failure modes 3, 7). */
+    readonly acceptStaleWrites?: boolean;
+}
+
+/**
  * The host KV page pool: one arena of `numPages × pageBytes` bytes, handed out to requests in
  * pages and taken back only after every lease drains and the page is zeroed
  * (ARCHITECTURE.md, Page lifecycle). Single-threaded: every method runs to completion, so a
@@ -35,9 +48,11 @@ export class PagePool {
     #nextGeneration = 1;
     #numActiveLeases = 0;
     #disposed = false;
+    readonly #faults: PoolFaults;
 
     /** Throws `PagePoolConfigError` for an unusable config, `ArenaAllocationError` when the host has no room. */
-    constructor(input: PagePoolConfigInput) {
+    constructor(input: PagePoolConfigInput, faults: PoolFaults = {}) {
+        this.#faults = Object.freeze({ ...faults });
         const validated = validatePagePoolConfig(input);
         if (!validated.ok)
             throw validated.error;
@@ -234,6 +249,10 @@ export class PagePool {
                 () => `release of request ${owner.request} at generation ${owner.generation} finds page ${page} ` +
                     `${pageStateName(table.states[page] as number)} at generation ${table.generations[page]}`);
             table.setState(page, PageState.Quarantined);
+            if (this.#faults.reuseWhileLeased) { // drill only: the leases are forgotten, not drained
+                table.writeLeased[page] = 0;
+                table.numReadLeases[page] = 0;
+            }
             if (this.#scrubIfDrained(page))
                 numPagesScrubbed++;
         }
@@ -250,6 +269,13 @@ export class PagePool {
             () => `fault injection at byte ${byteOffset} of page ${pageId}, outside its valid bytes [0, ${numValidBytes})`);
         this.#arena.flipByte(pageId, byteOffset);
         this.#counters.faultsInjected++;
+    }
+
+    /** Fault drills only: every byte of a page, past its valid length too, to look for another request's data. */
+    inspectRawPage(pageId: PageId): Uint8Array {
+        this.#assertAlive("inspect a page");
+        this.#assertPageId(pageId);
+        return this.#arena.readCopy(pageId, 0, this.config.pageBytes);
     }
 
     pageInfo(pageId: PageId): PageInfo {
@@ -294,6 +320,10 @@ export class PagePool {
         const table = this.#table;
         const page = lease.pageId;
         const state = table.states[page] as number;
+        if (this.#faults.acceptStaleWrites && (state === PageState.Quarantined || state === PageState.Free || table.generations[page] !== lease.generation)) {
+            this.#arena.write(page, byteOffset, bytes); // drill only: the late write lands wherever the page is now
+            return { ok: true, numValidBytes: table.numValidBytes[page] as number };
+        }
         if (state === PageState.Quarantined) {
             this.#counters.staleWritesRefused++;
             return { ok: false, error: new PageStateError("page_released", page, lease.generation, "write", "quarantined") };
@@ -335,6 +365,10 @@ export class PagePool {
             return;
         const table = this.#table;
         const page = lease.pageId;
+        if (this.#faults.reuseWhileLeased && (table.generations[page] !== lease.generation || table.states[page] === PageState.Free)) {
+            this.#numActiveLeases--; // drill only: a lease its page was taken from
+            return;
+        }
         invariant(table.generations[page] === lease.generation && table.states[page] !== PageState.Free,
             () => `${lease.kind} lease on page ${page} at generation ${lease.generation} outlived its page ` +
                 `(${pageStateName(table.states[page] as number)} at generation ${table.generations[page]})`);
@@ -355,8 +389,10 @@ export class PagePool {
         const table = this.#table;
         if (table.numReadLeases[page] !== 0 || table.writeLeased[page] !== 0)
             return false;
-        this.#arena.scrub(page);
-        this.#counters.pagesScrubbed++;
+        if (!this.#faults.skipScrub) {
+            this.#arena.scrub(page);
+            this.#counters.pagesScrubbed++;
+        }
         table.pushFree(page);
         return true;
     }
