@@ -35,6 +35,9 @@ export interface EngineGuards {
     readonly pool?: PoolFaults;
 }
 
+/** Longest a handoff waits for pages that running transfers hold. */
+const PAGE_WAIT_MS = 60_000;
+
 /** Finished greedy requests kept for differential replay. */
 const NUM_REPLAYABLE_REQUESTS = 64;
 
@@ -92,7 +95,8 @@ export class KvEngine {
     ) {
         this.#transfer = new PageTransfer(pool, layout, layoutFingerprint, hooks, handoffChecks);
         this.#sessions = new SessionTable(decode, pool, this.#transfer,
-            prefill && decode.layout && decode.numStreams !== undefined ? { layout: decode.layout, numStreams: decode.numStreams } : undefined, this.counters);
+            prefill && decode.layout && decode.numStreams !== undefined ? { layout: decode.layout, numStreams: decode.numStreams } : undefined, this.counters,
+            () => this.#grantNext());
     }
 
     /**
@@ -242,8 +246,8 @@ export class KvEngine {
             return await this.#run(record, session, input);
         } catch (error) {
             if (record.isTerminal)
-                return this.#end(record, record.status as TerminalStatus);
-            return this.#end(record, { kind: "failed", error: error instanceof Error ? error : new Error(String(error)) });
+                return await this.#end(record, record.status as TerminalStatus);
+            return await this.#end(record, { kind: "failed", error: error instanceof Error ? error : new Error(String(error)) });
         } finally {
             input.signal?.removeEventListener("abort", onAbort);
             if (session !== undefined) {
@@ -387,9 +391,7 @@ export class KvEngine {
     /** One verified transfer through the pool: reserve, write and seal, verify, assemble, load, release. */
     async #movePages(record: RequestRecord, session: SessionRecord, state: ParsedSequenceState, target: RoleContext, targetSlot: SequenceSlot): Promise<void> {
         const numPages = this.#transfer.numPagesFor(state.numCells);
-        if (!this.#sessions.makeRoom(numPages))
-            throw new EngineBusyError(`The handoff needs ${numPages} pages and only ${this.pool.numFreePages} of ${this.config.numPages} are free ` +
-                "(the rest hold running requests). Retry when a running request ends, or give the pool more pages.");
+        await this.#waitForPages(record, numPages);
         const reservation = this.pool.reserve({ session: session.id, request: record.id, numPages, firstToken: 0 });
         record.holdPages(reservation);
         const manifest = await this.#transfer.write(reservation, state);
@@ -399,6 +401,22 @@ export class KvEngine {
         await target.importState(targetSlot, assembled, record.id);
         this.hooks.afterLoad?.(record.id, targetSlot.tokens);
         record.releasePages();
+    }
+
+    /**
+     * Waits until `numPages` can be reserved. Admission bounded every request by the pool's size,
+     * and other handoffs hold their pages only for the moment of a transfer, so room comes; the
+     * wait is bounded all the same, and a cancel ends it.
+     */
+    async #waitForPages(record: RequestRecord, numPages: number): Promise<void> {
+        const deadline = performance.now() + PAGE_WAIT_MS;
+        while (!this.#sessions.makeRoom(numPages)) {
+            this.#throwIfEnded(record);
+            if (performance.now() > deadline)
+                throw new EngineBusyError(`The handoff needs ${numPages} pages and only ${this.pool.numFreePages} of ${this.config.numPages} came free in ` +
+                    `${PAGE_WAIT_MS / 1000} s (running requests hold the rest). Retry, or give the pool more pages.`);
+            await new Promise((resolve) => setTimeout(resolve, 5));
+        }
     }
 
     #target(context: RoleContext): { layout: KvLayout; numStreams: number } {

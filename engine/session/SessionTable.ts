@@ -21,7 +21,9 @@ export class SessionTable {
         private readonly pool: PagePool,
         private readonly transfer: PageTransfer,
         private readonly target: TransferTarget | undefined,
-        private readonly counters: EngineCounters
+        private readonly counters: EngineCounters,
+        /** Called when a workspace that was busy moving its KV can take turns again. */
+        private readonly onIdle: () => void
     ) {}
 
     /** Unified mode pages nothing: an evicted workspace recomputes from its history. */
@@ -82,9 +84,16 @@ export class SessionTable {
             () => `no decode sequence free and no idle resident workspace among ${this.#sessions.size} on ${this.decode.numSequences} sequences`);
         // The victim's sequence passes straight to the caller: never through the free list, where
         // another turn could take it between the release and the acquire.
+        // While its KV moves to pages the victim is busy: its own next turn waits, and no one else picks it.
         const slot = victim.residency.slot;
-        await this.#swapOut(victim, slot);
-        await this.decode.clearSequence(slot);
+        victim.busy = true;
+        try {
+            await this.#swapOut(victim, slot);
+            await this.decode.clearSequence(slot);
+        } finally {
+            victim.busy = false;
+            this.onIdle();
+        }
         return slot;
     }
 

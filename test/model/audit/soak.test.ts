@@ -56,7 +56,7 @@ describe("soak: 8 workspaces, random prompt lengths, random cancels and swaps", 
                 }
             };
             await Promise.all([worker(0), worker(1), worker(2), worker(3)]);
-            expect(violations).toEqual([]);
+            expect(violations.slice(0, 5)).toEqual([]);
             expect(outcomes.finished, JSON.stringify(outcomes)).toBeGreaterThan(10);
             expect(outcomes.request_cancelled ?? 0).toBeGreaterThan(0);
             expect(Object.keys(outcomes).filter((code) => !["finished", "request_cancelled", "context_length_exceeded"].includes(code))).toEqual([]);
