@@ -76,7 +76,8 @@ export class KvEngine {
 
     private constructor(
         readonly config: EngineConfig,
-        private readonly runtime: LlamaRuntime,
+        /** @internal for the fault drills' sandboxes, which share the loaded binding. */
+        readonly runtime: LlamaRuntime,
         private readonly ownsRuntime: boolean,
         /** @internal for engine/service and tests: the loaded model, behind engine/runtime's types. */
         readonly model: LlamaModel,

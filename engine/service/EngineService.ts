@@ -2,6 +2,11 @@ import type { ChatMessage, ChatTurnRequest, DraftMeasurement, EngineInfo, TokenL
 
 export type { TurnCallbacks, TurnResult } from "../../contract/engineProtocol.js";
 import { pageStateNames, type EngineSnapshot } from "../../contract/EngineSnapshot.js";
+import type { AuditSummary, DrillDescription, DrillReport, ReplayableTurn, ReplaySummary } from "../../contract/isolation.js";
+import { drillCatalog } from "../drills/drillCatalog.js";
+import { runFaultDrill } from "../drills/runFaultDrill.js";
+import { ReplayUnavailableError } from "../KvEngine.js";
+import type { RequestId } from "../core/ids.js";
 import { sessionId } from "../core/ids.js";
 import type { EngineConfigInput } from "../EngineConfig.js";
 import { KvEngine, type KvEngineHooks } from "../KvEngine.js";
@@ -25,6 +30,8 @@ interface Transcript {
  */
 export class EngineService {
     readonly #transcripts = new Map<string, Transcript>();
+    /** Finished greedy turns by the host's requestId, for replay (the engine keeps the last 64). */
+    readonly #replayable = new Map<string, ReplayableTurn & { readonly engineRequest: RequestId }>();
     readonly #throughput = new ThroughputMeter();
     readonly #startedAt = performance.now();
 
@@ -99,6 +106,11 @@ export class EngineService {
         if (rest !== "")
             callbacks.onText?.(rest, takeLogprobs());
         const text = streamer.finish();
+        if (sampling.temperature === 0) {
+            this.#replayable.set(request.requestId, { requestId: request.requestId, workspace, numTokens: result.tokens.length, engineRequest: result.request });
+            for (const key of this.#replayable.keys())
+                if (this.#replayable.size > 64) this.#replayable.delete(key);
+        }
         if (!streamer.stopped) // a stop string cut the answer: its tokens are not the conversation's; render in full next turn
             this.#transcripts.set(workspace, { messages: [...messages, { role: "assistant", content: text }], tokens: [...promptTokens, ...result.tokens] });
         return {
@@ -149,6 +161,60 @@ export class EngineService {
         const limit = this.engine.window.limit;
         const remainingTokens = limit - numConversationTokens - numDraftTokens;
         return { workspace, draftTokens: numDraftTokens, usedTokens: numConversationTokens, limit, remainingTokens, fits: remainingTokens > 0 };
+    }
+
+    /** I1–I7 over the whole engine, free pages scanned and sealed pages re-checksummed. */
+    audit(): AuditSummary {
+        const result = this.engine.audit({ scanFreePages: true });
+        const violations = [...result.pool.violations, ...result.violations];
+        return {
+            ok: result.ok,
+            violations: violations.slice(0, 20).map((violation) => ({ invariant: violation.invariant, message: violation.message })),
+            numViolations: result.pool.numViolations + result.violations.length,
+            numPagesChecked: result.numPagesChecked,
+            numSealedPagesVerified: result.pool.numSealedPagesVerified,
+            numFreePagesScanned: result.pool.numFreePagesScanned,
+            durationMs: result.durationMs,
+            at: performance.now() - this.#startedAt
+        };
+    }
+
+    /** Finished greedy turns that `replay` can check, oldest first. */
+    replayableTurns(): ReplayableTurn[] {
+        const kept = new Set(this.engine.replayableRequests());
+        return [...this.#replayable.values()].filter((turn) => kept.has(turn.engineRequest))
+            .map(({ requestId, workspace, numTokens }) => ({ requestId, workspace, numTokens }));
+    }
+
+    /** Differential replay (I8) of a finished greedy turn, alone in a fresh context. */
+    async replay(requestId: string): Promise<ReplaySummary> {
+        const turn = this.#replayable.get(requestId);
+        if (turn === undefined)
+            throw new ReplayUnavailableError(`Turn ${requestId.slice(0, 100)} cannot be replayed: only recent finished turns at temperature 0 are kept.`);
+        const result = await this.engine.replay(turn.engineRequest);
+        const divergence = result.firstDivergence;
+        return {
+            requestId,
+            numTokens: result.numTokens,
+            identical: result.identical,
+            ...(divergence === undefined ? {} : {
+                firstDivergence: {
+                    index: divergence.index,
+                    served: this.renderer.describeToken(divergence.served).text,
+                    replayed: divergence.replayed === undefined ? "" : this.renderer.describeToken(divergence.replayed).text
+                }
+            }),
+            durationMs: result.durationMs
+        };
+    }
+
+    listDrills(): DrillDescription[] {
+        return drillCatalog.map((drill) => ({ ...drill, failureModes: [...drill.failureModes] }));
+    }
+
+    /** Runs a fault drill in sandboxed engines of its own (the tiny model); this engine's workspaces are untouched. */
+    runDrill(id: string): Promise<DrillReport> {
+        return runFaultDrill(id, this.engine.runtime);
     }
 
     async forgetWorkspace(workspace: string): Promise<void> {
