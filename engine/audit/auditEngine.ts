@@ -58,16 +58,13 @@ export function auditEngine(view: EngineAuditView, options: { readonly scanFreeP
         violations.push({ invariant: "I1", message: `${sequences.size} workspaces are resident on ${view.numDecodeSequences} decode sequences` });
 
     const numPages = view.pool.config.numPages;
-    for (let index = 0; index < numPages; index++) {
-        const info = view.pool.pageInfo(index as never);
-        if (info.state === PageState.Free || info.state === PageState.Quarantined || info.request === undefined)
-            continue;
-        const generation = owners.get(info.request);
+    view.pool.forEachOwnedPage((page, state, request, pageGeneration) => {
+        const generation = owners.get(request);
         if (generation === undefined)
-            violations.push({ invariant: "I4", pageId: info.pageId, message: `page ${index} is ${info.state === PageState.Sealed ? "sealed" : "owned"} by ${info.request}, which is neither running nor a swapped workspace` });
-        else if (generation !== info.generation)
-            violations.push({ invariant: "I5", pageId: info.pageId, message: `page ${index} is at generation ${info.generation}; its owner ${info.request} holds generation ${generation}` });
-    }
+            violations.push({ invariant: "I4", pageId: page, message: `page ${page} is ${state === PageState.Sealed ? "sealed" : "owned"} by ${request}, which is neither running nor a swapped workspace` });
+        else if (generation !== pageGeneration)
+            violations.push({ invariant: "I5", pageId: page, message: `page ${page} is at generation ${pageGeneration}; its owner ${request} holds generation ${generation}` });
+    });
     return {
         ok: pool.ok && violations.length === 0,
         pool,

@@ -271,6 +271,23 @@ export class PagePool {
         this.#counters.faultsInjected++;
     }
 
+    /**
+     * Calls `visit` for every page that has an owner (reserved, written or sealed), skipping free
+     * and quarantined ones in one typed-array read each: the engine audit's O(numPages) pass.
+     */
+    forEachOwnedPage(visit: (pageId: PageId, state: PageState, request: RequestId, generation: number) => void): void {
+        this.#assertAlive("walk the pages");
+        const table = this.#table;
+        for (let page = 0; page < this.config.numPages; page++) {
+            const state = table.states[page] as PageState;
+            if (state === PageState.Free || state === PageState.Quarantined)
+                continue;
+            const owner = table.owners[page];
+            if (owner !== undefined)
+                visit(page as PageId, state, owner.request, table.generations[page] as number);
+        }
+    }
+
     /** Fault drills only: every byte of a page, past its valid length too, to look for another request's data. */
     inspectRawPage(pageId: PageId): Uint8Array {
         this.#assertAlive("inspect a page");
