@@ -60,6 +60,14 @@ export interface KvaultBridge {
     measure(workspace: string, messages: readonly ChatMessage[], draft: string): Promise<BridgeResult<RpcMethods["measure"]["result"]>>;
     snapshot(): Promise<BridgeResult<RpcMethods["snapshot"]["result"]>>;
     forgetWorkspace(workspace: string): Promise<BridgeResult<RpcMethods["forgetWorkspace"]["result"]>>;
+    /** I1–I7 over the whole engine, now. */
+    audit(): Promise<BridgeResult<RpcMethods["audit"]["result"]>>;
+    replayableTurns(): Promise<BridgeResult<RpcMethods["replayableTurns"]["result"]>>;
+    /** Differential replay of a finished greedy turn, by the requestId it was sent with. */
+    replay(requestId: string): Promise<BridgeResult<RpcMethods["replay"]["result"]>>;
+    listDrills(): Promise<BridgeResult<RpcMethods["listDrills"]["result"]>>;
+    /** Runs a fault drill in sandboxed engines; takes seconds. */
+    runDrill(id: string): Promise<BridgeResult<RpcMethods["runDrill"]["result"]>>;
     /** Turn events of this window's chats only; returns the function that stops them. */
     onTurnEvent(listener: TurnEventListener): () => void;
 

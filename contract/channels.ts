@@ -17,7 +17,12 @@ export const rpcChannels: { readonly [M in RpcMethod]: `kvault:rpc:${M}` } = {
     cancel: "kvault:rpc:cancel",
     measure: "kvault:rpc:measure",
     snapshot: "kvault:rpc:snapshot",
-    forgetWorkspace: "kvault:rpc:forgetWorkspace"
+    forgetWorkspace: "kvault:rpc:forgetWorkspace",
+    audit: "kvault:rpc:audit",
+    replayableTurns: "kvault:rpc:replayableTurns",
+    replay: "kvault:rpc:replay",
+    listDrills: "kvault:rpc:listDrills",
+    runDrill: "kvault:rpc:runDrill"
 };
 
 export type Channel = (typeof channels)[keyof typeof channels] | (typeof rpcChannels)[RpcMethod];

@@ -2,6 +2,8 @@
 // process (ARCHITECTURE.md, Processes). Plain JSON-safe data only: it crosses process.send and
 // Electron's MessagePort unchanged. The renderer's RPC reuses these payload types.
 
+import type { AuditSummary, DrillDescription, DrillReport, ReplayableTurn, ReplaySummary } from "./isolation.js";
+
 export type ChatRole = "system" | "user" | "assistant";
 
 export interface ChatMessage {
@@ -109,6 +111,16 @@ export type EngineCommand =
     | { readonly type: "snapshot"; readonly callId: string }
     /** Drops the workspace's KV and transcript; answered with `forgotten` once they are gone. */
     | { readonly type: "forgetWorkspace"; readonly callId: string; readonly workspace: string }
+    /** I1–I7 over the whole engine; answered with `audited`. */
+    | { readonly type: "audit"; readonly callId: string }
+    /** The finished greedy turns `replay` can check; answered with `replayableTurns`. */
+    | { readonly type: "replayableTurns"; readonly callId: string }
+    /** Differential replay of the turn the host sent as `requestId`; answered with `replayed` (replay_unavailable when it is not kept). */
+    | { readonly type: "replay"; readonly callId: string; readonly requestId: string }
+    /** The fault drills; answered with `drills`. */
+    | { readonly type: "listDrills"; readonly callId: string }
+    /** Runs one fault drill in sandboxed engines of its own (seconds); answered with `drillReport` (unknown_drill for an id not listed). */
+    | { readonly type: "runDrill"; readonly callId: string; readonly drillId: string }
     | { readonly type: "shutdown" };
 
 /** engine → host */
@@ -122,4 +134,23 @@ export type EngineEvent =
     | { readonly type: "failed"; readonly requestId: string; readonly error: EngineErrorPayload }
     | { readonly type: "measured"; readonly callId: string; readonly result?: DraftMeasurement; readonly error?: EngineErrorPayload }
     | { readonly type: "snapshot"; readonly callId: string; readonly snapshot?: unknown; readonly error?: EngineErrorPayload }
-    | { readonly type: "forgotten"; readonly callId: string; readonly error?: EngineErrorPayload };
+    | { readonly type: "forgotten"; readonly callId: string; readonly error?: EngineErrorPayload }
+    | { readonly type: "audited"; readonly callId: string; readonly result?: AuditSummary; readonly error?: EngineErrorPayload }
+    | { readonly type: "replayableTurns"; readonly callId: string; readonly result?: readonly ReplayableTurn[]; readonly error?: EngineErrorPayload }
+    | { readonly type: "replayed"; readonly callId: string; readonly result?: ReplaySummary; readonly error?: EngineErrorPayload }
+    | { readonly type: "drills"; readonly callId: string; readonly result?: readonly DrillDescription[]; readonly error?: EngineErrorPayload }
+    | { readonly type: "drillReport"; readonly callId: string; readonly result?: DrillReport; readonly error?: EngineErrorPayload };
+
+/** Each call command's answer event type (EngineConnection waits for it; a refused call is answered with it too). */
+export const callAnswerTypes = {
+    measure: "measured",
+    snapshot: "snapshot",
+    forgetWorkspace: "forgotten",
+    audit: "audited",
+    replayableTurns: "replayableTurns",
+    replay: "replayed",
+    listDrills: "drills",
+    runDrill: "drillReport"
+} as const satisfies { readonly [C in Extract<EngineCommand, { callId: string }>["type"]]: Extract<EngineEvent, { callId: string }>["type"] };
+
+export type CallCommandType = keyof typeof callAnswerTypes;

@@ -3,6 +3,7 @@
 
 import type { ChatMessage, ChatTurnRequest, DraftMeasurement, EngineErrorPayload, EngineInfo, FinishReason, TurnUsage } from "./engineProtocol.js";
 import type { EngineSnapshot } from "./EngineSnapshot.js";
+import type { AuditSummary, DrillDescription, DrillReport, ReplayableTurn, ReplaySummary } from "./isolation.js";
 
 export interface RpcMethods {
     info: { params: Record<string, never>; result: EngineInfo };
@@ -11,10 +12,21 @@ export interface RpcMethods {
     measure: { params: { workspace: string; messages: readonly ChatMessage[]; draft: string }; result: DraftMeasurement };
     snapshot: { params: Record<string, never>; result: EngineSnapshot };
     forgetWorkspace: { params: { workspace: string }; result: Record<string, never> };
+    /** I1–I7 over the whole engine, now. */
+    audit: { params: Record<string, never>; result: AuditSummary };
+    /** Finished greedy turns the engine keeps for replay, oldest first. */
+    replayableTurns: { params: Record<string, never>; result: readonly ReplayableTurn[] };
+    /** Differential replay of the turn sent with this requestId; fails with replay_unavailable when it is not kept. */
+    replay: { params: { requestId: string }; result: ReplaySummary };
+    listDrills: { params: Record<string, never>; result: readonly DrillDescription[] };
+    /** Runs the fault drill `id` in sandboxed engines (seconds); fails with unknown_drill for an id not listed. */
+    runDrill: { params: { id: string }; result: DrillReport };
 }
 
 export type RpcMethod = keyof RpcMethods;
-export const rpcMethods: readonly RpcMethod[] = ["info", "chat", "cancel", "measure", "snapshot", "forgetWorkspace"];
+export const rpcMethods: readonly RpcMethod[] = [
+    "info", "chat", "cancel", "measure", "snapshot", "forgetWorkspace", "audit", "replayableTurns", "replay", "listDrills", "runDrill"
+];
 
 export type RpcRequest = { [M in RpcMethod]: { readonly id: number; readonly method: M; readonly params: RpcMethods[M]["params"] } }[RpcMethod];
 

@@ -16,6 +16,7 @@ export function App() {
     useEngineMirror(useAppServices().rpc);
     const selected = useWorkspaceStore((state) => state.workspaces.find((workspace) => workspace.id === state.selectedId));
     const pageMapOpen = useUiStore((state) => state.pageMapOpen);
+    const isolationOpen = useUiStore((state) => state.isolationOpen);
 
     return (
         <div className="shell">
@@ -36,7 +37,7 @@ export function App() {
                     <summary>Page map</summary>
                     <PageMap />
                 </details>
-                <details className="panel" open>
+                <details className="panel" open={isolationOpen} onToggle={(event) => useUiStore.getState().setIsolationOpen(event.currentTarget.open)}>
                     <summary>Isolation</summary>
                     <IsolationPanel />
                 </details>

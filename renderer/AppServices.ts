@@ -1,11 +1,13 @@
 import { createContext, useContext } from "react";
 import type { ChatController } from "./chat/ChatController";
+import type { IsolationController } from "./isolation/IsolationController";
 import type { KvaultRpc } from "./rpc/KvaultRpc";
 
-/** What the page makes once, outside React, and hands down: the RPC and the chat's actions. */
+/** What the page makes once, outside React, and hands down: the RPC, the chat's and the isolation panel's actions. */
 export interface AppServices {
     readonly rpc: KvaultRpc;
     readonly chat: ChatController;
+    readonly isolation: IsolationController;
 }
 
 export const AppServicesContext = createContext<AppServices | undefined>(undefined);

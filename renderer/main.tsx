@@ -3,8 +3,10 @@ import { createRoot } from "react-dom/client";
 import { App } from "./App";
 import { AppServicesContext, type AppServices } from "./AppServices";
 import { ChatController } from "./chat/ChatController";
+import { IsolationController } from "./isolation/IsolationController";
 import { connectRpc } from "./rpc/connectRpc";
 import { useDraftStore } from "./stores/draftStore";
+import { useIsolationStore } from "./stores/isolationStore";
 import { useTurnStore } from "./stores/turnStore";
 import { useWorkspaceStore } from "./stores/workspaceStore";
 import "./App.css";
@@ -18,7 +20,8 @@ if (container === null) {
 const rpc = connectRpc();
 const services: AppServices = {
     rpc,
-    chat: new ChatController(rpc, { workspaces: useWorkspaceStore, turns: useTurnStore, drafts: useDraftStore })
+    chat: new ChatController(rpc, { workspaces: useWorkspaceStore, turns: useTurnStore, drafts: useDraftStore }),
+    isolation: new IsolationController(rpc, { isolation: useIsolationStore, turns: useTurnStore })
 };
 if (useWorkspaceStore.getState().workspaces.length === 0)
     useWorkspaceStore.getState().create();

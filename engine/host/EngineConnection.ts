@@ -1,4 +1,5 @@
-import type { ChatTurnRequest, DraftMeasurement, EngineErrorPayload, EngineInfo, FinishReason, TokenLogprob, TurnUsage } from "../../contract/engineProtocol.js";
+import { callAnswerTypes, type ChatTurnRequest, type DraftMeasurement, type EngineErrorPayload, type EngineInfo, type FinishReason, type TokenLogprob, type TurnUsage } from "../../contract/engineProtocol.js";
+import type { AuditSummary, DrillDescription, DrillReport, ReplayableTurn, ReplaySummary } from "../../contract/isolation.js";
 import type { EngineConfigInput } from "../EngineConfig.js";
 import { EngineStoppedError, InvalidRequestError } from "../request/requestErrors.js";
 import type { TurnCallbacks, TurnResult } from "../service/EngineService.js";
@@ -24,7 +25,15 @@ export interface OpenEngineOptions {
 type CallCommand =
     | { readonly type: "measure"; readonly workspace: string; readonly messages: ChatTurnRequest["messages"]; readonly draft: string }
     | { readonly type: "snapshot" }
-    | { readonly type: "forgetWorkspace"; readonly workspace: string };
+    | { readonly type: "forgetWorkspace"; readonly workspace: string }
+    | { readonly type: "audit" }
+    | { readonly type: "replayableTurns" }
+    | { readonly type: "replay"; readonly requestId: string }
+    | { readonly type: "listDrills" }
+    | { readonly type: "runDrill"; readonly drillId: string };
+
+/** The answer events' types: every call is answered by one of these, carrying its callId. */
+const answerTypes = new Set<string>(Object.values(callAnswerTypes));
 
 interface PendingTurn {
     readonly callbacks: TurnCallbacks;
@@ -116,6 +125,28 @@ export class EngineConnection {
 
     async forgetWorkspace(workspace: string, timeoutMs: number): Promise<void> {
         await this.#call({ type: "forgetWorkspace", workspace }, timeoutMs);
+    }
+
+    audit(timeoutMs: number): Promise<AuditSummary> {
+        return this.#call({ type: "audit" }, timeoutMs) as Promise<AuditSummary>;
+    }
+
+    replayableTurns(timeoutMs: number): Promise<ReplayableTurn[]> {
+        return this.#call({ type: "replayableTurns" }, timeoutMs) as Promise<ReplayableTurn[]>;
+    }
+
+    /** Rejects with replay_unavailable when the engine does not keep that turn. */
+    replay(requestId: string, timeoutMs: number): Promise<ReplaySummary> {
+        return this.#call({ type: "replay", requestId }, timeoutMs) as Promise<ReplaySummary>;
+    }
+
+    listDrills(timeoutMs: number): Promise<DrillDescription[]> {
+        return this.#call({ type: "listDrills" }, timeoutMs) as Promise<DrillDescription[]>;
+    }
+
+    /** Rejects with unknown_drill for an id the engine does not list. */
+    runDrill(drillId: string, timeoutMs: number): Promise<DrillReport> {
+        return this.#call({ type: "runDrill", drillId }, timeoutMs) as Promise<DrillReport>;
     }
 
     /**
@@ -216,7 +247,7 @@ export class EngineConnection {
             const timer = setTimeout(() => {
                 this.#calls.delete(callId);
                 reject(new EngineCallTimeoutError(
-                    `The engine did not answer a ${command.type} call within ${(timeoutMs / 1000).toLocaleString("en-US")} s. ` +
+                    `The engine did not answer ${/^[aeiou]/.test(command.type) ? "an" : "a"} ${command.type} call within ${(timeoutMs / 1000).toLocaleString("en-US")} s. ` +
                     "It may be busy with a long prompt; try again, and restart Kvault if this repeats."
                 ));
             }, timeoutMs);
@@ -234,7 +265,11 @@ export class EngineConnection {
 
     /** Engine → host events, by id. An event for an id nobody waits for (late, after a timeout) is dropped. */
     #route(message: Record<string, unknown>): void {
-        const id = typeof message.requestId === "string" ? message.requestId : typeof message.callId === "string" ? message.callId : undefined;
+        if (typeof message.type === "string" && answerTypes.has(message.type)) {
+            this.#answer(message);
+            return;
+        }
+        const id = typeof message.requestId === "string" ? message.requestId : undefined;
         if (id === undefined)
             return;
         switch (message.type) {
@@ -257,19 +292,20 @@ export class EngineConnection {
             case "failed":
                 this.#turns.get(id)?.reject(new EngineRequestError(errorPayload(message.error)));
                 return;
-            case "measured":
-            case "snapshot":
-            case "forgotten": {
-                const call = this.#calls.get(id);
-                if (message.error !== undefined)
-                    call?.reject(new EngineRequestError(errorPayload(message.error)));
-                else
-                    call?.resolve(message.type === "measured" ? message.result : message.type === "snapshot" ? message.snapshot : undefined);
-                return;
-            }
             default:
                 this.options.log(`ignored an engine event of type ${JSON.stringify(message.type)}.`);
         }
+    }
+
+    /** A call's answer, by callId: `snapshot` carries its value under that name, every other answer under `result`. */
+    #answer(message: Record<string, unknown>): void {
+        const call = typeof message.callId === "string" ? this.#calls.get(message.callId) : undefined;
+        if (call === undefined)
+            return;
+        if (message.error !== undefined)
+            call.reject(new EngineRequestError(errorPayload(message.error)));
+        else
+            call.resolve(message.type === "snapshot" ? message.snapshot : message.result);
     }
 
     #notify(requestId: string, deliver: (callbacks: TurnCallbacks) => void): void {

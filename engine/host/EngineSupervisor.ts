@@ -1,5 +1,6 @@
 import type { ChatMessage, ChatTurnRequest, DraftMeasurement, EngineInfo } from "../../contract/engineProtocol.js";
 import type { EngineSnapshot } from "../../contract/EngineSnapshot.js";
+import type { AuditSummary, DrillDescription, DrillReport, ReplayableTurn, ReplaySummary } from "../../contract/isolation.js";
 import { invariant } from "../core/invariant.js";
 import type { EngineConfigInput } from "../EngineConfig.js";
 import { EngineStoppedError } from "../request/requestErrors.js";
@@ -17,8 +18,10 @@ export const supervisorDefaults = {
     startTimeoutMs: 120_000,
     /** How long a call made while the engine restarts waits for it. */
     restartWaitMs: 120_000,
-    /** measure, snapshot, forgetWorkspace. */
+    /** measure, snapshot, forgetWorkspace, audit, replayableTurns, listDrills. */
     callTimeoutMs: 30_000,
+    /** replay and runDrill: a replay recomputes a turn in a fresh context, a drill starts sandboxed engines twice (about 10 s on a laptop). */
+    longCallTimeoutMs: 120_000,
     /** From `shutdown` to SIGKILL. */
     shutdownGraceMs: 10_000,
     maxRestarts: 5,
@@ -32,6 +35,7 @@ export interface EngineSupervisorOptions {
     readonly startTimeoutMs?: number;
     readonly restartWaitMs?: number;
     readonly callTimeoutMs?: number;
+    readonly longCallTimeoutMs?: number;
     readonly shutdownGraceMs?: number;
     readonly maxRestarts?: number;
     readonly restartWindowMs?: number;
@@ -137,6 +141,34 @@ export class EngineSupervisor {
     /** Drops the workspace's KV in the engine; resolves once it is gone. */
     async forgetWorkspace(workspace: string): Promise<void> {
         await (await this.#whenRunning()).forgetWorkspace(workspace, this.#options.callTimeoutMs);
+    }
+
+    /** I1–I7 over the engine's pool and requests, free pages scanned, sealed pages re-checksummed. */
+    async audit(): Promise<AuditSummary> {
+        return (await this.#whenRunning()).audit(this.#options.callTimeoutMs);
+    }
+
+    /** Finished greedy turns the engine keeps for replay, by the host's requestId, oldest first. */
+    async replayableTurns(): Promise<ReplayableTurn[]> {
+        return (await this.#whenRunning()).replayableTurns(this.#options.callTimeoutMs);
+    }
+
+    /**
+     * Differential replay: the turn recomputed alone in a fresh context, compared token by token.
+     * Rejects with replay_unavailable for a turn the engine does not keep (sampled, failed, too old,
+     * or served by an engine process that has since restarted).
+     */
+    async replay(requestId: string): Promise<ReplaySummary> {
+        return (await this.#whenRunning()).replay(requestId, this.#options.longCallTimeoutMs);
+    }
+
+    async listDrills(): Promise<DrillDescription[]> {
+        return (await this.#whenRunning()).listDrills(this.#options.callTimeoutMs);
+    }
+
+    /** Runs a fault drill in the engine's sandboxed engines; rejects with unknown_drill for an id not listed. */
+    async runDrill(id: string): Promise<DrillReport> {
+        return (await this.#whenRunning()).runDrill(id, this.#options.longCallTimeoutMs);
     }
 
     /**

@@ -38,7 +38,7 @@ export class EngineStartError extends KvaultError {
     }
 }
 
-/** A measure, snapshot or forget call got no answer in time; the engine may be wedged. */
+/** A call (measure, snapshot, audit, a drill, …) got no answer in time; the engine may be wedged. */
 export class EngineCallTimeoutError extends KvaultError {
     readonly code = "engine_timeout";
 }

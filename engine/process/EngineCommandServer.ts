@@ -1,11 +1,12 @@
-import type { ChatTurnRequest, EngineCommand, EngineErrorPayload, EngineEvent } from "../../contract/engineProtocol.js";
+import { callAnswerTypes, type ChatTurnRequest, type EngineCommand, type EngineErrorPayload, type EngineEvent } from "../../contract/engineProtocol.js";
 import type { EngineService } from "../service/EngineService.js";
 import type { EngineTransport } from "./EngineTransport.js";
 import { parseEngineCommand } from "./parseEngineCommand.js";
 import { toErrorPayload } from "./toErrorPayload.js";
 
 /** What the server needs of EngineService; tests may serve a stand-in. */
-export type ServedEngine = Pick<EngineService, "chat" | "measure" | "snapshot" | "forgetWorkspace" | "dispose">;
+export type ServedEngine = Pick<EngineService,
+    "chat" | "measure" | "snapshot" | "forgetWorkspace" | "audit" | "replayableTurns" | "replay" | "listDrills" | "runDrill" | "dispose">;
 
 const STOPPING: EngineErrorPayload = {
     code: "engine_stopped",
@@ -26,7 +27,7 @@ const CANCEL_DRAIN_MS = 5_000;
  */
 export class EngineCommandServer {
     readonly #running = new Map<string, AbortController>();
-    /** Every chat's whole life, its last event's send included: shutdown waits for them. */
+    /** Every chat's whole life, and every replay's and drill's, its last event's send included: shutdown waits for them. */
     readonly #settling = new Set<Promise<void>>();
     #stopping: Promise<void> | undefined;
 
@@ -120,9 +121,53 @@ export class EngineCommandServer {
                 );
                 return;
             }
+            case "audit":
+                this.#answer(command.callId, "audited", () => this.service.audit());
+                return;
+            case "replayableTurns":
+                this.#answer(command.callId, "replayableTurns", () => this.service.replayableTurns());
+                return;
+            case "listDrills":
+                this.#answer(command.callId, "drills", () => this.service.listDrills());
+                return;
+            case "replay":
+                this.#answerLater(command.callId, "replayed", this.#attempt(() => this.service.replay(command.requestId)));
+                return;
+            case "runDrill":
+                this.#answerLater(command.callId, "drillReport", this.#attempt(() => this.service.runDrill(command.drillId)));
+                return;
             case "shutdown":
                 this.options.onShutdown();
                 return;
+        }
+    }
+
+    /** Answers a call whose engine method returns at once: its result, or what it threw. */
+    #answer<T extends AnswerType>(callId: string, type: T, run: () => AnswerOf<T>): void {
+        let event: EngineEvent;
+        try {
+            event = { type, callId, result: run() } as EngineEvent;
+        } catch (error) {
+            event = { type, callId, error: toErrorPayload(error) } as EngineEvent;
+        }
+        void this.transport.send(event);
+    }
+
+    /** Answers a call that runs for a while (a replay, a drill); shutdown waits for it before it disposes the engine under it. */
+    #answerLater<T extends AnswerType>(callId: string, type: T, running: Promise<AnswerOf<T>>): void {
+        const settled = running.then(
+            (result) => this.transport.send({ type, callId, result } as EngineEvent),
+            (error: unknown) => this.transport.send({ type, callId, error: toErrorPayload(error) } as EngineEvent)
+        ).finally(() => this.#settling.delete(settled));
+        this.#settling.add(settled);
+    }
+
+    /** `run()`'s promise; a synchronous throw becomes its rejection. */
+    #attempt<T>(run: () => Promise<T>): Promise<T> {
+        try {
+            return run();
+        } catch (error) {
+            return Promise.reject(error);
         }
     }
 
@@ -156,20 +201,19 @@ export class EngineCommandServer {
                 if (!this.#running.has(command.request.requestId))
                     void this.transport.send({ type: "failed", requestId: command.request.requestId, error: STOPPING });
                 return;
-            case "measure":
-                void this.transport.send({ type: "measured", callId: command.callId, error: STOPPING });
-                return;
-            case "snapshot":
-                void this.transport.send({ type: "snapshot", callId: command.callId, error: STOPPING });
-                return;
-            case "forgetWorkspace":
-                void this.transport.send({ type: "forgotten", callId: command.callId, error: STOPPING });
+            case "cancel":
+            case "shutdown":
                 return;
             default:
+                void this.transport.send({ type: callAnswerTypes[command.type], callId: command.callId, error: STOPPING });
                 return;
         }
     }
 }
+
+/** The answer events of the isolation calls, and what each carries as its result. */
+type AnswerType = "audited" | "replayableTurns" | "replayed" | "drills" | "drillReport";
+type AnswerOf<T extends AnswerType> = NonNullable<Extract<EngineEvent, { type: T }>["result"]>;
 
 function withDeadline(promise: Promise<unknown>, ms: number): Promise<void> {
     return new Promise((resolve) => {

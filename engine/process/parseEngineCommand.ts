@@ -1,10 +1,10 @@
-import type { ChatMessage, EngineCommand, EngineErrorPayload, EngineEvent } from "../../contract/engineProtocol.js";
+import { callAnswerTypes, type CallCommandType, type ChatMessage, type EngineCommand, type EngineErrorPayload, type EngineEvent } from "../../contract/engineProtocol.js";
 import { InvalidRequestError } from "../request/requestErrors.js";
 import { turnLimits, validateChatTurn } from "../service/validateChatTurn.js";
 
 /** Limits on a command beyond what one turn's fields allow (validateChatTurn's `turnLimits`). */
 export const commandLimits = {
-    /** requestId and callId, in characters. */
+    /** requestId, callId and a drill's id, in characters. */
     maxIdChars: 256,
     /**
      * All message contents (and a measure's draft) together, in characters: four messages at the
@@ -21,7 +21,7 @@ export type ParsedEngineCommand =
      */
     | { readonly ok: false; readonly error: EngineErrorPayload; readonly reply?: EngineEvent };
 
-const commandTypes = new Set<string>(["chat", "cancel", "measure", "snapshot", "forgetWorkspace", "shutdown"]);
+const commandTypes = new Set<string>(["chat", "cancel", "measure", "snapshot", "forgetWorkspace", "audit", "replayableTurns", "replay", "listDrills", "runDrill", "shutdown"]);
 const roles = new Set<string>(["system", "user", "assistant"]);
 
 /**
@@ -65,6 +65,14 @@ function parse(value: unknown): ParsedEngineCommand {
             return { ok: true, command: { type, callId: id(command.callId, "callId") } };
         case "forgetWorkspace":
             return { ok: true, command: { type, callId: id(command.callId, "callId"), workspace: workspace(command.workspace) } };
+        case "audit":
+        case "replayableTurns":
+        case "listDrills":
+            return { ok: true, command: { type, callId: id(command.callId, "callId") } };
+        case "replay":
+            return { ok: true, command: { type, callId: id(command.callId, "callId"), requestId: id(command.requestId, "requestId") } };
+        case "runDrill":
+            return { ok: true, command: { type, callId: id(command.callId, "callId"), drillId: id(command.drillId, "drillId") } };
         default:
             return { ok: true, command: { type: "shutdown" } };
     }
@@ -87,17 +95,14 @@ function replyFor(value: unknown, message: string): { reply?: EngineEvent } {
             const requestId = isRecord(command.request) ? recoverId(command.request.requestId) : undefined;
             return requestId === undefined ? {} : { reply: { type: "failed", requestId, error } };
         }
-        case "measure":
-        case "snapshot":
-        case "forgetWorkspace": {
+        default: {
+            if (typeof command.type !== "string" || !Object.hasOwn(callAnswerTypes, command.type))
+                return {};
             const callId = recoverId(command.callId);
             if (callId === undefined)
                 return {};
-            const type = command.type === "measure" ? "measured" : command.type === "snapshot" ? "snapshot" : "forgotten";
-            return { reply: { type, callId, error } };
+            return { reply: { type: callAnswerTypes[command.type as CallCommandType], callId, error } };
         }
-        default:
-            return {};
     }
 }
 

@@ -51,7 +51,12 @@ async function main(): Promise<void> {
         chat: (request, callbacks, signal) => supervisor.chat(request, callbacks, signal),
         measure: (workspace, messages, draft) => supervisor.measure(workspace, messages, draft),
         snapshot: () => supervisor.snapshot(),
-        forgetWorkspace: (workspace) => supervisor.forgetWorkspace(workspace)
+        forgetWorkspace: (workspace) => supervisor.forgetWorkspace(workspace),
+        audit: () => supervisor.audit(),
+        replayableTurns: () => supervisor.replayableTurns(),
+        replay: (requestId) => supervisor.replay(requestId),
+        listDrills: () => supervisor.listDrills(),
+        runDrill: (id) => supervisor.runDrill(id)
     };
     const rpc = new RpcServer(engine);
     const rendererDirectory = path.join(repositoryRoot, "out", "renderer");

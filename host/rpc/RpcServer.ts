@@ -2,6 +2,7 @@ import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import { WebSocketServer, type WebSocket } from "ws";
 import { rpcMethods, type RpcMethod, type RpcServerMessage } from "../../contract/rpc.js";
+import { commandLimits } from "../../engine/process/parseEngineCommand.js";
 import type { EngineClient } from "../EngineClient.js";
 
 /** Largest RPC message accepted; a chat carries its whole history. */
@@ -80,6 +81,20 @@ export class RpcServer {
                     throw rpcError("invalid_request", "forgetWorkspace takes workspace (string).");
                 await this.engine.forgetWorkspace(params.workspace);
                 return {};
+            case "audit":
+                return this.engine.audit();
+            case "replayableTurns":
+                return this.engine.replayableTurns();
+            case "listDrills":
+                return this.engine.listDrills();
+            case "replay":
+                if (!isId(params.requestId))
+                    throw rpcError("invalid_request", `replay takes requestId (a string of 1 to ${commandLimits.maxIdChars} characters).`);
+                return this.engine.replay(params.requestId);
+            case "runDrill":
+                if (!isId(params.id))
+                    throw rpcError("invalid_request", `runDrill takes id (a string of 1 to ${commandLimits.maxIdChars} characters), one of listDrills' ids.`);
+                return this.engine.runDrill(params.id);
             case "cancel": {
                 const controller = typeof params.requestId === "string" ? turns.get(params.requestId) : undefined;
                 controller?.abort();
@@ -104,6 +119,10 @@ export class RpcServer {
             }
         }
     }
+}
+
+function isId(value: unknown): value is string {
+    return typeof value === "string" && value.length > 0 && value.length <= commandLimits.maxIdChars;
 }
 
 function rpcError(code: string, message: string): Error & { code: string } {

@@ -8,6 +8,11 @@ export function supervisorEngineClient(supervisor: EngineSupervisor): EngineClie
         chat: (request, callbacks, signal) => supervisor.chat(request, callbacks, signal),
         measure: (workspace, messages, draft) => supervisor.measure(workspace, messages, draft),
         snapshot: () => supervisor.snapshot(),
-        forgetWorkspace: (workspace) => supervisor.forgetWorkspace(workspace)
+        forgetWorkspace: (workspace) => supervisor.forgetWorkspace(workspace),
+        audit: () => supervisor.audit(),
+        replayableTurns: () => supervisor.replayableTurns(),
+        replay: (requestId) => supervisor.replay(requestId),
+        listDrills: () => supervisor.listDrills(),
+        runDrill: (id) => supervisor.runDrill(id)
     };
 }

@@ -73,6 +73,16 @@ export class RendererRpc {
             case "forgetWorkspace":
                 await (await this.engine()).forgetWorkspace(call.params.workspace);
                 return {};
+            case "audit":
+                return (await this.engine()).audit();
+            case "replayableTurns":
+                return (await this.engine()).replayableTurns();
+            case "replay":
+                return (await this.engine()).replay(call.params.requestId);
+            case "listDrills":
+                return (await this.engine()).listDrills();
+            case "runDrill":
+                return (await this.engine()).runDrill(call.params.id);
         }
     }
 

@@ -18,7 +18,12 @@ const paramFields: { readonly [M in RpcMethod]: readonly string[] } = {
     cancel: ["requestId"],
     measure: ["workspace", "messages", "draft"],
     snapshot: [],
-    forgetWorkspace: ["workspace"]
+    forgetWorkspace: ["workspace"],
+    audit: [],
+    replayableTurns: [],
+    replay: ["requestId"],
+    listDrills: [],
+    runDrill: ["id"]
 };
 
 const roles = new Set<string>(["system", "user", "assistant"]);
@@ -42,7 +47,14 @@ export function validateRpcPayload(method: unknown, params: unknown): RpcCall {
     switch (known) {
         case "info":
         case "snapshot":
+        case "audit":
+        case "replayableTurns":
+        case "listDrills":
             return { method: known, params: {} };
+        case "replay":
+            return { method: known, params: { requestId: id(fields.requestId, "requestId") } };
+        case "runDrill":
+            return { method: known, params: { id: id(fields.id, "id", "name one of listDrills' drills") } };
         case "cancel":
             return { method: known, params: { requestId: id(fields.requestId, "requestId") } };
         case "forgetWorkspace":
@@ -88,10 +100,10 @@ function checkConversationChars(messages: readonly ChatMessage[], draft: string)
     }
 }
 
-function id(value: unknown, name: string): string {
+function id(value: unknown, name: string, remedy = "give each turn its own id"): string {
     const text = string(value, name, commandLimits.maxIdChars);
     if (text === "") {
-        throw new InvalidRequestError(`${name} is empty; give each turn its own id.`);
+        throw new InvalidRequestError(`${name} is empty; ${remedy}.`);
     }
     return text;
 }

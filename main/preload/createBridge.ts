@@ -29,6 +29,11 @@ export function createBridge(ipc: BridgeIpc): KvaultBridge {
         measure: (workspace, messages, draft) => ipc.invoke(rpcChannels.measure, { workspace, messages, draft }),
         snapshot: () => ipc.invoke(rpcChannels.snapshot, {}),
         forgetWorkspace: (workspace) => ipc.invoke(rpcChannels.forgetWorkspace, { workspace }),
+        audit: () => ipc.invoke(rpcChannels.audit, {}),
+        replayableTurns: () => ipc.invoke(rpcChannels.replayableTurns, {}),
+        replay: (requestId) => ipc.invoke(rpcChannels.replay, { requestId }),
+        listDrills: () => ipc.invoke(rpcChannels.listDrills, {}),
+        runDrill: (id) => ipc.invoke(rpcChannels.runDrill, { id }),
         onTurnEvent: (listener: TurnEventListener) => {
             if (typeof listener !== "function") {
                 throw new TypeError("onTurnEvent takes a function.");

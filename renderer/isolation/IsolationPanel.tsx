@@ -1,15 +1,44 @@
+import type { EngineSnapshot } from "../../contract/EngineSnapshot";
+import { useAppServices } from "../AppServices";
 import { useEngineStore } from "../stores/engineStore";
 import { formatCount } from "../util/formatCount";
+import { AuditSection } from "./AuditSection";
+import { DrillSection } from "./DrillSection";
+import { ReplaySection } from "./ReplaySection";
+import { useIsolationWatch } from "./useIsolationWatch";
+import "./IsolationPanel.css";
 
 /**
- * The engine's isolation counters, as the engine reports them. The continuous audit, differential
- * replay and fault drills (ARCHITECTURE.md) will report here once the engine offers them.
+ * Isolation you can check from the app (ARCHITECTURE.md): the continuous audit of I1–I7,
+ * differential replay of finished turns (I8), fault drills, and the engine's isolation counters.
  */
 export function IsolationPanel() {
+    const { isolation } = useAppServices();
+    useIsolationWatch(isolation);
+    return (
+        <div className="isolation-panel">
+            <AuditSection controller={isolation} />
+            <ReplaySection controller={isolation} />
+            <DrillSection controller={isolation} />
+            <CounterSection />
+        </div>
+    );
+}
+
+/** The engine's isolation counters, from its snapshots. */
+function CounterSection() {
     const snapshot = useEngineStore((state) => state.snapshot);
-    if (snapshot === undefined)
-        return <p className="placeholder">Waiting for the engine's counters…</p>;
-    const { counters } = snapshot;
+    return (
+        <section className="isolation-section" aria-labelledby="isolation-counters-heading">
+            <div className="isolation-section-header">
+                <h3 id="isolation-counters-heading">Counters</h3>
+            </div>
+            {snapshot === undefined ? <p className="placeholder">Waiting for the engine's counters…</p> : <Counters counters={snapshot.counters} />}
+        </section>
+    );
+}
+
+function Counters({ counters }: { readonly counters: EngineSnapshot["counters"] }) {
     const rows: readonly (readonly [key: string, label: string, value: number, alarm?: boolean])[] = [
         ["finished", "Requests finished", counters.requests.finished],
         ["rejected", "Requests rejected at the door", counters.requests.rejected],
@@ -23,7 +52,7 @@ export function IsolationPanel() {
         ["swapDrops", "Swapped KV dropped (recomputed on next turn)", counters.swapDrops]
     ];
     return (
-        <div className="isolation-panel">
+        <>
             <table className="counter-table" aria-label="Isolation counters">
                 <tbody>
                     {rows.map(([key, label, value, alarm]) => (
@@ -38,9 +67,6 @@ export function IsolationPanel() {
                 Prompt tokens evaluated {formatCount(counters.evaluatedPromptTokens)}, reused {formatCount(counters.reusedPromptTokens)};
                 {" "}{formatCount(counters.generatedTokens)} generated.
             </p>
-            <p className="panel-note">
-                The continuous audit of the pool's invariants, differential replay and fault drills are not in the engine yet; their results will appear here.
-            </p>
-        </div>
+        </>
     );
 }

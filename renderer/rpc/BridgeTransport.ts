@@ -53,6 +53,11 @@ export class BridgeTransport implements RpcTransport {
             case "measure": return this.bridge.measure(request.params.workspace, request.params.messages, request.params.draft);
             case "snapshot": return this.bridge.snapshot();
             case "forgetWorkspace": return this.bridge.forgetWorkspace(request.params.workspace);
+            case "audit": return this.bridge.audit();
+            case "replayableTurns": return this.bridge.replayableTurns();
+            case "replay": return this.bridge.replay(request.params.requestId);
+            case "listDrills": return this.bridge.listDrills();
+            case "runDrill": return this.bridge.runDrill(request.params.id);
         }
     }
 }

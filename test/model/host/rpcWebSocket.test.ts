@@ -66,6 +66,30 @@ describe("the renderer's RPC over a WebSocket (headless mode)", () => {
         client.socket.close();
     });
 
+    it("audits, lists replayable turns and replays one, lists the drills and runs one, over the socket", async () => {
+        const client = await RawClient.connect(url);
+        expect(await client.call(1, "chat", { requestId: "iso-1", workspace: "iso", messages: [{ role: "user", content: "hello there" }], sampling: { temperature: 0, maxTokens: 5 } }))
+            .toMatchObject({ id: 1, result: { usage: { completionTokens: 5 } } });
+        expect(await client.call(2, "audit", {})).toMatchObject({ id: 2, result: { ok: true, violations: [], numViolations: 0, numPagesChecked: 48 } });
+        const turns = await client.call(3, "replayableTurns", {}) as { result: { requestId: string; workspace: string; numTokens: number }[] };
+        expect(turns.result).toContainEqual({ requestId: "iso-1", workspace: "iso", numTokens: 5 });
+        expect(await client.call(4, "replay", { requestId: "iso-1" })).toMatchObject({ id: 4, result: { requestId: "iso-1", numTokens: 5, identical: true } });
+        expect(await client.call(5, "replay", { requestId: "never-served" })).toMatchObject({ id: 5, error: { code: "replay_unavailable" } });
+        expect(await client.call(6, "replay", { requestId: 42 })).toMatchObject({ id: 6, error: { code: "invalid_request" } });
+        const drills = await client.call(7, "listDrills", {}) as { result: { id: string }[] };
+        expect(drills.result.map((drill) => drill.id)).toEqual(["foreign-manifest", "flipped-byte", "skipped-scrub", "late-write"]);
+        client.socket.send(JSON.stringify({ id: 8, method: "runDrill", params: { id: "flipped-byte" } }));
+        expect(await client.reply(8, 120_000)).toMatchObject({
+            id: 8,
+            result: { id: "flipped-byte", guardFired: true, guardError: { code: "handoff_checksum_mismatch" }, victimClean: true, leakObservedWithGuardOff: true }
+        });
+        expect(await client.call(9, "runDrill", { id: "no-such-drill" })).toMatchObject({ id: 9, error: { code: "unknown_drill" } });
+        expect(await client.call(10, "runDrill", { id: "" })).toMatchObject({ id: 10, error: { code: "invalid_request" } });
+        expect(await client.call(11, "runDrill", { id: "d".repeat(300) })).toMatchObject({ id: 11, error: { code: "invalid_request" } });
+        expect(await client.call(12, "audit", {})).toMatchObject({ id: 12, result: { ok: true } });
+        client.socket.close();
+    });
+
     it("refuses a connection without the key or from another origin", async () => {
         await expect(RawClient.connect(url, { key: "wrong-key-000" })).rejects.toThrow(/401/);
         await expect(RawClient.connect(url, { origin: "http://evil.example" })).rejects.toThrow(/403/);

@@ -53,6 +53,11 @@ function handPicked(): unknown[] {
         { type: "measure", callId: "hand-m4", workspace: "w", messages: [{ role: "assistant", content: "Hello" }], draft: "next" },
         { type: "snapshot" }, { type: "snapshot", callId: ["hand-s0"] }, { type: "snapshot", callId: "hand-s1", junk: true },
         { type: "forgetWorkspace", callId: "hand-f1" }, { type: "forgetWorkspace", callId: "hand-f2", workspace: "never-seen" },
+        // isolation calls: malformed ones answered by callId; well-formed ones answered (a replay of nothing, a drill nobody listed, with their codes)
+        { type: "audit", callId: "hand-a1", scanFreePages: false }, { type: "audit", callId: { id: "hand-a0" } },
+        { type: "replayableTurns", callId: "hand-t1" }, { type: "listDrills", callId: "hand-l1" },
+        { type: "replay", callId: "hand-r1" }, { type: "replay", callId: "hand-r2", requestId: "r".repeat(100_000) }, { type: "replay", callId: "hand-r3", requestId: "never-served" },
+        { type: "runDrill", callId: "hand-d1" }, { type: "runDrill", callId: "hand-d2", drillId: nested(100) }, { type: "runDrill", callId: "hand-d3", drillId: "no-such-drill" },
         // cancels of nothing, and malformed cancels
         { type: "cancel" }, { type: "cancel", requestId: "no-such-request" }, { type: "cancel", requestId: { id: 1 } }
     ];
@@ -89,6 +94,11 @@ function expectedAnswer(message: unknown): { readonly id: string; readonly types
         case "measure": return { id: command.callId, types: ["measured"] };
         case "snapshot": return { id: command.callId, types: ["snapshot"] };
         case "forgetWorkspace": return { id: command.callId, types: ["forgotten"] };
+        case "audit": return { id: command.callId, types: ["audited"] };
+        case "replayableTurns": return { id: command.callId, types: ["replayableTurns"] };
+        case "replay": return { id: command.callId, types: ["replayed"] };
+        case "listDrills": return { id: command.callId, types: ["drills"] };
+        case "runDrill": return { id: command.callId, types: ["drillReport"] };
         default: return undefined;
     }
 }
@@ -138,6 +148,10 @@ describe("malformed commands sent raw to the engine process", () => {
         expect(answerOf("hand-13", ["finished"]), "unknown fields are dropped, not refused").toBeDefined();
         expect(answerOf("hand-m4", ["measured"])!.result).toMatchObject({ workspace: "w", fits: true });
         expect(answerOf("hand-f2", ["forgotten"])!.error).toBeUndefined();
+        expect(answerOf("hand-a1", ["audited"])!.result).toMatchObject({ ok: true, numViolations: 0 });
+        expect(answerOf("hand-l1", ["drills"])!.result).toHaveLength(4);
+        expect(answerOf("hand-r3", ["replayed"])!.error).toMatchObject({ code: "replay_unavailable" });
+        expect(answerOf("hand-d3", ["drillReport"])!.error).toMatchObject({ code: "unknown_drill" });
         // Every refusal, answered or not, left one bounded line on the engine's stderr (a pipe of its own: it may lag the answers).
         const refusalLines = (): string[] => spawner.stderr.split("\n").filter((line) => line.startsWith(`[kvault engine ${pid}] refused a command: `));
         await waitUntil(() => refusalLines().length >= numRefused, 10_000, `${numRefused} refusal lines on stderr`);

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { EngineCommand, EngineEvent, EngineInfo } from "../../../contract/engineProtocol.js";
 import { EngineCrashedError, EngineRequestError, EngineStartError, type EngineUnavailableError } from "../../../engine/host/engineHostErrors.js";
 import type { EngineChildProcess, EngineProcessSpawner } from "../../../engine/host/EngineProcessSpawner.js";
-import { EngineSupervisor, type EngineSupervisorOptions } from "../../../engine/host/EngineSupervisor.js";
+import { EngineSupervisor, supervisorDefaults, type EngineSupervisorOptions } from "../../../engine/host/EngineSupervisor.js";
 
 const info = { modelName: "fake" } as EngineInfo;
 const turn = { requestId: "r1", workspace: "alice", messages: [{ role: "user", content: "Hi" }], sampling: { temperature: 0, maxTokens: 4 } } as const;
@@ -213,6 +213,73 @@ describe("EngineSupervisor routes a turn's events and calls' answers by id", () 
         await expect(forgotten).rejects.toMatchObject({ code: "engine_busy" });
 
         await expect(supervisor.snapshot()).rejects.toMatchObject({ code: "engine_timeout", message: expect.stringMatching(/did not answer a snapshot call within 0.05 s/) });
+    });
+});
+
+describe("EngineSupervisor's isolation calls", () => {
+    it("sends audit, replayableTurns, replay, listDrills and runDrill with a callId and resolves each with its answer's result", async () => {
+        const spawner = new FakeSpawner();
+        const supervisor = await start(spawner);
+        const child = spawner.last;
+        const answer = async <T>(call: Promise<T>, type: "audit" | "replayableTurns" | "replay" | "listDrills" | "runDrill", event: string, result: unknown): Promise<T> => {
+            await Promise.resolve();
+            child.emit({ type: event, callId: child.lastSent(type).callId, result });
+            return call;
+        };
+        const audit = { ok: true, violations: [], numViolations: 0, numPagesChecked: 48, numSealedPagesVerified: 3, numFreePagesScanned: 45, durationMs: 1, at: 2 };
+        expect(await answer(supervisor.audit(), "audit", "audited", audit)).toEqual(audit);
+        const turns = [{ requestId: "r1", workspace: "alice", numTokens: 5 }];
+        expect(await answer(supervisor.replayableTurns(), "replayableTurns", "replayableTurns", turns)).toEqual(turns);
+        const replay = { requestId: "r1", numTokens: 5, identical: true, durationMs: 40 };
+        expect(await answer(supervisor.replay("r1"), "replay", "replayed", replay)).toEqual(replay);
+        expect(child.lastSent("replay")).toEqual({ type: "replay", requestId: "r1", callId: expect.stringMatching(/^call-/) });
+        const drills = [{ id: "flipped-byte", title: "A byte flips", failureModes: [13], guard: "checksums" }];
+        expect(await answer(supervisor.listDrills(), "listDrills", "drills", drills)).toEqual(drills);
+        const report = { ...drills[0], guardFired: true, guardError: { code: "handoff_checksum_mismatch", message: "…" }, victimClean: true, leakObservedWithGuardOff: true, leakEvidence: "…", durationMs: 9_000 };
+        expect(await answer(supervisor.runDrill("flipped-byte"), "runDrill", "drillReport", report)).toEqual(report);
+        expect(child.lastSent("runDrill")).toEqual({ type: "runDrill", drillId: "flipped-byte", callId: expect.stringMatching(/^call-/) });
+        expect(new Set(child.sent.filter((command) => "callId" in command).map((command) => (command as { callId: string }).callId)).size).toBe(5);
+    });
+
+    it("rejects with the engine's code (replay_unavailable, unknown_drill)", async () => {
+        const spawner = new FakeSpawner();
+        const supervisor = await start(spawner);
+        const replay = supervisor.replay("gone");
+        const drill = supervisor.runDrill("no-such-drill");
+        await Promise.resolve();
+        spawner.last.emit({ type: "replayed", callId: spawner.last.lastSent("replay").callId, error: { code: "replay_unavailable", message: "Turn gone cannot be replayed." } });
+        spawner.last.emit({ type: "drillReport", callId: spawner.last.lastSent("runDrill").callId, error: { code: "unknown_drill", message: "There is no drill." } });
+        await expect(replay).rejects.toMatchObject({ code: "replay_unavailable", message: "Turn gone cannot be replayed." });
+        await expect(drill).rejects.toMatchObject({ code: "unknown_drill" });
+    });
+
+    it("gives replay and runDrill the long call timeout, the quick calls the ordinary one", async () => {
+        const spawner = new FakeSpawner();
+        const supervisor = await start(spawner, { callTimeoutMs: 20, longCallTimeoutMs: 200 });
+        const drill = supervisor.runDrill("flipped-byte").catch((error: unknown) => error);
+        const replay = supervisor.replay("r1").catch((error: unknown) => error);
+        await expect(supervisor.audit()).rejects.toMatchObject({ code: "engine_timeout", message: expect.stringMatching(/did not answer an audit call within 0.02 s/) });
+        await expect(supervisor.listDrills()).rejects.toMatchObject({ code: "engine_timeout" });
+        await expect(supervisor.replayableTurns()).rejects.toMatchObject({ code: "engine_timeout" });
+        // The quick calls timed out; the drill and the replay are still waiting, and are answered.
+        spawner.last.emit({ type: "drillReport", callId: spawner.last.lastSent("runDrill").callId, result: { id: "flipped-byte" } as never });
+        expect(await drill).toEqual({ id: "flipped-byte" });
+        expect(await replay).toMatchObject({ code: "engine_timeout", message: expect.stringMatching(/did not answer a replay call within 0.2 s/) });
+    });
+
+    it("uses 30 s for the quick calls and 120 s for replay and runDrill by default", () => {
+        expect(supervisorDefaults.callTimeoutMs).toBe(30_000);
+        expect(supervisorDefaults.longCallTimeoutMs).toBe(120_000);
+    });
+
+    it("rejects a drill in flight with engine_crashed when the engine dies under it", async () => {
+        const spawner = new FakeSpawner();
+        const supervisor = await start(spawner);
+        const drill = supervisor.runDrill("late-write");
+        await Promise.resolve();
+        spawner.readyOnSpawn = false;
+        spawner.last.exit(null, "SIGSEGV");
+        await expect(drill).rejects.toMatchObject({ code: "engine_crashed", message: expect.stringMatching(/before it answered/) });
     });
 });
 

@@ -1,7 +1,10 @@
 import { describe, expect, it } from "vitest";
 import type { ChatTurnRequest, EngineEvent } from "../../../contract/engineProtocol.js";
+import type { DrillReport, ReplaySummary } from "../../../contract/isolation.js";
 import { EngineCommandServer, type ServedEngine } from "../../../engine/process/EngineCommandServer.js";
 import type { EngineTransport } from "../../../engine/process/EngineTransport.js";
+import { UnknownDrillError } from "../../../engine/drills/runFaultDrill.js";
+import { ReplayUnavailableError } from "../../../engine/KvEngine.js";
 import { RequestCancelledError } from "../../../engine/request/requestErrors.js";
 import type { TurnCallbacks, TurnResult } from "../../../engine/service/EngineService.js";
 
@@ -33,6 +36,33 @@ class FakeEngine implements ServedEngine {
     }
 
     async forgetWorkspace(): Promise<void> {}
+
+    audit(): never {
+        return { ok: true, numViolations: 0 } as never;
+    }
+
+    replayableTurns(): never {
+        return [{ requestId: "r0", workspace: "alice", numTokens: 2 }] as never;
+    }
+
+    /** Drills and replays that run until the test settles them. */
+    readonly slow = new Map<string, { finish(value: unknown): void }>();
+
+    replay(requestId: string): Promise<ReplaySummary> {
+        if (requestId !== "r0")
+            return Promise.reject(new ReplayUnavailableError(`Turn ${requestId} cannot be replayed.`));
+        return new Promise((resolve) => this.slow.set(`replay ${requestId}`, { finish: resolve as (value: unknown) => void }));
+    }
+
+    listDrills(): never {
+        throw new Error("listDrills exploded");
+    }
+
+    runDrill(id: string): Promise<DrillReport> {
+        if (id !== "flipped-byte")
+            throw new UnknownDrillError(`There is no drill "${id}".`); // synchronously, on purpose
+        return new Promise((resolve) => this.slow.set(`drill ${id}`, { finish: resolve as (value: unknown) => void }));
+    }
 
     async dispose(): Promise<void> {
         this.numDisposes++;
@@ -107,6 +137,48 @@ describe("EngineCommandServer", () => {
             { type: "failed", requestId: "r2", error: { code: "invalid_request", message: "workspace must be a string." } },
             { type: "measured", callId: "c1", error: { code: "engine_internal_error", message: expect.stringMatching(/measure exploded/) } },
             { type: "snapshot", callId: "c2", snapshot: { numQueued: 0 } }
+        ]);
+    });
+
+    it("answers the isolation calls by callId, with each its own event type, and a failure with its code", async () => {
+        const { server, engine, sent } = serve();
+        server.handle({ type: "audit", callId: "a1" });
+        server.handle({ type: "replayableTurns", callId: "a2" });
+        server.handle({ type: "listDrills", callId: "a3" });
+        server.handle({ type: "replay", callId: "a4", requestId: "r0" });
+        server.handle({ type: "replay", callId: "a5", requestId: "gone" });
+        server.handle({ type: "runDrill", callId: "a6", drillId: "flipped-byte" });
+        server.handle({ type: "runDrill", callId: "a7", drillId: "no-such-drill" });
+        server.handle({ type: "runDrill", callId: "a8", drillId: "" });
+        await tick();
+        engine.slow.get("replay r0")!.finish({ requestId: "r0", numTokens: 2, identical: true, durationMs: 1 });
+        engine.slow.get("drill flipped-byte")!.finish({ id: "flipped-byte", guardFired: true });
+        await tick();
+        expect(sent).toEqual([
+            { type: "audited", callId: "a1", result: { ok: true, numViolations: 0 } },
+            { type: "replayableTurns", callId: "a2", result: [{ requestId: "r0", workspace: "alice", numTokens: 2 }] },
+            { type: "drills", callId: "a3", error: { code: "engine_internal_error", message: expect.stringMatching(/listDrills exploded/) } },
+            { type: "drillReport", callId: "a8", error: { code: "invalid_request", message: "drillId is empty." } },
+            { type: "replayed", callId: "a5", error: { code: "replay_unavailable", message: "Turn gone cannot be replayed." } },
+            { type: "drillReport", callId: "a7", error: { code: "unknown_drill", message: "There is no drill \"no-such-drill\"." } },
+            { type: "replayed", callId: "a4", result: { requestId: "r0", numTokens: 2, identical: true, durationMs: 1 } },
+            { type: "drillReport", callId: "a6", result: { id: "flipped-byte", guardFired: true } }
+        ]);
+    });
+
+    it("waits for a drill in flight before it disposes the engine under it, and refuses new isolation calls while stopping", async () => {
+        const { server, engine, sent } = serve();
+        server.handle({ type: "runDrill", callId: "d1", drillId: "flipped-byte" });
+        const stopped = server.stop();
+        server.handle({ type: "audit", callId: "d2" });
+        server.handle({ type: "runDrill", callId: "d3", drillId: "flipped-byte" });
+        await tick();
+        expect(engine.numDisposes).toBe(0);
+        engine.slow.get("drill flipped-byte")!.finish({ id: "flipped-byte", guardFired: true });
+        await stopped;
+        expect(engine.numDisposes).toBe(1);
+        expect(sent.map((event) => [event.type, (event as { callId: string }).callId, (event as { error?: { code: string } }).error?.code])).toEqual([
+            ["audited", "d2", "engine_stopped"], ["drillReport", "d3", "engine_stopped"], ["drillReport", "d1", undefined]
         ]);
     });
 

@@ -31,6 +31,12 @@ describe("parseEngineCommand accepts every well-formed command", () => {
         ["measure with no history", { type: "measure", callId: "c1", workspace: "alice", messages: [], draft: "" }],
         ["snapshot", { type: "snapshot", callId: "c2" }],
         ["forgetWorkspace", { type: "forgetWorkspace", callId: "c3", workspace: "alice" }],
+        ["audit", { type: "audit", callId: "c4" }],
+        ["replayableTurns", { type: "replayableTurns", callId: "c5" }],
+        ["replay", { type: "replay", callId: "c6", requestId: "r1" }],
+        ["listDrills", { type: "listDrills", callId: "c7" }],
+        ["runDrill", { type: "runDrill", callId: "c8", drillId: "flipped-byte" }],
+        ["runDrill of a drill the engine does not list (it answers unknown_drill itself)", { type: "runDrill", callId: "c9", drillId: "no-such-drill" }],
         ["shutdown", { type: "shutdown" }]
     ])("%s, unchanged", (_, command) => {
         expect(parseEngineCommand(command)).toEqual({ ok: true, command });
@@ -69,7 +75,7 @@ describe("parseEngineCommand refuses, with a bounded message, and says whom to a
     it.each([undefined, 7, "", "launch", "__proto__", "constructor", ["chat"]])("an unknown type (%s)", (type) => {
         const result = refused({ type, requestId: "r1", callId: "c1" });
         expect(result.reply).toBeUndefined();
-        expect(result.error.message).toMatch(/type is .*; expected one of chat, cancel, measure, snapshot, forgetWorkspace, shutdown/);
+        expect(result.error.message).toMatch(/type is .*; expected one of chat, cancel, measure, snapshot, forgetWorkspace, audit, replayableTurns, replay, listDrills, runDrill, shutdown/);
     });
 
     it("a chat with a bad field is answered with failed(invalid_request) when its requestId can be read", () => {
@@ -135,6 +141,28 @@ describe("parseEngineCommand refuses, with a bounded message, and says whom to a
         expect(refused({ type: "snapshot", callId: "" }).reply).toBeUndefined();
     });
 
+    it("an isolation call with a readable callId is answered with its own event type; ids and drill ids are bounded", () => {
+        expect(refused({ type: "replay", callId: "c1" }).reply).toMatchObject({ type: "replayed", callId: "c1", error: { code: "invalid_request" } });
+        expect(refused({ type: "replay", callId: "c1", requestId: "" }).error.message).toBe("requestId is empty.");
+        expect(refused({ type: "replay", callId: "c1", requestId: 7 }).error.message).toBe("requestId must be a string; got 7.");
+        const huge = refused({ type: "replay", callId: "c1", requestId: "r".repeat(100_000) });
+        expect(huge.error.message).toBe("requestId has 100,000 characters; the limit is 256.");
+        expect(huge.reply).toMatchObject({ type: "replayed", callId: "c1" });
+        expect(refused({ type: "runDrill", callId: "c2", drillId: "d".repeat(commandLimits.maxIdChars + 1) }).reply)
+            .toMatchObject({ type: "drillReport", callId: "c2", error: { message: "drillId has 257 characters; the limit is 256." } });
+        expect(refused({ type: "runDrill", callId: "c2", drillId: ["flipped-byte"] }).reply).toMatchObject({ type: "drillReport", callId: "c2" });
+        expect(refused({ type: "runDrill", callId: "c2" }).error.message).toBe("drillId must be a string; got undefined.");
+        expect(refused({ type: "audit", callId: "" }).reply).toBeUndefined();
+        expect(refused({ type: "replayableTurns", callId: 1 }).reply).toBeUndefined();
+        expect(refused({ type: "listDrills", callId: "x".repeat(commandLimits.maxIdChars + 1) }).reply).toBeUndefined();
+        expect(refused({ type: "runDrill", drillId: "flipped-byte" }).reply).toBeUndefined();
+    });
+
+    it("drops unknown fields of an isolation call", () => {
+        expect(parseEngineCommand({ type: "runDrill", callId: "c", drillId: "late-write", guards: "off" })).toEqual({ ok: true, command: { type: "runDrill", callId: "c", drillId: "late-write" } });
+        expect(parseEngineCommand({ type: "audit", callId: "c", scanFreePages: false })).toEqual({ ok: true, command: { type: "audit", callId: "c" } });
+    });
+
     it("a sparse list of messages (structured clone keeps holes) is refused, not skipped", () => {
         const messages: unknown[] = [];
         messages[2] = { role: "user", content: "x" };
@@ -176,6 +204,22 @@ describe("parseEngineCommand is total", () => {
                 expect(parseEngineCommand(parsed.command)).toEqual(parsed);
             else if (parsed.reply !== undefined)
                 expect(parsed.reply).toMatchObject({ type: "failed", requestId: expect.any(String) });
+        }), { numRuns: 2_000 });
+    });
+
+    it("returns for isolation calls with any field replaced, and answers each refusal it can address with the call's own event", () => {
+        const answers: Record<string, string> = { audit: "audited", replayableTurns: "replayableTurns", replay: "replayed", listDrills: "drills", runDrill: "drillReport" };
+        const valid = [
+            { type: "audit", callId: "c" }, { type: "replayableTurns", callId: "c" }, { type: "replay", callId: "c", requestId: "r" },
+            { type: "listDrills", callId: "c" }, { type: "runDrill", callId: "c", drillId: "flipped-byte" }
+        ];
+        fc.assert(fc.property(fc.constantFrom(...valid), fc.constantFrom("callId", "requestId", "drillId"), fc.anything(), (command, field, replacement) => {
+            const mutated: Record<string, unknown> = { ...command, [field]: replacement };
+            const parsed = parseEngineCommand(mutated);
+            if (parsed.ok)
+                expect(parseEngineCommand(parsed.command)).toEqual(parsed);
+            else if (parsed.reply !== undefined)
+                expect(parsed.reply).toEqual({ type: answers[command.type], callId: "c", error: parsed.error });
         }), { numRuns: 2_000 });
     });
 });

@@ -47,6 +47,32 @@ function fakeEngine(): EngineClient & { readonly turns: Map<string, RunningTurn>
         },
         forgetWorkspace: async (workspace) => {
             calls.push(`forget ${workspace}`);
+        },
+        audit: () => {
+            calls.push("audit");
+            return { ok: true, numViolations: 0 } as never;
+        },
+        replayableTurns: () => {
+            calls.push("replayableTurns");
+            return [{ requestId: "r0", workspace: "alice", numTokens: 4 }];
+        },
+        replay: async (requestId) => {
+            calls.push(`replay ${requestId}`);
+            if (requestId !== "r0") {
+                throw new EngineRequestError({ code: "replay_unavailable", message: `Turn ${requestId} cannot be replayed.` });
+            }
+            return { requestId, numTokens: 4, identical: true, durationMs: 3 };
+        },
+        listDrills: () => {
+            calls.push("listDrills");
+            return [{ id: "flipped-byte", title: "A byte flips", failureModes: [13], guard: "checksums" }];
+        },
+        runDrill: async (id) => {
+            calls.push(`runDrill ${id}`);
+            if (id !== "flipped-byte") {
+                throw new EngineRequestError({ code: "unknown_drill", message: `There is no drill "${id}".` });
+            }
+            return { id, guardFired: true } as never;
         }
     };
 }
@@ -69,6 +95,22 @@ describe("RendererRpc", () => {
         expect(await rpc.call(window, "forgetWorkspace", { workspace: "alice" })).toEqual({ ok: true, value: {} });
         expect(await rpc.call(window, "snapshot", {})).toEqual({ ok: true, value: {} });
         expect(engine.calls).toEqual(["info", "measure alice 0 hi", "forget alice", "snapshot"]);
+    });
+
+    it("answers the isolation calls, a drill's or a replay's refusal with its code", async () => {
+        const engine = fakeEngine();
+        const rpc = new RendererRpc(async () => engine);
+        const window = caller(1);
+        expect(await rpc.call(window, "audit", {})).toEqual({ ok: true, value: { ok: true, numViolations: 0 } });
+        expect(await rpc.call(window, "replayableTurns", {})).toEqual({ ok: true, value: [{ requestId: "r0", workspace: "alice", numTokens: 4 }] });
+        expect(await rpc.call(window, "replay", { requestId: "r0" })).toMatchObject({ ok: true, value: { identical: true, numTokens: 4 } });
+        expect(await rpc.call(window, "replay", { requestId: "r9" })).toEqual({ ok: false, error: { code: "replay_unavailable", message: "Turn r9 cannot be replayed." } });
+        expect(await rpc.call(window, "listDrills", {})).toMatchObject({ ok: true, value: [{ id: "flipped-byte" }] });
+        expect(await rpc.call(window, "runDrill", { id: "flipped-byte" })).toEqual({ ok: true, value: { id: "flipped-byte", guardFired: true } });
+        expect(await rpc.call(window, "runDrill", { id: "nope" })).toMatchObject({ ok: false, error: { code: "unknown_drill" } });
+        expect(await rpc.call(window, "runDrill", { id: "" })).toMatchObject({ ok: false, error: { code: "invalid_request" } });
+        expect(await rpc.call(window, "audit", { scanFreePages: false })).toMatchObject({ ok: false, error: { code: "invalid_request" } });
+        expect(engine.calls).toEqual(["audit", "replayableTurns", "replay r0", "replay r9", "listDrills", "runDrill flipped-byte", "runDrill nope"]);
     });
 
     it("refuses a bad payload with invalid_request, without touching the engine", async () => {

@@ -35,7 +35,12 @@ describe("validateRpcPayload accepts every well-formed call", () => {
         ["cancel", { requestId: "r1" }],
         ["forgetWorkspace", { workspace: "alice" }],
         ["measure", measure],
-        ["measure with no history and no draft", { workspace: "alice", messages: [], draft: "" }]
+        ["measure with no history and no draft", { workspace: "alice", messages: [], draft: "" }],
+        ["audit", {}],
+        ["replayableTurns", {}],
+        ["replay", { requestId: "r1" }],
+        ["listDrills", {}],
+        ["runDrill", { id: "flipped-byte" }]
     ])("%s, unchanged", (method, params) => {
         expect(validateRpcPayload(method.split(" ")[0], params)).toEqual({ method: method.split(" ")[0], params });
     });
@@ -56,7 +61,10 @@ describe("validateRpcPayload accepts every well-formed call", () => {
     });
 
     it("covers every method of the contract", () => {
-        const good: Record<string, unknown> = { info: {}, snapshot: {}, cancel: { requestId: "r" }, forgetWorkspace: { workspace: "w" }, measure, chat };
+        const good: Record<string, unknown> = {
+            info: {}, snapshot: {}, cancel: { requestId: "r" }, forgetWorkspace: { workspace: "w" }, measure, chat,
+            audit: {}, replayableTurns: {}, replay: { requestId: "r" }, listDrills: {}, runDrill: { id: "late-write" }
+        };
         for (const method of rpcMethods) {
             expect(validateRpcPayload(method, good[method]).method).toBe(method);
         }
@@ -94,7 +102,12 @@ describe("validateRpcPayload refuses with invalid_request", () => {
         ["cancel", { requestId: "r", workspace: "w" }],
         ["forgetWorkspace", { workspace: "w", all: true }],
         ["measure", { ...measure, sampling: {} }],
-        ["chat", { ...chat, callback: "x" }]
+        ["chat", { ...chat, callback: "x" }],
+        ["audit", { scanFreePages: false }],
+        ["replayableTurns", { workspace: "w" }],
+        ["replay", { requestId: "r", workspace: "w" }],
+        ["listDrills", { all: true }],
+        ["runDrill", { id: "flipped-byte", guards: "off" }]
     ])("%s with a field the contract does not name", (method, params) => {
         expect(refused(method, params)).toMatch(/takes no field/);
     });
@@ -113,7 +126,13 @@ describe("validateRpcPayload refuses with invalid_request", () => {
         ["chat with a temperature as a string", "chat", { ...chat, sampling: { temperature: "0", maxTokens: 8 } }, /sampling\.temperature/],
         ["chat with no messages", "chat", { ...chat, messages: [] }, /messages must be a list of 1/],
         ["chat ending with the assistant", "chat", { ...chat, messages: [{ role: "assistant", content: "x" }] }, /last message must be the user's/],
-        ["chat with an empty requestId", "chat", { ...chat, requestId: "" }, /requestId is empty/]
+        ["chat with an empty requestId", "chat", { ...chat, requestId: "" }, /requestId is empty/],
+        ["replay without a requestId", "replay", {}, /requestId must be a string; got undefined/],
+        ["replay with a list", "replay", { requestId: ["r1"] }, /requestId must be a string; got a list of 1/],
+        ["replay with an empty id", "replay", { requestId: "" }, /requestId is empty/],
+        ["runDrill without an id", "runDrill", {}, /id must be a string; got undefined/],
+        ["runDrill with a number", "runDrill", { id: 2 }, /id must be a string; got 2/],
+        ["runDrill with an empty id", "runDrill", { id: "" }, /^id is empty; name one of listDrills' drills\.$/]
     ])("%s", (_, method, params, message) => {
         expect(refused(method, params)).toMatch(message);
     });
@@ -126,6 +145,8 @@ describe("validateRpcPayload refuses with invalid_request", () => {
 
     it.each([
         ["an id", "cancel", { requestId: "r".repeat(commandLimits.maxIdChars + 1) }, /requestId has 257 characters; the limit is 256/],
+        ["a replay's requestId", "replay", { requestId: "r".repeat(100_000) }, /requestId has 100,000 characters; the limit is 256/],
+        ["a drill's id", "runDrill", { id: "d".repeat(commandLimits.maxIdChars + 1) }, /id has 257 characters; the limit is 256/],
         ["a workspace name", "forgetWorkspace", { workspace: "w".repeat(turnLimits.maxWorkspaceChars + 1) }, /workspace has 257 characters/],
         ["a message", "measure", { ...measure, messages: [{ role: "user", content: "x".repeat(turnLimits.maxMessageChars + 1) }] }, /messages\[0\]\.content has 4,000,001 characters/],
         ["a draft", "measure", { ...measure, draft: "x".repeat(turnLimits.maxMessageChars + 1) }, /draft has 4,000,001 characters/]

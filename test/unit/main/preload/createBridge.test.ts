@@ -38,7 +38,8 @@ describe("createBridge", () => {
     it("exposes named functions only, nothing of ipcRenderer", () => {
         const bridge = createBridge(fakeIpc());
         expect(Object.keys(bridge).sort()).toEqual(
-            ["cancel", "chat", "forgetWorkspace", "getAppInfo", "getSettings", "info", "measure", "onTurnEvent", "setLocalApi", "snapshot"]
+            ["audit", "cancel", "chat", "forgetWorkspace", "getAppInfo", "getSettings", "info", "listDrills", "measure", "onTurnEvent", "replay",
+                "replayableTurns", "runDrill", "setLocalApi", "snapshot"]
         );
         for (const value of Object.values(bridge)) {
             expect(typeof value).toBe("function");
@@ -56,6 +57,13 @@ describe("createBridge", () => {
         await bridge.measure("alice", request.messages, "draft");
         await bridge.snapshot();
         await bridge.forgetWorkspace("alice");
+        await bridge.audit();
+        await bridge.replayableTurns();
+        await bridge.replay("r1");
+        await bridge.listDrills();
+        await bridge.runDrill("flipped-byte");
+        await (bridge.runDrill as (...args: unknown[]) => Promise<unknown>)("late-write", { guards: "off" });
+        await (bridge.audit as (...args: unknown[]) => Promise<unknown>)({ scanFreePages: false });
         await bridge.getSettings();
         await bridge.setLocalApi({ enabled: true, port: 8081, apiKey: "mine" } as never);
         expect(ipc.invoked).toEqual([
@@ -66,6 +74,13 @@ describe("createBridge", () => {
             [rpcChannels.measure, { workspace: "alice", messages: request.messages, draft: "draft" }],
             [rpcChannels.snapshot, {}],
             [rpcChannels.forgetWorkspace, { workspace: "alice" }],
+            [rpcChannels.audit, {}],
+            [rpcChannels.replayableTurns, {}],
+            [rpcChannels.replay, { requestId: "r1" }],
+            [rpcChannels.listDrills, {}],
+            [rpcChannels.runDrill, { id: "flipped-byte" }],
+            [rpcChannels.runDrill, { id: "late-write" }],
+            [rpcChannels.audit, {}],
             [channels.getSettings],
             [channels.setLocalApi, { enabled: true, port: 8081 }]
         ]);

@@ -15,6 +15,11 @@ function fakeBridge(): { bridge: KvaultBridge; emit: TurnEventListener; calls: s
         measure: (workspace: string, _messages: unknown, draft: string) => { calls.push(`measure ${workspace} ${draft}`); return ok({ fits: true }); },
         snapshot: () => Promise.reject(new Error("untrusted sender")),
         forgetWorkspace: (workspace: string) => { calls.push(`forget ${workspace}`); return ok({}); },
+        audit: () => { calls.push("audit"); return ok({ ok: true }); },
+        replayableTurns: () => { calls.push("replayableTurns"); return ok([]); },
+        replay: (requestId: string) => { calls.push(`replay ${requestId}`); return Promise.resolve({ ok: false as const, error: { code: "replay_unavailable", message: "not kept" } }); },
+        listDrills: () => { calls.push("listDrills"); return ok([{ id: "flipped-byte" }]); },
+        runDrill: (id: string) => { calls.push(`runDrill ${id}`); return ok({ id, guardFired: true }); },
         onTurnEvent: (next: TurnEventListener) => { listener = next; return () => { listener = undefined; }; },
         getSettings: () => Promise.reject(new Error("unused")),
         setLocalApi: () => Promise.reject(new Error("unused"))
@@ -41,6 +46,27 @@ describe("BridgeTransport", () => {
             { id: 2, error: { code: "context_length_exceeded", message: "too long" } },
             { id: 3, result: { fits: true } },
             { id: 4, error: { code: "bridge_refused", message: "untrusted sender" } }
+        ]);
+    });
+
+    it("maps the isolation calls to their bridge calls", async () => {
+        const { bridge, calls } = fakeBridge();
+        const messages: unknown[] = [];
+        const transport = new BridgeTransport(bridge);
+        transport.start({ onOpen: () => undefined, onMessage: (message) => messages.push(message), onClose: () => undefined });
+        transport.send({ id: 1, method: "audit", params: {} });
+        transport.send({ id: 2, method: "replayableTurns", params: {} });
+        transport.send({ id: 3, method: "replay", params: { requestId: "r7" } });
+        transport.send({ id: 4, method: "listDrills", params: {} });
+        transport.send({ id: 5, method: "runDrill", params: { id: "flipped-byte" } });
+        await new Promise((resolve) => setTimeout(resolve, 0));
+        expect(calls).toEqual(["audit", "replayableTurns", "replay r7", "listDrills", "runDrill flipped-byte"]);
+        expect(messages).toEqual([
+            { id: 1, result: { ok: true } },
+            { id: 2, result: [] },
+            { id: 3, error: { code: "replay_unavailable", message: "not kept" } },
+            { id: 4, result: [{ id: "flipped-byte" }] },
+            { id: 5, result: { id: "flipped-byte", guardFired: true } }
         ]);
     });
 

@@ -1,0 +1,41 @@
+import { useIsolationStore } from "../stores/isolationStore";
+import { formatCount } from "../util/formatCount";
+import { AUDIT_INTERVAL_MS, type IsolationController } from "./IsolationController";
+import { auditHeadline, auditScope, unlistedViolations } from "./isolationText";
+
+/** The continuous audit of I1–I7: its verdict, the violations it found, what it checked; Run now. */
+export function AuditSection({ controller }: { readonly controller: IsolationController }) {
+    const audit = useIsolationStore((state) => state.audit);
+    const { summary, error } = audit;
+    const state = summary !== undefined ? (summary.ok ? "ok" : "violations") : error !== undefined ? "error" : "pending";
+    return (
+        <section className="isolation-section" aria-labelledby="isolation-audit-heading" aria-busy={audit.running}
+            data-audit-state={state} data-num-violations={summary?.numViolations ?? ""} data-num-pages-checked={summary?.numPagesChecked ?? ""}>
+            <div className="isolation-section-header">
+                <h3 id="isolation-audit-heading">Audit</h3>
+                <button type="button" className="isolation-action" onClick={() => void controller.audit()} aria-label="Run audit now">Run audit</button>
+            </div>
+            {summary !== undefined && (
+                <>
+                    <p className={summary.ok ? "isolation-verdict isolation-ok" : "isolation-verdict isolation-alarm"} role="status">{auditHeadline(summary)}</p>
+                    {!summary.ok && (
+                        <ul className="violation-list" aria-label="Violations">
+                            {summary.violations.map((violation, index) => (
+                                <li key={index} data-invariant={violation.invariant}>
+                                    <span className="violation-invariant">{violation.invariant}</span> {violation.message}
+                                </li>
+                            ))}
+                            {unlistedViolations(summary) > 0 && <li>… and {formatCount(unlistedViolations(summary))} more</li>}
+                        </ul>
+                    )}
+                    <p className="panel-note isolation-scope">{auditScope(summary)}{audit.checkedAt !== undefined && `, at ${new Date(audit.checkedAt).toLocaleTimeString()}`}.</p>
+                </>
+            )}
+            {error !== undefined && <p className="inline-error" role="alert" data-error-code={error.code}>The audit could not run: {error.message}</p>}
+            {summary === undefined && error === undefined && <p className="placeholder">{audit.running ? "Auditing…" : "Not run yet."}</p>}
+            <p className="panel-note">
+                Every page's state, owner, lease and generation; sealed pages re-checksummed; free pages checked for zeros. Every {AUDIT_INTERVAL_MS / 1_000} s while this panel is open.
+            </p>
+        </section>
+    );
+}

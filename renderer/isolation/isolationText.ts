@@ -1,0 +1,83 @@
+import type { AuditSummary, DrillReport, ReplaySummary } from "../../contract/isolation";
+import { formatCount, formatTokens } from "../util/formatCount";
+
+/** "0.4 ms", "12 ms", "9.8 s". */
+export function formatDuration(ms: number): string {
+    if (ms < 10)
+        return `${Math.max(0, ms).toFixed(1)} ms`;
+    if (ms < 1_000)
+        return `${Math.round(ms)} ms`;
+    return `${(ms / 1_000).toFixed(1)} s`;
+}
+
+/** The audit's verdict in a few words. */
+export function auditHeadline(summary: AuditSummary): string {
+    if (summary.ok)
+        return "OK: I1–I7 hold";
+    return `${formatCount(summary.numViolations)} ${summary.numViolations === 1 ? "violation" : "violations"} of I1–I7`;
+}
+
+/** What the audit looked at, and how long it took. */
+export function auditScope(summary: AuditSummary): string {
+    return `${formatCount(summary.numPagesChecked)} ${summary.numPagesChecked === 1 ? "page" : "pages"} checked ` +
+        `(${formatCount(summary.numSealedPagesVerified)} sealed re-checksummed, ${formatCount(summary.numFreePagesScanned)} free scanned for zeros) ` +
+        `in ${formatDuration(summary.durationMs)}`;
+}
+
+/** Violations the engine counted beyond those it listed (it sends the first 20). */
+export function unlistedViolations(summary: AuditSummary): number {
+    return Math.max(0, summary.numViolations - summary.violations.length);
+}
+
+/** A token's text as it can be read inside quotes: whitespace and control characters made visible. */
+export function visibleToken(text: string): string {
+    if (text === "")
+        return "nothing";
+    const escaped = text.replace(/[\n\r\t]/g, (character) => ({ "\n": "\\n", "\r": "\\r", "\t": "\\t" })[character]!)
+        .replace(/\p{Cc}/gu, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, "0")}`);
+    return `“${escaped}”`;
+}
+
+/** "Identical over 5 tokens", or where and how the replay first differed from what was served. */
+export function replayVerdict(summary: ReplaySummary): string {
+    if (summary.identical)
+        return `Identical over ${formatTokens(summary.numTokens)}`;
+    const divergence = summary.firstDivergence;
+    if (divergence === undefined)
+        return `Differs from what was served (${formatTokens(summary.numTokens)})`;
+    return `Diverged at token ${formatCount(divergence.index + 1)} of ${formatCount(summary.numTokens)}: ` +
+        `served ${visibleToken(divergence.served)}, replayed ${visibleToken(divergence.replayed)}`;
+}
+
+/** A drill's report as the panel reads it out, line by line, and whether the drill passed. */
+export interface DrillVerdict {
+    /** The guard caught it (or held) and the victim stayed clean, and the drill has teeth: with the guard off the leak was seen. */
+    readonly passed: boolean;
+    readonly guard: string;
+    readonly victim: string;
+    readonly leak: string;
+}
+
+export function drillVerdict(report: DrillReport): DrillVerdict {
+    const guard = !report.guardFired
+        ? "Guard did not fire"
+        : report.guardError === null
+            ? "Guard held: the request was served and nothing of another request reached it"
+            : `Guard fired: ${report.guardError.code}`;
+    return {
+        passed: report.guardFired && report.victimClean && report.leakObservedWithGuardOff,
+        guard,
+        victim: report.victimClean ? "Victim clean: no byte of another request reached its KV or output" : "Victim NOT clean: another request's data reached it",
+        leak: report.leakObservedWithGuardOff ? "Leak observed with the guard off" : "No leak with the guard off: the drill has no teeth"
+    };
+}
+
+/** "Failure modes 1, 6" (entries of shared/reference/failure-modes.md). */
+export function failureModesText(modes: readonly number[]): string {
+    return `${modes.length === 1 ? "Failure mode" : "Failure modes"} ${modes.join(", ")}`;
+}
+
+/** A request id short enough for the panel: "turn-1a2b3c4d…". */
+export function shortRequestId(requestId: string): string {
+    return requestId.length <= 13 ? requestId : `${requestId.slice(0, 13)}…`;
+}
