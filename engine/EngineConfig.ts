@@ -9,7 +9,12 @@ export const engineDefaults = {
     numDecodeSequences: 4,
     pageTokens: 256,
     numPages: 256,
-    inPlacePrefillTokens: 32,
+    /**
+     * 128: short turns arriving together batch with decode in place; through the single prefill
+     * sequence they would queue one behind another (npm run bench -- workspaces: 4 workspaces of
+     * 64-token prompts ran at half of bare's rate through the handoff, 108 % in place).
+     */
+    inPlacePrefillTokens: 128,
     flashAttention: true,
     onWindowAboveCapacity: "clamp",
     gpu: "auto"
