@@ -3,6 +3,7 @@ import type { EngineService } from "../service/EngineService.js";
 import type { EngineTransport } from "./EngineTransport.js";
 import { parseEngineCommand } from "./parseEngineCommand.js";
 import { toErrorPayload } from "./toErrorPayload.js";
+import { withDeadline } from "../core/withDeadline.js";
 
 /** What the server needs of EngineService; tests may serve a stand-in. */
 export type ServedEngine = Pick<EngineService,
@@ -215,13 +216,3 @@ export class EngineCommandServer {
 type AnswerType = "audited" | "replayableTurns" | "replayed" | "drills" | "drillReport";
 type AnswerOf<T extends AnswerType> = NonNullable<Extract<EngineEvent, { type: T }>["result"]>;
 
-function withDeadline(promise: Promise<unknown>, ms: number): Promise<void> {
-    return new Promise((resolve) => {
-        const timer = setTimeout(resolve, ms);
-        const done = (): void => {
-            clearTimeout(timer);
-            resolve();
-        };
-        promise.then(done, done);
-    });
-}

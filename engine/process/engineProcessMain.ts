@@ -7,6 +7,7 @@ import { EngineCommandServer } from "./EngineCommandServer.js";
 import { connectToHost } from "./EngineTransport.js";
 import { readEngineProcessConfig } from "./readEngineProcessConfig.js";
 import { toErrorPayload } from "./toErrorPayload.js";
+import { withDeadline } from "../core/withDeadline.js";
 
 /** Messages held while the model loads; a host sends nothing before `ready`, so this only bounds a misbehaving one. */
 const MAX_EARLY_MESSAGES = 1_000;
@@ -70,16 +71,6 @@ async function main(): Promise<void> {
         started.handle(message);
 }
 
-function withDeadline(promise: Promise<void>, ms: number): Promise<void> {
-    return new Promise((resolve) => {
-        const timer = setTimeout(resolve, ms);
-        const done = (): void => {
-            clearTimeout(timer);
-            resolve();
-        };
-        promise.then(done, done);
-    });
-}
 
 main().catch((error: unknown) => {
     log(`failed: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
