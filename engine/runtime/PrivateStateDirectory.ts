@@ -70,7 +70,8 @@ function defaultRoot(): string {
     }
 }
 
-function isProcessAlive(pid: number): boolean {
+/** Whether a process with this pid exists (EPERM: it exists, owned by someone else). */
+export function isProcessAlive(pid: number): boolean {
     try {
         process.kill(pid, 0);
         return true;

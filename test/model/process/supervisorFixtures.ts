@@ -66,14 +66,7 @@ export class RecordingSpawner implements EngineProcessSpawner {
     }
 }
 
-export function isProcessAlive(pid: number): boolean {
-    try {
-        process.kill(pid, 0);
-        return true;
-    } catch (error) {
-        return (error as NodeJS.ErrnoException).code === "EPERM";
-    }
-}
+export { isProcessAlive } from "../../../engine/runtime/PrivateStateDirectory.js";
 
 /** State directories an engine process created (PrivateStateDirectory names them by pid). */
 export function stateDirectoriesOf(pid: number): string[] {
