@@ -9,6 +9,7 @@ import { forkEngineSpawner } from "../../../engine/host/forkEngineProcess.js";
 import type { TurnCallbacks, TurnResult } from "../../../engine/service/EngineService.js";
 import { tinyEngineConfig } from "../../support/engineFixtures.js";
 import { generatedModelPath } from "../../support/generatedModels.js";
+import { isProcessAlive } from "../../../engine/runtime/PrivateStateDirectory.js";
 
 /** The tiny model on the CPU: what every engine process in these tests loads. */
 export const tinyProcessConfig: EngineConfigInput = { modelPath: generatedModelPath("tiny"), ...tinyEngineConfig, gpu: false };
@@ -66,7 +67,7 @@ export class RecordingSpawner implements EngineProcessSpawner {
     }
 }
 
-export { isProcessAlive } from "../../../engine/runtime/PrivateStateDirectory.js";
+export { isProcessAlive };
 
 /** State directories an engine process created (PrivateStateDirectory names them by pid). */
 export function stateDirectoriesOf(pid: number): string[] {
