@@ -68,6 +68,10 @@ export interface KvaultBridge {
     listDrills(): Promise<BridgeResult<RpcMethods["listDrills"]["result"]>>;
     /** Runs a fault drill in sandboxed engines; takes seconds. */
     runDrill(id: string): Promise<BridgeResult<RpcMethods["runDrill"]["result"]>>;
+    /** A GGUF file's facts and memory estimate, without loading it. */
+    inspectModel(path: string): Promise<BridgeResult<RpcMethods["inspectModel"]["result"]>>;
+    /** Loads another model (a path, or "tiny"); running turns end with model_switched. */
+    switchModel(model: string): Promise<BridgeResult<RpcMethods["switchModel"]["result"]>>;
     /** Turn events of this window's chats only; returns the function that stops them. */
     onTurnEvent(listener: TurnEventListener): () => void;
 

@@ -22,7 +22,9 @@ export const rpcChannels: { readonly [M in RpcMethod]: `kvault:rpc:${M}` } = {
     replayableTurns: "kvault:rpc:replayableTurns",
     replay: "kvault:rpc:replay",
     listDrills: "kvault:rpc:listDrills",
-    runDrill: "kvault:rpc:runDrill"
+    runDrill: "kvault:rpc:runDrill",
+    inspectModel: "kvault:rpc:inspectModel",
+    switchModel: "kvault:rpc:switchModel"
 };
 
 export type Channel = (typeof channels)[keyof typeof channels] | (typeof rpcChannels)[RpcMethod];

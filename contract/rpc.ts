@@ -4,6 +4,7 @@
 import type { ChatMessage, ChatTurnRequest, DraftMeasurement, EngineErrorPayload, EngineInfo, FinishReason, TurnUsage } from "./engineProtocol.js";
 import type { EngineSnapshot } from "./EngineSnapshot.js";
 import type { AuditSummary, DrillDescription, DrillReport, ReplayableTurn, ReplaySummary } from "./isolation.js";
+import type { ModelFacts } from "./models.js";
 
 export interface RpcMethods {
     info: { params: Record<string, never>; result: EngineInfo };
@@ -21,11 +22,18 @@ export interface RpcMethods {
     listDrills: { params: Record<string, never>; result: readonly DrillDescription[] };
     /** Runs the fault drill `id` in sandboxed engines (seconds); fails with unknown_drill for an id not listed. */
     runDrill: { params: { id: string }; result: DrillReport };
+    /** A GGUF file's facts and memory estimate, read from its header; fails with model_unreadable, model_not_gguf or model_unsupported. */
+    inspectModel: { params: { path: string }; result: ModelFacts };
+    /** Loads `model` (a GGUF path on the host, or "tiny"); running turns end with model_switched. */
+    switchModel: { params: { model: string }; result: EngineInfo };
 }
+
+/** Longest model path or name the RPC takes (characters). */
+export const MAX_MODEL_PATH_CHARS = 4096;
 
 export type RpcMethod = keyof RpcMethods;
 export const rpcMethods: readonly RpcMethod[] = [
-    "info", "chat", "cancel", "measure", "snapshot", "forgetWorkspace", "audit", "replayableTurns", "replay", "listDrills", "runDrill"
+    "info", "chat", "cancel", "measure", "snapshot", "forgetWorkspace", "audit", "replayableTurns", "replay", "listDrills", "runDrill", "inspectModel", "switchModel"
 ];
 
 export type RpcRequest = { [M in RpcMethod]: { readonly id: number; readonly method: M; readonly params: RpcMethods[M]["params"] } }[RpcMethod];

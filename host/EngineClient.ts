@@ -3,6 +3,7 @@ import type { ChatMessage, ChatTurnRequest, DraftMeasurement, EngineInfo, TurnCa
 export type { TurnCallbacks, TurnResult } from "../contract/engineProtocol.js";
 import type { EngineSnapshot } from "../contract/EngineSnapshot.js";
 import type { AuditSummary, DrillDescription, DrillReport, ReplayableTurn, ReplaySummary } from "../contract/isolation.js";
+import type { ModelFacts } from "../contract/models.js";
 
 /**
  * What a host (the headless server, Electron main) needs from the engine, whether it runs in its
@@ -23,4 +24,12 @@ export interface EngineClient {
     listDrills(): Promise<readonly DrillDescription[]> | readonly DrillDescription[];
     /** Runs a fault drill in sandboxed engines; rejects with unknown_drill for an id not listed. */
     runDrill(id: string): Promise<DrillReport>;
+    /** A GGUF file's facts and memory estimate, without loading it; rejects with model_unreadable, model_not_gguf or model_unsupported. */
+    inspectModel(path: string): Promise<ModelFacts>;
+    /**
+     * Loads another model: a path on the host's machine, or "tiny" for the built-in demo model.
+     * A bad file is refused before the running engine is touched; otherwise running turns end with
+     * model_switched. Resolves with the new engine's info.
+     */
+    switchModel(model: string): Promise<EngineInfo>;
 }

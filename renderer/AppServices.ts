@@ -1,13 +1,15 @@
 import { createContext, useContext } from "react";
 import type { ChatController } from "./chat/ChatController";
 import type { IsolationController } from "./isolation/IsolationController";
+import type { ModelController } from "./model/ModelController";
 import type { KvaultRpc } from "./rpc/KvaultRpc";
 
-/** What the page makes once, outside React, and hands down: the RPC, the chat's and the isolation panel's actions. */
+/** What the page makes once, outside React, and hands down: the RPC, the chat's, the isolation panel's and the model manager's actions. */
 export interface AppServices {
     readonly rpc: KvaultRpc;
     readonly chat: ChatController;
     readonly isolation: IsolationController;
+    readonly model: ModelController;
 }
 
 export const AppServicesContext = createContext<AppServices | undefined>(undefined);

@@ -4,9 +4,12 @@ import { App } from "./App";
 import { AppServicesContext, type AppServices } from "./AppServices";
 import { ChatController } from "./chat/ChatController";
 import { IsolationController } from "./isolation/IsolationController";
+import { ModelController } from "./model/ModelController";
 import { connectRpc } from "./rpc/connectRpc";
 import { useDraftStore } from "./stores/draftStore";
+import { useEngineStore } from "./stores/engineStore";
 import { useIsolationStore } from "./stores/isolationStore";
+import { useModelStore } from "./stores/modelStore";
 import { useTurnStore } from "./stores/turnStore";
 import { useWorkspaceStore } from "./stores/workspaceStore";
 import "./App.css";
@@ -21,7 +24,8 @@ const rpc = connectRpc();
 const services: AppServices = {
     rpc,
     chat: new ChatController(rpc, { workspaces: useWorkspaceStore, turns: useTurnStore, drafts: useDraftStore }),
-    isolation: new IsolationController(rpc, { isolation: useIsolationStore, turns: useTurnStore })
+    isolation: new IsolationController(rpc, { isolation: useIsolationStore, turns: useTurnStore }),
+    model: new ModelController(rpc, { model: useModelStore, engine: useEngineStore, turns: useTurnStore })
 };
 if (useWorkspaceStore.getState().workspaces.length === 0)
     useWorkspaceStore.getState().create();

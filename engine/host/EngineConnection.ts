@@ -151,10 +151,13 @@ export class EngineConnection {
 
     /**
      * Asks the engine to shut down (it ends running turns with engine_stopped and exits), and
-     * kills it if it has not exited within `graceMs`. Resolves once the process is gone.
+     * kills it if it has not exited within `graceMs`. Resolves once the process is gone. With
+     * `endPending`, running turns and calls reject with its error at once.
      */
-    async shutdown(graceMs: number): Promise<EngineExit> {
+    async shutdown(graceMs: number, endPending?: (what: "turn" | "call") => Error): Promise<EngineExit> {
         if (this.#phase === "ready") {
+            if (endPending !== undefined)
+                this.#rejectAll(endPending); // now, with the caller's reason, rather than engine_stopped once the process has gone
             this.#phase = "stopping";
             this.#stopRequested = true;
             this.child.send({ type: "shutdown" });

@@ -1,7 +1,9 @@
 import type { ChatMessage, ChatTurnRequest, DraftMeasurement, EngineInfo } from "../../contract/engineProtocol.js";
 import type { EngineSnapshot } from "../../contract/EngineSnapshot.js";
 import type { AuditSummary, DrillDescription, DrillReport, ReplayableTurn, ReplaySummary } from "../../contract/isolation.js";
+import type { ModelFacts } from "../../contract/models.js";
 import { invariant } from "../core/invariant.js";
+import { ModelSwitchedError } from "../core/modelErrors.js";
 import type { EngineConfigInput } from "../EngineConfig.js";
 import { EngineStoppedError } from "../request/requestErrors.js";
 import type { TurnCallbacks, TurnResult } from "../service/EngineService.js";
@@ -41,7 +43,18 @@ export interface EngineSupervisorOptions {
     readonly restartWindowMs?: number;
     readonly restartBackoffMs?: number;
     readonly log?: (line: string) => void;
+    /**
+     * Reads a model file's facts, or throws model_unreadable / model_not_gguf / model_unsupported.
+     * By default engine/runtime/inspectModelFile.ts, in this (the host's) process, on the CPU.
+     */
+    readonly inspectModel?: ModelInspector;
 }
+
+export type ModelInspector = (modelPath: string, estimateFor: { readonly contextSize: number; readonly sequences: number }) => Promise<ModelFacts>;
+
+/** The default inspector, loaded on first use: a host that never inspects never loads node-llama-cpp. */
+const inspectInThisProcess: ModelInspector = async (modelPath, estimateFor) =>
+    (await import("../runtime/inspectModelFile.js")).inspectModelFile(modelPath, estimateFor);
 
 export interface EngineSupervisorEvents {
     /** The engine process ended on its own; `numInterrupted` turns and calls were rejected with engine_crashed. */
@@ -50,6 +63,8 @@ export interface EngineSupervisorEvents {
     restarted: { readonly pid: number | undefined; readonly info: EngineInfo; readonly numRestarts: number };
     /** The restart budget is spent: every call fails with `error` until the host is restarted. */
     down: { readonly error: EngineUnavailableError };
+    /** switchModel started an engine process on another model; `numEnded` turns and calls were ended with model_switched. */
+    switched: { readonly pid: number | undefined; readonly info: EngineInfo; readonly numEnded: number };
 }
 
 export type EngineSupervisorState = "running" | "restarting" | "down" | "disposed";
@@ -75,17 +90,24 @@ export class EngineSupervisor {
     #downError: EngineUnavailableError | undefined;
     #numRestarts = 0;
     readonly #waiters = new Set<Waiter>();
-    readonly #listeners: { [K in keyof EngineSupervisorEvents]: Set<Listener<K>> } = { crashed: new Set(), restarted: new Set(), down: new Set() };
+    readonly #listeners: { [K in keyof EngineSupervisorEvents]: Set<Listener<K>> } = { crashed: new Set(), restarted: new Set(), down: new Set(), switched: new Set() };
     readonly #budget: RestartBudget;
     readonly #restartAbort = new AbortController();
     #restarting: Promise<void> | undefined;
     #disposing: Promise<void> | undefined;
-    readonly #options: Required<Omit<EngineSupervisorOptions, "spawner" | "log">>;
+    /** The switch in progress; a second waits for it (one model change at a time). */
+    #switching: Promise<unknown> = Promise.resolve();
+    #config: EngineConfigInput;
+    readonly #inspect: ModelInspector;
+    readonly #options: Required<Omit<EngineSupervisorOptions, "spawner" | "log" | "inspectModel">>;
     readonly #spawner: EngineProcessSpawner;
     readonly #log: (line: string) => void;
 
-    private constructor(private readonly config: EngineConfigInput, options: EngineSupervisorOptions) {
-        this.#options = { ...supervisorDefaults, ...stripUndefined(options) };
+    private constructor(config: EngineConfigInput, options: EngineSupervisorOptions) {
+        this.#config = config;
+        this.#inspect = options.inspectModel ?? inspectInThisProcess;
+        const { spawner: _spawner, log: _log, inspectModel: _inspectModel, ...timing } = options;
+        this.#options = { ...supervisorDefaults, ...stripUndefined(timing) };
         this.#spawner = options.spawner ?? forkEngineSpawner();
         this.#log = options.log ?? ((line) => process.stderr.write(`[kvault host] ${line}\n`));
         this.#budget = new RestartBudget(this.#options.maxRestarts, this.#options.restartWindowMs);
@@ -172,6 +194,69 @@ export class EngineSupervisor {
     }
 
     /**
+     * A model file's facts and a memory estimate for this engine's decode context, without loading
+     * it. Rejects with model_unreadable, model_not_gguf or model_unsupported, saying what to do.
+     */
+    inspectModel(modelPath: string): Promise<ModelFacts> {
+        const { decodeContextSize, window, numDecodeSequences } = this.#config;
+        return this.#inspect(modelPath, { contextSize: decodeContextSize ?? window ?? 4096, sequences: numDecodeSequences ?? 1 });
+    }
+
+    /**
+     * Loads another model: the same configuration with `modelPath`. The file is inspected first,
+     * and a bad one is refused (model_unreadable, model_not_gguf, model_unsupported) without
+     * touching the running engine. Then running turns and calls end with model_switched, the
+     * engine process stops, and one on the new model starts; calls made meanwhile wait for it.
+     * If the new model does not start, the previous one is started again and this rejects with
+     * why. Resolves with the new engine's info.
+     */
+    switchModel(modelPath: string): Promise<EngineInfo> {
+        const run = this.#switching.then(() => this.#switchModel(modelPath));
+        this.#switching = run.catch(() => undefined);
+        return run;
+    }
+
+    async #switchModel(modelPath: string): Promise<EngineInfo> {
+        await this.#whenRunning(); // not while it restarts after a crash, is down or is disposed
+        const facts = await this.inspectModel(modelPath);
+        const connection = await this.#whenRunning();
+        const previous = this.#config;
+        const next: EngineConfigInput = { ...previous, modelPath };
+        const modelName = facts.name !== undefined && facts.name !== "" ? facts.name : facts.fileName.replace(/\.gguf$/i, "");
+        const numEnded = connection.numPending;
+        this.#connection = undefined;
+        this.#state = "restarting";
+        this.#log(`switching the model to ${modelPath}; ending ${numEnded} request(s) in flight.`);
+        await connection.shutdown(this.#options.shutdownGraceMs, (what) => new ModelSwitchedError(modelName, what));
+        if (this.#isDisposed())
+            throw new EngineStoppedError("The engine was shut down while the model was being switched.");
+        this.#config = next;
+        let started: EngineConnection;
+        try {
+            started = await this.#open();
+        } catch (error) {
+            this.#config = previous;
+            this.#log(`the engine did not start on ${modelPath} (${(error as Error).message}); starting the previous model again.`);
+            if (this.#isDisposed())
+                throw error;
+            try {
+                this.#adopt(await this.#open());
+            } catch (again) {
+                this.#goDown(`The engine did not start on ${modelPath}, nor again on the previous model (${(again as Error).message}). Check the model, then restart Kvault.`);
+            }
+            throw error;
+        }
+        if (this.#isDisposed()) {
+            await started.shutdown(this.#options.shutdownGraceMs);
+            throw new EngineStoppedError("The engine was shut down while the model was being switched.");
+        }
+        this.#adopt(started);
+        this.#log(`engine process ${started.pid} is ready on ${started.info.modelName}.`);
+        this.#emit("switched", { pid: started.pid, info: started.info, numEnded });
+        return started.info;
+    }
+
+    /**
      * Shuts the engine down (running turns end with engine_stopped), kills it if it does not exit
      * within the grace period, and resolves once no engine process is left. Idempotent.
      */
@@ -191,7 +276,7 @@ export class EngineSupervisor {
     }
 
     #open(): Promise<EngineConnection> {
-        return EngineConnection.open(this.#spawner, this.config, {
+        return EngineConnection.open(this.#spawner, this.#config, {
             startTimeoutMs: this.#options.startTimeoutMs,
             signal: this.#restartAbort.signal,
             log: this.#log,

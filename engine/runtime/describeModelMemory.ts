@@ -1,4 +1,4 @@
-import type { LlamaModel } from "node-llama-cpp";
+import type { GgufInsights, LlamaModel } from "node-llama-cpp";
 
 export type ModelMemory =
     | { readonly plainKvCache: true }
@@ -10,7 +10,11 @@ export type ModelMemory =
  * memories); for them the engine runs in unified mode and says why.
  */
 export function describeModelMemory(model: LlamaModel): ModelMemory {
-    const insights = model.fileInsights;
+    return describeInsightsMemory(model.fileInsights);
+}
+
+/** describeModelMemory from a file's insights, before (or without) loading it. */
+export function describeInsightsMemory(insights: GgufInsights): ModelMemory {
     if (insights.isRecurrent)
         return { plainKvCache: false, reason: "the model's memory is recurrent (no per-token KV cache)" };
     if (insights.isHybrid)

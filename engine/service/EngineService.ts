@@ -3,6 +3,9 @@ import type { ChatMessage, ChatTurnRequest, DraftMeasurement, EngineInfo, TokenL
 export type { TurnCallbacks, TurnResult } from "../../contract/engineProtocol.js";
 import { pageStateNames, type EngineSnapshot } from "../../contract/EngineSnapshot.js";
 import type { AuditSummary, DrillDescription, DrillReport, ReplayableTurn, ReplaySummary } from "../../contract/isolation.js";
+import type { ModelFacts } from "../../contract/models.js";
+import { ModelSwitchUnavailableError } from "../core/modelErrors.js";
+import { inspectModelFile } from "../runtime/inspectModelFile.js";
 import { drillCatalog } from "../drills/drillCatalog.js";
 import { runFaultDrill } from "../drills/runFaultDrill.js";
 import { ReplayUnavailableError } from "../KvEngine.js";
@@ -215,6 +218,19 @@ export class EngineService {
     /** Runs a fault drill in sandboxed engines of its own (the tiny model); this engine's workspaces are untouched. */
     runDrill(id: string): Promise<DrillReport> {
         return runFaultDrill(id, this.engine.runtime);
+    }
+
+    /** A GGUF file's facts and a memory estimate for this engine's decode context, read with this engine's binding. */
+    inspectModel(modelPath: string): Promise<ModelFacts> {
+        const { decodeContextSize, numDecodeSequences } = this.engine.config;
+        return inspectModelFile(modelPath, { contextSize: decodeContextSize, sequences: numDecodeSequences, llama: this.engine.runtime.llama });
+    }
+
+    /** An in-process engine serves one model for its life; hosts that switch run the engine behind EngineSupervisor. */
+    switchModel(_model: string): Promise<EngineInfo> {
+        return Promise.reject(new ModelSwitchUnavailableError(
+            "This engine runs in the host's process and keeps its model for its life; start the host with the model you want (npm run serve -- --model PATH)."
+        ));
     }
 
     async forgetWorkspace(workspace: string): Promise<void> {

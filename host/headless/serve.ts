@@ -5,6 +5,7 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { DEMO_MODEL } from "../../contract/models.js";
 import { KvaultError } from "../../engine/core/KvaultError.js";
 import { EngineSupervisor } from "../../engine/host/EngineSupervisor.js";
 import type { EngineClient } from "../EngineClient.js";
@@ -44,6 +45,7 @@ async function main(): Promise<void> {
     log(`Engine: ${info.modelName} on ${info.backend}, ${info.mode.effective} mode${info.mode.reason ? ` (${info.mode.reason})` : ""}.`);
     if (info.window.clamped)
         log(`The window was clamped from ${info.window.configured.toLocaleString("en-US")} to ${info.window.limit.toLocaleString("en-US")} tokens: the measured ${info.window.boundBy} capacity is smaller.`);
+    supervisor.on("switched", (event) => log(`Engine: switched to ${event.info.modelName}; ${event.numEnded} request(s) ended with model_switched.`));
     supervisor.on("crashed", (event) => log(`The engine process stopped (${event.signal ?? `exit ${event.exitCode}`}); ${event.numInterrupted} requests ended with an error.${event.willRestart ? " Restarting it." : ""}`));
 
     const engine: EngineClient = {
@@ -56,7 +58,10 @@ async function main(): Promise<void> {
         replayableTurns: () => supervisor.replayableTurns(),
         replay: (requestId) => supervisor.replay(requestId),
         listDrills: () => supervisor.listDrills(),
-        runDrill: (id) => supervisor.runDrill(id)
+        runDrill: (id) => supervisor.runDrill(id),
+        inspectModel: (modelPath) => supervisor.inspectModel(modelPath),
+        // "tiny" is the built-in demo model, generated into the data directory as at start.
+        switchModel: (name) => supervisor.switchModel(name === DEMO_MODEL ? resolveServeModel({ ...options, model: { kind: "preset", preset: DEMO_MODEL } }, log).path : path.resolve(name))
     };
     const rpc = new RpcServer(engine);
     const rendererDirectory = path.join(repositoryRoot, "out", "renderer");

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import { WebSocketServer, type WebSocket } from "ws";
-import { rpcMethods, type RpcMethod, type RpcServerMessage } from "../../contract/rpc.js";
+import { MAX_MODEL_PATH_CHARS, rpcMethods, type RpcMethod, type RpcServerMessage } from "../../contract/rpc.js";
 import { commandLimits } from "../../engine/process/parseEngineCommand.js";
 import type { EngineClient } from "../EngineClient.js";
 
@@ -95,6 +95,14 @@ export class RpcServer {
                 if (!isId(params.id))
                     throw rpcError("invalid_request", `runDrill takes id (a string of 1 to ${commandLimits.maxIdChars} characters), one of listDrills' ids.`);
                 return this.engine.runDrill(params.id);
+            case "inspectModel":
+                if (!isModelPath(params.path))
+                    throw rpcError("invalid_request", `inspectModel takes path (a string of 1 to ${MAX_MODEL_PATH_CHARS} characters).`);
+                return this.engine.inspectModel(params.path);
+            case "switchModel":
+                if (!isModelPath(params.model))
+                    throw rpcError("invalid_request", `switchModel takes model (a GGUF path or "tiny", 1 to ${MAX_MODEL_PATH_CHARS} characters).`);
+                return this.engine.switchModel(params.model);
             case "cancel": {
                 const controller = typeof params.requestId === "string" ? turns.get(params.requestId) : undefined;
                 controller?.abort();
@@ -123,6 +131,10 @@ export class RpcServer {
 
 function isId(value: unknown): value is string {
     return typeof value === "string" && value.length > 0 && value.length <= commandLimits.maxIdChars;
+}
+
+function isModelPath(value: unknown): value is string {
+    return typeof value === "string" && value.length > 0 && value.length <= MAX_MODEL_PATH_CHARS;
 }
 
 function rpcError(code: string, message: string): Error & { code: string } {

@@ -1,5 +1,7 @@
 // No electron import: the caller passes the spawner (utilityProcessSpawner in the app) and the
 // userData paths, so this reads and could be tested like the headless host's startup.
+import path from "node:path";
+import { DEMO_MODEL } from "../../contract/models";
 import type { EngineConfigInput } from "../../engine/EngineConfig";
 import type { EngineProcessSpawner } from "../../engine/host/EngineProcessSpawner";
 import { EngineSupervisor } from "../../engine/host/EngineSupervisor";
@@ -56,5 +58,8 @@ export async function startEngine(options: StartEngineOptions): Promise<StartedE
         `The engine process stopped (${event.signal ?? `exit ${event.exitCode}`}); ${event.numInterrupted} request(s) ended with an error.${event.willRestart ? " Restarting it." : ""}`
     ));
     supervisor.on("down", (event) => log(event.error.message));
-    return { supervisor, client: supervisorEngineClient(supervisor), modelId: model.id };
+    supervisor.on("switched", (event) => log(`Engine: switched to ${event.info.modelName}; ${event.numEnded} request(s) ended with model_switched.`));
+    // "tiny" is the built-in demo model, generated into the models directory as at start.
+    const resolveModel = (name: string): string => name === DEMO_MODEL ? resolveAppModel(options.modelsDirectory, null, log).path : path.resolve(name);
+    return { supervisor, client: supervisorEngineClient(supervisor, resolveModel), modelId: model.id };
 }

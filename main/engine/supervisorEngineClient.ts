@@ -1,8 +1,12 @@
 import type { EngineSupervisor } from "../../engine/host/EngineSupervisor";
 import type { EngineClient } from "../../host/EngineClient";
 
-/** The EngineClient every host-side consumer (the renderer's RPC, the local API) uses, over the supervised engine process. */
-export function supervisorEngineClient(supervisor: EngineSupervisor): EngineClient {
+/**
+ * The EngineClient every host-side consumer (the renderer's RPC, the local API) uses, over the
+ * supervised engine process. `resolveModel` turns switchModel's argument ("tiny" or a path) into
+ * the file to load.
+ */
+export function supervisorEngineClient(supervisor: EngineSupervisor, resolveModel: (model: string) => string = (model) => model): EngineClient {
     return {
         info: () => supervisor.info,
         chat: (request, callbacks, signal) => supervisor.chat(request, callbacks, signal),
@@ -13,6 +17,8 @@ export function supervisorEngineClient(supervisor: EngineSupervisor): EngineClie
         replayableTurns: () => supervisor.replayableTurns(),
         replay: (requestId) => supervisor.replay(requestId),
         listDrills: () => supervisor.listDrills(),
-        runDrill: (id) => supervisor.runDrill(id)
+        runDrill: (id) => supervisor.runDrill(id),
+        inspectModel: (modelPath) => supervisor.inspectModel(modelPath),
+        switchModel: async (model) => supervisor.switchModel(resolveModel(model))
     };
 }

@@ -83,6 +83,10 @@ export class RendererRpc {
                 return (await this.engine()).listDrills();
             case "runDrill":
                 return (await this.engine()).runDrill(call.params.id);
+            case "inspectModel":
+                return (await this.engine()).inspectModel(call.params.path);
+            case "switchModel":
+                return (await this.engine()).switchModel(call.params.model);
         }
     }
 

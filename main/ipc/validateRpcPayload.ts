@@ -3,7 +3,7 @@
 // (parseEngineCommand); this copy refuses garbage one hop sooner and never forwards a field the
 // contract does not name.
 import type { ChatMessage } from "../../contract/engineProtocol";
-import { rpcMethods, type RpcMethod, type RpcMethods } from "../../contract/rpc";
+import { MAX_MODEL_PATH_CHARS, rpcMethods, type RpcMethod, type RpcMethods } from "../../contract/rpc";
 import { commandLimits } from "../../engine/process/parseEngineCommand";
 import { InvalidRequestError } from "../../engine/request/requestErrors";
 import { turnLimits, validateChatTurn } from "../../engine/service/validateChatTurn";
@@ -23,7 +23,9 @@ const paramFields: { readonly [M in RpcMethod]: readonly string[] } = {
     replayableTurns: [],
     replay: ["requestId"],
     listDrills: [],
-    runDrill: ["id"]
+    runDrill: ["id"],
+    inspectModel: ["path"],
+    switchModel: ["model"]
 };
 
 const roles = new Set<string>(["system", "user", "assistant"]);
@@ -57,6 +59,10 @@ export function validateRpcPayload(method: unknown, params: unknown): RpcCall {
             return { method: known, params: { id: id(fields.id, "id", "name one of listDrills' drills") } };
         case "cancel":
             return { method: known, params: { requestId: id(fields.requestId, "requestId") } };
+        case "inspectModel":
+            return { method: known, params: { path: modelPath(fields.path, "path") } };
+        case "switchModel":
+            return { method: known, params: { model: modelPath(fields.model, "model") } };
         case "forgetWorkspace":
             return { method: known, params: { workspace: workspace(fields.workspace) } };
         case "measure": {
@@ -104,6 +110,14 @@ function id(value: unknown, name: string, remedy = "give each turn its own id"):
     const text = string(value, name, commandLimits.maxIdChars);
     if (text === "") {
         throw new InvalidRequestError(`${name} is empty; ${remedy}.`);
+    }
+    return text;
+}
+
+function modelPath(value: unknown, name: string): string {
+    const text = string(value, name, MAX_MODEL_PATH_CHARS);
+    if (text.trim() === "") {
+        throw new InvalidRequestError(`${name} is empty; give the full path of a .gguf file, or "tiny" for the built-in demo model.`);
     }
     return text;
 }

@@ -34,6 +34,8 @@ export function createBridge(ipc: BridgeIpc): KvaultBridge {
         replay: (requestId) => ipc.invoke(rpcChannels.replay, { requestId }),
         listDrills: () => ipc.invoke(rpcChannels.listDrills, {}),
         runDrill: (id) => ipc.invoke(rpcChannels.runDrill, { id }),
+        inspectModel: (path) => ipc.invoke(rpcChannels.inspectModel, { path }),
+        switchModel: (model) => ipc.invoke(rpcChannels.switchModel, { model }),
         onTurnEvent: (listener: TurnEventListener) => {
             if (typeof listener !== "function") {
                 throw new TypeError("onTurnEvent takes a function.");

@@ -1,5 +1,13 @@
+import { useState } from "react";
+import type { ModelFacts } from "../../contract/models";
+import { useAppServices } from "../AppServices";
 import { useEngineStore } from "../stores/engineStore";
+import { useModelStore } from "../stores/modelStore";
+import { useTurnStore } from "../stores/turnStore";
 import { formatCount } from "../util/formatCount";
+import type { ModelController } from "./ModelController";
+import { estimateText, factRows } from "./modelText";
+import "./ModelPanel.css";
 
 /** The loaded model and the geometry the engine measured for it. */
 export function ModelPanel() {
@@ -39,7 +47,81 @@ export function ModelPanel() {
                 <dt>Pool</dt>
                 <dd>{formatCount(info.numPages)} pages × {formatCount(info.pageTokens)} tokens</dd>
             </dl>
-            <p className="panel-note">This server runs one model, chosen when it started. Opening and downloading models from here is not available yet.</p>
+            <ModelManager controller={useAppServices().model} />
+        </div>
+    );
+}
+
+/** Open a GGUF on the machine running Kvault: inspect it (facts, memory estimate), load it, or go back to the demo model. */
+function ModelManager({ controller }: { readonly controller: ModelController }) {
+    const [path, setPath] = useState("");
+    /** The model a Load waits to be confirmed for, while turns are running. */
+    const [confirming, setConfirming] = useState<string | undefined>(undefined);
+    const inspection = useModelStore((state) => state.inspection);
+    const loading = useModelStore((state) => state.loading);
+    const numRunning = useTurnStore((state) => Object.keys(state.live).length);
+
+    const load = (model: string): void => {
+        if (controller.numRunningTurns() > 0) {
+            setConfirming(model);
+            return;
+        }
+        setConfirming(undefined);
+        void controller.load(model);
+    };
+    const inspectionState = inspection.running ? "running" : inspection.facts !== undefined ? "done" : inspection.error !== undefined ? "error" : "idle";
+    return (
+        <section className="model-manager" aria-labelledby="model-manager-heading" data-inspect-state={inspectionState} data-load-state={loading.running ? "running" : loading.error !== undefined ? "error" : "idle"}>
+            <h3 id="model-manager-heading">Open a model</h3>
+            <form className="model-open" onSubmit={(event) => { event.preventDefault(); void controller.inspect(path); }}>
+                <label htmlFor="model-path">GGUF path on the machine running Kvault</label>
+                <input id="model-path" type="text" value={path} spellCheck={false} autoComplete="off" placeholder="/home/me/models/model.gguf"
+                    onChange={(event) => setPath(event.currentTarget.value)} />
+                <div className="model-actions">
+                    <button type="submit" disabled={inspection.running} aria-label="Inspect the model file">{inspection.running ? "Inspecting…" : "Inspect"}</button>
+                    <button type="button" disabled={loading.running || path.trim() === ""} onClick={() => load(path.trim())} aria-label="Load this model file">Load</button>
+                    <button type="button" disabled={loading.running} onClick={() => load("tiny")} aria-label="Use the built-in demo model">Use the built-in demo model</button>
+                </div>
+            </form>
+            {confirming !== undefined && (
+                <div className="model-confirm" role="alertdialog" aria-labelledby="model-confirm-text">
+                    <p id="model-confirm-text">
+                        {numRunning === 1 ? "A turn is" : `${formatCount(numRunning)} turns are`} running. Loading {confirming === "tiny" ? "the demo model" : confirming} ends {numRunning === 1 ? "it" : "them"}; you can send {numRunning === 1 ? "it" : "them"} again after.
+                    </p>
+                    <div className="model-actions">
+                        <button type="button" onClick={() => { const model = confirming; setConfirming(undefined); void controller.load(model); }} aria-label="Load anyway, ending the running turns">Load anyway</button>
+                        <button type="button" onClick={() => setConfirming(undefined)} aria-label="Cancel loading the model">Cancel</button>
+                    </div>
+                </div>
+            )}
+            {loading.running && <p className="placeholder" role="status">Loading {loading.model === "tiny" ? "the built-in demo model" : loading.model}…</p>}
+            {loading.error !== undefined && (
+                <p className="model-error" role="alert" data-error-code={loading.error.code}>
+                    <strong>Could not load the model ({loading.error.code}).</strong> {loading.error.message}
+                </p>
+            )}
+            {inspection.error !== undefined && (
+                <p className="model-error" role="alert" data-error-code={inspection.error.code}>
+                    <strong>Cannot use this file ({inspection.error.code}).</strong> {inspection.error.message}
+                </p>
+            )}
+            {inspection.facts !== undefined && <FactsView facts={inspection.facts} />}
+        </section>
+    );
+}
+
+function FactsView({ facts }: { readonly facts: ModelFacts }) {
+    return (
+        <div className="model-facts" data-model-path={facts.path}>
+            <dl className="facts" aria-label={`Facts of ${facts.fileName}`}>
+                {factRows(facts).map((row) => (
+                    <div key={row.key} className="model-fact">
+                        <dt>{row.label}</dt>
+                        <dd data-fact={row.key}>{row.value}</dd>
+                    </div>
+                ))}
+            </dl>
+            <p className="model-estimate" data-fact="estimate">{estimateText(facts)}</p>
         </div>
     );
 }

@@ -58,6 +58,8 @@ export class BridgeTransport implements RpcTransport {
             case "replay": return this.bridge.replay(request.params.requestId);
             case "listDrills": return this.bridge.listDrills();
             case "runDrill": return this.bridge.runDrill(request.params.id);
+            case "inspectModel": return this.bridge.inspectModel(request.params.path);
+            case "switchModel": return this.bridge.switchModel(request.params.model);
         }
     }
 }

@@ -1,3 +1,4 @@
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import type { RpcServerMessage } from "../../../contract/rpc.js";
@@ -5,7 +6,7 @@ import { EngineService } from "../../../engine/service/EngineService.js";
 import { KvaultHttpServer } from "../../../host/http/KvaultHttpServer.js";
 import { RpcServer } from "../../../host/rpc/RpcServer.js";
 import { expectEngineClean, tinyEngineConfig } from "../../support/engineFixtures.js";
-import { generatedModelPath } from "../../support/generatedModels.js";
+import { generatedModelPath, repositoryRoot } from "../../support/generatedModels.js";
 
 const API_KEY = "rpc-test-key-0001";
 
@@ -87,6 +88,22 @@ describe("the renderer's RPC over a WebSocket (headless mode)", () => {
         expect(await client.call(10, "runDrill", { id: "" })).toMatchObject({ id: 10, error: { code: "invalid_request" } });
         expect(await client.call(11, "runDrill", { id: "d".repeat(300) })).toMatchObject({ id: 11, error: { code: "invalid_request" } });
         expect(await client.call(12, "audit", {})).toMatchObject({ id: 12, result: { ok: true } });
+        client.socket.close();
+    });
+
+    it("inspects a model over the socket: a GGUF's facts, a file that is not GGUF refused with model_not_gguf", async () => {
+        const client = await RawClient.connect(url);
+        expect(await client.call(1, "inspectModel", { path: generatedModelPath("tiny") })).toMatchObject({
+            id: 1, result: { architecture: "llama", fileType: "MOSTLY_F16", estimate: { contextSize: 256, sequences: 2 } }
+        });
+        const notGguf = path.join(repositoryRoot, "package.json");
+        expect(await client.call(2, "inspectModel", { path: notGguf })).toEqual({
+            id: 2, error: { code: "model_not_gguf", message: `${notGguf} is not a GGUF file (it starts with "{\\n  "; a GGUF file starts with "GGUF"). Open a .gguf model file.` }
+        });
+        expect(await client.call(3, "inspectModel", { path: "" })).toMatchObject({ id: 3, error: { code: "invalid_request" } });
+        expect(await client.call(4, "switchModel", { model: 7 })).toMatchObject({ id: 4, error: { code: "invalid_request" } });
+        // An in-process engine keeps its model; the headless server's supervisor is what switches.
+        expect(await client.call(5, "switchModel", { model: "tiny" })).toMatchObject({ id: 5, error: { code: "model_switch_unavailable" } });
         client.socket.close();
     });
 

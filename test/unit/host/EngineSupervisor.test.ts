@@ -1,7 +1,9 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { EngineCommand, EngineEvent, EngineInfo } from "../../../contract/engineProtocol.js";
+import type { ModelFacts } from "../../../contract/models.js";
 import { EngineCrashedError, EngineRequestError, EngineStartError, type EngineUnavailableError } from "../../../engine/host/engineHostErrors.js";
 import type { EngineChildProcess, EngineProcessSpawner } from "../../../engine/host/EngineProcessSpawner.js";
+import { ModelNotGgufError, ModelSwitchedError } from "../../../engine/core/modelErrors.js";
 import { EngineSupervisor, supervisorDefaults, type EngineSupervisorOptions } from "../../../engine/host/EngineSupervisor.js";
 
 const info = { modelName: "fake" } as EngineInfo;
@@ -66,7 +68,10 @@ class FakeSpawner implements EngineProcessSpawner {
     readyOnSpawn = true;
     exitOnShutdown = true;
 
-    spawnEngineProcess(): EngineChildProcess {
+    readonly modelPaths: string[] = [];
+
+    spawnEngineProcess(config: { modelPath: string }): EngineChildProcess {
+        this.modelPaths.push(config.modelPath);
         const child = new FakeEngineProcess(1000 + this.processes.length, { readyOnSpawn: this.readyOnSpawn, exitOnShutdown: this.exitOnShutdown });
         this.processes.push(child);
         return child;
@@ -392,5 +397,77 @@ describe("EngineSupervisor.dispose", () => {
         expect(spawner.processes).toHaveLength(2);
         expect(spawner.last.killSignals).toEqual(["SIGKILL"]);
         expect(spawner.last.exited).toBe(true);
+    });
+});
+
+describe("EngineSupervisor.switchModel", () => {
+    const facts = (modelPath: string, name?: string): ModelFacts => ({ path: modelPath, fileName: modelPath.split("/").at(-1)!, name } as ModelFacts);
+    const goodInspector = async (modelPath: string) => facts(modelPath, "Next Model");
+
+    it("ends running turns with model_switched, starts an engine on the new file with the same config, and resolves with its info", async () => {
+        const spawner = new FakeSpawner();
+        const supervisor = await start(spawner, { inspectModel: goodInspector });
+        const switched = new Promise((resolve) => supervisor.on("switched", resolve));
+        const running = supervisor.chat(turn).catch((error: unknown) => error);
+        await Promise.resolve();
+        const info = await supervisor.switchModel("/models/next.gguf");
+        const error = await running as ModelSwitchedError;
+        expect(error).toBeInstanceOf(ModelSwitchedError);
+        expect(error.code).toBe("model_switched");
+        expect(error.message).toBe("The model was switched to Next Model while this turn ran; send the message again.");
+        expect(spawner.processes[0]!.lastSent("shutdown")).toEqual({ type: "shutdown" });
+        expect(spawner.modelPaths).toEqual(["/fake.gguf", "/models/next.gguf"]);
+        expect(info.modelName).toBe("fake 1001");
+        expect(supervisor.info.modelName).toBe("fake 1001");
+        expect(supervisor.pid).toBe(1001);
+        expect(supervisor.state).toBe("running");
+        expect(await switched).toMatchObject({ pid: 1001, numEnded: 1 });
+        expect(supervisor.numRestarts).toBe(0);
+    });
+
+    it("refuses a bad file before touching the running engine", async () => {
+        const spawner = new FakeSpawner();
+        const supervisor = await start(spawner, {
+            inspectModel: async () => { throw new ModelNotGgufError("/x is not a GGUF file (it starts with \"{\\n  \"; a GGUF file starts with \"GGUF\")."); }
+        });
+        const running = supervisor.chat(turn);
+        await expect(supervisor.switchModel("/x")).rejects.toMatchObject({ code: "model_not_gguf" });
+        expect(spawner.processes).toHaveLength(1);
+        expect(spawner.last.sent.map((command) => command.type)).toEqual(["chat"]);
+        const usage = { promptTokens: 1, cachedPromptTokens: 0, evaluatedPromptTokens: 1, completionTokens: 1 };
+        spawner.last.emit({ type: "finished", requestId: "r1", text: "ok", finishReason: "stop", usage });
+        await expect(running).resolves.toMatchObject({ text: "ok" });
+        expect(supervisor.pid).toBe(1000);
+    });
+
+    it("calls made during the switch wait for the new engine", async () => {
+        const spawner = new FakeSpawner();
+        const supervisor = await start(spawner, { inspectModel: goodInspector });
+        const switching = supervisor.switchModel("/models/next.gguf");
+        await new Promise((resolve) => setTimeout(resolve, 0));
+        const measuring = supervisor.measure("alice", [], "Hi");
+        await switching;
+        await expect.poll(() => spawner.last.sent.map((command) => command.type)).toEqual(["measure"]);
+        const result = { workspace: "alice", draftTokens: 1, usedTokens: 0, limit: 256, remainingTokens: 255, fits: true };
+        spawner.last.emit({ type: "measured", callId: spawner.last.lastSent("measure").callId, result });
+        await expect(measuring).resolves.toEqual(result);
+        expect(spawner.processes[0]!.sent.map((command) => command.type)).toEqual(["shutdown"]);
+    });
+
+    it("starts the previous model again when the new one does not start, and rejects with why", async () => {
+        const spawner = new FakeSpawner();
+        const supervisor = await start(spawner, { inspectModel: goodInspector });
+        spawner.readyOnSpawn = false;
+        const switching = supervisor.switchModel("/models/broken.gguf").catch((error: unknown) => error);
+        await expect.poll(() => spawner.processes.length).toBe(2);
+        spawner.readyOnSpawn = true;
+        spawner.last.emit({ type: "startFailed", error: { code: "model_load_failed", message: "llama.cpp could not load it." } });
+        spawner.last.exit(1, null);
+        const error = await switching as EngineStartError;
+        expect(error).toBeInstanceOf(EngineStartError);
+        expect(error.message).toBe("The engine could not start: llama.cpp could not load it.");
+        expect(spawner.modelPaths).toEqual(["/fake.gguf", "/models/broken.gguf", "/fake.gguf"]);
+        expect(supervisor.state).toBe("running");
+        expect(supervisor.pid).toBe(1002);
     });
 });

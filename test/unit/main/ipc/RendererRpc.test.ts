@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { ChatTurnRequest, EngineInfo } from "../../../../contract/engineProtocol";
 import type { RpcTurnEvent } from "../../../../contract/rpc";
+import { ModelNotGgufError } from "../../../../engine/core/modelErrors";
 import { EngineRequestError, EngineStartError } from "../../../../engine/host/engineHostErrors";
 import { RequestCancelledError } from "../../../../engine/request/requestErrors";
 import type { EngineClient, TurnCallbacks, TurnResult } from "../../../../host/EngineClient";
@@ -73,6 +74,17 @@ function fakeEngine(): EngineClient & { readonly turns: Map<string, RunningTurn>
                 throw new EngineRequestError({ code: "unknown_drill", message: `There is no drill "${id}".` });
             }
             return { id, guardFired: true } as never;
+        },
+        inspectModel: async (path) => {
+            calls.push(`inspectModel ${path}`);
+            if (!path.endsWith(".gguf")) {
+                throw new ModelNotGgufError(`${path} is not a GGUF file (it starts with "{\\n  "; a GGUF file starts with "GGUF"). Open a .gguf model file.`);
+            }
+            return { path, architecture: "llama" } as never;
+        },
+        switchModel: async (model) => {
+            calls.push(`switchModel ${model}`);
+            return { ...info, modelName: model };
         }
     };
 }
@@ -111,6 +123,19 @@ describe("RendererRpc", () => {
         expect(await rpc.call(window, "runDrill", { id: "" })).toMatchObject({ ok: false, error: { code: "invalid_request" } });
         expect(await rpc.call(window, "audit", { scanFreePages: false })).toMatchObject({ ok: false, error: { code: "invalid_request" } });
         expect(engine.calls).toEqual(["audit", "replayableTurns", "replay r0", "replay r9", "listDrills", "runDrill flipped-byte", "runDrill nope"]);
+    });
+
+    it("answers inspectModel and switchModel, a bad file's refusal with its code", async () => {
+        const engine = fakeEngine();
+        const rpc = new RendererRpc(async () => engine);
+        const window = caller(1);
+        expect(await rpc.call(window, "inspectModel", { path: "/m/a.gguf" })).toEqual({ ok: true, value: { path: "/m/a.gguf", architecture: "llama" } });
+        expect(await rpc.call(window, "inspectModel", { path: "/repo/package.json" })).toMatchObject({ ok: false, error: { code: "model_not_gguf", message: expect.stringMatching(/is not a GGUF file/) } });
+        expect(await rpc.call(window, "switchModel", { model: "tiny" })).toEqual({ ok: true, value: { ...info, modelName: "tiny" } });
+        expect(await rpc.call(window, "switchModel", { model: "" })).toMatchObject({ ok: false, error: { code: "invalid_request" } });
+        expect(await rpc.call(window, "inspectModel", { path: "x".repeat(4097) })).toMatchObject({ ok: false, error: { code: "invalid_request" } });
+        expect(await rpc.call(window, "inspectModel", { model: "/m/a.gguf" })).toMatchObject({ ok: false, error: { code: "invalid_request" } });
+        expect(engine.calls).toEqual(["inspectModel /m/a.gguf", "inspectModel /repo/package.json", "switchModel tiny"]);
     });
 
     it("refuses a bad payload with invalid_request, without touching the engine", async () => {

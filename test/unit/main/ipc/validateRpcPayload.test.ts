@@ -40,7 +40,10 @@ describe("validateRpcPayload accepts every well-formed call", () => {
         ["replayableTurns", {}],
         ["replay", { requestId: "r1" }],
         ["listDrills", {}],
-        ["runDrill", { id: "flipped-byte" }]
+        ["runDrill", { id: "flipped-byte" }],
+        ["inspectModel", { path: "/home/me/models/llama.gguf" }],
+        ["switchModel", { model: "tiny" }],
+        ["switchModel to a path", { model: "C:\\models\\qwen.gguf" }]
     ])("%s, unchanged", (method, params) => {
         expect(validateRpcPayload(method.split(" ")[0], params)).toEqual({ method: method.split(" ")[0], params });
     });
@@ -63,7 +66,8 @@ describe("validateRpcPayload accepts every well-formed call", () => {
     it("covers every method of the contract", () => {
         const good: Record<string, unknown> = {
             info: {}, snapshot: {}, cancel: { requestId: "r" }, forgetWorkspace: { workspace: "w" }, measure, chat,
-            audit: {}, replayableTurns: {}, replay: { requestId: "r" }, listDrills: {}, runDrill: { id: "late-write" }
+            audit: {}, replayableTurns: {}, replay: { requestId: "r" }, listDrills: {}, runDrill: { id: "late-write" },
+            inspectModel: { path: "/m.gguf" }, switchModel: { model: "tiny" }
         };
         for (const method of rpcMethods) {
             expect(validateRpcPayload(method, good[method]).method).toBe(method);
@@ -107,7 +111,9 @@ describe("validateRpcPayload refuses with invalid_request", () => {
         ["replayableTurns", { workspace: "w" }],
         ["replay", { requestId: "r", workspace: "w" }],
         ["listDrills", { all: true }],
-        ["runDrill", { id: "flipped-byte", guards: "off" }]
+        ["runDrill", { id: "flipped-byte", guards: "off" }],
+        ["inspectModel", { path: "/m.gguf", gpuLayers: 99 }],
+        ["switchModel", { model: "tiny", path: "/m.gguf" }]
     ])("%s with a field the contract does not name", (method, params) => {
         expect(refused(method, params)).toMatch(/takes no field/);
     });
@@ -132,7 +138,11 @@ describe("validateRpcPayload refuses with invalid_request", () => {
         ["replay with an empty id", "replay", { requestId: "" }, /requestId is empty/],
         ["runDrill without an id", "runDrill", {}, /id must be a string; got undefined/],
         ["runDrill with a number", "runDrill", { id: 2 }, /id must be a string; got 2/],
-        ["runDrill with an empty id", "runDrill", { id: "" }, /^id is empty; name one of listDrills' drills\.$/]
+        ["runDrill with an empty id", "runDrill", { id: "" }, /^id is empty; name one of listDrills' drills\.$/],
+        ["inspectModel without a path", "inspectModel", {}, /path must be a string; got undefined/],
+        ["inspectModel with a blank path", "inspectModel", { path: "  " }, /^path is empty; give the full path of a \.gguf file, or "tiny" for the built-in demo model\.$/],
+        ["switchModel with a number", "switchModel", { model: 3 }, /model must be a string; got 3/],
+        ["switchModel with an empty model", "switchModel", { model: "" }, /^model is empty/]
     ])("%s", (_, method, params, message) => {
         expect(refused(method, params)).toMatch(message);
     });
@@ -147,6 +157,8 @@ describe("validateRpcPayload refuses with invalid_request", () => {
         ["an id", "cancel", { requestId: "r".repeat(commandLimits.maxIdChars + 1) }, /requestId has 257 characters; the limit is 256/],
         ["a replay's requestId", "replay", { requestId: "r".repeat(100_000) }, /requestId has 100,000 characters; the limit is 256/],
         ["a drill's id", "runDrill", { id: "d".repeat(commandLimits.maxIdChars + 1) }, /id has 257 characters; the limit is 256/],
+        ["a model path", "inspectModel", { path: "/".repeat(4097) }, /path has 4,097 characters; the limit is 4,096/],
+        ["a model to switch to", "switchModel", { model: "m".repeat(100_000) }, /model has 100,000 characters; the limit is 4,096/],
         ["a workspace name", "forgetWorkspace", { workspace: "w".repeat(turnLimits.maxWorkspaceChars + 1) }, /workspace has 257 characters/],
         ["a message", "measure", { ...measure, messages: [{ role: "user", content: "x".repeat(turnLimits.maxMessageChars + 1) }] }, /messages\[0\]\.content has 4,000,001 characters/],
         ["a draft", "measure", { ...measure, draft: "x".repeat(turnLimits.maxMessageChars + 1) }, /draft has 4,000,001 characters/]

@@ -38,8 +38,8 @@ describe("createBridge", () => {
     it("exposes named functions only, nothing of ipcRenderer", () => {
         const bridge = createBridge(fakeIpc());
         expect(Object.keys(bridge).sort()).toEqual(
-            ["audit", "cancel", "chat", "forgetWorkspace", "getAppInfo", "getSettings", "info", "listDrills", "measure", "onTurnEvent", "replay",
-                "replayableTurns", "runDrill", "setLocalApi", "snapshot"]
+            ["audit", "cancel", "chat", "forgetWorkspace", "getAppInfo", "getSettings", "info", "inspectModel", "listDrills", "measure", "onTurnEvent", "replay",
+                "replayableTurns", "runDrill", "setLocalApi", "snapshot", "switchModel"]
         );
         for (const value of Object.values(bridge)) {
             expect(typeof value).toBe("function");
@@ -64,6 +64,9 @@ describe("createBridge", () => {
         await bridge.runDrill("flipped-byte");
         await (bridge.runDrill as (...args: unknown[]) => Promise<unknown>)("late-write", { guards: "off" });
         await (bridge.audit as (...args: unknown[]) => Promise<unknown>)({ scanFreePages: false });
+        await bridge.inspectModel("/m/a.gguf");
+        await (bridge.inspectModel as (...args: unknown[]) => Promise<unknown>)("/m/b.gguf", { gpuLayers: 99 });
+        await bridge.switchModel("tiny");
         await bridge.getSettings();
         await bridge.setLocalApi({ enabled: true, port: 8081, apiKey: "mine" } as never);
         expect(ipc.invoked).toEqual([
@@ -81,6 +84,9 @@ describe("createBridge", () => {
             [rpcChannels.runDrill, { id: "flipped-byte" }],
             [rpcChannels.runDrill, { id: "late-write" }],
             [rpcChannels.audit, {}],
+            [rpcChannels.inspectModel, { path: "/m/a.gguf" }],
+            [rpcChannels.inspectModel, { path: "/m/b.gguf" }],
+            [rpcChannels.switchModel, { model: "tiny" }],
             [channels.getSettings],
             [channels.setLocalApi, { enabled: true, port: 8081 }]
         ]);

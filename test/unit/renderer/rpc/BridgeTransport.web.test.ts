@@ -20,6 +20,8 @@ function fakeBridge(): { bridge: KvaultBridge; emit: TurnEventListener; calls: s
         replay: (requestId: string) => { calls.push(`replay ${requestId}`); return Promise.resolve({ ok: false as const, error: { code: "replay_unavailable", message: "not kept" } }); },
         listDrills: () => { calls.push("listDrills"); return ok([{ id: "flipped-byte" }]); },
         runDrill: (id: string) => { calls.push(`runDrill ${id}`); return ok({ id, guardFired: true }); },
+        inspectModel: (path: string) => { calls.push(`inspectModel ${path}`); return Promise.resolve({ ok: false as const, error: { code: "model_not_gguf", message: "not GGUF" } }); },
+        switchModel: (model: string) => { calls.push(`switchModel ${model}`); return ok({ modelName: model }); },
         onTurnEvent: (next: TurnEventListener) => { listener = next; return () => { listener = undefined; }; },
         getSettings: () => Promise.reject(new Error("unused")),
         setLocalApi: () => Promise.reject(new Error("unused"))
@@ -46,6 +48,21 @@ describe("BridgeTransport", () => {
             { id: 2, error: { code: "context_length_exceeded", message: "too long" } },
             { id: 3, result: { fits: true } },
             { id: 4, error: { code: "bridge_refused", message: "untrusted sender" } }
+        ]);
+    });
+
+    it("maps the model calls to their bridge calls", async () => {
+        const { bridge, calls } = fakeBridge();
+        const messages: unknown[] = [];
+        const transport = new BridgeTransport(bridge);
+        transport.start({ onOpen: () => undefined, onMessage: (message) => messages.push(message), onClose: () => undefined });
+        transport.send({ id: 1, method: "inspectModel", params: { path: "/repo/package.json" } });
+        transport.send({ id: 2, method: "switchModel", params: { model: "tiny" } });
+        await new Promise((resolve) => setTimeout(resolve, 0));
+        expect(calls).toEqual(["inspectModel /repo/package.json", "switchModel tiny"]);
+        expect(messages).toEqual([
+            { id: 1, error: { code: "model_not_gguf", message: "not GGUF" } },
+            { id: 2, result: { modelName: "tiny" } }
         ]);
     });
 

@@ -1,0 +1,42 @@
+// What the model manager shows about a GGUF file before it is loaded (contract/rpc.ts inspectModel),
+// read from the file's header by engine/runtime/inspectModelFile.ts.
+
+/** Memory to load the model and one context of `contextSize` tokens, from node-llama-cpp's GgufInsights. */
+export interface ModelMemoryEstimate {
+    readonly contextSize: number;
+    /** Sequences the context holds (the engine's decode sequences). */
+    readonly sequences: number;
+    /** The KV cache alone: kvBytesPerToken × contextSize × sequences. */
+    readonly kvCacheBytes: number;
+    /** Every layer on the CPU: host RAM for the weights and the context. */
+    readonly cpu: { readonly ramBytes: number };
+    /** Every layer offloaded to a GPU: what stays in host RAM, and what the GPU needs. */
+    readonly gpu: { readonly ramBytes: number; readonly vramBytes: number };
+}
+
+export interface ModelFacts {
+    /** The path as given. */
+    readonly path: string;
+    readonly fileName: string;
+    readonly fileBytes: number;
+    /** `general.name`, when the file has one. */
+    readonly name: string | undefined;
+    /** `general.architecture`, e.g. "llama". */
+    readonly architecture: string;
+    /** Parameters counted from the tensors; undefined when the file does not say. */
+    readonly parameterCount: number | undefined;
+    /** The quantisation (`general.file_type`), e.g. "MOSTLY_Q4_K_M"; undefined when the file does not say. */
+    readonly fileType: string | undefined;
+    /** The context length the model was trained with; undefined when the file does not say. */
+    readonly trainContextSize: number | undefined;
+    readonly numLayers: number;
+    /** K and V of every layer for one token, F16: layers × (n_embd_k_gqa + n_embd_v_gqa) × 2 bytes. */
+    readonly kvBytesPerToken: number;
+    /** Whether pages can hold its memory (split mode); otherwise the engine runs unified, for `reason`. */
+    readonly memory: { readonly plainKvCache: true } | { readonly plainKvCache: false; readonly reason: string };
+    /** Undefined when node-llama-cpp could not estimate this architecture. */
+    readonly estimate: ModelMemoryEstimate | undefined;
+}
+
+/** What `switchModel` takes besides a path: the built-in demo model, generated on first use. */
+export const DEMO_MODEL = "tiny";

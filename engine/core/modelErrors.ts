@@ -1,0 +1,32 @@
+import { KvaultError } from "./KvaultError.js";
+
+/** The model file does not exist, is not a file, or could not be read (or its header is cut short). */
+export class ModelUnreadableError extends KvaultError {
+    readonly code = "model_unreadable";
+}
+
+/** The file is readable but is not a GGUF file (it does not start with "GGUF"). */
+export class ModelNotGgufError extends KvaultError {
+    readonly code = "model_not_gguf";
+}
+
+/** A GGUF file this engine cannot run: not a text-generation model, no tokenizer, an architecture llama.cpp does not know. */
+export class ModelUnsupportedError extends KvaultError {
+    readonly code = "model_unsupported";
+}
+
+/** A turn that was running when the user switched models; the new model never saw it. */
+export class ModelSwitchedError extends KvaultError {
+    readonly code = "model_switched";
+
+    constructor(readonly modelName: string, what: "turn" | "call") {
+        super(what === "turn"
+            ? `The model was switched to ${modelName} while this turn ran; send the message again.`
+            : `The model was switched to ${modelName} before this call was answered; try again.`);
+    }
+}
+
+/** This engine cannot change models (it runs in the host's process, not behind the supervisor). */
+export class ModelSwitchUnavailableError extends KvaultError {
+    readonly code = "model_switch_unavailable";
+}

@@ -1,0 +1,163 @@
+import fs from "node:fs";
+import path from "node:path";
+import { getLlama, GgufFileType, GgufInsights, LlamaLogLevel, readGgufFileInfo, type GgufFileInfo, type Llama } from "node-llama-cpp";
+import type { ModelFacts, ModelMemoryEstimate } from "../../contract/models.js";
+import { ModelNotGgufError, ModelUnreadableError, ModelUnsupportedError } from "../core/modelErrors.js";
+import { describeInsightsMemory } from "./describeModelMemory.js";
+
+export interface InspectModelOptions {
+    /** The context the estimate is for (tokens per sequence). */
+    readonly contextSize?: number;
+    readonly sequences?: number;
+    /** A loaded binding to reuse; by default a CPU one is started once per process and kept. */
+    readonly llama?: Llama;
+}
+
+export const inspectDefaults = { contextSize: 4096, sequences: 1 } as const;
+
+const GGUF_MAGIC = "GGUF";
+
+let sharedLlama: Promise<Llama> | undefined;
+
+/** The CPU binding inspection uses: reading a header needs no GPU, and it loads no model. */
+function inspectionLlama(): Promise<Llama> {
+    sharedLlama ??= getLlama({ gpu: false, build: "never", logLevel: LlamaLogLevel.error, progressLogs: false }).catch((error: unknown) => {
+        sharedLlama = undefined;
+        throw error;
+    });
+    return sharedLlama;
+}
+
+/**
+ * Reads a GGUF file's header (not its weights) and says what the model is and what loading it
+ * would take. Throws model_unreadable, model_not_gguf or model_unsupported with what to do.
+ */
+export async function inspectModelFile(modelPath: string, options: InspectModelOptions = {}): Promise<ModelFacts> {
+    const { contextSize = inspectDefaults.contextSize, sequences = inspectDefaults.sequences } = options;
+    const fileBytes = checkGgufMagic(modelPath);
+    let fileInfo: GgufFileInfo;
+    try {
+        fileInfo = await readGgufFileInfo(modelPath, { readTensorInfo: true, logWarnings: false });
+    } catch (error) {
+        throw new ModelUnreadableError(
+            `${modelPath} starts like a GGUF file, but its header could not be read (${(error as Error).message}); ` +
+            "the file is probably truncated or damaged. Download or copy it again.",
+            { cause: error }
+        );
+    }
+    // node-llama-cpp reads past the end of a cut-short file as zeros rather than failing.
+    const lastTensorOffset = Math.max(0, ...(fileInfo.tensorInfo ?? []).map((tensor) => Number(tensor.fileOffset)));
+    const infoEndOffset = fileInfo.infoEndOffset ?? 0;
+    if (infoEndOffset > fileBytes || lastTensorOffset >= fileBytes) {
+        throw new ModelUnreadableError(
+            `${modelPath} starts like a GGUF file, but its header could not be read (it has ${fileBytes.toLocaleString("en-US")} bytes; ` +
+            `its header and tensors need more than ${Math.max(infoEndOffset, lastTensorOffset).toLocaleString("en-US")}): ` +
+            "the file is probably truncated or damaged. Download or copy it again."
+        );
+    }
+    const metadata = fileInfo.metadata as unknown as { general?: { architecture?: string; name?: string; file_type?: number }; tokenizer?: { ggml?: { model?: string; tokens?: readonly unknown[] } } };
+    const architecture = metadata.general?.architecture;
+    if (architecture === undefined || architecture === "")
+        throw new ModelUnsupportedError(`${modelPath} is a GGUF file without general.architecture, so it is not a model llama.cpp can load. Open a text-generation model's .gguf file.`);
+    const tokens = metadata.tokenizer?.ggml?.tokens;
+    if (metadata.tokenizer?.ggml?.model === undefined || tokens === undefined || tokens.length === 0)
+        throw new ModelUnsupportedError(`${modelPath} (${architecture}) has no tokenizer, so it cannot chat (it may be a vision projector, a LoRA adapter or a part of a split model). Open a text-generation model's .gguf file.`);
+
+    const llama = options.llama ?? await inspectionLlama();
+    const insights = await GgufInsights.from(fileInfo, llama);
+    if (!insights.isSupportedByLlamaCpp)
+        throw new ModelUnsupportedError(`${modelPath} uses the architecture "${architecture}", which this build of llama.cpp does not support. Open a model of another architecture, or update Kvault.`);
+    if (!insights.hasDecoder || insights.hasEncoder)
+        throw new ModelUnsupportedError(`${modelPath} (${architecture}) is not a decoder-only text-generation model. Open a chat model's .gguf file.`);
+
+    const kvBytesPerToken = computeKvBytesPerToken(fileInfo, insights.totalLayers);
+    const fileType = metadata.general?.file_type;
+    let parameterCount: number | undefined;
+    try {
+        parameterCount = insights.totalParameters > 0 ? insights.totalParameters : undefined;
+    } catch {
+        parameterCount = undefined;
+    }
+    return {
+        path: modelPath,
+        fileName: path.basename(modelPath),
+        fileBytes,
+        name: metadata.general?.name,
+        architecture,
+        parameterCount,
+        fileType: fileType === undefined ? undefined : (GgufFileType[fileType] as string | undefined) ?? `file type ${fileType}`,
+        trainContextSize: insights.trainContextSize,
+        numLayers: insights.totalLayers,
+        kvBytesPerToken,
+        memory: describeInsightsMemory(insights),
+        estimate: await estimate(insights, kvBytesPerToken, contextSize, sequences)
+    };
+}
+
+/** The file's size, once it is known to exist, be a file and start with "GGUF". */
+function checkGgufMagic(modelPath: string): number {
+    let stat: fs.Stats;
+    try {
+        stat = fs.statSync(modelPath);
+    } catch (error) {
+        const reason = (error as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (error as Error).message;
+        throw new ModelUnreadableError(`Cannot open the model ${modelPath}: ${reason}. Give the full path of a .gguf file on the machine running Kvault.`, { cause: error });
+    }
+    if (!stat.isFile())
+        throw new ModelUnreadableError(`${modelPath} is not a file (it is a directory or a device). Give the full path of a .gguf file.`);
+    const header = Buffer.alloc(4);
+    let numRead: number;
+    try {
+        const fd = fs.openSync(modelPath, "r");
+        try {
+            numRead = fs.readSync(fd, header, 0, 4, 0);
+        } finally {
+            fs.closeSync(fd);
+        }
+    } catch (error) {
+        throw new ModelUnreadableError(`Cannot read the model ${modelPath}: ${(error as Error).message}. Check that Kvault may read it.`, { cause: error });
+    }
+    const start = header.subarray(0, numRead).toString("latin1");
+    if (start !== GGUF_MAGIC) {
+        const shown = numRead === 0 ? "it is empty" : `it starts with ${JSON.stringify(start)}`;
+        throw new ModelNotGgufError(`${modelPath} is not a GGUF file (${shown}; a GGUF file starts with "GGUF"). Open a .gguf model file.`);
+    }
+    return stat.size;
+}
+
+/** layers × (n_embd_k_gqa + n_embd_v_gqa) × 2 bytes (F16 K and V), per-layer head counts summed where the file gives a list. */
+function computeKvBytesPerToken(fileInfo: GgufFileInfo, numLayers: number): number {
+    const arch = (fileInfo.architectureMetadata ?? {}) as { embedding_length?: number; attention?: { head_count?: number | number[]; head_count_kv?: number | number[]; key_length?: number; value_length?: number } };
+    const attention = arch.attention ?? {};
+    const embedding = arch.embedding_length ?? 0;
+    const headsAt = (value: number | number[] | undefined, layer: number): number | undefined => Array.isArray(value) ? value[layer] : value;
+    let elements = 0;
+    for (let layer = 0; layer < numLayers; layer++) {
+        const numHeads = headsAt(attention.head_count, layer) ?? 0;
+        const numKvHeads = headsAt(attention.head_count_kv, layer) ?? numHeads;
+        const headDim = numHeads > 0 ? embedding / numHeads : 0;
+        elements += numKvHeads * ((attention.key_length ?? headDim) + (attention.value_length ?? headDim));
+    }
+    return Math.round(elements * 2);
+}
+
+async function estimate(insights: GgufInsights, kvBytesPerToken: number, contextSize: number, sequences: number): Promise<ModelMemoryEstimate | undefined> {
+    try {
+        const gpuLayers = insights.totalLayers;
+        const [modelCpu, modelGpu, contextCpu, contextGpu] = await Promise.all([
+            insights.estimateModelResourceRequirementsV2({ gpuLayers: 0 }),
+            insights.estimateModelResourceRequirementsV2({ gpuLayers }),
+            insights.estimateContextResourceRequirementsV2({ contextSize, sequences, modelGpuLayers: 0 }),
+            insights.estimateContextResourceRequirementsV2({ contextSize, sequences, modelGpuLayers: gpuLayers })
+        ]);
+        return {
+            contextSize,
+            sequences,
+            kvCacheBytes: kvBytesPerToken * contextSize * sequences,
+            cpu: { ramBytes: modelCpu.cpuRam + modelCpu.gpuVram + contextCpu.cpuRam + contextCpu.gpuVram },
+            gpu: { ramBytes: modelGpu.cpuRam + contextGpu.cpuRam, vramBytes: modelGpu.gpuVram + contextGpu.gpuVram }
+        };
+    } catch {
+        return undefined; // an architecture node-llama-cpp cannot estimate: the facts still stand
+    }
+}

@@ -1,0 +1,78 @@
+import { DEMO_MODEL } from "../../contract/models";
+import type { KvaultRpc } from "../rpc/KvaultRpc";
+import { toRpcError } from "../rpc/RpcError";
+import type { createEngineStore } from "../stores/engineStore";
+import type { ModelFailure, ModelStore } from "../stores/modelStore";
+import type { createTurnStore } from "../stores/turnStore";
+
+export interface ModelControllerStores {
+    readonly model: ModelStore;
+    /** Gets the new engine's info after a switch. */
+    readonly engine: ReturnType<typeof createEngineStore>;
+    /** Read only: how many turns a switch would end. */
+    readonly turns: ReturnType<typeof createTurnStore>;
+}
+
+/**
+ * The model manager's actions: inspect a GGUF path on the machine running Kvault (facts and a
+ * memory estimate, nothing loaded), and load another model or the built-in demo one. Answers go
+ * to the model store; failures are kept there with the host's code, never thrown.
+ */
+export class ModelController {
+    constructor(private readonly rpc: KvaultRpc, private readonly stores: ModelControllerStores) {}
+
+    /** Turns running now in any workspace; a switch ends them with model_switched. */
+    numRunningTurns(): number {
+        return Object.keys(this.stores.turns.getState().live).length;
+    }
+
+    /** Reads the file's header; the last inspection's facts stay until the next answer. */
+    async inspect(untrimmedPath: string): Promise<void> {
+        const path = untrimmedPath.trim();
+        const store = this.stores.model;
+        if (path === "") {
+            store.setState({ inspection: { running: false, error: { code: "invalid_request", message: "Type the full path of a .gguf file on the machine running Kvault, then Inspect." } } });
+            return;
+        }
+        store.setState({ inspection: { running: true, path } });
+        try {
+            const facts = await this.rpc.call("inspectModel", { path });
+            if (store.getState().inspection.path === path)
+                store.setState({ inspection: { running: false, path, facts } });
+        } catch (error) {
+            if (store.getState().inspection.path === path)
+                store.setState({ inspection: { running: false, path, error: failure(error) } });
+        }
+    }
+
+    /** Loads the model at `path` (or the demo model); once at a time. Resolves true when the engine runs it. */
+    async load(model: string): Promise<boolean> {
+        const store = this.stores.model;
+        const name = model.trim();
+        if (store.getState().loading.running)
+            return false;
+        if (name === "") {
+            store.setState({ loading: { running: false, error: { code: "invalid_request", message: "Type the full path of a .gguf file, or use the built-in demo model." } } });
+            return false;
+        }
+        store.setState({ loading: { running: true, model: name } });
+        try {
+            const info = await this.rpc.call("switchModel", { model: name });
+            this.stores.engine.setState({ info, infoError: undefined });
+            store.setState({ loading: { running: false } });
+            return true;
+        } catch (error) {
+            store.setState({ loading: { running: false, model: name, error: failure(error) } });
+            return false;
+        }
+    }
+
+    loadDemo(): Promise<boolean> {
+        return this.load(DEMO_MODEL);
+    }
+}
+
+function failure(error: unknown): ModelFailure {
+    const { code, message } = toRpcError(error);
+    return { code, message };
+}

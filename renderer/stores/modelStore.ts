@@ -1,0 +1,36 @@
+import { create } from "zustand";
+import type { ModelFacts } from "../../contract/models";
+
+/** A failed model call as the panel shows it: the host's stable code and its message. */
+export interface ModelFailure {
+    readonly code: string;
+    readonly message: string;
+}
+
+export interface ModelState {
+    /** The path last inspected, its facts or why they could not be read. */
+    readonly inspection: {
+        readonly running: boolean;
+        readonly path?: string;
+        readonly facts?: ModelFacts;
+        readonly error?: ModelFailure;
+    };
+    /** A model switch: in flight (to `model`), or the last one's failure. */
+    readonly loading: {
+        readonly running: boolean;
+        readonly model?: string;
+        readonly error?: ModelFailure;
+    };
+}
+
+export type ModelStore = ReturnType<typeof createModelStore>;
+
+/** What the model manager shows; page-lifetime only, written by ModelController. */
+export function createModelStore() {
+    return create<ModelState>()(() => ({
+        inspection: { running: false },
+        loading: { running: false }
+    }));
+}
+
+export const useModelStore = createModelStore();

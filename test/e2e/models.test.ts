@@ -1,0 +1,91 @@
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ensureGeneratedModel } from "../support/generatedModels.js";
+import { configureWorkspace, sendMessage, storedWorkspaces } from "./support/appDriver.js";
+import { openKvault, type KvaultPage } from "./support/openKvault.js";
+import { repositoryRoot, startKvaultServer, type KvaultServer } from "./support/startKvaultServer.js";
+
+describe("the model manager in a real browser: a bad file gives a clear error, a GGUF shows its facts", () => {
+    let server: KvaultServer | undefined;
+    let app: KvaultPage | undefined;
+    const screenshots: string[] = [];
+
+    beforeAll(async () => {
+        server = await startKvaultServer();
+        app = await openKvault(server.url, { width: 1280, height: 1300 });
+        // Only the model panel is under test: fold the page map and open the model panel.
+        await app.page.locator("details.panel", { hasText: "Page map" }).locator("summary").click();
+        await app.page.locator("details.panel > summary").filter({ hasText: /^Model$/ }).click();
+        await app.page.locator('[data-fact="model-name"]').waitFor({ timeout: 30_000 });
+    });
+    afterAll(async () => {
+        await app?.close();
+        await server?.stop();
+        console.log(`screenshots:\n${screenshots.join("\n")}`);
+    });
+
+    it("inspecting a file that is not GGUF shows model_not_gguf in an alert, and the chat still works", async () => {
+        const { page } = app!;
+        const notGguf = path.join(repositoryRoot, "package.json");
+        const manager = page.locator(".model-manager");
+        await page.getByLabel("GGUF path on the machine running Kvault").fill(notGguf);
+        await page.getByRole("button", { name: "Inspect the model file" }).click();
+        await expect.poll(() => manager.getAttribute("data-inspect-state"), { timeout: 15_000 }).toBe("error");
+
+        const alert = manager.getByRole("alert");
+        expect(await alert.getAttribute("data-error-code")).toBe("model_not_gguf");
+        const text = (await alert.textContent())!;
+        expect(text).toContain("Cannot use this file (model_not_gguf).");
+        expect(text).toContain(`${notGguf} is not a GGUF file (it starts with "{\\n  "; a GGUF file starts with "GGUF"). Open a .gguf model file.`);
+        await manager.scrollIntoViewIfNeeded();
+        screenshots.push(await app!.screenshot("model-bad-file"));
+
+        // The engine was not touched: the same model answers the next message.
+        expect(await page.locator('[data-fact="model-name"]').textContent()).toBe("Kvault synthetic tiny");
+        await configureWorkspace(page, { temperature: 0, maxTokens: 6 });
+        await sendMessage(page, "Still there?");
+        await expect.poll(async () => (await storedWorkspaces(page))[0]!.messages.map((message) => message.role), { timeout: 120_000, interval: 250 })
+            .toEqual(["user", "assistant"]);
+        expect((await storedWorkspaces(page))[0]!.messages[1]!.content.length).toBeGreaterThan(0);
+        expect(app!.problems).toEqual([]);
+    });
+
+    it("inspecting the demo model's GGUF shows its facts and a memory estimate", async () => {
+        const { page } = app!;
+        const tiny = ensureGeneratedModel("tiny");
+        const manager = page.locator(".model-manager");
+        await page.getByLabel("GGUF path on the machine running Kvault").fill(tiny);
+        await page.getByRole("button", { name: "Inspect the model file" }).click();
+        await expect.poll(() => manager.getAttribute("data-inspect-state"), { timeout: 15_000 }).toBe("done");
+        expect(await manager.getByRole("alert").count()).toBe(0);
+        const facts = manager.locator(".model-facts");
+        expect(await facts.getAttribute("data-model-path")).toBe(tiny);
+        expect(await facts.locator('[data-fact="architecture"]').textContent()).toBe("llama");
+        expect(await facts.locator('[data-fact="file-type"]').textContent()).toBe("MOSTLY_F16");
+        expect(await facts.locator('[data-fact="kv-per-token"]').textContent()).toMatch(/^[\d.,]+ (bytes|KiB) \(F16 K and V, all layers\)$/);
+        expect(await facts.locator('[data-fact="memory-kind"]').textContent()).toBe("plain: pages can hold it (split mode)");
+        expect(await facts.locator('[data-fact="estimate"]').textContent()).toMatch(/^For 512 tokens × 2 sequences \(KV cache [\d.,]+ \w+\): on the CPU about [\d.,]+ \w+ of RAM; fully on a GPU about/);
+        await manager.scrollIntoViewIfNeeded();
+        screenshots.push(await app!.screenshot("model-facts"));
+        expect(app!.problems).toEqual([]);
+    });
+
+    it("\"Use the built-in demo model\" starts a new engine on it, and the chat works on the new engine", async () => {
+        const { page } = app!;
+        const manager = page.locator(".model-manager");
+        const pidBefore = server!.enginePid();
+        await page.getByRole("button", { name: "Use the built-in demo model" }).click();
+        expect(pidBefore).toBeDefined();
+        await expect.poll(() => manager.getAttribute("data-load-state"), { timeout: 5_000, interval: 50 }).not.toBe("error");
+        await expect.poll(() => { const pid = server!.enginePid(); return pid !== undefined && pid !== pidBefore; }, { timeout: 60_000, interval: 250 }).toBe(true);
+        await expect.poll(() => manager.getAttribute("data-load-state"), { timeout: 60_000 }).toBe("idle");
+        expect(await manager.getByRole("alert").count()).toBe(0);
+        expect(await page.locator('[data-fact="model-name"]').textContent()).toBe("Kvault synthetic tiny");
+        expect(server!.stderr()).toMatch(/Engine: switched to Kvault synthetic tiny; 0 request\(s\) ended with model_switched\./);
+
+        await sendMessage(page, "And now?");
+        await expect.poll(async () => (await storedWorkspaces(page))[0]!.messages.map((message) => message.role), { timeout: 120_000, interval: 250 })
+            .toEqual(["user", "assistant", "user", "assistant"]);
+        expect(app!.problems).toEqual([]);
+    });
+});
