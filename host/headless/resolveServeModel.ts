@@ -24,7 +24,7 @@ export function resolveServeModel(options: ServeOptions, log: (line: string) => 
             log(`Generating the built-in ${options.model.preset} model into ${modelPath} …`);
             makeSyntheticModel(options.model.preset, modelPath);
         }
-        return { path: modelPath, id: options.model.preset };
+        return { path: modelPath, id: serveModelId(modelPath) };
     }
     const modelPath = options.model.path;
     let header: Buffer;
@@ -41,5 +41,12 @@ export function resolveServeModel(options: ServeOptions, log: (line: string) => 
     }
     if (!header.equals(GGUF_MAGIC))
         throw new ModelFileError(`${modelPath} is not a GGUF file (it starts with ${JSON.stringify(header.toString("latin1"))}, a GGUF file with "GGUF"). Open a .gguf model.`);
-    return { path: modelPath, id: path.basename(modelPath).replace(/\.gguf$/i, "") };
+    return { path: modelPath, id: serveModelId(modelPath) };
+}
+
+/** The API's id for a model file: the preset's name for a built-in model, else the file's name without ".gguf". */
+export function serveModelId(modelPath: string): string {
+    const name = path.basename(modelPath).replace(/\.gguf$/i, "");
+    const preset = /^(tiny|small)-v\d+$/.exec(name);
+    return preset ? preset[1]! : name;
 }

@@ -8,10 +8,10 @@ import { fileURLToPath } from "node:url";
 import { DEMO_MODEL } from "../../contract/models.js";
 import { KvaultError } from "../../engine/core/KvaultError.js";
 import { EngineSupervisor } from "../../engine/host/EngineSupervisor.js";
-import type { EngineClient } from "../EngineClient.js";
 import { KvaultHttpServer } from "../http/KvaultHttpServer.js";
 import { RpcServer } from "../rpc/RpcServer.js";
-import { resolveServeModel } from "./resolveServeModel.js";
+import { supervisorEngineClient } from "../supervisorEngineClient.js";
+import { resolveServeModel, serveModelId } from "./resolveServeModel.js";
 import { parseServeOptions, ServeOptionsError } from "./serveOptions.js";
 
 const log = (line: string): void => void process.stderr.write(`${line}\n`);
@@ -48,27 +48,15 @@ async function main(): Promise<void> {
     supervisor.on("switched", (event) => log(`Engine: switched to ${event.info.modelName}; ${event.numEnded} request(s) ended with model_switched.`));
     supervisor.on("crashed", (event) => log(`The engine process stopped (${event.signal ?? `exit ${event.exitCode}`}); ${event.numInterrupted} requests ended with an error.${event.willRestart ? " Restarting it." : ""}`));
 
-    const engine: EngineClient = {
-        info: () => supervisor.info,
-        chat: (request, callbacks, signal) => supervisor.chat(request, callbacks, signal),
-        measure: (workspace, messages, draft) => supervisor.measure(workspace, messages, draft),
-        snapshot: () => supervisor.snapshot(),
-        forgetWorkspace: (workspace) => supervisor.forgetWorkspace(workspace),
-        audit: () => supervisor.audit(),
-        replayableTurns: () => supervisor.replayableTurns(),
-        replay: (requestId) => supervisor.replay(requestId),
-        listDrills: () => supervisor.listDrills(),
-        runDrill: (id) => supervisor.runDrill(id),
-        inspectModel: (modelPath) => supervisor.inspectModel(modelPath),
-        // "tiny" is the built-in demo model, generated into the data directory as at start.
-        switchModel: (name) => supervisor.switchModel(name === DEMO_MODEL ? resolveServeModel({ ...options, model: { kind: "preset", preset: DEMO_MODEL } }, log).path : path.resolve(name))
-    };
+    // "tiny" is the built-in demo model, generated into the data directory as at start.
+    const engine = supervisorEngineClient(supervisor, (name) =>
+        name === DEMO_MODEL ? resolveServeModel({ ...options, model: { kind: "preset", preset: DEMO_MODEL } }, log).path : path.resolve(name));
     const rpc = new RpcServer(engine);
     const rendererDirectory = path.join(repositoryRoot, "out", "renderer");
     if (!fs.existsSync(path.join(rendererDirectory, "index.html")))
         log("The renderer is not built (out/renderer); serving the API only. `npm run serve` builds it.");
     const server = new KvaultHttpServer({
-        engine, apiKey, host: options.host, port: options.port, modelId: model.id,
+        engine, apiKey, host: options.host, port: options.port, modelId: () => serveModelId(supervisor.info.modelPath),
         rendererDirectory: fs.existsSync(rendererDirectory) ? rendererDirectory : undefined,
         onRpcUpgrade: (request, socket, head) => rpc.handleUpgrade(request, socket, head)
     });

@@ -24,8 +24,8 @@ export interface KvaultHttpServerOptions {
     readonly apiKey: string;
     readonly host: string;
     readonly port: number;
-    /** The id `/v1/models` lists and `model` must name. */
-    readonly modelId: string;
+    /** The id `/v1/models` lists and `model` must name; a function when the loaded model can change. */
+    readonly modelId: string | (() => string);
     /** The built renderer to serve at `/`; the API alone when absent. */
     readonly rendererDirectory?: string;
     readonly maxBodyBytes?: number;
@@ -90,6 +90,10 @@ export class KvaultHttpServer {
         await new Promise<void>((resolve) => this.#server.close(() => resolve()));
     }
 
+    #modelId(): string {
+        return typeof this.options.modelId === "string" ? this.options.modelId : this.options.modelId();
+    }
+
     #checkBrowserRequest(request: IncomingMessage): void {
         checkHost(request, this.#allowed);
         checkOrigin(request, this.#ownOrigins);
@@ -117,7 +121,7 @@ export class KvaultHttpServer {
                 if (route === "GET /v1/models")
                     return sendJson(response, 200, { object: "list", data: [this.#modelEntry()] });
                 if (request.method === "GET" && url.pathname.startsWith("/v1/models/")) {
-                    if (decodeURIComponent(url.pathname.slice("/v1/models/".length)) !== this.options.modelId)
+                    if (decodeURIComponent(url.pathname.slice("/v1/models/".length)) !== this.#modelId())
                         throw this.#unknownModel(url.pathname.slice("/v1/models/".length));
                     return sendJson(response, 200, this.#modelEntry());
                 }
@@ -138,16 +142,16 @@ export class KvaultHttpServer {
     }
 
     #modelEntry(): Record<string, unknown> {
-        return { id: this.options.modelId, object: "model", created: 0, owned_by: "kvault" };
+        return { id: this.#modelId(), object: "model", created: 0, owned_by: "kvault" };
     }
 
     #unknownModel(model: string): OpenAiError {
-        return new OpenAiError(404, `The model "${model.slice(0, 200)}" does not exist here. This server runs "${this.options.modelId}" (GET /v1/models).`, "not_found_error", "model_not_found", "model");
+        return new OpenAiError(404, `The model "${model.slice(0, 200)}" does not exist here. This server runs "${this.#modelId()}" (GET /v1/models).`, "not_found_error", "model_not_found", "model");
     }
 
     async #chatCompletion(request: IncomingMessage, response: ServerResponse): Promise<void> {
         const body = parseChatCompletion(await readJsonBody(request, this.options.maxBodyBytes ?? httpDefaults.maxBodyBytes));
-        if (body.model !== this.options.modelId)
+        if (body.model !== this.#modelId())
             throw this.#unknownModel(body.model);
         const header = request.headers["x-kvault-workspace"];
         const named = (typeof header === "string" && header !== "" ? header : undefined) ?? body.user;
@@ -158,7 +162,7 @@ export class KvaultHttpServer {
 
         // Without a workspace, each request is its own: no KV outlives it.
         const workspace = named !== undefined ? `api:${named}` : `api-request:${crypto.randomUUID()}`;
-        const identity: CompletionIdentity = { id: `chatcmpl-${crypto.randomUUID().replaceAll("-", "")}`, created: Math.floor(Date.now() / 1000), model: this.options.modelId };
+        const identity: CompletionIdentity = { id: `chatcmpl-${crypto.randomUUID().replaceAll("-", "")}`, created: Math.floor(Date.now() / 1000), model: this.#modelId() };
         const controller = new AbortController();
         const onClose = (): void => { if (!response.writableFinished) controller.abort(); };
         response.on("close", onClose);

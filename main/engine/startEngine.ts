@@ -7,7 +7,7 @@ import type { EngineProcessSpawner } from "../../engine/host/EngineProcessSpawne
 import { EngineSupervisor } from "../../engine/host/EngineSupervisor";
 import type { EngineClient } from "../../host/EngineClient";
 import { resolveAppModel } from "./resolveAppModel";
-import { supervisorEngineClient } from "./supervisorEngineClient";
+import { supervisorEngineClient } from "../../host/supervisorEngineClient";
 
 /** The app's engine configuration; defaults in one place (STYLE.md 13), as the headless server's. */
 export const appEngineDefaults = {

@@ -1,5 +1,5 @@
-import type { EngineSupervisor } from "../../engine/host/EngineSupervisor";
-import type { EngineClient } from "../../host/EngineClient";
+import type { EngineSupervisor } from "../engine/host/EngineSupervisor.js";
+import type { EngineClient } from "./EngineClient.js";
 
 /**
  * The EngineClient every host-side consumer (the renderer's RPC, the local API) uses, over the
