@@ -72,6 +72,11 @@ export interface KvaultBridge {
     inspectModel(path: string): Promise<BridgeResult<RpcMethods["inspectModel"]["result"]>>;
     /** Loads another model (a path, or "tiny"); running turns end with model_switched. */
     switchModel(model: string): Promise<BridgeResult<RpcMethods["switchModel"]["result"]>>;
+    /** Starts downloading a model (an http(s) URL or an hf: reference) into the app's models directory. */
+    startDownload(source: string): Promise<BridgeResult<RpcMethods["startDownload"]["result"]>>;
+    listDownloads(): Promise<BridgeResult<RpcMethods["listDownloads"]["result"]>>;
+    /** Cancels a running download; its partial file is deleted. */
+    cancelDownload(id: string): Promise<BridgeResult<RpcMethods["cancelDownload"]["result"]>>;
     /** Turn events of this window's chats only; returns the function that stops them. */
     onTurnEvent(listener: TurnEventListener): () => void;
 

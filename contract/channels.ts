@@ -24,7 +24,10 @@ export const rpcChannels: { readonly [M in RpcMethod]: `kvault:rpc:${M}` } = {
     listDrills: "kvault:rpc:listDrills",
     runDrill: "kvault:rpc:runDrill",
     inspectModel: "kvault:rpc:inspectModel",
-    switchModel: "kvault:rpc:switchModel"
+    switchModel: "kvault:rpc:switchModel",
+    startDownload: "kvault:rpc:startDownload",
+    listDownloads: "kvault:rpc:listDownloads",
+    cancelDownload: "kvault:rpc:cancelDownload"
 };
 
 export type Channel = (typeof channels)[keyof typeof channels] | (typeof rpcChannels)[RpcMethod];

@@ -40,3 +40,25 @@ export interface ModelFacts {
 
 /** What `switchModel` takes besides a path: the built-in demo model, generated on first use. */
 export const DEMO_MODEL = "tiny";
+
+/** Longest download source (a URL or an `hf:` reference) the RPC takes (characters). */
+export const MAX_DOWNLOAD_SOURCE_CHARS = 4096;
+
+export type ModelDownloadState = "downloading" | "done" | "failed" | "cancelled";
+
+/** One model download the host runs into its models directory (contract/rpc.ts startDownload). */
+export interface ModelDownload {
+    readonly id: string;
+    /** The URL or `hf:` reference as given. */
+    readonly source: string;
+    /** Where the file goes (or went), on the host; empty until the name is known. */
+    readonly path: string;
+    readonly state: ModelDownloadState;
+    readonly downloadedBytes: number;
+    /** 0 until the server says. */
+    readonly totalBytes: number;
+    /** Over the last few seconds; 0 when not downloading. */
+    readonly bytesPerSecond: number;
+    /** Why it failed; only for state "failed". */
+    readonly error: { readonly code: string; readonly message: string } | undefined;
+}

@@ -4,7 +4,7 @@
 import type { ChatMessage, ChatTurnRequest, DraftMeasurement, EngineErrorPayload, EngineInfo, FinishReason, TurnUsage } from "./engineProtocol.js";
 import type { EngineSnapshot } from "./EngineSnapshot.js";
 import type { AuditSummary, DrillDescription, DrillReport, ReplayableTurn, ReplaySummary } from "./isolation.js";
-import type { ModelFacts } from "./models.js";
+import type { ModelDownload, ModelFacts } from "./models.js";
 
 export interface RpcMethods {
     info: { params: Record<string, never>; result: EngineInfo };
@@ -26,6 +26,12 @@ export interface RpcMethods {
     inspectModel: { params: { path: string }; result: ModelFacts };
     /** Loads `model` (a GGUF path on the host, or "tiny"); running turns end with model_switched. */
     switchModel: { params: { model: string }; result: EngineInfo };
+    /** Starts downloading an http(s) URL or an `hf:` reference into the host's models directory; fails with download_source_invalid. */
+    startDownload: { params: { source: string }; result: ModelDownload };
+    /** Every download since the host started, oldest first. */
+    listDownloads: { params: Record<string, never>; result: readonly ModelDownload[] };
+    /** Cancels a running download (its partial file is deleted); fails with download_unknown. */
+    cancelDownload: { params: { id: string }; result: ModelDownload };
 }
 
 /** Longest model path or name the RPC takes (characters). */
@@ -33,7 +39,8 @@ export const MAX_MODEL_PATH_CHARS = 4096;
 
 export type RpcMethod = keyof RpcMethods;
 export const rpcMethods: readonly RpcMethod[] = [
-    "info", "chat", "cancel", "measure", "snapshot", "forgetWorkspace", "audit", "replayableTurns", "replay", "listDrills", "runDrill", "inspectModel", "switchModel"
+    "info", "chat", "cancel", "measure", "snapshot", "forgetWorkspace", "audit", "replayableTurns", "replay", "listDrills", "runDrill", "inspectModel", "switchModel",
+    "startDownload", "listDownloads", "cancelDownload"
 ];
 
 export type RpcRequest = { [M in RpcMethod]: { readonly id: number; readonly method: M; readonly params: RpcMethods[M]["params"] } }[RpcMethod];

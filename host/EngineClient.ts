@@ -3,7 +3,7 @@ import type { ChatMessage, ChatTurnRequest, DraftMeasurement, EngineInfo, TurnCa
 export type { TurnCallbacks, TurnResult } from "../contract/engineProtocol.js";
 import type { EngineSnapshot } from "../contract/EngineSnapshot.js";
 import type { AuditSummary, DrillDescription, DrillReport, ReplayableTurn, ReplaySummary } from "../contract/isolation.js";
-import type { ModelFacts } from "../contract/models.js";
+import type { ModelDownload, ModelFacts } from "../contract/models.js";
 
 /**
  * What a host (the headless server, Electron main) needs from the engine, whether it runs in its
@@ -32,4 +32,13 @@ export interface EngineClient {
      * model_switched. Resolves with the new engine's info.
      */
     switchModel(model: string): Promise<EngineInfo>;
+    /**
+     * Starts downloading a model (an http(s) URL or an `hf:` reference) into the host's models
+     * directory; resolves at once with its record. Rejects with download_source_invalid for any other source.
+     */
+    startDownload(source: string): Promise<ModelDownload>;
+    /** Every download since the host started, oldest first. */
+    listDownloads(): Promise<readonly ModelDownload[]>;
+    /** Cancels a running download and deletes its partial file; rejects with download_unknown for an id not listed. */
+    cancelDownload(id: string): Promise<ModelDownload>;
 }

@@ -75,6 +75,7 @@ async function stopHost(): Promise<void> {
         engine?.catch(() => undefined),
         new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), QUIT_WAIT_FOR_START_MS))
     ]);
+    await started?.client.stopDownloads().catch((error: unknown) => log(`Cancelling the downloads failed: ${(error as Error).message}`));
     await started?.supervisor.dispose().catch((error: unknown) => log(`Stopping the engine failed: ${(error as Error).message}`));
 }
 

@@ -30,3 +30,23 @@ export class ModelSwitchedError extends KvaultError {
 export class ModelSwitchUnavailableError extends KvaultError {
     readonly code = "model_switch_unavailable";
 }
+
+/** A download source that is not an http(s) URL or an `hf:` reference, or is too long. */
+export class DownloadSourceInvalidError extends KvaultError {
+    readonly code = "download_source_invalid";
+}
+
+/** The server refused the download (e.g. 404) or the connection failed. */
+export class DownloadFailedError extends KvaultError {
+    readonly code = "download_failed";
+}
+
+/** This host has no models directory to download into (an engine in the host's process, in tests). */
+export class DownloadUnavailableError extends KvaultError {
+    readonly code = "download_unavailable";
+}
+
+/** cancelDownload with an id that names no download. */
+export class DownloadUnknownError extends KvaultError {
+    readonly code = "download_unknown";
+}

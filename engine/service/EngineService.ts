@@ -3,8 +3,8 @@ import type { ChatMessage, ChatTurnRequest, DraftMeasurement, EngineInfo, TokenL
 export type { TurnCallbacks, TurnResult } from "../../contract/engineProtocol.js";
 import { pageStateNames, type EngineSnapshot } from "../../contract/EngineSnapshot.js";
 import type { AuditSummary, DrillDescription, DrillReport, ReplayableTurn, ReplaySummary } from "../../contract/isolation.js";
-import type { ModelFacts } from "../../contract/models.js";
-import { ModelSwitchUnavailableError } from "../core/modelErrors.js";
+import type { ModelDownload, ModelFacts } from "../../contract/models.js";
+import { DownloadUnavailableError, DownloadUnknownError, ModelSwitchUnavailableError } from "../core/modelErrors.js";
 import { inspectModelFile } from "../runtime/inspectModelFile.js";
 import { drillCatalog } from "../drills/drillCatalog.js";
 import { runFaultDrill } from "../drills/runFaultDrill.js";
@@ -231,6 +231,19 @@ export class EngineService {
         return Promise.reject(new ModelSwitchUnavailableError(
             "This engine runs in the host's process and keeps its model for its life; start the host with the model you want (npm run serve -- --model PATH)."
         ));
+    }
+
+    /** An in-process engine has no models directory; the hosts download beside their supervisor (host/supervisorEngineClient.ts). */
+    startDownload(_source: string): Promise<ModelDownload> {
+        return Promise.reject(new DownloadUnavailableError("This engine runs in the host's process and does not download models; run the headless server or the app."));
+    }
+
+    listDownloads(): Promise<readonly ModelDownload[]> {
+        return Promise.resolve([]);
+    }
+
+    cancelDownload(id: string): Promise<ModelDownload> {
+        return Promise.reject(new DownloadUnknownError(`No download has the id ${JSON.stringify(id.slice(0, 60))}; this engine runs none.`));
     }
 
     async forgetWorkspace(workspace: string): Promise<void> {

@@ -50,7 +50,9 @@ async function main(): Promise<void> {
 
     // "tiny" is the built-in demo model, generated into the data directory as at start.
     const engine = supervisorEngineClient(supervisor, (name) =>
-        name === DEMO_MODEL ? resolveServeModel({ ...options, model: { kind: "preset", preset: DEMO_MODEL } }, log).path : path.resolve(name));
+        name === DEMO_MODEL ? resolveServeModel({ ...options, model: { kind: "preset", preset: DEMO_MODEL } }, log).path : path.resolve(name),
+    // Downloads go next to the demo model.
+    path.join(options.dataDir, "models"));
     const rpc = new RpcServer(engine);
     const rendererDirectory = path.join(repositoryRoot, "out", "renderer");
     if (!fs.existsSync(path.join(rendererDirectory, "index.html")))
@@ -69,6 +71,7 @@ async function main(): Promise<void> {
         stopping = true;
         await rpc.close();
         await server.close();
+        await engine.stopDownloads().catch((error: unknown) => log(`Cancelling the downloads failed: ${(error as Error).message}`));
         await supervisor.dispose();
         process.exit(0);
     };

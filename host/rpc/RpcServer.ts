@@ -1,6 +1,7 @@
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import { WebSocketServer, type WebSocket } from "ws";
+import { MAX_DOWNLOAD_SOURCE_CHARS } from "../../contract/models.js";
 import { MAX_MODEL_PATH_CHARS, rpcMethods, type RpcMethod, type RpcServerMessage } from "../../contract/rpc.js";
 import { commandLimits } from "../../engine/process/parseEngineCommand.js";
 import type { EngineClient } from "../EngineClient.js";
@@ -103,6 +104,16 @@ export class RpcServer {
                 if (!isModelPath(params.model))
                     throw rpcError("invalid_request", `switchModel takes model (a GGUF path or "tiny", 1 to ${MAX_MODEL_PATH_CHARS} characters).`);
                 return this.engine.switchModel(params.model);
+            case "startDownload":
+                if (typeof params.source !== "string" || params.source.length === 0 || params.source.length > MAX_DOWNLOAD_SOURCE_CHARS)
+                    throw rpcError("invalid_request", `startDownload takes source (an http(s) URL or an hf: reference, 1 to ${MAX_DOWNLOAD_SOURCE_CHARS} characters).`);
+                return this.engine.startDownload(params.source);
+            case "listDownloads":
+                return this.engine.listDownloads();
+            case "cancelDownload":
+                if (!isId(params.id))
+                    throw rpcError("invalid_request", `cancelDownload takes id (a string of 1 to ${commandLimits.maxIdChars} characters), one of listDownloads' ids.`);
+                return this.engine.cancelDownload(params.id);
             case "cancel": {
                 const controller = typeof params.requestId === "string" ? turns.get(params.requestId) : undefined;
                 controller?.abort();

@@ -5,9 +5,8 @@ import { DEMO_MODEL } from "../../contract/models";
 import type { EngineConfigInput } from "../../engine/EngineConfig";
 import type { EngineProcessSpawner } from "../../engine/host/EngineProcessSpawner";
 import { EngineSupervisor } from "../../engine/host/EngineSupervisor";
-import type { EngineClient } from "../../host/EngineClient";
 import { resolveAppModel } from "./resolveAppModel";
-import { supervisorEngineClient } from "../../host/supervisorEngineClient";
+import { supervisorEngineClient, type SupervisedEngineClient } from "../../host/supervisorEngineClient";
 
 /** The app's engine configuration; defaults in one place (STYLE.md 13), as the headless server's. */
 export const appEngineDefaults = {
@@ -20,7 +19,7 @@ export const appEngineDefaults = {
 } as const;
 
 export interface StartEngineOptions {
-    /** Where the built-in demo model is generated: `<userData>/models`. */
+    /** Where the built-in demo model is generated and downloads go: `<userData>/models`. */
     readonly modelsDirectory: string;
     /** From the settings; null for the demo model. */
     readonly modelPath: string | null;
@@ -30,7 +29,7 @@ export interface StartEngineOptions {
 
 export interface StartedEngine {
     readonly supervisor: EngineSupervisor;
-    readonly client: EngineClient;
+    readonly client: SupervisedEngineClient;
     readonly modelId: string;
 }
 
@@ -61,5 +60,5 @@ export async function startEngine(options: StartEngineOptions): Promise<StartedE
     supervisor.on("switched", (event) => log(`Engine: switched to ${event.info.modelName}; ${event.numEnded} request(s) ended with model_switched.`));
     // "tiny" is the built-in demo model, generated into the models directory as at start.
     const resolveModel = (name: string): string => name === DEMO_MODEL ? resolveAppModel(options.modelsDirectory, null, log).path : path.resolve(name);
-    return { supervisor, client: supervisorEngineClient(supervisor, resolveModel), modelId: model.id };
+    return { supervisor, client: supervisorEngineClient(supervisor, resolveModel, options.modelsDirectory), modelId: model.id };
 }

@@ -87,6 +87,12 @@ export class RendererRpc {
                 return (await this.engine()).inspectModel(call.params.path);
             case "switchModel":
                 return (await this.engine()).switchModel(call.params.model);
+            case "startDownload":
+                return (await this.engine()).startDownload(call.params.source);
+            case "listDownloads":
+                return (await this.engine()).listDownloads();
+            case "cancelDownload":
+                return (await this.engine()).cancelDownload(call.params.id);
         }
     }
 

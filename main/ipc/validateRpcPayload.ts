@@ -3,6 +3,7 @@
 // (parseEngineCommand); this copy refuses garbage one hop sooner and never forwards a field the
 // contract does not name.
 import type { ChatMessage } from "../../contract/engineProtocol";
+import { MAX_DOWNLOAD_SOURCE_CHARS } from "../../contract/models";
 import { MAX_MODEL_PATH_CHARS, rpcMethods, type RpcMethod, type RpcMethods } from "../../contract/rpc";
 import { commandLimits } from "../../engine/process/parseEngineCommand";
 import { InvalidRequestError } from "../../engine/request/requestErrors";
@@ -25,7 +26,10 @@ const paramFields: { readonly [M in RpcMethod]: readonly string[] } = {
     listDrills: [],
     runDrill: ["id"],
     inspectModel: ["path"],
-    switchModel: ["model"]
+    switchModel: ["model"],
+    startDownload: ["source"],
+    listDownloads: [],
+    cancelDownload: ["id"]
 };
 
 const roles = new Set<string>(["system", "user", "assistant"]);
@@ -52,6 +56,7 @@ export function validateRpcPayload(method: unknown, params: unknown): RpcCall {
         case "audit":
         case "replayableTurns":
         case "listDrills":
+        case "listDownloads":
             return { method: known, params: {} };
         case "replay":
             return { method: known, params: { requestId: id(fields.requestId, "requestId") } };
@@ -63,6 +68,10 @@ export function validateRpcPayload(method: unknown, params: unknown): RpcCall {
             return { method: known, params: { path: modelPath(fields.path, "path") } };
         case "switchModel":
             return { method: known, params: { model: modelPath(fields.model, "model") } };
+        case "startDownload":
+            return { method: known, params: { source: downloadSource(fields.source) } };
+        case "cancelDownload":
+            return { method: known, params: { id: id(fields.id, "id", "name one of listDownloads' downloads") } };
         case "forgetWorkspace":
             return { method: known, params: { workspace: workspace(fields.workspace) } };
         case "measure": {
@@ -118,6 +127,14 @@ function modelPath(value: unknown, name: string): string {
     const text = string(value, name, MAX_MODEL_PATH_CHARS);
     if (text.trim() === "") {
         throw new InvalidRequestError(`${name} is empty; give the full path of a .gguf file, or "tiny" for the built-in demo model.`);
+    }
+    return text;
+}
+
+function downloadSource(value: unknown): string {
+    const text = string(value, "source", MAX_DOWNLOAD_SOURCE_CHARS);
+    if (text.trim() === "") {
+        throw new InvalidRequestError("source is empty; give a model URL (http:// or https://) or a Hugging Face reference (hf:owner/repo:quant).");
     }
     return text;
 }

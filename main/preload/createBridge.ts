@@ -36,6 +36,9 @@ export function createBridge(ipc: BridgeIpc): KvaultBridge {
         runDrill: (id) => ipc.invoke(rpcChannels.runDrill, { id }),
         inspectModel: (path) => ipc.invoke(rpcChannels.inspectModel, { path }),
         switchModel: (model) => ipc.invoke(rpcChannels.switchModel, { model }),
+        startDownload: (source) => ipc.invoke(rpcChannels.startDownload, { source }),
+        listDownloads: () => ipc.invoke(rpcChannels.listDownloads, {}),
+        cancelDownload: (id) => ipc.invoke(rpcChannels.cancelDownload, { id }),
         onTurnEvent: (listener: TurnEventListener) => {
             if (typeof listener !== "function") {
                 throw new TypeError("onTurnEvent takes a function.");

@@ -1,4 +1,4 @@
-import { DEMO_MODEL } from "../../contract/models";
+import { DEMO_MODEL, type ModelDownload } from "../../contract/models";
 import type { KvaultRpc } from "../rpc/KvaultRpc";
 import { toRpcError } from "../rpc/RpcError";
 import type { createEngineStore } from "../stores/engineStore";
@@ -19,6 +19,9 @@ export interface ModelControllerStores {
  * to the model store; failures are kept there with the host's code, never thrown.
  */
 export class ModelController {
+    /** The next listDownloads while a download runs. */
+    #poll: ReturnType<typeof setTimeout> | undefined;
+
     constructor(private readonly rpc: KvaultRpc, private readonly stores: ModelControllerStores) {}
 
     /** Turns running now in any workspace; a switch ends them with model_switched. */
@@ -70,6 +73,77 @@ export class ModelController {
     loadDemo(): Promise<boolean> {
         return this.load(DEMO_MODEL);
     }
+
+    /** Asks the host to download `source` (an http(s) URL or an hf: reference); the list is polled while it runs. */
+    async startDownload(untrimmedSource: string): Promise<boolean> {
+        const source = untrimmedSource.trim();
+        const store = this.stores.model;
+        if (store.getState().download.starting)
+            return false;
+        if (source === "") {
+            store.setState({ download: { starting: false, error: { code: "invalid_request", message: "Type a model URL (https://…) or a Hugging Face reference (hf:owner/repo:quant), then Download." } } });
+            return false;
+        }
+        store.setState({ download: { starting: true } });
+        try {
+            const record = await this.rpc.call("startDownload", { source });
+            store.setState((state) => ({ download: { starting: false }, downloads: upsert(state.downloads, record) }));
+            this.#schedulePoll();
+            return true;
+        } catch (error) {
+            store.setState({ download: { starting: false, error: failure(error) } });
+            return false;
+        }
+    }
+
+    /** Cancels a running download; the host deletes its partial file. */
+    async cancelDownload(id: string): Promise<void> {
+        const store = this.stores.model;
+        try {
+            const record = await this.rpc.call("cancelDownload", { id });
+            store.setState((state) => ({ downloads: upsert(state.downloads, record) }));
+        } catch (error) {
+            store.setState((state) => ({ download: { starting: state.download.starting, error: failure(error) } }));
+        }
+    }
+
+    /** Lists the host's downloads; while any runs, lists again every DOWNLOAD_POLL_MS. */
+    async refreshDownloads(): Promise<void> {
+        const store = this.stores.model;
+        try {
+            const downloads = await this.rpc.call("listDownloads", {});
+            store.setState({ downloads });
+        } catch (error) {
+            store.setState((state) => ({ download: { starting: state.download.starting, error: failure(error) } }));
+            return;
+        }
+        if (store.getState().downloads.some((download) => download.state === "downloading"))
+            this.#schedulePoll();
+    }
+
+    /** Stops polling; for the page's teardown and tests. */
+    stopPolling(): void {
+        clearTimeout(this.#poll);
+        this.#poll = undefined;
+    }
+
+    #schedulePoll(): void {
+        if (this.#poll !== undefined)
+            return;
+        this.#poll = setTimeout(() => {
+            this.#poll = undefined;
+            void this.refreshDownloads();
+        }, DOWNLOAD_POLL_MS);
+    }
+}
+
+/** About twice a second while a download runs. */
+export const DOWNLOAD_POLL_MS = 500;
+
+function upsert(downloads: readonly ModelDownload[], record: ModelDownload): readonly ModelDownload[] {
+    return downloads.some((download) => download.id === record.id)
+        ? downloads.map((download) => download.id === record.id ? record : download)
+        : [...downloads, record];
 }
 
 function failure(error: unknown): ModelFailure {

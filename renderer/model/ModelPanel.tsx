@@ -1,12 +1,12 @@
-import { useState } from "react";
-import type { ModelFacts } from "../../contract/models";
+import { useEffect, useState } from "react";
+import type { ModelDownload, ModelFacts } from "../../contract/models";
 import { useAppServices } from "../AppServices";
 import { useEngineStore } from "../stores/engineStore";
 import { useModelStore } from "../stores/modelStore";
 import { useTurnStore } from "../stores/turnStore";
 import { formatCount } from "../util/formatCount";
 import type { ModelController } from "./ModelController";
-import { estimateText, factRows } from "./modelText";
+import { downloadName, downloadPercent, downloadStatusText, estimateText, factRows } from "./modelText";
 import "./ModelPanel.css";
 
 /** The loaded model and the geometry the engine measured for it. */
@@ -106,7 +106,71 @@ function ModelManager({ controller }: { readonly controller: ModelController }) 
                 </p>
             )}
             {inspection.facts !== undefined && <FactsView facts={inspection.facts} />}
+            <Downloads controller={controller} disabled={loading.running} onLoad={load} />
         </section>
+    );
+}
+
+/** Download a GGUF by URL or hf: reference into the host's models directory; progress, speed, cancel, then load. */
+function Downloads({ controller, disabled, onLoad }: { readonly controller: ModelController; readonly disabled: boolean; readonly onLoad: (model: string) => void }) {
+    const [source, setSource] = useState("");
+    const downloads = useModelStore((state) => state.downloads);
+    const download = useModelStore((state) => state.download);
+    useEffect(() => {
+        void controller.refreshDownloads();
+        return () => controller.stopPolling();
+    }, [controller]);
+    const start = async (): Promise<void> => {
+        if (await controller.startDownload(source))
+            setSource("");
+    };
+    return (
+        <div className="model-downloads">
+            <form className="model-open" onSubmit={(event) => { event.preventDefault(); void start(); }}>
+                <label htmlFor="model-download-source">Download a model (URL or hf: reference)</label>
+                <input id="model-download-source" type="text" value={source} spellCheck={false} autoComplete="off" placeholder="hf:owner/repo:Q4_K_M or https://…/model.gguf"
+                    onChange={(event) => setSource(event.currentTarget.value)} />
+                <div className="model-actions">
+                    <button type="submit" disabled={download.starting} aria-label="Download the model">{download.starting ? "Starting…" : "Download"}</button>
+                </div>
+            </form>
+            {download.error !== undefined && (
+                <p className="model-error" role="alert" data-error-code={download.error.code}>
+                    <strong>Could not download ({download.error.code}).</strong> {download.error.message}
+                </p>
+            )}
+            {downloads.length > 0 && (
+                <ul className="model-download-list" aria-label="Downloads">
+                    {downloads.map((item) => <DownloadRow key={item.id} download={item} controller={controller} disabled={disabled} onLoad={onLoad} />)}
+                </ul>
+            )}
+        </div>
+    );
+}
+
+function DownloadRow({ download, controller, disabled, onLoad }: {
+    readonly download: ModelDownload; readonly controller: ModelController; readonly disabled: boolean; readonly onLoad: (model: string) => void;
+}) {
+    const name = downloadName(download);
+    const percent = downloadPercent(download);
+    return (
+        <li className="model-download" data-download-state={download.state} data-download-id={download.id}>
+            <span className="model-download-name" title={download.source}>{name}</span>
+            {download.state === "downloading" && (
+                <progress className="model-download-progress" max={100} value={percent} aria-label={`Download progress of ${name}`} />
+            )}
+            <span className={download.state === "failed" ? "model-download-status model-download-failed" : "model-download-status"} role={download.state === "failed" ? "alert" : undefined}>
+                {downloadStatusText(download)}
+            </span>
+            <div className="model-actions">
+                {download.state === "downloading" && (
+                    <button type="button" onClick={() => void controller.cancelDownload(download.id)} aria-label={`Cancel the download of ${name}`}>Cancel</button>
+                )}
+                {download.state === "done" && (
+                    <button type="button" disabled={disabled} onClick={() => onLoad(download.path)} aria-label={`Load the downloaded model ${name}`}>Load</button>
+                )}
+            </div>
+        </li>
     );
 }
 

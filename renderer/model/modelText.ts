@@ -1,4 +1,4 @@
-import type { ModelFacts } from "../../contract/models";
+import type { ModelDownload, ModelFacts } from "../../contract/models";
 import { formatCount } from "../util/formatCount";
 
 const units = ["bytes", "KiB", "MiB", "GiB", "TiB"] as const;
@@ -56,4 +56,44 @@ export function estimateText(facts: ModelFacts): string {
     const context = `${formatCount(estimate.contextSize)} tokens × ${formatCount(estimate.sequences)} ${estimate.sequences === 1 ? "sequence" : "sequences"}`;
     return `For ${context} (KV cache ${formatBytes(estimate.kvCacheBytes)}): on the CPU about ${formatBytes(estimate.cpu.ramBytes)} of RAM; ` +
         `fully on a GPU about ${formatBytes(estimate.gpu.vramBytes)} of VRAM and ${formatBytes(estimate.gpu.ramBytes)} of RAM.`;
+}
+
+/** "12.3 MB/s": decimal megabytes, as download tools show speed. */
+export function formatSpeed(bytesPerSecond: number): string {
+    if (!Number.isFinite(bytesPerSecond) || bytesPerSecond <= 0)
+        return "0 MB/s";
+    const megabytes = bytesPerSecond / 1e6;
+    return `${megabytes >= 100 ? megabytes.toFixed(0) : megabytes >= 10 ? megabytes.toFixed(1) : megabytes.toFixed(2)} MB/s`;
+}
+
+/** Whole percent done, or undefined while the size is unknown. */
+export function downloadPercent(download: ModelDownload): number | undefined {
+    if (download.totalBytes <= 0)
+        return undefined;
+    return Math.min(100, Math.floor((download.downloadedBytes / download.totalBytes) * 100));
+}
+
+/** The file name a download goes to, or its source until the host knows the name. */
+export function downloadName(download: ModelDownload): string {
+    if (download.path !== "")
+        return download.path.split(/[\\/]/).pop() ?? download.path;
+    return download.source;
+}
+
+/** One line under a download's progress bar. */
+export function downloadStatusText(download: ModelDownload): string {
+    const percent = downloadPercent(download);
+    const sizes = download.totalBytes > 0
+        ? `${formatBytes(download.downloadedBytes)} of ${formatBytes(download.totalBytes)}`
+        : formatBytes(download.downloadedBytes);
+    switch (download.state) {
+        case "downloading":
+            return `${percent === undefined ? "Starting" : `${percent}%`} · ${sizes} · ${formatSpeed(download.bytesPerSecond)}`;
+        case "done":
+            return `Done · ${formatBytes(download.totalBytes > 0 ? download.totalBytes : download.downloadedBytes)}`;
+        case "cancelled":
+            return "Cancelled; the partial file was deleted.";
+        case "failed":
+            return `Failed (${download.error?.code ?? "download_failed"}): ${download.error?.message ?? "the download did not finish."}`;
+    }
 }

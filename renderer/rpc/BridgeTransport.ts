@@ -60,6 +60,9 @@ export class BridgeTransport implements RpcTransport {
             case "runDrill": return this.bridge.runDrill(request.params.id);
             case "inspectModel": return this.bridge.inspectModel(request.params.path);
             case "switchModel": return this.bridge.switchModel(request.params.model);
+            case "startDownload": return this.bridge.startDownload(request.params.source);
+            case "listDownloads": return this.bridge.listDownloads();
+            case "cancelDownload": return this.bridge.cancelDownload(request.params.id);
         }
     }
 }

@@ -1,5 +1,5 @@
 import { create } from "zustand";
-import type { ModelFacts } from "../../contract/models";
+import type { ModelDownload, ModelFacts } from "../../contract/models";
 
 /** A failed model call as the panel shows it: the host's stable code and its message. */
 export interface ModelFailure {
@@ -21,6 +21,13 @@ export interface ModelState {
         readonly model?: string;
         readonly error?: ModelFailure;
     };
+    /** The host's downloads as last listed, oldest first. */
+    readonly downloads: readonly ModelDownload[];
+    /** A download being asked for, or why the last one (or a cancel, or the list) was refused. */
+    readonly download: {
+        readonly starting: boolean;
+        readonly error?: ModelFailure;
+    };
 }
 
 export type ModelStore = ReturnType<typeof createModelStore>;
@@ -29,7 +36,9 @@ export type ModelStore = ReturnType<typeof createModelStore>;
 export function createModelStore() {
     return create<ModelState>()(() => ({
         inspection: { running: false },
-        loading: { running: false }
+        loading: { running: false },
+        downloads: [],
+        download: { starting: false }
     }));
 }
 

@@ -104,6 +104,12 @@ describe("the renderer's RPC over a WebSocket (headless mode)", () => {
         expect(await client.call(4, "switchModel", { model: 7 })).toMatchObject({ id: 4, error: { code: "invalid_request" } });
         // An in-process engine keeps its model; the headless server's supervisor is what switches.
         expect(await client.call(5, "switchModel", { model: "tiny" })).toMatchObject({ id: 5, error: { code: "model_switch_unavailable" } });
+        // Downloads too are the supervised hosts' (host/supervisorEngineClient.ts); the params are checked first.
+        expect(await client.call(6, "startDownload", { source: "https://example.com/m.gguf" })).toMatchObject({ id: 6, error: { code: "download_unavailable" } });
+        expect(await client.call(7, "startDownload", { source: "" })).toMatchObject({ id: 7, error: { code: "invalid_request" } });
+        expect(await client.call(8, "listDownloads", {})).toEqual({ id: 8, result: [] });
+        expect(await client.call(9, "cancelDownload", { id: 5 })).toMatchObject({ id: 9, error: { code: "invalid_request" } });
+        expect(await client.call(10, "cancelDownload", { id: "d1" })).toMatchObject({ id: 10, error: { code: "download_unknown" } });
         client.socket.close();
     });
 

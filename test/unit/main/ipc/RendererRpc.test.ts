@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { ChatTurnRequest, EngineInfo } from "../../../../contract/engineProtocol";
+import type { ModelDownload } from "../../../../contract/models";
 import type { RpcTurnEvent } from "../../../../contract/rpc";
-import { ModelNotGgufError } from "../../../../engine/core/modelErrors";
+import { DownloadUnknownError, ModelNotGgufError } from "../../../../engine/core/modelErrors";
 import { EngineRequestError, EngineStartError } from "../../../../engine/host/engineHostErrors";
 import { RequestCancelledError } from "../../../../engine/request/requestErrors";
 import type { EngineClient, TurnCallbacks, TurnResult } from "../../../../host/EngineClient";
@@ -21,6 +22,11 @@ interface RunningTurn {
     finish(value: TurnResult): void;
     fail(error: Error): void;
 }
+
+const download: ModelDownload = {
+    id: "d1", source: "hf:owner/repo:Q4_K_M", path: "/models/m.gguf", state: "downloading",
+    downloadedBytes: 10, totalBytes: 100, bytesPerSecond: 5, error: undefined
+};
 
 /** An engine whose turns run until the test finishes them; an abort rejects like the real one. */
 function fakeEngine(): EngineClient & { readonly turns: Map<string, RunningTurn>; readonly calls: string[] } {
@@ -85,6 +91,21 @@ function fakeEngine(): EngineClient & { readonly turns: Map<string, RunningTurn>
         switchModel: async (model) => {
             calls.push(`switchModel ${model}`);
             return { ...info, modelName: model };
+        },
+        startDownload: async (source) => {
+            calls.push(`startDownload ${source}`);
+            return { ...download, source };
+        },
+        listDownloads: async () => {
+            calls.push("listDownloads");
+            return [download];
+        },
+        cancelDownload: async (id) => {
+            calls.push(`cancelDownload ${id}`);
+            if (id !== download.id) {
+                throw new DownloadUnknownError(`No download has the id "${id}".`);
+            }
+            return { ...download, state: "cancelled" };
         }
     };
 }
@@ -136,6 +157,21 @@ describe("RendererRpc", () => {
         expect(await rpc.call(window, "inspectModel", { path: "x".repeat(4097) })).toMatchObject({ ok: false, error: { code: "invalid_request" } });
         expect(await rpc.call(window, "inspectModel", { model: "/m/a.gguf" })).toMatchObject({ ok: false, error: { code: "invalid_request" } });
         expect(engine.calls).toEqual(["inspectModel /m/a.gguf", "inspectModel /repo/package.json", "switchModel tiny"]);
+    });
+
+    it("answers startDownload, listDownloads and cancelDownload; refuses a bad source or id before the engine", async () => {
+        const engine = fakeEngine();
+        const rpc = new RendererRpc(async () => engine);
+        const window = caller(1);
+        expect(await rpc.call(window, "startDownload", { source: "https://example.com/m.gguf" })).toEqual({ ok: true, value: { ...download, source: "https://example.com/m.gguf" } });
+        expect(await rpc.call(window, "listDownloads", {})).toEqual({ ok: true, value: [download] });
+        expect(await rpc.call(window, "cancelDownload", { id: "d1" })).toMatchObject({ ok: true, value: { state: "cancelled" } });
+        expect(await rpc.call(window, "cancelDownload", { id: "d9" })).toMatchObject({ ok: false, error: { code: "download_unknown" } });
+        expect(await rpc.call(window, "startDownload", { source: "" })).toMatchObject({ ok: false, error: { code: "invalid_request" } });
+        expect(await rpc.call(window, "startDownload", { source: "h".repeat(4097) })).toMatchObject({ ok: false, error: { code: "invalid_request" } });
+        expect(await rpc.call(window, "startDownload", { url: "https://example.com/m.gguf" })).toMatchObject({ ok: false, error: { code: "invalid_request" } });
+        expect(await rpc.call(window, "cancelDownload", { id: "" })).toMatchObject({ ok: false, error: { code: "invalid_request" } });
+        expect(engine.calls).toEqual(["startDownload https://example.com/m.gguf", "listDownloads", "cancelDownload d1", "cancelDownload d9"]);
     });
 
     it("refuses a bad payload with invalid_request, without touching the engine", async () => {

@@ -43,7 +43,11 @@ describe("validateRpcPayload accepts every well-formed call", () => {
         ["runDrill", { id: "flipped-byte" }],
         ["inspectModel", { path: "/home/me/models/llama.gguf" }],
         ["switchModel", { model: "tiny" }],
-        ["switchModel to a path", { model: "C:\\models\\qwen.gguf" }]
+        ["switchModel to a path", { model: "C:\\models\\qwen.gguf" }],
+        ["startDownload", { source: "https://huggingface.co/o/r/resolve/main/m.gguf" }],
+        ["startDownload of an hf: reference", { source: "hf:owner/repo:Q4_K_M" }],
+        ["listDownloads", {}],
+        ["cancelDownload", { id: "0b7c" }]
     ])("%s, unchanged", (method, params) => {
         expect(validateRpcPayload(method.split(" ")[0], params)).toEqual({ method: method.split(" ")[0], params });
     });
@@ -67,7 +71,8 @@ describe("validateRpcPayload accepts every well-formed call", () => {
         const good: Record<string, unknown> = {
             info: {}, snapshot: {}, cancel: { requestId: "r" }, forgetWorkspace: { workspace: "w" }, measure, chat,
             audit: {}, replayableTurns: {}, replay: { requestId: "r" }, listDrills: {}, runDrill: { id: "late-write" },
-            inspectModel: { path: "/m.gguf" }, switchModel: { model: "tiny" }
+            inspectModel: { path: "/m.gguf" }, switchModel: { model: "tiny" },
+            startDownload: { source: "hf:o/r" }, listDownloads: {}, cancelDownload: { id: "d" }
         };
         for (const method of rpcMethods) {
             expect(validateRpcPayload(method, good[method]).method).toBe(method);
@@ -113,7 +118,10 @@ describe("validateRpcPayload refuses with invalid_request", () => {
         ["listDrills", { all: true }],
         ["runDrill", { id: "flipped-byte", guards: "off" }],
         ["inspectModel", { path: "/m.gguf", gpuLayers: 99 }],
-        ["switchModel", { model: "tiny", path: "/m.gguf" }]
+        ["switchModel", { model: "tiny", path: "/m.gguf" }],
+        ["startDownload", { source: "hf:o/r", dirPath: "/etc" }],
+        ["listDownloads", { all: true }],
+        ["cancelDownload", { id: "d", deleteFile: false }]
     ])("%s with a field the contract does not name", (method, params) => {
         expect(refused(method, params)).toMatch(/takes no field/);
     });
@@ -142,7 +150,11 @@ describe("validateRpcPayload refuses with invalid_request", () => {
         ["inspectModel without a path", "inspectModel", {}, /path must be a string; got undefined/],
         ["inspectModel with a blank path", "inspectModel", { path: "  " }, /^path is empty; give the full path of a \.gguf file, or "tiny" for the built-in demo model\.$/],
         ["switchModel with a number", "switchModel", { model: 3 }, /model must be a string; got 3/],
-        ["switchModel with an empty model", "switchModel", { model: "" }, /^model is empty/]
+        ["switchModel with an empty model", "switchModel", { model: "" }, /^model is empty/],
+        ["startDownload without a source", "startDownload", {}, /source must be a string; got undefined/],
+        ["startDownload with a blank source", "startDownload", { source: " " }, /^source is empty; give a model URL/],
+        ["cancelDownload with a number", "cancelDownload", { id: 4 }, /id must be a string; got 4/],
+        ["cancelDownload with an empty id", "cancelDownload", { id: "" }, /^id is empty; name one of listDownloads' downloads\.$/]
     ])("%s", (_, method, params, message) => {
         expect(refused(method, params)).toMatch(message);
     });
@@ -159,6 +171,7 @@ describe("validateRpcPayload refuses with invalid_request", () => {
         ["a drill's id", "runDrill", { id: "d".repeat(commandLimits.maxIdChars + 1) }, /id has 257 characters; the limit is 256/],
         ["a model path", "inspectModel", { path: "/".repeat(4097) }, /path has 4,097 characters; the limit is 4,096/],
         ["a model to switch to", "switchModel", { model: "m".repeat(100_000) }, /model has 100,000 characters; the limit is 4,096/],
+        ["a download source", "startDownload", { source: "h".repeat(4097) }, /source has 4,097 characters; the limit is 4,096/],
         ["a workspace name", "forgetWorkspace", { workspace: "w".repeat(turnLimits.maxWorkspaceChars + 1) }, /workspace has 257 characters/],
         ["a message", "measure", { ...measure, messages: [{ role: "user", content: "x".repeat(turnLimits.maxMessageChars + 1) }] }, /messages\[0\]\.content has 4,000,001 characters/],
         ["a draft", "measure", { ...measure, draft: "x".repeat(turnLimits.maxMessageChars + 1) }, /draft has 4,000,001 characters/]

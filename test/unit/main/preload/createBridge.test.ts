@@ -38,8 +38,8 @@ describe("createBridge", () => {
     it("exposes named functions only, nothing of ipcRenderer", () => {
         const bridge = createBridge(fakeIpc());
         expect(Object.keys(bridge).sort()).toEqual(
-            ["audit", "cancel", "chat", "forgetWorkspace", "getAppInfo", "getSettings", "info", "inspectModel", "listDrills", "measure", "onTurnEvent", "replay",
-                "replayableTurns", "runDrill", "setLocalApi", "snapshot", "switchModel"]
+            ["audit", "cancel", "cancelDownload", "chat", "forgetWorkspace", "getAppInfo", "getSettings", "info", "inspectModel", "listDownloads", "listDrills", "measure",
+                "onTurnEvent", "replay", "replayableTurns", "runDrill", "setLocalApi", "snapshot", "startDownload", "switchModel"]
         );
         for (const value of Object.values(bridge)) {
             expect(typeof value).toBe("function");
@@ -67,6 +67,10 @@ describe("createBridge", () => {
         await bridge.inspectModel("/m/a.gguf");
         await (bridge.inspectModel as (...args: unknown[]) => Promise<unknown>)("/m/b.gguf", { gpuLayers: 99 });
         await bridge.switchModel("tiny");
+        await bridge.startDownload("hf:o/r:Q4_K_M");
+        await (bridge.startDownload as (...args: unknown[]) => Promise<unknown>)("https://h/m.gguf", { dirPath: "/etc" });
+        await bridge.listDownloads();
+        await bridge.cancelDownload("d1");
         await bridge.getSettings();
         await bridge.setLocalApi({ enabled: true, port: 8081, apiKey: "mine" } as never);
         expect(ipc.invoked).toEqual([
@@ -87,6 +91,10 @@ describe("createBridge", () => {
             [rpcChannels.inspectModel, { path: "/m/a.gguf" }],
             [rpcChannels.inspectModel, { path: "/m/b.gguf" }],
             [rpcChannels.switchModel, { model: "tiny" }],
+            [rpcChannels.startDownload, { source: "hf:o/r:Q4_K_M" }],
+            [rpcChannels.startDownload, { source: "https://h/m.gguf" }],
+            [rpcChannels.listDownloads, {}],
+            [rpcChannels.cancelDownload, { id: "d1" }],
             [channels.getSettings],
             [channels.setLocalApi, { enabled: true, port: 8081 }]
         ]);

@@ -22,6 +22,9 @@ function fakeBridge(): { bridge: KvaultBridge; emit: TurnEventListener; calls: s
         runDrill: (id: string) => { calls.push(`runDrill ${id}`); return ok({ id, guardFired: true }); },
         inspectModel: (path: string) => { calls.push(`inspectModel ${path}`); return Promise.resolve({ ok: false as const, error: { code: "model_not_gguf", message: "not GGUF" } }); },
         switchModel: (model: string) => { calls.push(`switchModel ${model}`); return ok({ modelName: model }); },
+        startDownload: (source: string) => { calls.push(`startDownload ${source}`); return ok({ id: "d1", source }); },
+        listDownloads: () => { calls.push("listDownloads"); return ok([]); },
+        cancelDownload: (id: string) => { calls.push(`cancelDownload ${id}`); return Promise.resolve({ ok: false as const, error: { code: "download_unknown", message: "no such download" } }); },
         onTurnEvent: (next: TurnEventListener) => { listener = next; return () => { listener = undefined; }; },
         getSettings: () => Promise.reject(new Error("unused")),
         setLocalApi: () => Promise.reject(new Error("unused"))
@@ -58,11 +61,17 @@ describe("BridgeTransport", () => {
         transport.start({ onOpen: () => undefined, onMessage: (message) => messages.push(message), onClose: () => undefined });
         transport.send({ id: 1, method: "inspectModel", params: { path: "/repo/package.json" } });
         transport.send({ id: 2, method: "switchModel", params: { model: "tiny" } });
+        transport.send({ id: 3, method: "startDownload", params: { source: "hf:o/r" } });
+        transport.send({ id: 4, method: "listDownloads", params: {} });
+        transport.send({ id: 5, method: "cancelDownload", params: { id: "d9" } });
         await new Promise((resolve) => setTimeout(resolve, 0));
-        expect(calls).toEqual(["inspectModel /repo/package.json", "switchModel tiny"]);
+        expect(calls).toEqual(["inspectModel /repo/package.json", "switchModel tiny", "startDownload hf:o/r", "listDownloads", "cancelDownload d9"]);
         expect(messages).toEqual([
             { id: 1, error: { code: "model_not_gguf", message: "not GGUF" } },
-            { id: 2, result: { modelName: "tiny" } }
+            { id: 2, result: { modelName: "tiny" } },
+            { id: 3, result: { id: "d1", source: "hf:o/r" } },
+            { id: 4, result: [] },
+            { id: 5, error: { code: "download_unknown", message: "no such download" } }
         ]);
     });
 

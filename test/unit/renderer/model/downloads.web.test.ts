@@ -1,0 +1,102 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import type { ModelDownload } from "../../../../contract/models";
+import { DOWNLOAD_POLL_MS, ModelController } from "../../../../renderer/model/ModelController";
+import { downloadName, downloadPercent, downloadStatusText, formatSpeed } from "../../../../renderer/model/modelText";
+import { RpcError } from "../../../../renderer/rpc/RpcError";
+import { createEngineStore } from "../../../../renderer/stores/engineStore";
+import { createModelStore } from "../../../../renderer/stores/modelStore";
+import { createTurnStore } from "../../../../renderer/stores/turnStore";
+import { FakeRpc } from "../FakeRpc";
+
+const running: ModelDownload = {
+    id: "d1", source: "hf:owner/repo:Q4_K_M", path: "/data/models/hf_owner_repo.Q4_K_M.gguf", state: "downloading",
+    downloadedBytes: 250_000_000, totalBytes: 1_000_000_000, bytesPerSecond: 12_345_678, error: undefined
+};
+
+function setup(): { rpc: FakeRpc; controller: ModelController; model: ReturnType<typeof createModelStore> } {
+    const rpc = new FakeRpc();
+    const model = createModelStore();
+    return { rpc, model, controller: new ModelController(rpc, { model, engine: createEngineStore(), turns: createTurnStore() }) };
+}
+
+describe("download text", () => {
+    it("shows percent, sizes and speed while running", () => {
+        expect(downloadPercent(running)).toBe(25);
+        expect(formatSpeed(running.bytesPerSecond)).toBe("12.3 MB/s");
+        expect(formatSpeed(0)).toBe("0 MB/s");
+        expect(formatSpeed(1_500_000)).toBe("1.50 MB/s");
+        expect(downloadStatusText(running)).toBe("25% · 238 MiB of 954 MiB · 12.3 MB/s");
+        expect(downloadName(running)).toBe("hf_owner_repo.Q4_K_M.gguf");
+    });
+
+    it("an unknown size, and the finished states", () => {
+        const starting = { ...running, path: "", totalBytes: 0, downloadedBytes: 0, bytesPerSecond: 0 };
+        expect(downloadPercent(starting)).toBeUndefined();
+        expect(downloadName(starting)).toBe("hf:owner/repo:Q4_K_M");
+        expect(downloadStatusText(starting)).toBe("Starting · 0 bytes · 0 MB/s");
+        expect(downloadStatusText({ ...running, state: "done", downloadedBytes: 1_000_000_000 })).toBe("Done · 954 MiB");
+        expect(downloadStatusText({ ...running, state: "cancelled" })).toMatch(/^Cancelled/);
+        expect(downloadStatusText({ ...running, state: "failed", error: { code: "model_not_gguf", message: "x is not a GGUF file." } }))
+            .toBe("Failed (model_not_gguf): x is not a GGUF file.");
+        expect(downloadName({ ...running, path: "C:\\models\\m.gguf" })).toBe("m.gguf");
+    });
+});
+
+describe("ModelController downloads", () => {
+    beforeEach(() => {
+        vi.useFakeTimers();
+    });
+    afterEach(() => {
+        vi.useRealTimers();
+    });
+
+    it("starts a trimmed source, then polls listDownloads about twice a second until none runs", async () => {
+        const { rpc, controller, model } = setup();
+        rpc.answers.startDownload = ({ source }) => ({ ...running, source, downloadedBytes: 0 });
+        let listed: ModelDownload[] = [running];
+        rpc.answers.listDownloads = () => listed;
+        expect(await controller.startDownload("  hf:owner/repo:Q4_K_M ")).toBe(true);
+        expect(rpc.calls).toEqual([{ method: "startDownload", params: { source: "hf:owner/repo:Q4_K_M" } }]);
+        expect(model.getState().downloads).toMatchObject([{ id: "d1", downloadedBytes: 0 }]);
+        expect(DOWNLOAD_POLL_MS).toBeLessThanOrEqual(500);
+        await vi.advanceTimersByTimeAsync(DOWNLOAD_POLL_MS);
+        expect(model.getState().downloads).toEqual([running]);
+        listed = [{ ...running, state: "done", downloadedBytes: running.totalBytes }];
+        await vi.advanceTimersByTimeAsync(DOWNLOAD_POLL_MS);
+        expect(model.getState().downloads[0]!.state).toBe("done");
+        await vi.advanceTimersByTimeAsync(DOWNLOAD_POLL_MS * 10);
+        expect(rpc.calls.filter((call) => call.method === "listDownloads")).toHaveLength(2);
+    });
+
+    it("keeps a refused source's code, and asks for a source instead of sending an empty one", async () => {
+        const { rpc, controller, model } = setup();
+        expect(await controller.startDownload("   ")).toBe(false);
+        expect(rpc.calls).toEqual([]);
+        expect(model.getState().download.error?.code).toBe("invalid_request");
+        rpc.answers.startDownload = () => { throw new RpcError("download_source_invalid", "Downloads use http://, https:// or hf:, not file://."); };
+        expect(await controller.startDownload("file:///etc/passwd")).toBe(false);
+        expect(model.getState().download).toEqual({ starting: false, error: { code: "download_source_invalid", message: "Downloads use http://, https:// or hf:, not file://." } });
+        await vi.advanceTimersByTimeAsync(DOWNLOAD_POLL_MS * 4);
+        expect(rpc.calls.map((call) => call.method)).toEqual(["startDownload"]);
+    });
+
+    it("cancels by id and shows the cancelled record", async () => {
+        const { rpc, controller, model } = setup();
+        rpc.answers.listDownloads = () => [running];
+        await controller.refreshDownloads();
+        rpc.answers.cancelDownload = ({ id }) => ({ ...running, id, state: "cancelled", bytesPerSecond: 0 });
+        await controller.cancelDownload("d1");
+        expect(rpc.calls.at(-1)).toEqual({ method: "cancelDownload", params: { id: "d1" } });
+        expect(model.getState().downloads).toMatchObject([{ id: "d1", state: "cancelled" }]);
+        controller.stopPolling();
+        await vi.advanceTimersByTimeAsync(DOWNLOAD_POLL_MS * 4);
+        expect(rpc.calls.map((call) => call.method)).toEqual(["listDownloads", "cancelDownload"]);
+    });
+
+    it("loads a finished download by its path", async () => {
+        const { rpc, controller } = setup();
+        rpc.answers.switchModel = ({ model }) => ({ modelName: model }) as never;
+        expect(await controller.load(running.path)).toBe(true);
+        expect(rpc.calls).toEqual([{ method: "switchModel", params: { model: running.path } }]);
+    });
+});
