@@ -1,27 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { configureWorkspace, readApp, storedWorkspaces } from "./support/appDriver.js";
-import { openKvault, type KvaultPage } from "./support/openKvault.js";
-import { startKvaultServer, type KvaultServer } from "./support/startKvaultServer.js";
+import { useKvaultApp } from "./support/useKvaultApp.js";
 
 const number = (text: string): number => Number(text.replaceAll(",", ""));
 
 describe("the context meter in a real browser (512-token window)", () => {
-    let server: KvaultServer | undefined;
-    let app: KvaultPage | undefined;
-    const screenshots: string[] = [];
-
-    beforeAll(async () => {
-        server = await startKvaultServer();
-        app = await openKvault(server.url);
-    });
-    afterAll(async () => {
-        await app?.close();
-        await server?.stop();
-        console.log(`screenshots:\n${screenshots.join("\n")}`);
-    });
+    const { app, screenshots } = useKvaultApp();
 
     it("blocks a draft that does not fit and says how many tokens it needs and how many are left of the window", async () => {
-        const { page } = app!;
+        const { page } = app();
         const box = page.getByLabel("Message", { exact: true });
         const send = page.getByRole("button", { name: "Send message" });
         await box.fill("pages ".repeat(700));
@@ -36,7 +23,7 @@ describe("the context meter in a real browser (512-token window)", () => {
         expect(await meter.getAttribute("data-left")).toBe(String(number(left!)));
         expect(await meter.getAttribute("data-limit")).toBe("512");
         expect(await send.isDisabled()).toBe(true);
-        screenshots.push(await app!.screenshot("meter-blocks-oversized-draft"));
+        screenshots.push(await app().screenshot("meter-blocks-oversized-draft"));
 
         await box.press("Enter");
         await page.waitForTimeout(300);
@@ -45,7 +32,7 @@ describe("the context meter in a real browser (512-token window)", () => {
     });
 
     it("blocks a draft that leaves less room than Max tokens, and sends once Max tokens fits", async () => {
-        const { page } = app!;
+        const { page } = app();
         await configureWorkspace(page, { temperature: 0, maxTokens: 500 });
         const box = page.getByLabel("Message", { exact: true });
         await box.fill("hello");
@@ -72,17 +59,17 @@ describe("the context meter in a real browser (512-token window)", () => {
         const stored = (await storedWorkspaces(page))[0]!.messages;
         expect(stored[0]).toMatchObject({ role: "user", content: "hello\nworld" });
         expect(stored[1]).toMatchObject({ role: "assistant" });
-        screenshots.push(await app!.screenshot("meter-after-a-turn"));
+        screenshots.push(await app().screenshot("meter-after-a-turn"));
 
         const copy = page.getByRole("button", { name: "Copy your message" });
         await copy.click();
         await expect.poll(() => copy.textContent()).toBe("Copied");
         expect(await page.evaluate<string>("navigator.clipboard.readText()")).toBe("hello\nworld");
-        expect(app!.problems).toEqual([]);
+        expect(app().problems).toEqual([]);
     });
 
     it("renames and recolours a workspace, and every control has an accessible name", async () => {
-        const { page } = app!;
+        const { page } = app();
         await page.getByRole("button", { name: "Rename Workspace 1" }).click();
         const name = page.getByLabel("Workspace name");
         await name.fill("Drafts");
@@ -102,18 +89,18 @@ describe("the context meter in a real browser (512-token window)", () => {
     });
 
     it("is usable 900 pixels wide, in light and dark: nothing overflows sideways", async () => {
-        const { page } = app!;
+        const { page } = app();
         await page.setViewportSize({ width: 900, height: 700 });
         await page.waitForTimeout(300);
         expect(await page.evaluate<number>("document.documentElement.scrollWidth")).toBeLessThanOrEqual(900);
         expect(await page.getByRole("button", { name: "Send message" }).isVisible()).toBe(true);
         expect(await page.locator(".page-map-canvas").isVisible()).toBe(true);
-        screenshots.push(await app!.screenshot("layout-900px"));
+        screenshots.push(await app().screenshot("layout-900px"));
 
         await page.emulateMedia({ colorScheme: "dark" });
         await expect.poll(() => page.evaluate<string>(`getComputedStyle(document.body).backgroundColor`)).toBe("rgb(23, 24, 27)");
         await page.waitForTimeout(300);
-        screenshots.push(await app!.screenshot("layout-900px-dark"));
-        expect(app!.problems).toEqual([]);
+        screenshots.push(await app().screenshot("layout-900px-dark"));
+        expect(app().problems).toEqual([]);
     });
 });

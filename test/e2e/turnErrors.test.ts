@@ -1,25 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { configureWorkspace, newWorkspace, readApp, sendMessage, storedWorkspaces } from "./support/appDriver.js";
-import { openKvault, type KvaultPage } from "./support/openKvault.js";
-import { startKvaultServer, type KvaultServer } from "./support/startKvaultServer.js";
+import { useKvaultApp } from "./support/useKvaultApp.js";
 
 describe("a turn that fails in the engine, in a real browser", () => {
-    let server: KvaultServer | undefined;
-    let app: KvaultPage | undefined;
-    const screenshots: string[] = [];
-
-    beforeAll(async () => {
-        server = await startKvaultServer();
-        app = await openKvault(server.url);
-    });
-    afterAll(async () => {
-        await app?.close();
-        await server?.stop();
-        console.log(`screenshots:\n${screenshots.join("\n")}`);
-    });
+    const { app, server, screenshots } = useKvaultApp();
 
     it("shows the engine's error in place of the answer and never stores it, nor the text streamed before it", async () => {
-        const { page } = app!;
+        const { page } = app();
         // The generated model answers this greedily to the full 400 tokens: long enough to crash mid-answer.
         await configureWorkspace(page, { temperature: 0, maxTokens: 400 });
         await sendMessage(page, "Write a long answer about pages, please");
@@ -27,14 +14,14 @@ describe("a turn that fails in the engine, in a real browser", () => {
         const partial = (await page.locator(".message-live .message-text").textContent()) ?? "";
 
         // The engine process dies mid-answer (a native crash); the server restarts it by itself.
-        const enginePid = server!.enginePid();
+        const enginePid = server().enginePid();
         expect(enginePid, "the server's engine process").toBeDefined();
         process.kill(enginePid!, "SIGKILL");
 
         const alert = page.getByRole("alert");
         await expect.poll(() => alert.textContent(), { timeout: 60_000 }).toMatch(/The engine process stopped \(SIGKILL\) while this turn ran\./);
         expect(await alert.getAttribute("data-error-code")).toBe("engine_crashed");
-        screenshots.push(await app!.screenshot("error-in-place"));
+        screenshots.push(await app().screenshot("error-in-place"));
 
         expect(await page.locator(".message-assistant").count(), "no answer on screen").toBe(0);
         const stored = (await storedWorkspaces(page))[0]!.messages;
@@ -50,11 +37,11 @@ describe("a turn that fails in the engine, in a real browser", () => {
         expect(await page.locator(".message-user").count()).toBe(1);
         expect(await page.locator(".message-assistant").count()).toBe(0);
         expect(await page.locator(".no-answer").textContent()).toContain("No answer to this message.");
-        expect(app!.problems).toEqual([]);
+        expect(app().problems).toEqual([]);
     });
 
     it("answers on Ask again once the engine is back, and Esc stops an answer, keeping what streamed", async () => {
-        const { page } = app!;
+        const { page } = app();
         await configureWorkspace(page, { maxTokens: 8 });
         await page.getByRole("button", { name: "Ask for an answer again" }).click();
         await expect.poll(async () => (await storedWorkspaces(page))[0]!.messages.map((message) => message.role), { timeout: 180_000, interval: 250 })
@@ -74,7 +61,7 @@ describe("a turn that fails in the engine, in a real browser", () => {
         expect(stored[1]!.content.length).toBeGreaterThan(0);
         expect(await page.locator(".message-assistant").last().textContent()).toContain("Stopped by you.");
         await expect.poll(async () => Number(await page.locator('[data-counter="cancelled"]').getAttribute("data-value")), { timeout: 10_000 }).toBe(1);
-        screenshots.push(await app!.screenshot("stopped-answer-kept"));
+        screenshots.push(await app().screenshot("stopped-answer-kept"));
 
         // Regenerate replaces the stopped answer with a whole one.
         await configureWorkspace(page, { maxTokens: 8 });
@@ -82,6 +69,6 @@ describe("a turn that fails in the engine, in a real browser", () => {
         await expect.poll(async () => (await storedWorkspaces(page)).find((workspace) => workspace.id === other.id)!.messages.at(-1)!.finish, { timeout: 120_000 })
             .toMatch(/^(stop|length)$/);
         expect((await storedWorkspaces(page)).find((workspace) => workspace.id === other.id)!.messages.map((message) => message.role)).toEqual(["user", "assistant"]);
-        expect(app!.problems).toEqual([]);
+        expect(app().problems).toEqual([]);
     });
 });

@@ -1,7 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { canvasPixelsOfColour, configureWorkspace, newWorkspace, readApp, selectWorkspace, sendMessage, storedWorkspaces, type WorkspaceItem } from "./support/appDriver.js";
-import { openKvault, type KvaultPage } from "./support/openKvault.js";
-import { startKvaultServer, type KvaultServer } from "./support/startKvaultServer.js";
+import { useKvaultApp } from "./support/useKvaultApp.js";
 
 // Two decode sequences and 96 pages of 16 tokens (startKvaultServer). The prompts are ones the
 // generated model answers greedily to the full Max tokens, so turns last long enough to watch.
@@ -9,24 +8,12 @@ import { startKvaultServer, type KvaultServer } from "./support/startKvaultServe
 // milliseconds; a workspace swapped out of its decode sequence holds pages until it runs again
 // or is deleted, which is what the page map shows for long enough to look at.
 describe("workspaces in a real browser: two stream at once, the page map follows them", () => {
-    let server: KvaultServer | undefined;
-    let app: KvaultPage | undefined;
-    const screenshots: string[] = [];
+    const { app, screenshots } = useKvaultApp();
     let first: WorkspaceItem;
     let second: WorkspaceItem;
 
-    beforeAll(async () => {
-        server = await startKvaultServer();
-        app = await openKvault(server.url);
-    });
-    afterAll(async () => {
-        await app?.close();
-        await server?.stop();
-        console.log(`screenshots:\n${screenshots.join("\n")}`);
-    });
-
     it("streams answers in two workspaces at the same time, each in its own decode sequence", async () => {
-        const { page } = app!;
+        const { page } = app();
         first = (await readApp(page)).items[0]!;
         expect(first.name).toBe("Workspace 1");
         await configureWorkspace(page, { temperature: 0, maxTokens: 150 });
@@ -48,7 +35,7 @@ describe("workspaces in a real browser: two stream at once, the page map follows
             samples.push(sample);
             const [a, b] = [first, second].map((workspace) => sample.items.find((item) => item.id === workspace.id)!);
             if (!screenshotTaken && a!.phase === "running" && b!.phase === "running" && a!.streamedChars > 0 && b!.streamedChars > 0) {
-                screenshots.push(await app!.screenshot("workspaces-two-streaming"));
+                screenshots.push(await app().screenshot("workspaces-two-streaming"));
                 screenshotTaken = true;
             }
             if (a!.phase === "idle" && b!.phase === "idle")
@@ -74,11 +61,11 @@ describe("workspaces in a real browser: two stream at once, the page map follows
         }
         // The answer on screen is the stored one, for the workspace on screen.
         await expect.poll(() => page.locator(".message-assistant:not(.message-live)").count()).toBe(1);
-        expect(app!.problems).toEqual([]);
+        expect(app().problems).toEqual([]);
     });
 
     it("shows pages in each workspace's colour while it is swapped out for others, and every page free once those workspaces are deleted", async () => {
-        const { page } = app!;
+        const { page } = app();
         const third = await newWorkspace(page);
         await configureWorkspace(page, { temperature: 0, maxTokens: 200 });
         await sendMessage(page, "A third workspace needs a decode sequence");
@@ -104,7 +91,7 @@ describe("workspaces in a real browser: two stream at once, the page map follows
         const canvas = page.locator(".page-map-canvas");
         await canvas.hover({ position: { x: 5, y: 5 } });
         await expect.poll(() => page.getByLabel("Page details").textContent()).toMatch(/^Page 0: (free, no owner|\w+, owner .+)\.$/);
-        screenshots.push(await app!.screenshot("workspaces-page-map-swapped"));
+        screenshots.push(await app().screenshot("workspaces-page-map-swapped"));
 
         await expect.poll(async () => (await readApp(page)).items.every((item) => item.phase === "idle"), { timeout: 180_000, interval: 250 }).toBe(true);
 
@@ -124,7 +111,7 @@ describe("workspaces in a real browser: two stream at once, the page map follows
         for (const workspace of [first, second])
             expect(await canvasPixelsOfColour(page, workspace.colour)).toBe(0);
         expect((await storedWorkspaces(page)).map((workspace) => workspace.id)).toEqual([third.id, fourth.id]);
-        screenshots.push(await app!.screenshot("workspaces-page-map-all-free"));
-        expect(app!.problems).toEqual([]);
+        screenshots.push(await app().screenshot("workspaces-page-map-all-free"));
+        expect(app().problems).toEqual([]);
     });
 });

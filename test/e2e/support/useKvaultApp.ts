@@ -1,0 +1,28 @@
+import { afterAll, beforeAll } from "vitest";
+import { openKvault, type KvaultPage } from "./openKvault.js";
+import { startKvaultServer, type KvaultServer } from "./startKvaultServer.js";
+
+export interface KvaultApp {
+    /** The browser page, once `beforeAll` has opened it. */
+    readonly app: () => KvaultPage;
+    readonly server: () => KvaultServer;
+    /** Paths of the screenshots taken, listed when the suite ends. */
+    readonly screenshots: string[];
+}
+
+/** One headless server and one fresh browser for a describe block, both stopped after it. */
+export function useKvaultApp(): KvaultApp {
+    let server: KvaultServer | undefined;
+    let app: KvaultPage | undefined;
+    const screenshots: string[] = [];
+    beforeAll(async () => {
+        server = await startKvaultServer();
+        app = await openKvault(server.url);
+    });
+    afterAll(async () => {
+        await app?.close();
+        await server?.stop();
+        console.log(`screenshots:\n${screenshots.join("\n")}`);
+    });
+    return { app: () => app!, server: () => server!, screenshots };
+}
