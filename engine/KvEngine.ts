@@ -25,7 +25,7 @@ import { SessionTable } from "./session/SessionTable.js";
 import type { ParsedSequenceState } from "./codec/parseSequenceState.js";
 import type { LlamaModel } from "./runtime/types.js";
 import type { EngineCounters, GenerateRequest, GenerateResult, KvEngineHooks, ModeReport, ReplayResult, RequestTimings, WindowReport } from "./engineTypes.js";
-import { auditEngine, type EngineAuditResult } from "./audit/auditEngine.js";
+import { auditEngine, type EngineAuditOptions, type EngineAuditResult } from "./audit/auditEngine.js";
 
 export type { EngineCounters, GenerateRequest, GenerateResult, KvEngineHooks, ModeReport, ReplayResult, RequestTimings, WindowReport } from "./engineTypes.js";
 
@@ -496,7 +496,7 @@ export class KvEngine {
     }
 
     /** Checks I1–I7 over the pool and the engine's own bookkeeping; see `auditEngine`. */
-    audit(options: { readonly scanFreePages?: boolean } = {}): EngineAuditResult {
+    audit(options: EngineAuditOptions = {}): EngineAuditResult {
         const liveRequests = new Map<RequestId, { generation: number | undefined }>();
         for (const [id, record] of this.#requests)
             liveRequests.set(id, { generation: record.heldGeneration });

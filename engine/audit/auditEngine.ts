@@ -13,6 +13,13 @@ export interface EngineAuditResult {
     readonly durationMs: number;
 }
 
+export interface EngineAuditOptions {
+    /** Read every free page's bytes for I6 (default true). */
+    readonly scanFreePages?: boolean;
+    /** Recompute every sealed page's checksum for I7 (default true). */
+    readonly verifySealedPages?: boolean;
+}
+
 export interface EngineAuditView {
     readonly pool: PagePool;
     readonly sessions: readonly SessionRecord[];
@@ -27,9 +34,9 @@ export interface EngineAuditView {
  * to a swapped workspace's manifest at its generation, whose checksums equal the pages' (I4, I5, I7),
  * and no decode sequence is held by two workspaces (I1).
  */
-export function auditEngine(view: EngineAuditView, options: { readonly scanFreePages?: boolean } = {}): EngineAuditResult {
+export function auditEngine(view: EngineAuditView, options: EngineAuditOptions = {}): EngineAuditResult {
     const startedAt = performance.now();
-    const pool = view.pool.audit({ scanFreePages: options.scanFreePages ?? true, verifySealedPages: true });
+    const pool = view.pool.audit({ scanFreePages: options.scanFreePages ?? true, verifySealedPages: options.verifySealedPages ?? true });
     const violations: AuditViolation[] = [];
 
     const owners = new Map<RequestId, number>(); // request → generation, from live requests and swapped workspaces

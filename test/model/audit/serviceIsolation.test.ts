@@ -26,4 +26,16 @@ describe("the isolation calls a host makes: audit, replay, drills", () => {
         expect(service.engine.sessions().map((session) => session.id)).toEqual(before);
         expect(service.audit().ok).toBe(true);
     });
+
+    it("audits a large pool by its metadata alone, so an audit never stalls the streams", async () => {
+        // 2,048 pages of 256 tokens × 512 B = 256 MiB + 1 page: past the byte-scan limit.
+        const large = await EngineService.start({ modelPath: generatedModelPath("tiny"), ...tinyEngineConfig, pageTokens: 256, numPages: 2049, gpu: false });
+        try {
+            const audit = large.audit();
+            expect(audit).toMatchObject({ ok: true, numPagesChecked: 2049, numFreePagesScanned: 0, numSealedPagesVerified: 0 });
+            expect(service.audit().numFreePagesScanned).toBe(48); // the small pool is scanned in full
+        } finally {
+            await large.dispose();
+        }
+    });
 });
