@@ -1,4 +1,5 @@
 import os from "node:os";
+import type { EngineConfigInput } from "../../engine/EngineConfig.js";
 import { specialTokens } from "../../engine/model/syntheticVocabulary.js";
 
 /** Text for prompts; its tokens are repeated to any length. Prefill cost does not depend on the words. */
@@ -15,6 +16,30 @@ export const BENCH_THREADS = os.availableParallelism();
 
 /** "auto" lets node-llama-cpp pick a GPU; the default is the CPU build, so runs on any machine compare. */
 export const BENCH_GPU: "auto" | false = process.env.KVAULT_BENCH_GPU === "auto" ? "auto" : false;
+
+/**
+ * The engine every benchmark measures: one window for all contexts, flash attention, the bench's
+ * threads and backend, and by default pages enough to hold the window once per decode sequence.
+ */
+export function benchEngineConfig(
+    modelPath: string, contextSize: number, pageTokens: number, overrides: Partial<Omit<EngineConfigInput, "modelPath">> = {}
+): EngineConfigInput {
+    const numDecodeSequences = overrides.numDecodeSequences ?? 1;
+    return {
+        modelPath,
+        mode: "split",
+        window: contextSize,
+        prefillContextSize: contextSize,
+        decodeContextSize: contextSize,
+        numDecodeSequences,
+        pageTokens,
+        numPages: numDecodeSequences * (contextSize / pageTokens),
+        flashAttention: true,
+        threads: BENCH_THREADS,
+        gpu: BENCH_GPU,
+        ...overrides
+    };
+}
 
 /** Repetitions of the model benchmarks: `fallback`, or KVAULT_BENCH_REPETITIONS (1–50) on a noisy machine. */
 export function repetitionsFromEnvironment(fallback: number): number {

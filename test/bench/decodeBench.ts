@@ -4,7 +4,7 @@ import { KvEngine } from "../../engine/KvEngine.js";
 import type { EngineMode } from "../../engine/EngineConfig.js";
 import { LlamaRuntime } from "../../engine/runtime/LlamaRuntime.js";
 import { ensureGeneratedModel } from "../support/generatedModels.js";
-import { BENCH_GPU, BENCH_THREADS, promptTokensOfLength, repetitionsFromEnvironment } from "./benchPrompt.js";
+import { BENCH_GPU, BENCH_THREADS, benchEngineConfig, promptTokensOfLength, repetitionsFromEnvironment } from "./benchPrompt.js";
 import { formatNumber, median, printTable, type Benchmark, type BenchFigures } from "./benchUtils.js";
 
 const PROMPT_LENGTH = 512;
@@ -91,19 +91,7 @@ async function runEngine(engine: KvEngine, promptTokens: readonly number[]): Pro
 }
 
 function startEngine(runtime: LlamaRuntime, modelPath: string, mode: EngineMode): Promise<KvEngine> {
-    return KvEngine.start({
-        modelPath,
-        mode,
-        window: CONTEXT_SIZE,
-        prefillContextSize: CONTEXT_SIZE,
-        decodeContextSize: CONTEXT_SIZE,
-        numDecodeSequences: 1,
-        pageTokens: PAGE_TOKENS,
-        numPages: CONTEXT_SIZE / PAGE_TOKENS,
-        flashAttention: true,
-        threads: BENCH_THREADS,
-        gpu: BENCH_GPU
-    }, { runtime });
+    return KvEngine.start(benchEngineConfig(modelPath, CONTEXT_SIZE, PAGE_TOKENS, { mode }), { runtime });
 }
 
 interface ArmResult {

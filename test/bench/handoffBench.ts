@@ -2,7 +2,7 @@ import { sessionId } from "../../engine/core/ids.js";
 import { bytesPerToken } from "../../engine/codec/KvLayout.js";
 import { KvEngine, type GenerateResult } from "../../engine/KvEngine.js";
 import { ensureGeneratedModel } from "../support/generatedModels.js";
-import { BENCH_GPU, BENCH_THREADS, promptTokensOfLength, repetitionsFromEnvironment } from "./benchPrompt.js";
+import { BENCH_THREADS, benchEngineConfig, promptTokensOfLength, repetitionsFromEnvironment } from "./benchPrompt.js";
 import { formatBytes, formatNumber, median, printTable, type Benchmark, type BenchFigures } from "./benchUtils.js";
 
 const PROMPT_LENGTHS = [512, 2048, 8192] as const;
@@ -33,19 +33,7 @@ export const handoffBench: Benchmark = {
     description: "Prefill→decode handoff through pages against prefill time, small model, split mode",
     async run(): Promise<BenchFigures> {
         const modelPath = ensureGeneratedModel("small");
-        const engine = await KvEngine.start({
-            modelPath,
-            mode: "split",
-            window: CONTEXT_SIZE,
-            prefillContextSize: CONTEXT_SIZE,
-            decodeContextSize: CONTEXT_SIZE,
-            numDecodeSequences: 1,
-            pageTokens: PAGE_TOKENS,
-            numPages: CONTEXT_SIZE / PAGE_TOKENS,
-            flashAttention: true,
-            threads: BENCH_THREADS,
-            gpu: BENCH_GPU
-        });
+        const engine = await KvEngine.start(benchEngineConfig(modelPath, CONTEXT_SIZE, PAGE_TOKENS));
         try {
             const kvBytesPerToken = bytesPerToken(engine.layout);
             console.log(`engine: ${engine.backend}; window ${engine.window.limit} tokens (bound by ${engine.window.boundBy}); ` +

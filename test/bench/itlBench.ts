@@ -3,7 +3,7 @@ import { KvEngine } from "../../engine/KvEngine.js";
 import type { EngineMode } from "../../engine/EngineConfig.js";
 import { LlamaRuntime } from "../../engine/runtime/LlamaRuntime.js";
 import { ensureGeneratedModel } from "../support/generatedModels.js";
-import { BENCH_GPU, BENCH_THREADS, promptTokensOfLength, repetitionsFromEnvironment } from "./benchPrompt.js";
+import { BENCH_GPU, BENCH_THREADS, benchEngineConfig, promptTokensOfLength, repetitionsFromEnvironment } from "./benchPrompt.js";
 import { formatNumber, median, percentile, printTable, type Benchmark, type BenchFigures } from "./benchUtils.js";
 
 /** B's prompts, one run each. */
@@ -160,20 +160,7 @@ function summarize(arrangement: string, bPromptTokens: number, samples: readonly
 }
 
 async function benchArrangement(runtime: LlamaRuntime, modelPath: string, arrangement: Arrangement): Promise<RunResult[]> {
-    const engine = await KvEngine.start({
-        modelPath,
-        mode: arrangement.mode,
-        window: CONTEXT_SIZE,
-        prefillContextSize: CONTEXT_SIZE,
-        decodeContextSize: CONTEXT_SIZE,
-        numDecodeSequences: 2,
-        pageTokens: PAGE_TOKENS,
-        numPages: 2 * (CONTEXT_SIZE / PAGE_TOKENS),
-        batchSize: arrangement.batchSize,
-        flashAttention: true,
-        threads: BENCH_THREADS,
-        gpu: BENCH_GPU
-    }, { runtime });
+    const engine = await KvEngine.start(benchEngineConfig(modelPath, CONTEXT_SIZE, PAGE_TOKENS, { mode: arrangement.mode, numDecodeSequences: 2, batchSize: arrangement.batchSize }), { runtime });
     try {
         if (engine.mode.effective !== arrangement.mode)
             throw new Error(`the engine runs ${engine.mode.effective} although ${arrangement.mode} was asked for: ${engine.mode.reason}`);

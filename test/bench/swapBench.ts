@@ -2,7 +2,7 @@ import type { ChatMessage } from "../../contract/engineProtocol.js";
 import { sessionId } from "../../engine/core/ids.js";
 import { EngineService, type TurnResult } from "../../engine/service/EngineService.js";
 import { ensureGeneratedModel } from "../support/generatedModels.js";
-import { BENCH_GPU, BENCH_THREADS, repetitionsFromEnvironment } from "./benchPrompt.js";
+import { BENCH_THREADS, benchEngineConfig, repetitionsFromEnvironment } from "./benchPrompt.js";
 import { formatNumber, median, printTable, type Benchmark, type BenchFigures } from "./benchUtils.js";
 
 const NUM_TURNS = 12;
@@ -176,19 +176,7 @@ export const swapBench: Benchmark = {
     name: "swap",
     description: `Time to first token of turn ${MEASURED_TURN} of a ${NUM_TURNS}-turn chat swapped out and back in, against a full recompute, small model, split mode, 1 decode sequence`,
     async run(): Promise<BenchFigures> {
-        const service = await EngineService.start({
-            modelPath: ensureGeneratedModel("small"),
-            mode: "split",
-            window: CONTEXT_SIZE,
-            prefillContextSize: CONTEXT_SIZE,
-            decodeContextSize: CONTEXT_SIZE,
-            numDecodeSequences: 1,
-            pageTokens: PAGE_TOKENS,
-            numPages: NUM_PAGES,
-            flashAttention: true,
-            threads: BENCH_THREADS,
-            gpu: BENCH_GPU
-        });
+        const service = await EngineService.start(benchEngineConfig(ensureGeneratedModel("small"), CONTEXT_SIZE, PAGE_TOKENS, { numPages: NUM_PAGES }));
         try {
             const { engine } = service;
             if (engine.mode.effective !== "split")

@@ -3,7 +3,7 @@ import { sessionId } from "../../engine/core/ids.js";
 import { KvEngine } from "../../engine/KvEngine.js";
 import { LlamaRuntime } from "../../engine/runtime/LlamaRuntime.js";
 import { ensureGeneratedModel } from "../support/generatedModels.js";
-import { BENCH_GPU, BENCH_THREADS, promptTokensOfLength, repetitionsFromEnvironment } from "./benchPrompt.js";
+import { BENCH_GPU, BENCH_THREADS, benchEngineConfig, promptTokensOfLength, repetitionsFromEnvironment } from "./benchPrompt.js";
 import { formatNumber, median, printTable, type Benchmark, type BenchFigures } from "./benchUtils.js";
 
 const WORKSPACE_COUNTS = [1, 2, 4, 8] as const;
@@ -138,20 +138,7 @@ async function runEngine(engine: KvEngine, prompts: readonly number[][], expectH
 }
 
 function startEngine(runtime: LlamaRuntime, modelPath: string, numWorkspaces: number, inPlacePrefillTokens: number): Promise<KvEngine> {
-    return KvEngine.start({
-        modelPath,
-        mode: "split",
-        window: CONTEXT_SIZE,
-        prefillContextSize: CONTEXT_SIZE,
-        decodeContextSize: CONTEXT_SIZE,
-        numDecodeSequences: numWorkspaces,
-        pageTokens: PAGE_TOKENS,
-        numPages: numWorkspaces * (CONTEXT_SIZE / PAGE_TOKENS),
-        inPlacePrefillTokens,
-        flashAttention: true,
-        threads: BENCH_THREADS,
-        gpu: BENCH_GPU
-    }, { runtime });
+    return KvEngine.start(benchEngineConfig(modelPath, CONTEXT_SIZE, PAGE_TOKENS, { numDecodeSequences: numWorkspaces, inPlacePrefillTokens }), { runtime });
 }
 
 interface ArmResult {

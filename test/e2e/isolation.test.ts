@@ -1,28 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { configureWorkspace, readApp, sendMessage, storedWorkspaces } from "./support/appDriver.js";
-import { openKvault, type KvaultPage } from "./support/openKvault.js";
-import { startKvaultServer, type KvaultServer } from "./support/startKvaultServer.js";
+import { describe, expect, it } from "vitest";
+import { configureWorkspace, foldPageMap, readApp, sendMessage, storedWorkspaces } from "./support/appDriver.js";
+import { useKvaultApp } from "./support/useKvaultApp.js";
 
 describe("the isolation panel in a real browser: a fault drill, the audit, differential replay", () => {
-    let server: KvaultServer | undefined;
-    let app: KvaultPage | undefined;
-    const screenshots: string[] = [];
-
-    beforeAll(async () => {
-        server = await startKvaultServer();
-        // Tall enough that the isolation panel's sections are all on screen for the screenshot.
-        app = await openKvault(server.url, { width: 1280, height: 1500 });
-        // The page map is not under test here: fold it so the isolation panel is at the top of the column.
-        await app.page.locator("details.panel", { hasText: "Page map" }).locator("summary").click();
-    });
-    afterAll(async () => {
-        await app?.close();
-        await server?.stop();
-        console.log(`screenshots:\n${screenshots.join("\n")}`);
-    });
+    // Tall enough that the isolation panel's sections are all on screen for the screenshot; the page
+    // map is not under test here, so it is folded and the isolation panel sits at the top of the column.
+    const { app, screenshots } = useKvaultApp({ viewport: { width: 1280, height: 1500 }, prepare: ({ page }) => foldPageMap(page) });
 
     it("runs the flipped-byte drill: the checksum guard fires, the victim stays clean, and the leak shows with the guard off", async () => {
-        const { page } = app!;
+        const { page } = app();
         const drill = page.locator('[data-drill-id="flipped-byte"]');
         await drill.waitFor({ timeout: 30_000 });
         expect(await page.locator("[data-drill-id]").evaluateAll((items) => items.map((item) => item.getAttribute("data-drill-id"))))
@@ -43,11 +29,11 @@ describe("the isolation panel in a real browser: a fault drill, the audit, diffe
         expect(await drill.locator(".drill-leak").textContent()).toMatch(/^Leak observed with the guard off./);
         expect((await drill.locator(".drill-leak .drill-detail").textContent())!.length).toBeGreaterThan(10);
         expect(await page.getByRole("button", { name: "Run the late-write drill" }).isEnabled()).toBe(true);
-        expect(app!.problems).toEqual([]);
+        expect(app().problems).toEqual([]);
     });
 
     it("runs the audit on demand, and it reports OK over every page of the pool", async () => {
-        const { page } = app!;
+        const { page } = app();
         const audit = page.locator("[data-audit-state]");
         await expect.poll(() => audit.getAttribute("data-audit-state"), { timeout: 30_000 }).toBe("ok"); // the automatic one
         const before = await audit.locator(".isolation-scope").textContent();
@@ -62,7 +48,7 @@ describe("the isolation panel in a real browser: a fault drill, the audit, diffe
     });
 
     it("replays a finished greedy turn alone in a fresh context: identical, token for token", async () => {
-        const { page } = app!;
+        const { page } = app();
         await configureWorkspace(page, { temperature: 0, maxTokens: 12 });
         await sendMessage(page, "Tell me about pages");
         await expect.poll(async () => (await storedWorkspaces(page))[0]!.messages.map((message) => message.role), { timeout: 120_000, interval: 250 })
@@ -80,7 +66,7 @@ describe("the isolation panel in a real browser: a fault drill, the audit, diffe
         expect(await turn.getByRole("status").textContent()).toMatch(/^Identical over \d+ tokens? \([\d.]+ m?s\)$/);
 
         await page.locator(".isolation-panel").scrollIntoViewIfNeeded();
-        screenshots.push(await app!.screenshot("isolation-drill"));
-        expect(app!.problems).toEqual([]);
+        screenshots.push(await app().screenshot("isolation-drill"));
+        expect(app().problems).toEqual([]);
     });
 });

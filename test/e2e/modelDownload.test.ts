@@ -3,15 +3,13 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureGeneratedModel } from "../support/generatedModels.js";
-import { openKvault, type KvaultPage } from "./support/openKvault.js";
-import { startKvaultServer, type KvaultServer } from "./support/startKvaultServer.js";
+import { openModelPanel } from "./support/appDriver.js";
+import { useKvaultApp } from "./support/useKvaultApp.js";
 
 describe("the model manager downloads a model by URL: progress, cancel, then load (loopback only)", () => {
-    let server: KvaultServer | undefined;
-    let app: KvaultPage | undefined;
+    const { app, server, screenshots } = useKvaultApp({ viewport: { width: 1280, height: 1300 }, prepare: ({ page }) => openModelPanel(page) });
     let files: http.Server | undefined;
     let base = "";
-    const screenshots: string[] = [];
 
     beforeAll(async () => {
         const model = fs.readFileSync(ensureGeneratedModel("tiny"));
@@ -42,22 +40,14 @@ describe("the model manager downloads a model by URL: progress, cancel, then loa
         });
         await new Promise<void>((resolve) => files!.listen(0, "127.0.0.1", resolve));
         base = `http://127.0.0.1:${(files.address() as AddressInfo).port}`;
-        server = await startKvaultServer();
-        app = await openKvault(server.url, { width: 1280, height: 1300 });
-        await app.page.locator("details.panel", { hasText: "Page map" }).locator("summary").click();
-        await app.page.locator("details.panel > summary").filter({ hasText: /^Model$/ }).click();
-        await app.page.locator('[data-fact="model-name"]').waitFor({ timeout: 30_000 });
     });
     afterAll(async () => {
-        await app?.close();
-        await server?.stop();
         files?.closeAllConnections();
         await new Promise<void>((resolve) => files === undefined ? resolve() : files.close(() => resolve()));
-        console.log(`screenshots:\n${screenshots.join("\n")}`);
     });
 
     it("shows a slow download's progress and speed, and Cancel stops it", async () => {
-        const { page } = app!;
+        const { page } = app();
         const manager = page.locator(".model-manager");
         await page.getByLabel("Download a model (URL or hf: reference)").fill(`${base}/slow.gguf`);
         await page.getByRole("button", { name: "Download the model" }).click();
@@ -67,31 +57,31 @@ describe("the model manager downloads a model by URL: progress, cancel, then loa
         await expect.poll(async () => Number(await progress.getAttribute("value")), { timeout: 15_000, interval: 100 }).toBeGreaterThan(0);
         await expect.poll(() => row.locator(".model-download-status").textContent(), { timeout: 15_000, interval: 100 }).toMatch(/^\d+% · .+ of .+ · [\d.]+ MB\/s$/);
         await manager.scrollIntoViewIfNeeded();
-        screenshots.push(await app!.screenshot("model-download-progress"));
+        screenshots.push(await app().screenshot("model-download-progress"));
         await page.getByRole("button", { name: "Cancel the download of slow.gguf" }).click();
         await expect.poll(() => row.getAttribute("data-download-state"), { timeout: 15_000 }).toBe("cancelled");
         expect(await row.getByRole("button").count()).toBe(0);
-        expect(app!.problems).toEqual([]);
+        expect(app().problems).toEqual([]);
     });
 
     it("a finished download has a Load button that switches the engine to the downloaded file", async () => {
-        const { page } = app!;
+        const { page } = app();
         const manager = page.locator(".model-manager");
         await page.getByLabel("Download a model (URL or hf: reference)").fill(`${base}/tiny.gguf`);
         await page.getByRole("button", { name: "Download the model" }).click();
         const row = manager.locator(".model-download").nth(1);
         await expect.poll(() => row.getAttribute("data-download-state"), { timeout: 30_000 }).toBe("done");
-        const pidBefore = server!.enginePid();
+        const pidBefore = server().enginePid();
         await page.getByRole("button", { name: "Load the downloaded model tiny.gguf" }).click();
-        await expect.poll(() => { const pid = server!.enginePid(); return pid !== undefined && pid !== pidBefore; }, { timeout: 60_000, interval: 250 }).toBe(true);
+        await expect.poll(() => { const pid = server().enginePid(); return pid !== undefined && pid !== pidBefore; }, { timeout: 60_000, interval: 250 }).toBe(true);
         await expect.poll(() => page.locator(".fact-path").textContent(), { timeout: 60_000 }).toMatch(/[\\/]models[\\/]tiny\.gguf$/);
         expect(await manager.getByRole("alert").count()).toBe(0);
-        screenshots.push(await app!.screenshot("model-download-loaded"));
-        expect(app!.problems).toEqual([]);
+        screenshots.push(await app().screenshot("model-download-loaded"));
+        expect(app().problems).toEqual([]);
     });
 
     it("a file: URL is refused with download_source_invalid", async () => {
-        const { page } = app!;
+        const { page } = app();
         const manager = page.locator(".model-manager");
         await page.getByLabel("Download a model (URL or hf: reference)").fill("file:///etc/passwd");
         await page.getByRole("button", { name: "Download the model" }).click();

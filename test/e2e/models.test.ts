@@ -1,31 +1,15 @@
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ensureGeneratedModel } from "../support/generatedModels.js";
-import { configureWorkspace, sendMessage, storedWorkspaces } from "./support/appDriver.js";
-import { openKvault, type KvaultPage } from "./support/openKvault.js";
-import { repositoryRoot, startKvaultServer, type KvaultServer } from "./support/startKvaultServer.js";
+import { configureWorkspace, openModelPanel, sendMessage, storedWorkspaces } from "./support/appDriver.js";
+import { useKvaultApp } from "./support/useKvaultApp.js";
+import { repositoryRoot } from "./support/startKvaultServer.js";
 
 describe("the model manager in a real browser: a bad file gives a clear error, a GGUF shows its facts", () => {
-    let server: KvaultServer | undefined;
-    let app: KvaultPage | undefined;
-    const screenshots: string[] = [];
-
-    beforeAll(async () => {
-        server = await startKvaultServer();
-        app = await openKvault(server.url, { width: 1280, height: 1300 });
-        // Only the model panel is under test: fold the page map and open the model panel.
-        await app.page.locator("details.panel", { hasText: "Page map" }).locator("summary").click();
-        await app.page.locator("details.panel > summary").filter({ hasText: /^Model$/ }).click();
-        await app.page.locator('[data-fact="model-name"]').waitFor({ timeout: 30_000 });
-    });
-    afterAll(async () => {
-        await app?.close();
-        await server?.stop();
-        console.log(`screenshots:\n${screenshots.join("\n")}`);
-    });
+    const { app, server, screenshots } = useKvaultApp({ viewport: { width: 1280, height: 1300 }, prepare: ({ page }) => openModelPanel(page) });
 
     it("inspecting a file that is not GGUF shows model_not_gguf in an alert, and the chat still works", async () => {
-        const { page } = app!;
+        const { page } = app();
         const notGguf = path.join(repositoryRoot, "package.json");
         const manager = page.locator(".model-manager");
         await page.getByLabel("GGUF path on the machine running Kvault").fill(notGguf);
@@ -38,7 +22,7 @@ describe("the model manager in a real browser: a bad file gives a clear error, a
         expect(text).toContain("Cannot use this file (model_not_gguf).");
         expect(text).toContain(`${notGguf} is not a GGUF file (it starts with "{\\n  "; a GGUF file starts with "GGUF"). Open a .gguf model file.`);
         await manager.scrollIntoViewIfNeeded();
-        screenshots.push(await app!.screenshot("model-bad-file"));
+        screenshots.push(await app().screenshot("model-bad-file"));
 
         // The engine was not touched: the same model answers the next message.
         expect(await page.locator('[data-fact="model-name"]').textContent()).toBe("Kvault synthetic tiny");
@@ -47,11 +31,11 @@ describe("the model manager in a real browser: a bad file gives a clear error, a
         await expect.poll(async () => (await storedWorkspaces(page))[0]!.messages.map((message) => message.role), { timeout: 120_000, interval: 250 })
             .toEqual(["user", "assistant"]);
         expect((await storedWorkspaces(page))[0]!.messages[1]!.content.length).toBeGreaterThan(0);
-        expect(app!.problems).toEqual([]);
+        expect(app().problems).toEqual([]);
     });
 
     it("inspecting the demo model's GGUF shows its facts and a memory estimate", async () => {
-        const { page } = app!;
+        const { page } = app();
         const tiny = ensureGeneratedModel("tiny");
         const manager = page.locator(".model-manager");
         await page.getByLabel("GGUF path on the machine running Kvault").fill(tiny);
@@ -66,26 +50,26 @@ describe("the model manager in a real browser: a bad file gives a clear error, a
         expect(await facts.locator('[data-fact="memory-kind"]').textContent()).toBe("plain: pages can hold it (split mode)");
         expect(await facts.locator('[data-fact="estimate"]').textContent()).toMatch(/^For 512 tokens × 2 sequences \(KV cache [\d.,]+ \w+\): on the CPU about [\d.,]+ \w+ of RAM; fully on a GPU about/);
         await manager.scrollIntoViewIfNeeded();
-        screenshots.push(await app!.screenshot("model-facts"));
-        expect(app!.problems).toEqual([]);
+        screenshots.push(await app().screenshot("model-facts"));
+        expect(app().problems).toEqual([]);
     });
 
     it("\"Use the built-in demo model\" starts a new engine on it, and the chat works on the new engine", async () => {
-        const { page } = app!;
+        const { page } = app();
         const manager = page.locator(".model-manager");
-        const pidBefore = server!.enginePid();
+        const pidBefore = server().enginePid();
         await page.getByRole("button", { name: "Use the built-in demo model" }).click();
         expect(pidBefore).toBeDefined();
         await expect.poll(() => manager.getAttribute("data-load-state"), { timeout: 5_000, interval: 50 }).not.toBe("error");
-        await expect.poll(() => { const pid = server!.enginePid(); return pid !== undefined && pid !== pidBefore; }, { timeout: 60_000, interval: 250 }).toBe(true);
+        await expect.poll(() => { const pid = server().enginePid(); return pid !== undefined && pid !== pidBefore; }, { timeout: 60_000, interval: 250 }).toBe(true);
         await expect.poll(() => manager.getAttribute("data-load-state"), { timeout: 60_000 }).toBe("idle");
         expect(await manager.getByRole("alert").count()).toBe(0);
         expect(await page.locator('[data-fact="model-name"]').textContent()).toBe("Kvault synthetic tiny");
-        expect(server!.stderr()).toMatch(/Engine: switched to Kvault synthetic tiny; 0 request\(s\) ended with model_switched\./);
+        expect(server().stderr()).toMatch(/Engine: switched to Kvault synthetic tiny; 0 request\(s\) ended with model_switched\./);
 
         await sendMessage(page, "And now?");
         await expect.poll(async () => (await storedWorkspaces(page))[0]!.messages.map((message) => message.role), { timeout: 120_000, interval: 250 })
             .toEqual(["user", "assistant", "user", "assistant"]);
-        expect(app!.problems).toEqual([]);
+        expect(app().problems).toEqual([]);
     });
 });

@@ -113,3 +113,15 @@ export function canvasPixelsOfColour(page: Page, hex: string): Promise<number> {
 export function pause(ms: number): Promise<void> {
     return new Promise((resolve) => setTimeout(resolve, ms));
 }
+
+/** Folds the page map, the panel other tests look at, so the next panel sits at the top of the side column. */
+export async function foldPageMap(page: Page): Promise<void> {
+    await page.locator("details.panel", { hasText: "Page map" }).locator("summary").click();
+}
+
+/** Folds the page map and opens the model panel, waiting for the loaded model's facts. */
+export async function openModelPanel(page: Page): Promise<void> {
+    await foldPageMap(page);
+    await page.locator("details.panel > summary").filter({ hasText: /^Model$/ }).click();
+    await page.locator('[data-fact="model-name"]').waitFor({ timeout: 30_000 });
+}

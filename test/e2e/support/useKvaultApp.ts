@@ -10,14 +10,21 @@ export interface KvaultApp {
     readonly screenshots: string[];
 }
 
+export interface KvaultAppOptions {
+    readonly viewport?: { readonly width: number; readonly height: number };
+    /** Runs once the page is open, before the first test (fold or open panels). */
+    readonly prepare?: (app: KvaultPage) => Promise<void>;
+}
+
 /** One headless server and one fresh browser for a describe block, both stopped after it. */
-export function useKvaultApp(): KvaultApp {
+export function useKvaultApp(options: KvaultAppOptions = {}): KvaultApp {
     let server: KvaultServer | undefined;
     let app: KvaultPage | undefined;
     const screenshots: string[] = [];
     beforeAll(async () => {
         server = await startKvaultServer();
-        app = await openKvault(server.url);
+        app = await openKvault(server.url, options.viewport);
+        await options.prepare?.(app);
     });
     afterAll(async () => {
         await app?.close();
