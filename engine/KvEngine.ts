@@ -393,6 +393,9 @@ export class KvEngine {
     async #movePages(record: RequestRecord, session: SessionRecord, state: ParsedSequenceState, target: RoleContext, targetSlot: SequenceSlot): Promise<void> {
         const numPages = this.#transfer.numPagesFor(state.numCells);
         await this.#waitForPages(record, numPages);
+        // Cancelled while the state was exported or pages awaited: reserve nothing. From here to
+        // holdPages there is no await, so a reservation always has its owner.
+        this.#throwIfEnded(record);
         const reservation = this.pool.reserve({ session: session.id, request: record.id, numPages, firstToken: 0 });
         record.holdPages(reservation);
         const manifest = await this.#transfer.write(reservation, state);
