@@ -1,6 +1,8 @@
 // What the UI draws, pushed up to ten times a second: compact for 65,536 pages (two base64
 // typed arrays, ~256 KiB), no per-page objects.
 
+import type { AuditFeed } from "./isolation.js";
+
 /** Page states, as `PageState` numbers: 0 free, 1 reserved, 2 written, 3 sealed, 4 quarantined. */
 export const pageStateNames = ["free", "reserved", "written", "sealed", "quarantined"] as const;
 export type PageStateName = (typeof pageStateNames)[number];
@@ -62,4 +64,6 @@ export interface EngineSnapshot {
     };
     /** Generated tokens per second over the last few seconds, all workspaces together. */
     readonly tokensPerSecond: number;
+    /** The engine's own audits, run on a timer: absent when it runs none (an engine in a test's process). */
+    readonly audit?: AuditFeed;
 }

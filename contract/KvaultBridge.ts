@@ -4,6 +4,7 @@
 
 import type { ChatMessage, ChatTurnRequest, EngineErrorPayload } from "./engineProtocol.js";
 import type { RpcMethods, RpcTurnEvent } from "./rpc.js";
+import type { StoredMessage, WorkspaceMeta } from "./workspaces.js";
 
 export interface AppInfo {
     /** The app's version from package.json, e.g. "0.1.0". */
@@ -68,6 +69,8 @@ export interface KvaultBridge {
     listDrills(): Promise<BridgeResult<RpcMethods["listDrills"]["result"]>>;
     /** Runs a fault drill in sandboxed engines; takes seconds. */
     runDrill(id: string): Promise<BridgeResult<RpcMethods["runDrill"]["result"]>>;
+    /** The canary probe on the loaded model, in two temporary workspaces; takes tens of seconds. */
+    runCanary(params: RpcMethods["runCanary"]["params"]): Promise<BridgeResult<RpcMethods["runCanary"]["result"]>>;
     /** A GGUF file's facts and memory estimate, without loading it. */
     inspectModel(path: string): Promise<BridgeResult<RpcMethods["inspectModel"]["result"]>>;
     /** Loads another model (a path, or "tiny"); running turns end with model_switched. */
@@ -77,6 +80,22 @@ export interface KvaultBridge {
     listDownloads(): Promise<BridgeResult<RpcMethods["listDownloads"]["result"]>>;
     /** Cancels a running download; its partial file is deleted. */
     cancelDownload(id: string): Promise<BridgeResult<RpcMethods["cancelDownload"]["result"]>>;
+    /** Continues a failed download from its partial file. */
+    resumeDownload(id: string): Promise<BridgeResult<RpcMethods["resumeDownload"]["result"]>>;
+    /** The model library: models opened or downloaded, with their facts. */
+    listModels(): Promise<BridgeResult<RpcMethods["listModels"]["result"]>>;
+    /** Removes a library entry; with deleteFile, a downloaded model's file too. */
+    forgetModel(id: string, deleteFile: boolean): Promise<BridgeResult<RpcMethods["forgetModel"]["result"]>>;
+    /** The workspaces and chats kept on disk, with what was set aside as damaged at start. */
+    loadWorkspaces(): Promise<BridgeResult<RpcMethods["loadWorkspaces"]["result"]>>;
+    /** Hands the old localStorage document over once; the host takes it only while it has no workspaces. */
+    importWorkspaces(document: string): Promise<BridgeResult<RpcMethods["importWorkspaces"]["result"]>>;
+    saveWorkspace(workspace: WorkspaceMeta): Promise<BridgeResult<RpcMethods["saveWorkspace"]["result"]>>;
+    removeWorkspace(workspace: string): Promise<BridgeResult<RpcMethods["removeWorkspace"]["result"]>>;
+    selectWorkspace(workspace: string): Promise<BridgeResult<RpcMethods["selectWorkspace"]["result"]>>;
+    appendMessage(workspace: string, message: StoredMessage): Promise<BridgeResult<RpcMethods["appendMessage"]["result"]>>;
+    dropLastAnswer(workspace: string, messageId: string): Promise<BridgeResult<RpcMethods["dropLastAnswer"]["result"]>>;
+    clearChat(workspace: string): Promise<BridgeResult<RpcMethods["clearChat"]["result"]>>;
     /** Turn events of this window's chats only; returns the function that stops them. */
     onTurnEvent(listener: TurnEventListener): () => void;
 

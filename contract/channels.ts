@@ -23,11 +23,23 @@ export const rpcChannels: { readonly [M in RpcMethod]: `kvault:rpc:${M}` } = {
     replay: "kvault:rpc:replay",
     listDrills: "kvault:rpc:listDrills",
     runDrill: "kvault:rpc:runDrill",
+    runCanary: "kvault:rpc:runCanary",
     inspectModel: "kvault:rpc:inspectModel",
     switchModel: "kvault:rpc:switchModel",
     startDownload: "kvault:rpc:startDownload",
     listDownloads: "kvault:rpc:listDownloads",
-    cancelDownload: "kvault:rpc:cancelDownload"
+    cancelDownload: "kvault:rpc:cancelDownload",
+    resumeDownload: "kvault:rpc:resumeDownload",
+    listModels: "kvault:rpc:listModels",
+    forgetModel: "kvault:rpc:forgetModel",
+    loadWorkspaces: "kvault:rpc:loadWorkspaces",
+    importWorkspaces: "kvault:rpc:importWorkspaces",
+    saveWorkspace: "kvault:rpc:saveWorkspace",
+    removeWorkspace: "kvault:rpc:removeWorkspace",
+    selectWorkspace: "kvault:rpc:selectWorkspace",
+    appendMessage: "kvault:rpc:appendMessage",
+    dropLastAnswer: "kvault:rpc:dropLastAnswer",
+    clearChat: "kvault:rpc:clearChat"
 };
 
 export type Channel = (typeof channels)[keyof typeof channels] | (typeof rpcChannels)[RpcMethod];

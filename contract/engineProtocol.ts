@@ -2,7 +2,7 @@
 // process (ARCHITECTURE.md, Processes). Plain JSON-safe data only: it crosses process.send and
 // Electron's MessagePort unchanged. The renderer's RPC reuses these payload types.
 
-import type { AuditSummary, DrillDescription, DrillReport, ReplayableTurn, ReplaySummary } from "./isolation.js";
+import type { AuditSummary, CanaryReport, DrillDescription, DrillReport, ReplayableTurn, ReplaySummary } from "./isolation.js";
 
 export type ChatRole = "system" | "user" | "assistant";
 
@@ -121,6 +121,8 @@ export type EngineCommand =
     | { readonly type: "listDrills"; readonly callId: string }
     /** Runs one fault drill in sandboxed engines of its own (seconds); answered with `drillReport` (unknown_drill for an id not listed). */
     | { readonly type: "runDrill"; readonly callId: string; readonly drillId: string }
+    /** Runs the canary probe on the loaded model (tens of seconds); answered with `canaryReport` (canary_running while one runs). */
+    | { readonly type: "runCanary"; readonly callId: string; readonly fillerTokens?: number }
     | { readonly type: "shutdown" };
 
 /** engine → host */
@@ -139,7 +141,8 @@ export type EngineEvent =
     | { readonly type: "replayableTurns"; readonly callId: string; readonly result?: readonly ReplayableTurn[]; readonly error?: EngineErrorPayload }
     | { readonly type: "replayed"; readonly callId: string; readonly result?: ReplaySummary; readonly error?: EngineErrorPayload }
     | { readonly type: "drills"; readonly callId: string; readonly result?: readonly DrillDescription[]; readonly error?: EngineErrorPayload }
-    | { readonly type: "drillReport"; readonly callId: string; readonly result?: DrillReport; readonly error?: EngineErrorPayload };
+    | { readonly type: "drillReport"; readonly callId: string; readonly result?: DrillReport; readonly error?: EngineErrorPayload }
+    | { readonly type: "canaryReport"; readonly callId: string; readonly result?: CanaryReport; readonly error?: EngineErrorPayload };
 
 /** Each call command's answer event type (EngineConnection waits for it; a refused call is answered with it too). */
 export const callAnswerTypes = {
@@ -150,7 +153,8 @@ export const callAnswerTypes = {
     replayableTurns: "replayableTurns",
     replay: "replayed",
     listDrills: "drills",
-    runDrill: "drillReport"
+    runDrill: "drillReport",
+    runCanary: "canaryReport"
 } as const satisfies { readonly [C in Extract<EngineCommand, { callId: string }>["type"]]: Extract<EngineEvent, { callId: string }>["type"] };
 
 export type CallCommandType = keyof typeof callAnswerTypes;

@@ -12,6 +12,69 @@ export interface AuditSummary {
     readonly durationMs: number;
     /** Milliseconds since the engine started. */
     readonly at: number;
+    /**
+     * Pages the byte scan skipped because their state or generation changed between the audit's
+     * start and their slice: not judged, never reported as violations.
+     */
+    readonly numPagesChangedDuringScan?: number;
+    /** What the audit cost the engine's thread, ms; per page: `metadataMs / numPagesChecked`, `byteScanMs / pages scanned`. */
+    readonly cost?: AuditCost;
+}
+
+export interface AuditCost {
+    /** The metadata pass over every page (I1–I5, the engine's bookkeeping), one synchronous step. */
+    readonly metadataMs: number;
+    /** The byte scans' slices together (I6, I7), the yields between them excluded. */
+    readonly byteScanMs: number;
+    readonly numSlices: number;
+    /** The longest the audit held the thread at once: what a stream's next token may wait for it. */
+    readonly longestPauseMs: number;
+}
+
+/** The engine's own audits, run on a timer; it travels in every snapshot (`EngineSnapshot.audit`). */
+export interface AuditFeed {
+    /** Between the end of one audit and the start of the next, ms. */
+    readonly intervalMs: number;
+    /** Audits run since the engine started, periodic and on demand. */
+    readonly numRuns: number;
+    readonly numRunsWithViolations: number;
+    readonly latest?: AuditSummary;
+    /** The last audit that found a violation, kept so one seen between two snapshots is not lost. */
+    readonly lastWithViolations?: AuditSummary;
+}
+
+/** One probe of a canary run: what it looked at, its verdict, its numbers. */
+export interface CanaryProbeResult {
+    readonly id: "text-recall" | "text-cue" | "logprobs" | "kv-pages" | "kv-sequence";
+    readonly title: string;
+    /** "skipped" when the probe cannot run on this engine (said in `evidence`). */
+    readonly outcome: "passed" | "failed" | "skipped";
+    /** What was seen, in words, with the numbers. */
+    readonly evidence: string;
+    /** The probe's figures by name (tokens looked at, matches found, log-probability lift in nats …). */
+    readonly numbers: Readonly<Record<string, number>>;
+}
+
+/**
+ * A canary run: unique markers at the start and end of a long prompt in temporary workspace A,
+ * probes from temporary workspace B that could only find them if B saw A's KV.
+ */
+export interface CanaryReport {
+    /** No probe failed. */
+    readonly passed: boolean;
+    readonly modelName: string;
+    readonly markers: readonly string[];
+    readonly fillerTokens: number;
+    /** A's prompt, markers and filler together, in tokens. */
+    readonly promptTokens: number;
+    /** Pages A's prompt was handed off in (0 when it was evaluated in place, or in unified mode). */
+    readonly numPagesA: number;
+    readonly pageTokens: number;
+    readonly probes: readonly CanaryProbeResult[];
+    /** Free pages before the run and after its workspaces were forgotten. */
+    readonly numFreePagesBefore: number;
+    readonly numFreePagesAfter: number;
+    readonly durationMs: number;
 }
 
 export interface ReplaySummary {

@@ -61,4 +61,64 @@ export interface ModelDownload {
     readonly bytesPerSecond: number;
     /** Why it failed; only for state "failed". */
     readonly error: { readonly code: string; readonly message: string } | undefined;
+    /**
+     * A failed download whose partial file is kept: resumeDownload continues from `keptBytes`
+     * (HTTP Range requests), after checking that the file on the server is still the same.
+     */
+    readonly resumable: boolean;
+    /**
+     * Bytes of the partial file a resume keeps. node-llama-cpp's downloader (ipull) records whole
+     * 5 MiB chunks, so this can be less than downloadedBytes; 0 when not resumable.
+     */
+    readonly keptBytes: number;
+    /** Something the user should know that is not a failure, e.g. why a resume started again from zero. */
+    readonly notice: string | undefined;
+}
+
+/** Where a library entry came from: a GGUF the user opened by path, or one Kvault downloaded (and so may delete). */
+export type LibraryModelOrigin = "opened" | "downloaded";
+
+/**
+ * A model the host remembers (contract/rpc.ts listModels): every GGUF opened by path or
+ * downloaded, with the facts its header gave when it was added or last used.
+ */
+export interface LibraryModel {
+    readonly id: string;
+    /** Absolute path on the host. */
+    readonly path: string;
+    readonly fileName: string;
+    readonly origin: LibraryModelOrigin;
+    /** The URL or `hf:` reference it was downloaded from; undefined for an opened file. */
+    readonly source: string | undefined;
+    readonly name: string | undefined;
+    readonly architecture: string;
+    readonly parameterCount: number | undefined;
+    /** The quantisation, e.g. "MOSTLY_Q4_K_M". */
+    readonly fileType: string | undefined;
+    readonly trainContextSize: number | undefined;
+    readonly numLayers: number;
+    readonly kvBytesPerToken: number;
+    readonly fileBytes: number;
+    /** engine/model/modelFingerprint.ts: 16 hex digits over the size, the first MiB and 16 samples of the weights. */
+    readonly fingerprint: string;
+    /** ISO 8601. */
+    readonly addedAt: string;
+    readonly lastUsedAt: string;
+    /** The file is not on disk (any more); the entry stays until the user forgets it. */
+    readonly missing: boolean;
+}
+
+/** Something wrong with the library file that the host set aside instead of failing, e.g. a corrupt models.json. */
+export interface LibraryProblem {
+    readonly code: string;
+    readonly message: string;
+    /** Where the damaged file was copied to, if it was. */
+    readonly copy: string | undefined;
+}
+
+export interface ModelLibraryListing {
+    /** Most recently used first. */
+    readonly models: readonly LibraryModel[];
+    /** Since the host started. */
+    readonly problems: readonly LibraryProblem[];
 }

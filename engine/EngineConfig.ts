@@ -49,6 +49,12 @@ export interface EngineConfig {
     readonly onWindowAboveCapacity: "clamp" | "refuse";
     readonly gpu: "auto" | false;
     readonly threads?: number;
+    /**
+     * Where the engine makes its private (0700) directory for KV state files, which live there for
+     * an instant during every handoff. By default /dev/shm where it is writable (KV bytes stay in
+     * memory), else the OS temp directory.
+     */
+    readonly stateRoot?: string;
 }
 
 export type EngineConfigInput = Pick<EngineConfig, "modelPath"> & Partial<Omit<EngineConfig, "modelPath">>;
@@ -71,6 +77,8 @@ export function resolveEngineConfig(input: EngineConfigInput): EngineConfig {
         throw new EngineConfigError(`mode is "${String(config.mode)}"; use "split" or "unified".`);
     if (config.onWindowAboveCapacity !== "clamp" && config.onWindowAboveCapacity !== "refuse")
         throw new EngineConfigError(`onWindowAboveCapacity is "${String(config.onWindowAboveCapacity)}"; use "clamp" or "refuse".`);
+    if (config.stateRoot !== undefined && (typeof config.stateRoot !== "string" || config.stateRoot === ""))
+        throw new EngineConfigError(`stateRoot is ${JSON.stringify(config.stateRoot)}; give the path of a directory, or leave it out for /dev/shm.`);
     if (typeof config.modelPath !== "string" || config.modelPath === "")
         throw new EngineConfigError("modelPath is empty; give the path of a GGUF file.");
     return Object.freeze(config);

@@ -6,6 +6,7 @@ import { StateLayoutMismatchError } from "./codec/codecErrors.js";
 import { CapacityConfigError, resolveEngineConfig, type EngineConfig, type EngineConfigInput } from "./EngineConfig.js";
 import { HandoffIntegrityError } from "./handoff/integrityErrors.js";
 import { PageTransfer } from "./handoff/PageTransfer.js";
+import { watchedTransferHooks, type SealWatcher } from "./handoff/watchedTransferHooks.js";
 import { allHandoffChecks, type HandoffChecks } from "./handoff/verifyManifest.js";
 import type { PoolFaults } from "./pages/PagePool.js";
 import { modelFingerprint } from "./model/modelFingerprint.js";
@@ -29,8 +30,15 @@ import { auditEngine, type EngineAuditOptions, type EngineAuditResult } from "./
 
 export type { EngineCounters, GenerateRequest, GenerateResult, KvEngineHooks, ModeReport, ReplayResult, RequestTimings, WindowReport } from "./engineTypes.js";
 
-/** Guards a fault drill's sandbox may switch off; see `KvEngine.start`. */
+/** Guards a fault drill's sandbox may switch off; see `KvEngine.start`. Absent means on. */
 export interface EngineGuards {
+    /** Off: requests are admitted against the configured window alone, not the measured capacities (the 2026 incident). */
+    readonly admission?: boolean;
+    /**
+     * Off: a prompt longer than the prefill sequence holds is not refused; prefill records nothing
+     * a later step reads, evaluates a one-page stub and reports the transfer complete (failure mode 1).
+     */
+    readonly refusePrefillOverflow?: boolean;
     readonly handoff?: HandoffChecks;
     readonly pool?: PoolFaults;
 }
@@ -60,13 +68,14 @@ const GREEDY: SamplingOptions = { temperature: 0 };
 export class KvEngine {
     readonly counters: EngineCounters = {
         finished: 0, rejected: 0, cancelled: 0, failed: 0, integrityFailures: 0, swapOuts: 0, swapIns: 0, swapDrops: 0,
-        generatedTokens: 0, evaluatedPromptTokens: 0, reusedPromptTokens: 0
+        generatedTokens: 0, evaluatedPromptTokens: 0, reusedPromptTokens: 0, staleCompletionsIgnored: 0
     };
     readonly #requests = new Map<RequestId, RequestRecord>();
     readonly #replayable = new Map<RequestId, { readonly prompt: readonly number[]; readonly tokens: readonly number[] }>();
     readonly #sessions: SessionTable;
     readonly #queue = new FairQueue<Waiter>();
     readonly #transfer: PageTransfer;
+    readonly #sealWatchers = new Set<SealWatcher>();
     #numRunning = 0;
     #numArrivals = 0;
     #clock = 0;
@@ -92,9 +101,11 @@ export class KvEngine {
         readonly window: WindowReport,
         readonly mode: ModeReport,
         private readonly hooks: KvEngineHooks,
-        handoffChecks: HandoffChecks
+        handoffChecks: HandoffChecks,
+        /** All on, except in a fault drill's sandbox. */
+        private readonly guards: EngineGuards = {}
     ) {
-        this.#transfer = new PageTransfer(pool, layout, layoutFingerprint, hooks, handoffChecks);
+        this.#transfer = new PageTransfer(pool, layout, layoutFingerprint, watchedTransferHooks(hooks, this.#sealWatchers), handoffChecks, this.counters);
         this.#sessions = new SessionTable(decode, pool, this.#transfer,
             prefill && decode.layout && decode.numStreams !== undefined ? { layout: decode.layout, numStreams: decode.numStreams } : undefined, this.counters,
             () => this.#grantNext());
@@ -113,7 +124,7 @@ export class KvEngine {
             const fingerprint = modelFingerprint(config.modelPath);
             const model = await runtime.loadModel(config.modelPath);
             cleanup.unshift(() => model.dispose());
-            const stateDirectory = PrivateStateDirectory.create();
+            const stateDirectory = PrivateStateDirectory.create(config.stateRoot);
             cleanup.unshift(() => stateDirectory.dispose());
 
             const memory = describeModelMemory(model);
@@ -170,7 +181,7 @@ export class KvEngine {
             const window: WindowReport = { ...limit, configured: config.window, clamped, capacities };
 
             return new KvEngine(config, runtime, options.runtime === undefined, model, fingerprint, layout,
-                layoutFingerprint(layout, fingerprint), pool, stateDirectory, decode, prefill, window, mode, options.hooks ?? {}, options.guards?.handoff ?? allHandoffChecks);
+                layoutFingerprint(layout, fingerprint), pool, stateDirectory, decode, prefill, window, mode, options.hooks ?? {}, options.guards?.handoff ?? allHandoffChecks, options.guards);
         } catch (error) {
             for (const step of cleanup)
                 await step();
@@ -212,6 +223,36 @@ export class KvEngine {
         await this.#sessions.forget(id);
     }
 
+    /**
+     * Calls `watcher` with every manifest sealed from now on, while its pages are still sealed: how
+     * the canary probe (engine/canary/) sees which pages each of its requests wrote and received.
+     * Returns the unsubscribe.
+     */
+    watchSeals(watcher: SealWatcher): () => void {
+        this.#sealWatchers.add(watcher);
+        return () => void this.#sealWatchers.delete(watcher);
+    }
+
+    /**
+     * The KV a workspace holds, exported from its decode sequence (swapped back in first when it
+     * lives in pages); undefined when it holds none. For the canary probe. It takes a turn of the
+     * workspace as a request does, so no turn and no swap moves that KV during the export.
+     */
+    async exportSessionKv(id: SessionId): Promise<ParsedSequenceState | undefined> {
+        if (this.#disposed)
+            throw new EngineStoppedError("The engine has stopped; start it again to run requests.");
+        const session = await this.#waitForTurn({ session: id, promptTokens: [], maxTokens: 1 });
+        try {
+            const slot = await this.#sessions.residentSlot(`export-${id}`, session);
+            return slot.numTokens === 0 ? undefined : await this.decode.exportState(slot, `export-${id}`);
+        } finally {
+            session.busy = false;
+            session.lastUsed = ++this.#clock;
+            this.#numRunning--;
+            this.#grantNext();
+        }
+    }
+
     async forgetAllSessions(): Promise<void> {
         await this.#sessions.forgetAll();
     }
@@ -231,7 +272,8 @@ export class KvEngine {
         const record = new RequestRecord(id, input.session, this.pool, (done, status) => this.#onTerminal(done, status));
         this.#requests.set(id, record);
 
-        const admission = admit(input.promptTokens.length, input.maxTokens, this.window);
+        const admission = admit(input.promptTokens.length, input.maxTokens,
+            this.guards.admission === false ? { limit: this.config.window, boundBy: "window" } : this.window);
         if (!admission.ok)
             return this.#end(record, { kind: "rejected", error: admission.error });
         if (input.signal?.aborted)
@@ -366,7 +408,10 @@ export class KvEngine {
             if (numReused > 0) // the history the workspace holds goes to prefill through pages, not by recompute
                 await this.#movePages(record, session, await this.decode.exportState(slot, record.id), prefill, prefillSlot);
             const prefillStartedAt = performance.now();
-            await prefill.evaluate(prefillSlot, prompt.slice(numReused, -1));
+            const toEvaluate = prompt.slice(numReused, -1);
+            // Refused by prefill.evaluate; a drill's sandbox without the guard hands over a stub instead.
+            const overflows = prefillSlot.numTokens + toEvaluate.length > prefill.sequenceCapacity;
+            await prefill.evaluate(prefillSlot, overflows && this.guards.refusePrefillOverflow === false ? toEvaluate.slice(0, this.config.pageTokens) : toEvaluate);
             timings.prefillMs = performance.now() - prefillStartedAt;
             this.#advance(record, { kind: "transferring" });
             exported = await prefill.exportState(prefillSlot, record.id);
@@ -375,7 +420,7 @@ export class KvEngine {
             unlock();
         }
         this.#throwIfEnded(record);
-        await this.#movePages(record, session, exported, this.decode, slot);
+        await this.#movePages(record, session, exported, this.decode, slot, prompt.slice(0, -1));
         invariant(slot.numTokens === prompt.length - 1,
             () => `decode sequence ${slot.index} holds ${slot.numTokens} tokens after loading ${prompt.length - 1}`);
         timings.handoffMs = performance.now() - startedAt - timings.prefillMs;
@@ -389,9 +434,16 @@ export class KvEngine {
         return unlock;
     }
 
-    /** One verified transfer through the pool: reserve, write and seal, verify, assemble, load, release. */
-    async #movePages(record: RequestRecord, session: SessionRecord, state: ParsedSequenceState, target: RoleContext, targetSlot: SequenceSlot): Promise<void> {
-        const numPages = this.#transfer.numPagesFor(state.numCells);
+    /**
+     * One verified transfer through the pool: reserve, write and seal, verify, assemble, load, release.
+     * The reader reserves for the tokens it expects (by default, those the state says it holds) and
+     * verifies what arrived against them, never against what the writer claims.
+     */
+    async #movePages(
+        record: RequestRecord, session: SessionRecord, state: ParsedSequenceState, target: RoleContext, targetSlot: SequenceSlot,
+        expectedTokens: readonly number[] = Array.from(state.tokens)
+    ): Promise<void> {
+        const numPages = this.#transfer.numPagesFor(expectedTokens.length);
         await this.#waitForPages(record, numPages);
         // Cancelled while the state was exported or pages awaited: reserve nothing. From here to
         // holdPages there is no await, so a reservation always has its owner.
@@ -400,7 +452,10 @@ export class KvEngine {
         record.holdPages(reservation);
         const manifest = await this.#transfer.write(reservation, state);
         this.#throwIfEnded(record);
-        const assembled = this.#transfer.read(manifest, { request: record.id, session: session.id, generation: reservation.generation, tokens: Array.from(state.tokens) }, this.#target(target));
+        const assembled = this.#transfer.read(manifest, {
+            request: record.id, session: session.id, generation: reservation.generation, tokens: expectedTokens,
+            reservedPages: reservation.pages.map((handle) => handle.pageId)
+        }, this.#target(target));
         this.#throwIfEnded(record);
         await target.importState(targetSlot, assembled, record.id);
         this.hooks.afterLoad?.(record.id, targetSlot.tokens);

@@ -2,6 +2,7 @@ import type { RequestId, SessionId } from "./core/ids.js";
 import type { EngineMode } from "./EngineConfig.js";
 import type { PageManifest } from "./handoff/PageManifest.js";
 import type { PagePool } from "./pages/PagePool.js";
+import type { Reservation } from "./pages/Reservation.js";
 import type { MeasuredCapacities, RequestLimit } from "./request/admission.js";
 import type { RequestStatus } from "./request/RequestStatus.js";
 import type { SamplingOptions, TokenProbabilities } from "./runtime/SequenceSlot.js";
@@ -77,6 +78,8 @@ export interface EngineCounters {
     generatedTokens: number;
     evaluatedPromptTokens: number;
     reusedPromptTokens: number;
+    /** Late or duplicate transfer completions a reader ignored by their generation tag (failure mode 7). */
+    staleCompletionsIgnored: number;
 }
 
 /**
@@ -90,6 +93,10 @@ export interface KvEngineHooks {
     afterSeal?(manifest: PageManifest, pool: PagePool): PageManifest | void;
     /** After a handed-off state was loaded into its target sequence, with the tokens it holds now. */
     afterLoad?(request: RequestId, tokens: readonly number[]): void;
+    /** How many of a transfer's pages, from the first, the transport delivers (all when absent): a lossy transport. */
+    pagesDelivered?(reservation: Reservation, numPages: number): number;
+    /** Completions that reach a transfer's reader before its own: late or duplicate ones of earlier transfers. */
+    earlierArrivals?(own: PageManifest): readonly PageManifest[] | void;
     onStatus?(request: RequestId, status: RequestStatus): void;
 }
 

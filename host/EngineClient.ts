@@ -2,8 +2,8 @@ import type { ChatMessage, ChatTurnRequest, DraftMeasurement, EngineInfo, TurnCa
 
 export type { TurnCallbacks, TurnResult } from "../contract/engineProtocol.js";
 import type { EngineSnapshot } from "../contract/EngineSnapshot.js";
-import type { AuditSummary, DrillDescription, DrillReport, ReplayableTurn, ReplaySummary } from "../contract/isolation.js";
-import type { ModelDownload, ModelFacts } from "../contract/models.js";
+import type { AuditSummary, CanaryReport, DrillDescription, DrillReport, ReplayableTurn, ReplaySummary } from "../contract/isolation.js";
+import type { ModelDownload, ModelFacts, ModelLibraryListing } from "../contract/models.js";
 
 /**
  * What a host (the headless server, Electron main) needs from the engine, whether it runs in its
@@ -24,6 +24,8 @@ export interface EngineClient {
     listDrills(): Promise<readonly DrillDescription[]> | readonly DrillDescription[];
     /** Runs a fault drill in sandboxed engines; rejects with unknown_drill for an id not listed. */
     runDrill(id: string): Promise<DrillReport>;
+    /** The canary probe on the loaded model, in two temporary workspaces; rejects with canary_running while one runs. */
+    runCanary(params: { readonly fillerTokens?: number }): Promise<CanaryReport>;
     /** A GGUF file's facts and memory estimate, without loading it; rejects with model_unreadable, model_not_gguf or model_unsupported. */
     inspectModel(path: string): Promise<ModelFacts>;
     /**
@@ -37,8 +39,17 @@ export interface EngineClient {
      * directory; resolves at once with its record. Rejects with download_source_invalid for any other source.
      */
     startDownload(source: string): Promise<ModelDownload>;
-    /** Every download since the host started, oldest first. */
+    /** Every download since the host started, and the partial ones an earlier start left, oldest first. */
     listDownloads(): Promise<readonly ModelDownload[]>;
-    /** Cancels a running download and deletes its partial file; rejects with download_unknown for an id not listed. */
+    /** Cancels a running download, or discards a resumable one, deleting its partial file; rejects with download_unknown for an id not listed. */
     cancelDownload(id: string): Promise<ModelDownload>;
+    /**
+     * Continues a failed download from its partial file (or from zero when the file on the server
+     * changed, saying so in `notice`); rejects with download_unknown or download_not_resumable.
+     */
+    resumeDownload(id: string): Promise<ModelDownload>;
+    /** The host's model library: models opened by path or downloaded, with their facts. */
+    listModels(): Promise<ModelLibraryListing>;
+    /** Removes a library entry, and with `deleteFile` a downloaded model's file; rejects with library_model_unknown, library_file_not_owned or library_model_in_use. */
+    forgetModel(id: string, deleteFile: boolean): Promise<ModelLibraryListing>;
 }

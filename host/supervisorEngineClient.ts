@@ -1,22 +1,52 @@
+import path from "node:path";
+import { DEMO_MODEL, type ModelFacts } from "../contract/models.js";
 import type { EngineSupervisor } from "../engine/host/EngineSupervisor.js";
 import type { ModelDownloads } from "../engine/runtime/downloadModel.js";
+import { hasPartialRecords } from "../engine/runtime/partialDownloads.js";
 import type { EngineClient } from "./EngineClient.js";
+import { ModelLibrary, type LibraryOrigin } from "./models/ModelLibrary.js";
 
-/** The host's client, plus what its shutdown calls: cancel running downloads, deleting their partial files. */
+/**
+ * The host's client, plus what its shutdown calls: stop running downloads, keeping their partial
+ * files to resume at the next start, and wait for the model library's writes.
+ */
 export interface SupervisedEngineClient extends EngineClient {
     stopDownloads(): Promise<void>;
+}
+
+export interface HostModelsOptions {
+    /** The model library's file: `<dataDir>/models.json`, or userData's. */
+    readonly libraryFile: string;
+    /** ModelDownloads' stallMs; its default when undefined. */
+    readonly downloadStallMs?: number;
 }
 
 /**
  * The EngineClient every host-side consumer (the renderer's RPC, the local API) uses, over the
  * supervised engine process. `resolveModel` turns switchModel's argument ("tiny" or a path) into
  * the file to load. Downloads go into `modelsDirectory`; node-llama-cpp's downloader is loaded on
- * the first download, in this (the host's) process.
+ * the first download, or at the first listing when a previous host left partial downloads, in this
+ * (the host's) process. Every model loaded by path and every finished download goes into the model
+ * library, whose facts come from the engine's inspectModel.
  */
-export function supervisorEngineClient(supervisor: EngineSupervisor, resolveModel: (model: string) => string, modelsDirectory: string): SupervisedEngineClient {
+export function supervisorEngineClient(supervisor: EngineSupervisor, resolveModel: (model: string) => string, modelsDirectory: string, models: HostModelsOptions): SupervisedEngineClient {
+    let library: Promise<ModelLibrary> | undefined;
+    const getLibrary = (): Promise<ModelLibrary> => library ??= ModelLibrary.open({
+        filePath: models.libraryFile,
+        inspect: (modelPath) => supervisor.inspectModel(modelPath),
+        isLoaded: (modelPath) => path.resolve(supervisor.info.modelPath) === modelPath
+    });
+    // The library is a record of what was used: failing to update it never fails the load or the download.
+    const remember = async (modelPath: string, origin: LibraryOrigin, facts?: ModelFacts): Promise<void> => {
+        await (await getLibrary()).remember(modelPath, origin, facts).catch(() => undefined);
+    };
     let downloads: Promise<ModelDownloads> | undefined;
     const getDownloads = (): Promise<ModelDownloads> =>
-        downloads ??= import("../engine/runtime/downloadModel.js").then(({ ModelDownloads }) => new ModelDownloads({ modelsDirectory }));
+        downloads ??= import("../engine/runtime/downloadModel.js").then(({ ModelDownloads }) => new ModelDownloads({
+            modelsDirectory,
+            stallMs: models.downloadStallMs,
+            onDone: (download, facts) => remember(download.path, { kind: "downloaded", source: download.source }, facts)
+        }));
     return {
         info: () => supervisor.info,
         chat: (request, callbacks, signal) => supervisor.chat(request, callbacks, signal),
@@ -28,11 +58,24 @@ export function supervisorEngineClient(supervisor: EngineSupervisor, resolveMode
         replay: (requestId) => supervisor.replay(requestId),
         listDrills: () => supervisor.listDrills(),
         runDrill: (id) => supervisor.runDrill(id),
+        runCanary: (params) => supervisor.runCanary(params),
         inspectModel: (modelPath) => supervisor.inspectModel(modelPath),
-        switchModel: async (model) => supervisor.switchModel(resolveModel(model)),
+        switchModel: async (model) => {
+            const modelPath = resolveModel(model);
+            const info = await supervisor.switchModel(modelPath);
+            if (model !== DEMO_MODEL)
+                await remember(modelPath, { kind: "opened" });
+            return info;
+        },
         startDownload: async (source) => (await getDownloads()).start(source),
-        listDownloads: async () => downloads === undefined ? [] : (await downloads).list(),
+        listDownloads: async () => downloads === undefined && !hasPartialRecords(modelsDirectory) ? [] : (await getDownloads()).list(),
         cancelDownload: async (id) => (await getDownloads()).cancel(id),
-        stopDownloads: async () => (await downloads)?.dispose()
+        resumeDownload: async (id) => (await getDownloads()).resume(id),
+        listModels: async () => (await getLibrary()).list(),
+        forgetModel: async (id, deleteFile) => (await getLibrary()).forget(id, deleteFile),
+        stopDownloads: async () => {
+            await (await downloads)?.dispose();
+            await (await library)?.flush();
+        }
     };
 }

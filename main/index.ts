@@ -5,6 +5,7 @@
 import { app, BrowserWindow, session } from "electron";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { WorkspaceStore } from "../host/store/WorkspaceStore";
 import { startEngine, type StartedEngine } from "./engine/startEngine";
 import { utilityProcessSpawner } from "./engine/utilityProcessSpawner";
 import { registerIpcHandlers } from "./ipc/registerIpcHandlers";
@@ -29,6 +30,7 @@ const log = (line: string): void => void process.stderr.write(`[kvault] ${line}\
 let mainWindow: BrowserWindow | undefined;
 let engine: Promise<StartedEngine> | undefined;
 let localApi: LocalApiController | undefined;
+let workspaceStore: Promise<WorkspaceStore> | undefined;
 
 function openMainWindow(): void {
     mainWindow = createMainWindow(appUrl, preloadPath);
@@ -41,9 +43,14 @@ async function startHost(): Promise<void> {
     hardenSession(session.defaultSession, contentSecurityPolicy(devServerUrl === undefined ? "production" : "development"));
     const userData = app.getPath("userData");
     const settings = await SettingsStore.open(join(userData, "settings.json"), { log });
+    // The workspaces and chats (userData/workspaces/); one that cannot open answers every store call with why.
+    const store = WorkspaceStore.open(userData, { log });
+    workspaceStore = store;
+    store.catch((error: unknown) => log(`The workspaces could not be opened: ${(error as Error).message}`));
 
     const started = startEngine({
         modelsDirectory: join(userData, "models"),
+        libraryFile: join(userData, "models.json"),
         modelPath: settings.current.modelPath,
         spawner: utilityProcessSpawner({ entry: engineEntry }),
         log
@@ -57,7 +64,7 @@ async function startHost(): Promise<void> {
         return { engine: client, modelId };
     }, log);
     const settingsService = new SettingsService(settings, localApi, log);
-    registerIpcHandlers({ appUrl, rpc: new RendererRpc(async () => (await started).client), settings: settingsService });
+    registerIpcHandlers({ appUrl, rpc: new RendererRpc(async () => (await started).client, () => store), settings: settingsService });
     openMainWindow();
     void settingsService.startLocalApi();
 }
@@ -77,6 +84,8 @@ async function stopHost(): Promise<void> {
     ]);
     await started?.client.stopDownloads().catch((error: unknown) => log(`Cancelling the downloads failed: ${(error as Error).message}`));
     await started?.supervisor.dispose().catch((error: unknown) => log(`Stopping the engine failed: ${(error as Error).message}`));
+    // Waits for the saves already asked for: each is one short write and fsync.
+    await workspaceStore?.then((store) => store.close(), () => undefined);
 }
 
 // Sandbox every renderer, including any a future feature opens, not only the main window.

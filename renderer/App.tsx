@@ -15,6 +15,7 @@ export function App() {
     const appInfo = useAppInfo();
     useEngineMirror(useAppServices().rpc);
     const selected = useWorkspaceStore((state) => state.workspaces.find((workspace) => workspace.id === state.selectedId));
+    const workspacesLoading = useWorkspaceStore((state) => state.load.kind === "loading");
     const pageMapOpen = useUiStore((state) => state.pageMapOpen);
     const isolationOpen = useUiStore((state) => state.isolationOpen);
 
@@ -29,7 +30,7 @@ export function App() {
             </aside>
             <main className="shell-main">
                 {selected === undefined
-                    ? <p className="placeholder">Make a workspace to start a chat.</p>
+                    ? <p className="placeholder">{workspacesLoading ? "Loading workspaces…" : "Make a workspace to start a chat."}</p>
                     : <ChatView key={selected.id} workspace={selected} />}
             </main>
             <aside className="shell-panels" aria-label="Engine">

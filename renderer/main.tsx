@@ -10,8 +10,10 @@ import { useDraftStore } from "./stores/draftStore";
 import { useEngineStore } from "./stores/engineStore";
 import { useIsolationStore } from "./stores/isolationStore";
 import { useModelStore } from "./stores/modelStore";
+import { useStorageNoticeStore } from "./stores/storageNoticeStore";
 import { useTurnStore } from "./stores/turnStore";
 import { useWorkspaceStore } from "./stores/workspaceStore";
+import { WorkspaceSync } from "./workspaces/WorkspaceSync";
 import "./App.css";
 
 const container = document.getElementById("root");
@@ -27,8 +29,8 @@ const services: AppServices = {
     isolation: new IsolationController(rpc, { isolation: useIsolationStore, turns: useTurnStore }),
     model: new ModelController(rpc, { model: useModelStore, engine: useEngineStore, turns: useTurnStore })
 };
-if (useWorkspaceStore.getState().workspaces.length === 0)
-    useWorkspaceStore.getState().create();
+// Loads the host's workspaces once connected (making a first one if there are none) and saves every change through the RPC.
+new WorkspaceSync(rpc, { workspaces: useWorkspaceStore, notices: useStorageNoticeStore });
 
 createRoot(container).render(
     <StrictMode>

@@ -3,6 +3,16 @@ import { StateLayoutMismatchError } from "./codecErrors.js";
 import { bytesPerToken, describeLayoutMismatch, type KvLayout } from "./KvLayout.js";
 import { STATE_SEQ_MAGIC, STATE_SEQ_VERSION, type ParsedSequenceState } from "./parseSequenceState.js";
 
+/**
+ * Bytes of a one-sequence state file of `numTokens` positions, as llama.cpp writes it and the
+ * codec assembles it: the header and tokens, the stream count and each stream's cell count, 12
+ * bytes of metadata per cell, the V layout and layer count, 24 bytes of type and row size per
+ * layer (K and V), then the rows.
+ */
+export function sequenceStateBytes(numTokens: number, layout: KvLayout, numStreams: number): number {
+    return 12 + 4 * numTokens + 4 + 4 * numStreams + 12 * numTokens + 8 + layout.layers.length * 24 + numTokens * bytesPerToken(layout);
+}
+
 /** Pages needed for `numTokens` positions: ⌈numTokens / pageTokens⌉. */
 export function numPagesFor(numTokens: number, pageTokens: number): number {
     return Math.ceil(numTokens / pageTokens);
@@ -93,10 +103,7 @@ export function assembleSequenceState({ tokens, layout, targetLayout, targetNumS
         () => `assembling ${numTokens} tokens at ${pageTokens} per page needs ${numPagesFor(numTokens, pageTokens)} pages, got ${pages.numPages}`);
     invariant(Number.isInteger(targetNumStreams) && targetNumStreams >= 1, () => `target stream count ${targetNumStreams} is not a positive integer`);
 
-    const headerBytes = 12 + 4 * numTokens + 4 + 4 * targetNumStreams + 12 * numTokens + 8;
-    const layerHeaderBytes = layout.layers.length * (12 + (layout.vTransposed ? 12 : 12));
-    const dataBytes = numTokens * bytesPerToken(layout);
-    const state = Buffer.alloc(headerBytes + layerHeaderBytes + dataBytes);
+    const state = Buffer.alloc(sequenceStateBytes(numTokens, layout, targetNumStreams));
     let offset = 0;
     const u32 = (value: number): void => { offset = state.writeUInt32LE(value, offset); };
     const i32 = (value: number): void => { offset = state.writeInt32LE(value, offset); };

@@ -50,3 +50,33 @@ export class DownloadUnavailableError extends KvaultError {
 export class DownloadUnknownError extends KvaultError {
     readonly code = "download_unknown";
 }
+
+/** A download stopped part-way (the connection dropped and stayed down, or Kvault stopped); the message says what is kept. */
+export class DownloadInterruptedError extends KvaultError {
+    readonly code = "download_interrupted";
+}
+
+/** resumeDownload of a download that has nothing to resume: it runs, finished, or kept no partial file. */
+export class DownloadNotResumableError extends KvaultError {
+    readonly code = "download_not_resumable";
+}
+
+/** The file on the server changed while it downloaded, so what arrived may mix two versions; it was deleted. */
+export class DownloadChangedError extends KvaultError {
+    readonly code = "download_changed";
+}
+
+/** forgetModel with an id the model library does not hold. */
+export class LibraryModelUnknownError extends KvaultError {
+    readonly code = "library_model_unknown";
+}
+
+/** forgetModel asked to delete a file Kvault did not download (a model the user opened from their disk). */
+export class LibraryFileNotOwnedError extends KvaultError {
+    readonly code = "library_file_not_owned";
+}
+
+/** forgetModel asked to delete the file of the model the engine runs now. */
+export class LibraryModelInUseError extends KvaultError {
+    readonly code = "library_model_in_use";
+}

@@ -2,15 +2,19 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { DrillReport } from "../../contract/isolation.js";
-import { sessionId, type RequestId, requestId as toRequestId } from "../core/ids.js";
+import { type RequestId, requestId as toRequestId } from "../core/ids.js";
+import { invariant } from "../core/invariant.js";
 import { KvaultError } from "../core/KvaultError.js";
 import type { EngineConfigInput } from "../EngineConfig.js";
 import type { PageManifest } from "../handoff/PageManifest.js";
+import { allHandoffChecks, type HandoffChecks } from "../handoff/verifyManifest.js";
 import { KvEngine, type EngineGuards, type KvEngineHooks } from "../KvEngine.js";
 import { makeSyntheticModel } from "../model/makeSyntheticModel.js";
 import { SYNTHETIC_MODEL_VERSION } from "../model/syntheticModel.js";
 import type { LlamaRuntime } from "../runtime/LlamaRuntime.js";
 import { drillCatalog, isDrillId, type DrillId } from "./drillCatalog.js";
+import { A, B, VICTIM, countDifferentBytes, errorOf, victimRequest, type Scenario, type ScenarioOutcome } from "./drillScenario.js";
+import { transferScenarios } from "./transferScenarios.js";
 
 export class UnknownDrillError extends KvaultError {
     readonly code = "unknown_drill";
@@ -22,27 +26,59 @@ const sandboxConfig: Omit<EngineConfigInput, "modelPath"> = {
     pageTokens: 16, numPages: 48, inPlacePrefillTokens: 0, flashAttention: true
 };
 
-/** What one run of a scenario saw: the error the victim's request ended with, and the evidence of a leak, if any. */
-interface ScenarioOutcome {
-    readonly error: { readonly code: string; readonly message: string } | null;
-    /** Empty when no byte of another request reached the victim; else what was seen. */
-    readonly leak: string;
+/** Guards as a drill switches them: any subset, over the engine's defaults (all on). */
+interface GuardSwitches extends Omit<EngineGuards, "handoff"> {
+    readonly handoff?: Partial<HandoffChecks>;
 }
 
-type Scenario = (engine: KvEngine, hooks: KvEngineHooks, prompt: (text: string, count: number) => number[]) => Promise<ScenarioOutcome>;
-
-const guardsOff: Readonly<Record<DrillId, EngineGuards>> = {
-    "foreign-manifest": { handoff: { ownership: false, checksums: true } },
-    "flipped-byte": { handoff: { ownership: true, checksums: false } },
+/** The guard each drill switches off in its second run: with it off, the leak must be seen. */
+const guardsOff: Readonly<Record<DrillId, GuardSwitches>> = {
+    "foreign-manifest": { handoff: { ownership: false, pageCount: false } },
+    "flipped-byte": { handoff: { checksums: false } },
     "skipped-scrub": { pool: { skipScrub: true } },
-    "late-write": { pool: { reuseWhileLeased: true, acceptStaleWrites: true } }
+    "late-write": { pool: { reuseWhileLeased: true, acceptStaleWrites: true } },
+    "undersized-prefill-pool": { admission: false },
+    "dropped-pages": { handoff: { pageCount: false } },
+    "replayed-completion": { handoff: { generations: false } }
 };
 
 /**
- * Runs a drill twice, each time in a fresh sandboxed engine: with every guard on (the guard must
- * fire with its own error, or hold, and the victim stay clean), then with the drill's guard off
- * (the leak must then be seen: the proof that the drill has teeth). Guards are switched off only
- * here, on engines that serve nothing else.
+ * How a drill's sandbox differs in both runs, where it does: its configuration, and the later
+ * guards that would otherwise catch the fault after the drill's own guard let it through. With
+ * them off in both runs the two runs differ in the drill's guard alone, so the guarded run shows
+ * that guard holding by itself, and the unguarded one the leak it alone prevents.
+ */
+const sandboxes: Partial<Record<DrillId, { readonly config?: Partial<EngineConfigInput>; readonly guards: GuardSwitches }>> = {
+    // The 2026 incident's engine: a window above the prefill's capacity, a stub handed over for
+    // what prefill cannot hold, no page count check, freed pages not zeroed.
+    "undersized-prefill-pool": {
+        config: { window: 512, prefillContextSize: 256, decodeContextSize: 512 },
+        guards: { refusePrefillOverflow: false, handoff: { pageCount: false }, pool: { skipScrub: true } }
+    },
+    // Freed pages not zeroed, as in the incident: pages never received then hold someone's KV, not zeros.
+    "dropped-pages": { guards: { pool: { skipScrub: true } } },
+    // No request, session or per-page owner checks: the generation tag is all that tells a stale completion.
+    "replayed-completion": { guards: { handoff: { ownership: false } } }
+};
+
+function resolveGuards(...switches: (GuardSwitches | undefined)[]): EngineGuards | undefined {
+    const present = switches.filter((entry): entry is GuardSwitches => entry !== undefined);
+    if (present.length === 0)
+        return undefined;
+    const merged = Object.assign({}, ...present) as GuardSwitches;
+    return {
+        ...merged,
+        handoff: Object.freeze({ ...allHandoffChecks, ...Object.assign({}, ...present.map((entry) => entry.handoff)) as Partial<HandoffChecks> }),
+        pool: Object.assign({}, ...present.map((entry) => entry.pool))
+    };
+}
+
+/**
+ * Runs a drill twice, each time in a fresh sandboxed engine: with its guard on (the guard must
+ * fire with its own error, or hold, and the victim stay clean), then with that guard off (the leak
+ * must then be seen: the proof that the drill has teeth). Every other guard is on in both runs,
+ * except those the drill's sandbox switches off in both (`sandboxes`). Guards are switched off
+ * only here, on engines that serve nothing else.
  */
 export async function runFaultDrill(id: string, runtime: LlamaRuntime): Promise<DrillReport> {
     if (!isDrillId(id))
@@ -50,21 +86,24 @@ export async function runFaultDrill(id: string, runtime: LlamaRuntime): Promise<
     const description = drillCatalog.find((drill) => drill.id === id)!;
     const startedAt = performance.now();
     const modelPath = drillModelPath();
+    const sandbox = sandboxes[id];
     const run = async (guards: EngineGuards | undefined): Promise<ScenarioOutcome> => {
         const hooks: KvEngineHooks = {};
-        const engine = await KvEngine.start({ modelPath, ...sandboxConfig }, { runtime, hooks, guards });
+        const engine = await KvEngine.start({ modelPath, ...sandboxConfig, ...sandbox?.config }, { runtime, hooks, guards });
         try {
             const prompt = (text: string, count: number): number[] => {
                 const tokens = engine.tokenize(text.repeat(Math.ceil(count / 4) + 1));
                 return tokens.slice(0, count);
             };
-            return await scenarios[id](engine, hooks, prompt);
+            const outcome = await scenarios[id](engine, hooks, prompt);
+            await expectSandboxDrained(engine);
+            return outcome;
         } finally {
             await engine.dispose();
         }
     };
-    const guarded = await run(undefined);
-    const unguarded = await run(guardsOff[id]);
+    const guarded = await run(resolveGuards(sandbox?.guards));
+    const unguarded = await run(resolveGuards(sandbox?.guards, guardsOff[id]));
     return {
         ...description,
         failureModes: [...description.failureModes],
@@ -75,6 +114,19 @@ export async function runFaultDrill(id: string, runtime: LlamaRuntime): Promise<
         leakEvidence: unguarded.leak === "" ? "No leak was seen with the guard off: the drill has no teeth." : unguarded.leak,
         durationMs: performance.now() - startedAt
     };
+}
+
+/**
+ * A drill's own bookkeeping must hold in both runs, its guard on or off: once the scenario is
+ * over and the workspaces forgotten, no request, lease or reservation is left and every page is
+ * back on the free list (zeroed or not: that depends on the guards).
+ */
+async function expectSandboxDrained(engine: KvEngine): Promise<void> {
+    await engine.forgetAllSessions();
+    const { pool } = engine;
+    invariant(engine.numLiveRequests === 0 && pool.numLiveReservations === 0 && pool.numActiveLeases === 0 && pool.numFreePages === pool.config.numPages,
+        () => `a drill's sandbox ended with ${engine.numLiveRequests} live requests, ${pool.numLiveReservations} reservations, ` +
+            `${pool.numActiveLeases} leases and ${pool.numFreePages} of ${pool.config.numPages} pages free`);
 }
 
 /** The tiny model the sandboxes load, generated once per machine (a few milliseconds, 0.9 MB). */
@@ -88,32 +140,8 @@ function drillModelPath(): string {
     return modelPath;
 }
 
-const A = sessionId("drill-workspace-a");
-const B = sessionId("drill-workspace-b");
-const VICTIM = sessionId("drill-victim");
-
-function errorOf(error: unknown): { code: string; message: string } {
-    return { code: error instanceof KvaultError ? error.code : "internal_error", message: error instanceof Error ? error.message : String(error) };
-}
-
-/** Runs the victim's request, returning its error (null when served). */
-async function victimRequest(engine: KvEngine, tokens: number[]): Promise<{ code: string; message: string } | null> {
-    try {
-        await engine.generate({ session: VICTIM, promptTokens: tokens, maxTokens: 4 });
-        return null;
-    } catch (error) {
-        return errorOf(error);
-    }
-}
-
-function countDifferentBytes(a: Uint8Array, b: Uint8Array): number {
-    let count = 0;
-    for (let index = 0; index < Math.min(a.length, b.length); index++)
-        if (a[index] !== b[index]) count++;
-    return count;
-}
-
 const scenarios: Readonly<Record<DrillId, Scenario>> = {
+    ...transferScenarios,
     /** Workspace A is swapped out into pages; the victim's handoff is handed A's swap manifest instead of its own. */
     async "foreign-manifest"(engine, hooks, prompt) {
         const tokensOfA = prompt("Workspace A's private ledger entry. ", 40);

@@ -1,4 +1,5 @@
 import { KvaultError } from "../core/KvaultError.js";
+import type { RequestId } from "../core/ids.js";
 
 /**
  * A handoff that did not arrive whole and exactly as sealed. The request ends with this error; it
@@ -28,4 +29,22 @@ export class PagePositionsError extends HandoffIntegrityError {
 
 export class LayoutFingerprintMismatchError extends HandoffIntegrityError {
     readonly code = "handoff_layout_mismatch";
+}
+
+/**
+ * A completion that reached a reader but is not its own: a late or duplicate one of an earlier
+ * transfer whose pages have since been released and reserved again (failure mode 7, ABA). Not an
+ * error of the reader's request: the completion is ignored by its generation tag and counted, and
+ * nothing changes; the reader goes on with its own completion.
+ */
+export class StaleCompletionIgnoredError extends KvaultError {
+    readonly code = "stale_completion_ignored";
+
+    constructor(
+        readonly stale: { readonly request: RequestId; readonly generation: number },
+        readonly reader: { readonly request: RequestId; readonly generation: number }
+    ) {
+        super(`A completion of request ${stale.request} at generation ${stale.generation} reached request ${reader.request} at generation ${reader.generation}; ` +
+            "it was ignored by its generation tag and changed nothing.");
+    }
 }

@@ -1,5 +1,5 @@
 import { callAnswerTypes, type ChatTurnRequest, type DraftMeasurement, type EngineErrorPayload, type EngineInfo, type FinishReason, type TokenLogprob, type TurnUsage } from "../../contract/engineProtocol.js";
-import type { AuditSummary, DrillDescription, DrillReport, ReplayableTurn, ReplaySummary } from "../../contract/isolation.js";
+import type { AuditSummary, CanaryReport, DrillDescription, DrillReport, ReplayableTurn, ReplaySummary } from "../../contract/isolation.js";
 import type { EngineConfigInput } from "../EngineConfig.js";
 import { EngineStoppedError, InvalidRequestError } from "../request/requestErrors.js";
 import type { TurnCallbacks, TurnResult } from "../service/EngineService.js";
@@ -30,7 +30,8 @@ type CallCommand =
     | { readonly type: "replayableTurns" }
     | { readonly type: "replay"; readonly requestId: string }
     | { readonly type: "listDrills" }
-    | { readonly type: "runDrill"; readonly drillId: string };
+    | { readonly type: "runDrill"; readonly drillId: string }
+    | { readonly type: "runCanary"; readonly fillerTokens?: number };
 
 /** The answer events' types: every call is answered by one of these, carrying its callId. */
 const answerTypes = new Set<string>(Object.values(callAnswerTypes));
@@ -147,6 +148,11 @@ export class EngineConnection {
     /** Rejects with unknown_drill for an id the engine does not list. */
     runDrill(drillId: string, timeoutMs: number): Promise<DrillReport> {
         return this.#call({ type: "runDrill", drillId }, timeoutMs) as Promise<DrillReport>;
+    }
+
+    /** Rejects with canary_running while another canary run is in flight. */
+    runCanary(params: { readonly fillerTokens?: number }, timeoutMs: number): Promise<CanaryReport> {
+        return this.#call({ type: "runCanary", ...(params.fillerTokens === undefined ? {} : { fillerTokens: params.fillerTokens }) }, timeoutMs) as Promise<CanaryReport>;
     }
 
     /**

@@ -1,6 +1,6 @@
 import type { ChatMessage, ChatTurnRequest, DraftMeasurement, EngineInfo } from "../../contract/engineProtocol.js";
 import type { EngineSnapshot } from "../../contract/EngineSnapshot.js";
-import type { AuditSummary, DrillDescription, DrillReport, ReplayableTurn, ReplaySummary } from "../../contract/isolation.js";
+import type { AuditSummary, CanaryReport, DrillDescription, DrillReport, ReplayableTurn, ReplaySummary } from "../../contract/isolation.js";
 import type { ModelFacts } from "../../contract/models.js";
 import { invariant } from "../core/invariant.js";
 import { ModelSwitchedError } from "../core/modelErrors.js";
@@ -24,6 +24,8 @@ export const supervisorDefaults = {
     callTimeoutMs: 30_000,
     /** replay and runDrill: a replay recomputes a turn in a fresh context, a drill starts sandboxed engines twice (about 10 s on a laptop). */
     longCallTimeoutMs: 120_000,
+    /** runCanary: prefills thousands of tokens and runs four probes; minutes for a large model on a CPU. */
+    canaryTimeoutMs: 600_000,
     /** From `shutdown` to SIGKILL. */
     shutdownGraceMs: 10_000,
     maxRestarts: 5,
@@ -38,6 +40,7 @@ export interface EngineSupervisorOptions {
     readonly restartWaitMs?: number;
     readonly callTimeoutMs?: number;
     readonly longCallTimeoutMs?: number;
+    readonly canaryTimeoutMs?: number;
     readonly shutdownGraceMs?: number;
     readonly maxRestarts?: number;
     readonly restartWindowMs?: number;
@@ -191,6 +194,11 @@ export class EngineSupervisor {
     /** Runs a fault drill in the engine's sandboxed engines; rejects with unknown_drill for an id not listed. */
     async runDrill(id: string): Promise<DrillReport> {
         return (await this.#whenRunning()).runDrill(id, this.#options.longCallTimeoutMs);
+    }
+
+    /** The canary probe on the loaded model, in the engine's own temporary workspaces; rejects with canary_running while one runs. */
+    async runCanary(params: { readonly fillerTokens?: number } = {}): Promise<CanaryReport> {
+        return (await this.#whenRunning()).runCanary(params, this.#options.canaryTimeoutMs);
     }
 
     /**

@@ -11,6 +11,7 @@ import {
 import { PageReadLease, PageWriteLease, type PageLease, type PageLeaseHost, type PageWriteResult } from "./PageLease.js";
 import { validatePagePoolConfig, type PagePoolConfig, type PagePoolConfigInput } from "./PagePoolConfig.js";
 import { auditPagePool, type PagePoolAuditOptions, type PagePoolAuditResult } from "./PagePoolAudit.js";
+import { scanPoolBytes, type ByteScanOptions, type ByteScanResult } from "./scanPoolBytes.js";
 import { createPagePoolCounters, type PagePoolCounters } from "./PagePoolCounters.js";
 import { snapshotPageTable, type PagePoolSnapshot } from "./PagePoolSnapshot.js";
 import { pageInfoOf, type PageInfo } from "./PageInfo.js";
@@ -313,6 +314,15 @@ export class PagePool {
             nextGeneration: this.#nextGeneration,
             numActiveLeases: this.#numActiveLeases
         }, options);
+    }
+
+    /**
+     * The audit's byte scans (I6; the pool's share of I7) in slices that yield to the event loop,
+     * for pools too large to scan in one step without stalling the streams; see `scanPoolBytes`.
+     */
+    scanBytes(options?: ByteScanOptions): Promise<ByteScanResult> {
+        this.#assertAlive("scan the pool");
+        return scanPoolBytes({ table: this.#table, arena: this.#arena, pageBytes: this.config.pageBytes, isDisposed: () => this.#disposed }, options);
     }
 
     snapshot(): PagePoolSnapshot {

@@ -7,7 +7,7 @@ import { withDeadline } from "../core/withDeadline.js";
 
 /** What the server needs of EngineService; tests may serve a stand-in. */
 export type ServedEngine = Pick<EngineService,
-    "chat" | "measure" | "snapshot" | "forgetWorkspace" | "audit" | "replayableTurns" | "replay" | "listDrills" | "runDrill" | "dispose">;
+    "chat" | "measure" | "snapshot" | "forgetWorkspace" | "audit" | "replayableTurns" | "replay" | "listDrills" | "runDrill" | "runCanary" | "dispose">;
 
 const STOPPING: EngineErrorPayload = {
     code: "engine_stopped",
@@ -28,7 +28,7 @@ const CANCEL_DRAIN_MS = 5_000;
  */
 export class EngineCommandServer {
     readonly #running = new Map<string, AbortController>();
-    /** Every chat's whole life, and every replay's and drill's, its last event's send included: shutdown waits for them. */
+    /** Every chat's whole life, and every audit's, replay's, drill's and canary run's, its last event's send included: shutdown waits for them. */
     readonly #settling = new Set<Promise<void>>();
     #stopping: Promise<void> | undefined;
 
@@ -122,8 +122,8 @@ export class EngineCommandServer {
                 );
                 return;
             }
-            case "audit":
-                this.#answer(command.callId, "audited", () => this.service.audit());
+            case "audit": // byte scans in slices: it resolves later, and shutdown waits for it
+                this.#answerLater(command.callId, "audited", this.#attempt(async () => this.service.audit()));
                 return;
             case "replayableTurns":
                 this.#answer(command.callId, "replayableTurns", () => this.service.replayableTurns());
@@ -137,6 +137,11 @@ export class EngineCommandServer {
             case "runDrill":
                 this.#answerLater(command.callId, "drillReport", this.#attempt(() => this.service.runDrill(command.drillId)));
                 return;
+            case "runCanary": {
+                const { fillerTokens } = command;
+                this.#answerLater(command.callId, "canaryReport", this.#attempt(() => this.service.runCanary(fillerTokens === undefined ? {} : { fillerTokens })));
+                return;
+            }
             case "shutdown":
                 this.options.onShutdown();
                 return;
@@ -213,6 +218,6 @@ export class EngineCommandServer {
 }
 
 /** The answer events of the isolation calls, and what each carries as its result. */
-type AnswerType = "audited" | "replayableTurns" | "replayed" | "drills" | "drillReport";
+type AnswerType = "audited" | "replayableTurns" | "replayed" | "drills" | "drillReport" | "canaryReport";
 type AnswerOf<T extends AnswerType> = NonNullable<Extract<EngineEvent, { type: T }>["result"]>;
 

@@ -2,6 +2,7 @@
 // utilityProcess or child_process.fork, it loads the model and serves the protocol of
 // contract/engineProtocol.ts until the host says shutdown or goes away. A native crash here costs
 // the host one restart, never its windows or its chat history.
+import { auditIntervalFromEnvironment } from "../audit/PeriodicAudit.js";
 import { EngineService } from "../service/EngineService.js";
 import { EngineCommandServer } from "./EngineCommandServer.js";
 import { connectToHost } from "./EngineTransport.js";
@@ -49,7 +50,10 @@ async function main(): Promise<void> {
     }
     let service: EngineService;
     try {
-        service = await EngineService.start(read.config);
+        const audit = auditIntervalFromEnvironment(process.env); // I1–I7 every second, results in every snapshot
+        if (audit.problem !== undefined)
+            log(audit.problem);
+        service = await EngineService.start(read.config, { auditIntervalMs: audit.intervalMs, log });
     } catch (error) {
         // node-llama-cpp's own errors (a missing or corrupt file, no memory) are not KvaultErrors.
         const payload = toErrorPayload(error, (detail) => ({

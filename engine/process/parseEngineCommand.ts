@@ -21,7 +21,7 @@ export type ParsedEngineCommand =
      */
     | { readonly ok: false; readonly error: EngineErrorPayload; readonly reply?: EngineEvent };
 
-const commandTypes = new Set<string>(["chat", "cancel", "measure", "snapshot", "forgetWorkspace", "audit", "replayableTurns", "replay", "listDrills", "runDrill", "shutdown"]);
+const commandTypes = new Set<string>(["chat", "cancel", "measure", "snapshot", "forgetWorkspace", "audit", "replayableTurns", "replay", "listDrills", "runDrill", "runCanary", "shutdown"]);
 const roles = new Set<string>(["system", "user", "assistant"]);
 
 /**
@@ -73,6 +73,15 @@ function parse(value: unknown): ParsedEngineCommand {
             return { ok: true, command: { type, callId: id(command.callId, "callId"), requestId: id(command.requestId, "requestId") } };
         case "runDrill":
             return { ok: true, command: { type, callId: id(command.callId, "callId"), drillId: id(command.drillId, "drillId") } };
+        case "runCanary": {
+            const callId = id(command.callId, "callId");
+            if (command.fillerTokens === undefined)
+                return { ok: true, command: { type, callId } };
+            // The range against the window is the canary's to check: it knows the window and the markers.
+            if (typeof command.fillerTokens !== "number" || !Number.isSafeInteger(command.fillerTokens) || command.fillerTokens < 1)
+                throw new InvalidRequestError(`fillerTokens must be a whole number of at least 1; got ${describeValue(command.fillerTokens)}.`);
+            return { ok: true, command: { type, callId, fillerTokens: command.fillerTokens } };
+        }
         default:
             return { ok: true, command: { type: "shutdown" } };
     }

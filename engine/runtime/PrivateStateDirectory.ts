@@ -2,6 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import crypto from "node:crypto";
+import { StateDirectoryFullError, StateDirectoryUnwritableError, type StateWriteStage } from "./stateDirectoryErrors.js";
 
 const DIRECTORY_PREFIX = "kvault-state-";
 
@@ -17,11 +18,16 @@ export class PrivateStateDirectory {
 
     private constructor(readonly path: string) {}
 
+    /** Throws `StateDirectoryUnwritableError` when `root` cannot hold the directory. */
     static create(root = defaultRoot()): PrivateStateDirectory {
-        sweepStaleDirectories(root);
         const directory = path.join(root, `${DIRECTORY_PREFIX}${process.pid}-${crypto.randomBytes(6).toString("hex")}`);
-        fs.mkdirSync(directory, { mode: 0o700 });
-        fs.chmodSync(directory, 0o700); // mkdir's mode is filtered by the umask
+        try {
+            sweepStaleDirectories(root);
+            fs.mkdirSync(directory, { mode: 0o700 });
+            fs.chmodSync(directory, 0o700); // mkdir's mode is filtered by the umask
+        } catch (error) {
+            throw new StateDirectoryUnwritableError(root, describeErrno(error), "start", undefined, error);
+        }
         return new PrivateStateDirectory(directory);
     }
 
@@ -40,12 +46,73 @@ export class PrivateStateDirectory {
         }
     }
 
+    /** Throws `StateDirectoryFullError` or `StateDirectoryUnwritableError` when the write fails for want of room or of a directory. */
     writeExclusive(filePath: string, bytes: Uint8Array): void {
-        fs.writeFileSync(filePath, bytes, { mode: 0o600, flag: "wx" });
+        try {
+            fs.writeFileSync(filePath, bytes, { mode: 0o600, flag: "wx" });
+        } catch (error) {
+            if ((error as NodeJS.ErrnoException).code !== "EEXIST") // the file is not this write's
+                this.remove(filePath); // a short file, when the file system filled up midway
+            throw this.explainWriteFailure(error, bytes.length, "request");
+        }
     }
 
+    /**
+     * Asks before a state of `numBytes` is written: throws `StateDirectoryFullError`, with the
+     * numbers, when the file system has fewer whole blocks free than the file needs. Saves a write
+     * that would fail halfway; the write's own failure is still explained (`explainWriteFailure`),
+     * since anything else on the file system may take the room in between.
+     */
+    ensureRoom(numBytes: number): void {
+        const space = freeSpace(this.path);
+        if (space === undefined)
+            return; // the directory is gone: the write fails and is explained
+        const numBytesNeeded = Math.ceil(numBytes / space.blockBytes) * space.blockBytes;
+        if (space.numBytesFree < numBytesNeeded)
+            throw new StateDirectoryFullError(this.path, "request", numBytesNeeded, space.numBytesFree);
+    }
+
+    /**
+     * What a failed write of a state file means, found by looking at the directory, since
+     * llama.cpp reports only that it failed: `StateDirectoryUnwritableError` when the directory is
+     * gone, not a directory, or not writable (a read-only file system stops root too),
+     * `StateDirectoryFullError` when its file system has no room for `numBytes` (when unknown, only
+     * an empty file system counts). Anything else is returned as it came.
+     */
+    explainWriteFailure(error: unknown, numBytes: number | undefined, stage: StateWriteStage): Error {
+        const unwritable = (why: string): Error => new StateDirectoryUnwritableError(this.path, why, stage, numBytes, error);
+        let stat: fs.Stats;
+        try {
+            stat = fs.lstatSync(this.path);
+        } catch (lstatError) {
+            return unwritable(`the directory is gone (${describeErrno(lstatError)})`);
+        }
+        if (!stat.isDirectory())
+            return unwritable("something that is not a directory has taken its place");
+        try {
+            fs.accessSync(this.path, fs.constants.W_OK);
+        } catch (accessError) {
+            return unwritable(describeErrno(accessError));
+        }
+        const space = freeSpace(this.path);
+        const code = (error as NodeJS.ErrnoException | undefined)?.code;
+        const numBytesNeeded = numBytes === undefined || space === undefined ? undefined : Math.ceil(numBytes / space.blockBytes) * space.blockBytes;
+        if (space !== undefined && (code === "ENOSPC" || code === "EDQUOT" || code === "EFBIG" || space.numBytesFree === 0 ||
+            (numBytesNeeded !== undefined && space.numBytesFree < numBytesNeeded)))
+            return new StateDirectoryFullError(this.path, stage, numBytesNeeded, space.numBytesFree, error);
+        if (code === "EROFS" || code === "EACCES" || code === "EPERM" || code === "ENOTDIR" || code === "ENOENT")
+            return unwritable(describeErrno(error));
+        return error instanceof Error ? error : new Error(String(error));
+    }
+
+    /** Removes a state file if it is there; a directory that is gone has nothing left to remove. */
     remove(filePath: string): void {
-        fs.rmSync(filePath, { force: true });
+        try {
+            fs.rmSync(filePath, { force: true });
+        } catch (error) {
+            if ((error as NodeJS.ErrnoException).code !== "ENOTDIR")
+                throw error;
+        }
     }
 
     listFiles(): string[] {
@@ -58,6 +125,23 @@ export class PrivateStateDirectory {
         this.disposed = true;
         fs.rmSync(this.path, { recursive: true, force: true });
     }
+}
+
+/** Free bytes for an unprivileged writer and the block size, or undefined when the path is gone. */
+function freeSpace(directory: string): { numBytesFree: number; blockBytes: number } | undefined {
+    try {
+        const stats = fs.statfsSync(directory);
+        return { numBytesFree: stats.bavail * stats.bsize, blockBytes: stats.bsize };
+    } catch {
+        return undefined;
+    }
+}
+
+/** "ENOTDIR: not a directory", from a Node file system error's code and message. */
+function describeErrno(error: unknown): string {
+    const code = (error as NodeJS.ErrnoException | undefined)?.code;
+    const reason = error instanceof Error ? error.message.replace(/^[A-Z]+: /, "").replace(/, \w+ '.*'$/, "") : String(error);
+    return code === undefined ? reason : `${code}: ${reason}`;
 }
 
 function defaultRoot(): string {

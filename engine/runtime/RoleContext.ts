@@ -1,9 +1,11 @@
-import type { LlamaContext, LlamaModel, Token } from "node-llama-cpp";
+import type { LlamaContext, LlamaContextSequence, LlamaModel, Token } from "node-llama-cpp";
 import { invariant } from "../core/invariant.js";
 import { parseSequenceState, type ParsedSequenceState } from "../codec/parseSequenceState.js";
+import { sequenceStateBytes } from "../codec/statePages.js";
 import { StateFormatError } from "../codec/codecErrors.js";
 import type { KvLayout } from "../codec/KvLayout.js";
 import type { PrivateStateDirectory } from "./PrivateStateDirectory.js";
+import type { StateWriteStage } from "./stateDirectoryErrors.js";
 import { refuseContextShift } from "./refuseContextShift.js";
 import { SequenceSlot } from "./SequenceSlot.js";
 
@@ -24,6 +26,29 @@ export interface RoleContextOptions {
  * context that was actually created (a probe state is written and parsed at start), never taken
  * from configuration.
  */
+/**
+ * Has llama.cpp write a sequence's state into the private directory and reads it back; the file is
+ * gone on return. llama.cpp reports a failed write only when it fails before its file is closed:
+ * on a full file system, a small state's only flush comes at the close, whose error it ignores,
+ * and it reports success over a short file. So the size read back must be the size it reported.
+ */
+async function saveState(
+    sequence: LlamaContextSequence, stateDirectory: PrivateStateDirectory, label: string, numBytes: number | undefined, stage: StateWriteStage
+): Promise<Buffer> {
+    const filePath = stateDirectory.nextFilePath(label);
+    let numBytesReported: number;
+    try {
+        numBytesReported = (await sequence.saveStateToFile(filePath)).fileSize;
+    } catch (error) {
+        stateDirectory.remove(filePath);
+        throw stateDirectory.explainWriteFailure(error, numBytes, stage);
+    }
+    const bytes = stateDirectory.readAndRemove(filePath);
+    if (bytes.length !== numBytesReported)
+        throw stateDirectory.explainWriteFailure(new Error(`llama.cpp reported writing a ${numBytesReported}-byte state file, which holds ${bytes.length} bytes`), numBytes ?? numBytesReported, stage);
+    return bytes;
+}
+
 export class RoleContext {
     private readonly freeSlots: SequenceSlot[];
     private readonly allSlots: readonly SequenceSlot[];
@@ -62,9 +87,7 @@ export class RoleContext {
             // Measure the layout from a real state of this context: a few tokens, saved and parsed.
             const probe = slots[0]!.sequence;
             await probe.evaluateWithoutGeneratingNewTokens(model.tokenize("probe"));
-            const probePath = stateDirectory.nextFilePath(`${options.role}-probe`);
-            await probe.saveStateToFile(probePath);
-            const probeState = stateDirectory.readAndRemove(probePath);
+            const probeState = await saveState(probe, stateDirectory, `${options.role}-probe`, undefined, "start");
             await probe.clearHistory();
             let measured: ParsedSequenceState | undefined;
             try {
@@ -123,25 +146,27 @@ export class RoleContext {
         await slot.sequence.evaluateWithoutGeneratingNewTokens(tokens as Token[], { contextShift: refuseContextShift });
     }
 
-    /** Writes the sequence's state through the private directory and parses it; the file is gone on return. */
+    /**
+     * Writes the sequence's state through the private directory and parses it; the file is gone on
+     * return. Throws `StateDirectoryFullError` before writing when the state will not fit, and it or
+     * `StateDirectoryUnwritableError` when llama.cpp's write fails for want of room or of a directory.
+     */
     async exportState(slot: SequenceSlot, label: string): Promise<ParsedSequenceState & { readonly bytes: Buffer }> {
-        const filePath = this.stateDirectory.nextFilePath(label);
-        try {
-            await slot.sequence.saveStateToFile(filePath);
-        } catch (error) {
-            this.stateDirectory.remove(filePath);
-            throw error;
-        }
-        const bytes = this.stateDirectory.readAndRemove(filePath);
+        const numBytes = this.layout === undefined || this.numStreams === undefined ? undefined : sequenceStateBytes(slot.numTokens, this.layout, this.numStreams);
+        if (numBytes !== undefined)
+            this.stateDirectory.ensureRoom(numBytes);
+        const bytes = await saveState(slot.sequence, this.stateDirectory, label, numBytes, "request");
         return { ...parseSequenceState(bytes), bytes };
     }
 
     /**
      * Loads a state the codec assembled and validated for this context's layout and stream count.
      * node-llama-cpp's `acceptRisk` is required by its API; the safety comes from that validation,
-     * done before this call.
+     * done before this call. Throws `StateDirectoryFullError` or `StateDirectoryUnwritableError`
+     * when the state file cannot be written, having loaded nothing.
      */
     async importState(slot: SequenceSlot, state: Buffer, label: string): Promise<void> {
+        this.stateDirectory.ensureRoom(state.length);
         const filePath = this.stateDirectory.nextFilePath(label);
         try {
             this.stateDirectory.writeExclusive(filePath, state);

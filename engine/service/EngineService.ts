@@ -2,9 +2,14 @@ import type { ChatMessage, ChatTurnRequest, DraftMeasurement, EngineInfo, TokenL
 
 export type { TurnCallbacks, TurnResult } from "../../contract/engineProtocol.js";
 import { pageStateNames, type EngineSnapshot } from "../../contract/EngineSnapshot.js";
-import type { AuditSummary, DrillDescription, DrillReport, ReplayableTurn, ReplaySummary } from "../../contract/isolation.js";
-import type { ModelDownload, ModelFacts } from "../../contract/models.js";
-import { DownloadUnavailableError, DownloadUnknownError, ModelSwitchUnavailableError } from "../core/modelErrors.js";
+import type { AuditSummary, CanaryReport, DrillDescription, DrillReport, ReplayableTurn, ReplaySummary } from "../../contract/isolation.js";
+import { PeriodicAudit } from "../audit/PeriodicAudit.js";
+import { runSlicedAudit } from "../audit/runSlicedAudit.js";
+import { isCanaryWorkspace } from "../canary/canaryMarkers.js";
+import { runCanaryProbe } from "../canary/runCanaryProbe.js";
+import { InvalidRequestError } from "../request/requestErrors.js";
+import type { ModelDownload, ModelFacts, ModelLibraryListing } from "../../contract/models.js";
+import { DownloadUnavailableError, DownloadUnknownError, LibraryModelUnknownError, ModelSwitchUnavailableError } from "../core/modelErrors.js";
 import { inspectModelFile } from "../runtime/inspectModelFile.js";
 import { drillCatalog } from "../drills/drillCatalog.js";
 import { runFaultDrill } from "../drills/runFaultDrill.js";
@@ -19,9 +24,6 @@ import type { TokenProbabilities } from "../runtime/SequenceSlot.js";
 import { TextStreamer } from "./TextStreamer.js";
 import { ThroughputMeter } from "./ThroughputMeter.js";
 import { validateChatTurn } from "./validateChatTurn.js";
-
-/** Largest arena whose bytes every audit scans: ~10 ms at 25 GB/s. */
-const FULL_AUDIT_MAX_ARENA_BYTES = 256 * 1024 * 1024;
 
 /** A conversation as the engine last answered it: the messages with its answer, and the exact tokens. */
 interface Transcript {
@@ -40,13 +42,24 @@ export class EngineService {
     readonly #replayable = new Map<string, ReplayableTurn & { readonly engineRequest: RequestId }>();
     readonly #throughput = new ThroughputMeter();
     readonly #startedAt = performance.now();
+    /** Counts every audit; runs them on a timer only when started with `auditIntervalMs`. */
+    readonly #audits: PeriodicAudit;
+    #auditing: Promise<AuditSummary> | undefined;
 
-    private constructor(readonly engine: KvEngine, readonly renderer: ChatRenderer) {}
+    private constructor(readonly engine: KvEngine, readonly renderer: ChatRenderer, auditIntervalMs: number | undefined, log: (line: string) => void) {
+        this.#audits = new PeriodicAudit(() => this.audit(), auditIntervalMs, log);
+        if (auditIntervalMs !== undefined)
+            this.#audits.start();
+    }
 
-    static async start(config: EngineConfigInput, options: { runtime?: LlamaRuntime; hooks?: KvEngineHooks } = {}): Promise<EngineService> {
+    /**
+     * `auditIntervalMs`: audit I1–I7 on a timer (the engine process does, every second) and put the
+     * results in every snapshot; without it, audits run only when asked.
+     */
+    static async start(config: EngineConfigInput, options: { runtime?: LlamaRuntime; hooks?: KvEngineHooks; auditIntervalMs?: number; log?: (line: string) => void } = {}): Promise<EngineService> {
         const engine = await KvEngine.start(config, options);
         try {
-            return new EngineService(engine, new ChatRenderer(engine.model));
+            return new EngineService(engine, new ChatRenderer(engine.model), options.auditIntervalMs, options.log ?? (() => undefined));
         } catch (error) {
             await engine.dispose();
             throw error;
@@ -169,24 +182,43 @@ export class EngineService {
         return { workspace, draftTokens: numDraftTokens, usedTokens: numConversationTokens, limit, remainingTokens, fits: remainingTokens > 0 };
     }
 
-    /** I1–I7 over the whole engine, free pages scanned and sealed pages re-checksummed. */
-    audit(): AuditSummary {
-        // The byte scans run on the engine's thread: past this arena size they would stall every
-        // workspace's stream for tens of milliseconds per audit, so larger pools are audited by
-        // their metadata (I1–I5) and the scans are left out (the summary says how many pages each covered).
-        const byteScans = this.engine.pool.config.numPages * this.engine.pool.config.pageBytes <= FULL_AUDIT_MAX_ARENA_BYTES;
-        const result = this.engine.audit({ scanFreePages: byteScans, verifySealedPages: byteScans });
-        const violations = [...result.pool.violations, ...result.violations];
-        return {
+    /**
+     * I1–I7 over the whole engine, every free page scanned and every sealed page re-checksummed,
+     * whatever the pool's size: the metadata in one step, the byte scans in slices of about a
+     * millisecond, so an audit never holds a stream's next token for long (runSlicedAudit). One at a
+     * time: a call while an audit runs gets that audit's answer.
+     */
+    audit(): Promise<AuditSummary> {
+        this.#auditing ??= this.#runAudit().finally(() => {
+            this.#auditing = undefined;
+        });
+        return this.#auditing;
+    }
+
+    async #runAudit(): Promise<AuditSummary> {
+        const result = await runSlicedAudit(this.engine);
+        const summary: AuditSummary = {
             ok: result.ok,
-            violations: violations.slice(0, 20).map((violation) => ({ invariant: violation.invariant, message: violation.message })),
-            numViolations: result.pool.numViolations + result.violations.length,
+            violations: result.violations.slice(0, 20).map((violation) => ({ invariant: violation.invariant, message: violation.message })),
+            numViolations: result.numViolations,
             numPagesChecked: result.numPagesChecked,
-            numSealedPagesVerified: result.pool.numSealedPagesVerified,
-            numFreePagesScanned: result.pool.numFreePagesScanned,
+            numSealedPagesVerified: result.numSealedPagesVerified,
+            numFreePagesScanned: result.numFreePagesScanned,
             durationMs: result.durationMs,
-            at: performance.now() - this.#startedAt
+            at: performance.now() - this.#startedAt,
+            numPagesChangedDuringScan: result.numPagesChangedDuringScan,
+            cost: { metadataMs: result.metadataMs, byteScanMs: result.byteScanMs, numSlices: result.numSlices, longestPauseMs: result.longestPauseMs }
         };
+        this.#audits.record(summary);
+        return summary;
+    }
+
+    /**
+     * The canary probe on the loaded model, in two temporary workspaces it forgets afterwards
+     * (engine/canary/runCanaryProbe.ts). One at a time: a second is refused with canary_running.
+     */
+    runCanary(params: { readonly fillerTokens?: number } = {}): Promise<CanaryReport> {
+        return runCanaryProbe(this.engine, this.renderer, params);
     }
 
     /** Finished greedy turns that `replay` can check, oldest first. */
@@ -253,7 +285,22 @@ export class EngineService {
         return Promise.reject(new DownloadUnknownError(`No download has the id ${JSON.stringify(id.slice(0, 60))}; this engine runs none.`));
     }
 
+    resumeDownload(id: string): Promise<ModelDownload> {
+        return this.cancelDownload(id);
+    }
+
+    /** The model library is the hosts' (host/models/ModelLibrary.ts); an engine in the host's process keeps none. */
+    listModels(): Promise<ModelLibraryListing> {
+        return Promise.resolve({ models: [], problems: [] });
+    }
+
+    forgetModel(id: string, _deleteFile: boolean): Promise<ModelLibraryListing> {
+        return Promise.reject(new LibraryModelUnknownError(`No model in the library has the id ${JSON.stringify(id.slice(0, 60))}; this engine keeps no library.`));
+    }
+
     async forgetWorkspace(workspace: string): Promise<void> {
+        if (isCanaryWorkspace(workspace))
+            throw new InvalidRequestError("That workspace belongs to a canary run, which forgets it itself when it ends.");
         this.#transcripts.delete(workspace);
         await this.engine.forgetSession(sessionId(workspace));
     }
@@ -307,11 +354,13 @@ export class EngineService {
                 evaluatedPromptTokens: counters.evaluatedPromptTokens,
                 reusedPromptTokens: counters.reusedPromptTokens
             },
-            tokensPerSecond: this.#throughput.perSecond()
+            tokensPerSecond: this.#throughput.perSecond(),
+            ...(this.#audits.isRunning ? { audit: this.#audits.feed() } : {})
         };
     }
 
     async dispose(): Promise<void> {
+        await this.#audits.stop();
         await this.engine.dispose();
     }
 }

@@ -1,4 +1,5 @@
 import type { ChatMessage, ChatTurnRequest } from "../../contract/engineProtocol.js";
+import { CANARY_WORKSPACE_PREFIX, isCanaryWorkspace } from "../canary/canaryMarkers.js";
 import { InvalidRequestError } from "../request/requestErrors.js";
 
 /** Limits on what one turn may carry; beyond them a request is refused at the door, never truncated. */
@@ -22,6 +23,8 @@ export function validateChatTurn(value: unknown): ChatTurnRequest {
     const workspace = string(turn.workspace, "workspace", turnLimits.maxWorkspaceChars);
     if (workspace === "")
         throw new InvalidRequestError("workspace is empty; name the workspace the turn belongs to.");
+    if (isCanaryWorkspace(workspace)) // the canary's temporary workspaces are nobody's prefix cache
+        throw new InvalidRequestError(`workspace names beginning with "${CANARY_WORKSPACE_PREFIX}" are the canary probe's; name the workspace otherwise.`);
     if (!Array.isArray(turn.messages) || turn.messages.length === 0 || turn.messages.length > turnLimits.maxMessages)
         throw new InvalidRequestError(`messages must be a list of 1 to ${turnLimits.maxMessages} messages.`);
     const messages: ChatMessage[] = turn.messages.map((item: unknown, index: number) => {

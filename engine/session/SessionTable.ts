@@ -6,7 +6,7 @@ import type { PageTransfer, TransferTarget } from "../handoff/PageTransfer.js";
 import type { PagePool } from "../pages/PagePool.js";
 import type { RoleContext } from "../runtime/RoleContext.js";
 import type { SequenceSlot } from "../runtime/SequenceSlot.js";
-import { SessionRecord } from "./SessionRecord.js";
+import { SessionRecord, type SessionResidency } from "./SessionRecord.js";
 
 /**
  * Where every workspace's KV is: resident in a decode sequence, swapped out into sealed pages it
@@ -90,6 +90,12 @@ export class SessionTable {
         try {
             await this.#swapOut(victim, slot);
             await this.decode.clearSequence(slot);
+        } catch (error) {
+            // The swap did not happen (no room for its state file, say): the victim keeps its KV
+            // and its sequence, rather than the sequence belonging to no one.
+            if ((victim.residency as SessionResidency).kind === "none") // #swapOut set it during the awaits
+                victim.residency = { kind: "resident", slot };
+            throw error;
         } finally {
             victim.busy = false;
             this.onIdle();

@@ -10,6 +10,7 @@ import { KvaultError } from "../../engine/core/KvaultError.js";
 import { EngineSupervisor } from "../../engine/host/EngineSupervisor.js";
 import { KvaultHttpServer } from "../http/KvaultHttpServer.js";
 import { RpcServer } from "../rpc/RpcServer.js";
+import { WorkspaceStore } from "../store/WorkspaceStore.js";
 import { supervisorEngineClient } from "../supervisorEngineClient.js";
 import { resolveServeModel, serveModelId } from "./resolveServeModel.js";
 import { parseServeOptions, ServeOptionsError } from "./serveOptions.js";
@@ -25,6 +26,10 @@ async function main(): Promise<void> {
     }
     const options = parseServeOptions(process.argv.slice(2), process.env);
     fs.mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
+    // The workspaces and chats live in the data directory too. A store that cannot open (say, one
+    // from a newer Kvault) answers every store call with why; the rest of the server still runs.
+    const store = WorkspaceStore.open(options.dataDir, { log });
+    store.catch((error: unknown) => log(`The workspaces could not be opened: ${(error as Error).message}`));
     const model = resolveServeModel(options, log);
     const apiKey = options.apiKey ?? `kv-${crypto.randomBytes(24).toString("hex")}`;
     if (options.apiKey === undefined)
@@ -51,9 +56,12 @@ async function main(): Promise<void> {
     // "tiny" is the built-in demo model, generated into the data directory as at start.
     const engine = supervisorEngineClient(supervisor, (name) =>
         name === DEMO_MODEL ? resolveServeModel({ ...options, model: { kind: "preset", preset: DEMO_MODEL } }, log).path : path.resolve(name),
-    // Downloads go next to the demo model.
-    path.join(options.dataDir, "models"));
-    const rpc = new RpcServer(engine);
+    // Downloads go next to the demo model; the model library is the data directory's models.json.
+    path.join(options.dataDir, "models"), {
+        libraryFile: path.join(options.dataDir, "models.json"),
+        downloadStallMs: options.downloadStallSeconds === undefined ? undefined : options.downloadStallSeconds * 1000
+    });
+    const rpc = new RpcServer(engine, () => store);
     const rendererDirectory = path.join(repositoryRoot, "out", "renderer");
     if (!fs.existsSync(path.join(rendererDirectory, "index.html")))
         log("The renderer is not built (out/renderer); serving the API only. `npm run serve` builds it.");
@@ -73,6 +81,7 @@ async function main(): Promise<void> {
         await server.close();
         await engine.stopDownloads().catch((error: unknown) => log(`Cancelling the downloads failed: ${(error as Error).message}`));
         await supervisor.dispose();
+        await store.then((opened) => opened.close(), () => undefined);
         process.exit(0);
     };
     process.on("SIGINT", () => void stop());

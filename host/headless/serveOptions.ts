@@ -19,6 +19,8 @@ export interface ServeOptions {
     readonly poolPages: number;
     readonly apiKey?: string;
     readonly dataDir: string;
+    /** A download that gains no byte for this long is stopped and kept to resume; undefined: ModelDownloads' default (60 s). */
+    readonly downloadStallSeconds?: number;
 }
 
 export const serveDefaults = {
@@ -44,9 +46,10 @@ export const serveUsage = `Usage: npm run serve -- [options]
   --pool-pages N              pages in the host pool (default: the window for every decode sequence, plus one)
   --api-key KEY               API key (default: $KVAULT_API_KEY, else a new key printed at start)
   --data-dir DIR              where models and chats live (default ~/.kvault)
+  --download-stall-seconds N  stop a download that gains no byte for N seconds, keeping it to resume (default 60)
 `;
 
-const FLAGS = new Set(["host", "port", "model", "mode", "context", "prefill-capacity", "decode-sequences", "page-tokens", "pool-pages", "api-key", "data-dir"]);
+const FLAGS = new Set(["host", "port", "model", "mode", "context", "prefill-capacity", "decode-sequences", "page-tokens", "pool-pages", "api-key", "data-dir", "download-stall-seconds"]);
 
 /** Parses `npm run serve` arguments; every mistake is a `ServeOptionsError` that says which flag and why. */
 export function parseServeOptions(argv: readonly string[], env: Readonly<Record<string, string | undefined>> = {}): ServeOptions {
@@ -100,6 +103,7 @@ export function parseServeOptions(argv: readonly string[], env: Readonly<Record<
         pageTokens,
         poolPages: integer("pool-pages", pagesPerWindow * (decodeSequences + 1), 1, 4_194_304),
         apiKey: apiKey === "" ? undefined : apiKey,
-        dataDir: path.resolve(given.get("data-dir") ?? path.join(os.homedir(), ".kvault"))
+        dataDir: path.resolve(given.get("data-dir") ?? path.join(os.homedir(), ".kvault")),
+        downloadStallSeconds: given.has("download-stall-seconds") ? integer("download-stall-seconds", 0, 1, 3600) : undefined
     };
 }

@@ -5,6 +5,9 @@ import { MAX_DOWNLOAD_SOURCE_CHARS } from "../../contract/models.js";
 import { MAX_MODEL_PATH_CHARS, rpcMethods, type RpcMethod, type RpcServerMessage } from "../../contract/rpc.js";
 import { commandLimits } from "../../engine/process/parseEngineCommand.js";
 import type { EngineClient } from "../EngineClient.js";
+import { isStoreMethod, parseStoreCall } from "../store/parseStoreCall.js";
+import { noWorkspaceStore, serveStoreCall } from "../store/serveStoreCall.js";
+import type { WorkspaceStore } from "../store/WorkspaceStore.js";
 
 /** Largest RPC message accepted; a chat carries its whole history. */
 const MAX_MESSAGE_BYTES = 8 * 1024 * 1024;
@@ -17,7 +20,8 @@ const MAX_MESSAGE_BYTES = 8 * 1024 * 1024;
 export class RpcServer {
     readonly #server = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES });
 
-    constructor(private readonly engine: EngineClient) {
+    /** `store` resolves to the workspaces' store, or rejects with why there is none (every store call answers with that). */
+    constructor(private readonly engine: EngineClient, private readonly store: () => Promise<WorkspaceStore> = noWorkspaceStore) {
         this.#server.on("connection", (socket: WebSocket) => this.#serve(socket));
     }
 
@@ -68,6 +72,10 @@ export class RpcServer {
     }
 
     async #call(method: RpcMethod, params: Record<string, unknown>, turns: Map<string, AbortController>, send: (message: RpcServerMessage) => void): Promise<unknown> {
+        if (isStoreMethod(method)) {
+            const call = parseStoreCall(method, params);
+            return serveStoreCall(await this.store(), call);
+        }
         switch (method) {
             case "info":
                 return this.engine.info();
@@ -96,6 +104,10 @@ export class RpcServer {
                 if (!isId(params.id))
                     throw rpcError("invalid_request", `runDrill takes id (a string of 1 to ${commandLimits.maxIdChars} characters), one of listDrills' ids.`);
                 return this.engine.runDrill(params.id);
+            case "runCanary":
+                if (params.fillerTokens !== undefined && !(typeof params.fillerTokens === "number" && Number.isSafeInteger(params.fillerTokens) && params.fillerTokens >= 1))
+                    throw rpcError("invalid_request", "runCanary takes nothing, or fillerTokens (a whole number of at least 1).");
+                return this.engine.runCanary(params.fillerTokens === undefined ? {} : { fillerTokens: params.fillerTokens });
             case "inspectModel":
                 if (!isModelPath(params.path))
                     throw rpcError("invalid_request", `inspectModel takes path (a string of 1 to ${MAX_MODEL_PATH_CHARS} characters).`);
@@ -114,6 +126,16 @@ export class RpcServer {
                 if (!isId(params.id))
                     throw rpcError("invalid_request", `cancelDownload takes id (a string of 1 to ${commandLimits.maxIdChars} characters), one of listDownloads' ids.`);
                 return this.engine.cancelDownload(params.id);
+            case "resumeDownload":
+                if (!isId(params.id))
+                    throw rpcError("invalid_request", `resumeDownload takes id (a string of 1 to ${commandLimits.maxIdChars} characters), one of listDownloads' ids.`);
+                return this.engine.resumeDownload(params.id);
+            case "listModels":
+                return this.engine.listModels();
+            case "forgetModel":
+                if (!isId(params.id) || (params.deleteFile !== undefined && typeof params.deleteFile !== "boolean"))
+                    throw rpcError("invalid_request", `forgetModel takes id (a string of 1 to ${commandLimits.maxIdChars} characters, one of listModels' ids) and deleteFile (true or false, optional).`);
+                return this.engine.forgetModel(params.id, params.deleteFile === true);
             case "cancel": {
                 const controller = typeof params.requestId === "string" ? turns.get(params.requestId) : undefined;
                 controller?.abort();

@@ -21,6 +21,8 @@ export const appEngineDefaults = {
 export interface StartEngineOptions {
     /** Where the built-in demo model is generated and downloads go: `<userData>/models`. */
     readonly modelsDirectory: string;
+    /** The model library's file: `<userData>/models.json`. */
+    readonly libraryFile: string;
     /** From the settings; null for the demo model. */
     readonly modelPath: string | null;
     readonly spawner: EngineProcessSpawner;
@@ -60,5 +62,5 @@ export async function startEngine(options: StartEngineOptions): Promise<StartedE
     supervisor.on("switched", (event) => log(`Engine: switched to ${event.info.modelName}; ${event.numEnded} request(s) ended with model_switched.`));
     // "tiny" is the built-in demo model, generated into the models directory as at start.
     const resolveModel = (name: string): string => name === DEMO_MODEL ? resolveAppModel(options.modelsDirectory, null, log).path : path.resolve(name);
-    return { supervisor, client: supervisorEngineClient(supervisor, resolveModel, options.modelsDirectory), modelId: model.id };
+    return { supervisor, client: supervisorEngineClient(supervisor, resolveModel, options.modelsDirectory, { libraryFile: options.libraryFile }), modelId: model.id };
 }

@@ -6,6 +6,9 @@ import type { RpcTurnEvent } from "../../contract/rpc";
 import { CancelledBeforeSendError } from "../../engine/host/engineHostErrors";
 import { InvalidRequestError } from "../../engine/request/requestErrors";
 import type { EngineClient } from "../../host/EngineClient";
+import { isStoreCall } from "../../host/store/parseStoreCall";
+import { noWorkspaceStore, serveStoreCall } from "../../host/store/serveStoreCall";
+import type { WorkspaceStore } from "../../host/store/WorkspaceStore";
 import { toBridgeError } from "./toBridgeError";
 import { validateRpcPayload, type RpcCall } from "./validateRpcPayload";
 
@@ -27,8 +30,11 @@ export class RendererRpc {
     /** Per caller id: its running turns by requestId. */
     readonly #turns = new Map<number, Map<string, AbortController>>();
 
-    /** `engine` resolves once the engine is ready, or rejects with why it could not start. */
-    constructor(private readonly engine: () => Promise<EngineClient>) {}
+    /**
+     * `engine` resolves once the engine is ready, or rejects with why it could not start; `store`
+     * likewise for the workspaces' store. Store calls never wait for the engine.
+     */
+    constructor(private readonly engine: () => Promise<EngineClient>, private readonly store: () => Promise<WorkspaceStore> = noWorkspaceStore) {}
 
     async call(caller: RpcCaller, method: unknown, params: unknown): Promise<BridgeResult<unknown>> {
         try {
@@ -53,6 +59,9 @@ export class RendererRpc {
     }
 
     async #run(caller: RpcCaller, call: RpcCall): Promise<unknown> {
+        if (isStoreCall(call)) {
+            return serveStoreCall(await this.store(), call);
+        }
         switch (call.method) {
             case "cancel": {
                 // No engine wait: a turn that exists already has one, and cancelling none needs none.
@@ -83,6 +92,8 @@ export class RendererRpc {
                 return (await this.engine()).listDrills();
             case "runDrill":
                 return (await this.engine()).runDrill(call.params.id);
+            case "runCanary":
+                return (await this.engine()).runCanary(call.params);
             case "inspectModel":
                 return (await this.engine()).inspectModel(call.params.path);
             case "switchModel":
@@ -93,6 +104,12 @@ export class RendererRpc {
                 return (await this.engine()).listDownloads();
             case "cancelDownload":
                 return (await this.engine()).cancelDownload(call.params.id);
+            case "resumeDownload":
+                return (await this.engine()).resumeDownload(call.params.id);
+            case "listModels":
+                return (await this.engine()).listModels();
+            case "forgetModel":
+                return (await this.engine()).forgetModel(call.params.id, call.params.deleteFile === true);
         }
     }
 

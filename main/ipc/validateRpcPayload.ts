@@ -8,6 +8,7 @@ import { MAX_MODEL_PATH_CHARS, rpcMethods, type RpcMethod, type RpcMethods } fro
 import { commandLimits } from "../../engine/process/parseEngineCommand";
 import { InvalidRequestError } from "../../engine/request/requestErrors";
 import { turnLimits, validateChatTurn } from "../../engine/service/validateChatTurn";
+import { isStoreMethod, parseStoreCall, storeParamFields } from "../../host/store/parseStoreCall";
 
 /** A call whose method is known and whose params have the contract's types and sizes. */
 export type RpcCall = { [M in RpcMethod]: { readonly method: M; readonly params: RpcMethods[M]["params"] } }[RpcMethod];
@@ -29,7 +30,12 @@ const paramFields: { readonly [M in RpcMethod]: readonly string[] } = {
     switchModel: ["model"],
     startDownload: ["source"],
     listDownloads: [],
-    cancelDownload: ["id"]
+    cancelDownload: ["id"],
+    resumeDownload: ["id"],
+    listModels: [],
+    forgetModel: ["id", "deleteFile"],
+    runCanary: ["fillerTokens"],
+    ...storeParamFields
 };
 
 const roles = new Set<string>(["system", "user", "assistant"]);
@@ -50,6 +56,10 @@ export function validateRpcPayload(method: unknown, params: unknown): RpcCall {
             throw new InvalidRequestError(`${known} takes no field ${describeValue(key)}; its params are {${paramFields[known].join(", ")}}.`);
         }
     }
+    // The store's calls have one validator for both hosts (host/store/parseStoreCall.ts).
+    if (isStoreMethod(known)) {
+        return parseStoreCall(known, fields);
+    }
     switch (known) {
         case "info":
         case "snapshot":
@@ -57,11 +67,14 @@ export function validateRpcPayload(method: unknown, params: unknown): RpcCall {
         case "replayableTurns":
         case "listDrills":
         case "listDownloads":
+        case "listModels":
             return { method: known, params: {} };
         case "replay":
             return { method: known, params: { requestId: id(fields.requestId, "requestId") } };
         case "runDrill":
             return { method: known, params: { id: id(fields.id, "id", "name one of listDrills' drills") } };
+        case "runCanary":
+            return { method: known, params: fields.fillerTokens === undefined ? {} : { fillerTokens: fillerTokens(fields.fillerTokens) } };
         case "cancel":
             return { method: known, params: { requestId: id(fields.requestId, "requestId") } };
         case "inspectModel":
@@ -71,7 +84,15 @@ export function validateRpcPayload(method: unknown, params: unknown): RpcCall {
         case "startDownload":
             return { method: known, params: { source: downloadSource(fields.source) } };
         case "cancelDownload":
+        case "resumeDownload":
             return { method: known, params: { id: id(fields.id, "id", "name one of listDownloads' downloads") } };
+        case "forgetModel": {
+            if (fields.deleteFile !== undefined && typeof fields.deleteFile !== "boolean") {
+                throw new InvalidRequestError(`deleteFile must be true or false; got ${describeValue(fields.deleteFile)}.`);
+            }
+            const model = id(fields.id, "id", "name one of listModels' models");
+            return { method: known, params: fields.deleteFile === undefined ? { id: model } : { id: model, deleteFile: fields.deleteFile } };
+        }
         case "forgetWorkspace":
             return { method: known, params: { workspace: workspace(fields.workspace) } };
         case "measure": {
@@ -121,6 +142,14 @@ function id(value: unknown, name: string, remedy = "give each turn its own id"):
         throw new InvalidRequestError(`${name} is empty; ${remedy}.`);
     }
     return text;
+}
+
+/** The canary checks the range against the window; here only the type. */
+function fillerTokens(value: unknown): number {
+    if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 1) {
+        throw new InvalidRequestError(`fillerTokens must be a whole number of at least 1; got ${describeValue(value)}.`);
+    }
+    return value;
 }
 
 function modelPath(value: unknown, name: string): string {

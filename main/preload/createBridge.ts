@@ -34,11 +34,28 @@ export function createBridge(ipc: BridgeIpc): KvaultBridge {
         replay: (requestId) => ipc.invoke(rpcChannels.replay, { requestId }),
         listDrills: () => ipc.invoke(rpcChannels.listDrills, {}),
         runDrill: (id) => ipc.invoke(rpcChannels.runDrill, { id }),
+        runCanary: (params) => ipc.invoke(rpcChannels.runCanary, params.fillerTokens === undefined ? {} : { fillerTokens: params.fillerTokens }),
         inspectModel: (path) => ipc.invoke(rpcChannels.inspectModel, { path }),
         switchModel: (model) => ipc.invoke(rpcChannels.switchModel, { model }),
         startDownload: (source) => ipc.invoke(rpcChannels.startDownload, { source }),
         listDownloads: () => ipc.invoke(rpcChannels.listDownloads, {}),
         cancelDownload: (id) => ipc.invoke(rpcChannels.cancelDownload, { id }),
+        resumeDownload: (id) => ipc.invoke(rpcChannels.resumeDownload, { id }),
+        listModels: () => ipc.invoke(rpcChannels.listModels, {}),
+        forgetModel: (id, deleteFile) => ipc.invoke(rpcChannels.forgetModel, { id, deleteFile: deleteFile === true }),
+        loadWorkspaces: () => ipc.invoke(rpcChannels.loadWorkspaces, {}),
+        importWorkspaces: (document) => ipc.invoke(rpcChannels.importWorkspaces, { document }),
+        saveWorkspace: (workspace) => ipc.invoke(rpcChannels.saveWorkspace, {
+            workspace: { id: workspace.id, name: workspace.name, colour: workspace.colour, settings: workspace.settings }
+        }),
+        removeWorkspace: (workspace) => ipc.invoke(rpcChannels.removeWorkspace, { workspace }),
+        selectWorkspace: (workspace) => ipc.invoke(rpcChannels.selectWorkspace, { workspace }),
+        appendMessage: (workspace, message) => ipc.invoke(rpcChannels.appendMessage, {
+            workspace,
+            message: { id: message.id, role: message.role, content: message.content, finish: message.finish, usage: message.usage }
+        }),
+        dropLastAnswer: (workspace, messageId) => ipc.invoke(rpcChannels.dropLastAnswer, { workspace, messageId }),
+        clearChat: (workspace) => ipc.invoke(rpcChannels.clearChat, { workspace }),
         onTurnEvent: (listener: TurnEventListener) => {
             if (typeof listener !== "function") {
                 throw new TypeError("onTurnEvent takes a function.");

@@ -1,7 +1,7 @@
 import fs from "node:fs/promises";
 import { KvaultError } from "../../engine/core/KvaultError";
+import { writeFileAtomic } from "../../host/store/writeFileAtomic";
 import { parseAppSettings, newApiKey, type AppSettings } from "./AppSettings";
-import { writeFileAtomic } from "./writeFileAtomic";
 
 /** The settings file could not be written; the previous settings stay in force and on disk. */
 export class SettingsWriteError extends KvaultError {

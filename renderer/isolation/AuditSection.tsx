@@ -1,12 +1,15 @@
 import { useIsolationStore } from "../stores/isolationStore";
 import { formatCount } from "../util/formatCount";
 import { AUDIT_INTERVAL_MS, type IsolationController } from "./IsolationController";
-import { auditHeadline, auditScope, unlistedViolations } from "./isolationText";
+import { auditCost, auditHeadline, auditScope, formatDuration, unlistedViolations } from "./isolationText";
 
 /** The continuous audit of I1–I7: its verdict, the violations it found, what it checked; Run now. */
 export function AuditSection({ controller }: { readonly controller: IsolationController }) {
     const audit = useIsolationStore((state) => state.audit);
+    const feed = useIsolationStore((state) => state.auditFeed);
     const { summary, error } = audit;
+    const cost = summary === undefined ? undefined : auditCost(summary);
+    const earlier = feed?.lastWithViolations !== undefined && feed.lastWithViolations.at !== summary?.at ? feed.lastWithViolations : undefined;
     const state = summary !== undefined ? (summary.ok ? "ok" : "violations") : error !== undefined ? "error" : "pending";
     return (
         <section className="isolation-section" aria-labelledby="isolation-audit-heading" aria-busy={audit.running}
@@ -29,12 +32,23 @@ export function AuditSection({ controller }: { readonly controller: IsolationCon
                         </ul>
                     )}
                     <p className="panel-note isolation-scope">{auditScope(summary)}{audit.checkedAt !== undefined && `, at ${new Date(audit.checkedAt).toLocaleTimeString()}`}.</p>
+                    {cost !== undefined && <p className="panel-note isolation-cost" data-audit-cost="">Cost: {cost}.</p>}
                 </>
+            )}
+            {earlier !== undefined && (
+                <p className="inline-error" role="alert" data-earlier-violations={feed!.numRunsWithViolations}>
+                    {formatCount(feed!.numRunsWithViolations)} earlier {feed!.numRunsWithViolations === 1 ? "audit" : "audits"} found violations; the last,{" "}
+                    {formatDuration(summary === undefined ? 0 : Math.max(0, summary.at - earlier.at))} before this one: {auditHeadline(earlier)}
+                    {earlier.violations[0] !== undefined && ` (${earlier.violations[0].invariant}: ${earlier.violations[0].message})`}.
+                </p>
             )}
             {error !== undefined && <p className="inline-error" role="alert" data-error-code={error.code}>The audit could not run: {error.message}</p>}
             {summary === undefined && error === undefined && <p className="placeholder">{audit.running ? "Auditing…" : "Not run yet."}</p>}
-            <p className="panel-note">
-                Every page's state, owner, lease and generation; sealed pages re-checksummed; free pages checked for zeros. Every {AUDIT_INTERVAL_MS / 1_000} s while this panel is open.
+            <p className="panel-note" data-audit-cadence={feed === undefined ? "panel" : "engine"}>
+                Every page's state, owner, lease and generation; sealed pages re-checksummed; free pages checked for zeros.{" "}
+                {feed === undefined
+                    ? `Every ${AUDIT_INTERVAL_MS / 1_000} s while this panel is open.`
+                    : `The engine audits every ${formatDuration(feed.intervalMs)}, its byte scans in slices so streams do not stall: ${formatCount(feed.numRuns)} ${feed.numRuns === 1 ? "audit" : "audits"} so far, ${formatCount(feed.numRunsWithViolations)} with violations.`}
             </p>
         </section>
     );

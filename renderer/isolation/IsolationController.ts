@@ -1,4 +1,4 @@
-import type { DrillReport, ReplaySummary } from "../../contract/isolation";
+import type { AuditFeed, DrillReport, ReplaySummary } from "../../contract/isolation";
 import type { KvaultRpc } from "../rpc/KvaultRpc";
 import { toRpcError } from "../rpc/RpcError";
 import type { IsolationFailure, IsolationRun, IsolationStore } from "../stores/isolationStore";
@@ -31,6 +31,11 @@ export interface IsolationWatch {
  * to the isolation store; a failure is kept there with the engine's code, never thrown.
  */
 export class IsolationController {
+    /** The engine audits on its own timer (its snapshots carry the results): the watch stops asking. */
+    #engineAudits = false;
+    /** The engine audit last taken from a snapshot, by its time and run count: each new one is an event. */
+    #lastFeedAudit: string | undefined;
+
     constructor(
         private readonly rpc: KvaultRpc,
         private readonly stores: IsolationControllerStores,
@@ -50,6 +55,46 @@ export class IsolationController {
             // No old "ok" left on screen beside a failure: the audit's verdict is now unknown.
             store.setState({ audit: { running: false, error: failure(error), checkedAt: this.now() } });
         }
+    }
+
+    /**
+     * Takes the engine's own audits from a snapshot (the snapshot's `audit`): a new one replaces
+     * the verdict on screen as an on-demand audit's answer would. Called with every snapshot.
+     */
+    adoptAuditFeed(feed: AuditFeed | undefined): void {
+        const store = this.stores.isolation;
+        this.#engineAudits = feed !== undefined;
+        if (feed === undefined) {
+            if (store.getState().auditFeed !== undefined)
+                store.setState({ auditFeed: undefined });
+            return;
+        }
+        const { intervalMs, numRuns, numRunsWithViolations, lastWithViolations } = feed;
+        const previous = store.getState().auditFeed;
+        if (previous?.numRuns !== numRuns || previous.intervalMs !== intervalMs || previous.lastWithViolations?.at !== lastWithViolations?.at)
+            store.setState({ auditFeed: { intervalMs, numRuns, numRunsWithViolations, ...(lastWithViolations === undefined ? {} : { lastWithViolations }) } });
+        const latest = feed.latest;
+        const key = latest === undefined ? undefined : `${latest.at}/${numRuns}`;
+        if (latest === undefined || key === this.#lastFeedAudit)
+            return;
+        this.#lastFeedAudit = key;
+        store.setState((state) => ({ audit: { running: state.audit.running, summary: latest, checkedAt: this.now() } }));
+    }
+
+    /**
+     * Runs the canary probe on the loaded model (tens of seconds). One at a time: false, and
+     * nothing sent, while one runs (the engine refuses a second with canary_running too).
+     */
+    runCanary(): boolean {
+        const store = this.stores.isolation;
+        if (store.getState().canary.running)
+            return false;
+        store.setState({ canary: { running: true } });
+        this.rpc.call("runCanary", {}).then(
+            (result) => store.setState({ canary: { running: false, result } }),
+            (error: unknown) => store.setState({ canary: { running: false, error: failure(error) } })
+        );
+        return true;
     }
 
     async refreshReplayable(): Promise<void> {
@@ -110,7 +155,8 @@ export class IsolationController {
     }
 
     /**
-     * While the panel can be seen: the audit and the replayable turns now and every `intervalMs`,
+     * While the panel can be seen: the audit (unless the engine audits on its own timer, see
+     * `adoptAuditFeed`) and the replayable turns now and every `intervalMs`,
      * again on every reconnect, the replayable turns again whenever a turn ends, and the drills
      * once. Returns the handle that refreshes now or stops it all.
      */
@@ -120,7 +166,8 @@ export class IsolationController {
         const refresh = (): void => {
             if (!canSee())
                 return;
-            void this.audit();
+            if (!this.#engineAudits)
+                void this.audit();
             void this.refreshReplayable();
             if (this.stores.isolation.getState().drills.list === undefined)
                 void this.loadDrills();

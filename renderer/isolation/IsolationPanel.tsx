@@ -3,14 +3,15 @@ import { useAppServices } from "../AppServices";
 import { useEngineStore } from "../stores/engineStore";
 import { formatCount } from "../util/formatCount";
 import { AuditSection } from "./AuditSection";
+import { CanarySection } from "./CanarySection";
 import { DrillSection } from "./DrillSection";
 import { ReplaySection } from "./ReplaySection";
 import { useIsolationWatch } from "./useIsolationWatch";
 import "./IsolationPanel.css";
 
 /**
- * Isolation you can check from the app (ARCHITECTURE.md): the continuous audit of I1–I7,
- * differential replay of finished turns (I8), fault drills, and the engine's isolation counters.
+ * Isolation you can check from the app (ARCHITECTURE.md): the continuous audit of I1–I7, the
+ * canary probe, differential replay of finished turns (I8), fault drills, and the engine's isolation counters.
  */
 export function IsolationPanel() {
     const { isolation } = useAppServices();
@@ -18,6 +19,7 @@ export function IsolationPanel() {
     return (
         <div className="isolation-panel">
             <AuditSection controller={isolation} />
+            <CanarySection controller={isolation} />
             <ReplaySection controller={isolation} />
             <DrillSection controller={isolation} />
             <CounterSection />

@@ -1,4 +1,4 @@
-import type { AuditSummary, DrillReport, ReplaySummary } from "../../contract/isolation";
+import type { AuditSummary, CanaryProbeResult, CanaryReport, DrillReport, ReplaySummary } from "../../contract/isolation";
 import { formatCount, formatTokens } from "../util/formatCount";
 
 /** "0.4 ms", "12 ms", "9.8 s". */
@@ -22,6 +22,53 @@ export function auditScope(summary: AuditSummary): string {
     return `${formatCount(summary.numPagesChecked)} ${summary.numPagesChecked === 1 ? "page" : "pages"} checked ` +
         `(${formatCount(summary.numSealedPagesVerified)} sealed re-checksummed, ${formatCount(summary.numFreePagesScanned)} free scanned for zeros) ` +
         `in ${formatDuration(summary.durationMs)}`;
+}
+
+/** "0.021 µs", "1.4 µs", "12 µs": a per-page cost. */
+export function formatMicros(us: number): string {
+    if (us < 0.1)
+        return `${Math.max(0, us).toFixed(3)} µs`;
+    if (us < 10)
+        return `${us.toFixed(1)} µs`;
+    return `${Math.round(us)} µs`;
+}
+
+/**
+ * What the audit cost the engine's thread, per page, and the longest it held it at once: "metadata
+ * 0.021 µs a page, byte scan 0.4 µs a page in 3 slices, longest pause 0.9 ms". Undefined for an
+ * engine that does not report it.
+ */
+export function auditCost(summary: AuditSummary): string | undefined {
+    const cost = summary.cost;
+    if (cost === undefined || summary.numPagesChecked === 0)
+        return undefined;
+    const numScanned = summary.numFreePagesScanned + summary.numSealedPagesVerified;
+    const metadata = `metadata ${formatMicros((cost.metadataMs * 1_000) / summary.numPagesChecked)} a page`;
+    const scan = numScanned === 0 ? "no byte scan" : `byte scan ${formatMicros((cost.byteScanMs * 1_000) / numScanned)} a page in ${formatCount(cost.numSlices)} ${cost.numSlices === 1 ? "slice" : "slices"}`;
+    const changed = (summary.numPagesChangedDuringScan ?? 0) > 0 ? `; ${formatCount(summary.numPagesChangedDuringScan!)} changed during the scan, skipped` : "";
+    return `${metadata}, ${scan}, longest pause ${formatDuration(cost.longestPauseMs)}${changed}`;
+}
+
+/** The canary run's verdict in a few words. */
+export function canaryHeadline(report: CanaryReport): string {
+    const failed = report.probes.filter((probe) => probe.outcome === "failed").length;
+    if (failed > 0)
+        return `LEAK: ${failed} of ${report.probes.length} probes found workspace A's data in workspace B`;
+    const passed = report.probes.filter((probe) => probe.outcome === "passed").length;
+    return `Passed: ${passed} of ${report.probes.length} probes found nothing of A in B`;
+}
+
+/** What A was sent: "460-token prompt, 362 of filler, 29 pages of 16 tokens". */
+export function canaryScope(report: CanaryReport): string {
+    const pages = report.numPagesA === 0 ? "evaluated in place" : `${formatCount(report.numPagesA)} ${report.numPagesA === 1 ? "page" : "pages"} of ${formatCount(report.pageTokens)} tokens`;
+    return `A: ${formatTokens(report.promptTokens)} of prompt, ${formatCount(report.fillerTokens)} of filler between the markers, ${pages}`;
+}
+
+/** A probe's figures as a line: "numRowMatches 0 · numSecretRows 457". */
+export function probeNumbers(probe: CanaryProbeResult): string {
+    return Object.entries(probe.numbers)
+        .map(([name, value]) => `${name} ${Number.isInteger(value) ? formatCount(value) : value.toFixed(4)}`)
+        .join(" · ");
 }
 
 /** Violations the engine counted beyond those it listed (it sends the first 20). */

@@ -1,8 +1,12 @@
 import { useEffect } from "react";
+import { useEngineStore } from "../stores/engineStore";
 import { useUiStore } from "../stores/uiStore";
 import type { IsolationController } from "./IsolationController";
 
-/** Keeps the audit and the replayable turns fresh while the isolation panel is open and the page visible. */
+/**
+ * Keeps the audit and the replayable turns fresh while the isolation panel is open and the page
+ * visible, and takes the engine's own audits from every snapshot the page mirrors.
+ */
 export function useIsolationWatch(controller: IsolationController): void {
     useEffect(() => {
         const watch = controller.watch({
@@ -13,11 +17,17 @@ export function useIsolationWatch(controller: IsolationController): void {
             if (state.isolationOpen && !previous.isolationOpen)
                 watch.refresh();
         });
+        controller.adoptAuditFeed(useEngineStore.getState().snapshot?.audit);
+        const unsubscribeEngine = useEngineStore.subscribe((state, previous) => {
+            if (state.snapshot !== previous.snapshot)
+                controller.adoptAuditFeed(state.snapshot?.audit);
+        });
         const onVisibility = (): void => watch.refresh();
         document.addEventListener("visibilitychange", onVisibility);
         return () => {
             watch.stop();
             unsubscribeUi();
+            unsubscribeEngine();
             document.removeEventListener("visibilitychange", onVisibility);
         };
     }, [controller]);

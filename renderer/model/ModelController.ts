@@ -107,18 +107,55 @@ export class ModelController {
         }
     }
 
-    /** Lists the host's downloads; while any runs, lists again every DOWNLOAD_POLL_MS. */
+    /** Continues a failed download from its partial file; the list is polled while it runs. */
+    async resumeDownload(id: string): Promise<void> {
+        const store = this.stores.model;
+        try {
+            const record = await this.rpc.call("resumeDownload", { id });
+            store.setState((state) => ({ download: { starting: state.download.starting }, downloads: upsert(state.downloads, record) }));
+            this.#schedulePoll();
+        } catch (error) {
+            store.setState((state) => ({ download: { starting: state.download.starting, error: failure(error) } }));
+        }
+    }
+
+    /** Lists the host's downloads; while any runs, lists again every DOWNLOAD_POLL_MS. A download that finished since is in the library: it is listed again. */
     async refreshDownloads(): Promise<void> {
         const store = this.stores.model;
+        const before = store.getState().downloads;
         try {
             const downloads = await this.rpc.call("listDownloads", {});
             store.setState({ downloads });
+            if (downloads.some((download) => download.state === "done" && before.find((known) => known.id === download.id)?.state !== "done"))
+                void this.refreshLibrary();
         } catch (error) {
             store.setState((state) => ({ download: { starting: state.download.starting, error: failure(error) } }));
             return;
         }
         if (store.getState().downloads.some((download) => download.state === "downloading"))
             this.#schedulePoll();
+    }
+
+    /** Lists the host's model library. */
+    async refreshLibrary(): Promise<void> {
+        const store = this.stores.model;
+        try {
+            const { models, problems } = await this.rpc.call("listModels", {});
+            store.setState({ library: { models, problems } });
+        } catch (error) {
+            store.setState((state) => ({ library: { ...state.library, error: failure(error) } }));
+        }
+    }
+
+    /** Removes a library entry; the file stays unless `deleteFile` (a downloaded model's only; the host refuses the rest). */
+    async forgetModel(id: string, deleteFile = false): Promise<void> {
+        const store = this.stores.model;
+        try {
+            const { models, problems } = await this.rpc.call("forgetModel", deleteFile ? { id, deleteFile } : { id });
+            store.setState({ library: { models, problems } });
+        } catch (error) {
+            store.setState((state) => ({ library: { ...state.library, error: failure(error) } }));
+        }
     }
 
     /** Stops polling; for the page's teardown and tests. */

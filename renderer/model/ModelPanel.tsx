@@ -6,6 +6,7 @@ import { useModelStore } from "../stores/modelStore";
 import { useTurnStore } from "../stores/turnStore";
 import { formatCount } from "../util/formatCount";
 import type { ModelController } from "./ModelController";
+import { ModelLibraryList } from "./ModelLibraryList";
 import { downloadName, downloadPercent, downloadStatusText, estimateText, factRows } from "./modelText";
 import "./ModelPanel.css";
 
@@ -107,11 +108,12 @@ function ModelManager({ controller }: { readonly controller: ModelController }) 
             )}
             {inspection.facts !== undefined && <FactsView facts={inspection.facts} />}
             <Downloads controller={controller} disabled={loading.running} onLoad={load} />
+            <ModelLibraryList controller={controller} disabled={loading.running} onLoad={load} />
         </section>
     );
 }
 
-/** Download a GGUF by URL or hf: reference into the host's models directory; progress, speed, cancel, then load. */
+/** Download a GGUF by URL or hf: reference into the host's models directory; progress, speed, cancel, resume, then load. */
 function Downloads({ controller, disabled, onLoad }: { readonly controller: ModelController; readonly disabled: boolean; readonly onLoad: (model: string) => void }) {
     const [source, setSource] = useState("");
     const downloads = useModelStore((state) => state.downloads);
@@ -162,9 +164,16 @@ function DownloadRow({ download, controller, disabled, onLoad }: {
             <span className={download.state === "failed" ? "model-download-status model-download-failed" : "model-download-status"} role={download.state === "failed" ? "alert" : undefined}>
                 {downloadStatusText(download)}
             </span>
+            {download.notice !== undefined && <span className="model-download-notice">{download.notice}</span>}
             <div className="model-actions">
                 {download.state === "downloading" && (
                     <button type="button" onClick={() => void controller.cancelDownload(download.id)} aria-label={`Cancel the download of ${name}`}>Cancel</button>
+                )}
+                {download.resumable && (
+                    <>
+                        <button type="button" onClick={() => void controller.resumeDownload(download.id)} aria-label={`Resume the download of ${name}`}>Resume</button>
+                        <button type="button" onClick={() => void controller.cancelDownload(download.id)} aria-label={`Discard the partial download of ${name}`}>Discard</button>
+                    </>
                 )}
                 {download.state === "done" && (
                     <button type="button" disabled={disabled} onClick={() => onLoad(download.path)} aria-label={`Load the downloaded model ${name}`}>Load</button>

@@ -1,4 +1,4 @@
-import type { ModelDownload, ModelFacts } from "../../contract/models";
+import type { LibraryModel, ModelDownload, ModelFacts } from "../../contract/models";
 import { formatCount } from "../util/formatCount";
 
 const units = ["bytes", "KiB", "MiB", "GiB", "TiB"] as const;
@@ -94,6 +94,31 @@ export function downloadStatusText(download: ModelDownload): string {
         case "cancelled":
             return "Cancelled; the partial file was deleted.";
         case "failed":
+            if (download.resumable)
+                return `Stopped at ${sizes}, ${formatBytes(download.keptBytes)} kept (${download.error?.code ?? "download_interrupted"}): ${download.error?.message ?? "the download did not finish."}`;
             return `Failed (${download.error?.code ?? "download_failed"}): ${download.error?.message ?? "the download did not finish."}`;
     }
+}
+
+/** The first 8 hex digits of a fingerprint: enough to tell models apart at a glance. */
+export function shortFingerprint(fingerprint: string): string {
+    return fingerprint.slice(0, 8);
+}
+
+/** A library entry's facts as label/value rows, in a fixed order; unknown values say so. */
+export function libraryRows(model: LibraryModel): { readonly key: string; readonly label: string; readonly value: string }[] {
+    return [
+        { key: "architecture", label: "Architecture", value: model.architecture },
+        { key: "parameters", label: "Parameters", value: model.parameterCount === undefined ? "not stated" : formatParameters(model.parameterCount) },
+        { key: "file-type", label: "Quantisation", value: model.fileType ?? "not stated" },
+        { key: "train-context", label: "Trained context", value: model.trainContextSize === undefined ? "not stated" : `${formatCount(model.trainContextSize)} tokens` },
+        { key: "kv-per-token", label: "KV per token", value: formatBytes(model.kvBytesPerToken) },
+        { key: "file-size", label: "Size", value: formatBytes(model.fileBytes) },
+        { key: "fingerprint", label: "Fingerprint", value: shortFingerprint(model.fingerprint) }
+    ];
+}
+
+/** The name a library entry goes by: the model's own, else its file's. */
+export function libraryName(model: LibraryModel): string {
+    return model.name ?? model.fileName;
 }

@@ -58,11 +58,23 @@ export class BridgeTransport implements RpcTransport {
             case "replay": return this.bridge.replay(request.params.requestId);
             case "listDrills": return this.bridge.listDrills();
             case "runDrill": return this.bridge.runDrill(request.params.id);
+            case "runCanary": return this.bridge.runCanary(request.params);
             case "inspectModel": return this.bridge.inspectModel(request.params.path);
             case "switchModel": return this.bridge.switchModel(request.params.model);
             case "startDownload": return this.bridge.startDownload(request.params.source);
             case "listDownloads": return this.bridge.listDownloads();
             case "cancelDownload": return this.bridge.cancelDownload(request.params.id);
+            case "resumeDownload": return this.bridge.resumeDownload(request.params.id);
+            case "listModels": return this.bridge.listModels();
+            case "forgetModel": return this.bridge.forgetModel(request.params.id, request.params.deleteFile === true);
+            case "loadWorkspaces": return this.bridge.loadWorkspaces();
+            case "importWorkspaces": return this.bridge.importWorkspaces(request.params.document);
+            case "saveWorkspace": return this.bridge.saveWorkspace(request.params.workspace);
+            case "removeWorkspace": return this.bridge.removeWorkspace(request.params.workspace);
+            case "selectWorkspace": return this.bridge.selectWorkspace(request.params.workspace);
+            case "appendMessage": return this.bridge.appendMessage(request.params.workspace, request.params.message);
+            case "dropLastAnswer": return this.bridge.dropLastAnswer(request.params.workspace, request.params.messageId);
+            case "clearChat": return this.bridge.clearChat(request.params.workspace);
         }
     }
 }

@@ -1,5 +1,5 @@
 import { create } from "zustand";
-import type { AuditSummary, DrillDescription, DrillReport, ReplayableTurn, ReplaySummary } from "../../contract/isolation";
+import type { AuditSummary, CanaryReport, DrillDescription, DrillReport, ReplayableTurn, ReplaySummary } from "../../contract/isolation";
 
 /** A failed call as the panel shows it: the engine's stable code and its message. */
 export interface IsolationFailure {
@@ -23,6 +23,15 @@ export interface IsolationState {
         /** When the page got the last answer (Date.now()). */
         readonly checkedAt?: number;
     };
+    /** The engine's own audits, as its snapshots report them; absent while the engine runs none. */
+    readonly auditFeed?: {
+        readonly intervalMs: number;
+        readonly numRuns: number;
+        readonly numRunsWithViolations: number;
+        readonly lastWithViolations?: AuditSummary;
+    };
+    /** The last canary run, started from this page. */
+    readonly canary: IsolationRun<CanaryReport>;
     /** Finished greedy turns the engine keeps for replay, oldest first. */
     readonly replayable: { readonly turns?: readonly ReplayableTurn[]; readonly error?: IsolationFailure };
     /** By the turn's requestId. */
@@ -44,7 +53,8 @@ export function createIsolationStore() {
         replayable: {},
         replays: {},
         drills: {},
-        drillRuns: {}
+        drillRuns: {},
+        canary: { running: false }
     }));
 }
 

@@ -1,5 +1,5 @@
 import { create } from "zustand";
-import type { ModelDownload, ModelFacts } from "../../contract/models";
+import type { LibraryModel, LibraryProblem, ModelDownload, ModelFacts } from "../../contract/models";
 
 /** A failed model call as the panel shows it: the host's stable code and its message. */
 export interface ModelFailure {
@@ -23,9 +23,15 @@ export interface ModelState {
     };
     /** The host's downloads as last listed, oldest first. */
     readonly downloads: readonly ModelDownload[];
-    /** A download being asked for, or why the last one (or a cancel, or the list) was refused. */
+    /** A download being asked for, or why the last one (or a cancel, a resume, or the list) was refused. */
     readonly download: {
         readonly starting: boolean;
+        readonly error?: ModelFailure;
+    };
+    /** The host's model library as last listed (most recently used first), or why it could not be listed or changed. */
+    readonly library: {
+        readonly models: readonly LibraryModel[];
+        readonly problems: readonly LibraryProblem[];
         readonly error?: ModelFailure;
     };
 }
@@ -38,7 +44,8 @@ export function createModelStore() {
         inspection: { running: false },
         loading: { running: false },
         downloads: [],
-        download: { starting: false }
+        download: { starting: false },
+        library: { models: [], problems: [] }
     }));
 }
 

@@ -1,14 +1,22 @@
-import { create, type StateCreator, type UseBoundStore, type StoreApi } from "zustand";
-import { createJSONStorage, persist, type StateStorage } from "zustand/middleware";
+import { create, type UseBoundStore, type StoreApi } from "zustand";
 import { newId } from "../util/newId";
 import { defaultWorkspaceSettings, workspaceLimits } from "../workspaces/workspaceDefaults";
 import type { StoredMessage, Workspace, WorkspaceSettings } from "../workspaces/Workspace";
 import { nextFreeColour, type WorkspaceColour } from "../workspaces/workspacePalette";
-import { readPersistedWorkspaces } from "./readPersistedWorkspaces";
+
+/** Whether the workspaces have come from the host yet (WorkspaceSync); until then the list is not shown, not empty. */
+export type WorkspaceLoad =
+    | { readonly kind: "loading" }
+    | { readonly kind: "ready" }
+    | { readonly kind: "failed"; readonly message: string };
 
 export interface WorkspaceState {
+    readonly load: WorkspaceLoad;
     readonly workspaces: readonly Workspace[];
     readonly selectedId: string | undefined;
+    /** Replaces everything with what the host keeps; the load is then ready. */
+    hydrate(workspaces: readonly Workspace[], selectedId: string | null): void;
+    loadFailed(message: string): void;
     /** Adds a workspace named "Workspace N" in the next free colour, selects it and returns it. */
     create(): Workspace;
     rename(id: string, name: string): void;
@@ -25,20 +33,26 @@ export interface WorkspaceState {
 
 export type WorkspaceStore = UseBoundStore<StoreApi<WorkspaceState>>;
 
-/** Where workspaces persist: "kvault.workspaces" in the storage, versioned. */
-export const WORKSPACES_STORAGE_KEY = "kvault.workspaces";
-
 /**
- * The workspaces and their chats, the one store the renderer persists. Only whole messages enter
- * it (a turn in flight lives in turnStore; an error never becomes a message).
+ * The workspaces and their chats, a mirror of what the host keeps: WorkspaceSync loads them and
+ * writes each change made here through the RPC. Only whole messages enter it (a turn in flight
+ * lives in turnStore; an error never becomes a message). `initial` is for tests: a store that is
+ * ready from the start.
  */
-export function createWorkspaceStore(storage?: StateStorage): WorkspaceStore {
-    const initializer: StateCreator<WorkspaceState> = (set, get) => {
+export function createWorkspaceStore(initial: { readonly load: WorkspaceLoad } = { load: { kind: "ready" } }): WorkspaceStore {
+    return create<WorkspaceState>()((set, get) => {
         const updateWorkspace = (id: string, update: (workspace: Workspace) => Workspace): void =>
             set((state) => ({ workspaces: state.workspaces.map((workspace) => workspace.id === id ? update(workspace) : workspace) }));
         return {
+            load: initial.load,
             workspaces: [],
             selectedId: undefined,
+            hydrate(workspaces, selectedId) {
+                set({ load: { kind: "ready" }, workspaces, selectedId: workspaces.find((workspace) => workspace.id === selectedId)?.id ?? workspaces[0]?.id });
+            },
+            loadFailed(message) {
+                set({ load: { kind: "failed", message } });
+            },
             create() {
                 const { workspaces } = get();
                 const numbers = workspaces.map((workspace) => /^Workspace (\d+)$/.exec(workspace.name)?.[1]).map(Number).filter(Number.isSafeInteger);
@@ -87,33 +101,13 @@ export function createWorkspaceStore(storage?: StateStorage): WorkspaceStore {
                 return last;
             },
             clearChat(id) {
-                updateWorkspace(id, (workspace) => ({ ...workspace, messages: [] }));
+                const workspace = get().workspaces.find((item) => item.id === id);
+                if (workspace !== undefined && workspace.messages.length > 0)
+                    updateWorkspace(id, (item) => ({ ...item, messages: [] }));
             }
         };
-    };
-    if (storage === undefined)
-        return create<WorkspaceState>()(initializer);
-    return create<WorkspaceState>()(persist(initializer, {
-        name: WORKSPACES_STORAGE_KEY,
-        version: 1,
-        storage: createJSONStorage(() => storage),
-        partialize: (state) => ({ workspaces: state.workspaces, selectedId: state.selectedId }),
-        merge: (persisted, current) => {
-            const record = typeof persisted === "object" && persisted !== null ? persisted as Record<string, unknown> : {};
-            const workspaces = readPersistedWorkspaces(record.workspaces);
-            const selectedId = workspaces.find((workspace) => workspace.id === record.selectedId)?.id ?? workspaces[0]?.id;
-            return { ...current, workspaces, selectedId };
-        }
-    }));
+    });
 }
 
-/** The app's store, persisted in localStorage where the page has it. */
-export const useWorkspaceStore: WorkspaceStore = createWorkspaceStore(pageStorage());
-
-function pageStorage(): StateStorage | undefined {
-    try {
-        return typeof localStorage === "undefined" ? undefined : localStorage;
-    } catch {
-        return undefined; // storage blocked: the chats live as long as the page
-    }
-}
+/** The app's store: loading until WorkspaceSync has the host's workspaces. */
+export const useWorkspaceStore: WorkspaceStore = createWorkspaceStore({ load: { kind: "loading" } });

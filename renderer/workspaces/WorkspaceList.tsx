@@ -1,23 +1,34 @@
 import { useTurnStore } from "../stores/turnStore";
 import { useWorkspaceStore } from "../stores/workspaceStore";
+import { StorageNotices } from "./StorageNotices";
 import { Swatch } from "./Swatch";
 import type { Workspace } from "./Workspace";
 import { paletteColour } from "./workspacePalette";
 import "./WorkspaceList.css";
 
-/** Every workspace, with what its turn is doing, so one can watch them all while reading one. */
+/**
+ * Every workspace, with what its turn is doing, so one can watch them all while reading one.
+ * Until the host's workspaces are loaded it says so (never an empty list that then fills).
+ */
 export function WorkspaceList() {
+    const load = useWorkspaceStore((state) => state.load);
     const workspaces = useWorkspaceStore((state) => state.workspaces);
     const selectedId = useWorkspaceStore((state) => state.selectedId);
     return (
-        <nav className="workspace-list" aria-labelledby="workspaces-heading">
+        <nav className="workspace-list" aria-labelledby="workspaces-heading" aria-busy={load.kind === "loading"} data-load={load.kind}>
             <div className="workspace-list-header">
                 <h2 id="workspaces-heading">Workspaces</h2>
-                <button type="button" className="primary" onClick={() => useWorkspaceStore.getState().create()} aria-label="New workspace">New</button>
+                <button type="button" className="primary" onClick={() => useWorkspaceStore.getState().create()} aria-label="New workspace"
+                    disabled={load.kind !== "ready"}>New</button>
             </div>
-            {workspaces.length === 0
-                ? <p className="placeholder">No workspaces. Make one with New.</p>
-                : <ul>{workspaces.map((workspace) => <WorkspaceListItem key={workspace.id} workspace={workspace} selected={workspace.id === selectedId} />)}</ul>}
+            {load.kind === "loading"
+                ? <p className="placeholder">Loading workspaces…</p>
+                : load.kind === "failed"
+                    ? <p className="inline-error" role="alert">Could not load the workspaces: {load.message}</p>
+                    : workspaces.length === 0
+                        ? <p className="placeholder">No workspaces. Make one with New.</p>
+                        : <ul>{workspaces.map((workspace) => <WorkspaceListItem key={workspace.id} workspace={workspace} selected={workspace.id === selectedId} />)}</ul>}
+            <StorageNotices />
         </nav>
     );
 }

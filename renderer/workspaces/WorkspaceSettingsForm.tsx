@@ -32,7 +32,7 @@ export function WorkspaceSettingsForm({ workspace }: { readonly workspace: Works
         <div className="settings-form">
             <label className="field">
                 <span>System prompt</span>
-                <textarea aria-label="System prompt" rows={3} value={workspace.settings.systemPrompt}
+                <textarea aria-label="System prompt" rows={3} value={workspace.settings.systemPrompt} maxLength={workspaceLimits.maxSystemPromptChars}
                     onChange={(event) => update(workspace.id, { systemPrompt: event.target.value })} />
             </label>
             <div className="field-row">

@@ -4,6 +4,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { repositoryRoot } from "../support/generatedModels.js";
+import { auditBench } from "./auditBench.js";
 import { formatNumber, machineDescription, type Benchmark } from "./benchUtils.js";
 import { decodeBench } from "./decodeBench.js";
 import { handoffBench } from "./handoffBench.js";
@@ -12,7 +13,7 @@ import { scrubChecksumBench } from "./scrubChecksumBench.js";
 import { swapBench } from "./swapBench.js";
 import { workspacesBench } from "./workspacesBench.js";
 
-const benchmarks: readonly Benchmark[] = [scrubChecksumBench, handoffBench, decodeBench, workspacesBench, itlBench, swapBench];
+const benchmarks: readonly Benchmark[] = [scrubChecksumBench, handoffBench, decodeBench, workspacesBench, itlBench, swapBench, auditBench];
 const resultsPath = path.join(repositoryRoot, "test", ".artifacts", "bench-results.json");
 /** A hung native call must not hold the machine: the whole run ends after this long (ms). */
 const WATCHDOG_MS = 45 * 60 * 1000;

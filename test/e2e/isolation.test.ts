@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { configureWorkspace, foldPageMap, readApp, sendMessage, storedWorkspaces } from "./support/appDriver.js";
 import { useKvaultApp } from "./support/useKvaultApp.js";
 
-describe("the isolation panel in a real browser: a fault drill, the audit, differential replay", () => {
+describe("the isolation panel in a real browser: a fault drill, the audit, the canary probe, differential replay", () => {
     // Tall enough that the isolation panel's sections are all on screen for the screenshot; the page
     // map is not under test here, so it is folded and the isolation panel sits at the top of the column.
     const { app, screenshots } = useKvaultApp({ viewport: { width: 1280, height: 1500 }, prepare: ({ page }) => foldPageMap(page) });
@@ -12,7 +12,7 @@ describe("the isolation panel in a real browser: a fault drill, the audit, diffe
         const drill = page.locator('[data-drill-id="flipped-byte"]');
         await drill.waitFor({ timeout: 30_000 });
         expect(await page.locator("[data-drill-id]").evaluateAll((items) => items.map((item) => item.getAttribute("data-drill-id"))))
-            .toEqual(["foreign-manifest", "flipped-byte", "skipped-scrub", "late-write"]);
+            .toEqual(["foreign-manifest", "flipped-byte", "skipped-scrub", "late-write", "undersized-prefill-pool", "dropped-pages", "replayed-completion"]);
 
         await page.getByRole("button", { name: "Run the flipped-byte drill" }).click();
         await expect.poll(() => drill.getAttribute("data-drill-state"), { timeout: 5_000 }).toBe("running");
@@ -45,6 +45,34 @@ describe("the isolation panel in a real browser: a fault drill, the audit, diffe
         expect(await audit.getAttribute("data-num-pages-checked")).toBe("96");
         expect(await audit.getByRole("status").textContent()).toBe("OK: I1–I7 hold");
         expect(await audit.locator(".isolation-scope").textContent()).toMatch(/^96 pages checked \(\d+ sealed re-checksummed, \d+ free scanned for zeros\) in [\d.]+ m?s, at /);
+    });
+
+    it("shows the engine's own audits with their cost per page, and runs the canary probe from the panel: every probe passes", async () => {
+        const { page } = app();
+        const audit = page.locator("[data-audit-state]");
+        await expect.poll(() => audit.locator("[data-audit-cadence]").getAttribute("data-audit-cadence"), { timeout: 10_000 }).toBe("engine");
+        expect(await audit.locator("[data-audit-cadence]").textContent()).toMatch(/The engine audits every 1\.0 s, its byte scans in slices so streams do not stall: [\d,]+ audits so far, 0 with violations\.$/);
+        expect(await audit.locator("[data-audit-cost]").textContent())
+            .toMatch(/^Cost: metadata [\d.]+ µs a page, byte scan [\d.]+ µs a page in [\d,]+ slices?, longest pause [\d.]+ m?s\.$/);
+
+        const canary = page.locator("[data-canary-state]");
+        const run = page.getByRole("button", { name: "Run the canary probe" });
+        await run.click();
+        await expect.poll(() => canary.getAttribute("data-canary-state"), { timeout: 5_000 }).toBe("running");
+        expect(await run.isDisabled(), "one canary run at a time").toBe(true);
+        await expect.poll(() => canary.getAttribute("data-canary-state"), { timeout: 120_000, interval: 250 }).toBe("passed");
+
+        const outcomes = await canary.locator("[data-probe-id]").evaluateAll((items) => items.map((item) => [item.getAttribute("data-probe-id"), item.getAttribute("data-outcome")]));
+        expect(outcomes).toEqual([["text-recall", "passed"], ["text-cue", "passed"], ["logprobs", "passed"], ["kv-pages", "passed"], ["kv-sequence", "passed"]]);
+        expect(await canary.getByRole("status").textContent()).toMatch(/^Passed: 5 of 5 probes found nothing of A in B in [\d.]+ m?s$/);
+        expect(await canary.locator(".canary-markers").textContent())
+            .toMatch(/^Markers KV-CANARY-[A-Z2-7]{12} and KV-CANARY-[A-Z2-7]{12}\. A: [\d,]+ tokens of prompt, [\d,]+ of filler between the markers, \d+ pages of 16 tokens\.$/);
+        expect(await canary.locator('[data-probe-id="kv-pages"] .canary-numbers').textContent()).toMatch(/numRowMatches 0 · numChecksumMatches 0/);
+        expect(await run.isEnabled()).toBe(true);
+
+        await canary.scrollIntoViewIfNeeded();
+        screenshots.push(await app().screenshot("isolation-canary"));
+        expect(app().problems).toEqual([]);
     });
 
     it("replays a finished greedy turn alone in a fresh context: identical, token for token", async () => {

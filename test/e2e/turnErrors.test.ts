@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { configureWorkspace, newWorkspace, readApp, sendMessage, storedWorkspaces } from "./support/appDriver.js";
+import { configureWorkspace, newWorkspace, readApp, sendMessage, storedWorkspaces, waitForWorkspaces } from "./support/appDriver.js";
 import { useKvaultApp } from "./support/useKvaultApp.js";
 
 describe("a turn that fails in the engine, in a real browser", () => {
@@ -33,6 +33,7 @@ describe("a turn that fails in the engine, in a real browser", () => {
         // A reload keeps the chat and forgets the error: it was never part of the chat.
         await page.reload();
         await page.locator('[data-connection="open"]').waitFor({ timeout: 30_000 });
+        await waitForWorkspaces(page);
         expect(await page.getByRole("alert").count()).toBe(0);
         expect(await page.locator(".message-user").count()).toBe(1);
         expect(await page.locator(".message-assistant").count()).toBe(0);

@@ -1,4 +1,5 @@
 import type { Page } from "playwright-core";
+import type { LoadedWorkspaces, StoredWorkspace } from "../../../contract/workspaces.js";
 
 /** What the sidebar shows of each workspace (WorkspaceList's data attributes). */
 export interface WorkspaceItem {
@@ -89,10 +90,32 @@ export async function sendMessage(page: Page, text: string): Promise<void> {
     await box.press("Enter");
 }
 
-/** The persisted workspaces, as localStorage holds them. */
-export async function storedWorkspaces(page: Page): Promise<{ id: string; name: string; messages: { role: string; content: string; finish?: string }[] }[]> {
-    const text = await page.evaluate<string | null>(`localStorage.getItem("kvault.workspaces")`);
-    return text === null ? [] : (JSON.parse(text) as { state: { workspaces: [] } }).state.workspaces;
+/** The saved workspaces, as the server keeps them: its loadWorkspaces, asked over a second RPC connection from the page. */
+export async function storedWorkspaces(page: Page): Promise<readonly StoredWorkspace[]> {
+    return (await storedState(page)).workspaces;
+}
+
+/** The server's whole loadWorkspaces answer: workspaces, selection and the problems it set aside at start. */
+export function storedState(page: Page): Promise<LoadedWorkspaces> {
+    return page.evaluate<LoadedWorkspaces>(`new Promise((resolve, reject) => {
+        const key = document.querySelector('meta[name="kvault-api-key"]').content;
+        const socket = new WebSocket((location.protocol === "https:" ? "wss:" : "ws:") + "//" + location.host + "/rpc?key=" + encodeURIComponent(key));
+        const timer = setTimeout(() => { socket.close(); reject(new Error("loadWorkspaces got no answer in 10 s")); }, 10000);
+        socket.onopen = () => socket.send(JSON.stringify({ id: 1, method: "loadWorkspaces", params: {} }));
+        socket.onmessage = (event) => {
+            const answer = JSON.parse(event.data);
+            if (answer.id !== 1) return;
+            clearTimeout(timer);
+            socket.close();
+            answer.error ? reject(new Error(answer.error.message)) : resolve(answer.result);
+        };
+        socket.onerror = () => { clearTimeout(timer); reject(new Error("the RPC connection failed")); };
+    })`);
+}
+
+/** Waits until the sidebar shows the workspaces the server keeps (after a page load or reload). */
+export async function waitForWorkspaces(page: Page): Promise<void> {
+    await page.locator('.workspace-list[data-load="ready"]').waitFor({ timeout: 30_000 });
 }
 
 /** Pixels of the page map's canvas that are exactly `hex` (a sealed page is drawn in its owner's colour). */

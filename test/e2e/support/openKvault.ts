@@ -22,8 +22,12 @@ export interface KvaultPage {
     close(): Promise<void>;
 }
 
-/** Chromium with a fresh profile, on the server's page, once the app says it is connected. */
-export async function openKvault(url: string, viewport = { width: 1280, height: 820 }): Promise<KvaultPage> {
+/**
+ * Chromium with a fresh profile, on the server's page, once the app says it is connected and has
+ * the server's workspaces. `initScript` runs in the page before the app does (say, to leave what
+ * an older Kvault kept in localStorage).
+ */
+export async function openKvault(url: string, viewport = { width: 1280, height: 820 }, initScript?: string): Promise<KvaultPage> {
     const profile = fs.mkdtempSync(path.join(os.tmpdir(), "kvault-chromium-"));
     let context: BrowserContext | undefined;
     let closed: Promise<void> | undefined;
@@ -41,8 +45,12 @@ export async function openKvault(url: string, viewport = { width: 1280, height: 
             if (/Content.Security.Policy|Refused to/i.test(message.text()))
                 problems.push(`console: ${message.text()}`);
         });
+        if (initScript !== undefined)
+            await page.addInitScript(initScript);
         await page.goto(url);
         await page.locator('[data-connection="open"]').waitFor({ timeout: 30_000 });
+        // The workspaces come from the server once connected; tests start from the loaded list.
+        await page.locator('.workspace-list[data-load="ready"]').waitFor({ timeout: 30_000 });
         fs.mkdirSync(screenshotDirectory, { recursive: true });
         return {
             context, page, problems, close,

@@ -17,15 +17,21 @@ export interface KvaultServer {
     stderr(): string;
     /** The engine process the server forked, found by its parent pid and entry point. */
     enginePid(): number | undefined;
-    /** Stops the server (SIGTERM, then SIGKILL after 15 s) and removes its data directory. Idempotent. */
+    /** Where it keeps models and chats (--data-dir). */
+    readonly dataDir: string;
+    /** Stops the server (SIGTERM, then SIGKILL after 15 s) and removes its data directory unless the caller gave it. Idempotent. */
     stop(): Promise<void>;
 }
 
-/** Starts `npm run serve`'s server as the other tests do, on a free port with a fresh data directory. */
-export async function startKvaultServer(): Promise<KvaultServer> {
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "kvault-e2e-"));
+/**
+ * Starts `npm run serve`'s server as the other tests do, on a free port, with a fresh data
+ * directory of its own, or with `options.dataDir` (kept when it stops: the caller's to remove).
+ * `options.extraArgs` are more `npm run serve` options, after e2eServeArgs.
+ */
+export async function startKvaultServer(options: { readonly dataDir?: string; readonly extraArgs?: readonly string[] } = {}): Promise<KvaultServer> {
+    const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), "kvault-e2e-"));
     const apiKey = `e2e-${crypto.randomBytes(12).toString("hex")}`;
-    const child = spawn(process.execPath, ["--import", "tsx", "host/headless/serve.ts", "--port", "0", "--data-dir", dataDir, "--api-key", apiKey, ...e2eServeArgs], {
+    const child = spawn(process.execPath, ["--import", "tsx", "host/headless/serve.ts", "--port", "0", "--data-dir", dataDir, "--api-key", apiKey, ...e2eServeArgs, ...options.extraArgs ?? []], {
         cwd: repositoryRoot, stdio: ["ignore", "pipe", "pipe"]
     });
     let stdout = "";
@@ -42,7 +48,8 @@ export async function startKvaultServer(): Promise<KvaultServer> {
             await exited;
             clearTimeout(timer);
         }
-        fs.rmSync(dataDir, { recursive: true, force: true });
+        if (options.dataDir === undefined)
+            fs.rmSync(dataDir, { recursive: true, force: true });
     })();
 
     try {
@@ -60,7 +67,7 @@ export async function startKvaultServer(): Promise<KvaultServer> {
                 reject(new Error(`The server exited before listening (${child.exitCode ?? child.signalCode}). stderr:\n${stderr}`));
             });
         });
-        return { url, child, stderr: () => stderr, enginePid: () => findEnginePid(child.pid), stop };
+        return { url, child, dataDir, stderr: () => stderr, enginePid: () => findEnginePid(child.pid), stop };
     } catch (error) {
         await stop();
         throw error;

@@ -14,6 +14,8 @@ export interface KvaultAppOptions {
     readonly viewport?: { readonly width: number; readonly height: number };
     /** Runs once the page is open, before the first test (fold or open panels). */
     readonly prepare?: (app: KvaultPage) => Promise<void>;
+    /** More `npm run serve` options for this suite's server. */
+    readonly serveArgs?: readonly string[];
 }
 
 /** One headless server and one fresh browser for a describe block, both stopped after it. */
@@ -22,7 +24,7 @@ export function useKvaultApp(options: KvaultAppOptions = {}): KvaultApp {
     let app: KvaultPage | undefined;
     const screenshots: string[] = [];
     beforeAll(async () => {
-        server = await startKvaultServer();
+        server = await startKvaultServer({ extraArgs: options.serveArgs });
         app = await openKvault(server.url, options.viewport);
         await options.prepare?.(app);
     });

@@ -78,7 +78,7 @@ describe("the renderer's RPC over a WebSocket (headless mode)", () => {
         expect(await client.call(5, "replay", { requestId: "never-served" })).toMatchObject({ id: 5, error: { code: "replay_unavailable" } });
         expect(await client.call(6, "replay", { requestId: 42 })).toMatchObject({ id: 6, error: { code: "invalid_request" } });
         const drills = await client.call(7, "listDrills", {}) as { result: { id: string }[] };
-        expect(drills.result.map((drill) => drill.id)).toEqual(["foreign-manifest", "flipped-byte", "skipped-scrub", "late-write"]);
+        expect(drills.result.map((drill) => drill.id)).toEqual(["foreign-manifest", "flipped-byte", "skipped-scrub", "late-write", "undersized-prefill-pool", "dropped-pages", "replayed-completion"]);
         client.socket.send(JSON.stringify({ id: 8, method: "runDrill", params: { id: "flipped-byte" } }));
         expect(await client.reply(8, 120_000)).toMatchObject({
             id: 8,
@@ -110,6 +110,11 @@ describe("the renderer's RPC over a WebSocket (headless mode)", () => {
         expect(await client.call(8, "listDownloads", {})).toEqual({ id: 8, result: [] });
         expect(await client.call(9, "cancelDownload", { id: 5 })).toMatchObject({ id: 9, error: { code: "invalid_request" } });
         expect(await client.call(10, "cancelDownload", { id: "d1" })).toMatchObject({ id: 10, error: { code: "download_unknown" } });
+        // The model library is the supervised hosts' too; an in-process engine lists none.
+        expect(await client.call(11, "resumeDownload", { id: "d1" })).toMatchObject({ id: 11, error: { code: "download_unknown" } });
+        expect(await client.call(12, "listModels", {})).toEqual({ id: 12, result: { models: [], problems: [] } });
+        expect(await client.call(13, "forgetModel", { id: "m1" })).toMatchObject({ id: 13, error: { code: "library_model_unknown" } });
+        expect(await client.call(14, "forgetModel", { id: "m1", deleteFile: "yes" })).toMatchObject({ id: 14, error: { code: "invalid_request" } });
         client.socket.close();
     });
 

@@ -149,7 +149,7 @@ describe("malformed commands sent raw to the engine process", () => {
         expect(answerOf("hand-m4", ["measured"])!.result).toMatchObject({ workspace: "w", fits: true });
         expect(answerOf("hand-f2", ["forgotten"])!.error).toBeUndefined();
         expect(answerOf("hand-a1", ["audited"])!.result).toMatchObject({ ok: true, numViolations: 0 });
-        expect(answerOf("hand-l1", ["drills"])!.result).toHaveLength(4);
+        expect(answerOf("hand-l1", ["drills"])!.result).toHaveLength(7);
         expect(answerOf("hand-r3", ["replayed"])!.error).toMatchObject({ code: "replay_unavailable" });
         expect(answerOf("hand-d3", ["drillReport"])!.error).toMatchObject({ code: "unknown_drill" });
         // Every refusal, answered or not, left one bounded line on the engine's stderr (a pipe of its own: it may lag the answers).

@@ -87,7 +87,9 @@ describe("ModelDownloads over a loopback HTTP server", () => {
         const started = downloads.start(`${base}/tiny.gguf`);
         expect(started).toMatchObject({ state: "downloading", source: `${base}/tiny.gguf` });
         const done = await settled(downloads, started.id);
-        expect(done, JSON.stringify(done.error)).toMatchObject({ state: "done", downloadedBytes: model.length, totalBytes: model.length, error: undefined });
+        expect(done, JSON.stringify(done.error)).toMatchObject({
+            state: "done", downloadedBytes: model.length, totalBytes: model.length, error: undefined, resumable: false, keptBytes: 0, notice: undefined
+        });
         expect(path.dirname(done.path)).toBe(directory("whole"));
         expect(fs.readFileSync(done.path).equals(model)).toBe(true);
         expect(downloads.list()).toEqual([done]);
@@ -115,14 +117,15 @@ describe("ModelDownloads over a loopback HTTP server", () => {
         expect(filesIn(directory("cancel"))).toEqual([]);
     });
 
-    it("dispose (the host's shutdown) cancels what runs and leaves no partial file", async () => {
+    it("dispose (the host's shutdown) stops what runs; from a server without Range support nothing can be resumed, so nothing is kept", async () => {
         const downloads = new ModelDownloads({ modelsDirectory: directory("shutdown") });
         const started = downloads.start(`${base}/slow.gguf`);
         const deadline = Date.now() + 20_000;
         while (downloads.get(started.id)!.downloadedBytes === 0 && Date.now() < deadline)
             await new Promise((resolve) => setTimeout(resolve, 20));
         await downloads.dispose();
-        expect(downloads.list()).toMatchObject([{ id: started.id, state: "cancelled" }]);
+        expect(downloads.list()).toMatchObject([{ id: started.id, state: "failed", resumable: false, keptBytes: 0, error: { code: "download_interrupted" } }]);
+        expect(downloads.list()[0]!.error!.message).toMatch(/^Kvault stopped while slow\.gguf downloaded \([\d,]+ of [\d,]+ bytes\)\. Nothing could be kept \(the server does not accept range requests/);
         await new Promise((resolve) => setTimeout(resolve, 500));
         expect(filesIn(directory("shutdown"))).toEqual([]);
     });

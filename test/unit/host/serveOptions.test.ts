@@ -12,10 +12,11 @@ describe("parseServeOptions", () => {
 
     it("reads every flag, in both spellings", () => {
         const options = parseServeOptions(["--host", "::1", "--port=0", "--model", "models/x.gguf", "--mode", "unified", "--context", "2048",
-            "--prefill-capacity", "1024", "--decode-sequences", "2", "--page-tokens", "64", "--pool-pages", "100", "--api-key", "secret-key-1", "--data-dir", "/tmp/kv"]);
+            "--prefill-capacity", "1024", "--decode-sequences", "2", "--page-tokens", "64", "--pool-pages", "100", "--api-key", "secret-key-1", "--data-dir", "/tmp/kv",
+            "--download-stall-seconds", "5"]);
         expect(options).toEqual({
             host: "::1", port: 0, model: { kind: "file", path: path.resolve("models/x.gguf") }, mode: "unified", context: 2048, prefillCapacity: 1024,
-            decodeSequences: 2, pageTokens: 64, poolPages: 100, apiKey: "secret-key-1", dataDir: "/tmp/kv"
+            decodeSequences: 2, pageTokens: 64, poolPages: 100, apiKey: "secret-key-1", dataDir: "/tmp/kv", downloadStallSeconds: 5
         });
     });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ChatTurnRequest, EngineEvent } from "../../../contract/engineProtocol.js";
-import type { DrillReport, ReplaySummary } from "../../../contract/isolation.js";
+import type { CanaryReport, DrillReport, ReplaySummary } from "../../../contract/isolation.js";
 import { EngineCommandServer, type ServedEngine } from "../../../engine/process/EngineCommandServer.js";
 import type { EngineTransport } from "../../../engine/process/EngineTransport.js";
 import { UnknownDrillError } from "../../../engine/drills/runFaultDrill.js";
@@ -62,6 +62,10 @@ class FakeEngine implements ServedEngine {
         if (id !== "flipped-byte")
             throw new UnknownDrillError(`There is no drill "${id}".`); // synchronously, on purpose
         return new Promise((resolve) => this.slow.set(`drill ${id}`, { finish: resolve as (value: unknown) => void }));
+    }
+
+    runCanary(params: { fillerTokens?: number }): Promise<CanaryReport> {
+        return new Promise((resolve) => this.slow.set(`canary ${params.fillerTokens ?? "default"}`, { finish: resolve as (value: unknown) => void }));
     }
 
     async dispose(): Promise<void> {
@@ -155,14 +159,30 @@ describe("EngineCommandServer", () => {
         engine.slow.get("drill flipped-byte")!.finish({ id: "flipped-byte", guardFired: true });
         await tick();
         expect(sent).toEqual([
-            { type: "audited", callId: "a1", result: { ok: true, numViolations: 0 } },
             { type: "replayableTurns", callId: "a2", result: [{ requestId: "r0", workspace: "alice", numTokens: 2 }] },
             { type: "drills", callId: "a3", error: { code: "engine_internal_error", message: expect.stringMatching(/listDrills exploded/) } },
             { type: "drillReport", callId: "a8", error: { code: "invalid_request", message: "drillId is empty." } },
+            { type: "audited", callId: "a1", result: { ok: true, numViolations: 0 } }, // an audit scans in slices: it answers later
             { type: "replayed", callId: "a5", error: { code: "replay_unavailable", message: "Turn gone cannot be replayed." } },
             { type: "drillReport", callId: "a7", error: { code: "unknown_drill", message: "There is no drill \"no-such-drill\"." } },
             { type: "replayed", callId: "a4", result: { requestId: "r0", numTokens: 2, identical: true, durationMs: 1 } },
             { type: "drillReport", callId: "a6", result: { id: "flipped-byte", guardFired: true } }
+        ]);
+    });
+
+    it("answers a canary run with canaryReport once it ends, with its filler's size passed through", async () => {
+        const { server, engine, sent } = serve();
+        server.handle({ type: "runCanary", callId: "k1" });
+        server.handle({ type: "runCanary", callId: "k2", fillerTokens: 300 });
+        server.handle({ type: "runCanary", callId: "k3", fillerTokens: "lots" });
+        await tick();
+        expect(sent).toEqual([{ type: "canaryReport", callId: "k3", error: { code: "invalid_request", message: "fillerTokens must be a whole number of at least 1; got \"lots\"." } }]);
+        engine.slow.get("canary 300")!.finish({ passed: true });
+        engine.slow.get("canary default")!.finish({ passed: false });
+        await tick();
+        expect(sent.slice(1)).toEqual([
+            { type: "canaryReport", callId: "k2", result: { passed: true } },
+            { type: "canaryReport", callId: "k1", result: { passed: false } }
         ]);
     });
 

@@ -37,6 +37,8 @@ describe("parseEngineCommand accepts every well-formed command", () => {
         ["listDrills", { type: "listDrills", callId: "c7" }],
         ["runDrill", { type: "runDrill", callId: "c8", drillId: "flipped-byte" }],
         ["runDrill of a drill the engine does not list (it answers unknown_drill itself)", { type: "runDrill", callId: "c9", drillId: "no-such-drill" }],
+        ["runCanary", { type: "runCanary", callId: "c10" }],
+        ["runCanary with its filler's size (the canary checks it against the window)", { type: "runCanary", callId: "c11", fillerTokens: 2_048 }],
         ["shutdown", { type: "shutdown" }]
     ])("%s, unchanged", (_, command) => {
         expect(parseEngineCommand(command)).toEqual({ ok: true, command });
@@ -75,7 +77,7 @@ describe("parseEngineCommand refuses, with a bounded message, and says whom to a
     it.each([undefined, 7, "", "launch", "__proto__", "constructor", ["chat"]])("an unknown type (%s)", (type) => {
         const result = refused({ type, requestId: "r1", callId: "c1" });
         expect(result.reply).toBeUndefined();
-        expect(result.error.message).toMatch(/type is .*; expected one of chat, cancel, measure, snapshot, forgetWorkspace, audit, replayableTurns, replay, listDrills, runDrill, shutdown/);
+        expect(result.error.message).toMatch(/type is .*; expected one of chat, cancel, measure, snapshot, forgetWorkspace, audit, replayableTurns, replay, listDrills, runDrill, runCanary, shutdown/);
     });
 
     it("a chat with a bad field is answered with failed(invalid_request) when its requestId can be read", () => {
@@ -161,6 +163,12 @@ describe("parseEngineCommand refuses, with a bounded message, and says whom to a
     it("drops unknown fields of an isolation call", () => {
         expect(parseEngineCommand({ type: "runDrill", callId: "c", drillId: "late-write", guards: "off" })).toEqual({ ok: true, command: { type: "runDrill", callId: "c", drillId: "late-write" } });
         expect(parseEngineCommand({ type: "audit", callId: "c", scanFreePages: false })).toEqual({ ok: true, command: { type: "audit", callId: "c" } });
+        expect(parseEngineCommand({ type: "runCanary", callId: "c", guards: "off" })).toEqual({ ok: true, command: { type: "runCanary", callId: "c" } });
+    });
+
+    it("refuses a canary run whose filler is not a whole number of tokens, answering canaryReport", () => {
+        for (const fillerTokens of [0, -5, 1.5, "64", Number.NaN, 2 ** 60, null])
+            expect(refused({ type: "runCanary", callId: "c", fillerTokens }).reply).toMatchObject({ type: "canaryReport", callId: "c", error: { code: "invalid_request" } });
     });
 
     it("a sparse list of messages (structured clone keeps holes) is refused, not skipped", () => {

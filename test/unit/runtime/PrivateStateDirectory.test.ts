@@ -29,6 +29,41 @@ describe("PrivateStateDirectory", () => {
         directory.dispose();
     });
 
+    it("refuses a root it cannot make its directory in with a typed error naming the root (ENOTDIR stops root too)", () => {
+        fs.writeFileSync(path.join(root, "file"), "");
+        const unmakeable = path.join(root, "file", "states");
+        expect(() => PrivateStateDirectory.create(unmakeable)).toThrow(expect.objectContaining({
+            code: "state_directory_unwritable", stage: "start", directory: unmakeable,
+            message: expect.stringMatching(/^Kvault cannot write KV state files in .+\/file\/states: ENOTDIR: not a directory\. .+ then start it again\.$/)
+        }));
+    });
+
+    it("says the directory is gone, not what the system call said, when something else took its place", () => {
+        const directory = PrivateStateDirectory.create(root);
+        fs.rmSync(directory.path, { recursive: true });
+        fs.writeFileSync(directory.path, "not a directory");
+        expect(() => directory.writeExclusive(directory.nextFilePath("req-1"), Buffer.alloc(100))).toThrow(expect.objectContaining({
+            code: "state_directory_unwritable", stage: "request", numBytesNeeded: 100,
+            message: `This request's KV state (100 bytes) could not be written to the private state directory ${directory.path}: something that is not a directory ` +
+                "has taken its place. Nothing was generated and its pages were released. Make the directory writable again (or restart the engine, which makes a new one), then send the message again."
+        }));
+        fs.rmSync(directory.path);
+        directory.dispose();
+    });
+
+    it("asks the file system for room before a state is written, in whole blocks, and says how much is missing", () => {
+        const directory = PrivateStateDirectory.create(root);
+        const stats = fs.statfsSync(directory.path);
+        const free = stats.bavail * stats.bsize;
+        expect(() => directory.ensureRoom(free - stats.bsize)).not.toThrow();
+        expect(() => directory.ensureRoom(free + 1)).toThrow(expect.objectContaining({
+            code: "state_directory_full", numBytesNeeded: free + stats.bsize, numBytesFree: free,
+            message: `The file system of the KV state directory ${directory.path} is full: this request's KV state needs ${(free + stats.bsize).toLocaleString("en-US")} bytes ` +
+                `and ${free.toLocaleString("en-US")} bytes are free. Nothing was generated and its pages were released. Free space there, then send the message again.`
+        }));
+        directory.dispose();
+    });
+
     it("sweeps directories left by engines that are gone, and keeps live ones", () => {
         const deadPid = 2 ** 22 + 12345; // above Linux's pid_max: no such process
         fs.mkdirSync(path.join(root, `kvault-state-${deadPid}-abcdef`));

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { ChatTurnRequest, EngineInfo } from "../../../../contract/engineProtocol";
 import type { ModelDownload } from "../../../../contract/models";
 import type { RpcTurnEvent } from "../../../../contract/rpc";
-import { DownloadUnknownError, ModelNotGgufError } from "../../../../engine/core/modelErrors";
+import { DownloadNotResumableError, DownloadUnknownError, LibraryFileNotOwnedError, ModelNotGgufError } from "../../../../engine/core/modelErrors";
 import { EngineRequestError, EngineStartError } from "../../../../engine/host/engineHostErrors";
 import { RequestCancelledError } from "../../../../engine/request/requestErrors";
 import type { EngineClient, TurnCallbacks, TurnResult } from "../../../../host/EngineClient";
@@ -25,7 +25,7 @@ interface RunningTurn {
 
 const download: ModelDownload = {
     id: "d1", source: "hf:owner/repo:Q4_K_M", path: "/models/m.gguf", state: "downloading",
-    downloadedBytes: 10, totalBytes: 100, bytesPerSecond: 5, error: undefined
+    downloadedBytes: 10, totalBytes: 100, bytesPerSecond: 5, error: undefined, resumable: false, keptBytes: 0, notice: undefined
 };
 
 /** An engine whose turns run until the test finishes them; an abort rejects like the real one. */
@@ -81,6 +81,10 @@ function fakeEngine(): EngineClient & { readonly turns: Map<string, RunningTurn>
             }
             return { id, guardFired: true } as never;
         },
+        runCanary: async (params) => {
+            calls.push(`runCanary ${params.fillerTokens ?? "default"}`);
+            return { passed: true, probes: [] } as never;
+        },
         inspectModel: async (path) => {
             calls.push(`inspectModel ${path}`);
             if (!path.endsWith(".gguf")) {
@@ -106,6 +110,24 @@ function fakeEngine(): EngineClient & { readonly turns: Map<string, RunningTurn>
                 throw new DownloadUnknownError(`No download has the id "${id}".`);
             }
             return { ...download, state: "cancelled" };
+        },
+        resumeDownload: async (id) => {
+            calls.push(`resumeDownload ${id}`);
+            if (id !== download.id) {
+                throw new DownloadNotResumableError(`The download of ${id} cannot be resumed: it finished.`);
+            }
+            return download;
+        },
+        listModels: async () => {
+            calls.push("listModels");
+            return { models: [], problems: [] };
+        },
+        forgetModel: async (id, deleteFile) => {
+            calls.push(`forgetModel ${id} ${deleteFile}`);
+            if (deleteFile) {
+                throw new LibraryFileNotOwnedError("Kvault deletes only files it downloaded.");
+            }
+            return { models: [], problems: [] };
         }
     };
 }
@@ -172,6 +194,22 @@ describe("RendererRpc", () => {
         expect(await rpc.call(window, "startDownload", { url: "https://example.com/m.gguf" })).toMatchObject({ ok: false, error: { code: "invalid_request" } });
         expect(await rpc.call(window, "cancelDownload", { id: "" })).toMatchObject({ ok: false, error: { code: "invalid_request" } });
         expect(engine.calls).toEqual(["startDownload https://example.com/m.gguf", "listDownloads", "cancelDownload d1", "cancelDownload d9"]);
+    });
+
+    it("answers resumeDownload, listModels and forgetModel; refuses a bad id or deleteFile before the engine", async () => {
+        const engine = fakeEngine();
+        const rpc = new RendererRpc(async () => engine);
+        const window = caller(1);
+        expect(await rpc.call(window, "resumeDownload", { id: "d1" })).toEqual({ ok: true, value: download });
+        expect(await rpc.call(window, "resumeDownload", { id: "d2" })).toMatchObject({ ok: false, error: { code: "download_not_resumable" } });
+        expect(await rpc.call(window, "listModels", {})).toEqual({ ok: true, value: { models: [], problems: [] } });
+        expect(await rpc.call(window, "forgetModel", { id: "m1" })).toEqual({ ok: true, value: { models: [], problems: [] } });
+        expect(await rpc.call(window, "forgetModel", { id: "m1", deleteFile: true })).toMatchObject({ ok: false, error: { code: "library_file_not_owned" } });
+        expect(await rpc.call(window, "forgetModel", { id: "m1", deleteFile: "yes" })).toMatchObject({ ok: false, error: { code: "invalid_request", message: 'deleteFile must be true or false; got "yes".' } });
+        expect(await rpc.call(window, "forgetModel", { id: "" })).toMatchObject({ ok: false, error: { code: "invalid_request" } });
+        expect(await rpc.call(window, "resumeDownload", { id: 7 })).toMatchObject({ ok: false, error: { code: "invalid_request" } });
+        expect(await rpc.call(window, "listModels", { all: true })).toMatchObject({ ok: false, error: { code: "invalid_request" } });
+        expect(engine.calls).toEqual(["resumeDownload d1", "resumeDownload d2", "listModels", "forgetModel m1 false", "forgetModel m1 true"]);
     });
 
     it("refuses a bad payload with invalid_request, without touching the engine", async () => {

@@ -24,7 +24,8 @@ function refused(method: unknown, params: unknown): string {
     expect(caught).toBeInstanceOf(InvalidRequestError);
     const error = caught as InvalidRequestError;
     expect(error.code).toBe("invalid_request");
-    expect(error.message.length).toBeLessThan(400);
+    // Bounded apart from the list of methods an unknown one is answered with, which grows with the contract.
+    expect(error.message.replace(rpcMethods.join(", "), "").length).toBeLessThan(400);
     return error.message;
 }
 
@@ -47,7 +48,11 @@ describe("validateRpcPayload accepts every well-formed call", () => {
         ["startDownload", { source: "https://huggingface.co/o/r/resolve/main/m.gguf" }],
         ["startDownload of an hf: reference", { source: "hf:owner/repo:Q4_K_M" }],
         ["listDownloads", {}],
-        ["cancelDownload", { id: "0b7c" }]
+        ["cancelDownload", { id: "0b7c" }],
+        ["resumeDownload", { id: "0b7c" }],
+        ["listModels", {}],
+        ["forgetModel", { id: "m1" }],
+        ["forgetModel deleting the file", { id: "m1", deleteFile: true }]
     ])("%s, unchanged", (method, params) => {
         expect(validateRpcPayload(method.split(" ")[0], params)).toEqual({ method: method.split(" ")[0], params });
     });
@@ -72,7 +77,12 @@ describe("validateRpcPayload accepts every well-formed call", () => {
             info: {}, snapshot: {}, cancel: { requestId: "r" }, forgetWorkspace: { workspace: "w" }, measure, chat,
             audit: {}, replayableTurns: {}, replay: { requestId: "r" }, listDrills: {}, runDrill: { id: "late-write" },
             inspectModel: { path: "/m.gguf" }, switchModel: { model: "tiny" },
-            startDownload: { source: "hf:o/r" }, listDownloads: {}, cancelDownload: { id: "d" }
+            startDownload: { source: "hf:o/r" }, listDownloads: {}, cancelDownload: { id: "d" }, runCanary: { fillerTokens: 512 },
+            resumeDownload: { id: "d" }, listModels: {}, forgetModel: { id: "m", deleteFile: true },
+            loadWorkspaces: {}, importWorkspaces: { document: "{}" },
+            saveWorkspace: { workspace: { id: "ui-1", name: "A", colour: 0, settings: { systemPrompt: "", temperature: 0.7, maxTokens: 256 } } },
+            removeWorkspace: { workspace: "ui-1" }, selectWorkspace: { workspace: "ui-1" }, clearChat: { workspace: "ui-1" },
+            appendMessage: { workspace: "ui-1", message: { id: "m-1", role: "user", content: "Hi" } }, dropLastAnswer: { workspace: "ui-1", messageId: "m-2" }
         };
         for (const method of rpcMethods) {
             expect(validateRpcPayload(method, good[method]).method).toBe(method);
@@ -121,7 +131,9 @@ describe("validateRpcPayload refuses with invalid_request", () => {
         ["switchModel", { model: "tiny", path: "/m.gguf" }],
         ["startDownload", { source: "hf:o/r", dirPath: "/etc" }],
         ["listDownloads", { all: true }],
-        ["cancelDownload", { id: "d", deleteFile: false }]
+        ["cancelDownload", { id: "d", deleteFile: false }],
+        ["forgetModel", { id: "m", path: "/m.gguf" }],
+        ["runCanary", { fillerTokens: 64, guards: "off" }]
     ])("%s with a field the contract does not name", (method, params) => {
         expect(refused(method, params)).toMatch(/takes no field/);
     });
@@ -190,5 +202,14 @@ describe("validateRpcPayload refuses with invalid_request", () => {
         expect(validateRpcPayload("chat", { ...chat, messages }).method).toBe("chat"); // exactly at the limit
         expect(refused("chat", { ...chat, messages: [...messages, { role: "user", content: "x" }] })).toMatch(/The conversation has 16,000,001 characters; the limit is 16,000,000/);
         expect(refused("measure", { ...measure, messages, draft: "x" })).toMatch(/The conversation has 16,000,001 characters/);
+    });
+});
+
+describe("validateRpcPayload: runCanary", () => {
+    it("takes nothing, or a whole number of filler tokens (the canary checks it against the window)", () => {
+        expect(validateRpcPayload("runCanary", {})).toEqual({ method: "runCanary", params: {} });
+        expect(validateRpcPayload("runCanary", { fillerTokens: 300 })).toEqual({ method: "runCanary", params: { fillerTokens: 300 } });
+        for (const fillerTokens of [0, -1, 2.5, "300", null, Number.POSITIVE_INFINITY])
+            expect(refused("runCanary", { fillerTokens })).toMatch(/fillerTokens must be a whole number of at least 1/);
     });
 });

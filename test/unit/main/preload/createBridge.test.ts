@@ -38,8 +38,10 @@ describe("createBridge", () => {
     it("exposes named functions only, nothing of ipcRenderer", () => {
         const bridge = createBridge(fakeIpc());
         expect(Object.keys(bridge).sort()).toEqual(
-            ["audit", "cancel", "cancelDownload", "chat", "forgetWorkspace", "getAppInfo", "getSettings", "info", "inspectModel", "listDownloads", "listDrills", "measure",
-                "onTurnEvent", "replay", "replayableTurns", "runDrill", "setLocalApi", "snapshot", "startDownload", "switchModel"]
+            ["appendMessage", "audit", "cancel", "cancelDownload", "chat", "clearChat", "dropLastAnswer", "forgetModel", "forgetWorkspace", "getAppInfo", "getSettings", "importWorkspaces", "info",
+                "inspectModel", "listDownloads", "listDrills", "listModels", "loadWorkspaces", "measure", "onTurnEvent", "removeWorkspace", "replay", "replayableTurns",
+                "resumeDownload", "runCanary", "runDrill",
+                "saveWorkspace", "selectWorkspace", "setLocalApi", "snapshot", "startDownload", "switchModel"]
         );
         for (const value of Object.values(bridge)) {
             expect(typeof value).toBe("function");
@@ -64,6 +66,8 @@ describe("createBridge", () => {
         await bridge.runDrill("flipped-byte");
         await (bridge.runDrill as (...args: unknown[]) => Promise<unknown>)("late-write", { guards: "off" });
         await (bridge.audit as (...args: unknown[]) => Promise<unknown>)({ scanFreePages: false });
+        await bridge.runCanary({});
+        await bridge.runCanary({ fillerTokens: 300, guards: "off" } as never);
         await bridge.inspectModel("/m/a.gguf");
         await (bridge.inspectModel as (...args: unknown[]) => Promise<unknown>)("/m/b.gguf", { gpuLayers: 99 });
         await bridge.switchModel("tiny");
@@ -71,6 +75,10 @@ describe("createBridge", () => {
         await (bridge.startDownload as (...args: unknown[]) => Promise<unknown>)("https://h/m.gguf", { dirPath: "/etc" });
         await bridge.listDownloads();
         await bridge.cancelDownload("d1");
+        await bridge.resumeDownload("d1");
+        await bridge.listModels();
+        await bridge.forgetModel("m1", false);
+        await bridge.forgetModel("m2", "yes" as never);
         await bridge.getSettings();
         await bridge.setLocalApi({ enabled: true, port: 8081, apiKey: "mine" } as never);
         expect(ipc.invoked).toEqual([
@@ -88,6 +96,8 @@ describe("createBridge", () => {
             [rpcChannels.runDrill, { id: "flipped-byte" }],
             [rpcChannels.runDrill, { id: "late-write" }],
             [rpcChannels.audit, {}],
+            [rpcChannels.runCanary, {}],
+            [rpcChannels.runCanary, { fillerTokens: 300 }],
             [rpcChannels.inspectModel, { path: "/m/a.gguf" }],
             [rpcChannels.inspectModel, { path: "/m/b.gguf" }],
             [rpcChannels.switchModel, { model: "tiny" }],
@@ -95,8 +105,37 @@ describe("createBridge", () => {
             [rpcChannels.startDownload, { source: "https://h/m.gguf" }],
             [rpcChannels.listDownloads, {}],
             [rpcChannels.cancelDownload, { id: "d1" }],
+            [rpcChannels.resumeDownload, { id: "d1" }],
+            [rpcChannels.listModels, {}],
+            [rpcChannels.forgetModel, { id: "m1", deleteFile: false }],
+            [rpcChannels.forgetModel, { id: "m2", deleteFile: false }],
             [channels.getSettings],
             [channels.setLocalApi, { enabled: true, port: 8081 }]
+        ]);
+    });
+
+    it("sends the workspace store's calls with exactly the contract's fields", async () => {
+        const ipc = fakeIpc();
+        const bridge = createBridge(ipc);
+        const settings = { systemPrompt: "", temperature: 0.7, maxTokens: 256 };
+        const message = { id: "m-1", role: "user", content: "Hi" } as const;
+        await bridge.loadWorkspaces();
+        await bridge.importWorkspaces("{}");
+        await bridge.saveWorkspace({ id: "ui-1", name: "A", colour: 2, settings, messages: [], extra: 1 } as never);
+        await bridge.removeWorkspace("ui-1");
+        await bridge.selectWorkspace("ui-2");
+        await bridge.appendMessage("ui-2", { ...message, smuggled: true } as never);
+        await bridge.dropLastAnswer("ui-2", "m-2");
+        await bridge.clearChat("ui-2");
+        expect(ipc.invoked).toEqual([
+            [rpcChannels.loadWorkspaces, {}],
+            [rpcChannels.importWorkspaces, { document: "{}" }],
+            [rpcChannels.saveWorkspace, { workspace: { id: "ui-1", name: "A", colour: 2, settings } }],
+            [rpcChannels.removeWorkspace, { workspace: "ui-1" }],
+            [rpcChannels.selectWorkspace, { workspace: "ui-2" }],
+            [rpcChannels.appendMessage, { workspace: "ui-2", message: { ...message, finish: undefined, usage: undefined } }],
+            [rpcChannels.dropLastAnswer, { workspace: "ui-2", messageId: "m-2" }],
+            [rpcChannels.clearChat, { workspace: "ui-2" }]
         ]);
     });
 

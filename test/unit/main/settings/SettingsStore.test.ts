@@ -4,7 +4,7 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { defaultAppSettings, type AppSettings } from "../../../../main/settings/AppSettings";
 import { SettingsStore, SettingsWriteError } from "../../../../main/settings/SettingsStore";
-import { writeFileAtomic } from "../../../../main/settings/writeFileAtomic";
+import { writeFileAtomic } from "../../../../host/store/writeFileAtomic";
 
 let directory: string;
 let settingsPath: string;

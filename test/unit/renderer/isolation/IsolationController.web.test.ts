@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import type { AuditSummary, DrillDescription, DrillReport, ReplayableTurn } from "../../../../contract/isolation";
+import type { AuditFeed, AuditSummary, CanaryReport, DrillDescription, DrillReport, ReplayableTurn } from "../../../../contract/isolation";
 import { AUDIT_INTERVAL_MS, IsolationController } from "../../../../renderer/isolation/IsolationController";
 import { RpcError } from "../../../../renderer/rpc/RpcError";
 import { createIsolationStore } from "../../../../renderer/stores/isolationStore";
@@ -171,5 +171,61 @@ describe("IsolationController.watch", () => {
         expect(methods(rpc)).toEqual(["replayableTurns"]);
         expect(isolation.getState().replayable.turns).toEqual([{ requestId: "turn-9", workspace: "w", numTokens: 4 }]);
         watch.stop();
+    });
+});
+
+describe("IsolationController: the engine's own audits and the canary", () => {
+    const feed = (numRuns: number, latest: AuditSummary): AuditFeed => ({ intervalMs: 1_000, numRuns, numRunsWithViolations: 0, latest });
+
+    it("takes each new audit from the snapshots as an event, and stops asking for audits while the engine runs its own", async () => {
+        vi.useFakeTimers();
+        const { rpc, controller, isolation } = setup();
+        rpc.answers.audit = () => audit;
+        rpc.answers.replayableTurns = () => [];
+        rpc.answers.listDrills = () => drills;
+        const watch = controller.watch({ isOpen: () => true, isVisible: () => true });
+        await vi.advanceTimersByTimeAsync(0);
+        expect(methods(rpc)).toEqual(["audit", "replayableTurns", "listDrills"]);
+
+        controller.adoptAuditFeed(feed(7, { ...audit, at: 7_000 }));
+        expect(isolation.getState().audit).toEqual({ running: false, summary: { ...audit, at: 7_000 }, checkedAt: expect.any(Number) });
+        expect(isolation.getState().auditFeed).toEqual({ intervalMs: 1_000, numRuns: 7, numRunsWithViolations: 0 });
+        const checkedAt = isolation.getState().audit.checkedAt;
+        controller.adoptAuditFeed(feed(7, { ...audit, at: 7_000 })); // the same audit in the next snapshot: no new event
+        expect(isolation.getState().audit.checkedAt).toBe(checkedAt);
+
+        rpc.calls.length = 0;
+        await vi.advanceTimersByTimeAsync(AUDIT_INTERVAL_MS);
+        expect(methods(rpc)).toEqual(["replayableTurns"]); // the engine audits itself: the panel only refreshes the turns
+
+        const dirty: AuditSummary = { ...audit, ok: false, numViolations: 1, violations: [{ invariant: "I6", message: "free page 3 is not all zero" }], at: 8_000 };
+        controller.adoptAuditFeed({ ...feed(8, { ...audit, at: 9_000 }), numRunsWithViolations: 1, lastWithViolations: dirty });
+        expect(isolation.getState().audit.summary?.at).toBe(9_000);
+        expect(isolation.getState().auditFeed).toEqual({ intervalMs: 1_000, numRuns: 8, numRunsWithViolations: 1, lastWithViolations: dirty });
+
+        controller.adoptAuditFeed(undefined); // an engine that audits only when asked (restarted in a test's process, say)
+        expect(isolation.getState().auditFeed).toBeUndefined();
+        rpc.calls.length = 0;
+        await vi.advanceTimersByTimeAsync(AUDIT_INTERVAL_MS);
+        expect(methods(rpc)).toEqual(["audit", "replayableTurns"]);
+        watch.stop();
+    });
+
+    it("runs one canary at a time and keeps its report, or its failure with the engine's code", async () => {
+        const { rpc, controller, isolation } = setup();
+        const answer = deferred<CanaryReport>();
+        rpc.answers.runCanary = () => answer.promise as never;
+        expect(controller.runCanary()).toBe(true);
+        expect(controller.runCanary()).toBe(false);
+        expect(isolation.getState().canary).toEqual({ running: true });
+        const canary = { passed: true, probes: [] } as unknown as CanaryReport;
+        answer.resolve(canary);
+        await settle();
+        expect(isolation.getState().canary).toEqual({ running: false, result: canary });
+        rpc.answers.runCanary = () => { throw new RpcError("canary_running", "A canary probe is already running on this engine."); };
+        expect(controller.runCanary()).toBe(true);
+        await settle();
+        expect(isolation.getState().canary).toEqual({ running: false, error: { code: "canary_running", message: "A canary probe is already running on this engine." } });
+        expect(rpc.calls.filter((call) => call.method === "runCanary").map((call) => call.params)).toEqual([{}, {}]);
     });
 });

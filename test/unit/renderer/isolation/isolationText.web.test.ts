@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { AuditSummary, DrillReport } from "../../../../contract/isolation";
+import type { AuditSummary, CanaryProbeResult, CanaryReport, DrillReport } from "../../../../contract/isolation";
 import {
-    auditHeadline, auditScope, drillVerdict, failureModesText, formatDuration, replayVerdict, shortRequestId, unlistedViolations, visibleToken
+    auditCost, auditHeadline, auditScope, canaryHeadline, canaryScope, drillVerdict, formatMicros, probeNumbers, failureModesText, formatDuration, replayVerdict, shortRequestId, unlistedViolations, visibleToken
 } from "../../../../renderer/isolation/isolationText";
 
 const audit: AuditSummary = {
@@ -59,5 +59,34 @@ describe("isolationText", () => {
     it("shortens request ids for the panel", () => {
         expect(shortRequestId("turn-0123456789abcdef0123456789abcdef")).toBe("turn-01234567…");
         expect(shortRequestId("host-turn-1")).toBe("host-turn-1");
+    });
+});
+
+describe("isolationText: the audit's cost and the canary", () => {
+    it("gives the audit's cost per page, its longest pause, and the pages that changed under the scan", () => {
+        expect(auditCost(audit)).toBeUndefined(); // an engine that does not report it
+        const costed: AuditSummary = { ...audit, numPagesChecked: 65_536, numFreePagesScanned: 65_000, numSealedPagesVerified: 536, numPagesChangedDuringScan: 0,
+            cost: { metadataMs: 1.3, byteScanMs: 52, numSlices: 48, longestPauseMs: 1.3 } };
+        expect(auditCost(costed)).toBe("metadata 0.020 µs a page, byte scan 0.8 µs a page in 48 slices, longest pause 1.3 ms");
+        expect(auditCost({ ...costed, numFreePagesScanned: 0, numSealedPagesVerified: 0, numPagesChangedDuringScan: 12, cost: { ...costed.cost!, numSlices: 0 } }))
+            .toBe("metadata 0.020 µs a page, no byte scan, longest pause 1.3 ms; 12 changed during the scan, skipped");
+        expect(formatMicros(12.4)).toBe("12 µs");
+    });
+
+    it("says whether the canary found A in B, what A was sent, and each probe's figures", () => {
+        const probes: CanaryProbeResult[] = [
+            { id: "kv-pages", title: "B's pages hold none of A's KV", outcome: "passed", evidence: "none", numbers: { numRowMatches: 0, numSecretRows: 1_457 } },
+            { id: "logprobs", title: "fresh", outcome: "skipped", evidence: "no token", numbers: { maxAbsDiffNats: 0.00012 } }
+        ];
+        const canary: CanaryReport = {
+            passed: true, modelName: "m", markers: ["KV-CANARY-AAAAAAAAAAAA", "KV-CANARY-BBBBBBBBBBBB"], fillerTokens: 362, promptTokens: 460, numPagesA: 29, pageTokens: 16,
+            probes, numFreePagesBefore: 96, numFreePagesAfter: 96, durationMs: 1_600
+        };
+        expect(canaryHeadline(canary)).toBe("Passed: 1 of 2 probes found nothing of A in B");
+        expect(canaryHeadline({ ...canary, passed: false, probes: [{ ...probes[0]!, outcome: "failed" }, probes[1]!] })).toBe("LEAK: 1 of 2 probes found workspace A's data in workspace B");
+        expect(canaryScope(canary)).toBe("A: 460 tokens of prompt, 362 of filler between the markers, 29 pages of 16 tokens");
+        expect(canaryScope({ ...canary, numPagesA: 0 })).toMatch(/, evaluated in place$/);
+        expect(probeNumbers(probes[0]!)).toBe("numRowMatches 0 · numSecretRows 1,457");
+        expect(probeNumbers(probes[1]!)).toBe("maxAbsDiffNats 0.0001");
     });
 });

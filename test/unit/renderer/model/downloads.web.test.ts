@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import type { ModelDownload } from "../../../../contract/models";
+import type { LibraryModel, ModelDownload } from "../../../../contract/models";
 import { DOWNLOAD_POLL_MS, ModelController } from "../../../../renderer/model/ModelController";
-import { downloadName, downloadPercent, downloadStatusText, formatSpeed } from "../../../../renderer/model/modelText";
+import { downloadName, downloadPercent, downloadStatusText, formatSpeed, libraryName, libraryRows, shortFingerprint } from "../../../../renderer/model/modelText";
 import { RpcError } from "../../../../renderer/rpc/RpcError";
 import { createEngineStore } from "../../../../renderer/stores/engineStore";
 import { createModelStore } from "../../../../renderer/stores/modelStore";
@@ -10,7 +10,7 @@ import { FakeRpc } from "../FakeRpc";
 
 const running: ModelDownload = {
     id: "d1", source: "hf:owner/repo:Q4_K_M", path: "/data/models/hf_owner_repo.Q4_K_M.gguf", state: "downloading",
-    downloadedBytes: 250_000_000, totalBytes: 1_000_000_000, bytesPerSecond: 12_345_678, error: undefined
+    downloadedBytes: 250_000_000, totalBytes: 1_000_000_000, bytesPerSecond: 12_345_678, error: undefined, resumable: false, keptBytes: 0, notice: undefined
 };
 
 function setup(): { rpc: FakeRpc; controller: ModelController; model: ReturnType<typeof createModelStore> } {
@@ -98,5 +98,78 @@ describe("ModelController downloads", () => {
         rpc.answers.switchModel = ({ model }) => ({ modelName: model }) as never;
         expect(await controller.load(running.path)).toBe(true);
         expect(rpc.calls).toEqual([{ method: "switchModel", params: { model: running.path } }]);
+    });
+});
+
+describe("resuming downloads and the model library", () => {
+    const stopped: ModelDownload = {
+        ...running, state: "failed", downloadedBytes: 7_340_032, totalBytes: 12_133_504, bytesPerSecond: 0, resumable: true, keptBytes: 5_242_880,
+        error: { code: "download_interrupted", message: "The download of m.gguf stopped: no data arrived for 60 s. 5,242,880 bytes are kept; Resume continues from there." }
+    };
+    const model: LibraryModel = {
+        id: "m1", path: "/data/models/m.gguf", fileName: "m.gguf", origin: "downloaded", source: "https://example.com/m.gguf", name: "Kvault synthetic tiny",
+        architecture: "llama", parameterCount: 1_100_000, fileType: "MOSTLY_F16", trainContextSize: 4096, numLayers: 2, kvBytesPerToken: 1024,
+        fileBytes: 867_584, fingerprint: "0123456789abcdef", addedAt: "2026-01-05T10:00:00.000Z", lastUsedAt: "2026-01-05T10:00:00.000Z", missing: false
+    };
+
+    beforeEach(() => {
+        vi.useFakeTimers();
+    });
+    afterEach(() => {
+        vi.useRealTimers();
+    });
+
+    it("a stopped download says where it stopped and what is kept", () => {
+        expect(downloadStatusText(stopped)).toBe(
+            "Stopped at 7.00 MiB of 11.6 MiB, 5.00 MiB kept (download_interrupted): The download of m.gguf stopped: no data arrived for 60 s. 5,242,880 bytes are kept; Resume continues from there."
+        );
+    });
+
+    it("Resume sends the id, shows the running record and polls until it ends; the library is listed again when it finishes", async () => {
+        const { rpc, controller, model: store } = setup();
+        rpc.answers.listDownloads = () => [stopped];
+        await controller.refreshDownloads();
+        rpc.answers.resumeDownload = ({ id }) => ({ ...stopped, id, state: "downloading", resumable: false, keptBytes: 0, error: undefined });
+        await controller.resumeDownload("d1");
+        expect(store.getState().downloads).toMatchObject([{ id: "d1", state: "downloading" }]);
+        rpc.answers.listDownloads = () => [{ ...stopped, state: "done", resumable: false, keptBytes: 0, error: undefined }];
+        rpc.answers.listModels = () => ({ models: [model], problems: [] });
+        await vi.advanceTimersByTimeAsync(DOWNLOAD_POLL_MS);
+        expect(rpc.calls.map((call) => call.method)).toEqual(["listDownloads", "resumeDownload", "listDownloads", "listModels"]);
+        expect(store.getState().library.models).toEqual([model]);
+    });
+
+    it("a refused resume is kept with its code", async () => {
+        const { rpc, controller, model: store } = setup();
+        rpc.answers.resumeDownload = () => { throw new RpcError("download_not_resumable", "The download of m.gguf cannot be resumed: it finished."); };
+        await controller.resumeDownload("d1");
+        expect(store.getState().download.error).toEqual({ code: "download_not_resumable", message: "The download of m.gguf cannot be resumed: it finished." });
+    });
+
+    it("lists and forgets library entries, keeping a refusal's code", async () => {
+        const { rpc, controller, model: store } = setup();
+        rpc.answers.listModels = () => ({ models: [model], problems: [{ code: "library_corrupt", message: "models.json was damaged.", copy: "/data/models.json.corrupt-1" }] });
+        await controller.refreshLibrary();
+        expect(store.getState().library).toEqual({ models: [model], problems: [{ code: "library_corrupt", message: "models.json was damaged.", copy: "/data/models.json.corrupt-1" }] });
+        rpc.answers.forgetModel = () => ({ models: [], problems: [] });
+        await controller.forgetModel("m1");
+        expect(rpc.calls.at(-1)).toEqual({ method: "forgetModel", params: { id: "m1" } });
+        expect(store.getState().library.models).toEqual([]);
+        rpc.answers.forgetModel = () => { throw new RpcError("library_model_in_use", "m.gguf is the model the engine runs now; load another model first, then delete it."); };
+        await controller.forgetModel("m1", true);
+        expect(rpc.calls.at(-1)).toEqual({ method: "forgetModel", params: { id: "m1", deleteFile: true } });
+        expect(store.getState().library.error?.code).toBe("library_model_in_use");
+    });
+
+    it("shows an entry's facts with a short fingerprint", () => {
+        expect(libraryName(model)).toBe("Kvault synthetic tiny");
+        expect(libraryName({ ...model, name: undefined })).toBe("m.gguf");
+        expect(shortFingerprint(model.fingerprint)).toBe("01234567");
+        expect(libraryRows(model).map((row) => `${row.label}: ${row.value}`)).toEqual([
+            "Architecture: llama", "Parameters: 1.1 M", "Quantisation: MOSTLY_F16", "Trained context: 4,096 tokens", "KV per token: 1.00 KiB",
+            "Size: 847 KiB", "Fingerprint: 01234567"
+        ]);
+        expect(libraryRows({ ...model, parameterCount: undefined, fileType: undefined, trainContextSize: undefined }).map((row) => row.value).slice(1, 4))
+            .toEqual(["not stated", "not stated", "not stated"]);
     });
 });

@@ -1,17 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { StateStorage } from "zustand/middleware";
-import { createWorkspaceStore, WORKSPACES_STORAGE_KEY } from "../../../../renderer/stores/workspaceStore";
+import { createWorkspaceStore } from "../../../../renderer/stores/workspaceStore";
 import { defaultWorkspaceSettings } from "../../../../renderer/workspaces/workspaceDefaults";
-
-function memoryStorage(initial: Record<string, string> = {}): StateStorage & { items: Map<string, string> } {
-    const items = new Map(Object.entries(initial));
-    return {
-        items,
-        getItem: (name) => items.get(name) ?? null,
-        setItem: (name, value) => void items.set(name, value),
-        removeItem: (name) => void items.delete(name)
-    };
-}
 
 describe("workspaceStore", () => {
     it("creates numbered workspaces in distinct colours with default settings, selecting each", () => {
@@ -62,39 +51,24 @@ describe("workspaceStore", () => {
         expect(store.getState().workspaces[0]!.messages.map((message) => message.id)).toEqual(["m1"]);
     });
 
-    it("persists workspaces and the selection, and reads them back in a new store", () => {
-        const storage = memoryStorage();
-        const store = createWorkspaceStore(storage);
-        const a = store.getState().create();
-        store.getState().appendMessage(a.id, { id: "m1", role: "user", content: "hi" });
-        store.getState().create();
-        store.getState().select(a.id);
-        const reloaded = createWorkspaceStore(storage);
-        expect(reloaded.getState().workspaces).toEqual(store.getState().workspaces);
-        expect(reloaded.getState().selectedId).toBe(a.id);
+    it("loads: not ready until hydrated with the host's workspaces, which replace everything", () => {
+        const store = createWorkspaceStore({ load: { kind: "loading" } });
+        expect(store.getState().load.kind).toBe("loading");
+        const workspace = { id: "ui-a", name: "Kept", colour: 2, settings: defaultWorkspaceSettings, messages: [{ id: "m-1", role: "user", content: "hi" }] } as const;
+        store.getState().hydrate([workspace, { ...workspace, id: "ui-b", name: "Other" }], "ui-b");
+        expect(store.getState()).toMatchObject({ load: { kind: "ready" }, selectedId: "ui-b" });
+        expect(store.getState().workspaces.map((item) => item.name)).toEqual(["Kept", "Other"]);
+        store.getState().hydrate([workspace], "gone");
+        expect(store.getState().selectedId).toBe("ui-a");
+        store.getState().loadFailed("The disk is full.");
+        expect(store.getState().load).toEqual({ kind: "failed", message: "The disk is full." });
     });
 
-    it("reads back damaged storage without throwing: bad entries dropped, bad settings defaulted", () => {
-        const storage = memoryStorage({
-            [WORKSPACES_STORAGE_KEY]: JSON.stringify({
-                version: 1,
-                state: {
-                    selectedId: "gone",
-                    workspaces: [
-                        { id: "ok", name: "Kept", colour: 2, settings: { temperature: 9, maxTokens: 12, systemPrompt: 3 }, messages: [{ id: "m", role: "system", content: "x" }, { id: "m2", role: "user", content: "y" }] },
-                        { id: "ok", name: "Duplicate id" },
-                        { name: "No id" },
-                        "junk"
-                    ]
-                }
-            })
-        });
-        const store = createWorkspaceStore(storage);
-        expect(store.getState().workspaces).toEqual([{
-            id: "ok", name: "Kept", colour: 2,
-            settings: { systemPrompt: "", temperature: defaultWorkspaceSettings.temperature, maxTokens: 12 },
-            messages: [{ id: "m2", role: "user", content: "y" }]
-        }]);
-        expect(store.getState().selectedId).toBe("ok");
+    it("leaves an empty chat as it is on Clear (nothing to save)", () => {
+        const store = createWorkspaceStore();
+        const { id } = store.getState().create();
+        const before = store.getState().workspaces;
+        store.getState().clearChat(id);
+        expect(store.getState().workspaces).toBe(before);
     });
 });

@@ -5,9 +5,10 @@ import path from "node:path";
 /**
  * Replaces `filePath` with `text` so that a reader, or the next start after a crash or power
  * loss, sees the old file or the new one, never half of either: the text goes to a temporary
- * file beside it, is flushed to disk, and is renamed over the target (atomic on one file system).
+ * file beside it, is flushed to disk, is renamed over the target (atomic on one file system),
+ * and the directory is flushed so that the rename itself survives a power loss.
  * On failure the temporary file is removed and the target is untouched. `mode` applies to a new
- * file: the settings hold the API key, so by default only the user can read them.
+ * file: the settings hold the API key and the chats are private, so by default only the user can read them.
  */
 export async function writeFileAtomic(filePath: string, text: string, mode = 0o600): Promise<void> {
     const temporary = path.join(path.dirname(filePath), `.${path.basename(filePath)}.${process.pid}.${crypto.randomBytes(6).toString("hex")}.tmp`);
@@ -23,5 +24,21 @@ export async function writeFileAtomic(filePath: string, text: string, mode = 0o6
     } catch (error) {
         await fs.rm(temporary, { force: true });
         throw error;
+    }
+    await syncDirectory(path.dirname(filePath));
+}
+
+/**
+ * Flushes a directory's entries (a rename, a new or deleted file) to disk. Windows cannot open a
+ * directory for flushing, and NTFS journals renames itself, so there it does nothing.
+ */
+export async function syncDirectory(directory: string): Promise<void> {
+    if (process.platform === "win32")
+        return;
+    const handle = await fs.open(directory, "r");
+    try {
+        await handle.sync();
+    } finally {
+        await handle.close();
     }
 }

@@ -1,0 +1,177 @@
+// What a download leaves on disk between runs, and across host restarts. node-llama-cpp's
+// downloader (ipull) writes `<file>.ipull`: the bytes so far at their offsets, then its progress
+// as JSON after the file's total size ({"part":0,"chunks":[2,1,0],"chunkSize":5242880,…}, 2 being a
+// complete chunk); a new downloader for the same file continues from the complete chunks. Beside
+// it Kvault writes `<file>.download.json`: the download's id, source and what the server said
+// about the file when it started, so a resume can tell whether the file changed. No node-llama-cpp
+// import here: the host reads these without loading it.
+import fs from "node:fs";
+import path from "node:path";
+
+export const PARTIAL_SUFFIX = ".ipull";
+export const RECORD_SUFFIX = ".download.json";
+const RECORD_VERSION = 1;
+/** ipull's ChunkStatus.COMPLETE. */
+const CHUNK_COMPLETE = 2;
+/** ipull's progress JSON is a few bytes per 5 MiB chunk; anything longer is not it. */
+const MAX_PROGRESS_BYTES = 4 * 1024 * 1024;
+
+/** What a server said about a file (HEAD), enough to tell a changed file from the same one. */
+export interface RemoteFileFacts {
+    /** After redirects. */
+    readonly url: string;
+    /** 0 when the server did not say. */
+    readonly totalBytes: number;
+    readonly etag: string | undefined;
+    readonly lastModified: string | undefined;
+    /** `Accept-Ranges: bytes`: the server can send the rest of a file, so a partial one can be continued. */
+    readonly acceptsRanges: boolean;
+}
+
+export interface PartialDownloadRecord {
+    readonly id: string;
+    readonly source: string;
+    /** The final file; the partial one is this plus PARTIAL_SUFFIX. */
+    readonly path: string;
+    /** What the server said when the download started; undefined when it could not be asked. */
+    readonly remote: RemoteFileFacts | undefined;
+    /** ISO 8601. */
+    readonly startedAt: string;
+}
+
+export function partialPath(filePath: string): string {
+    return `${filePath}${PARTIAL_SUFFIX}`;
+}
+
+function recordPath(filePath: string): string {
+    return `${filePath}${RECORD_SUFFIX}`;
+}
+
+/** Writes the record beside the partial file: a temporary file renamed over it, so a crash leaves the old record or the new. */
+export function writePartialRecord(record: PartialDownloadRecord): void {
+    const target = recordPath(record.path);
+    const temporary = `${target}.${process.pid}.tmp`;
+    fs.writeFileSync(temporary, JSON.stringify({ version: RECORD_VERSION, ...record }), { mode: 0o600 });
+    fs.renameSync(temporary, target);
+}
+
+export function removePartialRecord(filePath: string): void {
+    if (filePath !== "")
+        fs.rmSync(recordPath(filePath), { force: true });
+}
+
+/** Deletes the partial file and its record; the final file, if any, stays. */
+export function removePartialFiles(filePath: string): void {
+    if (filePath === "")
+        return;
+    fs.rmSync(partialPath(filePath), { force: true });
+    removePartialRecord(filePath);
+}
+
+/** Whether `directory` holds any download record: the host then lists its downloads at start. */
+export function hasPartialRecords(directory: string): boolean {
+    try {
+        return fs.readdirSync(directory).some((name) => name.endsWith(RECORD_SUFFIX));
+    } catch {
+        return false;
+    }
+}
+
+/**
+ * The records in `directory` whose partial file is still there. A record that cannot be read, or
+ * names a file outside the directory, is deleted (never the file it names); so is a record whose
+ * partial file is gone.
+ */
+export function readPartialRecords(directory: string): PartialDownloadRecord[] {
+    let names: string[];
+    try {
+        names = fs.readdirSync(directory);
+    } catch {
+        return [];
+    }
+    const records: PartialDownloadRecord[] = [];
+    for (const name of names.filter((entry) => entry.endsWith(RECORD_SUFFIX)).sort()) {
+        const file = path.join(directory, name);
+        const record = parseRecord(file);
+        if (record === undefined || path.dirname(record.path) !== path.resolve(directory) || recordPath(record.path) !== file) {
+            fs.rmSync(file, { force: true });
+            continue;
+        }
+        if (!fs.existsSync(partialPath(record.path))) {
+            fs.rmSync(file, { force: true });
+            continue;
+        }
+        records.push(record);
+    }
+    return records.sort((a, b) => a.startedAt.localeCompare(b.startedAt));
+}
+
+function parseRecord(file: string): PartialDownloadRecord | undefined {
+    let value: unknown;
+    try {
+        value = JSON.parse(fs.readFileSync(file, "utf8"));
+    } catch {
+        return undefined;
+    }
+    if (typeof value !== "object" || value === null)
+        return undefined;
+    const record = value as Record<string, unknown>;
+    if (record.version !== RECORD_VERSION || typeof record.id !== "string" || typeof record.source !== "string" ||
+        typeof record.path !== "string" || !path.isAbsolute(record.path) || typeof record.startedAt !== "string")
+        return undefined;
+    const remote = parseRemote(record.remote);
+    if (remote === null)
+        return undefined;
+    return { id: record.id, source: record.source, path: record.path, remote, startedAt: record.startedAt };
+}
+
+/** undefined for a record without one; null for one that is malformed. */
+function parseRemote(value: unknown): RemoteFileFacts | undefined | null {
+    if (value === undefined)
+        return undefined;
+    if (typeof value !== "object" || value === null)
+        return null;
+    const remote = value as Record<string, unknown>;
+    const optionalString = (field: unknown): field is string | undefined => field === undefined || typeof field === "string";
+    if (typeof remote.url !== "string" || typeof remote.totalBytes !== "number" || !Number.isSafeInteger(remote.totalBytes) || remote.totalBytes < 0 ||
+        !optionalString(remote.etag) || !optionalString(remote.lastModified) || typeof remote.acceptsRanges !== "boolean")
+        return null;
+    return { url: remote.url, totalBytes: remote.totalBytes, etag: remote.etag, lastModified: remote.lastModified, acceptsRanges: remote.acceptsRanges };
+}
+
+/**
+ * Bytes of `filePath`'s partial file that a new node-llama-cpp downloader would keep: its complete
+ * chunks, by the progress ipull wrote after the first `totalBytes` bytes. 0 when there is no
+ * partial file, no progress (a server without Range support), or progress this cannot read.
+ */
+export function readKeptBytes(filePath: string, totalBytes: number): number {
+    if (filePath === "" || totalBytes <= 0)
+        return 0;
+    let fd: number;
+    try {
+        fd = fs.openSync(partialPath(filePath), "r");
+    } catch {
+        return 0;
+    }
+    try {
+        const numProgressBytes = fs.fstatSync(fd).size - totalBytes;
+        if (numProgressBytes <= 0 || numProgressBytes > MAX_PROGRESS_BYTES)
+            return 0;
+        const buffer = Buffer.alloc(numProgressBytes);
+        const numRead = fs.readSync(fd, buffer, 0, numProgressBytes, totalBytes);
+        const progress = JSON.parse(buffer.subarray(0, numRead).toString("utf8")) as { part?: unknown; chunks?: unknown; chunkSize?: unknown };
+        if (progress.part !== 0 || !Array.isArray(progress.chunks) || typeof progress.chunkSize !== "number" || progress.chunkSize <= 0)
+            return 0;
+        const chunkSize = progress.chunkSize;
+        let kept = 0;
+        progress.chunks.forEach((status, index) => {
+            if (status === CHUNK_COMPLETE)
+                kept += Math.max(0, Math.min(chunkSize, totalBytes - index * chunkSize));
+        });
+        return kept;
+    } catch {
+        return 0;
+    } finally {
+        fs.closeSync(fd);
+    }
+}

@@ -1,0 +1,50 @@
+// The workspace list (`workspaces/index.json`), always replaced whole and atomically:
+// {"v":2,"selectedId":"ui-…","workspaces":[{"id":"ui-…","name":"Workspace 1","colour":0,"settings":{…}}]}
+import type { WorkspaceMeta } from "../../contract/workspaces.js";
+import { STORE_FORMAT_VERSION } from "./journalRecords.js";
+import { describe, isRecord, readWorkspaceMeta, type Read } from "./readStoredValues.js";
+
+export interface Metadata {
+    readonly selectedId: string | null;
+    readonly workspaces: readonly WorkspaceMeta[];
+}
+
+export interface ParsedMetadata {
+    readonly version: number;
+    readonly selectedId: unknown;
+    /** Each entry as read, in order: a bad one says why. */
+    readonly entries: readonly { readonly raw: unknown; readonly read: Read<WorkspaceMeta> }[];
+}
+
+export function encodeMetadata(metadata: Metadata): string {
+    return `${JSON.stringify({ v: STORE_FORMAT_VERSION, selectedId: metadata.selectedId, workspaces: metadata.workspaces }, null, 2)}\n`;
+}
+
+/**
+ * The list's format version and entries, or why the file is not a workspace list at all. A list
+ * in another format comes back with its version only: the caller refuses a newer one.
+ */
+export function parseMetadata(text: string): Read<ParsedMetadata> {
+    let value: unknown;
+    try {
+        value = JSON.parse(text);
+    } catch {
+        return { ok: false, reason: "not JSON" };
+    }
+    if (!isRecord(value))
+        return { ok: false, reason: "not a JSON object" };
+    if (typeof value.v !== "number" || !Number.isSafeInteger(value.v) || value.v < 1)
+        return { ok: false, reason: `format ${describe(value.v)} is not a version number` };
+    if (value.v !== STORE_FORMAT_VERSION)
+        return { ok: true, value: { version: value.v, selectedId: null, entries: [] } };
+    if (!Array.isArray(value.workspaces))
+        return { ok: false, reason: `workspaces is ${describe(value.workspaces)}, not a list` };
+    return {
+        ok: true,
+        value: {
+            version: value.v,
+            selectedId: value.selectedId,
+            entries: value.workspaces.map((raw: unknown) => ({ raw, read: readWorkspaceMeta(raw) }))
+        }
+    };
+}

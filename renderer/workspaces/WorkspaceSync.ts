@@ -1,0 +1,151 @@
+import type { StoredMessage, WorkspaceMeta } from "../../contract/workspaces";
+import type { KvaultRpc, PlainRpcMethod } from "../rpc/KvaultRpc";
+import { clientErrorCodes, toRpcError } from "../rpc/RpcError";
+import type { RpcMethods } from "../../contract/rpc";
+import type { StorageNoticeStore } from "../stores/storageNoticeStore";
+import type { WorkspaceState, WorkspaceStore } from "../stores/workspaceStore";
+import type { Workspace } from "./Workspace";
+
+/** The localStorage key where the renderer kept its workspaces before the host did (format 1). */
+export const LEGACY_WORKSPACES_KEY = "kvault.workspaces";
+/** Where that document moves once the host has taken it over: kept, never read again. */
+export const IMPORTED_WORKSPACES_KEY = "kvault.workspaces.imported";
+
+/** The page's old workspaces document, if any, and a way to set it aside once handed over. */
+export interface LegacyWorkspaces {
+    read(): string | null;
+    archive(): void;
+}
+
+export interface WorkspaceSyncStores {
+    readonly workspaces: WorkspaceStore;
+    readonly notices: StorageNoticeStore;
+}
+
+/**
+ * Keeps the workspace store a mirror of the host's: loads it once the RPC is open (handing over
+ * the page's old localStorage workspaces on the first start after an upgrade), then sends every
+ * change made in the store to the host, in order. The store changes at once (optimistic); a save
+ * the host refuses or cannot make becomes a notice, never silence.
+ */
+export class WorkspaceSync {
+    #loading = false;
+    #loaded = false;
+    #unsubscribeStore: (() => void) | undefined;
+    readonly #unsubscribeStatus: () => void;
+
+    constructor(private readonly rpc: KvaultRpc, private readonly stores: WorkspaceSyncStores, private readonly legacy: LegacyWorkspaces = pageLegacyWorkspaces()) {
+        // A load that failed or never ran (no connection yet) is tried again whenever the connection opens.
+        this.#unsubscribeStatus = rpc.onStatus((status) => {
+            if (status.kind === "open")
+                void this.load();
+        });
+        if (rpc.status.kind === "open")
+            void this.load();
+    }
+
+    /** Loads the host's workspaces into the store, once; later calls do nothing. */
+    async load(): Promise<void> {
+        if (this.#loading || this.#loaded)
+            return;
+        this.#loading = true;
+        try {
+            let loaded = await this.rpc.call("loadWorkspaces", {});
+            const legacyDocument = loaded.workspaces.length === 0 ? this.legacy.read() : null;
+            if (legacyDocument !== null) {
+                loaded = await this.rpc.call("importWorkspaces", { document: legacyDocument });
+                this.legacy.archive();
+            }
+            this.#loaded = true;
+            this.stores.notices.getState().setProblems(loaded.problems);
+            this.stores.workspaces.getState().hydrate(loaded.workspaces, loaded.selectedId);
+            this.#unsubscribeStore = this.stores.workspaces.subscribe((state, previous) => this.#write(state, previous));
+            if (loaded.workspaces.length === 0)
+                this.stores.workspaces.getState().create();
+        } catch (error) {
+            const failure = toRpcError(error);
+            // Without a connection the list keeps saying it is loading; the next open tries again.
+            if (failure.code !== clientErrorCodes.notConnected && failure.code !== clientErrorCodes.connectionLost)
+                this.stores.workspaces.getState().loadFailed(failure.message);
+        } finally {
+            this.#loading = false;
+        }
+    }
+
+    dispose(): void {
+        this.#unsubscribeStatus();
+        this.#unsubscribeStore?.();
+    }
+
+    /** One store change as the host's calls: removals, then creations and edits, then the selection. */
+    #write(state: WorkspaceState, previous: WorkspaceState): void {
+        if (state.workspaces !== previous.workspaces) {
+            const before = new Map(previous.workspaces.map((workspace) => [workspace.id, workspace]));
+            const after = new Set(state.workspaces.map((workspace) => workspace.id));
+            for (const workspace of previous.workspaces)
+                if (!after.has(workspace.id))
+                    this.#send("removeWorkspace", { workspace: workspace.id });
+            for (const workspace of state.workspaces) {
+                const old = before.get(workspace.id);
+                if (old === workspace)
+                    continue;
+                if (old === undefined || !sameMeta(old, workspace))
+                    this.#send("saveWorkspace", { workspace: metaOf(workspace) });
+                this.#writeMessages(workspace, old?.messages ?? []);
+            }
+        }
+        if (state.selectedId !== previous.selectedId && state.selectedId !== undefined)
+            this.#send("selectWorkspace", { workspace: state.selectedId });
+    }
+
+    /** The store changes a chat by one append, one dropped answer, or clearing it; anything else is a bug here. */
+    #writeMessages(workspace: Workspace, before: readonly StoredMessage[]): void {
+        const after = workspace.messages;
+        const keepsPrefix = (length: number): boolean => after.slice(0, length).every((message, index) => message === before[index]);
+        if (after === before || (after.length === before.length && keepsPrefix(after.length)))
+            return;
+        if (after.length === 0)
+            this.#send("clearChat", { workspace: workspace.id });
+        else if (after.length > before.length && keepsPrefix(before.length))
+            for (const message of after.slice(before.length))
+                this.#send("appendMessage", { workspace: workspace.id, message });
+        else if (after.length === before.length - 1 && keepsPrefix(after.length))
+            this.#send("dropLastAnswer", { workspace: workspace.id, messageId: before.at(-1)!.id });
+        else
+            this.stores.notices.getState().saveFailed(`Kvault could not tell how the chat of “${workspace.name}” changed, so the change was not saved. Reload to see what is saved.`);
+    }
+
+    #send<M extends PlainRpcMethod>(method: M, params: RpcMethods[M]["params"]): void {
+        this.rpc.call(method, params).catch((error: unknown) => this.stores.notices.getState().saveFailed(toRpcError(error).message));
+    }
+}
+
+function metaOf({ id, name, colour, settings }: Workspace): WorkspaceMeta {
+    return { id, name, colour, settings };
+}
+
+function sameMeta(a: Workspace, b: Workspace): boolean {
+    return a.name === b.name && a.colour === b.colour && (a.settings === b.settings || JSON.stringify(a.settings) === JSON.stringify(b.settings));
+}
+
+/** The page's localStorage, where it has one (blocked storage means nothing to hand over). */
+export function pageLegacyWorkspaces(): LegacyWorkspaces {
+    const storage = (): Storage | undefined => {
+        try {
+            return typeof localStorage === "undefined" ? undefined : localStorage;
+        } catch {
+            return undefined;
+        }
+    };
+    return {
+        read: () => storage()?.getItem(LEGACY_WORKSPACES_KEY) ?? null,
+        archive: () => {
+            const store = storage();
+            const document = store?.getItem(LEGACY_WORKSPACES_KEY);
+            if (store === undefined || document === null || document === undefined)
+                return;
+            store.setItem(IMPORTED_WORKSPACES_KEY, document);
+            store.removeItem(LEGACY_WORKSPACES_KEY);
+        }
+    };
+}

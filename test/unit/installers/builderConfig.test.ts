@@ -1,0 +1,181 @@
+// The installers' configuration (electron-builder.config.ts), checked where Electron's binary
+// cannot be downloaded, so nothing can be packaged: electron-builder's own schema and file
+// filters say, for each target, which of node-llama-cpp's binaries it would carry and unpack.
+import fs from "node:fs";
+import path from "node:path";
+import { Arch, type Configuration } from "electron-builder";
+import { describe, expect, it } from "vitest";
+import config, { INSTALLER_ARCHS, refuseForeignBuild } from "../../../electron-builder.config";
+import { builderFilters, loadBuilderConfig, validateBuilderConfig, type BuilderPlatform } from "./builderFilters";
+
+const root = path.resolve(import.meta.dirname, "../../..");
+/** As the dist scripts' `electron-builder --config electron-builder.config.ts` loads it. */
+const loaded = await loadBuilderConfig(root, "electron-builder.config.ts");
+const readText = (file: string): string => fs.readFileSync(path.join(root, file), "utf8");
+
+interface Target {
+    readonly platform: BuilderPlatform;
+    readonly arch: "x64" | "arm64";
+    readonly installers: readonly string[];
+    /** node-llama-cpp's prebuilt binary packages (@node-llama-cpp/NAME) this target loads. */
+    readonly binaryPackages: readonly string[];
+}
+
+const TARGETS: readonly Target[] = [
+    { platform: "linux", arch: "x64", installers: ["AppImage", "deb"], binaryPackages: ["linux-x64", "linux-x64-cuda", "linux-x64-cuda-ext", "linux-x64-vulkan"] },
+    { platform: "linux", arch: "arm64", installers: ["AppImage", "deb"], binaryPackages: ["linux-arm64"] },
+    { platform: "win", arch: "x64", installers: ["nsis"], binaryPackages: ["win-x64", "win-x64-cuda", "win-x64-cuda-ext", "win-x64-vulkan"] },
+    { platform: "win", arch: "arm64", installers: ["nsis"], binaryPackages: ["win-arm64"] },
+    { platform: "mac", arch: "arm64", installers: ["dmg"], binaryPackages: ["mac-arm64-metal"] },
+    { platform: "mac", arch: "x64", installers: ["dmg"], binaryPackages: ["mac-x64"] }
+];
+/** Binary packages of architectures Kvault ships no installer for. */
+const UNSHIPPED = ["linux-armv7l", "linux-riscv64"];
+const ALL_BINARY_PACKAGES = [...TARGETS.flatMap((target) => target.binaryPackages), ...UNSHIPPED];
+
+/** A few files of a binary package: every file where it is installed here, else its usual layout. */
+function binaryPackageFiles(name: string): string[] {
+    const dir = `node_modules/@node-llama-cpp/${name}`;
+    if (fs.existsSync(path.join(root, dir))) {
+        return fs.readdirSync(path.join(root, dir), { recursive: true, withFileTypes: true })
+            .filter((entry) => entry.isFile())
+            .map((entry) => path.relative(root, path.join(entry.parentPath, entry.name)).split(path.sep).join("/"));
+    }
+    const library = name.startsWith("win") ? "ggml.dll" : name.startsWith("mac") ? "libggml.dylib" : "libggml.so";
+    return ["package.json", "dist/index.js", `bins/${name}/llama-addon.node`, `bins/${name}/${library}`].map((file) => `${dir}/${file}`);
+}
+
+/** What `node-llama-cpp source build` would leave for a target; never installed here. */
+const localBuildFiles = (name: string): string[] =>
+    [`node_modules/node-llama-cpp/llama/localBuilds/${name}/Release/llama-addon.node`];
+
+describe("electron-builder.config.ts", () => {
+    it("loads as electron-builder loads it and passes its schema, which rejects a misspelled option", async () => {
+        expect(loaded.electronFuses).toEqual(config.electronFuses);
+        await expect(validateBuilderConfig(loaded)).resolves.toBeUndefined();
+        const misspelled = { ...loaded, electronFuses: { ...loaded.electronFuses, runAsNod: false } } as Configuration;
+        await expect(validateBuilderConfig(misspelled)).rejects.toThrow(/electronFuses/);
+    });
+
+    it("builds AppImage and deb for Linux, NSIS for Windows and DMG for macOS, for x64 and arm64", () => {
+        for (const target of TARGETS) {
+            // Names only, no architecture: each build is for the machine's, or the one asked for.
+            expect(config[target.platform]?.target, target.platform).toEqual(target.installers);
+        }
+        expect([...INSTALLER_ARCHS].sort()).toEqual(["arm64", "x64"]);
+        expect(TARGETS.map((target) => `${target.platform}-${target.arch}`).sort())
+            .toEqual((["linux", "win", "mac"] as const).flatMap((platform) => INSTALLER_ARCHS.map((arch) => `${platform}-${arch}`)).sort());
+    });
+
+    it("refuses to build for another platform or architecture than the machine's", () => {
+        expect(config.beforePack).toBe(refuseForeignBuild);
+        const here = { electronPlatformName: process.platform, arch: Arch[process.arch as keyof typeof Arch] };
+        expect(() => refuseForeignBuild(here)).not.toThrow();
+        const otherArch = process.arch === "arm64" ? Arch.x64 : Arch.arm64;
+        expect(() => refuseForeignBuild({ ...here, arch: otherArch })).toThrow(`cannot build the ${process.platform}-${Arch[otherArch]} installer`);
+        const otherPlatform = process.platform === "win32" ? "linux" : "win32";
+        expect(() => refuseForeignBuild({ ...here, electronPlatformName: otherPlatform })).toThrow(/Build it on a .* machine/);
+    });
+
+    it("knows every binary package node-llama-cpp can install", () => {
+        const manifest = JSON.parse(readText("node_modules/node-llama-cpp/package.json")) as { optionalDependencies: Record<string, string> };
+        const names = Object.keys(manifest.optionalDependencies).map((name) => name.replace("@node-llama-cpp/", ""));
+        expect(ALL_BINARY_PACKAGES.slice().sort()).toEqual(names.sort());
+    });
+
+    it("sets the fuses: no run-as-node, no NODE_OPTIONS, no inspector, only the integrity-checked asar", () => {
+        expect(config.electronFuses).toMatchObject({
+            runAsNode: false,
+            enableNodeOptionsEnvironmentVariable: false,
+            enableNodeCliInspectArguments: false,
+            enableEmbeddedAsarIntegrityValidation: true,
+            onlyLoadAppFromAsar: true
+        });
+        expect(config.asar ?? true).toBe(true);
+    });
+
+    it("signs macOS apps ad hoc with the hardened runtime's JIT and library exceptions", () => {
+        expect(config.mac).toMatchObject({ identity: "-", hardenedRuntime: true });
+        for (const file of [config.mac?.entitlements, config.mac?.entitlementsInherit]) {
+            const plist = readText(file ?? "missing").replace(/\s+/g, "");
+            for (const key of ["allow-jit", "allow-unsigned-executable-memory", "disable-library-validation"]) {
+                expect(plist, `${file}: ${key}`).toContain(`<key>com.apple.security.cs.${key}</key><true/>`);
+            }
+        }
+    });
+
+    describe.each(TARGETS)("for $platform $arch", (target) => {
+        const filters = builderFilters(loaded, target.platform, target.arch, root);
+        const others = ALL_BINARY_PACKAGES.filter((name) => !target.binaryPackages.includes(name));
+
+        it("carries the app's bundles and package.json, not its sources", () => {
+            for (const file of ["out/main/index.js", "out/main/engineProcess.js", "out/preload/index.cjs", "out/renderer/index.html", "package.json"]) {
+                expect(filters.packs(file), file).toBe(true);
+            }
+            for (const file of ["engine/KvEngine.ts", "main/index.ts", "electron-builder.config.ts", "README.md", "resources/entitlements.mac.plist", "release/builder-debug.yml"]) {
+                expect(filters.packs(file), file).toBe(false);
+            }
+        });
+
+        it("carries its node-llama-cpp binaries, unpacked from the asar, and node-llama-cpp itself inside it", () => {
+            const files = [...target.binaryPackages.flatMap(binaryPackageFiles), ...localBuildFiles(`${target.platform}-${target.arch}`)];
+            expect(files.some((file) => file.endsWith("/llama-addon.node"))).toBe(true);
+            for (const file of files) {
+                expect(filters.packs(file), file).toBe(true);
+                expect(filters.unpacks(file), file).toBe(true);
+            }
+            for (const file of ["node_modules/node-llama-cpp/package.json", "node_modules/node-llama-cpp/dist/index.js", "node_modules/node-llama-cpp/llama/binariesGithubRelease.json"]) {
+                expect(filters.packs(file), file).toBe(true);
+                expect(filters.unpacks(file), file).toBe(false);
+            }
+            expect(filters.unpacks("out/main/index.js")).toBe(false);
+        });
+
+        it("carries no other platform's or architecture's binaries", () => {
+            const foreign = [
+                ...others.flatMap(binaryPackageFiles),
+                ...TARGETS.filter((other) => other !== target).flatMap((other) => localBuildFiles(`${other.platform}-${other.arch}`))
+            ];
+            for (const file of foreign) {
+                expect(filters.packs(file), file).toBe(false);
+            }
+            expect(filters.packs("node_modules/node-llama-cpp/llama/gitRelease.bundle")).toBe(false);
+        });
+    });
+});
+
+describe("the installers workflow", () => {
+    const workflow = readText(".github/workflows/installers.yml");
+    const scripts = (JSON.parse(readText("package.json")) as { scripts: Record<string, string> }).scripts;
+    // One flow mapping per job: { name, runner, dist, arch }.
+    const jobs = [...workflow.matchAll(/- \{ name: ([\w-]+), runner: ([\w.-]+), dist: "([\w:]+)", arch: (\w+) \}/g)]
+        .map(([, name, runner, dist, arch]) => ({ name, runner: runner ?? "", dist: dist ?? "", arch }));
+
+    it("builds every target on a runner of its own OS and architecture", () => {
+        const runnerOs: Record<BuilderPlatform, RegExp> = { linux: /^ubuntu-/, win: /^windows-/, mac: /^macos-/ };
+        for (const target of TARGETS) {
+            const job = jobs.find((candidate) => candidate.name === `${target.platform}-${target.arch}`);
+            expect(job, `${target.platform}-${target.arch}`).toBeDefined();
+            expect(job?.runner).toMatch(runnerOs[target.platform]);
+            expect(job?.arch).toBe(target.arch);
+            expect(scripts[job?.dist ?? ""]).toMatch(new RegExp(`^electron-vite build && electron-builder --config electron-builder\\.config\\.ts .*--${target.platform}( |$)`));
+        }
+        expect(jobs).toHaveLength(TARGETS.length);
+        expect(scripts.dist).toMatch(/^electron-vite build && electron-builder --config electron-builder\.config\.ts /);
+        expect(workflow).toContain("runs-on: ${{ matrix.runner }}");
+        expect(workflow).toContain("architecture: ${{ matrix.arch }}");
+        expect(workflow).toContain("run: npm run ${{ matrix.dist }} -- --${{ matrix.arch }}");
+    });
+
+    it("installs with npm ci on Node 20 and uploads the installers, failing when there are none", () => {
+        expect(workflow).toMatch(/uses: actions\/setup-node@v4\n\s+with:\n\s+node-version: 20\n\s+cache: npm\n/);
+        expect(workflow).toContain("run: npm ci");
+        expect(workflow).toContain("uses: actions/upload-artifact@v4");
+        for (const pattern of ["release/*.AppImage", "release/*.deb", "release/*.exe", "release/*.dmg"]) {
+            expect(workflow).toContain(pattern);
+        }
+        expect(workflow).toContain("if-no-files-found: error");
+        expect(workflow).toContain('CSC_IDENTITY_AUTO_DISCOVERY: "false"');
+        expect(workflow).not.toMatch(/secrets\./);
+    });
+});
