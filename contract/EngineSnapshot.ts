@@ -54,6 +54,8 @@ export interface EngineSnapshot {
         readonly requests: { readonly finished: number; readonly rejected: number; readonly cancelled: number; readonly failed: number };
         readonly integrityFailures: number;
         readonly staleWritesRefused: number;
+        /** Late or duplicate transfer completions ignored by their (request, generation) tag (failure mode 7). */
+        readonly staleCompletionsIgnored: number;
         readonly pagesScrubbed: number;
         readonly swapOuts: number;
         readonly swapIns: number;

@@ -346,6 +346,7 @@ export class EngineService {
                 requests: { finished: counters.finished, rejected: counters.rejected, cancelled: counters.cancelled, failed: counters.failed },
                 integrityFailures: counters.integrityFailures,
                 staleWritesRefused: poolCounters.staleWritesRefused,
+                staleCompletionsIgnored: counters.staleCompletionsIgnored,
                 pagesScrubbed: poolCounters.pagesScrubbed,
                 swapOuts: counters.swapOuts,
                 swapIns: counters.swapIns,

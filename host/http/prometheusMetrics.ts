@@ -16,6 +16,7 @@ export function prometheusMetrics(snapshot: EngineSnapshot, http: { readonly req
         Object.entries(counters.requests).map(([outcome, count]) => [`{outcome="${outcome}"}`, count]));
     metric("kvault_integrity_failures_total", "counter", "Handoffs and swaps refused by a page integrity check.", [["", counters.integrityFailures]]);
     metric("kvault_stale_writes_refused_total", "counter", "Page writes refused for a stale generation or a released page.", [["", counters.staleWritesRefused]]);
+    metric("kvault_stale_completions_ignored_total", "counter", "Late or duplicate transfer completions ignored by their request and generation.", [["", counters.staleCompletionsIgnored]]);
     metric("kvault_pages_scrubbed_total", "counter", "Pages zeroed before returning to the free list.", [["", counters.pagesScrubbed]]);
     metric("kvault_swaps_total", "counter", "Workspaces moved between decode sequences and pages.",
         [[`{direction="out"}`, counters.swapOuts], [`{direction="in"}`, counters.swapIns], [`{direction="dropped"}`, counters.swapDrops]]);

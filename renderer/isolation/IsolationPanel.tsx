@@ -48,6 +48,7 @@ function Counters({ counters }: { readonly counters: EngineSnapshot["counters"] 
         ["failed", "Requests failed", counters.requests.failed, counters.requests.failed > 0],
         ["integrityFailures", "Integrity failures caught", counters.integrityFailures, counters.integrityFailures > 0],
         ["staleWritesRefused", "Stale writes refused", counters.staleWritesRefused, counters.staleWritesRefused > 0],
+        ["staleCompletionsIgnored", "Stale completions ignored", counters.staleCompletionsIgnored, counters.staleCompletionsIgnored > 0],
         ["pagesScrubbed", "Pages scrubbed", counters.pagesScrubbed],
         ["swapOuts", "Swaps out to pages", counters.swapOuts],
         ["swapIns", "Swaps back in", counters.swapIns],

@@ -132,6 +132,9 @@ describe("the OpenAI-compatible API, driven by the official openai client", () =
         expect(metricValue(after, 'kvault_requests_total{outcome="cancelled"}')).toBe(metricValue(before, 'kvault_requests_total{outcome="cancelled"}') + 1);
         expect(metricValue(after, 'kvault_pages{state="free"}')).toBe(48);
         expect(metricValue(after, "kvault_page_leases_active")).toBe(0);
+        // A cancel is not a stale completion: the transfer counters say nothing arrived late.
+        expect(metricValue(after, "kvault_stale_completions_ignored_total")).toBe(0);
+        expect(metricValue(after, "kvault_stale_writes_refused_total")).toBe(0);
     });
 
     it("answers errors in OpenAI's shape: 401, 404, 400 for bad JSON and bad values, 413 for a huge body", async () => {

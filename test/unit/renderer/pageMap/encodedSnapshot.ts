@@ -19,7 +19,7 @@ export function encodedSnapshot(states: readonly number[], slots: readonly numbe
         capacities: { window: 512, prefill: 512, decode: 512, pool: 1_536, limit: 512 },
         numQueued: 0,
         counters: {
-            requests: { finished: 0, rejected: 0, cancelled: 0, failed: 0 }, integrityFailures: 0, staleWritesRefused: 0, pagesScrubbed: 0,
+            requests: { finished: 0, rejected: 0, cancelled: 0, failed: 0 }, integrityFailures: 0, staleWritesRefused: 0, staleCompletionsIgnored: 0, pagesScrubbed: 0,
             swapOuts: 0, swapIns: 0, swapDrops: 0, generatedTokens: 0, evaluatedPromptTokens: 0, reusedPromptTokens: 0
         },
         tokensPerSecond: 0
