@@ -81,24 +81,16 @@ export type LibraryModelOrigin = "opened" | "downloaded";
 /**
  * A model the host remembers (contract/rpc.ts listModels): every GGUF opened by path or
  * downloaded, with the facts its header gave when it was added or last used.
+ * Its GGUF facts are ModelFacts' fields of the same names.
  */
-export interface LibraryModel {
+export interface LibraryModel extends Pick<ModelFacts,
+    "fileName" | "name" | "architecture" | "parameterCount" | "fileType" | "trainContextSize" | "numLayers" | "kvBytesPerToken" | "fileBytes"> {
     readonly id: string;
     /** Absolute path on the host. */
     readonly path: string;
-    readonly fileName: string;
     readonly origin: LibraryModelOrigin;
     /** The URL or `hf:` reference it was downloaded from; undefined for an opened file. */
     readonly source: string | undefined;
-    readonly name: string | undefined;
-    readonly architecture: string;
-    readonly parameterCount: number | undefined;
-    /** The quantisation, e.g. "MOSTLY_Q4_K_M". */
-    readonly fileType: string | undefined;
-    readonly trainContextSize: number | undefined;
-    readonly numLayers: number;
-    readonly kvBytesPerToken: number;
-    readonly fileBytes: number;
     /** engine/model/modelFingerprint.ts: 16 hex digits over the size, the first MiB and 16 samples of the weights. */
     readonly fingerprint: string;
     /** ISO 8601. */

@@ -148,12 +148,7 @@ export class PageTransfer {
 
         const readLeases: PageReadLease[] = [];
         try {
-            for (const page of manifest.pages) {
-                const leased = this.pool.acquireReadLease(page, this.#generationToRead(manifest, page));
-                if (!leased.ok)
-                    throw leased.error;
-                readLeases.push(leased.lease);
-            }
+            this.#leaseManifestPages(manifest, readLeases);
             return assembleSequenceState({
                 tokens: manifest.tokens,
                 layout: this.layout,
@@ -165,6 +160,16 @@ export class PageTransfer {
         } finally {
             for (const lease of readLeases)
                 lease.release();
+        }
+    }
+
+    /** Read leases on every page of `manifest`, pushed onto `leases` as taken, so the caller's `finally` releases them even when one is refused. */
+    #leaseManifestPages(manifest: PageManifest, leases: PageReadLease[]): void {
+        for (const page of manifest.pages) {
+            const leased = this.pool.acquireReadLease(page, this.#generationToRead(manifest, page));
+            if (!leased.ok)
+                throw leased.error;
+            leases.push(leased.lease);
         }
     }
 
@@ -184,12 +189,7 @@ export class PageTransfer {
         invariant(reservedPages.length >= numPages, () => `${tokens.length} tokens need ${numPages} pages; the reader reserved ${reservedPages.length}`);
         const readLeases: PageReadLease[] = [];
         try {
-            for (const page of manifest.pages) {
-                const leased = this.pool.acquireReadLease(page, this.#generationToRead(manifest, page));
-                if (!leased.ok)
-                    throw leased.error;
-                readLeases.push(leased.lease);
-            }
+            this.#leaseManifestPages(manifest, readLeases);
             const unreceived = reservedPages.slice(manifest.pages.length, numPages).map((page) => this.pool.inspectRawPage(page));
             return assembleSequenceState({
                 tokens,

@@ -9,6 +9,7 @@ import type { LibraryModel, LibraryModelOrigin, LibraryProblem, ModelFacts, Mode
 import { LibraryFileNotOwnedError, LibraryModelInUseError, LibraryModelUnknownError } from "../../engine/core/modelErrors.js";
 import { modelFingerprint } from "../../engine/model/modelFingerprint.js";
 import { preserveCopy } from "../store/preserveCopy.js";
+import { isRecord } from "../store/readStoredValues.js";
 import { writeFileAtomic } from "../store/writeFileAtomic.js";
 import { readStoredModel, type StoredModel } from "./readStoredModel.js";
 
@@ -171,9 +172,9 @@ function parseLibrary(text: string): { models: StoredModel[]; damage: string | u
     } catch (error) {
         return { models: [], damage: `not JSON: ${(error as Error).message}` };
     }
-    if (typeof value !== "object" || value === null || Array.isArray(value))
+    if (!isRecord(value))
         return { models: [], damage: "not a JSON object" };
-    const { version, models } = value as { version?: unknown; models?: unknown };
+    const { version, models } = value;
     if (version !== LIBRARY_VERSION)
         return { models: [], damage: `format version ${JSON.stringify(version)}, where this Kvault reads ${LIBRARY_VERSION}` };
     if (!Array.isArray(models))

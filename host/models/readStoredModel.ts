@@ -1,5 +1,6 @@
 import path from "node:path";
 import type { LibraryModel } from "../../contract/models.js";
+import { isRecord } from "../store/readStoredValues.js";
 
 /** A library entry as models.json holds it: whether the file is there is checked when listed, not stored. */
 export type StoredModel = Omit<LibraryModel, "missing">;
@@ -9,9 +10,9 @@ const MAX_TEXT_CHARS = 8192;
 
 /** One entry of models.json, checked field by field; undefined for anything else. */
 export function readStoredModel(value: unknown): StoredModel | undefined {
-    if (typeof value !== "object" || value === null || Array.isArray(value))
+    if (!isRecord(value))
         return undefined;
-    const entry = value as Record<string, unknown>;
+    const entry = value;
     const text = (field: unknown): field is string => typeof field === "string" && field.length > 0 && field.length <= MAX_TEXT_CHARS;
     const optionalText = (field: unknown): field is string | undefined => field === undefined || text(field);
     const count = (field: unknown): field is number => typeof field === "number" && Number.isSafeInteger(field) && field >= 0;

@@ -3,7 +3,7 @@
 // replay of its lines in order.
 import type { StoredMessage } from "../../contract/workspaces.js";
 import { isStoreId } from "../../contract/workspaces.js";
-import { describe, isRecord, readStoredMessage, type Read } from "./readStoredValues.js";
+import { describe, parseJsonObject, readStoredMessage, type Read } from "./readStoredValues.js";
 
 /** The store's format: the workspace list's `v`, and every chat record's. */
 export const STORE_FORMAT_VERSION = 2;
@@ -25,14 +25,10 @@ export function encodeJournalRecord(record: JournalRecord): string {
 
 /** A line's text (without its newline) as a record, or why it is not one. */
 export function parseJournalLine(text: string): Read<JournalRecord> {
-    let value: unknown;
-    try {
-        value = JSON.parse(text);
-    } catch {
-        return { ok: false, reason: "not JSON" };
-    }
-    if (!isRecord(value))
-        return { ok: false, reason: "not a JSON object" };
+    const parsed = parseJsonObject(text);
+    if (!parsed.ok)
+        return parsed;
+    const value = parsed.value;
     if (value.v !== STORE_FORMAT_VERSION)
         return { ok: false, reason: `format ${describe(value.v)}, not ${STORE_FORMAT_VERSION}` };
     switch (value.op) {

@@ -2,7 +2,7 @@
 // {"v":2,"selectedId":"ui-…","workspaces":[{"id":"ui-…","name":"Workspace 1","colour":0,"settings":{…}}]}
 import type { WorkspaceMeta } from "../../contract/workspaces.js";
 import { STORE_FORMAT_VERSION } from "./journalRecords.js";
-import { describe, isRecord, readWorkspaceMeta, type Read } from "./readStoredValues.js";
+import { describe, parseJsonObject, readWorkspaceMeta, type Read } from "./readStoredValues.js";
 
 export interface Metadata {
     readonly selectedId: string | null;
@@ -25,14 +25,10 @@ export function encodeMetadata(metadata: Metadata): string {
  * in another format comes back with its version only: the caller refuses a newer one.
  */
 export function parseMetadata(text: string): Read<ParsedMetadata> {
-    let value: unknown;
-    try {
-        value = JSON.parse(text);
-    } catch {
-        return { ok: false, reason: "not JSON" };
-    }
-    if (!isRecord(value))
-        return { ok: false, reason: "not a JSON object" };
+    const parsed = parseJsonObject(text);
+    if (!parsed.ok)
+        return parsed;
+    const value = parsed.value;
     if (typeof value.v !== "number" || !Number.isSafeInteger(value.v) || value.v < 1)
         return { ok: false, reason: `format ${describe(value.v)} is not a version number` };
     if (value.v !== STORE_FORMAT_VERSION)

@@ -80,6 +80,17 @@ function readUsage(value: unknown): Read<NonNullable<StoredMessage["usage"]>> {
     };
 }
 
+/** A JSON text that must hold an object: the object, or "not JSON" / "not a JSON object". */
+export function parseJsonObject(text: string): Read<Record<string, unknown>> {
+    let value: unknown;
+    try {
+        value = JSON.parse(text);
+    } catch {
+        return fail("not JSON");
+    }
+    return isRecord(value) ? { ok: true, value } : fail("not a JSON object");
+}
+
 export function isRecord(value: unknown): value is Record<string, unknown> {
     return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -1,14 +1,17 @@
 // A loopback HTTP server for download tests: serves files with or without Range support, an ETag
 // and Last-Modified, can cut every response at a byte offset of the file (a connection that
-// drops there and stays down) or only the first ranged one (a single drop), and logs every request.
+// drops there and stays down) or only the first ranged one (a single drop), and logs every request;
+// and `settled`, which waits for a download to stop running.
 import crypto from "node:crypto";
 import fs from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
+import type { ModelDownload } from "../../contract/models.js";
 import { writeGgufFile } from "../../engine/gguf/writeGgufFile.js";
 import { modelPresets } from "../../engine/model/modelPresets.js";
 import { planSyntheticModel, SYNTHETIC_MODEL_VERSION } from "../../engine/model/syntheticModel.js";
+import type { ModelDownloads } from "../../engine/runtime/downloadModel.js";
 import { repositoryRoot } from "./generatedModels.js";
 
 /** node-llama-cpp's downloader (ipull) keeps progress in chunks of this many bytes. */
@@ -151,4 +154,17 @@ export async function startModelFileServer(): Promise<ModelFileServer> {
             await new Promise<void>((resolve) => server.close(() => resolve()));
         }
     };
+}
+
+/** The download's record once it is no longer running (done, failed or cancelled); throws past `timeoutMs`. */
+export async function settled(downloads: ModelDownloads, id: string, timeoutMs = 30_000): Promise<ModelDownload> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+        const record = downloads.get(id)!;
+        if (record.state !== "downloading")
+            return record;
+        if (Date.now() > deadline)
+            throw new Error(`download ${id} still running: ${JSON.stringify(record)}`);
+        await new Promise((resolve) => setTimeout(resolve, 25));
+    }
 }

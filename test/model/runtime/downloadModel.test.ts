@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ModelDownload } from "../../../contract/models.js";
 import { ModelDownloads, speed, validateDownloadSource } from "../../../engine/runtime/downloadModel.js";
 import { ensureGeneratedModel } from "../../support/generatedModels.js";
+import { settled } from "../../support/modelFileServer.js";
 
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "kvault-download-"));
 let model: Buffer;
@@ -62,18 +63,6 @@ afterAll(async () => {
 
 function directory(name: string): string {
     return path.join(scratch, name);
-}
-
-async function settled(downloads: ModelDownloads, id: string, timeoutMs = 30_000): Promise<ModelDownload> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-        const record = downloads.get(id)!;
-        if (record.state !== "downloading")
-            return record;
-        if (Date.now() > deadline)
-            throw new Error(`download ${id} still running: ${JSON.stringify(record)}`);
-        await new Promise((resolve) => setTimeout(resolve, 25));
-    }
 }
 
 function filesIn(dir: string): string[] {

@@ -4,7 +4,7 @@ import path from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { ModelDownload } from "../../../contract/models.js";
 import { ModelDownloads } from "../../../engine/runtime/downloadModel.js";
-import { ensureChunkedModel, IPULL_CHUNK_BYTES, sha256, startModelFileServer, type LoggedRequest, type ModelFileServer } from "../../support/modelFileServer.js";
+import { ensureChunkedModel, IPULL_CHUNK_BYTES, settled, sha256, startModelFileServer, type LoggedRequest, type ModelFileServer } from "../../support/modelFileServer.js";
 
 /** A connection that drops and stays down is given up after this long without a new byte. */
 const STALL_MS = 1_500;
@@ -31,18 +31,6 @@ afterAll(async () => {
     await server.close();
     fs.rmSync(scratch, { recursive: true, force: true });
 });
-
-async function settled(downloads: ModelDownloads, id: string, timeoutMs = 30_000): Promise<ModelDownload> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-        const record = downloads.get(id)!;
-        if (record.state !== "downloading")
-            return record;
-        if (Date.now() > deadline)
-            throw new Error(`download ${id} still running: ${JSON.stringify(record)}`);
-        await new Promise((resolve) => setTimeout(resolve, 25));
-    }
-}
 
 /** Ranged GETs of `name` logged from `from` on. */
 function rangedSince(from: number, name: string): LoggedRequest[] {

@@ -1,11 +1,9 @@
 import fs from "node:fs";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { defaultWorkspaceSettings } from "../../../../contract/workspaces";
 import { detectStoreVersion } from "../../../../host/store/migrations";
 import { readV1Workspaces } from "../../../../host/store/readV1Workspaces";
-import { storePaths } from "../../../../host/store/storePaths";
-import { WorkspaceStore } from "../../../../host/store/WorkspaceStore";
-import { fixedNow, listNames, tempDataDir, usage } from "./storeFixtures";
+import { listNames, usage, useTempStore } from "./storeFixtures";
 
 // Format 1 as the renderer wrote it to localStorage["kvault.workspaces"] (zustand persist, version 1),
 // with ids as renderer/util/newId.ts makes them.
@@ -30,50 +28,37 @@ const v1Document = JSON.stringify({
     version: 1
 });
 
-let dataDir: string;
-let paths: ReturnType<typeof storePaths>;
-let logged: string[];
-const open = (): Promise<WorkspaceStore> => WorkspaceStore.open(dataDir, { now: fixedNow, log: (line) => logged.push(line) });
-
-beforeEach(() => {
-    dataDir = tempDataDir();
-    paths = storePaths(dataDir);
-    logged = [];
-});
-
-afterEach(() => {
-    fs.rmSync(dataDir, { recursive: true, force: true });
-});
+const temp = useTempStore();
 
 describe("migration from format 1 (the renderer's localStorage document) to format 2", () => {
     it("splits the document into the workspace list and one chat file per workspace, switches the version, and keeps the old file", async () => {
-        fs.writeFileSync(paths.v1Document, v1Document);
-        expect(await detectStoreVersion(paths)).toBe(1);
-        const store = await open();
+        fs.writeFileSync(temp.paths.v1Document, v1Document);
+        expect(await detectStoreVersion(temp.paths)).toBe(1);
+        const store = await temp.open();
         const loaded = await store.load();
         await store.close();
 
         const original = (JSON.parse(v1Document) as { state: { workspaces: unknown[] } }).state.workspaces;
         expect(loaded).toEqual({ workspaces: original, selectedId: second, problems: [] });
-        expect(await detectStoreVersion(paths)).toBe(2);
-        expect(listNames(dataDir)).toEqual(["workspaces", "workspaces.v1-backup-2026-01-05T05-04-49-123Z.json"]);
-        expect(fs.readFileSync(`${dataDir}/workspaces.v1-backup-2026-01-05T05-04-49-123Z.json`, "utf8")).toBe(v1Document);
-        expect(listNames(paths.directory)).toEqual(["index.json", `${first}.jsonl`, `${second}.jsonl`]);
-        expect(fs.readFileSync(paths.journal(second), "utf8")).toBe("");
-        expect(fs.readFileSync(paths.journal(first), "utf8").trim().split("\n")).toHaveLength(4);
-        expect(logged.some((line) => /Moved 2 workspace\(s\)/.test(line))).toBe(true);
+        expect(await detectStoreVersion(temp.paths)).toBe(2);
+        expect(listNames(temp.dataDir)).toEqual(["workspaces", "workspaces.v1-backup-2026-01-05T05-04-49-123Z.json"]);
+        expect(fs.readFileSync(`${temp.dataDir}/workspaces.v1-backup-2026-01-05T05-04-49-123Z.json`, "utf8")).toBe(v1Document);
+        expect(listNames(temp.paths.directory)).toEqual(["index.json", `${first}.jsonl`, `${second}.jsonl`]);
+        expect(fs.readFileSync(temp.paths.journal(second), "utf8")).toBe("");
+        expect(fs.readFileSync(temp.paths.journal(first), "utf8").trim().split("\n")).toHaveLength(4);
+        expect(temp.logged.some((line) => /Moved 2 workspace\(s\)/.test(line))).toBe(true);
 
         // Migrated once: the next start reads format 2 and finds the same.
-        const reopened = await open();
+        const reopened = await temp.open();
         expect(await reopened.load()).toEqual(loaded);
         await reopened.close();
     });
 
     it("recovers from a crash midway: chat files written but not the list, so format 1 is still in charge and the migration runs again over the same files", async () => {
-        fs.writeFileSync(paths.v1Document, v1Document);
-        fs.mkdirSync(paths.directory);
-        fs.writeFileSync(paths.journal(first), '{"v":2,"op":"message","id":"m-0d9e8f7a6b5c4d3e2f1a0b9c8d7e6f5a","role":"user","content":"Bonj'); // cut short
-        const store = await open();
+        fs.writeFileSync(temp.paths.v1Document, v1Document);
+        fs.mkdirSync(temp.paths.directory);
+        fs.writeFileSync(temp.paths.journal(first), '{"v":2,"op":"message","id":"m-0d9e8f7a6b5c4d3e2f1a0b9c8d7e6f5a","role":"user","content":"Bonj'); // cut short
+        const store = await temp.open();
         const { workspaces, problems } = await store.load();
         await store.close();
         expect(problems).toEqual([]);
@@ -81,19 +66,19 @@ describe("migration from format 1 (the renderer's localStorage document) to form
     });
 
     it("recovers from a crash after the switch: the list is in format 2, so the old document is only set aside", async () => {
-        fs.writeFileSync(paths.v1Document, v1Document);
-        await (await open()).close();
-        const [backup] = listNames(dataDir).filter((name) => name.startsWith("workspaces.v1-backup"));
-        fs.renameSync(`${dataDir}/${backup}`, paths.v1Document); // as if the rename had not happened
-        fs.appendFileSync(paths.journal(first), '{"v":2,"op":"clear"}\n'); // a change made in format 2 since
-        const store = await open();
+        fs.writeFileSync(temp.paths.v1Document, v1Document);
+        await (await temp.open()).close();
+        const [backup] = listNames(temp.dataDir).filter((name) => name.startsWith("workspaces.v1-backup"));
+        fs.renameSync(`${temp.dataDir}/${backup}`, temp.paths.v1Document); // as if the rename had not happened
+        fs.appendFileSync(temp.paths.journal(first), '{"v":2,"op":"clear"}\n'); // a change made in format 2 since
+        const store = await temp.open();
         expect((await store.load()).workspaces[0]!.messages).toEqual([]);
         await store.close();
-        expect(fs.existsSync(paths.v1Document)).toBe(false);
+        expect(fs.existsSync(temp.paths.v1Document)).toBe(false);
     });
 
     it("carries over what the renderer would have read, and lists what it would have dropped, kept in the backup", async () => {
-        fs.writeFileSync(paths.v1Document, JSON.stringify({
+        fs.writeFileSync(temp.paths.v1Document, JSON.stringify({
             version: 1,
             state: {
                 selectedId: "gone",
@@ -109,7 +94,7 @@ describe("migration from format 1 (the renderer's localStorage document) to form
                 ]
             }
         }));
-        const store = await open();
+        const store = await temp.open();
         const { workspaces, selectedId, problems } = await store.load();
         await store.close();
         expect(workspaces.map(({ id, name, settings, messages }) => ({ id, name, settings, messages: messages.map((message) => [message.id, message.role, message.content]) }))).toEqual([
@@ -119,7 +104,7 @@ describe("migration from format 1 (the renderer's localStorage document) to form
             { id: expect.stringMatching(/^ui-[0-9a-f]{32}$/), name: "Duplicate id again", settings: defaultWorkspaceSettings, messages: [] }
         ]);
         expect(selectedId).toBe(workspaces[0]!.id);
-        const backup = `${dataDir}/workspaces.v1-backup-2026-01-05T05-04-49-123Z.json`;
+        const backup = `${temp.dataDir}/workspaces.v1-backup-2026-01-05T05-04-49-123Z.json`;
         expect(problems.map(({ workspaceName, reason, copy, line, kind }) => [workspaceName, reason, copy, line, kind])).toEqual([
             ["Kept", 'workspaces[0].messages[0]: role "system" is not "user" or "assistant"', backup, null, "corrupt"],
             [null, "workspaces[3]: not a workspace with a name", backup, null, "corrupt"],
@@ -146,20 +131,20 @@ describe("migration from format 1 (the renderer's localStorage document) to form
 
 describe("importWorkspaces: the renderer hands its localStorage document over once", () => {
     it("takes the document into an empty store, keeping a copy of it beside the chats", async () => {
-        const store = await open();
+        const store = await temp.open();
         const imported = await store.importV1(v1Document);
         expect(imported.numImported).toBe(2);
         expect(imported.workspaces.map((workspace) => [workspace.id, workspace.messages.length])).toEqual([[first, 4], [second, 0]]);
         expect(imported.selectedId).toBe(second);
-        expect(fs.readFileSync(`${paths.directory}/imported-v1-2026-01-05T05-04-49-123Z.json`, "utf8")).toBe(v1Document);
+        expect(fs.readFileSync(`${temp.paths.directory}/imported-v1-2026-01-05T05-04-49-123Z.json`, "utf8")).toBe(v1Document);
         await store.close();
-        const reopened = await open();
+        const reopened = await temp.open();
         expect((await reopened.load()).workspaces).toEqual(imported.workspaces);
         await reopened.close();
     });
 
     it("takes nothing into a store that already has workspaces", async () => {
-        const store = await open();
+        const store = await temp.open();
         await store.importV1(v1Document);
         await store.removeWorkspace(second);
         const again = await store.importV1(JSON.stringify({ version: 1, state: { workspaces: [{ id: "ui-new", name: "New" }] } }));

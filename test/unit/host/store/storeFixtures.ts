@@ -1,8 +1,11 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { afterEach, beforeEach } from "vitest";
 import type { StoredMessage, WorkspaceMeta } from "../../../../contract/workspaces";
 import { defaultWorkspaceSettings } from "../../../../contract/workspaces";
+import { storePaths, type StorePaths } from "../../../../host/store/storePaths";
+import { WorkspaceStore } from "../../../../host/store/WorkspaceStore";
 
 /** A fresh data directory under the system's temporary folder; the caller removes it. */
 export function tempDataDir(): string {
@@ -28,4 +31,33 @@ export function answer(id: string, content = `answer ${id}`): StoredMessage {
 /** The names in `directory`, sorted. */
 export function listNames(directory: string): string[] {
     return fs.readdirSync(directory).sort();
+}
+
+export interface TempStore {
+    /** This test's data directory, fresh before it and removed after it. */
+    dataDir: string;
+    paths: StorePaths;
+    /** What the store logged during this test. */
+    logged: string[];
+    /** Opens the store on this test's directory, with the fixed clock. */
+    open(): Promise<WorkspaceStore>;
+}
+
+/** A store's data directory per test of the calling file (its beforeEach and afterEach). */
+export function useTempStore(): TempStore {
+    const temp: TempStore = {
+        dataDir: "",
+        paths: storePaths(""),
+        logged: [],
+        open: () => WorkspaceStore.open(temp.dataDir, { now: fixedNow, log: (line) => temp.logged.push(line) })
+    };
+    beforeEach(() => {
+        temp.dataDir = tempDataDir();
+        temp.paths = storePaths(temp.dataDir);
+        temp.logged = [];
+    });
+    afterEach(() => {
+        fs.rmSync(temp.dataDir, { recursive: true, force: true });
+    });
+    return temp;
 }
