@@ -20,9 +20,11 @@ export function refuseForeignBuild({ electronPlatformName, arch }: Pick<AfterPac
     const target = `${electronPlatformName}-${Arch[arch]}`;
     const machine = `${process.platform}-${process.arch}`;
     if (target !== machine) {
-        throw new Error(`This ${machine} machine cannot build the ${target} installer: npm installed only this machine's ` +
-            `native packages (@node-rs/xxhash among them), so that app would not start. Build it on a ${target} machine, ` +
-            "as the Installers workflow does.");
+        throw new Error(
+            `This ${machine} machine cannot build the ${target} installer: npm installed only this machine's ` +
+                `native packages (@node-rs/xxhash among them), so that app would not start. Build it on a ${target} machine, ` +
+                "as the Installers workflow does."
+        );
     }
 }
 
@@ -67,10 +69,7 @@ const config: Configuration = {
     ],
     // Native libraries must be real files: node-llama-cpp maps app.asar/ to app.asar.unpacked/
     // before loading its addon, and the addon loads its sibling .so/.dll/.dylib files by path.
-    asarUnpack: [
-        ...NATIVE_DIRS.map((dir) => `${dir}/**/*`),
-        "node_modules/@node-rs/xxhash-*/**/*"
-    ],
+    asarUnpack: [...NATIVE_DIRS.map((dir) => `${dir}/**/*`), "node_modules/@node-rs/xxhash-*/**/*"],
     beforePack: refuseForeignBuild,
     // Every native dependency ships prebuilt N-API binaries (node-llama-cpp, @node-rs/xxhash):
     // there is nothing to rebuild against Electron's headers.

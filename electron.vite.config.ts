@@ -5,7 +5,7 @@ import { resolve } from "node:path";
 import react from "@vitejs/plugin-react";
 import { defineConfig } from "electron-vite";
 import type { Plugin } from "vite";
-import { contentSecurityPolicy } from "./main/window/contentSecurityPolicy";
+import { contentSecurityPolicy } from "./main/window/contentSecurityPolicy.js";
 
 const root = import.meta.dirname;
 
@@ -61,7 +61,7 @@ function developmentContentSecurityPolicy(): Plugin {
         apply: "serve",
         transformIndexHtml(html) {
             if (!html.includes(production)) {
-                throw new Error("renderer/index.html must carry contentSecurityPolicy(\"production\") in its CSP meta tag.");
+                throw new Error('renderer/index.html must carry contentSecurityPolicy("production") in its CSP meta tag.');
             }
             return html.replace(production, contentSecurityPolicy("development"));
         }

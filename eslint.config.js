@@ -13,6 +13,14 @@ const llamaOnlyInRuntime = {
     message: "Only engine/runtime/ may import node-llama-cpp (STYLE.md 9). Add a function there instead."
 };
 
+const extensionless = "Literal[value=/^\\.{1,2}\\/(?!.*\\.(js|css|json|html)$)/]";
+const relativeImportsWithExtension = [
+    { selector: `ImportDeclaration > ${extensionless}`, message: "Name the file of a relative import with its .js extension." },
+    { selector: `ExportNamedDeclaration > ${extensionless}`, message: "Name the file of a relative export with its .js extension." },
+    { selector: `ExportAllDeclaration > ${extensionless}`, message: "Name the file of a relative export with its .js extension." },
+    { selector: `ImportExpression > ${extensionless}`, message: "Name the file of a relative import with its .js extension." }
+];
+
 export default tseslint.config(
     { ignores: ["node_modules/", "out/", "dist/", "release/", ".cache/", "test/.artifacts/"] },
     js.configs.recommended,
@@ -22,17 +30,34 @@ export default tseslint.config(
             ecmaVersion: 2023,
             sourceType: "module",
             globals: {
-                console: "readonly", process: "readonly", Buffer: "readonly", URL: "readonly",
-                setTimeout: "readonly", clearTimeout: "readonly", setInterval: "readonly", clearInterval: "readonly",
-                performance: "readonly", TextEncoder: "readonly", TextDecoder: "readonly", AbortController: "readonly",
-                AbortSignal: "readonly", queueMicrotask: "readonly", structuredClone: "readonly",
-                window: "readonly", document: "readonly", requestAnimationFrame: "readonly", cancelAnimationFrame: "readonly"
+                console: "readonly",
+                process: "readonly",
+                Buffer: "readonly",
+                URL: "readonly",
+                setTimeout: "readonly",
+                clearTimeout: "readonly",
+                setInterval: "readonly",
+                clearInterval: "readonly",
+                performance: "readonly",
+                TextEncoder: "readonly",
+                TextDecoder: "readonly",
+                AbortController: "readonly",
+                AbortSignal: "readonly",
+                queueMicrotask: "readonly",
+                structuredClone: "readonly",
+                window: "readonly",
+                document: "readonly",
+                requestAnimationFrame: "readonly",
+                cancelAnimationFrame: "readonly"
             }
         },
         rules: {
             "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
             "@typescript-eslint/consistent-type-imports": "error",
-            "no-restricted-imports": ["error", { paths: [electronOnlyInMain, llamaOnlyInRuntime] }]
+            "no-restricted-imports": ["error", { paths: [electronOnlyInMain, llamaOnlyInRuntime] }],
+            // One dialect: braces on every block, and relative imports name the file as Node's ESM loader does (.js).
+            curly: ["error", "all"],
+            "no-restricted-syntax": ["error", ...relativeImportsWithExtension]
         }
     },
     {
@@ -46,13 +71,18 @@ export default tseslint.config(
     {
         files: ["renderer/**"],
         rules: {
-            "no-restricted-imports": ["error", {
-                paths: [electronOnlyInMain, llamaOnlyInRuntime],
-                patterns: [{
-                    group: ["**/engine/**", "**/main/**", "node:*"],
-                    message: "The renderer imports only from contract/ (ARCHITECTURE.md, Processes)."
-                }]
-            }]
+            "no-restricted-imports": [
+                "error",
+                {
+                    paths: [electronOnlyInMain, llamaOnlyInRuntime],
+                    patterns: [
+                        {
+                            group: ["**/engine/**", "**/main/**", "node:*"],
+                            message: "The renderer imports only from contract/ (ARCHITECTURE.md, Processes)."
+                        }
+                    ]
+                }
+            ]
         }
     }
 );

@@ -48,7 +48,13 @@ export interface EngineSnapshot {
     readonly pageMap: PageMapSnapshot;
     readonly workspaces: readonly WorkspaceUsage[];
     readonly roles: readonly RoleOccupancy[];
-    readonly capacities: { readonly window: number; readonly prefill: number; readonly decode: number; readonly pool: number; readonly limit: number };
+    readonly capacities: {
+        readonly window: number;
+        readonly prefill: number;
+        readonly decode: number;
+        readonly pool: number;
+        readonly limit: number;
+    };
     readonly numQueued: number;
     readonly counters: {
         readonly requests: { readonly finished: number; readonly rejected: number; readonly cancelled: number; readonly failed: number };

@@ -19,9 +19,7 @@ export interface AppInfo {
  * (context_length_exceeded, engine_crashed, invalid_request, …) would be lost. A rejection means
  * the call itself was refused (an untrusted sender, a broken bridge), never an engine outcome.
  */
-export type BridgeResult<T> =
-    | { readonly ok: true; readonly value: T }
-    | { readonly ok: false; readonly error: EngineErrorPayload };
+export type BridgeResult<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: EngineErrorPayload };
 
 /** The OpenAI-compatible API on 127.0.0.1, as the settings page shows it. */
 export interface LocalApiView {

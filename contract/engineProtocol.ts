@@ -107,7 +107,13 @@ export interface EngineInfo {
 export type EngineCommand =
     | { readonly type: "chat"; readonly request: ChatTurnRequest }
     | { readonly type: "cancel"; readonly requestId: string }
-    | { readonly type: "measure"; readonly callId: string; readonly workspace: string; readonly messages: readonly ChatMessage[]; readonly draft: string }
+    | {
+          readonly type: "measure";
+          readonly callId: string;
+          readonly workspace: string;
+          readonly messages: readonly ChatMessage[];
+          readonly draft: string;
+      }
     | { readonly type: "snapshot"; readonly callId: string }
     /** Drops the workspace's KV and transcript; answered with `forgotten` once they are gone. */
     | { readonly type: "forgetWorkspace"; readonly callId: string; readonly workspace: string }
@@ -132,15 +138,32 @@ export type EngineEvent =
     | { readonly type: "queued"; readonly requestId: string; readonly position: number }
     | { readonly type: "started"; readonly requestId: string }
     | { readonly type: "token"; readonly requestId: string; readonly text: string; readonly logprobs?: readonly TokenLogprob[] }
-    | { readonly type: "finished"; readonly requestId: string; readonly text: string; readonly finishReason: FinishReason; readonly usage: TurnUsage; readonly logprobs?: readonly TokenLogprob[] }
+    | {
+          readonly type: "finished";
+          readonly requestId: string;
+          readonly text: string;
+          readonly finishReason: FinishReason;
+          readonly usage: TurnUsage;
+          readonly logprobs?: readonly TokenLogprob[];
+      }
     | { readonly type: "failed"; readonly requestId: string; readonly error: EngineErrorPayload }
     | { readonly type: "measured"; readonly callId: string; readonly result?: DraftMeasurement; readonly error?: EngineErrorPayload }
     | { readonly type: "snapshot"; readonly callId: string; readonly snapshot?: unknown; readonly error?: EngineErrorPayload }
     | { readonly type: "forgotten"; readonly callId: string; readonly error?: EngineErrorPayload }
     | { readonly type: "audited"; readonly callId: string; readonly result?: AuditSummary; readonly error?: EngineErrorPayload }
-    | { readonly type: "replayableTurns"; readonly callId: string; readonly result?: readonly ReplayableTurn[]; readonly error?: EngineErrorPayload }
+    | {
+          readonly type: "replayableTurns";
+          readonly callId: string;
+          readonly result?: readonly ReplayableTurn[];
+          readonly error?: EngineErrorPayload;
+      }
     | { readonly type: "replayed"; readonly callId: string; readonly result?: ReplaySummary; readonly error?: EngineErrorPayload }
-    | { readonly type: "drills"; readonly callId: string; readonly result?: readonly DrillDescription[]; readonly error?: EngineErrorPayload }
+    | {
+          readonly type: "drills";
+          readonly callId: string;
+          readonly result?: readonly DrillDescription[];
+          readonly error?: EngineErrorPayload;
+      }
     | { readonly type: "drillReport"; readonly callId: string; readonly result?: DrillReport; readonly error?: EngineErrorPayload }
     | { readonly type: "canaryReport"; readonly callId: string; readonly result?: CanaryReport; readonly error?: EngineErrorPayload };
 
@@ -155,6 +178,8 @@ export const callAnswerTypes = {
     listDrills: "drills",
     runDrill: "drillReport",
     runCanary: "canaryReport"
-} as const satisfies { readonly [C in Extract<EngineCommand, { callId: string }>["type"]]: Extract<EngineEvent, { callId: string }>["type"] };
+} as const satisfies {
+    readonly [C in Extract<EngineCommand, { callId: string }>["type"]]: Extract<EngineEvent, { callId: string }>["type"];
+};
 
 export type CallCommandType = keyof typeof callAnswerTypes;

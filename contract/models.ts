@@ -83,8 +83,19 @@ export type LibraryModelOrigin = "opened" | "downloaded";
  * downloaded, with the facts its header gave when it was added or last used.
  * Its GGUF facts are ModelFacts' fields of the same names.
  */
-export interface LibraryModel extends Pick<ModelFacts,
-    "fileName" | "name" | "architecture" | "parameterCount" | "fileType" | "trainContextSize" | "numLayers" | "kvBytesPerToken" | "fileBytes"> {
+export interface LibraryModel
+    extends Pick<
+        ModelFacts,
+        | "fileName"
+        | "name"
+        | "architecture"
+        | "parameterCount"
+        | "fileType"
+        | "trainContextSize"
+        | "numLayers"
+        | "kvBytesPerToken"
+        | "fileBytes"
+    > {
     readonly id: string;
     /** Absolute path on the host. */
     readonly path: string;

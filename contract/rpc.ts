@@ -1,7 +1,15 @@
 // The renderer's RPC: the same calls over Electron IPC (preload) and over the headless WebSocket
 // (`/rpc`). Requests carry an id; results and errors answer it; turn events stream by requestId.
 
-import type { ChatMessage, ChatTurnRequest, DraftMeasurement, EngineErrorPayload, EngineInfo, FinishReason, TurnUsage } from "./engineProtocol.js";
+import type {
+    ChatMessage,
+    ChatTurnRequest,
+    DraftMeasurement,
+    EngineErrorPayload,
+    EngineInfo,
+    FinishReason,
+    TurnUsage
+} from "./engineProtocol.js";
 import type { EngineSnapshot } from "./EngineSnapshot.js";
 import type { AuditSummary, CanaryReport, DrillDescription, DrillReport, ReplayableTurn, ReplaySummary } from "./isolation.js";
 import type { ModelDownload, ModelFacts, ModelLibraryListing } from "./models.js";
@@ -65,12 +73,39 @@ export const MAX_MODEL_PATH_CHARS = 4096;
 
 export type RpcMethod = keyof RpcMethods;
 export const rpcMethods: readonly RpcMethod[] = [
-    "info", "chat", "cancel", "measure", "snapshot", "forgetWorkspace", "audit", "replayableTurns", "replay", "listDrills", "runDrill", "inspectModel", "switchModel",
-    "startDownload", "listDownloads", "cancelDownload", "resumeDownload", "listModels", "forgetModel", "runCanary",
-    "loadWorkspaces", "importWorkspaces", "saveWorkspace", "removeWorkspace", "selectWorkspace", "appendMessage", "dropLastAnswer", "clearChat"
+    "info",
+    "chat",
+    "cancel",
+    "measure",
+    "snapshot",
+    "forgetWorkspace",
+    "audit",
+    "replayableTurns",
+    "replay",
+    "listDrills",
+    "runDrill",
+    "inspectModel",
+    "switchModel",
+    "startDownload",
+    "listDownloads",
+    "cancelDownload",
+    "resumeDownload",
+    "listModels",
+    "forgetModel",
+    "runCanary",
+    "loadWorkspaces",
+    "importWorkspaces",
+    "saveWorkspace",
+    "removeWorkspace",
+    "selectWorkspace",
+    "appendMessage",
+    "dropLastAnswer",
+    "clearChat"
 ];
 
-export type RpcRequest = { [M in RpcMethod]: { readonly id: number; readonly method: M; readonly params: RpcMethods[M]["params"] } }[RpcMethod];
+export type RpcRequest = {
+    [M in RpcMethod]: { readonly id: number; readonly method: M; readonly params: RpcMethods[M]["params"] };
+}[RpcMethod];
 
 export type RpcTurnEvent =
     | { readonly event: "queued"; readonly requestId: string; readonly position: number }

@@ -68,19 +68,27 @@ export function resolveEngineConfig(input: EngineConfigInput): EngineConfig {
     const config: EngineConfig = { ...engineDefaults, ...stripUndefined(input), modelPath: input.modelPath };
     for (const field of ["window", "prefillContextSize", "decodeContextSize", "numDecodeSequences", "pageTokens", "numPages"] as const) {
         const value = config[field];
-        if (!Number.isSafeInteger(value) || value < 1)
+        if (!Number.isSafeInteger(value) || value < 1) {
             throw new EngineConfigError(`${field} is ${value}; it must be a whole number of at least 1.`);
+        }
     }
-    if (!Number.isSafeInteger(config.inPlacePrefillTokens) || config.inPlacePrefillTokens < 0)
+    if (!Number.isSafeInteger(config.inPlacePrefillTokens) || config.inPlacePrefillTokens < 0) {
         throw new EngineConfigError(`inPlacePrefillTokens is ${config.inPlacePrefillTokens}; it must be a whole number of at least 0.`);
-    if (config.mode !== "split" && config.mode !== "unified")
+    }
+    if (config.mode !== "split" && config.mode !== "unified") {
         throw new EngineConfigError(`mode is "${String(config.mode)}"; use "split" or "unified".`);
-    if (config.onWindowAboveCapacity !== "clamp" && config.onWindowAboveCapacity !== "refuse")
+    }
+    if (config.onWindowAboveCapacity !== "clamp" && config.onWindowAboveCapacity !== "refuse") {
         throw new EngineConfigError(`onWindowAboveCapacity is "${String(config.onWindowAboveCapacity)}"; use "clamp" or "refuse".`);
-    if (config.stateRoot !== undefined && (typeof config.stateRoot !== "string" || config.stateRoot === ""))
-        throw new EngineConfigError(`stateRoot is ${JSON.stringify(config.stateRoot)}; give the path of a directory, or leave it out for /dev/shm.`);
-    if (typeof config.modelPath !== "string" || config.modelPath === "")
+    }
+    if (config.stateRoot !== undefined && (typeof config.stateRoot !== "string" || config.stateRoot === "")) {
+        throw new EngineConfigError(
+            `stateRoot is ${JSON.stringify(config.stateRoot)}; give the path of a directory, or leave it out for /dev/shm.`
+        );
+    }
+    if (typeof config.modelPath !== "string" || config.modelPath === "") {
         throw new EngineConfigError("modelPath is empty; give the path of a GGUF file.");
+    }
     return Object.freeze(config);
 }
 

@@ -25,10 +25,28 @@ import type { SessionRecord } from "./session/SessionRecord.js";
 import { SessionTable } from "./session/SessionTable.js";
 import type { ParsedSequenceState } from "./codec/parseSequenceState.js";
 import type { LlamaModel } from "./runtime/types.js";
-import type { EngineCounters, GenerateRequest, GenerateResult, KvEngineHooks, ModeReport, ReplayResult, RequestTimings, WindowReport } from "./engineTypes.js";
+import type {
+    EngineCounters,
+    GenerateRequest,
+    GenerateResult,
+    KvEngineHooks,
+    ModeReport,
+    ReplayResult,
+    RequestTimings,
+    WindowReport
+} from "./engineTypes.js";
 import { auditEngine, type EngineAuditOptions, type EngineAuditResult } from "./audit/auditEngine.js";
 
-export type { EngineCounters, GenerateRequest, GenerateResult, KvEngineHooks, ModeReport, ReplayResult, RequestTimings, WindowReport } from "./engineTypes.js";
+export type {
+    EngineCounters,
+    GenerateRequest,
+    GenerateResult,
+    KvEngineHooks,
+    ModeReport,
+    ReplayResult,
+    RequestTimings,
+    WindowReport
+} from "./engineTypes.js";
 
 /** Guards a fault drill's sandbox may switch off; see `KvEngine.start`. Absent means on. */
 export interface EngineGuards {
@@ -67,8 +85,18 @@ const GREEDY: SamplingOptions = { temperature: 0 };
  */
 export class KvEngine {
     readonly counters: EngineCounters = {
-        finished: 0, rejected: 0, cancelled: 0, failed: 0, integrityFailures: 0, swapOuts: 0, swapIns: 0, swapDrops: 0,
-        generatedTokens: 0, evaluatedPromptTokens: 0, reusedPromptTokens: 0, staleCompletionsIgnored: 0
+        finished: 0,
+        rejected: 0,
+        cancelled: 0,
+        failed: 0,
+        integrityFailures: 0,
+        swapOuts: 0,
+        swapIns: 0,
+        swapDrops: 0,
+        generatedTokens: 0,
+        evaluatedPromptTokens: 0,
+        reusedPromptTokens: 0,
+        staleCompletionsIgnored: 0
     };
     readonly #requests = new Map<RequestId, RequestRecord>();
     readonly #replayable = new Map<RequestId, { readonly prompt: readonly number[]; readonly tokens: readonly number[] }>();
@@ -105,10 +133,24 @@ export class KvEngine {
         /** All on, except in a fault drill's sandbox. */
         private readonly guards: EngineGuards = {}
     ) {
-        this.#transfer = new PageTransfer(pool, layout, layoutFingerprint, watchedTransferHooks(hooks, this.#sealWatchers), handoffChecks, this.counters);
-        this.#sessions = new SessionTable(decode, pool, this.#transfer,
-            prefill && decode.layout && decode.numStreams !== undefined ? { layout: decode.layout, numStreams: decode.numStreams } : undefined, this.counters,
-            () => this.#grantNext());
+        this.#transfer = new PageTransfer(
+            pool,
+            layout,
+            layoutFingerprint,
+            watchedTransferHooks(hooks, this.#sealWatchers),
+            handoffChecks,
+            this.counters
+        );
+        this.#sessions = new SessionTable(
+            decode,
+            pool,
+            this.#transfer,
+            prefill && decode.layout && decode.numStreams !== undefined
+                ? { layout: decode.layout, numStreams: decode.numStreams }
+                : undefined,
+            this.counters,
+            () => this.#grantNext()
+        );
     }
 
     /**
@@ -116,9 +158,12 @@ export class KvEngine {
      * engine switches one guard off to show the leak it prevents. Nothing else passes it; the
      * engine process and its protocol cannot.
      */
-    static async start(input: EngineConfigInput, options: { runtime?: LlamaRuntime; hooks?: KvEngineHooks; guards?: EngineGuards } = {}): Promise<KvEngine> {
+    static async start(
+        input: EngineConfigInput,
+        options: { runtime?: LlamaRuntime; hooks?: KvEngineHooks; guards?: EngineGuards } = {}
+    ): Promise<KvEngine> {
         const config = resolveEngineConfig(input);
-        const runtime = options.runtime ?? await LlamaRuntime.start({ gpu: config.gpu, maxThreads: config.threads });
+        const runtime = options.runtime ?? (await LlamaRuntime.start({ gpu: config.gpu, maxThreads: config.threads }));
         const cleanup: (() => Promise<void> | void)[] = options.runtime ? [] : [() => runtime.dispose()];
         try {
             const fingerprint = modelFingerprint(config.modelPath);
@@ -128,37 +173,49 @@ export class KvEngine {
             cleanup.unshift(() => stateDirectory.dispose());
 
             const memory = describeModelMemory(model);
-            const mode: ModeReport = config.mode === "split" && !memory.plainKvCache
-                ? { requested: "split", effective: "unified", reason: `Running unified (no prefill/decode split): ${memory.reason}.` }
-                : { requested: config.mode, effective: config.mode };
+            const mode: ModeReport =
+                config.mode === "split" && !memory.plainKvCache
+                    ? { requested: "split", effective: "unified", reason: `Running unified (no prefill/decode split): ${memory.reason}.` }
+                    : { requested: config.mode, effective: config.mode };
             const split = mode.effective === "split";
 
-            const decode = await RoleContext.create(model, {
-                role: split ? "decode" : "unified",
-                contextSize: config.decodeContextSize,
-                numSequences: config.numDecodeSequences,
-                batchSize: config.batchSize,
-                flashAttention: config.flashAttention,
-                threads: config.threads
-            }, stateDirectory);
-            cleanup.unshift(() => decode.dispose());
-            const prefill = split
-                ? await RoleContext.create(model, {
-                    role: "prefill",
-                    contextSize: config.prefillContextSize,
-                    numSequences: 1,
+            const decode = await RoleContext.create(
+                model,
+                {
+                    role: split ? "decode" : "unified",
+                    contextSize: config.decodeContextSize,
+                    numSequences: config.numDecodeSequences,
                     batchSize: config.batchSize,
                     flashAttention: config.flashAttention,
                     threads: config.threads
-                }, stateDirectory)
+                },
+                stateDirectory
+            );
+            cleanup.unshift(() => decode.dispose());
+            const prefill = split
+                ? await RoleContext.create(
+                      model,
+                      {
+                          role: "prefill",
+                          contextSize: config.prefillContextSize,
+                          numSequences: 1,
+                          batchSize: config.batchSize,
+                          flashAttention: config.flashAttention,
+                          threads: config.threads
+                      },
+                      stateDirectory
+                  )
                 : undefined;
             if (prefill) {
                 cleanup.unshift(() => prefill.dispose());
-                invariant(prefill.layout && decode.layout && prefill.numStreams !== undefined && decode.numStreams !== undefined,
-                    "split mode needs both contexts' KV layouts measured");
+                invariant(
+                    prefill.layout && decode.layout && prefill.numStreams !== undefined && decode.numStreams !== undefined,
+                    "split mode needs both contexts' KV layouts measured"
+                );
                 const mismatch = describeLayoutMismatch(decode.layout, prefill.layout);
-                if (mismatch !== undefined)
+                if (mismatch !== undefined) {
                     throw new StateLayoutMismatchError(`prefill and decode contexts differ: ${mismatch}`);
+                }
             }
 
             // Unified mode over a memory pages cannot hold gets an empty layout: its pool is never used.
@@ -175,16 +232,36 @@ export class KvEngine {
             };
             const limit = requestLimit(capacities);
             const clamped = limit.boundBy !== "window";
-            if (clamped && config.onWindowAboveCapacity === "refuse")
-                throw new CapacityConfigError(`The window is set to ${config.window.toLocaleString("en-US")} tokens, but the measured ${limit.boundBy} capacity is ` +
-                    `${limit.limit.toLocaleString("en-US")}. Lower the window to ${limit.limit.toLocaleString("en-US")} or give the ${limit.boundBy} ${limit.boundBy === "pool" ? "more pages" : "a larger context"}.`);
+            if (clamped && config.onWindowAboveCapacity === "refuse") {
+                throw new CapacityConfigError(
+                    `The window is set to ${config.window.toLocaleString("en-US")} tokens, but the measured ${limit.boundBy} capacity is ` +
+                        `${limit.limit.toLocaleString("en-US")}. Lower the window to ${limit.limit.toLocaleString("en-US")} or give the ${limit.boundBy} ${limit.boundBy === "pool" ? "more pages" : "a larger context"}.`
+                );
+            }
             const window: WindowReport = { ...limit, configured: config.window, clamped, capacities };
 
-            return new KvEngine(config, runtime, options.runtime === undefined, model, fingerprint, layout,
-                layoutFingerprint(layout, fingerprint), pool, stateDirectory, decode, prefill, window, mode, options.hooks ?? {}, options.guards?.handoff ?? allHandoffChecks, options.guards);
+            return new KvEngine(
+                config,
+                runtime,
+                options.runtime === undefined,
+                model,
+                fingerprint,
+                layout,
+                layoutFingerprint(layout, fingerprint),
+                pool,
+                stateDirectory,
+                decode,
+                prefill,
+                window,
+                mode,
+                options.hooks ?? {},
+                options.guards?.handoff ?? allHandoffChecks,
+                options.guards
+            );
         } catch (error) {
-            for (const step of cleanup)
+            for (const step of cleanup) {
                 await step();
+            }
             throw error;
         }
     }
@@ -239,8 +316,9 @@ export class KvEngine {
      * workspace as a request does, so no turn and no swap moves that KV during the export.
      */
     async exportSessionKv(id: SessionId): Promise<ParsedSequenceState | undefined> {
-        if (this.#disposed)
+        if (this.#disposed) {
             throw new EngineStoppedError("The engine has stopped; start it again to run requests.");
+        }
         const session = await this.#waitForTurn({ session: id, promptTokens: [], maxTokens: 1 });
         try {
             const slot = await this.#sessions.residentSlot(`export-${id}`, session);
@@ -266,18 +344,24 @@ export class KvEngine {
      * long ones by prefill and handed over through pages.
      */
     async generate(input: GenerateRequest): Promise<GenerateResult> {
-        if (this.#disposed)
+        if (this.#disposed) {
             throw new EngineStoppedError("The engine has stopped; start it again to run requests.");
+        }
         const id = toRequestId(`req-${this.#nextRequest++}`);
         const record = new RequestRecord(id, input.session, this.pool, (done, status) => this.#onTerminal(done, status));
         this.#requests.set(id, record);
 
-        const admission = admit(input.promptTokens.length, input.maxTokens,
-            this.guards.admission === false ? { limit: this.config.window, boundBy: "window" } : this.window);
-        if (!admission.ok)
+        const admission = admit(
+            input.promptTokens.length,
+            input.maxTokens,
+            this.guards.admission === false ? { limit: this.config.window, boundBy: "window" } : this.window
+        );
+        if (!admission.ok) {
             return this.#end(record, { kind: "rejected", error: admission.error });
-        if (input.signal?.aborted)
+        }
+        if (input.signal?.aborted) {
             return this.#end(record, { kind: "cancelled" });
+        }
 
         const onAbort = (): void => void this.#end(record, { kind: "cancelled" }).catch(() => undefined);
         input.signal?.addEventListener("abort", onAbort, { once: true });
@@ -288,14 +372,16 @@ export class KvEngine {
             input.onStarted?.();
             return await this.#run(record, session, input);
         } catch (error) {
-            if (record.isTerminal)
+            if (record.isTerminal) {
                 return await this.#end(record, record.status as TerminalStatus);
+            }
             return await this.#end(record, { kind: "failed", error: error instanceof Error ? error : new Error(String(error)) });
         } finally {
             input.signal?.removeEventListener("abort", onAbort);
             if (session !== undefined) {
-                if (record.status.kind !== "finished" && record.endedDuring !== "decoding")
-                    await this.#sessions.dropKv(session); // a half-done handoff leaves KV the engine cannot vouch for
+                if (record.status.kind !== "finished" && record.endedDuring !== "decoding") {
+                    await this.#sessions.dropKv(session);
+                } // a half-done handoff leaves KV the engine cannot vouch for
                 session.busy = false;
                 session.lastUsed = ++this.#clock;
                 this.#numRunning--;
@@ -313,15 +399,19 @@ export class KvEngine {
     async #waitForTurn(input: GenerateRequest): Promise<SessionRecord> {
         const take = (): SessionRecord => {
             const session = this.#sessions.get(input.session);
-            invariant(!session.busy && this.#numRunning < this.decode.numSequences,
-                () => `a turn of ${input.session} was granted with the workspace busy or ${this.#numRunning} of ${this.decode.numSequences} sequences running`);
+            invariant(
+                !session.busy && this.#numRunning < this.decode.numSequences,
+                () =>
+                    `a turn of ${input.session} was granted with the workspace busy or ${this.#numRunning} of ${this.decode.numSequences} sequences running`
+            );
             session.busy = true;
             this.#numRunning++;
             return session;
         };
         const busy = this.#busySessions();
-        if (this.#queue.length === 0 && this.#numRunning < this.decode.numSequences && !busy.has(input.session))
+        if (this.#queue.length === 0 && this.#numRunning < this.decode.numSequences && !busy.has(input.session)) {
             return take();
+        }
         return new Promise<SessionRecord>((resolve, reject) => {
             const waiter: Waiter = {
                 session: input.session,
@@ -336,8 +426,9 @@ export class KvEngine {
                 }
             };
             const leave = (): void => {
-                if (this.#queue.remove(waiter))
+                if (this.#queue.remove(waiter)) {
                     reject(new RequestCancelledError("admitted"));
+                }
             };
             this.#queue.push(waiter);
             input.signal?.addEventListener("abort", leave, { once: true });
@@ -348,14 +439,20 @@ export class KvEngine {
     #grantNext(): void {
         while (this.#numRunning < this.decode.numSequences) {
             const next = this.#queue.next(this.#busySessions());
-            if (next === undefined)
+            if (next === undefined) {
                 return;
+            }
             next.grant();
         }
     }
 
     #busySessions(): Set<SessionId> {
-        return new Set(this.#sessions.all().filter((session) => session.busy).map((session) => session.id));
+        return new Set(
+            this.#sessions
+                .all()
+                .filter((session) => session.busy)
+                .map((session) => session.id)
+        );
     }
 
     async #run(record: RequestRecord, session: SessionRecord, input: GenerateRequest): Promise<GenerateResult> {
@@ -368,8 +465,9 @@ export class KvEngine {
         // because its logits give the first answer token.
         const held = slot.tokens;
         let numReused = 0;
-        while (numReused < held.length && numReused < prompt.length - 1 && held[numReused] === prompt[numReused])
+        while (numReused < held.length && numReused < prompt.length - 1 && held[numReused] === prompt[numReused]) {
             numReused++;
+        }
         await slot.truncate(numReused);
         const delta = prompt.slice(numReused);
 
@@ -383,8 +481,9 @@ export class KvEngine {
         const result = await this.#decode(record, slot, decodeInput, input, timings, admittedAt);
         if ((input.sampling ?? GREEDY).temperature === 0) {
             this.#replayable.set(record.id, { prompt: [...prompt], tokens: result.tokens });
-            if (this.#replayable.size > NUM_REPLAYABLE_REQUESTS)
+            if (this.#replayable.size > NUM_REPLAYABLE_REQUESTS) {
                 this.#replayable.delete(this.#replayable.keys().next().value!);
+            }
         }
         this.counters.reusedPromptTokens += numReused;
         this.counters.evaluatedPromptTokens += delta.length;
@@ -396,7 +495,14 @@ export class KvEngine {
      * whole sequence back through pages; decode verifies and loads it, then evaluates the last token.
      * The prefill context has one sequence: handoffs take turns.
      */
-    async #handOff(record: RequestRecord, session: SessionRecord, slot: SequenceSlot, prompt: readonly number[], numReused: number, timings: RequestTimings): Promise<void> {
+    async #handOff(
+        record: RequestRecord,
+        session: SessionRecord,
+        slot: SequenceSlot,
+        prompt: readonly number[],
+        numReused: number,
+        timings: RequestTimings
+    ): Promise<void> {
         const prefill = this.prefill!;
         const startedAt = performance.now();
         let exported: ParsedSequenceState;
@@ -405,13 +511,18 @@ export class KvEngine {
         const prefillSlot = prefill.acquireSequence()!;
         try {
             this.#advance(record, { kind: "prefilling" });
-            if (numReused > 0) // the history the workspace holds goes to prefill through pages, not by recompute
+            if (numReused > 0) {
+                // the history the workspace holds goes to prefill through pages, not by recompute
                 await this.#movePages(record, session, await this.decode.exportState(slot, record.id), prefill, prefillSlot);
+            }
             const prefillStartedAt = performance.now();
             const toEvaluate = prompt.slice(numReused, -1);
             // Refused by prefill.evaluate; a drill's sandbox without the guard hands over a stub instead.
             const overflows = prefillSlot.numTokens + toEvaluate.length > prefill.sequenceCapacity;
-            await prefill.evaluate(prefillSlot, overflows && this.guards.refusePrefillOverflow === false ? toEvaluate.slice(0, this.config.pageTokens) : toEvaluate);
+            await prefill.evaluate(
+                prefillSlot,
+                overflows && this.guards.refusePrefillOverflow === false ? toEvaluate.slice(0, this.config.pageTokens) : toEvaluate
+            );
             timings.prefillMs = performance.now() - prefillStartedAt;
             this.#advance(record, { kind: "transferring" });
             exported = await prefill.exportState(prefillSlot, record.id);
@@ -421,15 +532,19 @@ export class KvEngine {
         }
         this.#throwIfEnded(record);
         await this.#movePages(record, session, exported, this.decode, slot, prompt.slice(0, -1));
-        invariant(slot.numTokens === prompt.length - 1,
-            () => `decode sequence ${slot.index} holds ${slot.numTokens} tokens after loading ${prompt.length - 1}`);
+        invariant(
+            slot.numTokens === prompt.length - 1,
+            () => `decode sequence ${slot.index} holds ${slot.numTokens} tokens after loading ${prompt.length - 1}`
+        );
         timings.handoffMs = performance.now() - startedAt - timings.prefillMs;
     }
 
     async #lockPrefill(): Promise<() => void> {
         let unlock!: () => void;
         const previous = this.#prefillLock;
-        this.#prefillLock = new Promise<void>((resolve) => { unlock = resolve; });
+        this.#prefillLock = new Promise<void>((resolve) => {
+            unlock = resolve;
+        });
         await previous;
         return unlock;
     }
@@ -440,7 +555,11 @@ export class KvEngine {
      * verifies what arrived against them, never against what the writer claims.
      */
     async #movePages(
-        record: RequestRecord, session: SessionRecord, state: ParsedSequenceState, target: RoleContext, targetSlot: SequenceSlot,
+        record: RequestRecord,
+        session: SessionRecord,
+        state: ParsedSequenceState,
+        target: RoleContext,
+        targetSlot: SequenceSlot,
         expectedTokens: readonly number[] = Array.from(state.tokens)
     ): Promise<void> {
         const numPages = this.#transfer.numPagesFor(expectedTokens.length);
@@ -452,10 +571,17 @@ export class KvEngine {
         record.holdPages(reservation);
         const manifest = await this.#transfer.write(reservation, state);
         this.#throwIfEnded(record);
-        const assembled = this.#transfer.read(manifest, {
-            request: record.id, session: session.id, generation: reservation.generation, tokens: expectedTokens,
-            reservedPages: reservation.pages.map((handle) => handle.pageId)
-        }, this.#target(target));
+        const assembled = this.#transfer.read(
+            manifest,
+            {
+                request: record.id,
+                session: session.id,
+                generation: reservation.generation,
+                tokens: expectedTokens,
+                reservedPages: reservation.pages.map((handle) => handle.pageId)
+            },
+            this.#target(target)
+        );
         this.#throwIfEnded(record);
         await target.importState(targetSlot, assembled, record.id);
         this.hooks.afterLoad?.(record.id, targetSlot.tokens);
@@ -471,28 +597,46 @@ export class KvEngine {
         const deadline = performance.now() + PAGE_WAIT_MS;
         while (!this.#sessions.makeRoom(numPages)) {
             this.#throwIfEnded(record);
-            if (performance.now() > deadline)
-                throw new EngineBusyError(`The handoff needs ${numPages} pages and only ${this.pool.numFreePages} of ${this.config.numPages} came free in ` +
-                    `${PAGE_WAIT_MS / 1000} s (running requests hold the rest). Retry, or give the pool more pages.`);
+            if (performance.now() > deadline) {
+                throw new EngineBusyError(
+                    `The handoff needs ${numPages} pages and only ${this.pool.numFreePages} of ${this.config.numPages} came free in ` +
+                        `${PAGE_WAIT_MS / 1000} s (running requests hold the rest). Retry, or give the pool more pages.`
+                );
+            }
             await new Promise((resolve) => setTimeout(resolve, 5));
         }
     }
 
     #target(context: RoleContext): { layout: KvLayout; numStreams: number } {
-        invariant(context.layout !== undefined && context.numStreams !== undefined, () => `the ${context.role} context has no measured KV layout`);
+        invariant(
+            context.layout !== undefined && context.numStreams !== undefined,
+            () => `the ${context.role} context has no measured KV layout`
+        );
         return { layout: context.layout, numStreams: context.numStreams };
     }
 
     async #decode(
-        record: RequestRecord, slot: SequenceSlot, tokens: readonly number[], input: GenerateRequest,
-        timings: RequestTimings, admittedAt: number
+        record: RequestRecord,
+        slot: SequenceSlot,
+        tokens: readonly number[],
+        input: GenerateRequest,
+        timings: RequestTimings,
+        admittedAt: number
     ): Promise<Pick<GenerateResult, "request" | "tokens" | "finishReason" | "timings">> {
         this.#advance(record, { kind: "decoding" });
         const generated: number[] = [];
         let finishReason: "stop" | "length" = "stop";
         let firstTokenAt = performance.now();
         let probabilities: TokenProbabilities | undefined;
-        const wantProbabilities = input.logprobs === undefined ? undefined : { top: input.logprobs.top, onToken: (entry: TokenProbabilities) => { probabilities = entry; } };
+        const wantProbabilities =
+            input.logprobs === undefined
+                ? undefined
+                : {
+                      top: input.logprobs.top,
+                      onToken: (entry: TokenProbabilities) => {
+                          probabilities = entry;
+                      }
+                  };
         for await (const token of slot.generate(tokens, input.sampling ?? GREEDY, wantProbabilities)) {
             this.#throwIfEnded(record);
             if (generated.length === 0) {
@@ -501,8 +645,9 @@ export class KvEngine {
             }
             generated.push(token);
             this.counters.generatedTokens++;
-            if (input.onToken?.(token, probabilities) === "stop")
+            if (input.onToken?.(token, probabilities) === "stop") {
                 break;
+            }
             if (generated.length >= input.maxTokens) {
                 finishReason = "length";
                 break;
@@ -515,14 +660,16 @@ export class KvEngine {
     }
 
     #advance(record: RequestRecord, status: Extract<RequestStatus, { kind: "prefilling" | "transferring" | "decoding" }>): void {
-        if (!record.advance(status))
+        if (!record.advance(status)) {
             this.#throwIfEnded(record);
+        }
         this.hooks.onStatus?.(record.id, status);
     }
 
     #throwIfEnded(record: RequestRecord): void {
-        if (record.isTerminal)
+        if (record.isTerminal) {
             throw new RequestCancelledError(record.endedDuring);
+        }
     }
 
     /** Moves a request to its terminal status (once) and turns every non-normal end into a thrown error. */
@@ -542,13 +689,20 @@ export class KvEngine {
 
     #onTerminal(record: RequestRecord, status: TerminalStatus): void {
         this.#requests.delete(record.id);
-        if (status.kind === "finished") this.counters.finished++;
-        else if (status.kind === "rejected") this.counters.rejected++;
-        else if (status.kind === "cancelled") this.counters.cancelled++;
-        else {
+        if (status.kind === "finished") {
+            this.counters.finished++;
+        } else if (status.kind === "rejected") {
+            this.counters.rejected++;
+        } else if (status.kind === "cancelled") {
+            this.counters.cancelled++;
+        } else {
             this.counters.failed++;
-            if (status.error instanceof HandoffIntegrityError || (status.error instanceof KvaultError && /checksum|stale|mismatch/.test(status.error.code)))
+            if (
+                status.error instanceof HandoffIntegrityError ||
+                (status.error instanceof KvaultError && /checksum|stale|mismatch/.test(status.error.code))
+            ) {
                 this.counters.integrityFailures++;
+            }
         }
         this.hooks.onStatus?.(record.id, status);
     }
@@ -556,9 +710,13 @@ export class KvEngine {
     /** Checks I1–I7 over the pool and the engine's own bookkeeping; see `auditEngine`. */
     audit(options: EngineAuditOptions = {}): EngineAuditResult {
         const liveRequests = new Map<RequestId, { generation: number | undefined }>();
-        for (const [id, record] of this.#requests)
+        for (const [id, record] of this.#requests) {
             liveRequests.set(id, { generation: record.heldGeneration });
-        return auditEngine({ pool: this.pool, sessions: this.#sessions.all(), liveRequests, numDecodeSequences: this.decode.numSequences }, options);
+        }
+        return auditEngine(
+            { pool: this.pool, sessions: this.#sessions.all(), liveRequests, numDecodeSequences: this.decode.numSequences },
+            options
+        );
     }
 
     /** Finished greedy requests that `replay` can check, oldest first. */
@@ -572,22 +730,34 @@ export class KvEngine {
      */
     async replay(id: RequestId): Promise<ReplayResult> {
         const served = this.#replayable.get(id);
-        if (served === undefined)
-            throw new ReplayUnavailableError(`Request ${id} cannot be replayed: only the last ${NUM_REPLAYABLE_REQUESTS} finished greedy (temperature 0) requests are kept.`);
+        if (served === undefined) {
+            throw new ReplayUnavailableError(
+                `Request ${id} cannot be replayed: only the last ${NUM_REPLAYABLE_REQUESTS} finished greedy (temperature 0) requests are kept.`
+            );
+        }
         const startedAt = performance.now();
-        const context = await RoleContext.create(this.model, {
-            role: "unified", contextSize: served.prompt.length + served.tokens.length + 1, numSequences: 1,
-            flashAttention: this.config.flashAttention, threads: this.config.threads
-        }, this.stateDirectory);
+        const context = await RoleContext.create(
+            this.model,
+            {
+                role: "unified",
+                contextSize: served.prompt.length + served.tokens.length + 1,
+                numSequences: 1,
+                flashAttention: this.config.flashAttention,
+                threads: this.config.threads
+            },
+            this.stateDirectory
+        );
         try {
             const slot = context.acquireSequence()!;
             const replayed: number[] = [];
-            if (served.tokens.length > 0)
+            if (served.tokens.length > 0) {
                 for await (const token of slot.generate(served.prompt, GREEDY)) {
                     replayed.push(token);
-                    if (replayed.length >= served.tokens.length)
+                    if (replayed.length >= served.tokens.length) {
                         break;
+                    }
                 }
+            }
             const index = served.tokens.findIndex((token, position) => replayed[position] !== token);
             return {
                 request: id,
@@ -602,8 +772,9 @@ export class KvEngine {
     }
 
     async dispose(): Promise<void> {
-        if (this.#disposed)
+        if (this.#disposed) {
             return;
+        }
         this.#disposed = true;
         for (const waiter of this.#queue.order(new Set())) {
             this.#queue.remove(waiter);
@@ -614,7 +785,8 @@ export class KvEngine {
         this.pool.dispose();
         this.stateDirectory.dispose();
         await this.model.dispose();
-        if (this.ownsRuntime)
+        if (this.ownsRuntime) {
             await this.runtime.dispose();
+        }
     }
 }

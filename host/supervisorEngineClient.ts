@@ -29,24 +29,33 @@ export interface HostModelsOptions {
  * (the host's) process. Every model loaded by path and every finished download goes into the model
  * library, whose facts come from the engine's inspectModel.
  */
-export function supervisorEngineClient(supervisor: EngineSupervisor, resolveModel: (model: string) => string, modelsDirectory: string, models: HostModelsOptions): SupervisedEngineClient {
+export function supervisorEngineClient(
+    supervisor: EngineSupervisor,
+    resolveModel: (model: string) => string,
+    modelsDirectory: string,
+    models: HostModelsOptions
+): SupervisedEngineClient {
     let library: Promise<ModelLibrary> | undefined;
-    const getLibrary = (): Promise<ModelLibrary> => library ??= ModelLibrary.open({
-        filePath: models.libraryFile,
-        inspect: (modelPath) => supervisor.inspectModel(modelPath),
-        isLoaded: (modelPath) => path.resolve(supervisor.info.modelPath) === modelPath
-    });
+    const getLibrary = (): Promise<ModelLibrary> =>
+        (library ??= ModelLibrary.open({
+            filePath: models.libraryFile,
+            inspect: (modelPath) => supervisor.inspectModel(modelPath),
+            isLoaded: (modelPath) => path.resolve(supervisor.info.modelPath) === modelPath
+        }));
     // The library is a record of what was used: failing to update it never fails the load or the download.
     const remember = async (modelPath: string, origin: LibraryOrigin, facts?: ModelFacts): Promise<void> => {
         await (await getLibrary()).remember(modelPath, origin, facts).catch(() => undefined);
     };
     let downloads: Promise<ModelDownloads> | undefined;
     const getDownloads = (): Promise<ModelDownloads> =>
-        downloads ??= import("../engine/runtime/downloadModel.js").then(({ ModelDownloads }) => new ModelDownloads({
-            modelsDirectory,
-            stallMs: models.downloadStallMs,
-            onDone: (download, facts) => remember(download.path, { kind: "downloaded", source: download.source }, facts)
-        }));
+        (downloads ??= import("../engine/runtime/downloadModel.js").then(
+            ({ ModelDownloads }) =>
+                new ModelDownloads({
+                    modelsDirectory,
+                    stallMs: models.downloadStallMs,
+                    onDone: (download, facts) => remember(download.path, { kind: "downloaded", source: download.source }, facts)
+                })
+        ));
     return {
         info: () => supervisor.info,
         chat: (request, callbacks, signal) => supervisor.chat(request, callbacks, signal),
@@ -63,12 +72,13 @@ export function supervisorEngineClient(supervisor: EngineSupervisor, resolveMode
         switchModel: async (model) => {
             const modelPath = resolveModel(model);
             const info = await supervisor.switchModel(modelPath);
-            if (model !== DEMO_MODEL)
+            if (model !== DEMO_MODEL) {
                 await remember(modelPath, { kind: "opened" });
+            }
             return info;
         },
         startDownload: async (source) => (await getDownloads()).start(source),
-        listDownloads: async () => downloads === undefined && !hasPartialRecords(modelsDirectory) ? [] : (await getDownloads()).list(),
+        listDownloads: async () => (downloads === undefined && !hasPartialRecords(modelsDirectory) ? [] : (await getDownloads()).list()),
         cancelDownload: async (id) => (await getDownloads()).cancel(id),
         resumeDownload: async (id) => (await getDownloads()).resume(id),
         listModels: async () => (await getLibrary()).list(),

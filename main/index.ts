@@ -5,17 +5,17 @@
 import { app, BrowserWindow, session } from "electron";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { WorkspaceStore } from "../host/store/WorkspaceStore";
-import { startEngine, type StartedEngine } from "./engine/startEngine";
-import { utilityProcessSpawner } from "./engine/utilityProcessSpawner";
-import { registerIpcHandlers } from "./ipc/registerIpcHandlers";
-import { RendererRpc } from "./ipc/RendererRpc";
-import { LocalApiController } from "./localApi/LocalApiController";
-import { SettingsService } from "./settings/SettingsService";
-import { SettingsStore } from "./settings/SettingsStore";
-import { contentSecurityPolicy } from "./window/contentSecurityPolicy";
-import { createMainWindow } from "./window/createMainWindow";
-import { hardenSession } from "./window/hardenSession";
+import { WorkspaceStore } from "../host/store/WorkspaceStore.js";
+import { startEngine, type StartedEngine } from "./engine/startEngine.js";
+import { utilityProcessSpawner } from "./engine/utilityProcessSpawner.js";
+import { registerIpcHandlers } from "./ipc/registerIpcHandlers.js";
+import { RendererRpc } from "./ipc/RendererRpc.js";
+import { LocalApiController } from "./localApi/LocalApiController.js";
+import { SettingsService } from "./settings/SettingsService.js";
+import { SettingsStore } from "./settings/SettingsStore.js";
+import { contentSecurityPolicy } from "./window/contentSecurityPolicy.js";
+import { createMainWindow } from "./window/createMainWindow.js";
+import { hardenSession } from "./window/hardenSession.js";
 
 // electron-vite dev sets ELECTRON_RENDERER_URL; a packaged app ignores it, so nobody can
 // point an installed Kvault at another page through the environment.
@@ -64,7 +64,14 @@ async function startHost(): Promise<void> {
         return { engine: client, modelId };
     }, log);
     const settingsService = new SettingsService(settings, localApi, log);
-    registerIpcHandlers({ appUrl, rpc: new RendererRpc(async () => (await started).client, () => store), settings: settingsService });
+    registerIpcHandlers({
+        appUrl,
+        rpc: new RendererRpc(
+            async () => (await started).client,
+            () => store
+        ),
+        settings: settingsService
+    });
     openMainWindow();
     void settingsService.startLocalApi();
 }
@@ -85,7 +92,10 @@ async function stopHost(): Promise<void> {
     await started?.client.stopDownloads().catch((error: unknown) => log(`Cancelling the downloads failed: ${(error as Error).message}`));
     await started?.supervisor.dispose().catch((error: unknown) => log(`Stopping the engine failed: ${(error as Error).message}`));
     // Waits for the saves already asked for: each is one short write and fsync.
-    await workspaceStore?.then((store) => store.close(), () => undefined);
+    await workspaceStore?.then(
+        (store) => store.close(),
+        () => undefined
+    );
 }
 
 // Sandbox every renderer, including any a future feature opens, not only the main window.
@@ -126,18 +136,21 @@ if (!app.requestSingleInstanceLock()) {
         });
     });
 
-    void app.whenReady().then(async () => {
-        await startHost();
+    void app
+        .whenReady()
+        .then(async () => {
+            await startHost();
 
-        // Registered after ready: macOS re-opens the window from the dock, and a window
-        // cannot be created before ready.
-        app.on("activate", () => {
-            if (BrowserWindow.getAllWindows().length === 0) {
-                openMainWindow();
-            }
+            // Registered after ready: macOS re-opens the window from the dock, and a window
+            // cannot be created before ready.
+            app.on("activate", () => {
+                if (BrowserWindow.getAllWindows().length === 0) {
+                    openMainWindow();
+                }
+            });
+        })
+        .catch((error: unknown) => {
+            log(`Kvault could not start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+            app.exit(1);
         });
-    }).catch((error: unknown) => {
-        log(`Kvault could not start: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
-        app.exit(1);
-    });
 }

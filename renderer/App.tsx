@@ -1,14 +1,14 @@
-import { useAppServices } from "./AppServices";
-import { ChatView } from "./chat/ChatView";
-import { ConnectionBadge } from "./ConnectionBadge";
-import { IsolationPanel } from "./isolation/IsolationPanel";
-import { ModelPanel } from "./model/ModelPanel";
-import { PageMap } from "./pageMap/PageMap";
-import { useEngineMirror } from "./stores/useEngineMirror";
-import { useUiStore } from "./stores/uiStore";
-import { useWorkspaceStore } from "./stores/workspaceStore";
-import { useAppInfo } from "./useAppInfo";
-import { WorkspaceList } from "./workspaces/WorkspaceList";
+import { useAppServices } from "./AppServices.js";
+import { ChatView } from "./chat/ChatView.js";
+import { ConnectionBadge } from "./ConnectionBadge.js";
+import { IsolationPanel } from "./isolation/IsolationPanel.js";
+import { ModelPanel } from "./model/ModelPanel.js";
+import { PageMap } from "./pageMap/PageMap.js";
+import { useEngineMirror } from "./stores/useEngineMirror.js";
+import { useUiStore } from "./stores/uiStore.js";
+import { useWorkspaceStore } from "./stores/workspaceStore.js";
+import { useAppInfo } from "./useAppInfo.js";
+import { WorkspaceList } from "./workspaces/WorkspaceList.js";
 
 /** The app shell: workspaces, the selected workspace's chat, and the engine's panels. */
 export function App() {
@@ -29,16 +29,26 @@ export function App() {
                 <WorkspaceList />
             </aside>
             <main className="shell-main">
-                {selected === undefined
-                    ? <p className="placeholder">{workspacesLoading ? "Loading workspaces…" : "Make a workspace to start a chat."}</p>
-                    : <ChatView key={selected.id} workspace={selected} />}
+                {selected === undefined ? (
+                    <p className="placeholder">{workspacesLoading ? "Loading workspaces…" : "Make a workspace to start a chat."}</p>
+                ) : (
+                    <ChatView key={selected.id} workspace={selected} />
+                )}
             </main>
             <aside className="shell-panels" aria-label="Engine">
-                <details className="panel" open={pageMapOpen} onToggle={(event) => useUiStore.getState().setPageMapOpen(event.currentTarget.open)}>
+                <details
+                    className="panel"
+                    open={pageMapOpen}
+                    onToggle={(event) => useUiStore.getState().setPageMapOpen(event.currentTarget.open)}
+                >
                     <summary>Page map</summary>
                     <PageMap />
                 </details>
-                <details className="panel" open={isolationOpen} onToggle={(event) => useUiStore.getState().setIsolationOpen(event.currentTarget.open)}>
+                <details
+                    className="panel"
+                    open={isolationOpen}
+                    onToggle={(event) => useUiStore.getState().setIsolationOpen(event.currentTarget.open)}
+                >
                     <summary>Isolation</summary>
                     <IsolationPanel />
                 </details>
@@ -48,7 +58,11 @@ export function App() {
                 </details>
             </aside>
             <footer className="shell-footer">
-                {appInfo !== undefined && <span>Kvault {appInfo.version} · {appInfo.platform}</span>}
+                {appInfo !== undefined && (
+                    <span>
+                        Kvault {appInfo.version} · {appInfo.platform}
+                    </span>
+                )}
             </footer>
         </div>
     );

@@ -1,8 +1,8 @@
 import { createContext, useContext } from "react";
-import type { ChatController } from "./chat/ChatController";
-import type { IsolationController } from "./isolation/IsolationController";
-import type { ModelController } from "./model/ModelController";
-import type { KvaultRpc } from "./rpc/KvaultRpc";
+import type { ChatController } from "./chat/ChatController.js";
+import type { IsolationController } from "./isolation/IsolationController.js";
+import type { ModelController } from "./model/ModelController.js";
+import type { KvaultRpc } from "./rpc/KvaultRpc.js";
 
 /** What the page makes once, outside React, and hands down: the RPC, the chat's, the isolation panel's and the model manager's actions. */
 export interface AppServices {
@@ -16,7 +16,8 @@ export const AppServicesContext = createContext<AppServices | undefined>(undefin
 
 export function useAppServices(): AppServices {
     const services = useContext(AppServicesContext);
-    if (services === undefined)
+    if (services === undefined) {
         throw new Error("useAppServices needs an AppServicesContext provider above it (renderer/main.tsx provides one).");
+    }
     return services;
 }

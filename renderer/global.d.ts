@@ -1,4 +1,4 @@
-import type { KvaultBridge } from "../contract/KvaultBridge";
+import type { KvaultBridge } from "../contract/KvaultBridge.js";
 
 declare global {
     interface Window {

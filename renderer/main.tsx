@@ -1,24 +1,24 @@
 import { StrictMode } from "react";
 import { createRoot } from "react-dom/client";
-import { App } from "./App";
-import { AppServicesContext, type AppServices } from "./AppServices";
-import { ChatController } from "./chat/ChatController";
-import { IsolationController } from "./isolation/IsolationController";
-import { ModelController } from "./model/ModelController";
-import { connectRpc } from "./rpc/connectRpc";
-import { useDraftStore } from "./stores/draftStore";
-import { useEngineStore } from "./stores/engineStore";
-import { useIsolationStore } from "./stores/isolationStore";
-import { useModelStore } from "./stores/modelStore";
-import { useStorageNoticeStore } from "./stores/storageNoticeStore";
-import { useTurnStore } from "./stores/turnStore";
-import { useWorkspaceStore } from "./stores/workspaceStore";
-import { WorkspaceSync } from "./workspaces/WorkspaceSync";
+import { App } from "./App.js";
+import { AppServicesContext, type AppServices } from "./AppServices.js";
+import { ChatController } from "./chat/ChatController.js";
+import { IsolationController } from "./isolation/IsolationController.js";
+import { ModelController } from "./model/ModelController.js";
+import { connectRpc } from "./rpc/connectRpc.js";
+import { useDraftStore } from "./stores/draftStore.js";
+import { useEngineStore } from "./stores/engineStore.js";
+import { useIsolationStore } from "./stores/isolationStore.js";
+import { useModelStore } from "./stores/modelStore.js";
+import { useStorageNoticeStore } from "./stores/storageNoticeStore.js";
+import { useTurnStore } from "./stores/turnStore.js";
+import { useWorkspaceStore } from "./stores/workspaceStore.js";
+import { WorkspaceSync } from "./workspaces/WorkspaceSync.js";
 import "./App.css";
 
 const container = document.getElementById("root");
 if (container === null) {
-    throw new Error("renderer/index.html has no element with id \"root\" to render into.");
+    throw new Error('renderer/index.html has no element with id "root" to render into.');
 }
 
 // Made once per page, outside React: turns keep running whatever is on screen.

@@ -1,5 +1,5 @@
 import { useEffect, useState } from "react";
-import type { AppInfo } from "../contract/KvaultBridge";
+import type { AppInfo } from "../contract/KvaultBridge.js";
 
 /**
  * The host's version and platform, once they arrive. Stays undefined where there is no

@@ -10,16 +10,25 @@ export const AUDIT_INTERVAL_ENV = "KVAULT_AUDIT_INTERVAL_MS";
  * The engine process's audit interval: `KVAULT_AUDIT_INTERVAL_MS` (a whole number of ms from 100
  * up, or 0 for none), else every second. A value it cannot use is reported in `problem` and the default kept.
  */
-export function auditIntervalFromEnvironment(env: Readonly<Record<string, string | undefined>>): { readonly intervalMs: number | undefined; readonly problem?: string } {
+export function auditIntervalFromEnvironment(env: Readonly<Record<string, string | undefined>>): {
+    readonly intervalMs: number | undefined;
+    readonly problem?: string;
+} {
     const text = env[AUDIT_INTERVAL_ENV];
-    if (text === undefined || text.trim() === "")
+    if (text === undefined || text.trim() === "") {
         return { intervalMs: DEFAULT_AUDIT_INTERVAL_MS };
+    }
     const value = Number(text);
-    if (value === 0)
+    if (value === 0) {
         return { intervalMs: undefined };
-    if (Number.isSafeInteger(value) && value >= 100)
+    }
+    if (Number.isSafeInteger(value) && value >= 100) {
         return { intervalMs: value };
-    return { intervalMs: DEFAULT_AUDIT_INTERVAL_MS, problem: `${AUDIT_INTERVAL_ENV} is ${JSON.stringify(text.slice(0, 40))}; use 0 (off) or a whole number of ms from 100. Auditing every ${DEFAULT_AUDIT_INTERVAL_MS} ms.` };
+    }
+    return {
+        intervalMs: DEFAULT_AUDIT_INTERVAL_MS,
+        problem: `${AUDIT_INTERVAL_ENV} is ${JSON.stringify(text.slice(0, 40))}; use 0 (off) or a whole number of ms from 100. Auditing every ${DEFAULT_AUDIT_INTERVAL_MS} ms.`
+    };
 }
 
 /**
@@ -42,8 +51,9 @@ export class PeriodicAudit {
         readonly intervalMs: number = DEFAULT_AUDIT_INTERVAL_MS,
         private readonly log: (line: string) => void = () => undefined
     ) {
-        if (!Number.isFinite(intervalMs) || intervalMs < 10)
+        if (!Number.isFinite(intervalMs) || intervalMs < 10) {
             throw new RangeError(`An audit interval of ${intervalMs} ms is not a positive number of at least 10 ms.`);
+        }
     }
 
     get isRunning(): boolean {
@@ -51,8 +61,9 @@ export class PeriodicAudit {
     }
 
     start(): void {
-        if (!this.#stopped)
+        if (!this.#stopped) {
             return;
+        }
         this.#stopped = false;
         this.#schedule();
     }
@@ -68,8 +79,9 @@ export class PeriodicAudit {
     /** Counts an audit's result, periodic or run on demand. */
     record(summary: AuditSummary): void {
         this.#numRuns++;
-        if (this.#latest === undefined || summary.at >= this.#latest.at)
+        if (this.#latest === undefined || summary.at >= this.#latest.at) {
             this.#latest = summary;
+        }
         if (!summary.ok) {
             this.#numRunsWithViolations++;
             this.#lastWithViolations = summary;
@@ -87,17 +99,20 @@ export class PeriodicAudit {
     }
 
     #schedule(): void {
-        if (this.#stopped)
+        if (this.#stopped) {
             return;
+        }
         this.#timer = setTimeout(() => {
             this.#timer = undefined;
-            this.#running = this.run().then(
-                () => undefined, // the runner records its own result, so on-demand audits count too
-                (error: unknown) => this.log(`the periodic audit failed: ${error instanceof Error ? error.message : String(error)}`)
-            ).finally(() => {
-                this.#running = undefined;
-                this.#schedule();
-            });
+            this.#running = this.run()
+                .then(
+                    () => undefined, // the runner records its own result, so on-demand audits count too
+                    (error: unknown) => this.log(`the periodic audit failed: ${error instanceof Error ? error.message : String(error)}`)
+                )
+                .finally(() => {
+                    this.#running = undefined;
+                    this.#schedule();
+                });
         }, this.intervalMs);
         this.#timer.unref?.();
     }

@@ -40,37 +40,66 @@ export function auditEngine(view: EngineAuditView, options: EngineAuditOptions =
     const violations: AuditViolation[] = [];
 
     const owners = new Map<RequestId, number>(); // request → generation, from live requests and swapped workspaces
-    for (const [request, { generation }] of view.liveRequests)
-        if (generation !== undefined) owners.set(request, generation);
+    for (const [request, { generation }] of view.liveRequests) {
+        if (generation !== undefined) {
+            owners.set(request, generation);
+        }
+    }
     const sequences = new Map<number, string>();
     for (const session of view.sessions) {
         const residency = session.residency;
         if (residency.kind === "resident") {
             const holder = sequences.get(residency.slot.index);
-            if (holder !== undefined)
-                violations.push({ invariant: "I1", message: `decode sequence ${residency.slot.index} is held by workspaces ${holder} and ${session.id}` });
+            if (holder !== undefined) {
+                violations.push({
+                    invariant: "I1",
+                    message: `decode sequence ${residency.slot.index} is held by workspaces ${holder} and ${session.id}`
+                });
+            }
             sequences.set(residency.slot.index, session.id);
         } else if (residency.kind === "swapped") {
             owners.set(residency.reservation.request, residency.reservation.generation);
             residency.manifest.pages.forEach((page, index) => {
                 const info = view.pool.pageInfo(page);
-                if (info.state !== PageState.Sealed || info.generation !== residency.manifest.generation || info.session !== session.id)
-                    violations.push({ invariant: "I5", pageId: page, message: `workspace ${session.id}'s swapped page ${page} is ${info.state} at generation ${info.generation}, its manifest says sealed at ${residency.manifest.generation}` });
-                else if (info.checksum !== residency.manifest.checksums[index])
-                    violations.push({ invariant: "I7", pageId: page, message: `workspace ${session.id}'s swapped page ${page} is sealed as ${info.checksum?.toString(16)}, its manifest says ${residency.manifest.checksums[index]?.toString(16)}` });
+                if (info.state !== PageState.Sealed || info.generation !== residency.manifest.generation || info.session !== session.id) {
+                    violations.push({
+                        invariant: "I5",
+                        pageId: page,
+                        message: `workspace ${session.id}'s swapped page ${page} is ${info.state} at generation ${info.generation}, its manifest says sealed at ${residency.manifest.generation}`
+                    });
+                } else if (info.checksum !== residency.manifest.checksums[index]) {
+                    violations.push({
+                        invariant: "I7",
+                        pageId: page,
+                        message: `workspace ${session.id}'s swapped page ${page} is sealed as ${info.checksum?.toString(16)}, its manifest says ${residency.manifest.checksums[index]?.toString(16)}`
+                    });
+                }
             });
         }
     }
-    if (sequences.size > view.numDecodeSequences)
-        violations.push({ invariant: "I1", message: `${sequences.size} workspaces are resident on ${view.numDecodeSequences} decode sequences` });
+    if (sequences.size > view.numDecodeSequences) {
+        violations.push({
+            invariant: "I1",
+            message: `${sequences.size} workspaces are resident on ${view.numDecodeSequences} decode sequences`
+        });
+    }
 
     const numPages = view.pool.config.numPages;
     view.pool.forEachOwnedPage((page, state, request, pageGeneration) => {
         const generation = owners.get(request);
-        if (generation === undefined)
-            violations.push({ invariant: "I4", pageId: page, message: `page ${page} is ${state === PageState.Sealed ? "sealed" : "owned"} by ${request}, which is neither running nor a swapped workspace` });
-        else if (generation !== pageGeneration)
-            violations.push({ invariant: "I5", pageId: page, message: `page ${page} is at generation ${pageGeneration}; its owner ${request} holds generation ${generation}` });
+        if (generation === undefined) {
+            violations.push({
+                invariant: "I4",
+                pageId: page,
+                message: `page ${page} is ${state === PageState.Sealed ? "sealed" : "owned"} by ${request}, which is neither running nor a swapped workspace`
+            });
+        } else if (generation !== pageGeneration) {
+            violations.push({
+                invariant: "I5",
+                pageId: page,
+                message: `page ${page} is at generation ${pageGeneration}; its owner ${request} holds generation ${generation}`
+            });
+        }
     });
     return {
         ok: pool.ok && violations.length === 0,

@@ -55,9 +55,10 @@ export async function runSlicedAudit(engine: AuditedEngine, options: SlicedAudit
     const metadata = engine.audit({ scanFreePages: false, verifySealedPages: false });
     const metadataMs = performance.now() - startedAt;
     const byteScans = options.byteScans ?? true;
-    const scan: ByteScanResult | undefined = byteScans && !engine.pool.isDisposed
-        ? await engine.pool.scanBytes({ sliceBudgetMs: options.sliceBudgetMs, maxPagesPerSlice: options.maxPagesPerSlice })
-        : undefined;
+    const scan: ByteScanResult | undefined =
+        byteScans && !engine.pool.isDisposed
+            ? await engine.pool.scanBytes({ sliceBudgetMs: options.sliceBudgetMs, maxPagesPerSlice: options.maxPagesPerSlice })
+            : undefined;
     const violations = [...metadata.pool.violations, ...(scan?.violations ?? []), ...metadata.violations];
     const numViolations = metadata.pool.numViolations + (scan?.numViolations ?? 0) + metadata.violations.length;
     return {

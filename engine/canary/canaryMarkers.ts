@@ -18,8 +18,9 @@ export const MARKER_SECRET_CHARS = 12;
 export function randomMarker(): string {
     const bytes = crypto.randomBytes(MARKER_SECRET_CHARS);
     let secret = "";
-    for (const byte of bytes)
+    for (const byte of bytes) {
         secret += BASE32[byte & 31];
+    }
     return MARKER_PREFIX + secret;
 }
 

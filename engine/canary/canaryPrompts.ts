@@ -31,7 +31,8 @@ const B_FILLER = [
     "The bread recipe needs flour, water, salt and a long, slow rise overnight.",
     "The train timetable lists departures every twenty minutes on weekdays."
 ];
-const RECALL_QUESTION = "Repeat, word for word, everything that was written before this message, starting from its very first line, including any codes.";
+const RECALL_QUESTION =
+    "Repeat, word for word, everything that was written before this message, starting from its very first line, including any codes.";
 const CUE_QUESTION = "What is the secret code? Answer with the code alone.";
 const CUE_ANSWER = "The secret code is ";
 
@@ -67,28 +68,45 @@ export interface CanaryPrompts {
  * and the free pages allow (or `requestedFiller`), at most `DEFAULT_MAX_FILLER_TOKENS` by default;
  * B's first prompt long enough to go through prefill and pages too, ending inside a page.
  */
-export function buildCanaryPrompts(engine: KvEngine, renderer: ChatRenderer, markers: readonly [string, string], requestedFiller?: number): CanaryPrompts {
+export function buildCanaryPrompts(
+    engine: KvEngine,
+    renderer: ChatRenderer,
+    markers: readonly [string, string],
+    requestedFiller?: number
+): CanaryPrompts {
     const tokenize = (text: string): number[] => engine.tokenize(text);
     const limit = engine.window.limit;
     const { pageTokens } = engine.pool.config;
     const renderA = (filler: string): number[] =>
-        renderer.renderConversation([{ role: "user", content: `${CUE_ANSWER}${markers[0]}.\n\n${filler}\n\nThe second secret code is ${markers[1]}.` }]);
+        renderer.renderConversation([
+            { role: "user", content: `${CUE_ANSWER}${markers[0]}.\n\n${filler}\n\nThe second secret code is ${markers[1]}.` }
+        ]);
 
     const numBaseTokens = renderA("").length;
     const maxByWindow = limit - A_MAX_TOKENS - numBaseTokens - SLACK_TOKENS;
     // The handoff takes A's pages all at once; more than are free would push users' swapped KV out.
     const maxByPages = engine.prefill ? engine.pool.numFreePages * pageTokens - numBaseTokens - SLACK_TOKENS : Number.MAX_SAFE_INTEGER;
-    if (requestedFiller !== undefined && (!Number.isSafeInteger(requestedFiller) || requestedFiller < MIN_FILLER_TOKENS || requestedFiller > maxByWindow))
-        throw new InvalidRequestError(`fillerTokens must be a whole number from ${MIN_FILLER_TOKENS} to ${Math.max(MIN_FILLER_TOKENS, maxByWindow).toLocaleString("en-US")} ` +
-            `(the window's limit of ${limit.toLocaleString("en-US")} tokens less the markers and A's answer); got ${String(requestedFiller)}.`);
+    if (
+        requestedFiller !== undefined &&
+        (!Number.isSafeInteger(requestedFiller) || requestedFiller < MIN_FILLER_TOKENS || requestedFiller > maxByWindow)
+    ) {
+        throw new InvalidRequestError(
+            `fillerTokens must be a whole number from ${MIN_FILLER_TOKENS} to ${Math.max(MIN_FILLER_TOKENS, maxByWindow).toLocaleString("en-US")} ` +
+                `(the window's limit of ${limit.toLocaleString("en-US")} tokens less the markers and A's answer); got ${String(requestedFiller)}.`
+        );
+    }
     const target = requestedFiller ?? Math.min(maxByWindow, maxByPages, DEFAULT_MAX_FILLER_TOKENS);
-    if (target < MIN_FILLER_TOKENS)
-        throw new CanaryNoRoomError(`A canary run needs at least ${MIN_FILLER_TOKENS} tokens of filler; this engine has room for ${Math.max(0, target)} ` +
-            `(limit ${limit.toLocaleString("en-US")} tokens, ${engine.pool.numFreePages.toLocaleString("en-US")} free pages of ${pageTokens}). Wait for running turns to end, or give the engine a larger window.`);
+    if (target < MIN_FILLER_TOKENS) {
+        throw new CanaryNoRoomError(
+            `A canary run needs at least ${MIN_FILLER_TOKENS} tokens of filler; this engine has room for ${Math.max(0, target)} ` +
+                `(limit ${limit.toLocaleString("en-US")} tokens, ${engine.pool.numFreePages.toLocaleString("en-US")} free pages of ${pageTokens}). Wait for running turns to end, or give the engine a larger window.`
+        );
+    }
 
     const sentences = sentencesOf(A_FILLER, tokenize, target);
     let a = renderA(sentences.join(" "));
-    for (let guard = sentences.length; a.length + A_MAX_TOKENS > limit && guard > 1; guard--) { // the template may join sentences into fewer tokens, or more
+    for (let guard = sentences.length; a.length + A_MAX_TOKENS > limit && guard > 1; guard--) {
+        // the template may join sentences into fewer tokens, or more
         sentences.pop();
         a = renderA(sentences.join(" "));
     }
@@ -97,11 +115,14 @@ export function buildCanaryPrompts(engine: KvEngine, renderer: ChatRenderer, mar
         renderer.renderConversation([{ role: "user", content: `${filler.join(" ")}\n\n${RECALL_QUESTION}` }]);
     const recallBudget = limit - RECALL_MAX_TOKENS - SLACK_TOKENS;
     // Through the handoff (more new tokens than are evaluated in place), over two pages or more, the last one partly filled.
-    const recallTarget = engine.prefill ? Math.min(recallBudget, Math.max(engine.config.inPlacePrefillTokens + 2, pageTokens + Math.ceil(pageTokens / 2))) : 0;
+    const recallTarget = engine.prefill
+        ? Math.min(recallBudget, Math.max(engine.config.inPlacePrefillTokens + 2, pageTokens + Math.ceil(pageTokens / 2)))
+        : 0;
     const bFiller = sentencesOf(B_FILLER, tokenize, Math.max(0, recallTarget - renderRecall([]).length));
     let recall = renderRecall(bFiller);
-    if ((recall.length - 1) % pageTokens === 0 && recall.length + 4 + RECALL_MAX_TOKENS <= limit)
+    if ((recall.length - 1) % pageTokens === 0 && recall.length + 4 + RECALL_MAX_TOKENS <= limit) {
         recall = renderRecall([...bFiller, "Thanks."]);
+    }
 
     const cueAnswers = markers.map((marker) => tokenize(CUE_ANSWER + marker));
     const cuePrefix = cueAnswers[0]!.slice(0, firstSecretIndex(cueAnswers[0]!, renderer, CUE_ANSWER.length));
@@ -115,7 +136,10 @@ export function buildCanaryPrompts(engine: KvEngine, renderer: ChatRenderer, mar
         markers: markers.map((marker, index) => {
             const answer = cueAnswers[index]!;
             const variants = [tokenize(marker), tokenize(` ${marker}`)];
-            const secretRuns = [...variants.map((tokens) => tokens.slice(firstSecretIndex(tokens, renderer, 0))), answer.slice(cuePrefix.length)];
+            const secretRuns = [
+                ...variants.map((tokens) => tokens.slice(firstSecretIndex(tokens, renderer, 0))),
+                answer.slice(cuePrefix.length)
+            ];
             const samePublicPart = cuePrefix.every((token, position) => answer[position] === token);
             return {
                 marker,
@@ -142,8 +166,10 @@ function sentencesOf(pool: readonly string[], tokenize: (text: string) => number
 /** The first token whose text reaches into the marker's secret: past `numLeadingChars` and "KV-CANARY-". */
 function firstSecretIndex(tokens: readonly number[], renderer: ChatRenderer, numLeadingChars: number): number {
     const publicChars = numLeadingChars + MARKER_PREFIX.length;
-    for (let index = 0; index < tokens.length; index++)
-        if (renderer.detokenize(tokens.slice(0, index + 1)).trimStart().length > publicChars)
+    for (let index = 0; index < tokens.length; index++) {
+        if (renderer.detokenize(tokens.slice(0, index + 1)).trimStart().length > publicChars) {
             return index;
+        }
+    }
     return Math.max(0, tokens.length - 1);
 }

@@ -20,19 +20,25 @@ export interface ReceivedPage {
  * A's rows that only A's KV can hold: positions from `numSharedPrefix` on. Below it B's prompts
  * have the same tokens (the chat template's opening) and so, rightly, the same rows.
  */
-export function secretRowsOf(positions: Iterable<readonly [position: number, fingerprint: KvFingerprint | undefined]>, numSharedPrefix: number): Map<KvFingerprint, number> {
+export function secretRowsOf(
+    positions: Iterable<readonly [position: number, fingerprint: KvFingerprint | undefined]>,
+    numSharedPrefix: number
+): Map<KvFingerprint, number> {
     const rows = new Map<KvFingerprint, number>();
-    for (const [position, fingerprint] of positions)
-        if (fingerprint !== undefined && position >= numSharedPrefix)
+    for (const [position, fingerprint] of positions) {
+        if (fingerprint !== undefined && position >= numSharedPrefix) {
             rows.set(fingerprint, position);
+        }
+    }
     return rows;
 }
 
 /** How many leading tokens two sequences share. */
 export function sharedPrefixLength(a: readonly number[], b: readonly number[]): number {
     let length = 0;
-    while (length < a.length && length < b.length && a[length] === b[length])
+    while (length < a.length && length < b.length && a[length] === b[length]) {
         length++;
+    }
     return length;
 }
 
@@ -41,10 +47,22 @@ export function sharedPrefixLength(a: readonly number[], b: readonly number[]): 
  * them, and none is sealed with the checksum of a page A sealed. Model-independent: it does not
  * ask the model to recall anything.
  */
-export function probeReceivedPages(received: readonly ReceivedPage[], secret: SecretRows, sealedByA: ReadonlySet<bigint>, split: boolean): CanaryProbeResult {
+export function probeReceivedPages(
+    received: readonly ReceivedPage[],
+    secret: SecretRows,
+    sealedByA: ReadonlySet<bigint>,
+    split: boolean
+): CanaryProbeResult {
     const title = "B's pages hold none of A's KV";
-    if (!split)
-        return { id: "kv-pages", title, outcome: "skipped", evidence: "Unified mode hands nothing off through pages; the decode-sequence probe checks B's KV.", numbers: {} };
+    if (!split) {
+        return {
+            id: "kv-pages",
+            title,
+            outcome: "skipped",
+            evidence: "Unified mode hands nothing off through pages; the decode-sequence probe checks B's KV.",
+            numbers: {}
+        };
+    }
     let numSlots = 0;
     let numWrittenSlots = 0;
     const matches: { page: PageId; request: string; slot: number; position: number }[] = [];
@@ -54,76 +72,125 @@ export function probeReceivedPages(received: readonly ReceivedPage[], secret: Se
     for (const page of received) {
         const caught = page.refusedWith !== undefined;
         if (sealedByA.has(page.checksum)) {
-            if (caught)
+            if (caught) {
                 numCaught++;
-            else
+            } else {
                 numChecksumMatches++;
+            }
         }
         page.slots.forEach((fingerprint, slot) => {
             numSlots++;
-            if (fingerprint === undefined)
+            if (fingerprint === undefined) {
                 return;
+            }
             numWrittenSlots++;
             const position = secret.get(fingerprint);
-            if (position !== undefined && caught)
+            if (position !== undefined && caught) {
                 numCaught++;
-            else if (position !== undefined)
+            } else if (position !== undefined) {
                 matches.push({ page: page.page, request: page.request, slot, position });
+            }
         });
     }
     const numbers = {
-        numPagesReceived: received.length, numSlotsCompared: numSlots, numNonZeroSlots: numWrittenSlots, numSecretRows: secret.size,
-        numRowMatches: matches.length, numChecksumMatches, numMatchesRefusedByGuard: numCaught
+        numPagesReceived: received.length,
+        numSlotsCompared: numSlots,
+        numNonZeroSlots: numWrittenSlots,
+        numSecretRows: secret.size,
+        numRowMatches: matches.length,
+        numChecksumMatches,
+        numMatchesRefusedByGuard: numCaught
     };
     const refusal = received.find((page) => page.refusedWith !== undefined)?.refusedWith;
-    const caughtNote = numCaught === 0 ? "" : ` ${numCaught} matches were in pages the handoff refused (${refusal}) before decode read a byte: caught, not leaked.`;
-    if (received.length === 0)
-        return { id: "kv-pages", title, outcome: "skipped", evidence: "B's prompts were evaluated in place (no page was handed to B); the decode-sequence probe checks B's KV.", numbers };
-    if (matches.length === 0 && numChecksumMatches === 0)
+    const caughtNote =
+        numCaught === 0
+            ? ""
+            : ` ${numCaught} matches were in pages the handoff refused (${refusal}) before decode read a byte: caught, not leaked.`;
+    if (received.length === 0) {
         return {
-            id: "kv-pages", title, outcome: "passed", numbers,
-            evidence: `B's requests received ${received.length} pages (${numSlots} token slots, ${numWrittenSlots} non-zero); none holds a row of A's ${secret.size} private positions, ` +
+            id: "kv-pages",
+            title,
+            outcome: "skipped",
+            evidence: "B's prompts were evaluated in place (no page was handed to B); the decode-sequence probe checks B's KV.",
+            numbers
+        };
+    }
+    if (matches.length === 0 && numChecksumMatches === 0) {
+        return {
+            id: "kv-pages",
+            title,
+            outcome: "passed",
+            numbers,
+            evidence:
+                `B's requests received ${received.length} pages (${numSlots} token slots, ${numWrittenSlots} non-zero); none holds a row of A's ${secret.size} private positions, ` +
                 `and none is sealed with the checksum of a page A sealed.${caughtNote}`
         };
+    }
     const first = matches[0];
     const pages = new Set(matches.map((match) => match.page));
     return {
-        id: "kv-pages", title, outcome: "failed", numbers,
-        evidence: `${matches.length} token slots in ${pages.size} of B's ${received.length} received pages hold A's KV rows` +
-            (first === undefined ? "" : ` (page ${first.page}, received by ${first.request}, slot ${first.slot} = A's position ${first.position})`) +
+        id: "kv-pages",
+        title,
+        outcome: "failed",
+        numbers,
+        evidence:
+            `${matches.length} token slots in ${pages.size} of B's ${received.length} received pages hold A's KV rows` +
+            (first === undefined
+                ? ""
+                : ` (page ${first.page}, received by ${first.request}, slot ${first.slot} = A's position ${first.position})`) +
             `; ${numChecksumMatches} received pages carry the checksum of a page A sealed.${caughtNote}`
     };
 }
 
 /** kv-sequence: B's decode sequence, exported after each of its turns, holds no row of A's KV. */
-export function probeSequenceStates(states: readonly (ParsedSequenceState | undefined)[], secret: SecretRows, unavailable: string | undefined): CanaryProbeResult {
+export function probeSequenceStates(
+    states: readonly (ParsedSequenceState | undefined)[],
+    secret: SecretRows,
+    unavailable: string | undefined
+): CanaryProbeResult {
     const title = "B's decode sequence holds none of A's KV";
-    if (unavailable !== undefined)
+    if (unavailable !== undefined) {
         return { id: "kv-sequence", title, outcome: "skipped", evidence: unavailable, numbers: {} };
+    }
     let numPositions = 0;
     const matches: { state: number; position: number; positionOfA: number }[] = [];
     states.forEach((state, index) => {
-        if (state === undefined)
+        if (state === undefined) {
             return;
+        }
         stateFingerprints(state).forEach((fingerprint, position) => {
             numPositions++;
             const positionOfA = fingerprint === undefined ? undefined : secret.get(fingerprint);
-            if (positionOfA !== undefined)
+            if (positionOfA !== undefined) {
                 matches.push({ state: index, position, positionOfA });
+            }
         });
     });
     const numStates = states.filter((state) => state !== undefined).length;
-    const numbers = { numExports: numStates, numPositionsCompared: numPositions, numSecretRows: secret.size, numRowMatches: matches.length };
-    if (numStates === 0)
+    const numbers = {
+        numExports: numStates,
+        numPositionsCompared: numPositions,
+        numSecretRows: secret.size,
+        numRowMatches: matches.length
+    };
+    if (numStates === 0) {
         return { id: "kv-sequence", title, outcome: "skipped", evidence: "B held no KV to export after its turns.", numbers };
-    if (matches.length === 0)
+    }
+    if (matches.length === 0) {
         return {
-            id: "kv-sequence", title, outcome: "passed", numbers,
+            id: "kv-sequence",
+            title,
+            outcome: "passed",
+            numbers,
             evidence: `B's decode sequence, exported after each of its ${numStates} turns (${numPositions} positions), holds none of A's ${secret.size} private KV rows.`
         };
+    }
     const first = matches[0]!;
     return {
-        id: "kv-sequence", title, outcome: "failed", numbers,
+        id: "kv-sequence",
+        title,
+        outcome: "failed",
+        numbers,
         evidence: `B's decode sequence holds ${matches.length} of A's KV rows (after turn ${first.state + 1}, B's position ${first.position} = A's position ${first.positionOfA}).`
     };
 }

@@ -24,9 +24,12 @@ export function longestCommonRun(haystack: readonly number[], needle: readonly n
 
 /** The longest substring of `secret` found in `text`, in characters. */
 export function longestSecretSubstring(text: string, secret: string): number {
-    for (let length = secret.length; length > 0; length--)
-        for (let start = 0; start + length <= secret.length; start++)
-            if (text.includes(secret.slice(start, start + length)))
+    for (let length = secret.length; length > 0; length--) {
+        for (let start = 0; start + length <= secret.length; start++) {
+            if (text.includes(secret.slice(start, start + length))) {
                 return length;
+            }
+        }
+    }
     return 0;
 }

@@ -42,8 +42,9 @@ const running = new WeakSet<KvEngine>();
  * One run per engine at a time; a second is refused with CanaryBusyError.
  */
 export async function runCanaryProbe(engine: KvEngine, renderer: ChatRenderer, options: CanaryOptions = {}): Promise<CanaryReport> {
-    if (running.has(engine))
+    if (running.has(engine)) {
         throw new CanaryBusyError("A canary probe is already running on this engine; one runs at a time. Wait for its report.");
+    }
     running.add(engine);
     try {
         return await runOnce(engine, renderer, options);
@@ -71,20 +72,27 @@ async function runOnce(engine: KvEngine, renderer: ChatRenderer, options: Canary
     let aRunning = true;
     const unwatch = engine.watchSeals((sealed, received, pool) => {
         if (sealed.session === a) {
-            if (aRunning)
+            if (aRunning) {
                 numPagesA += sealed.pages.length;
+            }
             sealed.pages.forEach((page, index) => {
                 const slots = pageFingerprints(pool.inspectRawPage(page), engine.layout, pageTokens);
                 const numTokens = Math.min(pageTokens, sealed.tokens.length - index * pageTokens);
                 sealedByA.set(sealed.checksums[index]!, index * pageTokens + numTokens);
-                for (let slot = 0; slot < numTokens; slot++)
+                for (let slot = 0; slot < numTokens; slot++) {
                     rowsOfA.set(index * pageTokens + slot, slots[slot]);
+                }
             });
         } else if (sealed.session === b) {
-            received.pages.forEach((page, index) => receivedByB.push({
-                page, request: sealed.request, probe: numProbe, checksum: received.checksums[index] ?? 0n,
-                slots: pageFingerprints(pool.inspectRawPage(page), engine.layout, pageTokens)
-            }));
+            received.pages.forEach((page, index) =>
+                receivedByB.push({
+                    page,
+                    request: sealed.request,
+                    probe: numProbe,
+                    checksum: received.checksums[index] ?? 0n,
+                    slots: pageFingerprints(pool.inspectRawPage(page), engine.layout, pageTokens)
+                })
+            );
         }
     });
 
@@ -95,8 +103,10 @@ async function runOnce(engine: KvEngine, renderer: ChatRenderer, options: Canary
         aRunning = false;
         const kvUnavailable = kvUnavailableReason(engine);
         const stateA = kvUnavailable === undefined ? await engine.exportSessionKv(a) : undefined;
-        if (stateA !== undefined) // A's KV as decode holds it, its answer's positions included
+        if (stateA !== undefined) {
+            // A's KV as decode holds it, its answer's positions included
             stateFingerprints(stateA).forEach((fingerprint, position) => rowsOfA.set(position, fingerprint));
+        }
 
         const recall = await probeB(engine, renderer, b, prompts.recall, RECALL_MAX_TOKENS);
         const stateAfterRecall = kvUnavailable === undefined ? await engine.exportSessionKv(b) : undefined;
@@ -106,8 +116,14 @@ async function runOnce(engine: KvEngine, renderer: ChatRenderer, options: Canary
         const baseline = cue.ok ? await freshProbabilities(engine, prompts.cue, cue.steps.length) : [];
 
         [recall, cue].forEach((output, probe) => {
-            if (!output.ok && output.error.code.startsWith("handoff_")) // verification refused the manifest: nothing of it was assembled
-                receivedByB.filter((page) => page.probe === probe).forEach((page) => { page.refusedWith = output.error.code; });
+            if (!output.ok && output.error.code.startsWith("handoff_")) {
+                // verification refused the manifest: nothing of it was assembled
+                receivedByB
+                    .filter((page) => page.probe === probe)
+                    .forEach((page) => {
+                        page.refusedWith = output.error.code;
+                    });
+            }
         });
         const tokensOfA = [...prompts.a, ...answerA.tokens];
         const tokensOfB = [prompts.recall, prompts.cue].map((prompt, index) => {
@@ -121,7 +137,7 @@ async function runOnce(engine: KvEngine, renderer: ChatRenderer, options: Canary
         const randomWeights = engine.modelName.startsWith("Kvault synthetic");
         probes = [
             probeTextEcho("text-recall", "B cannot repeat A's markers", recall, prompts.markers, randomWeights),
-            probeTextEcho("text-cue", "B does not complete \"The secret code is\" with A's marker", cue, prompts.markers, randomWeights),
+            probeTextEcho("text-cue", 'B does not complete "The secret code is" with A\'s marker', cue, prompts.markers, randomWeights),
             probeLogprobs(cue, baseline, prompts.markers, TOP_LOGPROBS),
             probeReceivedPages(receivedByB, secret, privatePagesOfA, engine.prefill !== undefined),
             probeSequenceStates([stateAfterRecall, stateAfterCue], secret, kvUnavailable)
@@ -155,33 +171,62 @@ function kvUnavailableReason(engine: KvEngine): string | undefined {
 }
 
 /** One of B's requests, greedy, with its tokens' probabilities; a request that ends otherwise is kept as its error. */
-async function probeB(engine: KvEngine, renderer: ChatRenderer, session: SessionId, prompt: readonly number[], maxTokens: number): Promise<ProbeOutput> {
+async function probeB(
+    engine: KvEngine,
+    renderer: ChatRenderer,
+    session: SessionId,
+    prompt: readonly number[],
+    maxTokens: number
+): Promise<ProbeOutput> {
     const steps: TokenProbabilities[] = [];
     try {
         const result = await engine.generate({
-            session, promptTokens: prompt, maxTokens, sampling: { temperature: 0 }, logprobs: { top: TOP_LOGPROBS },
+            session,
+            promptTokens: prompt,
+            maxTokens,
+            sampling: { temperature: 0 },
+            logprobs: { top: TOP_LOGPROBS },
             onToken: (_token, probabilities) => void (probabilities !== undefined && steps.push(probabilities))
         });
         return { ok: true, tokens: result.tokens, text: renderer.detokenize(result.tokens), steps };
     } catch (error) {
-        return { ok: false, error: { code: error instanceof KvaultError ? error.code : "internal_error", message: error instanceof Error ? error.message : String(error) } };
+        return {
+            ok: false,
+            error: {
+                code: error instanceof KvaultError ? error.code : "internal_error",
+                message: error instanceof Error ? error.message : String(error)
+            }
+        };
     }
 }
 
 /** The same prompt, greedy, alone in a fresh context of its own: the baseline B's probabilities are compared with. */
 async function freshProbabilities(engine: KvEngine, prompt: readonly number[], numSteps: number): Promise<TokenProbabilities[]> {
     const steps: TokenProbabilities[] = [];
-    if (numSteps === 0)
+    if (numSteps === 0) {
         return steps;
-    const context = await RoleContext.create(engine.model, {
-        role: "unified", contextSize: prompt.length + numSteps + 1, numSequences: 1,
-        flashAttention: engine.config.flashAttention, threads: engine.config.threads
-    }, engine.stateDirectory);
+    }
+    const context = await RoleContext.create(
+        engine.model,
+        {
+            role: "unified",
+            contextSize: prompt.length + numSteps + 1,
+            numSequences: 1,
+            flashAttention: engine.config.flashAttention,
+            threads: engine.config.threads
+        },
+        engine.stateDirectory
+    );
     try {
         const slot = context.acquireSequence()!;
-        for await (const _token of slot.generate(prompt, { temperature: 0 }, { top: TOP_LOGPROBS, onToken: (entry) => steps.push(entry) })) {
-            if (steps.length >= numSteps)
+        for await (const _token of slot.generate(
+            prompt,
+            { temperature: 0 },
+            { top: TOP_LOGPROBS, onToken: (entry) => steps.push(entry) }
+        )) {
+            if (steps.length >= numSteps) {
                 break;
+            }
         }
         return steps;
     } finally {

@@ -37,23 +37,27 @@ export function bytesPerToken(layout: KvLayout): number {
 /** Where layer `index`'s K block starts inside a page. */
 export function layerOffsetInPage(layout: KvLayout, index: number, pageTokens: number): number {
     let offset = 0;
-    for (let i = 0; i < index; i++)
+    for (let i = 0; i < index; i++) {
         offset += pageTokens * (layout.layers[i]!.kRowBytes + layout.layers[i]!.vRowBytes);
+    }
     return offset;
 }
 
 /** The first difference between two layouts, in words, or undefined when they are the same. */
 export function describeLayoutMismatch(expected: KvLayout, actual: KvLayout): string | undefined {
-    if (expected.layers.length !== actual.layers.length)
+    if (expected.layers.length !== actual.layers.length) {
         return `${actual.layers.length} layers, the context has ${expected.layers.length}`;
-    if (expected.vTransposed !== actual.vTransposed)
+    }
+    if (expected.vTransposed !== actual.vTransposed) {
         return `V ${actual.vTransposed ? "transposed" : "in rows"}, the context keeps it ${expected.vTransposed ? "transposed" : "in rows"}`;
+    }
     for (let i = 0; i < expected.layers.length; i++) {
         const want = expected.layers[i]!;
         const got = actual.layers[i]!;
         for (const field of ["kType", "vType", "kRowBytes", "vRowBytes", "vElementBytes", "numVElements"] as const) {
-            if (want[field] !== got[field])
+            if (want[field] !== got[field]) {
                 return `layer ${i} has ${field} ${got[field]}, the context has ${want[field]}`;
+            }
         }
     }
     return undefined;

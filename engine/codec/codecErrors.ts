@@ -4,7 +4,10 @@ import { KvaultError } from "../core/KvaultError.js";
 export class StateFormatError extends KvaultError {
     readonly code = "state_malformed";
 
-    constructor(message: string, readonly offset: number) {
+    constructor(
+        message: string,
+        readonly offset: number
+    ) {
         super(`The sequence state is malformed at byte ${offset}: ${message}. Nothing was loaded; the request ends here.`);
     }
 }
@@ -23,6 +26,8 @@ export class ModelFingerprintMismatchError extends KvaultError {
     readonly code = "model_fingerprint_mismatch";
 
     constructor(expected: string, actual: string) {
-        super(`The KV pages were written by another model or layout (fingerprint ${actual}, this context is ${expected}). Nothing was loaded; the request ends here.`);
+        super(
+            `The KV pages were written by another model or layout (fingerprint ${actual}, this context is ${expected}). Nothing was loaded; the request ends here.`
+        );
     }
 }

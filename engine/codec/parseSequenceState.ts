@@ -32,21 +32,35 @@ class StateReader {
 
     constructor(private readonly bytes: Buffer) {}
 
-    section(): void { this.sections.push(this.offset); }
-
-    private need(numBytes: number, what: string): void {
-        if (numBytes < 0 || this.offset + numBytes > this.bytes.length)
-            throw new StateFormatError(`${what} needs ${numBytes} bytes but ${this.bytes.length - this.offset} remain`, this.offset);
+    section(): void {
+        this.sections.push(this.offset);
     }
 
-    u32(what: string): number { this.need(4, what); const value = this.bytes.readUInt32LE(this.offset); this.offset += 4; return value; }
-    i32(what: string): number { this.need(4, what); const value = this.bytes.readInt32LE(this.offset); this.offset += 4; return value; }
+    private need(numBytes: number, what: string): void {
+        if (numBytes < 0 || this.offset + numBytes > this.bytes.length) {
+            throw new StateFormatError(`${what} needs ${numBytes} bytes but ${this.bytes.length - this.offset} remain`, this.offset);
+        }
+    }
+
+    u32(what: string): number {
+        this.need(4, what);
+        const value = this.bytes.readUInt32LE(this.offset);
+        this.offset += 4;
+        return value;
+    }
+    i32(what: string): number {
+        this.need(4, what);
+        const value = this.bytes.readInt32LE(this.offset);
+        this.offset += 4;
+        return value;
+    }
     u64(what: string): number {
         this.need(8, what);
         const value = this.bytes.readBigUInt64LE(this.offset);
         this.offset += 8;
-        if (value > BigInt(Number.MAX_SAFE_INTEGER))
+        if (value > BigInt(Number.MAX_SAFE_INTEGER)) {
             throw new StateFormatError(`${what} is ${value}, beyond any real row size`, this.offset - 8);
+        }
         return Number(value);
     }
 
@@ -57,7 +71,9 @@ class StateReader {
         return view;
     }
 
-    get remaining(): number { return this.bytes.length - this.offset; }
+    get remaining(): number {
+        return this.bytes.length - this.offset;
+    }
 }
 
 /**
@@ -70,57 +86,79 @@ export function parseSequenceState(bytes: Buffer): ParsedSequenceState {
 
     reader.section();
     const magic = reader.u32("magic");
-    if (magic !== STATE_SEQ_MAGIC)
+    if (magic !== STATE_SEQ_MAGIC) {
         throw new StateFormatError(`magic is 0x${magic.toString(16)}, a sequence state starts with 0x${STATE_SEQ_MAGIC.toString(16)}`, 0);
+    }
     const version = reader.u32("version");
-    if (version !== STATE_SEQ_VERSION)
+    if (version !== STATE_SEQ_VERSION) {
         throw new StateFormatError(`version ${version} is not the supported version ${STATE_SEQ_VERSION}`, 4);
+    }
 
     reader.section();
     const numTokens = reader.u32("token count");
-    if (numTokens * 4 > reader.remaining)
+    if (numTokens * 4 > reader.remaining) {
         throw new StateFormatError(`${numTokens} tokens need ${numTokens * 4} bytes but ${reader.remaining} remain`, reader.offset);
+    }
     const tokenBytes = reader.slice(numTokens * 4, "tokens");
     const tokens = new Int32Array(numTokens);
-    for (let i = 0; i < numTokens; i++)
+    for (let i = 0; i < numTokens; i++) {
         tokens[i] = tokenBytes.readInt32LE(i * 4);
+    }
 
     reader.section();
     const numStreams = reader.u32("stream count");
-    if (numStreams === 0 || numStreams > 4096)
+    if (numStreams === 0 || numStreams > 4096) {
         throw new StateFormatError(`stream count ${numStreams} is outside [1, 4096]`, reader.offset - 4);
+    }
 
     let numCells: number | undefined;
     let parsed: { layout: KvLayout; layers: StateLayerData[] } | undefined;
     for (let stream = 0; stream < numStreams; stream++) {
         reader.section();
         const cellCount = reader.u32(`cell count of stream ${stream}`);
-        if (cellCount === 0)
+        if (cellCount === 0) {
             continue;
-        if (numCells !== undefined)
+        }
+        if (numCells !== undefined) {
             throw new StateFormatError(`stream ${stream} holds cells too; a sequence state has one non-empty stream`, reader.offset - 4);
+        }
         numCells = cellCount;
-        if (cellCount * 12 > reader.remaining)
-            throw new StateFormatError(`${cellCount} cells need at least ${cellCount * 12} bytes of metadata but ${reader.remaining} remain`, reader.offset);
+        if (cellCount * 12 > reader.remaining) {
+            throw new StateFormatError(
+                `${cellCount} cells need at least ${cellCount * 12} bytes of metadata but ${reader.remaining} remain`,
+                reader.offset
+            );
+        }
 
         reader.section();
         for (let cell = 0; cell < cellCount; cell++) {
             const position = reader.i32(`position of cell ${cell}`);
             const numSeqIds = reader.u32(`sequence count of cell ${cell}`);
-            if (numSeqIds !== 1)
-                throw new StateFormatError(`cell ${cell} belongs to ${numSeqIds} sequences; a sequence state has exactly 1 (or the cells carry M-RoPE data, which is not supported)`, reader.offset - 4);
+            if (numSeqIds !== 1) {
+                throw new StateFormatError(
+                    `cell ${cell} belongs to ${numSeqIds} sequences; a sequence state has exactly 1 (or the cells carry M-RoPE data, which is not supported)`,
+                    reader.offset - 4
+                );
+            }
             reader.i32(`sequence id of cell ${cell}`); // ignored on load, as llama.cpp does
-            if (position !== cell)
-                throw new StateFormatError(`cell ${cell} holds position ${position}; positions must run 0, 1, 2, … in cell order`, reader.offset - 12);
+            if (position !== cell) {
+                throw new StateFormatError(
+                    `cell ${cell} holds position ${position}; positions must run 0, 1, 2, … in cell order`,
+                    reader.offset - 12
+                );
+            }
         }
         parsed = parseLayers(reader, cellCount);
     }
-    if (reader.remaining !== 0)
+    if (reader.remaining !== 0) {
         throw new StateFormatError(`${reader.remaining} bytes follow the end of the state`, reader.offset);
-    if (numCells === undefined || parsed === undefined)
+    }
+    if (numCells === undefined || parsed === undefined) {
         throw new StateFormatError("the state holds no cells", reader.offset);
-    if (numCells !== numTokens)
+    }
+    if (numCells !== numTokens) {
         throw new StateFormatError(`the state lists ${numTokens} tokens but holds ${numCells} cells`, 8);
+    }
 
     return { tokens, numStreams, numCells, layout: parsed.layout, layers: parsed.layers, sectionOffsets: reader.sections };
 }
@@ -128,19 +166,22 @@ export function parseSequenceState(bytes: Buffer): ParsedSequenceState {
 function parseLayers(reader: StateReader, numCells: number): { layout: KvLayout; layers: StateLayerData[] } {
     reader.section();
     const vTransposedFlag = reader.u32("V layout flag");
-    if (vTransposedFlag > 1)
+    if (vTransposedFlag > 1) {
         throw new StateFormatError(`V layout flag is ${vTransposedFlag}, expected 0 or 1`, reader.offset - 4);
+    }
     const numLayers = reader.u32("layer count");
-    if (numLayers === 0 || numLayers > 1024)
+    if (numLayers === 0 || numLayers > 1024) {
         throw new StateFormatError(`layer count ${numLayers} is outside [1, 1024]`, reader.offset - 4);
+    }
 
     const kParts: { kType: number; kRowBytes: number; k: Buffer }[] = [];
     for (let layer = 0; layer < numLayers; layer++) {
         reader.section();
         const kType = reader.i32(`K type of layer ${layer}`);
         const kRowBytes = reader.u64(`K row size of layer ${layer}`);
-        if (kRowBytes === 0)
+        if (kRowBytes === 0) {
             throw new StateFormatError(`layer ${layer} has K rows of 0 bytes`, reader.offset - 8);
+        }
         kParts.push({ kType, kRowBytes, k: reader.slice(numCells * kRowBytes, `K of layer ${layer}`) });
     }
 
@@ -152,15 +193,20 @@ function parseLayers(reader: StateReader, numCells: number): { layout: KvLayout;
         const vType = reader.i32(`V type of layer ${layer}`);
         if (vTransposedFlag === 0) {
             const vRowBytes = reader.u64(`V row size of layer ${layer}`);
-            if (vRowBytes === 0)
+            if (vRowBytes === 0) {
                 throw new StateFormatError(`layer ${layer} has V rows of 0 bytes`, reader.offset - 8);
+            }
             layers.push({ kType, vType, kRowBytes, vRowBytes, vElementBytes: 0, numVElements: 0 });
             data.push({ k, v: reader.slice(numCells * vRowBytes, `V of layer ${layer}`) });
         } else {
             const vElementBytes = reader.u32(`V element size of layer ${layer}`);
             const numVElements = reader.u32(`V width of layer ${layer}`);
-            if (vElementBytes === 0 || numVElements === 0)
-                throw new StateFormatError(`layer ${layer} has transposed V of ${numVElements} elements of ${vElementBytes} bytes`, reader.offset - 8);
+            if (vElementBytes === 0 || numVElements === 0) {
+                throw new StateFormatError(
+                    `layer ${layer} has transposed V of ${numVElements} elements of ${vElementBytes} bytes`,
+                    reader.offset - 8
+                );
+            }
             layers.push({ kType, vType, kRowBytes, vRowBytes: vElementBytes * numVElements, vElementBytes, numVElements });
             data.push({ k, v: reader.slice(numCells * vElementBytes * numVElements, `transposed V of layer ${layer}`) });
         }

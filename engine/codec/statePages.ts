@@ -24,7 +24,9 @@ export function numPagesFor(numTokens: number, pageTokens: number): number {
  * `[0, numTokens)` only: nothing past the owner's valid length is ever read or written.
  */
 function forEachBlock(
-    layout: KvLayout, numTokens: number, pageTokens: number,
+    layout: KvLayout,
+    numTokens: number,
+    pageTokens: number,
     copy: (pageIndex: number, pageOffset: number, layer: number, part: "k" | "v", stateOffset: number, numBytes: number) => void
 ): void {
     const numPages = numPagesFor(numTokens, pageTokens);
@@ -35,13 +37,19 @@ function forEachBlock(
             const first = page * pageTokens;
             const count = Math.min(pageTokens, numTokens - first);
             copy(page, layerOffset, layerIndex, "k", first * layer.kRowBytes, count * layer.kRowBytes);
-            if (!layout.vTransposed)
+            if (!layout.vTransposed) {
                 copy(page, layerOffset + kBlock, layerIndex, "v", first * layer.vRowBytes, count * layer.vRowBytes);
-            else {
+            } else {
                 const run = pageTokens * layer.vElementBytes;
                 for (let element = 0; element < layer.numVElements; element++) {
-                    copy(page, layerOffset + kBlock + element * run, layerIndex, "v",
-                        (element * numTokens + first) * layer.vElementBytes, count * layer.vElementBytes);
+                    copy(
+                        page,
+                        layerOffset + kBlock + element * run,
+                        layerIndex,
+                        "v",
+                        (element * numTokens + first) * layer.vElementBytes,
+                        count * layer.vElementBytes
+                    );
                 }
             }
         }
@@ -61,15 +69,20 @@ export interface PageBlockAccess {
 export function bufferPageAccess(pages: readonly Buffer[]): PageBlockAccess {
     return {
         numPages: pages.length,
-        write: (pageIndex, pageOffset, bytes) => { pages[pageIndex]!.set(bytes, pageOffset); },
+        write: (pageIndex, pageOffset, bytes) => {
+            pages[pageIndex]!.set(bytes, pageOffset);
+        },
         read: (pageIndex, pageOffset, numBytes) => pages[pageIndex]!.subarray(pageOffset, pageOffset + numBytes)
     };
 }
 
 /** Copies a parsed state's KV into pages (zeroed, `pageTokens × bytesPerToken(layout)` bytes each). */
 export function scatterStateToPages(state: ParsedSequenceState, pages: PageBlockAccess, pageTokens: number): void {
-    invariant(pages.numPages === numPagesFor(state.numCells, pageTokens),
-        () => `scatter of ${state.numCells} tokens at ${pageTokens} per page needs ${numPagesFor(state.numCells, pageTokens)} pages, got ${pages.numPages}`);
+    invariant(
+        pages.numPages === numPagesFor(state.numCells, pageTokens),
+        () =>
+            `scatter of ${state.numCells} tokens at ${pageTokens} per page needs ${numPagesFor(state.numCells, pageTokens)} pages, got ${pages.numPages}`
+    );
     forEachBlock(state.layout, state.numCells, pageTokens, (page, pageOffset, layer, part, stateOffset, numBytes) => {
         pages.write(page, pageOffset, state.layers[layer]![part].subarray(stateOffset, stateOffset + numBytes));
     });
@@ -95,24 +108,39 @@ export interface AssembleStateOptions {
  */
 export function assembleSequenceState({ tokens, layout, targetLayout, targetNumStreams, pages, pageTokens }: AssembleStateOptions): Buffer {
     const mismatch = describeLayoutMismatch(targetLayout, layout);
-    if (mismatch !== undefined)
+    if (mismatch !== undefined) {
         throw new StateLayoutMismatchError(mismatch);
+    }
     const numTokens = tokens.length;
     invariant(numTokens > 0, "a state to assemble needs at least one token");
-    invariant(pages.numPages === numPagesFor(numTokens, pageTokens),
-        () => `assembling ${numTokens} tokens at ${pageTokens} per page needs ${numPagesFor(numTokens, pageTokens)} pages, got ${pages.numPages}`);
-    invariant(Number.isInteger(targetNumStreams) && targetNumStreams >= 1, () => `target stream count ${targetNumStreams} is not a positive integer`);
+    invariant(
+        pages.numPages === numPagesFor(numTokens, pageTokens),
+        () =>
+            `assembling ${numTokens} tokens at ${pageTokens} per page needs ${numPagesFor(numTokens, pageTokens)} pages, got ${pages.numPages}`
+    );
+    invariant(
+        Number.isInteger(targetNumStreams) && targetNumStreams >= 1,
+        () => `target stream count ${targetNumStreams} is not a positive integer`
+    );
 
     const state = Buffer.alloc(sequenceStateBytes(numTokens, layout, targetNumStreams));
     let offset = 0;
-    const u32 = (value: number): void => { offset = state.writeUInt32LE(value, offset); };
-    const i32 = (value: number): void => { offset = state.writeInt32LE(value, offset); };
-    const u64 = (value: number): void => { offset = state.writeBigUInt64LE(BigInt(value), offset); };
+    const u32 = (value: number): void => {
+        offset = state.writeUInt32LE(value, offset);
+    };
+    const i32 = (value: number): void => {
+        offset = state.writeInt32LE(value, offset);
+    };
+    const u64 = (value: number): void => {
+        offset = state.writeBigUInt64LE(BigInt(value), offset);
+    };
 
     u32(STATE_SEQ_MAGIC);
     u32(STATE_SEQ_VERSION);
     u32(numTokens);
-    for (const token of tokens) i32(token);
+    for (const token of tokens) {
+        i32(token);
+    }
     u32(targetNumStreams);
     u32(numTokens);
     for (let position = 0; position < numTokens; position++) {
@@ -137,12 +165,15 @@ export function assembleSequenceState({ tokens, layout, targetLayout, targetNumS
         if (layout.vTransposed) {
             u32(layer.vElementBytes);
             u32(layer.numVElements);
-        } else
+        } else {
             u64(layer.vRowBytes);
+        }
         vStarts.push(offset);
         offset += numTokens * layer.vRowBytes;
     }
-    for (let stream = 1; stream < targetNumStreams; stream++) u32(0); // the other streams: no cells
+    for (let stream = 1; stream < targetNumStreams; stream++) {
+        u32(0);
+    } // the other streams: no cells
     invariant(offset === state.length, () => `assembled state is ${offset} bytes, ${state.length} were allocated`);
 
     forEachBlock(layout, numTokens, pageTokens, (page, pageOffset, layer, part, stateOffset, numBytes) => {

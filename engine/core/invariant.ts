@@ -5,6 +5,7 @@ export class InvariantError extends Error {
 
 /** Asserts `condition`; the message must carry the numbers that broke it. */
 export function invariant(condition: unknown, message: string | (() => string)): asserts condition {
-    if (!condition)
+    if (!condition) {
         throw new InvariantError(typeof message === "function" ? message() : message);
+    }
 }

@@ -19,10 +19,15 @@ export class ModelUnsupportedError extends KvaultError {
 export class ModelSwitchedError extends KvaultError {
     readonly code = "model_switched";
 
-    constructor(readonly modelName: string, what: "turn" | "call") {
-        super(what === "turn"
-            ? `The model was switched to ${modelName} while this turn ran; send the message again.`
-            : `The model was switched to ${modelName} before this call was answered; try again.`);
+    constructor(
+        readonly modelName: string,
+        what: "turn" | "call"
+    ) {
+        super(
+            what === "turn"
+                ? `The model was switched to ${modelName} while this turn ran; send the message again.`
+                : `The model was switched to ${modelName} before this call was answered; try again.`
+        );
     }
 }
 

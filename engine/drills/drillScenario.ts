@@ -15,14 +15,21 @@ export interface ScenarioOutcome {
     readonly leak: string;
 }
 
-export type Scenario = (engine: KvEngine, hooks: KvEngineHooks, prompt: (text: string, count: number) => number[]) => Promise<ScenarioOutcome>;
+export type Scenario = (
+    engine: KvEngine,
+    hooks: KvEngineHooks,
+    prompt: (text: string, count: number) => number[]
+) => Promise<ScenarioOutcome>;
 
 export const A = sessionId("drill-workspace-a");
 export const B = sessionId("drill-workspace-b");
 export const VICTIM = sessionId("drill-victim");
 
 export function errorOf(error: unknown): { code: string; message: string } {
-    return { code: error instanceof KvaultError ? error.code : "internal_error", message: error instanceof Error ? error.message : String(error) };
+    return {
+        code: error instanceof KvaultError ? error.code : "internal_error",
+        message: error instanceof Error ? error.message : String(error)
+    };
 }
 
 /** Runs the victim's request, returning its error (null when served). */
@@ -37,8 +44,11 @@ export async function victimRequest(engine: KvEngine, tokens: number[]): Promise
 
 export function countDifferentBytes(a: Uint8Array, b: Uint8Array): number {
     let count = 0;
-    for (let index = 0; index < Math.min(a.length, b.length); index++)
-        if (a[index] !== b[index]) count++;
+    for (let index = 0; index < Math.min(a.length, b.length); index++) {
+        if (a[index] !== b[index]) {
+            count++;
+        }
+    }
     return count;
 }
 
@@ -50,9 +60,11 @@ export function countDifferentBytes(a: Uint8Array, b: Uint8Array): number {
 export async function fillPagesWithA(engine: KvEngine, hooks: KvEngineHooks, tokens: readonly number[]): Promise<Map<PageId, Uint8Array>> {
     const bytesOfA = new Map<PageId, Uint8Array>();
     hooks.afterSeal = (manifest, pool) => {
-        if (manifest.session === A)
-            for (const page of manifest.pages)
+        if (manifest.session === A) {
+            for (const page of manifest.pages) {
                 bytesOfA.set(page, pool.inspectRawPage(page));
+            }
+        }
         return manifest;
     };
     try {
@@ -68,8 +80,9 @@ export async function fillPagesWithA(engine: KvEngine, hooks: KvEngineHooks, tok
 export function pagesReservedBy(pool: PagePool, request: RequestId): PageId[] {
     const pages: PageId[] = [];
     pool.forEachOwnedPage((page, _state, owner) => {
-        if (owner === request)
+        if (owner === request) {
             pages.push(page);
+        }
     });
     return pages.sort((a, b) => pool.pageInfo(a).tokenStart - pool.pageInfo(b).tokenStart);
 }
@@ -86,30 +99,41 @@ export async function exportVictimKv(engine: KvEngine): Promise<ParsedSequenceSt
  * victim's. K rows always; V rows too when V is kept in rows.
  */
 export function countBytesOfA(
-    victimKv: ParsedSequenceState, layout: KvLayout, pageTokens: number, numTokens: number,
-    readFrom: readonly PageId[], fromPage: number, bytesOfA: ReadonlyMap<PageId, Uint8Array>
+    victimKv: ParsedSequenceState,
+    layout: KvLayout,
+    pageTokens: number,
+    numTokens: number,
+    readFrom: readonly PageId[],
+    fromPage: number,
+    bytesOfA: ReadonlyMap<PageId, Uint8Array>
 ): { numBytes: number; pagesOfA: PageId[] } {
     let numBytes = 0;
     const pagesOfA: PageId[] = [];
     for (let index = fromPage; index * pageTokens < numTokens && index < readFrom.length; index++) {
         const ofA = bytesOfA.get(readFrom[index]!);
-        if (ofA === undefined)
+        if (ofA === undefined) {
             continue;
+        }
         const numRows = Math.min(pageTokens, numTokens - index * pageTokens);
         let found = 0;
         layout.layers.forEach((layer, layerIndex) => {
             const kOffset = layerOffsetInPage(layout, layerIndex, pageTokens);
             const blocks: [number, Buffer, number][] = [[kOffset, victimKv.layers[layerIndex]!.k, layer.kRowBytes]];
-            if (!layout.vTransposed)
+            if (!layout.vTransposed) {
                 blocks.push([kOffset + pageTokens * layer.kRowBytes, victimKv.layers[layerIndex]!.v, layer.vRowBytes]);
+            }
             for (const [pageOffset, rows, rowBytes] of blocks) {
                 const stateOffset = index * pageTokens * rowBytes;
-                for (let byte = 0; byte < numRows * rowBytes; byte++)
-                    if (ofA[pageOffset + byte] !== 0 && ofA[pageOffset + byte] === rows[stateOffset + byte]) found++;
+                for (let byte = 0; byte < numRows * rowBytes; byte++) {
+                    if (ofA[pageOffset + byte] !== 0 && ofA[pageOffset + byte] === rows[stateOffset + byte]) {
+                        found++;
+                    }
+                }
             }
         });
-        if (found > 0)
+        if (found > 0) {
             pagesOfA.push(readFrom[index]!);
+        }
         numBytes += found;
     }
     return { numBytes, pagesOfA };

@@ -22,8 +22,14 @@ export class UnknownDrillError extends KvaultError {
 
 /** The sandbox: a small engine of its own on the tiny model, one decode sequence, 16-token pages. */
 const sandboxConfig: Omit<EngineConfigInput, "modelPath"> = {
-    window: 256, prefillContextSize: 256, decodeContextSize: 256, numDecodeSequences: 1,
-    pageTokens: 16, numPages: 48, inPlacePrefillTokens: 0, flashAttention: true
+    window: 256,
+    prefillContextSize: 256,
+    decodeContextSize: 256,
+    numDecodeSequences: 1,
+    pageTokens: 16,
+    numPages: 48,
+    inPlacePrefillTokens: 0,
+    flashAttention: true
 };
 
 /** Guards as a drill switches them: any subset, over the engine's defaults (all on). */
@@ -63,12 +69,16 @@ const sandboxes: Partial<Record<DrillId, { readonly config?: Partial<EngineConfi
 
 function resolveGuards(...switches: (GuardSwitches | undefined)[]): EngineGuards | undefined {
     const present = switches.filter((entry): entry is GuardSwitches => entry !== undefined);
-    if (present.length === 0)
+    if (present.length === 0) {
         return undefined;
+    }
     const merged = Object.assign({}, ...present) as GuardSwitches;
     return {
         ...merged,
-        handoff: Object.freeze({ ...allHandoffChecks, ...Object.assign({}, ...present.map((entry) => entry.handoff)) as Partial<HandoffChecks> }),
+        handoff: Object.freeze({
+            ...allHandoffChecks,
+            ...(Object.assign({}, ...present.map((entry) => entry.handoff)) as Partial<HandoffChecks>)
+        }),
         pool: Object.assign({}, ...present.map((entry) => entry.pool))
     };
 }
@@ -81,8 +91,9 @@ function resolveGuards(...switches: (GuardSwitches | undefined)[]): EngineGuards
  * only here, on engines that serve nothing else.
  */
 export async function runFaultDrill(id: string, runtime: LlamaRuntime): Promise<DrillReport> {
-    if (!isDrillId(id))
+    if (!isDrillId(id)) {
         throw new UnknownDrillError(`There is no drill "${id}". Drills: ${drillCatalog.map((drill) => drill.id).join(", ")}.`);
+    }
     const description = drillCatalog.find((drill) => drill.id === id)!;
     const startedAt = performance.now();
     const modelPath = drillModelPath();
@@ -124,9 +135,15 @@ export async function runFaultDrill(id: string, runtime: LlamaRuntime): Promise<
 async function expectSandboxDrained(engine: KvEngine): Promise<void> {
     await engine.forgetAllSessions();
     const { pool } = engine;
-    invariant(engine.numLiveRequests === 0 && pool.numLiveReservations === 0 && pool.numActiveLeases === 0 && pool.numFreePages === pool.config.numPages,
-        () => `a drill's sandbox ended with ${engine.numLiveRequests} live requests, ${pool.numLiveReservations} reservations, ` +
-            `${pool.numActiveLeases} leases and ${pool.numFreePages} of ${pool.config.numPages} pages free`);
+    invariant(
+        engine.numLiveRequests === 0 &&
+            pool.numLiveReservations === 0 &&
+            pool.numActiveLeases === 0 &&
+            pool.numFreePages === pool.config.numPages,
+        () =>
+            `a drill's sandbox ended with ${engine.numLiveRequests} live requests, ${pool.numLiveReservations} reservations, ` +
+            `${pool.numActiveLeases} leases and ${pool.numFreePages} of ${pool.config.numPages} pages free`
+    );
 }
 
 /** The tiny model the sandboxes load, generated once per machine (a few milliseconds, 0.9 MB). */
@@ -148,15 +165,23 @@ const scenarios: Readonly<Record<DrillId, Scenario>> = {
         await engine.generate({ session: A, promptTokens: tokensOfA, maxTokens: 2 });
         await engine.generate({ session: B, promptTokens: prompt("Workspace B says hello. ", 20), maxTokens: 2 }); // swaps A out
         const residency = engine.sessions().find((session) => session.id === A)?.residency;
-        if (residency?.kind !== "swapped")
+        if (residency?.kind !== "swapped") {
             throw new Error("the drill needs workspace A swapped out into pages");
+        }
         const foreign: PageManifest = residency.manifest;
         let loaded: readonly number[] | undefined;
-        hooks.afterSeal = (manifest) => manifest.session === VICTIM ? foreign : manifest;
-        hooks.afterLoad = (_request: RequestId, tokens) => { loaded = [...tokens]; };
+        hooks.afterSeal = (manifest) => (manifest.session === VICTIM ? foreign : manifest);
+        hooks.afterLoad = (_request: RequestId, tokens) => {
+            loaded = [...tokens];
+        };
         const error = await victimRequest(engine, prompt("The victim asks its own question. ", 40));
         const leaked = loaded !== undefined && tokensOfA.slice(0, 39).every((token, index) => loaded![index] === token);
-        return { error, leak: leaked ? `The victim's decode sequence loaded ${loaded!.length} tokens of workspace A's KV: it would have answered over A's ledger entry.` : "" };
+        return {
+            error,
+            leak: leaked
+                ? `The victim's decode sequence loaded ${loaded!.length} tokens of workspace A's KV: it would have answered over A's ledger entry.`
+                : ""
+        };
     },
 
     /** A byte of the victim's first sealed page flips after sealing. */
@@ -178,9 +203,13 @@ const scenarios: Readonly<Record<DrillId, Scenario>> = {
         } catch (caught) {
             error = errorOf(caught);
         }
-        const leak = served === undefined || flipped === undefined ? "" :
-            `Decode loaded page ${flipped.page} with a flipped byte and computed over it` +
-            (served.join(",") === reference.tokens.join(",") ? " (the answer happened to match; the KV did not)." : `: the answer changed from [${reference.tokens.join(", ")}] to [${served.join(", ")}].`);
+        const leak =
+            served === undefined || flipped === undefined
+                ? ""
+                : `Decode loaded page ${flipped.page} with a flipped byte and computed over it` +
+                  (served.join(",") === reference.tokens.join(",")
+                      ? " (the answer happened to match; the KV did not)."
+                      : `: the answer changed from [${reference.tokens.join(", ")}] to [${served.join(", ")}].`);
         return { error, leak };
     },
 
@@ -200,10 +229,17 @@ const scenarios: Readonly<Record<DrillId, Scenario>> = {
                 const layout = engine.layout;
                 let offset = 0;
                 for (const layer of layout.layers) {
-                    for (const [rowBytes, count] of [[layer.kRowBytes, 16], [layer.vRowBytes, 16]] as const) {
-                        for (let position = 3; position < count; position++)
-                            for (let byte = 0; byte < rowBytes; byte++)
-                                if (raw[offset + position * rowBytes + byte] !== 0) stale++;
+                    for (const [rowBytes, count] of [
+                        [layer.kRowBytes, 16],
+                        [layer.vRowBytes, 16]
+                    ] as const) {
+                        for (let position = 3; position < count; position++) {
+                            for (let byte = 0; byte < rowBytes; byte++) {
+                                if (raw[offset + position * rowBytes + byte] !== 0) {
+                                    stale++;
+                                }
+                            }
+                        }
                         offset += count * rowBytes;
                     }
                 }
@@ -213,7 +249,10 @@ const scenarios: Readonly<Record<DrillId, Scenario>> = {
         const error = await victimRequest(engine, prompt("The victim asks its own question. ", 20));
         return {
             error,
-            leak: stale === 0 ? "" : `${dirtyFree} free pages were not zeroed (audit I6), and the victim's page ${pages[1]} held ${stale} bytes of workspace A's KV past its own 3 positions.`
+            leak:
+                stale === 0
+                    ? ""
+                    : `${dirtyFree} free pages were not zeroed (audit I6), and the victim's page ${pages[1]} held ${stale} bytes of workspace A's KV past its own 3 positions.`
         };
     },
 
@@ -227,32 +266,55 @@ const scenarios: Readonly<Record<DrillId, Scenario>> = {
             delete hooks.beforeTransferWrite;
             controller.abort();
             // The victim's transfer: pages reserved and written at once with its own bytes.
-            const reservation = engine.pool.reserve({ session: VICTIM, request: toRequestId("drill-victim-transfer"), numPages: 3, firstToken: 0 });
+            const reservation = engine.pool.reserve({
+                session: VICTIM,
+                request: toRequestId("drill-victim-transfer"),
+                numPages: 3,
+                firstToken: 0
+            });
             const pattern = new Uint8Array(engine.pool.config.pageBytes).fill(0x5a);
             for (const handle of reservation.pages) {
                 const leased = engine.pool.acquireWriteLease(handle.pageId, handle.generation);
-                if (!leased.ok) throw leased.error;
+                if (!leased.ok) {
+                    throw leased.error;
+                }
                 leased.lease.write(0, pattern);
                 leased.lease.release();
                 engine.pool.seal(handle.pageId, handle.generation);
             }
             // Once A's late write has had its chance, look at the victim's pages.
             setTimeout(() => {
-                for (const handle of reservation.pages)
+                for (const handle of reservation.pages) {
                     overwritten += countDifferentBytes(engine.pool.inspectRawPage(handle.pageId), pattern);
+                }
                 refused = engine.pool.counters.staleWritesRefused > refusedBefore;
                 engine.pool.release(reservation);
             }, 0);
         };
         let error: { code: string; message: string } | null = null;
         try {
-            await engine.generate({ session: A, promptTokens: prompt("Workspace A's private ledger entry. ", 40), maxTokens: 2, signal: controller.signal });
+            await engine.generate({
+                session: A,
+                promptTokens: prompt("Workspace A's private ledger entry. ", 40),
+                maxTokens: 2,
+                signal: controller.signal
+            });
         } catch (caught) {
             error = errorOf(caught);
         }
         await new Promise((resolve) => setTimeout(resolve, 10));
-        if (refused && error !== null)
-            error = { code: "stale_write_refused", message: `The cancelled transfer's late write was refused by the pool (its pages were quarantined, not reused); the request ended with: ${error.message}` };
-        return { error, leak: overwritten === 0 ? "" : `The cancelled request's late write overwrote ${overwritten} bytes of the victim's sealed pages with its own KV.` };
+        if (refused && error !== null) {
+            error = {
+                code: "stale_write_refused",
+                message: `The cancelled transfer's late write was refused by the pool (its pages were quarantined, not reused); the request ended with: ${error.message}`
+            };
+        }
+        return {
+            error,
+            leak:
+                overwritten === 0
+                    ? ""
+                    : `The cancelled request's late write overwrote ${overwritten} bytes of the victim's sealed pages with its own KV.`
+        };
     }
 };

@@ -4,8 +4,15 @@ import { StaleCompletionIgnoredError } from "../handoff/integrityErrors.js";
 import type { PageManifest } from "../handoff/PageManifest.js";
 import type { KvEngine, KvEngineHooks } from "../KvEngine.js";
 import {
-    A, VICTIM, countBytesOfA, errorOf, exportVictimKv, fillPagesWithA, pagesReservedBy,
-    type Scenario, type ScenarioOutcome
+    A,
+    VICTIM,
+    countBytesOfA,
+    errorOf,
+    exportVictimKv,
+    fillPagesWithA,
+    pagesReservedBy,
+    type Scenario,
+    type ScenarioOutcome
 } from "./drillScenario.js";
 
 const formatCount = (count: number): string => count.toLocaleString("en-US");
@@ -22,8 +29,11 @@ const NUM_TOKENS_OF_VICTIM = { "undersized-prefill-pool": 300, "dropped-pages": 
  * searched for A's bytes.
  */
 async function shortHandoff(
-    engine: KvEngine, hooks: KvEngineHooks, prompt: (text: string, count: number) => number[],
-    drill: keyof typeof NUM_TOKENS_OF_A, describe: (numReceived: number, numReserved: number) => string
+    engine: KvEngine,
+    hooks: KvEngineHooks,
+    prompt: (text: string, count: number) => number[],
+    drill: keyof typeof NUM_TOKENS_OF_A,
+    describe: (numReceived: number, numReserved: number) => string
 ): Promise<ScenarioOutcome> {
     const bytesOfA = await fillPagesWithA(engine, hooks, prompt("Workspace A's private ledger entry. ", NUM_TOKENS_OF_A[drill]));
     const victimTokens = prompt("The victim asks its own question, at some length. ", NUM_TOKENS_OF_VICTIM[drill]);
@@ -40,24 +50,37 @@ async function shortHandoff(
     };
     const decoded: number[] = [];
     try {
-        await engine.generate({ session: VICTIM, promptTokens: victimTokens, maxTokens: 4, onToken: (token) => { decoded.push(token); } });
+        await engine.generate({
+            session: VICTIM,
+            promptTokens: victimTokens,
+            maxTokens: 4,
+            onToken: (token) => {
+                decoded.push(token);
+            }
+        });
     } catch (caught) {
         const error = errorOf(caught);
         const numPagesReserved = engine.pool.counters.numPagesReserved - pagesReservedBefore;
         return {
-            error: { ...error, message: `${error.message} (In the sandbox: ${numPagesReserved} pages reserved for the victim, ${decoded.length} tokens decoded.)` },
+            error: {
+                ...error,
+                message: `${error.message} (In the sandbox: ${numPagesReserved} pages reserved for the victim, ${decoded.length} tokens decoded.)`
+            },
             leak: ""
         };
     }
     const victimKv = await exportVictimKv(engine);
-    if (victimKv === undefined || reserved.length === 0)
+    if (victimKv === undefined || reserved.length === 0) {
         return { error: null, leak: "" };
+    }
     const found = countBytesOfA(victimKv, engine.layout, engine.config.pageTokens, numHandedOff, reserved, numReceived, bytesOfA);
-    if (found.numBytes === 0)
+    if (found.numBytes === 0) {
         return { error: null, leak: "" };
+    }
     return {
         error: null,
-        leak: `${describe(numReceived, reserved.length)} Decode computed over the ${reserved.length - numReceived} pages it never received: ` +
+        leak:
+            `${describe(numReceived, reserved.length)} Decode computed over the ${reserved.length - numReceived} pages it never received: ` +
             `the victim's decode sequence now holds ${formatCount(found.numBytes)} bytes of workspace A's KV (from A's pages ${found.pagesOfA.join(", ")}) ` +
             `among the ${formatCount((numHandedOff - numReceived * engine.config.pageTokens) * bytesPerToken(engine.layout))} bytes at its positions ` +
             `[${numReceived * engine.config.pageTokens}, ${numHandedOff}), and it answered ${decoded.length} tokens as if nothing had happened.`
@@ -72,17 +95,29 @@ export const transferScenarios: Readonly<Record<"undersized-prefill-pool" | "dro
      * at the door.
      */
     async "undersized-prefill-pool"(engine, hooks, prompt) {
-        return shortHandoff(engine, hooks, prompt, "undersized-prefill-pool", (numReceived, numReserved) =>
-            `The ${formatCount(NUM_TOKENS_OF_VICTIM["undersized-prefill-pool"] + 4)}-token request was admitted against the configured window ` +
-            `(${formatCount(engine.config.window)}), though the prefill holds ${formatCount(engine.prefill!.sequenceCapacity)}: prefill handed over ` +
-            `${numReceived} page of the ${numReserved} decode reserved and reported the transfer complete.`);
+        return shortHandoff(
+            engine,
+            hooks,
+            prompt,
+            "undersized-prefill-pool",
+            (numReceived, numReserved) =>
+                `The ${formatCount(NUM_TOKENS_OF_VICTIM["undersized-prefill-pool"] + 4)}-token request was admitted against the configured window ` +
+                `(${formatCount(engine.config.window)}), though the prefill holds ${formatCount(engine.prefill!.sequenceCapacity)}: prefill handed over ` +
+                `${numReceived} page of the ${numReserved} decode reserved and reported the transfer complete.`
+        );
     },
 
     /** The transport delivers the victim's first page only; the manifest lists what arrived. */
     async "dropped-pages"(engine, hooks, prompt) {
-        hooks.pagesDelivered = (reservation, numPages) => reservation.session === VICTIM ? 1 : numPages;
-        return shortHandoff(engine, hooks, prompt, "dropped-pages", (numReceived, numReserved) =>
-            `The transport delivered ${numReceived} of the victim's ${numReserved} pages, and decode did not count them against the ${NUM_TOKENS_OF_VICTIM["dropped-pages"] - 1} tokens it expected.`);
+        hooks.pagesDelivered = (reservation, numPages) => (reservation.session === VICTIM ? 1 : numPages);
+        return shortHandoff(
+            engine,
+            hooks,
+            prompt,
+            "dropped-pages",
+            (numReceived, numReserved) =>
+                `The transport delivered ${numReceived} of the victim's ${numReserved} pages, and decode did not count them against the ${NUM_TOKENS_OF_VICTIM["dropped-pages"] - 1} tokens it expected.`
+        );
     },
 
     /**
@@ -94,30 +129,41 @@ export const transferScenarios: Readonly<Record<"undersized-prefill-pool" | "dro
         const tokensOfA = prompt("Workspace A's private ledger entry. ", engine.config.pageTokens + 1); // one full page handed off
         let completionOfA: PageManifest | undefined;
         hooks.afterSeal = (manifest) => {
-            if (manifest.session === A)
+            if (manifest.session === A) {
                 completionOfA ??= manifest;
+            }
             return manifest;
         };
         await engine.generate({ session: A, promptTokens: tokensOfA, maxTokens: 2 });
-        if (completionOfA === undefined)
+        if (completionOfA === undefined) {
             throw new Error("the drill needs workspace A's turn handed off through pages");
+        }
         const stale = completionOfA;
 
         let own: PageManifest | undefined;
         let loaded: readonly number[] | undefined;
         hooks.earlierArrivals = (manifest) => {
-            if (manifest.session !== VICTIM)
+            if (manifest.session !== VICTIM) {
                 return;
+            }
             own = manifest;
             return [stale]; // arrives first; the victim's own completion follows
         };
-        hooks.afterLoad = (_request, tokens) => { loaded = [...tokens]; };
+        hooks.afterLoad = (_request, tokens) => {
+            loaded = [...tokens];
+        };
         const ignoredBefore = engine.counters.staleCompletionsIgnored;
         let error: { code: string; message: string } | null = null;
         let answer: readonly number[] = [];
         try {
             // Its decode sequence is A's: A is swapped out into pages first, and takes page p again.
-            answer = (await engine.generate({ session: VICTIM, promptTokens: prompt("The victim asks its own question. ", engine.config.pageTokens + 1), maxTokens: 4 })).tokens;
+            answer = (
+                await engine.generate({
+                    session: VICTIM,
+                    promptTokens: prompt("The victim asks its own question. ", engine.config.pageTokens + 1),
+                    maxTokens: 4
+                })
+            ).tokens;
         } catch (caught) {
             error = errorOf(caught);
         }
@@ -126,17 +172,22 @@ export const transferScenarios: Readonly<Record<"undersized-prefill-pool" | "dro
         const numIgnored = engine.counters.staleCompletionsIgnored - ignoredBefore;
         if (numIgnored > 0 && error === null && own !== undefined) {
             const ignored = new StaleCompletionIgnoredError(stale, own);
-            error = { code: ignored.code, message: `${ignored.message} The victim was served from its own pages; page ${page} is still ${now.request}'s at generation ${now.generation}.` };
+            error = {
+                code: ignored.code,
+                message: `${ignored.message} The victim was served from its own pages; page ${page} is still ${now.request}'s at generation ${now.generation}.`
+            };
         }
         const numOfA = loaded === undefined ? 0 : stale.tokens.filter((token, index) => loaded![index] === token).length;
-        const leaked = loaded !== undefined && numOfA === stale.tokens.length && stale.tokens.some((token, index) => token !== own?.tokens[index]);
+        const leaked =
+            loaded !== undefined && numOfA === stale.tokens.length && stale.tokens.some((token, index) => token !== own?.tokens[index]);
         return {
             error,
-            leak: !leaked ? "" :
-                `Workspace A's completion for page ${page} (request ${stale.request}, generation ${stale.generation}) reached the victim's reader after the page ` +
-                `was released and reserved again by ${now.request} of ${now.session} at generation ${now.generation}. Taken by its handle alone, it was applied: ` +
-                `the victim's decode sequence loaded ${numOfA} tokens of A's KV instead of its own, and answered ${answer.length} tokens over it. ` +
-                "The page's checksum still matched (the same bytes under a new owner): only the generation tag could tell the completion was stale."
+            leak: !leaked
+                ? ""
+                : `Workspace A's completion for page ${page} (request ${stale.request}, generation ${stale.generation}) reached the victim's reader after the page ` +
+                  `was released and reserved again by ${now.request} of ${now.session} at generation ${now.generation}. Taken by its handle alone, it was applied: ` +
+                  `the victim's decode sequence loaded ${numOfA} tokens of A's KV instead of its own, and answered ${answer.length} tokens over it. ` +
+                  "The page's checksum still matched (the same bytes under a new owner): only the generation tag could tell the completion was stale."
         };
     }
 };

@@ -1,6 +1,13 @@
 import {
-    alignUp, GGUF_MAGIC, GGUF_VERSION, GgufValueType, ggmlTypeBytesPerElement, numTensorElements,
-    type GgufMetadataEntry, type GgufTensorSpec, type GgufValue
+    alignUp,
+    GGUF_MAGIC,
+    GGUF_VERSION,
+    GgufValueType,
+    ggmlTypeBytesPerElement,
+    numTensorElements,
+    type GgufMetadataEntry,
+    type GgufTensorSpec,
+    type GgufValue
 } from "./ggufTypes.js";
 
 /** Where each tensor's data lands, in bytes from the start of the file. */
@@ -30,11 +37,26 @@ class ByteSink {
     }
 
     // Each writer reserves first: reserving may replace `this.buffer`.
-    u32(value: number): void { const at = this.reserve(4); this.buffer.writeUInt32LE(value, at); }
-    i32(value: number): void { const at = this.reserve(4); this.buffer.writeInt32LE(value, at); }
-    u64(value: bigint | number): void { const at = this.reserve(8); this.buffer.writeBigUInt64LE(BigInt(value), at); }
-    f32(value: number): void { const at = this.reserve(4); this.buffer.writeFloatLE(value, at); }
-    u8(value: number): void { const at = this.reserve(1); this.buffer.writeUInt8(value, at); }
+    u32(value: number): void {
+        const at = this.reserve(4);
+        this.buffer.writeUInt32LE(value, at);
+    }
+    i32(value: number): void {
+        const at = this.reserve(4);
+        this.buffer.writeInt32LE(value, at);
+    }
+    u64(value: bigint | number): void {
+        const at = this.reserve(8);
+        this.buffer.writeBigUInt64LE(BigInt(value), at);
+    }
+    f32(value: number): void {
+        const at = this.reserve(4);
+        this.buffer.writeFloatLE(value, at);
+    }
+    u8(value: number): void {
+        const at = this.reserve(1);
+        this.buffer.writeUInt8(value, at);
+    }
 
     string(value: string): void {
         const bytes = Buffer.from(value, "utf8");
@@ -43,28 +65,60 @@ class ByteSink {
         bytes.copy(this.buffer, at);
     }
 
-    bytes(): Buffer { return this.buffer.subarray(0, this.length); }
+    bytes(): Buffer {
+        return this.buffer.subarray(0, this.length);
+    }
 }
 
 function writeValue(sink: ByteSink, value: GgufValue): void {
     switch (value.type) {
-        case "u32": sink.u32(GgufValueType.UInt32); sink.u32(value.value); return;
-        case "i32": sink.u32(GgufValueType.Int32); sink.i32(value.value); return;
-        case "u64": sink.u32(GgufValueType.UInt64); sink.u64(value.value); return;
-        case "f32": sink.u32(GgufValueType.Float32); sink.f32(value.value); return;
-        case "bool": sink.u32(GgufValueType.Bool); sink.u8(value.value ? 1 : 0); return;
-        case "string": sink.u32(GgufValueType.String); sink.string(value.value); return;
+        case "u32":
+            sink.u32(GgufValueType.UInt32);
+            sink.u32(value.value);
+            return;
+        case "i32":
+            sink.u32(GgufValueType.Int32);
+            sink.i32(value.value);
+            return;
+        case "u64":
+            sink.u32(GgufValueType.UInt64);
+            sink.u64(value.value);
+            return;
+        case "f32":
+            sink.u32(GgufValueType.Float32);
+            sink.f32(value.value);
+            return;
+        case "bool":
+            sink.u32(GgufValueType.Bool);
+            sink.u8(value.value ? 1 : 0);
+            return;
+        case "string":
+            sink.u32(GgufValueType.String);
+            sink.string(value.value);
+            return;
         case "string[]":
-            sink.u32(GgufValueType.Array); sink.u32(GgufValueType.String); sink.u64(value.value.length);
-            for (const item of value.value) sink.string(item);
+            sink.u32(GgufValueType.Array);
+            sink.u32(GgufValueType.String);
+            sink.u64(value.value.length);
+            for (const item of value.value) {
+                sink.string(item);
+            }
             return;
         case "f32[]":
-            sink.u32(GgufValueType.Array); sink.u32(GgufValueType.Float32); sink.u64(value.value.length);
-            for (const item of value.value) sink.f32(item);
+            sink.u32(GgufValueType.Array);
+            sink.u32(GgufValueType.Float32);
+            sink.u64(value.value.length);
+            for (const item of value.value) {
+                sink.f32(item);
+            }
             return;
         case "i32[]":
-            sink.u32(GgufValueType.Array); sink.u32(GgufValueType.Int32); sink.u64(value.value.length);
-            for (const item of value.value) sink.i32(item);
+            sink.u32(GgufValueType.Array);
+            sink.u32(GgufValueType.Int32);
+            sink.u64(value.value.length);
+            for (const item of value.value) {
+                sink.i32(item);
+            }
             return;
     }
 }
@@ -74,12 +128,15 @@ function writeValue(sink: ByteSink, value: GgufValue): void {
  * where every tensor's data goes, so the data can be streamed afterwards.
  */
 export function encodeGgufHeader(
-    metadata: readonly GgufMetadataEntry[], tensors: readonly GgufTensorSpec[], alignment: number
+    metadata: readonly GgufMetadataEntry[],
+    tensors: readonly GgufTensorSpec[],
+    alignment: number
 ): GgufLayout {
     const keys = new Set<string>();
     for (const { key } of metadata) {
-        if (keys.has(key))
+        if (keys.has(key)) {
             throw new Error(`GGUF metadata key "${key}" is given twice`);
+        }
         keys.add(key);
     }
 
@@ -100,7 +157,9 @@ export function encodeGgufHeader(
         const numBytes = numTensorElements(tensor.dims) * ggmlTypeBytesPerElement[tensor.type];
         sink.string(tensor.name);
         sink.u32(tensor.dims.length);
-        for (const dim of tensor.dims) sink.u64(dim);
+        for (const dim of tensor.dims) {
+            sink.u64(dim);
+        }
         sink.u32(tensor.type);
         sink.u64(relativeOffset);
         relativeRanges.push({ start: relativeOffset, end: relativeOffset + numBytes });

@@ -11,16 +11,22 @@ export function float32ToFloat16Bits(value: number): number {
     const exponent = (bits >>> 23) & 0xff;
     const mantissa = bits & 0x7fffff;
 
-    if (exponent === 0xff) // Inf or NaN; keep NaN a quiet NaN
+    if (exponent === 0xff) {
+        // Inf or NaN; keep NaN a quiet NaN
         return sign | 0x7c00 | (mantissa !== 0 ? 0x200 : 0);
+    }
 
     const halfExponent = exponent - 127 + 15;
-    if (halfExponent >= 0x1f) // too large: infinity
+    if (halfExponent >= 0x1f) {
+        // too large: infinity
         return sign | 0x7c00;
+    }
 
-    if (halfExponent <= 0) { // subnormal half, or zero
-        if (halfExponent < -10)
+    if (halfExponent <= 0) {
+        // subnormal half, or zero
+        if (halfExponent < -10) {
             return sign;
+        }
         const fullMantissa = mantissa | 0x800000;
         const shift = 14 - halfExponent;
         const halfMantissa = fullMantissa >>> shift;
@@ -41,9 +47,11 @@ export function float16BitsToFloat32(half: number): number {
     const sign = half & 0x8000 ? -1 : 1;
     const exponent = (half >>> 10) & 0x1f;
     const mantissa = half & 0x3ff;
-    if (exponent === 0)
+    if (exponent === 0) {
         return sign * mantissa * 2 ** -24;
-    if (exponent === 0x1f)
+    }
+    if (exponent === 0x1f) {
         return mantissa === 0 ? sign * Infinity : NaN;
+    }
     return sign * (1 + mantissa / 1024) * 2 ** (exponent - 15);
 }

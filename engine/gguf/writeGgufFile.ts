@@ -2,9 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { encodeGgufHeader } from "./GgufHeaderEncoder.js";
 import { float32ToFloat16Bits } from "./float16.js";
-import {
-    GGUF_DEFAULT_ALIGNMENT, GgmlTensorType, numTensorElements, type GgufMetadataEntry, type GgufTensorSpec
-} from "./ggufTypes.js";
+import { GGUF_DEFAULT_ALIGNMENT, GgmlTensorType, numTensorElements, type GgufMetadataEntry, type GgufTensorSpec } from "./ggufTypes.js";
 
 /** Elements generated and written per step: 4 MiB of F32 scratch, whatever the tensor's size. */
 const CHUNK_ELEMENTS = 1 << 20;
@@ -35,13 +33,15 @@ export function writeGgufFile(filePath: string, { metadata, tensors, alignment =
         let position = 0;
         const write = (bytes: Uint8Array): void => {
             let written = 0;
-            while (written < bytes.length)
+            while (written < bytes.length) {
                 written += fs.writeSync(fd, bytes, written, bytes.length - written, position + written);
+            }
             position += bytes.length;
         };
         const padTo = (offset: number): void => {
-            if (offset > position)
+            if (offset > position) {
                 write(new Uint8Array(offset - position));
+            }
         };
 
         write(layout.header);
@@ -55,11 +55,12 @@ export function writeGgufFile(filePath: string, { metadata, tensors, alignment =
                 const count = Math.min(CHUNK_ELEMENTS, numElements - start);
                 const values = scratch.subarray(0, count);
                 tensor.fill(values, start);
-                if (tensor.type === GgmlTensorType.F32)
+                if (tensor.type === GgmlTensorType.F32) {
                     write(new Uint8Array(values.buffer, values.byteOffset, count * 4));
-                else {
-                    for (let i = 0; i < count; i++)
+                } else {
+                    for (let i = 0; i < count; i++) {
                         halfBytes[i] = float32ToFloat16Bits(values[i]!);
+                    }
                     write(new Uint8Array(halfBytes.buffer, 0, count * 2));
                 }
             }
@@ -69,8 +70,9 @@ export function writeGgufFile(filePath: string, { metadata, tensors, alignment =
         complete = true;
     } finally {
         fs.closeSync(fd);
-        if (!complete)
+        if (!complete) {
             fs.rmSync(tempPath, { force: true });
+        }
     }
     try {
         fs.renameSync(tempPath, filePath);

@@ -66,28 +66,34 @@ export class PageTransfer {
     async write(reservation: Reservation, state: ParsedSequenceState): Promise<PageManifest> {
         const { pageTokens } = this.pool.config;
         const numStatePages = this.numPagesFor(state.numCells);
-        invariant(numStatePages <= reservation.pages.length,
-            () => `${state.numCells} tokens need ${numStatePages} pages; reservation ${reservation.generation} has ${reservation.pages.length}`);
+        invariant(
+            numStatePages <= reservation.pages.length,
+            () =>
+                `${state.numCells} tokens need ${numStatePages} pages; reservation ${reservation.generation} has ${reservation.pages.length}`
+        );
         const numDelivered = Math.max(0, Math.min(numStatePages, this.hooks.pagesDelivered?.(reservation, numStatePages) ?? numStatePages));
         const delivered = reservation.pages.slice(0, numDelivered);
         const writeLeases: PageWriteLease[] = [];
         try {
             for (const handle of delivered) {
                 const leased = this.pool.acquireWriteLease(handle.pageId, handle.generation);
-                if (!leased.ok)
+                if (!leased.ok) {
                     throw leased.error;
+                }
                 writeLeases.push(leased.lease);
             }
             await this.hooks.beforeTransferWrite?.(reservation.request);
             scatterStateToPages(state, leaseWriter(writeLeases, numStatePages), pageTokens);
         } finally {
-            for (const lease of writeLeases)
+            for (const lease of writeLeases) {
                 lease.release();
+            }
         }
         const checksums = delivered.map((handle, index) => {
             const sealed = this.pool.seal(handle.pageId, handle.generation, Math.min(pageTokens, state.numCells - index * pageTokens));
-            if (!sealed.ok)
+            if (!sealed.ok) {
                 throw sealed.error;
+            }
             return sealed.checksum;
         });
         const manifest: PageManifest = {
@@ -100,7 +106,7 @@ export class PageTransfer {
             checksums
         };
         const received = this.hooks.afterSeal?.(manifest, this.pool) ?? manifest;
-        return this.#receive([...this.hooks.earlierArrivals?.(manifest) ?? [], received], reservation);
+        return this.#receive([...(this.hooks.earlierArrivals?.(manifest) ?? []), received], reservation);
     }
 
     /**
@@ -111,8 +117,9 @@ export class PageTransfer {
      * goes on to verification, which refuses it with its integrity error.
      */
     #receive(arrivals: readonly PageManifest[], own: ReservationRef): PageManifest {
-        if (!this.checks.generations)
-            return arrivals[0]!; // drill only: named by handle alone, the first completion to arrive is taken
+        if (!this.checks.generations) {
+            return arrivals[0]!;
+        } // drill only: named by handle alone, the first completion to arrive is taken
         const index = arrivals.findIndex((arrival) => arrival.request === own.request && arrival.generation === own.generation);
         const taken = index < 0 ? arrivals.length - 1 : index;
         this.counters.staleCompletionsIgnored += taken;
@@ -126,25 +133,41 @@ export class PageTransfer {
     read(
         manifest: PageManifest,
         expected: {
-            request: RequestId; session: SessionId; generation: number; tokens: readonly number[];
+            request: RequestId;
+            session: SessionId;
+            generation: number;
+            tokens: readonly number[];
             /** The pages the reader reserved for `tokens`, in token order. Read only by the drill that switches the page count check off. */
             reservedPages?: readonly PageId[];
         },
         target: TransferTarget
     ): Buffer {
-        const integrityError = verifyManifest(manifest, {
-            request: expected.request,
-            session: expected.session,
-            generation: expected.generation,
-            layoutFingerprint: this.layoutFingerprint,
-            numTokens: expected.tokens.length
-        }, this.pool, this.checks);
-        if (integrityError !== undefined)
+        const integrityError = verifyManifest(
+            manifest,
+            {
+                request: expected.request,
+                session: expected.session,
+                generation: expected.generation,
+                layoutFingerprint: this.layoutFingerprint,
+                numTokens: expected.tokens.length
+            },
+            this.pool,
+            this.checks
+        );
+        if (integrityError !== undefined) {
             throw integrityError;
-        invariant(!this.checks.ownership || manifest.tokens.every((token, index) => token === expected.tokens[index]),
-            () => `the verified manifest of request ${expected.request} lists other tokens than the ${expected.tokens.length} expected`);
-        if (!this.checks.pageCount && expected.reservedPages !== undefined && manifest.pages.length < this.numPagesFor(expected.tokens.length))
+        }
+        invariant(
+            !this.checks.ownership || manifest.tokens.every((token, index) => token === expected.tokens[index]),
+            () => `the verified manifest of request ${expected.request} lists other tokens than the ${expected.tokens.length} expected`
+        );
+        if (
+            !this.checks.pageCount &&
+            expected.reservedPages !== undefined &&
+            manifest.pages.length < this.numPagesFor(expected.tokens.length)
+        ) {
             return this.#readOverReservation(manifest, expected.tokens, expected.reservedPages, target);
+        }
 
         const readLeases: PageReadLease[] = [];
         try {
@@ -158,8 +181,9 @@ export class PageTransfer {
                 pageTokens: this.pool.config.pageTokens
             });
         } finally {
-            for (const lease of readLeases)
+            for (const lease of readLeases) {
                 lease.release();
+            }
         }
     }
 
@@ -167,8 +191,9 @@ export class PageTransfer {
     #leaseManifestPages(manifest: PageManifest, leases: PageReadLease[]): void {
         for (const page of manifest.pages) {
             const leased = this.pool.acquireReadLease(page, this.#generationToRead(manifest, page));
-            if (!leased.ok)
+            if (!leased.ok) {
                 throw leased.error;
+            }
             leases.push(leased.lease);
         }
     }
@@ -184,9 +209,17 @@ export class PageTransfer {
      * received, whose bytes are whatever they held before: zero when the pool scrubbed them,
      * another request's KV when it did not.
      */
-    #readOverReservation(manifest: PageManifest, tokens: readonly number[], reservedPages: readonly PageId[], target: TransferTarget): Buffer {
+    #readOverReservation(
+        manifest: PageManifest,
+        tokens: readonly number[],
+        reservedPages: readonly PageId[],
+        target: TransferTarget
+    ): Buffer {
         const numPages = this.numPagesFor(tokens.length);
-        invariant(reservedPages.length >= numPages, () => `${tokens.length} tokens need ${numPages} pages; the reader reserved ${reservedPages.length}`);
+        invariant(
+            reservedPages.length >= numPages,
+            () => `${tokens.length} tokens need ${numPages} pages; the reader reserved ${reservedPages.length}`
+        );
         const readLeases: PageReadLease[] = [];
         try {
             this.#leaseManifestPages(manifest, readLeases);
@@ -201,15 +234,17 @@ export class PageTransfer {
                     write() {
                         throw new Error("a reader does not write");
                     },
-                    read: (pageIndex, pageOffset, numBytes) => pageIndex < readLeases.length
-                        ? readLeases[pageIndex]!.read(pageOffset, numBytes)
-                        : unreceived[pageIndex - readLeases.length]!.subarray(pageOffset, pageOffset + numBytes)
+                    read: (pageIndex, pageOffset, numBytes) =>
+                        pageIndex < readLeases.length
+                            ? readLeases[pageIndex]!.read(pageOffset, numBytes)
+                            : unreceived[pageIndex - readLeases.length]!.subarray(pageOffset, pageOffset + numBytes)
                 },
                 pageTokens: this.pool.config.pageTokens
             });
         } finally {
-            for (const lease of readLeases)
+            for (const lease of readLeases) {
                 lease.release();
+            }
         }
     }
 }
@@ -219,11 +254,13 @@ function leaseWriter(leases: readonly PageWriteLease[], numPages: number): PageB
     return {
         numPages,
         write(pageIndex, pageOffset, bytes) {
-            if (pageIndex >= leases.length)
+            if (pageIndex >= leases.length) {
                 return;
+            }
             const written = leases[pageIndex]!.write(pageOffset, bytes);
-            if (!written.ok)
+            if (!written.ok) {
                 throw written.error;
+            }
         },
         read() {
             throw new Error("a write lease does not read");

@@ -44,7 +44,9 @@ export class StaleCompletionIgnoredError extends KvaultError {
         readonly stale: { readonly request: RequestId; readonly generation: number },
         readonly reader: { readonly request: RequestId; readonly generation: number }
     ) {
-        super(`A completion of request ${stale.request} at generation ${stale.generation} reached request ${reader.request} at generation ${reader.generation}; ` +
-            "it was ignored by its generation tag and changed nothing.");
+        super(
+            `A completion of request ${stale.request} at generation ${stale.generation} reached request ${reader.request} at generation ${reader.generation}; ` +
+                "it was ignored by its generation tag and changed nothing."
+        );
     }
 }

@@ -17,8 +17,9 @@ export type SealWatcher = (sealed: PageManifest, received: PageManifest, pool: P
 export function watchedTransferHooks(hooks: PageTransferHooks, watchers: ReadonlySet<SealWatcher>): PageTransferHooks {
     const afterSeal = (manifest: PageManifest, pool: PagePool): PageManifest => {
         const received = hooks.afterSeal?.(manifest, pool) ?? manifest;
-        for (const watcher of watchers)
+        for (const watcher of watchers) {
             watcher(manifest, received, pool);
+        }
         return received;
     };
     return Object.create(hooks, { afterSeal: { value: afterSeal, enumerable: true } }) as PageTransferHooks;

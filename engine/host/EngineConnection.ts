@@ -1,9 +1,25 @@
-import { callAnswerTypes, type ChatTurnRequest, type DraftMeasurement, type EngineErrorPayload, type EngineInfo, type FinishReason, type TokenLogprob, type TurnUsage } from "../../contract/engineProtocol.js";
+import {
+    callAnswerTypes,
+    type ChatTurnRequest,
+    type DraftMeasurement,
+    type EngineErrorPayload,
+    type EngineInfo,
+    type FinishReason,
+    type TokenLogprob,
+    type TurnUsage
+} from "../../contract/engineProtocol.js";
 import type { AuditSummary, CanaryReport, DrillDescription, DrillReport, ReplayableTurn, ReplaySummary } from "../../contract/isolation.js";
 import type { EngineConfigInput } from "../EngineConfig.js";
 import { EngineStoppedError, InvalidRequestError } from "../request/requestErrors.js";
 import type { TurnCallbacks, TurnResult } from "../service/EngineService.js";
-import { CancelledBeforeSendError, EngineCallTimeoutError, EngineCrashedError, EngineRequestError, EngineStartError, describeExit } from "./engineHostErrors.js";
+import {
+    CancelledBeforeSendError,
+    EngineCallTimeoutError,
+    EngineCrashedError,
+    EngineRequestError,
+    EngineStartError,
+    describeExit
+} from "./engineHostErrors.js";
 import type { EngineChildProcess, EngineProcessSpawner } from "./EngineProcessSpawner.js";
 
 export interface EngineExit {
@@ -65,7 +81,10 @@ export class EngineConnection {
     readonly exited: Promise<EngineExit>;
     #resolveExited!: (exit: EngineExit) => void;
 
-    private constructor(private readonly child: EngineChildProcess, private readonly options: OpenEngineOptions) {
+    private constructor(
+        private readonly child: EngineChildProcess,
+        private readonly options: OpenEngineOptions
+    ) {
         this.exited = new Promise((resolve) => {
             this.#resolveExited = resolve;
         });
@@ -82,8 +101,9 @@ export class EngineConnection {
     }
 
     get info(): EngineInfo {
-        if (this.#info === undefined)
+        if (this.#info === undefined) {
             throw new Error("EngineConnection.info read before the engine was ready.");
+        }
         return this.#info;
     }
 
@@ -94,12 +114,17 @@ export class EngineConnection {
     chat(request: ChatTurnRequest, callbacks: TurnCallbacks, signal?: AbortSignal): Promise<TurnResult> {
         const { requestId } = request;
         const closed = this.#closedError("turn");
-        if (closed !== undefined)
+        if (closed !== undefined) {
             return Promise.reject(closed);
-        if (this.#turns.has(requestId))
-            return Promise.reject(new InvalidRequestError(`Request ${JSON.stringify(requestId)} is already running; give each turn its own requestId.`));
-        if (signal?.aborted)
+        }
+        if (this.#turns.has(requestId)) {
+            return Promise.reject(
+                new InvalidRequestError(`Request ${JSON.stringify(requestId)} is already running; give each turn its own requestId.`)
+            );
+        }
+        if (signal?.aborted) {
             return Promise.reject(new CancelledBeforeSendError());
+        }
         return new Promise<TurnResult>((resolve, reject) => {
             const cancel = (): void => this.child.send({ type: "cancel", requestId });
             signal?.addEventListener("abort", cancel, { once: true });
@@ -109,8 +134,14 @@ export class EngineConnection {
             };
             this.#turns.set(requestId, {
                 callbacks,
-                resolve: (result) => { settle(); resolve(result); },
-                reject: (error) => { settle(); reject(error); }
+                resolve: (result) => {
+                    settle();
+                    resolve(result);
+                },
+                reject: (error) => {
+                    settle();
+                    reject(error);
+                }
             });
             this.child.send({ type: "chat", request });
         });
@@ -152,7 +183,10 @@ export class EngineConnection {
 
     /** Rejects with canary_running while another canary run is in flight. */
     runCanary(params: { readonly fillerTokens?: number }, timeoutMs: number): Promise<CanaryReport> {
-        return this.#call({ type: "runCanary", ...(params.fillerTokens === undefined ? {} : { fillerTokens: params.fillerTokens }) }, timeoutMs) as Promise<CanaryReport>;
+        return this.#call(
+            { type: "runCanary", ...(params.fillerTokens === undefined ? {} : { fillerTokens: params.fillerTokens }) },
+            timeoutMs
+        ) as Promise<CanaryReport>;
     }
 
     /**
@@ -162,8 +196,9 @@ export class EngineConnection {
      */
     async shutdown(graceMs: number, endPending?: (what: "turn" | "call") => Error): Promise<EngineExit> {
         if (this.#phase === "ready") {
-            if (endPending !== undefined)
-                this.#rejectAll(endPending); // now, with the caller's reason, rather than engine_stopped once the process has gone
+            if (endPending !== undefined) {
+                this.#rejectAll(endPending);
+            } // now, with the caller's reason, rather than engine_stopped once the process has gone
             this.#phase = "stopping";
             this.#stopRequested = true;
             this.child.send({ type: "shutdown" });
@@ -181,8 +216,9 @@ export class EngineConnection {
 
     /** Why nothing can be sent any more, if so: what was pending when the process ended was rejected then, and later sends would wait forever. */
     #closedError(what: "turn" | "call"): Error | undefined {
-        if (this.#phase === "stopping" || (this.#phase === "exited" && this.#stopRequested))
+        if (this.#phase === "stopping" || (this.#phase === "exited" && this.#stopRequested)) {
             return new EngineStoppedError("The engine was shut down and takes no new work.");
+        }
         if (this.#phase === "exited") {
             const exit = this.#exit!;
             return new EngineCrashedError(exit.pid, exit.code, exit.signal, what);
@@ -199,22 +235,30 @@ export class EngineConnection {
                 failure ??= error;
                 this.child.kill("SIGKILL");
             };
-            const timer = setTimeout(() => fail(new EngineStartError(
-                `The engine process did not become ready within ${(startTimeoutMs / 1000).toLocaleString("en-US")} s, so it was stopped. ` +
-                "Loading a large model on a slow disk can take this long: try again, or choose a smaller model."
-            )), startTimeoutMs);
+            const timer = setTimeout(
+                () =>
+                    fail(
+                        new EngineStartError(
+                            `The engine process did not become ready within ${(startTimeoutMs / 1000).toLocaleString("en-US")} s, so it was stopped. ` +
+                                "Loading a large model on a slow disk can take this long: try again, or choose a smaller model."
+                        )
+                    ),
+                startTimeoutMs
+            );
             const abort = (): void => fail(new EngineStoppedError("The engine was shut down while it was starting."));
             signal?.addEventListener("abort", abort, { once: true });
-            if (signal?.aborted)
+            if (signal?.aborted) {
                 abort();
+            }
             const done = (): void => {
                 clearTimeout(timer);
                 signal?.removeEventListener("abort", abort);
             };
 
             this.child.on("message", (message) => {
-                if (!isRecord(message))
+                if (!isRecord(message)) {
                     return;
+                }
                 if (this.#phase === "starting" && message.type === "ready" && failure === undefined) {
                     done();
                     this.#phase = "ready";
@@ -236,11 +280,15 @@ export class EngineConnection {
                     reject(failure ?? startError(exit, reason, this.child.recentOutput?.()));
                 } else {
                     const numInterrupted = this.numPending;
-                    this.#rejectAll(phase === "stopping"
-                        ? () => new EngineStoppedError("The engine was shut down while this request ran; nothing more will be generated.")
-                        : (what) => new EngineCrashedError(exit.pid, code, signalName, what));
-                    if (phase === "ready")
+                    this.#rejectAll(
+                        phase === "stopping"
+                            ? () =>
+                                  new EngineStoppedError("The engine was shut down while this request ran; nothing more will be generated.")
+                            : (what) => new EngineCrashedError(exit.pid, code, signalName, what)
+                    );
+                    if (phase === "ready") {
                         this.options.onCrash(exit, numInterrupted);
+                    }
                 }
                 this.#resolveExited(exit);
             });
@@ -249,24 +297,33 @@ export class EngineConnection {
 
     #call(command: CallCommand, timeoutMs: number): Promise<unknown> {
         const closed = this.#closedError("call");
-        if (closed !== undefined)
+        if (closed !== undefined) {
             return Promise.reject(closed);
+        }
         const callId = `call-${++this.#numCalls}`;
         return new Promise((resolve, reject) => {
             const timer = setTimeout(() => {
                 this.#calls.delete(callId);
-                reject(new EngineCallTimeoutError(
-                    `The engine did not answer ${/^[aeiou]/.test(command.type) ? "an" : "a"} ${command.type} call within ${(timeoutMs / 1000).toLocaleString("en-US")} s. ` +
-                    "It may be busy with a long prompt; try again, and restart Kvault if this repeats."
-                ));
+                reject(
+                    new EngineCallTimeoutError(
+                        `The engine did not answer ${/^[aeiou]/.test(command.type) ? "an" : "a"} ${command.type} call within ${(timeoutMs / 1000).toLocaleString("en-US")} s. ` +
+                            "It may be busy with a long prompt; try again, and restart Kvault if this repeats."
+                    )
+                );
             }, timeoutMs);
             const settle = (): void => {
                 clearTimeout(timer);
                 this.#calls.delete(callId);
             };
             this.#calls.set(callId, {
-                resolve: (value) => { settle(); resolve(value); },
-                reject: (error) => { settle(); reject(error); }
+                resolve: (value) => {
+                    settle();
+                    resolve(value);
+                },
+                reject: (error) => {
+                    settle();
+                    reject(error);
+                }
             });
             this.child.send({ ...command, callId });
         });
@@ -279,8 +336,9 @@ export class EngineConnection {
             return;
         }
         const id = typeof message.requestId === "string" ? message.requestId : undefined;
-        if (id === undefined)
+        if (id === undefined) {
             return;
+        }
         switch (message.type) {
             case "queued":
                 this.#notify(id, (callbacks) => callbacks.onQueued?.(Number(message.position)));
@@ -289,12 +347,20 @@ export class EngineConnection {
                 this.#notify(id, (callbacks) => callbacks.onStarted?.());
                 return;
             case "token":
-                if (typeof message.text === "string")
-                    this.#notify(id, (callbacks) => callbacks.onText?.(message.text as string, Array.isArray(message.logprobs) ? message.logprobs as TokenLogprob[] : undefined));
+                if (typeof message.text === "string") {
+                    this.#notify(id, (callbacks) =>
+                        callbacks.onText?.(
+                            message.text as string,
+                            Array.isArray(message.logprobs) ? (message.logprobs as TokenLogprob[]) : undefined
+                        )
+                    );
+                }
                 return;
             case "finished":
                 this.#turns.get(id)?.resolve({
-                    text: String(message.text), finishReason: message.finishReason as FinishReason, usage: message.usage as TurnUsage,
+                    text: String(message.text),
+                    finishReason: message.finishReason as FinishReason,
+                    usage: message.usage as TurnUsage,
                     ...(Array.isArray(message.logprobs) ? { logprobs: message.logprobs as TokenLogprob[] } : {})
                 });
                 return;
@@ -309,18 +375,21 @@ export class EngineConnection {
     /** A call's answer, by callId: `snapshot` carries its value under that name, every other answer under `result`. */
     #answer(message: Record<string, unknown>): void {
         const call = typeof message.callId === "string" ? this.#calls.get(message.callId) : undefined;
-        if (call === undefined)
+        if (call === undefined) {
             return;
-        if (message.error !== undefined)
+        }
+        if (message.error !== undefined) {
             call.reject(new EngineRequestError(errorPayload(message.error)));
-        else
+        } else {
             call.resolve(message.type === "snapshot" ? message.snapshot : message.result);
+        }
     }
 
     #notify(requestId: string, deliver: (callbacks: TurnCallbacks) => void): void {
         const turn = this.#turns.get(requestId);
-        if (turn === undefined)
+        if (turn === undefined) {
             return;
+        }
         try {
             deliver(turn.callbacks);
         } catch (error) {
@@ -330,25 +399,30 @@ export class EngineConnection {
     }
 
     #rejectAll(makeError: (what: "turn" | "call") => Error): void {
-        for (const turn of [...this.#turns.values()])
+        for (const turn of [...this.#turns.values()]) {
             turn.reject(makeError("turn"));
-        for (const call of [...this.#calls.values()])
+        }
+        for (const call of [...this.#calls.values()]) {
             call.reject(makeError("call"));
+        }
     }
 }
 
 function startError(exit: EngineExit, reason: EngineErrorPayload | undefined, recentOutput: string | undefined): EngineStartError {
-    if (reason !== undefined)
+    if (reason !== undefined) {
         return new EngineStartError(`The engine could not start: ${reason.message}`, reason);
+    }
     const output = recentOutput?.trim() ?? "";
     return new EngineStartError(
         `The engine process exited (${describeExit(exit.code, exit.signal)}) before it was ready.` +
-        (output === "" ? " It wrote nothing to stderr." : ` Its last output:\n${output.slice(-1_000)}`)
+            (output === "" ? " It wrote nothing to stderr." : ` Its last output:\n${output.slice(-1_000)}`)
     );
 }
 
 function errorPayload(value: unknown): EngineErrorPayload {
-    return isErrorPayload(value) ? value : { code: "engine_internal_error", message: "The engine reported a failure without saying what it was." };
+    return isErrorPayload(value)
+        ? value
+        : { code: "engine_internal_error", message: "The engine reported a failure without saying what it was." };
 }
 
 function isErrorPayload(value: unknown): value is EngineErrorPayload {

@@ -53,7 +53,10 @@ export interface EngineSupervisorOptions {
     readonly inspectModel?: ModelInspector;
 }
 
-export type ModelInspector = (modelPath: string, estimateFor: { readonly contextSize: number; readonly sequences: number }) => Promise<ModelFacts>;
+export type ModelInspector = (
+    modelPath: string,
+    estimateFor: { readonly contextSize: number; readonly sequences: number }
+) => Promise<ModelFacts>;
 
 /** The default inspector, loaded on first use: a host that never inspects never loads node-llama-cpp. */
 const inspectInThisProcess: ModelInspector = async (modelPath, estimateFor) =>
@@ -61,7 +64,13 @@ const inspectInThisProcess: ModelInspector = async (modelPath, estimateFor) =>
 
 export interface EngineSupervisorEvents {
     /** The engine process ended on its own; `numInterrupted` turns and calls were rejected with engine_crashed. */
-    crashed: { readonly pid: number | undefined; readonly exitCode: number | null; readonly signal: NodeJS.Signals | null; readonly numInterrupted: number; readonly willRestart: boolean };
+    crashed: {
+        readonly pid: number | undefined;
+        readonly exitCode: number | null;
+        readonly signal: NodeJS.Signals | null;
+        readonly numInterrupted: number;
+        readonly willRestart: boolean;
+    };
     /** A new engine process is ready; calls go to it. */
     restarted: { readonly pid: number | undefined; readonly info: EngineInfo; readonly numRestarts: number };
     /** The restart budget is spent: every call fails with `error` until the host is restarted. */
@@ -93,7 +102,12 @@ export class EngineSupervisor {
     #downError: EngineUnavailableError | undefined;
     #numRestarts = 0;
     readonly #waiters = new Set<Waiter>();
-    readonly #listeners: { [K in keyof EngineSupervisorEvents]: Set<Listener<K>> } = { crashed: new Set(), restarted: new Set(), down: new Set(), switched: new Set() };
+    readonly #listeners: { [K in keyof EngineSupervisorEvents]: Set<Listener<K>> } = {
+        crashed: new Set(),
+        restarted: new Set(),
+        down: new Set(),
+        switched: new Set()
+    };
     readonly #budget: RestartBudget;
     readonly #restartAbort = new AbortController();
     #restarting: Promise<void> | undefined;
@@ -236,8 +250,9 @@ export class EngineSupervisor {
         this.#state = "restarting";
         this.#log(`switching the model to ${modelPath}; ending ${numEnded} request(s) in flight.`);
         await connection.shutdown(this.#options.shutdownGraceMs, (what) => new ModelSwitchedError(modelName, what));
-        if (this.#isDisposed())
+        if (this.#isDisposed()) {
             throw new EngineStoppedError("The engine was shut down while the model was being switched.");
+        }
         this.#config = next;
         let started: EngineConnection;
         try {
@@ -245,12 +260,15 @@ export class EngineSupervisor {
         } catch (error) {
             this.#config = previous;
             this.#log(`the engine did not start on ${modelPath} (${(error as Error).message}); starting the previous model again.`);
-            if (this.#isDisposed())
+            if (this.#isDisposed()) {
                 throw error;
+            }
             try {
                 this.#adopt(await this.#open());
             } catch (again) {
-                this.#goDown(`The engine did not start on ${modelPath}, nor again on the previous model (${(again as Error).message}). Check the model, then restart Kvault.`);
+                this.#goDown(
+                    `The engine did not start on ${modelPath}, nor again on the previous model (${(again as Error).message}). Check the model, then restart Kvault.`
+                );
             }
             throw error;
         }
@@ -275,10 +293,7 @@ export class EngineSupervisor {
             this.#rejectWaiters(new EngineStoppedError("The engine was shut down; nothing more will be generated."));
             const connection = this.#connection;
             this.#connection = undefined;
-            await Promise.all([
-                connection?.shutdown(this.#options.shutdownGraceMs),
-                this.#restarting
-            ]);
+            await Promise.all([connection?.shutdown(this.#options.shutdownGraceMs), this.#restarting]);
         })();
         return this.#disposing;
     }
@@ -296,30 +311,36 @@ export class EngineSupervisor {
         this.#connection = connection;
         this.#info = connection.info;
         this.#state = "running";
-        for (const waiter of [...this.#waiters])
+        for (const waiter of [...this.#waiters]) {
             waiter.resolve(connection);
+        }
     }
 
     #onCrash(exit: EngineExit, numInterrupted: number): void {
-        if (this.#state === "disposed")
+        if (this.#state === "disposed") {
             return;
+        }
         this.#connection = undefined;
         const willRestart = this.#budget.canRestart(performance.now());
-        this.#log(`engine process ${exit.pid} stopped (${describeExit(exit.code, exit.signal)}) with ${numInterrupted} request(s) in flight; ${willRestart ? "restarting it" : "restart budget spent"}.`);
+        this.#log(
+            `engine process ${exit.pid} stopped (${describeExit(exit.code, exit.signal)}) with ${numInterrupted} request(s) in flight; ${willRestart ? "restarting it" : "restart budget spent"}.`
+        );
         this.#emit("crashed", { pid: exit.pid, exitCode: exit.code, signal: exit.signal, numInterrupted, willRestart });
         if (!willRestart) {
             this.#goDown(
                 `The engine process stopped again (${describeExit(exit.code, exit.signal)}) after ${this.#options.maxRestarts} restarts within ${this.#options.restartWindowMs / 1000} s, ` +
-                "so Kvault stopped restarting it. Check the model and engine settings, then restart Kvault."
+                    "so Kvault stopped restarting it. Check the model and engine settings, then restart Kvault."
             );
             return;
         }
         this.#state = "restarting";
-        this.#restarting = this.#restart().catch((error: unknown) => {
-            this.#goDown(`Restarting the engine failed unexpectedly: ${(error as Error).message}. Restart Kvault.`);
-        }).finally(() => {
-            this.#restarting = undefined;
-        });
+        this.#restarting = this.#restart()
+            .catch((error: unknown) => {
+                this.#goDown(`Restarting the engine failed unexpectedly: ${(error as Error).message}. Restart Kvault.`);
+            })
+            .finally(() => {
+                this.#restarting = undefined;
+            });
     }
 
     /** Starts new engine processes until one is ready, the budget is spent, or the supervisor is disposed. */
@@ -328,13 +349,16 @@ export class EngineSupervisor {
             const now = performance.now();
             const numRecent = this.#budget.numRecent(now);
             this.#budget.take(now);
-            if (numRecent > 0)
+            if (numRecent > 0) {
                 await delay(Math.min(4_000, this.#options.restartBackoffMs * 2 ** (numRecent - 1)), this.#restartAbort.signal);
-            if (this.#isDisposed())
+            }
+            if (this.#isDisposed()) {
                 return;
+            }
             try {
                 const connection = await this.#open();
-                if (this.#isDisposed()) { // disposed while it started: dispose() waits for this
+                if (this.#isDisposed()) {
+                    // disposed while it started: dispose() waits for this
                     await connection.shutdown(this.#options.shutdownGraceMs);
                     return;
                 }
@@ -344,13 +368,14 @@ export class EngineSupervisor {
                 this.#emit("restarted", { pid: connection.pid, info: connection.info, numRestarts: this.#numRestarts });
                 return;
             } catch (error) {
-                if (this.#isDisposed())
+                if (this.#isDisposed()) {
                     return;
+                }
                 this.#log(`restarting the engine failed: ${(error as Error).message}`);
                 if (!this.#budget.canRestart(performance.now())) {
                     this.#goDown(
                         `The engine did not come back after ${this.#options.maxRestarts} restarts within ${this.#options.restartWindowMs / 1000} s; ` +
-                        `the last try said: ${(error as Error).message} Check the model and engine settings, then restart Kvault.`
+                            `the last try said: ${(error as Error).message} Check the model and engine settings, then restart Kvault.`
                     );
                     return;
                 }
@@ -373,19 +398,31 @@ export class EngineSupervisor {
 
     /** The running engine, or, while it restarts, the next one (for at most restartWaitMs). */
     #whenRunning(signal?: AbortSignal): Promise<EngineConnection> {
-        if (this.#state === "disposed")
+        if (this.#state === "disposed") {
             return Promise.reject(new EngineStoppedError("The engine was shut down; nothing more will be generated."));
-        if (this.#state === "down")
+        }
+        if (this.#state === "down") {
             return Promise.reject(this.#downError);
-        if (this.#connection !== undefined)
+        }
+        if (this.#connection !== undefined) {
             return Promise.resolve(this.#connection);
-        if (signal?.aborted)
+        }
+        if (signal?.aborted) {
             return Promise.reject(new CancelledBeforeSendError());
+        }
         return new Promise((resolve, reject) => {
             const waitMs = this.#options.restartWaitMs;
-            const timer = setTimeout(() => finish(() => reject(new EngineUnavailableError(
-                `The engine is restarting and was not back within ${(waitMs / 1000).toLocaleString("en-US")} s. Try again in a moment.`
-            ))), waitMs);
+            const timer = setTimeout(
+                () =>
+                    finish(() =>
+                        reject(
+                            new EngineUnavailableError(
+                                `The engine is restarting and was not back within ${(waitMs / 1000).toLocaleString("en-US")} s. Try again in a moment.`
+                            )
+                        )
+                    ),
+                waitMs
+            );
             const abort = (): void => finish(() => reject(new CancelledBeforeSendError()));
             const finish = (settle: () => void): void => {
                 clearTimeout(timer);
@@ -403,12 +440,13 @@ export class EngineSupervisor {
     }
 
     #rejectWaiters(error: Error): void {
-        for (const waiter of [...this.#waiters])
+        for (const waiter of [...this.#waiters]) {
             waiter.reject(error);
+        }
     }
 
     #emit<K extends keyof EngineSupervisorEvents>(event: K, payload: EngineSupervisorEvents[K]): void {
-        for (const listener of [...this.#listeners[event] as Set<Listener<K>>]) {
+        for (const listener of [...(this.#listeners[event] as Set<Listener<K>>)]) {
             try {
                 listener(payload);
             } catch (error) {

@@ -9,7 +9,10 @@ export class RestartBudget {
     /** When each restart within the window was taken, oldest first. */
     readonly #taken: number[] = [];
 
-    constructor(readonly maxRestarts: number, readonly windowMs: number) {}
+    constructor(
+        readonly maxRestarts: number,
+        readonly windowMs: number
+    ) {}
 
     /** Restarts taken in `(now − windowMs, now]`. */
     numRecent(now: number): number {
@@ -24,12 +27,16 @@ export class RestartBudget {
     /** Records a restart; call only after `canRestart` said yes. */
     take(now: number): void {
         this.#forget(now);
-        invariant(this.#taken.length < this.maxRestarts, () => `RestartBudget.take: ${this.#taken.length} restarts already taken within ${this.windowMs} ms (max ${this.maxRestarts}).`);
+        invariant(
+            this.#taken.length < this.maxRestarts,
+            () => `RestartBudget.take: ${this.#taken.length} restarts already taken within ${this.windowMs} ms (max ${this.maxRestarts}).`
+        );
         this.#taken.push(now);
     }
 
     #forget(now: number): void {
-        while (this.#taken.length > 0 && this.#taken[0]! <= now - this.windowMs)
+        while (this.#taken.length > 0 && this.#taken[0]! <= now - this.windowMs) {
             this.#taken.shift();
+        }
     }
 }

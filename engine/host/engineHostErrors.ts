@@ -3,8 +3,9 @@ import { KvaultError } from "../core/KvaultError.js";
 
 /** How a process ended, for messages: "SIGKILL" or "exit code 3". */
 export function describeExit(code: number | null, signal: string | null): string {
-    if (signal !== null)
+    if (signal !== null) {
         return signal;
+    }
     return code === null ? "no exit code" : `exit code ${code}`;
 }
 
@@ -18,9 +19,11 @@ export class EngineCrashedError extends KvaultError {
         readonly signal: NodeJS.Signals | null,
         what: "turn" | "call"
     ) {
-        super(what === "turn"
-            ? `The engine process stopped (${describeExit(exitCode, signal)}) while this turn ran. It restarts by itself; send your message again — your chat history is kept.`
-            : `The engine process stopped (${describeExit(exitCode, signal)}) before it answered. It restarts by itself; try again in a moment.`);
+        super(
+            what === "turn"
+                ? `The engine process stopped (${describeExit(exitCode, signal)}) while this turn ran. It restarts by itself; send your message again — your chat history is kept.`
+                : `The engine process stopped (${describeExit(exitCode, signal)}) before it answered. It restarts by itself; try again in a moment.`
+        );
     }
 }
 
@@ -33,7 +36,10 @@ export class EngineUnavailableError extends KvaultError {
 export class EngineStartError extends KvaultError {
     readonly code = "engine_start_failed";
 
-    constructor(message: string, readonly reason?: EngineErrorPayload) {
+    constructor(
+        message: string,
+        readonly reason?: EngineErrorPayload
+    ) {
         super(message);
     }
 }

@@ -42,7 +42,10 @@ class ForkedEngineProcess implements EngineChildProcess {
     #exited = false;
     #recent = "";
 
-    constructor(private readonly child: ChildProcess, private readonly onStderr: (chunk: string) => void) {
+    constructor(
+        private readonly child: ChildProcess,
+        private readonly onStderr: (chunk: string) => void
+    ) {
         child.stderr?.setEncoding("utf8");
         child.stderr?.on("data", (chunk: string) => {
             this.#recent = (this.#recent + chunk).slice(-RECENT_OUTPUT_CHARS);
@@ -54,8 +57,9 @@ class ForkedEngineProcess implements EngineChildProcess {
             // A failed spawn or kill (a send's failure goes to its callback). Unheard, an 'error'
             // event would throw in the host.
             onStderr(`[kvault host] engine process ${child.pid ?? "(not started)"}: ${error.message}\n`);
-            if (child.pid === undefined)
+            if (child.pid === undefined) {
                 this.#exit(null, null);
+            }
         });
     }
 
@@ -64,8 +68,9 @@ class ForkedEngineProcess implements EngineChildProcess {
     }
 
     send(command: EngineCommand): void {
-        if (!this.child.connected)
+        if (!this.child.connected) {
             return;
+        }
         try {
             this.child.send(command, undefined, {}, () => undefined);
         } catch (error) {
@@ -75,16 +80,21 @@ class ForkedEngineProcess implements EngineChildProcess {
 
     on(event: "message", listener: (message: unknown) => void): void;
     on(event: "exit", listener: (code: number | null, signal: NodeJS.Signals | null) => void): void;
-    on(event: "message" | "exit", listener: ((message: unknown) => void) | ((code: number | null, signal: NodeJS.Signals | null) => void)): void {
-        if (event === "message")
+    on(
+        event: "message" | "exit",
+        listener: ((message: unknown) => void) | ((code: number | null, signal: NodeJS.Signals | null) => void)
+    ): void {
+        if (event === "message") {
             this.child.on("message", listener as (message: unknown) => void);
-        else
+        } else {
             this.#exitListeners.push(listener as (code: number | null, signal: NodeJS.Signals | null) => void);
+        }
     }
 
     kill(signal: NodeJS.Signals = "SIGTERM"): void {
-        if (!this.#exited)
+        if (!this.#exited) {
             this.child.kill(signal);
+        }
     }
 
     recentOutput(): string {
@@ -92,11 +102,13 @@ class ForkedEngineProcess implements EngineChildProcess {
     }
 
     #exit(code: number | null, signal: NodeJS.Signals | null): void {
-        if (this.#exited)
+        if (this.#exited) {
             return;
+        }
         this.#exited = true;
-        for (const listener of this.#exitListeners)
+        for (const listener of this.#exitListeners) {
             listener(code, signal);
+        }
     }
 }
 

@@ -38,7 +38,7 @@ export class SeededRandom {
 
     /** Uniform in `[-bound, bound)`. */
     nextSymmetric(bound: number): number {
-        return (this.nextU32() / 0x1_0000_0000 * 2 - 1) * bound;
+        return ((this.nextU32() / 0x1_0000_0000) * 2 - 1) * bound;
     }
 }
 
@@ -49,7 +49,8 @@ function rotl(x: number, k: number): number {
 /** FNV-1a over a string's UTF-16 code units: a stable per-tensor seed. */
 export function hashString(text: string): number {
     let hash = 0x811c9dc5;
-    for (let i = 0; i < text.length; i++)
+    for (let i = 0; i < text.length; i++) {
         hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193) >>> 0;
+    }
     return hash;
 }

@@ -21,11 +21,12 @@ try {
     const seconds = (performance.now() - startedAt) / 1000;
     process.stdout.write(
         `Wrote ${written.path}: preset ${presetName}, ${written.numParameters.toLocaleString("en-US")} parameters, ` +
-        `${written.numBytes.toLocaleString("en-US")} bytes in ${seconds.toFixed(1)} s\n`
+            `${written.numBytes.toLocaleString("en-US")} bytes in ${seconds.toFixed(1)} s\n`
     );
 } catch (error) {
-    if (!(error instanceof KvaultError))
+    if (!(error instanceof KvaultError)) {
         throw error;
+    }
     process.stderr.write(`make-model: ${error.message}\n`);
     process.exit(error.code === "unknown_model_preset" ? 2 : 1);
 }

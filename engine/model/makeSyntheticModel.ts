@@ -17,13 +17,16 @@ export class ModelWriteError extends KvaultError {
 
 /** Generates the preset's GGUF at `outPath`; same preset, same bytes. Nothing is left behind on failure. */
 export function makeSyntheticModel(presetName: string, outPath: string): WrittenGguf & { readonly numParameters: number } {
-    if (!isModelPresetName(presetName))
+    if (!isModelPresetName(presetName)) {
         throw new UnknownModelPresetError(presetName);
+    }
     const plan = planSyntheticModel(modelPresets[presetName]);
     try {
         return { ...writeGgufFile(outPath, plan), numParameters: plan.numParameters };
     } catch (error) {
         const reason = error instanceof Error ? error.message : String(error);
-        throw new ModelWriteError(`Cannot write the model to ${outPath}: ${reason}. Choose a path in a directory you can write to.`, { cause: error });
+        throw new ModelWriteError(`Cannot write the model to ${outPath}: ${reason}. Choose a path in a directory you can write to.`, {
+            cause: error
+        });
     }
 }

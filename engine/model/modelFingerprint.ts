@@ -22,8 +22,9 @@ export function modelFingerprint(modelPath: string): string {
             parts.push(buffer.subarray(0, numRead));
         };
         read(0, HEADER_BYTES);
-        for (let sample = 1; sample <= NUM_SAMPLES; sample++)
-            read(Math.floor(size * sample / (NUM_SAMPLES + 1)), SAMPLE_BYTES);
+        for (let sample = 1; sample <= NUM_SAMPLES; sample++) {
+            read(Math.floor((size * sample) / (NUM_SAMPLES + 1)), SAMPLE_BYTES);
+        }
         return xxh64(Buffer.concat(parts)).toString(16).padStart(16, "0");
     } finally {
         fs.closeSync(fd);

@@ -29,12 +29,16 @@ function seededMatrix(preset: ModelPreset, name: string, dims: [number, number],
         dims,
         type: GgmlTensorType.F16,
         fill(out, start) {
-            if (start !== expectedStart) { // the writer streams in order; restart if asked again
+            if (start !== expectedStart) {
+                // the writer streams in order; restart if asked again
                 random = new SeededRandom(preset.seed ^ hashString(name));
-                for (let i = 0; i < start; i++) random.nextU32();
+                for (let i = 0; i < start; i++) {
+                    random.nextU32();
+                }
             }
-            for (let i = 0; i < out.length; i++)
+            for (let i = 0; i < out.length; i++) {
                 out[i] = random.nextSymmetric(bound);
+            }
             expectedStart = start + out.length;
         }
     };
@@ -54,7 +58,10 @@ export function planSyntheticModel(preset: ModelPreset): SyntheticModelPlan {
     const metadata: GgufMetadataEntry[] = [
         { key: "general.architecture", value: { type: "string", value: "llama" } },
         { key: "general.name", value: { type: "string", value: `Kvault synthetic ${preset.name}` } },
-        { key: "general.description", value: { type: "string", value: `Seeded random weights (${preset.description}); the output is not language.` } },
+        {
+            key: "general.description",
+            value: { type: "string", value: `Seeded random weights (${preset.description}); the output is not language.` }
+        },
         { key: "general.file_type", value: { type: "u32", value: FILE_TYPE_MOSTLY_F16 } },
         { key: "general.quantization_version", value: { type: "u32", value: 2 } },
         { key: "llama.context_length", value: { type: "u32", value: preset.contextLength } },
@@ -88,8 +95,10 @@ export function planSyntheticModel(preset: ModelPreset): SyntheticModelPlan {
         seededMatrix(preset, "token_embd.weight", [nEmbd, preset.vocabularySize], 3),
         onesVector("output_norm.weight", nEmbd)
     ];
-    if (!preset.tiedOutput) // without output.weight, llama.cpp ties the output to token_embd
+    if (!preset.tiedOutput) {
+        // without output.weight, llama.cpp ties the output to token_embd
         tensors.push(seededMatrix(preset, "output.weight", [nEmbd, preset.vocabularySize], nEmbd));
+    }
     for (let layer = 0; layer < preset.numLayers; layer++) {
         const blk = `blk.${layer}`;
         tensors.push(

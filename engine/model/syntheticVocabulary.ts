@@ -33,14 +33,16 @@ const LETTERS = "etaoinshrdlucmfwypvbgkjqxz";
 const NUM_FIXED_PIECES = Object.keys(specialTokens).length + 256 + 1 + (0x7e - 0x21 + 1);
 
 export function buildSyntheticVocabulary(vocabularySize: number): SyntheticVocabulary {
-    if (!Number.isInteger(vocabularySize) || vocabularySize < NUM_FIXED_PIECES)
+    if (!Number.isInteger(vocabularySize) || vocabularySize < NUM_FIXED_PIECES) {
         throw new RangeError(`A synthetic vocabulary needs at least ${NUM_FIXED_PIECES} tokens; ${vocabularySize} were asked for`);
+    }
     const tokens: string[] = [];
     const types: number[] = [];
     const seen = new Set<string>();
     const add = (text: string, type: TokenType): boolean => {
-        if (tokens.length >= vocabularySize || seen.has(text))
+        if (tokens.length >= vocabularySize || seen.has(text)) {
             return false;
+        }
         seen.add(text);
         tokens.push(text);
         types.push(type);
@@ -48,13 +50,16 @@ export function buildSyntheticVocabulary(vocabularySize: number): SyntheticVocab
     };
 
     add(specialTokens.unknown.text, TokenType.Unknown);
-    for (const special of [specialTokens.bos, specialTokens.eos, specialTokens.imStart, specialTokens.imEnd])
+    for (const special of [specialTokens.bos, specialTokens.eos, specialTokens.imStart, specialTokens.imEnd]) {
         add(special.text, TokenType.Control);
-    for (let byte = 0; byte < 256; byte++)
+    }
+    for (let byte = 0; byte < 256; byte++) {
         add(`<0x${byte.toString(16).toUpperCase().padStart(2, "0")}>`, TokenType.Byte);
+    }
     add(WORD_BOUNDARY, TokenType.Normal);
-    for (let code = 0x21; code <= 0x7e; code++)
+    for (let code = 0x21; code <= 0x7e; code++) {
         add(String.fromCharCode(code), TokenType.Normal);
+    }
 
     // Breadth-first: every piece of length n is a piece of length n - 1 plus one letter.
     let frontier = [WORD_BOUNDARY, ...LETTERS];
@@ -64,18 +69,21 @@ export function buildSyntheticVocabulary(vocabularySize: number): SyntheticVocab
             for (const letter of LETTERS) {
                 const piece = prefix + letter;
                 next.push(piece);
-                if (!add(piece, TokenType.Normal) && tokens.length >= vocabularySize)
+                if (!add(piece, TokenType.Normal) && tokens.length >= vocabularySize) {
                     break;
+                }
             }
-            if (tokens.length >= vocabularySize)
+            if (tokens.length >= vocabularySize) {
                 break;
+            }
         }
         frontier = next;
     }
 
     // Scores are SentencePiece log-probabilities: earlier pieces are "more frequent" and merge first.
     const scores = new Float32Array(tokens.length);
-    for (let id = 0; id < tokens.length; id++)
+    for (let id = 0; id < tokens.length; id++) {
         scores[id] = types[id] === TokenType.Normal ? -id : 0;
+    }
     return { tokens, scores, tokenTypes: Int32Array.from(types) };
 }

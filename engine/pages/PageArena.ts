@@ -15,7 +15,10 @@ export class PageArena {
     #bytes: Buffer;
 
     /** Throws `ArenaAllocationError` when the host cannot provide the memory. */
-    constructor(readonly numPages: number, readonly pageBytes: number) {
+    constructor(
+        readonly numPages: number,
+        readonly pageBytes: number
+    ) {
         const numBytes = numPages * pageBytes;
         try {
             // Its own ArrayBuffer (never Node's shared slab): starts at offset 0, and is zero.
@@ -51,8 +54,9 @@ export class PageArena {
         const end = (page + 1) * this.pageBytes;
         for (let offset = page * this.pageBytes; offset < end; offset += ZERO_BLOCK.length) {
             const numBytes = Math.min(end - offset, ZERO_BLOCK.length);
-            if (this.#bytes.compare(ZERO_BLOCK, 0, numBytes, offset, offset + numBytes) !== 0)
+            if (this.#bytes.compare(ZERO_BLOCK, 0, numBytes, offset, offset + numBytes) !== 0) {
                 return false;
+            }
         }
         return true;
     }

@@ -35,15 +35,18 @@ export abstract class PageLease implements PageHandle {
     }
 
     release(): void {
-        if (this.#released)
+        if (this.#released) {
             return;
+        }
         this.#released = true;
         this.host.releaseLease(this);
     }
 
     protected assertHeld(operation: string): void {
-        invariant(!this.#released,
-            () => `${operation} through a released ${this.kind} lease on page ${this.pageId} at generation ${this.generation}`);
+        invariant(
+            !this.#released,
+            () => `${operation} through a released ${this.kind} lease on page ${this.pageId} at generation ${this.generation}`
+        );
     }
 }
 

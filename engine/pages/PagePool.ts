@@ -1,13 +1,7 @@
 import type { PageId, RequestId } from "../core/ids.js";
 import { invariant } from "../core/invariant.js";
 import { PageArena } from "./PageArena.js";
-import {
-    ChecksumMismatchError,
-    DisposedError,
-    DoubleReleaseError,
-    PageStateError,
-    StaleGenerationError
-} from "./pageErrors.js";
+import { ChecksumMismatchError, DisposedError, DoubleReleaseError, PageStateError, StaleGenerationError } from "./pageErrors.js";
 import { PageReadLease, PageWriteLease, type PageLease, type PageLeaseHost, type PageWriteResult } from "./PageLease.js";
 import { validatePagePoolConfig, type PagePoolConfig, type PagePoolConfigInput } from "./PagePoolConfig.js";
 import { auditPagePool, type PagePoolAuditOptions, type PagePoolAuditResult } from "./PagePoolAudit.js";
@@ -55,8 +49,9 @@ export class PagePool {
     constructor(input: PagePoolConfigInput, faults: PoolFaults = {}) {
         this.#faults = Object.freeze({ ...faults });
         const validated = validatePagePoolConfig(input);
-        if (!validated.ok)
+        if (!validated.ok) {
             throw validated.error;
+        }
         this.config = validated.config;
         this.#arena = new PageArena(this.config.numPages, this.config.pageBytes);
         this.#table = new PageTable(this.config.numPages);
@@ -109,21 +104,30 @@ export class PagePool {
         const { numPages, firstToken } = request;
         const { pageTokens } = this.config;
         invariant(Number.isSafeInteger(numPages) && numPages >= 1, () => `reserve of ${numPages} pages for request ${request.request}`);
-        invariant(Number.isSafeInteger(firstToken) && firstToken >= 0 && Number.isSafeInteger(firstToken + numPages * pageTokens),
-            () => `reserve for request ${request.request} from token ${firstToken} over ${numPages} pages of ${pageTokens} tokens`);
-        invariant(numPages <= this.#table.numFree,
-            () => `reserve of ${numPages} pages for request ${request.request} with ${this.#table.numFree} free: ` +
-                "admission must ask canReserve first");
+        invariant(
+            Number.isSafeInteger(firstToken) && firstToken >= 0 && Number.isSafeInteger(firstToken + numPages * pageTokens),
+            () => `reserve for request ${request.request} from token ${firstToken} over ${numPages} pages of ${pageTokens} tokens`
+        );
+        invariant(
+            numPages <= this.#table.numFree,
+            () =>
+                `reserve of ${numPages} pages for request ${request.request} with ${this.#table.numFree} free: ` +
+                "admission must ask canReserve first"
+        );
         const held = this.#reservations.get(request.request);
-        invariant(held === undefined,
-            () => `request ${request.request} reserves ${numPages} pages while holding ${held?.pages.length} at generation ${held?.generation}`);
+        invariant(
+            held === undefined,
+            () =>
+                `request ${request.request} reserves ${numPages} pages while holding ${held?.pages.length} at generation ${held?.generation}`
+        );
 
         const generation = this.#nextGeneration++;
         const pages: PageId[] = [];
         const owner: PageOwner = { session: request.session, request: request.request, generation, pages, released: false };
         const table = this.#table;
-        for (let index = 0; index < numPages; index++)
+        for (let index = 0; index < numPages; index++) {
             pages.push(table.takeFree(owner, firstToken + index * pageTokens, firstToken + (index + 1) * pageTokens));
+        }
         this.#reservations.set(request.request, owner);
         this.#counters.numReservations++;
         this.#counters.numPagesReserved += numPages;
@@ -150,8 +154,7 @@ export class PagePool {
             this.#counters.writesAfterSealRefused++;
             return { ok: false, error: new PageStateError("page_already_sealed", pageId, generation, "write lease", "sealed") };
         }
-        invariant(this.#table.writeLeased[pageId] === 0,
-            () => `second writer on page ${pageId} at generation ${generation}`);
+        invariant(this.#table.writeLeased[pageId] === 0, () => `second writer on page ${pageId} at generation ${generation}`);
         this.#table.writeLeased[pageId] = 1;
         this.#numActiveLeases++;
         return { ok: true, lease: new PageWriteLease(pageId, generation, this.#leaseHost) };
@@ -193,10 +196,18 @@ export class PagePool {
             this.#counters.writesAfterSealRefused++;
             return { ok: false, error: new PageStateError("page_already_sealed", pageId, generation, "seal", "sealed") };
         }
-        invariant(state === PageState.Written, () => `seal of page ${pageId} at generation ${generation}, which is ${pageStateName(state)} with 0 bytes written`);
-        invariant(table.writeLeased[pageId] === 0, () => `seal of page ${pageId} at generation ${generation} while its writer still holds a lease`);
-        invariant(Number.isSafeInteger(numTokens) && numTokens >= 1 && numTokens <= this.config.pageTokens,
-            () => `seal of page ${pageId} with ${numTokens} tokens, outside [1, ${this.config.pageTokens}]`);
+        invariant(
+            state === PageState.Written,
+            () => `seal of page ${pageId} at generation ${generation}, which is ${pageStateName(state)} with 0 bytes written`
+        );
+        invariant(
+            table.writeLeased[pageId] === 0,
+            () => `seal of page ${pageId} at generation ${generation} while its writer still holds a lease`
+        );
+        invariant(
+            Number.isSafeInteger(numTokens) && numTokens >= 1 && numTokens <= this.config.pageTokens,
+            () => `seal of page ${pageId} with ${numTokens} tokens, outside [1, ${this.config.pageTokens}]`
+        );
 
         const checksum = this.#checksumOf(pageId);
         table.tokenEnds[pageId] = (table.tokenStarts[pageId] as number) + numTokens;
@@ -246,16 +257,21 @@ export class PagePool {
         const table = this.#table;
         let numPagesScrubbed = 0;
         for (const page of owner.pages) {
-            invariant(table.owners[page] === owner && isLiveState(table.states[page] as number),
-                () => `release of request ${owner.request} at generation ${owner.generation} finds page ${page} ` +
-                    `${pageStateName(table.states[page] as number)} at generation ${table.generations[page]}`);
+            invariant(
+                table.owners[page] === owner && isLiveState(table.states[page] as number),
+                () =>
+                    `release of request ${owner.request} at generation ${owner.generation} finds page ${page} ` +
+                    `${pageStateName(table.states[page] as number)} at generation ${table.generations[page]}`
+            );
             table.setState(page, PageState.Quarantined);
-            if (this.#faults.reuseWhileLeased) { // drill only: the leases are forgotten, not drained
+            if (this.#faults.reuseWhileLeased) {
+                // drill only: the leases are forgotten, not drained
                 table.writeLeased[page] = 0;
                 table.numReadLeases[page] = 0;
             }
-            if (this.#scrubIfDrained(page))
+            if (this.#scrubIfDrained(page)) {
                 numPagesScrubbed++;
+            }
         }
         return { ok: true, numPagesScrubbed, numPagesQuarantined: owner.pages.length - numPagesScrubbed };
     }
@@ -266,8 +282,10 @@ export class PagePool {
         const refusal = this.#claimRefusal(pageId, generation, "fault injection");
         invariant(refusal === undefined, () => `fault injection with a stale handle: ${refusal?.message}`);
         const numValidBytes = this.#table.numValidBytes[pageId] as number;
-        invariant(Number.isSafeInteger(byteOffset) && byteOffset >= 0 && byteOffset < numValidBytes,
-            () => `fault injection at byte ${byteOffset} of page ${pageId}, outside its valid bytes [0, ${numValidBytes})`);
+        invariant(
+            Number.isSafeInteger(byteOffset) && byteOffset >= 0 && byteOffset < numValidBytes,
+            () => `fault injection at byte ${byteOffset} of page ${pageId}, outside its valid bytes [0, ${numValidBytes})`
+        );
         this.#arena.flipByte(pageId, byteOffset);
         this.#counters.faultsInjected++;
     }
@@ -281,11 +299,13 @@ export class PagePool {
         const table = this.#table;
         for (let page = 0; page < this.config.numPages; page++) {
             const state = table.states[page] as PageState;
-            if (state === PageState.Free || state === PageState.Quarantined)
+            if (state === PageState.Free || state === PageState.Quarantined) {
                 continue;
+            }
             const owner = table.owners[page];
-            if (owner !== undefined)
+            if (owner !== undefined) {
                 visit(page as PageId, state, owner.request, table.generations[page] as number);
+            }
         }
     }
 
@@ -305,15 +325,18 @@ export class PagePool {
     /** Checks I1–I6 over every page; see `PagePoolAuditOptions` for the byte scans. */
     audit(options?: PagePoolAuditOptions): PagePoolAuditResult {
         this.#assertAlive("audit the pool");
-        return auditPagePool({
-            table: this.#table,
-            arena: this.#arena,
-            pageTokens: this.config.pageTokens,
-            pageBytes: this.config.pageBytes,
-            reservations: this.#reservations,
-            nextGeneration: this.#nextGeneration,
-            numActiveLeases: this.#numActiveLeases
-        }, options);
+        return auditPagePool(
+            {
+                table: this.#table,
+                arena: this.#arena,
+                pageTokens: this.config.pageTokens,
+                pageBytes: this.config.pageBytes,
+                reservations: this.#reservations,
+                nextGeneration: this.#nextGeneration,
+                numActiveLeases: this.#numActiveLeases
+            },
+            options
+        );
     }
 
     /**
@@ -322,7 +345,10 @@ export class PagePool {
      */
     scanBytes(options?: ByteScanOptions): Promise<ByteScanResult> {
         this.#assertAlive("scan the pool");
-        return scanPoolBytes({ table: this.#table, arena: this.#arena, pageBytes: this.config.pageBytes, isDisposed: () => this.#disposed }, options);
+        return scanPoolBytes(
+            { table: this.#table, arena: this.#arena, pageBytes: this.config.pageBytes, isDisposed: () => this.#disposed },
+            options
+        );
     }
 
     snapshot(): PagePoolSnapshot {
@@ -335,8 +361,9 @@ export class PagePool {
      * `DisposedError`, except `release()` of a lease, which stays safe in `finally` blocks.
      */
     dispose(): void {
-        if (this.#disposed)
+        if (this.#disposed) {
             return;
+        }
         this.#disposed = true;
         this.#reservations.clear();
         this.#arena.dispose();
@@ -347,7 +374,10 @@ export class PagePool {
         const table = this.#table;
         const page = lease.pageId;
         const state = table.states[page] as number;
-        if (this.#faults.acceptStaleWrites && (state === PageState.Quarantined || state === PageState.Free || table.generations[page] !== lease.generation)) {
+        if (
+            this.#faults.acceptStaleWrites &&
+            (state === PageState.Quarantined || state === PageState.Free || table.generations[page] !== lease.generation)
+        ) {
             this.#arena.write(page, byteOffset, bytes); // drill only: the late write lands wherever the page is now
             return { ok: true, numValidBytes: table.numValidBytes[page] as number };
         }
@@ -355,20 +385,28 @@ export class PagePool {
             this.#counters.staleWritesRefused++;
             return { ok: false, error: new PageStateError("page_released", page, lease.generation, "write", "quarantined") };
         }
-        invariant((state === PageState.Reserved || state === PageState.Written) && table.generations[page] === lease.generation,
-            () => `write lease on page ${page} at generation ${lease.generation} finds it ${pageStateName(state)} at generation ${table.generations[page]}`);
+        invariant(
+            (state === PageState.Reserved || state === PageState.Written) && table.generations[page] === lease.generation,
+            () =>
+                `write lease on page ${page} at generation ${lease.generation} finds it ${pageStateName(state)} at generation ${table.generations[page]}`
+        );
         const { pageBytes } = this.config;
         const end = byteOffset + bytes.length;
         const inBounds = Number.isSafeInteger(byteOffset) && byteOffset >= 0 && end <= pageBytes;
-        if (!inBounds)
+        if (!inBounds) {
             this.#counters.outOfBoundsRefused++;
-        invariant(inBounds, () => `write of ${bytes.length} bytes at offset ${byteOffset} of page ${page} ends at ${end}, past its ${pageBytes} bytes`);
+        }
+        invariant(
+            inBounds,
+            () => `write of ${bytes.length} bytes at offset ${byteOffset} of page ${page} ends at ${end}, past its ${pageBytes} bytes`
+        );
 
         this.#arena.write(page, byteOffset, bytes);
         if (bytes.length > 0) {
             table.numValidBytes[page] = Math.max(table.numValidBytes[page] as number, end);
-            if (state === PageState.Reserved)
+            if (state === PageState.Reserved) {
                 table.setState(page, PageState.Written);
+            }
         }
         return { ok: true, numValidBytes: table.numValidBytes[page] as number };
     }
@@ -378,27 +416,36 @@ export class PagePool {
         const page = lease.pageId;
         const numValidBytes = this.#table.numValidBytes[page] as number;
         const end = byteOffset + (numBytes ?? numValidBytes - byteOffset);
-        const inBounds = Number.isSafeInteger(byteOffset) && byteOffset >= 0 && Number.isSafeInteger(end) &&
-            end >= byteOffset && end <= numValidBytes;
-        if (!inBounds)
+        const inBounds =
+            Number.isSafeInteger(byteOffset) && byteOffset >= 0 && Number.isSafeInteger(end) && end >= byteOffset && end <= numValidBytes;
+        if (!inBounds) {
             this.#counters.outOfBoundsRefused++;
-        invariant(inBounds, () => `read of bytes [${byteOffset}, ${end}) of page ${page} at generation ${lease.generation}, ` +
-            `past its ${numValidBytes} valid bytes`);
+        }
+        invariant(
+            inBounds,
+            () =>
+                `read of bytes [${byteOffset}, ${end}) of page ${page} at generation ${lease.generation}, ` +
+                `past its ${numValidBytes} valid bytes`
+        );
         return this.#arena.readCopy(page, byteOffset, end);
     }
 
     #releaseLease(lease: PageLease): void {
-        if (this.#disposed)
+        if (this.#disposed) {
             return;
+        }
         const table = this.#table;
         const page = lease.pageId;
         if (this.#faults.reuseWhileLeased && (table.generations[page] !== lease.generation || table.states[page] === PageState.Free)) {
             this.#numActiveLeases--; // drill only: a lease its page was taken from
             return;
         }
-        invariant(table.generations[page] === lease.generation && table.states[page] !== PageState.Free,
-            () => `${lease.kind} lease on page ${page} at generation ${lease.generation} outlived its page ` +
-                `(${pageStateName(table.states[page] as number)} at generation ${table.generations[page]})`);
+        invariant(
+            table.generations[page] === lease.generation && table.states[page] !== PageState.Free,
+            () =>
+                `${lease.kind} lease on page ${page} at generation ${lease.generation} outlived its page ` +
+                `(${pageStateName(table.states[page] as number)} at generation ${table.generations[page]})`
+        );
         if (lease.kind === "write") {
             invariant(table.writeLeased[page] === 1, () => `write lease release on page ${page}, which has no writer`);
             table.writeLeased[page] = 0;
@@ -407,15 +454,17 @@ export class PagePool {
             table.numReadLeases[page] = (table.numReadLeases[page] as number) - 1;
         }
         this.#numActiveLeases--;
-        if (table.states[page] === PageState.Quarantined)
+        if (table.states[page] === PageState.Quarantined) {
             this.#scrubIfDrained(page);
+        }
     }
 
     /** Zeroes a quarantined page and frees it once no lease holds it; whether it did. */
     #scrubIfDrained(page: PageId): boolean {
         const table = this.#table;
-        if (table.numReadLeases[page] !== 0 || table.writeLeased[page] !== 0)
+        if (table.numReadLeases[page] !== 0 || table.writeLeased[page] !== 0) {
             return false;
+        }
         if (!this.#faults.skipScrub) {
             this.#arena.scrub(page);
             this.#counters.pagesScrubbed++;
@@ -427,15 +476,21 @@ export class PagePool {
     /** Why a claim `(pageId, generation)` no longer holds, if it does not. */
     #claimRefusal(pageId: PageId, generation: number, operation: string): PageAccessRefusal | undefined {
         this.#assertPageId(pageId);
-        invariant(Number.isSafeInteger(generation) && generation >= 1, () => `${operation} on page ${pageId} with generation ${generation}`);
+        invariant(
+            Number.isSafeInteger(generation) && generation >= 1,
+            () => `${operation} on page ${pageId} with generation ${generation}`
+        );
         const state = this.#table.states[pageId] as number;
         const pageGeneration = this.#table.generations[pageId] as number;
-        if (state === PageState.Free)
+        if (state === PageState.Free) {
             return new StaleGenerationError(pageId, generation, undefined, operation);
-        if (pageGeneration !== generation)
+        }
+        if (pageGeneration !== generation) {
             return new StaleGenerationError(pageId, generation, pageGeneration, operation);
-        if (state === PageState.Quarantined)
+        }
+        if (state === PageState.Quarantined) {
             return new PageStateError("page_released", pageId, generation, operation, "quarantined");
+        }
         return undefined;
     }
 
@@ -444,12 +499,15 @@ export class PagePool {
     }
 
     #assertPageId(pageId: PageId): void {
-        invariant(Number.isInteger(pageId) && pageId >= 0 && pageId < this.config.numPages,
-            () => `page ${pageId} outside [0, ${this.config.numPages})`);
+        invariant(
+            Number.isInteger(pageId) && pageId >= 0 && pageId < this.config.numPages,
+            () => `page ${pageId} outside [0, ${this.config.numPages})`
+        );
     }
 
     #assertAlive(operation: string): void {
-        if (this.#disposed)
+        if (this.#disposed) {
             throw new DisposedError(operation);
+        }
     }
 }

@@ -55,10 +55,11 @@ export function auditPagePool(view: PagePoolAuditView, options: PagePoolAuditOpt
     let numViolations = 0;
     const report = (invariantName: AuditInvariant, page: number | undefined, message: string): void => {
         numViolations++;
-        if (violations.length < MAX_REPORTED_VIOLATIONS)
-            violations.push(page === undefined
-                ? { invariant: invariantName, message }
-                : { invariant: invariantName, pageId: toPageId(page), message });
+        if (violations.length < MAX_REPORTED_VIOLATIONS) {
+            violations.push(
+                page === undefined ? { invariant: invariantName, message } : { invariant: invariantName, pageId: toPageId(page), message }
+            );
+        }
     };
 
     const numPagesCounted = new Float64Array(NUM_PAGE_STATES);
@@ -79,18 +80,23 @@ export function auditPagePool(view: PagePoolAuditView, options: PagePoolAuditOpt
             continue;
         }
         numPagesCounted[state] = (numPagesCounted[state] ?? 0) + 1;
-        if (generation >= view.nextGeneration)
+        if (generation >= view.nextGeneration) {
             report("I5", page, `page ${page} has generation ${generation}, not below the next one, ${view.nextGeneration}`);
-        if (writeLeased > 1)
+        }
+        if (writeLeased > 1) {
             report("I3", page, `page ${page} has ${writeLeased} writers`);
+        }
 
         if (state === PageState.Free) {
-            if (owner !== undefined)
+            if (owner !== undefined) {
                 report("I2", page, `free page ${page} is owned by request ${owner.request} at generation ${owner.generation}`);
-            if (numReadLeases + writeLeased > 0)
+            }
+            if (numReadLeases + writeLeased > 0) {
                 report("I3", page, `free page ${page} holds ${numReadLeases} read and ${writeLeased} write leases`);
-            if (numValidBytes !== 0 || numTokens !== 0)
+            }
+            if (numValidBytes !== 0 || numTokens !== 0) {
                 report("I1", page, `free page ${page} still records ${numValidBytes} valid bytes and ${numTokens} tokens`);
+            }
             continue;
         }
 
@@ -98,53 +104,79 @@ export function auditPagePool(view: PagePoolAuditView, options: PagePoolAuditOpt
             report("I1", page, `page ${page} is ${name} with no owner`);
             continue;
         }
-        if (generation !== owner.generation)
+        if (generation !== owner.generation) {
             report("I5", page, `page ${page} is at generation ${generation}, its owner ${owner.request} at ${owner.generation}`);
-        if (numValidBytes > pageBytes)
+        }
+        if (numValidBytes > pageBytes) {
             report("I1", page, `page ${page} records ${numValidBytes} valid bytes, more than the page's ${pageBytes}`);
-        if (numTokens < 1 || numTokens > pageTokens)
+        }
+        if (numTokens < 1 || numTokens > pageTokens) {
             report("I1", page, `page ${page} holds ${numTokens} tokens, outside [1, ${pageTokens}]`);
-
-        if (isLiveState(state)) {
-            if (owner.released || view.reservations.get(owner.request) !== owner)
-                report("I4", page, `page ${page} is ${name} for request ${owner.request} at generation ${owner.generation}, which holds no live reservation`);
-        } else if (!owner.released) {
-            report("I4", page, `page ${page} is quarantined but request ${owner.request} at generation ${owner.generation} never released it`);
         }
 
-        if (state === PageState.Reserved && numValidBytes !== 0)
+        if (isLiveState(state)) {
+            if (owner.released || view.reservations.get(owner.request) !== owner) {
+                report(
+                    "I4",
+                    page,
+                    `page ${page} is ${name} for request ${owner.request} at generation ${owner.generation}, which holds no live reservation`
+                );
+            }
+        } else if (!owner.released) {
+            report(
+                "I4",
+                page,
+                `page ${page} is quarantined but request ${owner.request} at generation ${owner.generation} never released it`
+            );
+        }
+
+        if (state === PageState.Reserved && numValidBytes !== 0) {
             report("I1", page, `page ${page} is reserved but records ${numValidBytes} valid bytes`);
-        if (state === PageState.Written && numValidBytes === 0)
+        }
+        if (state === PageState.Written && numValidBytes === 0) {
             report("I1", page, `page ${page} is written but records 0 valid bytes`);
-        if ((state === PageState.Reserved || state === PageState.Written) && numReadLeases > 0)
+        }
+        if ((state === PageState.Reserved || state === PageState.Written) && numReadLeases > 0) {
             report("I3", page, `page ${page} is ${name} (not sealed) and holds ${numReadLeases} read leases`);
-        if (state === PageState.Sealed && writeLeased > 0)
+        }
+        if (state === PageState.Sealed && writeLeased > 0) {
             report("I3", page, `page ${page} is sealed and still has a writer`);
-        if (state === PageState.Quarantined && numReadLeases + writeLeased === 0)
+        }
+        if (state === PageState.Quarantined && numReadLeases + writeLeased === 0) {
             report("I3", page, `page ${page} is quarantined with no lease left; it should have been scrubbed`);
+        }
     }
 
     for (let state = 0; state < NUM_PAGE_STATES; state++) {
-        if (numPagesCounted[state] !== table.numPagesByState[state])
-            report("I2", undefined, `${numPagesCounted[state]} pages are ${pageStateName(state)}, the pool counts ${table.numPagesByState[state]}`);
+        if (numPagesCounted[state] !== table.numPagesByState[state]) {
+            report(
+                "I2",
+                undefined,
+                `${numPagesCounted[state]} pages are ${pageStateName(state)}, the pool counts ${table.numPagesByState[state]}`
+            );
+        }
     }
-    if (numLeasesCounted !== view.numActiveLeases)
+    if (numLeasesCounted !== view.numActiveLeases) {
         report("I3", undefined, `pages hold ${numLeasesCounted} leases, the pool counts ${view.numActiveLeases}`);
+    }
 
     // I2: the free list holds exactly the free pages, once each.
     const seen = new Uint8Array(table.numPages);
-    if (table.numFree !== numPagesCounted[PageState.Free])
+    if (table.numFree !== numPagesCounted[PageState.Free]) {
         report("I2", undefined, `the free list holds ${table.numFree} pages, ${numPagesCounted[PageState.Free]} pages are free`);
+    }
     for (let index = 0; index < table.numFree; index++) {
         const page = table.freeStack[index] as number;
         if (page >= table.numPages) {
             report("I2", undefined, `free list entry ${index} is page ${page}, outside [0, ${table.numPages})`);
             continue;
         }
-        if (seen[page] === 1)
+        if (seen[page] === 1) {
             report("I2", page, `page ${page} is on the free list twice`);
-        if (table.states[page] !== PageState.Free)
+        }
+        if (table.states[page] !== PageState.Free) {
             report("I2", page, `page ${page} is on the free list but ${pageStateName(table.states[page] as number)}`);
+        }
         seen[page] = 1;
     }
 
@@ -152,21 +184,29 @@ export function auditPagePool(view: PagePoolAuditView, options: PagePoolAuditOpt
     seen.fill(0);
     let numReservedPages = 0;
     for (const [request, owner] of view.reservations) {
-        if (request !== owner.request || owner.released)
+        if (request !== owner.request || owner.released) {
             report("I4", undefined, `reservation under ${request} belongs to request ${owner.request} (released: ${owner.released})`);
+        }
         for (const page of owner.pages) {
             numReservedPages++;
-            if (seen[page] === 1)
+            if (seen[page] === 1) {
                 report("I2", page, `page ${page} belongs to two live reservations, one of them request ${owner.request}`);
+            }
             seen[page] = 1;
-            if (table.owners[page] !== owner)
-                report("I1", page, `request ${owner.request} at generation ${owner.generation} lists page ${page}, which another owner holds`);
+            if (table.owners[page] !== owner) {
+                report(
+                    "I1",
+                    page,
+                    `request ${owner.request} at generation ${owner.generation} lists page ${page}, which another owner holds`
+                );
+            }
         }
     }
-    const numLivePages = (numPagesCounted[PageState.Reserved] ?? 0) + (numPagesCounted[PageState.Written] ?? 0) +
-        (numPagesCounted[PageState.Sealed] ?? 0);
-    if (numReservedPages !== numLivePages)
+    const numLivePages =
+        (numPagesCounted[PageState.Reserved] ?? 0) + (numPagesCounted[PageState.Written] ?? 0) + (numPagesCounted[PageState.Sealed] ?? 0);
+    if (numReservedPages !== numLivePages) {
         report("I2", undefined, `live reservations list ${numReservedPages} pages, ${numLivePages} pages are reserved, written or sealed`);
+    }
 
     let numFreePagesScanned = 0;
     let numSealedPagesVerified = 0;
@@ -175,13 +215,15 @@ export function auditPagePool(view: PagePoolAuditView, options: PagePoolAuditOpt
             const state = table.states[page];
             if (state === PageState.Free && options.scanFreePages === true) {
                 numFreePagesScanned++;
-                if (!view.arena.isZero(page))
+                if (!view.arena.isZero(page)) {
                     report("I6", page, `free page ${page} (arena bytes [${page * pageBytes}, ${(page + 1) * pageBytes})) is not all zero`);
+                }
             } else if (state === PageState.Sealed && options.verifySealedPages === true) {
                 numSealedPagesVerified++;
                 const actual = view.arena.checksum(page, table.numValidBytes[page] as number, table.tokenStarts[page] as number);
-                if (actual !== table.checksums[page])
+                if (actual !== table.checksums[page]) {
                     report("I7", page, `sealed page ${page} hashes to ${actual}, sealed as ${table.checksums[page]}`);
+                }
             }
         }
     }
@@ -199,7 +241,10 @@ export function auditPagePool(view: PagePoolAuditView, options: PagePoolAuditOpt
 
 /** For tests and debug builds: throws an `InvariantError` listing the violations. */
 export function assertAuditClean(result: PagePoolAuditResult): void {
-    invariant(result.ok, () =>
-        `page pool audit found ${result.numViolations} violations over ${result.numPagesChecked} pages:\n` +
-        result.violations.map((violation) => `  ${violation.invariant}: ${violation.message}`).join("\n"));
+    invariant(
+        result.ok,
+        () =>
+            `page pool audit found ${result.numViolations} violations over ${result.numPagesChecked} pages:\n` +
+            result.violations.map((violation) => `  ${violation.invariant}: ${violation.message}`).join("\n")
+    );
 }

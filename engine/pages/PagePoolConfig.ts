@@ -30,8 +30,9 @@ export type PagePoolConfigResult =
 const formatCount = (value: number): string => value.toLocaleString("en-US");
 
 function positiveIntegerError(name: string, value: unknown): PagePoolConfigError | undefined {
-    if (typeof value === "number" && Number.isSafeInteger(value) && value > 0)
+    if (typeof value === "number" && Number.isSafeInteger(value) && value > 0) {
         return undefined;
+    }
     return new PagePoolConfigError(`Page pool ${name} must be a positive integer; got ${String(value)}.`);
 }
 
@@ -41,33 +42,37 @@ function positiveIntegerError(name: string, value: unknown): PagePoolConfigError
  */
 export function validatePagePoolConfig(input: PagePoolConfigInput): PagePoolConfigResult {
     const maxArenaBytes = input.maxArenaBytes ?? DEFAULT_MAX_ARENA_BYTES;
-    const fieldError = positiveIntegerError("numPages", input.numPages) ??
+    const fieldError =
+        positiveIntegerError("numPages", input.numPages) ??
         positiveIntegerError("pageTokens", input.pageTokens) ??
         positiveIntegerError("pageBytes", input.pageBytes) ??
         positiveIntegerError("maxArenaBytes", maxArenaBytes);
-    if (fieldError !== undefined)
+    if (fieldError !== undefined) {
         return { ok: false, error: fieldError };
+    }
 
-    if (input.numPages > MAX_NUM_PAGES)
+    if (input.numPages > MAX_NUM_PAGES) {
         return {
             ok: false,
             error: new PagePoolConfigError(
                 `Page pool of ${formatCount(input.numPages)} pages exceeds the limit of ${formatCount(MAX_NUM_PAGES)}. ` +
-                "Use larger pages (more tokens per page)."
+                    "Use larger pages (more tokens per page)."
             )
         };
+    }
 
     const arenaBytes = input.numPages * input.pageBytes;
     const limitBytes = Math.min(maxArenaBytes, bufferConstants.MAX_LENGTH);
-    if (arenaBytes > limitBytes)
+    if (arenaBytes > limitBytes) {
         return {
             ok: false,
             error: new PagePoolConfigError(
                 `The page pool needs ${formatCount(arenaBytes)} bytes (${formatCount(input.numPages)} pages × ` +
-                `${formatCount(input.pageBytes)} bytes), over the limit of ${formatCount(limitBytes)} bytes. ` +
-                "Use fewer pages, a smaller context window or a smaller KV type."
+                    `${formatCount(input.pageBytes)} bytes), over the limit of ${formatCount(limitBytes)} bytes. ` +
+                    "Use fewer pages, a smaller context window or a smaller KV type."
             )
         };
+    }
 
     return {
         ok: true,

@@ -28,8 +28,9 @@ export function snapshotPageTable(table: PageTable, numActiveLeases: number): Pa
     const slotBySession = new Map<SessionId, number>();
     for (let page = 0; page < table.numPages; page++) {
         const owner = table.owners[page];
-        if (owner === undefined)
+        if (owner === undefined) {
             continue;
+        }
         let slot = slotBySession.get(owner.session);
         if (slot === undefined) {
             sessions.push(owner.session);

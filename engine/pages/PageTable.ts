@@ -51,8 +51,9 @@ export class PageTable {
         this.numPagesByState[PageState.Free] = numPages;
         // Reversed, so that a fresh pool hands out page 0 first.
         this.freeStack = new Uint32Array(numPages);
-        for (let index = 0; index < numPages; index++)
+        for (let index = 0; index < numPages; index++) {
             this.freeStack[index] = numPages - 1 - index;
+        }
         this.numFree = numPages;
     }
 
@@ -68,9 +69,12 @@ export class PageTable {
         invariant(this.numFree > 0, () => `request ${owner.request} takes a page from an empty free list (${this.numPages} pages)`);
         this.numFree--;
         const page = toPageId(this.freeStack[this.numFree] as number);
-        invariant(this.states[page] === PageState.Free && this.numReadLeases[page] === 0 && this.writeLeased[page] === 0,
-            () => `free list held page ${page}, ${pageStateName(this.states[page] as number)} with ` +
-                `${this.numReadLeases[page]} read and ${this.writeLeased[page]} write leases`);
+        invariant(
+            this.states[page] === PageState.Free && this.numReadLeases[page] === 0 && this.writeLeased[page] === 0,
+            () =>
+                `free list held page ${page}, ${pageStateName(this.states[page] as number)} with ` +
+                `${this.numReadLeases[page]} read and ${this.writeLeased[page]} write leases`
+        );
         this.setState(page, PageState.Reserved);
         this.generations[page] = owner.generation;
         this.owners[page] = owner;
@@ -81,8 +85,10 @@ export class PageTable {
 
     /** Clears the metadata of a page already zeroed and puts it back on the free list. */
     pushFree(page: PageId): void {
-        invariant(this.numFree < this.numPages,
-            () => `pushFree of page ${page} onto a full free list (${this.numFree} of ${this.numPages})`);
+        invariant(
+            this.numFree < this.numPages,
+            () => `pushFree of page ${page} onto a full free list (${this.numFree} of ${this.numPages})`
+        );
         this.setState(page, PageState.Free);
         this.owners[page] = undefined;
         this.tokenStarts[page] = 0;

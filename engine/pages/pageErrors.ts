@@ -23,8 +23,8 @@ export class StaleGenerationError extends KvaultError {
     ) {
         super(
             `Refused ${operation} on page ${pageId}: the handle has generation ${handleGeneration}, the page is ` +
-            (pageGeneration === undefined ? "free" : `at generation ${pageGeneration}`) +
-            ". The request that held it has ended; discard this handle."
+                (pageGeneration === undefined ? "free" : `at generation ${pageGeneration}`) +
+                ". The request that held it has ended; discard this handle."
         );
     }
 }
@@ -59,10 +59,8 @@ export class DoubleReleaseError extends KvaultError {
     ) {
         super(
             `Request ${request} released its pages at generation ${generation}, but ` +
-            (heldGeneration === undefined
-                ? "it holds no reservation"
-                : `its current reservation is at generation ${heldGeneration}`) +
-            ". The second release was ignored; no page changed."
+                (heldGeneration === undefined ? "it holds no reservation" : `its current reservation is at generation ${heldGeneration}`) +
+                ". The second release was ignored; no page changed."
         );
     }
 }
@@ -79,8 +77,8 @@ export class ChecksumMismatchError extends KvaultError {
     ) {
         super(
             `Page ${pageId} at generation ${generation} changed after it was sealed: checksum ` +
-            `0x${formatChecksum(actualChecksum)}, sealed as 0x${formatChecksum(sealedChecksum)}. ` +
-            "Its contents cannot be trusted; the request must end with an integrity error."
+                `0x${formatChecksum(actualChecksum)}, sealed as 0x${formatChecksum(sealedChecksum)}. ` +
+                "Its contents cannot be trusted; the request must end with an integrity error."
         );
     }
 }
@@ -101,7 +99,7 @@ export class ArenaAllocationError extends KvaultError {
     constructor(numBytes: number, cause: unknown) {
         super(
             `Could not allocate ${numBytes.toLocaleString("en-US")} bytes of host memory for the page pool. ` +
-            "Use fewer pages or a smaller context window, or close other applications.",
+                "Use fewer pages or a smaller context window, or close other applications.",
             { cause }
         );
     }

@@ -10,9 +10,7 @@ export type PageLeaseResult<L extends PageLease> =
     | { readonly ok: true; readonly lease: L }
     | { readonly ok: false; readonly error: PageAccessRefusal };
 
-export type SealResult =
-    | { readonly ok: true; readonly checksum: bigint }
-    | { readonly ok: false; readonly error: PageAccessRefusal };
+export type SealResult = { readonly ok: true; readonly checksum: bigint } | { readonly ok: false; readonly error: PageAccessRefusal };
 
 export type VerifyResult =
     | { readonly ok: true; readonly checksum: bigint }
@@ -20,10 +18,10 @@ export type VerifyResult =
 
 export type ReleaseResult =
     | {
-        readonly ok: true;
-        /** Pages zeroed and back on the free list during this call. */
-        readonly numPagesScrubbed: number;
-        /** Pages left quarantined because a lease still holds them; each is scrubbed when its last lease drains. */
-        readonly numPagesQuarantined: number;
-    }
+          readonly ok: true;
+          /** Pages zeroed and back on the free list during this call. */
+          readonly numPagesScrubbed: number;
+          /** Pages left quarantined because a lease still holds them; each is scrubbed when its last lease drains. */
+          readonly numPagesQuarantined: number;
+      }
     | { readonly ok: false; readonly error: DoubleReleaseError };

@@ -79,8 +79,9 @@ export async function scanPoolBytes(view: ByteScanView, options: ByteScanOptions
     let numViolations = 0;
     const report = (invariant: "I6" | "I7", page: number, message: string): void => {
         numViolations++;
-        if (violations.length < MAX_REPORTED_VIOLATIONS)
+        if (violations.length < MAX_REPORTED_VIOLATIONS) {
             violations.push({ invariant, pageId: toPageId(page), message });
+        }
     };
     let numFreePagesScanned = 0;
     let numSealedPagesVerified = 0;
@@ -91,7 +92,8 @@ export async function scanPoolBytes(view: ByteScanView, options: ByteScanOptions
     let aborted = false;
 
     let page = 0;
-    while (page < table.numPages) { // each slice advances at least one page: at most numPages slices
+    while (page < table.numPages) {
+        // each slice advances at least one page: at most numPages slices
         if (view.isDisposed()) {
             aborted = true;
             break;
@@ -107,13 +109,19 @@ export async function scanPoolBytes(view: ByteScanView, options: ByteScanOptions
                     numPagesChangedDuringScan++;
                 } else if (judgeFree) {
                     numFreePagesScanned++;
-                    if (!arena.isZero(page))
-                        report("I6", page, `free page ${page} (arena bytes [${page * pageBytes}, ${(page + 1) * pageBytes})) is not all zero`);
+                    if (!arena.isZero(page)) {
+                        report(
+                            "I6",
+                            page,
+                            `free page ${page} (arena bytes [${page * pageBytes}, ${(page + 1) * pageBytes})) is not all zero`
+                        );
+                    }
                 } else {
                     numSealedPagesVerified++;
                     const actual = arena.checksum(page, table.numValidBytes[page] as number, table.tokenStarts[page] as number);
-                    if (actual !== table.checksums[page])
+                    if (actual !== table.checksums[page]) {
                         report("I7", page, `sealed page ${page} hashes to ${actual}, sealed as ${table.checksums[page]}`);
+                    }
                 }
             }
             if (numInSlice % PAGES_PER_CLOCK_READ === 0 && performance.now() - sliceStartedAt >= budgetMs) {
@@ -125,8 +133,9 @@ export async function scanPoolBytes(view: ByteScanView, options: ByteScanOptions
         numSlices++;
         busyMs += sliceMs;
         longestSliceMs = Math.max(longestSliceMs, sliceMs);
-        if (page < table.numPages)
+        if (page < table.numPages) {
             await new Promise<void>((resolve) => setImmediate(resolve));
+        }
     }
 
     return {

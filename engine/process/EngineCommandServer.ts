@@ -1,4 +1,10 @@
-import { callAnswerTypes, type ChatTurnRequest, type EngineCommand, type EngineErrorPayload, type EngineEvent } from "../../contract/engineProtocol.js";
+import {
+    callAnswerTypes,
+    type ChatTurnRequest,
+    type EngineCommand,
+    type EngineErrorPayload,
+    type EngineEvent
+} from "../../contract/engineProtocol.js";
 import type { EngineService } from "../service/EngineService.js";
 import type { EngineTransport } from "./EngineTransport.js";
 import { parseEngineCommand } from "./parseEngineCommand.js";
@@ -6,8 +12,20 @@ import { toErrorPayload } from "./toErrorPayload.js";
 import { withDeadline } from "../core/withDeadline.js";
 
 /** What the server needs of EngineService; tests may serve a stand-in. */
-export type ServedEngine = Pick<EngineService,
-    "chat" | "measure" | "snapshot" | "forgetWorkspace" | "audit" | "replayableTurns" | "replay" | "listDrills" | "runDrill" | "runCanary" | "dispose">;
+export type ServedEngine = Pick<
+    EngineService,
+    | "chat"
+    | "measure"
+    | "snapshot"
+    | "forgetWorkspace"
+    | "audit"
+    | "replayableTurns"
+    | "replay"
+    | "listDrills"
+    | "runDrill"
+    | "runCanary"
+    | "dispose"
+>;
 
 const STOPPING: EngineErrorPayload = {
     code: "engine_stopped",
@@ -51,7 +69,7 @@ export class EngineCommandServer {
             this.#handle(message);
         } catch (error) {
             // A bug here must cost one command, not the process and every other workspace's turn.
-            this.options.log(`failed to handle a command: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
+            this.options.log(`failed to handle a command: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
         }
     }
 
@@ -60,8 +78,9 @@ export class EngineCommandServer {
         if (!parsed.ok) {
             this.options.log(`refused a command: ${parsed.error.message}`);
             // A refusal addressed to a running chat's id would end that chat for its host.
-            if (parsed.reply !== undefined && !(parsed.reply.type === "failed" && this.#running.has(parsed.reply.requestId)))
+            if (parsed.reply !== undefined && !(parsed.reply.type === "failed" && this.#running.has(parsed.reply.requestId))) {
                 void this.transport.send(parsed.reply);
+            }
             return;
         }
         if (this.#stopping !== undefined) {
@@ -77,8 +96,9 @@ export class EngineCommandServer {
      */
     stop(): Promise<void> {
         this.#stopping ??= (async () => {
-            for (const controller of this.#running.values())
+            for (const controller of this.#running.values()) {
                 controller.abort();
+            }
             await withDeadline(Promise.allSettled([...this.#settling]), CANCEL_DRAIN_MS);
             try {
                 await this.service.dispose();
@@ -123,7 +143,11 @@ export class EngineCommandServer {
                 return;
             }
             case "audit": // byte scans in slices: it resolves later, and shutdown waits for it
-                this.#answerLater(command.callId, "audited", this.#attempt(async () => this.service.audit()));
+                this.#answerLater(
+                    command.callId,
+                    "audited",
+                    this.#attempt(async () => this.service.audit())
+                );
                 return;
             case "replayableTurns":
                 this.#answer(command.callId, "replayableTurns", () => this.service.replayableTurns());
@@ -132,14 +156,26 @@ export class EngineCommandServer {
                 this.#answer(command.callId, "drills", () => this.service.listDrills());
                 return;
             case "replay":
-                this.#answerLater(command.callId, "replayed", this.#attempt(() => this.service.replay(command.requestId)));
+                this.#answerLater(
+                    command.callId,
+                    "replayed",
+                    this.#attempt(() => this.service.replay(command.requestId))
+                );
                 return;
             case "runDrill":
-                this.#answerLater(command.callId, "drillReport", this.#attempt(() => this.service.runDrill(command.drillId)));
+                this.#answerLater(
+                    command.callId,
+                    "drillReport",
+                    this.#attempt(() => this.service.runDrill(command.drillId))
+                );
                 return;
             case "runCanary": {
                 const { fillerTokens } = command;
-                this.#answerLater(command.callId, "canaryReport", this.#attempt(() => this.service.runCanary(fillerTokens === undefined ? {} : { fillerTokens })));
+                this.#answerLater(
+                    command.callId,
+                    "canaryReport",
+                    this.#attempt(() => this.service.runCanary(fillerTokens === undefined ? {} : { fillerTokens }))
+                );
                 return;
             }
             case "shutdown":
@@ -161,10 +197,12 @@ export class EngineCommandServer {
 
     /** Answers a call that runs for a while (a replay, a drill); shutdown waits for it before it disposes the engine under it. */
     #answerLater<T extends AnswerType>(callId: string, type: T, running: Promise<AnswerOf<T>>): void {
-        const settled = running.then(
-            (result) => this.transport.send({ type, callId, result } as EngineEvent),
-            (error: unknown) => this.transport.send({ type, callId, error: toErrorPayload(error) } as EngineEvent)
-        ).finally(() => this.#settling.delete(settled));
+        const settled = running
+            .then(
+                (result) => this.transport.send({ type, callId, result } as EngineEvent),
+                (error: unknown) => this.transport.send({ type, callId, error: toErrorPayload(error) } as EngineEvent)
+            )
+            .finally(() => this.#settling.delete(settled));
         this.#settling.add(settled);
     }
 
@@ -187,25 +225,46 @@ export class EngineCommandServer {
         const controller = new AbortController();
         this.#running.set(requestId, controller);
         const send = (event: EngineEvent): void => void this.transport.send(event);
-        const settled = this.service.chat(request, {
-            onQueued: (position) => send({ type: "queued", requestId, position }),
-            onStarted: () => send({ type: "started", requestId }),
-            onText: (text, logprobs) => send({ type: "token", requestId, text, ...(logprobs === undefined ? {} : { logprobs }) })
-        }, controller.signal).then(
-            ({ text, finishReason, usage, logprobs }) => this.transport.send({ type: "finished", requestId, text, finishReason, usage, ...(logprobs === undefined ? {} : { logprobs }) }),
-            (error: unknown) => this.transport.send({ type: "failed", requestId, error: this.#stopping !== undefined ? STOPPED_MID_TURN : toErrorPayload(error) })
-        ).finally(() => {
-            this.#running.delete(requestId);
-            this.#settling.delete(settled);
-        });
+        const settled = this.service
+            .chat(
+                request,
+                {
+                    onQueued: (position) => send({ type: "queued", requestId, position }),
+                    onStarted: () => send({ type: "started", requestId }),
+                    onText: (text, logprobs) => send({ type: "token", requestId, text, ...(logprobs === undefined ? {} : { logprobs }) })
+                },
+                controller.signal
+            )
+            .then(
+                ({ text, finishReason, usage, logprobs }) =>
+                    this.transport.send({
+                        type: "finished",
+                        requestId,
+                        text,
+                        finishReason,
+                        usage,
+                        ...(logprobs === undefined ? {} : { logprobs })
+                    }),
+                (error: unknown) =>
+                    this.transport.send({
+                        type: "failed",
+                        requestId,
+                        error: this.#stopping !== undefined ? STOPPED_MID_TURN : toErrorPayload(error)
+                    })
+            )
+            .finally(() => {
+                this.#running.delete(requestId);
+                this.#settling.delete(settled);
+            });
         this.#settling.add(settled);
     }
 
     #refuseWhileStopping(command: EngineCommand): void {
         switch (command.type) {
             case "chat":
-                if (!this.#running.has(command.request.requestId))
+                if (!this.#running.has(command.request.requestId)) {
                     void this.transport.send({ type: "failed", requestId: command.request.requestId, error: STOPPING });
+                }
                 return;
             case "cancel":
             case "shutdown":
@@ -220,4 +279,3 @@ export class EngineCommandServer {
 /** The answer events of the isolation calls, and what each carries as its result. */
 type AnswerType = "audited" | "replayableTurns" | "replayed" | "drills" | "drillReport" | "canaryReport";
 type AnswerOf<T extends AnswerType> = NonNullable<Extract<EngineEvent, { type: T }>["result"]>;
-

@@ -25,10 +25,12 @@ const PARENT_CHECK_INTERVAL_MS = 1_000;
  */
 export function connectToHost(): EngineTransport | undefined {
     const parentPort = (process as { parentPort?: ParentPort }).parentPort;
-    if (parentPort !== undefined)
+    if (parentPort !== undefined) {
         return parentPortTransport(parentPort);
-    if (typeof process.send === "function" && process.connected)
+    }
+    if (typeof process.send === "function" && process.connected) {
         return forkTransport();
+    }
     return undefined;
 }
 

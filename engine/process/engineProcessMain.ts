@@ -29,17 +29,19 @@ async function main(): Promise<void> {
     let server: EngineCommandServer | undefined = undefined; // set once the engine is ready
     const early: unknown[] = [];
     transport.onMessage((message) => {
-        if (server !== undefined)
+        if (server !== undefined) {
             server.handle(message);
-        else if (early.length < MAX_EARLY_MESSAGES)
+        } else if (early.length < MAX_EARLY_MESSAGES) {
             early.push(message);
-        else
+        } else {
             log(`dropped a message that arrived before the engine was ready (${MAX_EARLY_MESSAGES} already held).`);
+        }
     });
     transport.onHostGone(() => {
         // No orphan engines: without a host nobody can reach this process.
-        if (server === undefined)
+        if (server === undefined) {
             process.exit(0);
+        }
         void withDeadline(server.stop(), HOST_GONE_DISPOSE_MS).then(() => process.exit(0));
     });
 
@@ -51,8 +53,9 @@ async function main(): Promise<void> {
     let service: EngineService;
     try {
         const audit = auditIntervalFromEnvironment(process.env); // I1–I7 every second, results in every snapshot
-        if (audit.problem !== undefined)
+        if (audit.problem !== undefined) {
             log(audit.problem);
+        }
         service = await EngineService.start(read.config, { auditIntervalMs: audit.intervalMs, log });
     } catch (error) {
         // node-llama-cpp's own errors (a missing or corrupt file, no memory) are not KvaultErrors.
@@ -67,16 +70,20 @@ async function main(): Promise<void> {
 
     const started = new EngineCommandServer(service, transport, {
         log,
-        onShutdown: () => void started.stop().then(() => process.exit(0), () => process.exit(1))
+        onShutdown: () =>
+            void started.stop().then(
+                () => process.exit(0),
+                () => process.exit(1)
+            )
     });
     await transport.send({ type: "ready", info: service.info() });
     server = started;
-    for (const message of early.splice(0))
+    for (const message of early.splice(0)) {
         started.handle(message);
+    }
 }
 
-
 main().catch((error: unknown) => {
-    log(`failed: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
+    log(`failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
     process.exit(1);
 });

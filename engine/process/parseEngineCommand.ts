@@ -1,4 +1,11 @@
-import { callAnswerTypes, type CallCommandType, type ChatMessage, type EngineCommand, type EngineErrorPayload, type EngineEvent } from "../../contract/engineProtocol.js";
+import {
+    callAnswerTypes,
+    type CallCommandType,
+    type ChatMessage,
+    type EngineCommand,
+    type EngineErrorPayload,
+    type EngineEvent
+} from "../../contract/engineProtocol.js";
 import { InvalidRequestError } from "../request/requestErrors.js";
 import { turnLimits, validateChatTurn } from "../service/validateChatTurn.js";
 
@@ -21,7 +28,20 @@ export type ParsedEngineCommand =
      */
     | { readonly ok: false; readonly error: EngineErrorPayload; readonly reply?: EngineEvent };
 
-const commandTypes = new Set<string>(["chat", "cancel", "measure", "snapshot", "forgetWorkspace", "audit", "replayableTurns", "replay", "listDrills", "runDrill", "runCanary", "shutdown"]);
+const commandTypes = new Set<string>([
+    "chat",
+    "cancel",
+    "measure",
+    "snapshot",
+    "forgetWorkspace",
+    "audit",
+    "replayableTurns",
+    "replay",
+    "listDrills",
+    "runDrill",
+    "runCanary",
+    "shutdown"
+]);
 const roles = new Set<string>(["system", "user", "assistant"]);
 
 /**
@@ -34,7 +54,10 @@ export function parseEngineCommand(value: unknown): ParsedEngineCommand {
     try {
         return parse(value);
     } catch (error) {
-        const message = error instanceof InvalidRequestError ? truncate(error.message) : `The command could not be read: ${truncate(describeError(error))}.`;
+        const message =
+            error instanceof InvalidRequestError
+                ? truncate(error.message)
+                : `The command could not be read: ${truncate(describeError(error))}.`;
         return { ok: false, error: { code: "invalid_request", message }, ...safeReplyFor(value, message) };
     }
 }
@@ -42,12 +65,14 @@ export function parseEngineCommand(value: unknown): ParsedEngineCommand {
 function parse(value: unknown): ParsedEngineCommand {
     const command = record(value, "The command");
     const type = command.type;
-    if (typeof type !== "string" || !commandTypes.has(type))
+    if (typeof type !== "string" || !commandTypes.has(type)) {
         throw new InvalidRequestError(`The command's type is ${describeValue(type)}; expected one of ${[...commandTypes].join(", ")}.`);
+    }
     switch (type) {
         case "chat": {
-            if (isRecord(command.request))
+            if (isRecord(command.request)) {
                 refuseHoles(command.request.messages, "messages");
+            }
             const request = validateChatTurn(command.request);
             checkConversationChars(request.messages, "");
             return { ok: true, command: { type, request } };
@@ -75,11 +100,15 @@ function parse(value: unknown): ParsedEngineCommand {
             return { ok: true, command: { type, callId: id(command.callId, "callId"), drillId: id(command.drillId, "drillId") } };
         case "runCanary": {
             const callId = id(command.callId, "callId");
-            if (command.fillerTokens === undefined)
+            if (command.fillerTokens === undefined) {
                 return { ok: true, command: { type, callId } };
+            }
             // The range against the window is the canary's to check: it knows the window and the markers.
-            if (typeof command.fillerTokens !== "number" || !Number.isSafeInteger(command.fillerTokens) || command.fillerTokens < 1)
-                throw new InvalidRequestError(`fillerTokens must be a whole number of at least 1; got ${describeValue(command.fillerTokens)}.`);
+            if (typeof command.fillerTokens !== "number" || !Number.isSafeInteger(command.fillerTokens) || command.fillerTokens < 1) {
+                throw new InvalidRequestError(
+                    `fillerTokens must be a whole number of at least 1; got ${describeValue(command.fillerTokens)}.`
+                );
+            }
             return { ok: true, command: { type, callId, fillerTokens: command.fillerTokens } };
         }
         default:
@@ -105,11 +134,13 @@ function replyFor(value: unknown, message: string): { reply?: EngineEvent } {
             return requestId === undefined ? {} : { reply: { type: "failed", requestId, error } };
         }
         default: {
-            if (typeof command.type !== "string" || !Object.hasOwn(callAnswerTypes, command.type))
+            if (typeof command.type !== "string" || !Object.hasOwn(callAnswerTypes, command.type)) {
                 return {};
+            }
             const callId = recoverId(command.callId);
-            if (callId === undefined)
+            if (callId === undefined) {
                 return {};
+            }
             return { reply: { type: callAnswerTypes[command.type as CallCommandType], callId, error } };
         }
     }
@@ -120,51 +151,65 @@ function recoverId(value: unknown): string | undefined {
 }
 
 function conversation(value: unknown): ChatMessage[] {
-    if (!Array.isArray(value) || value.length > turnLimits.maxMessages)
+    if (!Array.isArray(value) || value.length > turnLimits.maxMessages) {
         throw new InvalidRequestError(`messages must be a list of at most ${turnLimits.maxMessages.toLocaleString("en-US")} messages.`);
+    }
     const messages: ChatMessage[] = [];
-    for (let index = 0; index < value.length; index++) { // a loop, not map: map skips a sparse array's holes
+    for (let index = 0; index < value.length; index++) {
+        // a loop, not map: map skips a sparse array's holes
         const message = record(value[index], `messages[${index}]`);
-        if (typeof message.role !== "string" || !roles.has(message.role))
+        if (typeof message.role !== "string" || !roles.has(message.role)) {
             throw new InvalidRequestError(`messages[${index}].role must be "system", "user" or "assistant".`);
-        messages.push({ role: message.role as ChatMessage["role"], content: string(message.content, `messages[${index}].content`, turnLimits.maxMessageChars) });
+        }
+        messages.push({
+            role: message.role as ChatMessage["role"],
+            content: string(message.content, `messages[${index}].content`, turnLimits.maxMessageChars)
+        });
     }
     return messages;
 }
 
 /** validateChatTurn maps over the list, which skips a sparse array's holes (structured clone keeps them). */
 function refuseHoles(value: unknown, name: string): void {
-    if (!Array.isArray(value) || value.length > turnLimits.maxMessages)
-        return; // validateChatTurn refuses these with its own message
+    if (!Array.isArray(value) || value.length > turnLimits.maxMessages) {
+        return;
+    } // validateChatTurn refuses these with its own message
     for (let index = 0; index < value.length; index++) {
-        if (!(index in value))
+        if (!(index in value)) {
             throw new InvalidRequestError(`${name}[${index}] must be an object; got nothing.`);
+        }
     }
 }
 
 function checkConversationChars(messages: readonly ChatMessage[], draft: string): void {
     const numChars = messages.reduce((sum, message) => sum + message.content.length, draft.length);
-    if (numChars > commandLimits.maxConversationChars)
-        throw new InvalidRequestError(`The conversation has ${numChars.toLocaleString("en-US")} characters; the limit is ${commandLimits.maxConversationChars.toLocaleString("en-US")}. Start a new chat.`);
+    if (numChars > commandLimits.maxConversationChars) {
+        throw new InvalidRequestError(
+            `The conversation has ${numChars.toLocaleString("en-US")} characters; the limit is ${commandLimits.maxConversationChars.toLocaleString("en-US")}. Start a new chat.`
+        );
+    }
 }
 
 function id(value: unknown, name: string): string {
     const text = string(value, name, commandLimits.maxIdChars);
-    if (text === "")
+    if (text === "") {
         throw new InvalidRequestError(`${name} is empty.`);
+    }
     return text;
 }
 
 function workspace(value: unknown): string {
     const text = string(value, "workspace", turnLimits.maxWorkspaceChars);
-    if (text === "")
+    if (text === "") {
         throw new InvalidRequestError("workspace is empty; name the workspace.");
+    }
     return text;
 }
 
 function record(value: unknown, name: string): Record<string, unknown> {
-    if (!isRecord(value))
+    if (!isRecord(value)) {
         throw new InvalidRequestError(`${name} must be an object; got ${describeValue(value)}.`);
+    }
     return value;
 }
 
@@ -173,23 +218,31 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 function string(value: unknown, name: string, maxChars: number): string {
-    if (typeof value !== "string")
+    if (typeof value !== "string") {
         throw new InvalidRequestError(`${name} must be a string; got ${describeValue(value)}.`);
-    if (value.length > maxChars)
-        throw new InvalidRequestError(`${name} has ${value.length.toLocaleString("en-US")} characters; the limit is ${maxChars.toLocaleString("en-US")}.`);
+    }
+    if (value.length > maxChars) {
+        throw new InvalidRequestError(
+            `${name} has ${value.length.toLocaleString("en-US")} characters; the limit is ${maxChars.toLocaleString("en-US")}.`
+        );
+    }
     return value;
 }
 
 /** A short, bounded description of a value for an error message: never echoes a huge payload. */
 function describeValue(value: unknown): string {
-    if (value === null)
+    if (value === null) {
         return "null";
-    if (Array.isArray(value))
+    }
+    if (Array.isArray(value)) {
         return "a list";
-    if (typeof value === "string")
+    }
+    if (typeof value === "string") {
         return value.length <= 40 ? JSON.stringify(value) : `a string of ${value.length.toLocaleString("en-US")} characters`;
-    if (typeof value === "number" || typeof value === "boolean" || typeof value === "bigint")
+    }
+    if (typeof value === "number" || typeof value === "boolean" || typeof value === "bigint") {
         return String(value);
+    }
     return typeof value === "object" ? "an object" : typeof value;
 }
 

@@ -14,7 +14,8 @@ const unexpectedDuringTurn: UnexpectedErrorPayload = (detail) => ({
  * anything else is reported under one code so hosts can tell the two apart.
  */
 export function toErrorPayload(error: unknown, unexpected: UnexpectedErrorPayload = unexpectedDuringTurn): EngineErrorPayload {
-    if (error instanceof KvaultError)
+    if (error instanceof KvaultError) {
         return { code: error.code, message: error.message };
+    }
     return unexpected(error instanceof Error ? error.message : String(error));
 }

@@ -46,16 +46,20 @@ export class RequestRecord {
 
     /** Moves to a live stage; a terminal request stays terminal and the caller must stop. */
     advance(status: Extract<RequestStatus, { kind: "prefilling" | "transferring" | "decoding" }>): boolean {
-        if (this.isTerminal)
+        if (this.isTerminal) {
             return false;
+        }
         this.#status = status;
         return true;
     }
 
     /** Takes ownership of a reservation; a request holds one at a time (a handoff with history uses two, one after the other). */
     holdPages(reservation: Reservation): void {
-        invariant(this.#reservation === undefined || this.#pagesReleased,
-            () => `request ${this.id} takes a second reservation (generation ${reservation.generation}) while holding ${this.#reservation?.generation}`);
+        invariant(
+            this.#reservation === undefined || this.#pagesReleased,
+            () =>
+                `request ${this.id} takes a second reservation (generation ${reservation.generation}) while holding ${this.#reservation?.generation}`
+        );
         invariant(!this.isTerminal, () => `request ${this.id} reserves pages while ${this.#status.kind}`);
         this.#reservation = reservation;
         this.#pagesReleased = false;
@@ -63,17 +67,23 @@ export class RequestRecord {
 
     /** Returns the pages to the pool (quarantine, then scrub). Idempotent. */
     releasePages(): void {
-        if (this.#reservation === undefined || this.#pagesReleased)
+        if (this.#reservation === undefined || this.#pagesReleased) {
             return;
+        }
         this.#pagesReleased = true;
         const released = this.pool.release(this.#reservation);
-        invariant(released.ok, () => `request ${this.id} could not release generation ${this.#reservation?.generation}: ${released.ok ? "" : released.error.message}`);
+        invariant(
+            released.ok,
+            () =>
+                `request ${this.id} could not release generation ${this.#reservation?.generation}: ${released.ok ? "" : released.error.message}`
+        );
     }
 
     /** The one way into a terminal status. Returns false, changing nothing, when already terminal. */
     finish(status: TerminalStatus): boolean {
-        if (this.isTerminal)
+        if (this.isTerminal) {
             return false;
+        }
         this.#endedDuring = this.#status.kind;
         this.#status = status;
         this.releasePages();

@@ -18,23 +18,25 @@ export interface RequestLimit {
 export function requestLimit(capacities: MeasuredCapacities): RequestLimit {
     let best: RequestLimit = { limit: capacities.window, boundBy: "window" };
     for (const bound of ["prefill", "decode", "pool"] as const) {
-        if (capacities[bound] < best.limit)
+        if (capacities[bound] < best.limit) {
             best = { limit: capacities[bound], boundBy: bound };
+        }
     }
     return best;
 }
 
-export type Admission =
-    | { readonly ok: true }
-    | { readonly ok: false; readonly error: ContextLengthExceededError | InvalidRequestError };
+export type Admission = { readonly ok: true } | { readonly ok: false; readonly error: ContextLengthExceededError | InvalidRequestError };
 
 /** Admission at the door: `prompt + maxTokens ≤ limit`. Pure; reserves nothing. */
 export function admit(numPromptTokens: number, maxTokens: number, limit: RequestLimit): Admission {
-    if (!Number.isSafeInteger(numPromptTokens) || numPromptTokens < 1)
+    if (!Number.isSafeInteger(numPromptTokens) || numPromptTokens < 1) {
         return { ok: false, error: new InvalidRequestError(`The prompt has ${numPromptTokens} tokens; it needs at least 1.`) };
-    if (!Number.isSafeInteger(maxTokens) || maxTokens < 1)
+    }
+    if (!Number.isSafeInteger(maxTokens) || maxTokens < 1) {
         return { ok: false, error: new InvalidRequestError(`max_tokens is ${maxTokens}; it must be a whole number of at least 1.`) };
-    if (numPromptTokens + maxTokens > limit.limit)
+    }
+    if (numPromptTokens + maxTokens > limit.limit) {
         return { ok: false, error: new ContextLengthExceededError(numPromptTokens, maxTokens, limit.limit, limit.boundBy) };
+    }
     return { ok: true };
 }

@@ -19,7 +19,7 @@ export class ContextLengthExceededError extends KvaultError {
         const bound = boundBy === "window" ? "the context window" : `the measured ${boundBy} capacity`;
         super(
             `This request needs ${formatTokens(needed)} tokens (${formatTokens(numPromptTokens)} of prompt + ${formatTokens(maxTokens)} to generate); ` +
-            `the limit is ${formatTokens(limit)}, set by ${bound}. Shorten the prompt, ask for fewer tokens, or start a new chat.`
+                `the limit is ${formatTokens(limit)}, set by ${bound}. Shorten the prompt, ask for fewer tokens, or start a new chat.`
         );
     }
 }

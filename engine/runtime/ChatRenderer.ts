@@ -17,9 +17,11 @@ export class ChatRenderer {
     readonly wrapper: ChatWrapper;
 
     constructor(private readonly model: LlamaModel) {
-        this.wrapper = resolveChatWrapper(model) ?? (() => {
-            throw new ChatTemplateError("The model has no chat template node-llama-cpp can use. Open a chat model (an instruct GGUF).");
-        })();
+        this.wrapper =
+            resolveChatWrapper(model) ??
+            (() => {
+                throw new ChatTemplateError("The model has no chat template node-llama-cpp can use. Open a chat model (an instruct GGUF).");
+            })();
     }
 
     /** The whole conversation, ready for the answer to be generated: BOS, every turn, the assistant's opening. */
@@ -34,23 +36,28 @@ export class ChatRenderer {
      * what the engine already holds. `answerIndex` is the index of that answer in `messages`.
      */
     renderContinuation(messages: readonly ChatMessage[], answerIndex: number): number[] | undefined {
-        const marked = messages.map((message, index) => index === answerIndex ? { ...message, content: ANSWER_SENTINEL } : message);
+        const marked = messages.map((message, index) => (index === answerIndex ? { ...message, content: ANSWER_SENTINEL } : message));
         const values = this.renderText(marked).values;
         for (let index = 0; index < values.length; index++) {
             const value = values[index];
-            if (typeof value !== "string" || !value.includes(ANSWER_SENTINEL))
+            if (typeof value !== "string" || !value.includes(ANSWER_SENTINEL)) {
                 continue;
+            }
             const after = value.slice(value.indexOf(ANSWER_SENTINEL) + ANSWER_SENTINEL.length);
             const rest = LlamaText([after, ...values.slice(index + 1)]);
-            if (rest.values.some((item) => typeof item === "string" && item.includes(ANSWER_SENTINEL)))
+            if (rest.values.some((item) => typeof item === "string" && item.includes(ANSWER_SENTINEL))) {
                 return undefined;
+            }
             return rest.tokenize(this.model.tokenizer, "trimLeadingSpace");
         }
         return undefined; // a template that rewrites answers: the caller renders in full
     }
 
     /** Tokens the draft message would add as the next user turn (for the context meter). */
-    measureDraft(messages: readonly ChatMessage[], draft: string): { readonly numConversationTokens: number; readonly numDraftTokens: number } {
+    measureDraft(
+        messages: readonly ChatMessage[],
+        draft: string
+    ): { readonly numConversationTokens: number; readonly numDraftTokens: number } {
         const withoutDraft = this.renderConversation(messages.length === 0 ? [{ role: "user", content: "" }] : messages);
         const withDraft = this.renderConversation([...messages, { role: "user", content: draft }]);
         const numConversationTokens = messages.length === 0 ? 0 : withoutDraft.length;
@@ -80,9 +87,12 @@ export class ChatRenderer {
     private renderText(messages: readonly ChatMessage[]): LlamaText {
         const chatHistory: ChatHistoryItem[] = messages.map((message) => {
             switch (message.role) {
-                case "system": return { type: "system", text: message.content };
-                case "user": return { type: "user", text: message.content };
-                case "assistant": return { type: "model", response: [message.content] };
+                case "system":
+                    return { type: "system", text: message.content };
+                case "user":
+                    return { type: "user", text: message.content };
+                case "assistant":
+                    return { type: "model", response: [message.content] };
             }
         });
         chatHistory.push({ type: "model", response: [] });

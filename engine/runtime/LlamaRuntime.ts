@@ -50,8 +50,9 @@ export class LlamaRuntime {
     }
 
     async dispose(): Promise<void> {
-        if (this.disposed)
+        if (this.disposed) {
             return;
+        }
         this.disposed = true;
         await this.llama.dispose();
     }

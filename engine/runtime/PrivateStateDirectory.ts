@@ -51,8 +51,10 @@ export class PrivateStateDirectory {
         try {
             fs.writeFileSync(filePath, bytes, { mode: 0o600, flag: "wx" });
         } catch (error) {
-            if ((error as NodeJS.ErrnoException).code !== "EEXIST") // the file is not this write's
-                this.remove(filePath); // a short file, when the file system filled up midway
+            if ((error as NodeJS.ErrnoException).code !== "EEXIST") {
+                // the file is not this write's
+                this.remove(filePath);
+            } // a short file, when the file system filled up midway
             throw this.explainWriteFailure(error, bytes.length, "request");
         }
     }
@@ -65,11 +67,13 @@ export class PrivateStateDirectory {
      */
     ensureRoom(numBytes: number): void {
         const space = freeSpace(this.path);
-        if (space === undefined)
-            return; // the directory is gone: the write fails and is explained
+        if (space === undefined) {
+            return;
+        } // the directory is gone: the write fails and is explained
         const numBytesNeeded = Math.ceil(numBytes / space.blockBytes) * space.blockBytes;
-        if (space.numBytesFree < numBytesNeeded)
+        if (space.numBytesFree < numBytesNeeded) {
             throw new StateDirectoryFullError(this.path, "request", numBytesNeeded, space.numBytesFree);
+        }
     }
 
     /**
@@ -87,8 +91,9 @@ export class PrivateStateDirectory {
         } catch (lstatError) {
             return unwritable(`the directory is gone (${describeErrno(lstatError)})`);
         }
-        if (!stat.isDirectory())
+        if (!stat.isDirectory()) {
             return unwritable("something that is not a directory has taken its place");
+        }
         try {
             fs.accessSync(this.path, fs.constants.W_OK);
         } catch (accessError) {
@@ -96,12 +101,21 @@ export class PrivateStateDirectory {
         }
         const space = freeSpace(this.path);
         const code = (error as NodeJS.ErrnoException | undefined)?.code;
-        const numBytesNeeded = numBytes === undefined || space === undefined ? undefined : Math.ceil(numBytes / space.blockBytes) * space.blockBytes;
-        if (space !== undefined && (code === "ENOSPC" || code === "EDQUOT" || code === "EFBIG" || space.numBytesFree === 0 ||
-            (numBytesNeeded !== undefined && space.numBytesFree < numBytesNeeded)))
+        const numBytesNeeded =
+            numBytes === undefined || space === undefined ? undefined : Math.ceil(numBytes / space.blockBytes) * space.blockBytes;
+        if (
+            space !== undefined &&
+            (code === "ENOSPC" ||
+                code === "EDQUOT" ||
+                code === "EFBIG" ||
+                space.numBytesFree === 0 ||
+                (numBytesNeeded !== undefined && space.numBytesFree < numBytesNeeded))
+        ) {
             return new StateDirectoryFullError(this.path, stage, numBytesNeeded, space.numBytesFree, error);
-        if (code === "EROFS" || code === "EACCES" || code === "EPERM" || code === "ENOTDIR" || code === "ENOENT")
+        }
+        if (code === "EROFS" || code === "EACCES" || code === "EPERM" || code === "ENOTDIR" || code === "ENOENT") {
             return unwritable(describeErrno(error));
+        }
         return error instanceof Error ? error : new Error(String(error));
     }
 
@@ -110,8 +124,9 @@ export class PrivateStateDirectory {
         try {
             fs.rmSync(filePath, { force: true });
         } catch (error) {
-            if ((error as NodeJS.ErrnoException).code !== "ENOTDIR")
+            if ((error as NodeJS.ErrnoException).code !== "ENOTDIR") {
                 throw error;
+            }
         }
     }
 
@@ -120,8 +135,9 @@ export class PrivateStateDirectory {
     }
 
     dispose(): void {
-        if (this.disposed)
+        if (this.disposed) {
             return;
+        }
         this.disposed = true;
         fs.rmSync(this.path, { recursive: true, force: true });
     }
@@ -169,8 +185,9 @@ export function sweepStaleDirectories(root: string): string[] {
     const swept: string[] = [];
     for (const name of fs.existsSync(root) ? fs.readdirSync(root) : []) {
         const match = /^kvault-state-(\d+)-[0-9a-f]+$/.exec(name);
-        if (match == null || isProcessAlive(Number(match[1])))
+        if (match == null || isProcessAlive(Number(match[1]))) {
             continue;
+        }
         fs.rmSync(path.join(root, name), { recursive: true, force: true });
         swept.push(name);
     }

@@ -33,7 +33,11 @@ export interface RoleContextOptions {
  * and it reports success over a short file. So the size read back must be the size it reported.
  */
 async function saveState(
-    sequence: LlamaContextSequence, stateDirectory: PrivateStateDirectory, label: string, numBytes: number | undefined, stage: StateWriteStage
+    sequence: LlamaContextSequence,
+    stateDirectory: PrivateStateDirectory,
+    label: string,
+    numBytes: number | undefined,
+    stage: StateWriteStage
 ): Promise<Buffer> {
     const filePath = stateDirectory.nextFilePath(label);
     let numBytesReported: number;
@@ -44,8 +48,13 @@ async function saveState(
         throw stateDirectory.explainWriteFailure(error, numBytes, stage);
     }
     const bytes = stateDirectory.readAndRemove(filePath);
-    if (bytes.length !== numBytesReported)
-        throw stateDirectory.explainWriteFailure(new Error(`llama.cpp reported writing a ${numBytesReported}-byte state file, which holds ${bytes.length} bytes`), numBytes ?? numBytesReported, stage);
+    if (bytes.length !== numBytesReported) {
+        throw stateDirectory.explainWriteFailure(
+            new Error(`llama.cpp reported writing a ${numBytesReported}-byte state file, which holds ${bytes.length} bytes`),
+            numBytes ?? numBytesReported,
+            stage
+        );
+    }
     return bytes;
 }
 
@@ -81,8 +90,9 @@ export class RoleContext {
         });
         try {
             const slots: SequenceSlot[] = [];
-            for (let i = 0; i < options.numSequences; i++)
+            for (let i = 0; i < options.numSequences; i++) {
                 slots.push(new SequenceSlot(context.getSequence({ contextShift: refuseContextShift }), i));
+            }
 
             // Measure the layout from a real state of this context: a few tokens, saved and parsed.
             const probe = slots[0]!.sequence;
@@ -93,13 +103,22 @@ export class RoleContext {
             try {
                 measured = parseSequenceState(probeState);
             } catch (error) {
-                if (!(error instanceof StateFormatError) || options.role !== "unified")
+                if (!(error instanceof StateFormatError) || options.role !== "unified") {
                     throw error;
+                }
                 measured = undefined; // a memory pages cannot hold; unified mode needs no handoff
             }
 
-            return new RoleContext(options.role, context, probe.contextSize, options.numSequences,
-                measured?.numStreams, measured?.layout, slots, stateDirectory);
+            return new RoleContext(
+                options.role,
+                context,
+                probe.contextSize,
+                options.numSequences,
+                measured?.numStreams,
+                measured?.layout,
+                slots,
+                stateDirectory
+            );
         } catch (error) {
             await context.dispose();
             throw error;
@@ -128,8 +147,9 @@ export class RoleContext {
     async releaseSequence(slot: SequenceSlot): Promise<void> {
         invariant(slot.sequence.context === this.context, `a sequence of another context was released into the ${this.role} context`);
         invariant(!this.freeSlots.includes(slot), () => `sequence ${slot.index} released twice into the ${this.role} context`);
-        if (!slot.sequence.disposed)
+        if (!slot.sequence.disposed) {
             await slot.sequence.clearHistory();
+        }
         this.freeSlots.push(slot);
     }
 
@@ -141,8 +161,11 @@ export class RoleContext {
 
     /** Evaluates tokens into the sequence's KV without sampling; the caller admitted them already. */
     async evaluate(slot: SequenceSlot, tokens: readonly number[]): Promise<void> {
-        invariant(slot.numTokens + tokens.length <= this.sequenceCapacity,
-            () => `evaluating ${tokens.length} tokens after ${slot.numTokens} overflows the ${this.sequenceCapacity}-token ${this.role} sequence`);
+        invariant(
+            slot.numTokens + tokens.length <= this.sequenceCapacity,
+            () =>
+                `evaluating ${tokens.length} tokens after ${slot.numTokens} overflows the ${this.sequenceCapacity}-token ${this.role} sequence`
+        );
         await slot.sequence.evaluateWithoutGeneratingNewTokens(tokens as Token[], { contextShift: refuseContextShift });
     }
 
@@ -152,9 +175,13 @@ export class RoleContext {
      * `StateDirectoryUnwritableError` when llama.cpp's write fails for want of room or of a directory.
      */
     async exportState(slot: SequenceSlot, label: string): Promise<ParsedSequenceState & { readonly bytes: Buffer }> {
-        const numBytes = this.layout === undefined || this.numStreams === undefined ? undefined : sequenceStateBytes(slot.numTokens, this.layout, this.numStreams);
-        if (numBytes !== undefined)
+        const numBytes =
+            this.layout === undefined || this.numStreams === undefined
+                ? undefined
+                : sequenceStateBytes(slot.numTokens, this.layout, this.numStreams);
+        if (numBytes !== undefined) {
             this.stateDirectory.ensureRoom(numBytes);
+        }
         const bytes = await saveState(slot.sequence, this.stateDirectory, label, numBytes, "request");
         return { ...parseSequenceState(bytes), bytes };
     }
@@ -177,8 +204,9 @@ export class RoleContext {
     }
 
     async dispose(): Promise<void> {
-        if (this.disposed)
+        if (this.disposed) {
             return;
+        }
         this.disposed = true;
         await this.context.dispose();
     }

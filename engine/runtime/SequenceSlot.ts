@@ -49,8 +49,9 @@ export class SequenceSlot {
 
     /** Drops positions `[position, numTokens)` from the sequence's KV. */
     async truncate(position: number): Promise<void> {
-        if (position < this.sequence.nextTokenIndex)
+        if (position < this.sequence.nextTokenIndex) {
             await this.sequence.eraseContextTokenRanges([{ start: position, end: this.sequence.nextTokenIndex }]);
+        }
     }
 
     /**
@@ -59,7 +60,8 @@ export class SequenceSlot {
      * sequence after the current step: a cancel takes effect within one decode step.
      */
     async *generate(
-        tokens: readonly number[], sampling: SamplingOptions,
+        tokens: readonly number[],
+        sampling: SamplingOptions,
         probabilities?: { readonly top: number; readonly onToken: (entry: TokenProbabilities) => void }
     ): AsyncGenerator<number, "eog" | "stopped", void> {
         const options = {
@@ -74,8 +76,9 @@ export class SequenceSlot {
             const iterator = this.sequence.evaluate(tokens as Token[], options);
             try {
                 for await (const token of iterator) {
-                    if (this.sequence.model.isEogToken(token))
+                    if (this.sequence.model.isEogToken(token)) {
                         return "eog";
+                    }
                     yield token;
                 }
                 return "eog";
@@ -87,11 +90,16 @@ export class SequenceSlot {
         const iterator = this.sequence.evaluateWithMetadata(tokens as Token[], { probabilities: true }, options);
         try {
             for await (const output of iterator) {
-                if (this.sequence.model.isEogToken(output.token))
+                if (this.sequence.model.isEogToken(output.token)) {
                     return "eog";
+                }
                 const distribution = output.probabilities;
                 const probability = distribution.get(output.token) ?? 0;
-                probabilities.onToken({ token: output.token, logprob: Math.log(probability), top: mostLikely(distribution, probabilities.top) });
+                probabilities.onToken({
+                    token: output.token,
+                    logprob: Math.log(probability),
+                    top: mostLikely(distribution, probabilities.top)
+                });
                 yield output.token;
             }
             return "eog";
@@ -104,11 +112,13 @@ export class SequenceSlot {
 /** The `count` most likely tokens of a distribution, most likely first: one pass, no full sort. */
 function mostLikely(distribution: ReadonlyMap<number, number>, count: number): { token: number; logprob: number }[] {
     const best: [token: number, probability: number][] = [];
-    if (count <= 0)
+    if (count <= 0) {
         return [];
+    }
     for (const [token, probability] of distribution) {
-        if (best.length === count && probability <= best[count - 1]![1])
+        if (best.length === count && probability <= best[count - 1]![1]) {
             continue;
+        }
         let at = best.length === count ? count - 1 : best.length;
         best[at] = [token, probability];
         while (at > 0 && best[at - 1]![1] < best[at]![1]) {

@@ -22,12 +22,23 @@ import { createModelDownloader, type ModelDownloader } from "node-llama-cpp";
 import { MAX_DOWNLOAD_SOURCE_CHARS, type ModelDownload, type ModelFacts } from "../../contract/models.js";
 import { KvaultError } from "../core/KvaultError.js";
 import {
-    DownloadChangedError, DownloadFailedError, DownloadInterruptedError, DownloadNotResumableError, DownloadSourceInvalidError, DownloadUnknownError
+    DownloadChangedError,
+    DownloadFailedError,
+    DownloadInterruptedError,
+    DownloadNotResumableError,
+    DownloadSourceInvalidError,
+    DownloadUnknownError
 } from "../core/modelErrors.js";
 import { ignoreIpullRejections } from "./ignoreIpullRejections.js";
 import { inspectModelFile } from "./inspectModelFile.js";
 import {
-    partialPath, readKeptBytes, readPartialRecords, removePartialFiles, removePartialRecord, writePartialRecord, type RemoteFileFacts
+    partialPath,
+    readKeptBytes,
+    readPartialRecords,
+    removePartialFiles,
+    removePartialRecord,
+    writePartialRecord,
+    type RemoteFileFacts
 } from "./partialDownloads.js";
 import { describeRemoteChange, probeRemoteFile, whyNotResumable } from "./probeRemoteFile.js";
 
@@ -45,21 +56,27 @@ const PROGRESS_WRITE_SETTLE_MS = 100;
 
 /** Refuses anything but an http(s) URL or an `hf:` reference, of at most 4,096 characters. */
 export function validateDownloadSource(source: unknown): string {
-    if (typeof source !== "string" || source.trim() === "")
+    if (typeof source !== "string" || source.trim() === "") {
         throw new DownloadSourceInvalidError("Give a model URL (http:// or https://) or a Hugging Face reference (hf:owner/repo:quant).");
+    }
     const text = source.trim();
-    if (text.length > MAX_DOWNLOAD_SOURCE_CHARS)
-        throw new DownloadSourceInvalidError(`The download source has ${text.length.toLocaleString("en-US")} characters; the limit is ${MAX_DOWNLOAD_SOURCE_CHARS.toLocaleString("en-US")}.`);
-    if (/^hf:[^\s]+$/i.test(text))
+    if (text.length > MAX_DOWNLOAD_SOURCE_CHARS) {
+        throw new DownloadSourceInvalidError(
+            `The download source has ${text.length.toLocaleString("en-US")} characters; the limit is ${MAX_DOWNLOAD_SOURCE_CHARS.toLocaleString("en-US")}.`
+        );
+    }
+    if (/^hf:[^\s]+$/i.test(text)) {
         return text;
+    }
     let url: URL;
     try {
         url = new URL(text);
     } catch {
         throw new DownloadSourceInvalidError(`${JSON.stringify(text.slice(0, 60))} is not a URL; give an http(s) URL or an hf: reference.`);
     }
-    if (url.protocol !== "http:" && url.protocol !== "https:")
+    if (url.protocol !== "http:" && url.protocol !== "https:") {
         throw new DownloadSourceInvalidError(`Downloads use http://, https:// or hf:, not ${url.protocol}//.`);
+    }
     return url.href;
 }
 
@@ -132,15 +149,29 @@ export class ModelDownloads {
         const checked = validateDownloadSource(source);
         const same = [...this.#entries.values()].filter((entry) => entry.source === checked);
         const running = same.find((entry) => entry.state === "downloading");
-        if (running !== undefined)
+        if (running !== undefined) {
             return this.#record(running);
+        }
         const stopped = same.find((entry) => entry.state === "failed" && entry.resumable);
-        if (stopped !== undefined)
+        if (stopped !== undefined) {
             return this.resume(stopped.id);
+        }
         const entry: DownloadEntry = {
-            id: crypto.randomUUID(), source: checked, path: "", startedAt: new Date(this.#now()).toISOString(), remote: undefined,
-            state: "downloading", downloadedBytes: 0, totalBytes: 0, keptBytes: 0, resumable: false, samples: [], lastAdvanceAt: this.#now(),
-            error: undefined, notice: undefined, run: undefined
+            id: crypto.randomUUID(),
+            source: checked,
+            path: "",
+            startedAt: new Date(this.#now()).toISOString(),
+            remote: undefined,
+            state: "downloading",
+            downloadedBytes: 0,
+            totalBytes: 0,
+            keptBytes: 0,
+            resumable: false,
+            samples: [],
+            lastAdvanceAt: this.#now(),
+            error: undefined,
+            notice: undefined,
+            run: undefined
         };
         this.#entries.set(entry.id, entry);
         this.#begin(entry, false);
@@ -154,11 +185,19 @@ export class ModelDownloads {
      */
     resume(id: string): ModelDownload {
         const entry = this.#entry(id);
-        if (entry.state === "downloading")
+        if (entry.state === "downloading") {
             return this.#record(entry);
+        }
         if (entry.state !== "failed" || !entry.resumable) {
-            const why = entry.state === "done" ? "it finished" : entry.state === "cancelled" ? "it was cancelled and its partial file deleted" : "it kept no partial file";
-            throw new DownloadNotResumableError(`The download of ${describeName(entry)} cannot be resumed: ${why}. Start it again with Download.`);
+            const why =
+                entry.state === "done"
+                    ? "it finished"
+                    : entry.state === "cancelled"
+                      ? "it was cancelled and its partial file deleted"
+                      : "it kept no partial file";
+            throw new DownloadNotResumableError(
+                `The download of ${describeName(entry)} cannot be resumed: ${why}. Start it again with Download.`
+            );
         }
         entry.state = "downloading";
         entry.error = undefined;
@@ -196,16 +235,18 @@ export class ModelDownloads {
      * so the next start lists it as resumable.
      */
     async dispose(): Promise<void> {
-        const runs = [...this.#entries.values()].flatMap((entry) => entry.run === undefined ? [] : [entry.run]);
-        for (const run of runs)
+        const runs = [...this.#entries.values()].flatMap((entry) => (entry.run === undefined ? [] : [entry.run]));
+        for (const run of runs) {
             run.stop("stopping");
+        }
         await Promise.all(runs.map((run) => untilOrAfter(run.done, HALT_WAIT_MS)));
     }
 
     #entry(id: string): DownloadEntry {
         const entry = this.#entries.get(id);
-        if (entry === undefined)
+        if (entry === undefined) {
             throw new DownloadUnknownError(`No download has the id ${JSON.stringify(id.slice(0, 60))}; listDownloads names them.`);
+        }
         return entry;
     }
 
@@ -219,13 +260,27 @@ export class ModelDownloads {
                 continue;
             }
             const entry: DownloadEntry = {
-                id: record.id, source: record.source, path: record.path, startedAt: record.startedAt, remote: record.remote,
-                state: "failed", downloadedBytes: keptBytes, totalBytes, keptBytes, resumable: true, samples: [], lastAdvanceAt: this.#now(),
-                error: undefined, notice: undefined, run: undefined
+                id: record.id,
+                source: record.source,
+                path: record.path,
+                startedAt: record.startedAt,
+                remote: record.remote,
+                state: "failed",
+                downloadedBytes: keptBytes,
+                totalBytes,
+                keptBytes,
+                resumable: true,
+                samples: [],
+                lastAdvanceAt: this.#now(),
+                error: undefined,
+                notice: undefined,
+                run: undefined
             };
-            entry.error = payload(new DownloadInterruptedError(
-                `Kvault stopped while ${describeName(entry)} downloaded; ${keptBytes.toLocaleString("en-US")} of ${bytes(totalBytes)} are kept. Resume continues from there.`
-            ));
+            entry.error = payload(
+                new DownloadInterruptedError(
+                    `Kvault stopped while ${describeName(entry)} downloaded; ${keptBytes.toLocaleString("en-US")} of ${bytes(totalBytes)} are kept. Resume continues from there.`
+                )
+            );
             this.#entries.set(entry.id, entry);
         }
     }
@@ -248,14 +303,19 @@ export class ModelDownloads {
         entry.run = run;
         entry.samples = [];
         entry.lastAdvanceAt = this.#now();
-        const watchdog = setInterval(() => {
-            if (run.watching && run.stopReason === undefined && this.#now() - entry.lastAdvanceAt >= this.#stallMs)
-                run.stop("stalled");
-        }, Math.max(10, Math.min(1_000, Math.floor(this.#stallMs / 4))));
+        const watchdog = setInterval(
+            () => {
+                if (run.watching && run.stopReason === undefined && this.#now() - entry.lastAdvanceAt >= this.#stallMs) {
+                    run.stop("stalled");
+                }
+            },
+            Math.max(10, Math.min(1_000, Math.floor(this.#stallMs / 4)))
+        );
         run.done = this.#run(entry, run, resuming).finally(() => {
             clearInterval(watchdog);
-            if (entry.run === run)
+            if (entry.run === run) {
                 entry.run = undefined;
+            }
         });
     }
 
@@ -269,14 +329,19 @@ export class ModelDownloads {
                 // Its files are not ours to touch.
                 await downloader.cancel({ deleteTempFile: false }).catch(() => undefined);
                 entry.state = "failed";
-                entry.error = payload(new DownloadFailedError(`Another download is writing ${filePath} now; wait for it to finish or cancel it, then download again.`));
+                entry.error = payload(
+                    new DownloadFailedError(
+                        `Another download is writing ${filePath} now; wait for it to finish or cancel it, then download again.`
+                    )
+                );
                 return;
             }
             entry.path = filePath;
             const url = resolvedUrl(downloader, entry.source);
             const remote = url === undefined ? undefined : await probeRemoteFile(url, this.#stallMs).catch(() => undefined);
-            if (run.stopReason !== undefined)
+            if (run.stopReason !== undefined) {
                 return await this.#halt(entry, run);
+            }
             const hasPartial = fs.existsSync(partialPath(filePath));
             const restartReason = !resuming ? undefined : hasPartial ? whyRestart(entry.remote, remote) : "the partial file is gone";
             if (!resuming || restartReason !== undefined) {
@@ -284,14 +349,22 @@ export class ModelDownloads {
                     // node-llama-cpp read that partial file's progress when it was created: a fresh downloader must not see it.
                     await downloader.cancel({ deleteTempFile: false }).catch(() => undefined);
                     removePartialFiles(filePath);
-                    if (other !== undefined && other.resumable)
-                        Object.assign(other, { state: "cancelled", resumable: false, keptBytes: 0, notice: `A download of ${entry.source.slice(0, 200)} into the same file replaced it.` });
+                    if (other !== undefined && other.resumable) {
+                        Object.assign(other, {
+                            state: "cancelled",
+                            resumable: false,
+                            keptBytes: 0,
+                            notice: `A download of ${entry.source.slice(0, 200)} into the same file replaced it.`
+                        });
+                    }
                     downloader = await this.#create(entry, run);
-                    if (run.stopReason !== undefined)
+                    if (run.stopReason !== undefined) {
                         return await this.#halt(entry, run);
+                    }
                 }
-                if (restartReason !== undefined)
+                if (restartReason !== undefined) {
                     entry.notice = `Started again from zero: ${restartReason}.`;
+                }
                 entry.remote = remote;
                 entry.startedAt = new Date(this.#now()).toISOString();
             }
@@ -302,8 +375,9 @@ export class ModelDownloads {
             entry.resumable = false;
             entry.lastAdvanceAt = this.#now();
             const finished = await Promise.race([downloader.download().then(() => true), run.stopped.then(() => false)]);
-            if (!finished || run.stopReason !== undefined)
+            if (!finished || run.stopReason !== undefined) {
                 return await this.#halt(entry, run);
+            }
             run.watching = false;
             this.#progress(entry, downloader.totalSize, downloader.downloadedSize);
             await this.#checkUnchanged(entry);
@@ -316,8 +390,9 @@ export class ModelDownloads {
             }
             Object.assign(entry, { state: "done", keptBytes: 0, resumable: false });
         } catch (error) {
-            if (run.stopReason !== undefined)
+            if (run.stopReason !== undefined) {
                 return await this.#halt(entry, run);
+            }
             await this.#fail(entry, run, error);
         }
     }
@@ -333,14 +408,18 @@ export class ModelDownloads {
             deleteTempFileOnCancel: false,
             // Only this run's: a stopped downloader's late report must not move a resumed run's counts.
             onProgress: ({ totalSize, downloadedSize }) => {
-                if (entry.run === run)
+                if (entry.run === run) {
                     this.#progress(entry, totalSize, downloadedSize);
+                }
             }
         });
         const downloader = await Promise.race([creating, run.stopped.then(() => undefined)]);
         if (downloader === undefined) {
             // It may still arrive: closed then, its partial file left to whoever stopped the run.
-            void creating.then((late) => late.cancel({ deleteTempFile: false }), () => undefined);
+            void creating.then(
+                (late) => late.cancel({ deleteTempFile: false }),
+                () => undefined
+            );
             throw new Error(`The download of ${describeName(entry)} was stopped before it started.`);
         }
         run.downloader = downloader;
@@ -349,12 +428,16 @@ export class ModelDownloads {
 
     /** The server's file must be the one the bytes on disk came from; otherwise they may mix two versions. */
     async #checkUnchanged(entry: DownloadEntry): Promise<void> {
-        if (entry.remote === undefined || whyNotResumable(entry.remote) !== undefined)
+        if (entry.remote === undefined || whyNotResumable(entry.remote) !== undefined) {
             return;
+        }
         const after = await probeRemoteFile(entry.remote.url, this.#stallMs).catch(() => undefined);
         const change = after === undefined ? undefined : describeRemoteChange(entry.remote, after);
-        if (change !== undefined)
-            throw new DownloadChangedError(`The file on the server changed while ${describeName(entry)} downloaded (${change}), so what arrived may mix two versions; it was deleted. Download it again.`);
+        if (change !== undefined) {
+            throw new DownloadChangedError(
+                `The file on the server changed while ${describeName(entry)} downloaded (${change}), so what arrived may mix two versions; it was deleted. Download it again.`
+            );
+        }
     }
 
     /** After a stop from outside: keep what a resume can use (a stall, the host stopping), delete the rest. */
@@ -367,19 +450,25 @@ export class ModelDownloads {
             Object.assign(entry, { state: "cancelled", resumable: false, keptBytes: 0 });
             return;
         }
-        const received = entry.totalBytes > 0 ? `${entry.downloadedBytes.toLocaleString("en-US")} of ${bytes(entry.totalBytes)}` : bytes(entry.downloadedBytes);
+        const received =
+            entry.totalBytes > 0
+                ? `${entry.downloadedBytes.toLocaleString("en-US")} of ${bytes(entry.totalBytes)}`
+                : bytes(entry.downloadedBytes);
         if (reason === "restarted") {
             removePartialFiles(entry.path);
             Object.assign(entry, { state: "failed", resumable: false, keptBytes: 0 });
-            entry.error = payload(new DownloadInterruptedError(
-                `The connection to ${describeHost(entry)} dropped after ${received}, and the server does not accept range requests, so the download cannot ` +
-                "continue where it stopped (node-llama-cpp's downloader would write the bytes it fetches again at the wrong place). The partial file was deleted; download it again."
-            ));
+            entry.error = payload(
+                new DownloadInterruptedError(
+                    `The connection to ${describeHost(entry)} dropped after ${received}, and the server does not accept range requests, so the download cannot ` +
+                        "continue where it stopped (node-llama-cpp's downloader would write the bytes it fetches again at the wrong place). The partial file was deleted; download it again."
+                )
+            );
             return;
         }
-        const what = reason === "stalled"
-            ? `The download of ${describeName(entry)} stopped: no data arrived for ${seconds(this.#stallMs)} after ${received}, and node-llama-cpp's retries got no further.`
-            : `Kvault stopped while ${describeName(entry)} downloaded (${received}).`;
+        const what =
+            reason === "stalled"
+                ? `The download of ${describeName(entry)} stopped: no data arrived for ${seconds(this.#stallMs)} after ${received}, and node-llama-cpp's retries got no further.`
+                : `Kvault stopped while ${describeName(entry)} downloaded (${received}).`;
         this.#keepOrDelete(entry, what);
     }
 
@@ -389,12 +478,14 @@ export class ModelDownloads {
         if (error instanceof KvaultError && !(error instanceof DownloadFailedError)) {
             // Not a usable model, or a file that changed on the server: nothing of it is worth keeping.
             removePartialFiles(entry.path);
-            if (entry.path !== "")
+            if (entry.path !== "") {
                 fs.rmSync(entry.path, { force: true });
+            }
             Object.assign(entry, { state: "failed", resumable: false, keptBytes: 0 });
-            entry.error = error instanceof DownloadChangedError
-                ? payload(error)
-                : { code: error.code, message: `The download is not a usable model, so it was deleted: ${error.message}` };
+            entry.error =
+                error instanceof DownloadChangedError
+                    ? payload(error)
+                    : { code: error.code, message: `The download is not a usable model, so it was deleted: ${error.message}` };
             return;
         }
         const detail = error instanceof Error ? error.message : String(error);
@@ -413,17 +504,19 @@ export class ModelDownloads {
             next = `${bytes(keptBytes)} are kept; Resume continues from there.`;
         } else {
             removePartialFiles(entry.path);
-            next = entry.downloadedBytes === 0
-                ? ""
-                : `Nothing could be kept (${why ?? "no whole 5 MiB chunk had arrived, and node-llama-cpp's downloader keeps whole chunks"}); download it again.`;
+            next =
+                entry.downloadedBytes === 0
+                    ? ""
+                    : `Nothing could be kept (${why ?? "no whole 5 MiB chunk had arrived, and node-llama-cpp's downloader keeps whole chunks"}); download it again.`;
         }
         const message = next === "" ? what : `${what} ${next}`;
         entry.error = payload(code === "download_failed" ? new DownloadFailedError(message) : new DownloadInterruptedError(message));
     }
 
     #progress(entry: DownloadEntry, totalSize: number, downloadedSize: number): void {
-        if (entry.state !== "downloading" || entry.run?.stopReason !== undefined)
+        if (entry.state !== "downloading" || entry.run?.stopReason !== undefined) {
             return;
+        }
         entry.totalBytes = totalSize;
         const now = this.#now();
         if (downloadedSize < entry.downloadedBytes && entry.remote?.acceptsRanges === false) {
@@ -435,15 +528,20 @@ export class ModelDownloads {
             entry.lastAdvanceAt = now;
         }
         entry.samples.push({ at: now, bytes: entry.downloadedBytes });
-        while (entry.samples.length > 2 && entry.samples[0]!.at < now - SPEED_WINDOW_MS)
+        while (entry.samples.length > 2 && entry.samples[0]!.at < now - SPEED_WINDOW_MS) {
             entry.samples.shift();
+        }
         this.options.onProgress?.(this.#record(entry));
     }
 
     #record(entry: DownloadEntry): ModelDownload {
         return {
-            id: entry.id, source: entry.source, path: entry.path, state: entry.state,
-            downloadedBytes: entry.downloadedBytes, totalBytes: entry.totalBytes,
+            id: entry.id,
+            source: entry.source,
+            path: entry.path,
+            state: entry.state,
+            downloadedBytes: entry.downloadedBytes,
+            totalBytes: entry.totalBytes,
             bytesPerSecond: entry.state === "downloading" ? speed(entry.samples, this.#now()) : 0,
             error: entry.state === "failed" ? entry.error : undefined,
             resumable: entry.state === "failed" && entry.resumable,
@@ -456,8 +554,9 @@ export class ModelDownloads {
 /** Bytes per second between the oldest sample in the window and now. */
 export function speed(samples: readonly { at: number; bytes: number }[], now: number): number {
     const recent = samples.filter((sample) => sample.at >= now - SPEED_WINDOW_MS);
-    if (recent.length < 2)
+    if (recent.length < 2) {
         return 0;
+    }
     const first = recent[0]!;
     const last = recent[recent.length - 1]!;
     const seconds = Math.max((now - first.at) / 1000, 0.001);
@@ -470,12 +569,15 @@ export function speed(samples: readonly { at: number; bytes: number }[], now: nu
  */
 function whyRestart(before: RemoteFileFacts | undefined, now: RemoteFileFacts | undefined): string | undefined {
     const unsafe = whyNotResumable(before);
-    if (unsafe !== undefined)
+    if (unsafe !== undefined) {
         return unsafe;
-    if (now === undefined)
+    }
+    if (now === undefined) {
         return "the server could not be asked whether the file changed since the partial download";
-    if (!now.acceptsRanges)
+    }
+    if (!now.acceptsRanges) {
         return "the server no longer accepts range requests";
+    }
     const change = describeRemoteChange(before!, now);
     return change === undefined ? undefined : `the file on the server changed since the partial download (${change})`;
 }
@@ -486,8 +588,9 @@ function whyRestart(before: RemoteFileFacts | undefined, now: RemoteFileFacts | 
  * here). Undefined when not known: such a download is not resumable.
  */
 function resolvedUrl(downloader: ModelDownloader, source: string): string | undefined {
-    if (/^https?:\/\//i.test(source))
+    if (/^https?:\/\//i.test(source)) {
         return source;
+    }
     const internal = (downloader as unknown as { _modelUrl?: unknown })._modelUrl;
     return typeof internal === "string" && /^https?:\/\//i.test(internal) ? internal : undefined;
 }

@@ -13,19 +13,24 @@ export interface GreedyGeneration {
  */
 export async function generateGreedy(model: LlamaModel, prompt: string, maxTokens: number, contextSize = 512): Promise<GreedyGeneration> {
     const promptTokens = model.tokenize(prompt);
-    if (promptTokens.length + maxTokens > contextSize)
-        throw new RangeError(`The prompt needs ${promptTokens.length} tokens and ${maxTokens} more are asked for; the context holds ${contextSize}.`);
+    if (promptTokens.length + maxTokens > contextSize) {
+        throw new RangeError(
+            `The prompt needs ${promptTokens.length} tokens and ${maxTokens} more are asked for; the context holds ${contextSize}.`
+        );
+    }
 
     const context = await model.createContext({ contextSize, sequences: 1 });
     try {
         const sequence = context.getSequence();
         const tokens: Token[] = [];
         for await (const token of sequence.evaluate(promptTokens, { temperature: 0 })) {
-            if (model.isEogToken(token))
+            if (model.isEogToken(token)) {
                 break;
+            }
             tokens.push(token);
-            if (tokens.length >= maxTokens)
+            if (tokens.length >= maxTokens) {
                 break;
+            }
         }
         return { promptTokens, tokens, text: model.detokenize(tokens) };
     } finally {

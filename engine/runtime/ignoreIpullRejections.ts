@@ -12,14 +12,17 @@ let installed = false;
  * is raised as Node would when this is the only hook, and left to the others when there are more.
  */
 export function ignoreIpullRejections(): void {
-    if (installed)
+    if (installed) {
         return;
+    }
     installed = true;
     process.on("unhandledRejection", (reason) => {
-        if (isIpullError(reason))
+        if (isIpullError(reason)) {
             return;
-        if (process.listenerCount("unhandledRejection") === 1)
+        }
+        if (process.listenerCount("unhandledRejection") === 1) {
             throw reason;
+        }
     });
 }
 

@@ -41,7 +41,7 @@ export async function inspectModelFile(modelPath: string, options: InspectModelO
     } catch (error) {
         throw new ModelUnreadableError(
             `${modelPath} starts like a GGUF file, but its header could not be read (${(error as Error).message}); ` +
-            "the file is probably truncated or damaged. Download or copy it again.",
+                "the file is probably truncated or damaged. Download or copy it again.",
             { cause: error }
         );
     }
@@ -51,24 +51,39 @@ export async function inspectModelFile(modelPath: string, options: InspectModelO
     if (infoEndOffset > fileBytes || lastTensorOffset >= fileBytes) {
         throw new ModelUnreadableError(
             `${modelPath} starts like a GGUF file, but its header could not be read (it has ${fileBytes.toLocaleString("en-US")} bytes; ` +
-            `its header and tensors need more than ${Math.max(infoEndOffset, lastTensorOffset).toLocaleString("en-US")}): ` +
-            "the file is probably truncated or damaged. Download or copy it again."
+                `its header and tensors need more than ${Math.max(infoEndOffset, lastTensorOffset).toLocaleString("en-US")}): ` +
+                "the file is probably truncated or damaged. Download or copy it again."
         );
     }
-    const metadata = fileInfo.metadata as unknown as { general?: { architecture?: string; name?: string; file_type?: number }; tokenizer?: { ggml?: { model?: string; tokens?: readonly unknown[] } } };
+    const metadata = fileInfo.metadata as unknown as {
+        general?: { architecture?: string; name?: string; file_type?: number };
+        tokenizer?: { ggml?: { model?: string; tokens?: readonly unknown[] } };
+    };
     const architecture = metadata.general?.architecture;
-    if (architecture === undefined || architecture === "")
-        throw new ModelUnsupportedError(`${modelPath} is a GGUF file without general.architecture, so it is not a model llama.cpp can load. Open a text-generation model's .gguf file.`);
+    if (architecture === undefined || architecture === "") {
+        throw new ModelUnsupportedError(
+            `${modelPath} is a GGUF file without general.architecture, so it is not a model llama.cpp can load. Open a text-generation model's .gguf file.`
+        );
+    }
     const tokens = metadata.tokenizer?.ggml?.tokens;
-    if (metadata.tokenizer?.ggml?.model === undefined || tokens === undefined || tokens.length === 0)
-        throw new ModelUnsupportedError(`${modelPath} (${architecture}) has no tokenizer, so it cannot chat (it may be a vision projector, a LoRA adapter or a part of a split model). Open a text-generation model's .gguf file.`);
+    if (metadata.tokenizer?.ggml?.model === undefined || tokens === undefined || tokens.length === 0) {
+        throw new ModelUnsupportedError(
+            `${modelPath} (${architecture}) has no tokenizer, so it cannot chat (it may be a vision projector, a LoRA adapter or a part of a split model). Open a text-generation model's .gguf file.`
+        );
+    }
 
-    const llama = options.llama ?? await inspectionLlama();
+    const llama = options.llama ?? (await inspectionLlama());
     const insights = await GgufInsights.from(fileInfo, llama);
-    if (!insights.isSupportedByLlamaCpp)
-        throw new ModelUnsupportedError(`${modelPath} uses the architecture "${architecture}", which this build of llama.cpp does not support. Open a model of another architecture, or update Kvault.`);
-    if (!insights.hasDecoder || insights.hasEncoder)
-        throw new ModelUnsupportedError(`${modelPath} (${architecture}) is not a decoder-only text-generation model. Open a chat model's .gguf file.`);
+    if (!insights.isSupportedByLlamaCpp) {
+        throw new ModelUnsupportedError(
+            `${modelPath} uses the architecture "${architecture}", which this build of llama.cpp does not support. Open a model of another architecture, or update Kvault.`
+        );
+    }
+    if (!insights.hasDecoder || insights.hasEncoder) {
+        throw new ModelUnsupportedError(
+            `${modelPath} (${architecture}) is not a decoder-only text-generation model. Open a chat model's .gguf file.`
+        );
+    }
 
     const kvBytesPerToken = computeKvBytesPerToken(fileInfo, insights.totalLayers);
     const fileType = metadata.general?.file_type;
@@ -85,7 +100,7 @@ export async function inspectModelFile(modelPath: string, options: InspectModelO
         name: metadata.general?.name,
         architecture,
         parameterCount,
-        fileType: fileType === undefined ? undefined : (GgufFileType[fileType] as string | undefined) ?? `file type ${fileType}`,
+        fileType: fileType === undefined ? undefined : ((GgufFileType[fileType] as string | undefined) ?? `file type ${fileType}`),
         trainContextSize: insights.trainContextSize,
         numLayers: insights.totalLayers,
         kvBytesPerToken,
@@ -101,10 +116,14 @@ function checkGgufMagic(modelPath: string): number {
         stat = fs.statSync(modelPath);
     } catch (error) {
         const reason = (error as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (error as Error).message;
-        throw new ModelUnreadableError(`Cannot open the model ${modelPath}: ${reason}. Give the full path of a .gguf file on the machine running Kvault.`, { cause: error });
+        throw new ModelUnreadableError(
+            `Cannot open the model ${modelPath}: ${reason}. Give the full path of a .gguf file on the machine running Kvault.`,
+            { cause: error }
+        );
     }
-    if (!stat.isFile())
+    if (!stat.isFile()) {
         throw new ModelUnreadableError(`${modelPath} is not a file (it is a directory or a device). Give the full path of a .gguf file.`);
+    }
     const header = Buffer.alloc(4);
     let numRead: number;
     try {
@@ -115,7 +134,9 @@ function checkGgufMagic(modelPath: string): number {
             fs.closeSync(fd);
         }
     } catch (error) {
-        throw new ModelUnreadableError(`Cannot read the model ${modelPath}: ${(error as Error).message}. Check that Kvault may read it.`, { cause: error });
+        throw new ModelUnreadableError(`Cannot read the model ${modelPath}: ${(error as Error).message}. Check that Kvault may read it.`, {
+            cause: error
+        });
     }
     const start = header.subarray(0, numRead).toString("latin1");
     if (start !== GGUF_MAGIC) {
@@ -127,10 +148,14 @@ function checkGgufMagic(modelPath: string): number {
 
 /** layers × (n_embd_k_gqa + n_embd_v_gqa) × 2 bytes (F16 K and V), per-layer head counts summed where the file gives a list. */
 function computeKvBytesPerToken(fileInfo: GgufFileInfo, numLayers: number): number {
-    const arch = (fileInfo.architectureMetadata ?? {}) as { embedding_length?: number; attention?: { head_count?: number | number[]; head_count_kv?: number | number[]; key_length?: number; value_length?: number } };
+    const arch = (fileInfo.architectureMetadata ?? {}) as {
+        embedding_length?: number;
+        attention?: { head_count?: number | number[]; head_count_kv?: number | number[]; key_length?: number; value_length?: number };
+    };
     const attention = arch.attention ?? {};
     const embedding = arch.embedding_length ?? 0;
-    const headsAt = (value: number | number[] | undefined, layer: number): number | undefined => Array.isArray(value) ? value[layer] : value;
+    const headsAt = (value: number | number[] | undefined, layer: number): number | undefined =>
+        Array.isArray(value) ? value[layer] : value;
     let elements = 0;
     for (let layer = 0; layer < numLayers; layer++) {
         const numHeads = headsAt(attention.head_count, layer) ?? 0;
@@ -141,7 +166,12 @@ function computeKvBytesPerToken(fileInfo: GgufFileInfo, numLayers: number): numb
     return Math.round(elements * 2);
 }
 
-async function estimate(insights: GgufInsights, kvBytesPerToken: number, contextSize: number, sequences: number): Promise<ModelMemoryEstimate | undefined> {
+async function estimate(
+    insights: GgufInsights,
+    kvBytesPerToken: number,
+    contextSize: number,
+    sequences: number
+): Promise<ModelMemoryEstimate | undefined> {
     try {
         const gpuLayers = insights.totalLayers;
         const [modelCpu, modelGpu, contextCpu, contextGpu] = await Promise.all([

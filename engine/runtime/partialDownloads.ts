@@ -56,14 +56,16 @@ export function writePartialRecord(record: PartialDownloadRecord): void {
 }
 
 export function removePartialRecord(filePath: string): void {
-    if (filePath !== "")
+    if (filePath !== "") {
         fs.rmSync(recordPath(filePath), { force: true });
+    }
 }
 
 /** Deletes the partial file and its record; the final file, if any, stays. */
 export function removePartialFiles(filePath: string): void {
-    if (filePath === "")
+    if (filePath === "") {
         return;
+    }
     fs.rmSync(partialPath(filePath), { force: true });
     removePartialRecord(filePath);
 }
@@ -113,30 +115,55 @@ function parseRecord(file: string): PartialDownloadRecord | undefined {
     } catch {
         return undefined;
     }
-    if (typeof value !== "object" || value === null)
+    if (typeof value !== "object" || value === null) {
         return undefined;
+    }
     const record = value as Record<string, unknown>;
-    if (record.version !== RECORD_VERSION || typeof record.id !== "string" || typeof record.source !== "string" ||
-        typeof record.path !== "string" || !path.isAbsolute(record.path) || typeof record.startedAt !== "string")
+    if (
+        record.version !== RECORD_VERSION ||
+        typeof record.id !== "string" ||
+        typeof record.source !== "string" ||
+        typeof record.path !== "string" ||
+        !path.isAbsolute(record.path) ||
+        typeof record.startedAt !== "string"
+    ) {
         return undefined;
+    }
     const remote = parseRemote(record.remote);
-    if (remote === null)
+    if (remote === null) {
         return undefined;
+    }
     return { id: record.id, source: record.source, path: record.path, remote, startedAt: record.startedAt };
 }
 
 /** undefined for a record without one; null for one that is malformed. */
 function parseRemote(value: unknown): RemoteFileFacts | undefined | null {
-    if (value === undefined)
+    if (value === undefined) {
         return undefined;
-    if (typeof value !== "object" || value === null)
+    }
+    if (typeof value !== "object" || value === null) {
         return null;
+    }
     const remote = value as Record<string, unknown>;
     const optionalString = (field: unknown): field is string | undefined => field === undefined || typeof field === "string";
-    if (typeof remote.url !== "string" || typeof remote.totalBytes !== "number" || !Number.isSafeInteger(remote.totalBytes) || remote.totalBytes < 0 ||
-        !optionalString(remote.etag) || !optionalString(remote.lastModified) || typeof remote.acceptsRanges !== "boolean")
+    if (
+        typeof remote.url !== "string" ||
+        typeof remote.totalBytes !== "number" ||
+        !Number.isSafeInteger(remote.totalBytes) ||
+        remote.totalBytes < 0 ||
+        !optionalString(remote.etag) ||
+        !optionalString(remote.lastModified) ||
+        typeof remote.acceptsRanges !== "boolean"
+    ) {
         return null;
-    return { url: remote.url, totalBytes: remote.totalBytes, etag: remote.etag, lastModified: remote.lastModified, acceptsRanges: remote.acceptsRanges };
+    }
+    return {
+        url: remote.url,
+        totalBytes: remote.totalBytes,
+        etag: remote.etag,
+        lastModified: remote.lastModified,
+        acceptsRanges: remote.acceptsRanges
+    };
 }
 
 /**
@@ -145,8 +172,9 @@ function parseRemote(value: unknown): RemoteFileFacts | undefined | null {
  * partial file, no progress (a server without Range support), or progress this cannot read.
  */
 export function readKeptBytes(filePath: string, totalBytes: number): number {
-    if (filePath === "" || totalBytes <= 0)
+    if (filePath === "" || totalBytes <= 0) {
         return 0;
+    }
     let fd: number;
     try {
         fd = fs.openSync(partialPath(filePath), "r");
@@ -155,18 +183,25 @@ export function readKeptBytes(filePath: string, totalBytes: number): number {
     }
     try {
         const numProgressBytes = fs.fstatSync(fd).size - totalBytes;
-        if (numProgressBytes <= 0 || numProgressBytes > MAX_PROGRESS_BYTES)
+        if (numProgressBytes <= 0 || numProgressBytes > MAX_PROGRESS_BYTES) {
             return 0;
+        }
         const buffer = Buffer.alloc(numProgressBytes);
         const numRead = fs.readSync(fd, buffer, 0, numProgressBytes, totalBytes);
-        const progress = JSON.parse(buffer.subarray(0, numRead).toString("utf8")) as { part?: unknown; chunks?: unknown; chunkSize?: unknown };
-        if (progress.part !== 0 || !Array.isArray(progress.chunks) || typeof progress.chunkSize !== "number" || progress.chunkSize <= 0)
+        const progress = JSON.parse(buffer.subarray(0, numRead).toString("utf8")) as {
+            part?: unknown;
+            chunks?: unknown;
+            chunkSize?: unknown;
+        };
+        if (progress.part !== 0 || !Array.isArray(progress.chunks) || typeof progress.chunkSize !== "number" || progress.chunkSize <= 0) {
             return 0;
+        }
         const chunkSize = progress.chunkSize;
         let kept = 0;
         progress.chunks.forEach((status, index) => {
-            if (status === CHUNK_COMPLETE)
+            if (status === CHUNK_COMPLETE) {
                 kept += Math.max(0, Math.min(chunkSize, totalBytes - index * chunkSize));
+            }
         });
         return kept;
     } catch {

@@ -13,6 +13,8 @@ export class ContextShiftRefusedError extends KvaultError {
  */
 export const refuseContextShift = {
     strategy: ({ sequence }: { sequence: LlamaContextSequence }): never => {
-        throw new ContextShiftRefusedError(`The ${sequence.contextSize}-token sequence is full and would have to drop its oldest tokens; Kvault refuses to truncate. Start a new chat or raise the context size.`);
+        throw new ContextShiftRefusedError(
+            `The ${sequence.contextSize}-token sequence is full and would have to drop its oldest tokens; Kvault refuses to truncate. Start a new chat or raise the context size.`
+        );
     }
 };

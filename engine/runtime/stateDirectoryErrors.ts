@@ -22,13 +22,15 @@ export class StateDirectoryUnwritableError extends KvaultError {
         readonly numBytesNeeded: number | undefined,
         cause?: unknown
     ) {
-        super(stage === "start"
-            ? `Kvault cannot write KV state files in ${directory}: ${why}. The engine keeps a sequence's KV there for an instant during every handoff, ` +
-                `so it cannot start. Make ${directory} a writable directory (or point the engine's stateRoot at one), then start it again.`
-            : `This request's KV state${numBytesNeeded === undefined ? "" : ` (${formatBytes(numBytesNeeded)} bytes)`} could not be written to the private state directory ` +
-                `${directory}: ${why}. Nothing was generated and its pages were released. Make the directory writable again (or restart the engine, ` +
-                "which makes a new one), then send the message again.",
-        { cause });
+        super(
+            stage === "start"
+                ? `Kvault cannot write KV state files in ${directory}: ${why}. The engine keeps a sequence's KV there for an instant during every handoff, ` +
+                      `so it cannot start. Make ${directory} a writable directory (or point the engine's stateRoot at one), then start it again.`
+                : `This request's KV state${numBytesNeeded === undefined ? "" : ` (${formatBytes(numBytesNeeded)} bytes)`} could not be written to the private state directory ` +
+                      `${directory}: ${why}. Nothing was generated and its pages were released. Make the directory writable again (or restart the engine, ` +
+                      "which makes a new one), then send the message again.",
+            { cause }
+        );
     }
 }
 
@@ -44,12 +46,16 @@ export class StateDirectoryFullError extends KvaultError {
         readonly numBytesFree: number,
         cause?: unknown
     ) {
-        super(`The file system of the KV state directory ${directory} is full: ` +
-            (numBytesNeeded === undefined ? "" : `${stage === "start" ? "the start-up probe's" : "this request's"} KV state needs ${formatBytes(numBytesNeeded)} bytes and `) +
-            `${formatBytes(numBytesFree)} bytes are free. ` +
-            (stage === "start" ? "The engine could not start. " : "Nothing was generated and its pages were released. ") +
-            `Free space there${directory.startsWith("/dev/shm/") ? " (files in /dev/shm take memory)" : ""}, then ` +
-            (stage === "start" ? "start the engine again." : "send the message again."),
-        { cause });
+        super(
+            `The file system of the KV state directory ${directory} is full: ` +
+                (numBytesNeeded === undefined
+                    ? ""
+                    : `${stage === "start" ? "the start-up probe's" : "this request's"} KV state needs ${formatBytes(numBytesNeeded)} bytes and `) +
+                `${formatBytes(numBytesFree)} bytes are free. ` +
+                (stage === "start" ? "The engine could not start. " : "Nothing was generated and its pages were released. ") +
+                `Free space there${directory.startsWith("/dev/shm/") ? " (files in /dev/shm take memory)" : ""}, then ` +
+                (stage === "start" ? "start the engine again." : "send the message again."),
+            { cause }
+        );
     }
 }

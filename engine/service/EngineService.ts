@@ -1,4 +1,12 @@
-import type { ChatMessage, ChatTurnRequest, DraftMeasurement, EngineInfo, TokenLogprob, TurnCallbacks, TurnResult } from "../../contract/engineProtocol.js";
+import type {
+    ChatMessage,
+    ChatTurnRequest,
+    DraftMeasurement,
+    EngineInfo,
+    TokenLogprob,
+    TurnCallbacks,
+    TurnResult
+} from "../../contract/engineProtocol.js";
 
 export type { TurnCallbacks, TurnResult } from "../../contract/engineProtocol.js";
 import { pageStateNames, type EngineSnapshot } from "../../contract/EngineSnapshot.js";
@@ -9,7 +17,12 @@ import { isCanaryWorkspace } from "../canary/canaryMarkers.js";
 import { runCanaryProbe } from "../canary/runCanaryProbe.js";
 import { InvalidRequestError } from "../request/requestErrors.js";
 import type { ModelDownload, ModelFacts, ModelLibraryListing } from "../../contract/models.js";
-import { DownloadUnavailableError, DownloadUnknownError, LibraryModelUnknownError, ModelSwitchUnavailableError } from "../core/modelErrors.js";
+import {
+    DownloadUnavailableError,
+    DownloadUnknownError,
+    LibraryModelUnknownError,
+    ModelSwitchUnavailableError
+} from "../core/modelErrors.js";
 import { inspectModelFile } from "../runtime/inspectModelFile.js";
 import { drillCatalog } from "../drills/drillCatalog.js";
 import { runFaultDrill } from "../drills/runFaultDrill.js";
@@ -46,17 +59,26 @@ export class EngineService {
     readonly #audits: PeriodicAudit;
     #auditing: Promise<AuditSummary> | undefined;
 
-    private constructor(readonly engine: KvEngine, readonly renderer: ChatRenderer, auditIntervalMs: number | undefined, log: (line: string) => void) {
+    private constructor(
+        readonly engine: KvEngine,
+        readonly renderer: ChatRenderer,
+        auditIntervalMs: number | undefined,
+        log: (line: string) => void
+    ) {
         this.#audits = new PeriodicAudit(() => this.audit(), auditIntervalMs, log);
-        if (auditIntervalMs !== undefined)
+        if (auditIntervalMs !== undefined) {
             this.#audits.start();
+        }
     }
 
     /**
      * `auditIntervalMs`: audit I1–I7 on a timer (the engine process does, every second) and put the
      * results in every snapshot; without it, audits run only when asked.
      */
-    static async start(config: EngineConfigInput, options: { runtime?: LlamaRuntime; hooks?: KvEngineHooks; auditIntervalMs?: number; log?: (line: string) => void } = {}): Promise<EngineService> {
+    static async start(
+        config: EngineConfigInput,
+        options: { runtime?: LlamaRuntime; hooks?: KvEngineHooks; auditIntervalMs?: number; log?: (line: string) => void } = {}
+    ): Promise<EngineService> {
         const engine = await KvEngine.start(config, options);
         try {
             return new EngineService(engine, new ChatRenderer(engine.model), options.auditIntervalMs, options.log ?? (() => undefined));
@@ -73,7 +95,12 @@ export class EngineService {
             modelName: engine.modelName,
             backend: engine.backend,
             mode: engine.mode,
-            window: { configured: engine.window.configured, limit: engine.window.limit, boundBy: engine.window.boundBy, clamped: engine.window.clamped },
+            window: {
+                configured: engine.window.configured,
+                limit: engine.window.limit,
+                boundBy: engine.window.boundBy,
+                clamped: engine.window.clamped
+            },
             capacities: engine.window.capacities,
             numDecodeSequences: engine.decode.numSequences,
             pageTokens: engine.pool.config.pageTokens,
@@ -96,8 +123,9 @@ export class EngineService {
         const logprobs: TokenLogprob[] | undefined = sampling.logprobs === undefined ? undefined : [];
         let numLogprobsSent = 0;
         const takeLogprobs = (): readonly TokenLogprob[] | undefined => {
-            if (logprobs === undefined)
+            if (logprobs === undefined) {
                 return undefined;
+            }
             const chunk = logprobs.slice(numLogprobsSent);
             numLogprobsSent = logprobs.length;
             return chunk;
@@ -113,25 +141,41 @@ export class EngineService {
             onStarted: callbacks.onStarted,
             onToken: (token, probabilities) => {
                 this.#throughput.add(1);
-                if (logprobs !== undefined && probabilities !== undefined)
+                if (logprobs !== undefined && probabilities !== undefined) {
                     logprobs.push(this.#toLogprob(probabilities));
+                }
                 const text = streamer.push(token);
-                if (text !== "")
+                if (text !== "") {
                     callbacks.onText?.(text, takeLogprobs());
+                }
                 return streamer.stopped ? "stop" : undefined;
             }
         });
         const rest = streamer.rest();
-        if (rest !== "")
+        if (rest !== "") {
             callbacks.onText?.(rest, takeLogprobs());
+        }
         const text = streamer.finish();
         if (sampling.temperature === 0) {
-            this.#replayable.set(request.requestId, { requestId: request.requestId, workspace, numTokens: result.tokens.length, engineRequest: result.request });
-            for (const key of this.#replayable.keys())
-                if (this.#replayable.size > 64) this.#replayable.delete(key);
+            this.#replayable.set(request.requestId, {
+                requestId: request.requestId,
+                workspace,
+                numTokens: result.tokens.length,
+                engineRequest: result.request
+            });
+            for (const key of this.#replayable.keys()) {
+                if (this.#replayable.size > 64) {
+                    this.#replayable.delete(key);
+                }
+            }
         }
-        if (!streamer.stopped) // a stop string cut the answer: its tokens are not the conversation's; render in full next turn
-            this.#transcripts.set(workspace, { messages: [...messages, { role: "assistant", content: text }], tokens: [...promptTokens, ...result.tokens] });
+        if (!streamer.stopped) {
+            // a stop string cut the answer: its tokens are not the conversation's; render in full next turn
+            this.#transcripts.set(workspace, {
+                messages: [...messages, { role: "assistant", content: text }],
+                tokens: [...promptTokens, ...result.tokens]
+            });
+        }
         return {
             text,
             finishReason: streamer.stopped ? "stop" : result.finishReason,
@@ -165,11 +209,17 @@ export class EngineService {
      */
     #promptTokens(workspace: string, messages: readonly ChatMessage[]): number[] {
         const transcript = this.#transcripts.get(workspace);
-        if (transcript !== undefined && messages.length > transcript.messages.length &&
-            transcript.messages.every((message, index) => message.role === messages[index]!.role && message.content === messages[index]!.content)) {
+        if (
+            transcript !== undefined &&
+            messages.length > transcript.messages.length &&
+            transcript.messages.every(
+                (message, index) => message.role === messages[index]!.role && message.content === messages[index]!.content
+            )
+        ) {
             const continuation = this.renderer.renderContinuation(messages, transcript.messages.length - 1);
-            if (continuation !== undefined)
+            if (continuation !== undefined) {
                 return [...transcript.tokens, ...continuation];
+            }
         }
         return this.renderer.renderConversation(messages);
     }
@@ -179,7 +229,14 @@ export class EngineService {
         const { numConversationTokens, numDraftTokens } = this.renderer.measureDraft(messages, draft);
         const limit = this.engine.window.limit;
         const remainingTokens = limit - numConversationTokens - numDraftTokens;
-        return { workspace, draftTokens: numDraftTokens, usedTokens: numConversationTokens, limit, remainingTokens, fits: remainingTokens > 0 };
+        return {
+            workspace,
+            draftTokens: numDraftTokens,
+            usedTokens: numConversationTokens,
+            limit,
+            remainingTokens,
+            fits: remainingTokens > 0
+        };
     }
 
     /**
@@ -207,7 +264,12 @@ export class EngineService {
             durationMs: result.durationMs,
             at: performance.now() - this.#startedAt,
             numPagesChangedDuringScan: result.numPagesChangedDuringScan,
-            cost: { metadataMs: result.metadataMs, byteScanMs: result.byteScanMs, numSlices: result.numSlices, longestPauseMs: result.longestPauseMs }
+            cost: {
+                metadataMs: result.metadataMs,
+                byteScanMs: result.byteScanMs,
+                numSlices: result.numSlices,
+                longestPauseMs: result.longestPauseMs
+            }
         };
         this.#audits.record(summary);
         return summary;
@@ -224,28 +286,34 @@ export class EngineService {
     /** Finished greedy turns that `replay` can check, oldest first. */
     replayableTurns(): ReplayableTurn[] {
         const kept = new Set(this.engine.replayableRequests());
-        return [...this.#replayable.values()].filter((turn) => kept.has(turn.engineRequest))
+        return [...this.#replayable.values()]
+            .filter((turn) => kept.has(turn.engineRequest))
             .map(({ requestId, workspace, numTokens }) => ({ requestId, workspace, numTokens }));
     }
 
     /** Differential replay (I8) of a finished greedy turn, alone in a fresh context. */
     async replay(requestId: string): Promise<ReplaySummary> {
         const turn = this.#replayable.get(requestId);
-        if (turn === undefined)
-            throw new ReplayUnavailableError(`Turn ${requestId.slice(0, 100)} cannot be replayed: only recent finished turns at temperature 0 are kept.`);
+        if (turn === undefined) {
+            throw new ReplayUnavailableError(
+                `Turn ${requestId.slice(0, 100)} cannot be replayed: only recent finished turns at temperature 0 are kept.`
+            );
+        }
         const result = await this.engine.replay(turn.engineRequest);
         const divergence = result.firstDivergence;
         return {
             requestId,
             numTokens: result.numTokens,
             identical: result.identical,
-            ...(divergence === undefined ? {} : {
-                firstDivergence: {
-                    index: divergence.index,
-                    served: this.renderer.describeToken(divergence.served).text,
-                    replayed: divergence.replayed === undefined ? "" : this.renderer.describeToken(divergence.replayed).text
-                }
-            }),
+            ...(divergence === undefined
+                ? {}
+                : {
+                      firstDivergence: {
+                          index: divergence.index,
+                          served: this.renderer.describeToken(divergence.served).text,
+                          replayed: divergence.replayed === undefined ? "" : this.renderer.describeToken(divergence.replayed).text
+                      }
+                  }),
             durationMs: result.durationMs
         };
     }
@@ -262,19 +330,29 @@ export class EngineService {
     /** A GGUF file's facts and a memory estimate for this engine's decode context, read with this engine's binding. */
     inspectModel(modelPath: string): Promise<ModelFacts> {
         const { decodeContextSize, numDecodeSequences } = this.engine.config;
-        return inspectModelFile(modelPath, { contextSize: decodeContextSize, sequences: numDecodeSequences, llama: this.engine.runtime.llama });
+        return inspectModelFile(modelPath, {
+            contextSize: decodeContextSize,
+            sequences: numDecodeSequences,
+            llama: this.engine.runtime.llama
+        });
     }
 
     /** An in-process engine serves one model for its life; hosts that switch run the engine behind EngineSupervisor. */
     switchModel(_model: string): Promise<EngineInfo> {
-        return Promise.reject(new ModelSwitchUnavailableError(
-            "This engine runs in the host's process and keeps its model for its life; start the host with the model you want (npm run serve -- --model PATH)."
-        ));
+        return Promise.reject(
+            new ModelSwitchUnavailableError(
+                "This engine runs in the host's process and keeps its model for its life; start the host with the model you want (npm run serve -- --model PATH)."
+            )
+        );
     }
 
     /** An in-process engine has no models directory; the hosts download beside their supervisor (host/supervisorEngineClient.ts). */
     startDownload(_source: string): Promise<ModelDownload> {
-        return Promise.reject(new DownloadUnavailableError("This engine runs in the host's process and does not download models; run the headless server or the app."));
+        return Promise.reject(
+            new DownloadUnavailableError(
+                "This engine runs in the host's process and does not download models; run the headless server or the app."
+            )
+        );
     }
 
     listDownloads(): Promise<readonly ModelDownload[]> {
@@ -282,7 +360,9 @@ export class EngineService {
     }
 
     cancelDownload(id: string): Promise<ModelDownload> {
-        return Promise.reject(new DownloadUnknownError(`No download has the id ${JSON.stringify(id.slice(0, 60))}; this engine runs none.`));
+        return Promise.reject(
+            new DownloadUnknownError(`No download has the id ${JSON.stringify(id.slice(0, 60))}; this engine runs none.`)
+        );
     }
 
     resumeDownload(id: string): Promise<ModelDownload> {
@@ -295,12 +375,17 @@ export class EngineService {
     }
 
     forgetModel(id: string, _deleteFile: boolean): Promise<ModelLibraryListing> {
-        return Promise.reject(new LibraryModelUnknownError(`No model in the library has the id ${JSON.stringify(id.slice(0, 60))}; this engine keeps no library.`));
+        return Promise.reject(
+            new LibraryModelUnknownError(
+                `No model in the library has the id ${JSON.stringify(id.slice(0, 60))}; this engine keeps no library.`
+            )
+        );
     }
 
     async forgetWorkspace(workspace: string): Promise<void> {
-        if (isCanaryWorkspace(workspace))
+        if (isCanaryWorkspace(workspace)) {
             throw new InvalidRequestError("That workspace belongs to a canary run, which forgets it itself when it ends.");
+        }
         this.#transcripts.delete(workspace);
         await this.engine.forgetSession(sessionId(workspace));
     }
@@ -312,12 +397,22 @@ export class EngineService {
         ownerSlots.set(pool.ownerSlots);
         const counters = engine.counters;
         const poolCounters = engine.pool.counters;
-        const roles: EngineSnapshot["roles"][number][] = [{
-            role: engine.decode.role, numSequences: engine.decode.numSequences,
-            numBusySequences: engine.decode.numBusySequences, sequenceCapacity: engine.decode.sequenceCapacity
-        }];
-        if (engine.prefill)
-            roles.unshift({ role: "prefill", numSequences: 1, numBusySequences: engine.prefill.numBusySequences, sequenceCapacity: engine.prefill.sequenceCapacity });
+        const roles: EngineSnapshot["roles"][number][] = [
+            {
+                role: engine.decode.role,
+                numSequences: engine.decode.numSequences,
+                numBusySequences: engine.decode.numBusySequences,
+                sequenceCapacity: engine.decode.sequenceCapacity
+            }
+        ];
+        if (engine.prefill) {
+            roles.unshift({
+                role: "prefill",
+                numSequences: 1,
+                numBusySequences: engine.prefill.numBusySequences,
+                sequenceCapacity: engine.prefill.sequenceCapacity
+            });
+        }
         return {
             at: performance.now() - this.#startedAt,
             pageMap: {
@@ -327,7 +422,9 @@ export class EngineService {
                 states: Buffer.from(pool.states.buffer, pool.states.byteOffset, pool.states.byteLength).toString("base64"),
                 ownerSlots: Buffer.from(ownerSlots.buffer).toString("base64"),
                 owners: [...pool.sessions],
-                numPagesByState: Object.fromEntries(pageStateNames.map((name, state) => [name, pool.numPagesByState[state] ?? 0])) as EngineSnapshot["pageMap"]["numPagesByState"],
+                numPagesByState: Object.fromEntries(
+                    pageStateNames.map((name, state) => [name, pool.numPagesByState[state] ?? 0])
+                ) as EngineSnapshot["pageMap"]["numPagesByState"],
                 numActiveLeases: pool.numActiveLeases
             },
             workspaces: engine.sessions().map((session) => ({
@@ -343,7 +440,12 @@ export class EngineService {
             capacities: { ...engine.window.capacities, limit: engine.window.limit },
             numQueued: engine.numQueued,
             counters: {
-                requests: { finished: counters.finished, rejected: counters.rejected, cancelled: counters.cancelled, failed: counters.failed },
+                requests: {
+                    finished: counters.finished,
+                    rejected: counters.rejected,
+                    cancelled: counters.cancelled,
+                    failed: counters.failed
+                },
                 integrityFailures: counters.integrityFailures,
                 staleWritesRefused: poolCounters.staleWritesRefused,
                 staleCompletionsIgnored: counters.staleCompletionsIgnored,

@@ -29,15 +29,18 @@ export class TextStreamer {
             }
         }
         let safeEnd = text.length;
-        while (safeEnd > this.#emitted && text[safeEnd - 1] === "\uFFFD")
+        while (safeEnd > this.#emitted && text[safeEnd - 1] === "\uFFFD") {
             safeEnd--;
+        }
         let holdBack = 0;
-        for (const stop of this.stop)
-            for (let length = Math.min(stop.length - 1, safeEnd); length > holdBack; length--)
+        for (const stop of this.stop) {
+            for (let length = Math.min(stop.length - 1, safeEnd); length > holdBack; length--) {
                 if (text.endsWith(stop.slice(0, length), safeEnd)) {
                     holdBack = length;
                     break;
                 }
+            }
+        }
         return this.#emitUpTo(text, safeEnd - holdBack);
     }
 
@@ -54,8 +57,9 @@ export class TextStreamer {
     }
 
     #emitUpTo(text: string, end: number): string {
-        if (end <= this.#emitted)
+        if (end <= this.#emitted) {
             return "";
+        }
         const chunk = text.slice(this.#emitted, end);
         this.#emitted = end;
         return chunk;

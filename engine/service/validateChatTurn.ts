@@ -21,20 +21,31 @@ export function validateChatTurn(value: unknown): ChatTurnRequest {
     const turn = record(value, "request");
     const requestId = string(turn.requestId, "requestId", 256);
     const workspace = string(turn.workspace, "workspace", turnLimits.maxWorkspaceChars);
-    if (workspace === "")
+    if (workspace === "") {
         throw new InvalidRequestError("workspace is empty; name the workspace the turn belongs to.");
-    if (isCanaryWorkspace(workspace)) // the canary's temporary workspaces are nobody's prefix cache
-        throw new InvalidRequestError(`workspace names beginning with "${CANARY_WORKSPACE_PREFIX}" are the canary probe's; name the workspace otherwise.`);
-    if (!Array.isArray(turn.messages) || turn.messages.length === 0 || turn.messages.length > turnLimits.maxMessages)
+    }
+    if (isCanaryWorkspace(workspace)) {
+        // the canary's temporary workspaces are nobody's prefix cache
+        throw new InvalidRequestError(
+            `workspace names beginning with "${CANARY_WORKSPACE_PREFIX}" are the canary probe's; name the workspace otherwise.`
+        );
+    }
+    if (!Array.isArray(turn.messages) || turn.messages.length === 0 || turn.messages.length > turnLimits.maxMessages) {
         throw new InvalidRequestError(`messages must be a list of 1 to ${turnLimits.maxMessages} messages.`);
+    }
     const messages: ChatMessage[] = turn.messages.map((item: unknown, index: number) => {
         const message = record(item, `messages[${index}]`);
-        if (typeof message.role !== "string" || !roles.has(message.role))
+        if (typeof message.role !== "string" || !roles.has(message.role)) {
             throw new InvalidRequestError(`messages[${index}].role must be "system", "user" or "assistant".`);
-        return { role: message.role as ChatMessage["role"], content: string(message.content, `messages[${index}].content`, turnLimits.maxMessageChars) };
+        }
+        return {
+            role: message.role as ChatMessage["role"],
+            content: string(message.content, `messages[${index}].content`, turnLimits.maxMessageChars)
+        };
     });
-    if (messages.at(-1)!.role !== "user")
+    if (messages.at(-1)!.role !== "user") {
         throw new InvalidRequestError("The last message must be the user's: the engine answers it.");
+    }
 
     const sampling = record(turn.sampling, "sampling");
     const temperature = number(sampling.temperature, "sampling.temperature", 0, 2);
@@ -44,9 +55,12 @@ export function validateChatTurn(value: unknown): ChatTurnRequest {
     const seed = sampling.seed === undefined ? undefined : integer(sampling.seed, "sampling.seed", 0, 2 ** 32 - 1);
     let stop: string[] | undefined;
     if (sampling.stop !== undefined) {
-        if (!Array.isArray(sampling.stop) || sampling.stop.length > turnLimits.maxStopStrings)
+        if (!Array.isArray(sampling.stop) || sampling.stop.length > turnLimits.maxStopStrings) {
             throw new InvalidRequestError(`sampling.stop must be a list of at most ${turnLimits.maxStopStrings} strings.`);
-        stop = sampling.stop.map((item: unknown, index: number) => string(item, `sampling.stop[${index}]`, turnLimits.maxStopChars)).filter((item: string) => item !== "");
+        }
+        stop = sampling.stop
+            .map((item: unknown, index: number) => string(item, `sampling.stop[${index}]`, turnLimits.maxStopChars))
+            .filter((item: string) => item !== "");
     }
     let logprobs: { top: number } | undefined;
     if (sampling.logprobs !== undefined) {
@@ -57,27 +71,34 @@ export function validateChatTurn(value: unknown): ChatTurnRequest {
 }
 
 function record(value: unknown, name: string): Record<string, unknown> {
-    if (typeof value !== "object" || value === null || Array.isArray(value))
+    if (typeof value !== "object" || value === null || Array.isArray(value)) {
         throw new InvalidRequestError(`${name} must be an object.`);
+    }
     return value as Record<string, unknown>;
 }
 
 function string(value: unknown, name: string, maxChars: number): string {
-    if (typeof value !== "string")
+    if (typeof value !== "string") {
         throw new InvalidRequestError(`${name} must be a string.`);
-    if (value.length > maxChars)
-        throw new InvalidRequestError(`${name} has ${value.length.toLocaleString("en-US")} characters; the limit is ${maxChars.toLocaleString("en-US")}.`);
+    }
+    if (value.length > maxChars) {
+        throw new InvalidRequestError(
+            `${name} has ${value.length.toLocaleString("en-US")} characters; the limit is ${maxChars.toLocaleString("en-US")}.`
+        );
+    }
     return value;
 }
 
 function number(value: unknown, name: string, min: number, max: number): number {
-    if (typeof value !== "number" || !Number.isFinite(value) || value < min || value > max)
+    if (typeof value !== "number" || !Number.isFinite(value) || value < min || value > max) {
         throw new InvalidRequestError(`${name} must be a number in [${min}, ${max}]; got ${JSON.stringify(value) ?? String(value)}.`);
+    }
     return value;
 }
 
 function integer(value: unknown, name: string, min: number, max: number): number {
-    if (typeof value !== "number" || !Number.isSafeInteger(value) || value < min || value > max)
+    if (typeof value !== "number" || !Number.isSafeInteger(value) || value < min || value > max) {
         throw new InvalidRequestError(`${name} must be a whole number in [${min}, ${max}]; got ${JSON.stringify(value) ?? String(value)}.`);
+    }
     return value;
 }

@@ -26,8 +26,9 @@ export class FairQueue<E extends QueueEntry> {
 
     remove(entry: E): boolean {
         const index = this.#waiting.indexOf(entry);
-        if (index < 0)
+        if (index < 0) {
             return false;
+        }
         this.#waiting.splice(index, 1);
         return true;
     }
@@ -50,8 +51,9 @@ export class FairQueue<E extends QueueEntry> {
     /** Takes the next entry whose workspace is not busy, or undefined. */
     next(busySessions: ReadonlySet<SessionId>): E | undefined {
         const entry = this.order(busySessions)[0];
-        if (entry === undefined || busySessions.has(entry.session))
+        if (entry === undefined || busySessions.has(entry.session)) {
             return undefined;
+        }
         this.remove(entry);
         this.#lastServed.set(entry.session, this.#numGrants++);
         return entry;

@@ -25,9 +25,12 @@ export class SessionRecord {
     /** Tokens whose KV the engine holds for this workspace. */
     get heldTokens(): readonly number[] {
         switch (this.residency.kind) {
-            case "none": return [];
-            case "resident": return this.residency.slot.tokens;
-            case "swapped": return this.residency.manifest.tokens;
+            case "none":
+                return [];
+            case "resident":
+                return this.residency.slot.tokens;
+            case "swapped":
+                return this.residency.manifest.tokens;
         }
     }
 }

@@ -37,10 +37,15 @@ export function resolveServeModel(options: ServeOptions, log: (line: string) => 
             fs.closeSync(fd);
         }
     } catch (error) {
-        throw new ModelFileError(`Cannot read the model ${modelPath}: ${(error as Error).message}. Give the path of a GGUF file, or --model tiny.`);
+        throw new ModelFileError(
+            `Cannot read the model ${modelPath}: ${(error as Error).message}. Give the path of a GGUF file, or --model tiny.`
+        );
     }
-    if (!header.equals(GGUF_MAGIC))
-        throw new ModelFileError(`${modelPath} is not a GGUF file (it starts with ${JSON.stringify(header.toString("latin1"))}, a GGUF file with "GGUF"). Open a .gguf model.`);
+    if (!header.equals(GGUF_MAGIC)) {
+        throw new ModelFileError(
+            `${modelPath} is not a GGUF file (it starts with ${JSON.stringify(header.toString("latin1"))}, a GGUF file with "GGUF"). Open a .gguf model.`
+        );
+    }
     return { path: modelPath, id: serveModelId(modelPath) };
 }
 

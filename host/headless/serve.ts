@@ -32,41 +32,65 @@ async function main(): Promise<void> {
     store.catch((error: unknown) => log(`The workspaces could not be opened: ${(error as Error).message}`));
     const model = resolveServeModel(options, log);
     const apiKey = options.apiKey ?? `kv-${crypto.randomBytes(24).toString("hex")}`;
-    if (options.apiKey === undefined)
+    if (options.apiKey === undefined) {
         log(`API key (new for this start; set --api-key or KVAULT_API_KEY to keep one): ${apiKey}`);
+    }
 
-    const supervisor = await EngineSupervisor.start({
-        modelPath: model.path,
-        mode: options.mode,
-        window: options.context,
-        prefillContextSize: options.prefillCapacity,
-        decodeContextSize: options.context,
-        numDecodeSequences: options.decodeSequences,
-        pageTokens: options.pageTokens,
-        numPages: options.poolPages,
-        onWindowAboveCapacity: "clamp"
-    }, { log });
+    const supervisor = await EngineSupervisor.start(
+        {
+            modelPath: model.path,
+            mode: options.mode,
+            window: options.context,
+            prefillContextSize: options.prefillCapacity,
+            decodeContextSize: options.context,
+            numDecodeSequences: options.decodeSequences,
+            pageTokens: options.pageTokens,
+            numPages: options.poolPages,
+            onWindowAboveCapacity: "clamp"
+        },
+        { log }
+    );
     const info = supervisor.info;
     log(`Engine: ${info.modelName} on ${info.backend}, ${info.mode.effective} mode${info.mode.reason ? ` (${info.mode.reason})` : ""}.`);
-    if (info.window.clamped)
-        log(`The window was clamped from ${info.window.configured.toLocaleString("en-US")} to ${info.window.limit.toLocaleString("en-US")} tokens: the measured ${info.window.boundBy} capacity is smaller.`);
-    supervisor.on("switched", (event) => log(`Engine: switched to ${event.info.modelName}; ${event.numEnded} request(s) ended with model_switched.`));
-    supervisor.on("crashed", (event) => log(`The engine process stopped (${event.signal ?? `exit ${event.exitCode}`}); ${event.numInterrupted} requests ended with an error.${event.willRestart ? " Restarting it." : ""}`));
+    if (info.window.clamped) {
+        log(
+            `The window was clamped from ${info.window.configured.toLocaleString("en-US")} to ${info.window.limit.toLocaleString("en-US")} tokens: the measured ${info.window.boundBy} capacity is smaller.`
+        );
+    }
+    supervisor.on("switched", (event) =>
+        log(`Engine: switched to ${event.info.modelName}; ${event.numEnded} request(s) ended with model_switched.`)
+    );
+    supervisor.on("crashed", (event) =>
+        log(
+            `The engine process stopped (${event.signal ?? `exit ${event.exitCode}`}); ${event.numInterrupted} requests ended with an error.${event.willRestart ? " Restarting it." : ""}`
+        )
+    );
 
     // "tiny" is the built-in demo model, generated into the data directory as at start.
-    const engine = supervisorEngineClient(supervisor, (name) =>
-        name === DEMO_MODEL ? resolveServeModel({ ...options, model: { kind: "preset", preset: DEMO_MODEL } }, log).path : path.resolve(name),
-    // Downloads go next to the demo model; the model library is the data directory's models.json.
-    path.join(options.dataDir, "models"), {
-        libraryFile: path.join(options.dataDir, "models.json"),
-        downloadStallMs: options.downloadStallSeconds === undefined ? undefined : options.downloadStallSeconds * 1000
-    });
+    const engine = supervisorEngineClient(
+        supervisor,
+        (name) =>
+            name === DEMO_MODEL
+                ? resolveServeModel({ ...options, model: { kind: "preset", preset: DEMO_MODEL } }, log).path
+                : path.resolve(name),
+        // Downloads go next to the demo model; the model library is the data directory's models.json.
+        path.join(options.dataDir, "models"),
+        {
+            libraryFile: path.join(options.dataDir, "models.json"),
+            downloadStallMs: options.downloadStallSeconds === undefined ? undefined : options.downloadStallSeconds * 1000
+        }
+    );
     const rpc = new RpcServer(engine, () => store);
     const rendererDirectory = path.join(repositoryRoot, "out", "renderer");
-    if (!fs.existsSync(path.join(rendererDirectory, "index.html")))
+    if (!fs.existsSync(path.join(rendererDirectory, "index.html"))) {
         log("The renderer is not built (out/renderer); serving the API only. `npm run serve` builds it.");
+    }
     const server = new KvaultHttpServer({
-        engine, apiKey, host: options.host, port: options.port, modelId: () => serveModelId(supervisor.info.modelPath),
+        engine,
+        apiKey,
+        host: options.host,
+        port: options.port,
+        modelId: () => serveModelId(supervisor.info.modelPath),
         rendererDirectory: fs.existsSync(rendererDirectory) ? rendererDirectory : undefined,
         onRpcUpgrade: (request, socket, head) => rpc.handleUpgrade(request, socket, head)
     });
@@ -74,14 +98,18 @@ async function main(): Promise<void> {
 
     let stopping = false;
     const stop = async (): Promise<void> => {
-        if (stopping)
+        if (stopping) {
             return;
+        }
         stopping = true;
         await rpc.close();
         await server.close();
         await engine.stopDownloads().catch((error: unknown) => log(`Cancelling the downloads failed: ${(error as Error).message}`));
         await supervisor.dispose();
-        await store.then((opened) => opened.close(), () => undefined);
+        await store.then(
+            (opened) => opened.close(),
+            () => undefined
+        );
         process.exit(0);
     };
     process.on("SIGINT", () => void stop());
@@ -94,6 +122,10 @@ main().catch((error: unknown) => {
         log(error.message);
         process.exit(2);
     }
-    log(error instanceof KvaultError ? error.message : `Kvault could not start: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
+    log(
+        error instanceof KvaultError
+            ? error.message
+            : `Kvault could not start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`
+    );
     process.exit(1);
 });

@@ -49,7 +49,20 @@ export const serveUsage = `Usage: npm run serve -- [options]
   --download-stall-seconds N  stop a download that gains no byte for N seconds, keeping it to resume (default 60)
 `;
 
-const FLAGS = new Set(["host", "port", "model", "mode", "context", "prefill-capacity", "decode-sequences", "page-tokens", "pool-pages", "api-key", "data-dir", "download-stall-seconds"]);
+const FLAGS = new Set([
+    "host",
+    "port",
+    "model",
+    "mode",
+    "context",
+    "prefill-capacity",
+    "decode-sequences",
+    "page-tokens",
+    "pool-pages",
+    "api-key",
+    "data-dir",
+    "download-stall-seconds"
+]);
 
 /** Parses `npm run serve` arguments; every mistake is a `ServeOptionsError` that says which flag and why. */
 export function parseServeOptions(argv: readonly string[], env: Readonly<Record<string, string | undefined>> = {}): ServeOptions {
@@ -57,41 +70,51 @@ export function parseServeOptions(argv: readonly string[], env: Readonly<Record<
     for (let index = 0; index < argv.length; index++) {
         const argument = argv[index]!;
         const match = /^--([a-z-]+)(?:=(.*))?$/.exec(argument);
-        if (match === null || !FLAGS.has(match[1]!))
+        if (match === null || !FLAGS.has(match[1]!)) {
             throw new ServeOptionsError(`Unknown option "${argument}".\n\n${serveUsage}`);
+        }
         const value = match[2] ?? argv[++index];
-        if (value === undefined || (match[2] === undefined && value.startsWith("--")))
+        if (value === undefined || (match[2] === undefined && value.startsWith("--"))) {
             throw new ServeOptionsError(`--${match[1]} needs a value.`);
-        if (given.has(match[1]!))
+        }
+        if (given.has(match[1]!)) {
             throw new ServeOptionsError(`--${match[1]} is given twice.`);
+        }
         given.set(match[1]!, value);
     }
 
     const integer = (flag: string, fallback: number, min: number, max: number): number => {
         const text = given.get(flag);
-        if (text === undefined)
+        if (text === undefined) {
             return fallback;
+        }
         const value = Number(text);
-        if (!/^\d+$/.test(text) || !Number.isSafeInteger(value) || value < min || value > max)
-            throw new ServeOptionsError(`--${flag} is "${text}"; it must be a whole number from ${min.toLocaleString("en-US")} to ${max.toLocaleString("en-US")}.`);
+        if (!/^\d+$/.test(text) || !Number.isSafeInteger(value) || value < min || value > max) {
+            throw new ServeOptionsError(
+                `--${flag} is "${text}"; it must be a whole number from ${min.toLocaleString("en-US")} to ${max.toLocaleString("en-US")}.`
+            );
+        }
         return value;
     };
 
     const mode = given.get("mode") ?? serveDefaults.mode;
-    if (mode !== "split" && mode !== "unified")
+    if (mode !== "split" && mode !== "unified") {
         throw new ServeOptionsError(`--mode is "${mode}"; use "split" or "unified".`);
+    }
     const modelText = given.get("model") ?? serveDefaults.model;
-    const model: ServeOptions["model"] = modelText === "tiny" || modelText === "small"
-        ? { kind: "preset", preset: modelText }
-        : { kind: "file", path: path.resolve(modelText) };
+    const model: ServeOptions["model"] =
+        modelText === "tiny" || modelText === "small"
+            ? { kind: "preset", preset: modelText }
+            : { kind: "file", path: path.resolve(modelText) };
 
     const context = integer("context", serveDefaults.context, 16, 1 << 22);
     const decodeSequences = integer("decode-sequences", serveDefaults.decodeSequences, 1, 256);
     const pageTokens = integer("page-tokens", serveDefaults.pageTokens, 1, 65_536);
     const pagesPerWindow = Math.ceil(context / pageTokens);
     const apiKey = given.get("api-key") ?? env.KVAULT_API_KEY;
-    if (apiKey !== undefined && !/^[A-Za-z0-9_.-]{8,200}$/.test(apiKey))
+    if (apiKey !== undefined && !/^[A-Za-z0-9_.-]{8,200}$/.test(apiKey)) {
         throw new ServeOptionsError("The API key must be 8 to 200 characters of letters, digits, '_', '.' or '-'.");
+    }
     return {
         host: given.get("host") ?? serveDefaults.host,
         port: integer("port", serveDefaults.port, 0, 65_535),

@@ -36,8 +36,14 @@ export interface KvaultHttpServerOptions {
 }
 
 const CONTENT_TYPES: Record<string, string> = {
-    ".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8",
-    ".svg": "image/svg+xml", ".png": "image/png", ".ico": "image/x-icon", ".json": "application/json", ".woff2": "font/woff2"
+    ".html": "text/html; charset=utf-8",
+    ".js": "text/javascript; charset=utf-8",
+    ".css": "text/css; charset=utf-8",
+    ".svg": "image/svg+xml",
+    ".png": "image/png",
+    ".ico": "image/x-icon",
+    ".json": "application/json",
+    ".woff2": "font/woff2"
 };
 
 /**
@@ -58,8 +64,9 @@ export class KvaultHttpServer {
             try {
                 this.#checkBrowserRequest(request);
                 const url = new URL(request.url ?? "/", "http://localhost");
-                if (url.pathname !== "/rpc" || this.options.onRpcUpgrade === undefined)
+                if (url.pathname !== "/rpc" || this.options.onRpcUpgrade === undefined) {
                     throw new OpenAiError(404, "Not found", "not_found_error", "not_found");
+                }
                 const key = url.searchParams.get("key") ?? "";
                 checkApiKey({ headers: { authorization: `Bearer ${key}` } } as IncomingMessage, this.options.apiKey);
                 this.options.onRpcUpgrade(request, socket, head);
@@ -110,34 +117,47 @@ export class KvaultHttpServer {
             this.#checkBrowserRequest(request);
             const url = new URL(request.url ?? "/", "http://localhost");
             const route = `${request.method} ${url.pathname}`;
-            if (request.method === "OPTIONS")
+            if (request.method === "OPTIONS") {
                 throw new OpenAiError(403, "Kvault grants no cross-origin access.", "permission_error", "cors_not_allowed");
-            if (route === "GET /health")
+            }
+            if (route === "GET /health") {
                 return sendJson(response, 200, { status: "ok" });
+            }
             if (url.pathname.startsWith("/v1/") || url.pathname === "/metrics") {
                 checkApiKey(request, this.options.apiKey);
-                if (route === "GET /metrics")
-                    return sendText(response, 200, prometheusMetrics(await this.options.engine.snapshot(), { requests: this.#httpStatusCounts }), "text/plain; version=0.0.4; charset=utf-8");
-                if (route === "GET /v1/models")
+                if (route === "GET /metrics") {
+                    return sendText(
+                        response,
+                        200,
+                        prometheusMetrics(await this.options.engine.snapshot(), { requests: this.#httpStatusCounts }),
+                        "text/plain; version=0.0.4; charset=utf-8"
+                    );
+                }
+                if (route === "GET /v1/models") {
                     return sendJson(response, 200, { object: "list", data: [this.#modelEntry()] });
+                }
                 if (request.method === "GET" && url.pathname.startsWith("/v1/models/")) {
-                    if (decodeURIComponent(url.pathname.slice("/v1/models/".length)) !== this.#modelId())
+                    if (decodeURIComponent(url.pathname.slice("/v1/models/".length)) !== this.#modelId()) {
                         throw this.#unknownModel(url.pathname.slice("/v1/models/".length));
+                    }
                     return sendJson(response, 200, this.#modelEntry());
                 }
-                if (route === "POST /v1/chat/completions")
+                if (route === "POST /v1/chat/completions") {
                     return await this.#chatCompletion(request, response);
+                }
                 throw new OpenAiError(404, `Unknown endpoint ${request.method} ${url.pathname}.`, "not_found_error", "unknown_url");
             }
-            if (request.method === "GET" && this.options.rendererDirectory !== undefined)
+            if (request.method === "GET" && this.options.rendererDirectory !== undefined) {
                 return this.#serveRenderer(url.pathname, response);
+            }
             throw new OpenAiError(404, `Nothing at ${url.pathname}.`, "not_found_error", "not_found");
         } catch (error) {
             const failure = error instanceof OpenAiError ? error : fromEngineError(error);
-            if (!response.headersSent)
+            if (!response.headersSent) {
                 sendError(response, failure);
-            else
+            } else {
                 response.end();
+            }
         }
     }
 
@@ -146,64 +166,115 @@ export class KvaultHttpServer {
     }
 
     #unknownModel(model: string): OpenAiError {
-        return new OpenAiError(404, `The model "${model.slice(0, 200)}" does not exist here. This server runs "${this.#modelId()}" (GET /v1/models).`, "not_found_error", "model_not_found", "model");
+        return new OpenAiError(
+            404,
+            `The model "${model.slice(0, 200)}" does not exist here. This server runs "${this.#modelId()}" (GET /v1/models).`,
+            "not_found_error",
+            "model_not_found",
+            "model"
+        );
     }
 
     async #chatCompletion(request: IncomingMessage, response: ServerResponse): Promise<void> {
         const body = parseChatCompletion(await readJsonBody(request, this.options.maxBodyBytes ?? httpDefaults.maxBodyBytes));
-        if (body.model !== this.#modelId())
+        if (body.model !== this.#modelId()) {
             throw this.#unknownModel(body.model);
+        }
         const header = request.headers["x-kvault-workspace"];
         const named = (typeof header === "string" && header !== "" ? header : undefined) ?? body.user;
-        if (named !== undefined && named.length > 256)
+        if (named !== undefined && named.length > 256) {
             throw new OpenAiError(400, "The workspace name is longer than 256 characters.", "invalid_request_error", null, "user");
-        if (this.#numInFlight >= (this.options.maxInFlight ?? httpDefaults.maxInFlight))
-            throw new OpenAiError(429, `${this.#numInFlight} requests are already running or queued, the most this server takes. Retry in a moment.`, "rate_limit_error", "queue_full", null, 1);
+        }
+        if (this.#numInFlight >= (this.options.maxInFlight ?? httpDefaults.maxInFlight)) {
+            throw new OpenAiError(
+                429,
+                `${this.#numInFlight} requests are already running or queued, the most this server takes. Retry in a moment.`,
+                "rate_limit_error",
+                "queue_full",
+                null,
+                1
+            );
+        }
 
         // Without a workspace, each request is its own: no KV outlives it.
         const workspace = named !== undefined ? `api:${named}` : `api-request:${crypto.randomUUID()}`;
-        const identity: CompletionIdentity = { id: `chatcmpl-${crypto.randomUUID().replaceAll("-", "")}`, created: Math.floor(Date.now() / 1000), model: this.#modelId() };
+        const identity: CompletionIdentity = {
+            id: `chatcmpl-${crypto.randomUUID().replaceAll("-", "")}`,
+            created: Math.floor(Date.now() / 1000),
+            model: this.#modelId()
+        };
         const controller = new AbortController();
-        const onClose = (): void => { if (!response.writableFinished) controller.abort(); };
+        const onClose = (): void => {
+            if (!response.writableFinished) {
+                controller.abort();
+            }
+        };
         response.on("close", onClose);
         const timeoutMs = this.options.requestTimeoutMs ?? httpDefaults.requestTimeoutMs;
         let timedOut = false;
-        const timer = setTimeout(() => { timedOut = true; controller.abort(); }, timeoutMs);
+        const timer = setTimeout(() => {
+            timedOut = true;
+            controller.abort();
+        }, timeoutMs);
         this.#numInFlight++;
 
         const openStream = (): void => {
-            if (response.headersSent)
+            if (response.headersSent) {
                 return;
-            response.writeHead(200, { "Content-Type": "text/event-stream; charset=utf-8", "Cache-Control": "no-store", Connection: "keep-alive" });
+            }
+            response.writeHead(200, {
+                "Content-Type": "text/event-stream; charset=utf-8",
+                "Cache-Control": "no-store",
+                Connection: "keep-alive"
+            });
             writeEvent(response, chunkBody(identity, { role: "assistant", content: "" }, null));
         };
         try {
             const result = await this.options.engine.chat(
                 { requestId: identity.id, workspace, messages: body.messages, sampling: body.sampling },
-                body.stream ? { onText: (text, logprobs) => { openStream(); writeEvent(response, chunkBody(identity, { content: text }, null, logprobs)); } } : {},
+                body.stream
+                    ? {
+                          onText: (text, logprobs) => {
+                              openStream();
+                              writeEvent(response, chunkBody(identity, { content: text }, null, logprobs));
+                          }
+                      }
+                    : {},
                 controller.signal
             );
-            if (!body.stream)
+            if (!body.stream) {
                 return sendJson(response, 200, completionBody(identity, result.text, result.finishReason, result.usage, result.logprobs));
+            }
             openStream();
             writeEvent(response, chunkBody(identity, {}, result.finishReason));
-            if (body.includeUsageInStream)
+            if (body.includeUsageInStream) {
                 writeEvent(response, usageChunkBody(identity, result.usage));
+            }
             response.end("data: [DONE]\n\n");
         } catch (error) {
             const failure = timedOut
-                ? new OpenAiError(504, `The request ran longer than the limit of ${Math.round(timeoutMs / 1000)} s and was cancelled. Ask for fewer tokens or retry.`, "server_error", "request_timeout")
-                : error instanceof OpenAiError ? error : fromEngineError(error);
-            if (!response.headersSent)
+                ? new OpenAiError(
+                      504,
+                      `The request ran longer than the limit of ${Math.round(timeoutMs / 1000)} s and was cancelled. Ask for fewer tokens or retry.`,
+                      "server_error",
+                      "request_timeout"
+                  )
+                : error instanceof OpenAiError
+                  ? error
+                  : fromEngineError(error);
+            if (!response.headersSent) {
                 sendError(response, failure);
-            else if (!response.destroyed) // mid-stream: an error event and no [DONE]; never a completed stream
+            } else if (!response.destroyed) {
+                // mid-stream: an error event and no [DONE]; never a completed stream
                 response.end(`data: ${JSON.stringify(failure.body())}\n\n`);
+            }
         } finally {
             clearTimeout(timer);
             response.off("close", onClose);
             this.#numInFlight--;
-            if (named === undefined)
+            if (named === undefined) {
                 await this.options.engine.forgetWorkspace(workspace).catch(() => undefined);
+            }
         }
     }
 
@@ -211,8 +282,9 @@ export class KvaultHttpServer {
         const root = path.resolve(this.options.rendererDirectory!);
         const relative = pathname === "/" ? "index.html" : decodeURIComponent(pathname).replace(/^\/+/, "");
         const filePath = path.resolve(root, relative);
-        if (!filePath.startsWith(root + path.sep) || !fs.existsSync(filePath) || !fs.statSync(filePath).isFile())
+        if (!filePath.startsWith(root + path.sep) || !fs.existsSync(filePath) || !fs.statSync(filePath).isFile()) {
             throw new OpenAiError(404, `Nothing at ${pathname}.`, "not_found_error", "not_found");
+        }
         const extension = path.extname(filePath);
         let content = fs.readFileSync(filePath);
         if (relative === "index.html") {
@@ -221,7 +293,10 @@ export class KvaultHttpServer {
             content = Buffer.from(content.toString("utf8").replace("</head>", `${meta}\n</head>`));
             response.setHeader("Cache-Control", "no-store");
         }
-        response.writeHead(200, { "Content-Type": CONTENT_TYPES[extension] ?? "application/octet-stream", "Content-Length": content.length });
+        response.writeHead(200, {
+            "Content-Type": CONTENT_TYPES[extension] ?? "application/octet-stream",
+            "Content-Length": content.length
+        });
         response.end(content);
     }
 }
@@ -242,7 +317,8 @@ function sendText(response: ServerResponse, status: number, text: string, conten
 }
 
 function sendError(response: ServerResponse, error: OpenAiError): void {
-    if (error.retryAfterSeconds !== undefined)
+    if (error.retryAfterSeconds !== undefined) {
         response.setHeader("Retry-After", String(error.retryAfterSeconds));
+    }
     sendJson(response, error.status === 499 ? 400 : error.status, error.body());
 }

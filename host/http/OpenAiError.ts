@@ -3,7 +3,13 @@ export class OpenAiError extends Error {
     constructor(
         readonly status: number,
         message: string,
-        readonly type: "invalid_request_error" | "authentication_error" | "not_found_error" | "rate_limit_error" | "server_error" | "permission_error",
+        readonly type:
+            | "invalid_request_error"
+            | "authentication_error"
+            | "not_found_error"
+            | "rate_limit_error"
+            | "server_error"
+            | "permission_error",
         readonly code: string | null,
         readonly param: string | null = null,
         readonly retryAfterSeconds?: number

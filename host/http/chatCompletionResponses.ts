@@ -17,31 +17,54 @@ export function usageBody(usage: TurnUsage): Record<string, unknown> {
 
 /** OpenAI's `choices[].logprobs`, or null when not asked for. */
 export function logprobsBody(logprobs: readonly TokenLogprob[] | undefined): Record<string, unknown> | null {
-    if (logprobs === undefined)
+    if (logprobs === undefined) {
         return null;
+    }
     return {
         content: logprobs.map((entry) => ({
             token: entry.token,
             logprob: entry.logprob,
             bytes: entry.bytes,
-            top_logprobs: entry.topLogprobs.map((candidate) => ({ token: candidate.token, logprob: candidate.logprob, bytes: candidate.bytes }))
+            top_logprobs: entry.topLogprobs.map((candidate) => ({
+                token: candidate.token,
+                logprob: candidate.logprob,
+                bytes: candidate.bytes
+            }))
         })),
         refusal: null
     };
 }
 
-export function completionBody(identity: CompletionIdentity, text: string, finishReason: FinishReason, usage: TurnUsage, logprobs?: readonly TokenLogprob[]): Record<string, unknown> {
+export function completionBody(
+    identity: CompletionIdentity,
+    text: string,
+    finishReason: FinishReason,
+    usage: TurnUsage,
+    logprobs?: readonly TokenLogprob[]
+): Record<string, unknown> {
     return {
         id: identity.id,
         object: "chat.completion",
         created: identity.created,
         model: identity.model,
-        choices: [{ index: 0, message: { role: "assistant", content: text, refusal: null }, logprobs: logprobsBody(logprobs), finish_reason: finishReason }],
+        choices: [
+            {
+                index: 0,
+                message: { role: "assistant", content: text, refusal: null },
+                logprobs: logprobsBody(logprobs),
+                finish_reason: finishReason
+            }
+        ],
         usage: usageBody(usage)
     };
 }
 
-export function chunkBody(identity: CompletionIdentity, delta: Record<string, unknown>, finishReason: FinishReason | null, logprobs?: readonly TokenLogprob[]): Record<string, unknown> {
+export function chunkBody(
+    identity: CompletionIdentity,
+    delta: Record<string, unknown>,
+    finishReason: FinishReason | null,
+    logprobs?: readonly TokenLogprob[]
+): Record<string, unknown> {
     return {
         id: identity.id,
         object: "chat.completion.chunk",
@@ -52,5 +75,12 @@ export function chunkBody(identity: CompletionIdentity, delta: Record<string, un
 }
 
 export function usageChunkBody(identity: CompletionIdentity, usage: TurnUsage): Record<string, unknown> {
-    return { id: identity.id, object: "chat.completion.chunk", created: identity.created, model: identity.model, choices: [], usage: usageBody(usage) };
+    return {
+        id: identity.id,
+        object: "chat.completion.chunk",
+        created: identity.created,
+        model: identity.model,
+        choices: [],
+        usage: usageBody(usage)
+    };
 }

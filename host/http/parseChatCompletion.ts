@@ -20,57 +20,72 @@ export const DEFAULT_MAX_TOKENS = 512;
  * rather than silently dropped.
  */
 export function parseChatCompletion(body: unknown): ChatCompletionRequest {
-    if (typeof body !== "object" || body === null || Array.isArray(body))
+    if (typeof body !== "object" || body === null || Array.isArray(body)) {
         throw invalidRequest("The request body must be a JSON object.");
+    }
     const input = body as Record<string, unknown>;
 
-    if (typeof input.model !== "string" || input.model === "")
+    if (typeof input.model !== "string" || input.model === "") {
         throw invalidRequest("model is required: use the id from GET /v1/models.", "model");
-    if (!Array.isArray(input.messages) || input.messages.length === 0)
+    }
+    if (!Array.isArray(input.messages) || input.messages.length === 0) {
         throw invalidRequest("messages must be a non-empty array.", "messages");
+    }
     const messages = input.messages.map((item: unknown, index: number) => parseMessage(item, index));
-    if (messages.at(-1)!.role !== "user")
-        throw invalidRequest("The last message must have role \"user\".", `messages[${messages.length - 1}].role`);
+    if (messages.at(-1)!.role !== "user") {
+        throw invalidRequest('The last message must have role "user".', `messages[${messages.length - 1}].role`);
+    }
 
     const stream = optionalBoolean(input.stream, "stream") ?? false;
     const streamOptions = input.stream_options;
     let includeUsageInStream = false;
     if (streamOptions !== undefined && streamOptions !== null) {
-        if (typeof streamOptions !== "object" || Array.isArray(streamOptions))
+        if (typeof streamOptions !== "object" || Array.isArray(streamOptions)) {
             throw invalidRequest("stream_options must be an object.", "stream_options");
-        includeUsageInStream = optionalBoolean((streamOptions as Record<string, unknown>).include_usage, "stream_options.include_usage") ?? false;
+        }
+        includeUsageInStream =
+            optionalBoolean((streamOptions as Record<string, unknown>).include_usage, "stream_options.include_usage") ?? false;
     }
 
-    const maxTokens = optionalInteger(input.max_completion_tokens, "max_completion_tokens", 1, 1_048_576)
-        ?? optionalInteger(input.max_tokens, "max_tokens", 1, 1_048_576) ?? DEFAULT_MAX_TOKENS;
+    const maxTokens =
+        optionalInteger(input.max_completion_tokens, "max_completion_tokens", 1, 1_048_576) ??
+        optionalInteger(input.max_tokens, "max_tokens", 1, 1_048_576) ??
+        DEFAULT_MAX_TOKENS;
     const temperature = optionalNumber(input.temperature, "temperature", 0, 2) ?? 1;
     const topP = optionalNumber(input.top_p, "top_p", 0, 1);
     const seed = optionalInteger(input.seed, "seed", Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER);
     const n = optionalInteger(input.n, "n", 1, 128);
-    if (n !== undefined && n !== 1)
+    if (n !== undefined && n !== 1) {
         throw invalidRequest(`n is ${n}; Kvault generates one choice per request (n = 1).`, "n");
+    }
     const logprobs = optionalBoolean(input.logprobs, "logprobs") ?? false;
     const topLogprobs = optionalInteger(input.top_logprobs, "top_logprobs", 0, 20);
-    if (topLogprobs !== undefined && !logprobs)
+    if (topLogprobs !== undefined && !logprobs) {
         throw invalidRequest("top_logprobs needs logprobs set to true.", "top_logprobs");
-    for (const penalty of ["frequency_penalty", "presence_penalty"] as const)
-        if (optionalNumber(input[penalty], penalty, -2, 2) ?? 0)
+    }
+    for (const penalty of ["frequency_penalty", "presence_penalty"] as const) {
+        if (optionalNumber(input[penalty], penalty, -2, 2) ?? 0) {
             throw invalidRequest(`${penalty} is not served by Kvault yet; send 0 or leave it out.`, penalty);
+        }
+    }
 
     let stop: string[] | undefined;
-    if (typeof input.stop === "string")
+    if (typeof input.stop === "string") {
         stop = [input.stop];
-    else if (Array.isArray(input.stop)) {
-        if (input.stop.length > 4 || !input.stop.every((item) => typeof item === "string"))
+    } else if (Array.isArray(input.stop)) {
+        if (input.stop.length > 4 || !input.stop.every((item) => typeof item === "string")) {
             throw invalidRequest("stop must be a string or an array of up to 4 strings.", "stop");
+        }
         stop = input.stop as string[];
-    } else if (input.stop !== undefined && input.stop !== null)
+    } else if (input.stop !== undefined && input.stop !== null) {
         throw invalidRequest("stop must be a string or an array of up to 4 strings.", "stop");
+    }
 
     let user: string | undefined;
     if (input.user !== undefined && input.user !== null) {
-        if (typeof input.user !== "string" || input.user.length > 256)
+        if (typeof input.user !== "string" || input.user.length > 256) {
             throw invalidRequest("user must be a string of at most 256 characters.", "user");
+        }
         user = input.user === "" ? undefined : input.user;
     }
 
@@ -86,43 +101,60 @@ export function parseChatCompletion(body: unknown): ChatCompletionRequest {
 }
 
 function parseMessage(item: unknown, index: number): ChatMessage {
-    if (typeof item !== "object" || item === null || Array.isArray(item))
+    if (typeof item !== "object" || item === null || Array.isArray(item)) {
         throw invalidRequest(`messages[${index}] must be an object.`, `messages[${index}]`);
+    }
     const message = item as Record<string, unknown>;
     const role = message.role === "developer" ? "system" : message.role;
-    if (role !== "system" && role !== "user" && role !== "assistant")
+    if (role !== "system" && role !== "user" && role !== "assistant") {
         throw invalidRequest(`messages[${index}].role must be "system", "developer", "user" or "assistant".`, `messages[${index}].role`);
+    }
     return { role, content: parseContent(message.content, index) };
 }
 
 function parseContent(content: unknown, index: number): string {
-    if (typeof content === "string")
+    if (typeof content === "string") {
         return content;
-    if (Array.isArray(content) && content.every((part) => typeof part === "object" && part !== null && (part as { type?: unknown }).type === "text" && typeof (part as { text?: unknown }).text === "string"))
+    }
+    if (
+        Array.isArray(content) &&
+        content.every(
+            (part) =>
+                typeof part === "object" &&
+                part !== null &&
+                (part as { type?: unknown }).type === "text" &&
+                typeof (part as { text?: unknown }).text === "string"
+        )
+    ) {
         return content.map((part) => (part as { text: string }).text).join("");
+    }
     throw invalidRequest(`messages[${index}].content must be a string or an array of text parts.`, `messages[${index}].content`);
 }
 
 function optionalBoolean(value: unknown, name: string): boolean | undefined {
-    if (value === undefined || value === null)
+    if (value === undefined || value === null) {
         return undefined;
-    if (typeof value !== "boolean")
+    }
+    if (typeof value !== "boolean") {
         throw invalidRequest(`${name} must be true or false.`, name);
+    }
     return value;
 }
 
 function optionalNumber(value: unknown, name: string, min: number, max: number): number | undefined {
-    if (value === undefined || value === null)
+    if (value === undefined || value === null) {
         return undefined;
-    if (typeof value !== "number" || !Number.isFinite(value) || value < min || value > max)
+    }
+    if (typeof value !== "number" || !Number.isFinite(value) || value < min || value > max) {
         throw invalidRequest(`${name} must be a number from ${min} to ${max}.`, name);
+    }
     return value;
 }
 
 function optionalInteger(value: unknown, name: string, min: number, max: number): number | undefined {
     const number = optionalNumber(value, name, min, max);
-    if (number !== undefined && !Number.isInteger(number))
+    if (number !== undefined && !Number.isInteger(number)) {
         throw invalidRequest(`${name} must be a whole number.`, name);
+    }
     return number;
 }
-

@@ -5,28 +5,62 @@ export function prometheusMetrics(snapshot: EngineSnapshot, http: { readonly req
     const lines: string[] = [];
     const metric = (name: string, type: "gauge" | "counter", help: string, samples: readonly [labels: string, value: number][]): void => {
         lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
-        for (const [labels, value] of samples)
+        for (const [labels, value] of samples) {
             lines.push(`${name}${labels} ${Number.isFinite(value) ? value : 0}`);
+        }
     };
     const { pageMap, counters } = snapshot;
-    metric("kvault_pages", "gauge", "KV pages in the host pool, by state.",
-        Object.entries(pageMap.numPagesByState).map(([state, count]) => [`{state="${state}"}`, count]));
+    metric(
+        "kvault_pages",
+        "gauge",
+        "KV pages in the host pool, by state.",
+        Object.entries(pageMap.numPagesByState).map(([state, count]) => [`{state="${state}"}`, count])
+    );
     metric("kvault_page_leases_active", "gauge", "Page leases held by in-flight transfers.", [["", pageMap.numActiveLeases]]);
-    metric("kvault_requests_total", "counter", "Engine requests by outcome.",
-        Object.entries(counters.requests).map(([outcome, count]) => [`{outcome="${outcome}"}`, count]));
-    metric("kvault_integrity_failures_total", "counter", "Handoffs and swaps refused by a page integrity check.", [["", counters.integrityFailures]]);
-    metric("kvault_stale_writes_refused_total", "counter", "Page writes refused for a stale generation or a released page.", [["", counters.staleWritesRefused]]);
-    metric("kvault_stale_completions_ignored_total", "counter", "Late or duplicate transfer completions ignored by their request and generation.", [["", counters.staleCompletionsIgnored]]);
+    metric(
+        "kvault_requests_total",
+        "counter",
+        "Engine requests by outcome.",
+        Object.entries(counters.requests).map(([outcome, count]) => [`{outcome="${outcome}"}`, count])
+    );
+    metric("kvault_integrity_failures_total", "counter", "Handoffs and swaps refused by a page integrity check.", [
+        ["", counters.integrityFailures]
+    ]);
+    metric("kvault_stale_writes_refused_total", "counter", "Page writes refused for a stale generation or a released page.", [
+        ["", counters.staleWritesRefused]
+    ]);
+    metric(
+        "kvault_stale_completions_ignored_total",
+        "counter",
+        "Late or duplicate transfer completions ignored by their request and generation.",
+        [["", counters.staleCompletionsIgnored]]
+    );
     metric("kvault_pages_scrubbed_total", "counter", "Pages zeroed before returning to the free list.", [["", counters.pagesScrubbed]]);
-    metric("kvault_swaps_total", "counter", "Workspaces moved between decode sequences and pages.",
-        [[`{direction="out"}`, counters.swapOuts], [`{direction="in"}`, counters.swapIns], [`{direction="dropped"}`, counters.swapDrops]]);
-    metric("kvault_tokens_total", "counter", "Tokens, by kind.",
-        [[`{kind="generated"}`, counters.generatedTokens], [`{kind="prompt_evaluated"}`, counters.evaluatedPromptTokens], [`{kind="prompt_reused"}`, counters.reusedPromptTokens]]);
-    metric("kvault_tokens_per_second", "gauge", "Generated tokens per second, all workspaces, over the last seconds.", [["", snapshot.tokensPerSecond]]);
+    metric("kvault_swaps_total", "counter", "Workspaces moved between decode sequences and pages.", [
+        [`{direction="out"}`, counters.swapOuts],
+        [`{direction="in"}`, counters.swapIns],
+        [`{direction="dropped"}`, counters.swapDrops]
+    ]);
+    metric("kvault_tokens_total", "counter", "Tokens, by kind.", [
+        [`{kind="generated"}`, counters.generatedTokens],
+        [`{kind="prompt_evaluated"}`, counters.evaluatedPromptTokens],
+        [`{kind="prompt_reused"}`, counters.reusedPromptTokens]
+    ]);
+    metric("kvault_tokens_per_second", "gauge", "Generated tokens per second, all workspaces, over the last seconds.", [
+        ["", snapshot.tokensPerSecond]
+    ]);
     metric("kvault_queue_length", "gauge", "Requests waiting for a decode sequence.", [["", snapshot.numQueued]]);
-    metric("kvault_context_limit_tokens", "gauge", "The advertised context limit and the measured capacities, in tokens.",
-        Object.entries(snapshot.capacities).map(([bound, tokens]) => [`{bound="${bound}"}`, tokens]));
-    metric("kvault_http_requests_total", "counter", "HTTP API responses by status.",
-        Object.entries(http.requests).map(([status, count]) => [`{status="${status}"}`, count]));
+    metric(
+        "kvault_context_limit_tokens",
+        "gauge",
+        "The advertised context limit and the measured capacities, in tokens.",
+        Object.entries(snapshot.capacities).map(([bound, tokens]) => [`{bound="${bound}"}`, tokens])
+    );
+    metric(
+        "kvault_http_requests_total",
+        "counter",
+        "HTTP API responses by status.",
+        Object.entries(http.requests).map(([status, count]) => [`{status="${status}"}`, count])
+    );
     return lines.join("\n") + "\n";
 }

@@ -11,15 +11,27 @@ export function allowedHosts(boundHost: string, port: number): Set<string> {
 
 export function checkHost(request: IncomingMessage, allowed: ReadonlySet<string>): void {
     const host = (request.headers.host ?? "").toLowerCase();
-    if (!allowed.has(host))
-        throw new OpenAiError(403, `The Host header "${host.slice(0, 100)}" is not this server's address. Kvault answers only to ${[...allowed].join(", ")}.`, "permission_error", "host_not_allowed");
+    if (!allowed.has(host)) {
+        throw new OpenAiError(
+            403,
+            `The Host header "${host.slice(0, 100)}" is not this server's address. Kvault answers only to ${[...allowed].join(", ")}.`,
+            "permission_error",
+            "host_not_allowed"
+        );
+    }
 }
 
 /** Browsers send Origin; a page of another origin may not drive the API (no CORS is ever granted). */
 export function checkOrigin(request: IncomingMessage, ownOrigins: ReadonlySet<string>): void {
     const origin = request.headers.origin;
-    if (origin !== undefined && !ownOrigins.has(origin.toLowerCase()))
-        throw new OpenAiError(403, `Requests from ${origin.slice(0, 100)} are not allowed: Kvault's API serves only its own pages and non-browser clients.`, "permission_error", "origin_not_allowed");
+    if (origin !== undefined && !ownOrigins.has(origin.toLowerCase())) {
+        throw new OpenAiError(
+            403,
+            `Requests from ${origin.slice(0, 100)} are not allowed: Kvault's API serves only its own pages and non-browser clients.`,
+            "permission_error",
+            "origin_not_allowed"
+        );
+    }
 }
 
 export function checkApiKey(request: IncomingMessage, apiKey: string): void {
@@ -27,29 +39,52 @@ export function checkApiKey(request: IncomingMessage, apiKey: string): void {
     const match = /^Bearer\s+(.+)$/i.exec(header);
     const given = Buffer.from(match?.[1]?.trim() ?? "");
     const expected = Buffer.from(apiKey);
-    if (given.length !== expected.length || !crypto.timingSafeEqual(given, expected))
-        throw new OpenAiError(401, match === null
-            ? "No API key given. Send it as \"Authorization: Bearer <key>\"; the key is printed when Kvault starts, or set with --api-key / KVAULT_API_KEY."
-            : "Incorrect API key. Use the key printed when Kvault started, or the one set with --api-key / KVAULT_API_KEY.", "authentication_error", "invalid_api_key");
+    if (given.length !== expected.length || !crypto.timingSafeEqual(given, expected)) {
+        throw new OpenAiError(
+            401,
+            match === null
+                ? 'No API key given. Send it as "Authorization: Bearer <key>"; the key is printed when Kvault starts, or set with --api-key / KVAULT_API_KEY.'
+                : "Incorrect API key. Use the key printed when Kvault started, or the one set with --api-key / KVAULT_API_KEY.",
+            "authentication_error",
+            "invalid_api_key"
+        );
+    }
 }
 
 /** Reads a JSON body of at most `maxBytes`; larger is a 413, never a truncated parse. */
 export async function readJsonBody(request: IncomingMessage, maxBytes: number): Promise<unknown> {
     const declared = Number(request.headers["content-length"] ?? "0");
-    if (declared > maxBytes)
-        throw new OpenAiError(413, `The request body is ${declared.toLocaleString("en-US")} bytes; the limit is ${maxBytes.toLocaleString("en-US")}.`, "invalid_request_error", "request_too_large");
+    if (declared > maxBytes) {
+        throw new OpenAiError(
+            413,
+            `The request body is ${declared.toLocaleString("en-US")} bytes; the limit is ${maxBytes.toLocaleString("en-US")}.`,
+            "invalid_request_error",
+            "request_too_large"
+        );
+    }
     const chunks: Buffer[] = [];
     let numBytes = 0;
     for await (const chunk of request) {
         numBytes += (chunk as Buffer).length;
-        if (numBytes > maxBytes)
-            throw new OpenAiError(413, `The request body exceeds the limit of ${maxBytes.toLocaleString("en-US")} bytes.`, "invalid_request_error", "request_too_large");
+        if (numBytes > maxBytes) {
+            throw new OpenAiError(
+                413,
+                `The request body exceeds the limit of ${maxBytes.toLocaleString("en-US")} bytes.`,
+                "invalid_request_error",
+                "request_too_large"
+            );
+        }
         chunks.push(chunk as Buffer);
     }
     const text = Buffer.concat(chunks).toString("utf8");
     try {
         return JSON.parse(text);
     } catch (error) {
-        throw new OpenAiError(400, `The request body is not valid JSON: ${(error as Error).message}`, "invalid_request_error", "invalid_json");
+        throw new OpenAiError(
+            400,
+            `The request body is not valid JSON: ${(error as Error).message}`,
+            "invalid_request_error",
+            "invalid_json"
+        );
     }
 }

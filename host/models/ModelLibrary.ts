@@ -40,7 +40,11 @@ export class ModelLibrary {
     readonly #now: () => Date;
     #writes: Promise<void> = Promise.resolve();
 
-    private constructor(private readonly options: ModelLibraryOptions, models: StoredModel[], problems: LibraryProblem[]) {
+    private constructor(
+        private readonly options: ModelLibraryOptions,
+        models: StoredModel[],
+        problems: LibraryProblem[]
+    ) {
         this.#models = models;
         this.#problems = problems;
         this.#now = options.now ?? (() => new Date());
@@ -58,22 +62,37 @@ export class ModelLibrary {
         try {
             text = await fsPromises.readFile(options.filePath, "utf8");
         } catch (error) {
-            if ((error as NodeJS.ErrnoException).code === "ENOENT")
+            if ((error as NodeJS.ErrnoException).code === "ENOENT") {
                 return new ModelLibrary(options, [], []);
-            return new ModelLibrary(options, [], [{
-                code: "library_unreadable", copy: undefined,
-                message: `${options.filePath} could not be read (${(error as Error).message}); the library starts empty. Check the file's permissions.`
-            }]);
+            }
+            return new ModelLibrary(
+                options,
+                [],
+                [
+                    {
+                        code: "library_unreadable",
+                        copy: undefined,
+                        message: `${options.filePath} could not be read (${(error as Error).message}); the library starts empty. Check the file's permissions.`
+                    }
+                ]
+            );
         }
         const { models, damage } = parseLibrary(text);
-        if (damage === undefined)
+        if (damage === undefined) {
             return new ModelLibrary(options, models, []);
+        }
         const copy = await preserveCopy(options.filePath, now()).catch(() => undefined);
-        const kept = models.length === 0 ? "the library starts empty" : `the ${models.length.toLocaleString("en-US")} readable ${models.length === 1 ? "entry was" : "entries were"} kept`;
-        const library = new ModelLibrary(options, models, [{
-            code: "library_corrupt", copy,
-            message: `${fileName} was damaged (${damage}); ${copy === undefined ? "no copy could be made" : `a copy is kept at ${copy}`}, and ${kept}.`
-        }]);
+        const kept =
+            models.length === 0
+                ? "the library starts empty"
+                : `the ${models.length.toLocaleString("en-US")} readable ${models.length === 1 ? "entry was" : "entries were"} kept`;
+        const library = new ModelLibrary(options, models, [
+            {
+                code: "library_corrupt",
+                copy,
+                message: `${fileName} was damaged (${damage}); ${copy === undefined ? "no copy could be made" : `a copy is kept at ${copy}`}, and ${kept}.`
+            }
+        ]);
         // Written back at once, so the next start does not report the same damage again.
         await library.#save().catch(() => undefined);
         return library;
@@ -94,7 +113,7 @@ export class ModelLibrary {
      */
     async remember(modelPath: string, origin: LibraryOrigin, facts?: ModelFacts): Promise<LibraryModel> {
         const resolved = path.resolve(modelPath);
-        const read = facts ?? await this.options.inspect(resolved);
+        const read = facts ?? (await this.options.inspect(resolved));
         const fingerprint = modelFingerprint(resolved);
         const now = this.#now().toISOString();
         const existing = this.#models.find((model) => model.path === resolved);
@@ -119,10 +138,11 @@ export class ModelLibrary {
             lastUsedAt: now
         };
         const index = this.#models.findIndex((entry) => entry.path === resolved);
-        if (index === -1)
+        if (index === -1) {
             this.#models.push(model);
-        else
+        } else {
             this.#models[index] = model;
+        }
         await this.#save();
         return { ...model, missing: !isFile(resolved) };
     }
@@ -134,15 +154,22 @@ export class ModelLibrary {
      */
     async forget(id: string, deleteFile = false): Promise<ModelLibraryListing> {
         const model = this.#models.find((entry) => entry.id === id);
-        if (model === undefined)
-            throw new LibraryModelUnknownError(`No model in the library has the id ${JSON.stringify(id.slice(0, 60))}; listModels names them.`);
+        if (model === undefined) {
+            throw new LibraryModelUnknownError(
+                `No model in the library has the id ${JSON.stringify(id.slice(0, 60))}; listModels names them.`
+            );
+        }
         if (deleteFile) {
-            if (model.origin !== "downloaded")
+            if (model.origin !== "downloaded") {
                 throw new LibraryFileNotOwnedError(
                     `Kvault deletes only files it downloaded; ${model.path} was opened from your disk, so it stays. Forget it without deleting the file, and delete the file yourself if you want it gone.`
                 );
-            if (this.options.isLoaded?.(model.path) === true)
-                throw new LibraryModelInUseError(`${model.fileName} is the model the engine runs now; load another model first, then delete it.`);
+            }
+            if (this.options.isLoaded?.(model.path) === true) {
+                throw new LibraryModelInUseError(
+                    `${model.fileName} is the model the engine runs now; load another model first, then delete it.`
+                );
+            }
             await fsPromises.rm(model.path, { force: true });
         }
         this.#models.splice(this.#models.indexOf(model), 1);
@@ -172,28 +199,35 @@ function parseLibrary(text: string): { models: StoredModel[]; damage: string | u
     } catch (error) {
         return { models: [], damage: `not JSON: ${(error as Error).message}` };
     }
-    if (!isRecord(value))
+    if (!isRecord(value)) {
         return { models: [], damage: "not a JSON object" };
+    }
     const { version, models } = value;
-    if (version !== LIBRARY_VERSION)
+    if (version !== LIBRARY_VERSION) {
         return { models: [], damage: `format version ${JSON.stringify(version)}, where this Kvault reads ${LIBRARY_VERSION}` };
-    if (!Array.isArray(models))
+    }
+    if (!Array.isArray(models)) {
         return { models: [], damage: "no models list" };
+    }
     const read: StoredModel[] = [];
     const unreadable: number[] = [];
     const seen = new Set<string>();
     models.forEach((entry: unknown, index) => {
         const model = readStoredModel(entry);
-        if (model === undefined || seen.has(model.id) || read.some((other) => other.path === model.path))
+        if (model === undefined || seen.has(model.id) || read.some((other) => other.path === model.path)) {
             unreadable.push(index + 1);
-        else {
+        } else {
             seen.add(model.id);
             read.push(model);
         }
     });
-    if (unreadable.length === 0)
+    if (unreadable.length === 0) {
         return { models: read, damage: undefined };
-    return { models: read, damage: `${unreadable.length === 1 ? "entry" : "entries"} ${unreadable.slice(0, 10).join(", ")}${unreadable.length > 10 ? ", …" : ""} could not be read` };
+    }
+    return {
+        models: read,
+        damage: `${unreadable.length === 1 ? "entry" : "entries"} ${unreadable.slice(0, 10).join(", ")}${unreadable.length > 10 ? ", …" : ""} could not be read`
+    };
 }
 
 function isFile(filePath: string): boolean {

@@ -24,10 +24,11 @@ export class ChatJournal {
         try {
             sizeBefore = (await handle.stat()).size;
             // One write call; the loop only continues a short write (a full disk, a signal), and each pass writes at least one byte.
-            for (let offset = 0; offset < bytes.length;) {
+            for (let offset = 0; offset < bytes.length; ) {
                 const { bytesWritten } = await handle.write(bytes, offset, bytes.length - offset);
-                if (bytesWritten <= 0)
+                if (bytesWritten <= 0) {
                     throw new Error(`wrote 0 of ${bytes.length - offset} bytes`);
+                }
                 offset += bytesWritten;
             }
             await handle.sync();
@@ -38,8 +39,9 @@ export class ChatJournal {
             await handle.close();
         }
         // A new file's directory entry must reach the disk too, or a power loss could lose the whole file.
-        if (sizeBefore === 0)
+        if (sizeBefore === 0) {
             await syncDirectory(path.dirname(this.filePath));
+        }
     }
 
     /** Replaces the file with exactly `messages`, atomically: a crash leaves the old file or the new. */

@@ -40,8 +40,11 @@ export class WorkspaceStore {
     #queue: Promise<unknown> = Promise.resolve();
     #closed = false;
 
-    private constructor(private readonly paths: StorePaths, contents: { workspaces: StoredWorkspace[]; selectedId: string | null; problems: StoreProblem[] },
-        private readonly now: () => Date) {
+    private constructor(
+        private readonly paths: StorePaths,
+        contents: { workspaces: StoredWorkspace[]; selectedId: string | null; problems: StoreProblem[] },
+        private readonly now: () => Date
+    ) {
         this.#workspaces = contents.workspaces;
         this.#selectedId = contents.selectedId;
         this.#problems = contents.problems;
@@ -59,7 +62,10 @@ export class WorkspaceStore {
         try {
             await fs.mkdir(paths.directory, { recursive: true, mode: 0o700 });
         } catch (error) {
-            throw new StoreOpenError(`Kvault cannot make its chats folder ${paths.directory}: ${(error as Error).message}. Check that the data folder exists and is yours.`, { cause: error });
+            throw new StoreOpenError(
+                `Kvault cannot make its chats folder ${paths.directory}: ${(error as Error).message}. Check that the data folder exists and is yours.`,
+                { cause: error }
+            );
         }
         let migrated: StoreProblem[];
         let contents: Awaited<ReturnType<typeof readStoreFiles>>;
@@ -67,13 +73,20 @@ export class WorkspaceStore {
             migrated = await migrateStore({ paths, now, log });
             contents = await readStoreFiles(paths, now, log);
         } catch (error) {
-            if (error instanceof KvaultError)
+            if (error instanceof KvaultError) {
                 throw error;
-            throw new StoreOpenError(`Kvault cannot read its chats in ${paths.directory}: ${(error as Error).message}. Check the folder's permissions and the disk.`, { cause: error });
+            }
+            throw new StoreOpenError(
+                `Kvault cannot read its chats in ${paths.directory}: ${(error as Error).message}. Check the folder's permissions and the disk.`,
+                { cause: error }
+            );
         }
         const problems = [...migrated, ...contents.problems];
-        for (const problem of problems)
-            log(`Set aside ${problem.bytes} bytes of ${problem.file}${problem.line === null ? "" : ` line ${problem.line}`} (${problem.kind}: ${problem.reason}); the original is kept as ${problem.copy}.`);
+        for (const problem of problems) {
+            log(
+                `Set aside ${problem.bytes} bytes of ${problem.file}${problem.line === null ? "" : ` line ${problem.line}`} (${problem.kind}: ${problem.reason}); the original is kept as ${problem.copy}.`
+            );
+        }
         return new WorkspaceStore(paths, { ...contents, problems }, now);
     }
 
@@ -86,11 +99,15 @@ export class WorkspaceStore {
     saveWorkspace(meta: WorkspaceMeta): Promise<void> {
         return this.#enqueue(async () => {
             const index = this.#workspaces.findIndex((workspace) => workspace.id === meta.id);
-            if (index === -1 && this.#workspaces.length >= workspaceLimits.maxWorkspaces)
-                throw new StoreLimitError(`Kvault keeps at most ${workspaceLimits.maxWorkspaces.toLocaleString("en-US")} workspaces; delete one to make another.`);
-            const workspaces = index === -1
-                ? [...this.#workspaces, { ...meta, messages: [] }]
-                : this.#workspaces.map((workspace, at) => at === index ? { ...meta, messages: workspace.messages } : workspace);
+            if (index === -1 && this.#workspaces.length >= workspaceLimits.maxWorkspaces) {
+                throw new StoreLimitError(
+                    `Kvault keeps at most ${workspaceLimits.maxWorkspaces.toLocaleString("en-US")} workspaces; delete one to make another.`
+                );
+            }
+            const workspaces =
+                index === -1
+                    ? [...this.#workspaces, { ...meta, messages: [] }]
+                    : this.#workspaces.map((workspace, at) => (at === index ? { ...meta, messages: workspace.messages } : workspace));
             await this.#writeMetadata(workspaces, this.#selectedId);
             this.#workspaces = workspaces;
         });
@@ -100,11 +117,13 @@ export class WorkspaceStore {
     removeWorkspace(id: string): Promise<void> {
         return this.#enqueue(async () => {
             const index = this.#workspaces.findIndex((workspace) => workspace.id === id);
-            if (index === -1)
+            if (index === -1) {
                 return;
+            }
             const workspaces = this.#workspaces.filter((workspace) => workspace.id !== id);
             // The renderer's rule (workspaceStore.remove): the one that took its place, else the one before.
-            const selectedId = this.#selectedId === id ? workspaces[Math.min(index, workspaces.length - 1)]?.id ?? null : this.#selectedId;
+            const selectedId =
+                this.#selectedId === id ? (workspaces[Math.min(index, workspaces.length - 1)]?.id ?? null) : this.#selectedId;
             // The list first: a crash before the chat file is gone brings it back as "Recovered chat", never loses one.
             await this.#writeMetadata(workspaces, selectedId);
             this.#workspaces = workspaces;
@@ -119,8 +138,9 @@ export class WorkspaceStore {
     selectWorkspace(id: string): Promise<void> {
         return this.#enqueue(async () => {
             this.#find(id);
-            if (this.#selectedId === id)
+            if (this.#selectedId === id) {
                 return;
+            }
             await this.#writeMetadata(this.#workspaces, id);
             this.#selectedId = id;
         });
@@ -134,10 +154,14 @@ export class WorkspaceStore {
         return this.#enqueue(async () => {
             const { messages } = this.#find(workspace);
             const last = messages.at(-1);
-            if (last?.id === message.id && last.content === message.content && last.role === message.role)
+            if (last?.id === message.id && last.content === message.content && last.role === message.role) {
                 return;
-            if (messages.some((item) => item.id === message.id))
-                throw new InvalidRequestError(`The chat of ${workspace} already has a message ${message.id}; give each message its own id.`);
+            }
+            if (messages.some((item) => item.id === message.id)) {
+                throw new InvalidRequestError(
+                    `The chat of ${workspace} already has a message ${message.id}; give each message its own id.`
+                );
+            }
             await this.#append(workspace, { op: "message", message });
             this.#setMessages(workspace, [...messages, message]);
         });
@@ -148,8 +172,9 @@ export class WorkspaceStore {
         return this.#enqueue(async () => {
             const { messages } = this.#find(workspace);
             const last = messages.at(-1);
-            if (last?.id !== messageId || last.role !== "assistant")
+            if (last?.id !== messageId || last.role !== "assistant") {
                 return { dropped: false };
+            }
             await this.#append(workspace, { op: "drop", id: messageId });
             this.#setMessages(workspace, messages.slice(0, -1));
             return { dropped: true };
@@ -158,8 +183,9 @@ export class WorkspaceStore {
 
     clearChat(workspace: string): Promise<void> {
         return this.#enqueue(async () => {
-            if (this.#find(workspace).messages.length === 0)
+            if (this.#find(workspace).messages.length === 0) {
                 return;
+            }
             await this.#append(workspace, { op: "clear" });
             this.#setMessages(workspace, []);
         });
@@ -172,11 +198,13 @@ export class WorkspaceStore {
      */
     importV1(document: string): Promise<ImportResult> {
         return this.#enqueue(async () => {
-            if (this.#workspaces.length > 0)
+            if (this.#workspaces.length > 0) {
                 return { ...this.#snapshot(), numImported: 0 };
+            }
             const read = readV1Workspaces(document);
-            if (read.workspaces.length === 0 && read.omissions.length === 0)
+            if (read.workspaces.length === 0 && read.omissions.length === 0) {
                 return { ...this.#snapshot(), numImported: 0 };
+            }
             const copy = path.join(this.paths.directory, `imported-v1-${fileStamp(this.now())}.json`);
             try {
                 await writeFileAtomic(copy, document);
@@ -198,26 +226,32 @@ export class WorkspaceStore {
     }
 
     #enqueue<T>(task: () => Promise<T>): Promise<T> {
-        if (this.#closed)
+        if (this.#closed) {
             return Promise.reject(new StoreWriteError("Kvault is shutting down and saves nothing more; this change was not saved."));
+        }
         const run = this.#queue.then(task);
         this.#queue = run.catch(() => undefined);
         return run;
     }
 
     #snapshot(): LoadedWorkspaces {
-        return { workspaces: this.#workspaces.map((workspace) => ({ ...workspace, messages: [...workspace.messages] })), selectedId: this.#selectedId, problems: [...this.#problems] };
+        return {
+            workspaces: this.#workspaces.map((workspace) => ({ ...workspace, messages: [...workspace.messages] })),
+            selectedId: this.#selectedId,
+            problems: [...this.#problems]
+        };
     }
 
     #find(id: string): StoredWorkspace {
         const workspace = this.#workspaces.find((item) => item.id === id);
-        if (workspace === undefined)
+        if (workspace === undefined) {
             throw new WorkspaceNotFoundError(id);
+        }
         return workspace;
     }
 
     #setMessages(id: string, messages: readonly StoredMessage[]): void {
-        this.#workspaces = this.#workspaces.map((workspace) => workspace.id === id ? { ...workspace, messages } : workspace);
+        this.#workspaces = this.#workspaces.map((workspace) => (workspace.id === id ? { ...workspace, messages } : workspace));
     }
 
     #journal(id: string): ChatJournal {
@@ -232,7 +266,10 @@ export class WorkspaceStore {
     }
 
     async #writeMetadata(workspaces: readonly WorkspaceMeta[], selectedId: string | null): Promise<void> {
-        const text = encodeMetadata({ selectedId, workspaces: workspaces.map(({ id, name, colour, settings }) => ({ id, name, colour, settings })) });
+        const text = encodeMetadata({
+            selectedId,
+            workspaces: workspaces.map(({ id, name, colour, settings }) => ({ id, name, colour, settings }))
+        });
         await writeFileAtomic(this.paths.metadata, text).catch((error: unknown) => {
             throw writeError(`Could not save the workspace list to ${this.paths.metadata}`, error);
         });
@@ -242,8 +279,14 @@ export class WorkspaceStore {
 /** A file system error as a StoreWriteError that says what to do. */
 function writeError(what: string, error: unknown): StoreWriteError {
     const code = (error as NodeJS.ErrnoException).code;
-    const remedy = code === "ENOSPC" ? "The disk is full: free some space, then try again."
-        : code === "EACCES" || code === "EPERM" || code === "EROFS" ? "Kvault may not write there: check the folder's permissions."
-            : "Check the disk, then try again.";
-    return new StoreWriteError(`${what}: ${(error as Error).message ?? String(error)}. This change is not saved; what was saved before is intact. ${remedy}`, { cause: error });
+    const remedy =
+        code === "ENOSPC"
+            ? "The disk is full: free some space, then try again."
+            : code === "EACCES" || code === "EPERM" || code === "EROFS"
+              ? "Kvault may not write there: check the folder's permissions."
+              : "Check the disk, then try again.";
+    return new StoreWriteError(
+        `${what}: ${(error as Error).message ?? String(error)}. This change is not saved; what was saved before is intact. ${remedy}`,
+        { cause: error }
+    );
 }

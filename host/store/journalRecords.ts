@@ -17,20 +17,21 @@ export type JournalRecord =
 
 /** The record as one line, newline included: JSON escapes every newline inside strings. */
 export function encodeJournalRecord(record: JournalRecord): string {
-    const body = record.op === "message"
-        ? { v: STORE_FORMAT_VERSION, op: record.op, ...record.message }
-        : { v: STORE_FORMAT_VERSION, ...record };
+    const body =
+        record.op === "message" ? { v: STORE_FORMAT_VERSION, op: record.op, ...record.message } : { v: STORE_FORMAT_VERSION, ...record };
     return `${JSON.stringify(body)}\n`;
 }
 
 /** A line's text (without its newline) as a record, or why it is not one. */
 export function parseJournalLine(text: string): Read<JournalRecord> {
     const parsed = parseJsonObject(text);
-    if (!parsed.ok)
+    if (!parsed.ok) {
         return parsed;
+    }
     const value = parsed.value;
-    if (value.v !== STORE_FORMAT_VERSION)
+    if (value.v !== STORE_FORMAT_VERSION) {
         return { ok: false, reason: `format ${describe(value.v)}, not ${STORE_FORMAT_VERSION}` };
+    }
     switch (value.op) {
         case "message": {
             const { v: _v, op: _op, ...fields } = value;
@@ -38,7 +39,9 @@ export function parseJournalLine(text: string): Read<JournalRecord> {
             return message.ok ? { ok: true, value: { op: "message", message: message.value } } : message;
         }
         case "drop":
-            return isStoreId(value.id) ? { ok: true, value: { op: "drop", id: value.id } } : { ok: false, reason: `drop names id ${describe(value.id)}, not a store id` };
+            return isStoreId(value.id)
+                ? { ok: true, value: { op: "drop", id: value.id } }
+                : { ok: false, reason: `drop names id ${describe(value.id)}, not a store id` };
         case "clear":
             return { ok: true, value: { op: "clear" } };
         default:

@@ -26,15 +26,19 @@ export function encodeMetadata(metadata: Metadata): string {
  */
 export function parseMetadata(text: string): Read<ParsedMetadata> {
     const parsed = parseJsonObject(text);
-    if (!parsed.ok)
+    if (!parsed.ok) {
         return parsed;
+    }
     const value = parsed.value;
-    if (typeof value.v !== "number" || !Number.isSafeInteger(value.v) || value.v < 1)
+    if (typeof value.v !== "number" || !Number.isSafeInteger(value.v) || value.v < 1) {
         return { ok: false, reason: `format ${describe(value.v)} is not a version number` };
-    if (value.v !== STORE_FORMAT_VERSION)
+    }
+    if (value.v !== STORE_FORMAT_VERSION) {
         return { ok: true, value: { version: value.v, selectedId: null, entries: [] } };
-    if (!Array.isArray(value.workspaces))
+    }
+    if (!Array.isArray(value.workspaces)) {
         return { ok: false, reason: `workspaces is ${describe(value.workspaces)}, not a list` };
+    }
     return {
         ok: true,
         value: {

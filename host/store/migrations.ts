@@ -35,7 +35,9 @@ const v1ToV2: Migration = {
         const read = readV1Workspaces(text);
         await writeStoreFiles(paths, read.workspaces, read.selectedId); // the switch: index.json, format 2
         const backup = await keepV1Document(paths, now());
-        log(`Moved ${read.workspaces.length} workspace(s) from ${paths.v1Document} to ${paths.directory}; the old file is kept as ${backup}.`);
+        log(
+            `Moved ${read.workspaces.length} workspace(s) from ${paths.v1Document} to ${paths.directory}; the old file is kept as ${backup}.`
+        );
         return omissionProblems(read.omissions, backup);
     }
 };
@@ -54,26 +56,28 @@ export async function detectStoreVersion(paths: StorePaths): Promise<number> {
         const parsed = parseMetadata(metadata);
         return parsed.ok ? parsed.value.version : STORE_FORMAT_VERSION;
     }
-    return await readIfExists(paths.v1Document) !== undefined ? 1 : 0;
+    return (await readIfExists(paths.v1Document)) !== undefined ? 1 : 0;
 }
 
 /** Brings the store to STORE_FORMAT_VERSION; refuses, changing nothing, a store from a newer Kvault. */
 export async function migrateStore(context: MigrationContext): Promise<StoreProblem[]> {
     let version = await detectStoreVersion(context.paths);
-    if (version > STORE_FORMAT_VERSION)
+    if (version > STORE_FORMAT_VERSION) {
         throw new StoreVersionError(context.paths.metadata, version, STORE_FORMAT_VERSION);
+    }
     const problems: StoreProblem[] = [];
     // Each step raises the version, so this runs at most STORE_FORMAT_VERSION times.
     while (version !== 0 && version < STORE_FORMAT_VERSION) {
         const from = version;
         const migration = migrations.find((candidate) => candidate.from === from);
-        if (migration === undefined)
+        if (migration === undefined) {
             throw new Error(`No migration from store format ${from}; formats 1 to ${STORE_FORMAT_VERSION} must each have one.`);
-        problems.push(...await migration.run(context));
+        }
+        problems.push(...(await migration.run(context)));
         version = migration.to;
     }
     // A crash after the switch but before the old document was renamed: finish the rename now.
-    if (version === STORE_FORMAT_VERSION && await readIfExists(context.paths.v1Document) !== undefined) {
+    if (version === STORE_FORMAT_VERSION && (await readIfExists(context.paths.v1Document)) !== undefined) {
         const backup = await keepV1Document(context.paths, context.now());
         context.log(`The workspaces are in format ${STORE_FORMAT_VERSION} already; kept the old ${context.paths.v1Document} as ${backup}.`);
     }
@@ -91,8 +95,14 @@ async function keepV1Document(paths: StorePaths, time: Date): Promise<string> {
 /** What a format-1 document held that the store could not: in the kept document at `copy`. */
 export function omissionProblems(omissions: readonly V1Omission[], copy: string): StoreProblem[] {
     return omissions.map((omission) => ({
-        workspace: omission.workspace, workspaceName: omission.workspaceName, file: copy, line: null, kind: "corrupt",
-        bytes: omission.bytes, reason: `${omission.path}: ${omission.reason}`, copy
+        workspace: omission.workspace,
+        workspaceName: omission.workspaceName,
+        file: copy,
+        line: null,
+        kind: "corrupt",
+        bytes: omission.bytes,
+        reason: `${omission.path}: ${omission.reason}`,
+        copy
     }));
 }
 
@@ -100,8 +110,9 @@ async function readIfExists(file: string): Promise<string | undefined> {
     try {
         return await fs.readFile(file, "utf8");
     } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === "ENOENT")
+        if ((error as NodeJS.ErrnoException).code === "ENOENT") {
             return undefined;
+        }
         throw error;
     }
 }

@@ -18,8 +18,9 @@ export async function preserveCopy(file: string, time: Date): Promise<string> {
         try {
             await fs.copyFile(file, copy, constants.COPYFILE_EXCL);
         } catch (error) {
-            if ((error as NodeJS.ErrnoException).code === "EEXIST")
+            if ((error as NodeJS.ErrnoException).code === "EEXIST") {
                 continue;
+            }
             throw error;
         }
         const handle = await fs.open(copy, "r+");

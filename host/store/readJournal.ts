@@ -66,11 +66,17 @@ export function readJournal(bytes: Uint8Array): ReadJournal {
             continue;
         }
         const record = parsed.value;
-        if (!complete)
-            terminated = false; // whole but unterminated: kept, and the file rewritten with its newline
+        if (!complete) {
+            terminated = false;
+        } // whole but unterminated: kept, and the file rewritten with its newline
         if (record.op === "message") {
             if (ids.has(record.message.id)) {
-                issues.push({ line: lineNumber, kind: "corrupt", bytes: line.length, reason: `message id ${record.message.id} is already in the chat` });
+                issues.push({
+                    line: lineNumber,
+                    kind: "corrupt",
+                    bytes: line.length,
+                    reason: `message id ${record.message.id} is already in the chat`
+                });
                 continue;
             }
             messages.push(record.message);
@@ -90,7 +96,11 @@ export function readJournal(bytes: Uint8Array): ReadJournal {
             ids = new Set();
         }
     }
-    return { messages, issues, needsRewrite: issues.length > 0 || !terminated || numDeadLines > Math.max(MIN_DEAD_LINES_TO_COMPACT, messages.length) };
+    return {
+        messages,
+        issues,
+        needsRewrite: issues.length > 0 || !terminated || numDeadLines > Math.max(MIN_DEAD_LINES_TO_COMPACT, messages.length)
+    };
 }
 
 /** The chat as a clean file: one message record per line. */

@@ -30,39 +30,67 @@ export async function readStoreFiles(paths: StorePaths, now: () => Date, log: (l
     const metadata = await readMetadata(paths, now, problems);
     let rewriteMetadata = metadata.damaged;
     const workspaces: StoredWorkspace[] = [];
-    for (const meta of metadata.workspaces)
+    for (const meta of metadata.workspaces) {
         workspaces.push({ ...meta, messages: await readChat(paths, meta, now, problems) });
+    }
 
     const listed = new Set(workspaces.map((workspace) => workspace.id));
-    const orphans = names.map(journalWorkspace).filter((id): id is string => id !== undefined && isStoreId(id) && !listed.has(id)).sort();
+    const orphans = names
+        .map(journalWorkspace)
+        .filter((id): id is string => id !== undefined && isStoreId(id) && !listed.has(id))
+        .sort();
     for (const [index, id] of orphans.entries()) {
-        const meta: WorkspaceMeta = { id, name: `Recovered chat${orphans.length > 1 ? ` ${index + 1}` : ""}`, colour: (workspaces.length + index) % 8, settings: defaultWorkspaceSettings };
+        const meta: WorkspaceMeta = {
+            id,
+            name: `Recovered chat${orphans.length > 1 ? ` ${index + 1}` : ""}`,
+            colour: (workspaces.length + index) % 8,
+            settings: defaultWorkspaceSettings
+        };
         workspaces.push({ ...meta, messages: await readChat(paths, meta, now, problems) });
         log(`The workspace list did not name ${paths.journal(id)}; its chat is back as "${meta.name}".`);
         rewriteMetadata = true;
     }
 
     const wanted = metadata.selectedId;
-    const selectedId = typeof wanted === "string" && workspaces.some((workspace) => workspace.id === wanted) ? wanted : workspaces[0]?.id ?? null;
-    if (selectedId !== (wanted ?? null))
+    const selectedId =
+        typeof wanted === "string" && workspaces.some((workspace) => workspace.id === wanted) ? wanted : (workspaces[0]?.id ?? null);
+    if (selectedId !== (wanted ?? null)) {
         rewriteMetadata = true;
-    if (rewriteMetadata)
-        await writeFileAtomic(paths.metadata, encodeMetadata({ selectedId, workspaces: workspaces.map(({ messages: _messages, ...meta }) => meta) }));
+    }
+    if (rewriteMetadata) {
+        await writeFileAtomic(
+            paths.metadata,
+            encodeMetadata({ selectedId, workspaces: workspaces.map(({ messages: _messages, ...meta }) => meta) })
+        );
+    }
     return { workspaces, selectedId, problems };
 }
 
-async function readMetadata(paths: StorePaths, now: () => Date, problems: StoreProblem[]): Promise<{ workspaces: WorkspaceMeta[]; selectedId: unknown; damaged: boolean }> {
+async function readMetadata(
+    paths: StorePaths,
+    now: () => Date,
+    problems: StoreProblem[]
+): Promise<{ workspaces: WorkspaceMeta[]; selectedId: unknown; damaged: boolean }> {
     let text: string;
     try {
         text = await fs.readFile(paths.metadata, "utf8");
     } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === "ENOENT")
+        if ((error as NodeJS.ErrnoException).code === "ENOENT") {
             return { workspaces: [], selectedId: null, damaged: false };
+        }
         throw error;
     }
     const parsed = parseMetadata(text);
-    const problem = (reason: string, bytes: number, workspace: string | null, copy: string): StoreProblem =>
-        ({ workspace, workspaceName: null, file: paths.metadata, line: null, kind: "corrupt", bytes, reason, copy });
+    const problem = (reason: string, bytes: number, workspace: string | null, copy: string): StoreProblem => ({
+        workspace,
+        workspaceName: null,
+        file: paths.metadata,
+        line: null,
+        kind: "corrupt",
+        bytes,
+        reason,
+        copy
+    });
     if (!parsed.ok || parsed.value.version !== STORE_FORMAT_VERSION) {
         const reason = parsed.ok ? `format ${parsed.value.version} where ${STORE_FORMAT_VERSION} belongs` : parsed.reason;
         problems.push(problem(`the workspace list is ${reason}`, Buffer.byteLength(text), null, await preserveCopy(paths.metadata, now())));
@@ -71,12 +99,13 @@ async function readMetadata(paths: StorePaths, now: () => Date, problems: StoreP
     const workspaces: WorkspaceMeta[] = [];
     const bad: { raw: unknown; reason: string }[] = [];
     for (const { raw, read } of parsed.value.entries) {
-        if (!read.ok)
+        if (!read.ok) {
             bad.push({ raw, reason: read.reason });
-        else if (workspaces.some((workspace) => workspace.id === read.value.id))
+        } else if (workspaces.some((workspace) => workspace.id === read.value.id)) {
             bad.push({ raw, reason: `id ${read.value.id} is listed twice` });
-        else
+        } else {
             workspaces.push(read.value);
+        }
     }
     if (bad.length > 0) {
         const copy = await preserveCopy(paths.metadata, now());
@@ -95,24 +124,38 @@ async function readChat(paths: StorePaths, meta: WorkspaceMeta, now: () => Date,
     try {
         bytes = await fs.readFile(file);
     } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === "ENOENT")
+        if ((error as NodeJS.ErrnoException).code === "ENOENT") {
             return [];
+        }
         throw error;
     }
     const read = readJournal(bytes);
     if (read.issues.length > 0) {
         const copy = await preserveCopy(file, now());
-        for (const issue of read.issues)
-            problems.push({ workspace: meta.id, workspaceName: meta.name, file, line: issue.line, kind: issue.kind, bytes: issue.bytes, reason: issue.reason, copy });
+        for (const issue of read.issues) {
+            problems.push({
+                workspace: meta.id,
+                workspaceName: meta.name,
+                file,
+                line: issue.line,
+                kind: issue.kind,
+                bytes: issue.bytes,
+                reason: issue.reason,
+                copy
+            });
+        }
     }
-    if (read.needsRewrite)
+    if (read.needsRewrite) {
         await new ChatJournal(file).rewrite(read.messages);
+    }
     return [...read.messages];
 }
 
 /** writeFileAtomic's temporary files (`.<name>.<pid>.<random>.tmp`) that a crash left behind. */
 async function removeStaleTemporaries(directory: string, names: readonly string[]): Promise<void> {
-    for (const name of names)
-        if (/^\..+\.tmp$/.test(name))
+    for (const name of names) {
+        if (/^\..+\.tmp$/.test(name)) {
             await fs.rm(path.join(directory, name), { force: true });
+        }
+    }
 }

@@ -31,8 +31,10 @@ export interface V1Workspaces {
  */
 export function readV1Workspaces(text: string): V1Workspaces {
     const empty = (reason: string): V1Workspaces => ({
-        workspaces: [], selectedId: null,
-        omissions: text.trim() === "" ? [] : [{ workspace: null, workspaceName: null, path: "(the document)", bytes: byteLength(text), reason }]
+        workspaces: [],
+        selectedId: null,
+        omissions:
+            text.trim() === "" ? [] : [{ workspace: null, workspaceName: null, path: "(the document)", bytes: byteLength(text), reason }]
     });
     let document: unknown;
     try {
@@ -40,10 +42,12 @@ export function readV1Workspaces(text: string): V1Workspaces {
     } catch {
         return empty("not JSON");
     }
-    if (!isRecord(document) || !isRecord(document.state))
+    if (!isRecord(document) || !isRecord(document.state)) {
         return empty("not a saved workspace list ({state, version})");
-    if (document.version !== 1)
+    }
+    if (document.version !== 1) {
         return empty(`version ${describe(document.version)}, not 1`);
+    }
     const { state } = document;
     const items = Array.isArray(state.workspaces) ? state.workspaces : [];
     const omissions: V1Omission[] = [];
@@ -53,13 +57,20 @@ export function readV1Workspaces(text: string): V1Workspaces {
     items.forEach((item: unknown, index: number) => {
         const where = `workspaces[${index}]`;
         if (!isRecord(item) || typeof item.name !== "string") {
-            omissions.push({ workspace: null, workspaceName: null, path: where, bytes: jsonBytes(item), reason: "not a workspace with a name" });
+            omissions.push({
+                workspace: null,
+                workspaceName: null,
+                path: where,
+                bytes: jsonBytes(item),
+                reason: "not a workspace with a name"
+            });
             return;
         }
         const id = isStoreId(item.id) && !ids.has(item.id) ? item.id : stableId("ui-", where);
         ids.add(id);
-        if (item.id === state.selectedId && selectedId === null)
+        if (item.id === state.selectedId && selectedId === null) {
             selectedId = id;
+        }
         const name = item.name.trim().slice(0, workspaceLimits.maxNameChars) || `Workspace ${index + 1}`;
         const messages: StoredMessage[] = [];
         const messageIds = new Set<string>();
@@ -69,34 +80,58 @@ export function readV1Workspaces(text: string): V1Workspaces {
             const messageId = isStoreId(rawId) && !messageIds.has(rawId) ? rawId : stableId("m-", `${where}.messages[${messageIndex}]`);
             // As before, a bad finish or usage is left out and the message kept.
             const full = readStoredMessage(isRecord(raw) ? { ...raw, id: messageId } : raw);
-            const message = full.ok || !isRecord(raw) ? full : readStoredMessage({ ...raw, id: messageId, finish: undefined, usage: undefined });
+            const message =
+                full.ok || !isRecord(raw) ? full : readStoredMessage({ ...raw, id: messageId, finish: undefined, usage: undefined });
             if (!message.ok) {
-                omissions.push({ workspace: id, workspaceName: name, path: `${where}.messages[${messageIndex}]`, bytes: jsonBytes(raw), reason: message.reason });
+                omissions.push({
+                    workspace: id,
+                    workspaceName: name,
+                    path: `${where}.messages[${messageIndex}]`,
+                    bytes: jsonBytes(raw),
+                    reason: message.reason
+                });
                 return;
             }
             messageIds.add(messageId);
             messages.push(message.value);
         });
         const settings = readV1Settings(item.settings);
-        if (settings.systemPrompt.length > workspaceLimits.maxSystemPromptChars)
+        if (settings.systemPrompt.length > workspaceLimits.maxSystemPromptChars) {
             omissions.push({
-                workspace: id, workspaceName: name, path: `${where}.settings.systemPrompt`, bytes: byteLength(settings.systemPrompt),
+                workspace: id,
+                workspaceName: name,
+                path: `${where}.settings.systemPrompt`,
+                bytes: byteLength(settings.systemPrompt),
                 reason: `the system prompt has ${settings.systemPrompt.length.toLocaleString("en-US")} characters; it was cut to ${workspaceLimits.maxSystemPromptChars.toLocaleString("en-US")}`
             });
-        const colour = typeof item.colour === "number" && Number.isSafeInteger(item.colour) && item.colour >= 0 && item.colour <= 1_000 ? item.colour : 0;
+        }
+        const colour =
+            typeof item.colour === "number" && Number.isSafeInteger(item.colour) && item.colour >= 0 && item.colour <= 1_000
+                ? item.colour
+                : 0;
         workspaces.push({
-            id, name, colour,
+            id,
+            name,
+            colour,
             settings: { ...settings, systemPrompt: settings.systemPrompt.slice(0, workspaceLimits.maxSystemPromptChars) },
             messages
         });
     });
     const kept = workspaces.slice(0, workspaceLimits.maxWorkspaces);
-    for (const workspace of workspaces.slice(workspaceLimits.maxWorkspaces))
+    for (const workspace of workspaces.slice(workspaceLimits.maxWorkspaces)) {
         omissions.push({
-            workspace: workspace.id, workspaceName: workspace.name, path: "workspaces", bytes: jsonBytes(workspace),
+            workspace: workspace.id,
+            workspaceName: workspace.name,
+            path: "workspaces",
+            bytes: jsonBytes(workspace),
             reason: `more than ${workspaceLimits.maxWorkspaces.toLocaleString("en-US")} workspaces`
         });
-    return { workspaces: kept, selectedId: kept.some((workspace) => workspace.id === selectedId) ? selectedId : kept[0]?.id ?? null, omissions };
+    }
+    return {
+        workspaces: kept,
+        selectedId: kept.some((workspace) => workspace.id === selectedId) ? selectedId : (kept[0]?.id ?? null),
+        omissions
+    };
 }
 
 function readV1Settings(value: unknown): WorkspaceSettings {
@@ -104,10 +139,19 @@ function readV1Settings(value: unknown): WorkspaceSettings {
     const { systemPrompt, temperature, maxTokens } = settings;
     return {
         systemPrompt: typeof systemPrompt === "string" ? systemPrompt : defaultWorkspaceSettings.systemPrompt,
-        temperature: typeof temperature === "number" && temperature >= workspaceLimits.minTemperature && temperature <= workspaceLimits.maxTemperature
-            ? temperature : defaultWorkspaceSettings.temperature,
-        maxTokens: typeof maxTokens === "number" && Number.isSafeInteger(maxTokens) && maxTokens >= workspaceLimits.minMaxTokens && maxTokens <= workspaceLimits.maxMaxTokens
-            ? maxTokens : defaultWorkspaceSettings.maxTokens
+        temperature:
+            typeof temperature === "number" &&
+            temperature >= workspaceLimits.minTemperature &&
+            temperature <= workspaceLimits.maxTemperature
+                ? temperature
+                : defaultWorkspaceSettings.temperature,
+        maxTokens:
+            typeof maxTokens === "number" &&
+            Number.isSafeInteger(maxTokens) &&
+            maxTokens >= workspaceLimits.minMaxTokens &&
+            maxTokens <= workspaceLimits.maxMaxTokens
+                ? maxTokens
+                : defaultWorkspaceSettings.maxTokens
     };
 }
 

@@ -4,9 +4,15 @@ import { KvaultError } from "../../engine/core/KvaultError.js";
 export class StoreVersionError extends KvaultError {
     readonly code = "store_version_unsupported";
 
-    constructor(readonly file: string, readonly version: number, readonly supported: number) {
-        super(`The chats in ${file} are in format ${version}; this Kvault reads formats up to ${supported}. ` +
-            "They were written by a newer Kvault: update Kvault to open them. Nothing was changed.");
+    constructor(
+        readonly file: string,
+        readonly version: number,
+        readonly supported: number
+    ) {
+        super(
+            `The chats in ${file} are in format ${version}; this Kvault reads formats up to ${supported}. ` +
+                "They were written by a newer Kvault: update Kvault to open them. Nothing was changed."
+        );
     }
 }
 
@@ -25,7 +31,9 @@ export class WorkspaceNotFoundError extends KvaultError {
     readonly code = "workspace_not_found";
 
     constructor(readonly workspace: string) {
-        super(`There is no workspace ${workspace} in the store: it was deleted, or creating it was not saved. Make a new workspace and try again.`);
+        super(
+            `There is no workspace ${workspace} in the store: it was deleted, or creating it was not saved. Make a new workspace and try again.`
+        );
     }
 }
 

@@ -11,7 +11,10 @@ import path from "node:path";
  * file: the settings hold the API key and the chats are private, so by default only the user can read them.
  */
 export async function writeFileAtomic(filePath: string, text: string, mode = 0o600): Promise<void> {
-    const temporary = path.join(path.dirname(filePath), `.${path.basename(filePath)}.${process.pid}.${crypto.randomBytes(6).toString("hex")}.tmp`);
+    const temporary = path.join(
+        path.dirname(filePath),
+        `.${path.basename(filePath)}.${process.pid}.${crypto.randomBytes(6).toString("hex")}.tmp`
+    );
     try {
         const handle = await fs.open(temporary, "wx", mode);
         try {
@@ -33,8 +36,9 @@ export async function writeFileAtomic(filePath: string, text: string, mode = 0o6
  * directory for flushing, and NTFS journals renames itself, so there it does nothing.
  */
 export async function syncDirectory(directory: string): Promise<void> {
-    if (process.platform === "win32")
+    if (process.platform === "win32") {
         return;
+    }
     const handle = await fs.open(directory, "r");
     try {
         await handle.sync();

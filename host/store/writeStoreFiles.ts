@@ -10,10 +10,14 @@ import { writeFileAtomic } from "./writeFileAtomic.js";
  * midway leaves whatever was in charge before, and doing it again writes the same files.
  */
 export async function writeStoreFiles(paths: StorePaths, workspaces: readonly StoredWorkspace[], selectedId: string | null): Promise<void> {
-    for (const workspace of workspaces)
+    for (const workspace of workspaces) {
         await new ChatJournal(paths.journal(workspace.id)).rewrite(workspace.messages);
-    await writeFileAtomic(paths.metadata, encodeMetadata({
-        selectedId,
-        workspaces: workspaces.map(({ id, name, colour, settings }) => ({ id, name, colour, settings }))
-    }));
+    }
+    await writeFileAtomic(
+        paths.metadata,
+        encodeMetadata({
+            selectedId,
+            workspaces: workspaces.map(({ id, name, colour, settings }) => ({ id, name, colour, settings }))
+        })
+    );
 }

@@ -1,10 +1,10 @@
 // Pure on purpose (no electron at runtime): adapts an Electron UtilityProcess to the
 // EngineChildProcess the supervisor drives, so the adapter is unit-tested with a fake child.
 // main/engine/utilityProcessSpawner.ts hands it the real utilityProcess.fork.
-import type { EngineCommand } from "../../contract/engineProtocol";
-import type { EngineConfigInput } from "../../engine/EngineConfig";
-import type { EngineChildProcess, EngineProcessSpawner } from "../../engine/host/EngineProcessSpawner";
-import { ENGINE_CONFIG_ENV } from "../../engine/process/readEngineProcessConfig";
+import type { EngineCommand } from "../../contract/engineProtocol.js";
+import type { EngineConfigInput } from "../../engine/EngineConfig.js";
+import type { EngineChildProcess, EngineProcessSpawner } from "../../engine/host/EngineProcessSpawner.js";
+import { ENGINE_CONFIG_ENV } from "../../engine/process/readEngineProcessConfig.js";
 
 /** The part of Electron's UtilityProcess the adapter uses; the real one is assignable to it. */
 export interface UtilityChild {
@@ -60,7 +60,10 @@ export class UtilityEngineProcess implements EngineChildProcess {
     #exiting = false;
     #recent = "";
 
-    constructor(private readonly child: UtilityChild, options: Pick<UtilityEngineOptions, "onOutput" | "drainMs"> = {}) {
+    constructor(
+        private readonly child: UtilityChild,
+        options: Pick<UtilityEngineOptions, "onOutput" | "drainMs"> = {}
+    ) {
         this.#onOutput = options.onOutput ?? ((chunk) => process.stderr.write(chunk));
         const drainMs = options.drainMs ?? DEFAULT_DRAIN_MS;
         this.#drained = Promise.all([this.#pipe(child.stdout, false), this.#pipe(child.stderr, true)]).then(() => undefined);
@@ -79,10 +82,15 @@ export class UtilityEngineProcess implements EngineChildProcess {
     /** A spawner for EngineSupervisor: each engine gets its configuration through the environment, as with fork. */
     static spawner(fork: UtilityFork, options: UtilityEngineOptions): EngineProcessSpawner {
         return {
-            spawnEngineProcess: (config: EngineConfigInput) => new UtilityEngineProcess(
-                fork(options.entry, [], { serviceName: ENGINE_SERVICE_NAME, stdio: "pipe", env: engineEnv(options.env ?? process.env, config) }),
-                options
-            )
+            spawnEngineProcess: (config: EngineConfigInput) =>
+                new UtilityEngineProcess(
+                    fork(options.entry, [], {
+                        serviceName: ENGINE_SERVICE_NAME,
+                        stdio: "pipe",
+                        env: engineEnv(options.env ?? process.env, config)
+                    }),
+                    options
+                )
         };
     }
 
@@ -103,7 +111,10 @@ export class UtilityEngineProcess implements EngineChildProcess {
 
     on(event: "message", listener: (message: unknown) => void): void;
     on(event: "exit", listener: (code: number | null, signal: NodeJS.Signals | null) => void): void;
-    on(event: "message" | "exit", listener: ((message: unknown) => void) | ((code: number | null, signal: NodeJS.Signals | null) => void)): void {
+    on(
+        event: "message" | "exit",
+        listener: ((message: unknown) => void) | ((code: number | null, signal: NodeJS.Signals | null) => void)
+    ): void {
         if (event === "message") {
             this.child.on("message", listener as (message: unknown) => void);
         } else {

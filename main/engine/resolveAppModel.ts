@@ -1,8 +1,8 @@
 import fs from "node:fs";
 import path from "node:path";
-import { KvaultError } from "../../engine/core/KvaultError";
-import { makeSyntheticModel } from "../../engine/model/makeSyntheticModel";
-import { SYNTHETIC_MODEL_VERSION } from "../../engine/model/syntheticModel";
+import { KvaultError } from "../../engine/core/KvaultError.js";
+import { makeSyntheticModel } from "../../engine/model/makeSyntheticModel.js";
+import { SYNTHETIC_MODEL_VERSION } from "../../engine/model/syntheticModel.js";
 
 /** The model the settings name cannot be used; the engine was not started. */
 export class AppModelError extends KvaultError {
@@ -29,7 +29,9 @@ export function resolveAppModel(modelsDirectory: string, modelPath: string | nul
         try {
             isFile = fs.statSync(modelPath).isFile();
         } catch (error) {
-            throw new AppModelError(`Cannot open the model ${modelPath} (${(error as Error).message}). Choose a GGUF file that exists, or the built-in demo model.`);
+            throw new AppModelError(
+                `Cannot open the model ${modelPath} (${(error as Error).message}). Choose a GGUF file that exists, or the built-in demo model.`
+            );
         }
         if (!isFile) {
             throw new AppModelError(`${modelPath} is not a file. Choose a GGUF file, or the built-in demo model.`);

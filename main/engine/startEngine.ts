@@ -1,12 +1,12 @@
 // No electron import: the caller passes the spawner (utilityProcessSpawner in the app) and the
 // userData paths, so this reads and could be tested like the headless host's startup.
 import path from "node:path";
-import { DEMO_MODEL } from "../../contract/models";
-import type { EngineConfigInput } from "../../engine/EngineConfig";
-import type { EngineProcessSpawner } from "../../engine/host/EngineProcessSpawner";
-import { EngineSupervisor } from "../../engine/host/EngineSupervisor";
-import { resolveAppModel } from "./resolveAppModel";
-import { supervisorEngineClient, type SupervisedEngineClient } from "../../host/supervisorEngineClient";
+import { DEMO_MODEL } from "../../contract/models.js";
+import type { EngineConfigInput } from "../../engine/EngineConfig.js";
+import type { EngineProcessSpawner } from "../../engine/host/EngineProcessSpawner.js";
+import { EngineSupervisor } from "../../engine/host/EngineSupervisor.js";
+import { resolveAppModel } from "./resolveAppModel.js";
+import { supervisorEngineClient, type SupervisedEngineClient } from "../../host/supervisorEngineClient.js";
 
 /** The app's engine configuration; defaults in one place (STYLE.md 13), as the headless server's. */
 export const appEngineDefaults = {
@@ -52,15 +52,28 @@ export async function startEngine(options: StartEngineOptions): Promise<StartedE
         numPages: Math.ceil(window / pageTokens) * (numDecodeSequences + 1),
         onWindowAboveCapacity: "clamp"
     };
-    const supervisor = await EngineSupervisor.start(config, { spawner: options.spawner, shutdownGraceMs: appEngineDefaults.shutdownGraceMs, log });
+    const supervisor = await EngineSupervisor.start(config, {
+        spawner: options.spawner,
+        shutdownGraceMs: appEngineDefaults.shutdownGraceMs,
+        log
+    });
     const { info } = supervisor;
     log(`Engine: ${info.modelName} on ${info.backend}, ${info.mode.effective} mode${info.mode.reason ? ` (${info.mode.reason})` : ""}.`);
-    supervisor.on("crashed", (event) => log(
-        `The engine process stopped (${event.signal ?? `exit ${event.exitCode}`}); ${event.numInterrupted} request(s) ended with an error.${event.willRestart ? " Restarting it." : ""}`
-    ));
+    supervisor.on("crashed", (event) =>
+        log(
+            `The engine process stopped (${event.signal ?? `exit ${event.exitCode}`}); ${event.numInterrupted} request(s) ended with an error.${event.willRestart ? " Restarting it." : ""}`
+        )
+    );
     supervisor.on("down", (event) => log(event.error.message));
-    supervisor.on("switched", (event) => log(`Engine: switched to ${event.info.modelName}; ${event.numEnded} request(s) ended with model_switched.`));
+    supervisor.on("switched", (event) =>
+        log(`Engine: switched to ${event.info.modelName}; ${event.numEnded} request(s) ended with model_switched.`)
+    );
     // "tiny" is the built-in demo model, generated into the models directory as at start.
-    const resolveModel = (name: string): string => name === DEMO_MODEL ? resolveAppModel(options.modelsDirectory, null, log).path : path.resolve(name);
-    return { supervisor, client: supervisorEngineClient(supervisor, resolveModel, options.modelsDirectory, { libraryFile: options.libraryFile }), modelId: model.id };
+    const resolveModel = (name: string): string =>
+        name === DEMO_MODEL ? resolveAppModel(options.modelsDirectory, null, log).path : path.resolve(name);
+    return {
+        supervisor,
+        client: supervisorEngineClient(supervisor, resolveModel, options.modelsDirectory, { libraryFile: options.libraryFile }),
+        modelId: model.id
+    };
 }

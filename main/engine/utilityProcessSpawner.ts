@@ -1,6 +1,6 @@
 import { utilityProcess } from "electron";
-import type { EngineProcessSpawner } from "../../engine/host/EngineProcessSpawner";
-import { UtilityEngineProcess, type UtilityEngineOptions } from "./UtilityEngineProcess";
+import type { EngineProcessSpawner } from "../../engine/host/EngineProcessSpawner.js";
+import { UtilityEngineProcess, type UtilityEngineOptions } from "./UtilityEngineProcess.js";
 
 /**
  * The app's spawner: each engine process is an Electron utilityProcess (ARCHITECTURE.md,

@@ -1,16 +1,16 @@
 // Pure on purpose (no electron): the renderer's RPC as Electron main serves it, the same calls as
 // host/rpc/RpcServer.ts serves over a WebSocket. registerIpcHandlers binds it to ipcMain; tests
 // drive it with a fake engine and fake windows.
-import type { BridgeResult } from "../../contract/KvaultBridge";
-import type { RpcTurnEvent } from "../../contract/rpc";
-import { CancelledBeforeSendError } from "../../engine/host/engineHostErrors";
-import { InvalidRequestError } from "../../engine/request/requestErrors";
-import type { EngineClient } from "../../host/EngineClient";
-import { isStoreCall } from "../../host/store/parseStoreCall";
-import { noWorkspaceStore, serveStoreCall } from "../../host/store/serveStoreCall";
-import type { WorkspaceStore } from "../../host/store/WorkspaceStore";
-import { toBridgeError } from "./toBridgeError";
-import { validateRpcPayload, type RpcCall } from "./validateRpcPayload";
+import type { BridgeResult } from "../../contract/KvaultBridge.js";
+import type { RpcTurnEvent } from "../../contract/rpc.js";
+import { CancelledBeforeSendError } from "../../engine/host/engineHostErrors.js";
+import { InvalidRequestError } from "../../engine/request/requestErrors.js";
+import type { EngineClient } from "../../host/EngineClient.js";
+import { isStoreCall } from "../../host/store/parseStoreCall.js";
+import { noWorkspaceStore, serveStoreCall } from "../../host/store/serveStoreCall.js";
+import type { WorkspaceStore } from "../../host/store/WorkspaceStore.js";
+import { toBridgeError } from "./toBridgeError.js";
+import { validateRpcPayload, type RpcCall } from "./validateRpcPayload.js";
 
 /** One renderer (a webContents): turn events go to it, and only to it. */
 export interface RpcCaller {
@@ -34,7 +34,10 @@ export class RendererRpc {
      * `engine` resolves once the engine is ready, or rejects with why it could not start; `store`
      * likewise for the workspaces' store. Store calls never wait for the engine.
      */
-    constructor(private readonly engine: () => Promise<EngineClient>, private readonly store: () => Promise<WorkspaceStore> = noWorkspaceStore) {}
+    constructor(
+        private readonly engine: () => Promise<EngineClient>,
+        private readonly store: () => Promise<WorkspaceStore> = noWorkspaceStore
+    ) {}
 
     async call(caller: RpcCaller, method: unknown, params: unknown): Promise<BridgeResult<unknown>> {
         try {
@@ -117,7 +120,9 @@ export class RendererRpc {
         const { requestId } = request;
         let turns = this.#turns.get(caller.id);
         if (turns?.has(requestId)) {
-            throw new InvalidRequestError(`A turn with requestId ${JSON.stringify(requestId)} is already running in this window; give each turn its own id.`);
+            throw new InvalidRequestError(
+                `A turn with requestId ${JSON.stringify(requestId)} is already running in this window; give each turn its own id.`
+            );
         }
         if (turns === undefined) {
             turns = new Map();
@@ -128,11 +133,15 @@ export class RendererRpc {
         turns.set(requestId, controller);
         try {
             const engine = await untilAborted(this.engine(), controller.signal);
-            return await engine.chat(request, {
-                onQueued: (position) => caller.send({ event: "queued", requestId, position }),
-                onStarted: () => caller.send({ event: "started", requestId }),
-                onText: (text) => caller.send({ event: "text", requestId, text })
-            }, controller.signal);
+            return await engine.chat(
+                request,
+                {
+                    onQueued: (position) => caller.send({ event: "queued", requestId, position }),
+                    onStarted: () => caller.send({ event: "started", requestId }),
+                    onText: (text) => caller.send({ event: "text", requestId, text })
+                },
+                controller.signal
+            );
         } finally {
             // Only this turn's entry: after closeCaller the map may be a newer one for the same caller.
             const current = this.#turns.get(caller.id);

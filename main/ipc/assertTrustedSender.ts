@@ -1,7 +1,7 @@
 import type { IpcMainInvokeEvent } from "electron";
-import { KvaultError } from "../../engine/core/KvaultError";
-import { InvalidRequestError } from "../../engine/request/requestErrors";
-import { isAllowedNavigation } from "../window/windowOptions";
+import { KvaultError } from "../../engine/core/KvaultError.js";
+import { InvalidRequestError } from "../../engine/request/requestErrors.js";
+import { isAllowedNavigation } from "../window/windowOptions.js";
 
 /** The call came from somewhere other than the app's own top-level page; nothing was done. */
 export class UntrustedSenderError extends KvaultError {
@@ -25,7 +25,9 @@ export function assertTrustedSender(event: SenderEvent, appUrl: string, args: re
     }
     // The production CSP loads no frames; this holds even if a future one does.
     if (frame.parent !== null) {
-        throw new UntrustedSenderError(`IPC call refused: sender ${JSON.stringify(frameUrl.slice(0, 200))} is a subframe, not the app's page.`);
+        throw new UntrustedSenderError(
+            `IPC call refused: sender ${JSON.stringify(frameUrl.slice(0, 200))} is a subframe, not the app's page.`
+        );
     }
     if (args.length !== numArgs) {
         throw new InvalidRequestError(`IPC call refused: expected ${numArgs} argument(s), got ${args.length}.`);

@@ -1,11 +1,11 @@
 import { app, ipcMain, type IpcMainInvokeEvent, type WebContents } from "electron";
-import { channels, rpcChannels } from "../../contract/channels";
-import type { AppInfo, AppSettingsView, BridgeResult } from "../../contract/KvaultBridge";
-import { rpcMethods } from "../../contract/rpc";
-import type { SettingsService } from "../settings/SettingsService";
-import { assertTrustedSender } from "./assertTrustedSender";
-import type { RendererRpc, RpcCaller } from "./RendererRpc";
-import { toBridgeError } from "./toBridgeError";
+import { channels, rpcChannels } from "../../contract/channels.js";
+import type { AppInfo, AppSettingsView, BridgeResult } from "../../contract/KvaultBridge.js";
+import { rpcMethods } from "../../contract/rpc.js";
+import type { SettingsService } from "../settings/SettingsService.js";
+import { assertTrustedSender } from "./assertTrustedSender.js";
+import type { RendererRpc, RpcCaller } from "./RendererRpc.js";
+import { toBridgeError } from "./toBridgeError.js";
 
 export interface IpcServices {
     /** The URL the app window loads; only its top frame may call. */

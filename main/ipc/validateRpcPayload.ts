@@ -2,13 +2,13 @@
 // reaches the engine, unit-tested alone. The engine checks a chat again when it arrives there
 // (parseEngineCommand); this copy refuses garbage one hop sooner and never forwards a field the
 // contract does not name.
-import type { ChatMessage } from "../../contract/engineProtocol";
-import { MAX_DOWNLOAD_SOURCE_CHARS } from "../../contract/models";
-import { MAX_MODEL_PATH_CHARS, rpcMethods, type RpcMethod, type RpcMethods } from "../../contract/rpc";
-import { commandLimits } from "../../engine/process/parseEngineCommand";
-import { InvalidRequestError } from "../../engine/request/requestErrors";
-import { turnLimits, validateChatTurn } from "../../engine/service/validateChatTurn";
-import { isStoreMethod, parseStoreCall, storeParamFields } from "../../host/store/parseStoreCall";
+import type { ChatMessage } from "../../contract/engineProtocol.js";
+import { MAX_DOWNLOAD_SOURCE_CHARS } from "../../contract/models.js";
+import { MAX_MODEL_PATH_CHARS, rpcMethods, type RpcMethod, type RpcMethods } from "../../contract/rpc.js";
+import { commandLimits } from "../../engine/process/parseEngineCommand.js";
+import { InvalidRequestError } from "../../engine/request/requestErrors.js";
+import { turnLimits, validateChatTurn } from "../../engine/service/validateChatTurn.js";
+import { isStoreMethod, parseStoreCall, storeParamFields } from "../../host/store/parseStoreCall.js";
 
 /** A call whose method is known and whose params have the contract's types and sizes. */
 export type RpcCall = { [M in RpcMethod]: { readonly method: M; readonly params: RpcMethods[M]["params"] } }[RpcMethod];
@@ -53,7 +53,9 @@ export function validateRpcPayload(method: unknown, params: unknown): RpcCall {
     const fields = record(params, `${known}'s params`);
     for (const key of Object.keys(fields)) {
         if (!paramFields[known].includes(key)) {
-            throw new InvalidRequestError(`${known} takes no field ${describeValue(key)}; its params are {${paramFields[known].join(", ")}}.`);
+            throw new InvalidRequestError(
+                `${known} takes no field ${describeValue(key)}; its params are {${paramFields[known].join(", ")}}.`
+            );
         }
     }
     // The store's calls have one validator for both hosts (host/store/parseStoreCall.ts).
@@ -91,7 +93,10 @@ export function validateRpcPayload(method: unknown, params: unknown): RpcCall {
                 throw new InvalidRequestError(`deleteFile must be true or false; got ${describeValue(fields.deleteFile)}.`);
             }
             const model = id(fields.id, "id", "name one of listModels' models");
-            return { method: known, params: fields.deleteFile === undefined ? { id: model } : { id: model, deleteFile: fields.deleteFile } };
+            return {
+                method: known,
+                params: fields.deleteFile === undefined ? { id: model } : { id: model, deleteFile: fields.deleteFile }
+            };
         }
         case "forgetWorkspace":
             return { method: known, params: { workspace: workspace(fields.workspace) } };
@@ -106,23 +111,33 @@ export function validateRpcPayload(method: unknown, params: unknown): RpcCall {
             const messages = conversation(fields.messages);
             checkConversationChars(messages, "");
             // Sampling ranges and "the last message is the user's" have one home: the engine's validator.
-            return { method: known, params: validateChatTurn({ requestId, workspace: workspace(fields.workspace), messages, sampling: fields.sampling }) };
+            return {
+                method: known,
+                params: validateChatTurn({ requestId, workspace: workspace(fields.workspace), messages, sampling: fields.sampling })
+            };
         }
     }
 }
 
 function conversation(value: unknown): ChatMessage[] {
     if (!Array.isArray(value) || value.length > turnLimits.maxMessages) {
-        throw new InvalidRequestError(`messages must be a list of at most ${turnLimits.maxMessages.toLocaleString("en-US")} messages; got ${describeValue(value)}.`);
+        throw new InvalidRequestError(
+            `messages must be a list of at most ${turnLimits.maxMessages.toLocaleString("en-US")} messages; got ${describeValue(value)}.`
+        );
     }
     const messages: ChatMessage[] = [];
     // A loop, not map: structured clone keeps a sparse array's holes, and map would skip them.
     for (let index = 0; index < value.length; index++) {
         const message = record(value[index], `messages[${index}]`);
         if (typeof message.role !== "string" || !roles.has(message.role)) {
-            throw new InvalidRequestError(`messages[${index}].role must be "system", "user" or "assistant"; got ${describeValue(message.role)}.`);
+            throw new InvalidRequestError(
+                `messages[${index}].role must be "system", "user" or "assistant"; got ${describeValue(message.role)}.`
+            );
         }
-        messages.push({ role: message.role as ChatMessage["role"], content: string(message.content, `messages[${index}].content`, turnLimits.maxMessageChars) });
+        messages.push({
+            role: message.role as ChatMessage["role"],
+            content: string(message.content, `messages[${index}].content`, turnLimits.maxMessageChars)
+        });
     }
     return messages;
 }
@@ -163,7 +178,9 @@ function modelPath(value: unknown, name: string): string {
 function downloadSource(value: unknown): string {
     const text = string(value, "source", MAX_DOWNLOAD_SOURCE_CHARS);
     if (text.trim() === "") {
-        throw new InvalidRequestError("source is empty; give a model URL (http:// or https://) or a Hugging Face reference (hf:owner/repo:quant).");
+        throw new InvalidRequestError(
+            "source is empty; give a model URL (http:// or https://) or a Hugging Face reference (hf:owner/repo:quant)."
+        );
     }
     return text;
 }
@@ -181,7 +198,9 @@ function string(value: unknown, name: string, maxChars: number): string {
         throw new InvalidRequestError(`${name} must be a string; got ${describeValue(value)}.`);
     }
     if (value.length > maxChars) {
-        throw new InvalidRequestError(`${name} has ${value.length.toLocaleString("en-US")} characters; the limit is ${maxChars.toLocaleString("en-US")}.`);
+        throw new InvalidRequestError(
+            `${name} has ${value.length.toLocaleString("en-US")} characters; the limit is ${maxChars.toLocaleString("en-US")}.`
+        );
     }
     return value;
 }

@@ -1,11 +1,11 @@
 // Pure on purpose (no electron): the app's OpenAI-compatible API, started and stopped as the
 // settings say. Tested with a fake engine on real loopback ports.
-import type { EngineErrorPayload } from "../../contract/engineProtocol";
-import { KvaultError } from "../../engine/core/KvaultError";
-import type { EngineClient } from "../../host/EngineClient";
-import { KvaultHttpServer } from "../../host/http/KvaultHttpServer";
-import { toBridgeError } from "../ipc/toBridgeError";
-import type { LocalApiSettings } from "../settings/AppSettings";
+import type { EngineErrorPayload } from "../../contract/engineProtocol.js";
+import { KvaultError } from "../../engine/core/KvaultError.js";
+import type { EngineClient } from "../../host/EngineClient.js";
+import { KvaultHttpServer } from "../../host/http/KvaultHttpServer.js";
+import { toBridgeError } from "../ipc/toBridgeError.js";
+import type { LocalApiSettings } from "../settings/AppSettings.js";
 
 /** The server could not listen (most often: the port is taken); it is not running. */
 export class LocalApiStartError extends KvaultError {
@@ -38,7 +38,10 @@ export class LocalApiController {
     #problem: EngineErrorPayload | null = null;
 
     /** `target` resolves once the engine is ready; enabling waits for it. */
-    constructor(private readonly target: () => Promise<LocalApiTarget>, private readonly log: (line: string) => void) {}
+    constructor(
+        private readonly target: () => Promise<LocalApiTarget>,
+        private readonly log: (line: string) => void
+    ) {}
 
     get status(): LocalApiStatus {
         return { url: this.#running?.url ?? null, problem: this.#problem };

@@ -1,9 +1,9 @@
 // Pure on purpose (electron's types only): the bridge is built from an ipcRenderer handed in,
 // so tests check with a fake one that each function sends exactly its contract's fields.
 import type { IpcRenderer, IpcRendererEvent } from "electron";
-import { channels, rpcChannels } from "../../contract/channels";
-import type { AppInfo, KvaultBridge, TurnEventListener } from "../../contract/KvaultBridge";
-import type { RpcTurnEvent } from "../../contract/rpc";
+import { channels, rpcChannels } from "../../contract/channels.js";
+import type { AppInfo, KvaultBridge, TurnEventListener } from "../../contract/KvaultBridge.js";
+import type { RpcTurnEvent } from "../../contract/rpc.js";
 
 /** The three ipcRenderer calls the bridge makes; nothing else of it is reachable from the page. */
 export type BridgeIpc = Pick<IpcRenderer, "invoke" | "on" | "removeListener">;
@@ -19,12 +19,13 @@ export function createBridge(ipc: BridgeIpc): KvaultBridge {
         getAppInfo: () => ipc.invoke(channels.getAppInfo) as Promise<AppInfo>,
 
         info: () => ipc.invoke(rpcChannels.info, {}),
-        chat: (request) => ipc.invoke(rpcChannels.chat, {
-            requestId: request.requestId,
-            workspace: request.workspace,
-            messages: request.messages,
-            sampling: request.sampling
-        }),
+        chat: (request) =>
+            ipc.invoke(rpcChannels.chat, {
+                requestId: request.requestId,
+                workspace: request.workspace,
+                messages: request.messages,
+                sampling: request.sampling
+            }),
         cancel: (requestId) => ipc.invoke(rpcChannels.cancel, { requestId }),
         measure: (workspace, messages, draft) => ipc.invoke(rpcChannels.measure, { workspace, messages, draft }),
         snapshot: () => ipc.invoke(rpcChannels.snapshot, {}),
@@ -34,7 +35,8 @@ export function createBridge(ipc: BridgeIpc): KvaultBridge {
         replay: (requestId) => ipc.invoke(rpcChannels.replay, { requestId }),
         listDrills: () => ipc.invoke(rpcChannels.listDrills, {}),
         runDrill: (id) => ipc.invoke(rpcChannels.runDrill, { id }),
-        runCanary: (params) => ipc.invoke(rpcChannels.runCanary, params.fillerTokens === undefined ? {} : { fillerTokens: params.fillerTokens }),
+        runCanary: (params) =>
+            ipc.invoke(rpcChannels.runCanary, params.fillerTokens === undefined ? {} : { fillerTokens: params.fillerTokens }),
         inspectModel: (path) => ipc.invoke(rpcChannels.inspectModel, { path }),
         switchModel: (model) => ipc.invoke(rpcChannels.switchModel, { model }),
         startDownload: (source) => ipc.invoke(rpcChannels.startDownload, { source }),
@@ -45,15 +47,17 @@ export function createBridge(ipc: BridgeIpc): KvaultBridge {
         forgetModel: (id, deleteFile) => ipc.invoke(rpcChannels.forgetModel, { id, deleteFile: deleteFile === true }),
         loadWorkspaces: () => ipc.invoke(rpcChannels.loadWorkspaces, {}),
         importWorkspaces: (document) => ipc.invoke(rpcChannels.importWorkspaces, { document }),
-        saveWorkspace: (workspace) => ipc.invoke(rpcChannels.saveWorkspace, {
-            workspace: { id: workspace.id, name: workspace.name, colour: workspace.colour, settings: workspace.settings }
-        }),
+        saveWorkspace: (workspace) =>
+            ipc.invoke(rpcChannels.saveWorkspace, {
+                workspace: { id: workspace.id, name: workspace.name, colour: workspace.colour, settings: workspace.settings }
+            }),
         removeWorkspace: (workspace) => ipc.invoke(rpcChannels.removeWorkspace, { workspace }),
         selectWorkspace: (workspace) => ipc.invoke(rpcChannels.selectWorkspace, { workspace }),
-        appendMessage: (workspace, message) => ipc.invoke(rpcChannels.appendMessage, {
-            workspace,
-            message: { id: message.id, role: message.role, content: message.content, finish: message.finish, usage: message.usage }
-        }),
+        appendMessage: (workspace, message) =>
+            ipc.invoke(rpcChannels.appendMessage, {
+                workspace,
+                message: { id: message.id, role: message.role, content: message.content, finish: message.finish, usage: message.usage }
+            }),
         dropLastAnswer: (workspace, messageId) => ipc.invoke(rpcChannels.dropLastAnswer, { workspace, messageId }),
         clearChat: (workspace) => ipc.invoke(rpcChannels.clearChat, { workspace }),
         onTurnEvent: (listener: TurnEventListener) => {

@@ -3,8 +3,8 @@
 // the renderer (strict: a bad change is refused). Unit-tested alone.
 import crypto from "node:crypto";
 import path from "node:path";
-import type { LocalApiChange } from "../../contract/KvaultBridge";
-import { InvalidRequestError } from "../../engine/request/requestErrors";
+import type { LocalApiChange } from "../../contract/KvaultBridge.js";
+import { InvalidRequestError } from "../../engine/request/requestErrors.js";
 
 export interface LocalApiSettings {
     readonly enabled: boolean;
@@ -79,7 +79,9 @@ export function parseAppSettings(value: unknown, makeApiKey: () => string = newA
     if (isPort(localApi.port)) {
         port = localApi.port;
     } else if (localApi.port !== undefined) {
-        problems.push(`localApi.port is ${describe(localApi.port)}; it must be a whole number from ${localApiPorts.min} to ${localApiPorts.max}. Using ${port}.`);
+        problems.push(
+            `localApi.port is ${describe(localApi.port)}; it must be a whole number from ${localApiPorts.min} to ${localApiPorts.max}. Using ${port}.`
+        );
     }
     let apiKey: string;
     if (typeof localApi.apiKey === "string" && API_KEY_PATTERN.test(localApi.apiKey)) {
@@ -117,7 +119,9 @@ export function parseLocalApiChange(value: unknown): LocalApiChange {
         throw new InvalidRequestError(`enabled must be true or false; got ${describe(value.enabled)}.`);
     }
     if (!isPort(value.port)) {
-        throw new InvalidRequestError(`port is ${describe(value.port)}; choose a whole number from ${localApiPorts.min} to ${localApiPorts.max}.`);
+        throw new InvalidRequestError(
+            `port is ${describe(value.port)}; choose a whole number from ${localApiPorts.min} to ${localApiPorts.max}.`
+        );
     }
     return { enabled: value.enabled, port: value.port };
 }

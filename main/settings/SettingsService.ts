@@ -1,7 +1,7 @@
-import type { AppSettingsView } from "../../contract/KvaultBridge";
-import type { LocalApiController } from "../localApi/LocalApiController";
-import { parseLocalApiChange } from "./AppSettings";
-import type { SettingsStore } from "./SettingsStore";
+import type { AppSettingsView } from "../../contract/KvaultBridge.js";
+import type { LocalApiController } from "../localApi/LocalApiController.js";
+import { parseLocalApiChange } from "./AppSettings.js";
+import type { SettingsStore } from "./SettingsStore.js";
 
 /**
  * The settings the renderer can see and change, kept in step with what runs: a local API switch
@@ -11,7 +11,11 @@ import type { SettingsStore } from "./SettingsStore";
 export class SettingsService {
     #queue: Promise<unknown> = Promise.resolve();
 
-    constructor(private readonly store: SettingsStore, private readonly localApi: LocalApiController, private readonly log: (line: string) => void) {}
+    constructor(
+        private readonly store: SettingsStore,
+        private readonly localApi: LocalApiController,
+        private readonly log: (line: string) => void
+    ) {}
 
     view(): AppSettingsView {
         const { localApi, modelPath } = this.store.current;

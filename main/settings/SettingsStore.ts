@@ -1,7 +1,7 @@
 import fs from "node:fs/promises";
-import { KvaultError } from "../../engine/core/KvaultError";
-import { writeFileAtomic } from "../../host/store/writeFileAtomic";
-import { parseAppSettings, newApiKey, type AppSettings } from "./AppSettings";
+import { KvaultError } from "../../engine/core/KvaultError.js";
+import { writeFileAtomic } from "../../host/store/writeFileAtomic.js";
+import { parseAppSettings, newApiKey, type AppSettings } from "./AppSettings.js";
 
 /** The settings file could not be written; the previous settings stay in force and on disk. */
 export class SettingsWriteError extends KvaultError {
@@ -23,7 +23,10 @@ export class SettingsStore {
     #current: AppSettings;
     #writing: Promise<unknown> = Promise.resolve();
 
-    private constructor(readonly filePath: string, settings: AppSettings) {
+    private constructor(
+        readonly filePath: string,
+        settings: AppSettings
+    ) {
         this.#current = settings;
     }
 

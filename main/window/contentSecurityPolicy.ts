@@ -26,9 +26,10 @@ const developmentOverrides: Readonly<Record<string, string>> = {
 };
 
 export function contentSecurityPolicy(mode: PolicyMode): string {
-    const directives = mode === "production"
-        ? productionDirectives
-        : productionDirectives.map((directive) => developmentOverrides[directiveName(directive)] ?? directive);
+    const directives =
+        mode === "production"
+            ? productionDirectives
+            : productionDirectives.map((directive) => developmentOverrides[directiveName(directive)] ?? directive);
     return directives.join("; ");
 }
 

@@ -1,5 +1,5 @@
 import { BrowserWindow } from "electron";
-import { isAllowedNavigation, windowOptions } from "./windowOptions";
+import { isAllowedNavigation, windowOptions } from "./windowOptions.js";
 
 /**
  * Opens the app window on `appUrl` and keeps it there: navigation and redirects away from

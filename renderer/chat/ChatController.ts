@@ -1,10 +1,10 @@
-import type { KvaultRpc } from "../rpc/KvaultRpc";
-import { CANCELLED_CODE, toRpcError } from "../rpc/RpcError";
-import type { createDraftStore } from "../stores/draftStore";
-import type { createTurnStore } from "../stores/turnStore";
-import type { WorkspaceStore } from "../stores/workspaceStore";
-import { newId } from "../util/newId";
-import { conversationMessages } from "./conversationMessages";
+import type { KvaultRpc } from "../rpc/KvaultRpc.js";
+import { CANCELLED_CODE, toRpcError } from "../rpc/RpcError.js";
+import type { createDraftStore } from "../stores/draftStore.js";
+import type { createTurnStore } from "../stores/turnStore.js";
+import type { WorkspaceStore } from "../stores/workspaceStore.js";
+import { newId } from "../util/newId.js";
+import { conversationMessages } from "./conversationMessages.js";
 
 export interface ChatControllerStores {
     readonly workspaces: WorkspaceStore;
@@ -25,11 +25,16 @@ export class ChatController {
     readonly #toForget = new Set<string>();
     readonly #unsubscribe: () => void;
 
-    constructor(private readonly rpc: KvaultRpc, private readonly stores: ChatControllerStores) {
+    constructor(
+        private readonly rpc: KvaultRpc,
+        private readonly stores: ChatControllerStores
+    ) {
         this.#unsubscribe = rpc.onStatus((status) => {
-            if (status.kind === "open")
-                for (const workspace of [...this.#toForget])
+            if (status.kind === "open") {
+                for (const workspace of [...this.#toForget]) {
                     void this.#forget(workspace);
+                }
+            }
         });
     }
 
@@ -39,8 +44,9 @@ export class ChatController {
 
     /** Adds the user's message and runs a turn on the whole chat. False when a turn is already running there. */
     send(workspace: string, text: string): boolean {
-        if (this.#running.has(workspace) || text.trim() === "" || !this.#exists(workspace))
+        if (this.#running.has(workspace) || text.trim() === "" || !this.#exists(workspace)) {
             return false;
+        }
         this.stores.workspaces.getState().appendMessage(workspace, { id: newId("m-"), role: "user", content: text });
         this.stores.drafts.getState().setDraft(workspace, "");
         this.#run(workspace);
@@ -49,11 +55,13 @@ export class ChatController {
 
     /** Asks the answer again: drops the last answer if there is one, then reruns the turn on the user's last message. */
     regenerate(workspace: string): boolean {
-        if (this.#running.has(workspace) || !this.#exists(workspace))
+        if (this.#running.has(workspace) || !this.#exists(workspace)) {
             return false;
+        }
         this.stores.workspaces.getState().dropLastAnswer(workspace);
-        if (this.#workspace(workspace)?.messages.at(-1)?.role !== "user")
+        if (this.#workspace(workspace)?.messages.at(-1)?.role !== "user") {
             return false;
+        }
         this.#run(workspace);
         return true;
     }
@@ -61,8 +69,9 @@ export class ChatController {
     /** Cancels the workspace's turn; what streamed so far is kept as a stopped answer. */
     stop(workspace: string): void {
         const turn = this.stores.turns.getState().live[workspace];
-        if (turn === undefined || turn.phase === "stopping")
+        if (turn === undefined || turn.phase === "stopping") {
             return;
+        }
         this.stores.turns.getState().stopping(workspace);
         this.rpc.call("cancel", { requestId: turn.requestId }).catch(() => undefined); // a closed connection cancels it anyway
     }
@@ -90,8 +99,9 @@ export class ChatController {
 
     async #endTurn(workspace: string): Promise<void> {
         const running = this.#running.get(workspace);
-        if (running === undefined)
+        if (running === undefined) {
             return;
+        }
         this.stop(workspace);
         await running;
     }
@@ -111,32 +121,49 @@ export class ChatController {
         const requestId = newId("turn-");
         const turns = this.stores.turns;
         turns.getState().begin(workspace, requestId);
-        const turn = this.rpc.chat({
-            requestId,
-            workspace,
-            messages: conversationMessages(current),
-            sampling: { temperature: current.settings.temperature, maxTokens: current.settings.maxTokens }
-        }, {
-            onQueued: (position) => turns.getState().queued(workspace, requestId, position),
-            onStarted: () => turns.getState().started(workspace, requestId),
-            onText: (text) => turns.getState().appendText(workspace, requestId, text)
-        }).then((result) => {
-            if (this.#exists(workspace))
-                this.stores.workspaces.getState().appendMessage(workspace, {
-                    id: newId("m-"), role: "assistant", content: result.text, finish: result.finishReason, usage: result.usage
-                });
-            turns.getState().end(workspace, requestId);
-        }, (error: unknown) => {
-            const failure = toRpcError(error);
-            const live = turns.getState().live[workspace];
-            if (live?.phase === "stopping" && failure.code === CANCELLED_CODE) {
-                if (live.text !== "" && this.#exists(workspace))
-                    this.stores.workspaces.getState().appendMessage(workspace, { id: newId("m-"), role: "assistant", content: live.text, finish: "stopped" });
-                turns.getState().end(workspace, requestId);
-            } else {
-                turns.getState().end(workspace, requestId, { code: failure.code, message: failure.message });
-            }
-        }).finally(() => this.#running.delete(workspace));
+        const turn = this.rpc
+            .chat(
+                {
+                    requestId,
+                    workspace,
+                    messages: conversationMessages(current),
+                    sampling: { temperature: current.settings.temperature, maxTokens: current.settings.maxTokens }
+                },
+                {
+                    onQueued: (position) => turns.getState().queued(workspace, requestId, position),
+                    onStarted: () => turns.getState().started(workspace, requestId),
+                    onText: (text) => turns.getState().appendText(workspace, requestId, text)
+                }
+            )
+            .then(
+                (result) => {
+                    if (this.#exists(workspace)) {
+                        this.stores.workspaces.getState().appendMessage(workspace, {
+                            id: newId("m-"),
+                            role: "assistant",
+                            content: result.text,
+                            finish: result.finishReason,
+                            usage: result.usage
+                        });
+                    }
+                    turns.getState().end(workspace, requestId);
+                },
+                (error: unknown) => {
+                    const failure = toRpcError(error);
+                    const live = turns.getState().live[workspace];
+                    if (live?.phase === "stopping" && failure.code === CANCELLED_CODE) {
+                        if (live.text !== "" && this.#exists(workspace)) {
+                            this.stores.workspaces
+                                .getState()
+                                .appendMessage(workspace, { id: newId("m-"), role: "assistant", content: live.text, finish: "stopped" });
+                        }
+                        turns.getState().end(workspace, requestId);
+                    } else {
+                        turns.getState().end(workspace, requestId, { code: failure.code, message: failure.message });
+                    }
+                }
+            )
+            .finally(() => this.#running.delete(workspace));
         this.#running.set(workspace, turn);
     }
 

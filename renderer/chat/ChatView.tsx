@@ -1,11 +1,11 @@
 import { useEffect } from "react";
-import { useAppServices } from "../AppServices";
-import { ContextMeter } from "../meter/ContextMeter";
-import { useDraftMeasurement } from "../meter/useDraftMeasurement";
-import { WorkspaceHeader } from "../workspaces/WorkspaceHeader";
-import type { Workspace } from "../workspaces/Workspace";
-import { Composer } from "./Composer";
-import { MessageList } from "./MessageList";
+import { useAppServices } from "../AppServices.js";
+import { ContextMeter } from "../meter/ContextMeter.js";
+import { useDraftMeasurement } from "../meter/useDraftMeasurement.js";
+import { WorkspaceHeader } from "../workspaces/WorkspaceHeader.js";
+import type { Workspace } from "../workspaces/Workspace.js";
+import { Composer } from "./Composer.js";
+import { MessageList } from "./MessageList.js";
 import "./ChatView.css";
 
 /** The selected workspace: its header and settings, chat, context meter and message box. Esc stops its answer. */
@@ -15,8 +15,9 @@ export function ChatView({ workspace }: { readonly workspace: Workspace }) {
 
     useEffect(() => {
         const onKeyDown = (event: KeyboardEvent): void => {
-            if (event.key === "Escape" && !event.defaultPrevented && document.querySelector("dialog[open]") === null)
+            if (event.key === "Escape" && !event.defaultPrevented && document.querySelector("dialog[open]") === null) {
                 chat.stop(workspace.id);
+            }
         };
         document.addEventListener("keydown", onKeyDown);
         return () => document.removeEventListener("keydown", onKeyDown);

@@ -1,9 +1,9 @@
 import { useEffect, useRef, type FormEvent, type KeyboardEvent } from "react";
-import { useAppServices } from "../AppServices";
-import { useDraftStore } from "../stores/draftStore";
-import { useTurnStore } from "../stores/turnStore";
-import type { Workspace } from "../workspaces/Workspace";
-import { useComposerState } from "./useComposerState";
+import { useAppServices } from "../AppServices.js";
+import { useDraftStore } from "../stores/draftStore.js";
+import { useTurnStore } from "../stores/turnStore.js";
+import type { Workspace } from "../workspaces/Workspace.js";
+import { useComposerState } from "./useComposerState.js";
 
 /** The message box: Enter sends, Shift+Enter is a new line, Esc stops (ChatView). */
 export function Composer({ workspace }: { readonly workspace: Workspace }) {
@@ -16,8 +16,9 @@ export function Composer({ workspace }: { readonly workspace: Workspace }) {
     useEffect(() => inputRef.current?.focus(), [workspace.id]);
 
     const send = (): void => {
-        if (canSend)
+        if (canSend) {
             chat.send(workspace.id, draft);
+        }
     };
     const onSubmit = (event: FormEvent): void => {
         event.preventDefault();
@@ -32,17 +33,39 @@ export function Composer({ workspace }: { readonly workspace: Workspace }) {
 
     return (
         <form className="composer" onSubmit={onSubmit} aria-label={`Message to ${workspace.name}`}>
-            <textarea ref={inputRef} className="composer-input" aria-label="Message" rows={3}
+            <textarea
+                ref={inputRef}
+                className="composer-input"
+                aria-label="Message"
+                rows={3}
                 placeholder={`Message ${workspace.name} (Enter sends, Shift+Enter for a new line)`}
-                value={draft} onChange={(event) => useDraftStore.getState().setDraft(workspace.id, event.target.value)}
-                onKeyDown={onKeyDown} aria-describedby={reason === undefined ? undefined : `composer-reason-${workspace.id}`} />
+                value={draft}
+                onChange={(event) => useDraftStore.getState().setDraft(workspace.id, event.target.value)}
+                onKeyDown={onKeyDown}
+                aria-describedby={reason === undefined ? undefined : `composer-reason-${workspace.id}`}
+            />
             <div className="composer-actions">
-                {live === undefined
-                    ? <button type="submit" className="primary" disabled={!canSend} aria-label="Send message">Send</button>
-                    : <button type="button" className="danger" onClick={() => chat.stop(workspace.id)} disabled={live.phase === "stopping"}
-                        aria-label="Stop the answer">{live.phase === "stopping" ? "Stopping…" : "Stop"}</button>}
+                {live === undefined ? (
+                    <button type="submit" className="primary" disabled={!canSend} aria-label="Send message">
+                        Send
+                    </button>
+                ) : (
+                    <button
+                        type="button"
+                        className="danger"
+                        onClick={() => chat.stop(workspace.id)}
+                        disabled={live.phase === "stopping"}
+                        aria-label="Stop the answer"
+                    >
+                        {live.phase === "stopping" ? "Stopping…" : "Stop"}
+                    </button>
+                )}
             </div>
-            {reason !== undefined && <p id={`composer-reason-${workspace.id}`} className="composer-reason" role="status">{reason}</p>}
+            {reason !== undefined && (
+                <p id={`composer-reason-${workspace.id}`} className="composer-reason" role="status">
+                    {reason}
+                </p>
+            )}
         </form>
     );
 }

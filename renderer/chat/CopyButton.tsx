@@ -4,13 +4,17 @@ import { useEffect, useState } from "react";
 export function CopyButton({ text, label }: { readonly text: string; readonly label: string }) {
     const [result, setResult] = useState<"copied" | "failed">();
     useEffect(() => {
-        if (result === undefined)
+        if (result === undefined) {
             return;
+        }
         const timer = setTimeout(() => setResult(undefined), 1_500);
         return () => clearTimeout(timer);
     }, [result]);
     const copy = (): void => {
-        navigator.clipboard.writeText(text).then(() => setResult("copied"), () => setResult("failed"));
+        navigator.clipboard.writeText(text).then(
+            () => setResult("copied"),
+            () => setResult("failed")
+        );
     };
     return (
         <button type="button" className="link-button" onClick={copy} aria-label={label}>

@@ -1,10 +1,10 @@
 import { useCallback, useEffect, useRef } from "react";
-import { useAppServices } from "../AppServices";
-import { useTurnStore } from "../stores/turnStore";
-import type { Workspace } from "../workspaces/Workspace";
-import { LiveAnswer } from "./LiveAnswer";
-import { MessageItem } from "./MessageItem";
-import { TurnFailureNotice } from "./TurnFailureNotice";
+import { useAppServices } from "../AppServices.js";
+import { useTurnStore } from "../stores/turnStore.js";
+import type { Workspace } from "../workspaces/Workspace.js";
+import { LiveAnswer } from "./LiveAnswer.js";
+import { MessageItem } from "./MessageItem.js";
+import { TurnFailureNotice } from "./TurnFailureNotice.js";
 
 /** Within this many pixels of the bottom, new text keeps the list scrolled to the end. */
 const STICK_TO_BOTTOM_PX = 48;
@@ -21,33 +21,51 @@ export function MessageList({ workspace }: { readonly workspace: Workspace }) {
 
     useEffect(() => {
         const list = listRef.current;
-        if (list !== null && stuckRef.current)
+        if (list !== null && stuckRef.current) {
             list.scrollTop = list.scrollHeight;
+        }
     }, [workspace.messages.length, live?.text, failure]);
 
     const regenerate = useCallback((): void => void chat.regenerate(workspace.id), [chat, workspace.id]);
 
     return (
-        <ol className="message-list" ref={listRef} aria-label={`Chat in ${workspace.name}`}
+        <ol
+            className="message-list"
+            ref={listRef}
+            aria-label={`Chat in ${workspace.name}`}
             onScroll={(event) => {
                 const list = event.currentTarget;
                 stuckRef.current = list.scrollHeight - list.scrollTop - list.clientHeight < STICK_TO_BOTTOM_PX;
-            }}>
+            }}
+        >
             {workspace.messages.length === 0 && live === undefined && (
-                <li className="placeholder chat-empty">No messages yet. This workspace's context is its own: nothing from another workspace reaches it.</li>
+                <li className="placeholder chat-empty">
+                    No messages yet. This workspace's context is its own: nothing from another workspace reaches it.
+                </li>
             )}
             {workspace.messages.map((message) => (
-                <MessageItem key={message.id} message={message}
-                    onRegenerate={idle && failure === undefined && message === last && message.role === "assistant" ? regenerate : undefined} />
+                <MessageItem
+                    key={message.id}
+                    message={message}
+                    onRegenerate={
+                        idle && failure === undefined && message === last && message.role === "assistant" ? regenerate : undefined
+                    }
+                />
             ))}
             {live !== undefined && <LiveAnswer turn={live} />}
             {idle && failure !== undefined && (
-                <TurnFailureNotice failure={failure} onRetry={regenerate} onDismiss={() => useTurnStore.getState().clearFailure(workspace.id)} />
+                <TurnFailureNotice
+                    failure={failure}
+                    onRetry={regenerate}
+                    onDismiss={() => useTurnStore.getState().clearFailure(workspace.id)}
+                />
             )}
             {idle && failure === undefined && last?.role === "user" && (
                 <li className="no-answer">
                     <span>No answer to this message.</span>{" "}
-                    <button type="button" className="link-button" onClick={regenerate} aria-label="Ask for an answer again">Ask again</button>
+                    <button type="button" className="link-button" onClick={regenerate} aria-label="Ask for an answer again">
+                        Ask again
+                    </button>
                 </li>
             )}
         </ol>

@@ -1,5 +1,5 @@
 import type { ReactNode } from "react";
-import { parseMarkdown, showControlCharacters, type InlineNode, type MarkdownBlock } from "./parseMarkdown";
+import { parseMarkdown, showControlCharacters, type InlineNode, type MarkdownBlock } from "./parseMarkdown.js";
 
 /** A message's text as safe minimal Markdown: every piece is a React text node, never HTML. */
 export function MessageText({ text }: { readonly text: string }) {
@@ -11,9 +11,17 @@ function renderBlock(block: MarkdownBlock, key: number): ReactNode {
         case "paragraph":
             return <p key={key}>{renderInlines(block.inlines)}</p>;
         case "heading":
-            return <p key={key} className={`md-heading md-heading-${block.level}`}>{renderInlines(block.inlines)}</p>;
+            return (
+                <p key={key} className={`md-heading md-heading-${block.level}`}>
+                    {renderInlines(block.inlines)}
+                </p>
+            );
         case "code":
-            return <pre key={key} className="md-code" data-language={block.language || undefined}><code>{showControlCharacters(block.text)}</code></pre>;
+            return (
+                <pre key={key} className="md-code" data-language={block.language || undefined}>
+                    <code>{showControlCharacters(block.text)}</code>
+                </pre>
+            );
         case "quote":
             return <blockquote key={key}>{renderInlines(block.inlines)}</blockquote>;
         case "list": {

@@ -1,5 +1,5 @@
-import type { ConnectionStatus } from "../rpc/KvaultRpc";
-import type { MeterReading } from "../meter/meterReading";
+import type { ConnectionStatus } from "../rpc/KvaultRpc.js";
+import type { MeterReading } from "../meter/meterReading.js";
 
 export interface ComposerState {
     readonly canSend: boolean;
@@ -21,15 +21,21 @@ export function composerState(input: {
     readonly fresh: boolean;
 }): ComposerState {
     const { draft, connection, running, reading, fresh } = input;
-    if (connection.kind === "unavailable")
+    if (connection.kind === "unavailable") {
         return { canSend: false, reason: connection.reason };
-    if (connection.kind !== "open")
+    }
+    if (connection.kind !== "open") {
         return { canSend: false, reason: "Not connected to the Kvault server; it reconnects by itself." };
-    if (running) // Stop stands where Send was; nothing else to say
+    }
+    if (running) {
+        // Stop stands where Send was; nothing else to say
         return { canSend: false, reason: undefined };
-    if (draft.trim() === "")
+    }
+    if (draft.trim() === "") {
         return { canSend: false, reason: undefined };
-    if (reading?.blockedBecause !== undefined)
+    }
+    if (reading?.blockedBecause !== undefined) {
         return { canSend: false, reason: fresh ? reading.blockedBecause : `${reading.blockedBecause} (Measuring the new text…)` };
+    }
     return { canSend: true, reason: undefined };
 }

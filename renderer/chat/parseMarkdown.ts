@@ -29,8 +29,9 @@ export function parseMarkdown(source: string): MarkdownBlock[] {
     const blocks: MarkdownBlock[] = [];
     let paragraph: string[] = [];
     const flushParagraph = (): void => {
-        if (paragraph.length > 0)
+        if (paragraph.length > 0) {
             blocks.push({ kind: "paragraph", inlines: parseInline(paragraph.join("\n")) });
+        }
         paragraph = [];
     };
 
@@ -40,8 +41,9 @@ export function parseMarkdown(source: string): MarkdownBlock[] {
         if (fence !== null) {
             flushParagraph();
             const body: string[] = [];
-            for (index++; index < lines.length && !lines[index]!.trimStart().startsWith(fence[1]!); index++)
+            for (index++; index < lines.length && !lines[index]!.trimStart().startsWith(fence[1]!); index++) {
                 body.push(lines[index]!);
+            }
             blocks.push({ kind: "code", language: fence[2] ?? "", text: body.join("\n") });
             continue;
         }
@@ -63,8 +65,9 @@ export function parseMarkdown(source: string): MarkdownBlock[] {
             const items: InlineNode[][] = [];
             for (; index < lines.length; index++) {
                 const item = pattern.exec(lines[index]!);
-                if (item === null)
+                if (item === null) {
                     break;
+                }
                 items.push(parseInline(item[1]!));
             }
             index--;
@@ -77,8 +80,9 @@ export function parseMarkdown(source: string): MarkdownBlock[] {
             const quoted: string[] = [];
             for (; index < lines.length; index++) {
                 const next = QUOTE.exec(lines[index]!);
-                if (next === null)
+                if (next === null) {
                     break;
+                }
                 quoted.push(next[1]!);
             }
             index--;
@@ -91,26 +95,30 @@ export function parseMarkdown(source: string): MarkdownBlock[] {
     return blocks;
 }
 
-const INLINE = /`([^`\n]+)`|\*\*([^*\n]+?)\*\*|__([^_\n]+?)__|(?<![\w*])\*([^*\s][^*\n]*?)\*(?![\w*])|(?<![\w_])_([^_\s][^_\n]*?)_(?![\w_])/g;
+const INLINE =
+    /`([^`\n]+)`|\*\*([^*\n]+?)\*\*|__([^_\n]+?)__|(?<![\w*])\*([^*\s][^*\n]*?)\*(?![\w*])|(?<![\w_])_([^_\s][^_\n]*?)_(?![\w_])/g;
 
 /** Code spans, bold and italics; everything else is text. */
 export function parseInline(text: string): InlineNode[] {
     const nodes: InlineNode[] = [];
     let last = 0;
     for (const match of text.matchAll(INLINE)) {
-        if (match.index > last)
+        if (match.index > last) {
             nodes.push({ kind: "text", text: text.slice(last, match.index) });
+        }
         const [, code, strong, strongUnderscore, em, emUnderscore] = match;
-        if (code !== undefined)
+        if (code !== undefined) {
             nodes.push({ kind: "code", text: code });
-        else if (strong !== undefined || strongUnderscore !== undefined)
+        } else if (strong !== undefined || strongUnderscore !== undefined) {
             nodes.push({ kind: "strong", text: (strong ?? strongUnderscore)! });
-        else
+        } else {
             nodes.push({ kind: "em", text: (em ?? emUnderscore)! });
+        }
         last = match.index + match[0].length;
     }
-    if (last < text.length)
+    if (last < text.length) {
         nodes.push({ kind: "text", text: text.slice(last) });
+    }
     return nodes;
 }
 
@@ -120,5 +128,7 @@ export function parseInline(text: string): InlineNode[] {
  */
 export function showControlCharacters(text: string): string {
     // eslint-disable-next-line no-control-regex
-    return text.replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/g, (char) => char === "\u007F" ? "\u2421" : String.fromCharCode(0x2400 + char.charCodeAt(0)));
+    return text.replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/g, (char) =>
+        char === "\u007F" ? "\u2421" : String.fromCharCode(0x2400 + char.charCodeAt(0))
+    );
 }

@@ -1,10 +1,10 @@
-import { useDraftStore } from "../stores/draftStore";
-import { useEngineStore } from "../stores/engineStore";
-import { useTurnStore } from "../stores/turnStore";
-import { meterReading } from "../meter/meterReading";
-import type { Workspace } from "../workspaces/Workspace";
-import { composerState, type ComposerState } from "./composerState";
-import { conversationKey } from "./conversationMessages";
+import { useDraftStore } from "../stores/draftStore.js";
+import { useEngineStore } from "../stores/engineStore.js";
+import { useTurnStore } from "../stores/turnStore.js";
+import { meterReading } from "../meter/meterReading.js";
+import type { Workspace } from "../workspaces/Workspace.js";
+import { composerState, type ComposerState } from "./composerState.js";
+import { conversationKey } from "./conversationMessages.js";
 
 /** composerState for a workspace, from the stores. */
 export function useComposerState(workspace: Workspace): ComposerState {

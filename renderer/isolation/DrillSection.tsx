@@ -1,7 +1,7 @@
-import type { DrillReport } from "../../contract/isolation";
-import { useIsolationStore } from "../stores/isolationStore";
-import type { IsolationController } from "./IsolationController";
-import { drillVerdict, failureModesText, formatDuration } from "./isolationText";
+import type { DrillReport } from "../../contract/isolation.js";
+import { useIsolationStore } from "../stores/isolationStore.js";
+import type { IsolationController } from "./IsolationController.js";
+import { drillVerdict, failureModesText, formatDuration } from "./isolationText.js";
 
 /** Fault drills: each injects one failure of the incident's class in a sandboxed engine, guard on and guard off. */
 export function DrillSection({ controller }: { readonly controller: IsolationController }) {
@@ -16,34 +16,56 @@ export function DrillSection({ controller }: { readonly controller: IsolationCon
             {drills.error !== undefined && (
                 <p className="inline-error" data-error-code={drills.error.code}>
                     {drills.error.message}{" "}
-                    <button type="button" className="link-button" onClick={() => void controller.loadDrills()} aria-label="Try again: load the drills">Try again</button>
+                    <button
+                        type="button"
+                        className="link-button"
+                        onClick={() => void controller.loadDrills()}
+                        aria-label="Try again: load the drills"
+                    >
+                        Try again
+                    </button>
                 </p>
             )}
-            {drills.list === undefined
-                ? drills.error === undefined && <p className="placeholder">Loading…</p>
-                : (
-                    <ul className="isolation-list" aria-label="Fault drills">
-                        {drills.list.map((drill) => {
-                            const run = runs[drill.id];
-                            const state = run === undefined ? "idle" : run.running ? "running" : run.result !== undefined ? "done" : "error";
-                            return (
-                                <li key={drill.id} className="isolation-item" data-drill-id={drill.id} data-drill-state={state}>
-                                    <div className="isolation-item-row">
-                                        <span className="isolation-item-title">{drill.title}</span>
-                                        <button type="button" className="isolation-action" disabled={busy} onClick={() => controller.runDrill(drill.id)}
-                                            aria-label={`Run the ${drill.id} drill`}>
-                                            {run?.running === true ? "Running…" : "Run"}
-                                        </button>
-                                    </div>
-                                    <p className="isolation-muted">Guard: {drill.guard}. {failureModesText(drill.failureModes)}.</p>
-                                    {run?.running === true && <p className="placeholder" role="status">Running in sandboxed engines, guard on then off; this takes several seconds.</p>}
-                                    {run?.result !== undefined && <DrillReportView report={run.result} />}
-                                    {run?.error !== undefined && <p className="inline-error" role="alert" data-error-code={run.error.code}>{run.error.message}</p>}
-                                </li>
-                            );
-                        })}
-                    </ul>
-                )}
+            {drills.list === undefined ? (
+                drills.error === undefined && <p className="placeholder">Loading…</p>
+            ) : (
+                <ul className="isolation-list" aria-label="Fault drills">
+                    {drills.list.map((drill) => {
+                        const run = runs[drill.id];
+                        const state = run === undefined ? "idle" : run.running ? "running" : run.result !== undefined ? "done" : "error";
+                        return (
+                            <li key={drill.id} className="isolation-item" data-drill-id={drill.id} data-drill-state={state}>
+                                <div className="isolation-item-row">
+                                    <span className="isolation-item-title">{drill.title}</span>
+                                    <button
+                                        type="button"
+                                        className="isolation-action"
+                                        disabled={busy}
+                                        onClick={() => controller.runDrill(drill.id)}
+                                        aria-label={`Run the ${drill.id} drill`}
+                                    >
+                                        {run?.running === true ? "Running…" : "Run"}
+                                    </button>
+                                </div>
+                                <p className="isolation-muted">
+                                    Guard: {drill.guard}. {failureModesText(drill.failureModes)}.
+                                </p>
+                                {run?.running === true && (
+                                    <p className="placeholder" role="status">
+                                        Running in sandboxed engines, guard on then off; this takes several seconds.
+                                    </p>
+                                )}
+                                {run?.result !== undefined && <DrillReportView report={run.result} />}
+                                {run?.error !== undefined && (
+                                    <p className="inline-error" role="alert" data-error-code={run.error.code}>
+                                        {run.error.message}
+                                    </p>
+                                )}
+                            </li>
+                        );
+                    })}
+                </ul>
+            )}
             <p className="panel-note">Drills run in engines of their own on a tiny model; your workspaces are untouched.</p>
         </section>
     );
@@ -52,10 +74,18 @@ export function DrillSection({ controller }: { readonly controller: IsolationCon
 function DrillReportView({ report }: { readonly report: DrillReport }) {
     const verdict = drillVerdict(report);
     return (
-        <div className={verdict.passed ? "drill-report drill-passed" : "drill-report drill-failed"} role="status"
-            data-passed={verdict.passed} data-guard-fired={report.guardFired} data-guard-code={report.guardError?.code ?? ""}
-            data-victim-clean={report.victimClean} data-leak-observed={report.leakObservedWithGuardOff}>
-            <p className="drill-outcome">{verdict.passed ? "Passed" : "FAILED"} <span className="isolation-muted">in {formatDuration(report.durationMs)}</span></p>
+        <div
+            className={verdict.passed ? "drill-report drill-passed" : "drill-report drill-failed"}
+            role="status"
+            data-passed={verdict.passed}
+            data-guard-fired={report.guardFired}
+            data-guard-code={report.guardError?.code ?? ""}
+            data-victim-clean={report.victimClean}
+            data-leak-observed={report.leakObservedWithGuardOff}
+        >
+            <p className="drill-outcome">
+                {verdict.passed ? "Passed" : "FAILED"} <span className="isolation-muted">in {formatDuration(report.durationMs)}</span>
+            </p>
             <dl className="drill-facts">
                 <dt>Guard on</dt>
                 <dd className="drill-guard">

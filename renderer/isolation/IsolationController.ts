@@ -1,8 +1,8 @@
-import type { AuditFeed, DrillReport, ReplaySummary } from "../../contract/isolation";
-import type { KvaultRpc } from "../rpc/KvaultRpc";
-import { toRpcError } from "../rpc/RpcError";
-import type { IsolationFailure, IsolationRun, IsolationStore } from "../stores/isolationStore";
-import type { createTurnStore } from "../stores/turnStore";
+import type { AuditFeed, DrillReport, ReplaySummary } from "../../contract/isolation.js";
+import type { KvaultRpc } from "../rpc/KvaultRpc.js";
+import { toRpcError } from "../rpc/RpcError.js";
+import type { IsolationFailure, IsolationRun, IsolationStore } from "../stores/isolationStore.js";
+import type { createTurnStore } from "../stores/turnStore.js";
 
 /** Between audits (and refreshes of the replayable turns) while the isolation panel is on screen. */
 export const AUDIT_INTERVAL_MS = 5_000;
@@ -45,8 +45,9 @@ export class IsolationController {
     /** Runs the audit unless one is in flight. */
     async audit(): Promise<void> {
         const store = this.stores.isolation;
-        if (store.getState().audit.running)
+        if (store.getState().audit.running) {
             return;
+        }
         store.setState((state) => ({ audit: { ...state.audit, running: true } }));
         try {
             const summary = await this.rpc.call("audit", {});
@@ -65,18 +66,32 @@ export class IsolationController {
         const store = this.stores.isolation;
         this.#engineAudits = feed !== undefined;
         if (feed === undefined) {
-            if (store.getState().auditFeed !== undefined)
+            if (store.getState().auditFeed !== undefined) {
                 store.setState({ auditFeed: undefined });
+            }
             return;
         }
         const { intervalMs, numRuns, numRunsWithViolations, lastWithViolations } = feed;
         const previous = store.getState().auditFeed;
-        if (previous?.numRuns !== numRuns || previous.intervalMs !== intervalMs || previous.lastWithViolations?.at !== lastWithViolations?.at)
-            store.setState({ auditFeed: { intervalMs, numRuns, numRunsWithViolations, ...(lastWithViolations === undefined ? {} : { lastWithViolations }) } });
+        if (
+            previous?.numRuns !== numRuns ||
+            previous.intervalMs !== intervalMs ||
+            previous.lastWithViolations?.at !== lastWithViolations?.at
+        ) {
+            store.setState({
+                auditFeed: {
+                    intervalMs,
+                    numRuns,
+                    numRunsWithViolations,
+                    ...(lastWithViolations === undefined ? {} : { lastWithViolations })
+                }
+            });
+        }
         const latest = feed.latest;
         const key = latest === undefined ? undefined : `${latest.at}/${numRuns}`;
-        if (latest === undefined || key === this.#lastFeedAudit)
+        if (latest === undefined || key === this.#lastFeedAudit) {
             return;
+        }
         this.#lastFeedAudit = key;
         store.setState((state) => ({ audit: { running: state.audit.running, summary: latest, checkedAt: this.now() } }));
     }
@@ -87,8 +102,9 @@ export class IsolationController {
      */
     runCanary(): boolean {
         const store = this.stores.isolation;
-        if (store.getState().canary.running)
+        if (store.getState().canary.running) {
             return false;
+        }
         store.setState({ canary: { running: true } });
         this.rpc.call("runCanary", {}).then(
             (result) => store.setState({ canary: { running: false, result } }),
@@ -110,8 +126,9 @@ export class IsolationController {
     /** Replays the turn alone in a fresh context and compares it token by token; once at a time per turn. */
     async replay(requestId: string): Promise<void> {
         const store = this.stores.isolation;
-        if (store.getState().replays[requestId]?.running === true)
+        if (store.getState().replays[requestId]?.running === true) {
             return;
+        }
         const put = (run: IsolationRun<ReplaySummary>): void =>
             store.setState((state) => ({ replays: { ...state.replays, [requestId]: run } }));
         put({ running: true });
@@ -141,11 +158,11 @@ export class IsolationController {
      * nothing sent, while another runs.
      */
     runDrill(id: string): boolean {
-        if (this.drillRunning)
+        if (this.drillRunning) {
             return false;
+        }
         const store = this.stores.isolation;
-        const put = (run: IsolationRun<DrillReport>): void =>
-            store.setState((state) => ({ drillRuns: { ...state.drillRuns, [id]: run } }));
+        const put = (run: IsolationRun<DrillReport>): void => store.setState((state) => ({ drillRuns: { ...state.drillRuns, [id]: run } }));
         put({ running: true });
         this.rpc.call("runDrill", { id }).then(
             (result) => put({ running: false, result }),
@@ -164,23 +181,28 @@ export class IsolationController {
         let stopped = false;
         const canSee = (): boolean => !stopped && this.rpc.status.kind === "open" && view.isOpen() && view.isVisible();
         const refresh = (): void => {
-            if (!canSee())
+            if (!canSee()) {
                 return;
-            if (!this.#engineAudits)
+            }
+            if (!this.#engineAudits) {
                 void this.audit();
+            }
             void this.refreshReplayable();
-            if (this.stores.isolation.getState().drills.list === undefined)
+            if (this.stores.isolation.getState().drills.list === undefined) {
                 void this.loadDrills();
+            }
         };
         const timer = setInterval(refresh, intervalMs);
         const unsubscribeStatus = this.rpc.onStatus((status) => {
-            if (status.kind === "open")
+            if (status.kind === "open") {
                 refresh();
+            }
         });
         const unsubscribeTurns = this.stores.turns.subscribe((state, previous) => {
             const ended = Object.entries(previous.live).some(([workspace, turn]) => state.live[workspace]?.requestId !== turn.requestId);
-            if (ended && canSee())
+            if (ended && canSee()) {
                 void this.refreshReplayable();
+            }
         });
         refresh();
         return {

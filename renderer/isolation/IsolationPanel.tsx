@@ -1,12 +1,12 @@
-import type { EngineSnapshot } from "../../contract/EngineSnapshot";
-import { useAppServices } from "../AppServices";
-import { useEngineStore } from "../stores/engineStore";
-import { formatCount } from "../util/formatCount";
-import { AuditSection } from "./AuditSection";
-import { CanarySection } from "./CanarySection";
-import { DrillSection } from "./DrillSection";
-import { ReplaySection } from "./ReplaySection";
-import { useIsolationWatch } from "./useIsolationWatch";
+import type { EngineSnapshot } from "../../contract/EngineSnapshot.js";
+import { useAppServices } from "../AppServices.js";
+import { useEngineStore } from "../stores/engineStore.js";
+import { formatCount } from "../util/formatCount.js";
+import { AuditSection } from "./AuditSection.js";
+import { CanarySection } from "./CanarySection.js";
+import { DrillSection } from "./DrillSection.js";
+import { ReplaySection } from "./ReplaySection.js";
+import { useIsolationWatch } from "./useIsolationWatch.js";
 import "./IsolationPanel.css";
 
 /**
@@ -35,7 +35,11 @@ function CounterSection() {
             <div className="isolation-section-header">
                 <h3 id="isolation-counters-heading">Counters</h3>
             </div>
-            {snapshot === undefined ? <p className="placeholder">Waiting for the engine's counters…</p> : <Counters counters={snapshot.counters} />}
+            {snapshot === undefined ? (
+                <p className="placeholder">Waiting for the engine's counters…</p>
+            ) : (
+                <Counters counters={snapshot.counters} />
+            )}
         </section>
     );
 }
@@ -67,8 +71,8 @@ function Counters({ counters }: { readonly counters: EngineSnapshot["counters"] 
                 </tbody>
             </table>
             <p className="panel-note">
-                Prompt tokens evaluated {formatCount(counters.evaluatedPromptTokens)}, reused {formatCount(counters.reusedPromptTokens)};
-                {" "}{formatCount(counters.generatedTokens)} generated.
+                Prompt tokens evaluated {formatCount(counters.evaluatedPromptTokens)}, reused {formatCount(counters.reusedPromptTokens)};{" "}
+                {formatCount(counters.generatedTokens)} generated.
             </p>
         </>
     );

@@ -1,7 +1,7 @@
 import { useEffect } from "react";
-import { useEngineStore } from "../stores/engineStore";
-import { useUiStore } from "../stores/uiStore";
-import type { IsolationController } from "./IsolationController";
+import { useEngineStore } from "../stores/engineStore.js";
+import { useUiStore } from "../stores/uiStore.js";
+import type { IsolationController } from "./IsolationController.js";
 
 /**
  * Keeps the audit and the replayable turns fresh while the isolation panel is open and the page
@@ -14,13 +14,15 @@ export function useIsolationWatch(controller: IsolationController): void {
             isVisible: () => document.visibilityState === "visible"
         });
         const unsubscribeUi = useUiStore.subscribe((state, previous) => {
-            if (state.isolationOpen && !previous.isolationOpen)
+            if (state.isolationOpen && !previous.isolationOpen) {
                 watch.refresh();
+            }
         });
         controller.adoptAuditFeed(useEngineStore.getState().snapshot?.audit);
         const unsubscribeEngine = useEngineStore.subscribe((state, previous) => {
-            if (state.snapshot !== previous.snapshot)
+            if (state.snapshot !== previous.snapshot) {
                 controller.adoptAuditFeed(state.snapshot?.audit);
+            }
         });
         const onVisibility = (): void => watch.refresh();
         document.addEventListener("visibilitychange", onVisibility);

@@ -1,9 +1,9 @@
-import { useDraftStore } from "../stores/draftStore";
-import { useEngineStore } from "../stores/engineStore";
-import { conversationKey } from "../chat/conversationMessages";
-import { formatCount } from "../util/formatCount";
-import type { Workspace } from "../workspaces/Workspace";
-import { meterReading } from "./meterReading";
+import { useDraftStore } from "../stores/draftStore.js";
+import { useEngineStore } from "../stores/engineStore.js";
+import { conversationKey } from "../chat/conversationMessages.js";
+import { formatCount } from "../util/formatCount.js";
+import type { Workspace } from "../workspaces/Workspace.js";
+import { meterReading } from "./meterReading.js";
 import "./ContextMeter.css";
 
 /**
@@ -20,25 +20,59 @@ export function ContextMeter({ workspace }: { readonly workspace: Workspace }) {
     const reading = measured === undefined ? undefined : meterReading(measured.result, workspace.settings.maxTokens);
 
     return (
-        <section className="context-meter" aria-label="Context meter" data-fresh={fresh ? "true" : "false"}
-            data-used={reading?.usedTokens} data-draft={reading?.draftTokens} data-left={reading?.leftTokens} data-limit={reading?.limit}>
-            {reading === undefined
-                ? <p className="placeholder">{measureError ?? "Measuring…"}</p>
-                : <>
-                    <meter className="context-meter-bar" min={0} max={reading.limit} value={Math.min(reading.limit, reading.usedTokens + reading.draftTokens)}
-                        low={reading.limit * 0.75} high={reading.limit * 0.95} optimum={0}
-                        aria-label={`Context used: ${formatCount(reading.usedTokens + reading.draftTokens)} of ${formatCount(reading.limit)} tokens`} />
+        <section
+            className="context-meter"
+            aria-label="Context meter"
+            data-fresh={fresh ? "true" : "false"}
+            data-used={reading?.usedTokens}
+            data-draft={reading?.draftTokens}
+            data-left={reading?.leftTokens}
+            data-limit={reading?.limit}
+        >
+            {reading === undefined ? (
+                <p className="placeholder">{measureError ?? "Measuring…"}</p>
+            ) : (
+                <>
+                    <meter
+                        className="context-meter-bar"
+                        min={0}
+                        max={reading.limit}
+                        value={Math.min(reading.limit, reading.usedTokens + reading.draftTokens)}
+                        low={reading.limit * 0.75}
+                        high={reading.limit * 0.95}
+                        optimum={0}
+                        aria-label={`Context used: ${formatCount(reading.usedTokens + reading.draftTokens)} of ${formatCount(reading.limit)} tokens`}
+                    />
                     <p className={fresh ? "context-meter-numbers" : "context-meter-numbers stale"}>
-                        <span>Used <strong data-meter="used">{formatCount(reading.usedTokens)}</strong></span>
-                        <span>This message <strong data-meter="draft">{formatCount(reading.draftTokens)}</strong></span>
-                        <span>Left <strong data-meter="left">{formatCount(Math.max(0, reading.leftTokens))}</strong> of <strong data-meter="limit">{formatCount(reading.limit)}</strong></span>
-                        {reading.remainingTokens > 0
-                            ? <span>After it, <strong data-meter="remaining">{formatCount(reading.remainingTokens)}</strong> for the answer (Max tokens {formatCount(workspace.settings.maxTokens)})</span>
-                            : <span className="context-meter-over">Over by <strong data-meter="over">{formatCount(-reading.remainingTokens)}</strong></span>}
+                        <span>
+                            Used <strong data-meter="used">{formatCount(reading.usedTokens)}</strong>
+                        </span>
+                        <span>
+                            This message <strong data-meter="draft">{formatCount(reading.draftTokens)}</strong>
+                        </span>
+                        <span>
+                            Left <strong data-meter="left">{formatCount(Math.max(0, reading.leftTokens))}</strong> of{" "}
+                            <strong data-meter="limit">{formatCount(reading.limit)}</strong>
+                        </span>
+                        {reading.remainingTokens > 0 ? (
+                            <span>
+                                After it, <strong data-meter="remaining">{formatCount(reading.remainingTokens)}</strong> for the answer (Max
+                                tokens {formatCount(workspace.settings.maxTokens)})
+                            </span>
+                        ) : (
+                            <span className="context-meter-over">
+                                Over by <strong data-meter="over">{formatCount(-reading.remainingTokens)}</strong>
+                            </span>
+                        )}
                     </p>
-                </>}
+                </>
+            )}
             <p className="context-meter-capacities">
-                {info !== undefined && <>Window {formatCount(info.window.limit)} (set by the {info.window.boundBy}) · </>}
+                {info !== undefined && (
+                    <>
+                        Window {formatCount(info.window.limit)} (set by the {info.window.boundBy}) ·{" "}
+                    </>
+                )}
                 {(roles ?? []).map((role) => `${role.role} ${formatCount(role.sequenceCapacity)} per sequence`).join(" · ")}
                 {info !== undefined && <> · pool {formatCount(info.capacities.pool)}</>}
             </p>

@@ -1,5 +1,5 @@
-import type { DraftMeasurement } from "../../contract/engineProtocol";
-import { formatCount, formatTokens } from "../util/formatCount";
+import type { DraftMeasurement } from "../../contract/engineProtocol.js";
+import { formatCount, formatTokens } from "../util/formatCount.js";
 
 export interface MeterReading {
     readonly limit: number;
@@ -24,13 +24,18 @@ export function meterReading(measurement: DraftMeasurement, maxTokens: number): 
     return { limit, usedTokens, draftTokens, leftTokens, remainingTokens, blockedBecause: blockedBecause() };
 
     function blockedBecause(): string | undefined {
-        if (leftTokens <= 0)
+        if (leftTokens <= 0) {
             return `This workspace's conversation uses ${formatCount(usedTokens)} of its ${formatTokens(limit)}; nothing is left for a message. Clear the chat or start a new workspace.`;
-        if (!measurement.fits)
+        }
+        if (!measurement.fits) {
             return `This message needs ${formatTokens(draftTokens)}; ${formatCount(Math.max(0, leftTokens))} are left of ${formatCount(limit)}. Shorten it or start a new workspace.`;
-        if (remainingTokens < maxTokens)
-            return `The answer may take up to ${formatTokens(maxTokens)} (Max tokens), but only ${formatCount(remainingTokens)} are left after this message (window ${formatCount(limit)}). ` +
-                `Lower Max tokens to ${formatCount(remainingTokens)} or less, or shorten the message.`;
+        }
+        if (remainingTokens < maxTokens) {
+            return (
+                `The answer may take up to ${formatTokens(maxTokens)} (Max tokens), but only ${formatCount(remainingTokens)} are left after this message (window ${formatCount(limit)}). ` +
+                `Lower Max tokens to ${formatCount(remainingTokens)} or less, or shorten the message.`
+            );
+        }
         return undefined;
     }
 }

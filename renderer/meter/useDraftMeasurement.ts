@@ -1,10 +1,10 @@
 import { useEffect, useRef } from "react";
-import { useAppServices } from "../AppServices";
-import { conversationKey, conversationMessages } from "../chat/conversationMessages";
-import { toRpcError } from "../rpc/RpcError";
-import { useDraftStore } from "../stores/draftStore";
-import { useEngineStore } from "../stores/engineStore";
-import type { Workspace } from "../workspaces/Workspace";
+import { useAppServices } from "../AppServices.js";
+import { conversationKey, conversationMessages } from "../chat/conversationMessages.js";
+import { toRpcError } from "../rpc/RpcError.js";
+import { useDraftStore } from "../stores/draftStore.js";
+import { useEngineStore } from "../stores/engineStore.js";
+import type { Workspace } from "../workspaces/Workspace.js";
 
 /** Pause after the last keystroke before measuring (ms). */
 export const MEASURE_DEBOUNCE_MS = 200;
@@ -22,19 +22,22 @@ export function useDraftMeasurement(workspace: Workspace): void {
     const latestCall = useRef(0);
 
     useEffect(() => {
-        if (!connected)
+        if (!connected) {
             return;
+        }
         const call = ++latestCall.current;
         const timer = setTimeout(() => {
             // `key` stands for the messages: when they change, this effect runs again.
             rpc.call("measure", { workspace: workspace.id, messages: conversationMessages(workspace), draft }).then(
                 (result) => {
-                    if (call === latestCall.current)
+                    if (call === latestCall.current) {
                         useDraftStore.getState().setMeasured(workspace.id, { draft, conversationKey: key, result });
+                    }
                 },
                 (error: unknown) => {
-                    if (call === latestCall.current)
+                    if (call === latestCall.current) {
                         useDraftStore.getState().setMeasureError(workspace.id, toRpcError(error).message);
+                    }
                 }
             );
         }, MEASURE_DEBOUNCE_MS);

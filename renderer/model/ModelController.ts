@@ -1,9 +1,9 @@
-import { DEMO_MODEL, type ModelDownload } from "../../contract/models";
-import type { KvaultRpc } from "../rpc/KvaultRpc";
-import { toRpcError } from "../rpc/RpcError";
-import type { createEngineStore } from "../stores/engineStore";
-import type { ModelFailure, ModelStore } from "../stores/modelStore";
-import type { createTurnStore } from "../stores/turnStore";
+import { DEMO_MODEL, type ModelDownload } from "../../contract/models.js";
+import type { KvaultRpc } from "../rpc/KvaultRpc.js";
+import { toRpcError } from "../rpc/RpcError.js";
+import type { createEngineStore } from "../stores/engineStore.js";
+import type { ModelFailure, ModelStore } from "../stores/modelStore.js";
+import type { createTurnStore } from "../stores/turnStore.js";
 
 export interface ModelControllerStores {
     readonly model: ModelStore;
@@ -22,7 +22,10 @@ export class ModelController {
     /** The next listDownloads while a download runs. */
     #poll: ReturnType<typeof setTimeout> | undefined;
 
-    constructor(private readonly rpc: KvaultRpc, private readonly stores: ModelControllerStores) {}
+    constructor(
+        private readonly rpc: KvaultRpc,
+        private readonly stores: ModelControllerStores
+    ) {}
 
     /** Turns running now in any workspace; a switch ends them with model_switched. */
     numRunningTurns(): number {
@@ -34,17 +37,27 @@ export class ModelController {
         const path = untrimmedPath.trim();
         const store = this.stores.model;
         if (path === "") {
-            store.setState({ inspection: { running: false, error: { code: "invalid_request", message: "Type the full path of a .gguf file on the machine running Kvault, then Inspect." } } });
+            store.setState({
+                inspection: {
+                    running: false,
+                    error: {
+                        code: "invalid_request",
+                        message: "Type the full path of a .gguf file on the machine running Kvault, then Inspect."
+                    }
+                }
+            });
             return;
         }
         store.setState({ inspection: { running: true, path } });
         try {
             const facts = await this.rpc.call("inspectModel", { path });
-            if (store.getState().inspection.path === path)
+            if (store.getState().inspection.path === path) {
                 store.setState({ inspection: { running: false, path, facts } });
+            }
         } catch (error) {
-            if (store.getState().inspection.path === path)
+            if (store.getState().inspection.path === path) {
                 store.setState({ inspection: { running: false, path, error: failure(error) } });
+            }
         }
     }
 
@@ -52,10 +65,16 @@ export class ModelController {
     async load(model: string): Promise<boolean> {
         const store = this.stores.model;
         const name = model.trim();
-        if (store.getState().loading.running)
+        if (store.getState().loading.running) {
             return false;
+        }
         if (name === "") {
-            store.setState({ loading: { running: false, error: { code: "invalid_request", message: "Type the full path of a .gguf file, or use the built-in demo model." } } });
+            store.setState({
+                loading: {
+                    running: false,
+                    error: { code: "invalid_request", message: "Type the full path of a .gguf file, or use the built-in demo model." }
+                }
+            });
             return false;
         }
         store.setState({ loading: { running: true, model: name } });
@@ -78,10 +97,19 @@ export class ModelController {
     async startDownload(untrimmedSource: string): Promise<boolean> {
         const source = untrimmedSource.trim();
         const store = this.stores.model;
-        if (store.getState().download.starting)
+        if (store.getState().download.starting) {
             return false;
+        }
         if (source === "") {
-            store.setState({ download: { starting: false, error: { code: "invalid_request", message: "Type a model URL (https://…) or a Hugging Face reference (hf:owner/repo:quant), then Download." } } });
+            store.setState({
+                download: {
+                    starting: false,
+                    error: {
+                        code: "invalid_request",
+                        message: "Type a model URL (https://…) or a Hugging Face reference (hf:owner/repo:quant), then Download."
+                    }
+                }
+            });
             return false;
         }
         store.setState({ download: { starting: true } });
@@ -126,14 +154,20 @@ export class ModelController {
         try {
             const downloads = await this.rpc.call("listDownloads", {});
             store.setState({ downloads });
-            if (downloads.some((download) => download.state === "done" && before.find((known) => known.id === download.id)?.state !== "done"))
+            if (
+                downloads.some(
+                    (download) => download.state === "done" && before.find((known) => known.id === download.id)?.state !== "done"
+                )
+            ) {
                 void this.refreshLibrary();
+            }
         } catch (error) {
             store.setState((state) => ({ download: { starting: state.download.starting, error: failure(error) } }));
             return;
         }
-        if (store.getState().downloads.some((download) => download.state === "downloading"))
+        if (store.getState().downloads.some((download) => download.state === "downloading")) {
             this.#schedulePoll();
+        }
     }
 
     /** Lists the host's model library. */
@@ -165,8 +199,9 @@ export class ModelController {
     }
 
     #schedulePoll(): void {
-        if (this.#poll !== undefined)
+        if (this.#poll !== undefined) {
             return;
+        }
         this.#poll = setTimeout(() => {
             this.#poll = undefined;
             void this.refreshDownloads();
@@ -179,7 +214,7 @@ export const DOWNLOAD_POLL_MS = 500;
 
 function upsert(downloads: readonly ModelDownload[], record: ModelDownload): readonly ModelDownload[] {
     return downloads.some((download) => download.id === record.id)
-        ? downloads.map((download) => download.id === record.id ? record : download)
+        ? downloads.map((download) => (download.id === record.id ? record : download))
         : [...downloads, record];
 }
 

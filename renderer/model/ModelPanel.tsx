@@ -1,21 +1,22 @@
 import { useEffect, useState } from "react";
-import type { ModelDownload, ModelFacts } from "../../contract/models";
-import { useAppServices } from "../AppServices";
-import { useEngineStore } from "../stores/engineStore";
-import { useModelStore } from "../stores/modelStore";
-import { useTurnStore } from "../stores/turnStore";
-import { formatCount } from "../util/formatCount";
-import type { ModelController } from "./ModelController";
-import { ModelLibraryList } from "./ModelLibraryList";
-import { downloadName, downloadPercent, downloadStatusText, estimateText, factRows } from "./modelText";
+import type { ModelDownload, ModelFacts } from "../../contract/models.js";
+import { useAppServices } from "../AppServices.js";
+import { useEngineStore } from "../stores/engineStore.js";
+import { useModelStore } from "../stores/modelStore.js";
+import { useTurnStore } from "../stores/turnStore.js";
+import { formatCount } from "../util/formatCount.js";
+import type { ModelController } from "./ModelController.js";
+import { ModelLibraryList } from "./ModelLibraryList.js";
+import { downloadName, downloadPercent, downloadStatusText, estimateText, factRows } from "./modelText.js";
 import "./ModelPanel.css";
 
 /** The loaded model and the geometry the engine measured for it. */
 export function ModelPanel() {
     const info = useEngineStore((state) => state.info);
     const infoError = useEngineStore((state) => state.infoError);
-    if (info === undefined)
+    if (info === undefined) {
         return <p className="placeholder">{infoError ?? "Waiting for the engine…"}</p>;
+    }
     const { mode, window: contextWindow, capacities } = info;
     return (
         <div className="model-panel">
@@ -23,13 +24,20 @@ export function ModelPanel() {
                 <dt>Model</dt>
                 <dd data-fact="model-name">{info.modelName}</dd>
                 <dt>File</dt>
-                <dd className="fact-path" title={info.modelPath}>{info.modelPath}</dd>
+                <dd className="fact-path" title={info.modelPath}>
+                    {info.modelPath}
+                </dd>
                 <dt>Backend</dt>
                 <dd data-fact="backend">{info.backend}</dd>
                 <dt>Mode</dt>
                 <dd data-fact="mode">
                     {mode.effective === "split" ? "prefill/decode split with page handoff" : "unified (one context)"}
-                    {mode.effective !== mode.requested && <> — {mode.requested} was asked for{mode.reason !== undefined && `: ${mode.reason}`}</>}
+                    {mode.effective !== mode.requested && (
+                        <>
+                            {" "}
+                            — {mode.requested} was asked for{mode.reason !== undefined && `: ${mode.reason}`}
+                        </>
+                    )}
                     {mode.effective === mode.requested && mode.reason !== undefined && <> — {mode.reason}</>}
                 </dd>
                 <dt>Window</dt>
@@ -41,12 +49,15 @@ export function ModelPanel() {
                 </dd>
                 <dt>Capacities</dt>
                 <dd data-fact="capacities">
-                    window {formatCount(capacities.window)} · prefill {formatCount(capacities.prefill)} · decode {formatCount(capacities.decode)} · pool {formatCount(capacities.pool)} tokens
+                    window {formatCount(capacities.window)} · prefill {formatCount(capacities.prefill)} · decode{" "}
+                    {formatCount(capacities.decode)} · pool {formatCount(capacities.pool)} tokens
                 </dd>
                 <dt>Decode sequences</dt>
                 <dd>{formatCount(info.numDecodeSequences)} (more workspaces swap to pages)</dd>
                 <dt>Pool</dt>
-                <dd>{formatCount(info.numPages)} pages × {formatCount(info.pageTokens)} tokens</dd>
+                <dd>
+                    {formatCount(info.numPages)} pages × {formatCount(info.pageTokens)} tokens
+                </dd>
             </dl>
             <ModelManager controller={useAppServices().model} />
         </div>
@@ -70,32 +81,85 @@ function ModelManager({ controller }: { readonly controller: ModelController }) 
         setConfirming(undefined);
         void controller.load(model);
     };
-    const inspectionState = inspection.running ? "running" : inspection.facts !== undefined ? "done" : inspection.error !== undefined ? "error" : "idle";
+    const inspectionState = inspection.running
+        ? "running"
+        : inspection.facts !== undefined
+          ? "done"
+          : inspection.error !== undefined
+            ? "error"
+            : "idle";
     return (
-        <section className="model-manager" aria-labelledby="model-manager-heading" data-inspect-state={inspectionState} data-load-state={loading.running ? "running" : loading.error !== undefined ? "error" : "idle"}>
+        <section
+            className="model-manager"
+            aria-labelledby="model-manager-heading"
+            data-inspect-state={inspectionState}
+            data-load-state={loading.running ? "running" : loading.error !== undefined ? "error" : "idle"}
+        >
             <h3 id="model-manager-heading">Open a model</h3>
-            <form className="model-open" onSubmit={(event) => { event.preventDefault(); void controller.inspect(path); }}>
+            <form
+                className="model-open"
+                onSubmit={(event) => {
+                    event.preventDefault();
+                    void controller.inspect(path);
+                }}
+            >
                 <label htmlFor="model-path">GGUF path on the machine running Kvault</label>
-                <input id="model-path" type="text" value={path} spellCheck={false} autoComplete="off" placeholder="/home/me/models/model.gguf"
-                    onChange={(event) => setPath(event.currentTarget.value)} />
+                <input
+                    id="model-path"
+                    type="text"
+                    value={path}
+                    spellCheck={false}
+                    autoComplete="off"
+                    placeholder="/home/me/models/model.gguf"
+                    onChange={(event) => setPath(event.currentTarget.value)}
+                />
                 <div className="model-actions">
-                    <button type="submit" disabled={inspection.running} aria-label="Inspect the model file">{inspection.running ? "Inspecting…" : "Inspect"}</button>
-                    <button type="button" disabled={loading.running || path.trim() === ""} onClick={() => load(path.trim())} aria-label="Load this model file">Load</button>
-                    <button type="button" disabled={loading.running} onClick={() => load("tiny")} aria-label="Use the built-in demo model">Use the built-in demo model</button>
+                    <button type="submit" disabled={inspection.running} aria-label="Inspect the model file">
+                        {inspection.running ? "Inspecting…" : "Inspect"}
+                    </button>
+                    <button
+                        type="button"
+                        disabled={loading.running || path.trim() === ""}
+                        onClick={() => load(path.trim())}
+                        aria-label="Load this model file"
+                    >
+                        Load
+                    </button>
+                    <button type="button" disabled={loading.running} onClick={() => load("tiny")} aria-label="Use the built-in demo model">
+                        Use the built-in demo model
+                    </button>
                 </div>
             </form>
             {confirming !== undefined && (
                 <div className="model-confirm" role="alertdialog" aria-labelledby="model-confirm-text">
                     <p id="model-confirm-text">
-                        {numRunning === 1 ? "A turn is" : `${formatCount(numRunning)} turns are`} running. Loading {confirming === "tiny" ? "the demo model" : confirming} ends {numRunning === 1 ? "it" : "them"}; you can send {numRunning === 1 ? "it" : "them"} again after.
+                        {numRunning === 1 ? "A turn is" : `${formatCount(numRunning)} turns are`} running. Loading{" "}
+                        {confirming === "tiny" ? "the demo model" : confirming} ends {numRunning === 1 ? "it" : "them"}; you can send{" "}
+                        {numRunning === 1 ? "it" : "them"} again after.
                     </p>
                     <div className="model-actions">
-                        <button type="button" onClick={() => { const model = confirming; setConfirming(undefined); void controller.load(model); }} aria-label="Load anyway, ending the running turns">Load anyway</button>
-                        <button type="button" onClick={() => setConfirming(undefined)} aria-label="Cancel loading the model">Cancel</button>
+                        <button
+                            type="button"
+                            onClick={() => {
+                                const model = confirming;
+                                setConfirming(undefined);
+                                void controller.load(model);
+                            }}
+                            aria-label="Load anyway, ending the running turns"
+                        >
+                            Load anyway
+                        </button>
+                        <button type="button" onClick={() => setConfirming(undefined)} aria-label="Cancel loading the model">
+                            Cancel
+                        </button>
                     </div>
                 </div>
             )}
-            {loading.running && <p className="placeholder" role="status">Loading {loading.model === "tiny" ? "the built-in demo model" : loading.model}…</p>}
+            {loading.running && (
+                <p className="placeholder" role="status">
+                    Loading {loading.model === "tiny" ? "the built-in demo model" : loading.model}…
+                </p>
+            )}
             {loading.error !== undefined && (
                 <p className="model-error" role="alert" data-error-code={loading.error.code}>
                     <strong>Could not load the model ({loading.error.code}).</strong> {loading.error.message}
@@ -114,7 +178,15 @@ function ModelManager({ controller }: { readonly controller: ModelController }) 
 }
 
 /** Download a GGUF by URL or hf: reference into the host's models directory; progress, speed, cancel, resume, then load. */
-function Downloads({ controller, disabled, onLoad }: { readonly controller: ModelController; readonly disabled: boolean; readonly onLoad: (model: string) => void }) {
+function Downloads({
+    controller,
+    disabled,
+    onLoad
+}: {
+    readonly controller: ModelController;
+    readonly disabled: boolean;
+    readonly onLoad: (model: string) => void;
+}) {
     const [source, setSource] = useState("");
     const downloads = useModelStore((state) => state.downloads);
     const download = useModelStore((state) => state.download);
@@ -123,17 +195,33 @@ function Downloads({ controller, disabled, onLoad }: { readonly controller: Mode
         return () => controller.stopPolling();
     }, [controller]);
     const start = async (): Promise<void> => {
-        if (await controller.startDownload(source))
+        if (await controller.startDownload(source)) {
             setSource("");
+        }
     };
     return (
         <div className="model-downloads">
-            <form className="model-open" onSubmit={(event) => { event.preventDefault(); void start(); }}>
+            <form
+                className="model-open"
+                onSubmit={(event) => {
+                    event.preventDefault();
+                    void start();
+                }}
+            >
                 <label htmlFor="model-download-source">Download a model (URL or hf: reference)</label>
-                <input id="model-download-source" type="text" value={source} spellCheck={false} autoComplete="off" placeholder="hf:owner/repo:Q4_K_M or https://…/model.gguf"
-                    onChange={(event) => setSource(event.currentTarget.value)} />
+                <input
+                    id="model-download-source"
+                    type="text"
+                    value={source}
+                    spellCheck={false}
+                    autoComplete="off"
+                    placeholder="hf:owner/repo:Q4_K_M or https://…/model.gguf"
+                    onChange={(event) => setSource(event.currentTarget.value)}
+                />
                 <div className="model-actions">
-                    <button type="submit" disabled={download.starting} aria-label="Download the model">{download.starting ? "Starting…" : "Download"}</button>
+                    <button type="submit" disabled={download.starting} aria-label="Download the model">
+                        {download.starting ? "Starting…" : "Download"}
+                    </button>
                 </div>
             </form>
             {download.error !== undefined && (
@@ -143,40 +231,80 @@ function Downloads({ controller, disabled, onLoad }: { readonly controller: Mode
             )}
             {downloads.length > 0 && (
                 <ul className="model-download-list" aria-label="Downloads">
-                    {downloads.map((item) => <DownloadRow key={item.id} download={item} controller={controller} disabled={disabled} onLoad={onLoad} />)}
+                    {downloads.map((item) => (
+                        <DownloadRow key={item.id} download={item} controller={controller} disabled={disabled} onLoad={onLoad} />
+                    ))}
                 </ul>
             )}
         </div>
     );
 }
 
-function DownloadRow({ download, controller, disabled, onLoad }: {
-    readonly download: ModelDownload; readonly controller: ModelController; readonly disabled: boolean; readonly onLoad: (model: string) => void;
+function DownloadRow({
+    download,
+    controller,
+    disabled,
+    onLoad
+}: {
+    readonly download: ModelDownload;
+    readonly controller: ModelController;
+    readonly disabled: boolean;
+    readonly onLoad: (model: string) => void;
 }) {
     const name = downloadName(download);
     const percent = downloadPercent(download);
     return (
         <li className="model-download" data-download-state={download.state} data-download-id={download.id}>
-            <span className="model-download-name" title={download.source}>{name}</span>
+            <span className="model-download-name" title={download.source}>
+                {name}
+            </span>
             {download.state === "downloading" && (
                 <progress className="model-download-progress" max={100} value={percent} aria-label={`Download progress of ${name}`} />
             )}
-            <span className={download.state === "failed" ? "model-download-status model-download-failed" : "model-download-status"} role={download.state === "failed" ? "alert" : undefined}>
+            <span
+                className={download.state === "failed" ? "model-download-status model-download-failed" : "model-download-status"}
+                role={download.state === "failed" ? "alert" : undefined}
+            >
                 {downloadStatusText(download)}
             </span>
             {download.notice !== undefined && <span className="model-download-notice">{download.notice}</span>}
             <div className="model-actions">
                 {download.state === "downloading" && (
-                    <button type="button" onClick={() => void controller.cancelDownload(download.id)} aria-label={`Cancel the download of ${name}`}>Cancel</button>
+                    <button
+                        type="button"
+                        onClick={() => void controller.cancelDownload(download.id)}
+                        aria-label={`Cancel the download of ${name}`}
+                    >
+                        Cancel
+                    </button>
                 )}
                 {download.resumable && (
                     <>
-                        <button type="button" onClick={() => void controller.resumeDownload(download.id)} aria-label={`Resume the download of ${name}`}>Resume</button>
-                        <button type="button" onClick={() => void controller.cancelDownload(download.id)} aria-label={`Discard the partial download of ${name}`}>Discard</button>
+                        <button
+                            type="button"
+                            onClick={() => void controller.resumeDownload(download.id)}
+                            aria-label={`Resume the download of ${name}`}
+                        >
+                            Resume
+                        </button>
+                        <button
+                            type="button"
+                            onClick={() => void controller.cancelDownload(download.id)}
+                            aria-label={`Discard the partial download of ${name}`}
+                        >
+                            Discard
+                        </button>
                     </>
                 )}
                 {download.state === "done" && (
-                    <button type="button" disabled={disabled} onClick={() => onLoad(download.path)} aria-label={`Load the downloaded model ${name}`}>Load</button>
+                    <button
+                        type="button"
+                        disabled={disabled}
+                        onClick={() => onLoad(download.path)}
+                        aria-label={`Load the downloaded model ${name}`}
+                    >
+                        Load
+                    </button>
                 )}
             </div>
         </li>
@@ -194,7 +322,9 @@ function FactsView({ facts }: { readonly facts: ModelFacts }) {
                     </div>
                 ))}
             </dl>
-            <p className="model-estimate" data-fact="estimate">{estimateText(facts)}</p>
+            <p className="model-estimate" data-fact="estimate">
+                {estimateText(facts)}
+            </p>
         </div>
     );
 }

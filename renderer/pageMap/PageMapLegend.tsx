@@ -1,7 +1,7 @@
-import { pageStateNames } from "../../contract/EngineSnapshot";
-import { Swatch } from "../workspaces/Swatch";
-import { workspacePalette } from "../workspaces/workspacePalette";
-import { pageFill, type PageMapTheme } from "./pageColour";
+import { pageStateNames } from "../../contract/EngineSnapshot.js";
+import { Swatch } from "../workspaces/Swatch.js";
+import { workspacePalette } from "../workspaces/workspacePalette.js";
+import { pageFill, type PageMapTheme } from "./pageColour.js";
 
 const stateDescriptions: Readonly<Record<(typeof pageStateNames)[number], string>> = {
     free: "zeroed, on the free list",

@@ -1,15 +1,19 @@
-import type { DecodedSnapshot } from "./decodeSnapshot";
-import { formatCount } from "../util/formatCount";
-import { Swatch } from "../workspaces/Swatch";
-import type { Workspace } from "../workspaces/Workspace";
-import { ownerLabel } from "./ownerLabel";
-import type { PageMapTheme } from "./pageColour";
+import type { DecodedSnapshot } from "./decodeSnapshot.js";
+import { formatCount } from "../util/formatCount.js";
+import { Swatch } from "../workspaces/Swatch.js";
+import type { Workspace } from "../workspaces/Workspace.js";
+import { ownerLabel } from "./ownerLabel.js";
+import type { PageMapTheme } from "./pageColour.js";
 
 /**
  * The contexts beside the pool: each role's sequences (busy of total, tokens each), every decode
  * sequence with the workspace resident in it, and the workspaces swapped out into pages.
  */
-export function RoleOccupancy({ snapshot, workspaces, theme }: {
+export function RoleOccupancy({
+    snapshot,
+    workspaces,
+    theme
+}: {
     readonly snapshot: DecodedSnapshot;
     readonly workspaces: readonly Workspace[];
     readonly theme: PageMapTheme;
@@ -21,8 +25,8 @@ export function RoleOccupancy({ snapshot, workspaces, theme }: {
             <ul className="role-list">
                 {snapshot.roles.map((role) => (
                     <li key={role.role} data-role={role.role} data-busy={role.numBusySequences} data-sequences={role.numSequences}>
-                        <strong>{role.role}</strong>: {role.numBusySequences} of {role.numSequences} {role.numSequences === 1 ? "sequence" : "sequences"} occupied,
-                        {" "}{formatCount(role.sequenceCapacity)} tokens each
+                        <strong>{role.role}</strong>: {role.numBusySequences} of {role.numSequences}{" "}
+                        {role.numSequences === 1 ? "sequence" : "sequences"} occupied, {formatCount(role.sequenceCapacity)} tokens each
                     </li>
                 ))}
             </ul>
@@ -32,11 +36,20 @@ export function RoleOccupancy({ snapshot, workspaces, theme }: {
                         const usage = snapshot.workspaces.find((item) => item.residency === "resident" && item.sequence === index);
                         const label = usage === undefined ? undefined : ownerLabel(usage.workspace, workspaces);
                         return (
-                            <li key={index} className="sequence-slot" data-sequence={index} data-workspace={usage?.workspace ?? ""}
-                                data-workspace-name={label?.name ?? ""} data-running={usage?.running === true ? "true" : "false"}>
+                            <li
+                                key={index}
+                                className="sequence-slot"
+                                data-sequence={index}
+                                data-workspace={usage?.workspace ?? ""}
+                                data-workspace-name={label?.name ?? ""}
+                                data-running={usage?.running === true ? "true" : "false"}
+                            >
                                 <Swatch colour={label?.colour ?? theme.free} />
                                 <span className="sequence-slot-name">
-                                    {index}: {label === undefined ? "empty" : `${label.name}, ${formatCount(usage!.heldTokens)} tokens${usage!.running ? ", running" : ""}`}
+                                    {index}:{" "}
+                                    {label === undefined
+                                        ? "empty"
+                                        : `${label.name}, ${formatCount(usage!.heldTokens)} tokens${usage!.running ? ", running" : ""}`}
                                 </span>
                             </li>
                         );
@@ -45,10 +58,17 @@ export function RoleOccupancy({ snapshot, workspaces, theme }: {
             )}
             {swapped.length > 0 && (
                 <p className="swapped-list">
-                    Swapped out to pages: {swapped.map((usage) => `${ownerLabel(usage.workspace, workspaces).name} (${formatCount(usage.heldTokens)} tokens)`).join(", ")}
+                    Swapped out to pages:{" "}
+                    {swapped
+                        .map((usage) => `${ownerLabel(usage.workspace, workspaces).name} (${formatCount(usage.heldTokens)} tokens)`)
+                        .join(", ")}
                 </p>
             )}
-            {snapshot.numQueued > 0 && <p className="queued-count">{snapshot.numQueued} {snapshot.numQueued === 1 ? "request" : "requests"} queued</p>}
+            {snapshot.numQueued > 0 && (
+                <p className="queued-count">
+                    {snapshot.numQueued} {snapshot.numQueued === 1 ? "request" : "requests"} queued
+                </p>
+            )}
         </section>
     );
 }

@@ -1,4 +1,4 @@
-import { pageStateNames, type EngineSnapshot, type PageMapSnapshot } from "../../contract/EngineSnapshot";
+import { pageStateNames, type EngineSnapshot, type PageMapSnapshot } from "../../contract/EngineSnapshot.js";
 
 /** The page map with its arrays decoded: one entry per page. */
 export interface DecodedPageMap extends Omit<PageMapSnapshot, "states" | "ownerSlots"> {
@@ -22,17 +22,22 @@ export function decodeSnapshot(snapshot: EngineSnapshot): DecodedSnapshot {
     const { pageMap } = snapshot;
     const states = decodeBase64(pageMap.states);
     const ownerBytes = decodeBase64(pageMap.ownerSlots);
-    if (states.length !== pageMap.numPages || ownerBytes.length !== 2 * pageMap.numPages)
-        throw new SnapshotDecodeError(`The snapshot describes ${pageMap.numPages} pages but carries ${states.length} states and ${ownerBytes.length / 2} owner slots.`);
+    if (states.length !== pageMap.numPages || ownerBytes.length !== 2 * pageMap.numPages) {
+        throw new SnapshotDecodeError(
+            `The snapshot describes ${pageMap.numPages} pages but carries ${states.length} states and ${ownerBytes.length / 2} owner slots.`
+        );
+    }
     const ownerSlots = new Uint16Array(pageMap.numPages);
     const view = new DataView(ownerBytes.buffer, ownerBytes.byteOffset, ownerBytes.byteLength);
     for (let page = 0; page < pageMap.numPages; page++) {
         const state = states[page]!;
         const slot = view.getUint16(2 * page, true);
-        if (state >= pageStateNames.length)
+        if (state >= pageStateNames.length) {
             throw new SnapshotDecodeError(`Page ${page} has state ${state}; states are 0 to ${pageStateNames.length - 1}.`);
-        if (slot > pageMap.owners.length)
+        }
+        if (slot > pageMap.owners.length) {
             throw new SnapshotDecodeError(`Page ${page} has owner slot ${slot}; the snapshot names ${pageMap.owners.length} owners.`);
+        }
         ownerSlots[page] = slot;
     }
     return { ...snapshot, pageMap: { ...pageMap, states, ownerSlots } };
@@ -47,8 +52,9 @@ export function decodeBase64(text: string): Uint8Array {
         throw new SnapshotDecodeError("The snapshot's page arrays are not valid base64.");
     }
     const bytes = new Uint8Array(binary.length);
-    for (let index = 0; index < binary.length; index++)
+    for (let index = 0; index < binary.length; index++) {
         bytes[index] = binary.charCodeAt(index);
+    }
     return bytes;
 }
 

@@ -1,7 +1,7 @@
-import { pageStateNames } from "../../contract/EngineSnapshot";
-import type { DecodedPageMap } from "./decodeSnapshot";
-import { pageFill, type PageMapTheme } from "./pageColour";
-import type { PageGridLayout } from "./pageGridLayout";
+import { pageStateNames } from "../../contract/EngineSnapshot.js";
+import type { DecodedPageMap } from "./decodeSnapshot.js";
+import { pageFill, type PageMapTheme } from "./pageColour.js";
+import type { PageGridLayout } from "./pageGridLayout.js";
 
 /**
  * Draws every page as a cell, coloured by owner and state (pageFill). Pages are grouped by fill
@@ -9,8 +9,12 @@ import type { PageGridLayout } from "./pageGridLayout";
  * `ownerColour` gives a workspace id's colour, or undefined for an owner this page does not know.
  */
 export function drawPageMap(
-    context: CanvasRenderingContext2D, layout: PageGridLayout, pageMap: DecodedPageMap,
-    ownerColour: (owner: string) => string | undefined, theme: PageMapTheme, selectedPage: number | undefined
+    context: CanvasRenderingContext2D,
+    layout: PageGridLayout,
+    pageMap: DecodedPageMap,
+    ownerColour: (owner: string) => string | undefined,
+    theme: PageMapTheme,
+    selectedPage: number | undefined
 ): void {
     context.clearRect(0, 0, layout.width, layout.height);
     const fills = new Map<string, { colour: string; hatched: boolean; pages: number[] }>();
@@ -30,8 +34,9 @@ export function drawPageMap(
     const pitch = layout.cell + layout.gap;
     for (const group of fills.values()) {
         context.fillStyle = group.colour;
-        for (const page of group.pages)
+        for (const page of group.pages) {
             context.fillRect((page % layout.columns) * pitch, Math.floor(page / layout.columns) * pitch, layout.cell, layout.cell);
+        }
         if (group.hatched && layout.cell >= 4) {
             context.strokeStyle = theme.hatch;
             context.lineWidth = 1;

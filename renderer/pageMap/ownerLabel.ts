@@ -1,5 +1,5 @@
-import { paletteColour } from "../workspaces/workspacePalette";
-import type { Workspace } from "../workspaces/Workspace";
+import { paletteColour } from "../workspaces/workspacePalette.js";
+import type { Workspace } from "../workspaces/Workspace.js";
 
 export interface OwnerLabel {
     readonly name: string;
@@ -10,14 +10,18 @@ export interface OwnerLabel {
 
 /** How the page map names a page's owner: one of this window's workspaces, the HTTP API, or someone else. */
 export function ownerLabel(owner: string | undefined, workspaces: readonly Workspace[]): OwnerLabel {
-    if (owner === undefined)
+    if (owner === undefined) {
         return { name: "No owner", colour: undefined, isOwnWorkspace: false };
+    }
     const workspace = workspaces.find((item) => item.id === owner);
-    if (workspace !== undefined)
+    if (workspace !== undefined) {
         return { name: workspace.name, colour: paletteColour(workspace.colour).hex, isOwnWorkspace: true };
-    if (owner.startsWith("api:"))
+    }
+    if (owner.startsWith("api:")) {
         return { name: `API workspace “${owner.slice("api:".length)}”`, colour: undefined, isOwnWorkspace: false };
-    if (owner.startsWith("api-request:"))
+    }
+    if (owner.startsWith("api-request:")) {
         return { name: "An API request", colour: undefined, isOwnWorkspace: false };
+    }
     return { name: "A workspace of another window", colour: undefined, isOwnWorkspace: false };
 }

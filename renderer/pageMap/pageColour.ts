@@ -1,4 +1,4 @@
-import type { PageStateName } from "../../contract/EngineSnapshot";
+import type { PageStateName } from "../../contract/EngineSnapshot.js";
 
 /** The page map's neutral colours, read from the stylesheet so they follow light and dark. */
 export interface PageMapTheme {
@@ -30,8 +30,9 @@ export interface PageFill {
 
 /** A page's fill: the theme's free colour, or its owner's colour at its state's strength. */
 export function pageFill(state: PageStateName, ownerColour: string | undefined, theme: PageMapTheme): PageFill {
-    if (state === "free")
+    if (state === "free") {
         return { colour: theme.free, hatched: false };
+    }
     return { colour: mixHex(ownerColour ?? theme.unknownOwner, theme.background, stateStrength[state]), hatched: state === "quarantined" };
 }
 
@@ -39,7 +40,10 @@ export function pageFill(state: PageStateName, ownerColour: string | undefined, 
 export function mixHex(colour: string, background: string, amount: number): string {
     const from = parseHex(colour);
     const to = parseHex(background);
-    const channel = (index: number): string => Math.round(from[index]! * amount + to[index]! * (1 - amount)).toString(16).padStart(2, "0");
+    const channel = (index: number): string =>
+        Math.round(from[index]! * amount + to[index]! * (1 - amount))
+            .toString(16)
+            .padStart(2, "0");
     return `#${channel(0)}${channel(1)}${channel(2)}`;
 }
 
@@ -49,7 +53,8 @@ export function parseHex(colour: string): [number, number, number] {
     const short = /^#([0-9a-f])([0-9a-f])([0-9a-f])$/i.exec(text);
     const long = /^#([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})$/i.exec(text);
     const parts = short !== null ? short.slice(1).map((digit) => digit + digit) : long?.slice(1);
-    if (parts === undefined)
+    if (parts === undefined) {
         throw new Error(`"${colour}" is not a #rgb or #rrggbb colour.`);
+    }
     return [parseInt(parts[0]!, 16), parseInt(parts[1]!, 16), parseInt(parts[2]!, 16)];
 }

@@ -23,16 +23,18 @@ export function pageGridLayout(numPages: number, width: number, maxHeight: numbe
         const columns = Math.max(1, Math.floor((usableWidth + gap) / (cell + gap)));
         const rows = Math.max(1, Math.ceil(numPages / columns));
         const height = rows * (cell + gap) - gap;
-        if (height <= maxHeight || cell === 1)
+        if (height <= maxHeight || cell === 1) {
             return { numPages, columns, rows, cell, gap, width: usableWidth, height };
+        }
     }
     throw new Error("unreachable: the 1-pixel cell always fits");
 }
 
 /** The page under a point of the canvas (CSS pixels), a gap counting as the cell before it; undefined outside the pages. */
 export function pageAtPoint(layout: PageGridLayout, x: number, y: number): number | undefined {
-    if (x < 0 || y < 0 || x >= layout.width || y >= layout.height)
+    if (x < 0 || y < 0 || x >= layout.width || y >= layout.height) {
         return undefined;
+    }
     const column = Math.floor(x / (layout.cell + layout.gap));
     const row = Math.floor(y / (layout.cell + layout.gap));
     const page = row * layout.columns + column;

@@ -1,4 +1,4 @@
-import { lightPageMapTheme, type PageMapTheme } from "./pageColour";
+import { lightPageMapTheme, type PageMapTheme } from "./pageColour.js";
 
 /** The page map's colours from the stylesheet's custom properties (App.css), which follow light and dark. */
 export function readPageMapTheme(element: Element): PageMapTheme {

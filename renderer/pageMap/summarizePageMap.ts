@@ -1,5 +1,5 @@
-import { pageStateNames, type PageStateName } from "../../contract/EngineSnapshot";
-import type { DecodedPageMap } from "./decodeSnapshot";
+import { pageStateNames, type PageStateName } from "../../contract/EngineSnapshot.js";
+import type { DecodedPageMap } from "./decodeSnapshot.js";
 
 export type PageCounts = Record<PageStateName, number>;
 
@@ -24,8 +24,9 @@ export function summarizePageMap(pageMap: DecodedPageMap): PageMapSummary {
     for (let page = 0; page < pageMap.numPages; page++) {
         const state = pageStateNames[pageMap.states[page]!]!;
         byState[state]++;
-        if (state === "free")
+        if (state === "free") {
             continue;
+        }
         const slot = pageMap.ownerSlots[page]!;
         const counts = bySlot.get(slot) ?? emptyCounts();
         counts[state]++;

@@ -1,6 +1,6 @@
 import { useEffect, useState } from "react";
-import type { PageMapTheme } from "./pageColour";
-import { readPageMapTheme } from "./readPageMapTheme";
+import type { PageMapTheme } from "./pageColour.js";
+import { readPageMapTheme } from "./readPageMapTheme.js";
 
 /** The page map's theme, read again when the system switches between light and dark. */
 export function usePageMapTheme(): PageMapTheme {

@@ -1,5 +1,5 @@
-import type { ChatTurnRequest } from "../../contract/engineProtocol";
-import type { RpcMethod, RpcMethods } from "../../contract/rpc";
+import type { ChatTurnRequest } from "../../contract/engineProtocol.js";
+import type { RpcMethod, RpcMethods } from "../../contract/rpc.js";
 
 /**
  * Where the renderer stands with its server. `unavailable` is final: this page has no way to

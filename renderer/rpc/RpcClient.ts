@@ -1,8 +1,8 @@
-import type { ChatTurnRequest } from "../../contract/engineProtocol";
-import type { RpcMethod, RpcMethods, RpcRequest } from "../../contract/rpc";
-import type { ConnectionStatus, KvaultRpc, PlainRpcMethod, TurnListener } from "./KvaultRpc";
-import { clientErrorCodes, RpcError } from "./RpcError";
-import type { RpcTransport } from "./RpcTransport";
+import type { ChatTurnRequest } from "../../contract/engineProtocol.js";
+import type { RpcMethod, RpcMethods, RpcRequest } from "../../contract/rpc.js";
+import type { ConnectionStatus, KvaultRpc, PlainRpcMethod, TurnListener } from "./KvaultRpc.js";
+import { clientErrorCodes, RpcError } from "./RpcError.js";
+import type { RpcTransport } from "./RpcTransport.js";
 
 interface PendingCall {
     readonly resolve: (result: unknown) => void;
@@ -27,10 +27,18 @@ export class RpcClient implements KvaultRpc {
             onOpen: () => this.#setStatus({ kind: "open" }),
             onMessage: (message) => this.#receive(message),
             onClose: (willRetry, attempt) => {
-                this.#failAll(new RpcError(clientErrorCodes.connectionLost,
-                    "The connection to the Kvault server closed before it answered; what was streaming was not kept. " +
-                    "Kvault reconnects by itself: send again once it is back."));
-                this.#setStatus(willRetry ? { kind: "reconnecting", attempt } : { kind: "unavailable", reason: "The connection to the Kvault server closed." });
+                this.#failAll(
+                    new RpcError(
+                        clientErrorCodes.connectionLost,
+                        "The connection to the Kvault server closed before it answered; what was streaming was not kept. " +
+                            "Kvault reconnects by itself: send again once it is back."
+                    )
+                );
+                this.#setStatus(
+                    willRetry
+                        ? { kind: "reconnecting", attempt }
+                        : { kind: "unavailable", reason: "The connection to the Kvault server closed." }
+                );
             }
         });
     }
@@ -49,19 +57,21 @@ export class RpcClient implements KvaultRpc {
     }
 
     async chat(request: ChatTurnRequest, listener: TurnListener): Promise<RpcMethods["chat"]["result"]> {
-        if (this.#turnListeners.has(request.requestId))
+        if (this.#turnListeners.has(request.requestId)) {
             throw new RpcError("invalid_request", `A turn with requestId ${request.requestId} is already running.`);
+        }
         this.#turnListeners.set(request.requestId, listener);
         try {
-            return await this.#send("chat", request) as RpcMethods["chat"]["result"];
+            return (await this.#send("chat", request)) as RpcMethods["chat"]["result"];
         } finally {
             this.#turnListeners.delete(request.requestId);
         }
     }
 
     dispose(): void {
-        if (this.#disposed)
+        if (this.#disposed) {
             return;
+        }
         this.#disposed = true;
         this.#failAll(new RpcError(clientErrorCodes.connectionLost, "The page closed its connection to the Kvault server."));
         this.transport.dispose();
@@ -71,23 +81,34 @@ export class RpcClient implements KvaultRpc {
     #send(method: RpcMethod, params: unknown): Promise<unknown> {
         return new Promise((resolve, reject) => {
             if (this.#status.kind !== "open") {
-                reject(new RpcError(clientErrorCodes.notConnected, this.#status.kind === "unavailable"
-                    ? this.#status.reason
-                    : "Kvault is not connected to its server right now; it reconnects by itself. Try again in a moment."));
+                reject(
+                    new RpcError(
+                        clientErrorCodes.notConnected,
+                        this.#status.kind === "unavailable"
+                            ? this.#status.reason
+                            : "Kvault is not connected to its server right now; it reconnects by itself. Try again in a moment."
+                    )
+                );
                 return;
             }
             const id = this.#nextId++;
             this.#pending.set(id, { resolve, reject });
             if (!this.transport.send({ id, method, params } as RpcRequest)) {
                 this.#pending.delete(id);
-                reject(new RpcError(clientErrorCodes.notConnected, "Kvault is not connected to its server right now; it reconnects by itself. Try again in a moment."));
+                reject(
+                    new RpcError(
+                        clientErrorCodes.notConnected,
+                        "Kvault is not connected to its server right now; it reconnects by itself. Try again in a moment."
+                    )
+                );
             }
         });
     }
 
     #receive(message: unknown): void {
-        if (typeof message !== "object" || message === null)
+        if (typeof message !== "object" || message === null) {
             return;
+        }
         const record = message as Record<string, unknown>;
         if (typeof record.event === "string") {
             this.#receiveEvent(record);
@@ -95,51 +116,65 @@ export class RpcClient implements KvaultRpc {
         }
         if (typeof record.id !== "number") {
             // An error the server could not attribute to a call (it could not read our message): a bug here.
-            if (isErrorPayload(record.error))
+            if (isErrorPayload(record.error)) {
                 console.error(`The Kvault server refused a message: ${record.error.message}`);
+            }
             return;
         }
         const pending = this.#pending.get(record.id);
-        if (pending === undefined)
+        if (pending === undefined) {
             return;
+        }
         this.#pending.delete(record.id);
-        if ("error" in record)
-            pending.reject(isErrorPayload(record.error)
-                ? new RpcError(record.error.code, record.error.message)
-                : new RpcError(clientErrorCodes.badMessage, "The Kvault server answered with an error this page cannot read."));
-        else
+        if ("error" in record) {
+            pending.reject(
+                isErrorPayload(record.error)
+                    ? new RpcError(record.error.code, record.error.message)
+                    : new RpcError(clientErrorCodes.badMessage, "The Kvault server answered with an error this page cannot read.")
+            );
+        } else {
             pending.resolve(record.result);
+        }
     }
 
     #receiveEvent(record: Record<string, unknown>): void {
         const listener = typeof record.requestId === "string" ? this.#turnListeners.get(record.requestId) : undefined;
-        if (listener === undefined)
+        if (listener === undefined) {
             return;
-        if (record.event === "queued" && typeof record.position === "number")
+        }
+        if (record.event === "queued" && typeof record.position === "number") {
             listener.onQueued?.(record.position);
-        else if (record.event === "started")
+        } else if (record.event === "started") {
             listener.onStarted?.();
-        else if (record.event === "text" && typeof record.text === "string")
+        } else if (record.event === "text" && typeof record.text === "string") {
             listener.onText?.(record.text);
+        }
     }
 
     #failAll(error: RpcError): void {
         const pending = [...this.#pending.values()];
         this.#pending.clear();
-        for (const call of pending)
+        for (const call of pending) {
             call.reject(error);
+        }
     }
 
     #setStatus(status: ConnectionStatus): void {
-        if (this.#disposed)
+        if (this.#disposed) {
             return;
+        }
         this.#status = status;
-        for (const listener of [...this.#statusListeners])
+        for (const listener of [...this.#statusListeners]) {
             listener(status);
+        }
     }
 }
 
 function isErrorPayload(value: unknown): value is { code: string; message: string } {
-    return typeof value === "object" && value !== null &&
-        typeof (value as Record<string, unknown>).code === "string" && typeof (value as Record<string, unknown>).message === "string";
+    return (
+        typeof value === "object" &&
+        value !== null &&
+        typeof (value as Record<string, unknown>).code === "string" &&
+        typeof (value as Record<string, unknown>).message === "string"
+    );
 }

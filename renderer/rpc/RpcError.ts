@@ -3,7 +3,10 @@
  * which already says what happened, the numbers and what to do (STYLE.md 15).
  */
 export class RpcError extends Error {
-    constructor(readonly code: string, message: string) {
+    constructor(
+        readonly code: string,
+        message: string
+    ) {
         super(message);
         this.name = "RpcError";
     }
@@ -24,8 +27,10 @@ export const CANCELLED_CODE = "request_cancelled";
 
 /** Any thrown value as an RpcError, keeping a `code` when it has one. */
 export function toRpcError(error: unknown): RpcError {
-    if (error instanceof RpcError)
+    if (error instanceof RpcError) {
         return error;
-    const code = typeof error === "object" && error !== null && "code" in error && typeof error.code === "string" ? error.code : "internal_error";
+    }
+    const code =
+        typeof error === "object" && error !== null && "code" in error && typeof error.code === "string" ? error.code : "internal_error";
     return new RpcError(code, error instanceof Error ? error.message : String(error));
 }

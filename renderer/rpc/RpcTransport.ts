@@ -1,4 +1,4 @@
-import type { RpcRequest } from "../../contract/rpc";
+import type { RpcRequest } from "../../contract/rpc.js";
 
 export interface RpcTransportHandlers {
     onOpen(): void;

@@ -1,5 +1,5 @@
-import type { RpcRequest } from "../../contract/rpc";
-import type { RpcTransport, RpcTransportHandlers } from "./RpcTransport";
+import type { RpcRequest } from "../../contract/rpc.js";
+import type { RpcTransport, RpcTransportHandlers } from "./RpcTransport.js";
 
 /** Waits before the n-th reconnect (ms); the last repeats. */
 export const reconnectDelaysMs: readonly number[] = [250, 500, 1_000, 2_000, 5_000];
@@ -23,8 +23,9 @@ export class WebSocketTransport implements RpcTransport {
     }
 
     send(request: RpcRequest): boolean {
-        if (this.#socket?.readyState !== WebSocket.OPEN)
+        if (this.#socket?.readyState !== WebSocket.OPEN) {
             return false;
+        }
         this.#socket.send(JSON.stringify(request));
         return true;
     }
@@ -44,8 +45,9 @@ export class WebSocketTransport implements RpcTransport {
             this.#handlers?.onOpen();
         });
         socket.addEventListener("message", (event: MessageEvent) => {
-            if (typeof event.data !== "string")
+            if (typeof event.data !== "string") {
                 return;
+            }
             let message: unknown;
             try {
                 message = JSON.parse(event.data);
@@ -55,8 +57,9 @@ export class WebSocketTransport implements RpcTransport {
             this.#handlers?.onMessage(message);
         });
         socket.addEventListener("close", () => {
-            if (this.#socket !== socket || this.#disposed)
+            if (this.#socket !== socket || this.#disposed) {
                 return;
+            }
             this.#socket = undefined;
             const attempt = ++this.#numFailedAttempts;
             this.#handlers?.onClose(true, attempt);

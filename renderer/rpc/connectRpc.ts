@@ -1,8 +1,8 @@
-import type { ConnectionStatus, KvaultRpc } from "./KvaultRpc";
-import { RpcClient } from "./RpcClient";
-import { clientErrorCodes, RpcError } from "./RpcError";
-import { BridgeTransport } from "./BridgeTransport";
-import { WebSocketTransport } from "./WebSocketTransport";
+import type { ConnectionStatus, KvaultRpc } from "./KvaultRpc.js";
+import { RpcClient } from "./RpcClient.js";
+import { clientErrorCodes, RpcError } from "./RpcError.js";
+import { BridgeTransport } from "./BridgeTransport.js";
+import { WebSocketTransport } from "./WebSocketTransport.js";
 
 /** The meta tag the headless server adds to index.html (host/http/KvaultHttpServer.ts). */
 const API_KEY_META = "kvault-api-key";
@@ -12,12 +12,16 @@ const API_KEY_META = "kvault-api-key";
  * server put the API key in the page, and the RPC is a WebSocket on the same origin.
  */
 export function connectRpc(): KvaultRpc {
-    if (window.kvault !== undefined)
+    if (window.kvault !== undefined) {
         return new RpcClient(new BridgeTransport(window.kvault));
+    }
     const key = document.querySelector<HTMLMetaElement>(`meta[name="${API_KEY_META}"]`)?.content ?? "";
-    if (key !== "" && (location.protocol === "http:" || location.protocol === "https:"))
+    if (key !== "" && (location.protocol === "http:" || location.protocol === "https:")) {
         return new RpcClient(new WebSocketTransport(rpcUrl(location, key)));
-    return new UnavailableRpc("This page was not served by Kvault (it carries no API key). Run `npm run serve` and open the address it prints.");
+    }
+    return new UnavailableRpc(
+        "This page was not served by Kvault (it carries no API key). Run `npm run serve` and open the address it prints."
+    );
 }
 
 /** `ws(s)://<the page's host>/rpc?key=…`. */

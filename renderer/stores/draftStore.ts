@@ -1,5 +1,5 @@
 import { create } from "zustand";
-import type { DraftMeasurement } from "../../contract/engineProtocol";
+import type { DraftMeasurement } from "../../contract/engineProtocol.js";
 
 /** A measurement and what it measured: it holds only while the draft and conversation are unchanged. */
 export interface MeasuredDraft {
@@ -27,21 +27,23 @@ export function createDraftStore() {
         measured: {},
         measureErrors: {},
         setDraft: (workspace, draft) => set((state) => ({ drafts: { ...state.drafts, [workspace]: draft } })),
-        setMeasured: (workspace, measured) => set((state) => {
-            const measureErrors = { ...state.measureErrors };
-            delete measureErrors[workspace];
-            return { measured: { ...state.measured, [workspace]: measured }, measureErrors };
-        }),
+        setMeasured: (workspace, measured) =>
+            set((state) => {
+                const measureErrors = { ...state.measureErrors };
+                delete measureErrors[workspace];
+                return { measured: { ...state.measured, [workspace]: measured }, measureErrors };
+            }),
         setMeasureError: (workspace, message) => set((state) => ({ measureErrors: { ...state.measureErrors, [workspace]: message } })),
-        forget: (workspace) => set((state) => {
-            const drafts = { ...state.drafts };
-            const measured = { ...state.measured };
-            const measureErrors = { ...state.measureErrors };
-            delete drafts[workspace];
-            delete measured[workspace];
-            delete measureErrors[workspace];
-            return { drafts, measured, measureErrors };
-        })
+        forget: (workspace) =>
+            set((state) => {
+                const drafts = { ...state.drafts };
+                const measured = { ...state.measured };
+                const measureErrors = { ...state.measureErrors };
+                delete drafts[workspace];
+                delete measured[workspace];
+                delete measureErrors[workspace];
+                return { drafts, measured, measureErrors };
+            })
     }));
 }
 

@@ -1,7 +1,7 @@
 import { create } from "zustand";
-import type { EngineInfo } from "../../contract/engineProtocol";
-import type { DecodedSnapshot } from "../pageMap/decodeSnapshot";
-import type { ConnectionStatus } from "../rpc/KvaultRpc";
+import type { EngineInfo } from "../../contract/engineProtocol.js";
+import type { DecodedSnapshot } from "../pageMap/decodeSnapshot.js";
+import type { ConnectionStatus } from "../rpc/KvaultRpc.js";
 
 export interface EngineState {
     readonly connection: ConnectionStatus;

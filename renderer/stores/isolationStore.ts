@@ -1,5 +1,5 @@
 import { create } from "zustand";
-import type { AuditSummary, CanaryReport, DrillDescription, DrillReport, ReplayableTurn, ReplaySummary } from "../../contract/isolation";
+import type { AuditSummary, CanaryReport, DrillDescription, DrillReport, ReplayableTurn, ReplaySummary } from "../../contract/isolation.js";
 
 /** A failed call as the panel shows it: the engine's stable code and its message. */
 export interface IsolationFailure {

@@ -1,5 +1,5 @@
 import { create } from "zustand";
-import type { LibraryModel, LibraryProblem, ModelDownload, ModelFacts } from "../../contract/models";
+import type { LibraryModel, LibraryProblem, ModelDownload, ModelFacts } from "../../contract/models.js";
 
 /** A failed model call as the panel shows it: the host's stable code and its message. */
 export interface ModelFailure {

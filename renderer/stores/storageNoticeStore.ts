@@ -1,5 +1,5 @@
 import { create } from "zustand";
-import type { StoreProblem } from "../../contract/workspaces";
+import type { StoreProblem } from "../../contract/workspaces.js";
 
 /** Saves that failed since the notice was last dismissed: the latest reason, and how many. */
 export interface SaveFailure {

@@ -57,10 +57,14 @@ export function createTurnStore() {
                 }));
             },
             queued(workspace, requestId, position) {
-                updateLive(workspace, requestId, (turn) => turn.phase === "stopping" ? turn : { ...turn, phase: "queued", queuePosition: position });
+                updateLive(workspace, requestId, (turn) =>
+                    turn.phase === "stopping" ? turn : { ...turn, phase: "queued", queuePosition: position }
+                );
             },
             started(workspace, requestId) {
-                updateLive(workspace, requestId, (turn) => turn.phase === "stopping" ? turn : { requestId, phase: "running", text: turn.text });
+                updateLive(workspace, requestId, (turn) =>
+                    turn.phase === "stopping" ? turn : { requestId, phase: "running", text: turn.text }
+                );
             },
             appendText(workspace, requestId, text) {
                 updateLive(workspace, requestId, (turn) => ({ ...turn, text: turn.text + text }));
@@ -73,8 +77,9 @@ export function createTurnStore() {
             },
             end(workspace, requestId, failure) {
                 set((state) => {
-                    if (state.live[workspace]?.requestId !== requestId)
+                    if (state.live[workspace]?.requestId !== requestId) {
                         return state;
+                    }
                     return {
                         live: without(state.live, workspace),
                         failures: failure === undefined ? without(state.failures, workspace) : { ...state.failures, [workspace]: failure }
@@ -82,7 +87,7 @@ export function createTurnStore() {
                 });
             },
             clearFailure(workspace) {
-                set((state) => workspace in state.failures ? { failures: without(state.failures, workspace) } : state);
+                set((state) => (workspace in state.failures ? { failures: without(state.failures, workspace) } : state));
             }
         };
     });

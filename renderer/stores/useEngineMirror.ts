@@ -1,9 +1,9 @@
 import { useEffect } from "react";
-import { decodeSnapshot } from "../pageMap/decodeSnapshot";
-import type { KvaultRpc } from "../rpc/KvaultRpc";
-import { toRpcError } from "../rpc/RpcError";
-import { useEngineStore } from "./engineStore";
-import { useUiStore } from "./uiStore";
+import { decodeSnapshot } from "../pageMap/decodeSnapshot.js";
+import type { KvaultRpc } from "../rpc/KvaultRpc.js";
+import { toRpcError } from "../rpc/RpcError.js";
+import { useEngineStore } from "./engineStore.js";
+import { useUiStore } from "./uiStore.js";
 
 /** Between snapshots while the page map is on screen (8 a second), and while only counters are. */
 export const snapshotIntervalsMs = { pageMap: 125, counters: 1_000 } as const;
@@ -25,33 +25,49 @@ export function useEngineMirror(rpc: KvaultRpc): void {
         const poll = async (): Promise<void> => {
             clearTimeout(timer);
             timer = undefined;
-            if (disposed || inFlight)
+            if (disposed || inFlight) {
                 return;
+            }
             if (rpc.status.kind === "open" && document.visibilityState === "visible") {
                 inFlight = true;
                 const lateTimer = setTimeout(() => engine.setState({ snapshotLate: true }), SNAPSHOT_LATE_MS);
                 try {
                     const snapshot = decodeSnapshot(await rpc.call("snapshot", {}));
-                    if (!disposed)
+                    if (!disposed) {
                         engine.setState({ snapshot, snapshotError: undefined });
+                    }
                 } catch (error) {
-                    if (!disposed && rpc.status.kind === "open")
+                    if (!disposed && rpc.status.kind === "open") {
                         engine.setState({ snapshotError: toRpcError(error).message });
+                    }
                 } finally {
                     clearTimeout(lateTimer);
                     inFlight = false;
-                    if (!disposed && engine.getState().snapshotLate)
+                    if (!disposed && engine.getState().snapshotLate) {
                         engine.setState({ snapshotLate: false });
+                    }
                 }
             }
-            if (!disposed && document.visibilityState === "visible")
-                timer = setTimeout(() => void poll(), useUiStore.getState().pageMapOpen ? snapshotIntervalsMs.pageMap : snapshotIntervalsMs.counters);
+            if (!disposed && document.visibilityState === "visible") {
+                timer = setTimeout(
+                    () => void poll(),
+                    useUiStore.getState().pageMapOpen ? snapshotIntervalsMs.pageMap : snapshotIntervalsMs.counters
+                );
+            }
         };
 
         const loadInfo = (): void => {
             rpc.call("info", {}).then(
-                (info) => { if (!disposed) engine.setState({ info, infoError: undefined }); },
-                (error: unknown) => { if (!disposed) engine.setState({ infoError: toRpcError(error).message }); }
+                (info) => {
+                    if (!disposed) {
+                        engine.setState({ info, infoError: undefined });
+                    }
+                },
+                (error: unknown) => {
+                    if (!disposed) {
+                        engine.setState({ infoError: toRpcError(error).message });
+                    }
+                }
             );
         };
 
@@ -64,13 +80,15 @@ export function useEngineMirror(rpc: KvaultRpc): void {
             }
         });
         const unsubscribeUi = useUiStore.subscribe((state, previous) => {
-            if (state.pageMapOpen && !previous.pageMapOpen)
+            if (state.pageMapOpen && !previous.pageMapOpen) {
                 void poll();
+            }
         });
         const onVisibility = (): void => void poll();
         document.addEventListener("visibilitychange", onVisibility);
-        if (rpc.status.kind === "open")
+        if (rpc.status.kind === "open") {
             loadInfo();
+        }
         void poll();
 
         return () => {

@@ -1,8 +1,8 @@
 import { create, type UseBoundStore, type StoreApi } from "zustand";
-import { newId } from "../util/newId";
-import { defaultWorkspaceSettings, workspaceLimits } from "../workspaces/workspaceDefaults";
-import type { StoredMessage, Workspace, WorkspaceSettings } from "../workspaces/Workspace";
-import { nextFreeColour, type WorkspaceColour } from "../workspaces/workspacePalette";
+import { newId } from "../util/newId.js";
+import { defaultWorkspaceSettings, workspaceLimits } from "../workspaces/workspaceDefaults.js";
+import type { StoredMessage, Workspace, WorkspaceSettings } from "../workspaces/Workspace.js";
+import { nextFreeColour, type WorkspaceColour } from "../workspaces/workspacePalette.js";
 
 /** Whether the workspaces have come from the host yet (WorkspaceSync); until then the list is not shown, not empty. */
 export type WorkspaceLoad =
@@ -42,20 +42,27 @@ export type WorkspaceStore = UseBoundStore<StoreApi<WorkspaceState>>;
 export function createWorkspaceStore(initial: { readonly load: WorkspaceLoad } = { load: { kind: "ready" } }): WorkspaceStore {
     return create<WorkspaceState>()((set, get) => {
         const updateWorkspace = (id: string, update: (workspace: Workspace) => Workspace): void =>
-            set((state) => ({ workspaces: state.workspaces.map((workspace) => workspace.id === id ? update(workspace) : workspace) }));
+            set((state) => ({ workspaces: state.workspaces.map((workspace) => (workspace.id === id ? update(workspace) : workspace)) }));
         return {
             load: initial.load,
             workspaces: [],
             selectedId: undefined,
             hydrate(workspaces, selectedId) {
-                set({ load: { kind: "ready" }, workspaces, selectedId: workspaces.find((workspace) => workspace.id === selectedId)?.id ?? workspaces[0]?.id });
+                set({
+                    load: { kind: "ready" },
+                    workspaces,
+                    selectedId: workspaces.find((workspace) => workspace.id === selectedId)?.id ?? workspaces[0]?.id
+                });
             },
             loadFailed(message) {
                 set({ load: { kind: "failed", message } });
             },
             create() {
                 const { workspaces } = get();
-                const numbers = workspaces.map((workspace) => /^Workspace (\d+)$/.exec(workspace.name)?.[1]).map(Number).filter(Number.isSafeInteger);
+                const numbers = workspaces
+                    .map((workspace) => /^Workspace (\d+)$/.exec(workspace.name)?.[1])
+                    .map(Number)
+                    .filter(Number.isSafeInteger);
                 const workspace: Workspace = {
                     id: newId("ui-"),
                     name: `Workspace ${Math.max(0, ...numbers) + 1}`,
@@ -68,8 +75,9 @@ export function createWorkspaceStore(initial: { readonly load: WorkspaceLoad } =
             },
             rename(id, name) {
                 const trimmed = name.trim().slice(0, workspaceLimits.maxNameChars);
-                if (trimmed !== "")
+                if (trimmed !== "") {
                     updateWorkspace(id, (workspace) => ({ ...workspace, name: trimmed }));
+                }
             },
             setColour(id, colour) {
                 updateWorkspace(id, (workspace) => ({ ...workspace, colour }));
@@ -77,15 +85,17 @@ export function createWorkspaceStore(initial: { readonly load: WorkspaceLoad } =
             remove(id) {
                 const { workspaces, selectedId } = get();
                 const index = workspaces.findIndex((workspace) => workspace.id === id);
-                if (index === -1)
+                if (index === -1) {
                     return;
+                }
                 const rest = workspaces.filter((workspace) => workspace.id !== id);
                 const neighbour = rest[Math.min(index, rest.length - 1)];
                 set({ workspaces: rest, selectedId: selectedId === id ? neighbour?.id : selectedId });
             },
             select(id) {
-                if (get().workspaces.some((workspace) => workspace.id === id))
+                if (get().workspaces.some((workspace) => workspace.id === id)) {
                     set({ selectedId: id });
+                }
             },
             updateSettings(id, patch) {
                 updateWorkspace(id, (workspace) => ({ ...workspace, settings: { ...workspace.settings, ...patch } }));
@@ -94,16 +104,20 @@ export function createWorkspaceStore(initial: { readonly load: WorkspaceLoad } =
                 updateWorkspace(id, (workspace) => ({ ...workspace, messages: [...workspace.messages, message] }));
             },
             dropLastAnswer(id) {
-                const last = get().workspaces.find((workspace) => workspace.id === id)?.messages.at(-1);
-                if (last?.role !== "assistant")
+                const last = get()
+                    .workspaces.find((workspace) => workspace.id === id)
+                    ?.messages.at(-1);
+                if (last?.role !== "assistant") {
                     return undefined;
+                }
                 updateWorkspace(id, (workspace) => ({ ...workspace, messages: workspace.messages.slice(0, -1) }));
                 return last;
             },
             clearChat(id) {
                 const workspace = get().workspaces.find((item) => item.id === id);
-                if (workspace !== undefined && workspace.messages.length > 0)
+                if (workspace !== undefined && workspace.messages.length > 0) {
                     updateWorkspace(id, (item) => ({ ...item, messages: [] }));
+                }
             }
         };
     });

@@ -1,8 +1,12 @@
 import { useEffect, useRef, useState, type FormEvent, type KeyboardEvent } from "react";
-import { workspaceLimits } from "./workspaceDefaults";
+import { workspaceLimits } from "./workspaceDefaults.js";
 
 /** Inline rename: Enter or Save keeps the name, Esc or Cancel leaves it as it was. */
-export function RenameForm({ name, onRename, onDone }: {
+export function RenameForm({
+    name,
+    onRename,
+    onDone
+}: {
     readonly name: string;
     readonly onRename: (name: string) => void;
     readonly onDone: () => void;
@@ -15,8 +19,9 @@ export function RenameForm({ name, onRename, onDone }: {
     }, []);
     const submit = (event: FormEvent): void => {
         event.preventDefault();
-        if (value.trim() !== "")
+        if (value.trim() !== "") {
             onRename(value);
+        }
         onDone();
     };
     const onKeyDown = (event: KeyboardEvent): void => {
@@ -27,10 +32,21 @@ export function RenameForm({ name, onRename, onDone }: {
     };
     return (
         <form className="rename-form" onSubmit={submit} aria-label="Rename workspace">
-            <input ref={inputRef} type="text" aria-label="Workspace name" value={value} maxLength={workspaceLimits.maxNameChars}
-                onChange={(event) => setValue(event.target.value)} onKeyDown={onKeyDown} />
-            <button type="submit" aria-label="Save the name" disabled={value.trim() === ""}>Save</button>
-            <button type="button" aria-label="Cancel renaming" onClick={onDone}>Cancel</button>
+            <input
+                ref={inputRef}
+                type="text"
+                aria-label="Workspace name"
+                value={value}
+                maxLength={workspaceLimits.maxNameChars}
+                onChange={(event) => setValue(event.target.value)}
+                onKeyDown={onKeyDown}
+            />
+            <button type="submit" aria-label="Save the name" disabled={value.trim() === ""}>
+                Save
+            </button>
+            <button type="button" aria-label="Cancel renaming" onClick={onDone}>
+                Cancel
+            </button>
         </form>
     );
 }

@@ -1,6 +1,6 @@
-import { useStorageNoticeStore } from "../stores/storageNoticeStore";
-import { formatCount } from "../util/formatCount";
-import { describeStoreProblem } from "./storageNoticeText";
+import { useStorageNoticeStore } from "../stores/storageNoticeStore.js";
+import { formatCount } from "../util/formatCount.js";
+import { describeStoreProblem } from "./storageNoticeText.js";
 
 /** Problems listed one by one up to this many; the rest are counted (the host's log lists them all). */
 const MAX_LISTED_PROBLEMS = 20;
@@ -19,14 +19,27 @@ export function StorageNotices() {
                     <p className="storage-notice-title">Some saved chat records could not be read. Everything else was loaded.</p>
                     <ul>
                         {problems.slice(0, MAX_LISTED_PROBLEMS).map((problem, index) => (
-                            <li key={index} data-kind={problem.kind} data-line={problem.line ?? ""} data-copy={problem.copy}>{describeStoreProblem(problem)}</li>
+                            <li key={index} data-kind={problem.kind} data-line={problem.line ?? ""} data-copy={problem.copy}>
+                                {describeStoreProblem(problem)}
+                            </li>
                         ))}
                     </ul>
-                    {problems.length > MAX_LISTED_PROBLEMS && <p>And {formatCount(problems.length - MAX_LISTED_PROBLEMS)} more, listed in Kvault's log.</p>}
+                    {problems.length > MAX_LISTED_PROBLEMS && (
+                        <p>And {formatCount(problems.length - MAX_LISTED_PROBLEMS)} more, listed in Kvault's log.</p>
+                    )}
                     {[...new Set(problems.map((problem) => problem.copy))].map((copy) => (
-                        <p key={copy} className="storage-notice-copy">The file as it was is kept at <code>{copy}</code>.</p>
+                        <p key={copy} className="storage-notice-copy">
+                            The file as it was is kept at <code>{copy}</code>.
+                        </p>
                     ))}
-                    <button type="button" className="link-button" onClick={() => useStorageNoticeStore.getState().dismissProblems()} aria-label="Dismiss the damaged records notice">Dismiss</button>
+                    <button
+                        type="button"
+                        className="link-button"
+                        onClick={() => useStorageNoticeStore.getState().dismissProblems()}
+                        aria-label="Dismiss the damaged records notice"
+                    >
+                        Dismiss
+                    </button>
                 </section>
             )}
             {saveFailure !== undefined && (
@@ -35,7 +48,14 @@ export function StorageNotices() {
                         Could not save: {saveFailure.message}
                         {saveFailure.numFailed > 1 && ` (${formatCount(saveFailure.numFailed)} changes not saved)`}
                     </p>
-                    <button type="button" className="link-button" onClick={() => useStorageNoticeStore.getState().dismissSaveFailure()} aria-label="Dismiss the not saved notice">Dismiss</button>
+                    <button
+                        type="button"
+                        className="link-button"
+                        onClick={() => useStorageNoticeStore.getState().dismissSaveFailure()}
+                        aria-label="Dismiss the not saved notice"
+                    >
+                        Dismiss
+                    </button>
                 </section>
             )}
         </>

@@ -2,7 +2,12 @@
  * A small colour square. SVG presentation attributes carry the colour, which the page's CSP allows
  * (it forbids inline style attributes). `hatched` draws the quarantine stripe.
  */
-export function Swatch({ colour, hatched = false, hatchColour = "currentColor", size = 12 }: {
+export function Swatch({
+    colour,
+    hatched = false,
+    hatchColour = "currentColor",
+    size = 12
+}: {
     readonly colour: string;
     readonly hatched?: boolean;
     readonly hatchColour?: string;

@@ -1,6 +1,6 @@
-import type { StoredWorkspace } from "../../contract/workspaces";
+import type { StoredWorkspace } from "../../contract/workspaces.js";
 
-export type { StoredMessage, WorkspaceSettings } from "../../contract/workspaces";
+export type { StoredMessage, WorkspaceSettings } from "../../contract/workspaces.js";
 
 /**
  * A chat with its own settings and, in the engine, its own isolated KV (the id is the engine's

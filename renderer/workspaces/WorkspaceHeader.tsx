@@ -1,12 +1,12 @@
 import { useState } from "react";
-import { useAppServices } from "../AppServices";
-import { useWorkspaceStore } from "../stores/workspaceStore";
-import { ConfirmDeleteDialog } from "./ConfirmDeleteDialog";
-import { RenameForm } from "./RenameForm";
-import { Swatch } from "./Swatch";
-import type { Workspace } from "./Workspace";
-import { paletteColour } from "./workspacePalette";
-import { WorkspaceSettingsForm } from "./WorkspaceSettingsForm";
+import { useAppServices } from "../AppServices.js";
+import { useWorkspaceStore } from "../stores/workspaceStore.js";
+import { ConfirmDeleteDialog } from "./ConfirmDeleteDialog.js";
+import { RenameForm } from "./RenameForm.js";
+import { Swatch } from "./Swatch.js";
+import type { Workspace } from "./Workspace.js";
+import { paletteColour } from "./workspacePalette.js";
+import { WorkspaceSettingsForm } from "./WorkspaceSettingsForm.js";
 
 /** The selected workspace's name with Rename and Delete, and its settings. */
 export function WorkspaceHeader({ workspace }: { readonly workspace: Workspace }) {
@@ -16,24 +16,45 @@ export function WorkspaceHeader({ workspace }: { readonly workspace: Workspace }
     return (
         <header className="workspace-header">
             <div className="workspace-title-row">
-                {renaming
-                    ? <RenameForm name={workspace.name} onRename={(name) => useWorkspaceStore.getState().rename(workspace.id, name)} onDone={() => setRenaming(false)} />
-                    : <>
-                        <h2 className="workspace-title"><Swatch colour={paletteColour(workspace.colour).hex} size={14} /> {workspace.name}</h2>
-                        <button type="button" onClick={() => setRenaming(true)} aria-label={`Rename ${workspace.name}`}>Rename</button>
-                        <button type="button" className="danger-outline" onClick={() => setConfirmingDelete(true)} aria-label={`Delete ${workspace.name}`}>Delete</button>
-                    </>}
+                {renaming ? (
+                    <RenameForm
+                        name={workspace.name}
+                        onRename={(name) => useWorkspaceStore.getState().rename(workspace.id, name)}
+                        onDone={() => setRenaming(false)}
+                    />
+                ) : (
+                    <>
+                        <h2 className="workspace-title">
+                            <Swatch colour={paletteColour(workspace.colour).hex} size={14} /> {workspace.name}
+                        </h2>
+                        <button type="button" onClick={() => setRenaming(true)} aria-label={`Rename ${workspace.name}`}>
+                            Rename
+                        </button>
+                        <button
+                            type="button"
+                            className="danger-outline"
+                            onClick={() => setConfirmingDelete(true)}
+                            aria-label={`Delete ${workspace.name}`}
+                        >
+                            Delete
+                        </button>
+                    </>
+                )}
             </div>
             <details className="workspace-settings">
                 <summary aria-label={`Settings of ${workspace.name}`}>Settings</summary>
                 <WorkspaceSettingsForm key={workspace.id} workspace={workspace} />
             </details>
             {confirmingDelete && (
-                <ConfirmDeleteDialog name={workspace.name} numMessages={workspace.messages.length} onClose={() => setConfirmingDelete(false)}
+                <ConfirmDeleteDialog
+                    name={workspace.name}
+                    numMessages={workspace.messages.length}
+                    onClose={() => setConfirmingDelete(false)}
                     onConfirm={() => {
                         setConfirmingDelete(false);
                         void chat.deleteWorkspace(workspace.id);
-                    }} />
+                    }}
+                />
             )}
         </header>
     );

@@ -1,9 +1,9 @@
-import { useTurnStore } from "../stores/turnStore";
-import { useWorkspaceStore } from "../stores/workspaceStore";
-import { StorageNotices } from "./StorageNotices";
-import { Swatch } from "./Swatch";
-import type { Workspace } from "./Workspace";
-import { paletteColour } from "./workspacePalette";
+import { useTurnStore } from "../stores/turnStore.js";
+import { useWorkspaceStore } from "../stores/workspaceStore.js";
+import { StorageNotices } from "./StorageNotices.js";
+import { Swatch } from "./Swatch.js";
+import type { Workspace } from "./Workspace.js";
+import { paletteColour } from "./workspacePalette.js";
 import "./WorkspaceList.css";
 
 /**
@@ -18,16 +18,31 @@ export function WorkspaceList() {
         <nav className="workspace-list" aria-labelledby="workspaces-heading" aria-busy={load.kind === "loading"} data-load={load.kind}>
             <div className="workspace-list-header">
                 <h2 id="workspaces-heading">Workspaces</h2>
-                <button type="button" className="primary" onClick={() => useWorkspaceStore.getState().create()} aria-label="New workspace"
-                    disabled={load.kind !== "ready"}>New</button>
+                <button
+                    type="button"
+                    className="primary"
+                    onClick={() => useWorkspaceStore.getState().create()}
+                    aria-label="New workspace"
+                    disabled={load.kind !== "ready"}
+                >
+                    New
+                </button>
             </div>
-            {load.kind === "loading"
-                ? <p className="placeholder">Loading workspaces…</p>
-                : load.kind === "failed"
-                    ? <p className="inline-error" role="alert">Could not load the workspaces: {load.message}</p>
-                    : workspaces.length === 0
-                        ? <p className="placeholder">No workspaces. Make one with New.</p>
-                        : <ul>{workspaces.map((workspace) => <WorkspaceListItem key={workspace.id} workspace={workspace} selected={workspace.id === selectedId} />)}</ul>}
+            {load.kind === "loading" ? (
+                <p className="placeholder">Loading workspaces…</p>
+            ) : load.kind === "failed" ? (
+                <p className="inline-error" role="alert">
+                    Could not load the workspaces: {load.message}
+                </p>
+            ) : workspaces.length === 0 ? (
+                <p className="placeholder">No workspaces. Make one with New.</p>
+            ) : (
+                <ul>
+                    {workspaces.map((workspace) => (
+                        <WorkspaceListItem key={workspace.id} workspace={workspace} selected={workspace.id === selectedId} />
+                    ))}
+                </ul>
+            )}
             <StorageNotices />
         </nav>
     );
@@ -36,16 +51,29 @@ export function WorkspaceList() {
 function WorkspaceListItem({ workspace, selected }: { readonly workspace: Workspace; readonly selected: boolean }) {
     const live = useTurnStore((state) => state.live[workspace.id]);
     const failed = useTurnStore((state) => state.failures[workspace.id] !== undefined);
-    const status = live !== undefined
-        ? live.phase === "queued" ? "queued" : live.phase === "stopping" ? "stopping" : "answering"
-        : failed ? "error" : undefined;
+    const status =
+        live !== undefined
+            ? live.phase === "queued"
+                ? "queued"
+                : live.phase === "stopping"
+                  ? "stopping"
+                  : "answering"
+            : failed
+              ? "error"
+              : undefined;
     return (
         <li>
-            <button type="button" className={selected ? "workspace-item selected" : "workspace-item"} aria-current={selected ? "true" : undefined}
+            <button
+                type="button"
+                className={selected ? "workspace-item selected" : "workspace-item"}
+                aria-current={selected ? "true" : undefined}
                 onClick={() => useWorkspaceStore.getState().select(workspace.id)}
                 aria-label={`${workspace.name}${status === undefined ? "" : `, ${status}`}`}
-                data-workspace-id={workspace.id} data-turn-phase={live?.phase ?? "idle"} data-streamed-chars={live?.text.length ?? 0}
-                data-num-messages={workspace.messages.length}>
+                data-workspace-id={workspace.id}
+                data-turn-phase={live?.phase ?? "idle"}
+                data-streamed-chars={live?.text.length ?? 0}
+                data-num-messages={workspace.messages.length}
+            >
                 <Swatch colour={paletteColour(workspace.colour).hex} />
                 <span className="workspace-item-text">
                     <span className="workspace-item-name">{workspace.name}</span>

@@ -1,10 +1,10 @@
-import type { StoredMessage, WorkspaceMeta } from "../../contract/workspaces";
-import type { KvaultRpc, PlainRpcMethod } from "../rpc/KvaultRpc";
-import { clientErrorCodes, toRpcError } from "../rpc/RpcError";
-import type { RpcMethods } from "../../contract/rpc";
-import type { StorageNoticeStore } from "../stores/storageNoticeStore";
-import type { WorkspaceState, WorkspaceStore } from "../stores/workspaceStore";
-import type { Workspace } from "./Workspace";
+import type { StoredMessage, WorkspaceMeta } from "../../contract/workspaces.js";
+import type { KvaultRpc, PlainRpcMethod } from "../rpc/KvaultRpc.js";
+import { clientErrorCodes, toRpcError } from "../rpc/RpcError.js";
+import type { RpcMethods } from "../../contract/rpc.js";
+import type { StorageNoticeStore } from "../stores/storageNoticeStore.js";
+import type { WorkspaceState, WorkspaceStore } from "../stores/workspaceStore.js";
+import type { Workspace } from "./Workspace.js";
 
 /** The localStorage key where the renderer kept its workspaces before the host did (format 1). */
 export const LEGACY_WORKSPACES_KEY = "kvault.workspaces";
@@ -34,20 +34,27 @@ export class WorkspaceSync {
     #unsubscribeStore: (() => void) | undefined;
     readonly #unsubscribeStatus: () => void;
 
-    constructor(private readonly rpc: KvaultRpc, private readonly stores: WorkspaceSyncStores, private readonly legacy: LegacyWorkspaces = pageLegacyWorkspaces()) {
+    constructor(
+        private readonly rpc: KvaultRpc,
+        private readonly stores: WorkspaceSyncStores,
+        private readonly legacy: LegacyWorkspaces = pageLegacyWorkspaces()
+    ) {
         // A load that failed or never ran (no connection yet) is tried again whenever the connection opens.
         this.#unsubscribeStatus = rpc.onStatus((status) => {
-            if (status.kind === "open")
+            if (status.kind === "open") {
                 void this.load();
+            }
         });
-        if (rpc.status.kind === "open")
+        if (rpc.status.kind === "open") {
             void this.load();
+        }
     }
 
     /** Loads the host's workspaces into the store, once; later calls do nothing. */
     async load(): Promise<void> {
-        if (this.#loading || this.#loaded)
+        if (this.#loading || this.#loaded) {
             return;
+        }
         this.#loading = true;
         try {
             let loaded = await this.rpc.call("loadWorkspaces", {});
@@ -60,13 +67,15 @@ export class WorkspaceSync {
             this.stores.notices.getState().setProblems(loaded.problems);
             this.stores.workspaces.getState().hydrate(loaded.workspaces, loaded.selectedId);
             this.#unsubscribeStore = this.stores.workspaces.subscribe((state, previous) => this.#write(state, previous));
-            if (loaded.workspaces.length === 0)
+            if (loaded.workspaces.length === 0) {
                 this.stores.workspaces.getState().create();
+            }
         } catch (error) {
             const failure = toRpcError(error);
             // Without a connection the list keeps saying it is loading; the next open tries again.
-            if (failure.code !== clientErrorCodes.notConnected && failure.code !== clientErrorCodes.connectionLost)
+            if (failure.code !== clientErrorCodes.notConnected && failure.code !== clientErrorCodes.connectionLost) {
                 this.stores.workspaces.getState().loadFailed(failure.message);
+            }
         } finally {
             this.#loading = false;
         }
@@ -82,37 +91,49 @@ export class WorkspaceSync {
         if (state.workspaces !== previous.workspaces) {
             const before = new Map(previous.workspaces.map((workspace) => [workspace.id, workspace]));
             const after = new Set(state.workspaces.map((workspace) => workspace.id));
-            for (const workspace of previous.workspaces)
-                if (!after.has(workspace.id))
+            for (const workspace of previous.workspaces) {
+                if (!after.has(workspace.id)) {
                     this.#send("removeWorkspace", { workspace: workspace.id });
+                }
+            }
             for (const workspace of state.workspaces) {
                 const old = before.get(workspace.id);
-                if (old === workspace)
+                if (old === workspace) {
                     continue;
-                if (old === undefined || !sameMeta(old, workspace))
+                }
+                if (old === undefined || !sameMeta(old, workspace)) {
                     this.#send("saveWorkspace", { workspace: metaOf(workspace) });
+                }
                 this.#writeMessages(workspace, old?.messages ?? []);
             }
         }
-        if (state.selectedId !== previous.selectedId && state.selectedId !== undefined)
+        if (state.selectedId !== previous.selectedId && state.selectedId !== undefined) {
             this.#send("selectWorkspace", { workspace: state.selectedId });
+        }
     }
 
     /** The store changes a chat by one append, one dropped answer, or clearing it; anything else is a bug here. */
     #writeMessages(workspace: Workspace, before: readonly StoredMessage[]): void {
         const after = workspace.messages;
         const keepsPrefix = (length: number): boolean => after.slice(0, length).every((message, index) => message === before[index]);
-        if (after === before || (after.length === before.length && keepsPrefix(after.length)))
+        if (after === before || (after.length === before.length && keepsPrefix(after.length))) {
             return;
-        if (after.length === 0)
+        }
+        if (after.length === 0) {
             this.#send("clearChat", { workspace: workspace.id });
-        else if (after.length > before.length && keepsPrefix(before.length))
-            for (const message of after.slice(before.length))
+        } else if (after.length > before.length && keepsPrefix(before.length)) {
+            for (const message of after.slice(before.length)) {
                 this.#send("appendMessage", { workspace: workspace.id, message });
-        else if (after.length === before.length - 1 && keepsPrefix(after.length))
+            }
+        } else if (after.length === before.length - 1 && keepsPrefix(after.length)) {
             this.#send("dropLastAnswer", { workspace: workspace.id, messageId: before.at(-1)!.id });
-        else
-            this.stores.notices.getState().saveFailed(`Kvault could not tell how the chat of “${workspace.name}” changed, so the change was not saved. Reload to see what is saved.`);
+        } else {
+            this.stores.notices
+                .getState()
+                .saveFailed(
+                    `Kvault could not tell how the chat of “${workspace.name}” changed, so the change was not saved. Reload to see what is saved.`
+                );
+        }
     }
 
     #send<M extends PlainRpcMethod>(method: M, params: RpcMethods[M]["params"]): void {
@@ -125,7 +146,11 @@ function metaOf({ id, name, colour, settings }: Workspace): WorkspaceMeta {
 }
 
 function sameMeta(a: Workspace, b: Workspace): boolean {
-    return a.name === b.name && a.colour === b.colour && (a.settings === b.settings || JSON.stringify(a.settings) === JSON.stringify(b.settings));
+    return (
+        a.name === b.name &&
+        a.colour === b.colour &&
+        (a.settings === b.settings || JSON.stringify(a.settings) === JSON.stringify(b.settings))
+    );
 }
 
 /** The page's localStorage, where it has one (blocked storage means nothing to hand over). */
@@ -142,8 +167,9 @@ export function pageLegacyWorkspaces(): LegacyWorkspaces {
         archive: () => {
             const store = storage();
             const document = store?.getItem(LEGACY_WORKSPACES_KEY);
-            if (store === undefined || document === null || document === undefined)
+            if (store === undefined || document === null || document === undefined) {
                 return;
+            }
             store.setItem(IMPORTED_WORKSPACES_KEY, document);
             store.removeItem(LEGACY_WORKSPACES_KEY);
         }

@@ -1,2 +1,2 @@
 // A new workspace's settings and what the settings accept: one copy, in the contract, shared with the host's store.
-export { defaultWorkspaceSettings, workspaceLimits } from "../../contract/workspaces";
+export { defaultWorkspaceSettings, workspaceLimits } from "../../contract/workspaces.js";

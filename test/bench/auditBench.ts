@@ -41,9 +41,14 @@ interface AuditCostSample {
 
 function fromSliced(result: SlicedAuditResult): AuditCostSample {
     return {
-        numPagesChecked: result.numPagesChecked, numPagesScanned: result.numFreePagesScanned + result.numSealedPagesVerified,
-        metadataMs: result.metadataMs, byteScanMs: result.byteScanMs, longestPauseMs: result.longestPauseMs, wallMs: result.durationMs,
-        numSlices: result.numSlices, ok: result.ok
+        numPagesChecked: result.numPagesChecked,
+        numPagesScanned: result.numFreePagesScanned + result.numSealedPagesVerified,
+        metadataMs: result.metadataMs,
+        byteScanMs: result.byteScanMs,
+        longestPauseMs: result.longestPauseMs,
+        wallMs: result.durationMs,
+        numSlices: result.numSlices,
+        ok: result.ok
     };
 }
 
@@ -59,8 +64,14 @@ const MODES: readonly Mode[] = [
             const result = engine.audit({ scanFreePages: true, verifySealedPages: true });
             const wallMs = performance.now() - startedAt;
             return {
-                numPagesChecked: result.numPagesChecked, numPagesScanned: result.pool.numFreePagesScanned + result.pool.numSealedPagesVerified,
-                metadataMs: Number.NaN, byteScanMs: Number.NaN, longestPauseMs: wallMs, wallMs, numSlices: 1, ok: result.ok
+                numPagesChecked: result.numPagesChecked,
+                numPagesScanned: result.pool.numFreePagesScanned + result.pool.numSealedPagesVerified,
+                metadataMs: Number.NaN,
+                byteScanMs: Number.NaN,
+                longestPauseMs: wallMs,
+                wallMs,
+                numSlices: 1,
+                ok: result.ok
             };
         }
     }
@@ -80,17 +91,34 @@ async function streamOnce(engine: KvEngine, prompt: readonly number[], mode: Mod
     const session = sessionId(`bench-audit-${nextSession++}`);
     const windows: [number, number][] = [];
     const audits: AuditCostSample[] = [];
-    const periodic = mode.audit === undefined ? undefined : new PeriodicAudit(async (): Promise<AuditSummary> => {
-        const startedAt = performance.now();
-        const sample = await mode.audit!(engine);
-        windows.push([startedAt, performance.now()]);
-        audits.push(sample);
-        return { ok: sample.ok, violations: [], numViolations: 0, numPagesChecked: sample.numPagesChecked, numSealedPagesVerified: 0, numFreePagesScanned: 0, durationMs: sample.wallMs, at: startedAt };
-    }, AUDIT_INTERVAL_MS);
+    const periodic =
+        mode.audit === undefined
+            ? undefined
+            : new PeriodicAudit(async (): Promise<AuditSummary> => {
+                  const startedAt = performance.now();
+                  const sample = await mode.audit!(engine);
+                  windows.push([startedAt, performance.now()]);
+                  audits.push(sample);
+                  return {
+                      ok: sample.ok,
+                      violations: [],
+                      numViolations: 0,
+                      numPagesChecked: sample.numPagesChecked,
+                      numSealedPagesVerified: 0,
+                      numFreePagesScanned: 0,
+                      durationMs: sample.wallMs,
+                      at: startedAt
+                  };
+              }, AUDIT_INTERVAL_MS);
     const arrivals: number[] = [];
     periodic?.start();
     try {
-        await engine.generate({ session, promptTokens: prompt, maxTokens: STREAM_TOKENS, onToken: () => void arrivals.push(performance.now()) });
+        await engine.generate({
+            session,
+            promptTokens: prompt,
+            maxTokens: STREAM_TOKENS,
+            onToken: () => void arrivals.push(performance.now())
+        });
     } finally {
         await periodic?.stop();
         await engine.forgetSession(session);
@@ -100,11 +128,13 @@ async function streamOnce(engine: KvEngine, prompt: readonly number[], mode: Mod
     for (let index = 1; index < arrivals.length; index++) {
         const [from, to] = [arrivals[index - 1]!, arrivals[index]!];
         gapsMs.push(to - from);
-        if (windows.some(([start, end]) => start < to && end > from))
+        if (windows.some(([start, end]) => start < to && end > from)) {
             gapsDuringAuditMs.push(to - from);
+        }
     }
-    if (audits.some((audit) => !audit.ok))
+    if (audits.some((audit) => !audit.ok)) {
         throw new Error(`an audit found violations during the "${mode.name}" run`);
+    }
     return { gapsMs, gapsDuringAuditMs, audits };
 }
 
@@ -130,7 +160,7 @@ function summarize(mode: Mode, samples: readonly RunSample[]): ModeResult {
     const gaps = samples.flatMap((sample) => sample.gapsMs);
     const during = samples.flatMap((sample) => sample.gapsDuringAuditMs);
     const audits = samples.flatMap((sample) => sample.audits);
-    const med = (values: readonly number[]): number => values.length === 0 || values.some(Number.isNaN) ? Number.NaN : median(values);
+    const med = (values: readonly number[]): number => (values.length === 0 || values.some(Number.isNaN) ? Number.NaN : median(values));
     return {
         mode: mode.name,
         itlP50Ms: percentile(gaps, 50),
@@ -142,7 +172,9 @@ function summarize(mode: Mode, samples: readonly RunSample[]): ModeResult {
         auditWallMs: med(audits.map((audit) => audit.wallMs)),
         longestPauseMs: audits.length === 0 ? Number.NaN : Math.max(...audits.map((audit) => audit.longestPauseMs)),
         metadataUsPerPage: med(audits.map((audit) => (audit.metadataMs * 1_000) / audit.numPagesChecked)),
-        byteScanUsPerPage: med(audits.filter((audit) => audit.numPagesScanned > 0).map((audit) => (audit.byteScanMs * 1_000) / audit.numPagesScanned)),
+        byteScanUsPerPage: med(
+            audits.filter((audit) => audit.numPagesScanned > 0).map((audit) => (audit.byteScanMs * 1_000) / audit.numPagesScanned)
+        ),
         numSlices: med(audits.map((audit) => audit.numSlices)),
         numPagesScanned: med(audits.map((audit) => audit.numPagesScanned))
     };
@@ -150,19 +182,31 @@ function summarize(mode: Mode, samples: readonly RunSample[]): ModeResult {
 
 export const auditBench: Benchmark = {
     name: "audit",
-    description: "Inter-token latency of a streaming workspace with the audit every second over a 65,536-page pool (768 MiB): none, metadata only, byte scans sliced, byte scans in one step; the audit's cost per page",
+    description:
+        "Inter-token latency of a streaming workspace with the audit every second over a 65,536-page pool (768 MiB): none, metadata only, byte scans sliced, byte scans in one step; the audit's cost per page",
     async run(): Promise<BenchFigures> {
         const modelPath = ensureGeneratedModel("small");
         const runtime = await LlamaRuntime.start({ gpu: BENCH_GPU, maxThreads: BENCH_THREADS });
         try {
-            const engine = await KvEngine.start(benchEngineConfig(modelPath, CONTEXT_SIZE, PAGE_TOKENS, { numDecodeSequences: 2, numPages: NUM_PAGES }), { runtime });
+            const engine = await KvEngine.start(
+                benchEngineConfig(modelPath, CONTEXT_SIZE, PAGE_TOKENS, { numDecodeSequences: 2, numPages: NUM_PAGES }),
+                { runtime }
+            );
             try {
                 const arenaBytes = NUM_PAGES * engine.pool.config.pageBytes;
-                console.log(`runtime: ${runtime.describe()}; ${NUM_PAGES.toLocaleString("en-US")} pages of ${PAGE_TOKENS} token × ${formatBytes(engine.pool.config.pageBytes)} = ${formatBytes(arenaBytes)}; ` +
-                    `stream: ${STREAM_PROMPT_TOKENS}-token prompt, ${STREAM_TOKENS} tokens; audit every ${AUDIT_INTERVAL_MS} ms`);
+                console.log(
+                    `runtime: ${runtime.describe()}; ${NUM_PAGES.toLocaleString("en-US")} pages of ${PAGE_TOKENS} token × ${formatBytes(engine.pool.config.pageBytes)} = ${formatBytes(arenaBytes)}; ` +
+                        `stream: ${STREAM_PROMPT_TOKENS}-token prompt, ${STREAM_TOKENS} tokens; audit every ${AUDIT_INTERVAL_MS} ms`
+                );
                 const tokenize = (text: string): readonly number[] => engine.tokenize(text);
-                for (const name of ["parked-1", "parked-2"]) // their KV ends up in sealed pages once the streams take the sequences
-                    await engine.generate({ session: sessionId(`bench-audit-${name}`), promptTokens: promptTokensOfLength(tokenize, PARKED_PROMPT_TOKENS), maxTokens: 4 });
+                for (const name of ["parked-1", "parked-2"]) {
+                    // their KV ends up in sealed pages once the streams take the sequences
+                    await engine.generate({
+                        session: sessionId(`bench-audit-${name}`),
+                        promptTokens: promptTokensOfLength(tokenize, PARKED_PROMPT_TOKENS),
+                        maxTokens: 4
+                    });
+                }
                 const prompt = promptTokensOfLength(tokenize, STREAM_PROMPT_TOKENS);
                 await streamOnce(engine, prompt.slice(0, 16), MODES[0]!); // warm-up: the parked workspaces move into pages
 
@@ -172,31 +216,39 @@ export const auditBench: Benchmark = {
                     for (let repetition = 0; repetition < NUM_REPETITIONS; repetition++) {
                         const sample = await streamOnce(engine, prompt, mode);
                         samples.push(sample);
-                        console.log(`  ${mode.name}, repetition ${repetition + 1}/${NUM_REPETITIONS}: ITL p50 ${formatNumber(percentile(sample.gapsMs, 50), 1)} ms, ` +
-                            `max ${formatNumber(Math.max(...sample.gapsMs), 1)} ms; ${sample.audits.length} audits`);
+                        console.log(
+                            `  ${mode.name}, repetition ${repetition + 1}/${NUM_REPETITIONS}: ITL p50 ${formatNumber(percentile(sample.gapsMs, 50), 1)} ms, ` +
+                                `max ${formatNumber(Math.max(...sample.gapsMs), 1)} ms; ${sample.audits.length} audits`
+                        );
                     }
                     results.push(summarize(mode, samples));
                 }
 
-                const ms = (value: number): string => Number.isNaN(value) ? "—" : `${formatNumber(value, value < 10 ? 2 : 1)} ms`;
-                const us = (value: number): string => Number.isNaN(value) ? "—" : `${formatNumber(value, value < 0.1 ? 4 : 3)} µs`;
-                printTable(`Stream ITL with the audit every ${AUDIT_INTERVAL_MS / 1_000} s, ${NUM_PAGES.toLocaleString("en-US")} pages (${formatBytes(arenaBytes)}), small model (${NUM_REPETITIONS} run(s) each, ${runtime.describe()})`, [
-                    { header: "audit", cell: (r: ModeResult) => r.mode, align: "left" },
-                    { header: "ITL p50", cell: (r) => ms(r.itlP50Ms) },
-                    { header: "p99", cell: (r) => ms(r.itlP99Ms) },
-                    { header: "max", cell: (r) => ms(r.itlMaxMs) },
-                    { header: "max gap in an audit", cell: (r) => ms(r.maxGapDuringAuditMs) },
-                    { header: "audits", cell: (r) => `${r.numAudits}` },
-                    { header: "audit wall", cell: (r) => ms(r.auditWallMs) },
-                    { header: "longest pause", cell: (r) => ms(r.longestPauseMs) },
-                    { header: "slices", cell: (r) => Number.isNaN(r.numSlices) ? "—" : formatNumber(r.numSlices, 0) },
-                    { header: "metadata / page", cell: (r) => us(r.metadataUsPerPage) },
-                    { header: "byte scan / page", cell: (r) => us(r.byteScanUsPerPage) }
-                ], results);
-                console.log("ITL: gaps between the stream's consecutive tokens (KvEngine.generate's onToken), one stream at a time, while the audit runs every second " +
-                    "(the next starts a second after the last ended). \"max gap in an audit\": the largest gap overlapping an audit's run. Per page: the audit's thread time " +
-                    "over pages checked (metadata) or scanned (free pages for zeros, sealed pages re-checksummed); medians over a run's audits. Longest pause: the longest the " +
-                    "audit held the event loop at once (the metadata pass or one slice; the whole audit in one step).");
+                const ms = (value: number): string => (Number.isNaN(value) ? "—" : `${formatNumber(value, value < 10 ? 2 : 1)} ms`);
+                const us = (value: number): string => (Number.isNaN(value) ? "—" : `${formatNumber(value, value < 0.1 ? 4 : 3)} µs`);
+                printTable(
+                    `Stream ITL with the audit every ${AUDIT_INTERVAL_MS / 1_000} s, ${NUM_PAGES.toLocaleString("en-US")} pages (${formatBytes(arenaBytes)}), small model (${NUM_REPETITIONS} run(s) each, ${runtime.describe()})`,
+                    [
+                        { header: "audit", cell: (r: ModeResult) => r.mode, align: "left" },
+                        { header: "ITL p50", cell: (r) => ms(r.itlP50Ms) },
+                        { header: "p99", cell: (r) => ms(r.itlP99Ms) },
+                        { header: "max", cell: (r) => ms(r.itlMaxMs) },
+                        { header: "max gap in an audit", cell: (r) => ms(r.maxGapDuringAuditMs) },
+                        { header: "audits", cell: (r) => `${r.numAudits}` },
+                        { header: "audit wall", cell: (r) => ms(r.auditWallMs) },
+                        { header: "longest pause", cell: (r) => ms(r.longestPauseMs) },
+                        { header: "slices", cell: (r) => (Number.isNaN(r.numSlices) ? "—" : formatNumber(r.numSlices, 0)) },
+                        { header: "metadata / page", cell: (r) => us(r.metadataUsPerPage) },
+                        { header: "byte scan / page", cell: (r) => us(r.byteScanUsPerPage) }
+                    ],
+                    results
+                );
+                console.log(
+                    "ITL: gaps between the stream's consecutive tokens (KvEngine.generate's onToken), one stream at a time, while the audit runs every second " +
+                        "(the next starts a second after the last ended). \"max gap in an audit\": the largest gap overlapping an audit's run. Per page: the audit's thread time " +
+                        "over pages checked (metadata) or scanned (free pages for zeros, sealed pages re-checksummed); medians over a run's audits. Longest pause: the longest the " +
+                        "audit held the event loop at once (the metadata pass or one slice; the whole audit in one step)."
+                );
                 return {
                     backend: runtime.describe(),
                     threads: BENCH_THREADS,

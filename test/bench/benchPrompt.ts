@@ -22,7 +22,10 @@ export const BENCH_GPU: "auto" | false = process.env.KVAULT_BENCH_GPU === "auto"
  * threads and backend, and by default pages enough to hold the window once per decode sequence.
  */
 export function benchEngineConfig(
-    modelPath: string, contextSize: number, pageTokens: number, overrides: Partial<Omit<EngineConfigInput, "modelPath">> = {}
+    modelPath: string,
+    contextSize: number,
+    pageTokens: number,
+    overrides: Partial<Omit<EngineConfigInput, "modelPath">> = {}
 ): EngineConfigInput {
     const numDecodeSequences = overrides.numDecodeSequences ?? 1;
     return {
@@ -44,8 +47,9 @@ export function benchEngineConfig(
 /** Repetitions of the model benchmarks: `fallback`, or KVAULT_BENCH_REPETITIONS (1–50) on a noisy machine. */
 export function repetitionsFromEnvironment(fallback: number): number {
     const value = Number(process.env.KVAULT_BENCH_REPETITIONS ?? fallback);
-    if (!Number.isSafeInteger(value) || value < 1 || value > 50)
+    if (!Number.isSafeInteger(value) || value < 1 || value > 50) {
         throw new RangeError(`KVAULT_BENCH_REPETITIONS is ${process.env.KVAULT_BENCH_REPETITIONS}; use a whole number from 1 to 50.`);
+    }
     return value;
 }
 
@@ -55,10 +59,12 @@ export function repetitionsFromEnvironment(fallback: number): number {
  */
 export function promptTokensOfLength(tokenize: (text: string) => readonly number[], length: number): number[] {
     const body = tokenize(PROMPT_TEXT);
-    if (body.length === 0 || length < 1)
+    if (body.length === 0 || length < 1) {
         throw new RangeError(`cannot build a ${length}-token prompt from ${body.length} text tokens`);
+    }
     const tokens: number[] = [specialTokens.bos.id];
-    for (let index = 0; tokens.length < length; index++)
+    for (let index = 0; tokens.length < length; index++) {
         tokens.push(body[index % body.length]!);
+    }
     return tokens;
 }

@@ -18,8 +18,9 @@ export interface Column<Row> {
 }
 
 export function median(values: readonly number[]): number {
-    if (values.length === 0)
+    if (values.length === 0) {
         throw new RangeError("median of no values");
+    }
     const sorted = [...values].sort((a, b) => a - b);
     const middle = sorted.length >> 1;
     return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
@@ -27,16 +28,18 @@ export function median(values: readonly number[]): number {
 
 /** Nearest-rank percentile (0 < p ≤ 100): the smallest value with at least p % of the values at or below it. */
 export function percentile(values: readonly number[], p: number): number {
-    if (values.length === 0)
+    if (values.length === 0) {
         throw new RangeError("percentile of no values");
+    }
     const sorted = [...values].sort((a, b) => a - b);
     return sorted[Math.min(sorted.length, Math.max(1, Math.ceil((p / 100) * sorted.length))) - 1]!;
 }
 
 /** Runs `fn` `numRepetitions` times after `numWarmups` unmeasured runs; the durations in ms. */
 export function timeRepeated(numWarmups: number, numRepetitions: number, fn: () => void): number[] {
-    for (let i = 0; i < numWarmups; i++)
+    for (let i = 0; i < numWarmups; i++) {
         fn();
+    }
     const durations: number[] = [];
     for (let i = 0; i < numRepetitions; i++) {
         const startedAt = performance.now();

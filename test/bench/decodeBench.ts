@@ -59,11 +59,13 @@ async function runBare(model: LlamaModel, sequence: LlamaContextSequence, prompt
     const clock = new TokenClock();
     try {
         for await (const token of sequence.evaluate(promptTokens as Token[], { temperature: 0 })) {
-            if (model.isEogToken(token))
+            if (model.isEogToken(token)) {
                 break;
+            }
             clock.onToken(token);
-            if (clock.tokens.length >= NUM_GENERATED)
+            if (clock.tokens.length >= NUM_GENERATED) {
                 break;
+            }
         }
     } finally {
         await sequence.clearHistory();
@@ -82,8 +84,9 @@ async function runEngine(engine: KvEngine, promptTokens: readonly number[]): Pro
     const clock = new TokenClock();
     try {
         const result = await engine.generate({ session, promptTokens, maxTokens: NUM_GENERATED, onToken: (token) => clock.onToken(token) });
-        if (result.numReusedTokens !== 0)
+        if (result.numReusedTokens !== 0) {
             throw new Error(`a new workspace reused ${result.numReusedTokens} prompt tokens; the benchmark needs a cold prompt`);
+        }
         return { ...clock.sample(), numHandedOffTokens: result.numHandedOffTokens, engineTimings: { ...result.timings } };
     } finally {
         await engine.forgetSession(session);
@@ -124,26 +127,39 @@ export const decodeBench: Benchmark = {
         try {
             const bareModel = await runtime.loadModel(modelPath);
             cleanup.unshift(() => bareModel.dispose());
-            const bareContext = await bareModel.createContext({ contextSize: CONTEXT_SIZE, sequences: 1, flashAttention: true, threads: BENCH_THREADS });
+            const bareContext = await bareModel.createContext({
+                contextSize: CONTEXT_SIZE,
+                sequences: 1,
+                flashAttention: true,
+                threads: BENCH_THREADS
+            });
             cleanup.unshift(() => bareContext.dispose());
             const bareSequence = bareContext.getSequence();
             const split = await startEngine(runtime, modelPath, "split");
             cleanup.unshift(() => split.dispose());
             const unified = await startEngine(runtime, modelPath, "unified");
             cleanup.unshift(() => unified.dispose());
-            for (const engine of [split, unified])
-                if (engine.mode.effective !== engine.mode.requested)
-                    throw new Error(`the engine runs ${engine.mode.effective} although ${engine.mode.requested} was asked for: ${engine.mode.reason}`);
-            console.log(`runtime: ${runtime.describe()}; bare context ${bareContext.contextSize} tokens, ${BENCH_THREADS} threads; ` +
-                `engines: window ${split.window.limit} (split), ${unified.window.limit} (unified)`);
+            for (const engine of [split, unified]) {
+                if (engine.mode.effective !== engine.mode.requested) {
+                    throw new Error(
+                        `the engine runs ${engine.mode.effective} although ${engine.mode.requested} was asked for: ${engine.mode.reason}`
+                    );
+                }
+            }
+            console.log(
+                `runtime: ${runtime.describe()}; bare context ${bareContext.contextSize} tokens, ${BENCH_THREADS} threads; ` +
+                    `engines: window ${split.window.limit} (split), ${unified.window.limit} (unified)`
+            );
 
             const promptTokens = promptTokensOfLength((text) => bareModel.tokenize(text), PROMPT_LENGTH);
             const runArm = (arm: Arm): Promise<RunSample> =>
-                arm === "bare" ? runBare(bareModel, bareSequence, promptTokens)
+                arm === "bare"
+                    ? runBare(bareModel, bareSequence, promptTokens)
                     : runEngine(arm === "engine split" ? split : unified, promptTokens);
 
-            for (const arm of ARMS)
-                await runArm(arm); // warm-up, not measured
+            for (const arm of ARMS) {
+                await runArm(arm);
+            } // warm-up, not measured
             const samples = new Map<Arm, RunSample[]>(ARMS.map((arm) => [arm, []]));
             for (let repetition = 0; repetition < NUM_REPETITIONS; repetition++) {
                 // The order rotates each repetition, so no arm always runs first or after the same one.
@@ -151,8 +167,10 @@ export const decodeBench: Benchmark = {
                 for (const arm of order) {
                     const sample = await runArm(arm);
                     samples.get(arm)!.push(sample);
-                    console.log(`  ${arm}, repetition ${repetition + 1}/${NUM_REPETITIONS}: TTFT ${formatNumber(sample.timeToFirstTokenMs, 0)} ms, ` +
-                        `decode ${formatNumber(sample.decodeTokensPerSecond, 1)} tok/s (${sample.numTokens} tokens)`);
+                    console.log(
+                        `  ${arm}, repetition ${repetition + 1}/${NUM_REPETITIONS}: TTFT ${formatNumber(sample.timeToFirstTokenMs, 0)} ms, ` +
+                            `decode ${formatNumber(sample.decodeTokensPerSecond, 1)} tok/s (${sample.numTokens} tokens)`
+                    );
                 }
             }
 
@@ -165,7 +183,7 @@ export const decodeBench: Benchmark = {
                 const timeToFirstTokenMs = median(runs.map((run) => run.timeToFirstTokenMs));
                 const rates = runs.map((run) => run.decodeTokensPerSecond);
                 const decodeTokensPerSecond = median(rates);
-                const engineRuns = arm === "engine split" ? runs.flatMap((run) => run.engineTimings ? [run.engineTimings] : []) : [];
+                const engineRuns = arm === "engine split" ? runs.flatMap((run) => (run.engineTimings ? [run.engineTimings] : [])) : [];
                 return {
                     arm,
                     timeToFirstTokenMs,
@@ -179,28 +197,43 @@ export const decodeBench: Benchmark = {
                         numHandedOffTokens: median(runs.map((run) => run.numHandedOffTokens ?? 0))
                     }),
                     numTokens: median(runs.map((run) => run.numTokens)),
-                    sameTokensAsBare: runs.every((run) => run.tokens.length === bareTokens.length && run.tokens.every((token, i) => token === bareTokens[i])),
+                    sameTokensAsBare: runs.every(
+                        (run) => run.tokens.length === bareTokens.length && run.tokens.every((token, i) => token === bareTokens[i])
+                    ),
                     samples: runs.map(({ tokens: _tokens, ...rest }) => rest)
                 };
             });
-            const ms = (value: number | undefined): string => value === undefined ? "—" : `${formatNumber(value, 0)} ms`;
-            printTable(`Decode and time to first token, small model, prompt ${PROMPT_LENGTH} tok, ${NUM_GENERATED} generated ` +
-                `(median of ${NUM_REPETITIONS}, interleaved in rotating order, ${runtime.describe()})`, [
-                { header: "arm", cell: (r: ArmResult) => r.arm, align: "left" },
-                { header: "TTFT", cell: (r) => ms(r.timeToFirstTokenMs) },
-                { header: "TTFT ÷ bare", cell: (r) => `${formatNumber(r.timeToFirstTokenRatioToBare, 3)}×` },
-                { header: "prefill", cell: (r) => ms(r.prefillMs) },
-                { header: "handoff", cell: (r) => r.handoffMs === undefined ? "—" : `${formatNumber(r.handoffMs, 1)} ms (${r.numHandedOffTokens} tok)` },
-                { header: "decode", cell: (r) => `${formatNumber(r.decodeTokensPerSecond, 1)} tok/s` },
-                { header: "decode ÷ bare", cell: (r) => `${formatNumber(100 * r.decodeRatioToBare, 1)} %` },
-                { header: "decode range", cell: (r) => `${formatNumber(r.decodeTokensPerSecondRange[0], 1)}–${formatNumber(r.decodeTokensPerSecondRange[1], 1)} tok/s` },
-                { header: "tokens", cell: (r) => `${r.numTokens}` },
-                { header: "same tokens as bare", cell: (r) => r.sameTokensAsBare ? "yes" : "no" }
-            ], results);
-            console.log("TTFT: from the call to the first token reaching the caller (bare: sequence.evaluate; engine: generate's onToken). " +
-                "decode: tokens after the first ÷ time from the first to the last. Aim: decode ≥ 97 % of bare.\n" +
-                "The range is the spread behind the median: where single tokens stall for tens of ms (a busy 2-core machine), " +
-                "3 repetitions cannot separate the arms within a few %; raise KVAULT_BENCH_REPETITIONS.");
+            const ms = (value: number | undefined): string => (value === undefined ? "—" : `${formatNumber(value, 0)} ms`);
+            printTable(
+                `Decode and time to first token, small model, prompt ${PROMPT_LENGTH} tok, ${NUM_GENERATED} generated ` +
+                    `(median of ${NUM_REPETITIONS}, interleaved in rotating order, ${runtime.describe()})`,
+                [
+                    { header: "arm", cell: (r: ArmResult) => r.arm, align: "left" },
+                    { header: "TTFT", cell: (r) => ms(r.timeToFirstTokenMs) },
+                    { header: "TTFT ÷ bare", cell: (r) => `${formatNumber(r.timeToFirstTokenRatioToBare, 3)}×` },
+                    { header: "prefill", cell: (r) => ms(r.prefillMs) },
+                    {
+                        header: "handoff",
+                        cell: (r) => (r.handoffMs === undefined ? "—" : `${formatNumber(r.handoffMs, 1)} ms (${r.numHandedOffTokens} tok)`)
+                    },
+                    { header: "decode", cell: (r) => `${formatNumber(r.decodeTokensPerSecond, 1)} tok/s` },
+                    { header: "decode ÷ bare", cell: (r) => `${formatNumber(100 * r.decodeRatioToBare, 1)} %` },
+                    {
+                        header: "decode range",
+                        cell: (r) =>
+                            `${formatNumber(r.decodeTokensPerSecondRange[0], 1)}–${formatNumber(r.decodeTokensPerSecondRange[1], 1)} tok/s`
+                    },
+                    { header: "tokens", cell: (r) => `${r.numTokens}` },
+                    { header: "same tokens as bare", cell: (r) => (r.sameTokensAsBare ? "yes" : "no") }
+                ],
+                results
+            );
+            console.log(
+                "TTFT: from the call to the first token reaching the caller (bare: sequence.evaluate; engine: generate's onToken). " +
+                    "decode: tokens after the first ÷ time from the first to the last. Aim: decode ≥ 97 % of bare.\n" +
+                    "The range is the spread behind the median: where single tokens stall for tens of ms (a busy 2-core machine), " +
+                    "3 repetitions cannot separate the arms within a few %; raise KVAULT_BENCH_REPETITIONS."
+            );
             return {
                 backend: runtime.describe(),
                 threads: BENCH_THREADS,
@@ -212,8 +245,9 @@ export const decodeBench: Benchmark = {
                 arms: results
             };
         } finally {
-            for (const step of cleanup)
+            for (const step of cleanup) {
                 await step();
+            }
         }
     }
 };

@@ -36,11 +36,16 @@ export const handoffBench: Benchmark = {
         const engine = await KvEngine.start(benchEngineConfig(modelPath, CONTEXT_SIZE, PAGE_TOKENS));
         try {
             const kvBytesPerToken = bytesPerToken(engine.layout);
-            console.log(`engine: ${engine.backend}; window ${engine.window.limit} tokens (bound by ${engine.window.boundBy}); ` +
-                `${formatBytes(kvBytesPerToken)} KV per token; pages of ${PAGE_TOKENS} tokens = ${formatBytes(PAGE_TOKENS * kvBytesPerToken)}`);
-            const prompts = new Map(PROMPT_LENGTHS.map((length) => [length, promptTokensOfLength((text) => engine.tokenize(text), length)]));
-            if (engine.mode.effective !== "split")
+            console.log(
+                `engine: ${engine.backend}; window ${engine.window.limit} tokens (bound by ${engine.window.boundBy}); ` +
+                    `${formatBytes(kvBytesPerToken)} KV per token; pages of ${PAGE_TOKENS} tokens = ${formatBytes(PAGE_TOKENS * kvBytesPerToken)}`
+            );
+            const prompts = new Map(
+                PROMPT_LENGTHS.map((length) => [length, promptTokensOfLength((text) => engine.tokenize(text), length)])
+            );
+            if (engine.mode.effective !== "split") {
                 throw new Error(`the engine runs ${engine.mode.effective} although split was asked for: ${engine.mode.reason}`);
+            }
             let nextSession = 0;
             // Each request is a new workspace, forgotten (outside the timings) before the next: no
             // prefix reuse, and no idle workspace for the next request to swap out first.
@@ -48,9 +53,12 @@ export const handoffBench: Benchmark = {
                 const session = sessionId(`bench-handoff-${nextSession++}`);
                 try {
                     const result = await engine.generate({ session, promptTokens, maxTokens: MAX_TOKENS });
-                    if (result.numHandedOffTokens !== promptTokens.length - 1 || result.numReusedTokens !== 0)
-                        throw new Error(`a ${promptTokens.length}-token prompt reused ${result.numReusedTokens} tokens and handed off ` +
-                            `${result.numHandedOffTokens}; the benchmark needs 0 and ${promptTokens.length - 1}`);
+                    if (result.numHandedOffTokens !== promptTokens.length - 1 || result.numReusedTokens !== 0) {
+                        throw new Error(
+                            `a ${promptTokens.length}-token prompt reused ${result.numReusedTokens} tokens and handed off ` +
+                                `${result.numHandedOffTokens}; the benchmark needs 0 and ${promptTokens.length - 1}`
+                        );
+                    }
                     return result;
                 } finally {
                     await engine.forgetSession(session);
@@ -63,8 +71,10 @@ export const handoffBench: Benchmark = {
                 for (const length of PROMPT_LENGTHS) {
                     const result = await generate(prompts.get(length)!);
                     samples.get(length)!.push(result);
-                    console.log(`  ${length} tokens, repetition ${repetition + 1}/${NUM_REPETITIONS}: prefill ${formatNumber(result.timings.prefillMs, 0)} ms, ` +
-                        `handoff ${formatNumber(result.timings.handoffMs, 1)} ms`);
+                    console.log(
+                        `  ${length} tokens, repetition ${repetition + 1}/${NUM_REPETITIONS}: prefill ${formatNumber(result.timings.prefillMs, 0)} ms, ` +
+                            `handoff ${formatNumber(result.timings.handoffMs, 1)} ms`
+                    );
                 }
             }
 
@@ -80,24 +90,30 @@ export const handoffBench: Benchmark = {
                     kvBytes,
                     prefillMs,
                     handoffMs,
-                    handoffPercentOfPrefill: 100 * handoffMs / prefillMs,
+                    handoffPercentOfPrefill: (100 * handoffMs) / prefillMs,
                     prefillTokensPerSecond: handedOffTokens / (prefillMs / 1000),
                     timeToFirstTokenMs: median(runs.map((run) => run.timings.timeToFirstTokenMs)),
                     handoffGBps: kvBytes / (handoffMs * 1e6),
                     samples: runs.map((run) => ({ ...run.timings }))
                 };
             });
-            printTable(`Handoff against prefill, small model, split mode (median of ${NUM_REPETITIONS}, ${engine.backend})`, [
-                { header: "prompt", cell: (r: LengthResult) => `${r.promptTokens} tok` },
-                { header: "handed off", cell: (r) => `${r.handedOffTokens} tok = ${formatBytes(r.kvBytes)}` },
-                { header: "prefill", cell: (r) => `${formatNumber(r.prefillMs, 0)} ms` },
-                { header: "prefill rate", cell: (r) => `${formatNumber(r.prefillTokensPerSecond, 0)} tok/s` },
-                { header: "handoff", cell: (r) => `${formatNumber(r.handoffMs, 1)} ms` },
-                { header: "handoff ÷ prefill", cell: (r) => `${formatNumber(r.handoffPercentOfPrefill, 2)} %` },
-                { header: "handoff rate", cell: (r) => `${formatNumber(r.handoffGBps, 2)} GB/s` },
-                { header: "TTFT", cell: (r) => `${formatNumber(r.timeToFirstTokenMs, 0)} ms` }
-            ], results);
-            console.log("handoff = export from prefill, page writes and seals, manifest verification (checksums), assembly and load into decode.");
+            printTable(
+                `Handoff against prefill, small model, split mode (median of ${NUM_REPETITIONS}, ${engine.backend})`,
+                [
+                    { header: "prompt", cell: (r: LengthResult) => `${r.promptTokens} tok` },
+                    { header: "handed off", cell: (r) => `${r.handedOffTokens} tok = ${formatBytes(r.kvBytes)}` },
+                    { header: "prefill", cell: (r) => `${formatNumber(r.prefillMs, 0)} ms` },
+                    { header: "prefill rate", cell: (r) => `${formatNumber(r.prefillTokensPerSecond, 0)} tok/s` },
+                    { header: "handoff", cell: (r) => `${formatNumber(r.handoffMs, 1)} ms` },
+                    { header: "handoff ÷ prefill", cell: (r) => `${formatNumber(r.handoffPercentOfPrefill, 2)} %` },
+                    { header: "handoff rate", cell: (r) => `${formatNumber(r.handoffGBps, 2)} GB/s` },
+                    { header: "TTFT", cell: (r) => `${formatNumber(r.timeToFirstTokenMs, 0)} ms` }
+                ],
+                results
+            );
+            console.log(
+                "handoff = export from prefill, page writes and seals, manifest verification (checksums), assembly and load into decode."
+            );
             return {
                 backend: engine.backend,
                 threads: BENCH_THREADS,

@@ -62,7 +62,9 @@ async function runOnce(engine: KvEngine, aPrompt: readonly number[], bPrompt: re
     let bFirstTokenAt: number | undefined;
     let numAfterB = 0;
     let releaseB!: () => void;
-    const aReady = new Promise<void>((resolve) => { releaseB = resolve; });
+    const aReady = new Promise<void>((resolve) => {
+        releaseB = resolve;
+    });
     const aDone = engine.generate({
         session: a,
         promptTokens: aPrompt,
@@ -70,24 +72,29 @@ async function runOnce(engine: KvEngine, aPrompt: readonly number[], bPrompt: re
         signal: controller.signal,
         onToken: () => {
             arrivals.push(performance.now());
-            if (arrivals.length === A_TOKENS_BEFORE_B)
+            if (arrivals.length === A_TOKENS_BEFORE_B) {
                 releaseB();
-            if (bFirstTokenAt !== undefined && ++numAfterB >= A_TOKENS_AFTER_B)
+            }
+            if (bFirstTokenAt !== undefined && ++numAfterB >= A_TOKENS_AFTER_B) {
                 return "stop";
+            }
             return undefined;
         }
     });
     try {
         await Promise.race([aReady, aDone]);
-        if (arrivals.length < A_TOKENS_BEFORE_B)
+        if (arrivals.length < A_TOKENS_BEFORE_B) {
             throw new Error(`A ended after ${arrivals.length} tokens, before B could be submitted`);
+        }
         const bSubmittedAt = performance.now();
         const bResult = await engine.generate({
             session: b,
             promptTokens: bPrompt,
             maxTokens: 1,
             signal: controller.signal,
-            onToken: () => { bFirstTokenAt ??= performance.now(); }
+            onToken: () => {
+                bFirstTokenAt ??= performance.now();
+            }
         });
         const windowEnd = bFirstTokenAt ?? performance.now();
         await aDone;
@@ -95,10 +102,11 @@ async function runOnce(engine: KvEngine, aPrompt: readonly number[], bPrompt: re
         const gapsBeforeMs: number[] = [];
         for (let i = 1; i < arrivals.length; i++) {
             const gap = arrivals[i]! - arrivals[i - 1]!;
-            if (arrivals[i]! > bSubmittedAt && arrivals[i - 1]! < windowEnd)
+            if (arrivals[i]! > bSubmittedAt && arrivals[i - 1]! < windowEnd) {
                 gapsMs.push(gap);
-            else if (arrivals[i]! <= bSubmittedAt)
+            } else if (arrivals[i]! <= bSubmittedAt) {
                 gapsBeforeMs.push(gap);
+            }
         }
         return {
             gapsMs,
@@ -141,7 +149,8 @@ interface RunResult {
 function summarize(arrangement: string, bPromptTokens: number, samples: readonly RunSample[], error?: string): RunResult {
     const gaps = samples.flatMap((sample) => sample.gapsMs);
     const before = samples.flatMap((sample) => sample.gapsBeforeMs);
-    const orNaN = (values: readonly number[], fn: (values: readonly number[]) => number): number => values.length > 0 ? fn(values) : Number.NaN;
+    const orNaN = (values: readonly number[], fn: (values: readonly number[]) => number): number =>
+        values.length > 0 ? fn(values) : Number.NaN;
     return {
         arrangement,
         bPromptTokens,
@@ -150,9 +159,18 @@ function summarize(arrangement: string, bPromptTokens: number, samples: readonly
         itlMaxMs: orNaN(gaps, (values) => Math.max(...values)),
         numGaps: gaps.length,
         itlBeforeP50Ms: orNaN(before, (values) => percentile(values, 50)),
-        bTimeToFirstTokenMs: orNaN(samples.map((sample) => sample.bTimeToFirstTokenMs), median),
-        bPrefillMs: orNaN(samples.map((sample) => sample.bPrefillMs), median),
-        bHandoffMs: orNaN(samples.map((sample) => sample.bHandoffMs), median),
+        bTimeToFirstTokenMs: orNaN(
+            samples.map((sample) => sample.bTimeToFirstTokenMs),
+            median
+        ),
+        bPrefillMs: orNaN(
+            samples.map((sample) => sample.bPrefillMs),
+            median
+        ),
+        bHandoffMs: orNaN(
+            samples.map((sample) => sample.bHandoffMs),
+            median
+        ),
         aCoveredWindow: samples.every((sample) => sample.aCoveredWindow),
         ...(error !== undefined && { error }),
         samples: samples.map(({ gapsMs: _gaps, gapsBeforeMs: _before, ...rest }) => rest)
@@ -160,13 +178,25 @@ function summarize(arrangement: string, bPromptTokens: number, samples: readonly
 }
 
 async function benchArrangement(runtime: LlamaRuntime, modelPath: string, arrangement: Arrangement): Promise<RunResult[]> {
-    const engine = await KvEngine.start(benchEngineConfig(modelPath, CONTEXT_SIZE, PAGE_TOKENS, { mode: arrangement.mode, numDecodeSequences: 2, batchSize: arrangement.batchSize }), { runtime });
+    const engine = await KvEngine.start(
+        benchEngineConfig(modelPath, CONTEXT_SIZE, PAGE_TOKENS, {
+            mode: arrangement.mode,
+            numDecodeSequences: 2,
+            batchSize: arrangement.batchSize
+        }),
+        { runtime }
+    );
     try {
-        if (engine.mode.effective !== arrangement.mode)
+        if (engine.mode.effective !== arrangement.mode) {
             throw new Error(`the engine runs ${engine.mode.effective} although ${arrangement.mode} was asked for: ${engine.mode.reason}`);
+        }
         const base = promptTokensOfLength((text) => engine.tokenize(text), A_PROMPT_LENGTH + 7);
         const aPrompt = [base[0]!, ...base.slice(8)]; // starts elsewhere in the text than B's prompts
-        await runOnce(engine, aPrompt, promptTokensOfLength((text) => engine.tokenize(text), 256)); // warm-up, not measured
+        await runOnce(
+            engine,
+            aPrompt,
+            promptTokensOfLength((text) => engine.tokenize(text), 256)
+        ); // warm-up, not measured
         const results: RunResult[] = [];
         for (const length of B_LENGTHS) {
             const bPrompt = promptTokensOfLength((text) => engine.tokenize(text), length);
@@ -176,9 +206,11 @@ async function benchArrangement(runtime: LlamaRuntime, modelPath: string, arrang
                 try {
                     const sample = await runOnce(engine, aPrompt, bPrompt);
                     samples.push(sample);
-                    console.log(`  ${arrangement.name}, B ${length} tokens, repetition ${repetition + 1}/${NUM_REPETITIONS}: ` +
-                        `A's gaps p50 ${formatNumber(percentile(sample.gapsMs, 50), 1)} ms, max ${formatNumber(Math.max(...sample.gapsMs), 0)} ms ` +
-                        `(${sample.gapsMs.length} gaps); B's first token after ${formatNumber(sample.bTimeToFirstTokenMs, 0)} ms`);
+                    console.log(
+                        `  ${arrangement.name}, B ${length} tokens, repetition ${repetition + 1}/${NUM_REPETITIONS}: ` +
+                            `A's gaps p50 ${formatNumber(percentile(sample.gapsMs, 50), 1)} ms, max ${formatNumber(Math.max(...sample.gapsMs), 0)} ms ` +
+                            `(${sample.gapsMs.length} gaps); B's first token after ${formatNumber(sample.bTimeToFirstTokenMs, 0)} ms`
+                    );
                 } catch (caught) {
                     error = caught instanceof Error ? `${caught.name}: ${caught.message}` : String(caught);
                     console.log(`  ${arrangement.name}, B ${length} tokens: failed: ${error}`);
@@ -194,34 +226,44 @@ async function benchArrangement(runtime: LlamaRuntime, modelPath: string, arrang
 
 export const itlBench: Benchmark = {
     name: "itl",
-    description: "Inter-token latency of a streaming workspace while another prefills 2,048 and 8,192 tokens: split against unified (batch 512 and 64), small model",
+    description:
+        "Inter-token latency of a streaming workspace while another prefills 2,048 and 8,192 tokens: split against unified (batch 512 and 64), small model",
     async run(): Promise<BenchFigures> {
         const modelPath = ensureGeneratedModel("small");
         const runtime = await LlamaRuntime.start({ gpu: BENCH_GPU, maxThreads: BENCH_THREADS });
         try {
-            console.log(`runtime: ${runtime.describe()}; contexts of ${CONTEXT_SIZE} tokens per sequence, 2 decode sequences; ` +
-                `A: ${A_PROMPT_LENGTH}-token prompt, B submitted after A's ${A_TOKENS_BEFORE_B}th token`);
+            console.log(
+                `runtime: ${runtime.describe()}; contexts of ${CONTEXT_SIZE} tokens per sequence, 2 decode sequences; ` +
+                    `A: ${A_PROMPT_LENGTH}-token prompt, B submitted after A's ${A_TOKENS_BEFORE_B}th token`
+            );
             const results: RunResult[] = [];
-            for (const arrangement of ARRANGEMENTS)
-                results.push(...await benchArrangement(runtime, modelPath, arrangement));
+            for (const arrangement of ARRANGEMENTS) {
+                results.push(...(await benchArrangement(runtime, modelPath, arrangement)));
+            }
 
-            const ms = (value: number): string => Number.isNaN(value) ? "—" : `${formatNumber(value, value < 100 ? 1 : 0)} ms`;
-            printTable(`A's inter-token latency while B prefills, small model (${NUM_REPETITIONS} run(s) each, ${runtime.describe()})`, [
-                { header: "arrangement", cell: (r: RunResult) => r.arrangement, align: "left" },
-                { header: "B prompt", cell: (r) => `${r.bPromptTokens} tok` },
-                { header: "A ITL before B", cell: (r) => ms(r.itlBeforeP50Ms) },
-                { header: "A ITL p50", cell: (r) => ms(r.itlP50Ms) },
-                { header: "p99", cell: (r) => ms(r.itlP99Ms) },
-                { header: "max", cell: (r) => ms(r.itlMaxMs) },
-                { header: "gaps", cell: (r) => `${r.numGaps}` },
-                { header: "B TTFT", cell: (r) => ms(r.bTimeToFirstTokenMs) },
-                { header: "B prefill", cell: (r) => r.bPrefillMs > 0 ? ms(r.bPrefillMs) : "—" },
-                { header: "B handoff", cell: (r) => r.bHandoffMs > 0 ? ms(r.bHandoffMs) : "—" },
-                { header: "note", cell: (r) => r.error ?? (r.aCoveredWindow ? "" : "A ended before B's first token"), align: "left" }
-            ], results);
-            console.log("A ITL: gaps between A's consecutive tokens (KvEngine.generate's onToken) that overlap the window from B's submit " +
-                "to B's first token, so the gap a stalled A ends after B's prefill is counted; \"before B\": A's median gap before B came.\n" +
-                "B TTFT: from B's submit to its first token (callback). B prefill / handoff: the engine's timings (split only; unified evaluates in place).");
+            const ms = (value: number): string => (Number.isNaN(value) ? "—" : `${formatNumber(value, value < 100 ? 1 : 0)} ms`);
+            printTable(
+                `A's inter-token latency while B prefills, small model (${NUM_REPETITIONS} run(s) each, ${runtime.describe()})`,
+                [
+                    { header: "arrangement", cell: (r: RunResult) => r.arrangement, align: "left" },
+                    { header: "B prompt", cell: (r) => `${r.bPromptTokens} tok` },
+                    { header: "A ITL before B", cell: (r) => ms(r.itlBeforeP50Ms) },
+                    { header: "A ITL p50", cell: (r) => ms(r.itlP50Ms) },
+                    { header: "p99", cell: (r) => ms(r.itlP99Ms) },
+                    { header: "max", cell: (r) => ms(r.itlMaxMs) },
+                    { header: "gaps", cell: (r) => `${r.numGaps}` },
+                    { header: "B TTFT", cell: (r) => ms(r.bTimeToFirstTokenMs) },
+                    { header: "B prefill", cell: (r) => (r.bPrefillMs > 0 ? ms(r.bPrefillMs) : "—") },
+                    { header: "B handoff", cell: (r) => (r.bHandoffMs > 0 ? ms(r.bHandoffMs) : "—") },
+                    { header: "note", cell: (r) => r.error ?? (r.aCoveredWindow ? "" : "A ended before B's first token"), align: "left" }
+                ],
+                results
+            );
+            console.log(
+                "A ITL: gaps between A's consecutive tokens (KvEngine.generate's onToken) that overlap the window from B's submit " +
+                    "to B's first token, so the gap a stalled A ends after B's prefill is counted; \"before B\": A's median gap before B came.\n" +
+                    "B TTFT: from B's submit to its first token (callback). B prefill / handoff: the engine's timings (split only; unified evaluates in place)."
+            );
             return {
                 backend: runtime.describe(),
                 threads: BENCH_THREADS,

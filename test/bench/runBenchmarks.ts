@@ -58,7 +58,7 @@ async function main(): Promise<number> {
             console.log(`(${benchmark.name}: ${formatNumber(durationS, 1)} s)`);
         } catch (error) {
             numFailed++;
-            const message = error instanceof Error ? error.stack ?? error.message : String(error);
+            const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
             stored.benchmarks[benchmark.name] = { ranAt: new Date().toISOString(), error: message };
             console.error(`${benchmark.name} failed:\n${message}`);
         }
@@ -67,8 +67,10 @@ async function main(): Promise<number> {
 
     fs.mkdirSync(path.dirname(resultsPath), { recursive: true });
     fs.writeFileSync(resultsPath, `${JSON.stringify(stored, null, 2)}\n`);
-    console.log(`\nRan ${selected.length} benchmark(s) in ${formatNumber((performance.now() - runStartedAt) / 1000, 1)} s; ` +
-        `figures in ${path.relative(process.cwd(), resultsPath)}${numFailed > 0 ? `; ${numFailed} failed` : ""}.`);
+    console.log(
+        `\nRan ${selected.length} benchmark(s) in ${formatNumber((performance.now() - runStartedAt) / 1000, 1)} s; ` +
+            `figures in ${path.relative(process.cwd(), resultsPath)}${numFailed > 0 ? `; ${numFailed} failed` : ""}.`
+    );
     return numFailed > 0 ? 1 : 0;
 }
 

@@ -5,8 +5,14 @@ import { pageChecksum } from "../../engine/pages/pageChecksum.js";
 import { PagePool } from "../../engine/pages/PagePool.js";
 import { engineDefaults } from "../../engine/EngineConfig.js";
 import {
-    formatBytes, formatNumber, gigabytesPerSecond, median, printTable, timeRepeated,
-    type Benchmark, type BenchFigures
+    formatBytes,
+    formatNumber,
+    gigabytesPerSecond,
+    median,
+    printTable,
+    timeRepeated,
+    type Benchmark,
+    type BenchFigures
 } from "./benchUtils.js";
 
 /** Passes over the arena in one timed repetition: at least this many bytes, so a repetition lasts milliseconds. */
@@ -29,14 +35,14 @@ function f16BytesPerToken(preset: ModelPreset): number {
 
 function pageOf(preset: "small" | "tiny", pageTokens: number): PageCase {
     const perToken = f16BytesPerToken(modelPresets[preset]);
-    return { label: `${preset}: ${pageTokens} tok × ${formatBytes(perToken)}/tok = ${formatBytes(pageTokens * perToken)}`, pageTokens, pageBytes: pageTokens * perToken };
+    return {
+        label: `${preset}: ${pageTokens} tok × ${formatBytes(perToken)}/tok = ${formatBytes(pageTokens * perToken)}`,
+        pageTokens,
+        pageBytes: pageTokens * perToken
+    };
 }
 
-const cases: readonly PageCase[] = [
-    pageOf("small", 256),
-    pageOf("tiny", 16),
-    { label: "64 KiB", pageTokens: 64, pageBytes: 64 * 1024 }
-];
+const cases: readonly PageCase[] = [pageOf("small", 256), pageOf("tiny", 16), { label: "64 KiB", pageTokens: 64, pageBytes: 64 * 1024 }];
 
 interface CaseResult {
     readonly label: string;
@@ -74,27 +80,52 @@ function measureCase(pageCase: PageCase): CaseResult {
 
     const overPages = (perPage: (start: number, end: number, page: number) => void) => (): void => {
         for (let pass = 0; pass < numPasses; pass++) {
-            for (let page = 0; page < numPages; page++)
+            for (let page = 0; page < numPages; page++) {
                 perPage(page * pageBytes, (page + 1) * pageBytes, page);
+            }
         }
     };
     const gbps = (durations: number[]): number => gigabytesPerSecond(bytesPerRepetition, median(durations));
 
-    const fillGBps = gbps(timeRepeated(NUM_WARMUPS, NUM_REPETITIONS, overPages((start, end) => {
-        arena.fill(0, start, end);
-    })));
-    const memcpyGBps = gbps(timeRepeated(NUM_WARMUPS, NUM_REPETITIONS, overPages((start, end) => {
-        source.copy(arena, start, start, end);
-    })));
+    const fillGBps = gbps(
+        timeRepeated(
+            NUM_WARMUPS,
+            NUM_REPETITIONS,
+            overPages((start, end) => {
+                arena.fill(0, start, end);
+            })
+        )
+    );
+    const memcpyGBps = gbps(
+        timeRepeated(
+            NUM_WARMUPS,
+            NUM_REPETITIONS,
+            overPages((start, end) => {
+                source.copy(arena, start, start, end);
+            })
+        )
+    );
     source.copy(arena);
-    const checksumGBps = gbps(timeRepeated(NUM_WARMUPS, NUM_REPETITIONS, overPages((start, end, page) => {
-        pageChecksum(arena.subarray(start, end), page * pageTokens);
-    })));
+    const checksumGBps = gbps(
+        timeRepeated(
+            NUM_WARMUPS,
+            NUM_REPETITIONS,
+            overPages((start, end, page) => {
+                pageChecksum(arena.subarray(start, end), page * pageTokens);
+            })
+        )
+    );
     // What the pool does to each page in its life besides the write: checksum at seal, zero at release.
-    const scrubPlusChecksumGBps = gbps(timeRepeated(NUM_WARMUPS, NUM_REPETITIONS, overPages((start, end, page) => {
-        pageChecksum(arena.subarray(start, end), page * pageTokens);
-        arena.fill(0, start, end);
-    })));
+    const scrubPlusChecksumGBps = gbps(
+        timeRepeated(
+            NUM_WARMUPS,
+            NUM_REPETITIONS,
+            overPages((start, end, page) => {
+                pageChecksum(arena.subarray(start, end), page * pageTokens);
+                arena.fill(0, start, end);
+            })
+        )
+    );
 
     const poolCycleGBps = measurePoolCycle(pageCase, numPages, numPasses, source);
     const poolAddedGBps = 1 / (1 / poolCycleGBps - 1 / memcpyGBps);
@@ -129,26 +160,31 @@ function measurePoolCycle(pageCase: PageCase, numPages: number, numPasses: numbe
                 const reservation = pool.reserve({ session, request: requestId(`bench-${nextRequest++}`), numPages, firstToken: 0 });
                 for (const [index, handle] of reservation.pages.entries()) {
                     const leased = pool.acquireWriteLease(handle.pageId, handle.generation);
-                    if (!leased.ok)
+                    if (!leased.ok) {
                         throw leased.error;
+                    }
                     const written = leased.lease.write(0, source.subarray(index * pageBytes, (index + 1) * pageBytes));
                     leased.lease.release();
-                    if (!written.ok)
+                    if (!written.ok) {
                         throw written.error;
+                    }
                     const sealed = pool.seal(handle.pageId, handle.generation);
-                    if (!sealed.ok)
+                    if (!sealed.ok) {
                         throw sealed.error;
+                    }
                 }
                 const released = pool.release(reservation);
-                if (!released.ok || released.numPagesScrubbed !== numPages)
+                if (!released.ok || released.numPagesScrubbed !== numPages) {
                     throw new Error(`pool release scrubbed ${released.ok ? released.numPagesScrubbed : "no"} pages of ${numPages}`);
+                }
             }
         };
         const durations = timeRepeated(NUM_WARMUPS, NUM_REPETITIONS, cycle);
         // Outside the timed loop: every page is free again and verifiably zero (I6).
         const audit = pool.audit({ scanFreePages: true });
-        if (!audit.ok || pool.numFreePages !== numPages)
+        if (!audit.ok || pool.numFreePages !== numPages) {
             throw new Error(`the pool's audit failed after the benchmark: ${JSON.stringify(audit.violations.slice(0, 3))}`);
+        }
         return gigabytesPerSecond(numPasses * numPages * pageBytes, median(durations));
     } finally {
         pool.dispose();
@@ -157,31 +193,42 @@ function measurePoolCycle(pageCase: PageCase, numPages: number, numPasses: numbe
 
 export const scrubChecksumBench: Benchmark = {
     name: "scrub",
-    description: "Scrub (Buffer.fill(0)) plus page checksum (pageChecksum, xxh64) per page, against fill and memcpy, and the PagePool end to end",
+    description:
+        "Scrub (Buffer.fill(0)) plus page checksum (pageChecksum, xxh64) per page, against fill and memcpy, and the PagePool end to end",
     async run(): Promise<BenchFigures> {
         const results = cases.map(measureCase);
         const gb = (value: number): string => `${formatNumber(value, 1)} GB/s`;
-        printTable("Per-page throughput (median of 9; GB/s = 10⁹ bytes/s of page bytes)", [
-            { header: "page", cell: (r: CaseResult) => r.label, align: "left" },
-            { header: "arena", cell: (r) => `${r.numPages} pages, ${formatBytes(r.arenaBytes)}` },
-            { header: "fill(0)", cell: (r) => gb(r.fillGBps) },
-            { header: "memcpy", cell: (r) => gb(r.memcpyGBps) },
-            { header: "checksum", cell: (r) => gb(r.checksumGBps) },
-            { header: "scrub+checksum", cell: (r) => gb(r.scrubPlusChecksumGBps) },
-            { header: "÷ memcpy", cell: (r) => `${formatNumber(r.scrubPlusChecksumToMemcpy, 2)}×` },
-            { header: "pool cycle", cell: (r) => gb(r.poolCycleGBps) },
-            { header: "÷ memcpy", cell: (r) => `${formatNumber(r.poolCycleToMemcpy, 2)}×` },
-            { header: "pool cycle − memcpy", cell: (r) => r.poolAddedGBps > 0 ? gb(r.poolAddedGBps) : "within noise" },
-            { header: "÷ memcpy", cell: (r) => r.poolAddedGBps > 0 ? `${formatNumber(r.poolAddedToMemcpy, 2)}×` : "—" }
-        ], results);
-        printTable("Per-page time (median)", [
-            { header: "page", cell: (r: CaseResult) => formatBytes(r.pageBytes), align: "left" },
-            { header: "scrub+checksum", cell: (r) => `${formatNumber(r.scrubPlusChecksumUsPerPage, 2)} µs` },
-            { header: "pool cycle (write+seal+release)", cell: (r) => `${formatNumber(r.poolCycleUsPerPage, 2)} µs` }
-        ], results);
-        console.log("scrub+checksum: pageChecksum() then Buffer.fill(0) over each page. pool cycle: reserve all pages, " +
-            "write each through a write lease (a memcpy), seal (checksum), release (scrub). " +
-            "pool cycle − memcpy: the rate of what the pool adds beyond the copy it must do anyway. Aim: scrub+checksum ≥ 0.5× memcpy.");
+        printTable(
+            "Per-page throughput (median of 9; GB/s = 10⁹ bytes/s of page bytes)",
+            [
+                { header: "page", cell: (r: CaseResult) => r.label, align: "left" },
+                { header: "arena", cell: (r) => `${r.numPages} pages, ${formatBytes(r.arenaBytes)}` },
+                { header: "fill(0)", cell: (r) => gb(r.fillGBps) },
+                { header: "memcpy", cell: (r) => gb(r.memcpyGBps) },
+                { header: "checksum", cell: (r) => gb(r.checksumGBps) },
+                { header: "scrub+checksum", cell: (r) => gb(r.scrubPlusChecksumGBps) },
+                { header: "÷ memcpy", cell: (r) => `${formatNumber(r.scrubPlusChecksumToMemcpy, 2)}×` },
+                { header: "pool cycle", cell: (r) => gb(r.poolCycleGBps) },
+                { header: "÷ memcpy", cell: (r) => `${formatNumber(r.poolCycleToMemcpy, 2)}×` },
+                { header: "pool cycle − memcpy", cell: (r) => (r.poolAddedGBps > 0 ? gb(r.poolAddedGBps) : "within noise") },
+                { header: "÷ memcpy", cell: (r) => (r.poolAddedGBps > 0 ? `${formatNumber(r.poolAddedToMemcpy, 2)}×` : "—") }
+            ],
+            results
+        );
+        printTable(
+            "Per-page time (median)",
+            [
+                { header: "page", cell: (r: CaseResult) => formatBytes(r.pageBytes), align: "left" },
+                { header: "scrub+checksum", cell: (r) => `${formatNumber(r.scrubPlusChecksumUsPerPage, 2)} µs` },
+                { header: "pool cycle (write+seal+release)", cell: (r) => `${formatNumber(r.poolCycleUsPerPage, 2)} µs` }
+            ],
+            results
+        );
+        console.log(
+            "scrub+checksum: pageChecksum() then Buffer.fill(0) over each page. pool cycle: reserve all pages, " +
+                "write each through a write lease (a memcpy), seal (checksum), release (scrub). " +
+                "pool cycle − memcpy: the rate of what the pool adds beyond the copy it must do anyway. Aim: scrub+checksum ≥ 0.5× memcpy."
+        );
         return { unit: "GB/s (1e9 bytes/s)", numRepetitions: NUM_REPETITIONS, cases: results };
     }
 };

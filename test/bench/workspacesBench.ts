@@ -55,8 +55,9 @@ function tokensWithin(arrivals: readonly number[], from: number, to: number): nu
             continue;
         }
         const overlap = Math.min(current, to) - Math.max(previous, from);
-        if (overlap > 0)
+        if (overlap > 0) {
             sum += overlap / (current - previous);
+        }
     }
     return sum;
 }
@@ -90,20 +91,25 @@ function workspacePrompts(tokenize: (text: string) => readonly number[], count: 
 async function runBare(model: LlamaModel, sequences: readonly LlamaContextSequence[], prompts: readonly number[][]): Promise<Stream[]> {
     const streams: Stream[] = prompts.map(() => ({ arrivals: [], tokens: [] }));
     try {
-        await Promise.all(sequences.map(async (sequence, index) => {
-            const stream = streams[index]!;
-            for await (const token of sequence.evaluate(prompts[index] as Token[], { temperature: 0 })) {
-                if (model.isEogToken(token))
-                    break;
-                stream.arrivals.push(performance.now());
-                stream.tokens.push(token);
-                if (stream.tokens.length >= NUM_GENERATED)
-                    break;
-            }
-        }));
+        await Promise.all(
+            sequences.map(async (sequence, index) => {
+                const stream = streams[index]!;
+                for await (const token of sequence.evaluate(prompts[index] as Token[], { temperature: 0 })) {
+                    if (model.isEogToken(token)) {
+                        break;
+                    }
+                    stream.arrivals.push(performance.now());
+                    stream.tokens.push(token);
+                    if (stream.tokens.length >= NUM_GENERATED) {
+                        break;
+                    }
+                }
+            })
+        );
     } finally {
-        for (const sequence of sequences)
+        for (const sequence of sequences) {
             await sequence.clearHistory();
+        }
     }
     return streams;
 }
@@ -115,30 +121,41 @@ async function runEngine(engine: KvEngine, prompts: readonly number[][], expectH
     const sessions = prompts.map(() => sessionId(`bench-workspaces-${nextSession++}`));
     const streams: Stream[] = prompts.map(() => ({ arrivals: [], tokens: [] }));
     try {
-        const results = await Promise.all(prompts.map((promptTokens, index) => engine.generate({
-            session: sessions[index]!,
-            promptTokens,
-            maxTokens: NUM_GENERATED,
-            onToken: (token) => {
-                streams[index]!.arrivals.push(performance.now());
-                streams[index]!.tokens.push(token);
-            }
-        })));
+        const results = await Promise.all(
+            prompts.map((promptTokens, index) =>
+                engine.generate({
+                    session: sessions[index]!,
+                    promptTokens,
+                    maxTokens: NUM_GENERATED,
+                    onToken: (token) => {
+                        streams[index]!.arrivals.push(performance.now());
+                        streams[index]!.tokens.push(token);
+                    }
+                })
+            )
+        );
         for (const result of results) {
             const expected = expectHandoff ? PROMPT_LENGTH - 1 : 0;
-            if (result.numReusedTokens !== 0 || result.numHandedOffTokens !== expected)
-                throw new Error(`a new workspace reused ${result.numReusedTokens} prompt tokens and handed off ${result.numHandedOffTokens}; ` +
-                    `the benchmark needs 0 and ${expected}`);
+            if (result.numReusedTokens !== 0 || result.numHandedOffTokens !== expected) {
+                throw new Error(
+                    `a new workspace reused ${result.numReusedTokens} prompt tokens and handed off ${result.numHandedOffTokens}; ` +
+                        `the benchmark needs 0 and ${expected}`
+                );
+            }
         }
     } finally {
-        for (const session of sessions)
+        for (const session of sessions) {
             await engine.forgetSession(session);
+        }
     }
     return streams;
 }
 
 function startEngine(runtime: LlamaRuntime, modelPath: string, numWorkspaces: number, inPlacePrefillTokens: number): Promise<KvEngine> {
-    return KvEngine.start(benchEngineConfig(modelPath, CONTEXT_SIZE, PAGE_TOKENS, { numDecodeSequences: numWorkspaces, inPlacePrefillTokens }), { runtime });
+    return KvEngine.start(
+        benchEngineConfig(modelPath, CONTEXT_SIZE, PAGE_TOKENS, { numDecodeSequences: numWorkspaces, inPlacePrefillTokens }),
+        { runtime }
+    );
 }
 
 interface ArmResult {
@@ -165,36 +182,48 @@ interface ArmResult {
 async function benchCount(runtime: LlamaRuntime, modelPath: string, bareModel: LlamaModel, numWorkspaces: number): Promise<ArmResult[]> {
     const cleanup: (() => Promise<void>)[] = [];
     try {
-        const bareContext = await bareModel.createContext({ contextSize: CONTEXT_SIZE, sequences: numWorkspaces, flashAttention: true, threads: BENCH_THREADS });
+        const bareContext = await bareModel.createContext({
+            contextSize: CONTEXT_SIZE,
+            sequences: numWorkspaces,
+            flashAttention: true,
+            threads: BENCH_THREADS
+        });
         cleanup.unshift(() => bareContext.dispose());
         const bareSequences = Array.from({ length: numWorkspaces }, () => bareContext.getSequence());
         const inPlace = await startEngine(runtime, modelPath, numWorkspaces, PROMPT_LENGTH);
         cleanup.unshift(() => inPlace.dispose());
         const handoff = await startEngine(runtime, modelPath, numWorkspaces, 0);
         cleanup.unshift(() => handoff.dispose());
-        for (const engine of [inPlace, handoff])
-            if (engine.mode.effective !== "split")
+        for (const engine of [inPlace, handoff]) {
+            if (engine.mode.effective !== "split") {
                 throw new Error(`the engine runs ${engine.mode.effective} although split was asked for: ${engine.mode.reason}`);
+            }
+        }
 
         const prompts = workspacePrompts((text) => bareModel.tokenize(text), numWorkspaces);
         const runArm = async (arm: Arm): Promise<{ sample: RunSample; streams: Stream[] }> => {
             const startedAt = performance.now();
-            const streams = arm === "bare" ? await runBare(bareModel, bareSequences, prompts)
-                : await runEngine(arm === "engine in place" ? inPlace : handoff, prompts, arm === "engine handoff");
+            const streams =
+                arm === "bare"
+                    ? await runBare(bareModel, bareSequences, prompts)
+                    : await runEngine(arm === "engine in place" ? inPlace : handoff, prompts, arm === "engine handoff");
             return { sample: measure(startedAt, streams), streams };
         };
 
-        for (const arm of ARMS)
-            await runArm(arm); // warm-up, not measured
+        for (const arm of ARMS) {
+            await runArm(arm);
+        } // warm-up, not measured
         const runs = new Map<Arm, { sample: RunSample; streams: Stream[] }[]>(ARMS.map((arm) => [arm, []]));
         for (let repetition = 0; repetition < NUM_REPETITIONS; repetition++) {
             const order = ARMS.map((_, index) => ARMS[(index + repetition) % ARMS.length]!);
             for (const arm of order) {
                 const run = await runArm(arm);
                 runs.get(arm)!.push(run);
-                console.log(`  ${numWorkspaces} workspace(s), ${arm}, repetition ${repetition + 1}/${NUM_REPETITIONS}: ` +
-                    `${formatNumber(run.sample.allRunningTokensPerSecond, 1)} tok/s all running (${formatNumber(run.sample.allRunningMs, 0)} ms), ` +
-                    `${formatNumber(run.sample.endToEndTokensPerSecond, 1)} tok/s end to end, ${run.sample.numTokens} tokens`);
+                console.log(
+                    `  ${numWorkspaces} workspace(s), ${arm}, repetition ${repetition + 1}/${NUM_REPETITIONS}: ` +
+                        `${formatNumber(run.sample.allRunningTokensPerSecond, 1)} tok/s all running (${formatNumber(run.sample.allRunningMs, 0)} ms), ` +
+                        `${formatNumber(run.sample.endToEndTokensPerSecond, 1)} tok/s end to end, ${run.sample.numTokens} tokens`
+                );
             }
         }
 
@@ -217,22 +246,26 @@ async function benchCount(runtime: LlamaRuntime, modelPath: string, bareModel: L
                 endToEndTokensPerSecond: median(samples.map((sample) => sample.endToEndTokensPerSecond)),
                 allFirstTokensMs: median(samples.map((sample) => sample.allFirstTokensMs)),
                 numTokens: median(samples.map((sample) => sample.numTokens)),
-                sameTokensAsBare: armRuns.every((run) => run.streams.every((stream, index) => {
-                    const expected = bareStreams[index]!.tokens;
-                    return stream.tokens.length === expected.length && stream.tokens.every((token, i) => token === expected[i]);
-                })),
+                sameTokensAsBare: armRuns.every((run) =>
+                    run.streams.every((stream, index) => {
+                        const expected = bareStreams[index]!.tokens;
+                        return stream.tokens.length === expected.length && stream.tokens.every((token, i) => token === expected[i]);
+                    })
+                ),
                 samples
             };
         });
     } finally {
-        for (const step of cleanup)
+        for (const step of cleanup) {
             await step();
+        }
     }
 }
 
 export const workspacesBench: Benchmark = {
     name: "workspaces",
-    description: "Aggregate decode tokens/s of 1, 2, 4 and 8 concurrent workspaces against bare node-llama-cpp with as many sequences, small model, split mode",
+    description:
+        "Aggregate decode tokens/s of 1, 2, 4 and 8 concurrent workspaces against bare node-llama-cpp with as many sequences, small model, split mode",
     async run(): Promise<BenchFigures> {
         const modelPath = ensureGeneratedModel("small");
         // One binding for every arm, started as the engine starts it (getLlama with the same gpu and maxThreads).
@@ -241,36 +274,53 @@ export const workspacesBench: Benchmark = {
         try {
             const bareModel = await runtime.loadModel(modelPath);
             cleanup.unshift(() => bareModel.dispose());
-            console.log(`runtime: ${runtime.describe()}; contexts of ${CONTEXT_SIZE} tokens per sequence, ${BENCH_THREADS} threads, flash attention`);
+            console.log(
+                `runtime: ${runtime.describe()}; contexts of ${CONTEXT_SIZE} tokens per sequence, ${BENCH_THREADS} threads, flash attention`
+            );
             const results: ArmResult[] = [];
-            for (const numWorkspaces of WORKSPACE_COUNTS)
-                results.push(...await benchCount(runtime, modelPath, bareModel, numWorkspaces));
+            for (const numWorkspaces of WORKSPACE_COUNTS) {
+                results.push(...(await benchCount(runtime, modelPath, bareModel, numWorkspaces)));
+            }
 
-            const ms = (value: number): string => Number.isNaN(value) ? "—" : `${formatNumber(value, 0)} ms`;
-            const rate = (value: number): string => Number.isNaN(value) ? "—" : `${formatNumber(value, 1)} tok/s`;
-            printTable(`Concurrent workspaces, small model, prompt ${PROMPT_LENGTH} tok and ${NUM_GENERATED} generated per workspace ` +
-                `(median of ${NUM_REPETITIONS}, arms interleaved in rotating order, ${runtime.describe()})`, [
-                { header: "workspaces", cell: (r: ArmResult) => `${r.numWorkspaces}` },
-                { header: "arm", cell: (r) => r.arm, align: "left" },
-                { header: "all running", cell: (r) => rate(r.allRunningTokensPerSecond) },
-                { header: "÷ bare", cell: (r) => Number.isNaN(r.ratioToBare) ? "—" : `${formatNumber(100 * r.ratioToBare, 1)} %` },
-                { header: "range", cell: (r) => Number.isNaN(r.allRunningTokensPerSecond) ? "—"
-                    : `${formatNumber(r.allRunningTokensPerSecondRange[0], 1)}–${formatNumber(r.allRunningTokensPerSecondRange[1], 1)}` },
-                { header: "best ÷ bare best", cell: (r) => Number.isNaN(r.bestRatioToBare) ? "—" : `${formatNumber(100 * r.bestRatioToBare, 1)} %` },
-                { header: "window", cell: (r) => r.allRunningMs > 0 ? ms(r.allRunningMs) : "—" },
-                { header: "end to end", cell: (r) => rate(r.endToEndTokensPerSecond) },
-                { header: "all first tokens", cell: (r) => ms(r.allFirstTokensMs) },
-                { header: "tokens", cell: (r) => `${r.numTokens}` },
-                { header: "same tokens as bare", cell: (r) => r.sameTokensAsBare ? "yes" : "no" }
-            ], results);
-            console.log("all running: tokens generated while every workspace was generating (from the last workspace's first token to the " +
-                "first workspace's last token; each token counted for the part of its inter-token interval inside that window) ÷ the window; " +
-                "— where there was no such moment (the first workspace finished before the last one started). " +
-                "Measured the same way for every arm, from the token callbacks. Aim: engine ≥ 95 % of bare. " +
-                "A repetition another process interrupts runs several times slower on 2 cores: read the range, and best ÷ bare best.\n" +
-                "end to end: all generated tokens ÷ time from the call to the last token, prompts included. " +
-                "engine in place: prompts evaluated in the decode context; engine handoff: each through prefill and pages, one at a time.\n" +
-                "same tokens as bare: every stream of every repetition equals bare's first run, token for token (greedy).");
+            const ms = (value: number): string => (Number.isNaN(value) ? "—" : `${formatNumber(value, 0)} ms`);
+            const rate = (value: number): string => (Number.isNaN(value) ? "—" : `${formatNumber(value, 1)} tok/s`);
+            printTable(
+                `Concurrent workspaces, small model, prompt ${PROMPT_LENGTH} tok and ${NUM_GENERATED} generated per workspace ` +
+                    `(median of ${NUM_REPETITIONS}, arms interleaved in rotating order, ${runtime.describe()})`,
+                [
+                    { header: "workspaces", cell: (r: ArmResult) => `${r.numWorkspaces}` },
+                    { header: "arm", cell: (r) => r.arm, align: "left" },
+                    { header: "all running", cell: (r) => rate(r.allRunningTokensPerSecond) },
+                    { header: "÷ bare", cell: (r) => (Number.isNaN(r.ratioToBare) ? "—" : `${formatNumber(100 * r.ratioToBare, 1)} %`) },
+                    {
+                        header: "range",
+                        cell: (r) =>
+                            Number.isNaN(r.allRunningTokensPerSecond)
+                                ? "—"
+                                : `${formatNumber(r.allRunningTokensPerSecondRange[0], 1)}–${formatNumber(r.allRunningTokensPerSecondRange[1], 1)}`
+                    },
+                    {
+                        header: "best ÷ bare best",
+                        cell: (r) => (Number.isNaN(r.bestRatioToBare) ? "—" : `${formatNumber(100 * r.bestRatioToBare, 1)} %`)
+                    },
+                    { header: "window", cell: (r) => (r.allRunningMs > 0 ? ms(r.allRunningMs) : "—") },
+                    { header: "end to end", cell: (r) => rate(r.endToEndTokensPerSecond) },
+                    { header: "all first tokens", cell: (r) => ms(r.allFirstTokensMs) },
+                    { header: "tokens", cell: (r) => `${r.numTokens}` },
+                    { header: "same tokens as bare", cell: (r) => (r.sameTokensAsBare ? "yes" : "no") }
+                ],
+                results
+            );
+            console.log(
+                "all running: tokens generated while every workspace was generating (from the last workspace's first token to the " +
+                    "first workspace's last token; each token counted for the part of its inter-token interval inside that window) ÷ the window; " +
+                    "— where there was no such moment (the first workspace finished before the last one started). " +
+                    "Measured the same way for every arm, from the token callbacks. Aim: engine ≥ 95 % of bare. " +
+                    "A repetition another process interrupts runs several times slower on 2 cores: read the range, and best ÷ bare best.\n" +
+                    "end to end: all generated tokens ÷ time from the call to the last token, prompts included. " +
+                    "engine in place: prompts evaluated in the decode context; engine handoff: each through prefill and pages, one at a time.\n" +
+                    "same tokens as bare: every stream of every repetition equals bare's first run, token for token (greedy)."
+            );
             return {
                 backend: runtime.describe(),
                 threads: BENCH_THREADS,
@@ -282,8 +332,9 @@ export const workspacesBench: Benchmark = {
                 results
             };
         } finally {
-            for (const step of cleanup)
+            for (const step of cleanup) {
                 await step();
+            }
         }
     }
 };

@@ -12,7 +12,9 @@ const run = promisify(execFile);
 /** Runs the CLI exactly as `npm run make-model -- ...` does, and never throws on a non-zero exit. */
 async function makeModel(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
     try {
-        const { stdout, stderr } = await run(process.execPath, ["--import", "tsx", "engine/model/makeModelCli.ts", ...args], { cwd: repositoryRoot });
+        const { stdout, stderr } = await run(process.execPath, ["--import", "tsx", "engine/model/makeModelCli.ts", ...args], {
+            cwd: repositoryRoot
+        });
         return { code: 0, stdout, stderr };
     } catch (error) {
         const failed = error as { code: number; stdout: string; stderr: string };
@@ -22,31 +24,39 @@ async function makeModel(...args: string[]): Promise<{ code: number; stdout: str
 
 async function sha256(filePath: string): Promise<string> {
     const hash = crypto.createHash("sha256");
-    for await (const chunk of fs.createReadStream(filePath))
+    for await (const chunk of fs.createReadStream(filePath)) {
         hash.update(chunk as Buffer);
+    }
     return hash.digest("hex");
 }
 
 describe("npm run make-model", () => {
     let directory: string;
-    beforeAll(() => { directory = fs.mkdtempSync(path.join(os.tmpdir(), "kvault-make-model-")); });
+    beforeAll(() => {
+        directory = fs.mkdtempSync(path.join(os.tmpdir(), "kvault-make-model-"));
+    });
     afterAll(() => fs.rmSync(directory, { recursive: true, force: true }));
 
-    it.each(["tiny", "small"])("writes byte-identical files for preset %s, run after run", async (preset) => {
-        const first = path.join(directory, `${preset}-a.gguf`);
-        const second = path.join(directory, `${preset}-b.gguf`);
-        const results = [await makeModel(preset, first), await makeModel(preset, second)];
-        for (const result of results) {
-            expect(result.code, result.stderr).toBe(0);
-            expect(result.stdout).toMatch(new RegExp(`preset ${preset}, [\\d,]+ parameters`));
-        }
-        expect(fs.statSync(first).size).toBe(fs.statSync(second).size);
-        expect(await sha256(first)).toBe(await sha256(second));
-        if (preset === "tiny")
-            expect(fs.statSync(first).size).toBeLessThan(1024 * 1024);
-        fs.rmSync(first);
-        fs.rmSync(second);
-    }, 60_000);
+    it.each(["tiny", "small"])(
+        "writes byte-identical files for preset %s, run after run",
+        async (preset) => {
+            const first = path.join(directory, `${preset}-a.gguf`);
+            const second = path.join(directory, `${preset}-b.gguf`);
+            const results = [await makeModel(preset, first), await makeModel(preset, second)];
+            for (const result of results) {
+                expect(result.code, result.stderr).toBe(0);
+                expect(result.stdout).toMatch(new RegExp(`preset ${preset}, [\\d,]+ parameters`));
+            }
+            expect(fs.statSync(first).size).toBe(fs.statSync(second).size);
+            expect(await sha256(first)).toBe(await sha256(second));
+            if (preset === "tiny") {
+                expect(fs.statSync(first).size).toBeLessThan(1024 * 1024);
+            }
+            fs.rmSync(first);
+            fs.rmSync(second);
+        },
+        60_000
+    );
 
     it("rejects an unknown preset with the list of presets and exit code 2, writing nothing", async () => {
         const outPath = path.join(directory, "huge.gguf");
@@ -66,10 +76,13 @@ describe("npm run make-model", () => {
     // parent that is a file stop everyone.
     it.each([
         ["a directory that does not exist", (dir: string) => path.join(dir, "missing", "tiny.gguf")],
-        ["a parent that is a file", (dir: string) => {
-            fs.writeFileSync(path.join(dir, "plain-file"), "not a directory");
-            return path.join(dir, "plain-file", "tiny.gguf");
-        }]
+        [
+            "a parent that is a file",
+            (dir: string) => {
+                fs.writeFileSync(path.join(dir, "plain-file"), "not a directory");
+                return path.join(dir, "plain-file", "tiny.gguf");
+            }
+        ]
     ])("fails clearly for %s and leaves no partial file", async (_, makePath) => {
         const before = new Set(fs.readdirSync(directory));
         const outPath = makePath(directory);

@@ -14,7 +14,8 @@ describe("the context meter in a real browser (512-token window)", () => {
         await box.fill("pages ".repeat(700));
 
         const reason = page.locator(".composer-reason");
-        await expect.poll(() => reason.textContent(), { timeout: 30_000 })
+        await expect
+            .poll(() => reason.textContent(), { timeout: 30_000 })
             .toMatch(/^This message needs [\d,]+ tokens; [\d,]+ are left of 512\. Shorten it or start a new workspace\.$/);
         const [, needed, left] = /needs ([\d,]+) tokens; ([\d,]+) are left/.exec((await reason.textContent())!)!;
         expect(number(needed!)).toBeGreaterThan(number(left!));
@@ -37,8 +38,11 @@ describe("the context meter in a real browser (512-token window)", () => {
         const box = page.getByLabel("Message", { exact: true });
         await box.fill("hello");
         const reason = page.locator(".composer-reason");
-        await expect.poll(() => reason.textContent(), { timeout: 30_000 })
-            .toMatch(/^The answer may take up to 500 tokens \(Max tokens\), but only [\d,]+ are left after this message \(window 512\)\. Lower Max tokens to [\d,]+ or less, or shorten the message\.$/);
+        await expect
+            .poll(() => reason.textContent(), { timeout: 30_000 })
+            .toMatch(
+                /^The answer may take up to 500 tokens \(Max tokens\), but only [\d,]+ are left after this message \(window 512\)\. Lower Max tokens to [\d,]+ or less, or shorten the message\.$/
+            );
         expect(await page.getByRole("button", { name: "Send message" }).isDisabled()).toBe(true);
 
         await configureWorkspace(page, { maxTokens: 12 });
@@ -54,7 +58,8 @@ describe("the context meter in a real browser (512-token window)", () => {
         await expect.poll(async () => (await readApp(page)).items[0]!.numMessages, { timeout: 120_000 }).toBe(2);
         expect(await box.inputValue()).toBe("");
         // The conversation now holds the message and the answer: the meter measures it again.
-        await expect.poll(async () => Number(await page.getByLabel("Context meter").getAttribute("data-used")), { timeout: 30_000 })
+        await expect
+            .poll(async () => Number(await page.getByLabel("Context meter").getAttribute("data-used")), { timeout: 30_000 })
             .toBeGreaterThan(usedBefore);
         const stored = (await storedWorkspaces(page))[0]!.messages;
         expect(stored[0]).toMatchObject({ role: "user", content: "hello\nworld" });
@@ -81,7 +86,9 @@ describe("the context meter in a real browser (512-token window)", () => {
         await expect.poll(async () => (await readApp(page)).items[0]!.colour).toBe("#22c55e");
         expect((await storedWorkspaces(page))[0]).toMatchObject({ name: "Drafts", colour: 2 });
 
-        const unnamed = await page.evaluate<string[]>(`[...document.querySelectorAll("button, input, textarea, select, summary, canvas[tabindex]")]
+        const unnamed = await page.evaluate<
+            string[]
+        >(`[...document.querySelectorAll("button, input, textarea, select, summary, canvas[tabindex]")]
             .filter((element) => (element.getAttribute("aria-label") ?? "").trim() === "" && (element.labels?.[0]?.textContent ?? "").trim() === ""
                 && !(element.tagName === "SUMMARY" && element.textContent.trim() !== ""))
             .map((element) => element.outerHTML.slice(0, 120))`);

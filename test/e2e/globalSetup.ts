@@ -7,9 +7,13 @@ import { repositoryRoot } from "./support/startKvaultServer.js";
 // The browser tests drive the built renderer (out/renderer) that the headless server serves:
 // build it once per run, before any test starts a server.
 export default function setup(): void {
-    if (!fs.existsSync(chromiumPath))
-        throw new Error(`No Chromium at ${chromiumPath}. Install Debian's (apt-get install -y chromium) or set KVAULT_CHROMIUM to a Chromium binary.`);
+    if (!fs.existsSync(chromiumPath)) {
+        throw new Error(
+            `No Chromium at ${chromiumPath}. Install Debian's (apt-get install -y chromium) or set KVAULT_CHROMIUM to a Chromium binary.`
+        );
+    }
     execFileSync("npx", ["electron-vite", "build", "--logLevel", "warn"], { cwd: repositoryRoot, stdio: "inherit" });
-    if (!fs.existsSync(path.join(repositoryRoot, "out", "renderer", "index.html")))
+    if (!fs.existsSync(path.join(repositoryRoot, "out", "renderer", "index.html"))) {
         throw new Error("electron-vite build did not write out/renderer/index.html.");
+    }
 }

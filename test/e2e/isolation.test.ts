@@ -11,8 +11,17 @@ describe("the isolation panel in a real browser: a fault drill, the audit, the c
         const { page } = app();
         const drill = page.locator('[data-drill-id="flipped-byte"]');
         await drill.waitFor({ timeout: 30_000 });
-        expect(await page.locator("[data-drill-id]").evaluateAll((items) => items.map((item) => item.getAttribute("data-drill-id"))))
-            .toEqual(["foreign-manifest", "flipped-byte", "skipped-scrub", "late-write", "undersized-prefill-pool", "dropped-pages", "replayed-completion"]);
+        expect(
+            await page.locator("[data-drill-id]").evaluateAll((items) => items.map((item) => item.getAttribute("data-drill-id")))
+        ).toEqual([
+            "foreign-manifest",
+            "flipped-byte",
+            "skipped-scrub",
+            "late-write",
+            "undersized-prefill-pool",
+            "dropped-pages",
+            "replayed-completion"
+        ]);
 
         await page.getByRole("button", { name: "Run the flipped-byte drill" }).click();
         await expect.poll(() => drill.getAttribute("data-drill-state"), { timeout: 5_000 }).toBe("running");
@@ -44,16 +53,23 @@ describe("the isolation panel in a real browser: a fault drill, the audit, the c
         expect(await audit.getAttribute("data-num-violations")).toBe("0");
         expect(await audit.getAttribute("data-num-pages-checked")).toBe("96");
         expect(await audit.getByRole("status").textContent()).toBe("OK: I1–I7 hold");
-        expect(await audit.locator(".isolation-scope").textContent()).toMatch(/^96 pages checked \(\d+ sealed re-checksummed, \d+ free scanned for zeros\) in [\d.]+ m?s, at /);
+        expect(await audit.locator(".isolation-scope").textContent()).toMatch(
+            /^96 pages checked \(\d+ sealed re-checksummed, \d+ free scanned for zeros\) in [\d.]+ m?s, at /
+        );
     });
 
     it("shows the engine's own audits with their cost per page, and runs the canary probe from the panel: every probe passes", async () => {
         const { page } = app();
         const audit = page.locator("[data-audit-state]");
-        await expect.poll(() => audit.locator("[data-audit-cadence]").getAttribute("data-audit-cadence"), { timeout: 10_000 }).toBe("engine");
-        expect(await audit.locator("[data-audit-cadence]").textContent()).toMatch(/The engine audits every 1\.0 s, its byte scans in slices so streams do not stall: [\d,]+ audits so far, 0 with violations\.$/);
-        expect(await audit.locator("[data-audit-cost]").textContent())
-            .toMatch(/^Cost: metadata [\d.]+ µs a page, byte scan [\d.]+ µs a page in [\d,]+ slices?, longest pause [\d.]+ m?s\.$/);
+        await expect
+            .poll(() => audit.locator("[data-audit-cadence]").getAttribute("data-audit-cadence"), { timeout: 10_000 })
+            .toBe("engine");
+        expect(await audit.locator("[data-audit-cadence]").textContent()).toMatch(
+            /The engine audits every 1\.0 s, its byte scans in slices so streams do not stall: [\d,]+ audits so far, 0 with violations\.$/
+        );
+        expect(await audit.locator("[data-audit-cost]").textContent()).toMatch(
+            /^Cost: metadata [\d.]+ µs a page, byte scan [\d.]+ µs a page in [\d,]+ slices?, longest pause [\d.]+ m?s\.$/
+        );
 
         const canary = page.locator("[data-canary-state]");
         const run = page.getByRole("button", { name: "Run the canary probe" });
@@ -62,12 +78,23 @@ describe("the isolation panel in a real browser: a fault drill, the audit, the c
         expect(await run.isDisabled(), "one canary run at a time").toBe(true);
         await expect.poll(() => canary.getAttribute("data-canary-state"), { timeout: 120_000, interval: 250 }).toBe("passed");
 
-        const outcomes = await canary.locator("[data-probe-id]").evaluateAll((items) => items.map((item) => [item.getAttribute("data-probe-id"), item.getAttribute("data-outcome")]));
-        expect(outcomes).toEqual([["text-recall", "passed"], ["text-cue", "passed"], ["logprobs", "passed"], ["kv-pages", "passed"], ["kv-sequence", "passed"]]);
+        const outcomes = await canary
+            .locator("[data-probe-id]")
+            .evaluateAll((items) => items.map((item) => [item.getAttribute("data-probe-id"), item.getAttribute("data-outcome")]));
+        expect(outcomes).toEqual([
+            ["text-recall", "passed"],
+            ["text-cue", "passed"],
+            ["logprobs", "passed"],
+            ["kv-pages", "passed"],
+            ["kv-sequence", "passed"]
+        ]);
         expect(await canary.getByRole("status").textContent()).toMatch(/^Passed: 5 of 5 probes found nothing of A in B in [\d.]+ m?s$/);
-        expect(await canary.locator(".canary-markers").textContent())
-            .toMatch(/^Markers KV-CANARY-[A-Z2-7]{12} and KV-CANARY-[A-Z2-7]{12}\. A: [\d,]+ tokens of prompt, [\d,]+ of filler between the markers, \d+ pages of 16 tokens\.$/);
-        expect(await canary.locator('[data-probe-id="kv-pages"] .canary-numbers').textContent()).toMatch(/numRowMatches 0 · numChecksumMatches 0/);
+        expect(await canary.locator(".canary-markers").textContent()).toMatch(
+            /^Markers KV-CANARY-[A-Z2-7]{12} and KV-CANARY-[A-Z2-7]{12}\. A: [\d,]+ tokens of prompt, [\d,]+ of filler between the markers, \d+ pages of 16 tokens\.$/
+        );
+        expect(await canary.locator('[data-probe-id="kv-pages"] .canary-numbers').textContent()).toMatch(
+            /numRowMatches 0 · numChecksumMatches 0/
+        );
         expect(await run.isEnabled()).toBe(true);
 
         await canary.scrollIntoViewIfNeeded();
@@ -79,7 +106,11 @@ describe("the isolation panel in a real browser: a fault drill, the audit, the c
         const { page } = app();
         await configureWorkspace(page, { temperature: 0, maxTokens: 12 });
         await sendMessage(page, "Tell me about pages");
-        await expect.poll(async () => (await storedWorkspaces(page))[0]!.messages.map((message) => message.role), { timeout: 120_000, interval: 250 })
+        await expect
+            .poll(async () => (await storedWorkspaces(page))[0]!.messages.map((message) => message.role), {
+                timeout: 120_000,
+                interval: 250
+            })
             .toEqual(["user", "assistant"]);
         const workspace = (await readApp(page)).items[0]!;
 
@@ -87,7 +118,9 @@ describe("the isolation panel in a real browser: a fault drill, the audit, the c
         await expect.poll(() => turn.count(), { timeout: 15_000 }).toBe(1);
         const requestId = (await turn.getAttribute("data-request-id"))!;
         expect(requestId).toMatch(/^turn-[0-9a-f]{32}$/);
-        expect(await turn.locator(".isolation-item-title").textContent()).toMatch(new RegExp(`^${workspace.name} · turn-[0-9a-f]{8}… · \\d+ tokens?$`));
+        expect(await turn.locator(".isolation-item-title").textContent()).toMatch(
+            new RegExp(`^${workspace.name} · turn-[0-9a-f]{8}… · \\d+ tokens?$`)
+        );
 
         await page.getByRole("button", { name: `Replay ${requestId.slice(0, 13)}… of ${workspace.name}` }).click();
         await expect.poll(() => turn.getAttribute("data-replay-state"), { timeout: 60_000, interval: 200 }).toBe("identical");

@@ -7,7 +7,10 @@ import { openModelPanel } from "./support/appDriver.js";
 import { useKvaultApp } from "./support/useKvaultApp.js";
 
 describe("the model manager downloads a model by URL: progress, cancel, then load (loopback only)", () => {
-    const { app, server, screenshots } = useKvaultApp({ viewport: { width: 1280, height: 1300 }, prepare: ({ page }) => openModelPanel(page) });
+    const { app, server, screenshots } = useKvaultApp({
+        viewport: { width: 1280, height: 1300 },
+        prepare: ({ page }) => openModelPanel(page)
+    });
     let files: http.Server | undefined;
     let base = "";
 
@@ -43,7 +46,7 @@ describe("the model manager downloads a model by URL: progress, cancel, then loa
     });
     afterAll(async () => {
         files?.closeAllConnections();
-        await new Promise<void>((resolve) => files === undefined ? resolve() : files.close(() => resolve()));
+        await new Promise<void>((resolve) => (files === undefined ? resolve() : files.close(() => resolve())));
     });
 
     it("shows a slow download's progress and speed, and Cancel stops it", async () => {
@@ -55,7 +58,9 @@ describe("the model manager downloads a model by URL: progress, cancel, then loa
         await expect.poll(() => row.getAttribute("data-download-state"), { timeout: 15_000 }).toBe("downloading");
         const progress = page.getByRole("progressbar", { name: "Download progress of slow.gguf" });
         await expect.poll(async () => Number(await progress.getAttribute("value")), { timeout: 15_000, interval: 100 }).toBeGreaterThan(0);
-        await expect.poll(() => row.locator(".model-download-status").textContent(), { timeout: 15_000, interval: 100 }).toMatch(/^\d+% · .+ of .+ · [\d.]+ MB\/s$/);
+        await expect
+            .poll(() => row.locator(".model-download-status").textContent(), { timeout: 15_000, interval: 100 })
+            .toMatch(/^\d+% · .+ of .+ · [\d.]+ MB\/s$/);
         await manager.scrollIntoViewIfNeeded();
         screenshots.push(await app().screenshot("model-download-progress"));
         await page.getByRole("button", { name: "Cancel the download of slow.gguf" }).click();
@@ -73,7 +78,15 @@ describe("the model manager downloads a model by URL: progress, cancel, then loa
         await expect.poll(() => row.getAttribute("data-download-state"), { timeout: 30_000 }).toBe("done");
         const pidBefore = server().enginePid();
         await page.getByRole("button", { name: "Load the downloaded model tiny.gguf" }).click();
-        await expect.poll(() => { const pid = server().enginePid(); return pid !== undefined && pid !== pidBefore; }, { timeout: 60_000, interval: 250 }).toBe(true);
+        await expect
+            .poll(
+                () => {
+                    const pid = server().enginePid();
+                    return pid !== undefined && pid !== pidBefore;
+                },
+                { timeout: 60_000, interval: 250 }
+            )
+            .toBe(true);
         await expect.poll(() => page.locator(".fact-path").textContent(), { timeout: 60_000 }).toMatch(/[\\/]models[\\/]tiny\.gguf$/);
         expect(await manager.getByRole("alert").count()).toBe(0);
         screenshots.push(await app().screenshot("model-download-loaded"));
@@ -87,7 +100,9 @@ describe("the model manager downloads a model by URL: progress, cancel, then loa
         await page.getByRole("button", { name: "Download the model" }).click();
         const alert = manager.locator('[role="alert"][data-error-code="download_source_invalid"]');
         await alert.waitFor({ timeout: 15_000 });
-        expect(await alert.textContent()).toMatch(/Could not download \(download_source_invalid\)\. Downloads use http:\/\/, https:\/\/ or hf:/);
+        expect(await alert.textContent()).toMatch(
+            /Could not download \(download_source_invalid\)\. Downloads use http:\/\/, https:\/\/ or hf:/
+        );
         expect(await manager.locator(".model-download").count()).toBe(2);
     });
 });

@@ -11,7 +11,9 @@ const CUT = IPULL_CHUNK_BYTES + 2 * 1024 * 1024;
 describe("the model library in a real browser: a dropped download is resumed from its bytes, and the library keeps the model (loopback only)", () => {
     // A download without a new byte for 2 s is given up and kept to resume (60 s by default).
     const { app, server, screenshots } = useKvaultApp({
-        viewport: { width: 1280, height: 1500 }, serveArgs: ["--download-stall-seconds", "2"], prepare: ({ page }) => openModelPanel(page)
+        viewport: { width: 1280, height: 1500 },
+        serveArgs: ["--download-stall-seconds", "2"],
+        prepare: ({ page }) => openModelPanel(page)
     });
     let files: ModelFileServer | undefined;
     let model: Buffer;
@@ -34,7 +36,9 @@ describe("the model library in a real browser: a dropped download is resumed fro
         const row = manager.locator(".model-download").first();
         await expect.poll(() => row.getAttribute("data-download-state"), { timeout: 30_000, interval: 100 }).toBe("failed");
         const status = (await row.locator(".model-download-status").textContent())!;
-        expect(status).toMatch(/^Stopped at 7\.00 MiB of 11\.\d MiB, 5\.00 MiB kept \(download_interrupted\): The download of library\.gguf stopped: no data arrived for 2 s after 7,340,032 of [\d,]+ bytes/);
+        expect(status).toMatch(
+            /^Stopped at 7\.00 MiB of 11\.\d MiB, 5\.00 MiB kept \(download_interrupted\): The download of library\.gguf stopped: no data arrived for 2 s after 7,340,032 of [\d,]+ bytes/
+        );
         expect(status).toMatch(/5,242,880 bytes are kept; Resume continues from there\.$/);
         const resume = page.getByRole("button", { name: "Resume the download of library.gguf" });
         expect(await resume.isEnabled()).toBe(true);
@@ -47,7 +51,10 @@ describe("the model library in a real browser: a dropped download is resumed fro
         await resume.click();
         await expect.poll(() => row.getAttribute("data-download-state"), { timeout: 30_000, interval: 100 }).toBe("done");
         // The server saw Range requests from the kept bytes on, none from 0.
-        const starts = files!.log.slice(from).filter((request) => request.method === "GET" && request.rangeStart !== undefined).map((request) => request.rangeStart!);
+        const starts = files!.log
+            .slice(from)
+            .filter((request) => request.method === "GET" && request.rangeStart !== undefined)
+            .map((request) => request.rangeStart!);
         expect(Math.min(...starts)).toBe(IPULL_CHUNK_BYTES);
         const downloaded = path.join(server().dataDir, "models", "library.gguf");
         expect(sha256(fs.readFileSync(downloaded))).toBe(sha256(model));
@@ -65,7 +72,10 @@ describe("the model library in a real browser: a dropped download is resumed fro
         expect(await fact("kv-per-token")).toMatch(/^[\d.]+ KiB$/);
         expect(await fact("file-size")).toMatch(/^11\.\d MiB$/);
         expect(await fact("fingerprint")).toMatch(/^[0-9a-f]{8}$/);
-        const stored = JSON.parse(fs.readFileSync(path.join(server().dataDir, "models.json"), "utf8")) as { version: number; models: { path: string; source: string }[] };
+        const stored = JSON.parse(fs.readFileSync(path.join(server().dataDir, "models.json"), "utf8")) as {
+            version: number;
+            models: { path: string; source: string }[];
+        };
         expect(stored).toMatchObject({ version: 1, models: [{ path: downloaded, source: `${files!.url}/library.gguf` }] });
         await entry.scrollIntoViewIfNeeded();
         screenshots.push(await app().screenshot("model-library"));
@@ -84,7 +94,15 @@ describe("the model library in a real browser: a dropped download is resumed fro
 
         const pidBefore = server().enginePid();
         await page.getByRole("button", { name: "Load library.gguf from the library" }).click();
-        await expect.poll(() => { const pid = server().enginePid(); return pid !== undefined && pid !== pidBefore; }, { timeout: 60_000, interval: 250 }).toBe(true);
+        await expect
+            .poll(
+                () => {
+                    const pid = server().enginePid();
+                    return pid !== undefined && pid !== pidBefore;
+                },
+                { timeout: 60_000, interval: 250 }
+            )
+            .toBe(true);
         await expect.poll(() => entry.getAttribute("data-loaded"), { timeout: 60_000, interval: 250 }).toBe("true");
         expect(await page.locator(".fact-path").textContent()).toMatch(/[\\/]models[\\/]library\.gguf$/);
 

@@ -6,7 +6,10 @@ import { useKvaultApp } from "./support/useKvaultApp.js";
 import { repositoryRoot } from "./support/startKvaultServer.js";
 
 describe("the model manager in a real browser: a bad file gives a clear error, a GGUF shows its facts", () => {
-    const { app, server, screenshots } = useKvaultApp({ viewport: { width: 1280, height: 1300 }, prepare: ({ page }) => openModelPanel(page) });
+    const { app, server, screenshots } = useKvaultApp({
+        viewport: { width: 1280, height: 1300 },
+        prepare: ({ page }) => openModelPanel(page)
+    });
 
     it("inspecting a file that is not GGUF shows model_not_gguf in an alert, and the chat still works", async () => {
         const { page } = app();
@@ -20,7 +23,9 @@ describe("the model manager in a real browser: a bad file gives a clear error, a
         expect(await alert.getAttribute("data-error-code")).toBe("model_not_gguf");
         const text = (await alert.textContent())!;
         expect(text).toContain("Cannot use this file (model_not_gguf).");
-        expect(text).toContain(`${notGguf} is not a GGUF file (it starts with "{\\n  "; a GGUF file starts with "GGUF"). Open a .gguf model file.`);
+        expect(text).toContain(
+            `${notGguf} is not a GGUF file (it starts with "{\\n  "; a GGUF file starts with "GGUF"). Open a .gguf model file.`
+        );
         await manager.scrollIntoViewIfNeeded();
         screenshots.push(await app().screenshot("model-bad-file"));
 
@@ -28,7 +33,11 @@ describe("the model manager in a real browser: a bad file gives a clear error, a
         expect(await page.locator('[data-fact="model-name"]').textContent()).toBe("Kvault synthetic tiny");
         await configureWorkspace(page, { temperature: 0, maxTokens: 6 });
         await sendMessage(page, "Still there?");
-        await expect.poll(async () => (await storedWorkspaces(page))[0]!.messages.map((message) => message.role), { timeout: 120_000, interval: 250 })
+        await expect
+            .poll(async () => (await storedWorkspaces(page))[0]!.messages.map((message) => message.role), {
+                timeout: 120_000,
+                interval: 250
+            })
             .toEqual(["user", "assistant"]);
         expect((await storedWorkspaces(page))[0]!.messages[1]!.content.length).toBeGreaterThan(0);
         expect(app().problems).toEqual([]);
@@ -46,29 +55,45 @@ describe("the model manager in a real browser: a bad file gives a clear error, a
         expect(await facts.getAttribute("data-model-path")).toBe(tiny);
         expect(await facts.locator('[data-fact="architecture"]').textContent()).toBe("llama");
         expect(await facts.locator('[data-fact="file-type"]').textContent()).toBe("MOSTLY_F16");
-        expect(await facts.locator('[data-fact="kv-per-token"]').textContent()).toMatch(/^[\d.,]+ (bytes|KiB) \(F16 K and V, all layers\)$/);
+        expect(await facts.locator('[data-fact="kv-per-token"]').textContent()).toMatch(
+            /^[\d.,]+ (bytes|KiB) \(F16 K and V, all layers\)$/
+        );
         expect(await facts.locator('[data-fact="memory-kind"]').textContent()).toBe("plain: pages can hold it (split mode)");
-        expect(await facts.locator('[data-fact="estimate"]').textContent()).toMatch(/^For 512 tokens × 2 sequences \(KV cache [\d.,]+ \w+\): on the CPU about [\d.,]+ \w+ of RAM; fully on a GPU about/);
+        expect(await facts.locator('[data-fact="estimate"]').textContent()).toMatch(
+            /^For 512 tokens × 2 sequences \(KV cache [\d.,]+ \w+\): on the CPU about [\d.,]+ \w+ of RAM; fully on a GPU about/
+        );
         await manager.scrollIntoViewIfNeeded();
         screenshots.push(await app().screenshot("model-facts"));
         expect(app().problems).toEqual([]);
     });
 
-    it("\"Use the built-in demo model\" starts a new engine on it, and the chat works on the new engine", async () => {
+    it('"Use the built-in demo model" starts a new engine on it, and the chat works on the new engine', async () => {
         const { page } = app();
         const manager = page.locator(".model-manager");
         const pidBefore = server().enginePid();
         await page.getByRole("button", { name: "Use the built-in demo model" }).click();
         expect(pidBefore).toBeDefined();
         await expect.poll(() => manager.getAttribute("data-load-state"), { timeout: 5_000, interval: 50 }).not.toBe("error");
-        await expect.poll(() => { const pid = server().enginePid(); return pid !== undefined && pid !== pidBefore; }, { timeout: 60_000, interval: 250 }).toBe(true);
+        await expect
+            .poll(
+                () => {
+                    const pid = server().enginePid();
+                    return pid !== undefined && pid !== pidBefore;
+                },
+                { timeout: 60_000, interval: 250 }
+            )
+            .toBe(true);
         await expect.poll(() => manager.getAttribute("data-load-state"), { timeout: 60_000 }).toBe("idle");
         expect(await manager.getByRole("alert").count()).toBe(0);
         expect(await page.locator('[data-fact="model-name"]').textContent()).toBe("Kvault synthetic tiny");
         expect(server().stderr()).toMatch(/Engine: switched to Kvault synthetic tiny; 0 request\(s\) ended with model_switched\./);
 
         await sendMessage(page, "And now?");
-        await expect.poll(async () => (await storedWorkspaces(page))[0]!.messages.map((message) => message.role), { timeout: 120_000, interval: 250 })
+        await expect
+            .poll(async () => (await storedWorkspaces(page))[0]!.messages.map((message) => message.role), {
+                timeout: 120_000,
+                interval: 250
+            })
             .toEqual(["user", "assistant", "user", "assistant"]);
         expect(app().problems).toEqual([]);
     });

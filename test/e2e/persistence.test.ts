@@ -29,7 +29,10 @@ describe("saved chats in a real browser", () => {
         dataDirs.push(dataDir);
         return dataDir;
     };
-    const onScreen = (page: KvaultPage["page"]) => page.evaluate<{ role: string; text: string }[]>(`[...document.querySelectorAll(".message-user, .message-assistant:not(.message-live)")]
+    const onScreen = (page: KvaultPage["page"]) =>
+        page.evaluate<
+            { role: string; text: string }[]
+        >(`[...document.querySelectorAll(".message-user, .message-assistant:not(.message-live)")]
         .map((element) => ({ role: element.classList.contains("message-user") ? "user" : "assistant", text: element.querySelector(".message-text")?.textContent ?? "" }))`);
 
     afterAll(async () => {
@@ -37,8 +40,9 @@ describe("saved chats in a real browser", () => {
             await app?.close();
             await server?.stop();
         }
-        for (const dataDir of dataDirs)
+        for (const dataDir of dataDirs) {
             fs.rmSync(dataDir, { recursive: true, force: true });
+        }
         console.log(`screenshots:\n${screenshots.join("\n")}`);
     });
 
@@ -51,7 +55,11 @@ describe("saved chats in a real browser", () => {
         await page.getByLabel("Workspace name").fill("Kept chat");
         await page.getByLabel("Workspace name").press("Enter");
         await sendMessage(page, "Remember this, please");
-        await expect.poll(async () => (await storedWorkspaces(page))[0]?.messages.map((message) => message.role), { timeout: 120_000, interval: 250 })
+        await expect
+            .poll(async () => (await storedWorkspaces(page))[0]?.messages.map((message) => message.role), {
+                timeout: 120_000,
+                interval: 250
+            })
             .toEqual(["user", "assistant"]);
         const before = await onScreen(page);
         expect(before.map((message) => message.role)).toEqual(["user", "assistant"]);
@@ -63,7 +71,10 @@ describe("saved chats in a real browser", () => {
         expect(await onScreen(page)).toEqual(before);
 
         await close(first);
-        const lines = fs.readFileSync(path.join(dataDir, "workspaces", `${(await storedWorkspacesFromDisk(dataDir))[0]!.id}.jsonl`), "utf8").trim().split("\n");
+        const lines = fs
+            .readFileSync(path.join(dataDir, "workspaces", `${(await storedWorkspacesFromDisk(dataDir))[0]!.id}.jsonl`), "utf8")
+            .trim()
+            .split("\n");
         expect(lines.map((line) => (JSON.parse(line) as { v: number; op: string; role: string }).role)).toEqual(["user", "assistant"]);
 
         const second = await open(dataDir);
@@ -83,10 +94,16 @@ describe("saved chats in a real browser", () => {
         const legacy = JSON.stringify({
             state: {
                 workspaces: [
-                    { id: "ui-0123456789abcdef0123456789abcdef", name: "Old notes", colour: 4, settings, messages: [
-                        { id: "m-0123456789abcdef0123456789abcdef", role: "user", content: "An old question" },
-                        { id: "m-fedcba9876543210fedcba9876543210", role: "assistant", content: "An old answer", finish: "stop" }
-                    ] },
+                    {
+                        id: "ui-0123456789abcdef0123456789abcdef",
+                        name: "Old notes",
+                        colour: 4,
+                        settings,
+                        messages: [
+                            { id: "m-0123456789abcdef0123456789abcdef", role: "user", content: "An old question" },
+                            { id: "m-fedcba9876543210fedcba9876543210", role: "assistant", content: "An old answer", finish: "stop" }
+                        ]
+                    },
                     { id: "ui-fedcba9876543210fedcba9876543210", name: "Old drafts", colour: 1, settings, messages: [] }
                 ],
                 selectedId: "ui-0123456789abcdef0123456789abcdef"
@@ -98,10 +115,18 @@ describe("saved chats in a real browser", () => {
         started.push(entry);
         entry.app = await openKvault(server.url, undefined, `localStorage.setItem("kvault.workspaces", ${JSON.stringify(legacy)});`);
         const { page } = entry.app;
-        expect((await readApp(page)).items.map((item) => [item.name, item.numMessages])).toEqual([["Old notes", 2], ["Old drafts", 0]]);
-        expect(await onScreen(page)).toEqual([{ role: "user", text: "An old question" }, { role: "assistant", text: "An old answer" }]);
+        expect((await readApp(page)).items.map((item) => [item.name, item.numMessages])).toEqual([
+            ["Old notes", 2],
+            ["Old drafts", 0]
+        ]);
+        expect(await onScreen(page)).toEqual([
+            { role: "user", text: "An old question" },
+            { role: "assistant", text: "An old answer" }
+        ]);
         expect((await storedWorkspaces(page)).map((workspace) => workspace.name)).toEqual(["Old notes", "Old drafts"]);
-        expect(await page.evaluate(`[localStorage.getItem("kvault.workspaces"), localStorage.getItem("kvault.workspaces.imported") !== null]`)).toEqual([null, true]);
+        expect(
+            await page.evaluate(`[localStorage.getItem("kvault.workspaces"), localStorage.getItem("kvault.workspaces.imported") !== null]`)
+        ).toEqual([null, true]);
         const kept = fs.readdirSync(path.join(dataDir, "workspaces")).filter((name) => name.startsWith("imported-v1-"));
         expect(kept).toHaveLength(1);
         expect(fs.readFileSync(path.join(dataDir, "workspaces", kept[0]!), "utf8")).toBe(legacy);
@@ -114,11 +139,22 @@ describe("saved chats in a real browser", () => {
         const directory = path.join(dataDir, "workspaces");
         fs.mkdirSync(directory, { recursive: true });
         const settings = { systemPrompt: "", temperature: 0, maxTokens: 8 };
-        fs.writeFileSync(path.join(directory, "index.json"), JSON.stringify({ v: 2, selectedId: "ui-damaged", workspaces: [{ id: "ui-damaged", name: "Damaged chat", colour: 3, settings }] }));
-        const message = (id: string, role: "user" | "assistant", content: string): string => encodeJournalRecord({ op: "message", message: { id, role, content } });
-        const original = message("m-1", "user", "First question") + message("m-2", "assistant", "First answer") +
+        fs.writeFileSync(
+            path.join(directory, "index.json"),
+            JSON.stringify({
+                v: 2,
+                selectedId: "ui-damaged",
+                workspaces: [{ id: "ui-damaged", name: "Damaged chat", colour: 3, settings }]
+            })
+        );
+        const message = (id: string, role: "user" | "assistant", content: string): string =>
+            encodeJournalRecord({ op: "message", message: { id, role, content } });
+        const original =
+            message("m-1", "user", "First question") +
+            message("m-2", "assistant", "First answer") +
             '{"v":2,"op":"message","id":"m-3","role":"user","con\n' +
-            message("m-4", "user", "Second question") + message("m-5", "assistant", "Second answer") +
+            message("m-4", "user", "Second question") +
+            message("m-5", "assistant", "Second answer") +
             message("m-6", "user", "Third question, being written when Kvault stopped").slice(0, 40);
         const journal = path.join(directory, "ui-damaged.jsonl");
         fs.writeFileSync(journal, original);
@@ -126,15 +162,19 @@ describe("saved chats in a real browser", () => {
         const started = await open(dataDir);
         const { page } = started.app;
         expect(await onScreen(page)).toEqual([
-            { role: "user", text: "First question" }, { role: "assistant", text: "First answer" },
-            { role: "user", text: "Second question" }, { role: "assistant", text: "Second answer" }
+            { role: "user", text: "First question" },
+            { role: "assistant", text: "First answer" },
+            { role: "user", text: "Second question" },
+            { role: "assistant", text: "Second answer" }
         ]);
         const notice = page.getByRole("alert", { name: "Damaged chat records" });
         await notice.waitFor();
         const text = await notice.textContent();
         expect(text).toContain("Everything else was loaded.");
         expect(text).toContain("“Damaged chat”, line 3 of its chat file: a damaged record (not JSON)");
-        expect(text).toContain("“Damaged chat”, line 6 of its chat file: the last message was cut short (Kvault stopped while saving it); 40 bytes set aside.");
+        expect(text).toContain(
+            "“Damaged chat”, line 6 of its chat file: the last message was cut short (Kvault stopped while saving it); 40 bytes set aside."
+        );
         const copies = await notice.locator("li").evaluateAll((items) => items.map((item) => item.getAttribute("data-copy")));
         expect(new Set(copies).size).toBe(1);
         const copy = copies[0]!;
@@ -143,7 +183,10 @@ describe("saved chats in a real browser", () => {
         expect(path.dirname(copy)).toBe(directory);
         expect(fs.readFileSync(copy, "utf8"), "the original, byte for byte").toBe(original);
         expect(fs.readFileSync(journal, "utf8").trim().split("\n"), "the chat file rewritten with the four good records").toHaveLength(4);
-        expect((await storedState(page)).problems.map((problem) => [problem.line, problem.kind])).toEqual([[3, "corrupt"], [6, "truncated"]]);
+        expect((await storedState(page)).problems.map((problem) => [problem.line, problem.kind])).toEqual([
+            [3, "corrupt"],
+            [6, "truncated"]
+        ]);
         screenshots.push(await started.app.screenshot("store-damaged-chat-notice"));
 
         // The chat goes on: a new turn appends to the repaired file.
@@ -158,6 +201,8 @@ describe("saved chats in a real browser", () => {
 
 /** The workspace list as the server left it on disk. */
 async function storedWorkspacesFromDisk(dataDir: string): Promise<{ id: string; name: string }[]> {
-    const list = JSON.parse(await fs.promises.readFile(path.join(dataDir, "workspaces", "index.json"), "utf8")) as { workspaces: { id: string; name: string }[] };
+    const list = JSON.parse(await fs.promises.readFile(path.join(dataDir, "workspaces", "index.json"), "utf8")) as {
+        workspaces: { id: string; name: string }[];
+    };
     return list.workspaces;
 }

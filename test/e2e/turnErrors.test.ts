@@ -19,7 +19,9 @@ describe("a turn that fails in the engine, in a real browser", () => {
         process.kill(enginePid!, "SIGKILL");
 
         const alert = page.getByRole("alert");
-        await expect.poll(() => alert.textContent(), { timeout: 60_000 }).toMatch(/The engine process stopped \(SIGKILL\) while this turn ran\./);
+        await expect
+            .poll(() => alert.textContent(), { timeout: 60_000 })
+            .toMatch(/The engine process stopped \(SIGKILL\) while this turn ran\./);
         expect(await alert.getAttribute("data-error-code")).toBe("engine_crashed");
         screenshots.push(await app().screenshot("error-in-place"));
 
@@ -27,8 +29,9 @@ describe("a turn that fails in the engine, in a real browser", () => {
         const stored = (await storedWorkspaces(page))[0]!.messages;
         expect(stored).toEqual([expect.objectContaining({ role: "user", content: "Write a long answer about pages, please" })]);
         expect(JSON.stringify(stored)).not.toContain("engine process stopped");
-        if (partial.length > 3)
+        if (partial.length > 3) {
             expect(JSON.stringify(stored)).not.toContain(JSON.stringify(partial).slice(1, -1));
+        }
 
         // A reload keeps the chat and forgets the error: it was never part of the chat.
         await page.reload();
@@ -45,7 +48,11 @@ describe("a turn that fails in the engine, in a real browser", () => {
         const { page } = app();
         await configureWorkspace(page, { maxTokens: 8 });
         await page.getByRole("button", { name: "Ask for an answer again" }).click();
-        await expect.poll(async () => (await storedWorkspaces(page))[0]!.messages.map((message) => message.role), { timeout: 180_000, interval: 250 })
+        await expect
+            .poll(async () => (await storedWorkspaces(page))[0]!.messages.map((message) => message.role), {
+                timeout: 180_000,
+                interval: 250
+            })
             .toEqual(["user", "assistant"]);
 
         // A fresh workspace, so the greedy answer is the known 400-token one.
@@ -61,15 +68,22 @@ describe("a turn that fails in the engine, in a real browser", () => {
         expect(stored[1]).toMatchObject({ finish: "stopped" });
         expect(stored[1]!.content.length).toBeGreaterThan(0);
         expect(await page.locator(".message-assistant").last().textContent()).toContain("Stopped by you.");
-        await expect.poll(async () => Number(await page.locator('[data-counter="cancelled"]').getAttribute("data-value")), { timeout: 10_000 }).toBe(1);
+        await expect
+            .poll(async () => Number(await page.locator('[data-counter="cancelled"]').getAttribute("data-value")), { timeout: 10_000 })
+            .toBe(1);
         screenshots.push(await app().screenshot("stopped-answer-kept"));
 
         // Regenerate replaces the stopped answer with a whole one.
         await configureWorkspace(page, { maxTokens: 8 });
         await page.getByRole("button", { name: "Regenerate the answer" }).click();
-        await expect.poll(async () => (await storedWorkspaces(page)).find((workspace) => workspace.id === other.id)!.messages.at(-1)!.finish, { timeout: 120_000 })
+        await expect
+            .poll(async () => (await storedWorkspaces(page)).find((workspace) => workspace.id === other.id)!.messages.at(-1)!.finish, {
+                timeout: 120_000
+            })
             .toMatch(/^(stop|length)$/);
-        expect((await storedWorkspaces(page)).find((workspace) => workspace.id === other.id)!.messages.map((message) => message.role)).toEqual(["user", "assistant"]);
+        expect(
+            (await storedWorkspaces(page)).find((workspace) => workspace.id === other.id)!.messages.map((message) => message.role)
+        ).toEqual(["user", "assistant"]);
         expect(app().problems).toEqual([]);
     });
 });

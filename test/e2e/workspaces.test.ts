@@ -1,5 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { canvasPixelsOfColour, configureWorkspace, newWorkspace, readApp, selectWorkspace, sendMessage, storedWorkspaces, type WorkspaceItem } from "./support/appDriver.js";
+import {
+    canvasPixelsOfColour,
+    configureWorkspace,
+    newWorkspace,
+    readApp,
+    selectWorkspace,
+    sendMessage,
+    storedWorkspaces,
+    type WorkspaceItem
+} from "./support/appDriver.js";
 import { useKvaultApp } from "./support/useKvaultApp.js";
 
 // Two decode sequences and 96 pages of 16 tokens (startKvaultServer). The prompts are ones the
@@ -38,20 +47,31 @@ describe("workspaces in a real browser: two stream at once, the page map follows
                 screenshots.push(await app().screenshot("workspaces-two-streaming"));
                 screenshotTaken = true;
             }
-            if (a!.phase === "idle" && b!.phase === "idle")
+            if (a!.phase === "idle" && b!.phase === "idle") {
                 break;
+            }
             expect(Date.now(), "both answers should finish within 3 minutes").toBeLessThan(deadline);
             await page.waitForTimeout(150);
         }
 
         const both = samples.map((sample) => [first, second].map((workspace) => sample.items.find((item) => item.id === workspace.id)!));
-        const bothRunning = both.filter(([a, b]) => a!.phase === "running" && b!.phase === "running" && a!.streamedChars > 0 && b!.streamedChars > 0);
+        const bothRunning = both.filter(
+            ([a, b]) => a!.phase === "running" && b!.phase === "running" && a!.streamedChars > 0 && b!.streamedChars > 0
+        );
         expect(bothRunning.length, "a moment when both workspaces had streamed text and neither had finished").toBeGreaterThanOrEqual(2);
         const [early, late] = [bothRunning[0]!, bothRunning.at(-1)!];
-        expect(late[0]!.streamedChars, "the first workspace's text grew while the second was still streaming").toBeGreaterThan(early[0]!.streamedChars);
-        expect(late[1]!.streamedChars, "the second workspace's text grew while the first was still streaming").toBeGreaterThan(early[1]!.streamedChars);
-        expect(samples.some((sample) => [first, second].every((workspace) => sample.slots.some((slot) => slot.workspace === workspace.id && slot.running))),
-            "both workspaces shown running in decode sequences at once").toBe(true);
+        expect(late[0]!.streamedChars, "the first workspace's text grew while the second was still streaming").toBeGreaterThan(
+            early[0]!.streamedChars
+        );
+        expect(late[1]!.streamedChars, "the second workspace's text grew while the first was still streaming").toBeGreaterThan(
+            early[1]!.streamedChars
+        );
+        expect(
+            samples.some((sample) =>
+                [first, second].every((workspace) => sample.slots.some((slot) => slot.workspace === workspace.id && slot.running))
+            ),
+            "both workspaces shown running in decode sequences at once"
+        ).toBe(true);
 
         const stored = await storedWorkspaces(page);
         for (const workspace of [first, second]) {
@@ -74,7 +94,8 @@ describe("workspaces in a real browser: two stream at once, the page map follows
         await sendMessage(page, "So does a fourth");
 
         // Running the third and fourth swaps the idle first and second out of their sequences into sealed pages.
-        await expect.poll(async () => (await readApp(page)).owners.map((row) => row.owner).sort(), { timeout: 60_000, interval: 150 })
+        await expect
+            .poll(async () => (await readApp(page)).owners.map((row) => row.owner).sort(), { timeout: 60_000, interval: 150 })
             .toEqual([first.id, second.id].sort());
         const during = await readApp(page);
         for (const workspace of [first, second]) {
@@ -84,8 +105,10 @@ describe("workspaces in a real browser: two stream at once, the page map follows
             expect(await canvasPixelsOfColour(page, workspace.colour), `${workspace.name}'s pages drawn in its colour`).toBeGreaterThan(0);
         }
         expect(during.free).toBe(during.numPages - during.owners.reduce((sum, row) => sum + row.numPages, 0));
-        expect(during.items.filter((item) => item.id === third.id || item.id === fourth.id).some((item) => item.phase !== "idle"),
-            "the pages are there while the other workspaces run").toBe(true);
+        expect(
+            during.items.filter((item) => item.id === third.id || item.id === fourth.id).some((item) => item.phase !== "idle"),
+            "the pages are there while the other workspaces run"
+        ).toBe(true);
 
         // Hovering a page names its state and owner.
         const canvas = page.locator(".page-map-canvas");
@@ -93,7 +116,9 @@ describe("workspaces in a real browser: two stream at once, the page map follows
         await expect.poll(() => page.getByLabel("Page details").textContent()).toMatch(/^Page 0: (free, no owner|\w+, owner .+)\.$/);
         screenshots.push(await app().screenshot("workspaces-page-map-swapped"));
 
-        await expect.poll(async () => (await readApp(page)).items.every((item) => item.phase === "idle"), { timeout: 180_000, interval: 250 }).toBe(true);
+        await expect
+            .poll(async () => (await readApp(page)).items.every((item) => item.phase === "idle"), { timeout: 180_000, interval: 250 })
+            .toBe(true);
 
         for (const workspace of [first, second]) {
             await selectWorkspace(page, workspace.name);
@@ -104,12 +129,18 @@ describe("workspaces in a real browser: two stream at once, the page map follows
             await expect.poll(async () => (await readApp(page)).items.some((item) => item.id === workspace.id)).toBe(false);
         }
 
-        await expect.poll(async () => {
-            const after = await readApp(page);
-            return { owners: after.owners.length, free: after.free };
-        }, { timeout: 30_000, interval: 150 }).toEqual({ owners: 0, free: 96 });
-        for (const workspace of [first, second])
+        await expect
+            .poll(
+                async () => {
+                    const after = await readApp(page);
+                    return { owners: after.owners.length, free: after.free };
+                },
+                { timeout: 30_000, interval: 150 }
+            )
+            .toEqual({ owners: 0, free: 96 });
+        for (const workspace of [first, second]) {
             expect(await canvasPixelsOfColour(page, workspace.colour)).toBe(0);
+        }
         expect((await storedWorkspaces(page)).map((workspace) => workspace.id)).toEqual([third.id, fourth.id]);
         screenshots.push(await app().screenshot("workspaces-page-map-all-free"));
         expect(app().problems).toEqual([]);

@@ -8,8 +8,12 @@ const PROMPT = "The quick brown fox jumps over the lazy dog.\nKvault keeps every
 
 describe("the first vertical slice: node-llama-cpp loads a generated model and generates", () => {
     let runtime: LlamaRuntime;
-    beforeAll(async () => { runtime = await LlamaRuntime.start(); });
-    afterAll(async () => { await runtime.dispose(); });
+    beforeAll(async () => {
+        runtime = await LlamaRuntime.start();
+    });
+    afterAll(async () => {
+        await runtime.dispose();
+    });
 
     it("reports the backend it chose", () => {
         expect(["cuda", "vulkan", "metal", "cpu"]).toContain(runtime.backend);
@@ -18,8 +22,12 @@ describe("the first vertical slice: node-llama-cpp loads a generated model and g
 
     describe("tiny", () => {
         let model: LlamaModel;
-        beforeAll(async () => { model = await runtime.loadModel(generatedModelPath("tiny")); });
-        afterAll(async () => { await model.dispose(); });
+        beforeAll(async () => {
+            model = await runtime.loadModel(generatedModelPath("tiny"));
+        });
+        afterAll(async () => {
+            await model.dispose();
+        });
 
         it("describes itself as the generated llama model with the preset's geometry", () => {
             expect(model.fileInfo.metadata.general.architecture).toBe("llama");
@@ -38,8 +46,9 @@ describe("the first vertical slice: node-llama-cpp loads a generated model and g
 
         it("gives the same greedy tokens run after run, and different tokens for a different prompt", async () => {
             const runs = [];
-            for (let i = 0; i < 3; i++)
+            for (let i = 0; i < 3; i++) {
                 runs.push(await generateGreedy(model, PROMPT, 24));
+            }
             expect(runs[0]!.tokens).toHaveLength(24);
             expect(new Set(runs[0]!.tokens).size).toBeGreaterThan(3);
             expect(runs[1]!.tokens).toEqual(runs[0]!.tokens);
@@ -50,7 +59,9 @@ describe("the first vertical slice: node-llama-cpp loads a generated model and g
         });
 
         it("refuses a prompt that does not fit instead of letting the context shift truncate it", async () => {
-            await expect(generateGreedy(model, PROMPT.repeat(20), 16, 256)).rejects.toThrow(/needs \d+ tokens and 16 more are asked for; the context holds 256/);
+            await expect(generateGreedy(model, PROMPT.repeat(20), 16, 256)).rejects.toThrow(
+                /needs \d+ tokens and 16 more are asked for; the context holds 256/
+            );
         });
     });
 

@@ -10,11 +10,18 @@ export class Conversation {
     readonly messages: ChatMessage[] = [];
     readonly answers: string[] = [];
 
-    constructor(readonly workspace: string, private readonly sampling: SamplingParams = GREEDY) {}
+    constructor(
+        readonly workspace: string,
+        private readonly sampling: SamplingParams = GREEDY
+    ) {}
 
     async turn(service: EngineService, userText: string, signal?: AbortSignal): Promise<TurnResult> {
         const messages: ChatMessage[] = [...this.messages, { role: "user", content: userText }];
-        const result = await service.chat({ requestId: `test-${++numRequests}`, workspace: this.workspace, messages, sampling: this.sampling }, {}, signal);
+        const result = await service.chat(
+            { requestId: `test-${++numRequests}`, workspace: this.workspace, messages, sampling: this.sampling },
+            {},
+            signal
+        );
         this.messages.push({ role: "user", content: userText }, { role: "assistant", content: result.text });
         this.answers.push(result.text);
         return result;

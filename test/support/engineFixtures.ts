@@ -18,14 +18,19 @@ export const tinyEngineConfig: Omit<EngineConfigInput, "modelPath"> = {
     flashAttention: true
 };
 
-export async function startTinyEngine(runtime: LlamaRuntime, overrides: Partial<EngineConfigInput> = {}, hooks?: KvEngineHooks): Promise<KvEngine> {
+export async function startTinyEngine(
+    runtime: LlamaRuntime,
+    overrides: Partial<EngineConfigInput> = {},
+    hooks?: KvEngineHooks
+): Promise<KvEngine> {
     return KvEngine.start({ modelPath: generatedModelPath("tiny"), ...tinyEngineConfig, ...overrides }, { runtime, hooks });
 }
 
 export const alice: SessionId = sessionId("alice");
 export const bob: SessionId = sessionId("bob");
 
-const LONG_TEXT = "Kvault keeps each workspace's KV pages apart; a request that does not fit is refused at the door. " +
+const LONG_TEXT =
+    "Kvault keeps each workspace's KV pages apart; a request that does not fit is refused at the door. " +
     "The prefill context evaluates prompts, the decode context generates, and pages carry the handoff between them. ";
 
 /** Exactly `count` prompt tokens of the engine's model, BOS first. */
@@ -57,7 +62,8 @@ export async function expectEngineClean(engine: KvEngine): Promise<void> {
     expect(engine.pool.numFreePages).toBe(engine.config.numPages);
     assertAuditClean(engine.pool.audit({ scanFreePages: true }));
     expect(engine.decode.numFreeSequences).toBe(engine.decode.numSequences);
-    if (engine.prefill)
+    if (engine.prefill) {
         expect(engine.prefill.numFreeSequences).toBe(engine.prefill.numSequences);
+    }
     expect(engine.stateDirectory.listFiles()).toEqual([]);
 }

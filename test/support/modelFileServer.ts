@@ -83,10 +83,18 @@ export async function startModelFileServer(): Promise<ModelFileServer> {
         const name = decodeURIComponent((request.url ?? "/").split("?")[0]!.slice(1));
         const file = files.get(name);
         const rangeMatch = /^bytes=(\d+)-(\d*)$/.exec(request.headers.range ?? "");
-        const entry: LoggedRequest = { path: name, method: request.method ?? "GET", rangeStart: rangeMatch ? Number(rangeMatch[1]) : undefined, status: 404, cut: false, sentBytes: 0 };
+        const entry: LoggedRequest = {
+            path: name,
+            method: request.method ?? "GET",
+            rangeStart: rangeMatch ? Number(rangeMatch[1]) : undefined,
+            status: 404,
+            cut: false,
+            sentBytes: 0
+        };
         log.push(entry);
-        if (hanging.has(name))
+        if (hanging.has(name)) {
             return;
+        }
         if (file === undefined) {
             response.writeHead(404, { "content-type": "text/plain" }).end("not found");
             return;
@@ -95,10 +103,13 @@ export async function startModelFileServer(): Promise<ModelFileServer> {
         let start = 0;
         let end = size - 1;
         const headers: http.OutgoingHttpHeaders = {
-            "content-type": "application/octet-stream", etag: file.etag ?? `"${sha256(file.body).slice(0, 16)}"`, "last-modified": "Mon, 05 Jan 2026 10:00:00 GMT"
+            "content-type": "application/octet-stream",
+            etag: file.etag ?? `"${sha256(file.body).slice(0, 16)}"`,
+            "last-modified": "Mon, 05 Jan 2026 10:00:00 GMT"
         };
-        if (file.ranges)
+        if (file.ranges) {
             headers["accept-ranges"] = "bytes";
+        }
         let status = 200;
         if (file.ranges && rangeMatch !== null) {
             start = Number(rangeMatch[1]);
@@ -131,14 +142,16 @@ export async function startModelFileServer(): Promise<ModelFileServer> {
         }
         entry.cut = true;
         entry.sentBytes = Math.max(0, stop - start);
-        const destroy = (): void => void setTimeout(() => {
-            request.socket.destroy();
-            responded?.(entry);
-        }, 20);
-        if (stop <= start)
+        const destroy = (): void =>
+            void setTimeout(() => {
+                request.socket.destroy();
+                responded?.(entry);
+            }, 20);
+        if (stop <= start) {
             destroy();
-        else
+        } else {
             response.write(file.body.subarray(start, stop), destroy);
+        }
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     return {
@@ -161,10 +174,12 @@ export async function settled(downloads: ModelDownloads, id: string, timeoutMs =
     const deadline = Date.now() + timeoutMs;
     for (;;) {
         const record = downloads.get(id)!;
-        if (record.state !== "downloading")
+        if (record.state !== "downloading") {
             return record;
-        if (Date.now() > deadline)
+        }
+        if (Date.now() > deadline) {
             throw new Error(`download ${id} still running: ${JSON.stringify(record)}`);
+        }
         await new Promise((resolve) => setTimeout(resolve, 25));
     }
 }

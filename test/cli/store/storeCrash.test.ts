@@ -32,9 +32,16 @@ function random(state: number): () => number {
  * (> first, so at least one save was acknowledged), and returns the acks it printed: each one a
  * save that had resolved, so must survive.
  */
-async function saveUntilKilled(mode: "journal" | "metadata", dataDir: string, first: number, target: number, delayMs: number): Promise<number[]> {
+async function saveUntilKilled(
+    mode: "journal" | "metadata",
+    dataDir: string,
+    first: number,
+    target: number,
+    delayMs: number
+): Promise<number[]> {
     const child = spawn(process.execPath, ["--import", "tsx", "test/cli/store/storeCrashChild.ts", mode, dataDir, String(first)], {
-        cwd: repositoryRoot, stdio: ["ignore", "pipe", "pipe"]
+        cwd: repositoryRoot,
+        stdio: ["ignore", "pipe", "pipe"]
     });
     let stdout = "";
     let stderr = "";
@@ -47,10 +54,12 @@ async function saveUntilKilled(mode: "journal" | "metadata", dataDir: string, fi
             stdout = lines.pop()!;
             for (const line of lines) {
                 const ack = /^ack (\d+)$/.exec(line);
-                if (ack !== null)
+                if (ack !== null) {
                     acks.push(Number(ack[1]));
-                if (line === `start ${target}`)
+                }
+                if (line === `start ${target}`) {
                     resolve();
+                }
             }
         });
     });
@@ -86,8 +95,9 @@ describe(`the store survives kill -9 mid-save (seed ${seed})`, () => {
         for (let round = 0; round < NUM_ROUNDS; round++) {
             // Killed while a big message is saved: after 1 to 3 saves, at the first big one from there.
             let target = numSaved + 1 + Math.floor(next() * 3);
-            while (!isBigMessage(target))
+            while (!isBigMessage(target)) {
                 target++;
+            }
             const acks = await saveUntilKilled("journal", dataDir, numSaved, target, next() * MAX_KILL_DELAY_MS);
             const lastAck = acks.at(-1)!;
 
@@ -97,9 +107,13 @@ describe(`the store survives kill -9 mid-save (seed ${seed})`, () => {
             const messages = workspaces.find((workspace) => workspace.id === crashWorkspace.id)!.messages;
             const context = `round ${round}, seed ${seed}, last ack ${lastAck}`;
             // In order, from the first message ever written, each exactly as written.
-            expect(messages.map((message) => message.id), context).toEqual(messages.map((_, index) => `m-${index}`));
-            for (const message of messages)
+            expect(
+                messages.map((message) => message.id),
+                context
+            ).toEqual(messages.map((_, index) => `m-${index}`));
+            for (const message of messages) {
                 expect(message, context).toEqual(crashMessage(Number(message.id.slice(2))));
+            }
             // Every acknowledged save is there; beyond them at most the one that was being written.
             expect(messages.length, context).toBeGreaterThanOrEqual(lastAck + 1);
             expect(messages.length, context).toBeLessThanOrEqual(lastAck + 2);
@@ -113,19 +127,30 @@ describe(`the store survives kill -9 mid-save (seed ${seed})`, () => {
             }
             numSaved = messages.length;
         }
-        console.log(`seed ${seed}: ${numSaved} messages over ${NUM_ROUNDS} kills; ${numTruncated} kill(s) cut a line short (set aside), ` +
-            `${numInFlightKept} unacknowledged message(s) had reached the disk whole, the rest were killed before their write.`);
+        console.log(
+            `seed ${seed}: ${numSaved} messages over ${NUM_ROUNDS} kills; ${numTruncated} kill(s) cut a line short (set aside), ` +
+                `${numInFlightKept} unacknowledged message(s) had reached the disk whole, the rest were killed before their write.`
+        );
     });
 
     it("the workspace list: a kill during its atomic write leaves the old list or the new, never a torn one", async () => {
         let numSaved = 0;
         const paths = storePaths(dataDir);
         for (let round = 0; round < NUM_ROUNDS; round++) {
-            const acks = await saveUntilKilled("metadata", dataDir, numSaved, numSaved + 1 + Math.floor(next() * 3), next() * MAX_KILL_DELAY_MS);
+            const acks = await saveUntilKilled(
+                "metadata",
+                dataDir,
+                numSaved,
+                numSaved + 1 + Math.floor(next() * 3),
+                next() * MAX_KILL_DELAY_MS
+            );
             const lastAck = acks.at(-1)!;
             const context = `round ${round}, seed ${seed}, last ack ${lastAck}`;
             // The file itself, before the store touches it: whole JSON, the last acknowledged version or the one after.
-            const onDisk = JSON.parse(fs.readFileSync(paths.metadata, "utf8")) as { v: number; workspaces: { name: string; settings: { systemPrompt: string } }[] };
+            const onDisk = JSON.parse(fs.readFileSync(paths.metadata, "utf8")) as {
+                v: number;
+                workspaces: { name: string; settings: { systemPrompt: string } }[];
+            };
             const entry = onDisk.workspaces.find((workspace) => workspace.name.startsWith("Version "))!;
             const version = Number(entry.name.slice("Version ".length));
             expect([lastAck, lastAck + 1], context).toContain(version);
@@ -138,7 +163,10 @@ describe(`the store survives kill -9 mid-save (seed ${seed})`, () => {
             expect(workspaces.find((workspace) => workspace.id === crashWorkspace.id)?.name, context).toBe(`Version ${version}`);
             // The chat from the test before is untouched by list writes.
             expect(workspaces[0]!.messages.length, context).toBeGreaterThan(0);
-            expect(fs.readdirSync(paths.directory).filter((name) => name.endsWith(".tmp")), "no temporary file outlives the next start").toEqual([]);
+            expect(
+                fs.readdirSync(paths.directory).filter((name) => name.endsWith(".tmp")),
+                "no temporary file outlives the next start"
+            ).toEqual([]);
             numSaved = version + 1;
         }
     });

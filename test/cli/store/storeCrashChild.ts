@@ -11,8 +11,9 @@ const [mode, dataDir, firstText] = process.argv.slice(2);
 const first = Number(firstText);
 const store = await WorkspaceStore.open(dataDir!);
 if (mode === "journal") {
-    if ((await store.load()).workspaces.length === 0)
+    if ((await store.load()).workspaces.length === 0) {
         await store.saveWorkspace(crashWorkspace);
+    }
     for (let index = first; index < first + MAX_SAVES; index++) {
         const message = crashMessage(index);
         process.stdout.write(`start ${index}\n`);

@@ -28,7 +28,9 @@ export interface SequenceSlot {
 }
 
 /** Reads the sidebar, the page map's table and the decode sequences in one round trip. */
-export function readApp(page: Page): Promise<{ items: WorkspaceItem[]; owners: PageOwnerRow[]; slots: SequenceSlot[]; free: number; numPages: number }> {
+export function readApp(
+    page: Page
+): Promise<{ items: WorkspaceItem[]; owners: PageOwnerRow[]; slots: SequenceSlot[]; free: number; numPages: number }> {
     return page.evaluate(`(() => {
         const data = (element, name) => element.getAttribute("data-" + name) ?? "";
         const table = document.querySelector(".page-owner-table");
@@ -52,8 +54,9 @@ export function readApp(page: Page): Promise<{ items: WorkspaceItem[]; owners: P
 
 export async function workspaceByName(page: Page, name: string): Promise<WorkspaceItem> {
     const item = (await readApp(page)).items.find((candidate) => candidate.name === name);
-    if (item === undefined)
+    if (item === undefined) {
         throw new Error(`No workspace named ${name} in the sidebar.`);
+    }
     return item;
 }
 
@@ -74,12 +77,15 @@ export async function selectWorkspace(page: Page, name: string): Promise<void> {
 /** Sets the selected workspace's temperature and max tokens through its Settings. */
 export async function configureWorkspace(page: Page, settings: { temperature?: number; maxTokens?: number }): Promise<void> {
     const details = page.locator(".workspace-settings");
-    if (await details.getAttribute("open") === null)
+    if ((await details.getAttribute("open")) === null) {
         await details.locator("summary").click();
-    if (settings.temperature !== undefined)
+    }
+    if (settings.temperature !== undefined) {
         await page.getByLabel("Temperature", { exact: true }).fill(String(settings.temperature));
-    if (settings.maxTokens !== undefined)
+    }
+    if (settings.maxTokens !== undefined) {
         await page.getByLabel("Max tokens", { exact: true }).fill(String(settings.maxTokens));
+    }
     await details.locator("summary").click();
 }
 
@@ -145,6 +151,9 @@ export async function foldPageMap(page: Page): Promise<void> {
 /** Folds the page map and opens the model panel, waiting for the loaded model's facts. */
 export async function openModelPanel(page: Page): Promise<void> {
     await foldPageMap(page);
-    await page.locator("details.panel > summary").filter({ hasText: /^Model$/ }).click();
+    await page
+        .locator("details.panel > summary")
+        .filter({ hasText: /^Model$/ })
+        .click();
     await page.locator('[data-fact="model-name"]').waitFor({ timeout: 30_000 });
 }

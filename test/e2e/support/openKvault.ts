@@ -7,7 +7,16 @@ import { repositoryRoot } from "./startKvaultServer.js";
 /** Debian's Chromium; never a downloaded one. */
 export const chromiumPath = process.env.KVAULT_CHROMIUM ?? "/usr/bin/chromium";
 
-const chromiumArgs = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+const chromiumArgs = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync"
+];
 
 export const screenshotDirectory = path.join(repositoryRoot, "test", ".artifacts", "screenshots");
 
@@ -31,29 +40,40 @@ export async function openKvault(url: string, viewport = { width: 1280, height: 
     const profile = fs.mkdtempSync(path.join(os.tmpdir(), "kvault-chromium-"));
     let context: BrowserContext | undefined;
     let closed: Promise<void> | undefined;
-    const close = (): Promise<void> => closed ??= (async () => {
-        await context?.close().catch(() => undefined);
-        fs.rmSync(profile, { recursive: true, force: true });
-    })();
+    const close = (): Promise<void> =>
+        (closed ??= (async () => {
+            await context?.close().catch(() => undefined);
+            fs.rmSync(profile, { recursive: true, force: true });
+        })());
     try {
-        context = await chromium.launchPersistentContext(profile, { executablePath: chromiumPath, args: chromiumArgs, viewport, timeout: 60_000 });
+        context = await chromium.launchPersistentContext(profile, {
+            executablePath: chromiumPath,
+            args: chromiumArgs,
+            viewport,
+            timeout: 60_000
+        });
         await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: url });
-        const page = context.pages()[0] ?? await context.newPage();
+        const page = context.pages()[0] ?? (await context.newPage());
         const problems: string[] = [];
         page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
         page.on("console", (message) => {
-            if (/Content.Security.Policy|Refused to/i.test(message.text()))
+            if (/Content.Security.Policy|Refused to/i.test(message.text())) {
                 problems.push(`console: ${message.text()}`);
+            }
         });
-        if (initScript !== undefined)
+        if (initScript !== undefined) {
             await page.addInitScript(initScript);
+        }
         await page.goto(url);
         await page.locator('[data-connection="open"]').waitFor({ timeout: 30_000 });
         // The workspaces come from the server once connected; tests start from the loaded list.
         await page.locator('.workspace-list[data-load="ready"]').waitFor({ timeout: 30_000 });
         fs.mkdirSync(screenshotDirectory, { recursive: true });
         return {
-            context, page, problems, close,
+            context,
+            page,
+            problems,
+            close,
             async screenshot(name) {
                 const file = path.join(screenshotDirectory, `${name}.png`);
                 await page.screenshot({ path: file });

@@ -28,12 +28,31 @@ export interface KvaultServer {
  * directory of its own, or with `options.dataDir` (kept when it stops: the caller's to remove).
  * `options.extraArgs` are more `npm run serve` options, after e2eServeArgs.
  */
-export async function startKvaultServer(options: { readonly dataDir?: string; readonly extraArgs?: readonly string[] } = {}): Promise<KvaultServer> {
+export async function startKvaultServer(
+    options: { readonly dataDir?: string; readonly extraArgs?: readonly string[] } = {}
+): Promise<KvaultServer> {
     const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), "kvault-e2e-"));
     const apiKey = `e2e-${crypto.randomBytes(12).toString("hex")}`;
-    const child = spawn(process.execPath, ["--import", "tsx", "host/headless/serve.ts", "--port", "0", "--data-dir", dataDir, "--api-key", apiKey, ...e2eServeArgs, ...options.extraArgs ?? []], {
-        cwd: repositoryRoot, stdio: ["ignore", "pipe", "pipe"]
-    });
+    const child = spawn(
+        process.execPath,
+        [
+            "--import",
+            "tsx",
+            "host/headless/serve.ts",
+            "--port",
+            "0",
+            "--data-dir",
+            dataDir,
+            "--api-key",
+            apiKey,
+            ...e2eServeArgs,
+            ...(options.extraArgs ?? [])
+        ],
+        {
+            cwd: repositoryRoot,
+            stdio: ["ignore", "pipe", "pipe"]
+        }
+    );
     let stdout = "";
     let stderr = "";
     child.stdout!.on("data", (chunk: Buffer) => void (stdout += chunk.toString()));
@@ -41,16 +60,18 @@ export async function startKvaultServer(options: { readonly dataDir?: string; re
     const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
 
     let stopped: Promise<void> | undefined;
-    const stop = (): Promise<void> => stopped ??= (async () => {
-        if (child.exitCode === null && child.signalCode === null) {
-            child.kill("SIGTERM");
-            const timer = setTimeout(() => child.kill("SIGKILL"), 15_000);
-            await exited;
-            clearTimeout(timer);
-        }
-        if (options.dataDir === undefined)
-            fs.rmSync(dataDir, { recursive: true, force: true });
-    })();
+    const stop = (): Promise<void> =>
+        (stopped ??= (async () => {
+            if (child.exitCode === null && child.signalCode === null) {
+                child.kill("SIGTERM");
+                const timer = setTimeout(() => child.kill("SIGKILL"), 15_000);
+                await exited;
+                clearTimeout(timer);
+            }
+            if (options.dataDir === undefined) {
+                fs.rmSync(dataDir, { recursive: true, force: true });
+            }
+        })());
 
     try {
         const url = await new Promise<string>((resolve, reject) => {
@@ -76,16 +97,19 @@ export async function startKvaultServer(options: { readonly dataDir?: string; re
 
 /** Linux: the child of `parentPid` whose command line runs the engine process's entry. */
 function findEnginePid(parentPid: number | undefined): number | undefined {
-    if (parentPid === undefined)
+    if (parentPid === undefined) {
         return undefined;
+    }
     for (const entry of fs.readdirSync("/proc")) {
-        if (!/^\d+$/.test(entry))
+        if (!/^\d+$/.test(entry)) {
             continue;
+        }
         try {
             const stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8");
             const parent = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-            if (parent === parentPid && fs.readFileSync(`/proc/${entry}/cmdline`, "utf8").includes("engineProcess"))
+            if (parent === parentPid && fs.readFileSync(`/proc/${entry}/cmdline`, "utf8").includes("engineProcess")) {
                 return Number(entry);
+            }
         } catch {
             // the process ended while we looked
         }

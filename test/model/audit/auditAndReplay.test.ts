@@ -12,7 +12,19 @@ describe("the engine audit (I1–I7) and differential replay (I8)", () => {
     let service: EngineService;
     beforeAll(async () => {
         runtime = await LlamaRuntime.start({ gpu: false });
-        service = await EngineService.start({ modelPath: generatedModelPath("tiny"), ...tinyEngineConfig, window: 512, decodeContextSize: 512, prefillContextSize: 512, numPages: 128, numDecodeSequences: 2, inPlacePrefillTokens: 8 }, { runtime });
+        service = await EngineService.start(
+            {
+                modelPath: generatedModelPath("tiny"),
+                ...tinyEngineConfig,
+                window: 512,
+                decodeContextSize: 512,
+                prefillContextSize: 512,
+                numPages: 128,
+                numDecodeSequences: 2,
+                inPlacePrefillTokens: 8
+            },
+            { runtime }
+        );
     });
     afterAll(async () => {
         await service.dispose();
@@ -21,7 +33,7 @@ describe("the engine audit (I1–I7) and differential replay (I8)", () => {
 
     it("is clean after workspaces chat, swap out into pages and back, and every served answer replays identically alone", async () => {
         const conversations = ["a", "b", "c", "d"].map((name) => new Conversation(name));
-        for (let turn = 0; turn < 2; turn++)
+        for (let turn = 0; turn < 2; turn++) {
             for (const conversation of conversations) {
                 await conversation.turn(service, userMessage(conversation.workspace, turn));
                 const audit = service.engine.audit();
@@ -29,6 +41,7 @@ describe("the engine audit (I1–I7) and differential replay (I8)", () => {
                 expect(audit.pool.violations).toEqual([]);
                 expect(audit.ok).toBe(true);
             }
+        }
         const swapped = service.engine.sessions().filter((session) => session.residency.kind === "swapped");
         expect(swapped.length).toBeGreaterThan(0); // 4 workspaces on 2 sequences: two live in pages
         expect(service.engine.audit().pool.numSealedPagesVerified).toBeGreaterThan(0);
@@ -44,8 +57,9 @@ describe("the engine audit (I1–I7) and differential replay (I8)", () => {
 
     it("finds a flipped byte in a swapped workspace's pages (I7), and the swap-in refuses it", async () => {
         const conversations = ["p", "q", "r"].map((name) => new Conversation(name));
-        for (const conversation of conversations)
+        for (const conversation of conversations) {
             await conversation.turn(service, userMessage(conversation.workspace, 0));
+        }
         const victim = service.engine.sessions().find((session) => session.residency.kind === "swapped")!;
         expect(victim).toBeDefined();
         const residency = victim.residency as Extract<typeof victim.residency, { kind: "swapped" }>;
@@ -56,7 +70,9 @@ describe("the engine audit (I1–I7) and differential replay (I8)", () => {
         expect(audit.pool.violations.map((violation) => violation.invariant)).toContain("I7");
 
         const conversation = conversations.find((candidate) => candidate.workspace === victim.id)!;
-        await expect(conversation.turn(service, userMessage(conversation.workspace, 1))).rejects.toMatchObject({ code: "handoff_checksum_mismatch" });
+        await expect(conversation.turn(service, userMessage(conversation.workspace, 1))).rejects.toMatchObject({
+            code: "handoff_checksum_mismatch"
+        });
         expect(service.engine.counters.integrityFailures).toBe(1);
         expect(service.engine.audit().ok).toBe(true); // the corrupted pages were released and scrubbed
         await expectEngineClean(service.engine);

@@ -13,8 +13,9 @@ const MAX_TOKENS = 8;
 function readPages(manifest: PageManifest, pool: PagePool): Buffer[] {
     return manifest.pages.map((page) => {
         const leased = pool.acquireReadLease(page, manifest.generation);
-        if (!leased.ok)
+        if (!leased.ok) {
             throw leased.error;
+        }
         try {
             return Buffer.from(leased.lease.read());
         } finally {
@@ -45,8 +46,9 @@ describe("cancellation at every stage frees through quarantine and leaks nothing
         await runtime.dispose();
     });
     beforeEach(() => {
-        for (const key of Object.keys(hooks) as (keyof KvEngineHooks)[])
+        for (const key of Object.keys(hooks) as (keyof KvEngineHooks)[]) {
             delete hooks[key];
+        }
     });
 
     it("during prefill", async () => {
@@ -54,11 +56,13 @@ describe("cancellation at every stage frees through quarantine and leaks nothing
         const stages: string[] = [];
         hooks.onStatus = (_, status) => {
             stages.push(status.kind);
-            if (status.kind === "prefilling")
+            if (status.kind === "prefilling") {
                 controller.abort();
+            }
         };
-        await expect(engine.generate({ session: alice, promptTokens: promptA, maxTokens: MAX_TOKENS, signal: controller.signal }))
-            .rejects.toThrow(new RequestCancelledError("prefilling"));
+        await expect(
+            engine.generate({ session: alice, promptTokens: promptA, maxTokens: MAX_TOKENS, signal: controller.signal })
+        ).rejects.toThrow(new RequestCancelledError("prefilling"));
         expect(stages).toEqual(["prefilling", "cancelled"]);
         expect(engine.counters.cancelled).toBe(1);
         await expectEngineClean(engine);
@@ -73,14 +77,16 @@ describe("cancellation at every stage frees through quarantine and leaks nothing
 
         hooks.beforeTransferWrite = async () => {
             delete hooks.beforeTransferWrite; // only A's writer is slow
-            const owned = Array.from({ length: engine.config.numPages }, (_, page) => engine.pool.pageInfo(page as never))
-                .filter((info) => info.state !== PageState.Free);
+            const owned = Array.from({ length: engine.config.numPages }, (_, page) => engine.pool.pageInfo(page as never)).filter(
+                (info) => info.state !== PageState.Free
+            );
             pagesOfA = owned.map((info) => info.pageId);
             controller.abort();
 
             // A's pages: released by the cancel, but held by the writer's leases: quarantined, not free.
-            for (const page of pagesOfA)
+            for (const page of pagesOfA) {
                 expect(engine.pool.pageInfo(page as never)).toMatchObject({ state: PageState.Quarantined, hasWriter: true });
+            }
 
             // B is admitted at once, while A's writer is still in flight.
             hooks.afterSeal = (manifest, pool) => {
@@ -92,8 +98,9 @@ describe("cancellation at every stage frees through quarantine and leaks nothing
             lateWriteRefusedBefore = engine.pool.counters.staleWritesRefused;
         };
 
-        await expect(engine.generate({ session: alice, promptTokens: promptA, maxTokens: MAX_TOKENS, signal: controller.signal }))
-            .rejects.toThrow(new RequestCancelledError("transferring"));
+        await expect(
+            engine.generate({ session: alice, promptTokens: promptA, maxTokens: MAX_TOKENS, signal: controller.signal })
+        ).rejects.toThrow(new RequestCancelledError("transferring"));
 
         expect(pagesOfA).toHaveLength(4); // 59 handed-off positions
         expect(pagesOfB).toHaveLength(4);
@@ -104,7 +111,9 @@ describe("cancellation at every stage frees through quarantine and leaks nothing
 
         // By content: B's pages held exactly what B alone writes, byte for byte.
         let bytesOfBAlone: Buffer[] = [];
-        hooks.afterSeal = (manifest, pool) => { bytesOfBAlone = readPages(manifest, pool); };
+        hooks.afterSeal = (manifest, pool) => {
+            bytesOfBAlone = readPages(manifest, pool);
+        };
         await engine.generate({ session: bob, promptTokens: promptB, maxTokens: MAX_TOKENS });
         expect(bytesOfB.length).toBe(bytesOfBAlone.length);
         bytesOfB.forEach((bytes, index) => expect(bytes.equals(bytesOfBAlone[index]!), `page ${index}`).toBe(true));
@@ -114,25 +123,29 @@ describe("cancellation at every stage frees through quarantine and leaks nothing
     it("during decode, within one step", async () => {
         const controller = new AbortController();
         const tokensSeen: number[] = [];
-        await expect(engine.generate({
-            session: alice,
-            promptTokens: promptA,
-            maxTokens: 64,
-            signal: controller.signal,
-            onToken: (token) => {
-                tokensSeen.push(token);
-                if (tokensSeen.length === 3)
-                    controller.abort();
-            }
-        })).rejects.toThrow(new RequestCancelledError("decoding"));
+        await expect(
+            engine.generate({
+                session: alice,
+                promptTokens: promptA,
+                maxTokens: 64,
+                signal: controller.signal,
+                onToken: (token) => {
+                    tokensSeen.push(token);
+                    if (tokensSeen.length === 3) {
+                        controller.abort();
+                    }
+                }
+            })
+        ).rejects.toThrow(new RequestCancelledError("decoding"));
         expect(tokensSeen).toHaveLength(3);
         await expectEngineClean(engine);
     });
 
     it("before it starts: an aborted signal is cancelled at the door, before any page is reserved", async () => {
         const reservationsBefore = engine.pool.counters.numReservations;
-        await expect(engine.generate({ session: alice, promptTokens: promptA, maxTokens: MAX_TOKENS, signal: AbortSignal.abort() }))
-            .rejects.toBeInstanceOf(RequestCancelledError);
+        await expect(
+            engine.generate({ session: alice, promptTokens: promptA, maxTokens: MAX_TOKENS, signal: AbortSignal.abort() })
+        ).rejects.toBeInstanceOf(RequestCancelledError);
         expect(engine.pool.counters.numReservations).toBe(reservationsBefore);
         await expectEngineClean(engine);
     });

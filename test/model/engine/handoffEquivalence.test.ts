@@ -25,7 +25,12 @@ describe.each([
     });
 
     it("measures its capacities from the contexts and pool it created", () => {
-        expect(split.window.capacities).toEqual({ window: 256, prefill: split.prefill!.sequenceCapacity, decode: split.decode.sequenceCapacity, pool: 48 * 16 });
+        expect(split.window.capacities).toEqual({
+            window: 256,
+            prefill: split.prefill!.sequenceCapacity,
+            decode: split.decode.sequenceCapacity,
+            pool: 48 * 16
+        });
         expect(split.prefill!.sequenceCapacity).toBeGreaterThanOrEqual(256);
         expect(split.window).toMatchObject({ limit: 256, boundBy: "window", clamped: false });
         expect(split.layout.vTransposed).toBe(!flashAttention);
@@ -54,8 +59,12 @@ describe.each([
         const exact = await split.generate({ session: alice, promptTokens: promptOf(split, limit - 1), maxTokens: 1 });
         expect(exact.tokens).toHaveLength(1);
         const reservationsBefore = split.pool.counters.numReservations;
-        await expect(split.generate({ session: alice, promptTokens: promptOf(split, limit), maxTokens: 1 }))
-            .rejects.toMatchObject({ code: "context_length_exceeded", numPromptTokens: limit, maxTokens: 1, limit });
+        await expect(split.generate({ session: alice, promptTokens: promptOf(split, limit), maxTokens: 1 })).rejects.toMatchObject({
+            code: "context_length_exceeded",
+            numPromptTokens: limit,
+            maxTokens: 1,
+            limit
+        });
         expect(split.pool.counters.numReservations).toBe(reservationsBefore);
         await expectEngineClean(split);
     });

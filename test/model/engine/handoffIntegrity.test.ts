@@ -28,7 +28,8 @@ describe("each broken handoff is refused with its own error, and the engine stay
         runtime = await LlamaRuntime.start({ gpu: false });
         engine = await startTinyEngine(runtime, {}, hooks);
         const unified = await startTinyEngine(runtime, { mode: "unified" });
-        reference = (await unified.generate({ session: alice, promptTokens: promptOf(engine, NUM_PROMPT_TOKENS), maxTokens: MAX_TOKENS })).tokens;
+        reference = (await unified.generate({ session: alice, promptTokens: promptOf(engine, NUM_PROMPT_TOKENS), maxTokens: MAX_TOKENS }))
+            .tokens;
         await unified.dispose();
         otherModelDirectory = fs.mkdtempSync(path.join(os.tmpdir(), "kvault-other-model-"));
     });
@@ -41,18 +42,36 @@ describe("each broken handoff is refused with its own error, and the engine stay
         delete hooks.afterSeal;
     });
 
-    async function expectRefusedThenHealthy(tamper: (manifest: PageManifest, pool: PagePool) => PageManifest | void, code: string): Promise<void> {
+    async function expectRefusedThenHealthy(
+        tamper: (manifest: PageManifest, pool: PagePool) => PageManifest | void,
+        code: string
+    ): Promise<void> {
         const integrityFailuresBefore = engine.counters.integrityFailures;
         const tokensSeen: number[] = [];
         hooks.afterSeal = tamper;
-        await expect(engine.generate({ session: freshSession(), promptTokens: promptOf(engine, NUM_PROMPT_TOKENS), maxTokens: MAX_TOKENS, onToken: (t) => { tokensSeen.push(t); } }))
-            .rejects.toMatchObject({ code, message: expect.stringMatching(/^KV handoff refused: .+ Nothing was decoded; the engine is healthy, retry the request\.$/) });
+        await expect(
+            engine.generate({
+                session: freshSession(),
+                promptTokens: promptOf(engine, NUM_PROMPT_TOKENS),
+                maxTokens: MAX_TOKENS,
+                onToken: (t) => {
+                    tokensSeen.push(t);
+                }
+            })
+        ).rejects.toMatchObject({
+            code,
+            message: expect.stringMatching(/^KV handoff refused: .+ Nothing was decoded; the engine is healthy, retry the request\.$/)
+        });
         delete hooks.afterSeal;
         expect(tokensSeen).toEqual([]); // nothing decoded over what did not arrive
         expect(engine.counters.integrityFailures).toBe(integrityFailuresBefore + 1);
         await expectEngineClean(engine);
 
-        const next = await engine.generate({ session: freshSession(), promptTokens: promptOf(engine, NUM_PROMPT_TOKENS), maxTokens: MAX_TOKENS });
+        const next = await engine.generate({
+            session: freshSession(),
+            promptTokens: promptOf(engine, NUM_PROMPT_TOKENS),
+            maxTokens: MAX_TOKENS
+        });
         expect(next.tokens).toEqual(reference);
         await expectEngineClean(engine);
     }
@@ -64,16 +83,23 @@ describe("each broken handoff is refused with its own error, and the engine stay
     });
 
     it("pages dropped from the transfer: one page of three delivered", async () => {
-        await expectRefusedThenHealthy((manifest) => ({ ...manifest, pages: manifest.pages.slice(0, 1), checksums: manifest.checksums.slice(0, 1) }), "handoff_page_count_mismatch");
+        await expectRefusedThenHealthy(
+            (manifest) => ({ ...manifest, pages: manifest.pages.slice(0, 1), checksums: manifest.checksums.slice(0, 1) }),
+            "handoff_page_count_mismatch"
+        );
     });
 
     it("a byte flipped in a sealed page after sealing", async () => {
-        await expectRefusedThenHealthy((manifest, pool) => { pool.injectByteFlip(manifest.pages[1]!, manifest.generation, 100); }, "handoff_checksum_mismatch");
+        await expectRefusedThenHealthy((manifest, pool) => {
+            pool.injectByteFlip(manifest.pages[1]!, manifest.generation, 100);
+        }, "handoff_checksum_mismatch");
     });
 
     it("a manifest of another request (the previous request's, replayed)", async () => {
         let previous: PageManifest | undefined;
-        hooks.afterSeal = (manifest) => { previous = manifest; };
+        hooks.afterSeal = (manifest) => {
+            previous = manifest;
+        };
         await engine.generate({ session: bob, promptTokens: promptOf(engine, NUM_PROMPT_TOKENS), maxTokens: 1 });
         expect(previous).toBeDefined();
         await expectRefusedThenHealthy(() => previous, "handoff_page_owner_mismatch");
@@ -84,11 +110,14 @@ describe("each broken handoff is refused with its own error, and the engine stay
     });
 
     it("pages in the wrong order: positions not contiguous", async () => {
-        await expectRefusedThenHealthy((manifest) => ({
-            ...manifest,
-            pages: [manifest.pages[1]!, manifest.pages[0]!, manifest.pages[2]!],
-            checksums: [manifest.checksums[1]!, manifest.checksums[0]!, manifest.checksums[2]!]
-        }), "handoff_positions_not_contiguous");
+        await expectRefusedThenHealthy(
+            (manifest) => ({
+                ...manifest,
+                pages: [manifest.pages[1]!, manifest.pages[0]!, manifest.pages[2]!],
+                checksums: [manifest.checksums[1]!, manifest.checksums[0]!, manifest.checksums[2]!]
+            }),
+            "handoff_positions_not_contiguous"
+        );
     });
 
     it("KV written by another model of the same geometry (another seed)", async () => {
@@ -96,6 +125,9 @@ describe("each broken handoff is refused with its own error, and the engine stay
         writeGgufFile(otherModelPath, planSyntheticModel({ ...modelPresets.tiny, seed: 12345 }));
         const otherFingerprint = modelFingerprint(otherModelPath);
         expect(otherFingerprint).not.toBe(engine.modelFingerprint);
-        await expectRefusedThenHealthy((manifest) => ({ ...manifest, layoutFingerprint: layoutFingerprint(engine.layout, otherFingerprint) }), "handoff_layout_mismatch");
+        await expectRefusedThenHealthy(
+            (manifest) => ({ ...manifest, layoutFingerprint: layoutFingerprint(engine.layout, otherFingerprint) }),
+            "handoff_layout_mismatch"
+        );
     });
 });

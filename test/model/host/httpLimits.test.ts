@@ -8,10 +8,17 @@ const API_KEY = "limits-test-key";
 
 describe("the API's limits: a full queue and the per-request time limit", () => {
     let service: EngineService;
-    beforeAll(async () => { service = await EngineService.start({ modelPath: generatedModelPath("tiny"), ...tinyEngineConfig, gpu: false }); });
-    afterAll(async () => { await service.dispose(); });
+    beforeAll(async () => {
+        service = await EngineService.start({ modelPath: generatedModelPath("tiny"), ...tinyEngineConfig, gpu: false });
+    });
+    afterAll(async () => {
+        await service.dispose();
+    });
 
-    async function withServer(options: { maxInFlight?: number; requestTimeoutMs?: number }, body: (url: string) => Promise<void>): Promise<void> {
+    async function withServer(
+        options: { maxInFlight?: number; requestTimeoutMs?: number },
+        body: (url: string) => Promise<void>
+    ): Promise<void> {
         const server = new KvaultHttpServer({ engine: service, apiKey: API_KEY, host: "127.0.0.1", port: 0, modelId: "tiny", ...options });
         const { url } = await server.listen();
         try {
@@ -21,11 +28,12 @@ describe("the API's limits: a full queue and the per-request time limit", () => 
         }
     }
 
-    const post = (url: string, maxTokens: number): Promise<Response> => fetch(`${url}/v1/chat/completions`, {
-        method: "POST",
-        headers: { Authorization: `Bearer ${API_KEY}`, "Content-Type": "application/json" },
-        body: JSON.stringify({ model: "tiny", messages: [{ role: "user", content: "go on" }], max_tokens: maxTokens, temperature: 0 })
-    });
+    const post = (url: string, maxTokens: number): Promise<Response> =>
+        fetch(`${url}/v1/chat/completions`, {
+            method: "POST",
+            headers: { Authorization: `Bearer ${API_KEY}`, "Content-Type": "application/json" },
+            body: JSON.stringify({ model: "tiny", messages: [{ role: "user", content: "go on" }], max_tokens: maxTokens, temperature: 0 })
+        });
 
     it("answers 429 with Retry-After when the queue is full, and serves again after", async () => {
         await withServer({ maxInFlight: 1 }, async (url) => {
@@ -45,10 +53,13 @@ describe("the API's limits: a full queue and the per-request time limit", () => 
         await withServer({ requestTimeoutMs: 100 }, async (url) => {
             const response = await post(url, 200);
             expect(response.status).toBe(504);
-            expect(await response.json()).toMatchObject({ error: { code: "request_timeout", message: expect.stringMatching(/ran longer than the limit/) } });
+            expect(await response.json()).toMatchObject({
+                error: { code: "request_timeout", message: expect.stringMatching(/ran longer than the limit/) }
+            });
         });
-        for (let waited = 0; waited < 10_000 && service.engine.sessions().some((session) => session.busy); waited += 10)
+        for (let waited = 0; waited < 10_000 && service.engine.sessions().some((session) => session.busy); waited += 10) {
             await new Promise((resolve) => setTimeout(resolve, 10));
+        }
         await expectEngineClean(service.engine);
     });
 });

@@ -19,11 +19,21 @@ describe("the OpenAI-compatible API, driven by the official openai client", () =
     let url: string;
     let client: OpenAI;
     const raw = (pathname: string, init: RequestInit = {}): Promise<Response> =>
-        fetch(url + pathname, { ...init, headers: { Authorization: `Bearer ${API_KEY}`, "Content-Type": "application/json", ...init.headers } });
+        fetch(url + pathname, {
+            ...init,
+            headers: { Authorization: `Bearer ${API_KEY}`, "Content-Type": "application/json", ...init.headers }
+        });
 
     beforeAll(async () => {
         service = await EngineService.start({ modelPath: generatedModelPath("tiny"), ...tinyEngineConfig, gpu: false });
-        server = new KvaultHttpServer({ engine: service, apiKey: API_KEY, host: "127.0.0.1", port: 0, modelId: "tiny", requestTimeoutMs: 60_000 });
+        server = new KvaultHttpServer({
+            engine: service,
+            apiKey: API_KEY,
+            host: "127.0.0.1",
+            port: 0,
+            modelId: "tiny",
+            requestTimeoutMs: 60_000
+        });
         url = (await server.listen()).url;
         client = new OpenAI({ baseURL: `${url}/v1`, apiKey: API_KEY, maxRetries: 0 });
     });
@@ -45,7 +55,14 @@ describe("the OpenAI-compatible API, driven by the official openai client", () =
         expect(whole.usage).toMatchObject({ completion_tokens: 8 });
         expect(whole.usage!.prompt_tokens).toBeGreaterThan(5);
 
-        const stream = await client.chat.completions.create({ model: "tiny", messages, max_completion_tokens: 8, temperature: 0, stream: true, stream_options: { include_usage: true } });
+        const stream = await client.chat.completions.create({
+            model: "tiny",
+            messages,
+            max_completion_tokens: 8,
+            temperature: 0,
+            stream: true,
+            stream_options: { include_usage: true }
+        });
         let text = "";
         let finishReason: string | null = null;
         let usage: OpenAI.CompletionUsage | undefined;
@@ -61,7 +78,14 @@ describe("the OpenAI-compatible API, driven by the official openai client", () =
 
     it("reports logprobs and top_logprobs, streamed and not; greedy picks the most likely token", async () => {
         const messages = [{ role: "user" as const, content: "Tell me about logprobs." }];
-        const whole = await client.chat.completions.create({ model: "tiny", messages, max_tokens: 5, temperature: 0, logprobs: true, top_logprobs: 3 });
+        const whole = await client.chat.completions.create({
+            model: "tiny",
+            messages,
+            max_tokens: 5,
+            temperature: 0,
+            logprobs: true,
+            top_logprobs: 3
+        });
         const content = whole.choices[0]!.logprobs!.content!;
         expect(content).toHaveLength(5);
         for (const entry of content) {
@@ -74,32 +98,65 @@ describe("the OpenAI-compatible API, driven by the official openai client", () =
         const plain = await client.chat.completions.create({ model: "tiny", messages, max_tokens: 5, temperature: 0 });
         expect(plain.choices[0]!.logprobs).toBeNull();
 
-        const stream = await client.chat.completions.create({ model: "tiny", messages, max_tokens: 5, temperature: 0, logprobs: true, stream: true });
+        const stream = await client.chat.completions.create({
+            model: "tiny",
+            messages,
+            max_tokens: 5,
+            temperature: 0,
+            logprobs: true,
+            stream: true
+        });
         const streamed: number[] = [];
-        for await (const chunk of stream)
+        for await (const chunk of stream) {
             streamed.push(...(chunk.choices[0]?.logprobs?.content ?? []).map((entry) => entry.logprob));
+        }
         expect(streamed).toEqual(content.map((entry) => entry.logprob));
 
-        const refused = await raw("/v1/chat/completions", { method: "POST", body: JSON.stringify({ model: "tiny", messages, top_logprobs: 2 }) });
+        const refused = await raw("/v1/chat/completions", {
+            method: "POST",
+            body: JSON.stringify({ model: "tiny", messages, top_logprobs: 2 })
+        });
         expect(refused.status).toBe(400);
         expect(await refused.json()).toMatchObject({ error: { param: "top_logprobs" } });
     });
 
     it("keeps a named workspace's KV between requests (user field or X-Kvault-Workspace) and none for anonymous ones", async () => {
-        const first = await client.chat.completions.create({ model: "tiny", messages: [{ role: "user", content: "Remember the word lantern." }], max_tokens: 4, temperature: 0, user: "alice" });
+        const first = await client.chat.completions.create({
+            model: "tiny",
+            messages: [{ role: "user", content: "Remember the word lantern." }],
+            max_tokens: 4,
+            temperature: 0,
+            user: "alice"
+        });
         const second = await client.chat.completions.create({
-            model: "tiny", max_tokens: 4, temperature: 0, user: "alice",
-            messages: [{ role: "user", content: "Remember the word lantern." }, { role: "assistant", content: first.choices[0]!.message.content! }, { role: "user", content: "Which word?" }]
+            model: "tiny",
+            max_tokens: 4,
+            temperature: 0,
+            user: "alice",
+            messages: [
+                { role: "user", content: "Remember the word lantern." },
+                { role: "assistant", content: first.choices[0]!.message.content! },
+                { role: "user", content: "Which word?" }
+            ]
         });
         expect(second.usage!.prompt_tokens_details!.cached_tokens).toBeGreaterThan(0);
-        const anonymous = await client.chat.completions.create({ model: "tiny", messages: [{ role: "user", content: "Remember the word lantern." }], max_tokens: 4, temperature: 0 });
+        const anonymous = await client.chat.completions.create({
+            model: "tiny",
+            messages: [{ role: "user", content: "Remember the word lantern." }],
+            max_tokens: 4,
+            temperature: 0
+        });
         expect(anonymous.usage!.prompt_tokens_details!.cached_tokens).toBe(0);
         expect(service.engine.sessions().some((session) => session.id.startsWith("api-request:"))).toBe(false);
     });
 
     it("refuses a prompt that does not fit with 400 context_length_exceeded and the numbers", async () => {
-        const error = await client.chat.completions.create({ model: "tiny", messages: [{ role: "user", content: "pages ".repeat(400) }], max_tokens: 8 })
-            .then(() => undefined, (caught: unknown) => caught);
+        const error = await client.chat.completions
+            .create({ model: "tiny", messages: [{ role: "user", content: "pages ".repeat(400) }], max_tokens: 8 })
+            .then(
+                () => undefined,
+                (caught: unknown) => caught
+            );
         expect(error).toBeInstanceOf(OpenAI.BadRequestError);
         expect((error as InstanceType<typeof OpenAI.BadRequestError>).code).toBe("context_length_exceeded");
         expect((error as Error).message).toMatch(/needs [\d,]+ tokens .* the limit is 256/);
@@ -108,14 +165,23 @@ describe("the OpenAI-compatible API, driven by the official openai client", () =
     it("cancels the generation when the client aborts, and the metrics show the pages back", async () => {
         const before = await (await raw("/metrics")).text();
         const controller = new AbortController();
-        const stream = await client.chat.completions.create({ model: "tiny", messages: [{ role: "user", content: "Write at length about leases and quarantine, please." }], max_tokens: 200, temperature: 0, stream: true },
-            { signal: controller.signal });
+        const stream = await client.chat.completions.create(
+            {
+                model: "tiny",
+                messages: [{ role: "user", content: "Write at length about leases and quarantine, please." }],
+                max_tokens: 200,
+                temperature: 0,
+                stream: true
+            },
+            { signal: controller.signal }
+        );
         let numChunks = 0;
         try {
             for await (const chunk of stream) {
                 void chunk;
-                if (++numChunks === 3)
+                if (++numChunks === 3) {
                     controller.abort();
+                }
             }
         } catch (error) {
             expect((error as Error).name).toMatch(/Abort/); // depending on timing the client ends quietly or with an abort error
@@ -123,13 +189,20 @@ describe("the OpenAI-compatible API, driven by the official openai client", () =
         expect(numChunks).toBeGreaterThanOrEqual(3);
         expect(numChunks).toBeLessThan(50);
         let after = "";
-        for (let attempt = 0; attempt < 50; attempt++) { // the cancel reaches the engine within a decode step
+        for (let attempt = 0; attempt < 50; attempt++) {
+            // the cancel reaches the engine within a decode step
             after = await (await raw("/metrics")).text();
-            if (metricValue(after, 'kvault_requests_total{outcome="cancelled"}') > metricValue(before, 'kvault_requests_total{outcome="cancelled"}'))
+            if (
+                metricValue(after, 'kvault_requests_total{outcome="cancelled"}') >
+                metricValue(before, 'kvault_requests_total{outcome="cancelled"}')
+            ) {
                 break;
+            }
             await new Promise((resolve) => setTimeout(resolve, 20));
         }
-        expect(metricValue(after, 'kvault_requests_total{outcome="cancelled"}')).toBe(metricValue(before, 'kvault_requests_total{outcome="cancelled"}') + 1);
+        expect(metricValue(after, 'kvault_requests_total{outcome="cancelled"}')).toBe(
+            metricValue(before, 'kvault_requests_total{outcome="cancelled"}') + 1
+        );
         expect(metricValue(after, 'kvault_pages{state="free"}')).toBe(48);
         expect(metricValue(after, "kvault_page_leases_active")).toBe(0);
         // A cancel is not a stale completion: the transfer counters say nothing arrived late.
@@ -144,7 +217,10 @@ describe("the OpenAI-compatible API, driven by the official openai client", () =
         const wrongKey = await fetch(`${url}/v1/models`, { headers: { Authorization: "Bearer nope-nope-nope" } });
         expect(wrongKey.status).toBe(401);
 
-        const unknownModel = await raw("/v1/chat/completions", { method: "POST", body: JSON.stringify({ model: "gpt-9", messages: [{ role: "user", content: "hi" }] }) });
+        const unknownModel = await raw("/v1/chat/completions", {
+            method: "POST",
+            body: JSON.stringify({ model: "gpt-9", messages: [{ role: "user", content: "hi" }] })
+        });
         expect(unknownModel.status).toBe(404);
         expect(await unknownModel.json()).toMatchObject({ error: { code: "model_not_found", param: "model" } });
 
@@ -152,14 +228,23 @@ describe("the OpenAI-compatible API, driven by the official openai client", () =
         expect(badJson.status).toBe(400);
         expect(await badJson.json()).toMatchObject({ error: { type: "invalid_request_error", code: "invalid_json" } });
 
-        const badValue = await raw("/v1/chat/completions", { method: "POST", body: JSON.stringify({ model: "tiny", messages: [{ role: "user", content: "hi" }], temperature: 5 }) });
+        const badValue = await raw("/v1/chat/completions", {
+            method: "POST",
+            body: JSON.stringify({ model: "tiny", messages: [{ role: "user", content: "hi" }], temperature: 5 })
+        });
         expect(badValue.status).toBe(400);
         expect(await badValue.json()).toMatchObject({ error: { type: "invalid_request_error", param: "temperature" } });
 
-        const twoChoices = await raw("/v1/chat/completions", { method: "POST", body: JSON.stringify({ model: "tiny", messages: [{ role: "user", content: "hi" }], n: 2 }) });
+        const twoChoices = await raw("/v1/chat/completions", {
+            method: "POST",
+            body: JSON.stringify({ model: "tiny", messages: [{ role: "user", content: "hi" }], n: 2 })
+        });
         expect(twoChoices.status).toBe(400);
 
-        const huge = await raw("/v1/chat/completions", { method: "POST", body: JSON.stringify({ model: "tiny", messages: [{ role: "user", content: "x".repeat(9 * 1024 * 1024) }] }) });
+        const huge = await raw("/v1/chat/completions", {
+            method: "POST",
+            body: JSON.stringify({ model: "tiny", messages: [{ role: "user", content: "x".repeat(9 * 1024 * 1024) }] })
+        });
         expect(huge.status).toBe(413);
         expect(await huge.json()).toMatchObject({ error: { code: "request_too_large" } });
     });
@@ -168,7 +253,13 @@ describe("the OpenAI-compatible API, driven by the official openai client", () =
         const rebinding = await new Promise<number>((resolve, reject) => {
             import("node:http").then(({ request }) => {
                 const target = new URL(url);
-                const req = request({ host: target.hostname, port: target.port, path: "/health", headers: { Host: "evil.example:80" } }, (res) => { res.resume(); resolve(res.statusCode!); });
+                const req = request(
+                    { host: target.hostname, port: target.port, path: "/health", headers: { Host: "evil.example:80" } },
+                    (res) => {
+                        res.resume();
+                        resolve(res.statusCode!);
+                    }
+                );
                 req.on("error", reject);
                 req.end();
             }, reject);
@@ -177,7 +268,10 @@ describe("the OpenAI-compatible API, driven by the official openai client", () =
         const otherOrigin = await raw("/v1/models", { headers: { Origin: "http://evil.example" } });
         expect(otherOrigin.status).toBe(403);
         expect(otherOrigin.headers.get("access-control-allow-origin")).toBeNull();
-        const preflight = await fetch(`${url}/v1/chat/completions`, { method: "OPTIONS", headers: { Origin: "http://evil.example", "Access-Control-Request-Method": "POST" } });
+        const preflight = await fetch(`${url}/v1/chat/completions`, {
+            method: "OPTIONS",
+            headers: { Origin: "http://evil.example", "Access-Control-Request-Method": "POST" }
+        });
         expect(preflight.status).toBe(403);
         expect(preflight.headers.get("access-control-allow-origin")).toBeNull();
         expect((await fetch(`${url}/health`)).status).toBe(200);
@@ -185,26 +279,40 @@ describe("the OpenAI-compatible API, driven by the official openai client", () =
 
     it("survives fuzzed payloads: never a 5xx, never wedged", async () => {
         const payloads: string[] = [
-            "null", "[]", "42", "\"text\"", "{}", JSON.stringify({ model: 7 }), JSON.stringify({ model: "tiny", messages: "hi" }),
-            JSON.stringify({ model: "tiny", messages: [null] }), JSON.stringify({ model: "tiny", messages: [{ role: "user", content: { nested: [1, 2, { deep: true }] } }] }),
+            "null",
+            "[]",
+            "42",
+            '"text"',
+            "{}",
+            JSON.stringify({ model: 7 }),
+            JSON.stringify({ model: "tiny", messages: "hi" }),
+            JSON.stringify({ model: "tiny", messages: [null] }),
+            JSON.stringify({ model: "tiny", messages: [{ role: "user", content: { nested: [1, 2, { deep: true }] } }] }),
             JSON.stringify({ model: "tiny", messages: [{ role: "user", content: "hi" }], max_tokens: -5 }),
             JSON.stringify({ model: "tiny", messages: [{ role: "user", content: "hi" }], max_tokens: "10" }),
             JSON.stringify({ model: "tiny", messages: [{ role: "user", content: "hi" }], stop: [1, 2] }),
             JSON.stringify({ model: "tiny", messages: [{ role: "user", content: "hi" }], user: "u".repeat(10_000) }),
             JSON.stringify({ model: "tiny", messages: [{ role: "user", content: "hi" }], seed: 1.5, unknown_field: { a: 1 } }),
             JSON.stringify({ model: "tiny", messages: [{ role: "system", content: "only a system message" }] }),
-            "{\"model\": \"tiny\", \"messages\": [{\"role\": \"user\", \"content\": \"\\ud800\"}]}"
+            '{"model": "tiny", "messages": [{"role": "user", "content": "\\ud800"}]}'
         ];
-        for (let seed = 0; seed < 20; seed++)
+        for (let seed = 0; seed < 20; seed++) {
             payloads.push(Buffer.from(Array.from({ length: 64 }, (_, i) => (seed * 131 + i * 17) % 256)).toString("latin1"));
+        }
         for (const body of payloads) {
             const response = await raw("/v1/chat/completions", { method: "POST", body });
             expect(response.status, body.slice(0, 80)).toBeLessThan(500);
-            const json = await response.json() as { error?: { message?: string } };
-            if (response.status !== 200)
+            const json = (await response.json()) as { error?: { message?: string } };
+            if (response.status !== 200) {
                 expect(typeof json.error?.message).toBe("string");
+            }
         }
-        const healthy = await client.chat.completions.create({ model: "tiny", messages: [{ role: "user", content: "still there?" }], max_tokens: 3, temperature: 0 });
+        const healthy = await client.chat.completions.create({
+            model: "tiny",
+            messages: [{ role: "user", content: "still there?" }],
+            max_tokens: 3,
+            temperature: 0
+        });
         expect(healthy.choices[0]!.message.content!.length).toBeGreaterThan(0);
     });
 });

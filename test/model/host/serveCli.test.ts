@@ -16,7 +16,9 @@ interface Started {
 /** Runs `npm run serve`'s server as a user would (without npm's banner), collecting its output. */
 function serve(args: string[], env: Record<string, string> = {}): Started {
     const child = spawn(process.execPath, ["--import", "tsx", "host/headless/serve.ts", ...args], {
-        cwd: repositoryRoot, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"]
+        cwd: repositoryRoot,
+        env: { ...process.env, ...env },
+        stdio: ["ignore", "pipe", "pipe"]
     });
     const stdout: string[] = [];
     const stderr: string[] = [];
@@ -29,10 +31,12 @@ function serve(args: string[], env: Record<string, string> = {}): Started {
 async function listening(started: Started): Promise<string> {
     for (let attempt = 0; attempt < 600; attempt++) {
         const line = started.stdout.find((candidate) => candidate.startsWith("Kvault listening on "));
-        if (line !== undefined)
+        if (line !== undefined) {
             return line.slice("Kvault listening on ".length);
-        if (started.child.exitCode !== null)
+        }
+        if (started.child.exitCode !== null) {
             throw new Error(`serve exited with ${started.child.exitCode}: ${started.stderr.join("\n")}`);
+        }
         await new Promise((resolve) => setTimeout(resolve, 100));
     }
     throw new Error(`serve did not start in 60 s: ${started.stderr.join("\n")}`);
@@ -45,7 +49,9 @@ describe("npm run serve: the headless server in its own processes", () => {
     const apiKey = "serve-test-key-42";
     beforeAll(async () => {
         dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "kvault-serve-"));
-        started = serve(["--port", "0", "--data-dir", dataDir, "--context", "512", "--decode-sequences", "2", "--page-tokens", "16"], { KVAULT_API_KEY: apiKey });
+        started = serve(["--port", "0", "--data-dir", dataDir, "--context", "512", "--decode-sequences", "2", "--page-tokens", "16"], {
+            KVAULT_API_KEY: apiKey
+        });
         url = await listening(started);
     }, 90_000);
     afterAll(async () => {
@@ -66,27 +72,51 @@ describe("npm run serve: the headless server in its own processes", () => {
         expect((await client.models.list()).data.map((model) => model.id)).toEqual(["tiny"]);
 
         let text = "";
-        for await (const chunk of await client.chat.completions.create({ model: "tiny", messages: [{ role: "user", content: "hello" }], max_tokens: 6, temperature: 0, stream: true }))
+        for await (const chunk of await client.chat.completions.create({
+            model: "tiny",
+            messages: [{ role: "user", content: "hello" }],
+            max_tokens: 6,
+            temperature: 0,
+            stream: true
+        })) {
             text += chunk.choices[0]?.delta.content ?? "";
+        }
         expect(text.length).toBeGreaterThan(0);
 
-        const tooLong = await client.chat.completions.create({ model: "tiny", messages: [{ role: "user", content: "long ".repeat(800) }], max_tokens: 8 }).catch((error: unknown) => error);
+        const tooLong = await client.chat.completions
+            .create({ model: "tiny", messages: [{ role: "user", content: "long ".repeat(800) }], max_tokens: 8 })
+            .catch((error: unknown) => error);
         expect(tooLong).toBeInstanceOf(OpenAI.BadRequestError);
         expect((tooLong as InstanceType<typeof OpenAI.BadRequestError>).code).toBe("context_length_exceeded");
 
         const controller = new AbortController();
-        const stream = await client.chat.completions.create({ model: "tiny", messages: [{ role: "user", content: "a long answer, please, about pages " }], max_tokens: 400, temperature: 0, stream: true }, { signal: controller.signal });
+        const stream = await client.chat.completions.create(
+            {
+                model: "tiny",
+                messages: [{ role: "user", content: "a long answer, please, about pages " }],
+                max_tokens: 400,
+                temperature: 0,
+                stream: true
+            },
+            { signal: controller.signal }
+        );
         try {
             let numChunks = 0;
             for await (const chunk of stream) {
                 void chunk;
-                if (++numChunks === 2) controller.abort();
+                if (++numChunks === 2) {
+                    controller.abort();
+                }
             }
-        } catch { /* the client reports the abort */ }
+        } catch {
+            /* the client reports the abort */
+        }
         let metrics = "";
         for (let attempt = 0; attempt < 100; attempt++) {
             metrics = await (await fetch(`${url}/metrics`, { headers: { Authorization: `Bearer ${apiKey}` } })).text();
-            if (/kvault_requests_total\{outcome="cancelled"\} 1/.test(metrics)) break;
+            if (/kvault_requests_total\{outcome="cancelled"\} 1/.test(metrics)) {
+                break;
+            }
             await new Promise((resolve) => setTimeout(resolve, 50));
         }
         expect(metrics).toMatch(/kvault_requests_total\{outcome="cancelled"\} 1/);
@@ -103,10 +133,25 @@ describe("npm run serve: the headless server in its own processes", () => {
 describe("npm run serve reports a window it had to clamp", () => {
     it("clamps the window to the measured prefill capacity and says so", async () => {
         const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "kvault-serve-clamp-"));
-        const started = serve(["--port", "0", "--data-dir", dataDir, "--context", "512", "--prefill-capacity", "256", "--page-tokens", "16", "--api-key", "clamp-test-key"]);
+        const started = serve([
+            "--port",
+            "0",
+            "--data-dir",
+            dataDir,
+            "--context",
+            "512",
+            "--prefill-capacity",
+            "256",
+            "--page-tokens",
+            "16",
+            "--api-key",
+            "clamp-test-key"
+        ]);
         try {
             await listening(started);
-            expect(started.stderr.join("\n")).toContain("The window was clamped from 512 to 256 tokens: the measured prefill capacity is smaller.");
+            expect(started.stderr.join("\n")).toContain(
+                "The window was clamped from 512 to 256 tokens: the measured prefill capacity is smaller."
+            );
         } finally {
             started.child.kill("SIGTERM");
             expect(await started.exit).toBe(0);
@@ -121,15 +166,19 @@ describe("npm run serve refuses what it cannot honour, with a message and a non-
         [["--model", "package.json"], 1, /is not a GGUF file/],
         [["--port", "99999"], 2, /--port is "99999"/],
         [["--frobnicate"], 2, /Unknown option "--frobnicate"/]
-    ])("%j", async (args, code, message) => {
-        const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "kvault-serve-bad-"));
-        try {
-            const started = serve([...args, "--data-dir", dataDir]);
-            expect(await started.exit).toBe(code);
-            expect(started.stdout).toEqual([]);
-            expect(started.stderr.join("\n")).toMatch(message);
-        } finally {
-            fs.rmSync(dataDir, { recursive: true, force: true });
-        }
-    }, 60_000);
+    ])(
+        "%j",
+        async (args, code, message) => {
+            const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "kvault-serve-bad-"));
+            try {
+                const started = serve([...args, "--data-dir", dataDir]);
+                expect(await started.exit).toBe(code);
+                expect(started.stdout).toEqual([]);
+                expect(started.stderr.join("\n")).toMatch(message);
+            } finally {
+                fs.rmSync(dataDir, { recursive: true, force: true });
+            }
+        },
+        60_000
+    );
 });

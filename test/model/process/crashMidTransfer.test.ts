@@ -7,7 +7,8 @@ import { engineDirectoriesIn, makeStateRoot } from "./stateRoots.js";
 
 const FIRST = "A page?";
 /** About 200 tokens of the tiny model: a fresh workspace's turn that prefill evaluates and hands to decode through pages. */
-const LONG = "Here is a long message, long enough that prefill evaluates it and hands its KV to decode through pages: " +
+const LONG =
+    "Here is a long message, long enough that prefill evaluates it and hands its KV to decode through pages: " +
     "where does my context live while it moves, and what is left of it if the engine dies on the way?";
 const RETRY = "Shorter.";
 /** A transfer's state file: the engine names them after the request (`req-7-12.state`); probes and swaps are named otherwise. */
@@ -29,9 +30,11 @@ function isStopped(pid: number): boolean {
 function freeze(pid: number): void {
     process.kill(pid, "SIGSTOP");
     const deadline = performance.now() + 5_000;
-    while (!isStopped(pid))
-        if (performance.now() > deadline)
+    while (!isStopped(pid)) {
+        if (performance.now() > deadline) {
             throw new Error(`engine process ${pid} did not stop within 5 s of SIGSTOP`);
+        }
+    }
 }
 
 // A transfer's first sign is in the engine's private state directory (a private state root, so the
@@ -54,7 +57,11 @@ describe("SIGKILL of the engine process mid-transfer", () => {
         const events: (keyof EngineSupervisorEvents)[] = [];
         supervisor.on("crashed", () => events.push("crashed"));
         supervisor.on("restarted", () => events.push("restarted"));
-        const [alice, bob, carol] = ["alice", "bob", "carol"].map((workspace) => new Conversation(workspace)) as [Conversation, Conversation, Conversation];
+        const [alice, bob, carol] = ["alice", "bob", "carol"].map((workspace) => new Conversation(workspace)) as [
+            Conversation,
+            Conversation,
+            Conversation
+        ];
         await alice.turn(supervisor, FIRST);
         await bob.turn(supervisor, FIRST);
         const firstPid = supervisor.pid!;
@@ -63,10 +70,13 @@ describe("SIGKILL of the engine process mid-transfer", () => {
 
         let frozenWith: string[] | undefined;
         let leftAtDeath: string[] | undefined;
-        supervisor.on("crashed", () => { leftAtDeath = fs.readdirSync(directory!); }); // the process is gone; its directory is as the kill left it
+        supervisor.on("crashed", () => {
+            leftAtDeath = fs.readdirSync(directory!);
+        }); // the process is gone; its directory is as the kill left it
         const watcher = fs.watch(directory!, (_event, name) => {
-            if (frozenWith !== undefined || name === null || !TRANSFER_FILE.test(name))
+            if (frozenWith !== undefined || name === null || !TRANSFER_FILE.test(name)) {
                 return;
+            }
             freeze(firstPid);
             const inTransfer = fs.readdirSync(directory!).filter((file) => TRANSFER_FILE.test(file));
             if (inTransfer.length > 0) {
@@ -77,17 +87,29 @@ describe("SIGKILL of the engine process mid-transfer", () => {
             }
         });
         let streamed = "";
-        const error = await carol.turn(supervisor, LONG, { sampling: { temperature: 0, maxTokens: 8 }, callbacks: { onText: (text) => { streamed += text; } } }).then(
-            (result) => { throw new Error(`carol's turn finished (${result.usage.completionTokens} tokens) although its engine was killed.`); },
-            (caught: unknown) => caught
-        );
+        const error = await carol
+            .turn(supervisor, LONG, {
+                sampling: { temperature: 0, maxTokens: 8 },
+                callbacks: {
+                    onText: (text) => {
+                        streamed += text;
+                    }
+                }
+            })
+            .then(
+                (result) => {
+                    throw new Error(`carol's turn finished (${result.usage.completionTokens} tokens) although its engine was killed.`);
+                },
+                (caught: unknown) => caught
+            );
         watcher.close();
 
         expect(frozenWith, "the engine was never frozen with a transfer's state file in its directory").toHaveLength(1);
         expect(error).toBeInstanceOf(EngineCrashedError);
         expect(error).toMatchObject({
             code: "engine_crashed",
-            message: "The engine process stopped (SIGKILL) while this turn ran. It restarts by itself; send your message again — your chat history is kept."
+            message:
+                "The engine process stopped (SIGKILL) while this turn ran. It restarts by itself; send your message again — your chat history is kept."
         });
         expect(streamed).toBe(""); // killed before decode: not a token went out
         expect(isProcessAlive(firstPid)).toBe(false);
@@ -109,8 +131,9 @@ describe("SIGKILL of the engine process mid-transfer", () => {
         expect(engineDirectoriesIn(root)).toEqual(engineDirectoriesIn(root, secondPid));
 
         // Nothing leaked in the new engine: once the workspaces are forgotten, every page is free, no lease, no file.
-        for (const workspace of ["alice", "bob", "carol"])
+        for (const workspace of ["alice", "bob", "carol"]) {
             await supervisor.forgetWorkspace(workspace);
+        }
         const snapshot = await supervisor.snapshot();
         expect(snapshot.workspaces).toEqual([]);
         expect(snapshot.pageMap.numPagesByState.free).toBe(snapshot.pageMap.numPages);

@@ -3,7 +3,15 @@ import { EngineCrashedError } from "../../../engine/host/engineHostErrors.js";
 import { EngineSupervisor, type EngineSupervisorEvents } from "../../../engine/host/EngineSupervisor.js";
 import { LlamaRuntime } from "../../../engine/runtime/LlamaRuntime.js";
 import { EngineService } from "../../../engine/service/EngineService.js";
-import { Conversation, GREEDY, RecordingSpawner, expectNoEngineLeft, isProcessAlive, stateDirectoriesOf, tinyProcessConfig } from "./supervisorFixtures.js";
+import {
+    Conversation,
+    GREEDY,
+    RecordingSpawner,
+    expectNoEngineLeft,
+    isProcessAlive,
+    stateDirectoriesOf,
+    tinyProcessConfig
+} from "./supervisorFixtures.js";
 
 // Short: the tiny model's vocabulary spends about a token per character, and the window is 256.
 const FIRST = "A page?";
@@ -55,29 +63,41 @@ describe("SIGKILL of the engine process mid-generation", () => {
         supervisor.on("crashed", (event) => events.push(["crashed", event]));
         supervisor.on("restarted", (event) => events.push(["restarted", event]));
         const conversations = workspaces.map((workspace) => new Conversation(workspace));
-        for (const conversation of conversations)
+        for (const conversation of conversations) {
             expect((await conversation.turn(supervisor, FIRST)).text).toBe(expected.get(conversation.workspace)!.first);
+        }
         const firstPid = supervisor.pid!;
         expect(stateDirectoriesOf(firstPid)).toHaveLength(1);
 
         // Both workspaces start a long generation; the engine process is killed on the first token.
-        const turns = await Promise.all(conversations.map(async (conversation) => {
-            const measured = await supervisor!.measure(conversation.workspace, conversation.messages, LONG);
-            const maxTokens = Math.min(LONG_MAX_TOKENS, measured.remainingTokens - 16);
-            expect(maxTokens).toBeGreaterThanOrEqual(150); // seconds of generation on a CPU: the kill lands well before the end
-            return conversation.request(LONG, { temperature: 0, maxTokens });
-        }));
+        const turns = await Promise.all(
+            conversations.map(async (conversation) => {
+                const measured = await supervisor!.measure(conversation.workspace, conversation.messages, LONG);
+                const maxTokens = Math.min(LONG_MAX_TOKENS, measured.remainingTokens - 16);
+                expect(maxTokens).toBeGreaterThanOrEqual(150); // seconds of generation on a CPU: the kill lands well before the end
+                return conversation.request(LONG, { temperature: 0, maxTokens });
+            })
+        );
         let numTokenEvents = 0;
-        const inFlight = turns.map((request, index) => supervisor!.chat(request, {
-            onText: () => {
-                numTokenEvents++;
-                if (index === 0 && numTokenEvents === 1)
-                    process.kill(firstPid, "SIGKILL");
-            }
-        }).then(
-            (result) => { throw new Error(`The turn of ${request.workspace} finished (${result.usage.completionTokens} tokens) although its engine was killed.`); },
-            (error: unknown) => error
-        ));
+        const inFlight = turns.map((request, index) =>
+            supervisor!
+                .chat(request, {
+                    onText: () => {
+                        numTokenEvents++;
+                        if (index === 0 && numTokenEvents === 1) {
+                            process.kill(firstPid, "SIGKILL");
+                        }
+                    }
+                })
+                .then(
+                    (result) => {
+                        throw new Error(
+                            `The turn of ${request.workspace} finished (${result.usage.completionTokens} tokens) although its engine was killed.`
+                        );
+                    },
+                    (error: unknown) => error
+                )
+        );
         const errors = await Promise.all(inFlight);
         for (const error of errors) {
             expect(error).toBeInstanceOf(EngineCrashedError);

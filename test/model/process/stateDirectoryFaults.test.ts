@@ -7,7 +7,14 @@ import { LlamaRuntime } from "../../../engine/runtime/LlamaRuntime.js";
 import { PrivateStateDirectory } from "../../../engine/runtime/PrivateStateDirectory.js";
 import { alice, bob, expectEngineClean, promptOf, startTinyEngine } from "../../support/engineFixtures.js";
 import { Conversation, RecordingSpawner, expectNoEngineLeft, tinyProcessConfig } from "./supervisorFixtures.js";
-import { engineDirectoriesIn, fillFileSystem, freeBytesOf, makeStateRoot, mountSmallFileSystem, type SmallFileSystem } from "./stateRoots.js";
+import {
+    engineDirectoriesIn,
+    fillFileSystem,
+    freeBytesOf,
+    makeStateRoot,
+    mountSmallFileSystem,
+    type SmallFileSystem
+} from "./stateRoots.js";
 
 // The engine writes each handoff's KV state into its private state directory for an instant
 // (llama.cpp writes the export, the engine the import). These tests break that directory for
@@ -16,7 +23,8 @@ import { engineDirectoriesIn, fillFileSystem, freeBytesOf, makeStateRoot, mountS
 
 const FIRST = "A page?";
 /** About 150 tokens of the tiny model: a state of about 90 KB, which 32 KiB cannot hold. */
-const LONG = "Tell me where my context lives: which pages hold it, who else can read them, and what happens to them when this turn ends and the next one starts.";
+const LONG =
+    "Tell me where my context lives: which pages hold it, who else can read them, and what happens to them when this turn ends and the next one starts.";
 const NEXT = "And now?";
 const SMALL_FS_BYTES = 1024 * 1024;
 const LEFT_FREE = 32 * 1024;
@@ -25,8 +33,9 @@ const smallFileSystem = mountSmallFileSystem(SMALL_FS_BYTES);
 const noMount = "unavailable" in smallFileSystem ? smallFileSystem.unavailable : undefined;
 /** The small tmpfs; a test that needs one fails (never skips) where mounting is refused: CI runs as root. */
 function mounted(): SmallFileSystem {
-    if (noMount !== undefined)
+    if (noMount !== undefined) {
         throw new Error(`This test needs a 1 MiB tmpfs of its own, and ${noMount}. Run the model tests as root (CI does).`);
+    }
     return smallFileSystem as SmallFileSystem;
 }
 
@@ -34,14 +43,30 @@ function mounted(): SmallFileSystem {
  * The turn fails with `code` and a message matching `message`; nothing streamed; the same engine
  * process runs on, with every page free, no lease, no state file left, and its audit clean.
  */
-async function expectFailedCleanly(supervisor: EngineSupervisor, conversation: Conversation, text: string, code: string, message: RegExp): Promise<Error> {
+async function expectFailedCleanly(
+    supervisor: EngineSupervisor,
+    conversation: Conversation,
+    text: string,
+    code: string,
+    message: RegExp
+): Promise<Error> {
     const pid = supervisor.pid;
     const before = await supervisor.snapshot();
     let streamed = "";
-    const error = await conversation.turn(supervisor, text, { callbacks: { onText: (chunk) => { streamed += chunk; } } }).then(
-        () => { throw new Error(`The turn of ${conversation.workspace} was served although its state could not be written.`); },
-        (caught: unknown) => caught as Error
-    );
+    const error = await conversation
+        .turn(supervisor, text, {
+            callbacks: {
+                onText: (chunk) => {
+                    streamed += chunk;
+                }
+            }
+        })
+        .then(
+            () => {
+                throw new Error(`The turn of ${conversation.workspace} was served although its state could not be written.`);
+            },
+            (caught: unknown) => caught as Error
+        );
     expect(error).toMatchObject({ code, message: expect.stringMatching(message) });
     expect(streamed).toBe("");
     expect(supervisor.pid).toBe(pid); // no crash, no restart: the engine itself is healthy
@@ -56,9 +81,15 @@ async function expectFailedCleanly(supervisor: EngineSupervisor, conversation: C
 }
 
 /** How every test here ends: the workspaces forgotten, no page, lease or state file left; then no process and no directory. */
-async function expectEngineCleanThenGone(supervisor: EngineSupervisor, spawner: RecordingSpawner, root: string, workspaces: readonly string[]): Promise<void> {
-    for (const workspace of workspaces)
+async function expectEngineCleanThenGone(
+    supervisor: EngineSupervisor,
+    spawner: RecordingSpawner,
+    root: string,
+    workspaces: readonly string[]
+): Promise<void> {
+    for (const workspace of workspaces) {
         await supervisor.forgetWorkspace(workspace);
+    }
     const snapshot = await supervisor.snapshot();
     expect(snapshot.workspaces).toEqual([]);
     expect(snapshot.pageMap.numPagesByState.free).toBe(snapshot.pageMap.numPages);
@@ -80,10 +111,12 @@ describe("the state directory unwritable or full: a typed error with the numbers
         supervisor = undefined;
     });
     afterAll(() => {
-        if (noMount === undefined)
+        if (noMount === undefined) {
             mounted().dispose();
-        for (const root of roots)
+        }
+        for (const root of roots) {
             fs.rmSync(root, { recursive: true, force: true });
+        }
     });
 
     it("the directory replaced by a file mid-run (ENOTDIR, which stops root too): state_directory_unwritable, naming it; served again once it is back", async () => {
@@ -97,8 +130,13 @@ describe("the state directory unwritable or full: a typed error with the numbers
 
         fs.rmSync(directory!, { recursive: true });
         fs.writeFileSync(directory!, "not a directory");
-        const error = await expectFailedCleanly(supervisor, bob, LONG, "state_directory_unwritable",
-            /^This request's KV state \([\d,]+ bytes\) could not be written to the private state directory .+: something that is not a directory has taken its place\. Nothing was generated and its pages were released\. Make the directory writable again \(or restart the engine, which makes a new one\), then send the message again\.$/);
+        const error = await expectFailedCleanly(
+            supervisor,
+            bob,
+            LONG,
+            "state_directory_unwritable",
+            /^This request's KV state \([\d,]+ bytes\) could not be written to the private state directory .+: something that is not a directory has taken its place\. Nothing was generated and its pages were released\. Make the directory writable again \(or restart the engine, which makes a new one\), then send the message again\.$/
+        );
         expect(error.message).toContain(directory!);
         // llama.cpp wrote the real reason to stderr; the engine's error says it in words.
         expect(spawner.stderr).toContain("Not a directory");
@@ -116,11 +154,14 @@ describe("the state directory unwritable or full: a typed error with the numbers
         fs.writeFileSync(path.join(root, "file"), "");
         const unmakeable = path.join(root, "file", "states");
         const spawner = new RecordingSpawner({ quiet: true });
-        const error = await EngineSupervisor.start({ ...tinyProcessConfig, stateRoot: unmakeable }, { spawner }).catch((caught: unknown) => caught) as EngineStartError;
+        const error = (await EngineSupervisor.start({ ...tinyProcessConfig, stateRoot: unmakeable }, { spawner }).catch(
+            (caught: unknown) => caught
+        )) as EngineStartError;
         expect(error).toBeInstanceOf(EngineStartError);
         expect(error.reason).toEqual({
             code: "state_directory_unwritable",
-            message: `Kvault cannot write KV state files in ${unmakeable}: ENOTDIR: not a directory. The engine keeps a sequence's KV there for an instant during every handoff, ` +
+            message:
+                `Kvault cannot write KV state files in ${unmakeable}: ENOTDIR: not a directory. The engine keeps a sequence's KV there for an instant during every handoff, ` +
                 `so it cannot start. Make ${unmakeable} a writable directory (or point the engine's stateRoot at one), then start it again.`
         });
         expectNoEngineLeft(spawner.pids);
@@ -136,8 +177,13 @@ describe("the state directory unwritable or full: a typed error with the numbers
 
         const removeFiller = fillFileSystem(fileSystem.path, LEFT_FREE);
         expect(freeBytesOf(fileSystem.path)).toBe(LEFT_FREE);
-        const error = await expectFailedCleanly(supervisor, bob, LONG, "state_directory_full",
-            /^The file system of the KV state directory .+ is full: this request's KV state needs [\d,]+ bytes and 32,768 bytes are free\. Nothing was generated and its pages were released\. Free space there, then send the message again\.$/);
+        const error = await expectFailedCleanly(
+            supervisor,
+            bob,
+            LONG,
+            "state_directory_full",
+            /^The file system of the KV state directory .+ is full: this request's KV state needs [\d,]+ bytes and 32,768 bytes are free\. Nothing was generated and its pages were released\. Free space there, then send the message again\.$/
+        );
         expect(error.message).toContain(directory!);
         const needed = Number(/needs ([\d,]+) bytes/.exec(error.message)![1]!.replaceAll(",", ""));
         expect(needed).toBeGreaterThan(LEFT_FREE);
@@ -155,12 +201,16 @@ describe("the state directory unwritable or full: a typed error with the numbers
         const removeFiller = fillFileSystem(fileSystem.path, 0);
         try {
             const spawner = new RecordingSpawner({ quiet: true });
-            const error = await EngineSupervisor.start({ ...tinyProcessConfig, stateRoot: fileSystem.path }, { spawner }).catch((caught: unknown) => caught) as EngineStartError;
+            const error = (await EngineSupervisor.start({ ...tinyProcessConfig, stateRoot: fileSystem.path }, { spawner }).catch(
+                (caught: unknown) => caught
+            )) as EngineStartError;
             expect(error).toBeInstanceOf(EngineStartError);
             expect(error.reason?.code).toBe("state_directory_full");
             // llama.cpp reported success over an empty file (its stdio buffer is flushed only at close,
             // whose error it ignores); the engine compared the size read back with the size reported.
-            expect(error.reason?.message).toMatch(/^The file system of the KV state directory .+kvault-state-\d+-[0-9a-f]+ is full: the start-up probe's KV state needs 4,096 bytes and 0 bytes are free\. The engine could not start\. Free space there, then start the engine again\.$/);
+            expect(error.reason?.message).toMatch(
+                /^The file system of the KV state directory .+kvault-state-\d+-[0-9a-f]+ is full: the start-up probe's KV state needs 4,096 bytes and 0 bytes are free\. The engine could not start\. Free space there, then start the engine again\.$/
+            );
             expectNoEngineLeft(spawner.pids);
             expect(engineDirectoriesIn(fileSystem.path)).toEqual([]); // the failed start removed its directory
         } finally {
@@ -178,12 +228,17 @@ describe("the state directory unwritable or full: a typed error with the numbers
         const removeFiller = fillFileSystem(fileSystem.path, 8 * 1024);
         try {
             const filePath = directory.nextFilePath("req-1");
-            expect(() => directory.writeExclusive(filePath, Buffer.alloc(64 * 1024, 1))).toThrow(expect.objectContaining({
-                // Free as it is once the short file is removed: what the user has to work with.
-                code: "state_directory_full", numBytesNeeded: 64 * 1024, numBytesFree: 8 * 1024,
-                message: `The file system of the KV state directory ${directory.path} is full: this request's KV state needs 65,536 bytes and 8,192 bytes are free. ` +
-                    "Nothing was generated and its pages were released. Free space there, then send the message again."
-            }));
+            expect(() => directory.writeExclusive(filePath, Buffer.alloc(64 * 1024, 1))).toThrow(
+                expect.objectContaining({
+                    // Free as it is once the short file is removed: what the user has to work with.
+                    code: "state_directory_full",
+                    numBytesNeeded: 64 * 1024,
+                    numBytesFree: 8 * 1024,
+                    message:
+                        `The file system of the KV state directory ${directory.path} is full: this request's KV state needs 65,536 bytes and 8,192 bytes are free. ` +
+                        "Nothing was generated and its pages were released. Free space there, then send the message again."
+                })
+            );
             expect(directory.listFiles()).toEqual([]);
         } finally {
             removeFiller();
@@ -201,8 +256,9 @@ describe("the state directory unwritable or full: a typed error with the numbers
             const removeFiller = fillFileSystem(fileSystem.path, 16 * 1024);
             try {
                 // Bob needs alice's sequence: her KV (about 53 KB of state) must go to pages first, through the full directory.
-                await expect(engine.generate({ session: bob, promptTokens: promptOf(engine, 20, "Bob asks. "), maxTokens: 2 }))
-                    .rejects.toMatchObject({ code: "state_directory_full", numBytesFree: 16 * 1024 });
+                await expect(
+                    engine.generate({ session: bob, promptTokens: promptOf(engine, 20, "Bob asks. "), maxTokens: 2 })
+                ).rejects.toMatchObject({ code: "state_directory_full", numBytesFree: 16 * 1024 });
             } finally {
                 removeFiller();
             }
@@ -211,7 +267,9 @@ describe("the state directory unwritable or full: a typed error with the numbers
             expect(aliceNow?.heldTokens.length).toBeGreaterThanOrEqual(100);
             expect(engine.pool.numFreePages).toBe(engine.config.numPages);
             // Room again: bob is served (alice swapped out, now for real), and alice comes back from her pages without recompute.
-            expect((await engine.generate({ session: bob, promptTokens: promptOf(engine, 20, "Bob asks. "), maxTokens: 2 })).tokens).toHaveLength(2);
+            expect(
+                (await engine.generate({ session: bob, promptTokens: promptOf(engine, 20, "Bob asks. "), maxTokens: 2 })).tokens
+            ).toHaveLength(2);
             const again = await engine.generate({ session: alice, promptTokens: [...alicePrompt, 7], maxTokens: 2 });
             expect(again.numReusedTokens).toBeGreaterThanOrEqual(100);
             await expectEngineClean(engine);
@@ -230,8 +288,13 @@ describe("the state directory unwritable or full: a typed error with the numbers
 
         fileSystem.setReadOnly(true);
         try {
-            await expectFailedCleanly(supervisor, bob, LONG, "state_directory_unwritable",
-                /^This request's KV state \([\d,]+ bytes\) could not be written to the private state directory .+kvault-state-\d+-[0-9a-f]+: EROFS: read-only file system\. Nothing was generated/);
+            await expectFailedCleanly(
+                supervisor,
+                bob,
+                LONG,
+                "state_directory_unwritable",
+                /^This request's KV state \([\d,]+ bytes\) could not be written to the private state directory .+kvault-state-\d+-[0-9a-f]+: EROFS: read-only file system\. Nothing was generated/
+            );
         } finally {
             fileSystem.setReadOnly(false);
         }

@@ -14,7 +14,10 @@ export function makeStateRoot(label: string): string {
 /** Engine state directories in `root` (of one engine process, when `pid` is given). */
 export function engineDirectoriesIn(root: string, pid?: number): string[] {
     const prefix = pid === undefined ? "kvault-state-" : `kvault-state-${pid}-`;
-    return fs.readdirSync(root).filter((name) => name.startsWith(prefix)).map((name) => path.join(root, name));
+    return fs
+        .readdirSync(root)
+        .filter((name) => name.startsWith(prefix))
+        .map((name) => path.join(root, name));
 }
 
 export interface SmallFileSystem {
@@ -36,7 +39,9 @@ export function mountSmallFileSystem(numBytes: number): SmallFileSystem | { read
         execFileSync("mount", ["-t", "tmpfs", "-o", `size=${numBytes},mode=0700`, "tmpfs", mountPoint], { stdio: "pipe" });
     } catch (error) {
         fs.rmSync(mountPoint, { recursive: true, force: true });
-        return { unavailable: `mounting a tmpfs was refused (${String((error as { stderr?: Buffer }).stderr ?? error).trim()}); this test needs root or CAP_SYS_ADMIN` };
+        return {
+            unavailable: `mounting a tmpfs was refused (${String((error as { stderr?: Buffer }).stderr ?? error).trim()}); this test needs root or CAP_SYS_ADMIN`
+        };
     }
     let mounted = true;
     return {
@@ -45,8 +50,9 @@ export function mountSmallFileSystem(numBytes: number): SmallFileSystem | { read
             execFileSync("mount", ["-o", `remount,${readOnly ? "ro" : "rw"}`, mountPoint], { stdio: "pipe" });
         },
         dispose() {
-            if (!mounted)
+            if (!mounted) {
                 return;
+            }
             mounted = false;
             execFileSync("umount", [mountPoint], { stdio: "pipe" });
             fs.rmSync(mountPoint, { recursive: true, force: true });
@@ -70,8 +76,9 @@ export function fillFileSystem(directory: string, leaveFree: number): () => void
     const chunk = Buffer.alloc(64 * 1024, 0xaa);
     const descriptor = fs.openSync(filler, "w");
     try {
-        for (let written = 0; written < toWrite;)
+        for (let written = 0; written < toWrite; ) {
             written += fs.writeSync(descriptor, chunk, 0, Math.min(chunk.length, toWrite - written));
+        }
     } finally {
         fs.closeSync(descriptor);
     }

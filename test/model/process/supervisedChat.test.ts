@@ -6,7 +6,16 @@ import { EngineService } from "../../../engine/service/EngineService.js";
 import { EngineStartError } from "../../../engine/host/engineHostErrors.js";
 import { EngineSupervisor } from "../../../engine/host/EngineSupervisor.js";
 import { LlamaRuntime } from "../../../engine/runtime/LlamaRuntime.js";
-import { Conversation, RecordingSpawner, expectNoEngineLeft, isProcessAlive, stateDirectoriesOf, tinyProcessConfig, waitUntil, type ChatEngine } from "./supervisorFixtures.js";
+import {
+    Conversation,
+    RecordingSpawner,
+    expectNoEngineLeft,
+    isProcessAlive,
+    stateDirectoriesOf,
+    tinyProcessConfig,
+    waitUntil,
+    type ChatEngine
+} from "./supervisorFixtures.js";
 
 const WORKSPACES = ["alice", "bob"] as const;
 const NUM_TURNS = 3;
@@ -16,17 +25,27 @@ function userText(workspace: string, turn: number): string {
 }
 
 /** Both workspaces, turn by turn, their turns sent at once: the same schedule in process and across it. */
-async function converse(engine: ChatEngine): Promise<{ results: Map<string, TurnResult[]>; streamed: Map<string, string[]>; conversations: Conversation[] }> {
+async function converse(
+    engine: ChatEngine
+): Promise<{ results: Map<string, TurnResult[]>; streamed: Map<string, string[]>; conversations: Conversation[] }> {
     const conversations = WORKSPACES.map((workspace) => new Conversation(workspace));
     const results = new Map<string, TurnResult[]>(WORKSPACES.map((workspace) => [workspace, []]));
     const streamed = new Map<string, string[]>(WORKSPACES.map((workspace) => [workspace, []]));
     for (let turn = 0; turn < NUM_TURNS; turn++) {
-        await Promise.all(conversations.map(async (conversation) => {
-            let text = "";
-            const result = await conversation.turn(engine, userText(conversation.workspace, turn), { callbacks: { onText: (chunk) => { text += chunk; } } });
-            results.get(conversation.workspace)!.push(result);
-            streamed.get(conversation.workspace)!.push(text);
-        }));
+        await Promise.all(
+            conversations.map(async (conversation) => {
+                let text = "";
+                const result = await conversation.turn(engine, userText(conversation.workspace, turn), {
+                    callbacks: {
+                        onText: (chunk) => {
+                            text += chunk;
+                        }
+                    }
+                });
+                results.get(conversation.workspace)!.push(result);
+                streamed.get(conversation.workspace)!.push(text);
+            })
+        );
     }
     return { results, streamed, conversations };
 }
@@ -68,17 +87,23 @@ describe("the engine in its own process, behind the supervisor", () => {
         for (const workspace of WORKSPACES) {
             const expected = inProcess.results.get(workspace)!;
             const actual = across.results.get(workspace)!;
-            expect(actual.map((result) => result.text), workspace).toEqual(expected.map((result) => result.text));
+            expect(
+                actual.map((result) => result.text),
+                workspace
+            ).toEqual(expected.map((result) => result.text));
             expect(actual.map((result) => result.finishReason)).toEqual(expected.map((result) => result.finishReason));
-            expect(actual.map((result) => [result.usage.promptTokens, result.usage.completionTokens]))
-                .toEqual(expected.map((result) => [result.usage.promptTokens, result.usage.completionTokens]));
+            expect(actual.map((result) => [result.usage.promptTokens, result.usage.completionTokens])).toEqual(
+                expected.map((result) => [result.usage.promptTokens, result.usage.completionTokens])
+            );
             // What streamed as token events is the answer, chunk by chunk, across the process boundary too.
             expect(across.streamed.get(workspace)).toEqual(actual.map((result) => result.text));
             expect(actual.every((result) => result.text.length > 0 && result.usage.completionTokens === 6)).toBe(true);
             // The engine process keeps each workspace's KV between turns: later turns reuse it.
             expect(actual.slice(1).every((result) => result.usage.cachedPromptTokens > 0)).toBe(true);
         }
-        expect(across.results.get("alice")!.map((result) => result.text)).not.toEqual(across.results.get("bob")!.map((result) => result.text));
+        expect(across.results.get("alice")!.map((result) => result.text)).not.toEqual(
+            across.results.get("bob")!.map((result) => result.text)
+        );
 
         expect(await supervisor.measure("alice", across.conversations[0]!.messages, "One more question?")).toEqual(inProcessMeasure);
         const snapshot = await supervisor.snapshot();
@@ -102,13 +127,18 @@ describe("the engine in its own process, behind the supervisor", () => {
         const log: string[] = [];
         const engine = await EngineSupervisor.start(tinyProcessConfig, { spawner: stopping, log: (line) => log.push(line) });
         let disposed: Promise<void> | undefined;
-        const turn = engine.chat(new Conversation("carol").request("Go on.", { temperature: 0, maxTokens: 150 }), {
-            onText: () => { disposed ??= engine.dispose(); }
-        }).catch((error: unknown) => error);
-        const error = await turn as { code: string; message: string };
+        const turn = engine
+            .chat(new Conversation("carol").request("Go on.", { temperature: 0, maxTokens: 150 }), {
+                onText: () => {
+                    disposed ??= engine.dispose();
+                }
+            })
+            .catch((error: unknown) => error);
+        const error = (await turn) as { code: string; message: string };
         expect(error).toMatchObject({
             code: "engine_stopped",
-            message: "The engine shut down while this turn ran; nothing more will be generated. Send it again once the engine has restarted."
+            message:
+                "The engine shut down while this turn ran; nothing more will be generated. Send it again once the engine has restarted."
         });
         await disposed;
         expect(log.filter((line) => /killing it/.test(line))).toEqual([]);
@@ -118,21 +148,30 @@ describe("the engine in its own process, behind the supervisor", () => {
 
     it("refuses to start on a configuration the engine refuses, with its reason, and leaves no process", async () => {
         const refusing = new RecordingSpawner({ quiet: true });
-        const error = await EngineSupervisor.start({ ...tinyProcessConfig, pageTokens: 0 }, { spawner: refusing }).catch((caught: unknown) => caught) as EngineStartError;
+        const error = (await EngineSupervisor.start({ ...tinyProcessConfig, pageTokens: 0 }, { spawner: refusing }).catch(
+            (caught: unknown) => caught
+        )) as EngineStartError;
         expect(error).toBeInstanceOf(EngineStartError);
         expect(error.message).toBe("The engine could not start: pageTokens is 0; it must be a whole number of at least 1.");
-        expect(error.reason).toEqual({ code: "invalid_engine_config", message: "pageTokens is 0; it must be a whole number of at least 1." });
+        expect(error.reason).toEqual({
+            code: "invalid_engine_config",
+            message: "pageTokens is 0; it must be a whole number of at least 1."
+        });
         expect(refusing.stderr).toContain(`[kvault engine ${refusing.pids[0]}] could not start: pageTokens is 0`);
         expectNoEngineLeft(refusing.pids);
     });
 
     it("refuses to start on a missing model file, saying what to check", async () => {
         const refusing = new RecordingSpawner({ quiet: true });
-        const error = await EngineSupervisor.start({ ...tinyProcessConfig, modelPath: "/nonexistent/kvault-missing.gguf" }, { spawner: refusing })
-            .catch((caught: unknown) => caught) as EngineStartError;
+        const error = (await EngineSupervisor.start(
+            { ...tinyProcessConfig, modelPath: "/nonexistent/kvault-missing.gguf" },
+            { spawner: refusing }
+        ).catch((caught: unknown) => caught)) as EngineStartError;
         expect(error).toBeInstanceOf(EngineStartError);
         expect(error.reason?.code).toBe("engine_start_failed");
-        expect(error.message).toMatch(/^The engine could not start: Loading the model failed \(.*kvault-missing\.gguf.*\)\. Check that the file exists/);
+        expect(error.message).toMatch(
+            /^The engine could not start: Loading the model failed \(.*kvault-missing\.gguf.*\)\. Check that the file exists/
+        );
         expectNoEngineLeft(refusing.pids);
     });
 
@@ -148,7 +187,9 @@ describe("the engine in its own process, behind the supervisor", () => {
         try {
             let stdout = "";
             host.stdout.setEncoding("utf8");
-            host.stdout.on("data", (chunk: string) => { stdout += chunk; });
+            host.stdout.on("data", (chunk: string) => {
+                stdout += chunk;
+            });
             await waitUntil(() => /ENGINE_PID (\d+)/.test(stdout) || host.exitCode !== null, 60_000, "the host to start its engine");
             engineId = Number(/ENGINE_PID (\d+)/.exec(stdout)?.[1]);
             expect(Number.isSafeInteger(engineId)).toBe(true);

@@ -30,10 +30,19 @@ export class Conversation {
     constructor(readonly workspace: string) {}
 
     request(userText: string, sampling: SamplingParams = GREEDY): ChatTurnRequest {
-        return { requestId: `${this.workspace}-${++numRequests}`, workspace: this.workspace, messages: [...this.messages, { role: "user", content: userText }], sampling };
+        return {
+            requestId: `${this.workspace}-${++numRequests}`,
+            workspace: this.workspace,
+            messages: [...this.messages, { role: "user", content: userText }],
+            sampling
+        };
     }
 
-    async turn(engine: ChatEngine, userText: string, options: { sampling?: SamplingParams; callbacks?: TurnCallbacks } = {}): Promise<TurnResult> {
+    async turn(
+        engine: ChatEngine,
+        userText: string,
+        options: { sampling?: SamplingParams; callbacks?: TurnCallbacks } = {}
+    ): Promise<TurnResult> {
         const result = await engine.chat(this.request(userText, options.sampling), options.callbacks ?? {});
         this.messages.push({ role: "user", content: userText }, { role: "assistant", content: result.text });
         return result;
@@ -50,7 +59,15 @@ export class RecordingSpawner implements EngineProcessSpawner {
     readonly #inner: EngineProcessSpawner;
 
     constructor(options: { quiet?: boolean } = {}) {
-        this.#inner = forkEngineSpawner(options.quiet ? { onStderr: (chunk) => { this.stderr += chunk; } } : {});
+        this.#inner = forkEngineSpawner(
+            options.quiet
+                ? {
+                      onStderr: (chunk) => {
+                          this.stderr += chunk;
+                      }
+                  }
+                : {}
+        );
     }
 
     spawnEngineProcess(config: EngineConfigInput): EngineChildProcess {
@@ -72,7 +89,12 @@ export { isProcessAlive };
 /** State directories an engine process created (PrivateStateDirectory names them by pid). */
 export function stateDirectoriesOf(pid: number): string[] {
     const roots = [...new Set(["/dev/shm", os.tmpdir()])].filter((root) => fs.existsSync(root));
-    return roots.flatMap((root) => fs.readdirSync(root).filter((name) => name.startsWith(`kvault-state-${pid}-`)).map((name) => path.join(root, name)));
+    return roots.flatMap((root) =>
+        fs
+            .readdirSync(root)
+            .filter((name) => name.startsWith(`kvault-state-${pid}-`))
+            .map((name) => path.join(root, name))
+    );
 }
 
 /** No orphans: every engine process the test started is gone, and so is its state directory. */
@@ -88,8 +110,9 @@ export function expectNoEngineLeft(pids: readonly number[]): void {
 export async function waitUntil(condition: () => boolean, timeoutMs: number, what: string): Promise<void> {
     const deadline = performance.now() + timeoutMs;
     while (!condition()) {
-        if (performance.now() > deadline)
+        if (performance.now() > deadline) {
             throw new Error(`Waited ${timeoutMs} ms for ${what}.`);
+        }
         await new Promise((resolve) => setTimeout(resolve, 20));
     }
 }

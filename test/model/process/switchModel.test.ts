@@ -11,7 +11,10 @@ describe("switching models behind the supervisor, with real engine processes", (
     const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "kvault-switch-"));
 
     beforeAll(async () => {
-        supervisor = await EngineSupervisor.start(tinyProcessConfig, { spawner: new RecordingSpawner({ quiet: true }), log: () => undefined });
+        supervisor = await EngineSupervisor.start(tinyProcessConfig, {
+            spawner: new RecordingSpawner({ quiet: true }),
+            log: () => undefined
+        });
     }, 120_000);
     afterAll(async () => {
         await supervisor?.dispose();
@@ -38,9 +41,15 @@ describe("switching models behind the supervisor, with real engine processes", (
         const conversation = new Conversation("bob");
         // Switched on the turn's first token, so it is still generating when the switch reaches it.
         let firstText!: () => void;
-        const generating = new Promise<void>((resolve) => { firstText = resolve; });
-        const running = supervisor.chat(conversation.request("Tell me a long story", { temperature: 0, maxTokens: 200 }), { onText: () => firstText() })
-            .then(() => undefined, (error: unknown) => error as Error & { code?: string });
+        const generating = new Promise<void>((resolve) => {
+            firstText = resolve;
+        });
+        const running = supervisor
+            .chat(conversation.request("Tell me a long story", { temperature: 0, maxTokens: 200 }), { onText: () => firstText() })
+            .then(
+                () => undefined,
+                (error: unknown) => error as Error & { code?: string }
+            );
         await generating;
         const info = await supervisor.switchModel(generatedModelPath("small"));
         const error = await running;

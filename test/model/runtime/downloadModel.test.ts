@@ -21,14 +21,16 @@ beforeAll(async () => {
         const url = request.url ?? "";
         if (url.startsWith("/tiny.gguf")) {
             response.writeHead(200, { "content-type": "application/octet-stream", "content-length": model.length });
-            if (request.method === "HEAD")
+            if (request.method === "HEAD") {
                 return void response.end();
+            }
             return void response.end(model);
         }
         if (url.startsWith("/slow.gguf")) {
             response.writeHead(200, { "content-type": "application/octet-stream", "content-length": model.length });
-            if (request.method === "HEAD")
+            if (request.method === "HEAD") {
                 return void response.end();
+            }
             const chunk = Math.max(1, Math.ceil(model.length / 200));
             let offset = 0;
             const timer = setInterval(() => {
@@ -77,7 +79,13 @@ describe("ModelDownloads over a loopback HTTP server", () => {
         expect(started).toMatchObject({ state: "downloading", source: `${base}/tiny.gguf` });
         const done = await settled(downloads, started.id);
         expect(done, JSON.stringify(done.error)).toMatchObject({
-            state: "done", downloadedBytes: model.length, totalBytes: model.length, error: undefined, resumable: false, keptBytes: 0, notice: undefined
+            state: "done",
+            downloadedBytes: model.length,
+            totalBytes: model.length,
+            error: undefined,
+            resumable: false,
+            keptBytes: 0,
+            notice: undefined
         });
         expect(path.dirname(done.path)).toBe(directory("whole"));
         expect(fs.readFileSync(done.path).equals(model)).toBe(true);
@@ -93,8 +101,9 @@ describe("ModelDownloads over a loopback HTTP server", () => {
         const downloads = new ModelDownloads({ modelsDirectory: directory("cancel") });
         const started = downloads.start(`${base}/slow.gguf`);
         const deadline = Date.now() + 20_000;
-        while (downloads.get(started.id)!.downloadedBytes === 0 && Date.now() < deadline)
+        while (downloads.get(started.id)!.downloadedBytes === 0 && Date.now() < deadline) {
             await new Promise((resolve) => setTimeout(resolve, 20));
+        }
         const midway = downloads.get(started.id)!;
         expect(midway.state).toBe("downloading");
         expect(midway.downloadedBytes).toBeGreaterThan(0);
@@ -110,11 +119,16 @@ describe("ModelDownloads over a loopback HTTP server", () => {
         const downloads = new ModelDownloads({ modelsDirectory: directory("shutdown") });
         const started = downloads.start(`${base}/slow.gguf`);
         const deadline = Date.now() + 20_000;
-        while (downloads.get(started.id)!.downloadedBytes === 0 && Date.now() < deadline)
+        while (downloads.get(started.id)!.downloadedBytes === 0 && Date.now() < deadline) {
             await new Promise((resolve) => setTimeout(resolve, 20));
+        }
         await downloads.dispose();
-        expect(downloads.list()).toMatchObject([{ id: started.id, state: "failed", resumable: false, keptBytes: 0, error: { code: "download_interrupted" } }]);
-        expect(downloads.list()[0]!.error!.message).toMatch(/^Kvault stopped while slow\.gguf downloaded \([\d,]+ of [\d,]+ bytes\)\. Nothing could be kept \(the server does not accept range requests/);
+        expect(downloads.list()).toMatchObject([
+            { id: started.id, state: "failed", resumable: false, keptBytes: 0, error: { code: "download_interrupted" } }
+        ]);
+        expect(downloads.list()[0]!.error!.message).toMatch(
+            /^Kvault stopped while slow\.gguf downloaded \([\d,]+ of [\d,]+ bytes\)\. Nothing could be kept \(the server does not accept range requests/
+        );
         await new Promise((resolve) => setTimeout(resolve, 500));
         expect(filesIn(directory("shutdown"))).toEqual([]);
     });
@@ -132,20 +146,42 @@ describe("ModelDownloads over a loopback HTTP server", () => {
         const downloads = new ModelDownloads({ modelsDirectory: directory("json") });
         const failed = await settled(downloads, downloads.start(`${base}/package.gguf`).id);
         expect(failed.state).toBe("failed");
-        expect(failed.error).toMatchObject({ code: "model_not_gguf", message: expect.stringMatching(/not a usable model.*not a GGUF file/s) });
+        expect(failed.error).toMatchObject({
+            code: "model_not_gguf",
+            message: expect.stringMatching(/not a usable model.*not a GGUF file/s)
+        });
         expect(filesIn(directory("json"))).toEqual([]);
     });
 
     it("measures speed over the last few seconds", () => {
         expect(speed([], 10_000)).toBe(0);
         expect(speed([{ at: 9_000, bytes: 0 }], 10_000)).toBe(0);
-        expect(speed([{ at: 1_000, bytes: 0 }, { at: 8_000, bytes: 1_000_000 }, { at: 10_000, bytes: 5_000_000 }], 10_000)).toBe(2_000_000);
+        expect(
+            speed(
+                [
+                    { at: 1_000, bytes: 0 },
+                    { at: 8_000, bytes: 1_000_000 },
+                    { at: 10_000, bytes: 5_000_000 }
+                ],
+                10_000
+            )
+        ).toBe(2_000_000);
     });
 
     it("refuses a source that is not http(s) or hf:, before any download starts", async () => {
         const downloads = new ModelDownloads({ modelsDirectory: directory("refused") });
-        for (const source of ["file:///etc/passwd", "ftp://example.com/m.gguf", "javascript:alert(1)", "", "/m/tiny.gguf", `https://x/${"a".repeat(4100)}`])
-            expect(() => downloads.start(source), source.slice(0, 40)).toThrow(expect.objectContaining({ code: "download_source_invalid" }));
+        for (const source of [
+            "file:///etc/passwd",
+            "ftp://example.com/m.gguf",
+            "javascript:alert(1)",
+            "",
+            "/m/tiny.gguf",
+            `https://x/${"a".repeat(4100)}`
+        ]) {
+            expect(() => downloads.start(source), source.slice(0, 40)).toThrow(
+                expect.objectContaining({ code: "download_source_invalid" })
+            );
+        }
         expect(downloads.list()).toEqual([]);
         expect(validateDownloadSource("hf:owner/repo:Q4_K_M")).toBe("hf:owner/repo:Q4_K_M");
         await expect(downloads.cancel("nope")).rejects.toMatchObject({ code: "download_unknown" });

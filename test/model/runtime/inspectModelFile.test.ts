@@ -9,7 +9,10 @@ const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "kvault-inspect-"));
 afterAll(() => fs.rmSync(scratch, { recursive: true, force: true }));
 
 async function inspectError(modelPath: string): Promise<{ code: string; message: string }> {
-    const error: unknown = await inspectModelFile(modelPath).then(() => undefined, (caught: unknown) => caught);
+    const error: unknown = await inspectModelFile(modelPath).then(
+        () => undefined,
+        (caught: unknown) => caught
+    );
     expect(error, `inspecting ${modelPath} should fail`).toBeInstanceOf(Error);
     return error as { code: string; message: string };
 }
@@ -44,7 +47,9 @@ describe("inspectModelFile on generated GGUFs and on files that are not models",
     it("refuses a text file: model_not_gguf, saying what it starts with", async () => {
         const error = await inspectError(path.join(repositoryRoot, "package.json"));
         expect(error.code).toBe("model_not_gguf");
-        expect(error.message).toContain("package.json is not a GGUF file (it starts with \"{\\n  \"; a GGUF file starts with \"GGUF\"). Open a .gguf model file.");
+        expect(error.message).toContain(
+            'package.json is not a GGUF file (it starts with "{\\n  "; a GGUF file starts with "GGUF"). Open a .gguf model file.'
+        );
     });
 
     it("refuses an empty file as not GGUF", async () => {

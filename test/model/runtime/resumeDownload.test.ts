@@ -4,7 +4,15 @@ import path from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { ModelDownload } from "../../../contract/models.js";
 import { ModelDownloads } from "../../../engine/runtime/downloadModel.js";
-import { ensureChunkedModel, IPULL_CHUNK_BYTES, settled, sha256, startModelFileServer, type LoggedRequest, type ModelFileServer } from "../../support/modelFileServer.js";
+import {
+    ensureChunkedModel,
+    IPULL_CHUNK_BYTES,
+    settled,
+    sha256,
+    startModelFileServer,
+    type LoggedRequest,
+    type ModelFileServer
+} from "../../support/modelFileServer.js";
 
 /** A connection that drops and stays down is given up after this long without a new byte. */
 const STALL_MS = 1_500;
@@ -34,7 +42,9 @@ afterAll(async () => {
 
 /** Ranged GETs of `name` logged from `from` on. */
 function rangedSince(from: number, name: string): LoggedRequest[] {
-    return server.log.slice(from).filter((request) => request.path === name && request.method === "GET" && request.rangeStart !== undefined);
+    return server.log
+        .slice(from)
+        .filter((request) => request.path === name && request.method === "GET" && request.rangeStart !== undefined);
 }
 
 /**
@@ -43,14 +53,20 @@ function rangedSince(from: number, name: string): LoggedRequest[] {
  */
 async function stoppedSlicesGone(name: string): Promise<void> {
     const ranged = (): LoggedRequest[] => server.log.filter((request) => request.path === name && request.rangeStart !== undefined);
-    const cutStarts = new Set(ranged().filter((request) => request.cut).map((request) => request.rangeStart));
+    const cutStarts = new Set(
+        ranged()
+            .filter((request) => request.cut)
+            .map((request) => request.rangeStart)
+    );
     const deadline = Date.now() + 15_000;
     for (;;) {
         const requests = ranged();
-        if ([...cutStarts].every((start) => requests.findLast((request) => request.rangeStart === start)!.sentBytes > 0))
+        if ([...cutStarts].every((start) => requests.findLast((request) => request.rangeStart === start)!.sentBytes > 0)) {
             return;
-        if (Date.now() > deadline)
+        }
+        if (Date.now() > deadline) {
             throw new Error(`the stopped download of ${name} still retries ${[...cutStarts].join(", ")}`);
+        }
         await new Promise((resolve) => setTimeout(resolve, 50));
     }
 }
@@ -63,7 +79,13 @@ function filesIn(dir: string): string[] {
 async function dropHalfway(downloads: ModelDownloads, name: string): Promise<ModelDownload> {
     server.cutAt(name, CUT);
     const failed = await settled(downloads, downloads.start(`${server.url}/${name}`).id);
-    expect(failed, JSON.stringify(failed)).toMatchObject({ state: "failed", resumable: true, keptBytes: IPULL_CHUNK_BYTES, downloadedBytes: CUT, totalBytes: model.length });
+    expect(failed, JSON.stringify(failed)).toMatchObject({
+        state: "failed",
+        resumable: true,
+        keptBytes: IPULL_CHUNK_BYTES,
+        downloadedBytes: CUT,
+        totalBytes: model.length
+    });
     server.cutAt(name, undefined);
     return failed;
 }
@@ -73,7 +95,11 @@ describe("resuming downloads with node-llama-cpp's downloader (loopback)", () =>
         server.serve("once.gguf", { body: model, ranges: true });
         server.cutNextRangedAfter("once.gguf", 2 * 1024 * 1024);
         const reports: number[] = [];
-        const downloads = new ModelDownloads({ modelsDirectory: directory, stallMs: 30_000, onProgress: (record) => reports.push(record.downloadedBytes) });
+        const downloads = new ModelDownloads({
+            modelsDirectory: directory,
+            stallMs: 30_000,
+            onProgress: (record) => reports.push(record.downloadedBytes)
+        });
         const from = server.log.length;
         const done = await settled(downloads, downloads.start(`${server.url}/once.gguf`).id);
         expect(done, JSON.stringify(done.error)).toMatchObject({ state: "done", downloadedBytes: model.length, resumable: false });
@@ -91,12 +117,16 @@ describe("resuming downloads with node-llama-cpp's downloader (loopback)", () =>
     it("a connection that stays down fails the download with download_interrupted, keeps the whole chunks, and Resume asks only for the rest", async () => {
         server.serve("drop.gguf", { body: model, ranges: true });
         const reports: ModelDownload[] = [];
-        const downloads = new ModelDownloads({ modelsDirectory: directory, stallMs: STALL_MS, onProgress: (record) => reports.push(record) });
+        const downloads = new ModelDownloads({
+            modelsDirectory: directory,
+            stallMs: STALL_MS,
+            onProgress: (record) => reports.push(record)
+        });
         const failed = await dropHalfway(downloads, "drop.gguf");
         expect(failed.error?.code).toBe("download_interrupted");
         expect(failed.error?.message).toBe(
             `The download of drop.gguf stopped: no data arrived for 1.5 s after 7,340,032 of ${model.length.toLocaleString("en-US")} bytes, ` +
-            "and node-llama-cpp's retries got no further. 5,242,880 bytes are kept; Resume continues from there."
+                "and node-llama-cpp's retries got no further. 5,242,880 bytes are kept; Resume continues from there."
         );
         expect(filesIn(directory)).toEqual(["drop.gguf.download.json", "drop.gguf.ipull"]);
 
@@ -127,7 +157,9 @@ describe("resuming downloads with node-llama-cpp's downloader (loopback)", () =>
         const from = server.log.length;
         downloads.resume(failed.id);
         const done = await settled(downloads, failed.id);
-        expect(done.notice).toBe('Started again from zero: the file on the server changed since the partial download (its ETag changed from "v1" to "v2").');
+        expect(done.notice).toBe(
+            'Started again from zero: the file on the server changed since the partial download (its ETag changed from "v1" to "v2").'
+        );
         expect(sha256(fs.readFileSync(done.path))).toBe(sha256(changed));
         expect(rangedSince(from, "changed.gguf").some((request) => request.rangeStart === 0)).toBe(true);
     });
@@ -160,7 +192,9 @@ describe("resuming downloads with node-llama-cpp's downloader (loopback)", () =>
         server.serve("grown.gguf", { body: grown, ranges: true, etag: '"same"' });
         downloads.resume(failed.id);
         const done = await settled(downloads, failed.id);
-        expect(done.notice).toBe(`Started again from zero: the file on the server changed since the partial download (its size changed from ${model.length.toLocaleString("en-US")} to ${grown.length.toLocaleString("en-US")} bytes).`);
+        expect(done.notice).toBe(
+            `Started again from zero: the file on the server changed since the partial download (its size changed from ${model.length.toLocaleString("en-US")} to ${grown.length.toLocaleString("en-US")} bytes).`
+        );
         expect(sha256(fs.readFileSync(done.path))).toBe(sha256(grown));
     });
 
@@ -187,7 +221,9 @@ describe("resuming downloads with node-llama-cpp's downloader (loopback)", () =>
         const failed = await settled(downloads, downloads.start(`${server.url}/no-ranges.gguf`).id);
         server.cutAt("no-ranges.gguf", undefined);
         expect(failed).toMatchObject({ state: "failed", resumable: false, keptBytes: 0, error: { code: "download_interrupted" } });
-        expect(failed.error?.message).toMatch(/^The connection to 127\.0\.0\.1:\d+ dropped after 7,340,032 of [\d,]+ bytes, and the server does not accept range requests, .*The partial file was deleted; download it again\.$/);
+        expect(failed.error?.message).toMatch(
+            /^The connection to 127\.0\.0\.1:\d+ dropped after 7,340,032 of [\d,]+ bytes, and the server does not accept range requests, .*The partial file was deleted; download it again\.$/
+        );
         await new Promise((resolve) => setTimeout(resolve, 300));
         expect(filesIn(directory)).toEqual([]);
         expect(() => downloads.resume(failed.id)).toThrow(expect.objectContaining({ code: "download_not_resumable" }));
@@ -199,8 +235,9 @@ describe("resuming downloads with node-llama-cpp's downloader (loopback)", () =>
         const first = new ModelDownloads({ modelsDirectory: directory, stallMs: 60_000 });
         const started = first.start(`${server.url}/host.gguf`);
         const deadline = Date.now() + 20_000;
-        while (first.get(started.id)!.downloadedBytes < CUT && Date.now() < deadline)
+        while (first.get(started.id)!.downloadedBytes < CUT && Date.now() < deadline) {
             await new Promise((resolve) => setTimeout(resolve, 20));
+        }
         await first.dispose();
         server.cutAt("host.gguf", undefined);
         expect(first.get(started.id)).toMatchObject({ state: "failed", resumable: true, keptBytes: IPULL_CHUNK_BYTES });
@@ -208,8 +245,20 @@ describe("resuming downloads with node-llama-cpp's downloader (loopback)", () =>
 
         const next = new ModelDownloads({ modelsDirectory: directory, stallMs: STALL_MS });
         const listed = next.list();
-        expect(listed).toMatchObject([{ id: started.id, source: `${server.url}/host.gguf`, state: "failed", resumable: true, keptBytes: IPULL_CHUNK_BYTES, totalBytes: model.length }]);
-        expect(listed[0]!.error).toEqual({ code: "download_interrupted", message: `Kvault stopped while host.gguf downloaded; 5,242,880 of ${model.length.toLocaleString("en-US")} bytes are kept. Resume continues from there.` });
+        expect(listed).toMatchObject([
+            {
+                id: started.id,
+                source: `${server.url}/host.gguf`,
+                state: "failed",
+                resumable: true,
+                keptBytes: IPULL_CHUNK_BYTES,
+                totalBytes: model.length
+            }
+        ]);
+        expect(listed[0]!.error).toEqual({
+            code: "download_interrupted",
+            message: `Kvault stopped while host.gguf downloaded; 5,242,880 of ${model.length.toLocaleString("en-US")} bytes are kept. Resume continues from there.`
+        });
         const from = server.log.length;
         // Starting the same source again resumes it rather than starting over.
         expect(next.start(`${server.url}/host.gguf`)).toMatchObject({ id: started.id, state: "downloading" });
@@ -226,10 +275,15 @@ describe("resuming downloads with node-llama-cpp's downloader (loopback)", () =>
         server.hang("silent.gguf", true);
         downloads.resume(failed.id);
         const again = await settled(downloads, failed.id);
-        expect(again).toMatchObject({ state: "failed", resumable: true, keptBytes: IPULL_CHUNK_BYTES, error: { code: "download_interrupted" } });
+        expect(again).toMatchObject({
+            state: "failed",
+            resumable: true,
+            keptBytes: IPULL_CHUNK_BYTES,
+            error: { code: "download_interrupted" }
+        });
         expect(again.error?.message).toBe(
             `The download of silent.gguf stopped: no data arrived for 1.5 s after 5,242,880 of ${model.length.toLocaleString("en-US")} bytes, ` +
-            "and node-llama-cpp's retries got no further. 5,242,880 bytes are kept; Resume continues from there."
+                "and node-llama-cpp's retries got no further. 5,242,880 bytes are kept; Resume continues from there."
         );
         server.hang("silent.gguf", false);
         downloads.resume(failed.id);

@@ -8,8 +8,15 @@ import { generatedModelPath } from "../../support/generatedModels.js";
 
 const NUM_TURNS = 20;
 const config = (mode: "split" | "unified"): EngineConfigInput => ({
-    modelPath: generatedModelPath("tiny"), mode, window: 2048, prefillContextSize: 2048, decodeContextSize: 2048,
-    numDecodeSequences: 1, pageTokens: 16, numPages: 160, inPlacePrefillTokens: 60
+    modelPath: generatedModelPath("tiny"),
+    mode,
+    window: 2048,
+    prefillContextSize: 2048,
+    decodeContextSize: 2048,
+    numDecodeSequences: 1,
+    pageTokens: 16,
+    numPages: 160,
+    inPlacePrefillTokens: 60
 });
 
 /** Turn 7 and turn 14 paste something long: those deltas go through prefill and the handoff, with the history. */
@@ -21,8 +28,12 @@ function userText(turn: number): string {
 
 describe("a 20-turn chat evaluates only each turn's new tokens", () => {
     let runtime: LlamaRuntime;
-    beforeAll(async () => { runtime = await LlamaRuntime.start({ gpu: false }); });
-    afterAll(async () => { await runtime.dispose(); });
+    beforeAll(async () => {
+        runtime = await LlamaRuntime.start({ gpu: false });
+    });
+    afterAll(async () => {
+        await runtime.dispose();
+    });
 
     it("reuses everything it holds, by its own count and by node-llama-cpp's token meters, and answers as unified mode does", async () => {
         const split = await EngineService.start(config("split"), { runtime });
@@ -49,15 +60,25 @@ describe("a 20-turn chat evaluates only each turn's new tokens", () => {
                     expect(usage.cachedPromptTokens, `turn ${turn}`).toBe(held);
                     // Evaluated: the template's close of the last answer, the new user turn, the assistant's
                     // opening, and a length-stopped answer's last token. Nothing before.
-                    const continuation = split.renderer.renderContinuation(conversation.messages.slice(0, numMessagesBefore + 1), numMessagesBefore - 1)!;
-                    expect(usage.evaluatedPromptTokens, `turn ${turn}`).toBe(continuation.length + (previous.finishReason === "length" ? 1 : 0));
+                    const continuation = split.renderer.renderContinuation(
+                        conversation.messages.slice(0, numMessagesBefore + 1),
+                        numMessagesBefore - 1
+                    )!;
+                    expect(usage.evaluatedPromptTokens, `turn ${turn}`).toBe(
+                        continuation.length + (previous.finishReason === "length" ? 1 : 0)
+                    );
                 }
                 // node-llama-cpp's own meters: prompt tokens evaluated plus answer tokens fed back.
                 const fedBack = usage.completionTokens - (result.finishReason === "length" ? 1 : 0);
                 expect(meter() - meterBefore, `turn ${turn}`).toBe(usage.evaluatedPromptTokens + fedBack);
-                if (split.engine.pool.counters.numReservations > handoffsBefore)
+                if (split.engine.pool.counters.numReservations > handoffsBefore) {
                     numHandoffs++;
-                previous = { promptTokens: usage.promptTokens, completionTokens: usage.completionTokens, finishReason: result.finishReason };
+                }
+                previous = {
+                    promptTokens: usage.promptTokens,
+                    completionTokens: usage.completionTokens,
+                    finishReason: result.finishReason
+                };
             }
             expect(numHandoffs).toBe(2); // turns 7 and 14: history to prefill and back, each through pages
             expect(conversation.answers).toEqual(reference.answers);

@@ -15,38 +15,71 @@ describe("the engine service: turns, cancellation, measure, snapshots", () => {
     const hooks: KvEngineHooks = {};
     beforeAll(async () => {
         runtime = await LlamaRuntime.start({ gpu: false });
-        service = await EngineService.start({ modelPath: generatedModelPath("tiny"), ...tinyEngineConfig, numDecodeSequences: 1, inPlacePrefillTokens: 8 }, { runtime, hooks });
+        service = await EngineService.start(
+            { modelPath: generatedModelPath("tiny"), ...tinyEngineConfig, numDecodeSequences: 1, inPlacePrefillTokens: 8 },
+            { runtime, hooks }
+        );
     });
     afterAll(async () => {
         await service.dispose();
         await runtime.dispose();
     });
 
-    it.each(["prefilling", "transferring", "decoding"] as const)("a cancel while %s ends the turn with an error, keeps no answer, and leaks nothing", async (stage) => {
-        const controller = new AbortController();
-        hooks.onStatus = (_, status) => { if (status.kind === stage) controller.abort(); };
-        const texts: string[] = [];
-        await expect(service.chat({ requestId: `cancel-${stage}`, workspace: "c", messages: ask("Please write a long answer about pages and leases."), sampling: { temperature: 0, maxTokens: 40 } },
-            { onText: (text) => texts.push(text) }, controller.signal)).rejects.toMatchObject({ code: "request_cancelled" });
-        delete hooks.onStatus;
-        expect(service.engine.counters.cancelled).toBeGreaterThan(0);
-        const conversation = new Conversation("c");
-        const next = await conversation.turn(service, "A new question.");
-        expect(next.usage.completionTokens).toBeGreaterThan(0);
-        await expectEngineClean(service.engine);
-    });
+    it.each(["prefilling", "transferring", "decoding"] as const)(
+        "a cancel while %s ends the turn with an error, keeps no answer, and leaks nothing",
+        async (stage) => {
+            const controller = new AbortController();
+            hooks.onStatus = (_, status) => {
+                if (status.kind === stage) {
+                    controller.abort();
+                }
+            };
+            const texts: string[] = [];
+            await expect(
+                service.chat(
+                    {
+                        requestId: `cancel-${stage}`,
+                        workspace: "c",
+                        messages: ask("Please write a long answer about pages and leases."),
+                        sampling: { temperature: 0, maxTokens: 40 }
+                    },
+                    { onText: (text) => texts.push(text) },
+                    controller.signal
+                )
+            ).rejects.toMatchObject({ code: "request_cancelled" });
+            delete hooks.onStatus;
+            expect(service.engine.counters.cancelled).toBeGreaterThan(0);
+            const conversation = new Conversation("c");
+            const next = await conversation.turn(service, "A new question.");
+            expect(next.usage.completionTokens).toBeGreaterThan(0);
+            await expectEngineClean(service.engine);
+        }
+    );
 
     it("a request waiting in the queue reports its place, and a cancel there leaks nothing", async () => {
         const running = new AbortController();
         const waiting = new AbortController();
         const positions: number[] = [];
         let started!: () => void;
-        const firstStarted = new Promise<void>((resolve) => { started = resolve; });
-        const first = service.chat({ requestId: "q1", workspace: "q1", messages: ask("first"), sampling: { temperature: 0, maxTokens: 200 } },
-            { onText: () => started() }, running.signal);
+        const firstStarted = new Promise<void>((resolve) => {
+            started = resolve;
+        });
+        const first = service.chat(
+            { requestId: "q1", workspace: "q1", messages: ask("first"), sampling: { temperature: 0, maxTokens: 200 } },
+            { onText: () => started() },
+            running.signal
+        );
         await firstStarted;
-        const second = service.chat({ requestId: "q2", workspace: "q2", messages: ask("second"), sampling: { temperature: 0, maxTokens: 4 } },
-            { onQueued: (position) => { positions.push(position); waiting.abort(); } }, waiting.signal);
+        const second = service.chat(
+            { requestId: "q2", workspace: "q2", messages: ask("second"), sampling: { temperature: 0, maxTokens: 4 } },
+            {
+                onQueued: (position) => {
+                    positions.push(position);
+                    waiting.abort();
+                }
+            },
+            waiting.signal
+        );
         await expect(second).rejects.toMatchObject({ code: "request_cancelled" });
         expect(positions).toEqual([1]);
         running.abort();
@@ -55,12 +88,22 @@ describe("the engine service: turns, cancellation, measure, snapshots", () => {
     });
 
     it("runs one turn of a workspace at a time, even when two arrive together with sequences free", async () => {
-        const two = await EngineService.start({ modelPath: generatedModelPath("tiny"), ...tinyEngineConfig, numDecodeSequences: 2 }, { runtime });
+        const two = await EngineService.start(
+            { modelPath: generatedModelPath("tiny"), ...tinyEngineConfig, numDecodeSequences: 2 },
+            { runtime }
+        );
         try {
             const events: string[] = [];
-            const turn = (name: string) => two.chat({ requestId: name, workspace: "same", messages: ask(`turn ${name}`), sampling: { temperature: 0, maxTokens: 4 } },
-                { onStarted: () => events.push(`${name} started`), onText: () => events.push(`${name} text`) });
-            await Promise.all([turn("a"), turn("b"), two.chat({ requestId: "c", workspace: "other", messages: ask("other"), sampling: { temperature: 0, maxTokens: 4 } })]);
+            const turn = (name: string) =>
+                two.chat(
+                    { requestId: name, workspace: "same", messages: ask(`turn ${name}`), sampling: { temperature: 0, maxTokens: 4 } },
+                    { onStarted: () => events.push(`${name} started`), onText: () => events.push(`${name} text`) }
+                );
+            await Promise.all([
+                turn("a"),
+                turn("b"),
+                two.chat({ requestId: "c", workspace: "other", messages: ask("other"), sampling: { temperature: 0, maxTokens: 4 } })
+            ]);
             // Every token of a streamed before b started: the workspace's turns did not overlap.
             expect(events.indexOf("b started")).toBeGreaterThan(events.lastIndexOf("a text"));
             expect(events[0]).toBe("a started");
@@ -73,12 +116,24 @@ describe("the engine service: turns, cancellation, measure, snapshots", () => {
     });
 
     it("stop strings end the answer before them and report it as a normal stop", async () => {
-        const plain = await service.chat({ requestId: "s1", workspace: "s1", messages: ask("Say something."), sampling: { temperature: 0, maxTokens: 12 } });
+        const plain = await service.chat({
+            requestId: "s1",
+            workspace: "s1",
+            messages: ask("Say something."),
+            sampling: { temperature: 0, maxTokens: 12 }
+        });
         expect(plain.text.length).toBeGreaterThan(4);
         const stop = plain.text.slice(2, 4);
         const streamed: string[] = [];
-        const stopped = await service.chat({ requestId: "s2", workspace: "s2", messages: ask("Say something."), sampling: { temperature: 0, maxTokens: 12, stop: [stop] } },
-            { onText: (text) => streamed.push(text) });
+        const stopped = await service.chat(
+            {
+                requestId: "s2",
+                workspace: "s2",
+                messages: ask("Say something."),
+                sampling: { temperature: 0, maxTokens: 12, stop: [stop] }
+            },
+            { onText: (text) => streamed.push(text) }
+        );
         expect(stopped.finishReason).toBe("stop");
         expect(stopped.text).toBe(plain.text.slice(0, plain.text.indexOf(stop)));
         expect(streamed.join("")).toBe(stopped.text);
@@ -87,22 +142,34 @@ describe("the engine service: turns, cancellation, measure, snapshots", () => {
 
     it("refuses malformed turns with a typed error naming the field, and stays healthy", async () => {
         const bad: unknown[] = [
-            null, "chat", { requestId: 1 }, { requestId: "x", workspace: "w", messages: [], sampling: { temperature: 0, maxTokens: 1 } },
+            null,
+            "chat",
+            { requestId: 1 },
+            { requestId: "x", workspace: "w", messages: [], sampling: { temperature: 0, maxTokens: 1 } },
             { requestId: "x", workspace: "w", messages: ask("hi"), sampling: { temperature: -1, maxTokens: 1 } },
             { requestId: "x", workspace: "w", messages: ask("hi"), sampling: { temperature: 0, maxTokens: 0 } },
             { requestId: "x", workspace: "w", messages: [{ role: "tool", content: "x" }], sampling: { temperature: 0, maxTokens: 1 } },
             { requestId: "x", workspace: "w", messages: [{ role: "assistant", content: "x" }], sampling: { temperature: 0, maxTokens: 1 } },
             { requestId: "x", workspace: "w", messages: ask("x".repeat(5_000_000)), sampling: { temperature: 0, maxTokens: 1 } }
         ];
-        for (const request of bad)
+        for (const request of bad) {
             await expect(service.chat(request as never)).rejects.toMatchObject({ code: "invalid_request" });
-        const ok = await service.chat({ requestId: "ok", workspace: "ok", messages: ask("hello"), sampling: { temperature: 0, maxTokens: 3 } });
+        }
+        const ok = await service.chat({
+            requestId: "ok",
+            workspace: "ok",
+            messages: ask("hello"),
+            sampling: { temperature: 0, maxTokens: 3 }
+        });
         expect(ok.usage.completionTokens).toBeGreaterThan(0);
         await expectEngineClean(service.engine);
     });
 
     it("measures a draft against what the workspace has left, before sending", () => {
-        const history: ChatMessage[] = [{ role: "user", content: "hello" }, { role: "assistant", content: "hi there" }];
+        const history: ChatMessage[] = [
+            { role: "user", content: "hello" },
+            { role: "assistant", content: "hi there" }
+        ];
         const short = service.measure("m", history, "a short draft");
         expect(short).toMatchObject({ workspace: "m", limit: 256, fits: true });
         expect(short.draftTokens).toBeGreaterThan(3);
@@ -114,7 +181,12 @@ describe("the engine service: turns, cancellation, measure, snapshots", () => {
     });
 
     it("snapshots the page map, the workspaces and the counters", async () => {
-        await service.chat({ requestId: "snap", workspace: "snap", messages: ask("Tell me about snapshots and pages."), sampling: { temperature: 0, maxTokens: 3 } });
+        await service.chat({
+            requestId: "snap",
+            workspace: "snap",
+            messages: ask("Tell me about snapshots and pages."),
+            sampling: { temperature: 0, maxTokens: 3 }
+        });
         const snapshot = service.snapshot();
         expect(snapshot.pageMap.numPages).toBe(48);
         expect(Buffer.from(snapshot.pageMap.states, "base64")).toHaveLength(48);
@@ -130,7 +202,10 @@ describe("the engine service: turns, cancellation, measure, snapshots", () => {
 describe("a snapshot of 65,536 pages", () => {
     it("is compact enough to push ten times a second", async () => {
         const runtime = await LlamaRuntime.start({ gpu: false });
-        const service = await EngineService.start({ modelPath: generatedModelPath("tiny"), ...tinyEngineConfig, pageTokens: 1, numPages: 65_536, window: 256 }, { runtime });
+        const service = await EngineService.start(
+            { modelPath: generatedModelPath("tiny"), ...tinyEngineConfig, pageTokens: 1, numPages: 65_536, window: 256 },
+            { runtime }
+        );
         try {
             const snapshot = service.snapshot();
             const bytes = Buffer.byteLength(JSON.stringify(snapshot));

@@ -8,7 +8,19 @@ import { generatedModelPath } from "../../support/generatedModels.js";
 const NUM_TURNS = 3;
 
 async function startService(runtime: LlamaRuntime, numDecodeSequences: number): Promise<EngineService> {
-    return EngineService.start({ modelPath: generatedModelPath("tiny"), ...tinyEngineConfig, window: 512, prefillContextSize: 512, decodeContextSize: 512, numPages: 256, inPlacePrefillTokens: 16, numDecodeSequences }, { runtime });
+    return EngineService.start(
+        {
+            modelPath: generatedModelPath("tiny"),
+            ...tinyEngineConfig,
+            window: 512,
+            prefillContextSize: 512,
+            decodeContextSize: 512,
+            numPages: 256,
+            inPlacePrefillTokens: 16,
+            numDecodeSequences
+        },
+        { runtime }
+    );
 }
 
 /** Each workspace's conversation, run alone on a fresh engine, one turn at a time: the oracle. */
@@ -18,8 +30,9 @@ async function runAlone(runtime: LlamaRuntime, names: readonly string[]): Promis
         const answers = new Map<string, string[]>();
         for (const name of names) {
             const conversation = new Conversation(name);
-            for (let turn = 0; turn < NUM_TURNS; turn++)
+            for (let turn = 0; turn < NUM_TURNS; turn++) {
                 await conversation.turn(service, userMessage(name, turn));
+            }
             answers.set(name, conversation.answers);
             await service.forgetWorkspace(name);
         }
@@ -31,8 +44,12 @@ async function runAlone(runtime: LlamaRuntime, names: readonly string[]): Promis
 
 describe("workspaces chatting at once", () => {
     let runtime: LlamaRuntime;
-    beforeAll(async () => { runtime = await LlamaRuntime.start({ gpu: false }); });
-    afterAll(async () => { await runtime.dispose(); });
+    beforeAll(async () => {
+        runtime = await LlamaRuntime.start({ gpu: false });
+    });
+    afterAll(async () => {
+        await runtime.dispose();
+    });
 
     it("4 workspaces at once each get exactly the greedy answers they get alone", async () => {
         const names = ["w1", "w2", "w3", "w4"];
@@ -40,8 +57,11 @@ describe("workspaces chatting at once", () => {
         const service = await startService(runtime, 4);
         try {
             const conversations = names.map((name) => new Conversation(name));
-            for (let turn = 0; turn < NUM_TURNS; turn++)
-                await Promise.all(conversations.map((conversation) => conversation.turn(service, userMessage(conversation.workspace, turn))));
+            for (let turn = 0; turn < NUM_TURNS; turn++) {
+                await Promise.all(
+                    conversations.map((conversation) => conversation.turn(service, userMessage(conversation.workspace, turn)))
+                );
+            }
             for (const conversation of conversations) {
                 expect(conversation.answers, conversation.workspace).toEqual(alone.get(conversation.workspace));
                 expect(conversation.answers.every((answer) => answer.length > 0)).toBe(true);
@@ -62,20 +82,38 @@ describe("workspaces chatting at once", () => {
             const conversations = names.map((name) => new Conversation(name));
             const positions: number[] = [];
             for (let turn = 0; turn < NUM_TURNS; turn++) {
-                await Promise.all(conversations.map((conversation) => {
-                    const messages = [...conversation.messages, { role: "user" as const, content: userMessage(conversation.workspace, turn) }];
-                    return service.chat({ requestId: `${conversation.workspace}-${turn}`, workspace: conversation.workspace, messages, sampling: { temperature: 0, maxTokens: 6 } }, {
-                        onQueued: (position) => positions.push(position)
-                    }).then((result) => {
-                        conversation.messages.push(messages.at(-1)!, { role: "assistant", content: result.text });
-                        conversation.answers.push(result.text);
-                        if (turn > 0) // the workspace's history came back from pages (or stayed resident), never recomputed
-                            expect(result.usage.cachedPromptTokens, `${conversation.workspace} turn ${turn}`).toBeGreaterThan(0);
-                    });
-                }));
+                await Promise.all(
+                    conversations.map((conversation) => {
+                        const messages = [
+                            ...conversation.messages,
+                            { role: "user" as const, content: userMessage(conversation.workspace, turn) }
+                        ];
+                        return service
+                            .chat(
+                                {
+                                    requestId: `${conversation.workspace}-${turn}`,
+                                    workspace: conversation.workspace,
+                                    messages,
+                                    sampling: { temperature: 0, maxTokens: 6 }
+                                },
+                                {
+                                    onQueued: (position) => positions.push(position)
+                                }
+                            )
+                            .then((result) => {
+                                conversation.messages.push(messages.at(-1)!, { role: "assistant", content: result.text });
+                                conversation.answers.push(result.text);
+                                if (turn > 0) {
+                                    // the workspace's history came back from pages (or stayed resident), never recomputed
+                                    expect(result.usage.cachedPromptTokens, `${conversation.workspace} turn ${turn}`).toBeGreaterThan(0);
+                                }
+                            });
+                    })
+                );
             }
-            for (const conversation of conversations)
+            for (const conversation of conversations) {
                 expect(conversation.answers, conversation.workspace).toEqual(alone.get(conversation.workspace));
+            }
             const { counters } = service.engine;
             expect(counters.swapOuts).toBeGreaterThanOrEqual(8);
             expect(counters.swapIns).toBeGreaterThanOrEqual(8);

@@ -15,22 +15,35 @@ describe("encodeGgufHeader", () => {
     });
 
     it("aligns the data section and every tensor to the alignment", () => {
-        const layout = encodeGgufHeader([], [
-            tensor("a", [3], GgmlTensorType.F32), // 12 bytes
-            tensor("b", [5, 2], GgmlTensorType.F16), // 20 bytes
-            tensor("c", [1], GgmlTensorType.F32)
-        ], 32);
+        const layout = encodeGgufHeader(
+            [],
+            [
+                tensor("a", [3], GgmlTensorType.F32), // 12 bytes
+                tensor("b", [5, 2], GgmlTensorType.F16), // 20 bytes
+                tensor("c", [1], GgmlTensorType.F32)
+            ],
+            32
+        );
         expect(layout.dataStart % 32).toBe(0);
         expect(layout.dataStart).toBeGreaterThanOrEqual(layout.header.length);
-        expect(layout.tensorRanges.map(({ start, end }) => [start - layout.dataStart, end - layout.dataStart]))
-            .toEqual([[0, 12], [32, 52], [64, 68]]);
+        expect(layout.tensorRanges.map(({ start, end }) => [start - layout.dataStart, end - layout.dataStart])).toEqual([
+            [0, 12],
+            [32, 52],
+            [64, 68]
+        ]);
         expect(layout.totalBytes).toBe(layout.dataStart + 68);
     });
 
     it("refuses a metadata key given twice", () => {
-        expect(() => encodeGgufHeader([
-            { key: "general.name", value: { type: "string", value: "a" } },
-            { key: "general.name", value: { type: "string", value: "b" } }
-        ], [], 32)).toThrow(/general.name.*twice/);
+        expect(() =>
+            encodeGgufHeader(
+                [
+                    { key: "general.name", value: { type: "string", value: "a" } },
+                    { key: "general.name", value: { type: "string", value: "b" } }
+                ],
+                [],
+                32
+            )
+        ).toThrow(/general.name.*twice/);
     });
 });

@@ -29,8 +29,9 @@ describe("float32ToFloat16Bits", () => {
 
     it("round-trips every finite half through float32", () => {
         for (let bits = 0; bits < 0x10000; bits++) {
-            if ((bits & 0x7c00) === 0x7c00)
-                continue; // Inf and NaN
+            if ((bits & 0x7c00) === 0x7c00) {
+                continue;
+            } // Inf and NaN
             expect(float32ToFloat16Bits(float16BitsToFloat32(bits))).toBe(bits);
         }
     });

@@ -1,13 +1,23 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { EngineCommand, EngineEvent, EngineInfo } from "../../../contract/engineProtocol.js";
 import type { ModelFacts } from "../../../contract/models.js";
-import { EngineCrashedError, EngineRequestError, EngineStartError, type EngineUnavailableError } from "../../../engine/host/engineHostErrors.js";
+import {
+    EngineCrashedError,
+    EngineRequestError,
+    EngineStartError,
+    type EngineUnavailableError
+} from "../../../engine/host/engineHostErrors.js";
 import type { EngineChildProcess, EngineProcessSpawner } from "../../../engine/host/EngineProcessSpawner.js";
 import { ModelNotGgufError, ModelSwitchedError } from "../../../engine/core/modelErrors.js";
 import { EngineSupervisor, supervisorDefaults, type EngineSupervisorOptions } from "../../../engine/host/EngineSupervisor.js";
 
 const info = { modelName: "fake" } as EngineInfo;
-const turn = { requestId: "r1", workspace: "alice", messages: [{ role: "user", content: "Hi" }], sampling: { temperature: 0, maxTokens: 4 } } as const;
+const turn = {
+    requestId: "r1",
+    workspace: "alice",
+    messages: [{ role: "user", content: "Hi" }],
+    sampling: { temperature: 0, maxTokens: 4 }
+} as const;
 
 /** An engine process the test drives by hand: it records commands and emits what the test says. */
 class FakeEngineProcess implements EngineChildProcess {
@@ -17,22 +27,28 @@ class FakeEngineProcess implements EngineChildProcess {
     #onExit: (code: number | null, signal: NodeJS.Signals | null) => void = () => undefined;
     exited = false;
 
-    constructor(readonly pid: number, private readonly behaviour: { readyOnSpawn: boolean; exitOnShutdown: boolean }) {
-        if (behaviour.readyOnSpawn)
+    constructor(
+        readonly pid: number,
+        private readonly behaviour: { readyOnSpawn: boolean; exitOnShutdown: boolean }
+    ) {
+        if (behaviour.readyOnSpawn) {
             queueMicrotask(() => this.emit({ type: "ready", info: { ...info, modelName: `fake ${pid}` } }));
+        }
     }
 
     send(command: EngineCommand): void {
         this.sent.push(command);
-        if (command.type === "shutdown" && this.behaviour.exitOnShutdown)
+        if (command.type === "shutdown" && this.behaviour.exitOnShutdown) {
             setTimeout(() => this.exit(0, null), 1);
+        }
     }
 
     on(event: "message" | "exit", listener: never): void {
-        if (event === "message")
+        if (event === "message") {
             this.#onMessage = listener;
-        else
+        } else {
             this.#onExit = listener;
+        }
     }
 
     kill(signal: NodeJS.Signals = "SIGTERM"): void {
@@ -49,16 +65,18 @@ class FakeEngineProcess implements EngineChildProcess {
     }
 
     exit(code: number | null, signal: NodeJS.Signals | null): void {
-        if (this.exited)
+        if (this.exited) {
             return;
+        }
         this.exited = true;
         this.#onExit(code, signal);
     }
 
     lastSent<T extends EngineCommand["type"]>(type: T): Extract<EngineCommand, { type: T }> {
         const command = this.sent.findLast((item) => item.type === type);
-        if (command === undefined)
+        if (command === undefined) {
             throw new Error(`no ${type} command sent; sent: ${this.sent.map((item) => item.type).join(", ")}`);
+        }
         return command as Extract<EngineCommand, { type: T }>;
     }
 }
@@ -72,7 +90,10 @@ class FakeSpawner implements EngineProcessSpawner {
 
     spawnEngineProcess(config: { modelPath: string }): EngineChildProcess {
         this.modelPaths.push(config.modelPath);
-        const child = new FakeEngineProcess(1000 + this.processes.length, { readyOnSpawn: this.readyOnSpawn, exitOnShutdown: this.exitOnShutdown });
+        const child = new FakeEngineProcess(1000 + this.processes.length, {
+            readyOnSpawn: this.readyOnSpawn,
+            exitOnShutdown: this.exitOnShutdown
+        });
         this.processes.push(child);
         return child;
     }
@@ -85,7 +106,10 @@ class FakeSpawner implements EngineProcessSpawner {
 const supervisors: EngineSupervisor[] = [];
 
 async function start(spawner: FakeSpawner, options: EngineSupervisorOptions = {}): Promise<EngineSupervisor> {
-    const supervisor = await EngineSupervisor.start({ modelPath: "/fake.gguf" }, { spawner, log: () => undefined, restartBackoffMs: 1, ...options });
+    const supervisor = await EngineSupervisor.start(
+        { modelPath: "/fake.gguf" },
+        { spawner, log: () => undefined, restartBackoffMs: 1, ...options }
+    );
     supervisors.push(supervisor);
     return supervisor;
 }
@@ -116,10 +140,13 @@ describe("EngineSupervisor.start", () => {
         const spawner = new FakeSpawner();
         spawner.readyOnSpawn = false;
         const starting = start(spawner);
-        spawner.last.emit({ type: "startFailed", error: { code: "invalid_engine_config", message: "window is -3; it must be a whole number of at least 1." } });
+        spawner.last.emit({
+            type: "startFailed",
+            error: { code: "invalid_engine_config", message: "window is -3; it must be a whole number of at least 1." }
+        });
         expect(spawner.last.exited).toBe(false);
         spawner.last.exit(1, null);
-        const error = await starting.catch((caught: unknown) => caught) as EngineStartError;
+        const error = (await starting.catch((caught: unknown) => caught)) as EngineStartError;
         expect(error).toBeInstanceOf(EngineStartError);
         expect(error.code).toBe("engine_start_failed");
         expect(error.message).toBe("The engine could not start: window is -3; it must be a whole number of at least 1.");
@@ -131,7 +158,9 @@ describe("EngineSupervisor.start", () => {
         spawner.readyOnSpawn = false;
         const starting = start(spawner);
         spawner.last.exit(null, "SIGSEGV");
-        await expect(starting).rejects.toThrow("The engine process exited (SIGSEGV) before it was ready. Its last output:\nError: something native went wrong");
+        await expect(starting).rejects.toThrow(
+            "The engine process exited (SIGSEGV) before it was ready. Its last output:\nError: something native went wrong"
+        );
     });
 
     it("kills a process that is not ready in time, and says so", async () => {
@@ -172,8 +201,12 @@ describe("EngineSupervisor routes a turn's events and calls' answers by id", () 
         const supervisor = await start(spawner);
         const result = supervisor.chat(turn);
         await Promise.resolve();
-        spawner.last.emit({ type: "failed", requestId: "r1", error: { code: "context_length_exceeded", message: "This request needs 300 tokens" } });
-        const error = await result.catch((caught: unknown) => caught) as EngineRequestError;
+        spawner.last.emit({
+            type: "failed",
+            requestId: "r1",
+            error: { code: "context_length_exceeded", message: "This request needs 300 tokens" }
+        });
+        const error = (await result.catch((caught: unknown) => caught)) as EngineRequestError;
         expect(error).toBeInstanceOf(EngineRequestError);
         expect(error.code).toBe("context_length_exceeded");
     });
@@ -184,7 +217,10 @@ describe("EngineSupervisor routes a turn's events and calls' answers by id", () 
         await expect(supervisor.chat({ ...turn, workspace: "" })).rejects.toMatchObject({ code: "invalid_request" });
         void supervisor.chat(turn).catch(() => undefined);
         await Promise.resolve();
-        await expect(supervisor.chat(turn)).rejects.toMatchObject({ code: "invalid_request", message: expect.stringMatching(/already running/) });
+        await expect(supervisor.chat(turn)).rejects.toMatchObject({
+            code: "invalid_request",
+            message: expect.stringMatching(/already running/)
+        });
         expect(spawner.last.sent.filter((command) => command.type === "chat")).toHaveLength(1);
     });
 
@@ -196,9 +232,15 @@ describe("EngineSupervisor routes a turn's events and calls' answers by id", () 
         await Promise.resolve();
         controller.abort();
         expect(spawner.last.lastSent("cancel")).toEqual({ type: "cancel", requestId: "r1" });
-        spawner.last.emit({ type: "failed", requestId: "r1", error: { code: "request_cancelled", message: "The request was cancelled during decode." } });
+        spawner.last.emit({
+            type: "failed",
+            requestId: "r1",
+            error: { code: "request_cancelled", message: "The request was cancelled during decode." }
+        });
         await expect(result).rejects.toMatchObject({ code: "request_cancelled" });
-        await expect(supervisor.chat({ ...turn, requestId: "r2" }, {}, AbortSignal.abort())).rejects.toMatchObject({ code: "request_cancelled" });
+        await expect(supervisor.chat({ ...turn, requestId: "r2" }, {}, AbortSignal.abort())).rejects.toMatchObject({
+            code: "request_cancelled"
+        });
         expect(spawner.last.sent.filter((command) => command.type === "chat")).toHaveLength(1);
     });
 
@@ -214,10 +256,17 @@ describe("EngineSupervisor routes a turn's events and calls' answers by id", () 
 
         const forgotten = supervisor.forgetWorkspace("alice");
         await Promise.resolve();
-        spawner.last.emit({ type: "forgotten", callId: spawner.last.lastSent("forgetWorkspace").callId, error: { code: "engine_busy", message: "busy" } });
+        spawner.last.emit({
+            type: "forgotten",
+            callId: spawner.last.lastSent("forgetWorkspace").callId,
+            error: { code: "engine_busy", message: "busy" }
+        });
         await expect(forgotten).rejects.toMatchObject({ code: "engine_busy" });
 
-        await expect(supervisor.snapshot()).rejects.toMatchObject({ code: "engine_timeout", message: expect.stringMatching(/did not answer a snapshot call within 0.05 s/) });
+        await expect(supervisor.snapshot()).rejects.toMatchObject({
+            code: "engine_timeout",
+            message: expect.stringMatching(/did not answer a snapshot call within 0.05 s/)
+        });
     });
 });
 
@@ -226,12 +275,26 @@ describe("EngineSupervisor's isolation calls", () => {
         const spawner = new FakeSpawner();
         const supervisor = await start(spawner);
         const child = spawner.last;
-        const answer = async <T>(call: Promise<T>, type: "audit" | "replayableTurns" | "replay" | "listDrills" | "runDrill", event: string, result: unknown): Promise<T> => {
+        const answer = async <T>(
+            call: Promise<T>,
+            type: "audit" | "replayableTurns" | "replay" | "listDrills" | "runDrill",
+            event: string,
+            result: unknown
+        ): Promise<T> => {
             await Promise.resolve();
             child.emit({ type: event, callId: child.lastSent(type).callId, result });
             return call;
         };
-        const audit = { ok: true, violations: [], numViolations: 0, numPagesChecked: 48, numSealedPagesVerified: 3, numFreePagesScanned: 45, durationMs: 1, at: 2 };
+        const audit = {
+            ok: true,
+            violations: [],
+            numViolations: 0,
+            numPagesChecked: 48,
+            numSealedPagesVerified: 3,
+            numFreePagesScanned: 45,
+            durationMs: 1,
+            at: 2
+        };
         expect(await answer(supervisor.audit(), "audit", "audited", audit)).toEqual(audit);
         const turns = [{ requestId: "r1", workspace: "alice", numTokens: 5 }];
         expect(await answer(supervisor.replayableTurns(), "replayableTurns", "replayableTurns", turns)).toEqual(turns);
@@ -240,10 +303,20 @@ describe("EngineSupervisor's isolation calls", () => {
         expect(child.lastSent("replay")).toEqual({ type: "replay", requestId: "r1", callId: expect.stringMatching(/^call-/) });
         const drills = [{ id: "flipped-byte", title: "A byte flips", failureModes: [13], guard: "checksums" }];
         expect(await answer(supervisor.listDrills(), "listDrills", "drills", drills)).toEqual(drills);
-        const report = { ...drills[0], guardFired: true, guardError: { code: "handoff_checksum_mismatch", message: "…" }, victimClean: true, leakObservedWithGuardOff: true, leakEvidence: "…", durationMs: 9_000 };
+        const report = {
+            ...drills[0],
+            guardFired: true,
+            guardError: { code: "handoff_checksum_mismatch", message: "…" },
+            victimClean: true,
+            leakObservedWithGuardOff: true,
+            leakEvidence: "…",
+            durationMs: 9_000
+        };
         expect(await answer(supervisor.runDrill("flipped-byte"), "runDrill", "drillReport", report)).toEqual(report);
         expect(child.lastSent("runDrill")).toEqual({ type: "runDrill", drillId: "flipped-byte", callId: expect.stringMatching(/^call-/) });
-        expect(new Set(child.sent.filter((command) => "callId" in command).map((command) => (command as { callId: string }).callId)).size).toBe(5);
+        expect(
+            new Set(child.sent.filter((command) => "callId" in command).map((command) => (command as { callId: string }).callId)).size
+        ).toBe(5);
     });
 
     it("rejects with the engine's code (replay_unavailable, unknown_drill)", async () => {
@@ -252,8 +325,16 @@ describe("EngineSupervisor's isolation calls", () => {
         const replay = supervisor.replay("gone");
         const drill = supervisor.runDrill("no-such-drill");
         await Promise.resolve();
-        spawner.last.emit({ type: "replayed", callId: spawner.last.lastSent("replay").callId, error: { code: "replay_unavailable", message: "Turn gone cannot be replayed." } });
-        spawner.last.emit({ type: "drillReport", callId: spawner.last.lastSent("runDrill").callId, error: { code: "unknown_drill", message: "There is no drill." } });
+        spawner.last.emit({
+            type: "replayed",
+            callId: spawner.last.lastSent("replay").callId,
+            error: { code: "replay_unavailable", message: "Turn gone cannot be replayed." }
+        });
+        spawner.last.emit({
+            type: "drillReport",
+            callId: spawner.last.lastSent("runDrill").callId,
+            error: { code: "unknown_drill", message: "There is no drill." }
+        });
         await expect(replay).rejects.toMatchObject({ code: "replay_unavailable", message: "Turn gone cannot be replayed." });
         await expect(drill).rejects.toMatchObject({ code: "unknown_drill" });
     });
@@ -263,13 +344,23 @@ describe("EngineSupervisor's isolation calls", () => {
         const supervisor = await start(spawner, { callTimeoutMs: 20, longCallTimeoutMs: 200 });
         const drill = supervisor.runDrill("flipped-byte").catch((error: unknown) => error);
         const replay = supervisor.replay("r1").catch((error: unknown) => error);
-        await expect(supervisor.audit()).rejects.toMatchObject({ code: "engine_timeout", message: expect.stringMatching(/did not answer an audit call within 0.02 s/) });
+        await expect(supervisor.audit()).rejects.toMatchObject({
+            code: "engine_timeout",
+            message: expect.stringMatching(/did not answer an audit call within 0.02 s/)
+        });
         await expect(supervisor.listDrills()).rejects.toMatchObject({ code: "engine_timeout" });
         await expect(supervisor.replayableTurns()).rejects.toMatchObject({ code: "engine_timeout" });
         // The quick calls timed out; the drill and the replay are still waiting, and are answered.
-        spawner.last.emit({ type: "drillReport", callId: spawner.last.lastSent("runDrill").callId, result: { id: "flipped-byte" } as never });
+        spawner.last.emit({
+            type: "drillReport",
+            callId: spawner.last.lastSent("runDrill").callId,
+            result: { id: "flipped-byte" } as never
+        });
         expect(await drill).toEqual({ id: "flipped-byte" });
-        expect(await replay).toMatchObject({ code: "engine_timeout", message: expect.stringMatching(/did not answer a replay call within 0.2 s/) });
+        expect(await replay).toMatchObject({
+            code: "engine_timeout",
+            message: expect.stringMatching(/did not answer a replay call within 0.2 s/)
+        });
     });
 
     it("uses 30 s for the quick calls and 120 s for replay and runDrill by default", () => {
@@ -299,9 +390,11 @@ describe("EngineSupervisor after a crash", () => {
         const crashed = nextEvent(supervisor, "crashed");
         spawner.last.exit(null, "SIGKILL");
 
-        const error = await inFlight.catch((caught: unknown) => caught) as EngineCrashedError;
+        const error = (await inFlight.catch((caught: unknown) => caught)) as EngineCrashedError;
         expect(error).toBeInstanceOf(EngineCrashedError);
-        expect(error.message).toBe("The engine process stopped (SIGKILL) while this turn ran. It restarts by itself; send your message again — your chat history is kept.");
+        expect(error.message).toBe(
+            "The engine process stopped (SIGKILL) while this turn ran. It restarts by itself; send your message again — your chat history is kept."
+        );
         await expect(call).rejects.toMatchObject({ code: "engine_crashed", message: expect.stringMatching(/before it answered/) });
         expect(await crashed).toEqual({ pid: 1000, exitCode: null, signal: "SIGKILL", numInterrupted: 2, willRestart: true });
         expect(supervisor.state).toBe("restarting");
@@ -315,7 +408,13 @@ describe("EngineSupervisor after a crash", () => {
         expect(await restarted).toMatchObject({ pid: 1001, numRestarts: 1 });
         await new Promise((resolve) => setTimeout(resolve, 0));
         expect(spawner.last.lastSent("chat").request.requestId).toBe("r2");
-        spawner.last.emit({ type: "finished", requestId: "r2", text: "ok", finishReason: "stop", usage: { promptTokens: 1, cachedPromptTokens: 0, evaluatedPromptTokens: 1, completionTokens: 1 } });
+        spawner.last.emit({
+            type: "finished",
+            requestId: "r2",
+            text: "ok",
+            finishReason: "stop",
+            usage: { promptTokens: 1, cachedPromptTokens: 0, evaluatedPromptTokens: 1, completionTokens: 1 }
+        });
         await expect(waiting).resolves.toMatchObject({ text: "ok" });
         expect(supervisor.pid).toBe(1001);
     });
@@ -326,7 +425,8 @@ describe("EngineSupervisor after a crash", () => {
         spawner.readyOnSpawn = false;
         spawner.last.exit(1, null);
         await expect(supervisor.measure("alice", [], "")).rejects.toMatchObject({
-            code: "engine_unavailable", message: "The engine is restarting and was not back within 0.03 s. Try again in a moment."
+            code: "engine_unavailable",
+            message: "The engine is restarting and was not back within 0.03 s. Try again in a moment."
         });
     });
 
@@ -342,8 +442,10 @@ describe("EngineSupervisor after a crash", () => {
         const crashed = nextEvent(supervisor, "crashed");
         spawner.last.exit(null, "SIGSEGV");
         expect(await crashed).toMatchObject({ willRestart: false });
-        const { error } = await down as { error: EngineUnavailableError };
-        expect(error.message).toBe("The engine process stopped again (SIGSEGV) after 2 restarts within 60 s, so Kvault stopped restarting it. Check the model and engine settings, then restart Kvault.");
+        const { error } = (await down) as { error: EngineUnavailableError };
+        expect(error.message).toBe(
+            "The engine process stopped again (SIGSEGV) after 2 restarts within 60 s, so Kvault stopped restarting it. Check the model and engine settings, then restart Kvault."
+        );
         expect(supervisor.state).toBe("down");
         expect(spawner.processes).toHaveLength(3);
         await expect(supervisor.chat(turn)).rejects.toBe(error);
@@ -355,8 +457,10 @@ describe("EngineSupervisor after a crash", () => {
         spawner.readyOnSpawn = false;
         const down = nextEvent(supervisor, "down");
         spawner.last.exit(null, "SIGKILL");
-        const { error } = await down as { error: EngineUnavailableError };
-        expect(error.message).toMatch(/^The engine did not come back after 3 restarts within 60 s; the last try said: The engine process did not become ready within 0.01 s/);
+        const { error } = (await down) as { error: EngineUnavailableError };
+        expect(error.message).toMatch(
+            /^The engine did not come back after 3 restarts within 60 s; the last try said: The engine process did not become ready within 0.01 s/
+        );
         expect(spawner.processes).toHaveLength(4);
         expect(spawner.processes.every((child) => child.exited)).toBe(true);
     });
@@ -401,7 +505,8 @@ describe("EngineSupervisor.dispose", () => {
 });
 
 describe("EngineSupervisor.switchModel", () => {
-    const facts = (modelPath: string, name?: string): ModelFacts => ({ path: modelPath, fileName: modelPath.split("/").at(-1)!, name } as ModelFacts);
+    const facts = (modelPath: string, name?: string): ModelFacts =>
+        ({ path: modelPath, fileName: modelPath.split("/").at(-1)!, name }) as ModelFacts;
     const goodInspector = async (modelPath: string) => facts(modelPath, "Next Model");
 
     it("ends running turns with model_switched, starts an engine on the new file with the same config, and resolves with its info", async () => {
@@ -411,7 +516,7 @@ describe("EngineSupervisor.switchModel", () => {
         const running = supervisor.chat(turn).catch((error: unknown) => error);
         await Promise.resolve();
         const info = await supervisor.switchModel("/models/next.gguf");
-        const error = await running as ModelSwitchedError;
+        const error = (await running) as ModelSwitchedError;
         expect(error).toBeInstanceOf(ModelSwitchedError);
         expect(error.code).toBe("model_switched");
         expect(error.message).toBe("The model was switched to Next Model while this turn ran; send the message again.");
@@ -428,7 +533,9 @@ describe("EngineSupervisor.switchModel", () => {
     it("refuses a bad file before touching the running engine", async () => {
         const spawner = new FakeSpawner();
         const supervisor = await start(spawner, {
-            inspectModel: async () => { throw new ModelNotGgufError("/x is not a GGUF file (it starts with \"{\\n  \"; a GGUF file starts with \"GGUF\")."); }
+            inspectModel: async () => {
+                throw new ModelNotGgufError('/x is not a GGUF file (it starts with "{\\n  "; a GGUF file starts with "GGUF").');
+            }
         });
         const running = supervisor.chat(turn);
         await expect(supervisor.switchModel("/x")).rejects.toMatchObject({ code: "model_not_gguf" });
@@ -463,7 +570,7 @@ describe("EngineSupervisor.switchModel", () => {
         spawner.readyOnSpawn = true;
         spawner.last.emit({ type: "startFailed", error: { code: "model_load_failed", message: "llama.cpp could not load it." } });
         spawner.last.exit(1, null);
-        const error = await switching as EngineStartError;
+        const error = (await switching) as EngineStartError;
         expect(error).toBeInstanceOf(EngineStartError);
         expect(error.message).toBe("The engine could not start: llama.cpp could not load it.");
         expect(spawner.modelPaths).toEqual(["/fake.gguf", "/models/broken.gguf", "/fake.gguf"]);

@@ -5,18 +5,59 @@ import { parseServeOptions, ServeOptionsError } from "../../../host/headless/ser
 describe("parseServeOptions", () => {
     it("defaults to loopback, the built-in tiny model and split mode, with a pool that holds every window", () => {
         const options = parseServeOptions([]);
-        expect(options).toMatchObject({ host: "127.0.0.1", port: 8080, model: { kind: "preset", preset: "tiny" }, mode: "split", context: 4096, prefillCapacity: 4096, decodeSequences: 4, pageTokens: 256 });
+        expect(options).toMatchObject({
+            host: "127.0.0.1",
+            port: 8080,
+            model: { kind: "preset", preset: "tiny" },
+            mode: "split",
+            context: 4096,
+            prefillCapacity: 4096,
+            decodeSequences: 4,
+            pageTokens: 256
+        });
         expect(options.poolPages).toBe(16 * 5);
         expect(options.apiKey).toBeUndefined();
     });
 
     it("reads every flag, in both spellings", () => {
-        const options = parseServeOptions(["--host", "::1", "--port=0", "--model", "models/x.gguf", "--mode", "unified", "--context", "2048",
-            "--prefill-capacity", "1024", "--decode-sequences", "2", "--page-tokens", "64", "--pool-pages", "100", "--api-key", "secret-key-1", "--data-dir", "/tmp/kv",
-            "--download-stall-seconds", "5"]);
+        const options = parseServeOptions([
+            "--host",
+            "::1",
+            "--port=0",
+            "--model",
+            "models/x.gguf",
+            "--mode",
+            "unified",
+            "--context",
+            "2048",
+            "--prefill-capacity",
+            "1024",
+            "--decode-sequences",
+            "2",
+            "--page-tokens",
+            "64",
+            "--pool-pages",
+            "100",
+            "--api-key",
+            "secret-key-1",
+            "--data-dir",
+            "/tmp/kv",
+            "--download-stall-seconds",
+            "5"
+        ]);
         expect(options).toEqual({
-            host: "::1", port: 0, model: { kind: "file", path: path.resolve("models/x.gguf") }, mode: "unified", context: 2048, prefillCapacity: 1024,
-            decodeSequences: 2, pageTokens: 64, poolPages: 100, apiKey: "secret-key-1", dataDir: "/tmp/kv", downloadStallSeconds: 5
+            host: "::1",
+            port: 0,
+            model: { kind: "file", path: path.resolve("models/x.gguf") },
+            mode: "unified",
+            context: 2048,
+            prefillCapacity: 1024,
+            decodeSequences: 2,
+            pageTokens: 64,
+            poolPages: 100,
+            apiKey: "secret-key-1",
+            dataDir: "/tmp/kv",
+            downloadStallSeconds: 5
         });
     });
 

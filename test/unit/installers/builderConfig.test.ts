@@ -5,8 +5,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { Arch, type Configuration } from "electron-builder";
 import { describe, expect, it } from "vitest";
-import config, { INSTALLER_ARCHS, refuseForeignBuild } from "../../../electron-builder.config";
-import { builderFilters, loadBuilderConfig, validateBuilderConfig, type BuilderPlatform } from "./builderFilters";
+import config, { INSTALLER_ARCHS, refuseForeignBuild } from "../../../electron-builder.config.js";
+import { builderFilters, loadBuilderConfig, validateBuilderConfig, type BuilderPlatform } from "./builderFilters.js";
 
 const root = path.resolve(import.meta.dirname, "../../..");
 /** As the dist scripts' `electron-builder --config electron-builder.config.ts` loads it. */
@@ -22,9 +22,19 @@ interface Target {
 }
 
 const TARGETS: readonly Target[] = [
-    { platform: "linux", arch: "x64", installers: ["AppImage", "deb"], binaryPackages: ["linux-x64", "linux-x64-cuda", "linux-x64-cuda-ext", "linux-x64-vulkan"] },
+    {
+        platform: "linux",
+        arch: "x64",
+        installers: ["AppImage", "deb"],
+        binaryPackages: ["linux-x64", "linux-x64-cuda", "linux-x64-cuda-ext", "linux-x64-vulkan"]
+    },
     { platform: "linux", arch: "arm64", installers: ["AppImage", "deb"], binaryPackages: ["linux-arm64"] },
-    { platform: "win", arch: "x64", installers: ["nsis"], binaryPackages: ["win-x64", "win-x64-cuda", "win-x64-cuda-ext", "win-x64-vulkan"] },
+    {
+        platform: "win",
+        arch: "x64",
+        installers: ["nsis"],
+        binaryPackages: ["win-x64", "win-x64-cuda", "win-x64-cuda-ext", "win-x64-vulkan"]
+    },
     { platform: "win", arch: "arm64", installers: ["nsis"], binaryPackages: ["win-arm64"] },
     { platform: "mac", arch: "arm64", installers: ["dmg"], binaryPackages: ["mac-arm64-metal"] },
     { platform: "mac", arch: "x64", installers: ["dmg"], binaryPackages: ["mac-x64"] }
@@ -37,7 +47,8 @@ const ALL_BINARY_PACKAGES = [...TARGETS.flatMap((target) => target.binaryPackage
 function binaryPackageFiles(name: string): string[] {
     const dir = `node_modules/@node-llama-cpp/${name}`;
     if (fs.existsSync(path.join(root, dir))) {
-        return fs.readdirSync(path.join(root, dir), { recursive: true, withFileTypes: true })
+        return fs
+            .readdirSync(path.join(root, dir), { recursive: true, withFileTypes: true })
             .filter((entry) => entry.isFile())
             .map((entry) => path.relative(root, path.join(entry.parentPath, entry.name)).split(path.sep).join("/"));
     }
@@ -46,8 +57,7 @@ function binaryPackageFiles(name: string): string[] {
 }
 
 /** What `node-llama-cpp source build` would leave for a target; never installed here. */
-const localBuildFiles = (name: string): string[] =>
-    [`node_modules/node-llama-cpp/llama/localBuilds/${name}/Release/llama-addon.node`];
+const localBuildFiles = (name: string): string[] => [`node_modules/node-llama-cpp/llama/localBuilds/${name}/Release/llama-addon.node`];
 
 describe("electron-builder.config.ts", () => {
     it("loads as electron-builder loads it and passes its schema, which rejects a misspelled option", async () => {
@@ -63,8 +73,9 @@ describe("electron-builder.config.ts", () => {
             expect(config[target.platform]?.target, target.platform).toEqual(target.installers);
         }
         expect([...INSTALLER_ARCHS].sort()).toEqual(["arm64", "x64"]);
-        expect(TARGETS.map((target) => `${target.platform}-${target.arch}`).sort())
-            .toEqual((["linux", "win", "mac"] as const).flatMap((platform) => INSTALLER_ARCHS.map((arch) => `${platform}-${arch}`)).sort());
+        expect(TARGETS.map((target) => `${target.platform}-${target.arch}`).sort()).toEqual(
+            (["linux", "win", "mac"] as const).flatMap((platform) => INSTALLER_ARCHS.map((arch) => `${platform}-${arch}`)).sort()
+        );
     });
 
     it("refuses to build for another platform or architecture than the machine's", () => {
@@ -72,13 +83,17 @@ describe("electron-builder.config.ts", () => {
         const here = { electronPlatformName: process.platform, arch: Arch[process.arch as keyof typeof Arch] };
         expect(() => refuseForeignBuild(here)).not.toThrow();
         const otherArch = process.arch === "arm64" ? Arch.x64 : Arch.arm64;
-        expect(() => refuseForeignBuild({ ...here, arch: otherArch })).toThrow(`cannot build the ${process.platform}-${Arch[otherArch]} installer`);
+        expect(() => refuseForeignBuild({ ...here, arch: otherArch })).toThrow(
+            `cannot build the ${process.platform}-${Arch[otherArch]} installer`
+        );
         const otherPlatform = process.platform === "win32" ? "linux" : "win32";
         expect(() => refuseForeignBuild({ ...here, electronPlatformName: otherPlatform })).toThrow(/Build it on a .* machine/);
     });
 
     it("knows every binary package node-llama-cpp can install", () => {
-        const manifest = JSON.parse(readText("node_modules/node-llama-cpp/package.json")) as { optionalDependencies: Record<string, string> };
+        const manifest = JSON.parse(readText("node_modules/node-llama-cpp/package.json")) as {
+            optionalDependencies: Record<string, string>;
+        };
         const names = Object.keys(manifest.optionalDependencies).map((name) => name.replace("@node-llama-cpp/", ""));
         expect(ALL_BINARY_PACKAGES.slice().sort()).toEqual(names.sort());
     });
@@ -109,10 +124,23 @@ describe("electron-builder.config.ts", () => {
         const others = ALL_BINARY_PACKAGES.filter((name) => !target.binaryPackages.includes(name));
 
         it("carries the app's bundles and package.json, not its sources", () => {
-            for (const file of ["out/main/index.js", "out/main/engineProcess.js", "out/preload/index.cjs", "out/renderer/index.html", "package.json"]) {
+            for (const file of [
+                "out/main/index.js",
+                "out/main/engineProcess.js",
+                "out/preload/index.cjs",
+                "out/renderer/index.html",
+                "package.json"
+            ]) {
                 expect(filters.packs(file), file).toBe(true);
             }
-            for (const file of ["engine/KvEngine.ts", "main/index.ts", "electron-builder.config.ts", "README.md", "resources/entitlements.mac.plist", "release/builder-debug.yml"]) {
+            for (const file of [
+                "engine/KvEngine.ts",
+                "main/index.ts",
+                "electron-builder.config.ts",
+                "README.md",
+                "resources/entitlements.mac.plist",
+                "release/builder-debug.yml"
+            ]) {
                 expect(filters.packs(file), file).toBe(false);
             }
         });
@@ -124,7 +152,11 @@ describe("electron-builder.config.ts", () => {
                 expect(filters.packs(file), file).toBe(true);
                 expect(filters.unpacks(file), file).toBe(true);
             }
-            for (const file of ["node_modules/node-llama-cpp/package.json", "node_modules/node-llama-cpp/dist/index.js", "node_modules/node-llama-cpp/llama/binariesGithubRelease.json"]) {
+            for (const file of [
+                "node_modules/node-llama-cpp/package.json",
+                "node_modules/node-llama-cpp/dist/index.js",
+                "node_modules/node-llama-cpp/llama/binariesGithubRelease.json"
+            ]) {
                 expect(filters.packs(file), file).toBe(true);
                 expect(filters.unpacks(file), file).toBe(false);
             }
@@ -148,8 +180,9 @@ describe("the installers workflow", () => {
     const workflow = readText(".github/workflows/installers.yml");
     const scripts = (JSON.parse(readText("package.json")) as { scripts: Record<string, string> }).scripts;
     // One flow mapping per job: { name, runner, dist, arch }.
-    const jobs = [...workflow.matchAll(/- \{ name: ([\w-]+), runner: ([\w.-]+), dist: "([\w:]+)", arch: (\w+) \}/g)]
-        .map(([, name, runner, dist, arch]) => ({ name, runner: runner ?? "", dist: dist ?? "", arch }));
+    const jobs = [...workflow.matchAll(/- \{ name: ([\w-]+), runner: ([\w.-]+), dist: "([\w:]+)", arch: (\w+) \}/g)].map(
+        ([, name, runner, dist, arch]) => ({ name, runner: runner ?? "", dist: dist ?? "", arch })
+    );
 
     it("builds every target on a runner of its own OS and architecture", () => {
         const runnerOs: Record<BuilderPlatform, RegExp> = { linux: /^ubuntu-/, win: /^windows-/, mac: /^macos-/ };
@@ -158,7 +191,9 @@ describe("the installers workflow", () => {
             expect(job, `${target.platform}-${target.arch}`).toBeDefined();
             expect(job?.runner).toMatch(runnerOs[target.platform]);
             expect(job?.arch).toBe(target.arch);
-            expect(scripts[job?.dist ?? ""]).toMatch(new RegExp(`^electron-vite build && electron-builder --config electron-builder\\.config\\.ts .*--${target.platform}( |$)`));
+            expect(scripts[job?.dist ?? ""]).toMatch(
+                new RegExp(`^electron-vite build && electron-builder --config electron-builder\\.config\\.ts .*--${target.platform}( |$)`)
+            );
         }
         expect(jobs).toHaveLength(TARGETS.length);
         expect(scripts.dist).toMatch(/^electron-vite build && electron-builder --config electron-builder\.config\.ts /);

@@ -27,11 +27,33 @@ type MacroExpander = (pattern: string) => string;
 
 const require = createRequire(import.meta.url);
 const fileMatcher = require("app-builder-lib/out/fileMatcher") as {
-    getMainFileMatchers(appDir: string, destination: string, expand: MacroExpander, options: PlatformSpecificBuildOptions,
-        platformPackager: { info: Packager }, outDir: string, isElectronCompile: boolean): FileMatcher[];
-    getNodeModuleFileMatcher(appDir: string, destination: string, expand: MacroExpander, options: PlatformSpecificBuildOptions, packager: Packager): FileMatcher;
-    getFileMatchers(config: Configuration, name: "asarUnpack", destination: string,
-        options: { macroExpander: MacroExpander; customBuildOptions: PlatformSpecificBuildOptions; globalOutDir: string; defaultSrc: string }): FileMatcher[] | null;
+    getMainFileMatchers(
+        appDir: string,
+        destination: string,
+        expand: MacroExpander,
+        options: PlatformSpecificBuildOptions,
+        platformPackager: { info: Packager },
+        outDir: string,
+        isElectronCompile: boolean
+    ): FileMatcher[];
+    getNodeModuleFileMatcher(
+        appDir: string,
+        destination: string,
+        expand: MacroExpander,
+        options: PlatformSpecificBuildOptions,
+        packager: Packager
+    ): FileMatcher;
+    getFileMatchers(
+        config: Configuration,
+        name: "asarUnpack",
+        destination: string,
+        options: {
+            macroExpander: MacroExpander;
+            customBuildOptions: PlatformSpecificBuildOptions;
+            globalOutDir: string;
+            defaultSrc: string;
+        }
+    ): FileMatcher[] | null;
 };
 const { expandMacro } = require("app-builder-lib/out/util/macroExpander") as {
     expandMacro(pattern: string, arch: string | null, appInfo: object, extra: Record<string, string>): string;
@@ -87,8 +109,12 @@ export function builderFilters(config: Configuration, platform: BuilderPlatform,
     const outDir = path.join(projectDir, config.directories?.output ?? "dist");
     const [appFiles] = fileMatcher.getMainFileMatchers(projectDir, projectDir, expand, options, { info: packager }, outDir, false);
     const nodeModules = fileMatcher.getNodeModuleFileMatcher(projectDir, projectDir, expand, options, packager);
-    const unpack = fileMatcher.getFileMatchers(config, "asarUnpack", projectDir,
-        { macroExpander: expand, customBuildOptions: options, globalOutDir: outDir, defaultSrc: projectDir })?.[0];
+    const unpack = fileMatcher.getFileMatchers(config, "asarUnpack", projectDir, {
+        macroExpander: expand,
+        customBuildOptions: options,
+        globalOutDir: outDir,
+        defaultSrc: projectDir
+    })?.[0];
     if (appFiles === undefined) {
         throw new Error("electron-builder derived no file matcher from `files`.");
     }
@@ -97,9 +123,10 @@ export function builderFilters(config: Configuration, platform: BuilderPlatform,
     const unpackFilter = unpack?.createFilter();
     const isFile = (relative: string) => ({ isDirectory: () => false, moduleFullFilePath: relative });
     return {
-        packs: (file) => file.startsWith("node_modules/")
-            ? nodeModulesFilter(path.join(projectDir, file), isFile(file))
-            : appFilter(path.join(projectDir, file), { isDirectory: () => false }),
+        packs: (file) =>
+            file.startsWith("node_modules/")
+                ? nodeModulesFilter(path.join(projectDir, file), isFile(file))
+                : appFilter(path.join(projectDir, file), { isDirectory: () => false }),
         unpacks: (file) => unpackFilter?.(path.join(projectDir, file), isFile(file)) ?? false
     };
 }

@@ -6,10 +6,10 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it, vi } from "vitest";
-import { channels, rpcChannels } from "../../../contract/channels";
-import type { EngineCommand } from "../../../contract/engineProtocol";
-import type { AppSettingsView, BridgeResult } from "../../../contract/KvaultBridge";
-import { freePort } from "./loopbackPorts";
+import { channels, rpcChannels } from "../../../contract/channels.js";
+import type { EngineCommand } from "../../../contract/engineProtocol.js";
+import type { AppSettingsView, BridgeResult } from "../../../contract/KvaultBridge.js";
+import { freePort } from "./loopbackPorts.js";
 
 type Handler = (event: unknown, ...args: unknown[]) => unknown;
 
@@ -47,10 +47,20 @@ vi.mock("electron", async () => {
                 reply({ type: "token", requestId, text: "Hel" });
                 if (command.request.workspace !== "slow") {
                     reply({ type: "token", requestId, text: "lo" });
-                    reply({ type: "finished", requestId, text: "Hello", finishReason: "stop", usage: { promptTokens: 3, cachedPromptTokens: 0, evaluatedPromptTokens: 3, completionTokens: 2 } });
+                    reply({
+                        type: "finished",
+                        requestId,
+                        text: "Hello",
+                        finishReason: "stop",
+                        usage: { promptTokens: 3, cachedPromptTokens: 0, evaluatedPromptTokens: 3, completionTokens: 2 }
+                    });
                 }
             } else if (command.type === "cancel") {
-                reply({ type: "failed", requestId: command.requestId, error: { code: "request_cancelled", message: "The request was cancelled." } });
+                reply({
+                    type: "failed",
+                    requestId: command.requestId,
+                    error: { code: "request_cancelled", message: "The request was cancelled." }
+                });
             } else if (command.type === "shutdown") {
                 setTimeout(() => {
                     this.emit("exit", 0);
@@ -133,7 +143,10 @@ function call(channel: string, event: unknown, ...args: unknown[]): Promise<unkn
 }
 
 const turn = (requestId: string, workspace = "alice"): unknown => ({
-    requestId, workspace, messages: [{ role: "user", content: "Hi" }], sampling: { temperature: 0, maxTokens: 4 }
+    requestId,
+    workspace,
+    messages: [{ role: "user", content: "Hi" }],
+    sampling: { temperature: 0, maxTokens: 4 }
 });
 
 afterAll(() => {
@@ -143,7 +156,7 @@ afterAll(() => {
 describe("the Electron host, wired (electron faked)", () => {
     it("on ready: settings written, demo model generated, engine forked as a utilityProcess, every channel handled", async () => {
         fake.userData = fs.mkdtempSync(path.join(os.tmpdir(), "kvault-userdata-"));
-        await import("../../../main/index");
+        await import("../../../main/index.js");
         fake.resolveReady();
         await vi.waitFor(() => expect(fake.handlers.size).toBe(Object.keys(channels).length - 1 + Object.keys(rpcChannels).length));
 
@@ -153,7 +166,10 @@ describe("the Electron host, wired (electron faked)", () => {
         const [fork] = fake.forks;
         expect(path.basename(fork!.modulePath)).toBe("engineProcess.js");
         expect(fork!.options.serviceName).toBe("Kvault engine");
-        expect(JSON.parse(fork!.options.env.KVAULT_ENGINE_CONFIG!)).toMatchObject({ modelPath: path.join(fake.userData, "models", "tiny-v1.gguf"), mode: "split" });
+        expect(JSON.parse(fork!.options.env.KVAULT_ENGINE_CONFIG!)).toMatchObject({
+            modelPath: path.join(fake.userData, "models", "tiny-v1.gguf"),
+            mode: "split"
+        });
         expect(fake.handlers.has(channels.turnEvent)).toBe(false); // main → renderer only
     });
 
@@ -161,9 +177,14 @@ describe("the Electron host, wired (electron faked)", () => {
         const app = renderer(1);
         expect(await call(rpcChannels.info, app.event, {})).toMatchObject({ ok: true, value: { modelName: "tiny" } });
         expect(await call(channels.getAppInfo, app.event)).toEqual({ version: "0.1.0", platform: process.platform });
-        await expect(call(rpcChannels.info, renderer(2, "https://example.com/").event, {})).rejects.toMatchObject({ code: "untrusted_sender" });
+        await expect(call(rpcChannels.info, renderer(2, "https://example.com/").event, {})).rejects.toMatchObject({
+            code: "untrusted_sender"
+        });
         await expect(call(rpcChannels.info, app.event)).rejects.toMatchObject({ code: "invalid_request" });
-        expect(await call(rpcChannels.forgetWorkspace, app.event, { workspace: 1 })).toMatchObject({ ok: false, error: { code: "invalid_request" } });
+        expect(await call(rpcChannels.forgetWorkspace, app.event, { workspace: 1 })).toMatchObject({
+            ok: false,
+            error: { code: "invalid_request" }
+        });
     });
 
     it("streams a chat's events to the window that asked, and only there", async () => {
@@ -193,15 +214,24 @@ describe("the Electron host, wired (electron faked)", () => {
     it("switches the local API on and off from the settings", async () => {
         const app = renderer(1);
         const port = await freePort();
-        const on = await call(channels.setLocalApi, app.event, { enabled: true, port }) as BridgeResult<AppSettingsView>;
+        const on = (await call(channels.setLocalApi, app.event, { enabled: true, port })) as BridgeResult<AppSettingsView>;
         expect(on).toMatchObject({ ok: true, value: { localApi: { enabled: true, port, url: `http://127.0.0.1:${port}` } } });
         const { apiKey } = (on as { value: AppSettingsView }).value.localApi;
         const models = await fetch(`http://127.0.0.1:${port}/v1/models`, { headers: { authorization: `Bearer ${apiKey}` } });
         expect(await models.json()).toMatchObject({ data: [{ id: "tiny" }] });
 
-        expect(await call(channels.setLocalApi, app.event, { enabled: false, port })).toMatchObject({ ok: true, value: { localApi: { enabled: false, url: null } } });
-        expect(await call(channels.getSettings, app.event)).toMatchObject({ ok: true, value: { localApi: { enabled: false, port }, modelPath: null } });
-        expect(await call(channels.setLocalApi, app.event, { enabled: true, port: 80 })).toMatchObject({ ok: false, error: { code: "invalid_request" } });
+        expect(await call(channels.setLocalApi, app.event, { enabled: false, port })).toMatchObject({
+            ok: true,
+            value: { localApi: { enabled: false, url: null } }
+        });
+        expect(await call(channels.getSettings, app.event)).toMatchObject({
+            ok: true,
+            value: { localApi: { enabled: false, port }, modelPath: null }
+        });
+        expect(await call(channels.setLocalApi, app.event, { enabled: true, port: 80 })).toMatchObject({
+            ok: false,
+            error: { code: "invalid_request" }
+        });
     });
 
     it("on quit, shuts the engine down before letting the app go", async () => {

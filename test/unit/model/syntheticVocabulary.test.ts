@@ -12,8 +12,9 @@ describe("buildSyntheticVocabulary", () => {
 
     it("has the control tokens at fixed ids and the 256 byte-fallback tokens", () => {
         const { tokens, tokenTypes } = buildSyntheticVocabulary(512);
-        for (const special of Object.values(specialTokens))
+        for (const special of Object.values(specialTokens)) {
             expect(tokens[special.id]).toBe(special.text);
+        }
         expect(tokenTypes[specialTokens.unknown.id]).toBe(TokenType.Unknown);
         expect(tokenTypes[specialTokens.imEnd.id]).toBe(TokenType.Control);
         const byteTokens = tokens.filter((_, id) => tokenTypes[id] === TokenType.Byte);
@@ -27,8 +28,9 @@ describe("buildSyntheticVocabulary", () => {
         const known = new Set(tokens);
         for (let id = 0; id < tokens.length; id++) {
             const piece = tokens[id]!;
-            if (tokenTypes[id] !== TokenType.Normal || piece.length < 2)
+            if (tokenTypes[id] !== TokenType.Normal || piece.length < 2) {
                 continue;
+            }
             expect(known.has(piece.slice(0, -1)), piece).toBe(true);
         }
     });

@@ -62,7 +62,11 @@ const pick = fc.nat({ max: 1000 });
 const offset = fc.nat({ max: PAGE_BYTES - 1 });
 const length = fc.integer({ min: 1, max: PAGE_BYTES });
 const opArbitrary: fc.Arbitrary<Op> = fc.oneof(
-    fc.record({ kind: fc.constant("reserve" as const), session: fc.nat({ max: SESSIONS.length - 1 }), numPages: fc.integer({ min: 1, max: 4 }) }),
+    fc.record({
+        kind: fc.constant("reserve" as const),
+        session: fc.nat({ max: SESSIONS.length - 1 }),
+        numPages: fc.integer({ min: 1, max: 4 })
+    }),
     fc.record({ kind: fc.constant("write" as const), pick, offset, length, hold: fc.boolean() }),
     fc.record({ kind: fc.constant("heldWrite" as const), pick, offset, length }),
     fc.record({ kind: fc.constant("dropWriter" as const), pick }),
@@ -102,8 +106,9 @@ function apply(pool: PagePool, model: Model, op: Op): void {
         case "reserve": {
             const fits = op.numPages <= expectedNumFreePages(model);
             expect(pool.canReserve(op.numPages)).toBe(fits);
-            if (!fits)
+            if (!fits) {
                 return;
+            }
             const serial = model.numRequests++;
             const reservation = pool.reserve({
                 session: SESSIONS[op.session] as SessionId,
@@ -112,18 +117,28 @@ function apply(pool: PagePool, model: Model, op: Op): void {
                 firstToken: 0
             });
             const pages = reservation.pages.map((handle) => ({
-                handle, bytes: new Uint8Array(PAGE_BYTES), numValidBytes: 0, sealed: false, hasWriter: false, numReaders: 0
+                handle,
+                bytes: new Uint8Array(PAGE_BYTES),
+                numValidBytes: 0,
+                sealed: false,
+                hasWriter: false,
+                numReaders: 0
             }));
             model.live.push({ reservation, pages, fill: (serial * 37) % 251, released: false });
             return;
         }
         case "write": {
-            const target = choose(livePages.filter(({ page }) => !page.sealed && !page.hasWriter), op.pick);
-            if (target === undefined)
+            const target = choose(
+                livePages.filter(({ page }) => !page.sealed && !page.hasWriter),
+                op.pick
+            );
+            if (target === undefined) {
                 return;
+            }
             const acquired = pool.acquireWriteLease(target.page.handle.pageId, target.page.handle.generation);
-            if (!acquired.ok)
+            if (!acquired.ok) {
                 throw acquired.error;
+            }
             writeRange(acquired.lease, target.page, target.owner, op.offset, op.length);
             if (op.hold) {
                 target.page.hasWriter = true;
@@ -135,8 +150,9 @@ function apply(pool: PagePool, model: Model, op: Op): void {
         }
         case "heldWrite": {
             const writer = choose(model.writers, op.pick);
-            if (writer === undefined)
+            if (writer === undefined) {
                 return;
+            }
             if (!writer.owner.released) {
                 writeRange(writer.lease, writer.page, writer.owner, op.offset, op.length);
                 return;
@@ -149,17 +165,22 @@ function apply(pool: PagePool, model: Model, op: Op): void {
         }
         case "dropWriter": {
             const writer = choose(model.writers, op.pick);
-            if (writer === undefined)
+            if (writer === undefined) {
                 return;
+            }
             writer.lease.release();
             writer.page.hasWriter = false;
             model.writers.splice(model.writers.indexOf(writer), 1);
             return;
         }
         case "seal": {
-            const target = choose(livePages.filter(({ page }) => !page.sealed && !page.hasWriter && page.numValidBytes > 0), op.pick);
-            if (target === undefined)
+            const target = choose(
+                livePages.filter(({ page }) => !page.sealed && !page.hasWriter && page.numValidBytes > 0),
+                op.pick
+            );
+            if (target === undefined) {
                 return;
+            }
             const { pageId, generation } = target.page.handle;
             const sealed = pool.seal(pageId, generation, op.numTokens);
             expect(sealed.ok).toBe(true);
@@ -169,24 +190,27 @@ function apply(pool: PagePool, model: Model, op: Op): void {
         }
         case "beginTransfer": {
             const target = choose(livePages, op.pick);
-            if (target === undefined)
+            if (target === undefined) {
                 return;
+            }
             const acquired = pool.acquireReadLease(target.page.handle.pageId, target.page.handle.generation);
             if (!target.page.sealed) {
                 expect(acquired.ok || acquired.error.code).toBe("page_not_sealed");
                 model.readsBeforeSealRefused++;
                 return;
             }
-            if (!acquired.ok)
+            if (!acquired.ok) {
                 throw acquired.error;
+            }
             target.page.numReaders++;
             model.readers.push({ lease: acquired.lease, page: target.page });
             return;
         }
         case "endTransfer": {
             const reader = choose(model.readers, op.pick);
-            if (reader === undefined)
+            if (reader === undefined) {
                 return;
+            }
             // Exactly the owner's bytes, even if the owner has since released the page.
             expect(reader.lease.read()).toEqual(reader.page.bytes.subarray(0, reader.page.numValidBytes));
             reader.lease.release();
@@ -196,11 +220,14 @@ function apply(pool: PagePool, model: Model, op: Op): void {
         }
         case "release": {
             const owner = choose(model.live, op.pick);
-            if (owner === undefined)
+            if (owner === undefined) {
                 return;
+            }
             const numLeased = owner.pages.filter(isLeased).length;
             expect(pool.release(owner.reservation)).toEqual({
-                ok: true, numPagesScrubbed: owner.pages.length - numLeased, numPagesQuarantined: numLeased
+                ok: true,
+                numPagesScrubbed: owner.pages.length - numLeased,
+                numPagesQuarantined: numLeased
             });
             owner.released = true;
             model.live.splice(model.live.indexOf(owner), 1);
@@ -209,17 +236,22 @@ function apply(pool: PagePool, model: Model, op: Op): void {
         }
         case "replayRelease": {
             const owner = choose(model.released, op.pick);
-            if (owner === undefined)
+            if (owner === undefined) {
                 return;
+            }
             const replayed = pool.release(owner.reservation);
             expect(replayed.ok || replayed.error.code).toBe("double_release");
             model.doubleReleasesDetected++;
             return;
         }
         case "staleWrite": {
-            const page = choose(model.released.flatMap((owner) => owner.pages), op.pick);
-            if (page === undefined)
+            const page = choose(
+                model.released.flatMap((owner) => owner.pages),
+                op.pick
+            );
+            if (page === undefined) {
                 return;
+            }
             const refused = pool.acquireWriteLease(page.handle.pageId, page.handle.generation);
             expect(refused.ok || refused.error.code).toBe(isLeased(page) ? "page_released" : "stale_generation");
             model.staleWritesRefused++;
@@ -241,35 +273,50 @@ function checkAfterStep(pool: PagePool, model: Model): void {
     expect(snapshot.numPagesByState.reduce((sum, count) => sum + count, 0)).toBe(NUM_PAGES);
     // Every live page still belongs to the request that reserved it, at its generation.
     for (const owner of model.live) {
-        for (const page of owner.pages)
+        for (const page of owner.pages) {
             expect(pool.pageInfo(page.handle.pageId)).toMatchObject({
-                request: owner.reservation.request, generation: page.handle.generation, numValidBytes: page.numValidBytes
+                request: owner.reservation.request,
+                generation: page.handle.generation,
+                numValidBytes: page.numValidBytes
             });
+        }
     }
 }
 
 describe("PagePool against a model", () => {
     it("keeps I1–I6 and conserves pages over random reserve, write, seal, transfer, cancel and release", () => {
-        fc.assert(fc.property(fc.array(opArbitrary, { minLength: 1, maxLength: 60, size: "max" }), (ops) => {
-            const pool = makePool({ numPages: NUM_PAGES, pageTokens: PAGE_TOKENS, pageBytes: PAGE_BYTES });
-            const model: Model = {
-                live: [], released: [], writers: [], readers: [],
-                numRequests: 0, staleWritesRefused: 0, doubleReleasesDetected: 0, readsBeforeSealRefused: 0
-            };
-            for (const op of ops) {
-                apply(pool, model, op);
-                checkAfterStep(pool, model);
-            }
+        fc.assert(
+            fc.property(fc.array(opArbitrary, { minLength: 1, maxLength: 60, size: "max" }), (ops) => {
+                const pool = makePool({ numPages: NUM_PAGES, pageTokens: PAGE_TOKENS, pageBytes: PAGE_BYTES });
+                const model: Model = {
+                    live: [],
+                    released: [],
+                    writers: [],
+                    readers: [],
+                    numRequests: 0,
+                    staleWritesRefused: 0,
+                    doubleReleasesDetected: 0,
+                    readsBeforeSealRefused: 0
+                };
+                for (const op of ops) {
+                    apply(pool, model, op);
+                    checkAfterStep(pool, model);
+                }
 
-            // Drain everything the run left behind: every page must come back free and zero.
-            for (const writer of model.writers)
-                writer.lease.release();
-            for (const reader of model.readers)
-                reader.lease.release();
-            for (const owner of model.live)
-                expect(pool.release(owner.reservation).ok).toBe(true);
-            expect(pool.counters.pagesScrubbed).toBe(pool.counters.numPagesReserved);
-            expectNoLeaks(pool);
-        }), { numRuns: 300 });
+                // Drain everything the run left behind: every page must come back free and zero.
+                for (const writer of model.writers) {
+                    writer.lease.release();
+                }
+                for (const reader of model.readers) {
+                    reader.lease.release();
+                }
+                for (const owner of model.live) {
+                    expect(pool.release(owner.reservation).ok).toBe(true);
+                }
+                expect(pool.counters.pagesScrubbed).toBe(pool.counters.numPagesReserved);
+                expectNoLeaks(pool);
+            }),
+            { numRuns: 300 }
+        );
     });
 });

@@ -4,24 +4,15 @@ import { InvariantError } from "../../../engine/core/invariant.js";
 import { assertAuditClean } from "../../../engine/pages/PagePoolAudit.js";
 import { DisposedError, PagePoolConfigError } from "../../../engine/pages/pageErrors.js";
 import { PageState } from "../../../engine/pages/PageState.js";
-import {
-    alice,
-    bob,
-    expectNoLeaks,
-    makePool,
-    pattern,
-    readThrough,
-    req,
-    writeAndSeal,
-    writeThrough
-} from "./pagePoolFixtures.js";
+import { alice, bob, expectNoLeaks, makePool, pattern, readThrough, req, writeAndSeal, writeThrough } from "./pagePoolFixtures.js";
 
 describe("PagePool reservation", () => {
     it("takes all requested pages or none, and a shortage is a bug the caller should have asked about", () => {
         const pool = makePool();
         expect(pool.canReserve(9)).toBe(false);
-        expect(() => pool.reserve({ session: alice, request: req("r1"), numPages: 9, firstToken: 0 }))
-            .toThrow(/reserve of 9 pages for request r1 with 8 free/);
+        expect(() => pool.reserve({ session: alice, request: req("r1"), numPages: 9, firstToken: 0 })).toThrow(
+            /reserve of 9 pages for request r1 with 8 free/
+        );
         expect(pool.numFreePages).toBe(8);
         assertAuditClean(pool.audit({ scanFreePages: true }));
 
@@ -45,8 +36,9 @@ describe("PagePool reservation", () => {
         const pool = makePool();
         const held = pool.reserve({ session: alice, request: req("r1"), numPages: 2, firstToken: 0 });
         const before = { snapshot: pool.snapshot(), counters: pool.counters, numFree: pool.numFreePages };
-        for (let numPages = 0; numPages <= 10; numPages++)
+        for (let numPages = 0; numPages <= 10; numPages++) {
             pool.canReserve(numPages);
+        }
         expect({ snapshot: pool.snapshot(), counters: pool.counters, numFree: pool.numFreePages }).toEqual(before);
 
         pool.release(held);
@@ -56,8 +48,9 @@ describe("PagePool reservation", () => {
     it("refuses a second reservation for a request that holds one", () => {
         const pool = makePool();
         const held = pool.reserve({ session: alice, request: req("r1"), numPages: 1, firstToken: 0 });
-        expect(() => pool.reserve({ session: alice, request: req("r1"), numPages: 1, firstToken: 4 }))
-            .toThrow(/request r1 reserves 1 pages while holding 1 at generation 1/);
+        expect(() => pool.reserve({ session: alice, request: req("r1"), numPages: 1, firstToken: 4 })).toThrow(
+            /request r1 reserves 1 pages while holding 1 at generation 1/
+        );
         expect(pool.numFreePages).toBe(7);
 
         pool.release(held);
@@ -70,15 +63,19 @@ describe("PagePool writes and reads", () => {
         const pool = makePool();
         const reservation = pool.reserve({ session: alice, request: req("r1"), numPages: 1, firstToken: 0 });
         const [page] = reservation.pages;
-        if (page === undefined)
+        if (page === undefined) {
             throw new Error("reservation of 1 page returned none");
+        }
         const writer = pool.acquireWriteLease(page.pageId, page.generation);
-        if (!writer.ok)
+        if (!writer.ok) {
             throw writer.error;
+        }
 
         // The last byte of the page is in bounds; one past it is refused, with the numbers, and changes nothing.
         expect(writer.lease.write(63, pattern(1, 0x33))).toEqual({ ok: true, numValidBytes: 64 });
-        expect(() => writer.lease.write(63, pattern(2, 0x44))).toThrow(/write of 2 bytes at offset 63 of page 0 ends at 65, past its 64 bytes/);
+        expect(() => writer.lease.write(63, pattern(2, 0x44))).toThrow(
+            /write of 2 bytes at offset 63 of page 0 ends at 65, past its 64 bytes/
+        );
         expect(() => writer.lease.write(-1, pattern(1, 0x44))).toThrow(InvariantError);
         expect(pool.counters.outOfBoundsRefused).toBe(2);
         writer.lease.release();
@@ -87,12 +84,14 @@ describe("PagePool writes and reads", () => {
         // A second request writes 10 bytes; readers see those 10 and can never reach byte 10.
         const second = pool.reserve({ session: bob, request: req("r2"), numPages: 1, firstToken: 0 });
         const [shortPage] = second.pages;
-        if (shortPage === undefined)
+        if (shortPage === undefined) {
             throw new Error("reservation of 1 page returned none");
+        }
         writeAndSeal(pool, shortPage, pattern(10, 0x55), 1);
         const reader = pool.acquireReadLease(shortPage.pageId, shortPage.generation);
-        if (!reader.ok)
+        if (!reader.ok) {
             throw reader.error;
+        }
         expect(reader.lease.numValidBytes).toBe(10);
         expect(reader.lease.read()).toEqual(pattern(10, 0x55));
         expect(reader.lease.read(9, 1)).toEqual(pattern(1, 0x55));
@@ -110,8 +109,9 @@ describe("PagePool writes and reads", () => {
         const pool = makePool();
         const reservation = pool.reserve({ session: alice, request: req("r1"), numPages: 1, firstToken: 0 });
         const [page] = reservation.pages;
-        if (page === undefined)
+        if (page === undefined) {
             throw new Error("reservation of 1 page returned none");
+        }
 
         const early = pool.acquireReadLease(page.pageId, page.generation);
         expect(early.ok || early.error.code).toBe("page_not_sealed");
@@ -135,13 +135,17 @@ describe("PagePool writes and reads", () => {
         const pool = makePool();
         const reservation = pool.reserve({ session: alice, request: req("r1"), numPages: 1, firstToken: 0 });
         const [page] = reservation.pages;
-        if (page === undefined)
+        if (page === undefined) {
             throw new Error("reservation of 1 page returned none");
+        }
 
-        expect(() => pool.seal(page.pageId, page.generation)).toThrow(/seal of page 0 at generation 1, which is reserved with 0 bytes written/);
+        expect(() => pool.seal(page.pageId, page.generation)).toThrow(
+            /seal of page 0 at generation 1, which is reserved with 0 bytes written/
+        );
         const writer = pool.acquireWriteLease(page.pageId, page.generation);
-        if (!writer.ok)
+        if (!writer.ok) {
             throw writer.error;
+        }
         writer.lease.write(0, pattern(4, 0x22));
         expect(() => pool.acquireWriteLease(page.pageId, page.generation)).toThrow(/second writer on page 0 at generation 1/);
         expect(() => pool.seal(page.pageId, page.generation)).toThrow(/while its writer still holds a lease/);
@@ -163,8 +167,9 @@ describe("PagePool checksums", () => {
         const pool = makePool();
         const reservation = pool.reserve({ session: alice, request: req("r1"), numPages: 2, firstToken: 0 });
         const [first, second] = reservation.pages;
-        if (first === undefined || second === undefined)
+        if (first === undefined || second === undefined) {
             throw new Error("reservation of 2 pages returned fewer");
+        }
 
         // The same bytes at token 0 and token 4 hash differently: the checksum binds the position.
         const firstChecksum = writeAndSeal(pool, first, pattern(32, 0x5a));
@@ -192,12 +197,14 @@ describe("PagePool release, quarantine and scrub", () => {
         const pool = makePool();
         const first = pool.reserve({ session: alice, request: req("r1"), numPages: 1, firstToken: 0 });
         const [page] = first.pages;
-        if (page === undefined)
+        if (page === undefined) {
             throw new Error("reservation of 1 page returned none");
+        }
         writeAndSeal(pool, page, pattern(64, 0xa1));
         const reader = pool.acquireReadLease(page.pageId, page.generation);
-        if (!reader.ok)
+        if (!reader.ok) {
             throw reader.error;
+        }
 
         // The producer cancels while the reader is mid-transfer (failure mode 4).
         expect(pool.release(first)).toEqual({ ok: true, numPagesScrubbed: 0, numPagesQuarantined: 1 });
@@ -228,11 +235,13 @@ describe("PagePool release, quarantine and scrub", () => {
         const pool = makePool({ numPages: 2, pageTokens: 4, pageBytes: 64 });
         const cancelled = pool.reserve({ session: alice, request: req("r1"), numPages: 1, firstToken: 0 });
         const [page] = cancelled.pages;
-        if (page === undefined)
+        if (page === undefined) {
             throw new Error("reservation of 1 page returned none");
+        }
         const writer = pool.acquireWriteLease(page.pageId, page.generation);
-        if (!writer.ok)
+        if (!writer.ok) {
             throw writer.error;
+        }
         writer.lease.write(0, pattern(16, 0xee));
 
         // Cancel mid-transfer and admit Bob at once: he gets the other page.
@@ -249,8 +258,9 @@ describe("PagePool release, quarantine and scrub", () => {
         const reused = pool.reserve({ session: bob, request: req("r3"), numPages: 1, firstToken: 0 });
         const [reusedPage] = reused.pages;
         expect(reusedPage?.pageId).toBe(page.pageId);
-        if (reusedPage === undefined)
+        if (reusedPage === undefined) {
             throw new Error("reservation of 1 page returned none");
+        }
         const stale = pool.acquireWriteLease(page.pageId, page.generation);
         expect(stale.ok || stale.error.code).toBe("stale_generation");
         expect(stale.ok || stale.error.message).toMatch(/handle has generation 1, the page is at generation 3/);
@@ -269,8 +279,9 @@ describe("PagePool release, quarantine and scrub", () => {
         const pool = makePool({ numPages: 1, pageTokens: 4, pageBytes: 64 });
         const old = pool.reserve({ session: alice, request: req("r1"), numPages: 1, firstToken: 0 });
         const [oldPage] = old.pages;
-        if (oldPage === undefined)
+        if (oldPage === undefined) {
             throw new Error("reservation of 1 page returned none");
+        }
         writeThrough(pool, oldPage, pattern(4, 0x10));
         pool.release(old);
         const stillFree = pool.seal(oldPage.pageId, oldPage.generation);
@@ -278,8 +289,9 @@ describe("PagePool release, quarantine and scrub", () => {
 
         const current = pool.reserve({ session: bob, request: req("r2"), numPages: 1, firstToken: 0 });
         const [page] = current.pages;
-        if (page === undefined)
+        if (page === undefined) {
             throw new Error("reservation of 1 page returned none");
+        }
         writeAndSeal(pool, page, pattern(4, 0x20));
         const before = { snapshot: pool.snapshot(), info: pool.pageInfo(page.pageId) };
 
@@ -321,12 +333,14 @@ describe("PagePool snapshot and disposal", () => {
         const ofAlice = pool.reserve({ session: alice, request: req("r1"), numPages: 2, firstToken: 0 });
         const ofBob = pool.reserve({ session: bob, request: req("r2"), numPages: 1, firstToken: 0 });
         const [bobPage] = ofBob.pages;
-        if (bobPage === undefined)
+        if (bobPage === undefined) {
             throw new Error("reservation of 1 page returned none");
+        }
         writeAndSeal(pool, bobPage, pattern(16, 0x42));
         const reader = pool.acquireReadLease(bobPage.pageId, bobPage.generation);
-        if (!reader.ok)
+        if (!reader.ok) {
             throw reader.error;
+        }
         pool.release(ofBob);
 
         const snapshot = pool.snapshot();
@@ -345,11 +359,13 @@ describe("PagePool snapshot and disposal", () => {
         const pool = makePool();
         const reservation = pool.reserve({ session: alice, request: req("r1"), numPages: 1, firstToken: 0 });
         const [page] = reservation.pages;
-        if (page === undefined)
+        if (page === undefined) {
             throw new Error("reservation of 1 page returned none");
+        }
         const writer = pool.acquireWriteLease(page.pageId, page.generation);
-        if (!writer.ok)
+        if (!writer.ok) {
             throw writer.error;
+        }
 
         pool.dispose();
         pool.dispose();
@@ -374,8 +390,9 @@ describe("PagePool config", () => {
     it("refuses unusable configs with the value and the limit", () => {
         expect(() => makePool({ numPages: 0, pageTokens: 4, pageBytes: 64 })).toThrow(/numPages must be a positive integer; got 0/);
         expect(() => makePool({ numPages: 4, pageTokens: 2.5, pageBytes: 64 })).toThrow(PagePoolConfigError);
-        expect(() => makePool({ numPages: 65_536, pageTokens: 16, pageBytes: 65_536, maxArenaBytes: 1024 ** 3 }))
-            .toThrow("The page pool needs 4,294,967,296 bytes (65,536 pages × 65,536 bytes), over the limit of 1,073,741,824 bytes.");
+        expect(() => makePool({ numPages: 65_536, pageTokens: 16, pageBytes: 65_536, maxArenaBytes: 1024 ** 3 })).toThrow(
+            "The page pool needs 4,294,967,296 bytes (65,536 pages × 65,536 bytes), over the limit of 1,073,741,824 bytes."
+        );
 
         const pool = makePool();
         expect(Object.isFrozen(pool.config)).toBe(true);

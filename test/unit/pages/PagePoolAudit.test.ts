@@ -29,7 +29,13 @@ function fixture(): Fixture {
         arena,
         reservations,
         view: (overrides = {}) => ({
-            table, arena, reservations, pageTokens: PAGE_TOKENS, pageBytes: PAGE_BYTES, nextGeneration: 3, numActiveLeases: 0,
+            table,
+            arena,
+            reservations,
+            pageTokens: PAGE_TOKENS,
+            pageBytes: PAGE_BYTES,
+            nextGeneration: 3,
+            numActiveLeases: 0,
             ...overrides
         })
     };
@@ -39,8 +45,9 @@ function fixture(): Fixture {
 function reserve(subject: Fixture, name: string, generation: number, numPages: number): PageOwner {
     const pages: ReturnType<PageTable["takeFree"]>[] = [];
     const owner: PageOwner = { session: sessionId("s"), request: requestId(name), generation, pages, released: false };
-    for (let index = 0; index < numPages; index++)
+    for (let index = 0; index < numPages; index++) {
         pages.push(subject.table.takeFree(owner, index * PAGE_TOKENS, (index + 1) * PAGE_TOKENS));
+    }
     subject.reservations.set(owner.request, owner);
     return owner;
 }

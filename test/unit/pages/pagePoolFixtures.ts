@@ -26,8 +26,9 @@ export function pattern(length: number, fill: number): Uint8Array {
 /** Writes `bytes` at offset 0 through a short-lived write lease, asserting it was accepted. */
 export function writeThrough(pool: PagePool, handle: PageHandle, bytes: Uint8Array): void {
     const acquired = pool.acquireWriteLease(handle.pageId, handle.generation);
-    if (!acquired.ok)
+    if (!acquired.ok) {
         throw acquired.error;
+    }
     const written = acquired.lease.write(0, bytes);
     acquired.lease.release();
     expect(written.ok).toBe(true);
@@ -36,16 +37,18 @@ export function writeThrough(pool: PagePool, handle: PageHandle, bytes: Uint8Arr
 export function writeAndSeal(pool: PagePool, handle: PageHandle, bytes: Uint8Array, numTokens?: number): bigint {
     writeThrough(pool, handle, bytes);
     const sealed = pool.seal(handle.pageId, handle.generation, numTokens);
-    if (!sealed.ok)
+    if (!sealed.ok) {
         throw sealed.error;
+    }
     return sealed.checksum;
 }
 
 /** Reads a sealed page's valid bytes through a short-lived read lease. */
 export function readThrough(pool: PagePool, handle: PageHandle): Uint8Array {
     const acquired = pool.acquireReadLease(handle.pageId, handle.generation);
-    if (!acquired.ok)
+    if (!acquired.ok) {
         throw acquired.error;
+    }
     const bytes = acquired.lease.read();
     acquired.lease.release();
     return bytes;

@@ -12,14 +12,24 @@ describe("the sliced byte scan", () => {
         const pool = new PagePool({ numPages: 65_536, pageTokens: 16, pageBytes: 4_160 }, { skipScrub: true });
         try {
             const reservation = pool.reserve({ session: alice, request: req("a"), numPages: 2, firstToken: 0 });
-            for (const handle of reservation.pages)
+            for (const handle of reservation.pages) {
                 writeAndSeal(pool, handle, pattern(100, 0x5a));
+            }
             pool.release(reservation); // freed without being zeroed: the fault this pool was built with
             expect(pool.audit().ok).toBe(true); // the metadata alone cannot see it
 
             const scan = await pool.scanBytes({ sliceBudgetMs: 1 });
-            expect(scan).toMatchObject({ ok: false, numViolations: 2, numFreePagesScanned: 65_536, numPagesChangedDuringScan: 0, aborted: false });
-            expect(scan.violations.map((violation) => [violation.invariant, violation.pageId])).toEqual([["I6", 0], ["I6", 1]]);
+            expect(scan).toMatchObject({
+                ok: false,
+                numViolations: 2,
+                numFreePagesScanned: 65_536,
+                numPagesChangedDuringScan: 0,
+                aborted: false
+            });
+            expect(scan.violations.map((violation) => [violation.invariant, violation.pageId])).toEqual([
+                ["I6", 0],
+                ["I6", 1]
+            ]);
             expect(scan.violations[0]!.message).toBe("free page 0 (arena bytes [0, 4160)) is not all zero");
             expect(scan.numSlices).toBeGreaterThan(1);
         } finally {
@@ -30,20 +40,28 @@ describe("the sliced byte scan", () => {
     it("skips pages that change between the scan's start and their slice, and reports none of them", async () => {
         const pool = makePool({ numPages: 64, pageTokens: 4, pageBytes: 64 });
         const sealed = pool.reserve({ session: alice, request: req("sealed"), numPages: 40, firstToken: 0 }); // pages 0–39
-        for (const handle of sealed.pages)
+        for (const handle of sealed.pages) {
             writeAndSeal(pool, handle, pattern(64, 0x11));
+        }
 
         const scanning = pool.scanBytes({ maxPagesPerSlice: 4 }); // its first slice (pages 0–3) runs before it returns
         // Pages 40–47 were free when the scan began; now they hold another request's bytes. A scan
         // that judged them by their state at its start would report 8 dirty free pages.
         const later = pool.reserve({ session: alice, request: req("later"), numPages: 8, firstToken: 0 });
         expect(later.pages.map((handle) => handle.pageId)).toEqual([40, 41, 42, 43, 44, 45, 46, 47]);
-        for (const handle of later.pages)
+        for (const handle of later.pages) {
             writeThrough(pool, handle, pattern(64, 0x22));
+        }
         pool.release(sealed); // pages 4–39 were sealed at the start; now scrubbed and free
 
         const scan = await scanning;
-        expect(scan).toMatchObject({ ok: true, numViolations: 0, numSealedPagesVerified: 4, numFreePagesScanned: 16, numPagesChangedDuringScan: 8 + 36 });
+        expect(scan).toMatchObject({
+            ok: true,
+            numViolations: 0,
+            numSealedPagesVerified: 4,
+            numFreePagesScanned: 16,
+            numPagesChangedDuringScan: 8 + 36
+        });
         pool.release(later);
         expectNoLeaks(pool);
     });
@@ -51,12 +69,19 @@ describe("the sliced byte scan", () => {
     it("still finds a sealed page whose bytes changed, in a slice after the pool moved on", async () => {
         const pool = makePool({ numPages: 16, pageTokens: 4, pageBytes: 64 });
         const reservation = pool.reserve({ session: alice, request: req("r"), numPages: 12, firstToken: 0 });
-        for (const handle of reservation.pages)
+        for (const handle of reservation.pages) {
             writeAndSeal(pool, handle, pattern(64, 0x33));
+        }
         const scanning = pool.scanBytes({ maxPagesPerSlice: 2 }); // pages 0–1 scanned; the rest after a yield
         pool.injectByteFlip(reservation.pages[9]!.pageId, reservation.generation, 5);
         const scan = await scanning;
-        expect(scan).toMatchObject({ ok: false, numViolations: 1, numSealedPagesVerified: 12, numFreePagesScanned: 4, numPagesChangedDuringScan: 0 });
+        expect(scan).toMatchObject({
+            ok: false,
+            numViolations: 1,
+            numSealedPagesVerified: 12,
+            numFreePagesScanned: 4,
+            numPagesChangedDuringScan: 0
+        });
         expect(scan.violations[0]).toMatchObject({ invariant: "I7", pageId: 9 });
         pool.release(reservation);
         expectNoLeaks(pool);

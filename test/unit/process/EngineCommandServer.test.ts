@@ -11,7 +11,10 @@ import type { TurnCallbacks, TurnResult } from "../../../engine/service/EngineSe
 const usage = { promptTokens: 3, cachedPromptTokens: 0, evaluatedPromptTokens: 3, completionTokens: 2 };
 
 function chat(requestId: string): Record<string, unknown> {
-    return { type: "chat", request: { requestId, workspace: "alice", messages: [{ role: "user", content: "Hi" }], sampling: { temperature: 0, maxTokens: 2 } } };
+    return {
+        type: "chat",
+        request: { requestId, workspace: "alice", messages: [{ role: "user", content: "Hi" }], sampling: { temperature: 0, maxTokens: 2 } }
+    };
 }
 
 /** Chats that run until the test finishes them or their signal aborts. */
@@ -49,8 +52,9 @@ class FakeEngine implements ServedEngine {
     readonly slow = new Map<string, { finish(value: unknown): void }>();
 
     replay(requestId: string): Promise<ReplaySummary> {
-        if (requestId !== "r0")
+        if (requestId !== "r0") {
             return Promise.reject(new ReplayUnavailableError(`Turn ${requestId} cannot be replayed.`));
+        }
         return new Promise((resolve) => this.slow.set(`replay ${requestId}`, { finish: resolve as (value: unknown) => void }));
     }
 
@@ -59,13 +63,16 @@ class FakeEngine implements ServedEngine {
     }
 
     runDrill(id: string): Promise<DrillReport> {
-        if (id !== "flipped-byte")
-            throw new UnknownDrillError(`There is no drill "${id}".`); // synchronously, on purpose
+        if (id !== "flipped-byte") {
+            throw new UnknownDrillError(`There is no drill "${id}".`);
+        } // synchronously, on purpose
         return new Promise((resolve) => this.slow.set(`drill ${id}`, { finish: resolve as (value: unknown) => void }));
     }
 
     runCanary(params: { fillerTokens?: number }): Promise<CanaryReport> {
-        return new Promise((resolve) => this.slow.set(`canary ${params.fillerTokens ?? "default"}`, { finish: resolve as (value: unknown) => void }));
+        return new Promise((resolve) =>
+            this.slow.set(`canary ${params.fillerTokens ?? "default"}`, { finish: resolve as (value: unknown) => void })
+        );
     }
 
     async dispose(): Promise<void> {
@@ -82,7 +89,9 @@ function serve(): { server: EngineCommandServer; engine: FakeEngine; sent: Engin
     const transport: EngineTransport = {
         kind: "fork",
         onMessage: () => undefined,
-        send: async (event) => { sent.push(event); },
+        send: async (event) => {
+            sent.push(event);
+        },
         onHostGone: () => undefined
     };
     const server = new EngineCommandServer(engine, transport, { log: (line) => logged.push(line), onShutdown: () => shutdowns.push(1) });
@@ -114,7 +123,13 @@ describe("EngineCommandServer", () => {
         server.handle(chat("r1"));
         server.handle({ type: "cancel", requestId: "r1" });
         await tick();
-        expect(sent).toEqual([{ type: "failed", requestId: "r1", error: { code: "request_cancelled", message: expect.stringMatching(/cancelled during decode/) } }]);
+        expect(sent).toEqual([
+            {
+                type: "failed",
+                requestId: "r1",
+                error: { code: "request_cancelled", message: expect.stringMatching(/cancelled during decode/) }
+            }
+        ]);
     });
 
     it("never answers in the name of a running chat: a duplicate or a malformed command reusing its id gets only a log line", async () => {
@@ -125,10 +140,7 @@ describe("EngineCommandServer", () => {
         await tick();
         expect(sent).toEqual([]);
         expect(engine.running.size).toBe(1);
-        expect(logged).toEqual([
-            "ignored a chat: request \"r1\" is already running.",
-            "refused a command: workspace must be a string."
-        ]);
+        expect(logged).toEqual(['ignored a chat: request "r1" is already running.', "refused a command: workspace must be a string."]);
     });
 
     it("answers a malformed command it can address, and a call whose engine method throws, without throwing itself", async () => {
@@ -139,7 +151,11 @@ describe("EngineCommandServer", () => {
         await tick();
         expect(sent).toEqual([
             { type: "failed", requestId: "r2", error: { code: "invalid_request", message: "workspace must be a string." } },
-            { type: "measured", callId: "c1", error: { code: "engine_internal_error", message: expect.stringMatching(/measure exploded/) } },
+            {
+                type: "measured",
+                callId: "c1",
+                error: { code: "engine_internal_error", message: expect.stringMatching(/measure exploded/) }
+            },
             { type: "snapshot", callId: "c2", snapshot: { numQueued: 0 } }
         ]);
     });
@@ -160,11 +176,15 @@ describe("EngineCommandServer", () => {
         await tick();
         expect(sent).toEqual([
             { type: "replayableTurns", callId: "a2", result: [{ requestId: "r0", workspace: "alice", numTokens: 2 }] },
-            { type: "drills", callId: "a3", error: { code: "engine_internal_error", message: expect.stringMatching(/listDrills exploded/) } },
+            {
+                type: "drills",
+                callId: "a3",
+                error: { code: "engine_internal_error", message: expect.stringMatching(/listDrills exploded/) }
+            },
             { type: "drillReport", callId: "a8", error: { code: "invalid_request", message: "drillId is empty." } },
             { type: "audited", callId: "a1", result: { ok: true, numViolations: 0 } }, // an audit scans in slices: it answers later
             { type: "replayed", callId: "a5", error: { code: "replay_unavailable", message: "Turn gone cannot be replayed." } },
-            { type: "drillReport", callId: "a7", error: { code: "unknown_drill", message: "There is no drill \"no-such-drill\"." } },
+            { type: "drillReport", callId: "a7", error: { code: "unknown_drill", message: 'There is no drill "no-such-drill".' } },
             { type: "replayed", callId: "a4", result: { requestId: "r0", numTokens: 2, identical: true, durationMs: 1 } },
             { type: "drillReport", callId: "a6", result: { id: "flipped-byte", guardFired: true } }
         ]);
@@ -176,7 +196,13 @@ describe("EngineCommandServer", () => {
         server.handle({ type: "runCanary", callId: "k2", fillerTokens: 300 });
         server.handle({ type: "runCanary", callId: "k3", fillerTokens: "lots" });
         await tick();
-        expect(sent).toEqual([{ type: "canaryReport", callId: "k3", error: { code: "invalid_request", message: "fillerTokens must be a whole number of at least 1; got \"lots\"." } }]);
+        expect(sent).toEqual([
+            {
+                type: "canaryReport",
+                callId: "k3",
+                error: { code: "invalid_request", message: 'fillerTokens must be a whole number of at least 1; got "lots".' }
+            }
+        ]);
         engine.slow.get("canary 300")!.finish({ passed: true });
         engine.slow.get("canary default")!.finish({ passed: false });
         await tick();
@@ -197,8 +223,12 @@ describe("EngineCommandServer", () => {
         engine.slow.get("drill flipped-byte")!.finish({ id: "flipped-byte", guardFired: true });
         await stopped;
         expect(engine.numDisposes).toBe(1);
-        expect(sent.map((event) => [event.type, (event as { callId: string }).callId, (event as { error?: { code: string } }).error?.code])).toEqual([
-            ["audited", "d2", "engine_stopped"], ["drillReport", "d3", "engine_stopped"], ["drillReport", "d1", undefined]
+        expect(
+            sent.map((event) => [event.type, (event as { callId: string }).callId, (event as { error?: { code: string } }).error?.code])
+        ).toEqual([
+            ["audited", "d2", "engine_stopped"],
+            ["drillReport", "d3", "engine_stopped"],
+            ["drillReport", "d1", undefined]
         ]);
     });
 
@@ -213,7 +243,16 @@ describe("EngineCommandServer", () => {
         server.handle(chat("r3"));
         server.handle({ type: "forgetWorkspace", callId: "c9", workspace: "alice" });
         await tick();
-        expect(sent.map((event) => [event.type, "requestId" in event ? event.requestId : (event as { callId: string }).callId, (event as { error?: { code: string } }).error?.code]))
-            .toEqual([["failed", "r1", "engine_stopped"], ["failed", "r3", "engine_stopped"], ["forgotten", "c9", "engine_stopped"]]);
+        expect(
+            sent.map((event) => [
+                event.type,
+                "requestId" in event ? event.requestId : (event as { callId: string }).callId,
+                (event as { error?: { code: string } }).error?.code
+            ])
+        ).toEqual([
+            ["failed", "r1", "engine_stopped"],
+            ["failed", "r3", "engine_stopped"],
+            ["forgotten", "c9", "engine_stopped"]
+        ]);
     });
 });

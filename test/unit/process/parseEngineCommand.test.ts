@@ -9,7 +9,10 @@ const chat = {
     request: {
         requestId: "r1",
         workspace: "alice",
-        messages: [{ role: "system", content: "Be brief." }, { role: "user", content: "Hello" }],
+        messages: [
+            { role: "system", content: "Be brief." },
+            { role: "user", content: "Hello" }
+        ],
         sampling: { temperature: 0, maxTokens: 8 }
     }
 };
@@ -17,8 +20,9 @@ const chat = {
 function refused(value: unknown): Extract<ReturnType<typeof parseEngineCommand>, { ok: false }> {
     const parsed = parseEngineCommand(value);
     expect(parsed.ok, JSON.stringify(parsed)).toBe(false);
-    if (parsed.ok)
+    if (parsed.ok) {
         throw new Error("unreachable");
+    }
     expect(parsed.error.code).toBe("invalid_request");
     expect(parsed.error.message.length).toBeLessThan(700);
     return parsed;
@@ -27,7 +31,19 @@ function refused(value: unknown): Extract<ReturnType<typeof parseEngineCommand>,
 describe("parseEngineCommand accepts every well-formed command", () => {
     it.each<[string, EngineCommand]>([
         ["cancel", { type: "cancel", requestId: "r1" }],
-        ["measure", { type: "measure", callId: "c1", workspace: "alice", messages: [{ role: "user", content: "Hi" }, { role: "assistant", content: "Hello" }], draft: "next" }],
+        [
+            "measure",
+            {
+                type: "measure",
+                callId: "c1",
+                workspace: "alice",
+                messages: [
+                    { role: "user", content: "Hi" },
+                    { role: "assistant", content: "Hello" }
+                ],
+                draft: "next"
+            }
+        ],
         ["measure with no history", { type: "measure", callId: "c1", workspace: "alice", messages: [], draft: "" }],
         ["snapshot", { type: "snapshot", callId: "c2" }],
         ["forgetWorkspace", { type: "forgetWorkspace", callId: "c3", workspace: "alice" }],
@@ -36,9 +52,15 @@ describe("parseEngineCommand accepts every well-formed command", () => {
         ["replay", { type: "replay", callId: "c6", requestId: "r1" }],
         ["listDrills", { type: "listDrills", callId: "c7" }],
         ["runDrill", { type: "runDrill", callId: "c8", drillId: "flipped-byte" }],
-        ["runDrill of a drill the engine does not list (it answers unknown_drill itself)", { type: "runDrill", callId: "c9", drillId: "no-such-drill" }],
+        [
+            "runDrill of a drill the engine does not list (it answers unknown_drill itself)",
+            { type: "runDrill", callId: "c9", drillId: "no-such-drill" }
+        ],
         ["runCanary", { type: "runCanary", callId: "c10" }],
-        ["runCanary with its filler's size (the canary checks it against the window)", { type: "runCanary", callId: "c11", fillerTokens: 2_048 }],
+        [
+            "runCanary with its filler's size (the canary checks it against the window)",
+            { type: "runCanary", callId: "c11", fillerTokens: 2_048 }
+        ],
         ["shutdown", { type: "shutdown" }]
     ])("%s, unchanged", (_, command) => {
         expect(parseEngineCommand(command)).toEqual({ ok: true, command });
@@ -48,14 +70,26 @@ describe("parseEngineCommand accepts every well-formed command", () => {
         const parsed = parseEngineCommand(chat);
         expect(parsed).toEqual({
             ok: true,
-            command: { type: "chat", request: { ...chat.request, sampling: { temperature: 0, maxTokens: 8, topP: undefined, topK: undefined, seed: undefined, stop: undefined } } }
+            command: {
+                type: "chat",
+                request: {
+                    ...chat.request,
+                    sampling: { temperature: 0, maxTokens: 8, topP: undefined, topK: undefined, seed: undefined, stop: undefined }
+                }
+            }
         });
     });
 
     it("drops unknown fields at every level instead of passing them on", () => {
         const parsed = parseEngineCommand({
-            ...chat, extra: 1,
-            request: { ...chat.request, extra: "x", messages: [{ role: "user", content: "Hi", name: "eve" }], sampling: { ...chat.request.sampling, grammar: "x" } }
+            ...chat,
+            extra: 1,
+            request: {
+                ...chat.request,
+                extra: "x",
+                messages: [{ role: "user", content: "Hi", name: "eve" }],
+                sampling: { ...chat.request.sampling, grammar: "x" }
+            }
         });
         expect(parsed.ok).toBe(true);
         const command = (parsed as { command: Extract<EngineCommand, { type: "chat" }> }).command;
@@ -63,7 +97,10 @@ describe("parseEngineCommand accepts every well-formed command", () => {
         expect(Object.keys(command.request)).toEqual(["requestId", "workspace", "messages", "sampling"]);
         expect(command.request.messages).toEqual([{ role: "user", content: "Hi" }]);
         expect("grammar" in command.request.sampling).toBe(false);
-        expect(parseEngineCommand({ type: "snapshot", callId: "c", more: { deep: [1] } })).toEqual({ ok: true, command: { type: "snapshot", callId: "c" } });
+        expect(parseEngineCommand({ type: "snapshot", callId: "c", more: { deep: [1] } })).toEqual({
+            ok: true,
+            command: { type: "snapshot", callId: "c" }
+        });
     });
 });
 
@@ -77,7 +114,9 @@ describe("parseEngineCommand refuses, with a bounded message, and says whom to a
     it.each([undefined, 7, "", "launch", "__proto__", "constructor", ["chat"]])("an unknown type (%s)", (type) => {
         const result = refused({ type, requestId: "r1", callId: "c1" });
         expect(result.reply).toBeUndefined();
-        expect(result.error.message).toMatch(/type is .*; expected one of chat, cancel, measure, snapshot, forgetWorkspace, audit, replayableTurns, replay, listDrills, runDrill, runCanary, shutdown/);
+        expect(result.error.message).toMatch(
+            /type is .*; expected one of chat, cancel, measure, snapshot, forgetWorkspace, audit, replayableTurns, replay, listDrills, runDrill, runCanary, shutdown/
+        );
     });
 
     it("a chat with a bad field is answered with failed(invalid_request) when its requestId can be read", () => {
@@ -128,31 +167,57 @@ describe("parseEngineCommand refuses, with a bounded message, and says whom to a
     });
 
     it("a value quoted in an error is cut short", () => {
-        const result = refused({ type: "chat", request: { ...chat.request, sampling: { temperature: 0, maxTokens: 8, topP: "p".repeat(100_000) } } });
+        const result = refused({
+            type: "chat",
+            request: { ...chat.request, sampling: { temperature: 0, maxTokens: 8, topP: "p".repeat(100_000) } }
+        });
         expect(result.error.message).toMatch(/… \(100,\d{3} characters\)$/);
     });
 
     it("a measure, snapshot or forgetWorkspace with a readable callId is answered with its own event type", () => {
-        expect(refused({ type: "measure", callId: "c1", workspace: "alice", messages: "hi", draft: "" }).reply)
-            .toMatchObject({ type: "measured", callId: "c1", error: { code: "invalid_request" } });
-        expect(refused({ type: "measure", callId: "c1", workspace: "alice", messages: [], draft: 5 }).reply).toMatchObject({ type: "measured", callId: "c1" });
-        expect(refused({ type: "measure", callId: "c1", workspace: "", messages: [], draft: "" }).reply).toMatchObject({ type: "measured", callId: "c1" });
-        expect(refused({ type: "forgetWorkspace", callId: "c3" }).reply).toMatchObject({ type: "forgotten", callId: "c3", error: { code: "invalid_request" } });
+        expect(refused({ type: "measure", callId: "c1", workspace: "alice", messages: "hi", draft: "" }).reply).toMatchObject({
+            type: "measured",
+            callId: "c1",
+            error: { code: "invalid_request" }
+        });
+        expect(refused({ type: "measure", callId: "c1", workspace: "alice", messages: [], draft: 5 }).reply).toMatchObject({
+            type: "measured",
+            callId: "c1"
+        });
+        expect(refused({ type: "measure", callId: "c1", workspace: "", messages: [], draft: "" }).reply).toMatchObject({
+            type: "measured",
+            callId: "c1"
+        });
+        expect(refused({ type: "forgetWorkspace", callId: "c3" }).reply).toMatchObject({
+            type: "forgotten",
+            callId: "c3",
+            error: { code: "invalid_request" }
+        });
         expect(refused({ type: "measure", callId: 3, workspace: "alice", messages: [], draft: "" }).reply).toBeUndefined();
         expect(refused({ type: "snapshot" }).reply).toBeUndefined();
         expect(refused({ type: "snapshot", callId: "" }).reply).toBeUndefined();
     });
 
     it("an isolation call with a readable callId is answered with its own event type; ids and drill ids are bounded", () => {
-        expect(refused({ type: "replay", callId: "c1" }).reply).toMatchObject({ type: "replayed", callId: "c1", error: { code: "invalid_request" } });
+        expect(refused({ type: "replay", callId: "c1" }).reply).toMatchObject({
+            type: "replayed",
+            callId: "c1",
+            error: { code: "invalid_request" }
+        });
         expect(refused({ type: "replay", callId: "c1", requestId: "" }).error.message).toBe("requestId is empty.");
         expect(refused({ type: "replay", callId: "c1", requestId: 7 }).error.message).toBe("requestId must be a string; got 7.");
         const huge = refused({ type: "replay", callId: "c1", requestId: "r".repeat(100_000) });
         expect(huge.error.message).toBe("requestId has 100,000 characters; the limit is 256.");
         expect(huge.reply).toMatchObject({ type: "replayed", callId: "c1" });
-        expect(refused({ type: "runDrill", callId: "c2", drillId: "d".repeat(commandLimits.maxIdChars + 1) }).reply)
-            .toMatchObject({ type: "drillReport", callId: "c2", error: { message: "drillId has 257 characters; the limit is 256." } });
-        expect(refused({ type: "runDrill", callId: "c2", drillId: ["flipped-byte"] }).reply).toMatchObject({ type: "drillReport", callId: "c2" });
+        expect(refused({ type: "runDrill", callId: "c2", drillId: "d".repeat(commandLimits.maxIdChars + 1) }).reply).toMatchObject({
+            type: "drillReport",
+            callId: "c2",
+            error: { message: "drillId has 257 characters; the limit is 256." }
+        });
+        expect(refused({ type: "runDrill", callId: "c2", drillId: ["flipped-byte"] }).reply).toMatchObject({
+            type: "drillReport",
+            callId: "c2"
+        });
         expect(refused({ type: "runDrill", callId: "c2" }).error.message).toBe("drillId must be a string; got undefined.");
         expect(refused({ type: "audit", callId: "" }).reply).toBeUndefined();
         expect(refused({ type: "replayableTurns", callId: 1 }).reply).toBeUndefined();
@@ -161,20 +226,36 @@ describe("parseEngineCommand refuses, with a bounded message, and says whom to a
     });
 
     it("drops unknown fields of an isolation call", () => {
-        expect(parseEngineCommand({ type: "runDrill", callId: "c", drillId: "late-write", guards: "off" })).toEqual({ ok: true, command: { type: "runDrill", callId: "c", drillId: "late-write" } });
-        expect(parseEngineCommand({ type: "audit", callId: "c", scanFreePages: false })).toEqual({ ok: true, command: { type: "audit", callId: "c" } });
-        expect(parseEngineCommand({ type: "runCanary", callId: "c", guards: "off" })).toEqual({ ok: true, command: { type: "runCanary", callId: "c" } });
+        expect(parseEngineCommand({ type: "runDrill", callId: "c", drillId: "late-write", guards: "off" })).toEqual({
+            ok: true,
+            command: { type: "runDrill", callId: "c", drillId: "late-write" }
+        });
+        expect(parseEngineCommand({ type: "audit", callId: "c", scanFreePages: false })).toEqual({
+            ok: true,
+            command: { type: "audit", callId: "c" }
+        });
+        expect(parseEngineCommand({ type: "runCanary", callId: "c", guards: "off" })).toEqual({
+            ok: true,
+            command: { type: "runCanary", callId: "c" }
+        });
     });
 
     it("refuses a canary run whose filler is not a whole number of tokens, answering canaryReport", () => {
-        for (const fillerTokens of [0, -5, 1.5, "64", Number.NaN, 2 ** 60, null])
-            expect(refused({ type: "runCanary", callId: "c", fillerTokens }).reply).toMatchObject({ type: "canaryReport", callId: "c", error: { code: "invalid_request" } });
+        for (const fillerTokens of [0, -5, 1.5, "64", Number.NaN, 2 ** 60, null]) {
+            expect(refused({ type: "runCanary", callId: "c", fillerTokens }).reply).toMatchObject({
+                type: "canaryReport",
+                callId: "c",
+                error: { code: "invalid_request" }
+            });
+        }
     });
 
     it("a sparse list of messages (structured clone keeps holes) is refused, not skipped", () => {
         const messages: unknown[] = [];
         messages[2] = { role: "user", content: "x" };
-        expect(refused({ type: "measure", callId: "c1", workspace: "alice", messages, draft: "" }).error.message).toMatch(/messages\[0\] must be an object/);
+        expect(refused({ type: "measure", callId: "c1", workspace: "alice", messages, draft: "" }).error.message).toMatch(
+            /messages\[0\] must be an object/
+        );
         expect(refused({ type: "chat", request: { ...chat.request, messages } }).reply).toMatchObject({ type: "failed", requestId: "r1" });
     });
 
@@ -184,50 +265,96 @@ describe("parseEngineCommand refuses, with a bounded message, and says whom to a
     });
 
     it("getters that throw, on an object structured clone could not have made, still give a value", () => {
-        const hostile = { type: "chat", get request(): never { throw new RangeError("boom"); } };
+        const hostile = {
+            type: "chat",
+            get request(): never {
+                throw new RangeError("boom");
+            }
+        };
         expect(refused(hostile).error.message).toBe("The command could not be read: boom.");
     });
 });
 
 describe("parseEngineCommand is total", () => {
     it("returns, never throws, for any JSON value and any value structured clone could carry", () => {
-        fc.assert(fc.property(fc.oneof(fc.jsonValue(), fc.anything()), (value) => {
-            const parsed = parseEngineCommand(value);
-            expect(typeof parsed.ok).toBe("boolean");
-        }), { numRuns: 2_000 });
+        fc.assert(
+            fc.property(fc.oneof(fc.jsonValue(), fc.anything()), (value) => {
+                const parsed = parseEngineCommand(value);
+                expect(typeof parsed.ok).toBe("boolean");
+            }),
+            { numRuns: 2_000 }
+        );
     });
 
     it("returns for commands one mutation away from a valid chat, and what it accepts parses to itself", () => {
-        const paths = [["type"], ["request"], ["request", "requestId"], ["request", "workspace"], ["request", "messages"], ["request", "messages", 0],
-            ["request", "messages", 0, "role"], ["request", "messages", 0, "content"], ["request", "sampling"], ["request", "sampling", "maxTokens"],
-            ["request", "sampling", "temperature"], ["request", "sampling", "stop"], ["request", "sampling", "seed"]] as const;
-        fc.assert(fc.property(fc.constantFrom(...paths), fc.anything(), (path, replacement) => {
-            const mutated = structuredClone({ ...chat, request: { ...chat.request, messages: [{ role: "user", content: "Hello" }] } }) as Record<string, unknown>;
-            let target: Record<string | number, unknown> = mutated;
-            for (const key of path.slice(0, -1))
-                target = target[key] as Record<string | number, unknown>;
-            target[path.at(-1)!] = replacement;
-            const parsed = parseEngineCommand(mutated);
-            if (parsed.ok)
-                expect(parseEngineCommand(parsed.command)).toEqual(parsed);
-            else if (parsed.reply !== undefined)
-                expect(parsed.reply).toMatchObject({ type: "failed", requestId: expect.any(String) });
-        }), { numRuns: 2_000 });
+        const paths = [
+            ["type"],
+            ["request"],
+            ["request", "requestId"],
+            ["request", "workspace"],
+            ["request", "messages"],
+            ["request", "messages", 0],
+            ["request", "messages", 0, "role"],
+            ["request", "messages", 0, "content"],
+            ["request", "sampling"],
+            ["request", "sampling", "maxTokens"],
+            ["request", "sampling", "temperature"],
+            ["request", "sampling", "stop"],
+            ["request", "sampling", "seed"]
+        ] as const;
+        fc.assert(
+            fc.property(fc.constantFrom(...paths), fc.anything(), (path, replacement) => {
+                const mutated = structuredClone({
+                    ...chat,
+                    request: { ...chat.request, messages: [{ role: "user", content: "Hello" }] }
+                }) as Record<string, unknown>;
+                let target: Record<string | number, unknown> = mutated;
+                for (const key of path.slice(0, -1)) {
+                    target = target[key] as Record<string | number, unknown>;
+                }
+                target[path.at(-1)!] = replacement;
+                const parsed = parseEngineCommand(mutated);
+                if (parsed.ok) {
+                    expect(parseEngineCommand(parsed.command)).toEqual(parsed);
+                } else if (parsed.reply !== undefined) {
+                    expect(parsed.reply).toMatchObject({ type: "failed", requestId: expect.any(String) });
+                }
+            }),
+            { numRuns: 2_000 }
+        );
     });
 
     it("returns for isolation calls with any field replaced, and answers each refusal it can address with the call's own event", () => {
-        const answers: Record<string, string> = { audit: "audited", replayableTurns: "replayableTurns", replay: "replayed", listDrills: "drills", runDrill: "drillReport" };
+        const answers: Record<string, string> = {
+            audit: "audited",
+            replayableTurns: "replayableTurns",
+            replay: "replayed",
+            listDrills: "drills",
+            runDrill: "drillReport"
+        };
         const valid = [
-            { type: "audit", callId: "c" }, { type: "replayableTurns", callId: "c" }, { type: "replay", callId: "c", requestId: "r" },
-            { type: "listDrills", callId: "c" }, { type: "runDrill", callId: "c", drillId: "flipped-byte" }
+            { type: "audit", callId: "c" },
+            { type: "replayableTurns", callId: "c" },
+            { type: "replay", callId: "c", requestId: "r" },
+            { type: "listDrills", callId: "c" },
+            { type: "runDrill", callId: "c", drillId: "flipped-byte" }
         ];
-        fc.assert(fc.property(fc.constantFrom(...valid), fc.constantFrom("callId", "requestId", "drillId"), fc.anything(), (command, field, replacement) => {
-            const mutated: Record<string, unknown> = { ...command, [field]: replacement };
-            const parsed = parseEngineCommand(mutated);
-            if (parsed.ok)
-                expect(parseEngineCommand(parsed.command)).toEqual(parsed);
-            else if (parsed.reply !== undefined)
-                expect(parsed.reply).toEqual({ type: answers[command.type], callId: "c", error: parsed.error });
-        }), { numRuns: 2_000 });
+        fc.assert(
+            fc.property(
+                fc.constantFrom(...valid),
+                fc.constantFrom("callId", "requestId", "drillId"),
+                fc.anything(),
+                (command, field, replacement) => {
+                    const mutated: Record<string, unknown> = { ...command, [field]: replacement };
+                    const parsed = parseEngineCommand(mutated);
+                    if (parsed.ok) {
+                        expect(parseEngineCommand(parsed.command)).toEqual(parsed);
+                    } else if (parsed.reply !== undefined) {
+                        expect(parsed.reply).toEqual({ type: answers[command.type], callId: "c", error: parsed.error });
+                    }
+                }
+            ),
+            { numRuns: 2_000 }
+        );
     });
 });

@@ -1,7 +1,7 @@
-import type { ChatTurnRequest } from "../../../contract/engineProtocol";
-import type { RpcMethods } from "../../../contract/rpc";
-import type { ConnectionStatus, KvaultRpc, PlainRpcMethod, TurnListener } from "../../../renderer/rpc/KvaultRpc";
-import { RpcError } from "../../../renderer/rpc/RpcError";
+import type { ChatTurnRequest } from "../../../contract/engineProtocol.js";
+import type { RpcMethods } from "../../../contract/rpc.js";
+import type { ConnectionStatus, KvaultRpc, PlainRpcMethod, TurnListener } from "../../../renderer/rpc/KvaultRpc.js";
+import { RpcError } from "../../../renderer/rpc/RpcError.js";
 
 type ChatResult = RpcMethods["chat"]["result"];
 
@@ -28,17 +28,20 @@ export class FakeRpc implements KvaultRpc {
 
     setStatus(status: ConnectionStatus): void {
         this.status = status;
-        for (const listener of this.#statusListeners)
+        for (const listener of this.#statusListeners) {
             listener(status);
+        }
     }
 
     async call<M extends PlainRpcMethod>(method: M, params: RpcMethods[M]["params"]): Promise<RpcMethods[M]["result"]> {
         this.calls.push({ method, params });
-        if (this.status.kind !== "open")
+        if (this.status.kind !== "open") {
             throw new RpcError("not_connected", "Not connected.");
+        }
         const answer = this.answers[method] as ((params: RpcMethods[M]["params"]) => RpcMethods[M]["result"]) | undefined;
-        if (answer === undefined)
+        if (answer === undefined) {
             throw new RpcError("not_implemented", `FakeRpc has no answer for ${method}.`);
+        }
         return answer(params);
     }
 
@@ -46,7 +49,8 @@ export class FakeRpc implements KvaultRpc {
         this.calls.push({ method: "chat", params: request });
         return new Promise((resolve, reject) => {
             this.turns.push({
-                request, listener,
+                request,
+                listener,
                 finish: resolve,
                 fail: (code, message) => reject(new RpcError(code, message))
             });

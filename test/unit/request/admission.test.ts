@@ -10,7 +10,10 @@ describe("requestLimit", () => {
 
     it("is the smallest measured capacity when the window is above it, and names it", () => {
         // The 2026 incident's numbers: a 681,280-token prefill pool behind a 1,048,576-token window.
-        expect(requestLimit({ window: 1_048_576, prefill: 2_000_000, decode: 1_048_576, pool: 681_280 })).toEqual({ limit: 681_280, boundBy: "pool" });
+        expect(requestLimit({ window: 1_048_576, prefill: 2_000_000, decode: 1_048_576, pool: 681_280 })).toEqual({
+            limit: 681_280,
+            boundBy: "pool"
+        });
         expect(requestLimit({ window: 512, prefill: 256, decode: 512, pool: 1024 })).toEqual({ limit: 256, boundBy: "prefill" });
         expect(requestLimit({ window: 512, prefill: 512, decode: 300, pool: 1024 })).toEqual({ limit: 300, boundBy: "decode" });
     });
@@ -29,11 +32,19 @@ describe("admit", () => {
         const error = (admission as { error: ContextLengthExceededError }).error;
         expect(error).toBeInstanceOf(ContextLengthExceededError);
         expect(error.code).toBe("context_length_exceeded");
-        expect(error.message).toBe("This request needs 257 tokens (249 of prompt + 8 to generate); the limit is 256, set by the measured prefill capacity. " +
-            "Shorten the prompt, ask for fewer tokens, or start a new chat.");
+        expect(error.message).toBe(
+            "This request needs 257 tokens (249 of prompt + 8 to generate); the limit is 256, set by the measured prefill capacity. " +
+                "Shorten the prompt, ask for fewer tokens, or start a new chat."
+        );
     });
 
-    it.each([[0, 8], [10, 0], [10, -1], [10, 1.5], [Number.NaN, 8]])("rejects prompt %s with max_tokens %s as invalid", (numPrompt, maxTokens) => {
+    it.each([
+        [0, 8],
+        [10, 0],
+        [10, -1],
+        [10, 1.5],
+        [Number.NaN, 8]
+    ])("rejects prompt %s with max_tokens %s as invalid", (numPrompt, maxTokens) => {
         const admission = admit(numPrompt, maxTokens, limit);
         expect(admission.ok).toBe(false);
         expect((admission as { error: Error }).error).toBeInstanceOf(InvalidRequestError);
@@ -43,8 +54,14 @@ describe("admit", () => {
 describe("isTerminal", () => {
     it("is true exactly for finished, rejected, cancelled and failed", () => {
         const statuses: RequestStatus[] = [
-            { kind: "admitted" }, { kind: "prefilling" }, { kind: "transferring" }, { kind: "decoding" },
-            { kind: "finished", reason: "stop" }, { kind: "rejected", error: new Error("x") }, { kind: "cancelled" }, { kind: "failed", error: new Error("y") }
+            { kind: "admitted" },
+            { kind: "prefilling" },
+            { kind: "transferring" },
+            { kind: "decoding" },
+            { kind: "finished", reason: "stop" },
+            { kind: "rejected", error: new Error("x") },
+            { kind: "cancelled" },
+            { kind: "failed", error: new Error("y") }
         ];
         expect(statuses.filter(isTerminal).map((status) => status.kind)).toEqual(["finished", "rejected", "cancelled", "failed"]);
     });

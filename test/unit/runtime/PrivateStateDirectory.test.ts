@@ -6,7 +6,9 @@ import { PrivateStateDirectory, sweepStaleDirectories } from "../../../engine/ru
 
 describe("PrivateStateDirectory", () => {
     let root: string;
-    beforeEach(() => { root = fs.mkdtempSync(path.join(os.tmpdir(), "kvault-state-root-")); });
+    beforeEach(() => {
+        root = fs.mkdtempSync(path.join(os.tmpdir(), "kvault-state-root-"));
+    });
     afterEach(() => fs.rmSync(root, { recursive: true, force: true }));
 
     it("is a directory only its owner can enter", () => {
@@ -32,21 +34,32 @@ describe("PrivateStateDirectory", () => {
     it("refuses a root it cannot make its directory in with a typed error naming the root (ENOTDIR stops root too)", () => {
         fs.writeFileSync(path.join(root, "file"), "");
         const unmakeable = path.join(root, "file", "states");
-        expect(() => PrivateStateDirectory.create(unmakeable)).toThrow(expect.objectContaining({
-            code: "state_directory_unwritable", stage: "start", directory: unmakeable,
-            message: expect.stringMatching(/^Kvault cannot write KV state files in .+\/file\/states: ENOTDIR: not a directory\. .+ then start it again\.$/)
-        }));
+        expect(() => PrivateStateDirectory.create(unmakeable)).toThrow(
+            expect.objectContaining({
+                code: "state_directory_unwritable",
+                stage: "start",
+                directory: unmakeable,
+                message: expect.stringMatching(
+                    /^Kvault cannot write KV state files in .+\/file\/states: ENOTDIR: not a directory\. .+ then start it again\.$/
+                )
+            })
+        );
     });
 
     it("says the directory is gone, not what the system call said, when something else took its place", () => {
         const directory = PrivateStateDirectory.create(root);
         fs.rmSync(directory.path, { recursive: true });
         fs.writeFileSync(directory.path, "not a directory");
-        expect(() => directory.writeExclusive(directory.nextFilePath("req-1"), Buffer.alloc(100))).toThrow(expect.objectContaining({
-            code: "state_directory_unwritable", stage: "request", numBytesNeeded: 100,
-            message: `This request's KV state (100 bytes) could not be written to the private state directory ${directory.path}: something that is not a directory ` +
-                "has taken its place. Nothing was generated and its pages were released. Make the directory writable again (or restart the engine, which makes a new one), then send the message again."
-        }));
+        expect(() => directory.writeExclusive(directory.nextFilePath("req-1"), Buffer.alloc(100))).toThrow(
+            expect.objectContaining({
+                code: "state_directory_unwritable",
+                stage: "request",
+                numBytesNeeded: 100,
+                message:
+                    `This request's KV state (100 bytes) could not be written to the private state directory ${directory.path}: something that is not a directory ` +
+                    "has taken its place. Nothing was generated and its pages were released. Make the directory writable again (or restart the engine, which makes a new one), then send the message again."
+            })
+        );
         fs.rmSync(directory.path);
         directory.dispose();
     });
@@ -56,11 +69,16 @@ describe("PrivateStateDirectory", () => {
         const stats = fs.statfsSync(directory.path);
         const free = stats.bavail * stats.bsize;
         expect(() => directory.ensureRoom(free - stats.bsize)).not.toThrow();
-        expect(() => directory.ensureRoom(free + 1)).toThrow(expect.objectContaining({
-            code: "state_directory_full", numBytesNeeded: free + stats.bsize, numBytesFree: free,
-            message: `The file system of the KV state directory ${directory.path} is full: this request's KV state needs ${(free + stats.bsize).toLocaleString("en-US")} bytes ` +
-                `and ${free.toLocaleString("en-US")} bytes are free. Nothing was generated and its pages were released. Free space there, then send the message again.`
-        }));
+        expect(() => directory.ensureRoom(free + 1)).toThrow(
+            expect.objectContaining({
+                code: "state_directory_full",
+                numBytesNeeded: free + stats.bsize,
+                numBytesFree: free,
+                message:
+                    `The file system of the KV state directory ${directory.path} is full: this request's KV state needs ${(free + stats.bsize).toLocaleString("en-US")} bytes ` +
+                    `and ${free.toLocaleString("en-US")} bytes are free. Nothing was generated and its pages were released. Free space there, then send the message again.`
+            })
+        );
         directory.dispose();
     });
 

@@ -1,13 +1,17 @@
 import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { repositoryRoot } from "../../support/generatedModels";
+import { repositoryRoot } from "../../support/generatedModels.js";
 
 /** Runs `body` in a fresh Node process with the hook installed; its exit code and stderr. */
 function runWithHook(body: string): { status: number | null; stderr: string } {
     const hook = path.join(repositoryRoot, "engine", "runtime", "ignoreIpullRejections.ts");
     const script = `import { ignoreIpullRejections } from ${JSON.stringify(hook)};\nignoreIpullRejections();\n${body}\nsetTimeout(() => process.exit(0), 200);\n`;
-    const result = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { cwd: repositoryRoot, encoding: "utf8", timeout: 30_000 });
+    const result = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
+        cwd: repositoryRoot,
+        encoding: "utf8",
+        timeout: 30_000
+    });
     return { status: result.status, stderr: result.stderr };
 }
 

@@ -3,9 +3,15 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
-    hasPartialRecords, partialPath, readKeptBytes, readPartialRecords, removePartialFiles, writePartialRecord, type PartialDownloadRecord
-} from "../../../engine/runtime/partialDownloads";
-import { describeRemoteChange, whyNotResumable } from "../../../engine/runtime/probeRemoteFile";
+    hasPartialRecords,
+    partialPath,
+    readKeptBytes,
+    readPartialRecords,
+    removePartialFiles,
+    writePartialRecord,
+    type PartialDownloadRecord
+} from "../../../engine/runtime/partialDownloads.js";
+import { describeRemoteChange, whyNotResumable } from "../../../engine/runtime/probeRemoteFile.js";
 
 const CHUNK = 5 * 1024 * 1024;
 let directory = "";
@@ -27,7 +33,13 @@ function partial(name: string, totalBytes: number, chunks: number[]): string {
     return file;
 }
 
-const remote = { url: "https://example.com/m.gguf", totalBytes: 12 * 1024 * 1024, etag: '"v1"', lastModified: undefined, acceptsRanges: true };
+const remote = {
+    url: "https://example.com/m.gguf",
+    totalBytes: 12 * 1024 * 1024,
+    etag: '"v1"',
+    lastModified: undefined,
+    acceptsRanges: true
+};
 
 describe("partial downloads on disk", () => {
     it("counts ipull's complete chunks, the last one short; nothing for missing or unreadable progress", () => {
@@ -48,7 +60,10 @@ describe("partial downloads on disk", () => {
         writePartialRecord(record);
         writePartialRecord({ ...record, id: "d2", path: path.join(directory, "gone.gguf") });
         fs.writeFileSync(path.join(directory, "bad.gguf.download.json"), "{");
-        fs.writeFileSync(path.join(directory, "elsewhere.gguf.download.json"), JSON.stringify({ version: 1, id: "d3", source: "x", path: "/etc/passwd", startedAt: "x" }));
+        fs.writeFileSync(
+            path.join(directory, "elsewhere.gguf.download.json"),
+            JSON.stringify({ version: 1, id: "d3", source: "x", path: "/etc/passwd", startedAt: "x" })
+        );
         expect(hasPartialRecords(directory)).toBe(true);
         expect(readPartialRecords(directory)).toEqual([record]);
         expect(fs.readdirSync(directory).sort()).toEqual(["kept.gguf.download.json", "kept.gguf.ipull"]);
@@ -62,7 +77,9 @@ describe("partial downloads on disk", () => {
         expect(describeRemoteChange(remote, remote)).toBeUndefined();
         expect(describeRemoteChange(remote, { ...remote, totalBytes: 1 })).toBe("its size changed from 12,582,912 to 1 bytes");
         expect(describeRemoteChange(remote, { ...remote, etag: '"v2"' })).toBe('its ETag changed from "v1" to "v2"');
-        expect(describeRemoteChange({ ...remote, etag: undefined, lastModified: "a" }, { ...remote, etag: undefined, lastModified: "b" })).toBe("its Last-Modified changed from a to b");
+        expect(
+            describeRemoteChange({ ...remote, etag: undefined, lastModified: "a" }, { ...remote, etag: undefined, lastModified: "b" })
+        ).toBe("its Last-Modified changed from a to b");
         expect(whyNotResumable(remote)).toBeUndefined();
         expect(whyNotResumable(undefined)).toMatch(/could not ask the server/);
         expect(whyNotResumable({ ...remote, acceptsRanges: false })).toMatch(/does not accept range requests/);

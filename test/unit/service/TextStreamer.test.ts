@@ -7,8 +7,11 @@ const detokenize = (tokens: readonly number[]): string => {
     // Token 4 alone is half a character: it shows as U+FFFD until token 5 completes it as "é".
     let text = "";
     tokens.forEach((token, index) => {
-        if (token === 4) text += tokens[index + 1] === 5 ? "" : "\uFFFD";
-        else text += pieces[token];
+        if (token === 4) {
+            text += tokens[index + 1] === 5 ? "" : "\uFFFD";
+        } else {
+            text += pieces[token];
+        }
     });
     return text;
 };

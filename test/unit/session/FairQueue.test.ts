@@ -10,8 +10,9 @@ describe("FairQueue", () => {
         const entries = [entry("a", 0), entry("a", 1), entry("a", 2), entry("b", 3), entry("c", 4)];
         entries.forEach((item) => queue.push(item));
         const served: string[] = [];
-        for (let i = 0; i < entries.length; i++)
+        for (let i = 0; i < entries.length; i++) {
             served.push(queue.next(new Set())!.session);
+        }
         expect(served).toEqual(["a", "b", "c", "a", "a"]);
         expect(queue.length).toBe(0);
     });

@@ -2,9 +2,9 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { ModelFacts } from "../../../../contract/models";
-import { modelFingerprint } from "../../../../engine/model/modelFingerprint";
-import { ModelLibrary, type ModelLibraryOptions } from "../../../../host/models/ModelLibrary";
+import type { ModelFacts } from "../../../../contract/models.js";
+import { modelFingerprint } from "../../../../engine/model/modelFingerprint.js";
+import { ModelLibrary, type ModelLibraryOptions } from "../../../../host/models/ModelLibrary.js";
 
 let directory = "";
 let libraryFile = "";
@@ -14,9 +14,18 @@ const inspected: string[] = [];
 /** What the engine's inspectModel would say; the files here are not GGUF, the library only reads their bytes for the fingerprint. */
 function facts(modelPath: string): ModelFacts {
     return {
-        path: modelPath, fileName: path.basename(modelPath), fileBytes: fs.statSync(modelPath).size, name: "Test model", architecture: "llama",
-        parameterCount: 1_100_000, fileType: "MOSTLY_Q4_K_M", trainContextSize: 4096, numLayers: 2, kvBytesPerToken: 1024,
-        memory: { plainKvCache: true }, estimate: undefined
+        path: modelPath,
+        fileName: path.basename(modelPath),
+        fileBytes: fs.statSync(modelPath).size,
+        name: "Test model",
+        architecture: "llama",
+        parameterCount: 1_100_000,
+        fileType: "MOSTLY_Q4_K_M",
+        trainContextSize: 4096,
+        numLayers: 2,
+        kvBytesPerToken: 1024,
+        memory: { plainKvCache: true },
+        estimate: undefined
     };
 }
 
@@ -63,10 +72,23 @@ describe("ModelLibrary", () => {
         const { models } = library.list();
         expect(models.map((model) => model.fileName)).toEqual(["downloaded.gguf", "opened.gguf"]);
         expect(models[0]).toEqual({
-            id: expect.any(String), path: downloaded, fileName: "downloaded.gguf", origin: "downloaded", source: "https://example.com/downloaded.gguf",
-            name: "Test model", architecture: "llama", parameterCount: 1_100_000, fileType: "MOSTLY_Q4_K_M", trainContextSize: 4096, numLayers: 2,
-            kvBytesPerToken: 1024, fileBytes: 8192, fingerprint: modelFingerprint(downloaded),
-            addedAt: "2026-01-05T10:00:01.000Z", lastUsedAt: "2026-01-05T10:00:01.000Z", missing: false
+            id: expect.any(String),
+            path: downloaded,
+            fileName: "downloaded.gguf",
+            origin: "downloaded",
+            source: "https://example.com/downloaded.gguf",
+            name: "Test model",
+            architecture: "llama",
+            parameterCount: 1_100_000,
+            fileType: "MOSTLY_Q4_K_M",
+            trainContextSize: 4096,
+            numLayers: 2,
+            kvBytesPerToken: 1024,
+            fileBytes: 8192,
+            fingerprint: modelFingerprint(downloaded),
+            addedAt: "2026-01-05T10:00:01.000Z",
+            lastUsedAt: "2026-01-05T10:00:01.000Z",
+            missing: false
         });
         expect(models[1]).toMatchObject({ origin: "opened", source: undefined, fingerprint: modelFingerprint(opened) });
         expect(models[0]!.fingerprint).not.toBe(models[1]!.fingerprint);
@@ -112,7 +134,8 @@ describe("ModelLibrary", () => {
         await expect(library.forget(openedEntry.id, true)).rejects.toMatchObject({ code: "library_file_not_owned" });
         loaded = downloaded;
         await expect(library.forget(downloadedEntry.id, true)).rejects.toMatchObject({
-            code: "library_model_in_use", message: "fetched.gguf is the model the engine runs now; load another model first, then delete it."
+            code: "library_model_in_use",
+            message: "fetched.gguf is the model the engine runs now; load another model first, then delete it."
         });
         expect(library.list().models).toHaveLength(2);
 
@@ -134,8 +157,11 @@ describe("ModelLibrary", () => {
         expect(path.basename(copy)).toMatch(/^models\.json\.corrupt-2026-01-05T10-00-00-000Z$/);
         expect(fs.readFileSync(copy, "utf8")).toBe('{"version": 1, "models": [');
         expect(problems[0]).toEqual({
-            code: "library_corrupt", copy,
-            message: expect.stringMatching(/^models\.json was damaged \(not JSON: .+\); a copy is kept at .+models\.json\.corrupt-.+, and the library starts empty\.$/)
+            code: "library_corrupt",
+            copy,
+            message: expect.stringMatching(
+                /^models\.json was damaged \(not JSON: .+\); a copy is kept at .+models\.json\.corrupt-.+, and the library starts empty\.$/
+            )
         });
         // It still works, and the next start finds a good file.
         await library.remember(modelFile("after.gguf"), { kind: "opened" });
@@ -149,7 +175,9 @@ describe("ModelLibrary", () => {
         fs.writeFileSync(libraryFile, JSON.stringify({ version: 1, models: [...stored.models, { id: "x", path: "relative.gguf" }] }));
         const reopened = await ModelLibrary.open(options());
         expect(reopened.list().models.map((model) => model.fileName)).toEqual(["good.gguf"]);
-        expect(reopened.list().problems[0]!.message).toMatch(/^models\.json was damaged \(entry 2 could not be read\); a copy is kept at .+, and the 1 readable entry was kept\.$/);
+        expect(reopened.list().problems[0]!.message).toMatch(
+            /^models\.json was damaged \(entry 2 could not be read\); a copy is kept at .+, and the 1 readable entry was kept\.$/
+        );
 
         fs.writeFileSync(libraryFile, JSON.stringify({ version: 2, models: [] }));
         const newer = await ModelLibrary.open(options());
@@ -159,7 +187,9 @@ describe("ModelLibrary", () => {
     });
 
     it("a file that is not a usable model is refused with the inspection's error, and not remembered", async () => {
-        const library = await ModelLibrary.open(options({ inspect: () => Promise.reject(Object.assign(new Error("not a GGUF file"), { code: "model_not_gguf" })) }));
+        const library = await ModelLibrary.open(
+            options({ inspect: () => Promise.reject(Object.assign(new Error("not a GGUF file"), { code: "model_not_gguf" })) })
+        );
         await expect(library.remember(modelFile("bad.gguf"), { kind: "opened" })).rejects.toMatchObject({ code: "model_not_gguf" });
         expect(library.list().models).toEqual([]);
         expect(fs.existsSync(libraryFile)).toBe(false);

@@ -1,8 +1,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { encodeJournalRecord } from "../../../../host/store/journalRecords";
-import { answer, listNames, useTempStore, userMessage, workspaceA, workspaceB } from "./storeFixtures";
+import { encodeJournalRecord } from "../../../../host/store/journalRecords.js";
+import { answer, listNames, useTempStore, userMessage, workspaceA, workspaceB } from "./storeFixtures.js";
 
 const temp = useTempStore();
 
@@ -32,8 +32,10 @@ describe("WorkspaceStore", () => {
         const before = await store.load();
         await store.close();
 
-        expect(before.workspaces.map((workspace) => [workspace.name, workspace.messages.map((message) => message.id)]))
-            .toEqual([["Research, renamed", ["m-1", "m-3"]], ["Drafts", ["m-5"]]]);
+        expect(before.workspaces.map((workspace) => [workspace.name, workspace.messages.map((message) => message.id)])).toEqual([
+            ["Research, renamed", ["m-1", "m-3"]],
+            ["Drafts", ["m-5"]]
+        ]);
         expect(before.selectedId).toBe(workspaceB.id);
         const reopened = await temp.open();
         expect(await reopened.load()).toEqual(before);
@@ -72,13 +74,18 @@ describe("WorkspaceStore", () => {
 
     it("refuses changes to a workspace it does not have, and a second message with an id already in the chat; a retried append does nothing", async () => {
         const store = await temp.open();
-        await expect(store.appendMessage("ui-gone", userMessage("m-1"))).rejects.toMatchObject({ code: "workspace_not_found", message: expect.stringMatching(/ui-gone/) });
+        await expect(store.appendMessage("ui-gone", userMessage("m-1"))).rejects.toMatchObject({
+            code: "workspace_not_found",
+            message: expect.stringMatching(/ui-gone/)
+        });
         await expect(store.selectWorkspace("ui-gone")).rejects.toMatchObject({ code: "workspace_not_found" });
         await store.saveWorkspace(workspaceA);
         await store.appendMessage(workspaceA.id, userMessage("m-1"));
         await store.appendMessage(workspaceA.id, userMessage("m-1"));
         await store.appendMessage(workspaceA.id, answer("m-2"));
-        await expect(store.appendMessage(workspaceA.id, userMessage("m-1", "other text"))).rejects.toMatchObject({ code: "invalid_request" });
+        await expect(store.appendMessage(workspaceA.id, userMessage("m-1", "other text"))).rejects.toMatchObject({
+            code: "invalid_request"
+        });
         expect((await store.load()).workspaces[0]!.messages.map((message) => message.id)).toEqual(["m-1", "m-2"]);
         await store.close();
     });
@@ -90,13 +97,22 @@ describe("WorkspaceStore", () => {
         // A folder where the chat file of B would go, and where the list's rename lands: both writes fail, even for root.
         fs.mkdirSync(temp.paths.journal(workspaceB.id));
         await store.saveWorkspace(workspaceB);
-        await expect(store.appendMessage(workspaceB.id, userMessage("m-2"))).rejects.toMatchObject({ code: "store_write_failed", message: expect.stringMatching(/ui-bbbb\.jsonl.*not saved/) });
+        await expect(store.appendMessage(workspaceB.id, userMessage("m-2"))).rejects.toMatchObject({
+            code: "store_write_failed",
+            message: expect.stringMatching(/ui-bbbb\.jsonl.*not saved/)
+        });
         const listBefore = fs.readFileSync(temp.paths.metadata, "utf8");
         fs.rmSync(temp.paths.metadata);
         fs.mkdirSync(temp.paths.metadata);
-        await expect(store.saveWorkspace({ ...workspaceA, name: "Renamed" })).rejects.toMatchObject({ code: "store_write_failed", message: expect.stringMatching(/workspace list/) });
+        await expect(store.saveWorkspace({ ...workspaceA, name: "Renamed" })).rejects.toMatchObject({
+            code: "store_write_failed",
+            message: expect.stringMatching(/workspace list/)
+        });
         const state = await store.load();
-        expect(state.workspaces.map((workspace) => [workspace.name, workspace.messages.length])).toEqual([["Research", 1], ["Drafts", 0]]);
+        expect(state.workspaces.map((workspace) => [workspace.name, workspace.messages.length])).toEqual([
+            ["Research", 1],
+            ["Drafts", 0]
+        ]);
         fs.rmdirSync(temp.paths.metadata);
         fs.writeFileSync(temp.paths.metadata, listBefore);
         expect(listNames(temp.paths.directory).filter((name) => name.endsWith(".tmp"))).toEqual([]);
@@ -108,7 +124,10 @@ describe("WorkspaceStore", () => {
         const saving = store.saveWorkspace(workspaceA);
         await store.close();
         await saving;
-        await expect(store.saveWorkspace(workspaceB)).rejects.toMatchObject({ code: "store_write_failed", message: expect.stringMatching(/shutting down/) });
+        await expect(store.saveWorkspace(workspaceB)).rejects.toMatchObject({
+            code: "store_write_failed",
+            message: expect.stringMatching(/shutting down/)
+        });
         expect(JSON.parse(fs.readFileSync(temp.paths.metadata, "utf8")).workspaces).toHaveLength(1);
     });
 });
@@ -124,7 +143,9 @@ describe("WorkspaceStore at start: damaged files are detected, the rest loaded, 
     }
 
     it("sets aside a corrupt line in the middle and a truncated last line, keeps a copy, and rewrites the chat cleanly", async () => {
-        const good = [userMessage("m-1"), answer("m-2"), userMessage("m-3")].map((message) => encodeJournalRecord({ op: "message", message }));
+        const good = [userMessage("m-1"), answer("m-2"), userMessage("m-3")].map((message) =>
+            encodeJournalRecord({ op: "message", message })
+        );
         const corrupt = '{"v":2,"op":"message","id":"m-x","role":"user","content":17}\n';
         const cut = encodeJournalRecord({ op: "message", message: answer("m-4") }).slice(0, 30);
         const original = good[0]! + corrupt + good[1]! + good[2]! + cut;
@@ -132,12 +153,34 @@ describe("WorkspaceStore at start: damaged files are detected, the rest loaded, 
 
         const store = await temp.open();
         const { workspaces, problems } = await store.load();
-        expect(workspaces.find((workspace) => workspace.id === workspaceA.id)!.messages.map((message) => message.id)).toEqual(["m-1", "m-2", "m-3"]);
+        expect(workspaces.find((workspace) => workspace.id === workspaceA.id)!.messages.map((message) => message.id)).toEqual([
+            "m-1",
+            "m-2",
+            "m-3"
+        ]);
         expect(workspaces.find((workspace) => workspace.id === workspaceB.id)!.messages.map((message) => message.id)).toEqual(["m-b"]);
         const copy = `${temp.paths.journal(workspaceA.id)}.corrupt-2026-01-05T05-04-49-123Z`;
         expect(problems).toEqual([
-            { workspace: workspaceA.id, workspaceName: "Research", file: temp.paths.journal(workspaceA.id), line: 2, kind: "corrupt", bytes: corrupt.length - 1, reason: "content is 17, not a string", copy },
-            { workspace: workspaceA.id, workspaceName: "Research", file: temp.paths.journal(workspaceA.id), line: 5, kind: "truncated", bytes: 30, reason: "not JSON", copy }
+            {
+                workspace: workspaceA.id,
+                workspaceName: "Research",
+                file: temp.paths.journal(workspaceA.id),
+                line: 2,
+                kind: "corrupt",
+                bytes: corrupt.length - 1,
+                reason: "content is 17, not a string",
+                copy
+            },
+            {
+                workspace: workspaceA.id,
+                workspaceName: "Research",
+                file: temp.paths.journal(workspaceA.id),
+                line: 5,
+                kind: "truncated",
+                bytes: 30,
+                reason: "not JSON",
+                copy
+            }
         ]);
         expect(fs.readFileSync(copy, "utf8")).toBe(original);
         expect(fs.readFileSync(temp.paths.journal(workspaceA.id), "utf8")).toBe(good.join(""));
@@ -157,7 +200,9 @@ describe("WorkspaceStore at start: damaged files are detected, the rest loaded, 
         await (await temp.open()).close();
         fs.appendFileSync(temp.paths.journal(workspaceA.id), "more garbage\n");
         const store = await temp.open();
-        expect((await store.load()).problems.map((problem) => path.basename(problem.copy))).toEqual(["ui-aaaa.jsonl.corrupt-2026-01-05T05-04-49-123Z-2"]);
+        expect((await store.load()).problems.map((problem) => path.basename(problem.copy))).toEqual([
+            "ui-aaaa.jsonl.corrupt-2026-01-05T05-04-49-123Z-2"
+        ]);
         await store.close();
     });
 
@@ -167,12 +212,27 @@ describe("WorkspaceStore at start: damaged files are detected, the rest loaded, 
         fs.writeFileSync(temp.paths.metadata, damaged);
         const store = await temp.open();
         const { workspaces, problems, selectedId } = await store.load();
-        expect(workspaces.map((workspace) => [workspace.id, workspace.name, workspace.messages.length])).toEqual([["ui-aaaa", "Recovered chat 1", 1], ["ui-bbbb", "Recovered chat 2", 1]]);
+        expect(workspaces.map((workspace) => [workspace.id, workspace.name, workspace.messages.length])).toEqual([
+            ["ui-aaaa", "Recovered chat 1", 1],
+            ["ui-bbbb", "Recovered chat 2", 1]
+        ]);
         expect(selectedId).toBe("ui-aaaa");
-        expect(problems).toEqual([expect.objectContaining({ workspace: null, file: temp.paths.metadata, line: null, kind: "corrupt", bytes: damaged.length, reason: "the workspace list is not JSON" })]);
+        expect(problems).toEqual([
+            expect.objectContaining({
+                workspace: null,
+                file: temp.paths.metadata,
+                line: null,
+                kind: "corrupt",
+                bytes: damaged.length,
+                reason: "the workspace list is not JSON"
+            })
+        ]);
         expect(fs.readFileSync(problems[0]!.copy, "utf8")).toBe(damaged);
         await store.close();
-        expect((await (await temp.open()).load()).workspaces.map((workspace) => workspace.name)).toEqual(["Recovered chat 1", "Recovered chat 2"]);
+        expect((await (await temp.open()).load()).workspaces.map((workspace) => workspace.name)).toEqual([
+            "Recovered chat 1",
+            "Recovered chat 2"
+        ]);
     });
 
     it("sets aside one bad entry of the workspace list and recovers its chat", async () => {
@@ -201,8 +261,11 @@ describe("WorkspaceStore at start: damaged files are detected, the rest loaded, 
     it("refuses a store from a newer Kvault without touching it", async () => {
         fs.mkdirSync(temp.paths.directory, { recursive: true });
         fs.writeFileSync(temp.paths.metadata, '{"v":3,"anything":"new"}');
-        fs.writeFileSync(temp.paths.journal("ui-x"), "{\"v\":3}\n");
-        await expect(temp.open()).rejects.toMatchObject({ code: "store_version_unsupported", message: expect.stringMatching(/format 3; this Kvault reads formats up to 2/) });
+        fs.writeFileSync(temp.paths.journal("ui-x"), '{"v":3}\n');
+        await expect(temp.open()).rejects.toMatchObject({
+            code: "store_version_unsupported",
+            message: expect.stringMatching(/format 3; this Kvault reads formats up to 2/)
+        });
         expect(listNames(temp.paths.directory)).toEqual(["index.json", "ui-x.jsonl"]);
         expect(fs.readFileSync(temp.paths.metadata, "utf8")).toBe('{"v":3,"anything":"new"}');
     });

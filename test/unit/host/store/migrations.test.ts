@@ -1,9 +1,9 @@
 import fs from "node:fs";
 import { describe, expect, it } from "vitest";
-import { defaultWorkspaceSettings } from "../../../../contract/workspaces";
-import { detectStoreVersion } from "../../../../host/store/migrations";
-import { readV1Workspaces } from "../../../../host/store/readV1Workspaces";
-import { listNames, usage, useTempStore } from "./storeFixtures";
+import { defaultWorkspaceSettings } from "../../../../contract/workspaces.js";
+import { detectStoreVersion } from "../../../../host/store/migrations.js";
+import { readV1Workspaces } from "../../../../host/store/readV1Workspaces.js";
+import { listNames, usage, useTempStore } from "./storeFixtures.js";
 
 // Format 1 as the renderer wrote it to localStorage["kvault.workspaces"] (zustand persist, version 1),
 // with ids as renderer/util/newId.ts makes them.
@@ -13,7 +13,10 @@ const v1Document = JSON.stringify({
     state: {
         workspaces: [
             {
-                id: first, name: "Workspace 1", colour: 0, settings: { systemPrompt: "Answer in French.", temperature: 0.2, maxTokens: 64 },
+                id: first,
+                name: "Workspace 1",
+                colour: 0,
+                settings: { systemPrompt: "Answer in French.", temperature: 0.2, maxTokens: 64 },
                 messages: [
                     { id: "m-0d9e8f7a6b5c4d3e2f1a0b9c8d7e6f5a", role: "user", content: "Bonjour ?" },
                     { id: "m-1e2d3c4b5a69788796a5b4c3d2e1f0a9", role: "assistant", content: "Bonjour !", finish: "stop", usage },
@@ -57,12 +60,18 @@ describe("migration from format 1 (the renderer's localStorage document) to form
     it("recovers from a crash midway: chat files written but not the list, so format 1 is still in charge and the migration runs again over the same files", async () => {
         fs.writeFileSync(temp.paths.v1Document, v1Document);
         fs.mkdirSync(temp.paths.directory);
-        fs.writeFileSync(temp.paths.journal(first), '{"v":2,"op":"message","id":"m-0d9e8f7a6b5c4d3e2f1a0b9c8d7e6f5a","role":"user","content":"Bonj'); // cut short
+        fs.writeFileSync(
+            temp.paths.journal(first),
+            '{"v":2,"op":"message","id":"m-0d9e8f7a6b5c4d3e2f1a0b9c8d7e6f5a","role":"user","content":"Bonj'
+        ); // cut short
         const store = await temp.open();
         const { workspaces, problems } = await store.load();
         await store.close();
         expect(problems).toEqual([]);
-        expect(workspaces.map((workspace) => [workspace.id, workspace.messages.length])).toEqual([[first, 4], [second, 0]]);
+        expect(workspaces.map((workspace) => [workspace.id, workspace.messages.length])).toEqual([
+            [first, 4],
+            [second, 0]
+        ]);
     });
 
     it("recovers from a crash after the switch: the list is in format 2, so the old document is only set aside", async () => {
@@ -78,28 +87,52 @@ describe("migration from format 1 (the renderer's localStorage document) to form
     });
 
     it("carries over what the renderer would have read, and lists what it would have dropped, kept in the backup", async () => {
-        fs.writeFileSync(temp.paths.v1Document, JSON.stringify({
-            version: 1,
-            state: {
-                selectedId: "gone",
-                workspaces: [
-                    {
-                        id: "../../etc", name: "  Kept  ", colour: 2, settings: { temperature: 9, maxTokens: 12, systemPrompt: 3 },
-                        messages: [{ id: "m", role: "system", content: "x" }, { id: "m2", role: "user", content: "y", finish: "exploded" }, { id: "m2", role: "assistant", content: "z" }]
-                    },
-                    { id: "ok", name: "Duplicate id" },
-                    { id: "ok", name: "Duplicate id again" },
-                    { name: 7 },
-                    "junk"
-                ]
-            }
-        }));
+        fs.writeFileSync(
+            temp.paths.v1Document,
+            JSON.stringify({
+                version: 1,
+                state: {
+                    selectedId: "gone",
+                    workspaces: [
+                        {
+                            id: "../../etc",
+                            name: "  Kept  ",
+                            colour: 2,
+                            settings: { temperature: 9, maxTokens: 12, systemPrompt: 3 },
+                            messages: [
+                                { id: "m", role: "system", content: "x" },
+                                { id: "m2", role: "user", content: "y", finish: "exploded" },
+                                { id: "m2", role: "assistant", content: "z" }
+                            ]
+                        },
+                        { id: "ok", name: "Duplicate id" },
+                        { id: "ok", name: "Duplicate id again" },
+                        { name: 7 },
+                        "junk"
+                    ]
+                }
+            })
+        );
         const store = await temp.open();
         const { workspaces, selectedId, problems } = await store.load();
         await store.close();
-        expect(workspaces.map(({ id, name, settings, messages }) => ({ id, name, settings, messages: messages.map((message) => [message.id, message.role, message.content]) }))).toEqual([
-            { id: expect.stringMatching(/^ui-[0-9a-f]{32}$/), name: "Kept", settings: { systemPrompt: "", temperature: defaultWorkspaceSettings.temperature, maxTokens: 12 },
-                messages: [["m2", "user", "y"], [expect.stringMatching(/^m-[0-9a-f]{32}$/), "assistant", "z"]] },
+        expect(
+            workspaces.map(({ id, name, settings, messages }) => ({
+                id,
+                name,
+                settings,
+                messages: messages.map((message) => [message.id, message.role, message.content])
+            }))
+        ).toEqual([
+            {
+                id: expect.stringMatching(/^ui-[0-9a-f]{32}$/),
+                name: "Kept",
+                settings: { systemPrompt: "", temperature: defaultWorkspaceSettings.temperature, maxTokens: 12 },
+                messages: [
+                    ["m2", "user", "y"],
+                    [expect.stringMatching(/^m-[0-9a-f]{32}$/), "assistant", "z"]
+                ]
+            },
             { id: "ok", name: "Duplicate id", settings: defaultWorkspaceSettings, messages: [] },
             { id: expect.stringMatching(/^ui-[0-9a-f]{32}$/), name: "Duplicate id again", settings: defaultWorkspaceSettings, messages: [] }
         ]);
@@ -113,7 +146,10 @@ describe("migration from format 1 (the renderer's localStorage document) to form
     });
 
     it("gives the same new ids on every read of a document, so a migration run twice writes the same files", () => {
-        const document = JSON.stringify({ version: 1, state: { workspaces: [{ id: "Not An Id", name: "A", messages: [{ id: "", role: "user", content: "x" }] }] } });
+        const document = JSON.stringify({
+            version: 1,
+            state: { workspaces: [{ id: "Not An Id", name: "A", messages: [{ id: "", role: "user", content: "x" }] }] }
+        });
         expect(readV1Workspaces(document)).toEqual(readV1Workspaces(document));
     });
 
@@ -123,7 +159,8 @@ describe("migration from format 1 (the renderer's localStorage document) to form
         ["no state", JSON.stringify({ version: 1 }), "not a saved workspace list"]
     ])("takes nothing from a document that is %s, and says so", (_, document, reason) => {
         expect(readV1Workspaces(document)).toEqual({
-            workspaces: [], selectedId: null,
+            workspaces: [],
+            selectedId: null,
             omissions: [expect.objectContaining({ path: "(the document)", reason: expect.stringContaining(reason) })]
         });
     });
@@ -134,7 +171,10 @@ describe("importWorkspaces: the renderer hands its localStorage document over on
         const store = await temp.open();
         const imported = await store.importV1(v1Document);
         expect(imported.numImported).toBe(2);
-        expect(imported.workspaces.map((workspace) => [workspace.id, workspace.messages.length])).toEqual([[first, 4], [second, 0]]);
+        expect(imported.workspaces.map((workspace) => [workspace.id, workspace.messages.length])).toEqual([
+            [first, 4],
+            [second, 0]
+        ]);
         expect(imported.selectedId).toBe(second);
         expect(fs.readFileSync(`${temp.paths.directory}/imported-v1-2026-01-05T05-04-49-123Z.json`, "utf8")).toBe(v1Document);
         await store.close();

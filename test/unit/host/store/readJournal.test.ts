@@ -1,8 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { StoredMessage } from "../../../../contract/workspaces";
-import { encodeJournalRecord, parseJournalLine, type JournalRecord } from "../../../../host/store/journalRecords";
-import { encodeJournal, readJournal } from "../../../../host/store/readJournal";
+import type { StoredMessage } from "../../../../contract/workspaces.js";
+import { encodeJournalRecord, parseJournalLine, type JournalRecord } from "../../../../host/store/journalRecords.js";
+import { encodeJournal, readJournal } from "../../../../host/store/readJournal.js";
 
 const usage = { promptTokens: 12, cachedPromptTokens: 4, evaluatedPromptTokens: 8, completionTokens: 3 };
 const hi: StoredMessage = { id: "m-1", role: "user", content: "Hi\nthere \u2028 “quoted” 🙂" };
@@ -32,7 +32,11 @@ describe("a chat file's records", () => {
         ["content of the wrong type", '{"v":2,"op":"message","id":"m-1","role":"user","content":42}', /content is 42/],
         ["an id that could name a path", '{"v":2,"op":"message","id":"../x","role":"user","content":"x"}', /id "..\/x" is not a store id/],
         ["a bad finish", '{"v":2,"op":"message","id":"m-1","role":"assistant","content":"x","finish":"crashed"}', /finish "crashed"/],
-        ["a bad usage count", '{"v":2,"op":"message","id":"m-1","role":"assistant","content":"x","usage":{"promptTokens":-1}}', /usage.promptTokens -1/],
+        [
+            "a bad usage count",
+            '{"v":2,"op":"message","id":"m-1","role":"assistant","content":"x","usage":{"promptTokens":-1}}',
+            /usage.promptTokens -1/
+        ],
         ["a drop without an id", '{"v":2,"op":"drop"}', /drop names id missing/]
     ])("refuse %s, saying why", (_, text, reason) => {
         const parsed = parseJournalLine(text);
@@ -43,7 +47,16 @@ describe("a chat file's records", () => {
 
 describe("readJournal", () => {
     it("replays messages, a dropped answer (Regenerate) and a clear, in order", () => {
-        const read = readJournal(bytesOf(message(hi), message(hello), line({ op: "drop", id: "m-2" }), message({ ...hello, id: "m-4" }), line({ op: "clear" }), message(again)));
+        const read = readJournal(
+            bytesOf(
+                message(hi),
+                message(hello),
+                line({ op: "drop", id: "m-2" }),
+                message({ ...hello, id: "m-4" }),
+                line({ op: "clear" }),
+                message(again)
+            )
+        );
         expect(read.messages).toEqual([again]);
         expect(read.issues).toEqual([]);
     });
@@ -76,7 +89,11 @@ describe("readJournal", () => {
     it("skips corrupt lines in the middle (bad JSON, bad fields, wrong types, bad UTF-8, repeated ids) and loads the rest", () => {
         const garbage = Buffer.from([0x7b, 0xff, 0xfe, 0x7d, 0x0a]); // "{", two bytes that are never UTF-8, "}", newline
         const bytes = Buffer.concat([
-            bytesOf(message(hi), '{"v":2,"op":"message","id":"m-x","role":"user","content":\n', '{"v":2,"op":"message","id":"m-y","role":"robot","content":"x"}\n'),
+            bytesOf(
+                message(hi),
+                '{"v":2,"op":"message","id":"m-x","role":"user","content":\n',
+                '{"v":2,"op":"message","id":"m-y","role":"robot","content":"x"}\n'
+            ),
             garbage,
             bytesOf(message(hi), message(hello), "\n", message(again))
         ]);
@@ -93,37 +110,55 @@ describe("readJournal", () => {
     });
 
     it("asks for a rewrite once drops and clears leave more dead lines than live ones", () => {
-        const regenerated = Array.from({ length: 20 }, (_, index) => message({ ...hello, id: `m-a${index}` }) + line({ op: "drop", id: `m-a${index}` }));
+        const regenerated = Array.from(
+            { length: 20 },
+            (_, index) => message({ ...hello, id: `m-a${index}` }) + line({ op: "drop", id: `m-a${index}` })
+        );
         expect(readJournal(bytesOf(message(hi), ...regenerated.slice(0, 4))).needsRewrite).toBe(false);
         expect(readJournal(bytesOf(message(hi), ...regenerated)).needsRewrite).toBe(true);
     });
 
     it("whatever byte a crash cuts the file at, loads a prefix of the chat and sets aside at most the one cut record", () => {
-        const messages: StoredMessage[] = [hi, hello, again, { id: "m-5", role: "assistant", content: "ü".repeat(300), finish: "length", usage }];
+        const messages: StoredMessage[] = [
+            hi,
+            hello,
+            again,
+            { id: "m-5", role: "assistant", content: "ü".repeat(300), finish: "length", usage }
+        ];
         const file = Buffer.from(encodeJournal(messages));
         const lineEnds = [...file.entries()].filter(([, byte]) => byte === 0x0a).map(([index]) => index + 1);
-        fc.assert(fc.property(fc.integer({ min: 0, max: file.length }), (cut) => {
-            const read = readJournal(file.subarray(0, cut));
-            const numWhole = lineEnds.filter((end) => end <= cut).length;
-            const cutInsideRecord = cut > (lineEnds[numWhole - 1] ?? 0);
-            // A record is whole without its newline only when the cut falls right before it.
-            const numLoaded = numWhole + (cutInsideRecord && lineEnds.includes(cut + 1) ? 1 : 0);
-            expect(read.messages).toEqual(messages.slice(0, numLoaded));
-            expect(read.issues.length).toBe(cutInsideRecord && numLoaded === numWhole ? 1 : 0);
-            for (const issue of read.issues)
-                expect(issue).toMatchObject({ line: numWhole + 1, kind: "truncated", bytes: cut - (lineEnds[numWhole - 1] ?? 0) });
-        }), { numRuns: 300 });
+        fc.assert(
+            fc.property(fc.integer({ min: 0, max: file.length }), (cut) => {
+                const read = readJournal(file.subarray(0, cut));
+                const numWhole = lineEnds.filter((end) => end <= cut).length;
+                const cutInsideRecord = cut > (lineEnds[numWhole - 1] ?? 0);
+                // A record is whole without its newline only when the cut falls right before it.
+                const numLoaded = numWhole + (cutInsideRecord && lineEnds.includes(cut + 1) ? 1 : 0);
+                expect(read.messages).toEqual(messages.slice(0, numLoaded));
+                expect(read.issues.length).toBe(cutInsideRecord && numLoaded === numWhole ? 1 : 0);
+                for (const issue of read.issues) {
+                    expect(issue).toMatchObject({ line: numWhole + 1, kind: "truncated", bytes: cut - (lineEnds[numWhole - 1] ?? 0) });
+                }
+            }),
+            { numRuns: 300 }
+        );
     });
 
     it("whatever one line in the middle is overwritten with, loses only that line", () => {
-        const messages = Array.from({ length: 6 }, (_, index): StoredMessage => ({ id: `m-${index}`, role: index % 2 === 0 ? "user" : "assistant", content: `message ${index}` }));
-        fc.assert(fc.property(fc.integer({ min: 0, max: 4 }), fc.uint8Array({ minLength: 1, maxLength: 80 }), (index, noise) => {
-            const lines = messages.map((item) => Buffer.from(message(item)));
-            const damaged = Buffer.from([...noise].map((byte) => byte === 0x0a ? 0x20 : byte));
-            lines[index] = Buffer.concat([damaged, Buffer.from("\n")]);
-            const read = readJournal(Buffer.concat(lines));
-            expect(read.messages).toEqual(messages.filter((_, at) => at !== index));
-            expect(read.issues).toEqual([expect.objectContaining({ line: index + 1, kind: "corrupt", bytes: damaged.length })]);
-        }), { numRuns: 200 });
+        const messages = Array.from(
+            { length: 6 },
+            (_, index): StoredMessage => ({ id: `m-${index}`, role: index % 2 === 0 ? "user" : "assistant", content: `message ${index}` })
+        );
+        fc.assert(
+            fc.property(fc.integer({ min: 0, max: 4 }), fc.uint8Array({ minLength: 1, maxLength: 80 }), (index, noise) => {
+                const lines = messages.map((item) => Buffer.from(message(item)));
+                const damaged = Buffer.from([...noise].map((byte) => (byte === 0x0a ? 0x20 : byte)));
+                lines[index] = Buffer.concat([damaged, Buffer.from("\n")]);
+                const read = readJournal(Buffer.concat(lines));
+                expect(read.messages).toEqual(messages.filter((_, at) => at !== index));
+                expect(read.issues).toEqual([expect.objectContaining({ line: index + 1, kind: "corrupt", bytes: damaged.length })]);
+            }),
+            { numRuns: 200 }
+        );
     });
 });

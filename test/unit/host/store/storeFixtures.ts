@@ -2,10 +2,10 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach } from "vitest";
-import type { StoredMessage, WorkspaceMeta } from "../../../../contract/workspaces";
-import { defaultWorkspaceSettings } from "../../../../contract/workspaces";
-import { storePaths, type StorePaths } from "../../../../host/store/storePaths";
-import { WorkspaceStore } from "../../../../host/store/WorkspaceStore";
+import type { StoredMessage, WorkspaceMeta } from "../../../../contract/workspaces.js";
+import { defaultWorkspaceSettings } from "../../../../contract/workspaces.js";
+import { storePaths, type StorePaths } from "../../../../host/store/storePaths.js";
+import { WorkspaceStore } from "../../../../host/store/WorkspaceStore.js";
 
 /** A fresh data directory under the system's temporary folder; the caller removes it. */
 export function tempDataDir(): string {
@@ -15,7 +15,12 @@ export function tempDataDir(): string {
 /** The clock tests give the store: copies are named after it. */
 export const fixedNow = (): Date => new Date("2026-01-05T05:04:49.123Z");
 
-export const workspaceA: WorkspaceMeta = { id: "ui-aaaa", name: "Research", colour: 2, settings: { ...defaultWorkspaceSettings, systemPrompt: "Be brief." } };
+export const workspaceA: WorkspaceMeta = {
+    id: "ui-aaaa",
+    name: "Research",
+    colour: 2,
+    settings: { ...defaultWorkspaceSettings, systemPrompt: "Be brief." }
+};
 export const workspaceB: WorkspaceMeta = { id: "ui-bbbb", name: "Drafts", colour: 5, settings: defaultWorkspaceSettings };
 
 export const usage = { promptTokens: 12, cachedPromptTokens: 4, evaluatedPromptTokens: 8, completionTokens: 3 } as const;

@@ -3,18 +3,25 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import { workspaceLimits } from "../../../../contract/workspaces";
-import type { EngineClient } from "../../../../host/EngineClient";
-import { RpcServer } from "../../../../host/rpc/RpcServer";
-import { parseStoreCall } from "../../../../host/store/parseStoreCall";
-import { storePaths } from "../../../../host/store/storePaths";
-import { WorkspaceStore } from "../../../../host/store/WorkspaceStore";
-import { RendererRpc } from "../../../../main/ipc/RendererRpc";
-import { validateRpcPayload } from "../../../../main/ipc/validateRpcPayload";
-import { answer, tempDataDir, userMessage, workspaceA } from "./storeFixtures";
+import { workspaceLimits } from "../../../../contract/workspaces.js";
+import type { EngineClient } from "../../../../host/EngineClient.js";
+import { RpcServer } from "../../../../host/rpc/RpcServer.js";
+import { parseStoreCall } from "../../../../host/store/parseStoreCall.js";
+import { storePaths } from "../../../../host/store/storePaths.js";
+import { WorkspaceStore } from "../../../../host/store/WorkspaceStore.js";
+import { RendererRpc } from "../../../../main/ipc/RendererRpc.js";
+import { validateRpcPayload } from "../../../../main/ipc/validateRpcPayload.js";
+import { answer, tempDataDir, userMessage, workspaceA } from "./storeFixtures.js";
 
 /** Store calls never reach the engine: any use of it is a bug. */
-const noEngine = new Proxy({}, { get: () => { throw new Error("a store call used the engine"); } }) as EngineClient;
+const noEngine = new Proxy(
+    {},
+    {
+        get: () => {
+            throw new Error("a store call used the engine");
+        }
+    }
+) as EngineClient;
 
 describe("store call params (both hosts: parseStoreCall)", () => {
     it.each([
@@ -29,8 +36,12 @@ describe("store call params (both hosts: parseStoreCall)", () => {
         ["65 characters", "a".repeat(65)],
         ["a number", 7]
     ])("refuse a workspace id that is %s", (_, workspace) => {
-        expect(() => parseStoreCall("clearChat", { workspace })).toThrow(expect.objectContaining({ code: "invalid_request", message: expect.stringMatching(/not a workspace or message id/) }));
-        expect(() => parseStoreCall("saveWorkspace", { workspace: { ...workspaceA, id: workspace } })).toThrow(expect.objectContaining({ code: "invalid_request" }));
+        expect(() => parseStoreCall("clearChat", { workspace })).toThrow(
+            expect.objectContaining({ code: "invalid_request", message: expect.stringMatching(/not a workspace or message id/) })
+        );
+        expect(() => parseStoreCall("saveWorkspace", { workspace: { ...workspaceA, id: workspace } })).toThrow(
+            expect.objectContaining({ code: "invalid_request" })
+        );
     });
 
     it("accept 64 characters of lower-case letters, digits, '-' and '_'", () => {
@@ -41,13 +52,23 @@ describe("store call params (both hosts: parseStoreCall)", () => {
 
     it("refuse a message over the size limit, naming the numbers", () => {
         const message = userMessage("m-1", "x".repeat(workspaceLimits.maxMessageChars + 1));
-        expect(() => parseStoreCall("appendMessage", { workspace: "ui-a", message })).toThrow(/content has 4,000,001 characters; the limit is 4,000,000/);
+        expect(() => parseStoreCall("appendMessage", { workspace: "ui-a", message })).toThrow(
+            /content has 4,000,001 characters; the limit is 4,000,000/
+        );
     });
 
     it.each([
         ["saveWorkspace", { workspace: { ...workspaceA, name: "" } }, /name "" is not a name of 1 to 80 characters/],
-        ["saveWorkspace", { workspace: { ...workspaceA, settings: { ...workspaceA.settings, temperature: "hot" } } }, /settings.temperature "hot"/],
-        ["saveWorkspace", { workspace: { ...workspaceA, settings: { ...workspaceA.settings, systemPrompt: "x".repeat(100_001) } } }, /systemPrompt is not a string of at most 100,000/],
+        [
+            "saveWorkspace",
+            { workspace: { ...workspaceA, settings: { ...workspaceA.settings, temperature: "hot" } } },
+            /settings.temperature "hot"/
+        ],
+        [
+            "saveWorkspace",
+            { workspace: { ...workspaceA, settings: { ...workspaceA.settings, systemPrompt: "x".repeat(100_001) } } },
+            /systemPrompt is not a string of at most 100,000/
+        ],
         ["appendMessage", { workspace: "ui-a", message: { id: "m-1", role: "system", content: "x" } }, /role "system"/],
         ["appendMessage", { workspace: "ui-a", message: "hello" }, /not an object/],
         ["importWorkspaces", { document: 42 }, /document \(a string of at most/],
@@ -60,7 +81,9 @@ describe("store call params (both hosts: parseStoreCall)", () => {
     it("rebuild params from known fields only, over Electron IPC too", () => {
         const call = validateRpcPayload("saveWorkspace", { workspace: { ...workspaceA, messages: [], extra: 1 } });
         expect(call).toEqual({ method: "saveWorkspace", params: { workspace: workspaceA } });
-        expect(() => validateRpcPayload("appendMessage", { workspace: "../x", message: userMessage("m-1") })).toThrow(/not a workspace or message id/);
+        expect(() => validateRpcPayload("appendMessage", { workspace: "../x", message: userMessage("m-1") })).toThrow(
+            /not a workspace or message id/
+        );
     });
 });
 
@@ -84,7 +107,10 @@ describe("the store over the hosts' RPC", () => {
         server.on("upgrade", (request, socket, head) => rpc.handleUpgrade(request, socket, head));
         await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
         const socket = new WebSocket(`ws://127.0.0.1:${(server.address() as AddressInfo).port}`);
-        await new Promise<void>((resolve, reject) => { socket.once("open", () => resolve()); socket.once("error", reject); });
+        await new Promise<void>((resolve, reject) => {
+            socket.once("open", () => resolve());
+            socket.once("error", reject);
+        });
         type Reply = { id: number; result?: unknown; error?: { code: string; message: string } };
         const replies = new Map<number, Reply>();
         socket.on("message", (data) => {
@@ -109,7 +135,11 @@ describe("the store over the hosts' RPC", () => {
         }
         expect([1, 2, 3].map((id) => replies.get(id)?.error?.code)).toEqual(["invalid_request", "invalid_request", "invalid_request"]);
         expect(replies.get(7)?.result).toEqual({ dropped: true });
-        expect(replies.get(9)?.result).toEqual({ workspaces: [{ ...workspaceA, messages: [userMessage("m-1")] }], selectedId: workspaceA.id, problems: [] });
+        expect(replies.get(9)?.result).toEqual({
+            workspaces: [{ ...workspaceA, messages: [userMessage("m-1")] }],
+            selectedId: workspaceA.id,
+            problems: []
+        });
         expect(fs.readdirSync(storePaths(dataDir).directory).sort()).toEqual(["index.json", "ui-aaaa.jsonl"]);
         expect(fs.readdirSync(dataDir)).toEqual(["workspaces"]);
         socket.close();
@@ -119,12 +149,24 @@ describe("the store over the hosts' RPC", () => {
 
     it("over Electron IPC: store calls answer without waiting for the engine, and a host without a store says so", async () => {
         const neverStarts = new Promise<EngineClient>(() => undefined);
-        const rpc = new RendererRpc(() => neverStarts, async () => store);
+        const rpc = new RendererRpc(
+            () => neverStarts,
+            async () => store
+        );
         const caller = { id: 1, send: () => undefined };
         expect(await rpc.call(caller, "saveWorkspace", { workspace: workspaceA })).toEqual({ ok: true, value: {} });
-        expect(await rpc.call(caller, "appendMessage", { workspace: workspaceA.id, message: userMessage("m-1") })).toEqual({ ok: true, value: {} });
-        expect(await rpc.call(caller, "clearChat", { workspace: "ui-none" })).toMatchObject({ ok: false, error: { code: "workspace_not_found" } });
-        expect(await rpc.call(caller, "loadWorkspaces", {})).toMatchObject({ ok: true, value: { workspaces: [{ id: workspaceA.id, messages: [{ id: "m-1" }] }] } });
+        expect(await rpc.call(caller, "appendMessage", { workspace: workspaceA.id, message: userMessage("m-1") })).toEqual({
+            ok: true,
+            value: {}
+        });
+        expect(await rpc.call(caller, "clearChat", { workspace: "ui-none" })).toMatchObject({
+            ok: false,
+            error: { code: "workspace_not_found" }
+        });
+        expect(await rpc.call(caller, "loadWorkspaces", {})).toMatchObject({
+            ok: true,
+            value: { workspaces: [{ id: workspaceA.id, messages: [{ id: "m-1" }] }] }
+        });
         const withoutStore = new RendererRpc(() => neverStarts);
         expect(await withoutStore.call(caller, "loadWorkspaces", {})).toMatchObject({ ok: false, error: { code: "store_unavailable" } });
     });

@@ -1,10 +1,15 @@
 import { EventEmitter } from "node:events";
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
-import type { EngineCommand } from "../../../../contract/engineProtocol";
-import { EngineSupervisor } from "../../../../engine/host/EngineSupervisor";
-import { ENGINE_CONFIG_ENV } from "../../../../engine/process/readEngineProcessConfig";
-import { ENGINE_SERVICE_NAME, UtilityEngineProcess, type UtilityChild, type UtilityForkOptions } from "../../../../main/engine/UtilityEngineProcess";
+import type { EngineCommand } from "../../../../contract/engineProtocol.js";
+import { EngineSupervisor } from "../../../../engine/host/EngineSupervisor.js";
+import { ENGINE_CONFIG_ENV } from "../../../../engine/process/readEngineProcessConfig.js";
+import {
+    ENGINE_SERVICE_NAME,
+    UtilityEngineProcess,
+    type UtilityChild,
+    type UtilityForkOptions
+} from "../../../../main/engine/UtilityEngineProcess.js";
 
 /** A stand-in for Electron's UtilityProcess: an emitter with piped stdout/stderr. */
 class FakeUtilityChild extends EventEmitter implements UtilityChild {
@@ -45,7 +50,11 @@ const tick = (ms = 0): Promise<void> => new Promise((resolve) => setTimeout(reso
 function adapt(options: { drainMs?: number } = {}): { child: FakeUtilityChild; engine: UtilityEngineProcess; output: string[] } {
     const child = new FakeUtilityChild();
     const output: string[] = [];
-    return { child, output, engine: new UtilityEngineProcess(child, { onOutput: (chunk) => output.push(chunk), drainMs: options.drainMs ?? 1_000 }) };
+    return {
+        child,
+        output,
+        engine: new UtilityEngineProcess(child, { onOutput: (chunk) => output.push(chunk), drainMs: options.drainMs ?? 1_000 })
+    };
 }
 
 describe("UtilityEngineProcess", () => {
@@ -126,7 +135,10 @@ describe("UtilityEngineProcess", () => {
 
     it("copes with a child without pipes", async () => {
         const child = new EventEmitter();
-        const engine = new UtilityEngineProcess(Object.assign(child, { pid: 1, stdout: null, stderr: null, postMessage: () => undefined, kill: () => true }), { onOutput: () => undefined });
+        const engine = new UtilityEngineProcess(
+            Object.assign(child, { pid: 1, stdout: null, stderr: null, postMessage: () => undefined, kill: () => true }),
+            { onOutput: () => undefined }
+        );
         const exits: unknown[] = [];
         engine.on("exit", (code) => exits.push(code));
         child.emit("exit", 0);
@@ -139,25 +151,36 @@ describe("UtilityEngineProcess", () => {
 describe("UtilityEngineProcess.spawner", () => {
     it("forks the entry as the 'Kvault engine' service, with piped output and the configuration in the environment", () => {
         const forks: [string, string[], UtilityForkOptions][] = [];
-        const spawner = UtilityEngineProcess.spawner((modulePath, args, options) => {
-            forks.push([modulePath, args, options]);
-            return new FakeUtilityChild();
-        }, { entry: "/app/out/main/engineProcess.js", env: { PATH: "/usr/bin", UNSET: undefined }, onOutput: () => undefined });
+        const spawner = UtilityEngineProcess.spawner(
+            (modulePath, args, options) => {
+                forks.push([modulePath, args, options]);
+                return new FakeUtilityChild();
+            },
+            { entry: "/app/out/main/engineProcess.js", env: { PATH: "/usr/bin", UNSET: undefined }, onOutput: () => undefined }
+        );
 
         const child = spawner.spawnEngineProcess({ modelPath: "/models/tiny.gguf", numPages: 80 });
         expect(child).toBeInstanceOf(UtilityEngineProcess);
-        expect(forks).toEqual([["/app/out/main/engineProcess.js", [], {
-            serviceName: ENGINE_SERVICE_NAME,
-            stdio: "pipe",
-            env: { PATH: "/usr/bin", [ENGINE_CONFIG_ENV]: JSON.stringify({ modelPath: "/models/tiny.gguf", numPages: 80 }) }
-        }]]);
+        expect(forks).toEqual([
+            [
+                "/app/out/main/engineProcess.js",
+                [],
+                {
+                    serviceName: ENGINE_SERVICE_NAME,
+                    stdio: "pipe",
+                    env: { PATH: "/usr/bin", [ENGINE_CONFIG_ENV]: JSON.stringify({ modelPath: "/models/tiny.gguf", numPages: 80 }) }
+                }
+            ]
+        ]);
         expect(ENGINE_SERVICE_NAME).toBe("Kvault engine");
     });
 });
 
 describe("EngineSupervisor over UtilityEngineProcess", () => {
     /** Children that answer like an engine process: ready on start, a snapshot on request, exit on shutdown. */
-    function engineLikeFork(children: FakeUtilityChild[]): (modulePath: string, args: string[], options: UtilityForkOptions) => UtilityChild {
+    function engineLikeFork(
+        children: FakeUtilityChild[]
+    ): (modulePath: string, args: string[], options: UtilityForkOptions) => UtilityChild {
         return () => {
             const child = new FakeUtilityChild();
             child.pid = 5000 + children.length;
@@ -179,13 +202,25 @@ describe("EngineSupervisor over UtilityEngineProcess", () => {
 
     it("starts, answers, survives a crash with a restart, and shuts down", async () => {
         const children: FakeUtilityChild[] = [];
-        const spawner = UtilityEngineProcess.spawner(engineLikeFork(children), { entry: "/app/out/main/engineProcess.js", onOutput: () => undefined, drainMs: 10 });
-        const supervisor = await EngineSupervisor.start({ modelPath: "/models/tiny.gguf" }, { spawner, log: () => undefined, restartBackoffMs: 1 });
+        const spawner = UtilityEngineProcess.spawner(engineLikeFork(children), {
+            entry: "/app/out/main/engineProcess.js",
+            onOutput: () => undefined,
+            drainMs: 10
+        });
+        const supervisor = await EngineSupervisor.start(
+            { modelPath: "/models/tiny.gguf" },
+            { spawner, log: () => undefined, restartBackoffMs: 1 }
+        );
         expect(supervisor.info).toEqual({ modelName: "tiny" });
         expect(await supervisor.snapshot()).toEqual({ pid: 5000 });
 
         const restarted = new Promise((resolve) => supervisor.on("restarted", resolve));
-        const turn = supervisor.chat({ requestId: "r1", workspace: "alice", messages: [{ role: "user", content: "Hi" }], sampling: { temperature: 0, maxTokens: 4 } });
+        const turn = supervisor.chat({
+            requestId: "r1",
+            workspace: "alice",
+            messages: [{ role: "user", content: "Hi" }],
+            sampling: { temperature: 0, maxTokens: 4 }
+        });
         await tick(2);
         expect(children[0]!.posted).toContainEqual(expect.objectContaining({ type: "chat" }));
         children[0]!.exit(139);

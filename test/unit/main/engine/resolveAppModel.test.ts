@@ -2,7 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { AppModelError, DEMO_MODEL_PRESET, resolveAppModel } from "../../../../main/engine/resolveAppModel";
+import { AppModelError, DEMO_MODEL_PRESET, resolveAppModel } from "../../../../main/engine/resolveAppModel.js";
 
 let directory: string;
 const logged: string[] = [];

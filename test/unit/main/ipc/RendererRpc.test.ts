@@ -1,15 +1,24 @@
 import { describe, expect, it } from "vitest";
-import type { ChatTurnRequest, EngineInfo } from "../../../../contract/engineProtocol";
-import type { ModelDownload } from "../../../../contract/models";
-import type { RpcTurnEvent } from "../../../../contract/rpc";
-import { DownloadNotResumableError, DownloadUnknownError, LibraryFileNotOwnedError, ModelNotGgufError } from "../../../../engine/core/modelErrors";
-import { EngineRequestError, EngineStartError } from "../../../../engine/host/engineHostErrors";
-import { RequestCancelledError } from "../../../../engine/request/requestErrors";
-import type { EngineClient, TurnCallbacks, TurnResult } from "../../../../host/EngineClient";
-import { RendererRpc, type RpcCaller } from "../../../../main/ipc/RendererRpc";
+import type { ChatTurnRequest, EngineInfo } from "../../../../contract/engineProtocol.js";
+import type { ModelDownload } from "../../../../contract/models.js";
+import type { RpcTurnEvent } from "../../../../contract/rpc.js";
+import {
+    DownloadNotResumableError,
+    DownloadUnknownError,
+    LibraryFileNotOwnedError,
+    ModelNotGgufError
+} from "../../../../engine/core/modelErrors.js";
+import { EngineRequestError, EngineStartError } from "../../../../engine/host/engineHostErrors.js";
+import { RequestCancelledError } from "../../../../engine/request/requestErrors.js";
+import type { EngineClient, TurnCallbacks, TurnResult } from "../../../../host/EngineClient.js";
+import { RendererRpc, type RpcCaller } from "../../../../main/ipc/RendererRpc.js";
 
 const info = { modelName: "tiny" } as EngineInfo;
-const result: TurnResult = { text: "Hi!", finishReason: "stop", usage: { promptTokens: 5, cachedPromptTokens: 0, evaluatedPromptTokens: 5, completionTokens: 2 } };
+const result: TurnResult = {
+    text: "Hi!",
+    finishReason: "stop",
+    usage: { promptTokens: 5, cachedPromptTokens: 0, evaluatedPromptTokens: 5, completionTokens: 2 }
+};
 
 function turn(requestId: string, workspace = "alice"): ChatTurnRequest {
     return { requestId, workspace, messages: [{ role: "user", content: "Hello" }], sampling: { temperature: 0, maxTokens: 8 } };
@@ -24,8 +33,17 @@ interface RunningTurn {
 }
 
 const download: ModelDownload = {
-    id: "d1", source: "hf:owner/repo:Q4_K_M", path: "/models/m.gguf", state: "downloading",
-    downloadedBytes: 10, totalBytes: 100, bytesPerSecond: 5, error: undefined, resumable: false, keptBytes: 0, notice: undefined
+    id: "d1",
+    source: "hf:owner/repo:Q4_K_M",
+    path: "/models/m.gguf",
+    state: "downloading",
+    downloadedBytes: 10,
+    totalBytes: 100,
+    bytesPerSecond: 5,
+    error: undefined,
+    resumable: false,
+    keptBytes: 0,
+    notice: undefined
 };
 
 /** An engine whose turns run until the test finishes them; an abort rejects like the real one. */
@@ -39,11 +57,12 @@ function fakeEngine(): EngineClient & { readonly turns: Map<string, RunningTurn>
             calls.push("info");
             return info;
         },
-        chat: (request, callbacks = {}, signal) => new Promise((resolve, reject) => {
-            calls.push(`chat ${request.requestId}`);
-            signal?.addEventListener("abort", () => reject(new RequestCancelledError("decode")), { once: true });
-            turns.set(request.requestId, { request, callbacks, signal: signal!, finish: resolve, fail: reject });
-        }),
+        chat: (request, callbacks = {}, signal) =>
+            new Promise((resolve, reject) => {
+                calls.push(`chat ${request.requestId}`);
+                signal?.addEventListener("abort", () => reject(new RequestCancelledError("decode")), { once: true });
+                turns.set(request.requestId, { request, callbacks, signal: signal!, finish: resolve, fail: reject });
+            }),
         measure: (workspace, messages, draft) => {
             calls.push(`measure ${workspace} ${messages.length} ${draft}`);
             return { workspace, draftTokens: 1, usedTokens: 2, limit: 4096, remainingTokens: 4093, fits: true };
@@ -88,7 +107,9 @@ function fakeEngine(): EngineClient & { readonly turns: Map<string, RunningTurn>
         inspectModel: async (path) => {
             calls.push(`inspectModel ${path}`);
             if (!path.endsWith(".gguf")) {
-                throw new ModelNotGgufError(`${path} is not a GGUF file (it starts with "{\\n  "; a GGUF file starts with "GGUF"). Open a .gguf model file.`);
+                throw new ModelNotGgufError(
+                    `${path} is not a GGUF file (it starts with "{\\n  "; a GGUF file starts with "GGUF"). Open a .gguf model file.`
+                );
             }
             return { path, architecture: "llama" } as never;
         },
@@ -146,7 +167,10 @@ describe("RendererRpc", () => {
         const rpc = new RendererRpc(async () => engine);
         const window = caller(1);
         expect(await rpc.call(window, "info", {})).toEqual({ ok: true, value: info });
-        expect(await rpc.call(window, "measure", { workspace: "alice", messages: [], draft: "hi" })).toMatchObject({ ok: true, value: { fits: true } });
+        expect(await rpc.call(window, "measure", { workspace: "alice", messages: [], draft: "hi" })).toMatchObject({
+            ok: true,
+            value: { fits: true }
+        });
         expect(await rpc.call(window, "forgetWorkspace", { workspace: "alice" })).toEqual({ ok: true, value: {} });
         expect(await rpc.call(window, "snapshot", {})).toEqual({ ok: true, value: {} });
         expect(engine.calls).toEqual(["info", "measure alice 0 hi", "forget alice", "snapshot"]);
@@ -157,27 +181,56 @@ describe("RendererRpc", () => {
         const rpc = new RendererRpc(async () => engine);
         const window = caller(1);
         expect(await rpc.call(window, "audit", {})).toEqual({ ok: true, value: { ok: true, numViolations: 0 } });
-        expect(await rpc.call(window, "replayableTurns", {})).toEqual({ ok: true, value: [{ requestId: "r0", workspace: "alice", numTokens: 4 }] });
+        expect(await rpc.call(window, "replayableTurns", {})).toEqual({
+            ok: true,
+            value: [{ requestId: "r0", workspace: "alice", numTokens: 4 }]
+        });
         expect(await rpc.call(window, "replay", { requestId: "r0" })).toMatchObject({ ok: true, value: { identical: true, numTokens: 4 } });
-        expect(await rpc.call(window, "replay", { requestId: "r9" })).toEqual({ ok: false, error: { code: "replay_unavailable", message: "Turn r9 cannot be replayed." } });
+        expect(await rpc.call(window, "replay", { requestId: "r9" })).toEqual({
+            ok: false,
+            error: { code: "replay_unavailable", message: "Turn r9 cannot be replayed." }
+        });
         expect(await rpc.call(window, "listDrills", {})).toMatchObject({ ok: true, value: [{ id: "flipped-byte" }] });
-        expect(await rpc.call(window, "runDrill", { id: "flipped-byte" })).toEqual({ ok: true, value: { id: "flipped-byte", guardFired: true } });
+        expect(await rpc.call(window, "runDrill", { id: "flipped-byte" })).toEqual({
+            ok: true,
+            value: { id: "flipped-byte", guardFired: true }
+        });
         expect(await rpc.call(window, "runDrill", { id: "nope" })).toMatchObject({ ok: false, error: { code: "unknown_drill" } });
         expect(await rpc.call(window, "runDrill", { id: "" })).toMatchObject({ ok: false, error: { code: "invalid_request" } });
         expect(await rpc.call(window, "audit", { scanFreePages: false })).toMatchObject({ ok: false, error: { code: "invalid_request" } });
-        expect(engine.calls).toEqual(["audit", "replayableTurns", "replay r0", "replay r9", "listDrills", "runDrill flipped-byte", "runDrill nope"]);
+        expect(engine.calls).toEqual([
+            "audit",
+            "replayableTurns",
+            "replay r0",
+            "replay r9",
+            "listDrills",
+            "runDrill flipped-byte",
+            "runDrill nope"
+        ]);
     });
 
     it("answers inspectModel and switchModel, a bad file's refusal with its code", async () => {
         const engine = fakeEngine();
         const rpc = new RendererRpc(async () => engine);
         const window = caller(1);
-        expect(await rpc.call(window, "inspectModel", { path: "/m/a.gguf" })).toEqual({ ok: true, value: { path: "/m/a.gguf", architecture: "llama" } });
-        expect(await rpc.call(window, "inspectModel", { path: "/repo/package.json" })).toMatchObject({ ok: false, error: { code: "model_not_gguf", message: expect.stringMatching(/is not a GGUF file/) } });
+        expect(await rpc.call(window, "inspectModel", { path: "/m/a.gguf" })).toEqual({
+            ok: true,
+            value: { path: "/m/a.gguf", architecture: "llama" }
+        });
+        expect(await rpc.call(window, "inspectModel", { path: "/repo/package.json" })).toMatchObject({
+            ok: false,
+            error: { code: "model_not_gguf", message: expect.stringMatching(/is not a GGUF file/) }
+        });
         expect(await rpc.call(window, "switchModel", { model: "tiny" })).toEqual({ ok: true, value: { ...info, modelName: "tiny" } });
         expect(await rpc.call(window, "switchModel", { model: "" })).toMatchObject({ ok: false, error: { code: "invalid_request" } });
-        expect(await rpc.call(window, "inspectModel", { path: "x".repeat(4097) })).toMatchObject({ ok: false, error: { code: "invalid_request" } });
-        expect(await rpc.call(window, "inspectModel", { model: "/m/a.gguf" })).toMatchObject({ ok: false, error: { code: "invalid_request" } });
+        expect(await rpc.call(window, "inspectModel", { path: "x".repeat(4097) })).toMatchObject({
+            ok: false,
+            error: { code: "invalid_request" }
+        });
+        expect(await rpc.call(window, "inspectModel", { model: "/m/a.gguf" })).toMatchObject({
+            ok: false,
+            error: { code: "invalid_request" }
+        });
         expect(engine.calls).toEqual(["inspectModel /m/a.gguf", "inspectModel /repo/package.json", "switchModel tiny"]);
     });
 
@@ -185,15 +238,29 @@ describe("RendererRpc", () => {
         const engine = fakeEngine();
         const rpc = new RendererRpc(async () => engine);
         const window = caller(1);
-        expect(await rpc.call(window, "startDownload", { source: "https://example.com/m.gguf" })).toEqual({ ok: true, value: { ...download, source: "https://example.com/m.gguf" } });
+        expect(await rpc.call(window, "startDownload", { source: "https://example.com/m.gguf" })).toEqual({
+            ok: true,
+            value: { ...download, source: "https://example.com/m.gguf" }
+        });
         expect(await rpc.call(window, "listDownloads", {})).toEqual({ ok: true, value: [download] });
         expect(await rpc.call(window, "cancelDownload", { id: "d1" })).toMatchObject({ ok: true, value: { state: "cancelled" } });
         expect(await rpc.call(window, "cancelDownload", { id: "d9" })).toMatchObject({ ok: false, error: { code: "download_unknown" } });
         expect(await rpc.call(window, "startDownload", { source: "" })).toMatchObject({ ok: false, error: { code: "invalid_request" } });
-        expect(await rpc.call(window, "startDownload", { source: "h".repeat(4097) })).toMatchObject({ ok: false, error: { code: "invalid_request" } });
-        expect(await rpc.call(window, "startDownload", { url: "https://example.com/m.gguf" })).toMatchObject({ ok: false, error: { code: "invalid_request" } });
+        expect(await rpc.call(window, "startDownload", { source: "h".repeat(4097) })).toMatchObject({
+            ok: false,
+            error: { code: "invalid_request" }
+        });
+        expect(await rpc.call(window, "startDownload", { url: "https://example.com/m.gguf" })).toMatchObject({
+            ok: false,
+            error: { code: "invalid_request" }
+        });
         expect(await rpc.call(window, "cancelDownload", { id: "" })).toMatchObject({ ok: false, error: { code: "invalid_request" } });
-        expect(engine.calls).toEqual(["startDownload https://example.com/m.gguf", "listDownloads", "cancelDownload d1", "cancelDownload d9"]);
+        expect(engine.calls).toEqual([
+            "startDownload https://example.com/m.gguf",
+            "listDownloads",
+            "cancelDownload d1",
+            "cancelDownload d9"
+        ]);
     });
 
     it("answers resumeDownload, listModels and forgetModel; refuses a bad id or deleteFile before the engine", async () => {
@@ -201,15 +268,30 @@ describe("RendererRpc", () => {
         const rpc = new RendererRpc(async () => engine);
         const window = caller(1);
         expect(await rpc.call(window, "resumeDownload", { id: "d1" })).toEqual({ ok: true, value: download });
-        expect(await rpc.call(window, "resumeDownload", { id: "d2" })).toMatchObject({ ok: false, error: { code: "download_not_resumable" } });
+        expect(await rpc.call(window, "resumeDownload", { id: "d2" })).toMatchObject({
+            ok: false,
+            error: { code: "download_not_resumable" }
+        });
         expect(await rpc.call(window, "listModels", {})).toEqual({ ok: true, value: { models: [], problems: [] } });
         expect(await rpc.call(window, "forgetModel", { id: "m1" })).toEqual({ ok: true, value: { models: [], problems: [] } });
-        expect(await rpc.call(window, "forgetModel", { id: "m1", deleteFile: true })).toMatchObject({ ok: false, error: { code: "library_file_not_owned" } });
-        expect(await rpc.call(window, "forgetModel", { id: "m1", deleteFile: "yes" })).toMatchObject({ ok: false, error: { code: "invalid_request", message: 'deleteFile must be true or false; got "yes".' } });
+        expect(await rpc.call(window, "forgetModel", { id: "m1", deleteFile: true })).toMatchObject({
+            ok: false,
+            error: { code: "library_file_not_owned" }
+        });
+        expect(await rpc.call(window, "forgetModel", { id: "m1", deleteFile: "yes" })).toMatchObject({
+            ok: false,
+            error: { code: "invalid_request", message: 'deleteFile must be true or false; got "yes".' }
+        });
         expect(await rpc.call(window, "forgetModel", { id: "" })).toMatchObject({ ok: false, error: { code: "invalid_request" } });
         expect(await rpc.call(window, "resumeDownload", { id: 7 })).toMatchObject({ ok: false, error: { code: "invalid_request" } });
         expect(await rpc.call(window, "listModels", { all: true })).toMatchObject({ ok: false, error: { code: "invalid_request" } });
-        expect(engine.calls).toEqual(["resumeDownload d1", "resumeDownload d2", "listModels", "forgetModel m1 false", "forgetModel m1 true"]);
+        expect(engine.calls).toEqual([
+            "resumeDownload d1",
+            "resumeDownload d2",
+            "listModels",
+            "forgetModel m1 false",
+            "forgetModel m1 true"
+        ]);
     });
 
     it("refuses a bad payload with invalid_request, without touching the engine", async () => {
@@ -238,8 +320,15 @@ describe("RendererRpc", () => {
     it("answers every call with the engine's start failure, code kept", async () => {
         const failure = new EngineStartError("The engine could not start: no such model.");
         const rpc = new RendererRpc(() => Promise.reject(failure));
-        for (const [method, params] of [["info", {}], ["snapshot", {}], ["chat", turn("r1")]] as const) {
-            expect(await rpc.call(caller(1), method, params)).toEqual({ ok: false, error: { code: "engine_start_failed", message: failure.message } });
+        for (const [method, params] of [
+            ["info", {}],
+            ["snapshot", {}],
+            ["chat", turn("r1")]
+        ] as const) {
+            expect(await rpc.call(caller(1), method, params)).toEqual({
+                ok: false,
+                error: { code: "engine_start_failed", message: failure.message }
+            });
         }
         expect(rpc.numTurns(1)).toBe(0);
     });
@@ -257,7 +346,10 @@ describe("RendererRpc", () => {
     it("reports a non-Kvault failure as internal_error", async () => {
         const engine = { ...fakeEngine(), snapshot: () => Promise.reject(new TypeError("boom")) };
         const rpc = new RendererRpc(async () => engine);
-        expect(await rpc.call(caller(1), "snapshot", {})).toMatchObject({ ok: false, error: { code: "internal_error", message: expect.stringMatching(/boom/) } });
+        expect(await rpc.call(caller(1), "snapshot", {})).toMatchObject({
+            ok: false,
+            error: { code: "internal_error", message: expect.stringMatching(/boom/) }
+        });
     });
 
     it("streams a turn's events to the window that started it, and only to it", async () => {
@@ -305,7 +397,10 @@ describe("RendererRpc", () => {
         const rpc = new RendererRpc(async () => engine);
         void rpc.call(caller(1), "chat", turn("r1"));
         await settle();
-        expect(await rpc.call(caller(1), "chat", turn("r1", "bob"))).toMatchObject({ ok: false, error: { code: "invalid_request", message: expect.stringMatching(/already running/) } });
+        expect(await rpc.call(caller(1), "chat", turn("r1", "bob"))).toMatchObject({
+            ok: false,
+            error: { code: "invalid_request", message: expect.stringMatching(/already running/) }
+        });
         expect(engine.calls).toEqual(["chat r1"]);
         void rpc.call(caller(2), "chat", turn("r2"));
         await settle();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { InvalidRequestError } from "../../../../engine/request/requestErrors";
-import { assertTrustedSender, UntrustedSenderError, type SenderEvent } from "../../../../main/ipc/assertTrustedSender";
+import { InvalidRequestError } from "../../../../engine/request/requestErrors.js";
+import { assertTrustedSender, UntrustedSenderError, type SenderEvent } from "../../../../main/ipc/assertTrustedSender.js";
 
 const fileAppUrl = "file:///opt/Kvault/resources/app.asar/out/renderer/index.html";
 const devAppUrl = "http://localhost:5173/";

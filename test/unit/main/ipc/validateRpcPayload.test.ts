@@ -1,17 +1,27 @@
 import { describe, expect, it } from "vitest";
-import { rpcMethods } from "../../../../contract/rpc";
-import { InvalidRequestError } from "../../../../engine/request/requestErrors";
-import { commandLimits } from "../../../../engine/process/parseEngineCommand";
-import { turnLimits } from "../../../../engine/service/validateChatTurn";
-import { validateRpcPayload } from "../../../../main/ipc/validateRpcPayload";
+import { rpcMethods } from "../../../../contract/rpc.js";
+import { InvalidRequestError } from "../../../../engine/request/requestErrors.js";
+import { commandLimits } from "../../../../engine/process/parseEngineCommand.js";
+import { turnLimits } from "../../../../engine/service/validateChatTurn.js";
+import { validateRpcPayload } from "../../../../main/ipc/validateRpcPayload.js";
 
 const chat = {
     requestId: "r1",
     workspace: "alice",
-    messages: [{ role: "system", content: "Be brief." }, { role: "user", content: "Hello" }],
+    messages: [
+        { role: "system", content: "Be brief." },
+        { role: "user", content: "Hello" }
+    ],
     sampling: { temperature: 0, maxTokens: 8 }
 };
-const measure = { workspace: "alice", messages: [{ role: "user", content: "Hi" }, { role: "assistant", content: "Hello" }], draft: "next" };
+const measure = {
+    workspace: "alice",
+    messages: [
+        { role: "user", content: "Hi" },
+        { role: "assistant", content: "Hello" }
+    ],
+    draft: "next"
+};
 
 /** Asserts a refusal with the typed error and a bounded message; returns the message. */
 function refused(method: unknown, params: unknown): string {
@@ -60,12 +70,19 @@ describe("validateRpcPayload accepts every well-formed call", () => {
     it("chat, with the sampling fields the engine's validator fills in", () => {
         expect(validateRpcPayload("chat", chat)).toEqual({
             method: "chat",
-            params: { ...chat, sampling: { temperature: 0, maxTokens: 8, topP: undefined, topK: undefined, seed: undefined, stop: undefined } }
+            params: {
+                ...chat,
+                sampling: { temperature: 0, maxTokens: 8, topP: undefined, topK: undefined, seed: undefined, stop: undefined }
+            }
         });
     });
 
     it("rebuilds the params: unknown nested fields are not forwarded", () => {
-        const call = validateRpcPayload("chat", { ...chat, messages: [{ role: "user", content: "Hi", name: "eve" }], sampling: { ...chat.sampling, grammar: "x" } });
+        const call = validateRpcPayload("chat", {
+            ...chat,
+            messages: [{ role: "user", content: "Hi", name: "eve" }],
+            sampling: { ...chat.sampling, grammar: "x" }
+        });
         expect(call.method).toBe("chat");
         const params = call.params as typeof chat;
         expect(params.messages).toEqual([{ role: "user", content: "Hi" }]);
@@ -74,15 +91,36 @@ describe("validateRpcPayload accepts every well-formed call", () => {
 
     it("covers every method of the contract", () => {
         const good: Record<string, unknown> = {
-            info: {}, snapshot: {}, cancel: { requestId: "r" }, forgetWorkspace: { workspace: "w" }, measure, chat,
-            audit: {}, replayableTurns: {}, replay: { requestId: "r" }, listDrills: {}, runDrill: { id: "late-write" },
-            inspectModel: { path: "/m.gguf" }, switchModel: { model: "tiny" },
-            startDownload: { source: "hf:o/r" }, listDownloads: {}, cancelDownload: { id: "d" }, runCanary: { fillerTokens: 512 },
-            resumeDownload: { id: "d" }, listModels: {}, forgetModel: { id: "m", deleteFile: true },
-            loadWorkspaces: {}, importWorkspaces: { document: "{}" },
-            saveWorkspace: { workspace: { id: "ui-1", name: "A", colour: 0, settings: { systemPrompt: "", temperature: 0.7, maxTokens: 256 } } },
-            removeWorkspace: { workspace: "ui-1" }, selectWorkspace: { workspace: "ui-1" }, clearChat: { workspace: "ui-1" },
-            appendMessage: { workspace: "ui-1", message: { id: "m-1", role: "user", content: "Hi" } }, dropLastAnswer: { workspace: "ui-1", messageId: "m-2" }
+            info: {},
+            snapshot: {},
+            cancel: { requestId: "r" },
+            forgetWorkspace: { workspace: "w" },
+            measure,
+            chat,
+            audit: {},
+            replayableTurns: {},
+            replay: { requestId: "r" },
+            listDrills: {},
+            runDrill: { id: "late-write" },
+            inspectModel: { path: "/m.gguf" },
+            switchModel: { model: "tiny" },
+            startDownload: { source: "hf:o/r" },
+            listDownloads: {},
+            cancelDownload: { id: "d" },
+            runCanary: { fillerTokens: 512 },
+            resumeDownload: { id: "d" },
+            listModels: {},
+            forgetModel: { id: "m", deleteFile: true },
+            loadWorkspaces: {},
+            importWorkspaces: { document: "{}" },
+            saveWorkspace: {
+                workspace: { id: "ui-1", name: "A", colour: 0, settings: { systemPrompt: "", temperature: 0.7, maxTokens: 256 } }
+            },
+            removeWorkspace: { workspace: "ui-1" },
+            selectWorkspace: { workspace: "ui-1" },
+            clearChat: { workspace: "ui-1" },
+            appendMessage: { workspace: "ui-1", message: { id: "m-1", role: "user", content: "Hi" } },
+            dropLastAnswer: { workspace: "ui-1", messageId: "m-2" }
         };
         for (const method of rpcMethods) {
             expect(validateRpcPayload(method, good[method]).method).toBe(method);
@@ -146,12 +184,22 @@ describe("validateRpcPayload refuses with invalid_request", () => {
         ["forgetWorkspace with an empty name", "forgetWorkspace", { workspace: "" }, /workspace is empty/],
         ["measure with messages as a string", "measure", { ...measure, messages: "hi" }, /messages must be a list/],
         ["measure with a bad role", "measure", { ...measure, messages: [{ role: "tool", content: "x" }] }, /messages\[0\]\.role/],
-        ["measure with content as a number", "measure", { ...measure, messages: [{ role: "user", content: 1 }] }, /messages\[0\]\.content must be a string/],
+        [
+            "measure with content as a number",
+            "measure",
+            { ...measure, messages: [{ role: "user", content: 1 }] },
+            /messages\[0\]\.content must be a string/
+        ],
         ["measure with a missing draft", "measure", { workspace: "w", messages: [] }, /draft must be a string/],
         ["chat without sampling", "chat", { ...chat, sampling: undefined }, /sampling must be an object/],
         ["chat with a temperature as a string", "chat", { ...chat, sampling: { temperature: "0", maxTokens: 8 } }, /sampling\.temperature/],
         ["chat with no messages", "chat", { ...chat, messages: [] }, /messages must be a list of 1/],
-        ["chat ending with the assistant", "chat", { ...chat, messages: [{ role: "assistant", content: "x" }] }, /last message must be the user's/],
+        [
+            "chat ending with the assistant",
+            "chat",
+            { ...chat, messages: [{ role: "assistant", content: "x" }] },
+            /last message must be the user's/
+        ],
         ["chat with an empty requestId", "chat", { ...chat, requestId: "" }, /requestId is empty/],
         ["replay without a requestId", "replay", {}, /requestId must be a string; got undefined/],
         ["replay with a list", "replay", { requestId: ["r1"] }, /requestId must be a string; got a list of 1/],
@@ -160,7 +208,12 @@ describe("validateRpcPayload refuses with invalid_request", () => {
         ["runDrill with a number", "runDrill", { id: 2 }, /id must be a string; got 2/],
         ["runDrill with an empty id", "runDrill", { id: "" }, /^id is empty; name one of listDrills' drills\.$/],
         ["inspectModel without a path", "inspectModel", {}, /path must be a string; got undefined/],
-        ["inspectModel with a blank path", "inspectModel", { path: "  " }, /^path is empty; give the full path of a \.gguf file, or "tiny" for the built-in demo model\.$/],
+        [
+            "inspectModel with a blank path",
+            "inspectModel",
+            { path: "  " },
+            /^path is empty; give the full path of a \.gguf file, or "tiny" for the built-in demo model\.$/
+        ],
         ["switchModel with a number", "switchModel", { model: 3 }, /model must be a string; got 3/],
         ["switchModel with an empty model", "switchModel", { model: "" }, /^model is empty/],
         ["startDownload without a source", "startDownload", {}, /source must be a string; got undefined/],
@@ -184,8 +237,18 @@ describe("validateRpcPayload refuses with invalid_request", () => {
         ["a model path", "inspectModel", { path: "/".repeat(4097) }, /path has 4,097 characters; the limit is 4,096/],
         ["a model to switch to", "switchModel", { model: "m".repeat(100_000) }, /model has 100,000 characters; the limit is 4,096/],
         ["a download source", "startDownload", { source: "h".repeat(4097) }, /source has 4,097 characters; the limit is 4,096/],
-        ["a workspace name", "forgetWorkspace", { workspace: "w".repeat(turnLimits.maxWorkspaceChars + 1) }, /workspace has 257 characters/],
-        ["a message", "measure", { ...measure, messages: [{ role: "user", content: "x".repeat(turnLimits.maxMessageChars + 1) }] }, /messages\[0\]\.content has 4,000,001 characters/],
+        [
+            "a workspace name",
+            "forgetWorkspace",
+            { workspace: "w".repeat(turnLimits.maxWorkspaceChars + 1) },
+            /workspace has 257 characters/
+        ],
+        [
+            "a message",
+            "measure",
+            { ...measure, messages: [{ role: "user", content: "x".repeat(turnLimits.maxMessageChars + 1) }] },
+            /messages\[0\]\.content has 4,000,001 characters/
+        ],
         ["a draft", "measure", { ...measure, draft: "x".repeat(turnLimits.maxMessageChars + 1) }, /draft has 4,000,001 characters/]
     ])("a huge string: %s", (_, method, params, message) => {
         expect(refused(method, params)).toMatch(message);
@@ -200,7 +263,9 @@ describe("validateRpcPayload refuses with invalid_request", () => {
         const content = "x".repeat(turnLimits.maxMessageChars);
         const messages = Array.from({ length: 4 }, () => ({ role: "user", content }));
         expect(validateRpcPayload("chat", { ...chat, messages }).method).toBe("chat"); // exactly at the limit
-        expect(refused("chat", { ...chat, messages: [...messages, { role: "user", content: "x" }] })).toMatch(/The conversation has 16,000,001 characters; the limit is 16,000,000/);
+        expect(refused("chat", { ...chat, messages: [...messages, { role: "user", content: "x" }] })).toMatch(
+            /The conversation has 16,000,001 characters; the limit is 16,000,000/
+        );
         expect(refused("measure", { ...measure, messages, draft: "x" })).toMatch(/The conversation has 16,000,001 characters/);
     });
 });
@@ -209,7 +274,8 @@ describe("validateRpcPayload: runCanary", () => {
     it("takes nothing, or a whole number of filler tokens (the canary checks it against the window)", () => {
         expect(validateRpcPayload("runCanary", {})).toEqual({ method: "runCanary", params: {} });
         expect(validateRpcPayload("runCanary", { fillerTokens: 300 })).toEqual({ method: "runCanary", params: { fillerTokens: 300 } });
-        for (const fillerTokens of [0, -1, 2.5, "300", null, Number.POSITIVE_INFINITY])
+        for (const fillerTokens of [0, -1, 2.5, "300", null, Number.POSITIVE_INFINITY]) {
             expect(refused("runCanary", { fillerTokens })).toMatch(/fillerTokens must be a whole number of at least 1/);
+        }
     });
 });

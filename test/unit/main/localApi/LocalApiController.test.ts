@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from "vitest";
-import type { EngineInfo } from "../../../../contract/engineProtocol";
-import { EngineStartError } from "../../../../engine/host/engineHostErrors";
-import type { EngineClient } from "../../../../host/EngineClient";
-import { LocalApiController, LocalApiStartError, type LocalApiTarget } from "../../../../main/localApi/LocalApiController";
-import { freePort, occupy } from "../loopbackPorts";
+import type { EngineInfo } from "../../../../contract/engineProtocol.js";
+import { EngineStartError } from "../../../../engine/host/engineHostErrors.js";
+import type { EngineClient } from "../../../../host/EngineClient.js";
+import { LocalApiController, LocalApiStartError, type LocalApiTarget } from "../../../../main/localApi/LocalApiController.js";
+import { freePort, occupy } from "../loopbackPorts.js";
 
 const apiKey = "kv-test-key-0001";
 const engine = { info: () => ({ modelName: "tiny" }) as EngineInfo } as EngineClient;
@@ -62,7 +62,10 @@ describe("LocalApiController", () => {
             const failure = api.apply({ enabled: true, port, apiKey });
             await expect(failure).rejects.toBeInstanceOf(LocalApiStartError);
             await expect(failure).rejects.toThrow(`Port ${port} is in use by another program`);
-            expect(api.status).toEqual({ url: null, problem: { code: "local_api_start_failed", message: expect.stringMatching(/Choose another port/) } });
+            expect(api.status).toEqual({
+                url: null,
+                problem: { code: "local_api_start_failed", message: expect.stringMatching(/Choose another port/) }
+            });
         } finally {
             await new Promise((resolve) => other.close(resolve));
         }

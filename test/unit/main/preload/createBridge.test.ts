@@ -1,11 +1,15 @@
 import { describe, expect, it } from "vitest";
-import { channels, rpcChannels } from "../../../../contract/channels";
-import type { ChatTurnRequest } from "../../../../contract/engineProtocol";
-import type { RpcTurnEvent } from "../../../../contract/rpc";
-import { createBridge, type BridgeIpc } from "../../../../main/preload/createBridge";
+import { channels, rpcChannels } from "../../../../contract/channels.js";
+import type { ChatTurnRequest } from "../../../../contract/engineProtocol.js";
+import type { RpcTurnEvent } from "../../../../contract/rpc.js";
+import { createBridge, type BridgeIpc } from "../../../../main/preload/createBridge.js";
 
 /** An ipcRenderer that records invokes and lets the test emit on channels. */
-function fakeIpc(): BridgeIpc & { readonly invoked: unknown[][]; emit(channel: string, ...args: unknown[]): void; numListeners(channel: string): number } {
+function fakeIpc(): BridgeIpc & {
+    readonly invoked: unknown[][];
+    emit(channel: string, ...args: unknown[]): void;
+    numListeners(channel: string): number;
+} {
     const invoked: unknown[][] = [];
     const listeners = new Map<string, Set<(...args: unknown[]) => void>>();
     const ipc = {
@@ -32,17 +36,50 @@ function fakeIpc(): BridgeIpc & { readonly invoked: unknown[][]; emit(channel: s
     return ipc as unknown as ReturnType<typeof fakeIpc>;
 }
 
-const request: ChatTurnRequest = { requestId: "r1", workspace: "alice", messages: [{ role: "user", content: "Hi" }], sampling: { temperature: 0, maxTokens: 8 } };
+const request: ChatTurnRequest = {
+    requestId: "r1",
+    workspace: "alice",
+    messages: [{ role: "user", content: "Hi" }],
+    sampling: { temperature: 0, maxTokens: 8 }
+};
 
 describe("createBridge", () => {
     it("exposes named functions only, nothing of ipcRenderer", () => {
         const bridge = createBridge(fakeIpc());
-        expect(Object.keys(bridge).sort()).toEqual(
-            ["appendMessage", "audit", "cancel", "cancelDownload", "chat", "clearChat", "dropLastAnswer", "forgetModel", "forgetWorkspace", "getAppInfo", "getSettings", "importWorkspaces", "info",
-                "inspectModel", "listDownloads", "listDrills", "listModels", "loadWorkspaces", "measure", "onTurnEvent", "removeWorkspace", "replay", "replayableTurns",
-                "resumeDownload", "runCanary", "runDrill",
-                "saveWorkspace", "selectWorkspace", "setLocalApi", "snapshot", "startDownload", "switchModel"]
-        );
+        expect(Object.keys(bridge).sort()).toEqual([
+            "appendMessage",
+            "audit",
+            "cancel",
+            "cancelDownload",
+            "chat",
+            "clearChat",
+            "dropLastAnswer",
+            "forgetModel",
+            "forgetWorkspace",
+            "getAppInfo",
+            "getSettings",
+            "importWorkspaces",
+            "info",
+            "inspectModel",
+            "listDownloads",
+            "listDrills",
+            "listModels",
+            "loadWorkspaces",
+            "measure",
+            "onTurnEvent",
+            "removeWorkspace",
+            "replay",
+            "replayableTurns",
+            "resumeDownload",
+            "runCanary",
+            "runDrill",
+            "saveWorkspace",
+            "selectWorkspace",
+            "setLocalApi",
+            "snapshot",
+            "startDownload",
+            "switchModel"
+        ]);
         for (const value of Object.values(bridge)) {
             expect(typeof value).toBe("function");
         }

@@ -1,6 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { InvalidRequestError } from "../../../../engine/request/requestErrors";
-import { defaultAppSettings, localApiPorts, newApiKey, parseAppSettings, parseLocalApiChange, settingsDefaults } from "../../../../main/settings/AppSettings";
+import { InvalidRequestError } from "../../../../engine/request/requestErrors.js";
+import {
+    defaultAppSettings,
+    localApiPorts,
+    newApiKey,
+    parseAppSettings,
+    parseLocalApiChange,
+    settingsDefaults
+} from "../../../../main/settings/AppSettings.js";
 
 const key = (): string => "kv-test-key-0001";
 const absoluteModel = process.platform === "win32" ? "C:\\models\\llama.gguf" : "/models/llama.gguf";
@@ -8,7 +15,11 @@ const absoluteModel = process.platform === "win32" ? "C:\\models\\llama.gguf" : 
 describe("parseAppSettings", () => {
     it("gives the defaults, and a new key, for an empty file", () => {
         expect(parseAppSettings({}, key)).toEqual({
-            settings: { version: 1, localApi: { enabled: false, port: settingsDefaults.localApiPort, apiKey: "kv-test-key-0001" }, modelPath: null },
+            settings: {
+                version: 1,
+                localApi: { enabled: false, port: settingsDefaults.localApiPort, apiKey: "kv-test-key-0001" },
+                modelPath: null
+            },
             problems: ["localApi is missing or not an object; using the defaults."]
         });
         expect(defaultAppSettings(key)).toEqual(parseAppSettings({}, key).settings);
@@ -26,10 +37,13 @@ describe("parseAppSettings", () => {
     });
 
     it("repairs each bad field on its own, and says which", () => {
-        const { settings, problems } = parseAppSettings({
-            localApi: { enabled: "yes", port: 80, apiKey: "short" },
-            modelPath: "relative/model.gguf"
-        }, key);
+        const { settings, problems } = parseAppSettings(
+            {
+                localApi: { enabled: "yes", port: 80, apiKey: "short" },
+                modelPath: "relative/model.gguf"
+            },
+            key
+        );
         expect(settings).toEqual({ version: 1, localApi: { enabled: false, port: 8080, apiKey: "kv-test-key-0001" }, modelPath: null });
         expect(problems).toHaveLength(4);
         expect(problems.join("\n")).toMatch(/enabled is "yes"/);
@@ -46,7 +60,11 @@ describe("parseAppSettings", () => {
         expect(parseAppSettings({ localApi: { port } }, key).settings.localApi.port).toBe(settingsDefaults.localApiPort);
     });
 
-    it.each([["null", null], ["a list", []], ["a string", "settings"]])("survives a file that holds %s", (_, value) => {
+    it.each([
+        ["null", null],
+        ["a list", []],
+        ["a string", "settings"]
+    ])("survives a file that holds %s", (_, value) => {
         const { settings, problems } = parseAppSettings(value, key);
         expect(settings).toEqual(defaultAppSettings(key));
         expect(problems).toEqual(["The settings are not a JSON object; using the defaults."]);
@@ -80,7 +98,11 @@ describe("parseLocalApiChange", () => {
         ["a privileged port", { enabled: true, port: 443 }, /port is 443; choose a whole number from 1024 to 65535/],
         ["port 0", { enabled: true, port: 0 }, /port is 0/],
         ["NaN", { enabled: true, port: Number.NaN }, /port is NaN/],
-        ["an extra field (the key is not the renderer's to set)", { enabled: true, port: 8080, apiKey: "mine-mine" }, /takes no field "apiKey"/]
+        [
+            "an extra field (the key is not the renderer's to set)",
+            { enabled: true, port: 8080, apiKey: "mine-mine" },
+            /takes no field "apiKey"/
+        ]
     ])("refuses %s with invalid_request", (_, value, message) => {
         let caught: unknown;
         try {

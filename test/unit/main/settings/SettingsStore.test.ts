@@ -2,14 +2,17 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { defaultAppSettings, type AppSettings } from "../../../../main/settings/AppSettings";
-import { SettingsStore, SettingsWriteError } from "../../../../main/settings/SettingsStore";
-import { writeFileAtomic } from "../../../../host/store/writeFileAtomic";
+import { defaultAppSettings, type AppSettings } from "../../../../main/settings/AppSettings.js";
+import { SettingsStore, SettingsWriteError } from "../../../../main/settings/SettingsStore.js";
+import { writeFileAtomic } from "../../../../host/store/writeFileAtomic.js";
 
 let directory: string;
 let settingsPath: string;
 let logged: string[];
-const options = (): { log: (line: string) => void; makeApiKey: () => string } => ({ log: (line) => logged.push(line), makeApiKey: () => "kv-fixed-key-1234" });
+const options = (): { log: (line: string) => void; makeApiKey: () => string } => ({
+    log: (line) => logged.push(line),
+    makeApiKey: () => "kv-fixed-key-1234"
+});
 
 beforeEach(() => {
     directory = fs.mkdtempSync(path.join(os.tmpdir(), "kvault-settings-"));
@@ -45,7 +48,10 @@ describe("SettingsStore", () => {
         const next: AppSettings = { ...store.current, localApi: { enabled: true, port: 9000, apiKey: "kv-fixed-key-1234" } };
         await store.save(next);
         expect(store.current).toEqual(next);
-        const reopened = await SettingsStore.open(settingsPath, { log: (line) => logged.push(line), makeApiKey: () => "kv-other-key-9999" });
+        const reopened = await SettingsStore.open(settingsPath, {
+            log: (line) => logged.push(line),
+            makeApiKey: () => "kv-other-key-9999"
+        });
         expect(reopened.current).toEqual(next);
         expect(leftovers()).toEqual([]);
     });
@@ -60,17 +66,20 @@ describe("SettingsStore", () => {
     });
 
     it("moves an unreadable file aside instead of overwriting it, and starts with the defaults", async () => {
-        fs.writeFileSync(settingsPath, "{ \"localApi\": { \"enabled\": tru");
+        fs.writeFileSync(settingsPath, '{ "localApi": { "enabled": tru');
         const store = await SettingsStore.open(settingsPath, options());
         expect(store.current).toEqual(defaultAppSettings(() => "kv-fixed-key-1234"));
         const aside = fs.readdirSync(directory).filter((name) => name.startsWith("settings.json.unreadable-"));
         expect(aside).toHaveLength(1);
-        expect(fs.readFileSync(path.join(directory, aside[0]!), "utf8")).toBe("{ \"localApi\": { \"enabled\": tru");
+        expect(fs.readFileSync(path.join(directory, aside[0]!), "utf8")).toBe('{ "localApi": { "enabled": tru');
         expect(logged[0]).toMatch(/not JSON/);
     });
 
     it("repairs a bad field and writes the repair back", async () => {
-        fs.writeFileSync(settingsPath, JSON.stringify({ version: 1, localApi: { enabled: true, port: "80", apiKey: "kv-fixed-key-1234" }, modelPath: null }));
+        fs.writeFileSync(
+            settingsPath,
+            JSON.stringify({ version: 1, localApi: { enabled: true, port: "80", apiKey: "kv-fixed-key-1234" }, modelPath: null })
+        );
         const store = await SettingsStore.open(settingsPath, options());
         expect(store.current.localApi).toEqual({ enabled: true, port: 8080, apiKey: "kv-fixed-key-1234" });
         expect(onDisk()).toEqual(store.current);

@@ -1,14 +1,16 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { contentSecurityPolicy } from "../../../../main/window/contentSecurityPolicy";
+import { contentSecurityPolicy } from "../../../../main/window/contentSecurityPolicy.js";
 
 const indexHtml = readFileSync(new URL("../../../../renderer/index.html", import.meta.url), "utf8");
 
 function directives(policy: string): Map<string, string> {
-    return new Map(policy.split("; ").map((directive) => {
-        const [name = "", ...sources] = directive.split(" ");
-        return [name, sources.join(" ")];
-    }));
+    return new Map(
+        policy.split("; ").map((directive) => {
+            const [name = "", ...sources] = directive.split(" ");
+            return [name, sources.join(" ")];
+        })
+    );
 }
 
 describe("contentSecurityPolicy", () => {

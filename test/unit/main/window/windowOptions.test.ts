@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isAllowedNavigation, windowOptions } from "../../../../main/window/windowOptions";
+import { isAllowedNavigation, windowOptions } from "../../../../main/window/windowOptions.js";
 
 const devAppUrl = "http://localhost:5173/";
 const fileAppUrl = "file:///opt/Kvault/resources/app.asar/out/renderer/index.html";

@@ -1,13 +1,17 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import { ChatController } from "../../../../renderer/chat/ChatController";
-import { createDraftStore } from "../../../../renderer/stores/draftStore";
-import { createTurnStore } from "../../../../renderer/stores/turnStore";
-import { createWorkspaceStore } from "../../../../renderer/stores/workspaceStore";
-import { FakeRpc, settle, usage } from "../FakeRpc";
+import { ChatController } from "../../../../renderer/chat/ChatController.js";
+import { createDraftStore } from "../../../../renderer/stores/draftStore.js";
+import { createTurnStore } from "../../../../renderer/stores/turnStore.js";
+import { createWorkspaceStore } from "../../../../renderer/stores/workspaceStore.js";
+import { FakeRpc, settle, usage } from "../FakeRpc.js";
 
 describe("ChatController", () => {
     let rpc: FakeRpc;
-    let stores: { workspaces: ReturnType<typeof createWorkspaceStore>; turns: ReturnType<typeof createTurnStore>; drafts: ReturnType<typeof createDraftStore> };
+    let stores: {
+        workspaces: ReturnType<typeof createWorkspaceStore>;
+        turns: ReturnType<typeof createTurnStore>;
+        drafts: ReturnType<typeof createDraftStore>;
+    };
     let chat: ChatController;
     let workspace: string;
     const messagesOf = (id: string) => stores.workspaces.getState().workspaces.find((item) => item.id === id)?.messages ?? [];
@@ -29,7 +33,10 @@ describe("ChatController", () => {
         const turn = rpc.turns[0]!;
         expect(turn.request).toMatchObject({
             workspace,
-            messages: [{ role: "system", content: "Be brief." }, { role: "user", content: "hello" }],
+            messages: [
+                { role: "system", content: "Be brief." },
+                { role: "user", content: "hello" }
+            ],
             sampling: { temperature: 0.2, maxTokens: 32 }
         });
         turn.listener.onStarted?.();
@@ -40,7 +47,10 @@ describe("ChatController", () => {
 
         turn.finish({ text: "Hi there", finishReason: "stop", usage });
         await settle();
-        expect(messagesOf(workspace).map((message) => [message.role, message.content, message.finish])).toEqual([["user", "hello", undefined], ["assistant", "Hi there", "stop"]]);
+        expect(messagesOf(workspace).map((message) => [message.role, message.content, message.finish])).toEqual([
+            ["user", "hello", undefined],
+            ["assistant", "Hi there", "stop"]
+        ]);
         expect(stores.turns.getState().live[workspace]).toBeUndefined();
 
         chat.send(workspace, "and then?");
@@ -62,10 +72,16 @@ describe("ChatController", () => {
     it("never stores an error as an answer: the partial text is dropped, the failure kept beside the chat, the user's message kept", async () => {
         chat.send(workspace, "hello");
         rpc.turns[0]!.listener.onText?.("partial");
-        rpc.turns[0]!.fail("engine_crashed", "The engine process stopped (SIGKILL) while this turn ran. It restarts by itself; send your message again.");
+        rpc.turns[0]!.fail(
+            "engine_crashed",
+            "The engine process stopped (SIGKILL) while this turn ran. It restarts by itself; send your message again."
+        );
         await settle();
         expect(messagesOf(workspace).map((message) => message.role)).toEqual(["user"]);
-        expect(stores.turns.getState().failures[workspace]).toEqual({ code: "engine_crashed", message: expect.stringMatching(/send your message again/) });
+        expect(stores.turns.getState().failures[workspace]).toEqual({
+            code: "engine_crashed",
+            message: expect.stringMatching(/send your message again/)
+        });
 
         expect(chat.regenerate(workspace)).toBe(true); // Retry: the same history again
         expect(stores.turns.getState().failures[workspace]).toBeUndefined();
@@ -102,7 +118,10 @@ describe("ChatController", () => {
         expect(messagesOf(workspace).map((message) => message.content)).toEqual(["hello"]);
         rpc.turns[1]!.finish({ text: "second", finishReason: "length", usage });
         await settle();
-        expect(messagesOf(workspace).map((message) => [message.content, message.finish])).toEqual([["hello", undefined], ["second", "length"]]);
+        expect(messagesOf(workspace).map((message) => [message.content, message.finish])).toEqual([
+            ["hello", undefined],
+            ["second", "length"]
+        ]);
     });
 
     it("deletes a workspace: cancels its turn, stores nothing more, forgets its KV in the engine", async () => {

@@ -1,17 +1,28 @@
 import { describe, expect, it } from "vitest";
-import { conversationKey, conversationMessages } from "../../../../renderer/chat/conversationMessages";
-import type { Workspace } from "../../../../renderer/workspaces/Workspace";
+import { conversationKey, conversationMessages } from "../../../../renderer/chat/conversationMessages.js";
+import type { Workspace } from "../../../../renderer/workspaces/Workspace.js";
 
 const workspace: Workspace = {
-    id: "w", name: "W", colour: 0,
+    id: "w",
+    name: "W",
+    colour: 0,
     settings: { systemPrompt: "", temperature: 0, maxTokens: 8 },
-    messages: [{ id: "m1", role: "user", content: "hi" }, { id: "m2", role: "assistant", content: "hello", finish: "stop" }]
+    messages: [
+        { id: "m1", role: "user", content: "hi" },
+        { id: "m2", role: "assistant", content: "hello", finish: "stop" }
+    ]
 };
 
 describe("conversationMessages", () => {
     it("is the chat, with the system prompt first only when there is one", () => {
-        expect(conversationMessages(workspace)).toEqual([{ role: "user", content: "hi" }, { role: "assistant", content: "hello" }]);
-        expect(conversationMessages({ ...workspace, settings: { ...workspace.settings, systemPrompt: "Be brief." } })[0]).toEqual({ role: "system", content: "Be brief." });
+        expect(conversationMessages(workspace)).toEqual([
+            { role: "user", content: "hi" },
+            { role: "assistant", content: "hello" }
+        ]);
+        expect(conversationMessages({ ...workspace, settings: { ...workspace.settings, systemPrompt: "Be brief." } })[0]).toEqual({
+            role: "system",
+            content: "Be brief."
+        });
         expect(conversationMessages({ ...workspace, settings: { ...workspace.settings, systemPrompt: "  " } })).toHaveLength(2);
     });
 

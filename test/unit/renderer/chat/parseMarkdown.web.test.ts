@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseInline, parseMarkdown, showControlCharacters } from "../../../../renderer/chat/parseMarkdown";
+import { parseInline, parseMarkdown, showControlCharacters } from "../../../../renderer/chat/parseMarkdown.js";
 
 describe("parseMarkdown", () => {
     it("reads paragraphs, headings, lists, quotes and code fences", () => {
@@ -24,8 +24,14 @@ describe("parseMarkdown", () => {
 describe("parseInline", () => {
     it("reads code spans, bold and italics, and leaves lone markers alone", () => {
         expect(parseInline("a `b*c*` **d** *e* _f_ 2*3*4 snake_case_name")).toEqual([
-            { kind: "text", text: "a " }, { kind: "code", text: "b*c*" }, { kind: "text", text: " " }, { kind: "strong", text: "d" },
-            { kind: "text", text: " " }, { kind: "em", text: "e" }, { kind: "text", text: " " }, { kind: "em", text: "f" },
+            { kind: "text", text: "a " },
+            { kind: "code", text: "b*c*" },
+            { kind: "text", text: " " },
+            { kind: "strong", text: "d" },
+            { kind: "text", text: " " },
+            { kind: "em", text: "e" },
+            { kind: "text", text: " " },
+            { kind: "em", text: "f" },
             { kind: "text", text: " 2*3*4 snake_case_name" }
         ]);
     });

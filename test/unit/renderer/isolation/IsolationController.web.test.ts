@@ -1,22 +1,48 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import type { AuditFeed, AuditSummary, CanaryReport, DrillDescription, DrillReport, ReplayableTurn } from "../../../../contract/isolation";
-import { AUDIT_INTERVAL_MS, IsolationController } from "../../../../renderer/isolation/IsolationController";
-import { RpcError } from "../../../../renderer/rpc/RpcError";
-import { createIsolationStore } from "../../../../renderer/stores/isolationStore";
-import { createTurnStore } from "../../../../renderer/stores/turnStore";
-import { FakeRpc, settle } from "../FakeRpc";
+import type {
+    AuditFeed,
+    AuditSummary,
+    CanaryReport,
+    DrillDescription,
+    DrillReport,
+    ReplayableTurn
+} from "../../../../contract/isolation.js";
+import { AUDIT_INTERVAL_MS, IsolationController } from "../../../../renderer/isolation/IsolationController.js";
+import { RpcError } from "../../../../renderer/rpc/RpcError.js";
+import { createIsolationStore } from "../../../../renderer/stores/isolationStore.js";
+import { createTurnStore } from "../../../../renderer/stores/turnStore.js";
+import { FakeRpc, settle } from "../FakeRpc.js";
 
-const audit: AuditSummary = { ok: true, violations: [], numViolations: 0, numPagesChecked: 96, numSealedPagesVerified: 0, numFreePagesScanned: 96, durationMs: 0.3, at: 1 };
+const audit: AuditSummary = {
+    ok: true,
+    violations: [],
+    numViolations: 0,
+    numPagesChecked: 96,
+    numSealedPagesVerified: 0,
+    numFreePagesScanned: 96,
+    durationMs: 0.3,
+    at: 1
+};
 const drills: DrillDescription[] = [
     { id: "flipped-byte", title: "A byte flips", failureModes: [13], guard: "checksums" },
     { id: "late-write", title: "A late write", failureModes: [3, 4, 7], guard: "quarantine" }
 ];
 const report: DrillReport = {
-    ...drills[0]!, guardFired: true, guardError: { code: "handoff_checksum_mismatch", message: "mismatch" }, victimClean: true,
-    leakObservedWithGuardOff: true, leakEvidence: "a changed byte reached decode", durationMs: 9_000
+    ...drills[0]!,
+    guardFired: true,
+    guardError: { code: "handoff_checksum_mismatch", message: "mismatch" },
+    victimClean: true,
+    leakObservedWithGuardOff: true,
+    leakEvidence: "a changed byte reached decode",
+    durationMs: 9_000
 };
 
-function setup(): { rpc: FakeRpc; controller: IsolationController; isolation: ReturnType<typeof createIsolationStore>; turns: ReturnType<typeof createTurnStore> } {
+function setup(): {
+    rpc: FakeRpc;
+    controller: IsolationController;
+    isolation: ReturnType<typeof createIsolationStore>;
+    turns: ReturnType<typeof createTurnStore>;
+} {
     const rpc = new FakeRpc();
     const isolation = createIsolationStore();
     const turns = createTurnStore();
@@ -29,7 +55,10 @@ function setup(): { rpc: FakeRpc; controller: IsolationController; isolation: Re
 function deferred<T>(): { promise: Promise<T>; resolve(value: T): void; reject(error: Error): void } {
     let resolve!: (value: T) => void;
     let reject!: (error: Error) => void;
-    const promise = new Promise<T>((res, rej) => { resolve = res; reject = rej; });
+    const promise = new Promise<T>((res, rej) => {
+        resolve = res;
+        reject = rej;
+    });
     return { promise, resolve, reject };
 }
 
@@ -45,9 +74,15 @@ describe("IsolationController", () => {
         rpc.answers.audit = () => audit;
         await controller.audit();
         expect(isolation.getState().audit).toEqual({ running: false, summary: audit, checkedAt: 1_000 });
-        rpc.answers.audit = () => { throw new RpcError("engine_timeout", "The engine did not answer an audit call within 30 s."); };
+        rpc.answers.audit = () => {
+            throw new RpcError("engine_timeout", "The engine did not answer an audit call within 30 s.");
+        };
         await controller.audit();
-        expect(isolation.getState().audit).toEqual({ running: false, error: { code: "engine_timeout", message: "The engine did not answer an audit call within 30 s." }, checkedAt: 1_001 });
+        expect(isolation.getState().audit).toEqual({
+            running: false,
+            error: { code: "engine_timeout", message: "The engine did not answer an audit call within 30 s." },
+            checkedAt: 1_001
+        });
     });
 
     it("runs one audit at a time: a click while one is in flight sends nothing more", async () => {
@@ -66,8 +101,9 @@ describe("IsolationController", () => {
     it("replays a turn by its requestId and keeps the verdict per turn; replay_unavailable is kept with its code", async () => {
         const { rpc, controller, isolation } = setup();
         rpc.answers.replay = ({ requestId }) => {
-            if (requestId !== "turn-1")
+            if (requestId !== "turn-1") {
                 throw new RpcError("replay_unavailable", `Turn ${requestId} cannot be replayed.`);
+            }
             return { requestId, numTokens: 5, identical: true, durationMs: 20 };
         };
         await Promise.all([controller.replay("turn-1"), controller.replay("turn-2")]);
@@ -75,7 +111,10 @@ describe("IsolationController", () => {
             "turn-1": { running: false, result: { requestId: "turn-1", numTokens: 5, identical: true, durationMs: 20 } },
             "turn-2": { running: false, error: { code: "replay_unavailable", message: "Turn turn-2 cannot be replayed." } }
         });
-        expect(rpc.calls).toEqual([{ method: "replay", params: { requestId: "turn-1" } }, { method: "replay", params: { requestId: "turn-2" } }]);
+        expect(rpc.calls).toEqual([
+            { method: "replay", params: { requestId: "turn-1" } },
+            { method: "replay", params: { requestId: "turn-2" } }
+        ]);
     });
 
     it("runs one drill at a time and keeps each drill's last report", async () => {
@@ -89,11 +128,19 @@ describe("IsolationController", () => {
         answer.resolve(report);
         await settle();
         expect(isolation.getState().drillRuns).toEqual({ "flipped-byte": { running: false, result: report } });
-        rpc.answers.runDrill = ({ id }) => { throw new RpcError("unknown_drill", `There is no drill "${id}".`); };
+        rpc.answers.runDrill = ({ id }) => {
+            throw new RpcError("unknown_drill", `There is no drill "${id}".`);
+        };
         expect(controller.runDrill("late-write")).toBe(true);
         await settle();
-        expect(isolation.getState().drillRuns["late-write"]).toEqual({ running: false, error: { code: "unknown_drill", message: "There is no drill \"late-write\"." } });
-        expect(rpc.calls.filter((call) => call.method === "runDrill").map((call) => call.params)).toEqual([{ id: "flipped-byte" }, { id: "late-write" }]);
+        expect(isolation.getState().drillRuns["late-write"]).toEqual({
+            running: false,
+            error: { code: "unknown_drill", message: 'There is no drill "late-write".' }
+        });
+        expect(rpc.calls.filter((call) => call.method === "runDrill").map((call) => call.params)).toEqual([
+            { id: "flipped-byte" },
+            { id: "late-write" }
+        ]);
     });
 
     it("keeps the last list of turns and drills when a refresh fails, beside the failure", async () => {
@@ -198,10 +245,21 @@ describe("IsolationController: the engine's own audits and the canary", () => {
         await vi.advanceTimersByTimeAsync(AUDIT_INTERVAL_MS);
         expect(methods(rpc)).toEqual(["replayableTurns"]); // the engine audits itself: the panel only refreshes the turns
 
-        const dirty: AuditSummary = { ...audit, ok: false, numViolations: 1, violations: [{ invariant: "I6", message: "free page 3 is not all zero" }], at: 8_000 };
+        const dirty: AuditSummary = {
+            ...audit,
+            ok: false,
+            numViolations: 1,
+            violations: [{ invariant: "I6", message: "free page 3 is not all zero" }],
+            at: 8_000
+        };
         controller.adoptAuditFeed({ ...feed(8, { ...audit, at: 9_000 }), numRunsWithViolations: 1, lastWithViolations: dirty });
         expect(isolation.getState().audit.summary?.at).toBe(9_000);
-        expect(isolation.getState().auditFeed).toEqual({ intervalMs: 1_000, numRuns: 8, numRunsWithViolations: 1, lastWithViolations: dirty });
+        expect(isolation.getState().auditFeed).toEqual({
+            intervalMs: 1_000,
+            numRuns: 8,
+            numRunsWithViolations: 1,
+            lastWithViolations: dirty
+        });
 
         controller.adoptAuditFeed(undefined); // an engine that audits only when asked (restarted in a test's process, say)
         expect(isolation.getState().auditFeed).toBeUndefined();
@@ -222,10 +280,15 @@ describe("IsolationController: the engine's own audits and the canary", () => {
         answer.resolve(canary);
         await settle();
         expect(isolation.getState().canary).toEqual({ running: false, result: canary });
-        rpc.answers.runCanary = () => { throw new RpcError("canary_running", "A canary probe is already running on this engine."); };
+        rpc.answers.runCanary = () => {
+            throw new RpcError("canary_running", "A canary probe is already running on this engine.");
+        };
         expect(controller.runCanary()).toBe(true);
         await settle();
-        expect(isolation.getState().canary).toEqual({ running: false, error: { code: "canary_running", message: "A canary probe is already running on this engine." } });
+        expect(isolation.getState().canary).toEqual({
+            running: false,
+            error: { code: "canary_running", message: "A canary probe is already running on this engine." }
+        });
         expect(rpc.calls.filter((call) => call.method === "runCanary").map((call) => call.params)).toEqual([{}, {}]);
     });
 });

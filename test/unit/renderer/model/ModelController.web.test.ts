@@ -1,16 +1,22 @@
 import { describe, expect, it } from "vitest";
-import type { EngineInfo } from "../../../../contract/engineProtocol";
-import type { ModelFacts } from "../../../../contract/models";
-import { ModelController } from "../../../../renderer/model/ModelController";
-import { RpcError } from "../../../../renderer/rpc/RpcError";
-import { createEngineStore } from "../../../../renderer/stores/engineStore";
-import { createModelStore } from "../../../../renderer/stores/modelStore";
-import { createTurnStore } from "../../../../renderer/stores/turnStore";
-import { FakeRpc } from "../FakeRpc";
+import type { EngineInfo } from "../../../../contract/engineProtocol.js";
+import type { ModelFacts } from "../../../../contract/models.js";
+import { ModelController } from "../../../../renderer/model/ModelController.js";
+import { RpcError } from "../../../../renderer/rpc/RpcError.js";
+import { createEngineStore } from "../../../../renderer/stores/engineStore.js";
+import { createModelStore } from "../../../../renderer/stores/modelStore.js";
+import { createTurnStore } from "../../../../renderer/stores/turnStore.js";
+import { FakeRpc } from "../FakeRpc.js";
 
 const facts = { path: "/m/tiny.gguf", fileName: "tiny.gguf", architecture: "llama" } as ModelFacts;
 
-function setup(): { rpc: FakeRpc; controller: ModelController; model: ReturnType<typeof createModelStore>; engine: ReturnType<typeof createEngineStore>; turns: ReturnType<typeof createTurnStore> } {
+function setup(): {
+    rpc: FakeRpc;
+    controller: ModelController;
+    model: ReturnType<typeof createModelStore>;
+    engine: ReturnType<typeof createEngineStore>;
+    turns: ReturnType<typeof createTurnStore>;
+} {
     const rpc = new FakeRpc();
     const model = createModelStore();
     const engine = createEngineStore();
@@ -31,9 +37,15 @@ describe("ModelController", () => {
         const { rpc, controller, model } = setup();
         rpc.answers.inspectModel = () => facts;
         await controller.inspect("/m/tiny.gguf");
-        rpc.answers.inspectModel = () => { throw new RpcError("model_not_gguf", "/r/package.json is not a GGUF file."); };
+        rpc.answers.inspectModel = () => {
+            throw new RpcError("model_not_gguf", "/r/package.json is not a GGUF file.");
+        };
         await controller.inspect("/r/package.json");
-        expect(model.getState().inspection).toEqual({ running: false, path: "/r/package.json", error: { code: "model_not_gguf", message: "/r/package.json is not a GGUF file." } });
+        expect(model.getState().inspection).toEqual({
+            running: false,
+            path: "/r/package.json",
+            error: { code: "model_not_gguf", message: "/r/package.json is not a GGUF file." }
+        });
     });
 
     it("asks for a path instead of calling with an empty one", async () => {
@@ -53,21 +65,30 @@ describe("ModelController", () => {
         expect(model.getState().loading).toEqual({ running: false });
     });
 
-    it("the demo model is \"tiny\"; a failed switch keeps its code and leaves the engine's info alone", async () => {
+    it('the demo model is "tiny"; a failed switch keeps its code and leaves the engine\'s info alone', async () => {
         const { rpc, controller, model, engine } = setup();
         const before = { modelName: "tiny" } as EngineInfo;
         engine.setState({ info: before });
-        rpc.answers.switchModel = () => { throw new RpcError("engine_start_failed", "The engine could not start: no memory."); };
+        rpc.answers.switchModel = () => {
+            throw new RpcError("engine_start_failed", "The engine could not start: no memory.");
+        };
         expect(await controller.loadDemo()).toBe(false);
         expect(rpc.calls).toEqual([{ method: "switchModel", params: { model: "tiny" } }]);
-        expect(model.getState().loading).toEqual({ running: false, model: "tiny", error: { code: "engine_start_failed", message: "The engine could not start: no memory." } });
+        expect(model.getState().loading).toEqual({
+            running: false,
+            model: "tiny",
+            error: { code: "engine_start_failed", message: "The engine could not start: no memory." }
+        });
         expect(engine.getState().info).toBe(before);
     });
 
     it("loads one model at a time, and counts the turns a switch would end", async () => {
         const { rpc, controller, turns } = setup();
         let answer!: (info: EngineInfo) => void;
-        rpc.answers.switchModel = (() => new Promise<EngineInfo>((resolve) => { answer = resolve; })) as never;
+        rpc.answers.switchModel = (() =>
+            new Promise<EngineInfo>((resolve) => {
+                answer = resolve;
+            })) as never;
         const first = controller.load("/m/a.gguf");
         expect(await controller.load("/m/b.gguf")).toBe(false);
         answer({ modelName: "a" } as EngineInfo);

@@ -1,9 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { ownerLabel } from "../../../../renderer/pageMap/ownerLabel";
-import { workspacePalette } from "../../../../renderer/workspaces/workspacePalette";
-import type { Workspace } from "../../../../renderer/workspaces/Workspace";
+import { ownerLabel } from "../../../../renderer/pageMap/ownerLabel.js";
+import { workspacePalette } from "../../../../renderer/workspaces/workspacePalette.js";
+import type { Workspace } from "../../../../renderer/workspaces/Workspace.js";
 
-const workspaces: Workspace[] = [{ id: "ui-1", name: "Research", colour: 2, settings: { systemPrompt: "", temperature: 0, maxTokens: 8 }, messages: [] }];
+const workspaces: Workspace[] = [
+    { id: "ui-1", name: "Research", colour: 2, settings: { systemPrompt: "", temperature: 0, maxTokens: 8 }, messages: [] }
+];
 
 describe("ownerLabel", () => {
     it("names this window's workspaces with their colour, and everyone else without one", () => {

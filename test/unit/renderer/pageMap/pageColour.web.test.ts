@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { pageStateNames } from "../../../../contract/EngineSnapshot";
-import { lightPageMapTheme, mixHex, pageFill, parseHex } from "../../../../renderer/pageMap/pageColour";
+import { pageStateNames } from "../../../../contract/EngineSnapshot.js";
+import { lightPageMapTheme, mixHex, pageFill, parseHex } from "../../../../renderer/pageMap/pageColour.js";
 
 const theme = lightPageMapTheme;
 
@@ -11,7 +11,9 @@ describe("pageFill", () => {
 
     it("strengthens the owner's colour from reserved through written to sealed, and hatches quarantine", () => {
         expect(pageFill("sealed", "#3b82f6", theme)).toEqual({ colour: "#3b82f6", hatched: false });
-        const [reserved, written, sealed] = (["reserved", "written", "sealed"] as const).map((state) => parseHex(pageFill(state, "#3b82f6", theme).colour));
+        const [reserved, written, sealed] = (["reserved", "written", "sealed"] as const).map((state) =>
+            parseHex(pageFill(state, "#3b82f6", theme).colour)
+        );
         expect(reserved![0]).toBeGreaterThan(written![0]);
         expect(written![0]).toBeGreaterThan(sealed![0]);
         expect(pageFill("quarantined", "#3b82f6", theme).hatched).toBe(true);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { pageAtPoint, pageGridLayout } from "../../../../renderer/pageMap/pageGridLayout";
+import { pageAtPoint, pageGridLayout } from "../../../../renderer/pageMap/pageGridLayout.js";
 
 describe("pageGridLayout", () => {
     it("gives a small pool big cells", () => {

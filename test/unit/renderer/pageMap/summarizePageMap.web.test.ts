@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { decodeSnapshot } from "../../../../renderer/pageMap/decodeSnapshot";
-import { summarizePageMap } from "../../../../renderer/pageMap/summarizePageMap";
-import { encodedSnapshot } from "./encodedSnapshot";
+import { decodeSnapshot } from "../../../../renderer/pageMap/decodeSnapshot.js";
+import { summarizePageMap } from "../../../../renderer/pageMap/summarizePageMap.js";
+import { encodedSnapshot } from "./encodedSnapshot.js";
 
 describe("summarizePageMap", () => {
     it("counts pages by state and by owner, in slot order, unowned non-free pages last", () => {

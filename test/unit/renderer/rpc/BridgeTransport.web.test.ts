@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { KvaultBridge, TurnEventListener } from "../../../../contract/KvaultBridge";
-import { BridgeTransport } from "../../../../renderer/rpc/BridgeTransport";
+import type { KvaultBridge, TurnEventListener } from "../../../../contract/KvaultBridge.js";
+import { BridgeTransport } from "../../../../renderer/rpc/BridgeTransport.js";
 
 /** A bridge whose calls answer from a table, as the preload would after main's IPC. */
 function fakeBridge(): { bridge: KvaultBridge; emit: TurnEventListener; calls: string[] } {
@@ -9,23 +9,73 @@ function fakeBridge(): { bridge: KvaultBridge; emit: TurnEventListener; calls: s
     const ok = <T>(value: T) => Promise.resolve({ ok: true as const, value });
     const bridge = {
         getAppInfo: () => Promise.resolve({ version: "0", platform: "linux" }),
-        info: () => { calls.push("info"); return ok({ modelName: "tiny" }); },
-        chat: (request: { requestId: string }) => { calls.push(`chat ${request.requestId}`); return Promise.resolve({ ok: false as const, error: { code: "context_length_exceeded", message: "too long" } }); },
-        cancel: (requestId: string) => { calls.push(`cancel ${requestId}`); return ok({ cancelled: true }); },
-        measure: (workspace: string, _messages: unknown, draft: string) => { calls.push(`measure ${workspace} ${draft}`); return ok({ fits: true }); },
+        info: () => {
+            calls.push("info");
+            return ok({ modelName: "tiny" });
+        },
+        chat: (request: { requestId: string }) => {
+            calls.push(`chat ${request.requestId}`);
+            return Promise.resolve({ ok: false as const, error: { code: "context_length_exceeded", message: "too long" } });
+        },
+        cancel: (requestId: string) => {
+            calls.push(`cancel ${requestId}`);
+            return ok({ cancelled: true });
+        },
+        measure: (workspace: string, _messages: unknown, draft: string) => {
+            calls.push(`measure ${workspace} ${draft}`);
+            return ok({ fits: true });
+        },
         snapshot: () => Promise.reject(new Error("untrusted sender")),
-        forgetWorkspace: (workspace: string) => { calls.push(`forget ${workspace}`); return ok({}); },
-        audit: () => { calls.push("audit"); return ok({ ok: true }); },
-        replayableTurns: () => { calls.push("replayableTurns"); return ok([]); },
-        replay: (requestId: string) => { calls.push(`replay ${requestId}`); return Promise.resolve({ ok: false as const, error: { code: "replay_unavailable", message: "not kept" } }); },
-        listDrills: () => { calls.push("listDrills"); return ok([{ id: "flipped-byte" }]); },
-        runDrill: (id: string) => { calls.push(`runDrill ${id}`); return ok({ id, guardFired: true }); },
-        inspectModel: (path: string) => { calls.push(`inspectModel ${path}`); return Promise.resolve({ ok: false as const, error: { code: "model_not_gguf", message: "not GGUF" } }); },
-        switchModel: (model: string) => { calls.push(`switchModel ${model}`); return ok({ modelName: model }); },
-        startDownload: (source: string) => { calls.push(`startDownload ${source}`); return ok({ id: "d1", source }); },
-        listDownloads: () => { calls.push("listDownloads"); return ok([]); },
-        cancelDownload: (id: string) => { calls.push(`cancelDownload ${id}`); return Promise.resolve({ ok: false as const, error: { code: "download_unknown", message: "no such download" } }); },
-        onTurnEvent: (next: TurnEventListener) => { listener = next; return () => { listener = undefined; }; },
+        forgetWorkspace: (workspace: string) => {
+            calls.push(`forget ${workspace}`);
+            return ok({});
+        },
+        audit: () => {
+            calls.push("audit");
+            return ok({ ok: true });
+        },
+        replayableTurns: () => {
+            calls.push("replayableTurns");
+            return ok([]);
+        },
+        replay: (requestId: string) => {
+            calls.push(`replay ${requestId}`);
+            return Promise.resolve({ ok: false as const, error: { code: "replay_unavailable", message: "not kept" } });
+        },
+        listDrills: () => {
+            calls.push("listDrills");
+            return ok([{ id: "flipped-byte" }]);
+        },
+        runDrill: (id: string) => {
+            calls.push(`runDrill ${id}`);
+            return ok({ id, guardFired: true });
+        },
+        inspectModel: (path: string) => {
+            calls.push(`inspectModel ${path}`);
+            return Promise.resolve({ ok: false as const, error: { code: "model_not_gguf", message: "not GGUF" } });
+        },
+        switchModel: (model: string) => {
+            calls.push(`switchModel ${model}`);
+            return ok({ modelName: model });
+        },
+        startDownload: (source: string) => {
+            calls.push(`startDownload ${source}`);
+            return ok({ id: "d1", source });
+        },
+        listDownloads: () => {
+            calls.push("listDownloads");
+            return ok([]);
+        },
+        cancelDownload: (id: string) => {
+            calls.push(`cancelDownload ${id}`);
+            return Promise.resolve({ ok: false as const, error: { code: "download_unknown", message: "no such download" } });
+        },
+        onTurnEvent: (next: TurnEventListener) => {
+            listener = next;
+            return () => {
+                listener = undefined;
+            };
+        },
         getSettings: () => Promise.reject(new Error("unused")),
         setLocalApi: () => Promise.reject(new Error("unused"))
     } as unknown as KvaultBridge;
@@ -38,10 +88,20 @@ describe("BridgeTransport", () => {
         const messages: unknown[] = [];
         let opened = false;
         const transport = new BridgeTransport(bridge);
-        transport.start({ onOpen: () => { opened = true; }, onMessage: (message) => messages.push(message), onClose: () => undefined });
+        transport.start({
+            onOpen: () => {
+                opened = true;
+            },
+            onMessage: (message) => messages.push(message),
+            onClose: () => undefined
+        });
         expect(opened).toBe(true);
         expect(transport.send({ id: 1, method: "info", params: {} })).toBe(true);
-        transport.send({ id: 2, method: "chat", params: { requestId: "r", workspace: "w", messages: [], sampling: { temperature: 0, maxTokens: 1 } } });
+        transport.send({
+            id: 2,
+            method: "chat",
+            params: { requestId: "r", workspace: "w", messages: [], sampling: { temperature: 0, maxTokens: 1 } }
+        });
         transport.send({ id: 3, method: "measure", params: { workspace: "w", messages: [], draft: "hi" } });
         transport.send({ id: 4, method: "snapshot", params: {} });
         await new Promise((resolve) => setTimeout(resolve, 0));
@@ -65,7 +125,13 @@ describe("BridgeTransport", () => {
         transport.send({ id: 4, method: "listDownloads", params: {} });
         transport.send({ id: 5, method: "cancelDownload", params: { id: "d9" } });
         await new Promise((resolve) => setTimeout(resolve, 0));
-        expect(calls).toEqual(["inspectModel /repo/package.json", "switchModel tiny", "startDownload hf:o/r", "listDownloads", "cancelDownload d9"]);
+        expect(calls).toEqual([
+            "inspectModel /repo/package.json",
+            "switchModel tiny",
+            "startDownload hf:o/r",
+            "listDownloads",
+            "cancelDownload d9"
+        ]);
         expect(messages).toEqual([
             { id: 1, error: { code: "model_not_gguf", message: "not GGUF" } },
             { id: 2, result: { modelName: "tiny" } },
@@ -101,7 +167,13 @@ describe("BridgeTransport", () => {
         const messages: unknown[] = [];
         let closed = false;
         const transport = new BridgeTransport(bridge);
-        transport.start({ onOpen: () => undefined, onMessage: (message) => messages.push(message), onClose: () => { closed = true; } });
+        transport.start({
+            onOpen: () => undefined,
+            onMessage: (message) => messages.push(message),
+            onClose: () => {
+                closed = true;
+            }
+        });
         emit({ event: "text", requestId: "r", text: "hel" });
         transport.dispose();
         emit({ event: "text", requestId: "r", text: "lo" });

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import type { RpcRequest } from "../../../../contract/rpc";
-import { RpcClient } from "../../../../renderer/rpc/RpcClient";
-import { RpcError } from "../../../../renderer/rpc/RpcError";
-import type { RpcTransport, RpcTransportHandlers } from "../../../../renderer/rpc/RpcTransport";
+import type { RpcRequest } from "../../../../contract/rpc.js";
+import { RpcClient } from "../../../../renderer/rpc/RpcClient.js";
+import { RpcError } from "../../../../renderer/rpc/RpcError.js";
+import type { RpcTransport, RpcTransportHandlers } from "../../../../renderer/rpc/RpcTransport.js";
 
 class FakeTransport implements RpcTransport {
     handlers!: RpcTransportHandlers;
@@ -12,8 +12,9 @@ class FakeTransport implements RpcTransport {
         this.handlers = handlers;
     }
     send(request: RpcRequest): boolean {
-        if (!this.open)
+        if (!this.open) {
             return false;
+        }
         this.sent.push(request);
         return true;
     }
@@ -32,7 +33,10 @@ describe("RpcClient", () => {
     it("refuses calls before the connection opens, with a message that says it reconnects by itself", async () => {
         const client = new RpcClient(new FakeTransport());
         expect(client.status).toEqual({ kind: "connecting" });
-        await expect(client.call("info", {})).rejects.toMatchObject({ code: "not_connected", message: expect.stringMatching(/reconnects by itself/) });
+        await expect(client.call("info", {})).rejects.toMatchObject({
+            code: "not_connected",
+            message: expect.stringMatching(/reconnects by itself/)
+        });
     });
 
     it("numbers calls and matches answers and errors to them, whatever their order", async () => {
@@ -41,7 +45,10 @@ describe("RpcClient", () => {
         transport.connect();
         const info = client.call("info", {});
         const measure = client.call("measure", { workspace: "w", messages: [], draft: "hi" });
-        expect(transport.sent.map((request) => [request.id, request.method])).toEqual([[1, "info"], [2, "measure"]]);
+        expect(transport.sent.map((request) => [request.id, request.method])).toEqual([
+            [1, "info"],
+            [2, "measure"]
+        ]);
 
         transport.handlers.onMessage({ id: 2, error: { code: "invalid_request", message: "measure takes workspace (string)." } });
         transport.handlers.onMessage({ id: 1, result: { modelName: "tiny" } });
@@ -56,11 +63,14 @@ describe("RpcClient", () => {
         const client = new RpcClient(transport);
         transport.connect();
         const heard: string[] = [];
-        const turn = client.chat({ requestId: "r1", workspace: "w", messages: [{ role: "user", content: "hi" }], sampling: { temperature: 0, maxTokens: 4 } }, {
-            onQueued: (position) => heard.push(`queued ${position}`),
-            onStarted: () => heard.push("started"),
-            onText: (text) => heard.push(`text ${text}`)
-        });
+        const turn = client.chat(
+            { requestId: "r1", workspace: "w", messages: [{ role: "user", content: "hi" }], sampling: { temperature: 0, maxTokens: 4 } },
+            {
+                onQueued: (position) => heard.push(`queued ${position}`),
+                onStarted: () => heard.push("started"),
+                onText: (text) => heard.push(`text ${text}`)
+            }
+        );
         transport.handlers.onMessage({ event: "queued", requestId: "r1", position: 2 });
         transport.handlers.onMessage({ event: "started", requestId: "r1" });
         transport.handlers.onMessage({ event: "text", requestId: "other", text: "not ours" });
@@ -78,7 +88,10 @@ describe("RpcClient", () => {
         const statuses: string[] = [];
         client.onStatus((status) => statuses.push(status.kind));
         transport.connect();
-        const turn = client.chat({ requestId: "r1", workspace: "w", messages: [{ role: "user", content: "hi" }], sampling: { temperature: 0, maxTokens: 4 } }, {});
+        const turn = client.chat(
+            { requestId: "r1", workspace: "w", messages: [{ role: "user", content: "hi" }], sampling: { temperature: 0, maxTokens: 4 } },
+            {}
+        );
         transport.drop();
         await expect(turn).rejects.toMatchObject({ code: "connection_lost", message: expect.stringMatching(/was not kept/) });
         expect(client.status).toEqual({ kind: "reconnecting", attempt: 1 });
@@ -90,8 +103,9 @@ describe("RpcClient", () => {
         const transport = new FakeTransport();
         const client = new RpcClient(transport);
         transport.connect();
-        for (const message of [null, 42, "text", [], { id: "1", result: 1 }, { event: "text" }])
+        for (const message of [null, 42, "text", [], { id: "1", result: 1 }, { event: "text" }]) {
             expect(() => transport.handlers.onMessage(message)).not.toThrow();
+        }
         expect(client.status.kind).toBe("open");
     });
 });

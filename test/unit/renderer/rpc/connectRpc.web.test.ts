@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { rpcUrl } from "../../../../renderer/rpc/connectRpc";
+import { rpcUrl } from "../../../../renderer/rpc/connectRpc.js";
 
 describe("rpcUrl", () => {
     it("is the page's own host over ws, or wss under https, with the key escaped", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createTurnStore } from "../../../../renderer/stores/turnStore";
+import { createTurnStore } from "../../../../renderer/stores/turnStore.js";
 
 describe("turnStore", () => {
     it("follows a turn from sending through queued and running to its end", () => {

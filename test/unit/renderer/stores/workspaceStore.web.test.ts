@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { createWorkspaceStore } from "../../../../renderer/stores/workspaceStore";
-import { defaultWorkspaceSettings } from "../../../../renderer/workspaces/workspaceDefaults";
+import { createWorkspaceStore } from "../../../../renderer/stores/workspaceStore.js";
+import { defaultWorkspaceSettings } from "../../../../renderer/workspaces/workspaceDefaults.js";
 
 describe("workspaceStore", () => {
     it("creates numbered workspaces in distinct colours with default settings, selecting each", () => {
@@ -23,7 +23,11 @@ describe("workspaceStore", () => {
         store.getState().setColour(a.id, 5);
         store.getState().updateSettings(a.id, { temperature: 0, systemPrompt: "Be brief." });
         const [afterA, afterB] = store.getState().workspaces;
-        expect(afterA).toMatchObject({ name: "Research", colour: 5, settings: { temperature: 0, systemPrompt: "Be brief.", maxTokens: defaultWorkspaceSettings.maxTokens } });
+        expect(afterA).toMatchObject({
+            name: "Research",
+            colour: 5,
+            settings: { temperature: 0, systemPrompt: "Be brief.", maxTokens: defaultWorkspaceSettings.maxTokens }
+        });
         expect(afterB).toEqual(b);
     });
 
@@ -54,7 +58,13 @@ describe("workspaceStore", () => {
     it("loads: not ready until hydrated with the host's workspaces, which replace everything", () => {
         const store = createWorkspaceStore({ load: { kind: "loading" } });
         expect(store.getState().load.kind).toBe("loading");
-        const workspace = { id: "ui-a", name: "Kept", colour: 2, settings: defaultWorkspaceSettings, messages: [{ id: "m-1", role: "user", content: "hi" }] } as const;
+        const workspace = {
+            id: "ui-a",
+            name: "Kept",
+            colour: 2,
+            settings: defaultWorkspaceSettings,
+            messages: [{ id: "m-1", role: "user", content: "hi" }]
+        } as const;
         store.getState().hydrate([workspace, { ...workspace, id: "ui-b", name: "Other" }], "ui-b");
         expect(store.getState()).toMatchObject({ load: { kind: "ready" }, selectedId: "ui-b" });
         expect(store.getState().workspaces.map((item) => item.name)).toEqual(["Kept", "Other"]);

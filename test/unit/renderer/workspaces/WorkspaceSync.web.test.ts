@@ -1,27 +1,39 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import type { LoadedWorkspaces, StoreProblem } from "../../../../contract/workspaces";
-import { ChatController } from "../../../../renderer/chat/ChatController";
-import { createDraftStore } from "../../../../renderer/stores/draftStore";
-import { createStorageNoticeStore } from "../../../../renderer/stores/storageNoticeStore";
-import { createTurnStore } from "../../../../renderer/stores/turnStore";
-import { createWorkspaceStore } from "../../../../renderer/stores/workspaceStore";
-import { RpcError } from "../../../../renderer/rpc/RpcError";
-import { defaultWorkspaceSettings } from "../../../../renderer/workspaces/workspaceDefaults";
-import { WorkspaceSync, type LegacyWorkspaces } from "../../../../renderer/workspaces/WorkspaceSync";
-import { describeStoreProblem } from "../../../../renderer/workspaces/storageNoticeText";
-import { FakeRpc, settle, usage } from "../FakeRpc";
+import type { LoadedWorkspaces, StoreProblem } from "../../../../contract/workspaces.js";
+import { ChatController } from "../../../../renderer/chat/ChatController.js";
+import { createDraftStore } from "../../../../renderer/stores/draftStore.js";
+import { createStorageNoticeStore } from "../../../../renderer/stores/storageNoticeStore.js";
+import { createTurnStore } from "../../../../renderer/stores/turnStore.js";
+import { createWorkspaceStore } from "../../../../renderer/stores/workspaceStore.js";
+import { RpcError } from "../../../../renderer/rpc/RpcError.js";
+import { defaultWorkspaceSettings } from "../../../../renderer/workspaces/workspaceDefaults.js";
+import { WorkspaceSync, type LegacyWorkspaces } from "../../../../renderer/workspaces/WorkspaceSync.js";
+import { describeStoreProblem } from "../../../../renderer/workspaces/storageNoticeText.js";
+import { FakeRpc, settle, usage } from "../FakeRpc.js";
 
 const saved = {
-    id: "ui-a", name: "Research", colour: 1, settings: defaultWorkspaceSettings,
-    messages: [{ id: "m-1", role: "user", content: "Hi" }, { id: "m-2", role: "assistant", content: "Hello", finish: "stop", usage }]
+    id: "ui-a",
+    name: "Research",
+    colour: 1,
+    settings: defaultWorkspaceSettings,
+    messages: [
+        { id: "m-1", role: "user", content: "Hi" },
+        { id: "m-2", role: "assistant", content: "Hello", finish: "stop", usage }
+    ]
 } as const;
 const problem: StoreProblem = {
-    workspace: "ui-a", workspaceName: "Research", file: "/data/workspaces/ui-a.jsonl", line: 7, kind: "corrupt", bytes: 312,
-    reason: "not JSON", copy: "/data/workspaces/ui-a.jsonl.corrupt-2026-01-05T05-04-49-123Z"
+    workspace: "ui-a",
+    workspaceName: "Research",
+    file: "/data/workspaces/ui-a.jsonl",
+    line: 7,
+    kind: "corrupt",
+    bytes: 312,
+    reason: "not JSON",
+    copy: "/data/workspaces/ui-a.jsonl.corrupt-2026-01-05T05-04-49-123Z"
 };
 
 function memoryLegacy(document: string | null): LegacyWorkspaces & { archived: boolean } {
-    const legacy = { archived: false, read: () => legacy.archived ? null : document, archive: () => void (legacy.archived = true) };
+    const legacy = { archived: false, read: () => (legacy.archived ? null : document), archive: () => void (legacy.archived = true) };
     return legacy;
 }
 
@@ -29,14 +41,18 @@ describe("WorkspaceSync", () => {
     let rpc: FakeRpc;
     let workspaces: ReturnType<typeof createWorkspaceStore>;
     let notices: ReturnType<typeof createStorageNoticeStore>;
-    const writes = () => rpc.calls.filter((call) => call.method !== "loadWorkspaces" && call.method !== "importWorkspaces").map((call) => [call.method, call.params]);
+    const writes = () =>
+        rpc.calls
+            .filter((call) => call.method !== "loadWorkspaces" && call.method !== "importWorkspaces")
+            .map((call) => [call.method, call.params]);
 
     beforeEach(() => {
         rpc = new FakeRpc();
         workspaces = createWorkspaceStore({ load: { kind: "loading" } });
         notices = createStorageNoticeStore();
-        for (const method of ["saveWorkspace", "removeWorkspace", "selectWorkspace", "appendMessage", "clearChat"] as const)
+        for (const method of ["saveWorkspace", "removeWorkspace", "selectWorkspace", "appendMessage", "clearChat"] as const) {
             rpc.answers[method] = () => ({});
+        }
         rpc.answers.dropLastAnswer = () => ({ dropped: true });
     });
 
@@ -103,7 +119,10 @@ describe("WorkspaceSync", () => {
 
         expect(writes().filter(([method]) => method !== "chat" && method !== "forgetWorkspace")).toEqual([
             ["saveWorkspace", { workspace: { id: "ui-a", name: "Renamed", colour: 1, settings: defaultWorkspaceSettings } }],
-            ["saveWorkspace", { workspace: { id: "ui-a", name: "Renamed", colour: 1, settings: { ...defaultWorkspaceSettings, temperature: 0 } } }],
+            [
+                "saveWorkspace",
+                { workspace: { id: "ui-a", name: "Renamed", colour: 1, settings: { ...defaultWorkspaceSettings, temperature: 0 } } }
+            ],
             ["dropLastAnswer", { workspace: "ui-a", messageId: "m-2" }],
             ["appendMessage", { workspace: "ui-a", message: { id: answerId, role: "assistant", content: "Again", finish: "stop", usage } }],
             ["saveWorkspace", { workspace: { id: second.id, name: "Workspace 1", colour: 0, settings: defaultWorkspaceSettings } }],
@@ -117,7 +136,10 @@ describe("WorkspaceSync", () => {
     it("shows a save the host refuses, or one made while disconnected, instead of swallowing it", async () => {
         rpc.answers.loadWorkspaces = () => ({ workspaces: [saved], selectedId: "ui-a", problems: [] });
         rpc.answers.appendMessage = () => {
-            throw new RpcError("store_write_failed", "Could not save to /data/workspaces/ui-a.jsonl: ENOSPC. The disk is full: free some space, then try again.");
+            throw new RpcError(
+                "store_write_failed",
+                "Could not save to /data/workspaces/ui-a.jsonl: ENOSPC. The disk is full: free some space, then try again."
+            );
         };
         new WorkspaceSync(rpc, { workspaces, notices }, memoryLegacy(null));
         await settle();
@@ -136,8 +158,12 @@ describe("WorkspaceSync", () => {
     it("says why the workspaces could not be loaded, and tries again on the next connection", async () => {
         let fail = true;
         rpc.answers.loadWorkspaces = () => {
-            if (fail)
-                throw new RpcError("store_version_unsupported", "The chats in /data/workspaces/index.json are in format 3; this Kvault reads formats up to 2.");
+            if (fail) {
+                throw new RpcError(
+                    "store_version_unsupported",
+                    "The chats in /data/workspaces/index.json are in format 3; this Kvault reads formats up to 2."
+                );
+            }
             return { workspaces: [saved], selectedId: "ui-a", problems: [] };
         };
         new WorkspaceSync(rpc, { workspaces, notices }, memoryLegacy(null));

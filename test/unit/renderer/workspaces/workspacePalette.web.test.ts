@@ -1,12 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { nextFreeColour, paletteColour, workspacePalette } from "../../../../renderer/workspaces/workspacePalette";
-import { parseSetting } from "../../../../renderer/workspaces/WorkspaceSettingsForm";
+import { nextFreeColour, paletteColour, workspacePalette } from "../../../../renderer/workspaces/workspacePalette.js";
+import { parseSetting } from "../../../../renderer/workspaces/WorkspaceSettingsForm.js";
 
 describe("workspacePalette", () => {
     it("has distinct #rrggbb colours with names", () => {
         expect(new Set(workspacePalette.map((colour) => colour.hex)).size).toBe(workspacePalette.length);
-        for (const colour of workspacePalette)
+        for (const colour of workspacePalette) {
             expect(colour.hex).toMatch(/^#[0-9a-f]{6}$/);
+        }
     });
 
     it("hands out unused colours first, then the least used", () => {
