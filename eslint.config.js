@@ -1,5 +1,6 @@
-// Lint rules that keep the process boundaries of ARCHITECTURE.md honest:
-// only main/ may import electron, only engine/runtime/ may import node-llama-cpp,
+// Lint rules that keep the process boundaries honest (docs/ARCHITECTURE.md, Processes):
+// only main/ may import electron, only engine/runtime/ and host/models/ may import node-llama-cpp,
+// main/ and host/ reach the engine only through engine/index.ts,
 // and the renderer reaches the rest of the app only through contract/.
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
@@ -8,9 +9,15 @@ const electronOnlyInMain = {
     name: "electron",
     message: "Only main/ may import electron (STYLE.md 9). Reach the host through contract/."
 };
+/** main/ and host/ see the engine only through engine/index.ts, its public surface. */
+const engineThroughIndex = {
+    regex: "^(\\.\\./)+engine/(?!index\\.js$)",
+    message: "Import the engine through engine/index.js, its public surface; add the export there if a host needs it."
+};
 const llamaOnlyInRuntime = {
     name: "node-llama-cpp",
-    message: "Only engine/runtime/ may import node-llama-cpp (STYLE.md 9). Add a function there instead."
+    message:
+        "Only engine/runtime/ (and host/models/, for GGUF headers and downloads) may import node-llama-cpp. Add a function there instead."
 };
 
 const extensionless = "Literal[value=/^\\.{1,2}\\/(?!.*\\.(js|css|json|html)$)/]";
@@ -62,7 +69,16 @@ export default tseslint.config(
     },
     {
         files: ["main/**"],
-        rules: { "no-restricted-imports": ["error", { paths: [llamaOnlyInRuntime] }] }
+        rules: { "no-restricted-imports": ["error", { paths: [llamaOnlyInRuntime], patterns: [engineThroughIndex] }] }
+    },
+    {
+        files: ["host/**"],
+        rules: { "no-restricted-imports": ["error", { paths: [electronOnlyInMain, llamaOnlyInRuntime], patterns: [engineThroughIndex] }] }
+    },
+    {
+        // The host reads GGUF headers and downloads models with node-llama-cpp's own readers, in the host's process.
+        files: ["host/models/**"],
+        rules: { "no-restricted-imports": ["error", { paths: [electronOnlyInMain], patterns: [engineThroughIndex] }] }
     },
     {
         files: ["engine/runtime/**", "test/model/**", "test/bench/**"],

@@ -1,5 +1,5 @@
 // What the model manager shows about a GGUF file before it is loaded (contract/rpc.ts inspectModel),
-// read from the file's header by engine/runtime/inspectModelFile.ts.
+// read from the file's header by host/models/inspectModelFile.ts.
 
 /** Memory to load the model and one context of `contextSize` tokens, from node-llama-cpp's GgufInsights. */
 export interface ModelMemoryEstimate {

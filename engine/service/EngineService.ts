@@ -23,7 +23,7 @@ import {
     LibraryModelUnknownError,
     ModelSwitchUnavailableError
 } from "../core/modelErrors.js";
-import { inspectModelFile } from "../runtime/inspectModelFile.js";
+import { inspectModelFile } from "../../host/models/inspectModelFile.js";
 import { drillCatalog } from "../drills/drillCatalog.js";
 import { runFaultDrill } from "../drills/runFaultDrill.js";
 import { ReplayUnavailableError } from "../KvEngine.js";
@@ -346,7 +346,7 @@ export class EngineService {
         );
     }
 
-    /** An in-process engine has no models directory; the hosts download beside their supervisor (host/supervisorEngineClient.ts). */
+    /** An in-process engine has no models directory; the hosts download beside their supervisor (host/supervisor/supervisorEngineClient.ts). */
     startDownload(_source: string): Promise<ModelDownload> {
         return Promise.reject(
             new DownloadUnavailableError(

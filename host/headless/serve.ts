@@ -6,12 +6,12 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { DEMO_MODEL } from "../../contract/models.js";
-import { KvaultError } from "../../engine/core/KvaultError.js";
-import { EngineSupervisor } from "../../engine/host/EngineSupervisor.js";
+import { KvaultError } from "../../engine/index.js";
+import { EngineSupervisor } from "../supervisor/EngineSupervisor.js";
 import { KvaultHttpServer } from "../http/KvaultHttpServer.js";
 import { RpcServer } from "../rpc/RpcServer.js";
 import { WorkspaceStore } from "../store/WorkspaceStore.js";
-import { supervisorEngineClient } from "../supervisorEngineClient.js";
+import { supervisorEngineClient } from "../supervisor/supervisorEngineClient.js";
 import { resolveServeModel, serveModelId } from "./resolveServeModel.js";
 import { parseServeOptions, ServeOptionsError } from "./serveOptions.js";
 

@@ -1,6 +1,6 @@
 import os from "node:os";
 import path from "node:path";
-import { KvaultError } from "../../engine/core/KvaultError.js";
+import { KvaultError } from "../../engine/index.js";
 
 export class ServeOptionsError extends KvaultError {
     readonly code = "invalid_serve_options";

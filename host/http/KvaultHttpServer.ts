@@ -4,7 +4,7 @@ import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
 import path from "node:path";
-import type { EngineClient } from "../EngineClient.js";
+import type { EngineClient } from "../supervisor/EngineClient.js";
 import { chunkBody, completionBody, usageChunkBody, type CompletionIdentity } from "./chatCompletionResponses.js";
 import { fromEngineError, OpenAiError } from "./OpenAiError.js";
 import { parseChatCompletion } from "./parseChatCompletion.js";

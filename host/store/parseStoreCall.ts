@@ -2,7 +2,7 @@
 // WebSocket, main/ipc/validateRpcPayload.ts over Electron IPC): one copy, so they cannot drift.
 import type { RpcMethod, RpcMethods } from "../../contract/rpc.js";
 import { isStoreId, workspaceLimits } from "../../contract/workspaces.js";
-import { InvalidRequestError } from "../../engine/request/requestErrors.js";
+import { InvalidRequestError } from "../../engine/index.js";
 import { describe, readStoredMessage, readWorkspaceMeta } from "./readStoredValues.js";
 
 export type StoreMethod =

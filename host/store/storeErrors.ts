@@ -1,4 +1,4 @@
-import { KvaultError } from "../../engine/core/KvaultError.js";
+import { KvaultError } from "../../engine/index.js";
 
 /** The store was written by a newer Kvault: nothing is read or changed, so nothing of it is lost. */
 export class StoreVersionError extends KvaultError {

@@ -2,9 +2,9 @@
 // EngineChildProcess the supervisor drives, so the adapter is unit-tested with a fake child.
 // main/engine/utilityProcessSpawner.ts hands it the real utilityProcess.fork.
 import type { EngineCommand } from "../../contract/engineProtocol.js";
-import type { EngineConfigInput } from "../../engine/EngineConfig.js";
-import type { EngineChildProcess, EngineProcessSpawner } from "../../engine/host/EngineProcessSpawner.js";
-import { ENGINE_CONFIG_ENV } from "../../engine/process/readEngineProcessConfig.js";
+import { ENGINE_CONFIG_ENV } from "../../engine/index.js";
+import type { EngineConfigInput } from "../../engine/index.js";
+import type { EngineChildProcess, EngineProcessSpawner } from "../../host/supervisor/EngineProcessSpawner.js";
 
 /** The part of Electron's UtilityProcess the adapter uses; the real one is assignable to it. */
 export interface UtilityChild {

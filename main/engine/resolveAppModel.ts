@@ -1,8 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
-import { KvaultError } from "../../engine/core/KvaultError.js";
-import { makeSyntheticModel } from "../../engine/model/makeSyntheticModel.js";
-import { SYNTHETIC_MODEL_VERSION } from "../../engine/model/syntheticModel.js";
+import { KvaultError, SYNTHETIC_MODEL_VERSION, makeSyntheticModel } from "../../engine/index.js";
 
 /** The model the settings name cannot be used; the engine was not started. */
 export class AppModelError extends KvaultError {

@@ -2,11 +2,11 @@
 // userData paths, so this reads and could be tested like the headless host's startup.
 import path from "node:path";
 import { DEMO_MODEL } from "../../contract/models.js";
-import type { EngineConfigInput } from "../../engine/EngineConfig.js";
-import type { EngineProcessSpawner } from "../../engine/host/EngineProcessSpawner.js";
-import { EngineSupervisor } from "../../engine/host/EngineSupervisor.js";
+import type { EngineConfigInput } from "../../engine/index.js";
+import type { EngineProcessSpawner } from "../../host/supervisor/EngineProcessSpawner.js";
+import { EngineSupervisor } from "../../host/supervisor/EngineSupervisor.js";
 import { resolveAppModel } from "./resolveAppModel.js";
-import { supervisorEngineClient, type SupervisedEngineClient } from "../../host/supervisorEngineClient.js";
+import { supervisorEngineClient, type SupervisedEngineClient } from "../../host/supervisor/supervisorEngineClient.js";
 
 /** The app's engine configuration; defaults in one place (STYLE.md 13), as the headless server's. */
 export const appEngineDefaults = {

@@ -1,5 +1,5 @@
 import { utilityProcess } from "electron";
-import type { EngineProcessSpawner } from "../../engine/host/EngineProcessSpawner.js";
+import type { EngineProcessSpawner } from "../../host/supervisor/EngineProcessSpawner.js";
 import { UtilityEngineProcess, type UtilityEngineOptions } from "./UtilityEngineProcess.js";
 
 /**

@@ -3,9 +3,9 @@
 // drive it with a fake engine and fake windows.
 import type { BridgeResult } from "../../contract/KvaultBridge.js";
 import type { RpcTurnEvent } from "../../contract/rpc.js";
-import { CancelledBeforeSendError } from "../../engine/host/engineHostErrors.js";
-import { InvalidRequestError } from "../../engine/request/requestErrors.js";
-import type { EngineClient } from "../../host/EngineClient.js";
+import { CancelledBeforeSendError } from "../../host/supervisor/engineHostErrors.js";
+import { InvalidRequestError } from "../../engine/index.js";
+import type { EngineClient } from "../../host/supervisor/EngineClient.js";
 import { isStoreCall } from "../../host/store/parseStoreCall.js";
 import { noWorkspaceStore, serveStoreCall } from "../../host/store/serveStoreCall.js";
 import type { WorkspaceStore } from "../../host/store/WorkspaceStore.js";

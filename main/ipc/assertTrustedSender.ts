@@ -1,6 +1,5 @@
 import type { IpcMainInvokeEvent } from "electron";
-import { KvaultError } from "../../engine/core/KvaultError.js";
-import { InvalidRequestError } from "../../engine/request/requestErrors.js";
+import { InvalidRequestError, KvaultError } from "../../engine/index.js";
 import { isAllowedNavigation } from "../window/windowOptions.js";
 
 /** The call came from somewhere other than the app's own top-level page; nothing was done. */

@@ -1,5 +1,5 @@
 import type { EngineErrorPayload } from "../../contract/engineProtocol.js";
-import { KvaultError } from "../../engine/core/KvaultError.js";
+import { KvaultError } from "../../engine/index.js";
 
 /**
  * What a renderer sees of a failure: a KvaultError's stable code and message (engine errors that

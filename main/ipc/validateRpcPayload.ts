@@ -5,9 +5,7 @@
 import type { ChatMessage } from "../../contract/engineProtocol.js";
 import { MAX_DOWNLOAD_SOURCE_CHARS } from "../../contract/models.js";
 import { MAX_MODEL_PATH_CHARS, rpcMethods, type RpcMethod, type RpcMethods } from "../../contract/rpc.js";
-import { commandLimits } from "../../engine/process/parseEngineCommand.js";
-import { InvalidRequestError } from "../../engine/request/requestErrors.js";
-import { turnLimits, validateChatTurn } from "../../engine/service/validateChatTurn.js";
+import { InvalidRequestError, commandLimits, turnLimits, validateChatTurn } from "../../engine/index.js";
 import { isStoreMethod, parseStoreCall, storeParamFields } from "../../host/store/parseStoreCall.js";
 
 /** A call whose method is known and whose params have the contract's types and sizes. */

@@ -1,8 +1,8 @@
 // Pure on purpose (no electron): the app's OpenAI-compatible API, started and stopped as the
 // settings say. Tested with a fake engine on real loopback ports.
 import type { EngineErrorPayload } from "../../contract/engineProtocol.js";
-import { KvaultError } from "../../engine/core/KvaultError.js";
-import type { EngineClient } from "../../host/EngineClient.js";
+import { KvaultError } from "../../engine/index.js";
+import type { EngineClient } from "../../host/supervisor/EngineClient.js";
 import { KvaultHttpServer } from "../../host/http/KvaultHttpServer.js";
 import { toBridgeError } from "../ipc/toBridgeError.js";
 import type { LocalApiSettings } from "../settings/AppSettings.js";

@@ -4,7 +4,7 @@
 import crypto from "node:crypto";
 import path from "node:path";
 import type { LocalApiChange } from "../../contract/KvaultBridge.js";
-import { InvalidRequestError } from "../../engine/request/requestErrors.js";
+import { InvalidRequestError } from "../../engine/index.js";
 
 export interface LocalApiSettings {
     readonly enabled: boolean;

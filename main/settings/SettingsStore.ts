@@ -1,5 +1,5 @@
 import fs from "node:fs/promises";
-import { KvaultError } from "../../engine/core/KvaultError.js";
+import { KvaultError } from "../../engine/index.js";
 import { writeFileAtomic } from "../../host/store/writeFileAtomic.js";
 import { parseAppSettings, newApiKey, type AppSettings } from "./AppSettings.js";
 

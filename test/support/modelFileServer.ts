@@ -11,7 +11,7 @@ import type { ModelDownload } from "../../contract/models.js";
 import { writeGgufFile } from "../../engine/gguf/writeGgufFile.js";
 import { modelPresets } from "../../engine/model/modelPresets.js";
 import { planSyntheticModel, SYNTHETIC_MODEL_VERSION } from "../../engine/model/syntheticModel.js";
-import type { ModelDownloads } from "../../engine/runtime/downloadModel.js";
+import type { ModelDownloads } from "../../host/models/downloadModel.js";
 import { repositoryRoot } from "./generatedModels.js";
 
 /** node-llama-cpp's downloader (ipull) keeps progress in chunks of this many bytes. */

@@ -166,7 +166,7 @@ describe("the renderer's RPC over a WebSocket (headless mode)", () => {
             id: 5,
             error: { code: "model_switch_unavailable" }
         });
-        // Downloads too are the supervised hosts' (host/supervisorEngineClient.ts); the params are checked first.
+        // Downloads too are the supervised hosts' (host/supervisor/supervisorEngineClient.ts); the params are checked first.
         expect(await client.call(6, "startDownload", { source: "https://example.com/m.gguf" })).toMatchObject({
             id: 6,
             error: { code: "download_unavailable" }

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import type { EngineCommand } from "../../../contract/engineProtocol.js";
-import { EngineSupervisor } from "../../../engine/host/EngineSupervisor.js";
+import { EngineSupervisor } from "../../../host/supervisor/EngineSupervisor.js";
 import { parseEngineCommand } from "../../../engine/process/parseEngineCommand.js";
 import { turnLimits } from "../../../engine/service/validateChatTurn.js";
 import { Conversation, RecordingSpawner, expectNoEngineLeft, isProcessAlive, tinyProcessConfig, waitUntil } from "./supervisorFixtures.js";

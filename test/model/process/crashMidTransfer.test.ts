@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";
-import { EngineCrashedError } from "../../../engine/host/engineHostErrors.js";
-import { EngineSupervisor, type EngineSupervisorEvents } from "../../../engine/host/EngineSupervisor.js";
+import { EngineCrashedError } from "../../../host/supervisor/engineHostErrors.js";
+import { EngineSupervisor, type EngineSupervisorEvents } from "../../../host/supervisor/EngineSupervisor.js";
 import { Conversation, GREEDY, RecordingSpawner, expectNoEngineLeft, isProcessAlive, tinyProcessConfig } from "./supervisorFixtures.js";
 import { engineDirectoriesIn, makeStateRoot } from "./stateRoots.js";
 

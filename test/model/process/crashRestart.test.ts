@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { EngineCrashedError } from "../../../engine/host/engineHostErrors.js";
-import { EngineSupervisor, type EngineSupervisorEvents } from "../../../engine/host/EngineSupervisor.js";
+import { EngineCrashedError } from "../../../host/supervisor/engineHostErrors.js";
+import { EngineSupervisor, type EngineSupervisorEvents } from "../../../host/supervisor/EngineSupervisor.js";
 import { LlamaRuntime } from "../../../engine/runtime/LlamaRuntime.js";
 import { EngineService } from "../../../engine/service/EngineService.js";
 import {

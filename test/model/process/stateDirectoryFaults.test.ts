@@ -1,8 +1,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { EngineStartError } from "../../../engine/host/engineHostErrors.js";
-import { EngineSupervisor } from "../../../engine/host/EngineSupervisor.js";
+import { EngineStartError } from "../../../host/supervisor/engineHostErrors.js";
+import { EngineSupervisor } from "../../../host/supervisor/EngineSupervisor.js";
 import { LlamaRuntime } from "../../../engine/runtime/LlamaRuntime.js";
 import { PrivateStateDirectory } from "../../../engine/runtime/PrivateStateDirectory.js";
 import { alice, bob, expectEngineClean, promptOf, startTinyEngine } from "../../support/engineFixtures.js";

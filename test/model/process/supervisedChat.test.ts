@@ -3,8 +3,8 @@ import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TurnResult } from "../../../engine/service/EngineService.js";
 import { EngineService } from "../../../engine/service/EngineService.js";
-import { EngineStartError } from "../../../engine/host/engineHostErrors.js";
-import { EngineSupervisor } from "../../../engine/host/EngineSupervisor.js";
+import { EngineStartError } from "../../../host/supervisor/engineHostErrors.js";
+import { EngineSupervisor } from "../../../host/supervisor/EngineSupervisor.js";
 import { LlamaRuntime } from "../../../engine/runtime/LlamaRuntime.js";
 import {
     Conversation,
@@ -177,7 +177,7 @@ describe("the engine in its own process, behind the supervisor", () => {
 
     it("exits by itself when its host dies (SIGKILL): no orphan engine, no state directory left", async () => {
         // A host in its own process, so that it can be killed outright: it starts the engine and prints the engine's pid.
-        const supervisorUrl = pathToFileURL(new URL("../../../engine/host/EngineSupervisor.ts", import.meta.url).pathname).href;
+        const supervisorUrl = pathToFileURL(new URL("../../../host/supervisor/EngineSupervisor.ts", import.meta.url).pathname).href;
         const script = `import(${JSON.stringify(supervisorUrl)}).then(async ({ EngineSupervisor }) => {
             const supervisor = await EngineSupervisor.start(${JSON.stringify(tinyProcessConfig)});
             process.stdout.write("ENGINE_PID " + supervisor.pid + "\\n");

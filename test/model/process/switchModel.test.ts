@@ -2,7 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { EngineSupervisor } from "../../../engine/host/EngineSupervisor.js";
+import { EngineSupervisor } from "../../../host/supervisor/EngineSupervisor.js";
 import { generatedModelPath, repositoryRoot } from "../../support/generatedModels.js";
 import { Conversation, RecordingSpawner, tinyProcessConfig } from "./supervisorFixtures.js";
 

@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { workspaceLimits } from "../../../../contract/workspaces.js";
-import type { EngineClient } from "../../../../host/EngineClient.js";
+import type { EngineClient } from "../../../../host/supervisor/EngineClient.js";
 import { RpcServer } from "../../../../host/rpc/RpcServer.js";
 import { parseStoreCall } from "../../../../host/store/parseStoreCall.js";
 import { storePaths } from "../../../../host/store/storePaths.js";

@@ -2,7 +2,7 @@ import { EventEmitter } from "node:events";
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
 import type { EngineCommand } from "../../../../contract/engineProtocol.js";
-import { EngineSupervisor } from "../../../../engine/host/EngineSupervisor.js";
+import { EngineSupervisor } from "../../../../host/supervisor/EngineSupervisor.js";
 import { ENGINE_CONFIG_ENV } from "../../../../engine/process/readEngineProcessConfig.js";
 import {
     ENGINE_SERVICE_NAME,

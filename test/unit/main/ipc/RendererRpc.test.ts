@@ -8,9 +8,9 @@ import {
     LibraryFileNotOwnedError,
     ModelNotGgufError
 } from "../../../../engine/core/modelErrors.js";
-import { EngineRequestError, EngineStartError } from "../../../../engine/host/engineHostErrors.js";
+import { EngineRequestError, EngineStartError } from "../../../../host/supervisor/engineHostErrors.js";
 import { RequestCancelledError } from "../../../../engine/request/requestErrors.js";
-import type { EngineClient, TurnCallbacks, TurnResult } from "../../../../host/EngineClient.js";
+import type { EngineClient, TurnCallbacks, TurnResult } from "../../../../host/supervisor/EngineClient.js";
 import { RendererRpc, type RpcCaller } from "../../../../main/ipc/RendererRpc.js";
 
 const info = { modelName: "tiny" } as EngineInfo;

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { EngineInfo } from "../../../../contract/engineProtocol.js";
-import { EngineStartError } from "../../../../engine/host/engineHostErrors.js";
-import type { EngineClient } from "../../../../host/EngineClient.js";
+import { EngineStartError } from "../../../../host/supervisor/engineHostErrors.js";
+import type { EngineClient } from "../../../../host/supervisor/EngineClient.js";
 import { LocalApiController, LocalApiStartError, type LocalApiTarget } from "../../../../main/localApi/LocalApiController.js";
 import { freePort, occupy } from "../loopbackPorts.js";
 

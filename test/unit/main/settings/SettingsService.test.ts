@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { EngineInfo } from "../../../../contract/engineProtocol.js";
-import type { EngineClient } from "../../../../host/EngineClient.js";
+import type { EngineClient } from "../../../../host/supervisor/EngineClient.js";
 import { LocalApiController } from "../../../../main/localApi/LocalApiController.js";
 import type { LocalApiSettings } from "../../../../main/settings/AppSettings.js";
 import { SettingsService } from "../../../../main/settings/SettingsService.js";

@@ -9,9 +9,8 @@ import {
     type TurnUsage
 } from "../../contract/engineProtocol.js";
 import type { AuditSummary, CanaryReport, DrillDescription, DrillReport, ReplayableTurn, ReplaySummary } from "../../contract/isolation.js";
-import type { EngineConfigInput } from "../EngineConfig.js";
-import { EngineStoppedError, InvalidRequestError } from "../request/requestErrors.js";
-import type { TurnCallbacks, TurnResult } from "../service/EngineService.js";
+import { EngineStoppedError, InvalidRequestError } from "../../engine/index.js";
+import type { EngineConfigInput, TurnCallbacks, TurnResult } from "../../engine/index.js";
 import {
     CancelledBeforeSendError,
     EngineCallTimeoutError,

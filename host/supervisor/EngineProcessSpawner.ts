@@ -1,5 +1,5 @@
 import type { EngineCommand } from "../../contract/engineProtocol.js";
-import type { EngineConfigInput } from "../EngineConfig.js";
+import type { EngineConfigInput } from "../../engine/index.js";
 
 /**
  * One engine process as the supervisor sees it: what `child_process.fork` gives in headless mode

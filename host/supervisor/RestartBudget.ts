@@ -1,4 +1,4 @@
-import { invariant } from "../core/invariant.js";
+import { invariant } from "../../engine/index.js";
 
 /**
  * At most `maxRestarts` restarts in any `windowMs`: an engine that crashes on every start (a bad

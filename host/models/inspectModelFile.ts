@@ -2,8 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { getLlama, GgufFileType, GgufInsights, LlamaLogLevel, readGgufFileInfo, type GgufFileInfo, type Llama } from "node-llama-cpp";
 import type { ModelFacts, ModelMemoryEstimate } from "../../contract/models.js";
-import { ModelNotGgufError, ModelUnreadableError, ModelUnsupportedError } from "../core/modelErrors.js";
-import { describeInsightsMemory } from "./describeModelMemory.js";
+import { ModelNotGgufError, ModelUnreadableError, ModelUnsupportedError, describeInsightsMemory } from "../../engine/index.js";
 
 export interface InspectModelOptions {
     /** The context the estimate is for (tokens per sequence). */

@@ -1,5 +1,5 @@
 import type { EngineErrorPayload } from "../../contract/engineProtocol.js";
-import { KvaultError } from "../core/KvaultError.js";
+import { KvaultError } from "../../engine/index.js";
 
 /** How a process ended, for messages: "SIGKILL" or "exit code 3". */
 export function describeExit(code: number | null, signal: string | null): string {

@@ -4,10 +4,10 @@ import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ModelDownload } from "../../../contract/models.js";
-import { ModelDownloads, speed, validateDownloadSource } from "../../../engine/runtime/downloadModel.js";
-import { ensureGeneratedModel } from "../../support/generatedModels.js";
-import { settled } from "../../support/modelFileServer.js";
+import type { ModelDownload } from "../../../../contract/models.js";
+import { ModelDownloads, speed, validateDownloadSource } from "../../../../host/models/downloadModel.js";
+import { ensureGeneratedModel } from "../../../support/generatedModels.js";
+import { settled } from "../../../support/modelFileServer.js";
 
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "kvault-download-"));
 let model: Buffer;

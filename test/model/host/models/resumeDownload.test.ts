@@ -2,8 +2,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { ModelDownload } from "../../../contract/models.js";
-import { ModelDownloads } from "../../../engine/runtime/downloadModel.js";
+import type { ModelDownload } from "../../../../contract/models.js";
+import { ModelDownloads } from "../../../../host/models/downloadModel.js";
 import {
     ensureChunkedModel,
     IPULL_CHUNK_BYTES,
@@ -12,7 +12,7 @@ import {
     startModelFileServer,
     type LoggedRequest,
     type ModelFileServer
-} from "../../support/modelFileServer.js";
+} from "../../../support/modelFileServer.js";
 
 /** A connection that drops and stays down is given up after this long without a new byte. */
 const STALL_MS = 1_500;
@@ -203,7 +203,7 @@ describe("resuming downloads with node-llama-cpp's downloader (loopback)", () =>
         const downloads = new ModelDownloads({ modelsDirectory: directory, stallMs: STALL_MS });
         const failed = await dropHalfway(downloads, "lost-ranges.gguf");
         // The stopped downloader's slices retry on their own until a request succeeds; answered 200
-        // instead of 206 they would fail where no one handles it (engine/runtime/ignoreIpullRejections.ts).
+        // instead of 206 they would fail where no one handles it (host/models/ignoreIpullRejections.ts).
         await stoppedSlicesGone("lost-ranges.gguf");
         server.serve("lost-ranges.gguf", { body: model, ranges: false });
         const from = server.log.length;

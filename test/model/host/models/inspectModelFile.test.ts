@@ -2,8 +2,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { inspectModelFile } from "../../../engine/runtime/inspectModelFile.js";
-import { ensureGeneratedModel, repositoryRoot } from "../../support/generatedModels.js";
+import { inspectModelFile } from "../../../../host/models/inspectModelFile.js";
+import { ensureGeneratedModel, repositoryRoot } from "../../../support/generatedModels.js";
 
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "kvault-inspect-"));
 afterAll(() => fs.rmSync(scratch, { recursive: true, force: true }));

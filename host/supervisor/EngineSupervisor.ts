@@ -2,12 +2,8 @@ import type { ChatMessage, ChatTurnRequest, DraftMeasurement, EngineInfo } from 
 import type { EngineSnapshot } from "../../contract/EngineSnapshot.js";
 import type { AuditSummary, CanaryReport, DrillDescription, DrillReport, ReplayableTurn, ReplaySummary } from "../../contract/isolation.js";
 import type { ModelFacts } from "../../contract/models.js";
-import { invariant } from "../core/invariant.js";
-import { ModelSwitchedError } from "../core/modelErrors.js";
-import type { EngineConfigInput } from "../EngineConfig.js";
-import { EngineStoppedError } from "../request/requestErrors.js";
-import type { TurnCallbacks, TurnResult } from "../service/EngineService.js";
-import { validateChatTurn } from "../service/validateChatTurn.js";
+import { EngineStoppedError, ModelSwitchedError, invariant, validateChatTurn } from "../../engine/index.js";
+import type { EngineConfigInput, TurnCallbacks, TurnResult } from "../../engine/index.js";
 import { EngineConnection, type EngineExit } from "./EngineConnection.js";
 import { CancelledBeforeSendError, EngineUnavailableError, describeExit } from "./engineHostErrors.js";
 import type { EngineProcessSpawner } from "./EngineProcessSpawner.js";
@@ -48,7 +44,7 @@ export interface EngineSupervisorOptions {
     readonly log?: (line: string) => void;
     /**
      * Reads a model file's facts, or throws model_unreadable / model_not_gguf / model_unsupported.
-     * By default engine/runtime/inspectModelFile.ts, in this (the host's) process, on the CPU.
+     * By default host/models/inspectModelFile.ts, in this (the host's) process, on the CPU.
      */
     readonly inspectModel?: ModelInspector;
 }
@@ -60,7 +56,7 @@ export type ModelInspector = (
 
 /** The default inspector, loaded on first use: a host that never inspects never loads node-llama-cpp. */
 const inspectInThisProcess: ModelInspector = async (modelPath, estimateFor) =>
-    (await import("../runtime/inspectModelFile.js")).inspectModelFile(modelPath, estimateFor);
+    (await import("../models/inspectModelFile.js")).inspectModelFile(modelPath, estimateFor);
 
 export interface EngineSupervisorEvents {
     /** The engine process ended on its own; `numInterrupted` turns and calls were rejected with engine_crashed. */

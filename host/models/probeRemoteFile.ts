@@ -1,4 +1,4 @@
-import { DownloadFailedError } from "../core/modelErrors.js";
+import { DownloadFailedError } from "../../engine/index.js";
 import type { RemoteFileFacts } from "./partialDownloads.js";
 
 /**

@@ -20,15 +20,15 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import { createModelDownloader, type ModelDownloader } from "node-llama-cpp";
 import { MAX_DOWNLOAD_SOURCE_CHARS, type ModelDownload, type ModelFacts } from "../../contract/models.js";
-import { KvaultError } from "../core/KvaultError.js";
 import {
     DownloadChangedError,
     DownloadFailedError,
     DownloadInterruptedError,
     DownloadNotResumableError,
     DownloadSourceInvalidError,
-    DownloadUnknownError
-} from "../core/modelErrors.js";
+    DownloadUnknownError,
+    KvaultError
+} from "../../engine/index.js";
 import { ignoreIpullRejections } from "./ignoreIpullRejections.js";
 import { inspectModelFile } from "./inspectModelFile.js";
 import {

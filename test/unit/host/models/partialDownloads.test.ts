@@ -10,8 +10,8 @@ import {
     removePartialFiles,
     writePartialRecord,
     type PartialDownloadRecord
-} from "../../../engine/runtime/partialDownloads.js";
-import { describeRemoteChange, whyNotResumable } from "../../../engine/runtime/probeRemoteFile.js";
+} from "../../../../host/models/partialDownloads.js";
+import { describeRemoteChange, whyNotResumable } from "../../../../host/models/probeRemoteFile.js";
 
 const CHUNK = 5 * 1024 * 1024;
 let directory = "";

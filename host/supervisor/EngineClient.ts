@@ -1,9 +1,16 @@
-import type { ChatMessage, ChatTurnRequest, DraftMeasurement, EngineInfo, TurnCallbacks, TurnResult } from "../contract/engineProtocol.js";
+import type {
+    ChatMessage,
+    ChatTurnRequest,
+    DraftMeasurement,
+    EngineInfo,
+    TurnCallbacks,
+    TurnResult
+} from "../../contract/engineProtocol.js";
 
-export type { TurnCallbacks, TurnResult } from "../contract/engineProtocol.js";
-import type { EngineSnapshot } from "../contract/EngineSnapshot.js";
-import type { AuditSummary, CanaryReport, DrillDescription, DrillReport, ReplayableTurn, ReplaySummary } from "../contract/isolation.js";
-import type { ModelDownload, ModelFacts, ModelLibraryListing } from "../contract/models.js";
+export type { TurnCallbacks, TurnResult } from "../../contract/engineProtocol.js";
+import type { EngineSnapshot } from "../../contract/EngineSnapshot.js";
+import type { AuditSummary, CanaryReport, DrillDescription, DrillReport, ReplayableTurn, ReplaySummary } from "../../contract/isolation.js";
+import type { ModelDownload, ModelFacts, ModelLibraryListing } from "../../contract/models.js";
 
 /**
  * What a host (the headless server, Electron main) needs from the engine, whether it runs in its

@@ -2,8 +2,8 @@ import { fork, type ChildProcess } from "node:child_process";
 import { createRequire } from "node:module";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import type { EngineCommand } from "../../contract/engineProtocol.js";
-import type { EngineConfigInput } from "../EngineConfig.js";
-import { ENGINE_CONFIG_ENV } from "../process/readEngineProcessConfig.js";
+import { ENGINE_CONFIG_ENV } from "../../engine/index.js";
+import type { EngineConfigInput } from "../../engine/index.js";
 import type { EngineChildProcess, EngineProcessSpawner } from "./EngineProcessSpawner.js";
 
 export interface ForkEngineOptions {
@@ -115,7 +115,7 @@ class ForkedEngineProcess implements EngineChildProcess {
 /** From sources (tsx, vitest) the entry is the TypeScript file; electron-vite emits it as out/main/engineProcess.js. */
 function defaultEntry(): string {
     return import.meta.url.endsWith(".ts")
-        ? fileURLToPath(new URL("../process/engineProcessMain.ts", import.meta.url))
+        ? fileURLToPath(new URL("../../engine/process/engineProcessMain.ts", import.meta.url))
         : fileURLToPath(new URL("./engineProcess.js", import.meta.url));
 }
 

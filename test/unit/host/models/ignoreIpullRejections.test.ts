@@ -1,7 +1,7 @@
 import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { repositoryRoot } from "../../support/generatedModels.js";
+import { repositoryRoot } from "../../../support/generatedModels.js";
 
 /** Runs `body` in a fresh Node process with the hook installed; its exit code and stderr. */
 function runWithHook(body: string): { status: number | null; stderr: string } {

@@ -1,15 +1,15 @@
 import { afterEach, describe, expect, it } from "vitest";
-import type { EngineCommand, EngineEvent, EngineInfo } from "../../../contract/engineProtocol.js";
-import type { ModelFacts } from "../../../contract/models.js";
+import type { EngineCommand, EngineEvent, EngineInfo } from "../../../../contract/engineProtocol.js";
+import type { ModelFacts } from "../../../../contract/models.js";
 import {
     EngineCrashedError,
     EngineRequestError,
     EngineStartError,
     type EngineUnavailableError
-} from "../../../engine/host/engineHostErrors.js";
-import type { EngineChildProcess, EngineProcessSpawner } from "../../../engine/host/EngineProcessSpawner.js";
-import { ModelNotGgufError, ModelSwitchedError } from "../../../engine/core/modelErrors.js";
-import { EngineSupervisor, supervisorDefaults, type EngineSupervisorOptions } from "../../../engine/host/EngineSupervisor.js";
+} from "../../../../host/supervisor/engineHostErrors.js";
+import type { EngineChildProcess, EngineProcessSpawner } from "../../../../host/supervisor/EngineProcessSpawner.js";
+import { ModelNotGgufError, ModelSwitchedError } from "../../../../engine/core/modelErrors.js";
+import { EngineSupervisor, supervisorDefaults, type EngineSupervisorOptions } from "../../../../host/supervisor/EngineSupervisor.js";
 
 const info = { modelName: "fake" } as EngineInfo;
 const turn = {

@@ -1,10 +1,10 @@
 import path from "node:path";
-import { DEMO_MODEL, type ModelFacts } from "../contract/models.js";
-import type { EngineSupervisor } from "../engine/host/EngineSupervisor.js";
-import type { ModelDownloads } from "../engine/runtime/downloadModel.js";
-import { hasPartialRecords } from "../engine/runtime/partialDownloads.js";
+import { DEMO_MODEL, type ModelFacts } from "../../contract/models.js";
+import type { EngineSupervisor } from "./EngineSupervisor.js";
+import type { ModelDownloads } from "../models/downloadModel.js";
+import { hasPartialRecords } from "../models/partialDownloads.js";
 import type { EngineClient } from "./EngineClient.js";
-import { ModelLibrary, type LibraryOrigin } from "./models/ModelLibrary.js";
+import { ModelLibrary, type LibraryOrigin } from "../models/ModelLibrary.js";
 
 /**
  * The host's client, plus what its shutdown calls: stop running downloads, keeping their partial
@@ -48,7 +48,7 @@ export function supervisorEngineClient(
     };
     let downloads: Promise<ModelDownloads> | undefined;
     const getDownloads = (): Promise<ModelDownloads> =>
-        (downloads ??= import("../engine/runtime/downloadModel.js").then(
+        (downloads ??= import("../models/downloadModel.js").then(
             ({ ModelDownloads }) =>
                 new ModelDownloads({
                     modelsDirectory,
