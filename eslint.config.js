@@ -7,7 +7,7 @@ import tseslint from "typescript-eslint";
 
 const electronOnlyInMain = {
     name: "electron",
-    message: "Only main/ may import electron (STYLE.md 9). Reach the host through contract/."
+    message: "Only main/ may import electron: the rest also runs in headless mode, without Electron. Reach the host through contract/."
 };
 /** main/ and host/ see the engine only through engine/index.ts, its public surface. */
 const engineThroughIndex = {
@@ -94,7 +94,7 @@ export default tseslint.config(
                     patterns: [
                         {
                             group: ["**/engine/**", "**/main/**", "node:*"],
-                            message: "The renderer imports only from contract/ (ARCHITECTURE.md, Processes)."
+                            message: "The renderer imports only from contract/ (docs/ARCHITECTURE.md, Processes)."
                         }
                     ]
                 }

@@ -60,7 +60,7 @@ export interface EngineSnapshot {
         readonly requests: { readonly finished: number; readonly rejected: number; readonly cancelled: number; readonly failed: number };
         readonly integrityFailures: number;
         readonly staleWritesRefused: number;
-        /** Late or duplicate transfer completions ignored by their (request, generation) tag (failure mode 7). */
+        /** Replayed completions (docs/FAILURE-MODES.md): late or duplicate ones ignored by their (request, generation) tag. */
         readonly staleCompletionsIgnored: number;
         readonly pagesScrubbed: number;
         readonly swapOuts: number;

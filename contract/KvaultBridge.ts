@@ -1,5 +1,5 @@
 // The API the preload exposes to the renderer as `window.kvault`. Only named calls cross
-// the bridge; the renderer never sees ipcRenderer (STYLE.md 10). The RPC calls are those of
+// the bridge; the renderer never sees ipcRenderer. The RPC calls are those of
 // contract/rpc.ts, the same the headless host serves over its WebSocket.
 
 import type { ChatMessage, ChatTurnRequest, EngineErrorPayload } from "./engineProtocol.js";

@@ -1,5 +1,5 @@
 // The one message protocol between a host (Electron main or the headless server) and the engine
-// process (ARCHITECTURE.md, Processes). Plain JSON-safe data only: it crosses process.send and
+// process (docs/ARCHITECTURE.md, Processes). Plain JSON-safe data only: it crosses process.send and
 // Electron's MessagePort unchanged. The renderer's RPC reuses these payload types.
 
 import type { AuditSummary, CanaryReport, DrillDescription, DrillReport, ReplayableTurn, ReplaySummary } from "./isolation.js";

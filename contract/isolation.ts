@@ -93,11 +93,40 @@ export interface ReplayableTurn {
     readonly numTokens: number;
 }
 
+/**
+ * The failure modes of this class by slug, with the name the UI shows: each slug is the anchor of
+ * its section in docs/FAILURE-MODES.md, where it was seen and which guard and tests cover it.
+ */
+export const failureModeNames = {
+    "decode-over-stale-pages": "decode over stale pages",
+    "undersized-prefill-pool": "undersized prefill pool",
+    "late-write-after-cancel": "late write after cancel",
+    "reuse-under-reader": "pages reused under a reader",
+    "skipped-scrub": "skipped scrub",
+    "foreign-manifest": "foreign manifest",
+    "replayed-completion": "replayed completion (ABA)",
+    "misrouted-reply": "misrouted reply after cancel",
+    "read-before-ready": "read before ready",
+    "wrong-conversation-restored": "wrong conversation restored",
+    "shared-prefix-side-channel": "shared prefix side channel",
+    "malformed-state": "malformed or foreign state",
+    "flipped-byte": "flipped byte",
+    "dropped-pages": "dropped pages",
+    "double-release": "double release",
+    "abort-reported-as-success": "abort reported as success",
+    "growth-past-admission": "growth past admission",
+    "over-read": "over-read",
+    "poison-payload": "poison payload",
+    "nondeterministic-oracle": "nondeterministic oracle"
+} as const;
+
+export type FailureModeSlug = keyof typeof failureModeNames;
+
 export interface DrillDescription {
     readonly id: string;
     readonly title: string;
-    /** Entry numbers in shared/reference/failure-modes.md. */
-    readonly failureModes: readonly number[];
+    /** The failure modes the drill provokes (docs/FAILURE-MODES.md). */
+    readonly failureModes: readonly FailureModeSlug[];
     /** The guard that must catch it. */
     readonly guard: string;
 }

@@ -1,6 +1,6 @@
 import { KvaultError } from "./core/KvaultError.js";
 
-/** Defaults in one place (STYLE.md 13). */
+/** Defaults in one place. */
 export const engineDefaults = {
     mode: "split",
     window: 4096,
@@ -63,7 +63,7 @@ export class EngineConfigError extends KvaultError {
     readonly code = "invalid_engine_config";
 }
 
-/** Validates once, at the edge, then freezes (STYLE.md 13). */
+/** Validates once, at the edge, then freezes. */
 export function resolveEngineConfig(input: EngineConfigInput): EngineConfig {
     const config: EngineConfig = { ...engineDefaults, ...stripUndefined(input), modelPath: input.modelPath };
     for (const field of ["window", "prefillContextSize", "decodeContextSize", "numDecodeSequences", "pageTokens", "numPages"] as const) {

@@ -54,7 +54,8 @@ export interface EngineGuards {
     readonly admission?: boolean;
     /**
      * Off: a prompt longer than the prefill sequence holds is not refused; prefill records nothing
-     * a later step reads, evaluates a one-page stub and reports the transfer complete (failure mode 1).
+     * a later step reads, evaluates a one-page stub and reports the transfer complete (decode over
+     * stale pages, docs/FAILURE-MODES.md).
      */
     readonly refusePrefillOverflow?: boolean;
     readonly handoff?: HandoffChecks;
@@ -81,7 +82,7 @@ const GREEDY: SamplingOptions = { temperature: 0 };
 
 /**
  * The engine core over one loaded model: admission at the door, prefill → pages → verified
- * handoff → decode in split mode, or one context in unified mode (ARCHITECTURE.md, The engine).
+ * handoff → decode in split mode, or one context in unified mode (docs/ARCHITECTURE.md, The engine).
  */
 export class KvEngine {
     readonly counters: EngineCounters = {

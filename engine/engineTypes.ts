@@ -78,13 +78,14 @@ export interface EngineCounters {
     generatedTokens: number;
     evaluatedPromptTokens: number;
     reusedPromptTokens: number;
-    /** Late or duplicate transfer completions a reader ignored by their generation tag (failure mode 7). */
+    /** Replayed completions (docs/FAILURE-MODES.md): late or duplicate ones a reader ignored by their generation tag. */
     staleCompletionsIgnored: number;
 }
 
 /**
- * Test and drill hooks. They run at the points the failure modes of this class strike; production
- * passes none. Hooks change nothing by themselves: what they provoke, the guards must catch.
+ * Test and drill hooks. They run at the points the failure modes of this class strike
+ * (docs/FAILURE-MODES.md); production passes none. Hooks change nothing by themselves: what they
+ * provoke, the guards must catch.
  */
 export interface KvEngineHooks {
     /** Called after the write leases are taken and before the bytes are written: a slow transport. */

@@ -1,6 +1,6 @@
 import type { AuditFeed, AuditSummary } from "../../contract/isolation.js";
 
-/** Between the engine's own audits (ms): I1–I7 every second (ARCHITECTURE.md, continuous audit). */
+/** Between the engine's own audits (ms): I1–I7 every second (docs/ARCHITECTURE.md, The audit). */
 export const DEFAULT_AUDIT_INTERVAL_MS = 1_000;
 
 /** The environment variable that sets the engine process's audit interval, in ms ("0" turns the periodic audit off). */

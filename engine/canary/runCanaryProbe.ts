@@ -28,7 +28,7 @@ export interface CanaryOptions {
 const running = new WeakSet<KvEngine>();
 
 /**
- * The canary probe (shared/reference/failure-modes.md, Oracles; how the 2026 leak was found), on
+ * The canary probe (docs/ARCHITECTURE.md, The canary probe; how the 2026 leak was found), on
  * the loaded model: temporary workspace A is sent a long prompt with a random marker at its start
  * and one at its end; then temporary workspace B runs probes that could only find the markers if
  * B saw A's KV. Text probes ask B to repeat what came before and to complete "The secret code is",

@@ -1,7 +1,7 @@
 import { xxh64 } from "@node-rs/xxhash";
 
 /**
- * The geometry of one sequence's KV as llama.cpp writes it (shared/reference/llama-seq-state-format.md),
+ * The geometry of one sequence's KV as llama.cpp writes it (docs/STATE-FORMAT.md),
  * measured from a real state of the target context, never assumed.
  */
 export interface KvLayerLayout {

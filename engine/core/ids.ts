@@ -1,4 +1,4 @@
-// Branded ids keep pages, requests and sessions from being swapped at module boundaries (STYLE.md 3).
+// Branded ids keep pages, requests and sessions from being swapped at module boundaries.
 declare const brand: unique symbol;
 export type Brand<T, B extends string> = T & { readonly [brand]: B };
 

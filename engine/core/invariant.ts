@@ -1,4 +1,4 @@
-/** Thrown when the engine's own bookkeeping is wrong: a bug, never an expected outcome (STYLE.md 6). */
+/** Thrown when the engine's own bookkeeping is wrong: a bug, never an expected outcome (those are values). */
 export class InvariantError extends Error {
     override readonly name = "InvariantError";
 }

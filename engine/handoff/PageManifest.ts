@@ -1,6 +1,6 @@
 import type { PageId, RequestId, SessionId } from "../core/ids.js";
 
-/** What travels from prefill to decode with the pages (ARCHITECTURE.md, handoff step 3). */
+/** What travels from prefill to decode with the pages (docs/ARCHITECTURE.md, The handoff protocol). */
 export interface PageManifest {
     readonly request: RequestId;
     readonly session: SessionId;

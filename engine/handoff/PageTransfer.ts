@@ -16,9 +16,9 @@ export interface PageTransferHooks {
     afterSeal?(manifest: PageManifest, pool: PagePool): PageManifest | void;
     /** After a verified state was loaded into its target sequence, with the tokens it holds now. */
     afterLoad?(request: RequestId, tokens: readonly number[]): void;
-    /** How many of a transfer's pages, from the first, the transport delivers (all when absent); a drill drops the rest (failure modes 1, 14). */
+    /** How many of a transfer's pages, from the first, the transport delivers (all when absent); a drill drops the rest: dropped pages. */
     pagesDelivered?(reservation: Reservation, numPages: number): number;
-    /** Completions that reach this transfer's reader before its own: late or duplicate ones of earlier transfers (failure mode 7). */
+    /** Completions that reach this transfer's reader before its own, late or duplicate ones of earlier transfers: replayed completions. */
     earlierArrivals?(own: PageManifest): readonly PageManifest[] | void;
 }
 
@@ -37,7 +37,7 @@ export interface TransferTarget {
 /**
  * Moves one sequence's KV through the pool: written and sealed under the reservation's generation,
  * described by a manifest, verified in full before a byte is assembled for the reader
- * (ARCHITECTURE.md, handoff steps 2–5). Used for prefill→decode handoffs and for swapping
+ * (docs/ARCHITECTURE.md, The handoff protocol). Used for prefill→decode handoffs and for swapping
  * sessions out of the decode context and back.
  */
 export class PageTransfer {
@@ -113,8 +113,8 @@ export class PageTransfer {
      * The completion the reader takes, of those that reached it in this order (the last arrived as
      * this transfer's own): the first tagged with its own (request, generation). Every one before
      * it is a late or duplicate completion of a transfer whose pages may have been reused since:
-     * ignored and counted, changing nothing (failure mode 7). When none carries its tag, the last
-     * goes on to verification, which refuses it with its integrity error.
+     * ignored and counted, changing nothing (replayed completion, docs/FAILURE-MODES.md). When none
+     * carries its tag, the last goes on to verification, which refuses it with its integrity error.
      */
     #receive(arrivals: readonly PageManifest[], own: ReservationRef): PageManifest {
         if (!this.checks.generations) {

@@ -3,7 +3,7 @@ import type { RequestId } from "../core/ids.js";
 
 /**
  * A handoff that did not arrive whole and exactly as sealed. The request ends with this error; it
- * never decodes over pages it did not receive (ARCHITECTURE.md, handoff step 4).
+ * never decodes over pages it did not receive (docs/ARCHITECTURE.md, The handoff protocol).
  */
 export abstract class HandoffIntegrityError extends KvaultError {
     constructor(detail: string) {
@@ -33,9 +33,9 @@ export class LayoutFingerprintMismatchError extends HandoffIntegrityError {
 
 /**
  * A completion that reached a reader but is not its own: a late or duplicate one of an earlier
- * transfer whose pages have since been released and reserved again (failure mode 7, ABA). Not an
- * error of the reader's request: the completion is ignored by its generation tag and counted, and
- * nothing changes; the reader goes on with its own completion.
+ * transfer whose pages have since been released and reserved again: a replayed completion (ABA,
+ * docs/FAILURE-MODES.md). Not an error of the reader's request: the completion is ignored by its
+ * generation tag and counted, and nothing changes; the reader goes on with its own completion.
  */
 export class StaleCompletionIgnoredError extends KvaultError {
     readonly code = "stale_completion_ignored";

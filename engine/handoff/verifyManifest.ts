@@ -29,8 +29,8 @@ export interface HandoffChecks {
     readonly checksums: boolean;
     /**
      * Completions and pages are named by (request, generation): a completion that is not the
-     * reader's own is ignored and counted (failure mode 7), and a page is read only at the
-     * generation its manifest names. Off, a reader takes the first completion delivered to it and
+     * reader's own is ignored and counted (replayed completion, docs/FAILURE-MODES.md), and a page
+     * is read only at the generation its manifest names. Off, a reader takes the first completion delivered to it and
      * names pages by their id alone, whatever generation they are at now.
      */
     readonly generations: boolean;
@@ -39,7 +39,7 @@ export interface HandoffChecks {
 export const allHandoffChecks: HandoffChecks = Object.freeze({ ownership: true, pageCount: true, checksums: true, generations: true });
 
 /**
- * Decode's checks before it assembles anything (ARCHITECTURE.md, handoff step 4): the manifest is
+ * Decode's checks before it assembles anything (docs/ARCHITECTURE.md, The handoff protocol): the manifest is
  * for this request at this generation, the page count is ⌈tokens / pageTokens⌉, every page is sealed
  * by this request at this generation and holds the next positions, and every checksum recomputes
  * equal. Returns the first failure as a value.

@@ -17,7 +17,8 @@ export interface PageLeaseHost {
 
 /**
  * Permission to touch one page at one generation. While any lease is held the page cannot be
- * scrubbed or reused: a release by its owner only quarantines it (failure modes 3 and 4).
+ * scrubbed or reused: a release by its owner only quarantines it (late write after cancel, pages
+ * reused under a reader: docs/FAILURE-MODES.md).
  * `release()` is idempotent, so it is safe in `finally` blocks and on every error path.
  */
 export abstract class PageLease implements PageHandle {

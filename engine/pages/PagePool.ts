@@ -19,18 +19,18 @@ import type { PageHandle, Reservation, ReservationRef, ReserveRequest } from "./
  * the leak each one prevents (engine/drills/). A production pool never receives any.
  */
 export interface PoolFaults {
-    /** Free pages without zeroing them (failure mode 5). */
+    /** Free pages without zeroing them (skipped scrub, docs/FAILURE-MODES.md). */
     readonly skipScrub?: boolean;
-    /** Free released pages at once, though a transfer still holds a lease (failure modes 3, 4). */
+    /** Free released pages at once, though a transfer still holds a lease (late write after cancel, pages reused under a reader). */
     readonly reuseWhileLeased?: boolean;
-    /** Apply a write through a lease whose page was released and reused (failure modes 3, 7). */
+    /** Apply a write through a lease whose page was released and reused (late write after cancel, replayed completion). */
     readonly acceptStaleWrites?: boolean;
 }
 
 /**
  * The host KV page pool: one arena of `numPages × pageBytes` bytes, handed out to requests in
  * pages and taken back only after every lease drains and the page is zeroed
- * (ARCHITECTURE.md, Page lifecycle). Single-threaded: every method runs to completion, so a
+ * (docs/ARCHITECTURE.md, Page lifecycle). Single-threaded: every method runs to completion, so a
  * page is never scrubbed in the middle of a read or write.
  */
 export class PagePool {
@@ -87,7 +87,7 @@ export class PagePool {
         return this.#disposed;
     }
 
-    /** Whether `reserve()` of `numPages` would succeed now. No side effect (STYLE.md 5). */
+    /** Whether `reserve()` of `numPages` would succeed now. No side effect: ask before you take. */
     canReserve(numPages: number): boolean {
         this.#assertAlive("ask for pages");
         invariant(Number.isSafeInteger(numPages) && numPages >= 0, () => `canReserve of ${numPages} pages`);
@@ -241,7 +241,8 @@ export class PagePool {
     /**
      * Ends a reservation: its pages are quarantined, and each is zeroed and freed as soon as no
      * lease holds it (in this call if none does). A second release of the same reservation, or of
-     * an older one of the same request, is counted and refused, changing nothing (failure mode 15).
+     * an older one of the same request, is counted and refused, changing nothing (double release,
+     * docs/FAILURE-MODES.md).
      */
     release(reservation: ReservationRef): ReleaseResult {
         this.#assertAlive("release pages");
@@ -276,7 +277,7 @@ export class PagePool {
         return { ok: true, numPagesScrubbed, numPagesQuarantined: owner.pages.length - numPagesScrubbed };
     }
 
-    /** Fault drills only: flips one byte the owner wrote, as a bad transport would (failure mode 13). */
+    /** Fault drills only: flips one byte the owner wrote, as a bad transport would (flipped byte, docs/FAILURE-MODES.md). */
     injectByteFlip(pageId: PageId, generation: number, byteOffset: number): void {
         this.#assertAlive("inject a fault");
         const refusal = this.#claimRefusal(pageId, generation, "fault injection");

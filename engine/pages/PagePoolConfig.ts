@@ -37,7 +37,7 @@ function positiveIntegerError(name: string, value: unknown): PagePoolConfigError
 }
 
 /**
- * Validates once, at the edge (STYLE.md 13), and returns a frozen config. The arena limit is the
+ * Validates once, at the edge, and returns a frozen config. The arena limit is the
  * smaller of `maxArenaBytes` and the largest buffer this runtime can allocate.
  */
 export function validatePagePoolConfig(input: PagePoolConfigInput): PagePoolConfigResult {

@@ -7,21 +7,21 @@ export interface PagePoolCounters {
     readonly numReservations: number;
     readonly numPagesReserved: number;
     readonly numReleases: number;
-    /** Write leases and writes refused because the claim was stale (failure modes 3, 7). */
+    /** Write leases and writes refused because the claim was stale (late write after cancel, replayed completion). */
     readonly staleWritesRefused: number;
-    /** Read leases refused because the claim was stale (failure modes 6, 7). */
+    /** Read leases refused because the claim was stale (foreign manifest, replayed completion). */
     readonly staleReadsRefused: number;
     /** Seals and verifications refused because the claim was stale: late or duplicate completions. */
     readonly staleSealsRefused: number;
-    /** Read leases refused on pages not yet sealed (failure mode 9). */
+    /** Read leases refused on pages not yet sealed (read before ready). */
     readonly readsBeforeSealRefused: number;
     /** Write leases and second seals refused on pages already sealed. */
     readonly writesAfterSealRefused: number;
-    /** Writes past `pageBytes` and reads past the valid length; each also throws (failure mode 18). */
+    /** Writes past `pageBytes` and reads past the valid length; each also throws (over-read). */
     readonly outOfBoundsRefused: number;
-    /** Releases of a reservation already released or never made (failure mode 15). */
+    /** Releases of a reservation already released or never made (double release). */
     readonly doubleReleasesDetected: number;
-    /** Verifications whose recomputed checksum differed from the sealed one (failure mode 13). */
+    /** Verifications whose recomputed checksum differed from the sealed one (flipped byte). */
     readonly checksumFailures: number;
     readonly pagesScrubbed: number;
     /** Bytes flipped on purpose by fault drills. */

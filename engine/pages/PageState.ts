@@ -1,5 +1,5 @@
 /**
- * Where a page is in its lifecycle (ARCHITECTURE.md, Page lifecycle):
+ * Where a page is in its lifecycle (docs/ARCHITECTURE.md, Page lifecycle):
  * `free (zeroed) → reserved → written → sealed → released → quarantined → scrubbed → free`.
  *
  * "Released" and "scrubbed" are transitions, not resting states: a release moves a page to

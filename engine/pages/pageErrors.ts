@@ -2,14 +2,15 @@ import type { PageId, RequestId } from "../core/ids.js";
 import { KvaultError } from "../core/KvaultError.js";
 import { formatChecksum } from "./pageChecksum.js";
 
-// Expected refusals of the page pool. They come back as values (`{ ok: false, error }`, STYLE.md 6)
+// Expected refusals of the page pool. They come back as values (`{ ok: false, error }`)
 // except `DisposedError` and `PagePoolConfigError`, which are thrown: a disposed pool has no
 // meaningful result to return, and a constructor cannot return one.
 
 /**
  * A handle's generation is not the page's current one, or the page went back to the free list:
  * the caller's claim on the page ended (cancelled, released, reused). Late and duplicate
- * completions land here (failure modes 3, 6, 7).
+ * completions land here (late write after cancel, foreign manifest, replayed completion:
+ * docs/FAILURE-MODES.md).
  */
 export class StaleGenerationError extends KvaultError {
     readonly code = "stale_generation";
@@ -48,7 +49,7 @@ export class PageStateError extends KvaultError {
     }
 }
 
-/** A release for a reservation that no longer exists (already released, or never made): failure mode 15. */
+/** A release for a reservation that no longer exists (already released, or never made): a double release (docs/FAILURE-MODES.md). */
 export class DoubleReleaseError extends KvaultError {
     readonly code = "double_release";
 
@@ -65,7 +66,7 @@ export class DoubleReleaseError extends KvaultError {
     }
 }
 
-/** A sealed page's bytes no longer hash to the checksum recorded when it was sealed (failure mode 13). */
+/** A sealed page's bytes no longer hash to the checksum recorded when it was sealed (flipped byte, docs/FAILURE-MODES.md). */
 export class ChecksumMismatchError extends KvaultError {
     readonly code = "checksum_mismatch";
 

@@ -1,7 +1,7 @@
 import type { ChecksumMismatchError, DoubleReleaseError, PageStateError, StaleGenerationError } from "./pageErrors.js";
 import type { PageLease } from "./PageLease.js";
 
-// Expected outcomes of the pool's calls, as values (STYLE.md 6); `error.code` is stable.
+// Expected outcomes of the pool's calls, as values; `error.code` is stable.
 
 /** Why a claim `(pageId, generation)` was refused: it ended, or the page is in the wrong state for the call. */
 export type PageAccessRefusal = StaleGenerationError | PageStateError;

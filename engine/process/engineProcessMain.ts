@@ -1,4 +1,4 @@
-// The engine process (ARCHITECTURE.md, Processes): started by a host through Electron's
+// The engine process (docs/ARCHITECTURE.md, Processes): started by a host through Electron's
 // utilityProcess or child_process.fork, it loads the model and serves the protocol of
 // contract/engineProtocol.ts until the host says shutdown or goes away. A native crash here costs
 // the host one restart, never its windows or its chat history.

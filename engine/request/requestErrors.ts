@@ -2,7 +2,7 @@ import { KvaultError } from "../core/KvaultError.js";
 
 const formatTokens = (count: number): string => count.toLocaleString("en-US");
 
-/** Which measured capacity bounds a request (ARCHITECTURE.md, handoff step 1). */
+/** Which measured capacity bounds a request (docs/ARCHITECTURE.md, Admission). */
 export type CapacityBound = "window" | "prefill" | "decode" | "pool";
 
 /** The prompt plus the tokens asked for do not fit; rejected before any page was reserved. */

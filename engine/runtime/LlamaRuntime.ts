@@ -9,7 +9,7 @@ export interface LlamaRuntimeOptions {
     readonly gpu?: "auto" | false;
     /**
      * CPU threads for every context. node-llama-cpp defaults to at least 4, which on a 2-core
-     * machine oversubscribes and slows decode by ~60× (shared/reference/node-llama-cpp-notes.md),
+     * machine oversubscribes and slows decode by ~60× (docs/ARCHITECTURE.md, Threads),
      * so the default is the number of cores this process may actually use.
      */
     readonly maxThreads?: number;

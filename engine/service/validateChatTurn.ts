@@ -15,7 +15,7 @@ const roles = new Set(["system", "user", "assistant"]);
 
 /**
  * Checks every field of a turn that crossed a process boundary: types, ranges, sizes. A bad field
- * is an `InvalidRequestError` naming it; it never reaches the engine (failure mode 19).
+ * is an `InvalidRequestError` naming it; it never reaches the engine (poison payload, docs/FAILURE-MODES.md).
  */
 export function validateChatTurn(value: unknown): ChatTurnRequest {
     const turn = record(value, "request");

@@ -22,7 +22,7 @@ export interface EngineClient {
     measure(workspace: string, messages: readonly ChatMessage[], draft: string): Promise<DraftMeasurement> | DraftMeasurement;
     snapshot(): Promise<EngineSnapshot> | EngineSnapshot;
     forgetWorkspace(workspace: string): Promise<void>;
-    /** I1–I7 over the whole engine (ARCHITECTURE.md, Isolation you can check from the app). */
+    /** I1–I7 over the whole engine (docs/ARCHITECTURE.md, Isolation you can check). */
     audit(): Promise<AuditSummary> | AuditSummary;
     /** Finished greedy turns `replay` can check, by the requestId the host sent. */
     replayableTurns(): Promise<readonly ReplayableTurn[]> | readonly ReplayableTurn[];

@@ -10,7 +10,7 @@ import type { EngineProcessSpawner } from "./EngineProcessSpawner.js";
 import { forkEngineSpawner } from "./forkEngineProcess.js";
 import { RestartBudget } from "./RestartBudget.js";
 
-/** Defaults in one place (STYLE.md 13). Times in milliseconds. */
+/** Defaults in one place. Times in milliseconds. */
 export const supervisorDefaults = {
     /** From spawn to `ready`: loading a multi-gigabyte GGUF from a slow disk takes a while. */
     startTimeoutMs: 120_000,
@@ -85,7 +85,7 @@ interface Waiter {
 }
 
 /**
- * The host's handle on the engine process (ARCHITECTURE.md, Processes): the same calls as an
+ * The host's handle on the engine process (docs/ARCHITECTURE.md, Processes): the same calls as an
  * in-process EngineService, over the message protocol. When the process dies, what was in flight
  * rejects with engine_crashed and a new process starts by itself, within a restart budget; calls
  * made meanwhile wait for it. The engine keeps no state a host cannot resend: hosts send the

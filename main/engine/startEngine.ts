@@ -8,7 +8,7 @@ import { EngineSupervisor } from "../../host/supervisor/EngineSupervisor.js";
 import { resolveAppModel } from "./resolveAppModel.js";
 import { supervisorEngineClient, type SupervisedEngineClient } from "../../host/supervisor/supervisorEngineClient.js";
 
-/** The app's engine configuration; defaults in one place (STYLE.md 13), as the headless server's. */
+/** The app's engine configuration; defaults in one place, as the headless server's. */
 export const appEngineDefaults = {
     mode: "split",
     window: 4096,

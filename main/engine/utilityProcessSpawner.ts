@@ -3,7 +3,7 @@ import type { EngineProcessSpawner } from "../../host/supervisor/EngineProcessSp
 import { UtilityEngineProcess, type UtilityEngineOptions } from "./UtilityEngineProcess.js";
 
 /**
- * The app's spawner: each engine process is an Electron utilityProcess (ARCHITECTURE.md,
+ * The app's spawner: each engine process is an Electron utilityProcess (docs/ARCHITECTURE.md,
  * Processes). Call only after app 'ready'. The adapter logic lives, tested, in UtilityEngineProcess.
  */
 export function utilityProcessSpawner(options: UtilityEngineOptions): EngineProcessSpawner {

@@ -20,7 +20,7 @@ export interface AppSettings {
     readonly modelPath: string | null;
 }
 
-/** Defaults in one place (STYLE.md 13). */
+/** Defaults in one place. */
 export const settingsDefaults = {
     localApiEnabled: false,
     /** The headless server's default port too; a running `npm run serve` makes the app's API report the port as taken. */

@@ -10,8 +10,9 @@ import { useIsolationWatch } from "./useIsolationWatch.js";
 import "./IsolationPanel.css";
 
 /**
- * Isolation you can check from the app (ARCHITECTURE.md): the continuous audit of I1–I7, the
- * canary probe, differential replay of finished turns (I8), fault drills, and the engine's isolation counters.
+ * Isolation you can check from the app (docs/ARCHITECTURE.md, Isolation you can check): the
+ * continuous audit of I1–I7, the canary probe, differential replay of finished turns (I8), fault
+ * drills, and the engine's isolation counters.
  */
 export function IsolationPanel() {
     const { isolation } = useAppServices();

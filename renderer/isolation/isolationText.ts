@@ -1,4 +1,12 @@
-import type { AuditSummary, CanaryProbeResult, CanaryReport, DrillReport, ReplaySummary } from "../../contract/isolation.js";
+import {
+    failureModeNames,
+    type AuditSummary,
+    type CanaryProbeResult,
+    type CanaryReport,
+    type DrillReport,
+    type FailureModeSlug,
+    type ReplaySummary
+} from "../../contract/isolation.js";
 import { formatCount, formatTokens } from "../util/formatCount.js";
 
 /** "0.4 ms", "12 ms", "9.8 s". */
@@ -145,9 +153,13 @@ export function drillVerdict(report: DrillReport): DrillVerdict {
     };
 }
 
-/** "Failure modes 1, 6" (entries of shared/reference/failure-modes.md). */
-export function failureModesText(modes: readonly number[]): string {
-    return `${modes.length === 1 ? "Failure mode" : "Failure modes"} ${modes.join(", ")}`;
+/**
+ * "Failure modes: decode over stale pages, foreign manifest", by name (docs/FAILURE-MODES.md). A slug
+ * this renderer does not know (from a newer engine) is shown as it came.
+ */
+export function failureModesText(modes: readonly FailureModeSlug[]): string {
+    const names = modes.map((mode) => (failureModeNames as Readonly<Record<string, string>>)[mode] ?? mode);
+    return `${modes.length === 1 ? "Failure mode" : "Failure modes"}: ${names.join(", ")}`;
 }
 
 /** A request id short enough for the panel: "turn-1a2b3c4d…". */

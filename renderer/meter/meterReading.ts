@@ -16,7 +16,7 @@ export interface MeterReading {
 /**
  * What the context meter says about a measured draft. A turn fits when the conversation, the
  * draft and `maxTokens` of answer fit in the limit: the engine admits nothing else
- * (ARCHITECTURE.md, handoff step 1), so the meter says so before the engine has to.
+ * (docs/ARCHITECTURE.md, Admission), so the meter says so before the engine has to.
  */
 export function meterReading(measurement: DraftMeasurement, maxTokens: number): MeterReading {
     const { limit, usedTokens, draftTokens, remainingTokens } = measurement;

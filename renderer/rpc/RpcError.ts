@@ -1,6 +1,6 @@
 /**
  * A failed RPC call or turn, as the renderer sees it: the server's stable `code` and its message,
- * which already says what happened, the numbers and what to do (STYLE.md 15).
+ * which already says what happened, the numbers and what to do.
  */
 export class RpcError extends Error {
     constructor(

@@ -17,7 +17,7 @@ export interface EngineState {
 }
 
 /**
- * The renderer's mirror of the engine (STYLE.md 11): written only by EngineMirror from the RPC's
+ * The renderer's mirror of the engine, which owns the truth: written only by EngineMirror from the RPC's
  * status, `info` and `snapshot`; read by every panel.
  */
 export function createEngineStore() {

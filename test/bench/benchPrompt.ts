@@ -10,7 +10,7 @@ export const PROMPT_TEXT =
 
 /**
  * CPU threads for every context, bare and engine alike. node-llama-cpp's own default oversubscribes a
- * 2-core machine (4 threads) and decodes ~60× slower (shared/reference/node-llama-cpp-notes.md).
+ * 2-core machine (4 threads) and decodes ~60× slower (docs/ARCHITECTURE.md, Threads).
  */
 export const BENCH_THREADS = os.availableParallelism();
 

@@ -48,7 +48,7 @@ export function freshSession(): SessionId {
 }
 
 /**
- * How every engine test ends (STYLE.md 8): no request live or queued; once the workspaces' KV is
+ * How every engine test ends: no request live or queued; once the workspaces' KV is
  * forgotten, no page reserved or leased, every page free and zero (I1–I6), every sequence back,
  * no state file left.
  */

@@ -51,7 +51,7 @@ describe("fault drills: each guard fires with its own error, and with it off the
 
     it("undersized-prefill-pool: rejected at the door with the numbers; with admission off, decode computes over 18 pages it never received, 12 of them A's", async () => {
         const report = await runFaultDrill("undersized-prefill-pool", runtime);
-        expect(report.failureModes).toEqual([1, 2]);
+        expect(report.failureModes).toEqual(["decode-over-stale-pages", "undersized-prefill-pool"]);
         expect(report.guardError).toEqual({
             code: "context_length_exceeded",
             message:

@@ -5,7 +5,8 @@ import { LlamaRuntime } from "../../../engine/runtime/LlamaRuntime.js";
 import { alice, expectEngineClean, promptOf, startTinyEngine } from "../../support/engineFixtures.js";
 
 // The 2026 incident: a prefill pool smaller than the advertised window accepted a request that did
-// not fit, handed over one page of eight, and decode generated over stale pages (failure modes 1, 2).
+// not fit, handed over one page of eight, and decode generated over stale pages (docs/FAILURE-MODES.md:
+// undersized prefill pool, decode over stale pages).
 describe("the 2026 incident replayed: a window configured above the prefill capacity", () => {
     let runtime: LlamaRuntime;
     beforeAll(async () => {
@@ -75,7 +76,7 @@ describe("the 2026 incident replayed: a window configured above the prefill capa
         }
     });
 
-    // Failure mode 2: 15 pages of 16 tokens = 240 tokens of pool against a 256-token window.
+    // Undersized prefill pool: 15 pages of 16 tokens = 240 tokens of pool against a 256-token window.
     it.each([
         ["capacity − 1", 239, "served"],
         ["capacity", 240, "served"],

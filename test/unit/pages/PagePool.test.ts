@@ -206,7 +206,7 @@ describe("PagePool release, quarantine and scrub", () => {
             throw reader.error;
         }
 
-        // The producer cancels while the reader is mid-transfer (failure mode 4).
+        // The producer cancels while the reader is mid-transfer (pages reused under a reader).
         expect(pool.release(first)).toEqual({ ok: true, numPagesScrubbed: 0, numPagesQuarantined: 1 });
         expect(pool.pageInfo(page.pageId)).toMatchObject({ state: PageState.Quarantined, numReadLeases: 1, session: alice });
         expect(pool.numFreePages).toBe(7);
@@ -231,7 +231,7 @@ describe("PagePool release, quarantine and scrub", () => {
         expectNoLeaks(pool);
     });
 
-    it("refuses a late write after cancel, and it never lands in the next owner's page (failure modes 3, 7)", () => {
+    it("refuses a late write after cancel, and it never lands in the next owner's page (nor does a replayed completion)", () => {
         const pool = makePool({ numPages: 2, pageTokens: 4, pageBytes: 64 });
         const cancelled = pool.reserve({ session: alice, request: req("r1"), numPages: 1, firstToken: 0 });
         const [page] = cancelled.pages;
@@ -275,7 +275,7 @@ describe("PagePool release, quarantine and scrub", () => {
         expectNoLeaks(pool);
     });
 
-    it("ignores replayed completions after reuse: stale seals, verifies and reads change nothing (failure mode 7)", () => {
+    it("ignores replayed completions after reuse: stale seals, verifies and reads change nothing (replayed completion)", () => {
         const pool = makePool({ numPages: 1, pageTokens: 4, pageBytes: 64 });
         const old = pool.reserve({ session: alice, request: req("r1"), numPages: 1, firstToken: 0 });
         const [oldPage] = old.pages;
@@ -305,7 +305,7 @@ describe("PagePool release, quarantine and scrub", () => {
         expectNoLeaks(pool);
     });
 
-    it("detects a double release, and a late release of an older reservation, without changing a page (failure mode 15)", () => {
+    it("detects a double release, and a late release of an older reservation, without changing a page (double release)", () => {
         const pool = makePool();
         const first = pool.reserve({ session: alice, request: req("r1"), numPages: 2, firstToken: 0 });
         expect(pool.release(first)).toEqual({ ok: true, numPagesScrubbed: 2, numPagesQuarantined: 0 });

@@ -55,7 +55,7 @@ export function readThrough(pool: PagePool, handle: PageHandle): Uint8Array {
 }
 
 /**
- * How every test ends (STYLE.md 8): no lease held, no reservation live, every page free and
+ * How every test ends: no lease held, no reservation live, every page free and
  * zero, I1–I6 hold. Then the pool is disposed.
  */
 export function expectNoLeaks(pool: PagePool): void {

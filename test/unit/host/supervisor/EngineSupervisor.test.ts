@@ -301,7 +301,7 @@ describe("EngineSupervisor's isolation calls", () => {
         const replay = { requestId: "r1", numTokens: 5, identical: true, durationMs: 40 };
         expect(await answer(supervisor.replay("r1"), "replay", "replayed", replay)).toEqual(replay);
         expect(child.lastSent("replay")).toEqual({ type: "replay", requestId: "r1", callId: expect.stringMatching(/^call-/) });
-        const drills = [{ id: "flipped-byte", title: "A byte flips", failureModes: [13], guard: "checksums" }];
+        const drills = [{ id: "flipped-byte", title: "A byte flips", failureModes: ["flipped-byte"], guard: "checksums" }];
         expect(await answer(supervisor.listDrills(), "listDrills", "drills", drills)).toEqual(drills);
         const report = {
             ...drills[0],

@@ -91,7 +91,7 @@ function fakeEngine(): EngineClient & { readonly turns: Map<string, RunningTurn>
         },
         listDrills: () => {
             calls.push("listDrills");
-            return [{ id: "flipped-byte", title: "A byte flips", failureModes: [13], guard: "checksums" }];
+            return [{ id: "flipped-byte", title: "A byte flips", failureModes: ["flipped-byte"], guard: "checksums" }];
         },
         runDrill: async (id) => {
             calls.push(`runDrill ${id}`);

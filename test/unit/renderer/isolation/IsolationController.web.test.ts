@@ -24,8 +24,13 @@ const audit: AuditSummary = {
     at: 1
 };
 const drills: DrillDescription[] = [
-    { id: "flipped-byte", title: "A byte flips", failureModes: [13], guard: "checksums" },
-    { id: "late-write", title: "A late write", failureModes: [3, 4, 7], guard: "quarantine" }
+    { id: "flipped-byte", title: "A byte flips", failureModes: ["flipped-byte"], guard: "checksums" },
+    {
+        id: "late-write",
+        title: "A late write",
+        failureModes: ["late-write-after-cancel", "reuse-under-reader", "replayed-completion"],
+        guard: "quarantine"
+    }
 ];
 const report: DrillReport = {
     ...drills[0]!,

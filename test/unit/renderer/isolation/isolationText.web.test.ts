@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { AuditSummary, CanaryProbeResult, CanaryReport, DrillReport } from "../../../../contract/isolation.js";
+import type { AuditSummary, CanaryProbeResult, CanaryReport, DrillReport, FailureModeSlug } from "../../../../contract/isolation.js";
 import {
     auditCost,
     auditHeadline,
@@ -31,7 +31,7 @@ const audit: AuditSummary = {
 const report: DrillReport = {
     id: "flipped-byte",
     title: "A byte of a sealed page changes in transit",
-    failureModes: [13],
+    failureModes: ["flipped-byte"],
     guard: "per-page checksums recomputed before decode loads",
     guardFired: true,
     guardError: { code: "handoff_checksum_mismatch", message: "Page 3's checksum does not match." },
@@ -107,8 +107,11 @@ describe("isolationText", () => {
             passed: false,
             leak: "No leak with the guard off: the drill has no teeth"
         });
-        expect(failureModesText([13])).toBe("Failure mode 13");
-        expect(failureModesText([3, 4, 7])).toBe("Failure modes 3, 4, 7");
+        expect(failureModesText(["flipped-byte"])).toBe("Failure mode: flipped byte");
+        expect(failureModesText(["late-write-after-cancel", "reuse-under-reader", "replayed-completion"])).toBe(
+            "Failure modes: late write after cancel, pages reused under a reader, replayed completion (ABA)"
+        );
+        expect(failureModesText(["from-a-newer-engine" as FailureModeSlug])).toBe("Failure mode: from-a-newer-engine");
     });
 
     it("shortens request ids for the panel", () => {

@@ -1,0 +1,133 @@
+// The design documents in docs/ and every citation of them: each cited document and section exists,
+// every failure mode the contract names has its section, and nothing points outside the repository.
+import fs from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { failureModeNames } from "../../../contract/isolation.js";
+
+const root = path.resolve(import.meta.dirname, "../../..");
+const DOCUMENTS = ["ARCHITECTURE.md", "FAILURE-MODES.md", "GLOSSARY.md", "STATE-FORMAT.md"] as const;
+/** Folders with sources and documents; everything else at the root is build output, packages or caches. */
+const SOURCE_FOLDERS = ["contract", "docs", "engine", "host", "main", "renderer", "resources", "test", ".github"];
+const SKIPPED = new Set(["node_modules", ".artifacts", ".cache", "out", "dist", "release"]);
+const TEXT_FILE = /\.(ts|tsx|js|mjs|cjs|md|json|yml|yaml|css|html)$/;
+
+function listFiles(folder: string): string[] {
+    const files: string[] = [];
+    for (const entry of fs.readdirSync(path.join(root, folder), { withFileTypes: true })) {
+        const relative = path.posix.join(folder, entry.name);
+        if (entry.isDirectory() && !SKIPPED.has(entry.name)) {
+            files.push(...listFiles(relative));
+        } else if (entry.isFile() && TEXT_FILE.test(entry.name)) {
+            files.push(relative);
+        }
+    }
+    return files;
+}
+
+const sourceFiles = [
+    ...fs.readdirSync(root).filter((name) => TEXT_FILE.test(name) && name !== "package-lock.json"),
+    ...SOURCE_FOLDERS.filter((folder) => fs.existsSync(path.join(root, folder))).flatMap(listFiles)
+];
+const read = (file: string): string => fs.readFileSync(path.join(root, file), "utf8");
+
+/** GitHub's anchor for a heading: lower case, punctuation dropped, spaces to hyphens. */
+function headingSlug(heading: string): string {
+    return heading
+        .trim()
+        .toLowerCase()
+        .replace(/[^\p{L}\p{N} _-]/gu, "")
+        .replace(/ /g, "-");
+}
+
+interface DocumentOutline {
+    readonly headings: ReadonlySet<string>;
+    readonly anchors: ReadonlySet<string>;
+}
+
+function outlineOf(document: string): DocumentOutline {
+    const text = read(`docs/${document}`).replace(/```[\s\S]*?```/g, "");
+    const headings = [...text.matchAll(/^#{1,6} (.+)$/gm)].map((match) => match[1]!.trim());
+    const explicit = [...text.matchAll(/<a id="([^"]+)"><\/a>/g)].map((match) => match[1]!);
+    return { headings: new Set(headings), anchors: new Set([...headings.map(headingSlug), ...explicit]) };
+}
+
+const outlines = new Map(DOCUMENTS.map((document) => [document, outlineOf(document)]));
+
+describe("the design documents", () => {
+    it.each(DOCUMENTS)("docs/%s exists and the README links it", (document) => {
+        expect(fs.existsSync(path.join(root, "docs", document))).toBe(true);
+        expect(read("README.md")).toContain(`](docs/${document})`);
+    });
+
+    it("give every failure mode the contract names a section under its slug and its name", () => {
+        const outline = outlines.get("FAILURE-MODES.md")!;
+        const headings = new Set([...outline.headings].map((heading) => heading.toLowerCase()));
+        for (const [slug, name] of Object.entries(failureModeNames)) {
+            expect(outline.anchors, slug).toContain(slug);
+            expect(headings, slug).toContain(name.toLowerCase());
+        }
+        const sections = [...read("docs/FAILURE-MODES.md").matchAll(/<a id="([^"]+)"><\/a>\n## /g)].map((match) => match[1]);
+        expect(sections.sort()).toEqual(Object.keys(failureModeNames).sort());
+    });
+
+    it("resolve every link between them, anchors included", () => {
+        const broken: string[] = [];
+        for (const file of ["README.md", ...DOCUMENTS.map((document) => `docs/${document}`)]) {
+            for (const match of read(file).matchAll(/\]\(([^)\s]+)\)/g)) {
+                const [target, anchor] = match[1]!.split("#") as [string, string | undefined];
+                if (/^[a-z]+:/.test(target)) {
+                    continue; // a web address
+                }
+                const resolved = target === "" ? file : path.posix.normalize(path.posix.join(path.posix.dirname(file), target));
+                if (!fs.existsSync(path.join(root, resolved))) {
+                    broken.push(`${file}: ${match[1]} (no file ${resolved})`);
+                } else if (anchor !== undefined) {
+                    const outline = outlines.get(path.posix.basename(resolved) as (typeof DOCUMENTS)[number]);
+                    if (outline === undefined || !outline.anchors.has(anchor)) {
+                        broken.push(`${file}: ${match[1]} (no section #${anchor} in ${resolved})`);
+                    }
+                }
+            }
+        }
+        expect(broken).toEqual([]);
+    });
+});
+
+describe("citations of the design documents", () => {
+    // A comment's continuation lines joined, so that a citation broken over two lines reads whole.
+    const texts = sourceFiles.map((file) => [file, read(file).replace(/\n\s*(?:\*(?!\/)|\/\/)\s*/g, " ")] as const);
+
+    it("name documents that exist in docs/", () => {
+        const missing = texts.flatMap(([file, text]) =>
+            [...text.matchAll(/docs\/([A-Za-z-]+\.md)/g)]
+                .filter((match) => !fs.existsSync(path.join(root, "docs", match[1]!)))
+                .map((match) => `${file}: docs/${match[1]}`)
+        );
+        expect(missing).toEqual([]);
+    });
+
+    it('name sections that exist, where they name one ("docs/ARCHITECTURE.md, Page lifecycle")', () => {
+        const cited = texts.flatMap(([file, text]) =>
+            [...text.matchAll(/docs\/([A-Z-]+\.md), ([A-Z][^;:),."`\]]*)/g)].map((match) => ({
+                file,
+                document: match[1]!,
+                section: match[2]!.trim()
+            }))
+        );
+        expect(cited.length).toBeGreaterThan(10);
+        const unknown = cited
+            .filter(({ document, section }) => !(outlines.get(document as (typeof DOCUMENTS)[number])?.headings.has(section) ?? false))
+            .map(({ file, document, section }) => `${file}: docs/${document}, ${section}`);
+        expect(unknown).toEqual([]);
+    });
+
+    it("point nowhere outside the repository", () => {
+        // Spelled in parts, so that this file does not match itself.
+        const outside = [["..", "shared"].join("/"), ["shared", "reference"].join("/"), ["STYLE", "md"].join(".")];
+        const found = texts.flatMap(([file, text]) =>
+            outside.filter((needle) => text.includes(needle)).map((needle) => `${file}: ${needle}`)
+        );
+        expect(found).toEqual([]);
+    });
+});
