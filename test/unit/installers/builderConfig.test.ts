@@ -202,8 +202,8 @@ describe("the installers workflow", () => {
         expect(workflow).toContain("run: npm run ${{ matrix.dist }} -- --${{ matrix.arch }}");
     });
 
-    it("installs with npm ci on Node 20 and uploads the installers, failing when there are none", () => {
-        expect(workflow).toMatch(/uses: actions\/setup-node@v4\n\s+with:\n\s+node-version: 20\n\s+cache: npm\n/);
+    it("installs with npm ci on Node 22 (what electron 45's tooling needs) and uploads the installers, failing when there are none", () => {
+        expect(workflow).toMatch(/uses: actions\/setup-node@v4\n\s+with:\n\s+node-version: 22\n\s+cache: npm\n/);
         expect(workflow).toContain("run: npm ci");
         expect(workflow).toContain("uses: actions/upload-artifact@v4");
         for (const pattern of ["release/*.AppImage", "release/*.deb", "release/*.exe", "release/*.dmg"]) {
