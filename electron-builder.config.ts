@@ -75,7 +75,9 @@ const config: Configuration = {
     // there is nothing to rebuild against Electron's headers.
     npmRebuild: false,
     electronFuses: {
-        // The engine runs in a utilityProcess, which does not need ELECTRON_RUN_AS_NODE.
+        // Off: nothing may run this binary as plain Node. The engine runs in a utilityProcess, which
+        // does not need ELECTRON_RUN_AS_NODE; node-llama-cpp's binary test, which would fork with it
+        // from there, is forked by main as a utilityProcess instead (main/engine/BindingTestRelay.ts).
         runAsNode: false,
         enableNodeOptionsEnvironmentVariable: false,
         enableNodeCliInspectArguments: false,

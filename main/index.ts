@@ -6,8 +6,9 @@ import { app, BrowserWindow, session } from "electron";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { WorkspaceStore } from "../host/store/WorkspaceStore.js";
+import { BindingTestRelay, nodeLlamaCppBindingTestModule } from "./engine/BindingTestRelay.js";
 import { startEngine, type StartedEngine } from "./engine/startEngine.js";
-import { utilityProcessSpawner } from "./engine/utilityProcessSpawner.js";
+import { utilityFork, utilityProcessSpawner } from "./engine/utilityProcessSpawner.js";
 import { registerIpcHandlers } from "./ipc/registerIpcHandlers.js";
 import { RendererRpc } from "./ipc/RendererRpc.js";
 import { LocalApiController } from "./localApi/LocalApiController.js";
@@ -31,6 +32,25 @@ let mainWindow: BrowserWindow | undefined;
 let engine: Promise<StartedEngine> | undefined;
 let localApi: LocalApiController | undefined;
 let workspaceStore: Promise<WorkspaceStore> | undefined;
+let bindingTestRelay: BindingTestRelay | undefined;
+
+/**
+ * node-llama-cpp tests a llama.cpp binary in a child process before loading it; an engine
+ * process cannot fork one with the RunAsNode fuse off, so main forks it for the engine (README,
+ * "The engine's binary test"). Without the relay the engine still starts wherever no test is
+ * needed (macOS, Windows on the CPU); elsewhere its start error says which backends failed.
+ */
+async function startBindingTestRelay(): Promise<BindingTestRelay | undefined> {
+    const testModule = nodeLlamaCppBindingTestModule();
+    if (testModule === undefined) {
+        log("node-llama-cpp has no dist/bindings/utils/testBindingBinary.js; the engine's binary tests cannot be relayed.");
+        return undefined;
+    }
+    return BindingTestRelay.listen({ testModule, fork: utilityFork, log }).catch((error: unknown) => {
+        log(`The binding-test relay could not listen (${(error as Error).message}); the engine's binary tests cannot run.`);
+        return undefined;
+    });
+}
 
 function openMainWindow(): void {
     mainWindow = createMainWindow(appUrl, preloadPath);
@@ -48,12 +68,15 @@ async function startHost(): Promise<void> {
     workspaceStore = store;
     store.catch((error: unknown) => log(`The workspaces could not be opened: ${(error as Error).message}`));
 
+    const relay = await startBindingTestRelay();
+    bindingTestRelay = relay;
     const started = startEngine({
         modelsDirectory: join(userData, "models"),
         libraryFile: join(userData, "models.json"),
         modelPath: settings.current.modelPath,
-        spawner: utilityProcessSpawner({ entry: engineEntry }),
-        log
+        spawner: utilityProcessSpawner({ entry: engineEntry, env: { ...process.env, ...relay?.engineEnv() } }),
+        log,
+        binaryTests: relay
     });
     engine = started;
     // Every call that needs the engine gets this failure as its answer; logged once here.
@@ -91,6 +114,7 @@ async function stopHost(): Promise<void> {
     ]);
     await started?.client.stopDownloads().catch((error: unknown) => log(`Cancelling the downloads failed: ${(error as Error).message}`));
     await started?.supervisor.dispose().catch((error: unknown) => log(`Stopping the engine failed: ${(error as Error).message}`));
+    await bindingTestRelay?.close();
     // Waits for the saves already asked for: each is one short write and fsync.
     await workspaceStore?.then(
         (store) => store.close(),

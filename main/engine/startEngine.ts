@@ -5,6 +5,8 @@ import { DEMO_MODEL } from "../../contract/models.js";
 import type { EngineConfigInput } from "../../engine/index.js";
 import type { EngineProcessSpawner } from "../../host/supervisor/EngineProcessSpawner.js";
 import { EngineSupervisor } from "../../host/supervisor/EngineSupervisor.js";
+import type { BindingTestLog, BindingTestRecord } from "./BindingTestRelay.js";
+import { explainStartFailure } from "./NoUsableBinaryError.js";
 import { resolveAppModel } from "./resolveAppModel.js";
 import { supervisorEngineClient, type SupervisedEngineClient } from "../../host/supervisor/supervisorEngineClient.js";
 
@@ -27,6 +29,8 @@ export interface StartEngineOptions {
     readonly modelPath: string | null;
     readonly spawner: EngineProcessSpawner;
     readonly log: (line: string) => void;
+    /** The binding tests main relays for engine processes (the BindingTestRelay), to say which backends failed. */
+    readonly binaryTests?: BindingTestLog;
 }
 
 export interface StartedEngine {
@@ -52,10 +56,14 @@ export async function startEngine(options: StartEngineOptions): Promise<StartedE
         numPages: Math.ceil(window / pageTokens) * (numDecodeSequences + 1),
         onWindowAboveCapacity: "clamp"
     };
+    const numTestsBefore = options.binaryTests?.numTests ?? 0;
     const supervisor = await EngineSupervisor.start(config, {
         spawner: options.spawner,
         shutdownGraceMs: appEngineDefaults.shutdownGraceMs,
         log
+    }).catch((error: unknown) => {
+        // A start that found no binary says which backends were tried and what to do, not "check the model".
+        throw explainStartFailure(error, testsSince(options.binaryTests, numTestsBefore));
     });
     const { info } = supervisor;
     log(`Engine: ${info.modelName} on ${info.backend}, ${info.mode.effective} mode${info.mode.reason ? ` (${info.mode.reason})` : ""}.`);
@@ -76,4 +84,10 @@ export async function startEngine(options: StartEngineOptions): Promise<StartedE
         client: supervisorEngineClient(supervisor, resolveModel, options.modelsDirectory, { libraryFile: options.libraryFile }),
         modelId: model.id
     };
+}
+
+/** The tests relayed after the `before`-th (the log keeps only its latest). */
+function testsSince(log: BindingTestLog | undefined, before: number): readonly BindingTestRecord[] {
+    const numNew = (log?.numTests ?? 0) - before;
+    return log === undefined || numNew <= 0 ? [] : log.tests.slice(-numNew);
 }
