@@ -83,8 +83,8 @@ async function startHost(): Promise<void> {
     started.catch((error: unknown) => log(`The engine could not start: ${(error as Error).message}`));
 
     localApi = new LocalApiController(async () => {
-        const { client, modelId } = await started;
-        return { engine: client, modelId };
+        const { client, modelId, health } = await started;
+        return { engine: client, modelId, health };
     }, log);
     const settingsService = new SettingsService(settings, localApi, log);
     registerIpcHandlers({

@@ -118,7 +118,12 @@ vi.mock("electron", async () => {
             fork: (modulePath: string, _args: string[], options: { serviceName: string; env: Record<string, string> }) => {
                 const child = new FakeEngineChild();
                 fake.forks.push({ modulePath, options, child });
-                setTimeout(() => child.emit("message", { type: "ready", info: { modelName: "tiny", mode: { effective: "split" } } }), 1);
+                // The engine reports the model it loaded, as the real one does: the path it was configured with.
+                const { modelPath } = JSON.parse(options.env.KVAULT_ENGINE_CONFIG ?? "{}") as { modelPath?: string };
+                setTimeout(
+                    () => child.emit("message", { type: "ready", info: { modelName: "tiny", modelPath, mode: { effective: "split" } } }),
+                    1
+                );
                 return child;
             }
         }

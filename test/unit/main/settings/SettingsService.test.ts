@@ -20,7 +20,7 @@ async function models(url: string): Promise<Response> {
 
 const controllers: LocalApiController[] = [];
 function controller(): LocalApiController {
-    const created = new LocalApiController(async () => ({ engine, modelId: "tiny" }), log);
+    const created = new LocalApiController(async () => ({ engine, modelId: () => "tiny" }), log);
     controllers.push(created);
     return created;
 }
