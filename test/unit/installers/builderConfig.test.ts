@@ -184,6 +184,14 @@ describe("electron-builder.config.ts", () => {
     });
 });
 
+describe("updates", () => {
+    it("come from the repository's published GitHub releases, one installer per architecture by name", () => {
+        expect(config.publish).toEqual([{ provider: "github", releaseType: "release" }]);
+        // electron-updater picks, from a latest.yml listing both Windows builds, the file whose name has process.arch in it.
+        expect(config.artifactName).toContain("${arch}");
+    });
+});
+
 describe("the packaged app's engine process", () => {
     it("is built from the entry that routes node-llama-cpp's binary test through main", () => {
         expect(readText("electron.vite.config.ts")).toContain('engineProcess: resolve(root, "engine/process/appEngineProcessMain.ts")');
@@ -233,7 +241,21 @@ describe("the installers workflow", () => {
             expect(workflow).toContain(pattern);
         }
         expect(workflow).toContain("if-no-files-found: error");
+        expect(workflow).toContain("release/latest*.yml");
         expect(workflow).toContain('CSC_IDENTITY_AUTO_DISCOVERY: "false"');
         expect(workflow).not.toMatch(/secrets\./);
+    });
+
+    it("for a v* tag, publishes one release with every build and the joined update-info files, with the repository's own token", () => {
+        const release = workflow.slice(workflow.indexOf("\n  release:\n"));
+        expect(release).toContain("if: startsWith(github.ref, 'refs/tags/v')");
+        expect(release).toContain("needs: installers");
+        expect(release).toMatch(/permissions:\n\s+contents: write/);
+        expect(release).toContain("uses: actions/download-artifact@v4");
+        expect(release).toContain("run: node --import tsx main/updates/mergeUpdateInfoCli.ts artifacts release");
+        expect(release).toContain("GH_TOKEN: ${{ github.token }}");
+        expect(release).toMatch(/gh release create "\$GITHUB_REF_NAME" .*release\/\*/);
+        expect(release).not.toContain("--draft");
+        expect(workflow.slice(0, workflow.indexOf("\njobs:"))).toMatch(/permissions:\n\s+contents: read/);
     });
 });
