@@ -91,4 +91,19 @@ describe("SettingsService", () => {
             await new Promise((resolve) => other.close(resolve));
         }
     });
+
+    it("remembers the model loaded last and the theme, in the file, for the next start", async () => {
+        const service = new SettingsService(store, controller(), log);
+        const model = path.join(directory, "chosen.gguf");
+        await service.rememberModel(model);
+        await service.setTheme("dark");
+        expect(service.view().modelPath).toBe(model);
+        expect(service.theme).toBe("dark");
+
+        const reopened = await SettingsStore.open(path.join(directory, "settings.json"), { log, makeApiKey: () => "kv-other-key-0002" });
+        expect(reopened.current).toMatchObject({ modelPath: model, theme: "dark", localApi: { apiKey } });
+
+        await service.rememberModel(null); // back to the demo model
+        expect((await SettingsStore.open(path.join(directory, "settings.json"), { log })).current.modelPath).toBeNull();
+    });
 });
