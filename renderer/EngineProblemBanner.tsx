@@ -1,3 +1,4 @@
+import type { EngineErrorPayload } from "../contract/engineProtocol.js";
 import { useEngineStore } from "./stores/engineStore.js";
 
 /**
@@ -6,7 +7,10 @@ import { useEngineStore } from "./stores/engineStore.js";
  * Without it the window would only show panels waiting for a first snapshot.
  */
 export function EngineProblemBanner() {
-    const problem = useEngineStore((state) => state.engineProblem);
+    return <EngineProblemNotice problem={useEngineStore((state) => state.engineProblem)} />;
+}
+
+export function EngineProblemNotice({ problem }: { readonly problem: EngineErrorPayload | undefined }) {
     if (problem === undefined) {
         return null;
     }
