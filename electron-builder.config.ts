@@ -71,11 +71,19 @@ const config: Configuration = {
     // before loading its addon, and the addon loads its sibling .so/.dll/.dylib files by path.
     asarUnpack: [...NATIVE_DIRS.map((dir) => `${dir}/**/*`), "node_modules/@node-rs/xxhash-*/**/*"],
     beforePack: refuseForeignBuild,
+    // Where Help › Check for Updates… looks (main/updates/): the GitHub releases the Installers
+    // workflow publishes for a v* tag, published rather than drafts, because electron-updater skips
+    // drafts. Owner and repository come from the checkout's origin remote; where there is none,
+    // electron-builder warns and the app is built without update information (the check says so).
+    // Every build writes its latest*.yml here even with --publish never; the release job uploads them.
+    publish: [{ provider: "github", releaseType: "release" }],
     // Every native dependency ships prebuilt N-API binaries (node-llama-cpp, @node-rs/xxhash):
     // there is nothing to rebuild against Electron's headers.
     npmRebuild: false,
     electronFuses: {
-        // The engine runs in a utilityProcess, which does not need ELECTRON_RUN_AS_NODE.
+        // Off: nothing may run this binary as plain Node. The engine runs in a utilityProcess, which
+        // does not need ELECTRON_RUN_AS_NODE; node-llama-cpp's binary test, which would fork with it
+        // from there, is forked by main as a utilityProcess instead (main/engine/BindingTestRelay.ts).
         runAsNode: false,
         enableNodeOptionsEnvironmentVariable: false,
         enableNodeCliInspectArguments: false,

@@ -16,7 +16,7 @@ export default defineConfig({
             // Two entries: the app's main process, and the engine process it starts with
             // utilityProcess.fork (out/main/engineProcess.js, beside index.js).
             lib: {
-                entry: { index: resolve(root, "main/index.ts"), engineProcess: resolve(root, "engine/process/engineProcessMain.ts") },
+                entry: { index: resolve(root, "main/index.ts"), engineProcess: resolve(root, "engine/process/appEngineProcessMain.ts") },
                 formats: ["es"]
             },
             // Keeps every package.json dependency out of the bundle: node-llama-cpp and

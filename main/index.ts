@@ -1,13 +1,16 @@
 // The Electron host: one hardened window, the engine in a utilityProcess, the IPC handlers, and
-// the local API when the settings switch it on. The pieces live in main/window, main/ipc,
-// main/engine, main/settings and main/localApi so that they can be read, and the pure ones
-// tested, alone.
-import { app, BrowserWindow, session } from "electron";
+// the local API when the settings switch it on; the menu, the theme, links out and updates come
+// from appShell.ts. The pieces live in main/window, main/ipc, main/engine, main/settings,
+// main/localApi and main/updates so that they can be read, and the pure ones tested, alone.
+import { app, BrowserWindow, dialog, screen, session } from "electron";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { DEMO_MODEL } from "../contract/models.js";
 import { WorkspaceStore } from "../host/store/WorkspaceStore.js";
+import { installAppShell, type AppShell } from "./appShell.js";
+import { BindingTestRelay, nodeLlamaCppBindingTestModule } from "./engine/BindingTestRelay.js";
 import { startEngine, type StartedEngine } from "./engine/startEngine.js";
-import { utilityProcessSpawner } from "./engine/utilityProcessSpawner.js";
+import { utilityFork, utilityProcessSpawner } from "./engine/utilityProcessSpawner.js";
 import { registerIpcHandlers } from "./ipc/registerIpcHandlers.js";
 import { RendererRpc } from "./ipc/RendererRpc.js";
 import { LocalApiController } from "./localApi/LocalApiController.js";
@@ -15,7 +18,10 @@ import { SettingsService } from "./settings/SettingsService.js";
 import { SettingsStore } from "./settings/SettingsStore.js";
 import { contentSecurityPolicy } from "./window/contentSecurityPolicy.js";
 import { createMainWindow } from "./window/createMainWindow.js";
+import { focusWindow } from "./window/focusWindow.js";
 import { hardenSession } from "./window/hardenSession.js";
+import { placeWindow } from "./window/windowState.js";
+import { WindowStateStore } from "./window/WindowStateStore.js";
 
 // electron-vite dev sets ELECTRON_RENDERER_URL; a packaged app ignores it, so nobody can
 // point an installed Kvault at another page through the environment.
@@ -31,10 +37,39 @@ let mainWindow: BrowserWindow | undefined;
 let engine: Promise<StartedEngine> | undefined;
 let localApi: LocalApiController | undefined;
 let workspaceStore: Promise<WorkspaceStore> | undefined;
+let bindingTestRelay: BindingTestRelay | undefined;
+let windowState: WindowStateStore | undefined;
+let shell: AppShell | undefined;
 
+/**
+ * node-llama-cpp tests a llama.cpp binary in a child process before loading it; an engine
+ * process cannot fork one with the RunAsNode fuse off, so main forks it for the engine (README,
+ * "The engine's binary test"). Without the relay the engine still starts wherever no test is
+ * needed (macOS, Windows on the CPU); elsewhere its start error says which backends failed.
+ */
+async function startBindingTestRelay(): Promise<BindingTestRelay | undefined> {
+    const testModule = nodeLlamaCppBindingTestModule();
+    if (testModule === undefined) {
+        log("node-llama-cpp has no dist/bindings/utils/testBindingBinary.js; the engine's binary tests cannot be relayed.");
+        return undefined;
+    }
+    return BindingTestRelay.listen({ testModule, fork: utilityFork, log }).catch((error: unknown) => {
+        log(`The binding-test relay could not listen (${(error as Error).message}); the engine's binary tests cannot run.`);
+        return undefined;
+    });
+}
+
+/** Opens the window where it was last (kept on a display that is there now), and tracks where it goes. */
 function openMainWindow(): void {
-    mainWindow = createMainWindow(appUrl, preloadPath);
-    mainWindow.on("closed", () => {
+    const placement = placeWindow(
+        windowState?.saved,
+        screen.getAllDisplays().map((display) => display.workArea),
+        screen.getPrimaryDisplay().workArea
+    );
+    const window = createMainWindow(appUrl, preloadPath, { placement, onExternalLink: (url) => void shell?.openExternal(url) });
+    mainWindow = window;
+    windowState?.track(window);
+    window.on("closed", () => {
         mainWindow = undefined;
     });
 }
@@ -43,27 +78,45 @@ async function startHost(): Promise<void> {
     hardenSession(session.defaultSession, contentSecurityPolicy(devServerUrl === undefined ? "production" : "development"));
     const userData = app.getPath("userData");
     const settings = await SettingsStore.open(join(userData, "settings.json"), { log });
+    windowState = await WindowStateStore.open(join(userData, "window-state.json"), log);
     // The workspaces and chats (userData/workspaces/); one that cannot open answers every store call with why.
     const store = WorkspaceStore.open(userData, { log });
     workspaceStore = store;
     store.catch((error: unknown) => log(`The workspaces could not be opened: ${(error as Error).message}`));
 
+    const relay = await startBindingTestRelay();
+    bindingTestRelay = relay;
     const started = startEngine({
         modelsDirectory: join(userData, "models"),
         libraryFile: join(userData, "models.json"),
         modelPath: settings.current.modelPath,
-        spawner: utilityProcessSpawner({ entry: engineEntry }),
-        log
+        spawner: utilityProcessSpawner({ entry: engineEntry, env: { ...process.env, ...relay?.engineEnv() } }),
+        log,
+        binaryTests: relay
     });
     engine = started;
     // Every call that needs the engine gets this failure as its answer; logged once here.
     started.catch((error: unknown) => log(`The engine could not start: ${(error as Error).message}`));
 
     localApi = new LocalApiController(async () => {
-        const { client, modelId } = await started;
-        return { engine: client, modelId };
+        const { client, modelId, health } = await started;
+        return { engine: client, modelId, health };
     }, log);
     const settingsService = new SettingsService(settings, localApi, log);
+    void started.then(
+        (running) => {
+            // The model loaded last is the one the next start loads (null: the demo model).
+            running.supervisor.on("switched", (event) => {
+                const modelPath = running.modelId() === DEMO_MODEL ? null : event.info.modelPath;
+                settingsService.rememberModel(modelPath).catch((error: unknown) => log((error as Error).message));
+            });
+            if (running.fallback !== undefined) {
+                void tellAboutFallback(running.fallback);
+            }
+        },
+        () => undefined
+    );
+    shell = installAppShell({ settings: settingsService, window: () => mainWindow, development: devServerUrl !== undefined, log });
     registerIpcHandlers({
         appUrl,
         rpc: new RendererRpc(
@@ -74,6 +127,17 @@ async function startHost(): Promise<void> {
     });
     openMainWindow();
     void settingsService.startLocalApi();
+}
+
+/** Says, over the window, that the saved model did not load and the demo model runs instead. */
+async function tellAboutFallback(fallback: NonNullable<StartedEngine["fallback"]>): Promise<void> {
+    const box = {
+        type: "warning" as const,
+        buttons: ["OK"],
+        message: `Kvault could not load ${fallback.modelPath}.`,
+        detail: `${fallback.reason}\n\nThe built-in demo model runs instead. Open another model with File › Open Model…; Kvault tries yours again at its next start.`
+    };
+    await (mainWindow === undefined ? dialog.showMessageBox(box) : dialog.showMessageBox(mainWindow, box));
 }
 
 /**
@@ -91,6 +155,8 @@ async function stopHost(): Promise<void> {
     ]);
     await started?.client.stopDownloads().catch((error: unknown) => log(`Cancelling the downloads failed: ${(error as Error).message}`));
     await started?.supervisor.dispose().catch((error: unknown) => log(`Stopping the engine failed: ${(error as Error).message}`));
+    await bindingTestRelay?.close();
+    await windowState?.flush();
     // Waits for the saves already asked for: each is one short write and fsync.
     await workspaceStore?.then(
         (store) => store.close(),
@@ -104,14 +170,11 @@ app.enableSandbox();
 if (!app.requestSingleInstanceLock()) {
     app.quit();
 } else {
+    // A second launch (a launcher click, a file manager) brings this one's window back instead.
     app.on("second-instance", () => {
-        if (mainWindow === undefined) {
-            return;
+        if (!focusWindow(mainWindow) && app.isReady() && windowState !== undefined) {
+            openMainWindow();
         }
-        if (mainWindow.isMinimized()) {
-            mainWindow.restore();
-        }
-        mainWindow.focus();
     });
 
     app.on("window-all-closed", () => {

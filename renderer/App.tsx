@@ -1,6 +1,7 @@
 import { useAppServices } from "./AppServices.js";
 import { ChatView } from "./chat/ChatView.js";
 import { ConnectionBadge } from "./ConnectionBadge.js";
+import { EngineProblemBanner } from "./EngineProblemBanner.js";
 import { IsolationPanel } from "./isolation/IsolationPanel.js";
 import { ModelPanel } from "./model/ModelPanel.js";
 import { PageMap } from "./pageMap/PageMap.js";
@@ -25,6 +26,7 @@ export function App() {
                 <h1>Kvault</h1>
                 <ConnectionBadge />
             </header>
+            <EngineProblemBanner />
             <aside className="shell-sidebar">
                 <WorkspaceList />
             </aside>

@@ -60,6 +60,12 @@ async function main(): Promise<void> {
     supervisor.on("switched", (event) =>
         log(`Engine: switched to ${event.info.modelName}; ${event.numEnded} request(s) ended with model_switched.`)
     );
+    // /health says "down", with why, once the supervisor stops restarting the engine.
+    let downError: { code: string; message: string } | undefined;
+    supervisor.on("down", (event) => {
+        downError = { code: event.error.code, message: event.error.message };
+        log(event.error.message);
+    });
     supervisor.on("crashed", (event) =>
         log(
             `The engine process stopped (${event.signal ?? `exit ${event.exitCode}`}); ${event.numInterrupted} requests ended with an error.${event.willRestart ? " Restarting it." : ""}`
@@ -91,6 +97,10 @@ async function main(): Promise<void> {
         host: options.host,
         port: options.port,
         modelId: () => serveModelId(supervisor.info.modelPath),
+        health: () => ({
+            state: supervisor.state,
+            ...(supervisor.state === "down" && downError !== undefined ? { error: downError } : {})
+        }),
         rendererDirectory: fs.existsSync(rendererDirectory) ? rendererDirectory : undefined,
         onRpcUpgrade: (request, socket, head) => rpc.handleUpgrade(request, socket, head)
     });

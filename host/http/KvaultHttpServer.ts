@@ -4,6 +4,7 @@ import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
 import path from "node:path";
+import type { EngineErrorPayload } from "../../contract/engineProtocol.js";
 import type { EngineClient } from "../supervisor/EngineClient.js";
 import { chunkBody, completionBody, usageChunkBody, type CompletionIdentity } from "./chatCompletionResponses.js";
 import { fromEngineError, OpenAiError } from "./OpenAiError.js";
@@ -19,6 +20,12 @@ export const httpDefaults = {
     maxInFlight: 64
 } as const;
 
+/** The supervisor's state for `/health`: "down" once it gave up restarting the engine, with why. */
+export interface EngineHealth {
+    readonly state: "running" | "restarting" | "down" | "disposed";
+    readonly error?: EngineErrorPayload;
+}
+
 export interface KvaultHttpServerOptions {
     readonly engine: EngineClient;
     readonly apiKey: string;
@@ -31,6 +38,8 @@ export interface KvaultHttpServerOptions {
     readonly maxBodyBytes?: number;
     readonly requestTimeoutMs?: number;
     readonly maxInFlight?: number;
+    /** What `/health` reports; always running when absent (an engine in process). */
+    readonly health?: () => EngineHealth;
     /** Called for each WebSocket upgrade on `/rpc` that passed the host, origin and key checks. */
     readonly onRpcUpgrade?: (request: IncomingMessage, socket: Duplex, head: Buffer) => void;
 }
@@ -121,7 +130,10 @@ export class KvaultHttpServer {
                 throw new OpenAiError(403, "Kvault grants no cross-origin access.", "permission_error", "cors_not_allowed");
             }
             if (route === "GET /health") {
-                return sendJson(response, 200, { status: "ok" });
+                // 503 once the engine is down for good or stopped, so a monitor sees it; a restart is still "ok" to wait for.
+                const engine = this.options.health?.() ?? { state: "running" };
+                const up = engine.state === "running" || engine.state === "restarting";
+                return sendJson(response, up ? 200 : 503, { status: up ? "ok" : engine.state, engine });
             }
             if (url.pathname.startsWith("/v1/") || url.pathname === "/metrics") {
                 checkApiKey(request, this.options.apiKey);

@@ -34,9 +34,9 @@ export function resolveAppModel(modelsDirectory: string, modelPath: string | nul
         if (!isFile) {
             throw new AppModelError(`${modelPath} is not a file. Choose a GGUF file, or the built-in demo model.`);
         }
-        return { path: modelPath, id: path.basename(modelPath).replace(/\.gguf$/i, "") };
+        return { path: modelPath, id: appModelId(modelPath, modelsDirectory) };
     }
-    const demoPath = path.join(modelsDirectory, `${DEMO_MODEL_PRESET}-v${SYNTHETIC_MODEL_VERSION}.gguf`);
+    const demoPath = demoModelPath(modelsDirectory);
     if (!fs.existsSync(demoPath)) {
         fs.mkdirSync(modelsDirectory, { recursive: true });
         log(`Generating the built-in demo model into ${demoPath} …`);
@@ -50,4 +50,16 @@ export function resolveAppModel(modelsDirectory: string, modelPath: string | nul
         }
     }
     return { path: demoPath, id: DEMO_MODEL_PRESET };
+}
+
+/** Where the built-in demo model lives in the app's models directory. */
+export function demoModelPath(modelsDirectory: string): string {
+    return path.join(modelsDirectory, `${DEMO_MODEL_PRESET}-v${SYNTHETIC_MODEL_VERSION}.gguf`);
+}
+
+/** The id the local API lists for a loaded model: "tiny" for the demo model, else its file name without .gguf. */
+export function appModelId(modelPath: string, modelsDirectory: string): string {
+    return path.resolve(modelPath) === path.resolve(demoModelPath(modelsDirectory))
+        ? DEMO_MODEL_PRESET
+        : path.basename(modelPath).replace(/\.gguf$/i, "");
 }

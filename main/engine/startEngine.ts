@@ -1,12 +1,15 @@
 // No electron import: the caller passes the spawner (utilityProcessSpawner in the app) and the
-// userData paths, so this reads and could be tested like the headless host's startup.
+// userData paths, so this reads and is tested like the headless host's startup.
 import path from "node:path";
 import { DEMO_MODEL } from "../../contract/models.js";
 import type { EngineConfigInput } from "../../engine/index.js";
+import type { EngineHealth } from "../../host/http/KvaultHttpServer.js";
 import type { EngineProcessSpawner } from "../../host/supervisor/EngineProcessSpawner.js";
 import { EngineSupervisor } from "../../host/supervisor/EngineSupervisor.js";
-import { resolveAppModel } from "./resolveAppModel.js";
 import { supervisorEngineClient, type SupervisedEngineClient } from "../../host/supervisor/supervisorEngineClient.js";
+import type { BindingTestLog, BindingTestRecord } from "./BindingTestRelay.js";
+import { NoUsableBinaryError, explainStartFailure } from "./NoUsableBinaryError.js";
+import { appModelId, resolveAppModel } from "./resolveAppModel.js";
 
 /** The app's engine configuration; defaults in one place, as the headless server's. */
 export const appEngineDefaults = {
@@ -27,18 +30,46 @@ export interface StartEngineOptions {
     readonly modelPath: string | null;
     readonly spawner: EngineProcessSpawner;
     readonly log: (line: string) => void;
+    /** The binding tests main relays for engine processes (the BindingTestRelay), to say which backends failed. */
+    readonly binaryTests?: BindingTestLog;
 }
 
 export interface StartedEngine {
     readonly supervisor: EngineSupervisor;
     readonly client: SupervisedEngineClient;
-    readonly modelId: string;
+    /** What `/v1/models` lists for the model loaded now: it follows a model switch. */
+    modelId(): string;
+    /** The supervisor's state for `/health`, with why once it gave up restarting the engine. */
+    health(): EngineHealth;
+    /** Set when the model the settings name could not be loaded and the demo model runs instead. */
+    readonly fallback?: { readonly modelPath: string; readonly reason: string };
 }
 
-/** Chooses the model and starts the supervised engine process; resolves once it is ready. */
+/**
+ * Chooses the model and starts the supervised engine process; resolves once it is ready. A model
+ * from the settings that cannot be loaded (moved, deleted, damaged) does not leave the app without
+ * an engine: the demo model starts instead, and `fallback` says why, while the settings keep the
+ * path for the next start. No usable llama.cpp binary is NoUsableBinaryError, with no fallback.
+ */
 export async function startEngine(options: StartEngineOptions): Promise<StartedEngine> {
-    const { log } = options;
-    const model = resolveAppModel(options.modelsDirectory, options.modelPath, log);
+    if (options.modelPath === null) {
+        return startOn(null, options);
+    }
+    try {
+        return await startOn(options.modelPath, options);
+    } catch (error) {
+        if (error instanceof NoUsableBinaryError) {
+            throw error;
+        }
+        const reason = (error as Error).message;
+        options.log(`The model ${options.modelPath} could not be loaded (${reason}); starting the built-in demo model instead.`);
+        return { ...(await startOn(null, options)), fallback: { modelPath: options.modelPath, reason } };
+    }
+}
+
+async function startOn(modelPath: string | null, options: StartEngineOptions): Promise<StartedEngine> {
+    const { log, modelsDirectory } = options;
+    const model = resolveAppModel(modelsDirectory, modelPath, log);
     const { window, numDecodeSequences, pageTokens } = appEngineDefaults;
     const config: EngineConfigInput = {
         modelPath: model.path,
@@ -52,28 +83,43 @@ export async function startEngine(options: StartEngineOptions): Promise<StartedE
         numPages: Math.ceil(window / pageTokens) * (numDecodeSequences + 1),
         onWindowAboveCapacity: "clamp"
     };
+    const numTestsBefore = options.binaryTests?.numTests ?? 0;
     const supervisor = await EngineSupervisor.start(config, {
         spawner: options.spawner,
         shutdownGraceMs: appEngineDefaults.shutdownGraceMs,
         log
+    }).catch((error: unknown) => {
+        // A start that found no binary says which backends were tried and what to do, not "check the model".
+        throw explainStartFailure(error, testsSince(options.binaryTests, numTestsBefore));
     });
     const { info } = supervisor;
     log(`Engine: ${info.modelName} on ${info.backend}, ${info.mode.effective} mode${info.mode.reason ? ` (${info.mode.reason})` : ""}.`);
+    let downError: EngineHealth["error"];
     supervisor.on("crashed", (event) =>
         log(
             `The engine process stopped (${event.signal ?? `exit ${event.exitCode}`}); ${event.numInterrupted} request(s) ended with an error.${event.willRestart ? " Restarting it." : ""}`
         )
     );
-    supervisor.on("down", (event) => log(event.error.message));
+    supervisor.on("down", (event) => {
+        downError = { code: event.error.code, message: event.error.message };
+        log(event.error.message);
+    });
     supervisor.on("switched", (event) =>
         log(`Engine: switched to ${event.info.modelName}; ${event.numEnded} request(s) ended with model_switched.`)
     );
     // "tiny" is the built-in demo model, generated into the models directory as at start.
     const resolveModel = (name: string): string =>
-        name === DEMO_MODEL ? resolveAppModel(options.modelsDirectory, null, log).path : path.resolve(name);
+        name === DEMO_MODEL ? resolveAppModel(modelsDirectory, null, log).path : path.resolve(name);
     return {
         supervisor,
-        client: supervisorEngineClient(supervisor, resolveModel, options.modelsDirectory, { libraryFile: options.libraryFile }),
-        modelId: model.id
+        client: supervisorEngineClient(supervisor, resolveModel, modelsDirectory, { libraryFile: options.libraryFile }),
+        modelId: () => appModelId(supervisor.info.modelPath, modelsDirectory),
+        health: () => ({ state: supervisor.state, ...(supervisor.state === "down" && downError !== undefined ? { error: downError } : {}) })
     };
+}
+
+/** The tests relayed after the `before`-th (the log keeps only its latest). */
+function testsSince(log: BindingTestLog | undefined, before: number): readonly BindingTestRecord[] {
+    const numNew = (log?.numTests ?? 0) - before;
+    return log === undefined || numNew <= 0 ? [] : log.tests.slice(-numNew);
 }

@@ -3,7 +3,7 @@
 import type { EngineErrorPayload } from "../../contract/engineProtocol.js";
 import { KvaultError } from "../../engine/index.js";
 import type { EngineClient } from "../../host/supervisor/EngineClient.js";
-import { KvaultHttpServer } from "../../host/http/KvaultHttpServer.js";
+import { KvaultHttpServer, type EngineHealth } from "../../host/http/KvaultHttpServer.js";
 import { toBridgeError } from "../ipc/toBridgeError.js";
 import type { LocalApiSettings } from "../settings/AppSettings.js";
 
@@ -15,7 +15,10 @@ export class LocalApiStartError extends KvaultError {
 /** What the API serves: the engine, once it is ready, and the model id `/v1/models` lists. */
 export interface LocalApiTarget {
     readonly engine: EngineClient;
-    readonly modelId: string;
+    /** Read on every request, so the id follows a model switch. */
+    readonly modelId: () => string;
+    /** What `/health` reports: the supervisor's state, and why once it is down. */
+    readonly health?: () => EngineHealth;
 }
 
 export interface LocalApiStatus {
@@ -62,14 +65,21 @@ export class LocalApiController {
             return;
         }
         try {
-            const { engine, modelId } = await this.target();
-            const server = new KvaultHttpServer({ engine, modelId, apiKey: settings.apiKey, host: LOCAL_API_HOST, port: settings.port });
+            const { engine, modelId, health } = await this.target();
+            const server = new KvaultHttpServer({
+                engine,
+                modelId,
+                health,
+                apiKey: settings.apiKey,
+                host: LOCAL_API_HOST,
+                port: settings.port
+            });
             const address = await server.listen().catch((error: unknown) => {
                 throw new LocalApiStartError(listenFailure(settings.port, error), { cause: error });
             });
             this.#server = server;
             this.#running = { port: settings.port, apiKey: settings.apiKey, url: address.url };
-            this.log(`The local API serves ${modelId} at ${address.url}.`);
+            this.log(`The local API serves ${modelId()} at ${address.url}.`);
         } catch (error) {
             this.#problem = toBridgeError(error);
             throw error;

@@ -13,11 +13,15 @@ export interface LocalApiSettings {
     readonly apiKey: string;
 }
 
+/** Light or dark: as the system says, or one of them whatever it says (View › Dark Mode). */
+export type ThemeSource = "system" | "light" | "dark";
+
 export interface AppSettings {
     readonly version: 1;
     readonly localApi: LocalApiSettings;
-    /** An absolute path to a GGUF file, or null for the built-in demo model. */
+    /** An absolute path to a GGUF file, or null for the built-in demo model; the model loaded last. */
     readonly modelPath: string | null;
+    readonly theme: ThemeSource;
 }
 
 /** Defaults in one place. */
@@ -25,8 +29,11 @@ export const settingsDefaults = {
     localApiEnabled: false,
     /** The headless server's default port too; a running `npm run serve` makes the app's API report the port as taken. */
     localApiPort: 8080,
-    modelPath: null
+    modelPath: null,
+    theme: "system"
 } as const;
+
+const THEME_SOURCES: readonly ThemeSource[] = ["system", "light", "dark"];
 
 /** Ports below 1024 need administrator rights on most systems. */
 export const localApiPorts = { min: 1024, max: 65_535 } as const;
@@ -44,7 +51,8 @@ export function defaultAppSettings(makeApiKey: () => string = newApiKey): AppSet
     return Object.freeze({
         version: 1,
         localApi: Object.freeze({ enabled: settingsDefaults.localApiEnabled, port: settingsDefaults.localApiPort, apiKey: makeApiKey() }),
-        modelPath: settingsDefaults.modelPath
+        modelPath: settingsDefaults.modelPath,
+        theme: settingsDefaults.theme
     });
 }
 
@@ -99,10 +107,23 @@ export function parseAppSettings(value: unknown, makeApiKey: () => string = newA
         problems.push(`modelPath is ${describe(file.modelPath)}, not an absolute path; using the built-in demo model.`);
     }
 
+    // Missing in a file from before there was a choice: no problem, the system's theme.
+    let theme: ThemeSource = settingsDefaults.theme;
+    if (THEME_SOURCES.includes(file.theme as ThemeSource)) {
+        theme = file.theme as ThemeSource;
+    } else if (file.theme !== undefined) {
+        problems.push(`theme is ${describe(file.theme)}, not "system", "light" or "dark"; following the system.`);
+    }
+
     return {
-        settings: Object.freeze({ version: 1, localApi: Object.freeze({ enabled, port, apiKey }), modelPath }),
+        settings: Object.freeze({ version: 1, localApi: Object.freeze({ enabled, port, apiKey }), modelPath, theme }),
         problems
     };
+}
+
+/** View › Dark Mode: the other one of light and dark from what shows now (`showingDark`, the system's when following it). */
+export function toggledTheme(showingDark: boolean): ThemeSource {
+    return showingDark ? "light" : "dark";
 }
 
 /** Checks a change the renderer asked for; throws InvalidRequestError naming the field. */

@@ -1,6 +1,6 @@
 import type { AppSettingsView } from "../../contract/KvaultBridge.js";
 import type { LocalApiController } from "../localApi/LocalApiController.js";
-import { parseLocalApiChange } from "./AppSettings.js";
+import { parseLocalApiChange, type ThemeSource } from "./AppSettings.js";
 import type { SettingsStore } from "./SettingsStore.js";
 
 /**
@@ -53,6 +53,27 @@ export class SettingsService {
                 throw error;
             }
             return this.view();
+        });
+    }
+
+    /** The model loaded now (null for the demo model), saved so the next start loads it again. */
+    rememberModel(modelPath: string | null): Promise<void> {
+        return this.#serialized(async () => {
+            if (this.store.current.modelPath !== modelPath) {
+                await this.store.save(Object.freeze({ ...this.store.current, modelPath }));
+            }
+        });
+    }
+
+    get theme(): ThemeSource {
+        return this.store.current.theme;
+    }
+
+    setTheme(theme: ThemeSource): Promise<void> {
+        return this.#serialized(async () => {
+            if (this.store.current.theme !== theme) {
+                await this.store.save(Object.freeze({ ...this.store.current, theme }));
+            }
         });
     }
 

@@ -1,18 +1,21 @@
 // Pure on purpose: this module must not load electron at runtime, so that the hardening
 // below is unit-tested without launching a window. Only types come from electron.
 import type { BrowserWindowConstructorOptions } from "electron";
+import { windowStateDefaults, type Rectangle } from "./windowState.js";
 
 /**
- * Options for the app's one window. `preloadPath` is the absolute path of the built preload.
+ * Options for the app's one window. `preloadPath` is the absolute path of the built preload;
+ * `bounds`, where it opens (placeWindow's choice), else the default size wherever the system puts it.
  * The renderer gets no Node, no Electron and no way to turn either back on; everything it
  * needs goes through the named calls of the preload.
  */
-export function windowOptions(preloadPath: string): BrowserWindowConstructorOptions {
+export function windowOptions(preloadPath: string, bounds?: Rectangle): BrowserWindowConstructorOptions {
     return {
-        width: 1280,
-        height: 800,
-        minWidth: 720,
-        minHeight: 480,
+        width: windowStateDefaults.width,
+        height: windowStateDefaults.height,
+        ...bounds,
+        minWidth: windowStateDefaults.minWidth,
+        minHeight: windowStateDefaults.minHeight,
         title: "Kvault",
         // Shown on ready-to-show, so the user never sees an unstyled flash.
         show: false,

@@ -1,5 +1,5 @@
 import { create } from "zustand";
-import type { EngineInfo } from "../../contract/engineProtocol.js";
+import type { EngineErrorPayload, EngineInfo } from "../../contract/engineProtocol.js";
 import type { DecodedSnapshot } from "../pageMap/decodeSnapshot.js";
 import type { ConnectionStatus } from "../rpc/KvaultRpc.js";
 
@@ -14,6 +14,8 @@ export interface EngineState {
     readonly snapshotError: string | undefined;
     /** A snapshot has been asked for and not answered for a while (the engine is busy or restarting): `snapshot` is old. */
     readonly snapshotLate: boolean;
+    /** Why no engine is serving (it could not start, or the supervisor gave up on it); undefined while one is. */
+    readonly engineProblem: EngineErrorPayload | undefined;
 }
 
 /**
@@ -27,7 +29,8 @@ export function createEngineStore() {
         infoError: undefined,
         snapshot: undefined,
         snapshotError: undefined,
-        snapshotLate: false
+        snapshotLate: false,
+        engineProblem: undefined
     }));
 }
 

@@ -2,6 +2,7 @@ import { useEffect } from "react";
 import { decodeSnapshot } from "../pageMap/decodeSnapshot.js";
 import type { KvaultRpc } from "../rpc/KvaultRpc.js";
 import { toRpcError } from "../rpc/RpcError.js";
+import { engineProblemOf } from "./engineProblem.js";
 import { useEngineStore } from "./engineStore.js";
 import { useUiStore } from "./uiStore.js";
 
@@ -34,11 +35,11 @@ export function useEngineMirror(rpc: KvaultRpc): void {
                 try {
                     const snapshot = decodeSnapshot(await rpc.call("snapshot", {}));
                     if (!disposed) {
-                        engine.setState({ snapshot, snapshotError: undefined });
+                        engine.setState({ snapshot, snapshotError: undefined, engineProblem: undefined });
                     }
                 } catch (error) {
                     if (!disposed && rpc.status.kind === "open") {
-                        engine.setState({ snapshotError: toRpcError(error).message });
+                        engine.setState({ snapshotError: toRpcError(error).message, engineProblem: engineProblemOf(error) });
                     }
                 } finally {
                     clearTimeout(lateTimer);
@@ -65,7 +66,7 @@ export function useEngineMirror(rpc: KvaultRpc): void {
                 },
                 (error: unknown) => {
                     if (!disposed) {
-                        engine.setState({ infoError: toRpcError(error).message });
+                        engine.setState({ infoError: toRpcError(error).message, engineProblem: engineProblemOf(error) });
                     }
                 }
             );

@@ -6,6 +6,7 @@ import path from "node:path";
 import { Arch, type Configuration } from "electron-builder";
 import { describe, expect, it } from "vitest";
 import config, { INSTALLER_ARCHS, refuseForeignBuild } from "../../../electron-builder.config.js";
+import { nodeLlamaCppBindingTestModule } from "../../../main/engine/BindingTestRelay.js";
 import { builderFilters, loadBuilderConfig, validateBuilderConfig, type BuilderPlatform } from "./builderFilters.js";
 
 const root = path.resolve(import.meta.dirname, "../../..");
@@ -60,7 +61,8 @@ function binaryPackageFiles(name: string): string[] {
 const localBuildFiles = (name: string): string[] => [`node_modules/node-llama-cpp/llama/localBuilds/${name}/Release/llama-addon.node`];
 
 describe("electron-builder.config.ts", () => {
-    it("loads as electron-builder loads it and passes its schema, which rejects a misspelled option", async () => {
+    // Two schema validations take seconds on a busy machine.
+    it("loads as electron-builder loads it and passes its schema, which rejects a misspelled option", { timeout: 60_000 }, async () => {
         expect(loaded.electronFuses).toEqual(config.electronFuses);
         await expect(validateBuilderConfig(loaded)).resolves.toBeUndefined();
         const misspelled = { ...loaded, electronFuses: { ...loaded.electronFuses, runAsNod: false } } as Configuration;
@@ -99,6 +101,8 @@ describe("electron-builder.config.ts", () => {
     });
 
     it("sets the fuses: no run-as-node, no NODE_OPTIONS, no inspector, only the integrity-checked asar", () => {
+        // With runAsNode off no process of the app can child_process.fork a script; the engine's
+        // binary test goes through main (the relay), as the tests below and test/model/main/ show.
         expect(config.electronFuses).toMatchObject({
             runAsNode: false,
             enableNodeOptionsEnvironmentVariable: false,
@@ -127,6 +131,8 @@ describe("electron-builder.config.ts", () => {
             for (const file of [
                 "out/main/index.js",
                 "out/main/engineProcess.js",
+                // The engine entry loads the engine in a chunk of its own, after the binding-test relay is in place.
+                "out/main/engineProcessMain-DaZ2HRPK.js",
                 "out/preload/index.cjs",
                 "out/renderer/index.html",
                 "package.json"
@@ -155,6 +161,8 @@ describe("electron-builder.config.ts", () => {
             for (const file of [
                 "node_modules/node-llama-cpp/package.json",
                 "node_modules/node-llama-cpp/dist/index.js",
+                // Main forks it, by path, as each binding test (a utilityProcess runs a script from the asar as the engine's does).
+                "node_modules/node-llama-cpp/dist/bindings/utils/testBindingBinary.js",
                 "node_modules/node-llama-cpp/llama/binariesGithubRelease.json"
             ]) {
                 expect(filters.packs(file), file).toBe(true);
@@ -173,6 +181,29 @@ describe("electron-builder.config.ts", () => {
             }
             expect(filters.packs("node_modules/node-llama-cpp/llama/gitRelease.bundle")).toBe(false);
         });
+    });
+});
+
+describe("updates", () => {
+    it("come from the repository's published GitHub releases, one installer per architecture by name", () => {
+        expect(config.publish).toEqual([{ provider: "github", releaseType: "release" }]);
+        // electron-updater picks, from a latest.yml listing both Windows builds, the file whose name has process.arch in it.
+        expect(config.artifactName).toContain("${arch}");
+    });
+});
+
+describe("the packaged app's engine process", () => {
+    it("is built from the entry that routes node-llama-cpp's binary test through main", () => {
+        expect(readText("electron.vite.config.ts")).toContain('engineProcess: resolve(root, "engine/process/appEngineProcessMain.ts")');
+        expect(readText("engine/process/appEngineProcessMain.ts")).toMatch(
+            /relayBindingTestsToHost\(process\.env\)[\s\S]*await import\("\.\/engineProcessMain\.js"\)/
+        );
+    });
+
+    it("finds node-llama-cpp's test file where main looks for it", () => {
+        const testModule = path.join(root, "node_modules/node-llama-cpp/dist/bindings/utils/testBindingBinary.js");
+        expect(fs.realpathSync(nodeLlamaCppBindingTestModule() ?? "missing")).toBe(fs.realpathSync(testModule));
+        expect(readText(path.relative(root, testModule))).toContain('process.env.TEST_BINDING_CP === "true"');
     });
 });
 
@@ -202,15 +233,29 @@ describe("the installers workflow", () => {
         expect(workflow).toContain("run: npm run ${{ matrix.dist }} -- --${{ matrix.arch }}");
     });
 
-    it("installs with npm ci on Node 20 and uploads the installers, failing when there are none", () => {
-        expect(workflow).toMatch(/uses: actions\/setup-node@v4\n\s+with:\n\s+node-version: 20\n\s+cache: npm\n/);
+    it("installs with npm ci on Node 22 (what electron 45's tooling needs) and uploads the installers, failing when there are none", () => {
+        expect(workflow).toMatch(/uses: actions\/setup-node@v4\n\s+with:\n\s+node-version: 22\n\s+cache: npm\n/);
         expect(workflow).toContain("run: npm ci");
         expect(workflow).toContain("uses: actions/upload-artifact@v4");
         for (const pattern of ["release/*.AppImage", "release/*.deb", "release/*.exe", "release/*.dmg"]) {
             expect(workflow).toContain(pattern);
         }
         expect(workflow).toContain("if-no-files-found: error");
+        expect(workflow).toContain("release/latest*.yml");
         expect(workflow).toContain('CSC_IDENTITY_AUTO_DISCOVERY: "false"');
         expect(workflow).not.toMatch(/secrets\./);
+    });
+
+    it("for a v* tag, publishes one release with every build and the joined update-info files, with the repository's own token", () => {
+        const release = workflow.slice(workflow.indexOf("\n  release:\n"));
+        expect(release).toContain("if: startsWith(github.ref, 'refs/tags/v')");
+        expect(release).toContain("needs: installers");
+        expect(release).toMatch(/permissions:\n\s+contents: write/);
+        expect(release).toContain("uses: actions/download-artifact@v4");
+        expect(release).toContain("run: node --import tsx main/updates/mergeUpdateInfoCli.ts artifacts release");
+        expect(release).toContain("GH_TOKEN: ${{ github.token }}");
+        expect(release).toMatch(/gh release create "\$GITHUB_REF_NAME" .*release\/\*/);
+        expect(release).not.toContain("--draft");
+        expect(workflow.slice(0, workflow.indexOf("\njobs:"))).toMatch(/permissions:\n\s+contents: read/);
     });
 });

@@ -24,7 +24,19 @@ const fake = vi.hoisted(() => {
         handlers: new Map<string, Handler>(),
         appListeners: new Map<string, ((...args: unknown[]) => void)[]>(),
         forks: [] as { modulePath: string; options: { serviceName: string; env: Record<string, string> }; child: unknown }[],
-        numQuits: 0
+        numQuits: 0,
+        menus: [] as unknown[][],
+        themeSource: "system",
+        messageBoxes: [] as { message?: string; detail?: string }[],
+        messageBoxAnswer: 0,
+        opened: [] as string[],
+        windows: [] as {
+            calls: string[];
+            sent: unknown[][];
+            bounds: { x: number; y: number; width: number; height: number };
+            openHandler?: (details: { url: string }) => { action: string };
+            emit(event: string): boolean;
+        }[]
     };
 });
 
@@ -76,11 +88,32 @@ vi.mock("electron", async () => {
 
     class FakeBrowserWindow extends Emitter {
         static all: FakeBrowserWindow[] = [];
-        readonly webContents = Object.assign(new Emitter(), { setWindowOpenHandler: () => undefined });
-        constructor() {
+        readonly calls: string[] = [];
+        readonly sent: unknown[][] = [];
+        openHandler: ((details: { url: string }) => { action: string }) | undefined;
+        readonly webContents = Object.assign(new Emitter(), {
+            setWindowOpenHandler: (handler: (details: { url: string }) => { action: string }) => {
+                this.openHandler = handler;
+            },
+            send: (...args: unknown[]) => void this.sent.push(args)
+        });
+        bounds = { x: 10, y: 20, width: 1000, height: 700 };
+        constructor(readonly options: { x?: number; width?: number }) {
             super();
             FakeBrowserWindow.all.push(this);
+            fake.windows.push(this);
         }
+        isDestroyed = (): boolean => false;
+        isMinimized = (): boolean => true;
+        isVisible = (): boolean => true;
+        isMaximized = (): boolean => false;
+        isFullScreen = (): boolean => false;
+        getNormalBounds = () => this.bounds;
+        restore = (): void => void this.calls.push("restore");
+        focus = (): void => void this.calls.push("focus");
+        maximize = (): void => void this.calls.push("maximize");
+        setFullScreen = (): void => void this.calls.push("setFullScreen");
+        setProgressBar = (): void => undefined;
         static getAllWindows(): FakeBrowserWindow[] {
             return FakeBrowserWindow.all;
         }
@@ -90,9 +123,11 @@ vi.mock("electron", async () => {
         show(): void {}
     }
 
+    const workArea = { x: 0, y: 0, width: 1920, height: 1050 };
     return {
         app: {
             isPackaged: false,
+            isReady: () => true,
             enableSandbox: () => undefined,
             requestSingleInstanceLock: () => true,
             on: (event: string, listener: (...args: unknown[]) => void) => {
@@ -105,6 +140,29 @@ vi.mock("electron", async () => {
             exit: () => undefined
         },
         BrowserWindow: FakeBrowserWindow,
+        Menu: {
+            buildFromTemplate: (template: unknown[]) => template,
+            setApplicationMenu: (menu: unknown[]) => void fake.menus.push(menu)
+        },
+        // Accessors, as Electron's: setting themeSource changes what shouldUseDarkColors says.
+        nativeTheme: Object.defineProperties(new Emitter(), {
+            themeSource: {
+                get: () => fake.themeSource,
+                set: (value: string) => {
+                    fake.themeSource = value;
+                }
+            },
+            shouldUseDarkColors: { get: () => fake.themeSource === "dark" }
+        }),
+        dialog: {
+            showMessageBox: async (...args: unknown[]) => {
+                fake.messageBoxes.push(args.at(-1) as { message?: string });
+                return { response: fake.messageBoxAnswer };
+            },
+            showOpenDialog: async () => ({ canceled: true, filePaths: [] })
+        },
+        shell: { openExternal: async (url: string) => void fake.opened.push(url) },
+        screen: { getAllDisplays: () => [{ workArea }], getPrimaryDisplay: () => ({ workArea }) },
         session: {
             defaultSession: {
                 setPermissionRequestHandler: () => undefined,
@@ -118,7 +176,12 @@ vi.mock("electron", async () => {
             fork: (modulePath: string, _args: string[], options: { serviceName: string; env: Record<string, string> }) => {
                 const child = new FakeEngineChild();
                 fake.forks.push({ modulePath, options, child });
-                setTimeout(() => child.emit("message", { type: "ready", info: { modelName: "tiny", mode: { effective: "split" } } }), 1);
+                // The engine reports the model it loaded, as the real one does: the path it was configured with.
+                const { modelPath } = JSON.parse(options.env.KVAULT_ENGINE_CONFIG ?? "{}") as { modelPath?: string };
+                setTimeout(
+                    () => child.emit("message", { type: "ready", info: { modelName: "tiny", modelPath, mode: { effective: "split" } } }),
+                    1
+                );
                 return child;
             }
         }
@@ -234,6 +297,57 @@ describe("the Electron host, wired (electron faked)", () => {
         });
     });
 
+    it("installs the standard menu; its shortcuts reach the window as app commands", () => {
+        const menu = fake.menus.at(-1) as { label?: string; role?: string; submenu?: { label?: string; click?: () => void }[] }[];
+        expect(menu.map((entry) => entry.label ?? entry.role)).toEqual(["&File", "&Edit", "&View", "W&orkspace", "windowMenu", "help"]);
+        const item = (menuLabel: string, label: string) =>
+            menu.find((entry) => entry.label === menuLabel)!.submenu!.find((entry) => entry.label === label)!;
+        item("&File", "New Workspace").click!();
+        item("W&orkspace", "Workspace 3").click!();
+        const [window] = fake.windows;
+        expect(window!.sent).toEqual([
+            ["kvault:app:command", { command: "newWorkspace" }],
+            ["kvault:app:command", { command: "selectWorkspace", position: 3 }]
+        ]);
+    });
+
+    it("toggles dark mode from the menu and keeps the choice in the settings", async () => {
+        const menu = fake.menus.at(-1) as { label?: string; submenu?: { label?: string; click?: () => void }[] }[];
+        menu.find((entry) => entry.label === "&View")!.submenu!.find((entry) => entry.label === "Dark Mode")!.click!();
+        expect(fake.themeSource).toBe("dark");
+        await vi.waitFor(() =>
+            expect(JSON.parse(fs.readFileSync(path.join(fake.userData, "settings.json"), "utf8"))).toMatchObject({ theme: "dark" })
+        );
+        expect(
+            (fake.menus.at(-1) as { label?: string; submenu?: { label?: string; checked?: boolean }[] }[])[2]!.submenu!.find(
+                (entry) => entry.label === "Dark Mode"
+            )
+        ).toMatchObject({ checked: true });
+    });
+
+    it("brings the running window back on a second launch", () => {
+        const [window] = fake.windows;
+        window!.calls.length = 0;
+        for (const listener of fake.appListeners.get("second-instance") ?? []) {
+            listener();
+        }
+        expect(window!.calls).toEqual(["restore", "focus"]);
+        expect(fake.windows).toHaveLength(1);
+    });
+
+    it("opens a link out of the app in the browser only after asking, and only http(s)", async () => {
+        const [window] = fake.windows;
+        expect(window!.openHandler!({ url: "https://huggingface.co/models" })).toEqual({ action: "deny" });
+        await vi.waitFor(() => expect(fake.opened).toEqual(["https://huggingface.co/models"]));
+        expect(fake.messageBoxes.at(-1)).toMatchObject({ message: "Open huggingface.co in your browser?" });
+        const numAsked = fake.messageBoxes.length;
+        window!.openHandler!({ url: "file:///etc/passwd" });
+        fake.messageBoxAnswer = 1;
+        window!.openHandler!({ url: "https://example.com/" });
+        await vi.waitFor(() => expect(fake.messageBoxes).toHaveLength(numAsked + 1));
+        expect(fake.opened).toEqual(["https://huggingface.co/models"]);
+    });
+
     it("on quit, shuts the engine down before letting the app go", async () => {
         const preventDefault = vi.fn();
         for (const listener of fake.appListeners.get("will-quit") ?? []) {
@@ -243,5 +357,18 @@ describe("the Electron host, wired (electron faked)", () => {
         await vi.waitFor(() => expect(fake.numQuits).toBe(1));
         const child = fake.forks[0]!.child as { posted: EngineCommand[] };
         expect(child.posted).toContainEqual({ type: "shutdown" });
+    });
+
+    it("saved the window's size and position as it moved, for the next start", async () => {
+        const [window] = fake.windows;
+        window!.bounds = { x: 200, y: 100, width: 1100, height: 760 };
+        window!.emit("close");
+        await vi.waitFor(() =>
+            expect(JSON.parse(fs.readFileSync(path.join(fake.userData, "window-state.json"), "utf8"))).toEqual({
+                bounds: { x: 200, y: 100, width: 1100, height: 760 },
+                maximized: false,
+                fullScreen: false
+            })
+        );
     });
 });

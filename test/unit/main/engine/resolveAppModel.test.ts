@@ -2,7 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { AppModelError, DEMO_MODEL_PRESET, resolveAppModel } from "../../../../main/engine/resolveAppModel.js";
+import { AppModelError, DEMO_MODEL_PRESET, appModelId, demoModelPath, resolveAppModel } from "../../../../main/engine/resolveAppModel.js";
 
 let directory: string;
 const logged: string[] = [];
@@ -53,5 +53,12 @@ describe("resolveAppModel", () => {
         expect(caught).toBeInstanceOf(AppModelError);
         expect((caught as AppModelError).code).toBe("model_file_unusable");
         expect((caught as Error).message).toMatch(message);
+    });
+
+    it("names a loaded model for the local API: tiny for the demo model, else the file name without .gguf", () => {
+        const modelsDirectory = path.join(directory, "models");
+        expect(appModelId(demoModelPath(modelsDirectory), modelsDirectory)).toBe(DEMO_MODEL_PRESET);
+        expect(appModelId("/models/Qwen2.5-0.5B-Instruct-Q8_0.GGUF", modelsDirectory)).toBe("Qwen2.5-0.5B-Instruct-Q8_0");
+        expect(appModelId(path.join(modelsDirectory, "downloaded.gguf"), modelsDirectory)).toBe("downloaded");
     });
 });

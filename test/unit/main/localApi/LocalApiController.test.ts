@@ -1,13 +1,14 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { EngineInfo } from "../../../../contract/engineProtocol.js";
 import { EngineStartError } from "../../../../host/supervisor/engineHostErrors.js";
+import type { EngineHealth } from "../../../../host/http/KvaultHttpServer.js";
 import type { EngineClient } from "../../../../host/supervisor/EngineClient.js";
 import { LocalApiController, LocalApiStartError, type LocalApiTarget } from "../../../../main/localApi/LocalApiController.js";
 import { freePort, occupy } from "../loopbackPorts.js";
 
 const apiKey = "kv-test-key-0001";
 const engine = { info: () => ({ modelName: "tiny" }) as EngineInfo } as EngineClient;
-const target = async (): Promise<LocalApiTarget> => ({ engine, modelId: "tiny" });
+const target = async (): Promise<LocalApiTarget> => ({ engine, modelId: () => "tiny" });
 const log = (): void => undefined;
 
 async function models(url: string, key = apiKey): Promise<Response> {
@@ -69,6 +70,23 @@ describe("LocalApiController", () => {
         } finally {
             await new Promise((resolve) => other.close(resolve));
         }
+    });
+
+    it("lists the model loaded now, and /health says when the engine is down and why", async () => {
+        let modelId = "tiny";
+        let health: EngineHealth = { state: "running" };
+        const api = controller(async () => ({ engine, modelId: () => modelId, health: () => health }));
+        await api.apply({ enabled: true, port: await freePort(), apiKey });
+        const url = api.status.url!;
+        expect(await (await fetch(`${url}/health`)).json()).toEqual({ status: "ok", engine: { state: "running" } });
+
+        modelId = "llama-3.2-1b-q4"; // the supervisor switched models
+        expect(await (await models(url)).json()).toMatchObject({ data: [{ id: "llama-3.2-1b-q4" }] });
+
+        health = { state: "down", error: { code: "engine_unavailable", message: "The engine process stopped again after 5 restarts." } };
+        const down = await fetch(`${url}/health`);
+        expect(down.status).toBe(503);
+        expect(await down.json()).toEqual({ status: "down", engine: health });
     });
 
     it("cannot serve an engine that failed to start, and says why", async () => {

@@ -6,7 +6,8 @@ import {
     newApiKey,
     parseAppSettings,
     parseLocalApiChange,
-    settingsDefaults
+    settingsDefaults,
+    toggledTheme
 } from "../../../../main/settings/AppSettings.js";
 
 const key = (): string => "kv-test-key-0001";
@@ -18,7 +19,8 @@ describe("parseAppSettings", () => {
             settings: {
                 version: 1,
                 localApi: { enabled: false, port: settingsDefaults.localApiPort, apiKey: "kv-test-key-0001" },
-                modelPath: null
+                modelPath: null,
+                theme: "system"
             },
             problems: ["localApi is missing or not an object; using the defaults."]
         });
@@ -26,7 +28,12 @@ describe("parseAppSettings", () => {
     });
 
     it("keeps every usable field, with no problems", () => {
-        const file = { version: 1, localApi: { enabled: true, port: 11434, apiKey: "my-own.key_1" }, modelPath: absoluteModel };
+        const file = {
+            version: 1,
+            localApi: { enabled: true, port: 11434, apiKey: "my-own.key_1" },
+            modelPath: absoluteModel,
+            theme: "dark"
+        };
         expect(parseAppSettings(file, key)).toEqual({ settings: file, problems: [] });
     });
 
@@ -40,12 +47,19 @@ describe("parseAppSettings", () => {
         const { settings, problems } = parseAppSettings(
             {
                 localApi: { enabled: "yes", port: 80, apiKey: "short" },
-                modelPath: "relative/model.gguf"
+                modelPath: "relative/model.gguf",
+                theme: "sepia"
             },
             key
         );
-        expect(settings).toEqual({ version: 1, localApi: { enabled: false, port: 8080, apiKey: "kv-test-key-0001" }, modelPath: null });
-        expect(problems).toHaveLength(4);
+        expect(settings).toEqual({
+            version: 1,
+            localApi: { enabled: false, port: 8080, apiKey: "kv-test-key-0001" },
+            modelPath: null,
+            theme: "system"
+        });
+        expect(problems).toHaveLength(5);
+        expect(problems.join("\n")).toMatch(/theme is "sepia", not "system", "light" or "dark"/);
         expect(problems.join("\n")).toMatch(/enabled is "yes"/);
         expect(problems.join("\n")).toMatch(/port is 80; it must be a whole number from 1024 to 65535/);
         expect(problems.join("\n")).toMatch(/apiKey/);
@@ -112,5 +126,12 @@ describe("parseLocalApiChange", () => {
         }
         expect(caught).toBeInstanceOf(InvalidRequestError);
         expect((caught as InvalidRequestError).message).toMatch(message);
+    });
+});
+
+describe("toggledTheme", () => {
+    it("switches to the other of light and dark from what shows now", () => {
+        expect(toggledTheme(true)).toBe("light");
+        expect(toggledTheme(false)).toBe("dark");
     });
 });

@@ -20,7 +20,7 @@ async function models(url: string): Promise<Response> {
 
 const controllers: LocalApiController[] = [];
 function controller(): LocalApiController {
-    const created = new LocalApiController(async () => ({ engine, modelId: "tiny" }), log);
+    const created = new LocalApiController(async () => ({ engine, modelId: () => "tiny" }), log);
     controllers.push(created);
     return created;
 }
@@ -90,5 +90,20 @@ describe("SettingsService", () => {
         } finally {
             await new Promise((resolve) => other.close(resolve));
         }
+    });
+
+    it("remembers the model loaded last and the theme, in the file, for the next start", async () => {
+        const service = new SettingsService(store, controller(), log);
+        const model = path.join(directory, "chosen.gguf");
+        await service.rememberModel(model);
+        await service.setTheme("dark");
+        expect(service.view().modelPath).toBe(model);
+        expect(service.theme).toBe("dark");
+
+        const reopened = await SettingsStore.open(path.join(directory, "settings.json"), { log, makeApiKey: () => "kv-other-key-0002" });
+        expect(reopened.current).toMatchObject({ modelPath: model, theme: "dark", localApi: { apiKey } });
+
+        await service.rememberModel(null); // back to the demo model
+        expect((await SettingsStore.open(path.join(directory, "settings.json"), { log })).current.modelPath).toBeNull();
     });
 });

@@ -1,0 +1,135 @@
+// The app's engine start: the saved model, or the demo model when the saved one cannot load,
+// never a fallback when no binary loads at all. Engine processes are stand-ins that answer
+// `ready` or `startFailed` as the real one does (test/model/main/ starts real ones).
+import { EventEmitter } from "node:events";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { EngineCommand, EngineErrorPayload } from "../../../../contract/engineProtocol.js";
+import type { EngineConfigInput } from "../../../../engine/index.js";
+import type { EngineChildProcess, EngineProcessSpawner } from "../../../../host/supervisor/EngineProcessSpawner.js";
+import type { BindingTestRecord } from "../../../../main/engine/BindingTestRelay.js";
+import { demoModelPath } from "../../../../main/engine/resolveAppModel.js";
+import { startEngine, type StartedEngine } from "../../../../main/engine/startEngine.js";
+
+/** An engine process that fails to start on the paths in `refuse` with that reason, and is ready otherwise. */
+class StandInEngine extends EventEmitter implements EngineChildProcess {
+    static nextPid = 9000;
+    readonly pid = StandInEngine.nextPid++;
+
+    constructor(config: EngineConfigInput, refuse: ReadonlyMap<string, EngineErrorPayload>) {
+        super();
+        const reason = refuse.get(config.modelPath);
+        setTimeout(() => {
+            if (reason === undefined) {
+                this.emit("message", {
+                    type: "ready",
+                    info: { modelName: path.basename(config.modelPath), modelPath: config.modelPath, mode: {} }
+                });
+            } else {
+                this.emit("message", { type: "startFailed", error: reason });
+                this.emit("exit", 1, null);
+            }
+        }, 1);
+    }
+
+    send(command: EngineCommand): void {
+        if (command.type === "shutdown") {
+            setTimeout(() => this.emit("exit", 0, null), 1);
+        }
+    }
+
+    kill(): void {
+        setTimeout(() => this.emit("exit", null, "SIGKILL"), 1);
+    }
+}
+
+let userData: string;
+const started: StartedEngine[] = [];
+
+function spawner(refuse: ReadonlyMap<string, EngineErrorPayload> = new Map()): EngineProcessSpawner & { readonly models: string[] } {
+    const models: string[] = [];
+    return {
+        models,
+        spawnEngineProcess: (config) => {
+            models.push(config.modelPath);
+            return new StandInEngine(config, refuse);
+        }
+    };
+}
+
+async function start(
+    modelPath: string | null,
+    engines: EngineProcessSpawner,
+    tests: readonly BindingTestRecord[] = []
+): Promise<StartedEngine> {
+    const engine = await startEngine({
+        modelsDirectory: path.join(userData, "models"),
+        libraryFile: path.join(userData, "models.json"),
+        modelPath,
+        spawner: engines,
+        log: () => undefined,
+        binaryTests: { numTests: tests.length, tests }
+    });
+    started.push(engine);
+    return engine;
+}
+
+beforeEach(() => {
+    userData = fs.mkdtempSync(path.join(os.tmpdir(), "kvault-start-"));
+});
+
+afterEach(async () => {
+    await Promise.all(started.splice(0).map((engine) => engine.supervisor.dispose()));
+    fs.rmSync(userData, { recursive: true, force: true });
+});
+
+describe("startEngine", () => {
+    it("loads the model the settings name, and lists it by its file name", async () => {
+        const saved = path.join(userData, "Llama-3.2-1B-Q4_K_M.gguf");
+        fs.writeFileSync(saved, "GGUF");
+        const engines = spawner();
+        const engine = await start(saved, engines);
+        expect(engines.models).toEqual([saved]);
+        expect(engine.fallback).toBeUndefined();
+        expect(engine.modelId()).toBe("Llama-3.2-1B-Q4_K_M");
+        expect(engine.health()).toEqual({ state: "running" });
+    });
+
+    it("starts the demo model, saying why, when the saved model is gone", async () => {
+        const gone = path.join(userData, "moved-away.gguf");
+        const engines = spawner();
+        const engine = await start(gone, engines);
+        expect(engines.models).toEqual([demoModelPath(path.join(userData, "models"))]);
+        expect(engine.modelId()).toBe("tiny");
+        expect(engine.fallback).toEqual({ modelPath: gone, reason: expect.stringContaining(`Cannot open the model ${gone}`) });
+    });
+
+    it("starts the demo model when the saved one does not load, and keeps the engine's reason", async () => {
+        const damaged = path.join(userData, "damaged.gguf");
+        fs.writeFileSync(damaged, "GGUF");
+        const engines = spawner(
+            new Map([[damaged, { code: "engine_start_failed", message: "Loading the model failed (tensor data past the end)." }]])
+        );
+        const engine = await start(damaged, engines);
+        expect(engines.models).toEqual([damaged, demoModelPath(path.join(userData, "models"))]);
+        expect(engine.fallback?.reason).toContain("tensor data past the end");
+    });
+
+    it("does not fall back when no binary loads: the demo model would not start either", async () => {
+        const saved = path.join(userData, "fine.gguf");
+        fs.writeFileSync(saved, "GGUF");
+        const noBinary = { code: "engine_start_failed", message: "Loading the model failed (NoBinaryFoundError)." };
+        const engines = spawner(new Map([[saved, noBinary]]));
+        const failed: BindingTestRecord = {
+            backend: "cpu",
+            binaryPath: undefined,
+            outcome: "failed",
+            exitCode: 1,
+            output: "Illegal instruction"
+        };
+        await expect(start(saved, engines, [failed])).rejects.toMatchObject({ code: "no_usable_binary" });
+        expect(engines.models).toEqual([saved]);
+    });
+});
