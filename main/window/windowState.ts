@@ -17,7 +17,7 @@ export interface WindowState {
     readonly fullScreen: boolean;
 }
 
-/** Defaults in one place (STYLE.md 13); windowOptions.ts uses the same minimum size. */
+/** Defaults in one place; windowOptions.ts uses the same minimum size. */
 export const windowStateDefaults = {
     width: 1280,
     height: 800,
