@@ -5,7 +5,7 @@ import { repositoryRoot } from "../../../support/generatedModels.js";
 
 /** Runs `body` in a fresh Node process with the hook installed; its exit code and stderr. */
 function runWithHook(body: string): { status: number | null; stderr: string } {
-    const hook = path.join(repositoryRoot, "engine", "runtime", "ignoreIpullRejections.ts");
+    const hook = path.join(repositoryRoot, "host", "models", "ignoreIpullRejections.ts");
     const script = `import { ignoreIpullRejections } from ${JSON.stringify(hook)};\nignoreIpullRejections();\n${body}\nsetTimeout(() => process.exit(0), 200);\n`;
     const result = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
         cwd: repositoryRoot,
