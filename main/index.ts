@@ -5,8 +5,10 @@
 import { app, BrowserWindow, session } from "electron";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { childInspector } from "../host/models/inspectModelInChild.js";
 import { WorkspaceStore } from "../host/store/WorkspaceStore.js";
 import { startEngine, type StartedEngine } from "./engine/startEngine.js";
+import { utilityInspectionSpawner } from "./engine/utilityInspectionSpawner.js";
 import { utilityProcessSpawner } from "./engine/utilityProcessSpawner.js";
 import { registerIpcHandlers } from "./ipc/registerIpcHandlers.js";
 import { RendererRpc } from "./ipc/RendererRpc.js";
@@ -24,6 +26,8 @@ const appUrl = devServerUrl ?? pathToFileURL(join(import.meta.dirname, "../rende
 const preloadPath = join(import.meta.dirname, "../preload/index.cjs");
 // Emitted beside this file by electron.vite.config.ts (the engine process entry).
 const engineEntry = join(import.meta.dirname, "engineProcess.js");
+// And the process that reads model files' headers (host/models/inspectModelProcessMain.ts).
+const inspectionEntry = join(import.meta.dirname, "inspectModelProcess.js");
 
 const log = (line: string): void => void process.stderr.write(`[kvault] ${line}\n`);
 
@@ -53,6 +57,7 @@ async function startHost(): Promise<void> {
         libraryFile: join(userData, "models.json"),
         modelPath: settings.current.modelPath,
         spawner: utilityProcessSpawner({ entry: engineEntry }),
+        inspectModel: childInspector({ spawn: utilityInspectionSpawner(inspectionEntry) }),
         log
     });
     engine = started;

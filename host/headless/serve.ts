@@ -12,7 +12,7 @@ import { KvaultHttpServer } from "../http/KvaultHttpServer.js";
 import { RpcServer } from "../rpc/RpcServer.js";
 import { WorkspaceStore } from "../store/WorkspaceStore.js";
 import { supervisorEngineClient } from "../supervisor/supervisorEngineClient.js";
-import { resolveServeModel, serveModelId } from "./resolveServeModel.js";
+import { inspectServeModel, resolveServeModel, serveModelId } from "./resolveServeModel.js";
 import { parseServeOptions, ServeOptionsError } from "./serveOptions.js";
 
 const log = (line: string): void => void process.stderr.write(`${line}\n`);
@@ -31,6 +31,7 @@ async function main(): Promise<void> {
     const store = WorkspaceStore.open(options.dataDir, { log });
     store.catch((error: unknown) => log(`The workspaces could not be opened: ${(error as Error).message}`));
     const model = resolveServeModel(options, log);
+    await inspectServeModel(options, model);
     const apiKey = options.apiKey ?? `kv-${crypto.randomBytes(24).toString("hex")}`;
     if (options.apiKey === undefined) {
         log(`API key (new for this start; set --api-key or KVAULT_API_KEY to keep one): ${apiKey}`);

@@ -44,7 +44,7 @@ export interface EngineSupervisorOptions {
     readonly log?: (line: string) => void;
     /**
      * Reads a model file's facts, or throws model_unreadable / model_not_gguf / model_unsupported.
-     * By default host/models/inspectModelFile.ts, in this (the host's) process, on the CPU.
+     * By default host/models/inspectModelInChild.ts: a forked child with a memory limit and a deadline.
      */
     readonly inspectModel?: ModelInspector;
 }
@@ -54,9 +54,9 @@ export type ModelInspector = (
     estimateFor: { readonly contextSize: number; readonly sequences: number }
 ) => Promise<ModelFacts>;
 
-/** The default inspector, loaded on first use: a host that never inspects never loads node-llama-cpp. */
-const inspectInThisProcess: ModelInspector = async (modelPath, estimateFor) =>
-    (await import("../models/inspectModelFile.js")).inspectModelFile(modelPath, estimateFor);
+/** The default inspector, loaded on first use. Model files are untrusted: none is read in the host's process. */
+const inspectInChildProcess: ModelInspector = async (modelPath, estimateFor) =>
+    (await import("../models/inspectModelInChild.js")).inspectModelInChild(modelPath, estimateFor);
 
 export interface EngineSupervisorEvents {
     /** The engine process ended on its own; `numInterrupted` turns and calls were rejected with engine_crashed. */
@@ -118,7 +118,7 @@ export class EngineSupervisor {
 
     private constructor(config: EngineConfigInput, options: EngineSupervisorOptions) {
         this.#config = config;
-        this.#inspect = options.inspectModel ?? inspectInThisProcess;
+        this.#inspect = options.inspectModel ?? inspectInChildProcess;
         const { spawner: _spawner, log: _log, inspectModel: _inspectModel, ...timing } = options;
         this.#options = { ...supervisorDefaults, ...stripUndefined(timing) };
         this.#spawner = options.spawner ?? forkEngineSpawner();

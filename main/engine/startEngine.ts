@@ -3,9 +3,10 @@
 import path from "node:path";
 import { DEMO_MODEL } from "../../contract/models.js";
 import type { EngineConfigInput } from "../../engine/index.js";
+import type { ModelInspector } from "../../host/models/inspectModelInChild.js";
 import type { EngineProcessSpawner } from "../../host/supervisor/EngineProcessSpawner.js";
 import { EngineSupervisor } from "../../host/supervisor/EngineSupervisor.js";
-import { resolveAppModel } from "./resolveAppModel.js";
+import { inspectAppModel, resolveAppModel } from "./resolveAppModel.js";
 import { supervisorEngineClient, type SupervisedEngineClient } from "../../host/supervisor/supervisorEngineClient.js";
 
 /** The app's engine configuration; defaults in one place (STYLE.md 13), as the headless server's. */
@@ -26,6 +27,8 @@ export interface StartEngineOptions {
     /** From the settings; null for the demo model. */
     readonly modelPath: string | null;
     readonly spawner: EngineProcessSpawner;
+    /** Reads model files in a process of their own (utilityInspectionSpawner): at start, on a switch, after a download. */
+    readonly inspectModel: ModelInspector;
     readonly log: (line: string) => void;
 }
 
@@ -52,8 +55,10 @@ export async function startEngine(options: StartEngineOptions): Promise<StartedE
         numPages: Math.ceil(window / pageTokens) * (numDecodeSequences + 1),
         onWindowAboveCapacity: "clamp"
     };
+    await inspectAppModel(options.modelPath, options.inspectModel, { contextSize: window, sequences: numDecodeSequences });
     const supervisor = await EngineSupervisor.start(config, {
         spawner: options.spawner,
+        inspectModel: options.inspectModel,
         shutdownGraceMs: appEngineDefaults.shutdownGraceMs,
         log
     });
