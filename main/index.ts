@@ -2,10 +2,13 @@
 // the local API when the settings switch it on. The pieces live in main/window, main/ipc,
 // main/engine, main/settings and main/localApi so that they can be read, and the pure ones
 // tested, alone.
-import { app, BrowserWindow, session } from "electron";
+import { app, BrowserWindow, dialog, session } from "electron";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { childInspector } from "../host/models/inspectModelInChild.js";
+import { KvaultError } from "../engine/index.js";
+import { DataDirectoryLock } from "../host/store/DataDirectoryLock.js";
 import { WorkspaceStore } from "../host/store/WorkspaceStore.js";
 import { startEngine, type StartedEngine } from "./engine/startEngine.js";
 import { utilityInspectionSpawner } from "./engine/utilityInspectionSpawner.js";
@@ -35,6 +38,7 @@ let mainWindow: BrowserWindow | undefined;
 let engine: Promise<StartedEngine> | undefined;
 let localApi: LocalApiController | undefined;
 let workspaceStore: Promise<WorkspaceStore> | undefined;
+let dataLock: DataDirectoryLock | undefined;
 
 function openMainWindow(): void {
     mainWindow = createMainWindow(appUrl, preloadPath);
@@ -46,6 +50,18 @@ function openMainWindow(): void {
 async function startHost(): Promise<void> {
     hardenSession(session.defaultSession, contentSecurityPolicy(devServerUrl === undefined ? "production" : "development"));
     const userData = app.getPath("userData");
+    // One owner per data directory: the single-instance lock covers this app, not a headless
+    // server started with --data-dir on the same folder.
+    mkdirSync(userData, { recursive: true });
+    try {
+        dataLock = DataDirectoryLock.acquire(userData, { owner: "the Kvault app", log });
+    } catch (error) {
+        if (error instanceof KvaultError) {
+            dialog.showErrorBox("Kvault cannot open its data", error.message);
+        }
+        throw error;
+    }
+    process.once("exit", () => dataLock?.release());
     const settings = await SettingsStore.open(join(userData, "settings.json"), { log });
     // The workspaces and chats (userData/workspaces/); one that cannot open answers every store call with why.
     const store = WorkspaceStore.open(userData, { log });
@@ -101,6 +117,7 @@ async function stopHost(): Promise<void> {
         (store) => store.close(),
         () => undefined
     );
+    dataLock?.release();
 }
 
 // Sandbox every renderer, including any a future feature opens, not only the main window.

@@ -10,6 +10,7 @@ import { KvaultError } from "../../engine/index.js";
 import { EngineSupervisor } from "../supervisor/EngineSupervisor.js";
 import { KvaultHttpServer } from "../http/KvaultHttpServer.js";
 import { RpcServer } from "../rpc/RpcServer.js";
+import { DataDirectoryLock } from "../store/DataDirectoryLock.js";
 import { WorkspaceStore } from "../store/WorkspaceStore.js";
 import { supervisorEngineClient } from "../supervisor/supervisorEngineClient.js";
 import { inspectServeModel, resolveServeModel, serveModelId } from "./resolveServeModel.js";
@@ -26,6 +27,9 @@ async function main(): Promise<void> {
     }
     const options = parseServeOptions(process.argv.slice(2), process.env);
     fs.mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
+    // One owner per data directory: a second server on it refuses to start, naming the first.
+    const dataLock = DataDirectoryLock.acquire(options.dataDir, { owner: "npm run serve", log });
+    process.once("exit", () => dataLock.release());
     // The workspaces and chats live in the data directory too. A store that cannot open (say, one
     // from a newer Kvault) answers every store call with why; the rest of the server still runs.
     const store = WorkspaceStore.open(options.dataDir, { log });
@@ -111,6 +115,7 @@ async function main(): Promise<void> {
             (opened) => opened.close(),
             () => undefined
         );
+        dataLock.release();
         process.exit(0);
     };
     process.on("SIGINT", () => void stop());
