@@ -4,6 +4,9 @@ import path from "node:path";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ModelDownload } from "../../../../contract/models.js";
+import { childInspector } from "../../../../host/models/inspectModelInChild.js";
+import { forkEngineSpawner } from "../../../../host/supervisor/forkEngineProcess.js";
+import { startEngine } from "../../../../main/engine/startEngine.js";
 import {
     listening,
     peakRssBytes,
@@ -111,6 +114,35 @@ describe("crafted model files given with --model at start", () => {
             expect(exited, server.stderr()).toEqual({ code: 1, signal: null });
             expect(server.stdout).toEqual([]);
             expect(server.stderr()).toContain(craftedRefusal(filePath, name));
+        } finally {
+            fs.rmSync(scratch, { recursive: true, force: true });
+        }
+    });
+});
+
+describe("crafted model files as the app's model setting", () => {
+    it.each(crafted)("%s: the app's engine start refuses it with model_unreadable, and starts no engine", async (name) => {
+        const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "kvault-crafted-app-"));
+        try {
+            const filePath = writeCraftedGguf(scratch, name);
+            let numSpawned = 0;
+            const spawner = forkEngineSpawner();
+            const starting = startEngine({
+                modelsDirectory: path.join(scratch, "models"),
+                libraryFile: path.join(scratch, "models.json"),
+                modelPath: filePath,
+                // The app's spawners are Electron's utilityProcess; these are the headless host's, for the same start.
+                spawner: {
+                    spawnEngineProcess: (config) => {
+                        numSpawned++;
+                        return spawner.spawnEngineProcess(config);
+                    }
+                },
+                inspectModel: childInspector(),
+                log: () => undefined
+            });
+            await expect(starting).rejects.toMatchObject({ code: "model_unreadable", message: craftedRefusal(filePath, name) });
+            expect(numSpawned).toBe(0);
         } finally {
             fs.rmSync(scratch, { recursive: true, force: true });
         }
