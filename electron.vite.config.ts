@@ -13,10 +13,15 @@ export default defineConfig({
     main: {
         build: {
             outDir: resolve(root, "out/main"),
-            // Two entries: the app's main process, and the engine process it starts with
-            // utilityProcess.fork (out/main/engineProcess.js, beside index.js).
+            // Three entries: the app's main process, and the engine process and the model inspection
+            // process it starts with utilityProcess.fork (out/main/engineProcess.js and
+            // out/main/inspectModelProcess.js, beside index.js).
             lib: {
-                entry: { index: resolve(root, "main/index.ts"), engineProcess: resolve(root, "engine/process/appEngineProcessMain.ts") },
+                entry: {
+                    index: resolve(root, "main/index.ts"),
+                    engineProcess: resolve(root, "engine/process/appEngineProcessMain.ts"),
+                    inspectModelProcess: resolve(root, "host/models/appInspectModelProcessMain.ts")
+                },
                 formats: ["es"]
             },
             // Keeps every package.json dependency out of the bundle: node-llama-cpp and

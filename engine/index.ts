@@ -26,6 +26,7 @@ export { modelFingerprint } from "./model/modelFingerprint.js";
 export { SYNTHETIC_MODEL_VERSION } from "./model/syntheticModel.js";
 export { commandLimits } from "./process/parseEngineCommand.js";
 export { ENGINE_CONFIG_ENV } from "./process/readEngineProcessConfig.js";
+export { relayBindingTestsToHost } from "./process/relayBindingTests.js";
 export { EngineStoppedError, InvalidRequestError } from "./request/requestErrors.js";
 export { describeInsightsMemory } from "./runtime/describeModelMemory.js";
 export { turnLimits, validateChatTurn } from "./service/validateChatTurn.js";

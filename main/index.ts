@@ -3,13 +3,18 @@
 // from appShell.ts. The pieces live in main/window, main/ipc, main/engine, main/settings,
 // main/localApi and main/updates so that they can be read, and the pure ones tested, alone.
 import { app, BrowserWindow, dialog, screen, session } from "electron";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { DEMO_MODEL } from "../contract/models.js";
+import { KvaultError } from "../engine/index.js";
+import { childInspector } from "../host/models/inspectModelInChild.js";
+import { DataDirectoryLock } from "../host/store/DataDirectoryLock.js";
 import { WorkspaceStore } from "../host/store/WorkspaceStore.js";
 import { installAppShell, type AppShell } from "./appShell.js";
 import { BindingTestRelay, nodeLlamaCppBindingTestModule } from "./engine/BindingTestRelay.js";
 import { startEngine, type StartedEngine } from "./engine/startEngine.js";
+import { utilityInspectionSpawner } from "./engine/utilityInspectionSpawner.js";
 import { utilityFork, utilityProcessSpawner } from "./engine/utilityProcessSpawner.js";
 import { registerIpcHandlers } from "./ipc/registerIpcHandlers.js";
 import { RendererRpc } from "./ipc/RendererRpc.js";
@@ -30,6 +35,8 @@ const appUrl = devServerUrl ?? pathToFileURL(join(import.meta.dirname, "../rende
 const preloadPath = join(import.meta.dirname, "../preload/index.cjs");
 // Emitted beside this file by electron.vite.config.ts (the engine process entry).
 const engineEntry = join(import.meta.dirname, "engineProcess.js");
+// And the process that reads model files' headers (host/models/appInspectModelProcessMain.ts).
+const inspectionEntry = join(import.meta.dirname, "inspectModelProcess.js");
 
 const log = (line: string): void => void process.stderr.write(`[kvault] ${line}\n`);
 
@@ -40,6 +47,7 @@ let workspaceStore: Promise<WorkspaceStore> | undefined;
 let bindingTestRelay: BindingTestRelay | undefined;
 let windowState: WindowStateStore | undefined;
 let shell: AppShell | undefined;
+let dataLock: DataDirectoryLock | undefined;
 
 /**
  * node-llama-cpp tests a llama.cpp binary in a child process before loading it; an engine
@@ -77,6 +85,18 @@ function openMainWindow(): void {
 async function startHost(): Promise<void> {
     hardenSession(session.defaultSession, contentSecurityPolicy(devServerUrl === undefined ? "production" : "development"));
     const userData = app.getPath("userData");
+    // One owner per data directory: the single-instance lock covers this app, not a headless
+    // server started with --data-dir on the same folder.
+    mkdirSync(userData, { recursive: true });
+    try {
+        dataLock = DataDirectoryLock.acquire(userData, { owner: "the Kvault app", log });
+    } catch (error) {
+        if (error instanceof KvaultError) {
+            dialog.showErrorBox("Kvault cannot open its data", error.message);
+        }
+        throw error;
+    }
+    process.once("exit", () => dataLock?.release());
     const settings = await SettingsStore.open(join(userData, "settings.json"), { log });
     windowState = await WindowStateStore.open(join(userData, "window-state.json"), log);
     // The workspaces and chats (userData/workspaces/); one that cannot open answers every store call with why.
@@ -91,6 +111,7 @@ async function startHost(): Promise<void> {
         libraryFile: join(userData, "models.json"),
         modelPath: settings.current.modelPath,
         spawner: utilityProcessSpawner({ entry: engineEntry, env: { ...process.env, ...relay?.engineEnv() } }),
+        inspectModel: childInspector({ spawn: utilityInspectionSpawner(inspectionEntry, relay?.engineEnv()) }),
         log,
         binaryTests: relay
     });
@@ -162,6 +183,7 @@ async function stopHost(): Promise<void> {
         (store) => store.close(),
         () => undefined
     );
+    dataLock?.release();
 }
 
 // Sandbox every renderer, including any a future feature opens, not only the main window.

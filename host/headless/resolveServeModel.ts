@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { KvaultError, SYNTHETIC_MODEL_VERSION, makeSyntheticModel } from "../../engine/index.js";
+import { inspectModelInChild, type ModelInspector } from "../models/inspectModelInChild.js";
 import type { ServeOptions } from "./serveOptions.js";
 
 export class ModelFileError extends KvaultError {
@@ -45,6 +46,21 @@ export function resolveServeModel(options: ServeOptions, log: (line: string) => 
         );
     }
     return { path: modelPath, id: serveModelId(modelPath) };
+}
+
+/**
+ * A model file given with --model is untrusted input: its header is inspected in a child process
+ * (a memory limit and a deadline) before the engine loads it, and a bad one refused with
+ * model_unreadable, model_not_gguf or model_unsupported. The built-in presets are Kvault's own.
+ */
+export async function inspectServeModel(
+    options: ServeOptions,
+    model: { readonly path: string },
+    inspect: ModelInspector = inspectModelInChild
+): Promise<void> {
+    if (options.model.kind === "file") {
+        await inspect(model.path, { contextSize: options.context, sequences: options.decodeSequences });
+    }
 }
 
 /** The API's id for a model file: the preset's name for a built-in model, else the file's name without ".gguf". */

@@ -10,9 +10,10 @@ import { KvaultError } from "../../engine/index.js";
 import { EngineSupervisor } from "../supervisor/EngineSupervisor.js";
 import { KvaultHttpServer } from "../http/KvaultHttpServer.js";
 import { RpcServer } from "../rpc/RpcServer.js";
+import { DataDirectoryLock } from "../store/DataDirectoryLock.js";
 import { WorkspaceStore } from "../store/WorkspaceStore.js";
 import { supervisorEngineClient } from "../supervisor/supervisorEngineClient.js";
-import { resolveServeModel, serveModelId } from "./resolveServeModel.js";
+import { inspectServeModel, resolveServeModel, serveModelId } from "./resolveServeModel.js";
 import { parseServeOptions, ServeOptionsError } from "./serveOptions.js";
 
 const log = (line: string): void => void process.stderr.write(`${line}\n`);
@@ -26,11 +27,15 @@ async function main(): Promise<void> {
     }
     const options = parseServeOptions(process.argv.slice(2), process.env);
     fs.mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
+    // One owner per data directory: a second server on it refuses to start, naming the first.
+    const dataLock = DataDirectoryLock.acquire(options.dataDir, { owner: "npm run serve", log });
+    process.once("exit", () => dataLock.release());
     // The workspaces and chats live in the data directory too. A store that cannot open (say, one
     // from a newer Kvault) answers every store call with why; the rest of the server still runs.
     const store = WorkspaceStore.open(options.dataDir, { log });
     store.catch((error: unknown) => log(`The workspaces could not be opened: ${(error as Error).message}`));
     const model = resolveServeModel(options, log);
+    await inspectServeModel(options, model);
     const apiKey = options.apiKey ?? `kv-${crypto.randomBytes(24).toString("hex")}`;
     if (options.apiKey === undefined) {
         log(`API key (new for this start; set --api-key or KVAULT_API_KEY to keep one): ${apiKey}`);
@@ -120,6 +125,7 @@ async function main(): Promise<void> {
             (opened) => opened.close(),
             () => undefined
         );
+        dataLock.release();
         process.exit(0);
     };
     process.on("SIGINT", () => void stop());

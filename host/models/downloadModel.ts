@@ -30,7 +30,8 @@ import {
     KvaultError
 } from "../../engine/index.js";
 import { ignoreIpullRejections } from "./ignoreIpullRejections.js";
-import { inspectModelFile } from "./inspectModelFile.js";
+import { inspectDefaults } from "./inspectModelFile.js";
+import { inspectModelInChild } from "./inspectModelInChild.js";
 import {
     partialPath,
     readKeptBytes,
@@ -126,6 +127,8 @@ export interface ModelDownloadsOptions {
     readonly stallMs?: number;
     /** Called once a download arrived and is a usable GGUF, before it is listed as done (the model library); its failure is ignored. */
     readonly onDone?: (download: ModelDownload, facts: ModelFacts) => Promise<void> | void;
+    /** Reads a finished file's facts, or refuses it (model_unreadable, …); by default in a child process (inspectModelInChild). */
+    readonly inspect?: (modelPath: string) => Promise<ModelFacts>;
 }
 
 /** The host's downloads: start, resume, list, cancel. Finished entries stay listed until the host stops. */
@@ -381,7 +384,8 @@ export class ModelDownloads {
             run.watching = false;
             this.#progress(entry, downloader.totalSize, downloader.downloadedSize);
             await this.#checkUnchanged(entry);
-            const facts = await inspectModelFile(entry.path); // nothing is listed as done that the engine could not load
+            // Nothing is listed as done that the engine could not load; read in a child, as any file from the network is untrusted.
+            const facts = await (this.options.inspect ?? ((modelPath) => inspectModelInChild(modelPath, inspectDefaults)))(entry.path);
             removePartialRecord(entry.path);
             try {
                 await this.options.onDone?.({ ...this.#record(entry), state: "done" }, facts);

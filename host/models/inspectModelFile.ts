@@ -1,8 +1,9 @@
-import fs from "node:fs";
 import path from "node:path";
 import { getLlama, GgufFileType, GgufInsights, LlamaLogLevel, readGgufFileInfo, type GgufFileInfo, type Llama } from "node-llama-cpp";
 import type { ModelFacts, ModelMemoryEstimate } from "../../contract/models.js";
-import { ModelNotGgufError, ModelUnreadableError, ModelUnsupportedError, describeInsightsMemory } from "../../engine/index.js";
+import { ModelUnreadableError, ModelUnsupportedError, describeInsightsMemory } from "../../engine/index.js";
+import { ggufSplitParts } from "./gguf/ggufSplitParts.js";
+import { readGgufHeader } from "./gguf/readGgufHeader.js";
 
 export interface InspectModelOptions {
     /** The context the estimate is for (tokens per sequence). */
@@ -13,8 +14,6 @@ export interface InspectModelOptions {
 }
 
 export const inspectDefaults = { contextSize: 4096, sequences: 1 } as const;
-
-const GGUF_MAGIC = "GGUF";
 
 let sharedLlama: Promise<Llama> | undefined;
 
@@ -30,13 +29,22 @@ function inspectionLlama(): Promise<Llama> {
 /**
  * Reads a GGUF file's header (not its weights) and says what the model is and what loading it
  * would take. Throws model_unreadable, model_not_gguf or model_unsupported with what to do.
+ * In this process: hosts inspect through inspectModelInChild, which runs this in a child with a
+ * memory limit and a deadline.
  */
 export async function inspectModelFile(modelPath: string, options: InspectModelOptions = {}): Promise<ModelFacts> {
     const { contextSize = inspectDefaults.contextSize, sequences = inspectDefaults.sequences } = options;
-    const fileBytes = checkGgufMagic(modelPath);
+    // Kvault's bounded reader first: node-llama-cpp's trusts the counts in the file, and one that
+    // lies would end or pin this process. Past it, every count and length fits the file.
+    // A split model's parts are all read below, so all are checked here, one at a time.
+    const fileBytes = readGgufHeader(modelPath).fileBytes;
+    for (const part of ggufSplitParts(modelPath).filter((other) => other !== modelPath)) {
+        readGgufHeader(part);
+    }
     let fileInfo: GgufFileInfo;
     try {
-        fileInfo = await readGgufFileInfo(modelPath, { readTensorInfo: true, logWarnings: false });
+        // "filesystem": a path that looks like a URL or an hf: reference is still a path, never a download.
+        fileInfo = await readGgufFileInfo(modelPath, { readTensorInfo: true, logWarnings: false, sourceType: "filesystem" });
     } catch (error) {
         throw new ModelUnreadableError(
             `${modelPath} starts like a GGUF file, but its header could not be read (${(error as Error).message}); ` +
@@ -106,43 +114,6 @@ export async function inspectModelFile(modelPath: string, options: InspectModelO
         memory: describeInsightsMemory(insights),
         estimate: await estimate(insights, kvBytesPerToken, contextSize, sequences)
     };
-}
-
-/** The file's size, once it is known to exist, be a file and start with "GGUF". */
-function checkGgufMagic(modelPath: string): number {
-    let stat: fs.Stats;
-    try {
-        stat = fs.statSync(modelPath);
-    } catch (error) {
-        const reason = (error as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (error as Error).message;
-        throw new ModelUnreadableError(
-            `Cannot open the model ${modelPath}: ${reason}. Give the full path of a .gguf file on the machine running Kvault.`,
-            { cause: error }
-        );
-    }
-    if (!stat.isFile()) {
-        throw new ModelUnreadableError(`${modelPath} is not a file (it is a directory or a device). Give the full path of a .gguf file.`);
-    }
-    const header = Buffer.alloc(4);
-    let numRead: number;
-    try {
-        const fd = fs.openSync(modelPath, "r");
-        try {
-            numRead = fs.readSync(fd, header, 0, 4, 0);
-        } finally {
-            fs.closeSync(fd);
-        }
-    } catch (error) {
-        throw new ModelUnreadableError(`Cannot read the model ${modelPath}: ${(error as Error).message}. Check that Kvault may read it.`, {
-            cause: error
-        });
-    }
-    const start = header.subarray(0, numRead).toString("latin1");
-    if (start !== GGUF_MAGIC) {
-        const shown = numRead === 0 ? "it is empty" : `it starts with ${JSON.stringify(start)}`;
-        throw new ModelNotGgufError(`${modelPath} is not a GGUF file (${shown}; a GGUF file starts with "GGUF"). Open a .gguf model file.`);
-    }
-    return stat.size;
 }
 
 /** layers × (n_embd_k_gqa + n_embd_v_gqa) × 2 bytes (F16 K and V), per-layer head counts summed where the file gives a list. */

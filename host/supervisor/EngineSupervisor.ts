@@ -4,6 +4,7 @@ import type { AuditSummary, CanaryReport, DrillDescription, DrillReport, Replaya
 import type { ModelFacts } from "../../contract/models.js";
 import { EngineStoppedError, ModelSwitchedError, invariant, validateChatTurn } from "../../engine/index.js";
 import type { EngineConfigInput, TurnCallbacks, TurnResult } from "../../engine/index.js";
+import { inspectModelInChild } from "../models/inspectModelInChild.js";
 import { EngineConnection, type EngineExit } from "./EngineConnection.js";
 import { CancelledBeforeSendError, EngineUnavailableError, describeExit } from "./engineHostErrors.js";
 import type { EngineProcessSpawner } from "./EngineProcessSpawner.js";
@@ -44,7 +45,7 @@ export interface EngineSupervisorOptions {
     readonly log?: (line: string) => void;
     /**
      * Reads a model file's facts, or throws model_unreadable / model_not_gguf / model_unsupported.
-     * By default host/models/inspectModelFile.ts, in this (the host's) process, on the CPU.
+     * By default host/models/inspectModelInChild.ts: a forked child with a memory limit and a deadline.
      */
     readonly inspectModel?: ModelInspector;
 }
@@ -53,10 +54,6 @@ export type ModelInspector = (
     modelPath: string,
     estimateFor: { readonly contextSize: number; readonly sequences: number }
 ) => Promise<ModelFacts>;
-
-/** The default inspector, loaded on first use: a host that never inspects never loads node-llama-cpp. */
-const inspectInThisProcess: ModelInspector = async (modelPath, estimateFor) =>
-    (await import("../models/inspectModelFile.js")).inspectModelFile(modelPath, estimateFor);
 
 export interface EngineSupervisorEvents {
     /** The engine process ended on its own; `numInterrupted` turns and calls were rejected with engine_crashed. */
@@ -118,7 +115,8 @@ export class EngineSupervisor {
 
     private constructor(config: EngineConfigInput, options: EngineSupervisorOptions) {
         this.#config = config;
-        this.#inspect = options.inspectModel ?? inspectInThisProcess;
+        // Model files are untrusted: by default none is read in the host's process.
+        this.#inspect = options.inspectModel ?? inspectModelInChild;
         const { spawner: _spawner, log: _log, inspectModel: _inspectModel, ...timing } = options;
         this.#options = { ...supervisorDefaults, ...stripUndefined(timing) };
         this.#spawner = options.spawner ?? forkEngineSpawner();

@@ -53,6 +53,7 @@ export function supervisorEngineClient(
                 new ModelDownloads({
                     modelsDirectory,
                     stallMs: models.downloadStallMs,
+                    inspect: (modelPath) => supervisor.inspectModel(modelPath),
                     onDone: (download, facts) => remember(download.path, { kind: "downloaded", source: download.source }, facts)
                 })
         ));

@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { KvaultError, SYNTHETIC_MODEL_VERSION, makeSyntheticModel } from "../../engine/index.js";
+import type { ModelInspector } from "../../host/models/inspectModelInChild.js";
 
 /** The model the settings name cannot be used; the engine was not started. */
 export class AppModelError extends KvaultError {
@@ -62,4 +63,19 @@ export function appModelId(modelPath: string, modelsDirectory: string): string {
     return path.resolve(modelPath) === path.resolve(demoModelPath(modelsDirectory))
         ? DEMO_MODEL_PRESET
         : path.basename(modelPath).replace(/\.gguf$/i, "");
+}
+
+/**
+ * The model the settings name is untrusted input (a download, a file from anywhere): its header is
+ * inspected (in a child process, with a memory limit and a deadline) before the engine loads it; a
+ * bad one rejects with model_unreadable, model_not_gguf or model_unsupported. The demo model is Kvault's own.
+ */
+export async function inspectAppModel(
+    modelPath: string | null,
+    inspect: ModelInspector,
+    estimateFor: { readonly contextSize: number; readonly sequences: number }
+): Promise<void> {
+    if (modelPath !== null) {
+        await inspect(modelPath, estimateFor);
+    }
 }

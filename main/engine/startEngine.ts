@@ -4,12 +4,13 @@ import path from "node:path";
 import { DEMO_MODEL } from "../../contract/models.js";
 import type { EngineConfigInput } from "../../engine/index.js";
 import type { EngineHealth } from "../../host/http/KvaultHttpServer.js";
+import type { ModelInspector } from "../../host/models/inspectModelInChild.js";
 import type { EngineProcessSpawner } from "../../host/supervisor/EngineProcessSpawner.js";
 import { EngineSupervisor } from "../../host/supervisor/EngineSupervisor.js";
 import { supervisorEngineClient, type SupervisedEngineClient } from "../../host/supervisor/supervisorEngineClient.js";
 import type { BindingTestLog, BindingTestRecord } from "./BindingTestRelay.js";
 import { NoUsableBinaryError, explainStartFailure } from "./NoUsableBinaryError.js";
-import { appModelId, resolveAppModel } from "./resolveAppModel.js";
+import { appModelId, inspectAppModel, resolveAppModel } from "./resolveAppModel.js";
 
 /** The app's engine configuration; defaults in one place, as the headless server's. */
 export const appEngineDefaults = {
@@ -29,6 +30,8 @@ export interface StartEngineOptions {
     /** From the settings; null for the demo model. */
     readonly modelPath: string | null;
     readonly spawner: EngineProcessSpawner;
+    /** Reads model files in a process of their own (utilityInspectionSpawner): at start, on a switch, after a download. */
+    readonly inspectModel: ModelInspector;
     readonly log: (line: string) => void;
     /** The binding tests main relays for engine processes (the BindingTestRelay), to say which backends failed. */
     readonly binaryTests?: BindingTestLog;
@@ -83,9 +86,12 @@ async function startOn(modelPath: string | null, options: StartEngineOptions): P
         numPages: Math.ceil(window / pageTokens) * (numDecodeSequences + 1),
         onWindowAboveCapacity: "clamp"
     };
+    // A model from the settings is untrusted input: read in a child process before an engine sees it.
+    await inspectAppModel(modelPath, options.inspectModel, { contextSize: window, sequences: numDecodeSequences });
     const numTestsBefore = options.binaryTests?.numTests ?? 0;
     const supervisor = await EngineSupervisor.start(config, {
         spawner: options.spawner,
+        inspectModel: options.inspectModel,
         shutdownGraceMs: appEngineDefaults.shutdownGraceMs,
         log
     }).catch((error: unknown) => {

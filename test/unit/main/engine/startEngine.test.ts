@@ -7,6 +7,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { EngineCommand, EngineErrorPayload } from "../../../../contract/engineProtocol.js";
+import type { ModelFacts } from "../../../../contract/models.js";
 import type { EngineConfigInput } from "../../../../engine/index.js";
 import type { EngineChildProcess, EngineProcessSpawner } from "../../../../host/supervisor/EngineProcessSpawner.js";
 import type { BindingTestRecord } from "../../../../main/engine/BindingTestRelay.js";
@@ -69,6 +70,8 @@ async function start(
         libraryFile: path.join(userData, "models.json"),
         modelPath,
         spawner: engines,
+        // These files are stand-ins too; the inspection of real and crafted files is tested in test/model/host/models/.
+        inspectModel: async () => ({}) as ModelFacts,
         log: () => undefined,
         binaryTests: { numTests: tests.length, tests }
     });

@@ -1,0 +1,128 @@
+// `npm run serve`'s server as a user runs it (node with tsx, without npm's banner), and a client
+// of its RPC WebSocket: for the tests that drive the headless server from outside.
+import { spawn, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import WebSocket from "ws";
+import { repositoryRoot } from "../support/generatedModels.js";
+
+export interface ServeProcess {
+    readonly child: ChildProcess;
+    readonly pid: number;
+    /** stdout lines so far. */
+    readonly stdout: string[];
+    stderr(): string;
+    /** Resolves when it has exited: its code, or the signal that ended it. */
+    readonly exit: Promise<{ readonly code: number | null; readonly signal: NodeJS.Signals | null }>;
+}
+
+/** The small engine these tests run: a 512-token window, two decode sequences, 16-token pages. */
+export const smallEngineArgs = ["--context", "512", "--decode-sequences", "2", "--page-tokens", "16"] as const;
+
+export function startServe(args: readonly string[], env: Readonly<Record<string, string>> = {}): ServeProcess {
+    const child = spawn(process.execPath, ["--import", "tsx", "host/headless/serve.ts", ...args], {
+        cwd: repositoryRoot,
+        env: { ...process.env, ...env },
+        stdio: ["ignore", "pipe", "pipe"]
+    });
+    const stdout: string[] = [];
+    let stderr = "";
+    child.stdout!.on("data", (chunk: Buffer) => stdout.push(...chunk.toString().split("\n").filter(Boolean)));
+    child.stderr!.on("data", (chunk: Buffer) => void (stderr += chunk.toString()));
+    const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+        child.once("exit", (code, signal) => resolve({ code, signal }))
+    );
+    return { child, pid: child.pid!, stdout, stderr: () => stderr, exit };
+}
+
+/** The URL it listens on, once it says so; throws with its stderr if it exits first or takes over `timeoutMs`. */
+export async function listening(server: ServeProcess, timeoutMs = 90_000): Promise<string> {
+    for (let waited = 0; waited < timeoutMs; waited += 100) {
+        const line = server.stdout.find((candidate) => candidate.startsWith("Kvault listening on "));
+        if (line !== undefined) {
+            return line.slice("Kvault listening on ".length);
+        }
+        if (server.child.exitCode !== null || server.child.signalCode !== null) {
+            throw new Error(`serve exited (${server.child.exitCode ?? server.child.signalCode}) before listening:\n${server.stderr()}`);
+        }
+        await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    throw new Error(`serve did not listen within ${timeoutMs / 1000} s:\n${server.stderr()}`);
+}
+
+/** SIGTERM (a clean stop), then SIGKILL if it has not exited within `graceMs`. */
+export async function stopServe(server: ServeProcess, graceMs = 20_000): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+    if (server.child.exitCode === null && server.child.signalCode === null) {
+        server.child.kill("SIGTERM");
+    }
+    const timer = setTimeout(() => server.child.kill("SIGKILL"), graceMs);
+    const exited = await server.exit;
+    clearTimeout(timer);
+    return exited;
+}
+
+/** The peak resident memory of a live process (Linux: VmHWM), in bytes. */
+export function peakRssBytes(pid: number): number {
+    const status = fs.readFileSync(`/proc/${pid}/status`, "utf8");
+    const match = /^VmHWM:\s+(\d+) kB$/m.exec(status);
+    if (match === null) {
+        throw new Error(`/proc/${pid}/status has no VmHWM line`);
+    }
+    return Number(match[1]) * 1024;
+}
+
+export type RpcReply =
+    | { readonly id: number; readonly result: unknown }
+    | { readonly id: number; readonly error: { code: string; message: string } };
+
+/** The renderer's RPC over the server's WebSocket, one call at a time. */
+export class RpcSocket {
+    readonly #replies = new Map<number, (reply: RpcReply) => void>();
+    #nextId = 1;
+
+    private constructor(readonly socket: WebSocket) {
+        socket.on("message", (data) => {
+            const message = JSON.parse(String(data)) as Partial<RpcReply>;
+            if (typeof message.id === "number") {
+                this.#replies.get(message.id)?.(message as RpcReply);
+                this.#replies.delete(message.id);
+            }
+        });
+    }
+
+    static async connect(url: string, apiKey: string): Promise<RpcSocket> {
+        const socket = new WebSocket(`${url.replace(/^http/, "ws")}/rpc?key=${encodeURIComponent(apiKey)}`, { origin: url });
+        await new Promise<void>((resolve, reject) => {
+            socket.once("open", () => resolve());
+            socket.once("error", reject);
+        });
+        return new RpcSocket(socket);
+    }
+
+    call(method: string, params: unknown, timeoutMs = 60_000): Promise<RpcReply> {
+        const id = this.#nextId++;
+        return new Promise((resolve, reject) => {
+            const timer = setTimeout(() => {
+                this.#replies.delete(id);
+                reject(new Error(`no answer to ${method} within ${timeoutMs / 1000} s`));
+            }, timeoutMs);
+            this.#replies.set(id, (reply) => {
+                clearTimeout(timer);
+                resolve(reply);
+            });
+            this.socket.send(JSON.stringify({ id, method, params }));
+        });
+    }
+
+    /** The call's result; throws with its error when it has one. */
+    async result<T>(method: string, params: unknown, timeoutMs?: number): Promise<T> {
+        const reply = await this.call(method, params, timeoutMs);
+        if ("error" in reply) {
+            throw new Error(`${method} failed: ${reply.error.code}: ${reply.error.message}`);
+        }
+        return reply.result as T;
+    }
+
+    close(): void {
+        this.socket.close();
+    }
+}
