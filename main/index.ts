@@ -6,10 +6,12 @@ import { app, BrowserWindow, session } from "electron";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { WorkspaceStore } from "../host/store/WorkspaceStore.js";
+import type { EngineSupervisor } from "../host/supervisor/EngineSupervisor.js";
 import { startEngine, type StartedEngine } from "./engine/startEngine.js";
 import { utilityProcessSpawner } from "./engine/utilityProcessSpawner.js";
+import { hostMethods } from "../host/rpc/hostMethods.js";
+import { RpcDispatcher } from "../host/rpc/RpcDispatcher.js";
 import { registerIpcHandlers } from "./ipc/registerIpcHandlers.js";
-import { RendererRpc } from "./ipc/RendererRpc.js";
 import { LocalApiController } from "./localApi/LocalApiController.js";
 import { SettingsService } from "./settings/SettingsService.js";
 import { SettingsStore } from "./settings/SettingsStore.js";
@@ -60,17 +62,17 @@ async function startHost(): Promise<void> {
     started.catch((error: unknown) => log(`The engine could not start: ${(error as Error).message}`));
 
     localApi = new LocalApiController(async () => {
-        const { client, modelId } = await started;
-        return { engine: client, modelId };
+        const { supervisor, modelId } = await started;
+        return { engine: supervisor, modelId };
     }, log);
     const settingsService = new SettingsService(settings, localApi, log);
+    const engineReady = async (): Promise<EngineSupervisor> => (await started).supervisor;
     registerIpcHandlers({
         appUrl,
-        rpc: new RendererRpc(
-            async () => (await started).client,
-            () => store
-        ),
-        settings: settingsService
+        rpc: new RpcDispatcher(
+            engineReady,
+            hostMethods({ engine: engineReady, models: async () => (await started).models, store: () => store, settings: settingsService })
+        )
     });
     openMainWindow();
     void settingsService.startLocalApi();
@@ -89,7 +91,7 @@ async function stopHost(): Promise<void> {
         engine?.catch(() => undefined),
         new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), QUIT_WAIT_FOR_START_MS))
     ]);
-    await started?.client.stopDownloads().catch((error: unknown) => log(`Cancelling the downloads failed: ${(error as Error).message}`));
+    await started?.models.stopDownloads().catch((error: unknown) => log(`Cancelling the downloads failed: ${(error as Error).message}`));
     await started?.supervisor.dispose().catch((error: unknown) => log(`Stopping the engine failed: ${(error as Error).message}`));
     // Waits for the saves already asked for: each is one short write and fsync.
     await workspaceStore?.then(

@@ -2,7 +2,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { getLlama, GgufFileType, GgufInsights, LlamaLogLevel, readGgufFileInfo, type GgufFileInfo, type Llama } from "node-llama-cpp";
 import type { ModelFacts, ModelMemoryEstimate } from "../../contract/models.js";
-import { ModelNotGgufError, ModelUnreadableError, ModelUnsupportedError, describeInsightsMemory } from "../../engine/index.js";
+import { describeInsightsMemory } from "../../engine/index.js";
+import { ModelNotGgufError, ModelUnreadableError, ModelUnsupportedError } from "./modelErrors.js";
 
 export interface InspectModelOptions {
     /** The context the estimate is for (tokens per sequence). */

@@ -1,27 +1,21 @@
-import type { ChatMessage, ChatTurnRequest, DraftMeasurement, EngineInfo } from "../../contract/engineProtocol.js";
-import type { EngineSnapshot } from "../../contract/EngineSnapshot.js";
-import type { AuditSummary, CanaryReport, DrillDescription, DrillReport, ReplayableTurn, ReplaySummary } from "../../contract/isolation.js";
+import type { ChatTurnRequest, EngineClient, EngineInfo } from "../../contract/engineProtocol.js";
 import type { ModelFacts } from "../../contract/models.js";
-import { EngineStoppedError, ModelSwitchedError, invariant, validateChatTurn } from "../../engine/index.js";
+import { callTimeoutMs, type EngineMethod, type RpcParams, type RpcResult } from "../../contract/rpc/rpcSpec.js";
+import { EngineStoppedError, invariant } from "../../engine/index.js";
 import type { EngineConfigInput, TurnCallbacks, TurnResult } from "../../engine/index.js";
+import { ModelSwitchedError } from "../models/modelErrors.js";
 import { EngineConnection, type EngineExit } from "./EngineConnection.js";
 import { CancelledBeforeSendError, EngineUnavailableError, describeExit } from "./engineHostErrors.js";
 import type { EngineProcessSpawner } from "./EngineProcessSpawner.js";
 import { forkEngineSpawner } from "./forkEngineProcess.js";
 import { RestartBudget } from "./RestartBudget.js";
 
-/** Defaults in one place (STYLE.md 13). Times in milliseconds. */
+/** Defaults in one place (STYLE.md 13). Times in milliseconds; each call's deadline is the RPC spec's (rpcSpec[method].timeoutMs). */
 export const supervisorDefaults = {
     /** From spawn to `ready`: loading a multi-gigabyte GGUF from a slow disk takes a while. */
     startTimeoutMs: 120_000,
     /** How long a call made while the engine restarts waits for it. */
     restartWaitMs: 120_000,
-    /** measure, snapshot, forgetWorkspace, audit, replayableTurns, listDrills. */
-    callTimeoutMs: 30_000,
-    /** replay and runDrill: a replay recomputes a turn in a fresh context, a drill starts sandboxed engines twice (about 10 s on a laptop). */
-    longCallTimeoutMs: 120_000,
-    /** runCanary: prefills thousands of tokens and runs four probes; minutes for a large model on a CPU. */
-    canaryTimeoutMs: 600_000,
     /** From `shutdown` to SIGKILL. */
     shutdownGraceMs: 10_000,
     maxRestarts: 5,
@@ -34,9 +28,8 @@ export interface EngineSupervisorOptions {
     readonly spawner?: EngineProcessSpawner;
     readonly startTimeoutMs?: number;
     readonly restartWaitMs?: number;
-    readonly callTimeoutMs?: number;
-    readonly longCallTimeoutMs?: number;
-    readonly canaryTimeoutMs?: number;
+    /** Deadlines other than the spec's, by method (tests of a timeout). */
+    readonly callTimeoutsMs?: Partial<Readonly<Record<EngineMethod, number>>>;
     readonly shutdownGraceMs?: number;
     readonly maxRestarts?: number;
     readonly restartWindowMs?: number;
@@ -91,7 +84,7 @@ interface Waiter {
  * made meanwhile wait for it. The engine keeps no state a host cannot resend: hosts send the
  * whole conversation each turn, so a workspace is rebuilt from its history on its next turn.
  */
-export class EngineSupervisor {
+export class EngineSupervisor implements EngineClient {
     #connection: EngineConnection | undefined;
     #info: EngineInfo | undefined;
     #state: EngineSupervisorState = "running";
@@ -112,14 +105,16 @@ export class EngineSupervisor {
     #switching: Promise<unknown> = Promise.resolve();
     #config: EngineConfigInput;
     readonly #inspect: ModelInspector;
-    readonly #options: Required<Omit<EngineSupervisorOptions, "spawner" | "log" | "inspectModel">>;
+    readonly #options: Required<Omit<EngineSupervisorOptions, "spawner" | "log" | "inspectModel" | "callTimeoutsMs">>;
+    readonly #callTimeoutsMs: Partial<Readonly<Record<EngineMethod, number>>>;
     readonly #spawner: EngineProcessSpawner;
     readonly #log: (line: string) => void;
 
     private constructor(config: EngineConfigInput, options: EngineSupervisorOptions) {
         this.#config = config;
         this.#inspect = options.inspectModel ?? inspectInThisProcess;
-        const { spawner: _spawner, log: _log, inspectModel: _inspectModel, ...timing } = options;
+        const { spawner: _spawner, log: _log, inspectModel: _inspectModel, callTimeoutsMs = {}, ...timing } = options;
+        this.#callTimeoutsMs = callTimeoutsMs;
         this.#options = { ...supervisorDefaults, ...stripUndefined(timing) };
         this.#spawner = options.spawner ?? forkEngineSpawner();
         this.#log = options.log ?? ((line) => process.stderr.write(`[kvault host] ${line}\n`));
@@ -158,57 +153,24 @@ export class EngineSupervisor {
         return () => listeners.delete(listener);
     }
 
-    /** One chat turn, as EngineService.chat; aborting `signal` cancels it in the engine. */
-    async chat(untrusted: ChatTurnRequest, callbacks: TurnCallbacks = {}, signal?: AbortSignal): Promise<TurnResult> {
-        const request = validateChatTurn(untrusted); // refused here with the same message the engine would give, one hop sooner
+    /**
+     * One chat turn, as EngineService.chat; aborting `signal` cancels it in the engine. The turn was
+     * checked where it entered the host (the RPC spec, or the HTTP API's parser); the engine checks
+     * what only it knows.
+     */
+    async chat(request: ChatTurnRequest, callbacks: TurnCallbacks = {}, signal?: AbortSignal): Promise<TurnResult> {
         const connection = await this.#whenRunning(signal);
         return connection.chat(request, callbacks, signal);
     }
 
-    async measure(workspace: string, messages: readonly ChatMessage[], draft: string): Promise<DraftMeasurement> {
-        return (await this.#whenRunning()).measure(workspace, messages, draft, this.#options.callTimeoutMs);
-    }
-
-    async snapshot(): Promise<EngineSnapshot> {
-        return (await this.#whenRunning()).snapshot(this.#options.callTimeoutMs) as Promise<EngineSnapshot>;
-    }
-
-    /** Drops the workspace's KV in the engine; resolves once it is gone. */
-    async forgetWorkspace(workspace: string): Promise<void> {
-        await (await this.#whenRunning()).forgetWorkspace(workspace, this.#options.callTimeoutMs);
-    }
-
-    /** I1–I7 over the engine's pool and requests, free pages scanned, sealed pages re-checksummed. */
-    async audit(): Promise<AuditSummary> {
-        return (await this.#whenRunning()).audit(this.#options.callTimeoutMs);
-    }
-
-    /** Finished greedy turns the engine keeps for replay, by the host's requestId, oldest first. */
-    async replayableTurns(): Promise<ReplayableTurn[]> {
-        return (await this.#whenRunning()).replayableTurns(this.#options.callTimeoutMs);
-    }
-
     /**
-     * Differential replay: the turn recomputed alone in a fresh context, compared token by token.
-     * Rejects with replay_unavailable for a turn the engine does not keep (sampled, failed, too old,
-     * or served by an engine process that has since restarted).
+     * One engine-served method of the RPC spec, within its deadline (rpcSpec[method].timeoutMs). Rejects
+     * with the engine's own code (replay_unavailable, unknown_drill, canary_running, …), engine_timeout
+     * when no answer comes in time, engine_crashed when the process dies under it.
      */
-    async replay(requestId: string): Promise<ReplaySummary> {
-        return (await this.#whenRunning()).replay(requestId, this.#options.longCallTimeoutMs);
-    }
-
-    async listDrills(): Promise<DrillDescription[]> {
-        return (await this.#whenRunning()).listDrills(this.#options.callTimeoutMs);
-    }
-
-    /** Runs a fault drill in the engine's sandboxed engines; rejects with unknown_drill for an id not listed. */
-    async runDrill(id: string): Promise<DrillReport> {
-        return (await this.#whenRunning()).runDrill(id, this.#options.longCallTimeoutMs);
-    }
-
-    /** The canary probe on the loaded model, in the engine's own temporary workspaces; rejects with canary_running while one runs. */
-    async runCanary(params: { readonly fillerTokens?: number } = {}): Promise<CanaryReport> {
-        return (await this.#whenRunning()).runCanary(params, this.#options.canaryTimeoutMs);
+    async call<M extends EngineMethod>(method: M, params: RpcParams<M>): Promise<RpcResult<M>> {
+        const timeoutMs = this.#callTimeoutsMs[method] ?? callTimeoutMs(method);
+        return (await this.#whenRunning()).call(method, params, timeoutMs);
     }
 
     /**

@@ -6,7 +6,7 @@ import type { EngineConfigInput } from "../../engine/index.js";
 import type { EngineProcessSpawner } from "../../host/supervisor/EngineProcessSpawner.js";
 import { EngineSupervisor } from "../../host/supervisor/EngineSupervisor.js";
 import { resolveAppModel } from "./resolveAppModel.js";
-import { supervisorEngineClient, type SupervisedEngineClient } from "../../host/supervisor/supervisorEngineClient.js";
+import { modelMethods, type HostModels } from "../../host/supervisor/modelMethods.js";
 
 /** The app's engine configuration; defaults in one place (STYLE.md 13), as the headless server's. */
 export const appEngineDefaults = {
@@ -31,7 +31,8 @@ export interface StartEngineOptions {
 
 export interface StartedEngine {
     readonly supervisor: EngineSupervisor;
-    readonly client: SupervisedEngineClient;
+    /** The model manager's RPC methods, over this supervisor. */
+    readonly models: HostModels;
     readonly modelId: string;
 }
 
@@ -73,7 +74,7 @@ export async function startEngine(options: StartEngineOptions): Promise<StartedE
         name === DEMO_MODEL ? resolveAppModel(options.modelsDirectory, null, log).path : path.resolve(name);
     return {
         supervisor,
-        client: supervisorEngineClient(supervisor, resolveModel, options.modelsDirectory, { libraryFile: options.libraryFile }),
+        models: modelMethods(supervisor, resolveModel, options.modelsDirectory, { libraryFile: options.libraryFile }),
         modelId: model.id
     };
 }
