@@ -1,5 +1,5 @@
 // The API the preload exposes to the renderer as `window.kvault`: three named functions, never
-// ipcRenderer itself (STYLE.md 10). `call` carries every method of contract/rpc/rpcSpec.ts, the same
+// ipcRenderer itself. `call` carries every method of contract/rpc/rpcSpec.ts, the same
 // the headless host serves over its WebSocket.
 
 import type { EngineErrorPayload } from "./engineProtocol.js";

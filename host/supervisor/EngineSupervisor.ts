@@ -9,8 +9,11 @@ import { CancelledBeforeSendError, EngineUnavailableError, describeExit } from "
 import type { EngineProcessSpawner } from "./EngineProcessSpawner.js";
 import { forkEngineSpawner } from "./forkEngineProcess.js";
 import { RestartBudget } from "./RestartBudget.js";
+import { SupervisorEvents, type EngineSupervisorEvents, type SupervisorListener } from "./SupervisorEvents.js";
 
-/** Defaults in one place (STYLE.md 13). Times in milliseconds; each call's deadline is the RPC spec's (rpcSpec[method].timeoutMs). */
+export type { EngineSupervisorEvents } from "./SupervisorEvents.js";
+
+/** Defaults in one place. Times in milliseconds; each call's deadline is the RPC spec's (rpcSpec[method].timeoutMs). */
 export const supervisorDefaults = {
     /** From spawn to `ready`: loading a multi-gigabyte GGUF from a slow disk takes a while. */
     startTimeoutMs: 120_000,
@@ -51,26 +54,7 @@ export type ModelInspector = (
 const inspectInThisProcess: ModelInspector = async (modelPath, estimateFor) =>
     (await import("../models/inspectModelFile.js")).inspectModelFile(modelPath, estimateFor);
 
-export interface EngineSupervisorEvents {
-    /** The engine process ended on its own; `numInterrupted` turns and calls were rejected with engine_crashed. */
-    crashed: {
-        readonly pid: number | undefined;
-        readonly exitCode: number | null;
-        readonly signal: NodeJS.Signals | null;
-        readonly numInterrupted: number;
-        readonly willRestart: boolean;
-    };
-    /** A new engine process is ready; calls go to it. */
-    restarted: { readonly pid: number | undefined; readonly info: EngineInfo; readonly numRestarts: number };
-    /** The restart budget is spent: every call fails with `error` until the host is restarted. */
-    down: { readonly error: EngineUnavailableError };
-    /** switchModel started an engine process on another model; `numEnded` turns and calls were ended with model_switched. */
-    switched: { readonly pid: number | undefined; readonly info: EngineInfo; readonly numEnded: number };
-}
-
 export type EngineSupervisorState = "running" | "restarting" | "down" | "disposed";
-
-type Listener<K extends keyof EngineSupervisorEvents> = (event: EngineSupervisorEvents[K]) => void;
 
 interface Waiter {
     resolve(connection: EngineConnection): void;
@@ -91,12 +75,7 @@ export class EngineSupervisor implements EngineClient {
     #downError: EngineUnavailableError | undefined;
     #numRestarts = 0;
     readonly #waiters = new Set<Waiter>();
-    readonly #listeners: { [K in keyof EngineSupervisorEvents]: Set<Listener<K>> } = {
-        crashed: new Set(),
-        restarted: new Set(),
-        down: new Set(),
-        switched: new Set()
-    };
+    readonly #events: SupervisorEvents;
     readonly #budget: RestartBudget;
     readonly #restartAbort = new AbortController();
     #restarting: Promise<void> | undefined;
@@ -118,6 +97,7 @@ export class EngineSupervisor implements EngineClient {
         this.#options = { ...supervisorDefaults, ...stripUndefined(timing) };
         this.#spawner = options.spawner ?? forkEngineSpawner();
         this.#log = options.log ?? ((line) => process.stderr.write(`[kvault host] ${line}\n`));
+        this.#events = new SupervisorEvents(this.#log);
         this.#budget = new RestartBudget(this.#options.maxRestarts, this.#options.restartWindowMs);
     }
 
@@ -147,10 +127,8 @@ export class EngineSupervisor implements EngineClient {
         return this.#numRestarts;
     }
 
-    on<K extends keyof EngineSupervisorEvents>(event: K, listener: Listener<K>): () => void {
-        const listeners = this.#listeners[event] as Set<Listener<K>>;
-        listeners.add(listener);
-        return () => listeners.delete(listener);
+    on<K extends keyof EngineSupervisorEvents>(event: K, listener: SupervisorListener<K>): () => void {
+        return this.#events.on(event, listener);
     }
 
     /**
@@ -236,7 +214,7 @@ export class EngineSupervisor implements EngineClient {
         }
         this.#adopt(started);
         this.#log(`engine process ${started.pid} is ready on ${started.info.modelName}.`);
-        this.#emit("switched", { pid: started.pid, info: started.info, numEnded });
+        this.#events.emit("switched", { pid: started.pid, info: started.info, numEnded });
         return started.info;
     }
 
@@ -283,7 +261,7 @@ export class EngineSupervisor implements EngineClient {
         this.#log(
             `engine process ${exit.pid} stopped (${describeExit(exit.code, exit.signal)}) with ${numInterrupted} request(s) in flight; ${willRestart ? "restarting it" : "restart budget spent"}.`
         );
-        this.#emit("crashed", { pid: exit.pid, exitCode: exit.code, signal: exit.signal, numInterrupted, willRestart });
+        this.#events.emit("crashed", { pid: exit.pid, exitCode: exit.code, signal: exit.signal, numInterrupted, willRestart });
         if (!willRestart) {
             this.#goDown(
                 `The engine process stopped again (${describeExit(exit.code, exit.signal)}) after ${this.#options.maxRestarts} restarts within ${this.#options.restartWindowMs / 1000} s, ` +
@@ -323,7 +301,7 @@ export class EngineSupervisor implements EngineClient {
                 this.#numRestarts++;
                 this.#adopt(connection);
                 this.#log(`engine process ${connection.pid} is ready (restart ${this.#numRestarts}).`);
-                this.#emit("restarted", { pid: connection.pid, info: connection.info, numRestarts: this.#numRestarts });
+                this.#events.emit("restarted", { pid: connection.pid, info: connection.info, numRestarts: this.#numRestarts });
                 return;
             } catch (error) {
                 if (this.#isDisposed()) {
@@ -351,7 +329,7 @@ export class EngineSupervisor implements EngineClient {
         this.#state = "down";
         this.#downError = error;
         this.#rejectWaiters(error);
-        this.#emit("down", { error });
+        this.#events.emit("down", { error });
     }
 
     /** The running engine, or, while it restarts, the next one (for at most restartWaitMs). */
@@ -400,16 +378,6 @@ export class EngineSupervisor implements EngineClient {
     #rejectWaiters(error: Error): void {
         for (const waiter of [...this.#waiters]) {
             waiter.reject(error);
-        }
-    }
-
-    #emit<K extends keyof EngineSupervisorEvents>(event: K, payload: EngineSupervisorEvents[K]): void {
-        for (const listener of [...(this.#listeners[event] as Set<Listener<K>>)]) {
-            try {
-                listener(payload);
-            } catch (error) {
-                this.#log(`a "${event}" listener threw: ${(error as Error).message}`); // a listener must not stop supervision
-            }
         }
     }
 }

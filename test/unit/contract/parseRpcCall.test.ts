@@ -5,7 +5,7 @@ import { parseRpcCall, type RpcCall } from "../../../contract/rpc/parseRpcCall.j
 import { callTimeouts, engineMethods, rpcSpec } from "../../../contract/rpc/rpcSpec.js";
 
 /** The call as the spec rebuilt it; fails the test when it was refused. */
-function validateRpcPayload(method: unknown, params: unknown): RpcCall {
+function accepted(method: unknown, params: unknown): RpcCall {
     const parsed = parseRpcCall(method, params);
     if (!parsed.ok) {
         throw new Error(`refused: ${parsed.message}`);
@@ -69,11 +69,11 @@ describe("the RPC spec accepts every well-formed call", () => {
         ["setLocalApi", { enabled: true, port: 8081 }],
         ["importWorkspaces", { importId: "import-1", part: 0, numParts: 2, text: "{" }]
     ])("%s, unchanged", (method, params) => {
-        expect(validateRpcPayload(method.split(" ")[0], params)).toEqual({ method: method.split(" ")[0], params });
+        expect(accepted(method.split(" ")[0], params)).toEqual({ method: method.split(" ")[0], params });
     });
 
     it("chat, with the sampling fields the engine's validator fills in", () => {
-        expect(validateRpcPayload("chat", chat)).toEqual({
+        expect(accepted("chat", chat)).toEqual({
             method: "chat",
             params: {
                 ...chat,
@@ -83,7 +83,7 @@ describe("the RPC spec accepts every well-formed call", () => {
     });
 
     it("rebuilds the params: unknown nested fields are not forwarded", () => {
-        const call = validateRpcPayload("chat", {
+        const call = accepted("chat", {
             ...chat,
             messages: [{ role: "user", content: "Hi", name: "eve" }],
             sampling: { ...chat.sampling, grammar: "x" }
@@ -130,7 +130,7 @@ describe("the RPC spec accepts every well-formed call", () => {
             setLocalApi: { enabled: false, port: 1024 }
         };
         for (const method of rpcMethods) {
-            expect(validateRpcPayload(method, good[method]).method).toBe(method);
+            expect(accepted(method, good[method]).method).toBe(method);
         }
     });
 });
@@ -285,7 +285,7 @@ describe("the RPC spec refuses, naming the field", () => {
         const rest = rpcLimits.maxConversationBytes - 18_000_000 - 1;
         const texts = [content, content, "x".repeat(4_000_000), "x".repeat(rest - 4_000_000)];
         const messages = texts.map((text) => ({ role: "user", content: text }));
-        expect(validateRpcPayload("chat", { ...chat, messages }).method).toBe("chat"); // one byte below the limit
+        expect(accepted("chat", { ...chat, messages }).method).toBe("chat"); // one byte below the limit
         expect(refused("chat", { ...chat, messages: [...messages, { role: "user", content: "xy" }] })).toBe(
             "The conversation has 25,165,825 bytes of text (UTF-8); the limit is 25,165,824 bytes. Start a new chat."
         );
@@ -332,8 +332,8 @@ describe("the RPC spec's table", () => {
 
 describe("the RPC spec: runCanary", () => {
     it("takes nothing, or a whole number of filler tokens (the canary checks it against the window)", () => {
-        expect(validateRpcPayload("runCanary", {})).toEqual({ method: "runCanary", params: {} });
-        expect(validateRpcPayload("runCanary", { fillerTokens: 300 })).toEqual({ method: "runCanary", params: { fillerTokens: 300 } });
+        expect(accepted("runCanary", {})).toEqual({ method: "runCanary", params: {} });
+        expect(accepted("runCanary", { fillerTokens: 300 })).toEqual({ method: "runCanary", params: { fillerTokens: 300 } });
         for (const fillerTokens of [0, -1, 2.5, "300", null, Number.POSITIVE_INFINITY]) {
             expect(refused("runCanary", { fillerTokens })).toMatch(/fillerTokens must be a whole number of at least 1/);
         }

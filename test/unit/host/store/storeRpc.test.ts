@@ -24,7 +24,7 @@ function storeHost(store?: () => Promise<WorkspaceStore>): RpcDispatcher {
 }
 
 /** The store call as the RPC spec rebuilt it; throws the refusal's message (the hosts answer it as invalid_request). */
-function parseStoreCall(method: string, params: unknown): RpcCall {
+function checkedStoreCall(method: string, params: unknown): RpcCall {
     const parsed = parseRpcCall(method, params);
     if (!parsed.ok) {
         throw Object.assign(new Error(parsed.message), { code: "invalid_request" });
@@ -45,10 +45,10 @@ describe("store call params (both hosts: the RPC spec)", () => {
         ["65 characters", "a".repeat(65)],
         ["a number", 7]
     ])("refuse a workspace id that is %s", (_, workspace) => {
-        expect(() => parseStoreCall("clearChat", { workspace })).toThrow(
+        expect(() => checkedStoreCall("clearChat", { workspace })).toThrow(
             expect.objectContaining({ code: "invalid_request", message: expect.stringMatching(/not a workspace or message id/) })
         );
-        expect(() => parseStoreCall("saveWorkspace", { workspace: { ...workspaceA, id: workspace } })).toThrow(
+        expect(() => checkedStoreCall("saveWorkspace", { workspace: { ...workspaceA, id: workspace } })).toThrow(
             expect.objectContaining({ code: "invalid_request" })
         );
     });
@@ -56,12 +56,12 @@ describe("store call params (both hosts: the RPC spec)", () => {
     it("accept 64 characters of lower-case letters, digits, '-' and '_'", () => {
         const workspace = `a${"b-_9".repeat(15)}xyz`;
         expect(workspace).toHaveLength(64);
-        expect(parseStoreCall("selectWorkspace", { workspace })).toEqual({ method: "selectWorkspace", params: { workspace } });
+        expect(checkedStoreCall("selectWorkspace", { workspace })).toEqual({ method: "selectWorkspace", params: { workspace } });
     });
 
     it("refuse a message over the size limit, naming the numbers", () => {
         const message = userMessage("m-1", "x".repeat(workspaceLimits.maxMessageChars + 1));
-        expect(() => parseStoreCall("appendMessage", { workspace: "ui-a", message })).toThrow(
+        expect(() => checkedStoreCall("appendMessage", { workspace: "ui-a", message })).toThrow(
             /content has 4,000,001 characters; the limit is 4,000,000/
         );
     });
@@ -89,13 +89,13 @@ describe("store call params (both hosts: the RPC spec)", () => {
         ["dropLastAnswer", { workspace: "ui-a" }, /messageId missing/],
         ["clearChat", { workspace: "ui-a", also: "x" }, /clearChat takes no field "also"/]
     ] as const)("refuse bad %s params, saying which field", (method, params, message) => {
-        expect(() => parseStoreCall(method, params as never)).toThrow(message);
+        expect(() => checkedStoreCall(method, params as never)).toThrow(message);
     });
 
     it("rebuild params from known fields only, over Electron IPC too", () => {
-        const call = parseStoreCall("saveWorkspace", { workspace: { ...workspaceA, messages: [], extra: 1 } });
+        const call = checkedStoreCall("saveWorkspace", { workspace: { ...workspaceA, messages: [], extra: 1 } });
         expect(call).toEqual({ method: "saveWorkspace", params: { workspace: workspaceA } });
-        expect(() => parseStoreCall("appendMessage", { workspace: "../x", message: userMessage("m-1") })).toThrow(
+        expect(() => checkedStoreCall("appendMessage", { workspace: "../x", message: userMessage("m-1") })).toThrow(
             /not a workspace or message id/
         );
     });
