@@ -82,7 +82,7 @@ async function main(): Promise<void> {
             downloadStallMs: options.downloadStallSeconds === undefined ? undefined : options.downloadStallSeconds * 1000
         }
     );
-    // The page's RPC: the same server loop as the desktop app's, with no settings (getSettings answers settings_unavailable).
+    // The page's RPC: the same server loop as the desktop app's; without settings, the settings methods answer settings_unavailable.
     const engine = async (): Promise<EngineSupervisor> => supervisor;
     const rpc = new RpcServer(new RpcDispatcher(engine, hostMethods({ engine, models: async () => models, store: () => store })), { log });
     const rendererDirectory = path.join(repositoryRoot, "out", "renderer");
