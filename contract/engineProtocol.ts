@@ -1,8 +1,9 @@
 // The one message protocol between a host (Electron main or the headless server) and the engine
 // process (docs/ARCHITECTURE.md, Processes). Plain JSON-safe data only: it crosses process.send and
-// Electron's MessagePort unchanged. The renderer's RPC reuses these payload types.
+// Electron's MessagePort unchanged. Besides a turn's own commands and events, every engine-served
+// method of the RPC (contract/rpc/rpcSpec.ts) crosses as one generic `call` and its `answer`.
 
-import type { AuditSummary, CanaryReport, DrillDescription, DrillReport, ReplayableTurn, ReplaySummary } from "./isolation.js";
+import type { EngineMethod, RpcParams, RpcResult } from "./rpc/rpcSpec.js";
 
 export type ChatRole = "system" | "user" | "assistant";
 
@@ -103,33 +104,26 @@ export interface EngineInfo {
     readonly pageBytes: number;
 }
 
+/** What a host needs of the engine, whether it runs in its own process behind the supervisor or, in tests of a host alone, in process. */
+export interface EngineClient {
+    readonly info: EngineInfo;
+    /** One turn; aborting `signal` cancels it in the engine. */
+    chat(request: ChatTurnRequest, callbacks?: TurnCallbacks, signal?: AbortSignal): Promise<TurnResult>;
+    /** One of the engine's calls (contract/rpc/rpcSpec.ts, `serve: "engine"`), with params the spec's schema passed. */
+    call<M extends EngineMethod>(method: M, params: RpcParams<M>): Promise<RpcResult<M>>;
+}
+
 /** host → engine */
 export type EngineCommand =
     | { readonly type: "chat"; readonly request: ChatTurnRequest }
     | { readonly type: "cancel"; readonly requestId: string }
-    | {
-          readonly type: "measure";
-          readonly callId: string;
-          readonly workspace: string;
-          readonly messages: readonly ChatMessage[];
-          readonly draft: string;
-      }
-    | { readonly type: "snapshot"; readonly callId: string }
-    /** Drops the workspace's KV and transcript; answered with `forgotten` once they are gone. */
-    | { readonly type: "forgetWorkspace"; readonly callId: string; readonly workspace: string }
-    /** I1–I7 over the whole engine; answered with `audited`. */
-    | { readonly type: "audit"; readonly callId: string }
-    /** The finished greedy turns `replay` can check; answered with `replayableTurns`. */
-    | { readonly type: "replayableTurns"; readonly callId: string }
-    /** Differential replay of the turn the host sent as `requestId`; answered with `replayed` (replay_unavailable when it is not kept). */
-    | { readonly type: "replay"; readonly callId: string; readonly requestId: string }
-    /** The fault drills; answered with `drills`. */
-    | { readonly type: "listDrills"; readonly callId: string }
-    /** Runs one fault drill in sandboxed engines of its own (seconds); answered with `drillReport` (unknown_drill for an id not listed). */
-    | { readonly type: "runDrill"; readonly callId: string; readonly drillId: string }
-    /** Runs the canary probe on the loaded model (tens of seconds); answered with `canaryReport` (canary_running while one runs). */
-    | { readonly type: "runCanary"; readonly callId: string; readonly fillerTokens?: number }
+    /** An engine-served method of the RPC spec, answered with `answer` under the same callId. */
+    | EngineCallCommand
     | { readonly type: "shutdown" };
+
+export type EngineCallCommand = {
+    [M in EngineMethod]: { readonly type: "call"; readonly callId: string; readonly method: M; readonly params: RpcParams<M> };
+}[EngineMethod];
 
 /** engine → host */
 export type EngineEvent =
@@ -147,39 +141,5 @@ export type EngineEvent =
           readonly logprobs?: readonly TokenLogprob[];
       }
     | { readonly type: "failed"; readonly requestId: string; readonly error: EngineErrorPayload }
-    | { readonly type: "measured"; readonly callId: string; readonly result?: DraftMeasurement; readonly error?: EngineErrorPayload }
-    | { readonly type: "snapshot"; readonly callId: string; readonly snapshot?: unknown; readonly error?: EngineErrorPayload }
-    | { readonly type: "forgotten"; readonly callId: string; readonly error?: EngineErrorPayload }
-    | { readonly type: "audited"; readonly callId: string; readonly result?: AuditSummary; readonly error?: EngineErrorPayload }
-    | {
-          readonly type: "replayableTurns";
-          readonly callId: string;
-          readonly result?: readonly ReplayableTurn[];
-          readonly error?: EngineErrorPayload;
-      }
-    | { readonly type: "replayed"; readonly callId: string; readonly result?: ReplaySummary; readonly error?: EngineErrorPayload }
-    | {
-          readonly type: "drills";
-          readonly callId: string;
-          readonly result?: readonly DrillDescription[];
-          readonly error?: EngineErrorPayload;
-      }
-    | { readonly type: "drillReport"; readonly callId: string; readonly result?: DrillReport; readonly error?: EngineErrorPayload }
-    | { readonly type: "canaryReport"; readonly callId: string; readonly result?: CanaryReport; readonly error?: EngineErrorPayload };
-
-/** Each call command's answer event type (EngineConnection waits for it; a refused call is answered with it too). */
-export const callAnswerTypes = {
-    measure: "measured",
-    snapshot: "snapshot",
-    forgetWorkspace: "forgotten",
-    audit: "audited",
-    replayableTurns: "replayableTurns",
-    replay: "replayed",
-    listDrills: "drills",
-    runDrill: "drillReport",
-    runCanary: "canaryReport"
-} as const satisfies {
-    readonly [C in Extract<EngineCommand, { callId: string }>["type"]]: Extract<EngineEvent, { callId: string }>["type"];
-};
-
-export type CallCommandType = keyof typeof callAnswerTypes;
+    /** A call's answer: its result, or why it failed (a refused call is answered so too). */
+    | { readonly type: "answer"; readonly callId: string; readonly result?: unknown; readonly error?: EngineErrorPayload };

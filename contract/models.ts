@@ -41,9 +41,6 @@ export interface ModelFacts {
 /** What `switchModel` takes besides a path: the built-in demo model, generated on first use. */
 export const DEMO_MODEL = "tiny";
 
-/** Longest download source (a URL or an `hf:` reference) the RPC takes (characters). */
-export const MAX_DOWNLOAD_SOURCE_CHARS = 4096;
-
 export type ModelDownloadState = "downloading" | "done" | "failed" | "cancelled";
 
 /** One model download the host runs into its models directory (contract/rpc.ts startDownload). */

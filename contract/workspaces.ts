@@ -3,6 +3,7 @@
 // (contract/rpc.ts: loadWorkspaces, saveWorkspace, appendMessage, …).
 
 import type { FinishReason, TurnUsage } from "./engineProtocol.js";
+import { turnLimits } from "./limits.js";
 
 export interface WorkspaceSettings {
     /** Sent as the first message when not empty. */
@@ -74,7 +75,7 @@ export const defaultWorkspaceSettings: WorkspaceSettings = Object.freeze({
     maxTokens: 256
 });
 
-/** What the store and the settings accept; the engine checks the same sampling ranges (engine/service/validateChatTurn.ts). */
+/** What the store and the settings accept; a chat's sampling ranges are the RPC's (contract/rpc/turnSchemas.ts). */
 export const workspaceLimits = Object.freeze({
     minTemperature: 0,
     maxTemperature: 2,
@@ -87,12 +88,12 @@ export const workspaceLimits = Object.freeze({
      * file system, and lower case keeps two ids apart on case-insensitive disks.
      */
     idPattern: /^[a-z0-9][a-z0-9_-]{0,63}$/,
-    /** A message's content, in characters: the engine's per-message limit (turnLimits.maxMessageChars). */
-    maxMessageChars: 4_000_000,
+    /** A message's content, in characters: a turn's per-message limit. */
+    maxMessageChars: turnLimits.maxMessageChars,
     /** The system prompt, in characters: it is rewritten with the workspace list on every change. */
     maxSystemPromptChars: 100_000,
     maxWorkspaces: 1_000,
-    /** A renderer's localStorage document handed over once by importWorkspaces, in characters. */
+    /** A renderer's localStorage document handed over once by importWorkspaces (in parts), in characters. */
     maxImportChars: 16_000_000
 });
 

@@ -1,32 +1,16 @@
 // The engine's public surface: what the hosts (host/, main/) may use of engine/. Everything else
 // in engine/ runs inside the engine process, behind the protocol of contract/engineProtocol.ts;
-// ESLint holds host/ and main/ to this file.
+// ESLint holds host/ and main/ to this file. The errors of model files, downloads and the model
+// library are the host's (host/models/modelErrors.ts); the RPC's limits are contract/limits.ts's.
 
 export type { TurnCallbacks, TurnResult } from "../contract/engineProtocol.js";
 export type { EngineConfigInput } from "./EngineConfig.js";
 export { invariant } from "./core/invariant.js";
 export { KvaultError } from "./core/KvaultError.js";
-export {
-    DownloadChangedError,
-    DownloadFailedError,
-    DownloadInterruptedError,
-    DownloadNotResumableError,
-    DownloadSourceInvalidError,
-    DownloadUnknownError,
-    LibraryFileNotOwnedError,
-    LibraryModelInUseError,
-    LibraryModelUnknownError,
-    ModelNotGgufError,
-    ModelSwitchedError,
-    ModelUnreadableError,
-    ModelUnsupportedError
-} from "./core/modelErrors.js";
 export { makeSyntheticModel } from "./model/makeSyntheticModel.js";
 export { modelFingerprint } from "./model/modelFingerprint.js";
 export { SYNTHETIC_MODEL_VERSION } from "./model/syntheticModel.js";
-export { commandLimits } from "./process/parseEngineCommand.js";
 export { ENGINE_CONFIG_ENV } from "./process/readEngineProcessConfig.js";
 export { relayBindingTestsToHost } from "./process/relayBindingTests.js";
 export { EngineStoppedError, InvalidRequestError } from "./request/requestErrors.js";
 export { describeInsightsMemory } from "./runtime/describeModelMemory.js";
-export { turnLimits, validateChatTurn } from "./service/validateChatTurn.js";

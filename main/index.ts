@@ -13,11 +13,13 @@ import { DataDirectoryLock } from "../host/store/DataDirectoryLock.js";
 import { WorkspaceStore } from "../host/store/WorkspaceStore.js";
 import { installAppShell, type AppShell } from "./appShell.js";
 import { BindingTestRelay, nodeLlamaCppBindingTestModule } from "./engine/BindingTestRelay.js";
+import type { EngineSupervisor } from "../host/supervisor/EngineSupervisor.js";
+import { hostMethods } from "../host/rpc/hostMethods.js";
+import { RpcDispatcher } from "../host/rpc/RpcDispatcher.js";
 import { startEngine, type StartedEngine } from "./engine/startEngine.js";
 import { utilityInspectionSpawner } from "./engine/utilityInspectionSpawner.js";
 import { utilityFork, utilityProcessSpawner } from "./engine/utilityProcessSpawner.js";
 import { registerIpcHandlers } from "./ipc/registerIpcHandlers.js";
-import { RendererRpc } from "./ipc/RendererRpc.js";
 import { LocalApiController } from "./localApi/LocalApiController.js";
 import { SettingsService } from "./settings/SettingsService.js";
 import { SettingsStore } from "./settings/SettingsStore.js";
@@ -120,8 +122,8 @@ async function startHost(): Promise<void> {
     started.catch((error: unknown) => log(`The engine could not start: ${(error as Error).message}`));
 
     localApi = new LocalApiController(async () => {
-        const { client, modelId, health } = await started;
-        return { engine: client, modelId, health };
+        const { supervisor, modelId, health } = await started;
+        return { engine: supervisor, modelId, health };
     }, log);
     const settingsService = new SettingsService(settings, localApi, log);
     void started.then(
@@ -138,13 +140,13 @@ async function startHost(): Promise<void> {
         () => undefined
     );
     shell = installAppShell({ settings: settingsService, window: () => mainWindow, development: devServerUrl !== undefined, log });
+    const engineReady = async (): Promise<EngineSupervisor> => (await started).supervisor;
     registerIpcHandlers({
         appUrl,
-        rpc: new RendererRpc(
-            async () => (await started).client,
-            () => store
-        ),
-        settings: settingsService
+        rpc: new RpcDispatcher(
+            engineReady,
+            hostMethods({ engine: engineReady, models: async () => (await started).models, store: () => store, settings: settingsService })
+        )
     });
     openMainWindow();
     void settingsService.startLocalApi();
@@ -174,7 +176,7 @@ async function stopHost(): Promise<void> {
         engine?.catch(() => undefined),
         new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), QUIT_WAIT_FOR_START_MS))
     ]);
-    await started?.client.stopDownloads().catch((error: unknown) => log(`Cancelling the downloads failed: ${(error as Error).message}`));
+    await started?.models.stopDownloads().catch((error: unknown) => log(`Cancelling the downloads failed: ${(error as Error).message}`));
     await started?.supervisor.dispose().catch((error: unknown) => log(`Stopping the engine failed: ${(error as Error).message}`));
     await bindingTestRelay?.close();
     await windowState?.flush();

@@ -5,6 +5,7 @@ import { EngineProblemBanner } from "./EngineProblemBanner.js";
 import { IsolationPanel } from "./isolation/IsolationPanel.js";
 import { ModelPanel } from "./model/ModelPanel.js";
 import { PageMap } from "./pageMap/PageMap.js";
+import { SettingsPanel } from "./settings/SettingsPanel.js";
 import { useEngineMirror } from "./stores/useEngineMirror.js";
 import { useUiStore } from "./stores/uiStore.js";
 import { useWorkspaceStore } from "./stores/workspaceStore.js";
@@ -58,6 +59,13 @@ export function App() {
                     <summary>Model</summary>
                     <ModelPanel />
                 </details>
+                {appInfo !== undefined && (
+                    // The desktop app's own settings; the headless server's are its command-line options.
+                    <details className="panel">
+                        <summary>Settings</summary>
+                        <SettingsPanel />
+                    </details>
+                )}
             </aside>
             <footer className="shell-footer">
                 {appInfo !== undefined && (

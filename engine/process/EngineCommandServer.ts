@@ -1,31 +1,11 @@
-import {
-    callAnswerTypes,
-    type ChatTurnRequest,
-    type EngineCommand,
-    type EngineErrorPayload,
-    type EngineEvent
-} from "../../contract/engineProtocol.js";
-import type { EngineService } from "../service/EngineService.js";
+import type { ChatTurnRequest, EngineCommand, EngineErrorPayload, EngineEvent } from "../../contract/engineProtocol.js";
 import type { EngineTransport } from "./EngineTransport.js";
+import { engineMethods, type EngineImplementations, type ServedEngine } from "./engineMethods.js";
 import { parseEngineCommand } from "./parseEngineCommand.js";
 import { toErrorPayload } from "./toErrorPayload.js";
 import { withDeadline } from "../core/withDeadline.js";
 
-/** What the server needs of EngineService; tests may serve a stand-in. */
-export type ServedEngine = Pick<
-    EngineService,
-    | "chat"
-    | "measure"
-    | "snapshot"
-    | "forgetWorkspace"
-    | "audit"
-    | "replayableTurns"
-    | "replay"
-    | "listDrills"
-    | "runDrill"
-    | "runCanary"
-    | "dispose"
->;
+export type { ServedEngine } from "./engineMethods.js";
 
 const STOPPING: EngineErrorPayload = {
     code: "engine_stopped",
@@ -39,26 +19,29 @@ const STOPPED_MID_TURN: EngineErrorPayload = {
 const CANCEL_DRAIN_MS = 5_000;
 
 /**
- * Serves host commands against one EngineService inside the engine process: validates each
- * message, runs chats concurrently (one AbortController per requestId) and streams their events,
- * answers calls by callId. A malformed message is answered when it names whom to answer, and
- * logged; it never throws out of `handle`.
+ * Serves host commands against one EngineService inside the engine process: runs chats
+ * concurrently (one AbortController per requestId) and streams their events, and answers every
+ * `call` by its callId from the engine's method table. A malformed message is answered when it
+ * names whom to answer, and logged; it never throws out of `handle`.
  */
 export class EngineCommandServer {
     readonly #running = new Map<string, AbortController>();
-    /** Every chat's whole life, and every audit's, replay's, drill's and canary run's, its last event's send included: shutdown waits for them. */
+    /** Every chat's and every call's whole life, its last event's send included: shutdown waits for them. */
     readonly #settling = new Set<Promise<void>>();
+    readonly #methods: EngineImplementations;
     #stopping: Promise<void> | undefined;
 
     constructor(
-        private readonly service: ServedEngine,
+        private readonly service: ServedEngine & { dispose(): Promise<void> },
         private readonly transport: EngineTransport,
         private readonly options: {
             readonly log: (line: string) => void;
             /** The host asked to shut down: the process entry stops this server, then exits. */
             readonly onShutdown: () => void;
         }
-    ) {}
+    ) {
+        this.#methods = engineMethods(service);
+    }
 
     get numRunning(): number {
         return this.#running.size;
@@ -118,63 +101,15 @@ export class EngineCommandServer {
             case "cancel":
                 this.#running.get(command.requestId)?.abort();
                 return;
-            case "measure": {
-                const { callId, workspace, messages, draft } = command;
-                try {
-                    void this.transport.send({ type: "measured", callId, result: this.service.measure(workspace, messages, draft) });
-                } catch (error) {
-                    void this.transport.send({ type: "measured", callId, error: toErrorPayload(error) });
-                }
-                return;
-            }
-            case "snapshot":
-                try {
-                    void this.transport.send({ type: "snapshot", callId: command.callId, snapshot: this.service.snapshot() });
-                } catch (error) {
-                    void this.transport.send({ type: "snapshot", callId: command.callId, error: toErrorPayload(error) });
-                }
-                return;
-            case "forgetWorkspace": {
-                const { callId, workspace } = command;
-                this.service.forgetWorkspace(workspace).then(
-                    () => this.transport.send({ type: "forgotten", callId }),
-                    (error: unknown) => this.transport.send({ type: "forgotten", callId, error: toErrorPayload(error) })
-                );
-                return;
-            }
-            case "audit": // byte scans in slices: it resolves later, and shutdown waits for it
-                this.#answerLater(
-                    command.callId,
-                    "audited",
-                    this.#attempt(async () => this.service.audit())
-                );
-                return;
-            case "replayableTurns":
-                this.#answer(command.callId, "replayableTurns", () => this.service.replayableTurns());
-                return;
-            case "listDrills":
-                this.#answer(command.callId, "drills", () => this.service.listDrills());
-                return;
-            case "replay":
-                this.#answerLater(
-                    command.callId,
-                    "replayed",
-                    this.#attempt(() => this.service.replay(command.requestId))
-                );
-                return;
-            case "runDrill":
-                this.#answerLater(
-                    command.callId,
-                    "drillReport",
-                    this.#attempt(() => this.service.runDrill(command.drillId))
-                );
-                return;
-            case "runCanary": {
-                const { fillerTokens } = command;
-                this.#answerLater(
-                    command.callId,
-                    "canaryReport",
-                    this.#attempt(() => this.service.runCanary(fillerTokens === undefined ? {} : { fillerTokens }))
+            case "call": {
+                const { callId } = command;
+                // Calls that run for a while (an audit's slices, a replay, a drill, a canary run) are
+                // tracked like chats: shutdown waits for them before it disposes the engine under them.
+                this.#track(
+                    this.#attempt(() => (this.#methods[command.method] as (params: unknown) => unknown)(command.params)).then(
+                        (result) => this.transport.send({ type: "answer", callId, result }),
+                        (error: unknown) => this.transport.send({ type: "answer", callId, error: toErrorPayload(error) })
+                    )
                 );
                 return;
             }
@@ -184,35 +119,18 @@ export class EngineCommandServer {
         }
     }
 
-    /** Answers a call whose engine method returns at once: its result, or what it threw. */
-    #answer<T extends AnswerType>(callId: string, type: T, run: () => AnswerOf<T>): void {
-        let event: EngineEvent;
+    /** `run()`'s value as a promise; a synchronous throw becomes its rejection. */
+    #attempt(run: () => unknown): Promise<unknown> {
         try {
-            event = { type, callId, result: run() } as EngineEvent;
-        } catch (error) {
-            event = { type, callId, error: toErrorPayload(error) } as EngineEvent;
-        }
-        void this.transport.send(event);
-    }
-
-    /** Answers a call that runs for a while (a replay, a drill); shutdown waits for it before it disposes the engine under it. */
-    #answerLater<T extends AnswerType>(callId: string, type: T, running: Promise<AnswerOf<T>>): void {
-        const settled = running
-            .then(
-                (result) => this.transport.send({ type, callId, result } as EngineEvent),
-                (error: unknown) => this.transport.send({ type, callId, error: toErrorPayload(error) } as EngineEvent)
-            )
-            .finally(() => this.#settling.delete(settled));
-        this.#settling.add(settled);
-    }
-
-    /** `run()`'s promise; a synchronous throw becomes its rejection. */
-    #attempt<T>(run: () => Promise<T>): Promise<T> {
-        try {
-            return run();
+            return Promise.resolve(run());
         } catch (error) {
             return Promise.reject(error);
         }
+    }
+
+    #track(settling: Promise<void>): void {
+        const settled = settling.finally(() => this.#settling.delete(settled));
+        this.#settling.add(settled);
     }
 
     #chat(request: ChatTurnRequest): void {
@@ -225,38 +143,40 @@ export class EngineCommandServer {
         const controller = new AbortController();
         this.#running.set(requestId, controller);
         const send = (event: EngineEvent): void => void this.transport.send(event);
-        const settled = this.service
-            .chat(
-                request,
-                {
-                    onQueued: (position) => send({ type: "queued", requestId, position }),
-                    onStarted: () => send({ type: "started", requestId }),
-                    onText: (text, logprobs) => send({ type: "token", requestId, text, ...(logprobs === undefined ? {} : { logprobs }) })
-                },
-                controller.signal
+        this.#track(
+            this.#attempt(() =>
+                this.service.chat(
+                    request,
+                    {
+                        onQueued: (position) => send({ type: "queued", requestId, position }),
+                        onStarted: () => send({ type: "started", requestId }),
+                        onText: (text, logprobs) =>
+                            send({ type: "token", requestId, text, ...(logprobs === undefined ? {} : { logprobs }) })
+                    },
+                    controller.signal
+                )
             )
-            .then(
-                ({ text, finishReason, usage, logprobs }) =>
-                    this.transport.send({
-                        type: "finished",
-                        requestId,
-                        text,
-                        finishReason,
-                        usage,
-                        ...(logprobs === undefined ? {} : { logprobs })
-                    }),
-                (error: unknown) =>
-                    this.transport.send({
-                        type: "failed",
-                        requestId,
-                        error: this.#stopping !== undefined ? STOPPED_MID_TURN : toErrorPayload(error)
-                    })
-            )
-            .finally(() => {
-                this.#running.delete(requestId);
-                this.#settling.delete(settled);
-            });
-        this.#settling.add(settled);
+                .then(
+                    (result) => {
+                        const { text, finishReason, usage, logprobs } = result as Awaited<ReturnType<ServedEngine["chat"]>>;
+                        return this.transport.send({
+                            type: "finished",
+                            requestId,
+                            text,
+                            finishReason,
+                            usage,
+                            ...(logprobs === undefined ? {} : { logprobs })
+                        });
+                    },
+                    (error: unknown) =>
+                        this.transport.send({
+                            type: "failed",
+                            requestId,
+                            error: this.#stopping !== undefined ? STOPPED_MID_TURN : toErrorPayload(error)
+                        })
+                )
+                .finally(() => this.#running.delete(requestId))
+        );
     }
 
     #refuseWhileStopping(command: EngineCommand): void {
@@ -266,16 +186,12 @@ export class EngineCommandServer {
                     void this.transport.send({ type: "failed", requestId: command.request.requestId, error: STOPPING });
                 }
                 return;
+            case "call":
+                void this.transport.send({ type: "answer", callId: command.callId, error: STOPPING });
+                return;
             case "cancel":
             case "shutdown":
-                return;
-            default:
-                void this.transport.send({ type: callAnswerTypes[command.type], callId: command.callId, error: STOPPING });
                 return;
         }
     }
 }
-
-/** The answer events of the isolation calls, and what each carries as its result. */
-type AnswerType = "audited" | "replayableTurns" | "replayed" | "drills" | "drillReport" | "canaryReport";
-type AnswerOf<T extends AnswerType> = NonNullable<Extract<EngineEvent, { type: T }>["result"]>;

@@ -16,14 +16,6 @@ import { runSlicedAudit } from "../audit/runSlicedAudit.js";
 import { isCanaryWorkspace } from "../canary/canaryMarkers.js";
 import { runCanaryProbe } from "../canary/runCanaryProbe.js";
 import { InvalidRequestError } from "../request/requestErrors.js";
-import type { ModelDownload, ModelFacts, ModelLibraryListing } from "../../contract/models.js";
-import {
-    DownloadUnavailableError,
-    DownloadUnknownError,
-    LibraryModelUnknownError,
-    ModelSwitchUnavailableError
-} from "../core/modelErrors.js";
-import { inspectModelFile } from "../../host/models/inspectModelFile.js";
 import { drillCatalog } from "../drills/drillCatalog.js";
 import { runFaultDrill } from "../drills/runFaultDrill.js";
 import { ReplayUnavailableError } from "../KvEngine.js";
@@ -325,61 +317,6 @@ export class EngineService {
     /** Runs a fault drill in sandboxed engines of its own (the tiny model); this engine's workspaces are untouched. */
     runDrill(id: string): Promise<DrillReport> {
         return runFaultDrill(id, this.engine.runtime);
-    }
-
-    /** A GGUF file's facts and a memory estimate for this engine's decode context, read with this engine's binding. */
-    inspectModel(modelPath: string): Promise<ModelFacts> {
-        const { decodeContextSize, numDecodeSequences } = this.engine.config;
-        return inspectModelFile(modelPath, {
-            contextSize: decodeContextSize,
-            sequences: numDecodeSequences,
-            llama: this.engine.runtime.llama
-        });
-    }
-
-    /** An in-process engine serves one model for its life; hosts that switch run the engine behind EngineSupervisor. */
-    switchModel(_model: string): Promise<EngineInfo> {
-        return Promise.reject(
-            new ModelSwitchUnavailableError(
-                "This engine runs in the host's process and keeps its model for its life; start the host with the model you want (npm run serve -- --model PATH)."
-            )
-        );
-    }
-
-    /** An in-process engine has no models directory; the hosts download beside their supervisor (host/supervisor/supervisorEngineClient.ts). */
-    startDownload(_source: string): Promise<ModelDownload> {
-        return Promise.reject(
-            new DownloadUnavailableError(
-                "This engine runs in the host's process and does not download models; run the headless server or the app."
-            )
-        );
-    }
-
-    listDownloads(): Promise<readonly ModelDownload[]> {
-        return Promise.resolve([]);
-    }
-
-    cancelDownload(id: string): Promise<ModelDownload> {
-        return Promise.reject(
-            new DownloadUnknownError(`No download has the id ${JSON.stringify(id.slice(0, 60))}; this engine runs none.`)
-        );
-    }
-
-    resumeDownload(id: string): Promise<ModelDownload> {
-        return this.cancelDownload(id);
-    }
-
-    /** The model library is the hosts' (host/models/ModelLibrary.ts); an engine in the host's process keeps none. */
-    listModels(): Promise<ModelLibraryListing> {
-        return Promise.resolve({ models: [], problems: [] });
-    }
-
-    forgetModel(id: string, _deleteFile: boolean): Promise<ModelLibraryListing> {
-        return Promise.reject(
-            new LibraryModelUnknownError(
-                `No model in the library has the id ${JSON.stringify(id.slice(0, 60))}; this engine keeps no library.`
-            )
-        );
     }
 
     async forgetWorkspace(workspace: string): Promise<void> {

@@ -1,15 +1,7 @@
 import type { ChatMessage, ChatTurnRequest } from "../../contract/engineProtocol.js";
+import { turnLimits } from "../../contract/limits.js";
 import { CANARY_WORKSPACE_PREFIX, isCanaryWorkspace } from "../canary/canaryMarkers.js";
 import { InvalidRequestError } from "../request/requestErrors.js";
-
-/** Limits on what one turn may carry; beyond them a request is refused at the door, never truncated. */
-export const turnLimits = {
-    maxMessages: 10_000,
-    maxMessageChars: 4_000_000,
-    maxStopStrings: 16,
-    maxStopChars: 256,
-    maxWorkspaceChars: 256
-} as const;
 
 const roles = new Set(["system", "user", "assistant"]);
 

@@ -9,10 +9,12 @@ import { DEMO_MODEL } from "../../contract/models.js";
 import { KvaultError } from "../../engine/index.js";
 import { EngineSupervisor } from "../supervisor/EngineSupervisor.js";
 import { KvaultHttpServer } from "../http/KvaultHttpServer.js";
+import { hostMethods } from "../rpc/hostMethods.js";
+import { RpcDispatcher } from "../rpc/RpcDispatcher.js";
 import { RpcServer } from "../rpc/RpcServer.js";
 import { DataDirectoryLock } from "../store/DataDirectoryLock.js";
 import { WorkspaceStore } from "../store/WorkspaceStore.js";
-import { supervisorEngineClient } from "../supervisor/supervisorEngineClient.js";
+import { modelMethods } from "../supervisor/modelMethods.js";
 import { inspectServeModel, resolveServeModel, serveModelId } from "./resolveServeModel.js";
 import { parseServeOptions, ServeOptionsError } from "./serveOptions.js";
 
@@ -78,7 +80,7 @@ async function main(): Promise<void> {
     );
 
     // "tiny" is the built-in demo model, generated into the data directory as at start.
-    const engine = supervisorEngineClient(
+    const models = modelMethods(
         supervisor,
         (name) =>
             name === DEMO_MODEL
@@ -91,13 +93,15 @@ async function main(): Promise<void> {
             downloadStallMs: options.downloadStallSeconds === undefined ? undefined : options.downloadStallSeconds * 1000
         }
     );
-    const rpc = new RpcServer(engine, () => store);
+    // The page's RPC: the same server loop as the desktop app's; without settings, the settings methods answer settings_unavailable.
+    const engine = async (): Promise<EngineSupervisor> => supervisor;
+    const rpc = new RpcServer(new RpcDispatcher(engine, hostMethods({ engine, models: async () => models, store: () => store })), { log });
     const rendererDirectory = path.join(repositoryRoot, "out", "renderer");
     if (!fs.existsSync(path.join(rendererDirectory, "index.html"))) {
         log("The renderer is not built (out/renderer); serving the API only. `npm run serve` builds it.");
     }
     const server = new KvaultHttpServer({
-        engine,
+        engine: supervisor,
         apiKey,
         host: options.host,
         port: options.port,
@@ -119,7 +123,7 @@ async function main(): Promise<void> {
         stopping = true;
         await rpc.close();
         await server.close();
-        await engine.stopDownloads().catch((error: unknown) => log(`Cancelling the downloads failed: ${(error as Error).message}`));
+        await models.stopDownloads().catch((error: unknown) => log(`Cancelling the downloads failed: ${(error as Error).message}`));
         await supervisor.dispose();
         await store.then(
             (opened) => opened.close(),

@@ -4,8 +4,8 @@ import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
 import path from "node:path";
-import type { EngineErrorPayload } from "../../contract/engineProtocol.js";
-import type { EngineClient } from "../supervisor/EngineClient.js";
+import type { EngineClient, EngineErrorPayload } from "../../contract/engineProtocol.js";
+import { rpcLimits } from "../../contract/limits.js";
 import { chunkBody, completionBody, usageChunkBody, type CompletionIdentity } from "./chatCompletionResponses.js";
 import { fromEngineError, OpenAiError } from "./OpenAiError.js";
 import { parseChatCompletion } from "./parseChatCompletion.js";
@@ -13,7 +13,8 @@ import { prometheusMetrics } from "./prometheusMetrics.js";
 import { allowedHosts, checkApiKey, checkHost, checkOrigin, readJsonBody } from "./requestGuards.js";
 
 export const httpDefaults = {
-    maxBodyBytes: 8 * 1024 * 1024,
+    /** The RPC's one limit on a message (contract/limits.ts): what the WebSocket and the preload take, the API takes. */
+    maxBodyBytes: rpcLimits.maxMessageBytes,
     /** Longest a chat completion may run before it is cancelled and answered with an error. */
     requestTimeoutMs: 10 * 60 * 1000,
     /** Chat completions in flight (running or queued in the engine) before new ones get 429. */
@@ -141,7 +142,7 @@ export class KvaultHttpServer {
                     return sendText(
                         response,
                         200,
-                        prometheusMetrics(await this.options.engine.snapshot(), { requests: this.#httpStatusCounts }),
+                        prometheusMetrics(await this.options.engine.call("snapshot", {}), { requests: this.#httpStatusCounts }),
                         "text/plain; version=0.0.4; charset=utf-8"
                     );
                 }
@@ -285,7 +286,7 @@ export class KvaultHttpServer {
             response.off("close", onClose);
             this.#numInFlight--;
             if (named === undefined) {
-                await this.options.engine.forgetWorkspace(workspace).catch(() => undefined);
+                await this.options.engine.call("forgetWorkspace", { workspace }).catch(() => undefined);
             }
         }
     }

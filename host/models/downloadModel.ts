@@ -19,16 +19,17 @@
 import crypto from "node:crypto";
 import fs from "node:fs";
 import { createModelDownloader, type ModelDownloader } from "node-llama-cpp";
-import { MAX_DOWNLOAD_SOURCE_CHARS, type ModelDownload, type ModelFacts } from "../../contract/models.js";
+import { fieldLimits } from "../../contract/limits.js";
+import type { ModelDownload, ModelFacts } from "../../contract/models.js";
+import { KvaultError } from "../../engine/index.js";
 import {
     DownloadChangedError,
     DownloadFailedError,
     DownloadInterruptedError,
     DownloadNotResumableError,
     DownloadSourceInvalidError,
-    DownloadUnknownError,
-    KvaultError
-} from "../../engine/index.js";
+    DownloadUnknownError
+} from "./modelErrors.js";
 import { ignoreIpullRejections } from "./ignoreIpullRejections.js";
 import { inspectDefaults } from "./inspectModelFile.js";
 import { inspectModelInChild } from "./inspectModelInChild.js";
@@ -61,9 +62,9 @@ export function validateDownloadSource(source: unknown): string {
         throw new DownloadSourceInvalidError("Give a model URL (http:// or https://) or a Hugging Face reference (hf:owner/repo:quant).");
     }
     const text = source.trim();
-    if (text.length > MAX_DOWNLOAD_SOURCE_CHARS) {
+    if (text.length > fieldLimits.maxDownloadSourceChars) {
         throw new DownloadSourceInvalidError(
-            `The download source has ${text.length.toLocaleString("en-US")} characters; the limit is ${MAX_DOWNLOAD_SOURCE_CHARS.toLocaleString("en-US")}.`
+            `The download source has ${text.length.toLocaleString("en-US")} characters; the limit is ${fieldLimits.maxDownloadSourceChars.toLocaleString("en-US")}.`
         );
     }
     if (/^hf:[^\s]+$/i.test(text)) {

@@ -1,9 +1,10 @@
 import path from "node:path";
 import { getLlama, GgufFileType, GgufInsights, LlamaLogLevel, readGgufFileInfo, type GgufFileInfo, type Llama } from "node-llama-cpp";
 import type { ModelFacts, ModelMemoryEstimate } from "../../contract/models.js";
-import { ModelUnreadableError, ModelUnsupportedError, describeInsightsMemory } from "../../engine/index.js";
+import { describeInsightsMemory } from "../../engine/index.js";
 import { ggufSplitParts } from "./gguf/ggufSplitParts.js";
 import { readGgufHeader } from "./gguf/readGgufHeader.js";
+import { ModelUnreadableError, ModelUnsupportedError } from "./modelErrors.js";
 
 export interface InspectModelOptions {
     /** The context the estimate is for (tokens per sequence). */

@@ -3,7 +3,7 @@
 // panel) can end or pin the host. inspectModelFile runs there; here, every way that process can
 // end becomes a fact, a typed refusal, or model_unreadable saying what happened.
 import type { ModelFacts } from "../../contract/models.js";
-import { ModelNotGgufError, ModelUnreadableError, ModelUnsupportedError } from "../../engine/index.js";
+import { ModelNotGgufError, ModelUnreadableError, ModelUnsupportedError } from "./modelErrors.js";
 import { forkInspectionSpawner, INSPECT_REQUEST_ENV, type InspectionRequest, type InspectionSpawner } from "./inspectionProcess.js";
 
 export interface InspectionLimits {

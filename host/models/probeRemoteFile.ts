@@ -1,4 +1,4 @@
-import { DownloadFailedError } from "../../engine/index.js";
+import { DownloadFailedError } from "./modelErrors.js";
 import type { RemoteFileFacts } from "./partialDownloads.js";
 
 /**

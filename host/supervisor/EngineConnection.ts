@@ -1,14 +1,13 @@
-import {
-    callAnswerTypes,
-    type ChatTurnRequest,
-    type DraftMeasurement,
-    type EngineErrorPayload,
-    type EngineInfo,
-    type FinishReason,
-    type TokenLogprob,
-    type TurnUsage
+import type {
+    ChatTurnRequest,
+    EngineCommand,
+    EngineErrorPayload,
+    EngineInfo,
+    FinishReason,
+    TokenLogprob,
+    TurnUsage
 } from "../../contract/engineProtocol.js";
-import type { AuditSummary, CanaryReport, DrillDescription, DrillReport, ReplayableTurn, ReplaySummary } from "../../contract/isolation.js";
+import type { EngineMethod, RpcParams, RpcResult } from "../../contract/rpc.js";
 import { EngineStoppedError, InvalidRequestError } from "../../engine/index.js";
 import type { EngineConfigInput, TurnCallbacks, TurnResult } from "../../engine/index.js";
 import {
@@ -35,21 +34,6 @@ export interface OpenEngineOptions {
     readonly onCrash: (exit: EngineExit, numInterrupted: number) => void;
     readonly log: (line: string) => void;
 }
-
-/** A call answered by callId, and the event type that answers it. */
-type CallCommand =
-    | { readonly type: "measure"; readonly workspace: string; readonly messages: ChatTurnRequest["messages"]; readonly draft: string }
-    | { readonly type: "snapshot" }
-    | { readonly type: "forgetWorkspace"; readonly workspace: string }
-    | { readonly type: "audit" }
-    | { readonly type: "replayableTurns" }
-    | { readonly type: "replay"; readonly requestId: string }
-    | { readonly type: "listDrills" }
-    | { readonly type: "runDrill"; readonly drillId: string }
-    | { readonly type: "runCanary"; readonly fillerTokens?: number };
-
-/** The answer events' types: every call is answered by one of these, carrying its callId. */
-const answerTypes = new Set<string>(Object.values(callAnswerTypes));
 
 interface PendingTurn {
     readonly callbacks: TurnCallbacks;
@@ -146,46 +130,39 @@ export class EngineConnection {
         });
     }
 
-    measure(workspace: string, messages: ChatTurnRequest["messages"], draft: string, timeoutMs: number): Promise<DraftMeasurement> {
-        return this.#call({ type: "measure", workspace, messages, draft }, timeoutMs) as Promise<DraftMeasurement>;
-    }
-
-    snapshot(timeoutMs: number): Promise<unknown> {
-        return this.#call({ type: "snapshot" }, timeoutMs);
-    }
-
-    async forgetWorkspace(workspace: string, timeoutMs: number): Promise<void> {
-        await this.#call({ type: "forgetWorkspace", workspace }, timeoutMs);
-    }
-
-    audit(timeoutMs: number): Promise<AuditSummary> {
-        return this.#call({ type: "audit" }, timeoutMs) as Promise<AuditSummary>;
-    }
-
-    replayableTurns(timeoutMs: number): Promise<ReplayableTurn[]> {
-        return this.#call({ type: "replayableTurns" }, timeoutMs) as Promise<ReplayableTurn[]>;
-    }
-
-    /** Rejects with replay_unavailable when the engine does not keep that turn. */
-    replay(requestId: string, timeoutMs: number): Promise<ReplaySummary> {
-        return this.#call({ type: "replay", requestId }, timeoutMs) as Promise<ReplaySummary>;
-    }
-
-    listDrills(timeoutMs: number): Promise<DrillDescription[]> {
-        return this.#call({ type: "listDrills" }, timeoutMs) as Promise<DrillDescription[]>;
-    }
-
-    /** Rejects with unknown_drill for an id the engine does not list. */
-    runDrill(drillId: string, timeoutMs: number): Promise<DrillReport> {
-        return this.#call({ type: "runDrill", drillId }, timeoutMs) as Promise<DrillReport>;
-    }
-
-    /** Rejects with canary_running while another canary run is in flight. */
-    runCanary(params: { readonly fillerTokens?: number }, timeoutMs: number): Promise<CanaryReport> {
-        return this.#call(
-            { type: "runCanary", ...(params.fillerTokens === undefined ? {} : { fillerTokens: params.fillerTokens }) },
-            timeoutMs
-        ) as Promise<CanaryReport>;
+    /** One engine-served method of the RPC spec; rejects with engine_timeout when no answer comes within `timeoutMs`. */
+    call<M extends EngineMethod>(method: M, params: RpcParams<M>, timeoutMs: number): Promise<RpcResult<M>> {
+        const closed = this.#closedError("call");
+        if (closed !== undefined) {
+            return Promise.reject(closed);
+        }
+        const callId = `call-${++this.#numCalls}`;
+        return new Promise((resolve, reject) => {
+            const timer = setTimeout(() => {
+                this.#calls.delete(callId);
+                reject(
+                    new EngineCallTimeoutError(
+                        `The engine did not answer ${/^[aeiou]/.test(method) ? "an" : "a"} ${method} call within ${(timeoutMs / 1000).toLocaleString("en-US")} s. ` +
+                            "It may be busy with a long prompt; try again, and restart Kvault if this repeats."
+                    )
+                );
+            }, timeoutMs);
+            const settle = (): void => {
+                clearTimeout(timer);
+                this.#calls.delete(callId);
+            };
+            this.#calls.set(callId, {
+                resolve: (value) => {
+                    settle();
+                    resolve(value as RpcResult<M>);
+                },
+                reject: (error) => {
+                    settle();
+                    reject(error);
+                }
+            });
+            this.child.send({ type: "call", callId, method, params } as EngineCommand);
+        });
     }
 
     /**
@@ -294,43 +271,9 @@ export class EngineConnection {
         });
     }
 
-    #call(command: CallCommand, timeoutMs: number): Promise<unknown> {
-        const closed = this.#closedError("call");
-        if (closed !== undefined) {
-            return Promise.reject(closed);
-        }
-        const callId = `call-${++this.#numCalls}`;
-        return new Promise((resolve, reject) => {
-            const timer = setTimeout(() => {
-                this.#calls.delete(callId);
-                reject(
-                    new EngineCallTimeoutError(
-                        `The engine did not answer ${/^[aeiou]/.test(command.type) ? "an" : "a"} ${command.type} call within ${(timeoutMs / 1000).toLocaleString("en-US")} s. ` +
-                            "It may be busy with a long prompt; try again, and restart Kvault if this repeats."
-                    )
-                );
-            }, timeoutMs);
-            const settle = (): void => {
-                clearTimeout(timer);
-                this.#calls.delete(callId);
-            };
-            this.#calls.set(callId, {
-                resolve: (value) => {
-                    settle();
-                    resolve(value);
-                },
-                reject: (error) => {
-                    settle();
-                    reject(error);
-                }
-            });
-            this.child.send({ ...command, callId });
-        });
-    }
-
     /** Engine → host events, by id. An event for an id nobody waits for (late, after a timeout) is dropped. */
     #route(message: Record<string, unknown>): void {
-        if (typeof message.type === "string" && answerTypes.has(message.type)) {
+        if (message.type === "answer") {
             this.#answer(message);
             return;
         }
@@ -371,7 +314,7 @@ export class EngineConnection {
         }
     }
 
-    /** A call's answer, by callId: `snapshot` carries its value under that name, every other answer under `result`. */
+    /** A call's answer, by callId. */
     #answer(message: Record<string, unknown>): void {
         const call = typeof message.callId === "string" ? this.#calls.get(message.callId) : undefined;
         if (call === undefined) {
@@ -380,7 +323,7 @@ export class EngineConnection {
         if (message.error !== undefined) {
             call.reject(new EngineRequestError(errorPayload(message.error)));
         } else {
-            call.resolve(message.type === "snapshot" ? message.snapshot : message.result);
+            call.resolve(message.result);
         }
     }
 

@@ -1,28 +1,25 @@
-import type { ChatMessage, ChatTurnRequest, DraftMeasurement, EngineInfo } from "../../contract/engineProtocol.js";
-import type { EngineSnapshot } from "../../contract/EngineSnapshot.js";
-import type { AuditSummary, CanaryReport, DrillDescription, DrillReport, ReplayableTurn, ReplaySummary } from "../../contract/isolation.js";
+import type { ChatTurnRequest, EngineClient, EngineInfo } from "../../contract/engineProtocol.js";
 import type { ModelFacts } from "../../contract/models.js";
-import { EngineStoppedError, ModelSwitchedError, invariant, validateChatTurn } from "../../engine/index.js";
+import { callTimeoutMs, type EngineMethod, type RpcParams, type RpcResult } from "../../contract/rpc/rpcSpec.js";
+import { EngineStoppedError, invariant } from "../../engine/index.js";
 import type { EngineConfigInput, TurnCallbacks, TurnResult } from "../../engine/index.js";
 import { inspectModelInChild } from "../models/inspectModelInChild.js";
+import { ModelSwitchedError } from "../models/modelErrors.js";
 import { EngineConnection, type EngineExit } from "./EngineConnection.js";
 import { CancelledBeforeSendError, EngineUnavailableError, describeExit } from "./engineHostErrors.js";
 import type { EngineProcessSpawner } from "./EngineProcessSpawner.js";
 import { forkEngineSpawner } from "./forkEngineProcess.js";
 import { RestartBudget } from "./RestartBudget.js";
+import { SupervisorEvents, type EngineSupervisorEvents, type SupervisorListener } from "./SupervisorEvents.js";
 
-/** Defaults in one place. Times in milliseconds. */
+export type { EngineSupervisorEvents } from "./SupervisorEvents.js";
+
+/** Defaults in one place. Times in milliseconds; each call's deadline is the RPC spec's (rpcSpec[method].timeoutMs). */
 export const supervisorDefaults = {
     /** From spawn to `ready`: loading a multi-gigabyte GGUF from a slow disk takes a while. */
     startTimeoutMs: 120_000,
     /** How long a call made while the engine restarts waits for it. */
     restartWaitMs: 120_000,
-    /** measure, snapshot, forgetWorkspace, audit, replayableTurns, listDrills. */
-    callTimeoutMs: 30_000,
-    /** replay and runDrill: a replay recomputes a turn in a fresh context, a drill starts sandboxed engines twice (about 10 s on a laptop). */
-    longCallTimeoutMs: 120_000,
-    /** runCanary: prefills thousands of tokens and runs four probes; minutes for a large model on a CPU. */
-    canaryTimeoutMs: 600_000,
     /** From `shutdown` to SIGKILL. */
     shutdownGraceMs: 10_000,
     maxRestarts: 5,
@@ -35,9 +32,8 @@ export interface EngineSupervisorOptions {
     readonly spawner?: EngineProcessSpawner;
     readonly startTimeoutMs?: number;
     readonly restartWaitMs?: number;
-    readonly callTimeoutMs?: number;
-    readonly longCallTimeoutMs?: number;
-    readonly canaryTimeoutMs?: number;
+    /** Deadlines other than the spec's, by method (tests of a timeout). */
+    readonly callTimeoutsMs?: Partial<Readonly<Record<EngineMethod, number>>>;
     readonly shutdownGraceMs?: number;
     readonly maxRestarts?: number;
     readonly restartWindowMs?: number;
@@ -55,26 +51,7 @@ export type ModelInspector = (
     estimateFor: { readonly contextSize: number; readonly sequences: number }
 ) => Promise<ModelFacts>;
 
-export interface EngineSupervisorEvents {
-    /** The engine process ended on its own; `numInterrupted` turns and calls were rejected with engine_crashed. */
-    crashed: {
-        readonly pid: number | undefined;
-        readonly exitCode: number | null;
-        readonly signal: NodeJS.Signals | null;
-        readonly numInterrupted: number;
-        readonly willRestart: boolean;
-    };
-    /** A new engine process is ready; calls go to it. */
-    restarted: { readonly pid: number | undefined; readonly info: EngineInfo; readonly numRestarts: number };
-    /** The restart budget is spent: every call fails with `error` until the host is restarted. */
-    down: { readonly error: EngineUnavailableError };
-    /** switchModel started an engine process on another model; `numEnded` turns and calls were ended with model_switched. */
-    switched: { readonly pid: number | undefined; readonly info: EngineInfo; readonly numEnded: number };
-}
-
 export type EngineSupervisorState = "running" | "restarting" | "down" | "disposed";
-
-type Listener<K extends keyof EngineSupervisorEvents> = (event: EngineSupervisorEvents[K]) => void;
 
 interface Waiter {
     resolve(connection: EngineConnection): void;
@@ -88,19 +65,14 @@ interface Waiter {
  * made meanwhile wait for it. The engine keeps no state a host cannot resend: hosts send the
  * whole conversation each turn, so a workspace is rebuilt from its history on its next turn.
  */
-export class EngineSupervisor {
+export class EngineSupervisor implements EngineClient {
     #connection: EngineConnection | undefined;
     #info: EngineInfo | undefined;
     #state: EngineSupervisorState = "running";
     #downError: EngineUnavailableError | undefined;
     #numRestarts = 0;
     readonly #waiters = new Set<Waiter>();
-    readonly #listeners: { [K in keyof EngineSupervisorEvents]: Set<Listener<K>> } = {
-        crashed: new Set(),
-        restarted: new Set(),
-        down: new Set(),
-        switched: new Set()
-    };
+    readonly #events: SupervisorEvents;
     readonly #budget: RestartBudget;
     readonly #restartAbort = new AbortController();
     #restarting: Promise<void> | undefined;
@@ -109,7 +81,8 @@ export class EngineSupervisor {
     #switching: Promise<unknown> = Promise.resolve();
     #config: EngineConfigInput;
     readonly #inspect: ModelInspector;
-    readonly #options: Required<Omit<EngineSupervisorOptions, "spawner" | "log" | "inspectModel">>;
+    readonly #options: Required<Omit<EngineSupervisorOptions, "spawner" | "log" | "inspectModel" | "callTimeoutsMs">>;
+    readonly #callTimeoutsMs: Partial<Readonly<Record<EngineMethod, number>>>;
     readonly #spawner: EngineProcessSpawner;
     readonly #log: (line: string) => void;
 
@@ -117,10 +90,12 @@ export class EngineSupervisor {
         this.#config = config;
         // Model files are untrusted: by default none is read in the host's process.
         this.#inspect = options.inspectModel ?? inspectModelInChild;
-        const { spawner: _spawner, log: _log, inspectModel: _inspectModel, ...timing } = options;
+        const { spawner: _spawner, log: _log, inspectModel: _inspectModel, callTimeoutsMs = {}, ...timing } = options;
+        this.#callTimeoutsMs = callTimeoutsMs;
         this.#options = { ...supervisorDefaults, ...stripUndefined(timing) };
         this.#spawner = options.spawner ?? forkEngineSpawner();
         this.#log = options.log ?? ((line) => process.stderr.write(`[kvault host] ${line}\n`));
+        this.#events = new SupervisorEvents(this.#log);
         this.#budget = new RestartBudget(this.#options.maxRestarts, this.#options.restartWindowMs);
     }
 
@@ -150,63 +125,28 @@ export class EngineSupervisor {
         return this.#numRestarts;
     }
 
-    on<K extends keyof EngineSupervisorEvents>(event: K, listener: Listener<K>): () => void {
-        const listeners = this.#listeners[event] as Set<Listener<K>>;
-        listeners.add(listener);
-        return () => listeners.delete(listener);
+    on<K extends keyof EngineSupervisorEvents>(event: K, listener: SupervisorListener<K>): () => void {
+        return this.#events.on(event, listener);
     }
 
-    /** One chat turn, as EngineService.chat; aborting `signal` cancels it in the engine. */
-    async chat(untrusted: ChatTurnRequest, callbacks: TurnCallbacks = {}, signal?: AbortSignal): Promise<TurnResult> {
-        const request = validateChatTurn(untrusted); // refused here with the same message the engine would give, one hop sooner
+    /**
+     * One chat turn, as EngineService.chat; aborting `signal` cancels it in the engine. The turn was
+     * checked where it entered the host (the RPC spec, or the HTTP API's parser); the engine checks
+     * what only it knows.
+     */
+    async chat(request: ChatTurnRequest, callbacks: TurnCallbacks = {}, signal?: AbortSignal): Promise<TurnResult> {
         const connection = await this.#whenRunning(signal);
         return connection.chat(request, callbacks, signal);
     }
 
-    async measure(workspace: string, messages: readonly ChatMessage[], draft: string): Promise<DraftMeasurement> {
-        return (await this.#whenRunning()).measure(workspace, messages, draft, this.#options.callTimeoutMs);
-    }
-
-    async snapshot(): Promise<EngineSnapshot> {
-        return (await this.#whenRunning()).snapshot(this.#options.callTimeoutMs) as Promise<EngineSnapshot>;
-    }
-
-    /** Drops the workspace's KV in the engine; resolves once it is gone. */
-    async forgetWorkspace(workspace: string): Promise<void> {
-        await (await this.#whenRunning()).forgetWorkspace(workspace, this.#options.callTimeoutMs);
-    }
-
-    /** I1–I7 over the engine's pool and requests, free pages scanned, sealed pages re-checksummed. */
-    async audit(): Promise<AuditSummary> {
-        return (await this.#whenRunning()).audit(this.#options.callTimeoutMs);
-    }
-
-    /** Finished greedy turns the engine keeps for replay, by the host's requestId, oldest first. */
-    async replayableTurns(): Promise<ReplayableTurn[]> {
-        return (await this.#whenRunning()).replayableTurns(this.#options.callTimeoutMs);
-    }
-
     /**
-     * Differential replay: the turn recomputed alone in a fresh context, compared token by token.
-     * Rejects with replay_unavailable for a turn the engine does not keep (sampled, failed, too old,
-     * or served by an engine process that has since restarted).
+     * One engine-served method of the RPC spec, within its deadline (rpcSpec[method].timeoutMs). Rejects
+     * with the engine's own code (replay_unavailable, unknown_drill, canary_running, …), engine_timeout
+     * when no answer comes in time, engine_crashed when the process dies under it.
      */
-    async replay(requestId: string): Promise<ReplaySummary> {
-        return (await this.#whenRunning()).replay(requestId, this.#options.longCallTimeoutMs);
-    }
-
-    async listDrills(): Promise<DrillDescription[]> {
-        return (await this.#whenRunning()).listDrills(this.#options.callTimeoutMs);
-    }
-
-    /** Runs a fault drill in the engine's sandboxed engines; rejects with unknown_drill for an id not listed. */
-    async runDrill(id: string): Promise<DrillReport> {
-        return (await this.#whenRunning()).runDrill(id, this.#options.longCallTimeoutMs);
-    }
-
-    /** The canary probe on the loaded model, in the engine's own temporary workspaces; rejects with canary_running while one runs. */
-    async runCanary(params: { readonly fillerTokens?: number } = {}): Promise<CanaryReport> {
-        return (await this.#whenRunning()).runCanary(params, this.#options.canaryTimeoutMs);
+    async call<M extends EngineMethod>(method: M, params: RpcParams<M>): Promise<RpcResult<M>> {
+        const timeoutMs = this.#callTimeoutsMs[method] ?? callTimeoutMs(method);
+        return (await this.#whenRunning()).call(method, params, timeoutMs);
     }
 
     /**
@@ -272,7 +212,7 @@ export class EngineSupervisor {
         }
         this.#adopt(started);
         this.#log(`engine process ${started.pid} is ready on ${started.info.modelName}.`);
-        this.#emit("switched", { pid: started.pid, info: started.info, numEnded });
+        this.#events.emit("switched", { pid: started.pid, info: started.info, numEnded });
         return started.info;
     }
 
@@ -319,7 +259,7 @@ export class EngineSupervisor {
         this.#log(
             `engine process ${exit.pid} stopped (${describeExit(exit.code, exit.signal)}) with ${numInterrupted} request(s) in flight; ${willRestart ? "restarting it" : "restart budget spent"}.`
         );
-        this.#emit("crashed", { pid: exit.pid, exitCode: exit.code, signal: exit.signal, numInterrupted, willRestart });
+        this.#events.emit("crashed", { pid: exit.pid, exitCode: exit.code, signal: exit.signal, numInterrupted, willRestart });
         if (!willRestart) {
             this.#goDown(
                 `The engine process stopped again (${describeExit(exit.code, exit.signal)}) after ${this.#options.maxRestarts} restarts within ${this.#options.restartWindowMs / 1000} s, ` +
@@ -359,7 +299,7 @@ export class EngineSupervisor {
                 this.#numRestarts++;
                 this.#adopt(connection);
                 this.#log(`engine process ${connection.pid} is ready (restart ${this.#numRestarts}).`);
-                this.#emit("restarted", { pid: connection.pid, info: connection.info, numRestarts: this.#numRestarts });
+                this.#events.emit("restarted", { pid: connection.pid, info: connection.info, numRestarts: this.#numRestarts });
                 return;
             } catch (error) {
                 if (this.#isDisposed()) {
@@ -387,7 +327,7 @@ export class EngineSupervisor {
         this.#state = "down";
         this.#downError = error;
         this.#rejectWaiters(error);
-        this.#emit("down", { error });
+        this.#events.emit("down", { error });
     }
 
     /** The running engine, or, while it restarts, the next one (for at most restartWaitMs). */
@@ -436,16 +376,6 @@ export class EngineSupervisor {
     #rejectWaiters(error: Error): void {
         for (const waiter of [...this.#waiters]) {
             waiter.reject(error);
-        }
-    }
-
-    #emit<K extends keyof EngineSupervisorEvents>(event: K, payload: EngineSupervisorEvents[K]): void {
-        for (const listener of [...(this.#listeners[event] as Set<Listener<K>>)]) {
-            try {
-                listener(payload);
-            } catch (error) {
-                this.#log(`a "${event}" listener threw: ${(error as Error).message}`); // a listener must not stop supervision
-            }
         }
     }
 }

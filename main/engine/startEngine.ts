@@ -7,10 +7,10 @@ import type { EngineHealth } from "../../host/http/KvaultHttpServer.js";
 import type { ModelInspector } from "../../host/models/inspectModelInChild.js";
 import type { EngineProcessSpawner } from "../../host/supervisor/EngineProcessSpawner.js";
 import { EngineSupervisor } from "../../host/supervisor/EngineSupervisor.js";
-import { supervisorEngineClient, type SupervisedEngineClient } from "../../host/supervisor/supervisorEngineClient.js";
 import type { BindingTestLog, BindingTestRecord } from "./BindingTestRelay.js";
 import { NoUsableBinaryError, explainStartFailure } from "./NoUsableBinaryError.js";
 import { appModelId, inspectAppModel, resolveAppModel } from "./resolveAppModel.js";
+import { modelMethods, type HostModels } from "../../host/supervisor/modelMethods.js";
 
 /** The app's engine configuration; defaults in one place, as the headless server's. */
 export const appEngineDefaults = {
@@ -39,7 +39,8 @@ export interface StartEngineOptions {
 
 export interface StartedEngine {
     readonly supervisor: EngineSupervisor;
-    readonly client: SupervisedEngineClient;
+    /** The model manager's RPC methods, over this supervisor. */
+    readonly models: HostModels;
     /** What `/v1/models` lists for the model loaded now: it follows a model switch. */
     modelId(): string;
     /** The supervisor's state for `/health`, with why once it gave up restarting the engine. */
@@ -118,7 +119,7 @@ async function startOn(modelPath: string | null, options: StartEngineOptions): P
         name === DEMO_MODEL ? resolveAppModel(modelsDirectory, null, log).path : path.resolve(name);
     return {
         supervisor,
-        client: supervisorEngineClient(supervisor, resolveModel, modelsDirectory, { libraryFile: options.libraryFile }),
+        models: modelMethods(supervisor, resolveModel, modelsDirectory, { libraryFile: options.libraryFile }),
         modelId: () => appModelId(supervisor.info.modelPath, modelsDirectory),
         health: () => ({ state: supervisor.state, ...(supervisor.state === "down" && downError !== undefined ? { error: downError } : {}) })
     };

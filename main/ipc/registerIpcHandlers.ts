@@ -1,25 +1,23 @@
-import { app, ipcMain, type IpcMainInvokeEvent, type WebContents } from "electron";
-import { channels, rpcChannels } from "../../contract/channels.js";
-import type { AppInfo, AppSettingsView, BridgeResult } from "../../contract/KvaultBridge.js";
-import { rpcMethods } from "../../contract/rpc.js";
-import type { SettingsService } from "../settings/SettingsService.js";
+import { app, ipcMain, type WebContents } from "electron";
+import { ipcChannels } from "../../contract/channels.js";
+import type { AppInfo } from "../../contract/KvaultBridge.js";
+import type { RpcCaller, RpcDispatcher } from "../../host/rpc/RpcDispatcher.js";
 import { assertTrustedSender } from "./assertTrustedSender.js";
-import type { RendererRpc, RpcCaller } from "./RendererRpc.js";
-import { toBridgeError } from "./toBridgeError.js";
 
 export interface IpcServices {
     /** The URL the app window loads; only its top frame may call. */
     readonly appUrl: string;
-    readonly rpc: RendererRpc;
-    readonly settings: SettingsService;
+    /** The RPC's one server loop, the headless server's too: it checks every call against the spec. */
+    readonly rpc: RpcDispatcher;
 }
 
 /**
- * Registers the host side of every call in contract/; once per app run. Each handler checks the
- * sender and the argument count first, then hands the payload to a pure module that validates it.
- * An untrusted call is rejected outright; everything else answers with a BridgeResult.
+ * Registers the host side of the bridge (contract/KvaultBridge.ts); once per app run. Two channels:
+ * `call` carries every RPC method to the dispatcher, `getAppInfo` answers here. Each handler checks
+ * the sender and the argument count first; an untrusted call is rejected outright, everything
+ * else answers with an RpcAnswer.
  */
-export function registerIpcHandlers({ appUrl, rpc, settings }: IpcServices): void {
+export function registerIpcHandlers({ appUrl, rpc }: IpcServices): void {
     const watched = new Set<number>();
 
     /** The caller for a webContents; on first sight, its turns are tied to its page's life. */
@@ -41,31 +39,19 @@ export function registerIpcHandlers({ appUrl, rpc, settings }: IpcServices): voi
             id,
             send: (event) => {
                 if (!sender.isDestroyed()) {
-                    sender.send(channels.turnEvent, event);
+                    sender.send(ipcChannels.turnEvent, event);
                 }
             }
         };
     };
 
-    const handle = <T>(channel: string, numArgs: number, serve: (event: IpcMainInvokeEvent, args: unknown[]) => T): void => {
-        ipcMain.handle(channel, (event, ...args: unknown[]) => {
-            assertTrustedSender(event, appUrl, args, numArgs);
-            return serve(event, args);
-        });
-    };
-
-    handle(channels.getAppInfo, 0, (): AppInfo => ({ version: app.getVersion(), platform: process.platform }));
-
-    for (const method of rpcMethods) {
-        handle(rpcChannels[method], 1, (event, [params]) => rpc.call(callerOf(event.sender), method, params));
-    }
-
-    handle(channels.getSettings, 0, (): BridgeResult<AppSettingsView> => ({ ok: true, value: settings.view() }));
-    handle(channels.setLocalApi, 1, async (_event, [change]): Promise<BridgeResult<AppSettingsView>> => {
-        try {
-            return { ok: true, value: await settings.setLocalApi(change) };
-        } catch (error) {
-            return { ok: false, error: toBridgeError(error) };
-        }
+    ipcMain.handle(ipcChannels.call, (event, ...args: unknown[]) => {
+        assertTrustedSender(event, appUrl, args, 2);
+        const [method, params] = args;
+        return rpc.call(callerOf(event.sender), method, params);
+    });
+    ipcMain.handle(ipcChannels.getAppInfo, (event, ...args: unknown[]): AppInfo => {
+        assertTrustedSender(event, appUrl, args, 0);
+        return { version: app.getVersion(), platform: process.platform };
     });
 }

@@ -1,10 +1,9 @@
 // Pure on purpose (no electron): the app's OpenAI-compatible API, started and stopped as the
 // settings say. Tested with a fake engine on real loopback ports.
-import type { EngineErrorPayload } from "../../contract/engineProtocol.js";
+import type { EngineClient, EngineErrorPayload } from "../../contract/engineProtocol.js";
 import { KvaultError } from "../../engine/index.js";
-import type { EngineClient } from "../../host/supervisor/EngineClient.js";
 import { KvaultHttpServer, type EngineHealth } from "../../host/http/KvaultHttpServer.js";
-import { toBridgeError } from "../ipc/toBridgeError.js";
+import { toErrorAnswer } from "../../host/rpc/toErrorAnswer.js";
 import type { LocalApiSettings } from "../settings/AppSettings.js";
 
 /** The server could not listen (most often: the port is taken); it is not running. */
@@ -81,7 +80,7 @@ export class LocalApiController {
             this.#running = { port: settings.port, apiKey: settings.apiKey, url: address.url };
             this.log(`The local API serves ${modelId()} at ${address.url}.`);
         } catch (error) {
-            this.#problem = toBridgeError(error);
+            this.#problem = toErrorAnswer(error);
             throw error;
         }
     }

@@ -1,7 +1,7 @@
 import type { ChatTurnRequest } from "../../contract/engineProtocol.js";
 import type { RpcMethod, RpcMethods, RpcRequest } from "../../contract/rpc.js";
 import type { ConnectionStatus, KvaultRpc, PlainRpcMethod, TurnListener } from "./KvaultRpc.js";
-import { clientErrorCodes, RpcError } from "./RpcError.js";
+import { clientErrorCodes, RpcError, toRpcError } from "./RpcError.js";
 import type { RpcTransport } from "./RpcTransport.js";
 
 interface PendingCall {
@@ -93,7 +93,15 @@ export class RpcClient implements KvaultRpc {
             }
             const id = this.#nextId++;
             this.#pending.set(id, { resolve, reject });
-            if (!this.transport.send({ id, method, params } as RpcRequest)) {
+            let sent: boolean;
+            try {
+                sent = this.transport.send({ id, method, params } as RpcRequest);
+            } catch (error) {
+                this.#pending.delete(id);
+                reject(toRpcError(error));
+                return;
+            }
+            if (!sent) {
                 this.#pending.delete(id);
                 reject(
                     new RpcError(

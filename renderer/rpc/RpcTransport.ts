@@ -10,12 +10,15 @@ export interface RpcTransportHandlers {
 
 /**
  * Moves RPC messages to and from a server. The seam between hosts: WebSocketTransport in headless
- * mode; in Electron, a transport over the preload's named calls (contract/KvaultBridge.ts) once
- * the bridge carries the RPC. Everything above (RpcClient, stores, UI) stays the same.
+ * mode, BridgeTransport over the preload's `call` (contract/KvaultBridge.ts) in Electron.
+ * Everything above (RpcClient, stores, UI) stays the same.
  */
 export interface RpcTransport {
     start(handlers: RpcTransportHandlers): void;
-    /** Sends one request; false when the connection is not open (nothing was sent). */
+    /**
+     * Sends one request; false when the connection is not open (nothing was sent). Throws an
+     * RpcError for a request that cannot be sent at all (rpc_message_too_large: over rpcLimits).
+     */
     send(request: RpcRequest): boolean;
     dispose(): void;
 }

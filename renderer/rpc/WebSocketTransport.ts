@@ -1,4 +1,6 @@
+import { MESSAGE_TOO_LARGE, oversizeMessage, utf8ByteLength } from "../../contract/limits.js";
 import type { RpcRequest } from "../../contract/rpc.js";
+import { RpcError } from "./RpcError.js";
 import type { RpcTransport, RpcTransportHandlers } from "./RpcTransport.js";
 
 /** Waits before the n-th reconnect (ms); the last repeats. */
@@ -26,7 +28,13 @@ export class WebSocketTransport implements RpcTransport {
         if (this.#socket?.readyState !== WebSocket.OPEN) {
             return false;
         }
-        this.#socket.send(JSON.stringify(request));
+        const text = JSON.stringify(request);
+        // The server would refuse it unread (host/rpc/RpcServer.ts); say so here, with the same numbers, without sending it.
+        const tooLarge = oversizeMessage(utf8ByteLength(text));
+        if (tooLarge !== undefined) {
+            throw new RpcError(MESSAGE_TOO_LARGE, tooLarge);
+        }
+        this.#socket.send(text);
         return true;
     }
 

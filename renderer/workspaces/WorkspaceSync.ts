@@ -1,6 +1,8 @@
-import type { StoredMessage, WorkspaceMeta } from "../../contract/workspaces.js";
+import { rpcLimits, splitUtf8 } from "../../contract/limits.js";
+import type { LoadedWorkspaces, StoredMessage, WorkspaceMeta } from "../../contract/workspaces.js";
 import type { KvaultRpc, PlainRpcMethod } from "../rpc/KvaultRpc.js";
-import { clientErrorCodes, toRpcError } from "../rpc/RpcError.js";
+import { clientErrorCodes, RpcError, toRpcError } from "../rpc/RpcError.js";
+import { newId } from "../util/newId.js";
 import type { RpcMethods } from "../../contract/rpc.js";
 import type { StorageNoticeStore } from "../stores/storageNoticeStore.js";
 import type { WorkspaceState, WorkspaceStore } from "../stores/workspaceStore.js";
@@ -60,7 +62,7 @@ export class WorkspaceSync {
             let loaded = await this.rpc.call("loadWorkspaces", {});
             const legacyDocument = loaded.workspaces.length === 0 ? this.legacy.read() : null;
             if (legacyDocument !== null) {
-                loaded = await this.rpc.call("importWorkspaces", { document: legacyDocument });
+                loaded = await this.#import(legacyDocument);
                 this.legacy.archive();
             }
             this.#loaded = true;
@@ -79,6 +81,22 @@ export class WorkspaceSync {
         } finally {
             this.#loading = false;
         }
+    }
+
+    /** Hands the old document over in parts that each fit one RPC message, in order; the last part's answer is the host's workspaces. */
+    async #import(document: string): Promise<LoadedWorkspaces> {
+        const parts = splitUtf8(document, rpcLimits.maxImportPartBytes);
+        const importId = newId("import-");
+        for (const [part, text] of parts.entries()) {
+            const answer = await this.rpc.call("importWorkspaces", { importId, part, numParts: parts.length, text });
+            if (answer.done) {
+                return answer;
+            }
+        }
+        throw new RpcError(
+            clientErrorCodes.badMessage,
+            `The host took all ${parts.length} parts of the old workspaces but did not say it imported them.`
+        );
     }
 
     dispose(): void {

@@ -3,7 +3,7 @@
 // elements ends the process; a header claiming 2^62 entries pins it). This one runs first, and
 // checks every count and length against the bytes the file actually has before it allocates.
 import fs from "node:fs";
-import { ModelNotGgufError, ModelUnreadableError, ModelUnsupportedError } from "../../../engine/index.js";
+import { ModelNotGgufError, ModelUnreadableError, ModelUnsupportedError } from "../modelErrors.js";
 import { BoundedFileReader } from "./BoundedFileReader.js";
 import { GgufHeaderProblem, formatCount } from "./GgufHeaderProblem.js";
 import { readGgufTensors, type GgufTensorHeader } from "./readGgufTensors.js";

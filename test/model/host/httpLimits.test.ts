@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { localEngine } from "../../../engine/process/localEngine.js";
 import { EngineService } from "../../../engine/service/EngineService.js";
 import { KvaultHttpServer } from "../../../host/http/KvaultHttpServer.js";
 import { expectEngineClean, tinyEngineConfig } from "../../support/engineFixtures.js";
@@ -19,7 +20,14 @@ describe("the API's limits: a full queue and the per-request time limit", () => 
         options: { maxInFlight?: number; requestTimeoutMs?: number },
         body: (url: string) => Promise<void>
     ): Promise<void> {
-        const server = new KvaultHttpServer({ engine: service, apiKey: API_KEY, host: "127.0.0.1", port: 0, modelId: "tiny", ...options });
+        const server = new KvaultHttpServer({
+            engine: localEngine(service),
+            apiKey: API_KEY,
+            host: "127.0.0.1",
+            port: 0,
+            modelId: "tiny",
+            ...options
+        });
         const { url } = await server.listen();
         try {
             await body(url);

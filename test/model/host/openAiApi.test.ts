@@ -1,5 +1,7 @@
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { rpcLimits } from "../../../contract/limits.js";
+import { localEngine } from "../../../engine/process/localEngine.js";
 import { EngineService } from "../../../engine/service/EngineService.js";
 import { KvaultHttpServer } from "../../../host/http/KvaultHttpServer.js";
 import { tinyEngineConfig } from "../../support/engineFixtures.js";
@@ -27,7 +29,7 @@ describe("the OpenAI-compatible API, driven by the official openai client", () =
     beforeAll(async () => {
         service = await EngineService.start({ modelPath: generatedModelPath("tiny"), ...tinyEngineConfig, gpu: false });
         server = new KvaultHttpServer({
-            engine: service,
+            engine: localEngine(service),
             apiKey: API_KEY,
             host: "127.0.0.1",
             port: 0,
@@ -243,7 +245,8 @@ describe("the OpenAI-compatible API, driven by the official openai client", () =
 
         const huge = await raw("/v1/chat/completions", {
             method: "POST",
-            body: JSON.stringify({ model: "tiny", messages: [{ role: "user", content: "x".repeat(9 * 1024 * 1024) }] })
+            // The API's body limit is the RPC's one limit on a message (contract/limits.ts).
+            body: JSON.stringify({ model: "tiny", messages: [{ role: "user", content: "x".repeat(rpcLimits.maxMessageBytes) }] })
         });
         expect(huge.status).toBe(413);
         expect(await huge.json()).toMatchObject({ error: { code: "request_too_large" } });

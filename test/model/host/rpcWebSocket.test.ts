@@ -1,69 +1,22 @@
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import type { RpcServerMessage } from "../../../contract/rpc.js";
 import { EngineService } from "../../../engine/service/EngineService.js";
-import { KvaultHttpServer } from "../../../host/http/KvaultHttpServer.js";
-import { RpcServer } from "../../../host/rpc/RpcServer.js";
 import { expectEngineClean, tinyEngineConfig } from "../../support/engineFixtures.js";
 import { generatedModelPath, repositoryRoot } from "../../support/generatedModels.js";
-
-const API_KEY = "rpc-test-key-0001";
-
-/** A WebSocket RPC client for tests: sends raw frames, collects every message. */
-class RawClient {
-    readonly messages: RpcServerMessage[] = [];
-    private constructor(readonly socket: WebSocket) {
-        socket.on("message", (data) => this.messages.push(JSON.parse(String(data)) as RpcServerMessage));
-    }
-
-    static async connect(url: string, options: { key?: string; origin?: string } = {}): Promise<RawClient> {
-        const socket = new WebSocket(`${url.replace("http", "ws")}/rpc?key=${options.key ?? API_KEY}`, { origin: options.origin ?? url });
-        await new Promise<void>((resolve, reject) => {
-            socket.once("open", () => resolve());
-            socket.once("error", reject);
-        });
-        return new RawClient(socket);
-    }
-
-    async reply(id: number, timeoutMs = 30_000): Promise<RpcServerMessage> {
-        for (let waited = 0; waited < timeoutMs; waited += 10) {
-            const found = this.messages.find((message) => "id" in message && message.id === id);
-            if (found) {
-                return found;
-            }
-            await new Promise((resolve) => setTimeout(resolve, 10));
-        }
-        throw new Error(`no reply to ${id}`);
-    }
-
-    async call(id: number, method: string, params: unknown): Promise<RpcServerMessage> {
-        this.socket.send(JSON.stringify({ id, method, params }));
-        return this.reply(id);
-    }
-}
+import { RawClient, startRpcHost, type RpcHost } from "./rpcHost.js";
 
 describe("the renderer's RPC over a WebSocket (headless mode)", () => {
     let service: EngineService;
-    let server: KvaultHttpServer;
-    let rpc: RpcServer;
+    let host: RpcHost;
     let url: string;
     beforeAll(async () => {
         service = await EngineService.start({ modelPath: generatedModelPath("tiny"), ...tinyEngineConfig, gpu: false });
-        rpc = new RpcServer(service);
-        server = new KvaultHttpServer({
-            engine: service,
-            apiKey: API_KEY,
-            host: "127.0.0.1",
-            port: 0,
-            modelId: "tiny",
-            onRpcUpgrade: (request, socket, head) => rpc.handleUpgrade(request, socket, head)
-        });
-        url = (await server.listen()).url;
+        host = await startRpcHost(service);
+        url = host.url;
     });
     afterAll(async () => {
-        await rpc.close();
-        await server.close();
+        await host.close();
         await service.dispose();
     });
 
@@ -161,27 +114,23 @@ describe("the renderer's RPC over a WebSocket (headless mode)", () => {
         });
         expect(await client.call(3, "inspectModel", { path: "" })).toMatchObject({ id: 3, error: { code: "invalid_request" } });
         expect(await client.call(4, "switchModel", { model: 7 })).toMatchObject({ id: 4, error: { code: "invalid_request" } });
-        // An in-process engine keeps its model; the headless server's supervisor is what switches.
-        expect(await client.call(5, "switchModel", { model: "tiny" })).toMatchObject({
-            id: 5,
-            error: { code: "model_switch_unavailable" }
-        });
-        // Downloads too are the supervised hosts' (host/supervisor/supervisorEngineClient.ts); the params are checked first.
-        expect(await client.call(6, "startDownload", { source: "https://example.com/m.gguf" })).toMatchObject({
-            id: 6,
-            error: { code: "download_unavailable" }
-        });
+        // Downloads and the library are the host's own (host/supervisor/modelMethods.ts); the params are checked first.
         expect(await client.call(7, "startDownload", { source: "" })).toMatchObject({ id: 7, error: { code: "invalid_request" } });
         expect(await client.call(8, "listDownloads", {})).toEqual({ id: 8, result: [] });
         expect(await client.call(9, "cancelDownload", { id: 5 })).toMatchObject({ id: 9, error: { code: "invalid_request" } });
         expect(await client.call(10, "cancelDownload", { id: "d1" })).toMatchObject({ id: 10, error: { code: "download_unknown" } });
-        // The model library is the supervised hosts' too; an in-process engine lists none.
         expect(await client.call(11, "resumeDownload", { id: "d1" })).toMatchObject({ id: 11, error: { code: "download_unknown" } });
         expect(await client.call(12, "listModels", {})).toEqual({ id: 12, result: { models: [], problems: [] } });
         expect(await client.call(13, "forgetModel", { id: "m1" })).toMatchObject({ id: 13, error: { code: "library_model_unknown" } });
         expect(await client.call(14, "forgetModel", { id: "m1", deleteFile: "yes" })).toMatchObject({
             id: 14,
             error: { code: "invalid_request" }
+        });
+        // The headless server has no settings screen: its settings are its options.
+        expect(await client.call(15, "getSettings", {})).toMatchObject({ id: 15, error: { code: "settings_unavailable" } });
+        expect(await client.call(16, "setLocalApi", { enabled: true, port: 8081 })).toMatchObject({
+            id: 16,
+            error: { code: "settings_unavailable" }
         });
         client.socket.close();
     });
@@ -257,7 +206,11 @@ describe("the renderer's RPC over a WebSocket (headless mode)", () => {
         for (const id of [3, 4, 5, 6, 7]) {
             expect(await client.reply(id)).toMatchObject({ id, error: { code: expect.any(String), message: expect.any(String) } });
         }
-        expect(await client.reply(8)).toMatchObject({ id: 8, result: { cancelled: false } });
+        // A cancel's requestId is checked like every other field (it was not, over this host, before the RPC spec).
+        expect(await client.reply(8)).toMatchObject({
+            id: 8,
+            error: { code: "invalid_request", message: "requestId must be a string; got an object." }
+        });
         expect(client.socket.readyState).toBe(WebSocket.OPEN);
         expect(await client.call(9, "info", {})).toMatchObject({ id: 9, result: { numDecodeSequences: 2 } });
         expect(

@@ -96,7 +96,7 @@ describe("the desktop app's engine, where child_process.fork cannot run its bina
             // At least two tests went through main: the model inspection's binding and the engine's.
             expect(tests.numTests).toBeGreaterThanOrEqual(2);
             expect(tests.tests.at(-1)).toMatchObject({ outcome: "passed", exitCode: 0 });
-            const answer = await started!.client.chat({
+            const answer = await started!.supervisor.chat({
                 requestId: `fuse-off-${forkBehaviour}`,
                 workspace: "alice",
                 messages: [{ role: "user", content: "Hello" }],

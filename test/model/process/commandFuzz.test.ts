@@ -3,7 +3,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import type { EngineCommand } from "../../../contract/engineProtocol.js";
 import { EngineSupervisor } from "../../../host/supervisor/EngineSupervisor.js";
 import { parseEngineCommand } from "../../../engine/process/parseEngineCommand.js";
-import { turnLimits } from "../../../engine/service/validateChatTurn.js";
+import { turnLimits } from "../../../contract/limits.js";
 import { Conversation, RecordingSpawner, expectNoEngineLeft, isProcessAlive, tinyProcessConfig, waitUntil } from "./supervisorFixtures.js";
 
 const validChat = (requestId: string): Record<string, unknown> => ({
@@ -16,6 +16,8 @@ const validChat = (requestId: string): Record<string, unknown> => ({
     }
 });
 
+const call = (callId: string, method: unknown, params: unknown): Record<string, unknown> => ({ type: "call", callId, method, params });
+
 function nested(depth: number): unknown {
     let value: unknown = { role: "user", content: "bottom" };
     for (let level = 0; level < depth; level++) {
@@ -27,7 +29,6 @@ function nested(depth: number): unknown {
 /** Hand-picked garbage: each kind of malformed message a confused or hostile sender could produce. */
 function handPicked(): unknown[] {
     const huge = "z".repeat(turnLimits.maxMessageChars + 1);
-    const big = "b".repeat(turnLimits.maxMessageChars);
     return [
         // not objects
         null,
@@ -60,15 +61,9 @@ function handPicked(): unknown[] {
         { type: "chat", request: { ...(validChat("hand-6").request as object), sampling: { temperature: 0, maxTokens: 0 } } },
         { type: "chat", request: { ...(validChat("hand-7").request as object), sampling: { temperature: 0, maxTokens: 2, stop: [1, 2] } } },
         { type: "chat", request: { ...(validChat("hand-8").request as object), sampling: { temperature: "0", maxTokens: "2" } } },
-        // oversized: one message over its limit; a conversation over the total; an id too long to answer to
+        // oversized: one message over its limit; an id too long to answer to. (A whole conversation over the
+        // RPC's total is refused where it enters the host, by the RPC spec: the engine trusts its host for that.)
         { type: "chat", request: { ...(validChat("hand-9").request as object), messages: [{ role: "user", content: huge }] } },
-        {
-            type: "chat",
-            request: {
-                ...(validChat("hand-10").request as object),
-                messages: [...Array.from({ length: 4 }, () => ({ role: "user", content: big })), { role: "user", content: "?" }]
-            }
-        },
         { type: "chat", request: { ...(validChat("x").request as object), requestId: "r".repeat(100_000) } },
         // nested garbage
         { type: "chat", request: { ...(validChat("hand-11").request as object), messages: [nested(2_000)] } },
@@ -76,28 +71,37 @@ function handPicked(): unknown[] {
         { type: "chat", request: nested(1_000) },
         // unknown fields are dropped, and the command runs
         { ...validChat("hand-13"), extra: nested(50), request: { ...(validChat("hand-13").request as object), tools: [{ name: "rm" }] } },
-        // calls: malformed ones answered by callId, or dropped when it cannot be read
-        { type: "measure", callId: "hand-m1" },
-        { type: "measure", callId: "hand-m2", workspace: "w", messages: "x", draft: "" },
-        { type: "measure", callId: "hand-m3", workspace: "w", messages: [], draft: huge },
-        { type: "measure", callId: 5, workspace: "w", messages: [], draft: "" },
-        { type: "measure", callId: "hand-m4", workspace: "w", messages: [{ role: "assistant", content: "Hello" }], draft: "next" },
-        { type: "snapshot" },
-        { type: "snapshot", callId: ["hand-s0"] },
-        { type: "snapshot", callId: "hand-s1", junk: true },
-        { type: "forgetWorkspace", callId: "hand-f1" },
-        { type: "forgetWorkspace", callId: "hand-f2", workspace: "never-seen" },
-        // isolation calls: malformed ones answered by callId; well-formed ones answered (a replay of nothing, a drill nobody listed, with their codes)
-        { type: "audit", callId: "hand-a1", scanFreePages: false },
-        { type: "audit", callId: { id: "hand-a0" } },
-        { type: "replayableTurns", callId: "hand-t1" },
-        { type: "listDrills", callId: "hand-l1" },
-        { type: "replay", callId: "hand-r1" },
-        { type: "replay", callId: "hand-r2", requestId: "r".repeat(100_000) },
-        { type: "replay", callId: "hand-r3", requestId: "never-served" },
-        { type: "runDrill", callId: "hand-d1" },
-        { type: "runDrill", callId: "hand-d2", drillId: nested(100) },
-        { type: "runDrill", callId: "hand-d3", drillId: "no-such-drill" },
+        // calls: an envelope the engine cannot read is answered by callId, or dropped when that cannot be read either;
+        // params the host never checked (a host bug) cost an answer with an error, never the process
+        call("hand-m1", "measure", undefined),
+        call("hand-m2", "measure", { workspace: "w", messages: "x", draft: "" }),
+        call("hand-m3", "measure", { workspace: "w", messages: [{ role: 7 }], draft: 42 }),
+        { type: "call", callId: 5, method: "measure", params: { workspace: "w", messages: [], draft: "" } },
+        call("hand-m4", "measure", { workspace: "w", messages: [{ role: "assistant", content: "Hello" }], draft: "next" }),
+        { type: "call", method: "snapshot", params: {} },
+        { type: "call", callId: ["hand-s0"], method: "snapshot", params: {} },
+        { ...call("hand-s1", "snapshot", {}), junk: true },
+        call("hand-f1", "forgetWorkspace", {}),
+        call("hand-f2", "forgetWorkspace", { workspace: "never-seen" }),
+        // methods the engine does not serve: the host's own, a turn, the prototype's, none
+        call("hand-x1", "inspectModel", { path: "/etc/passwd" }),
+        call("hand-x2", "chat", validChat("hand-x2").request),
+        call("hand-x3", "__proto__", {}),
+        call("hand-x4", undefined, {}),
+        // the old protocol's commands, one per call type: unknown types now, dropped with a log line
+        { type: "measure", callId: "old-m", workspace: "w", messages: [], draft: "" },
+        { type: "snapshot", callId: "old-s" },
+        // isolation calls: well-formed ones answered (a replay of nothing, a drill nobody listed, with their codes)
+        call("hand-a1", "audit", { scanFreePages: false }),
+        { type: "call", callId: { id: "hand-a0" }, method: "audit", params: {} },
+        call("hand-t1", "replayableTurns", {}),
+        call("hand-l1", "listDrills", {}),
+        call("hand-r1", "replay", null),
+        call("hand-r2", "replay", { requestId: "r".repeat(100_000) }),
+        call("hand-r3", "replay", { requestId: "never-served" }),
+        call("hand-d1", "runDrill", {}),
+        call("hand-d2", "runDrill", { id: nested(100) }),
+        call("hand-d3", "runDrill", { id: "no-such-drill" }),
         // cancels of nothing, and malformed cancels
         { type: "cancel" },
         { type: "cancel", requestId: "no-such-request" },
@@ -132,7 +136,16 @@ function generated(): unknown[] {
             target[path.at(-1)!] = replacement;
             return command;
         });
-    return [...fc.sample(fc.jsonValue(), { numRuns: 150, seed: 0x6b77 }), ...mutations];
+    const callPaths = [["callId"], ["method"], ["params"], ["params", "workspace"], ["params", "messages"], ["params", "draft"]] as const;
+    const callMutations = fc
+        .sample(fc.tuple(fc.constantFrom(...callPaths), fc.jsonValue()), { numRuns: 100, seed: 0x6b78 })
+        .map(([path, replacement], index) => {
+            const command = call(`gen-call-${index}`, "measure", { workspace: "w", messages: [], draft: "hi" }) as Record<string, unknown>;
+            const target = (path.length === 1 ? command : command.params) as Record<string, unknown>;
+            target[path.at(-1)!] = replacement;
+            return command;
+        });
+    return [...fc.sample(fc.jsonValue(), { numRuns: 150, seed: 0x6b77 }), ...mutations, ...callMutations];
 }
 
 /** The event the engine must send back for `message`, predicted by the same pure parser, or undefined for none. */
@@ -155,22 +168,8 @@ function expectedAnswer(
     switch (command.type) {
         case "chat":
             return { id: command.request.requestId, types: ["finished", "failed"] };
-        case "measure":
-            return { id: command.callId, types: ["measured"] };
-        case "snapshot":
-            return { id: command.callId, types: ["snapshot"] };
-        case "forgetWorkspace":
-            return { id: command.callId, types: ["forgotten"] };
-        case "audit":
-            return { id: command.callId, types: ["audited"] };
-        case "replayableTurns":
-            return { id: command.callId, types: ["replayableTurns"] };
-        case "replay":
-            return { id: command.callId, types: ["replayed"] };
-        case "listDrills":
-            return { id: command.callId, types: ["drills"] };
-        case "runDrill":
-            return { id: command.callId, types: ["drillReport"] };
+        case "call":
+            return { id: command.callId, types: ["answer"] };
         default:
             return undefined;
     }
@@ -184,7 +183,7 @@ describe("malformed commands sent raw to the engine process", () => {
     });
 
     it("never crash or wedge it: each is answered as the parser says or dropped, and a normal chat works afterwards", async () => {
-        supervisor = await EngineSupervisor.start(tinyProcessConfig, { spawner, callTimeoutMs: 60_000 });
+        supervisor = await EngineSupervisor.start(tinyProcessConfig, { spawner });
         const crashes: unknown[] = [];
         supervisor.on("crashed", (event) => crashes.push(event));
         const child = spawner.processes[0]!;
@@ -203,8 +202,8 @@ describe("malformed commands sent raw to the engine process", () => {
         }
         // An id sent twice at once is ambiguous (the engine answers a duplicate running chat with nothing); wait only for unique ones.
         const awaited = expectations.filter(({ id }) => idCounts.get(id) === 1);
-        expect(awaited.length).toBeGreaterThan(100);
-        expect(awaited.filter((answer) => answer.error !== undefined).length).toBeGreaterThan(50);
+        expect(awaited.length).toBeGreaterThan(200);
+        expect(awaited.filter((answer) => answer.error !== undefined).length).toBeGreaterThan(10);
 
         for (const message of messages) {
             child.send(message as EngineCommand);
@@ -229,13 +228,20 @@ describe("malformed commands sent raw to the engine process", () => {
                 expect(answerOf(id, types)!.error, id).toEqual(error);
             }
         }
+        const numAnsweredWithErrors = awaited.filter(({ id, types }) => answerOf(id, types)!.error !== undefined).length;
+        expect(numAnsweredWithErrors, "answers that carry an error").toBeGreaterThan(100);
         expect(answerOf("hand-13", ["finished"]), "unknown fields are dropped, not refused").toBeDefined();
-        expect(answerOf("hand-m4", ["measured"])!.result).toMatchObject({ workspace: "w", fits: true });
-        expect(answerOf("hand-f2", ["forgotten"])!.error).toBeUndefined();
-        expect(answerOf("hand-a1", ["audited"])!.result).toMatchObject({ ok: true, numViolations: 0 });
-        expect(answerOf("hand-l1", ["drills"])!.result).toHaveLength(7);
-        expect(answerOf("hand-r3", ["replayed"])!.error).toMatchObject({ code: "replay_unavailable" });
-        expect(answerOf("hand-d3", ["drillReport"])!.error).toMatchObject({ code: "unknown_drill" });
+        expect(answerOf("hand-m1", ["answer"])!.error).toMatchObject({ code: "engine_internal_error" });
+        expect(answerOf("hand-m4", ["answer"])!.result).toMatchObject({ workspace: "w", fits: true });
+        expect(answerOf("hand-f2", ["answer"])!.error).toBeUndefined();
+        expect(answerOf("hand-x1", ["answer"])!.error).toMatchObject({
+            code: "invalid_request",
+            message: expect.stringMatching(/the engine serves measure, snapshot/)
+        });
+        expect(answerOf("hand-a1", ["answer"])!.result).toMatchObject({ ok: true, numViolations: 0 });
+        expect(answerOf("hand-l1", ["answer"])!.result).toHaveLength(7);
+        expect(answerOf("hand-r3", ["answer"])!.error).toMatchObject({ code: "replay_unavailable" });
+        expect(answerOf("hand-d3", ["answer"])!.error).toMatchObject({ code: "unknown_drill" });
         // Every refusal, answered or not, left one bounded line on the engine's stderr (a pipe of its own: it may lag the answers).
         const refusalLines = (): string[] =>
             spawner.stderr.split("\n").filter((line) => line.startsWith(`[kvault engine ${pid}] refused a command: `));
@@ -252,7 +258,7 @@ describe("malformed commands sent raw to the engine process", () => {
         const result = await new Conversation("after-fuzz").turn(supervisor, "Still there?");
         expect(result.usage.completionTokens).toBe(6);
         expect(result.text.length).toBeGreaterThan(0);
-        const snapshot = await supervisor.snapshot();
+        const snapshot = await supervisor.call("snapshot", {});
         expect(snapshot.numQueued).toBe(0);
         expect(snapshot.workspaces.every((usage) => !usage.running)).toBe(true);
 

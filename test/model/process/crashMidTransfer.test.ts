@@ -132,13 +132,13 @@ describe("SIGKILL of the engine process mid-transfer", () => {
 
         // Nothing leaked in the new engine: once the workspaces are forgotten, every page is free, no lease, no file.
         for (const workspace of ["alice", "bob", "carol"]) {
-            await supervisor.forgetWorkspace(workspace);
+            await supervisor.call("forgetWorkspace", { workspace: workspace });
         }
-        const snapshot = await supervisor.snapshot();
+        const snapshot = await supervisor.call("snapshot", {});
         expect(snapshot.workspaces).toEqual([]);
         expect(snapshot.pageMap.numPagesByState.free).toBe(snapshot.pageMap.numPages);
         expect(snapshot.pageMap.numActiveLeases).toBe(0);
-        expect((await supervisor.audit()).ok).toBe(true);
+        expect((await supervisor.call("audit", {})).ok).toBe(true);
         expect(fs.readdirSync(engineDirectoriesIn(root, secondPid)[0]!)).toEqual([]);
         await supervisor.dispose();
         expect(spawner.pids).toEqual([firstPid, secondPid]);

@@ -72,7 +72,11 @@ describe("SIGKILL of the engine process mid-generation", () => {
         // Both workspaces start a long generation; the engine process is killed on the first token.
         const turns = await Promise.all(
             conversations.map(async (conversation) => {
-                const measured = await supervisor!.measure(conversation.workspace, conversation.messages, LONG);
+                const measured = await supervisor!.call("measure", {
+                    workspace: conversation.workspace,
+                    messages: conversation.messages,
+                    draft: LONG
+                });
                 const maxTokens = Math.min(LONG_MAX_TOKENS, measured.remainingTokens - 16);
                 expect(maxTokens).toBeGreaterThanOrEqual(150); // seconds of generation on a CPU: the kill lands well before the end
                 return conversation.request(LONG, { temperature: 0, maxTokens });

@@ -51,7 +51,7 @@ async function expectFailedCleanly(
     message: RegExp
 ): Promise<Error> {
     const pid = supervisor.pid;
-    const before = await supervisor.snapshot();
+    const before = await supervisor.call("snapshot", {});
     let streamed = "";
     const error = await conversation
         .turn(supervisor, text, {
@@ -71,12 +71,12 @@ async function expectFailedCleanly(
     expect(streamed).toBe("");
     expect(supervisor.pid).toBe(pid); // no crash, no restart: the engine itself is healthy
     expect(supervisor.state).toBe("running");
-    const after = await supervisor.snapshot();
+    const after = await supervisor.call("snapshot", {});
     expect(after.counters.requests.failed).toBe(before.counters.requests.failed + 1);
     expect(after.pageMap.numPagesByState.free).toBe(after.pageMap.numPages); // the request's pages were released (and scrubbed)
     expect(after.pageMap.numActiveLeases).toBe(0);
     expect(after.workspaces.find((workspace) => workspace.workspace === conversation.workspace)?.heldTokens ?? 0).toBe(0);
-    expect((await supervisor.audit()).ok).toBe(true);
+    expect((await supervisor.call("audit", {})).ok).toBe(true);
     return error;
 }
 
@@ -88,14 +88,14 @@ async function expectEngineCleanThenGone(
     workspaces: readonly string[]
 ): Promise<void> {
     for (const workspace of workspaces) {
-        await supervisor.forgetWorkspace(workspace);
+        await supervisor.call("forgetWorkspace", { workspace: workspace });
     }
-    const snapshot = await supervisor.snapshot();
+    const snapshot = await supervisor.call("snapshot", {});
     expect(snapshot.workspaces).toEqual([]);
     expect(snapshot.pageMap.numPagesByState.free).toBe(snapshot.pageMap.numPages);
     expect(snapshot.pageMap.numActiveLeases).toBe(0);
     expect(snapshot.roles.every((role) => role.numBusySequences === 0)).toBe(true);
-    expect((await supervisor.audit()).ok).toBe(true);
+    expect((await supervisor.call("audit", {})).ok).toBe(true);
     const [directory] = engineDirectoriesIn(root, supervisor.pid);
     expect(fs.readdirSync(directory!)).toEqual([]);
     await supervisor.dispose();

@@ -105,13 +105,19 @@ describe("the engine in its own process, behind the supervisor", () => {
             across.results.get("bob")!.map((result) => result.text)
         );
 
-        expect(await supervisor.measure("alice", across.conversations[0]!.messages, "One more question?")).toEqual(inProcessMeasure);
-        const snapshot = await supervisor.snapshot();
+        expect(
+            await supervisor.call("measure", {
+                workspace: "alice",
+                messages: across.conversations[0]!.messages,
+                draft: "One more question?"
+            })
+        ).toEqual(inProcessMeasure);
+        const snapshot = await supervisor.call("snapshot", {});
         expect(snapshot.workspaces.map((usage) => usage.workspace).sort()).toEqual(["alice", "bob"]);
         expect(snapshot.counters.requests.finished).toBe(WORKSPACES.length * NUM_TURNS);
 
-        await supervisor.forgetWorkspace("alice");
-        expect((await supervisor.snapshot()).workspaces.map((usage) => usage.workspace)).toEqual(["bob"]);
+        await supervisor.call("forgetWorkspace", { workspace: "alice" });
+        expect((await supervisor.call("snapshot", {})).workspaces.map((usage) => usage.workspace)).toEqual(["bob"]);
         expect(supervisor.pid).toBe(pid);
         expect(supervisor.numRestarts).toBe(0);
 
@@ -142,7 +148,7 @@ describe("the engine in its own process, behind the supervisor", () => {
         });
         await disposed;
         expect(log.filter((line) => /killing it/.test(line))).toEqual([]);
-        await expect(engine.snapshot()).rejects.toMatchObject({ code: "engine_stopped" });
+        await expect(engine.call("snapshot", {})).rejects.toMatchObject({ code: "engine_stopped" });
         expectNoEngineLeft(stopping.pids);
     });
 

@@ -6,7 +6,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it, vi } from "vitest";
-import { channels, rpcChannels } from "../../../contract/channels.js";
+import { ipcChannels } from "../../../contract/channels.js";
 import type { EngineCommand } from "../../../contract/engineProtocol.js";
 import type { AppSettingsView, BridgeResult } from "../../../contract/KvaultBridge.js";
 import { freePort } from "./loopbackPorts.js";
@@ -221,7 +221,7 @@ describe("the Electron host, wired (electron faked)", () => {
         fake.userData = fs.mkdtempSync(path.join(os.tmpdir(), "kvault-userdata-"));
         await import("../../../main/index.js");
         fake.resolveReady();
-        await vi.waitFor(() => expect(fake.handlers.size).toBe(Object.keys(channels).length - 1 + Object.keys(rpcChannels).length));
+        await vi.waitFor(() => expect([...fake.handlers.keys()].sort()).toEqual([ipcChannels.getAppInfo, ipcChannels.call].sort()));
 
         expect(fs.existsSync(path.join(fake.userData, "settings.json"))).toBe(true);
         expect(fs.readdirSync(path.join(fake.userData, "models"))).toEqual(["tiny-v1.gguf"]);
@@ -233,18 +233,18 @@ describe("the Electron host, wired (electron faked)", () => {
             modelPath: path.join(fake.userData, "models", "tiny-v1.gguf"),
             mode: "split"
         });
-        expect(fake.handlers.has(channels.turnEvent)).toBe(false); // main → renderer only
+        expect(fake.handlers.has(ipcChannels.turnEvent)).toBe(false); // main → renderer only
     });
 
     it("answers the app's own page, and refuses anyone else", async () => {
         const app = renderer(1);
-        expect(await call(rpcChannels.info, app.event, {})).toMatchObject({ ok: true, value: { modelName: "tiny" } });
-        expect(await call(channels.getAppInfo, app.event)).toEqual({ version: "0.1.0", platform: process.platform });
-        await expect(call(rpcChannels.info, renderer(2, "https://example.com/").event, {})).rejects.toMatchObject({
+        expect(await call(ipcChannels.call, app.event, "info", {})).toMatchObject({ ok: true, value: { modelName: "tiny" } });
+        expect(await call(ipcChannels.getAppInfo, app.event)).toEqual({ version: "0.1.0", platform: process.platform });
+        await expect(call(ipcChannels.call, renderer(2, "https://example.com/").event, "info", {})).rejects.toMatchObject({
             code: "untrusted_sender"
         });
-        await expect(call(rpcChannels.info, app.event)).rejects.toMatchObject({ code: "invalid_request" });
-        expect(await call(rpcChannels.forgetWorkspace, app.event, { workspace: 1 })).toMatchObject({
+        await expect(call(ipcChannels.call, app.event, "info")).rejects.toMatchObject({ code: "invalid_request" });
+        expect(await call(ipcChannels.call, app.event, "forgetWorkspace", { workspace: 1 })).toMatchObject({
             ok: false,
             error: { code: "invalid_request" }
         });
@@ -253,20 +253,20 @@ describe("the Electron host, wired (electron faked)", () => {
     it("streams a chat's events to the window that asked, and only there", async () => {
         const alice = renderer(1);
         const bob = renderer(2);
-        const answer = await call(rpcChannels.chat, alice.event, turn("r1"));
+        const answer = await call(ipcChannels.call, alice.event, "chat", turn("r1"));
         expect(answer).toEqual({ ok: true, value: { text: "Hello", finishReason: "stop", usage: expect.any(Object) } });
         expect(alice.sent).toEqual([
-            [channels.turnEvent, { event: "queued", requestId: "r1", position: 0 }],
-            [channels.turnEvent, { event: "started", requestId: "r1" }],
-            [channels.turnEvent, { event: "text", requestId: "r1", text: "Hel" }],
-            [channels.turnEvent, { event: "text", requestId: "r1", text: "lo" }]
+            [ipcChannels.turnEvent, { event: "queued", requestId: "r1", position: 0 }],
+            [ipcChannels.turnEvent, { event: "started", requestId: "r1" }],
+            [ipcChannels.turnEvent, { event: "text", requestId: "r1", text: "Hel" }],
+            [ipcChannels.turnEvent, { event: "text", requestId: "r1", text: "lo" }]
         ]);
         expect(bob.sent).toEqual([]);
     });
 
     it("cancels a window's turns when it closes", async () => {
         const window = renderer(3);
-        const answer = call(rpcChannels.chat, window.event, turn("slow-1", "slow"));
+        const answer = call(ipcChannels.call, window.event, "chat", turn("slow-1", "slow"));
         await vi.waitFor(() => expect(window.sent).toHaveLength(3));
         window.contents.emit("destroyed");
         expect(await answer).toMatchObject({ ok: false, error: { code: "request_cancelled" } });
@@ -277,21 +277,21 @@ describe("the Electron host, wired (electron faked)", () => {
     it("switches the local API on and off from the settings", async () => {
         const app = renderer(1);
         const port = await freePort();
-        const on = (await call(channels.setLocalApi, app.event, { enabled: true, port })) as BridgeResult<AppSettingsView>;
+        const on = (await call(ipcChannels.call, app.event, "setLocalApi", { enabled: true, port })) as BridgeResult<AppSettingsView>;
         expect(on).toMatchObject({ ok: true, value: { localApi: { enabled: true, port, url: `http://127.0.0.1:${port}` } } });
         const { apiKey } = (on as { value: AppSettingsView }).value.localApi;
         const models = await fetch(`http://127.0.0.1:${port}/v1/models`, { headers: { authorization: `Bearer ${apiKey}` } });
         expect(await models.json()).toMatchObject({ data: [{ id: "tiny" }] });
 
-        expect(await call(channels.setLocalApi, app.event, { enabled: false, port })).toMatchObject({
+        expect(await call(ipcChannels.call, app.event, "setLocalApi", { enabled: false, port })).toMatchObject({
             ok: true,
             value: { localApi: { enabled: false, url: null } }
         });
-        expect(await call(channels.getSettings, app.event)).toMatchObject({
+        expect(await call(ipcChannels.call, app.event, "getSettings", {})).toMatchObject({
             ok: true,
             value: { localApi: { enabled: false, port }, modelPath: null }
         });
-        expect(await call(channels.setLocalApi, app.event, { enabled: true, port: 80 })).toMatchObject({
+        expect(await call(ipcChannels.call, app.event, "setLocalApi", { enabled: true, port: 80 })).toMatchObject({
             ok: false,
             error: { code: "invalid_request" }
         });

@@ -10,6 +10,8 @@ import type { TurnCallbacks, TurnResult } from "../../../engine/service/EngineSe
 
 const usage = { promptTokens: 3, cachedPromptTokens: 0, evaluatedPromptTokens: 3, completionTokens: 2 };
 
+const call = (callId: string, method: string, params: unknown = {}): Record<string, unknown> => ({ type: "call", callId, method, params });
+
 function chat(requestId: string): Record<string, unknown> {
     return {
         type: "chat",
@@ -34,11 +36,15 @@ class FakeEngine implements ServedEngine {
         throw new Error("measure exploded");
     }
 
+    forgotten: string[] = [];
+
     snapshot(): never {
         return { numQueued: 0 } as never;
     }
 
-    async forgetWorkspace(): Promise<void> {}
+    async forgetWorkspace(workspace: string): Promise<void> {
+        this.forgotten.push(workspace);
+    }
 
     audit(): never {
         return { ok: true, numViolations: 0 } as never;
@@ -132,7 +138,7 @@ describe("EngineCommandServer", () => {
         ]);
     });
 
-    it("never answers in the name of a running chat: a duplicate or a malformed command reusing its id gets only a log line", async () => {
+    it("never answers in the name of a running chat: a duplicate, or another command reusing its id, gets only a log line", async () => {
         const { server, engine, sent, logged } = serve();
         server.handle(chat("r1"));
         server.handle(chat("r1"));
@@ -140,84 +146,94 @@ describe("EngineCommandServer", () => {
         await tick();
         expect(sent).toEqual([]);
         expect(engine.running.size).toBe(1);
-        expect(logged).toEqual(['ignored a chat: request "r1" is already running.', "refused a command: workspace must be a string."]);
+        expect(logged).toEqual(['ignored a chat: request "r1" is already running.', 'ignored a chat: request "r1" is already running.']);
     });
 
-    it("answers a malformed command it can address, and a call whose engine method throws, without throwing itself", async () => {
-        const { server, sent } = serve();
-        server.handle({ type: "chat", request: { requestId: "r2" } });
-        server.handle({ type: "measure", callId: "c1", workspace: "alice", messages: [], draft: "x" });
-        server.handle({ type: "snapshot", callId: "c2" });
+    it("answers an envelope it cannot serve but can address, and a call whose engine method throws, without throwing itself", async () => {
+        const { server, sent, logged } = serve();
+        server.handle(call("c0", "inspectModel", { path: "/m.gguf" }));
+        server.handle({ type: "measure", callId: "c9" });
+        server.handle(call("c1", "measure", { workspace: "alice", messages: [], draft: "x" }));
+        server.handle(call("c2", "snapshot"));
         await tick();
         expect(sent).toEqual([
-            { type: "failed", requestId: "r2", error: { code: "invalid_request", message: "workspace must be a string." } },
             {
-                type: "measured",
-                callId: "c1",
-                error: { code: "engine_internal_error", message: expect.stringMatching(/measure exploded/) }
+                type: "answer",
+                callId: "c0",
+                error: {
+                    code: "invalid_request",
+                    message:
+                        'The call\'s method is "inspectModel"; the engine serves measure, snapshot, forgetWorkspace, audit, replayableTurns, replay, listDrills, runDrill, runCanary.'
+                }
             },
-            { type: "snapshot", callId: "c2", snapshot: { numQueued: 0 } }
+            { type: "answer", callId: "c1", error: { code: "engine_internal_error", message: expect.stringMatching(/measure exploded/) } },
+            { type: "answer", callId: "c2", result: { numQueued: 0 } }
+        ]);
+        expect(logged).toEqual([
+            expect.stringMatching(/^refused a command: The call's method is "inspectModel"/),
+            'refused a command: The command\'s type is "measure"; expected one of chat, cancel, call, shutdown.'
         ]);
     });
 
-    it("answers the isolation calls by callId, with each its own event type, and a failure with its code", async () => {
+    it("hands a call's params to the engine as the host's RPC spec checked them: the engine does not check them again", async () => {
         const { server, engine, sent } = serve();
-        server.handle({ type: "audit", callId: "a1" });
-        server.handle({ type: "replayableTurns", callId: "a2" });
-        server.handle({ type: "listDrills", callId: "a3" });
-        server.handle({ type: "replay", callId: "a4", requestId: "r0" });
-        server.handle({ type: "replay", callId: "a5", requestId: "gone" });
-        server.handle({ type: "runDrill", callId: "a6", drillId: "flipped-byte" });
-        server.handle({ type: "runDrill", callId: "a7", drillId: "no-such-drill" });
-        server.handle({ type: "runDrill", callId: "a8", drillId: "" });
+        server.handle(call("f1", "forgetWorkspace", { workspace: "alice" }));
+        server.handle(call("k1", "runCanary", { fillerTokens: 300 }));
+        await tick();
+        expect(engine.forgotten).toEqual(["alice"]);
+        expect([...engine.slow.keys()]).toEqual(["canary 300"]);
+        expect(sent).toEqual([{ type: "answer", callId: "f1", result: {} }]);
+    });
+
+    it("answers the isolation calls by callId, each when it settles, and a failure with its code", async () => {
+        const { server, engine, sent } = serve();
+        server.handle(call("a1", "audit"));
+        server.handle(call("a2", "replayableTurns"));
+        server.handle(call("a3", "listDrills"));
+        server.handle(call("a4", "replay", { requestId: "r0" }));
+        server.handle(call("a5", "replay", { requestId: "gone" }));
+        server.handle(call("a6", "runDrill", { id: "flipped-byte" }));
+        server.handle(call("a7", "runDrill", { id: "no-such-drill" }));
         await tick();
         engine.slow.get("replay r0")!.finish({ requestId: "r0", numTokens: 2, identical: true, durationMs: 1 });
         engine.slow.get("drill flipped-byte")!.finish({ id: "flipped-byte", guardFired: true });
         await tick();
         expect(sent).toEqual([
-            { type: "replayableTurns", callId: "a2", result: [{ requestId: "r0", workspace: "alice", numTokens: 2 }] },
+            { type: "answer", callId: "a1", result: { ok: true, numViolations: 0 } },
+            { type: "answer", callId: "a2", result: [{ requestId: "r0", workspace: "alice", numTokens: 2 }] },
             {
-                type: "drills",
+                type: "answer",
                 callId: "a3",
                 error: { code: "engine_internal_error", message: expect.stringMatching(/listDrills exploded/) }
             },
-            { type: "drillReport", callId: "a8", error: { code: "invalid_request", message: "drillId is empty." } },
-            { type: "audited", callId: "a1", result: { ok: true, numViolations: 0 } }, // an audit scans in slices: it answers later
-            { type: "replayed", callId: "a5", error: { code: "replay_unavailable", message: "Turn gone cannot be replayed." } },
-            { type: "drillReport", callId: "a7", error: { code: "unknown_drill", message: 'There is no drill "no-such-drill".' } },
-            { type: "replayed", callId: "a4", result: { requestId: "r0", numTokens: 2, identical: true, durationMs: 1 } },
-            { type: "drillReport", callId: "a6", result: { id: "flipped-byte", guardFired: true } }
+            { type: "answer", callId: "a5", error: { code: "replay_unavailable", message: "Turn gone cannot be replayed." } },
+            { type: "answer", callId: "a7", error: { code: "unknown_drill", message: 'There is no drill "no-such-drill".' } },
+            { type: "answer", callId: "a4", result: { requestId: "r0", numTokens: 2, identical: true, durationMs: 1 } },
+            { type: "answer", callId: "a6", result: { id: "flipped-byte", guardFired: true } }
         ]);
     });
 
-    it("answers a canary run with canaryReport once it ends, with its filler's size passed through", async () => {
+    it("answers a canary run once it ends, with its filler's size passed through", async () => {
         const { server, engine, sent } = serve();
-        server.handle({ type: "runCanary", callId: "k1" });
-        server.handle({ type: "runCanary", callId: "k2", fillerTokens: 300 });
-        server.handle({ type: "runCanary", callId: "k3", fillerTokens: "lots" });
+        server.handle(call("k1", "runCanary"));
+        server.handle(call("k2", "runCanary", { fillerTokens: 300 }));
         await tick();
-        expect(sent).toEqual([
-            {
-                type: "canaryReport",
-                callId: "k3",
-                error: { code: "invalid_request", message: 'fillerTokens must be a whole number of at least 1; got "lots".' }
-            }
-        ]);
+        expect(sent).toEqual([]);
         engine.slow.get("canary 300")!.finish({ passed: true });
         engine.slow.get("canary default")!.finish({ passed: false });
         await tick();
-        expect(sent.slice(1)).toEqual([
-            { type: "canaryReport", callId: "k2", result: { passed: true } },
-            { type: "canaryReport", callId: "k1", result: { passed: false } }
+        expect(sent).toEqual([
+            { type: "answer", callId: "k2", result: { passed: true } },
+            { type: "answer", callId: "k1", result: { passed: false } }
         ]);
     });
 
     it("waits for a drill in flight before it disposes the engine under it, and refuses new isolation calls while stopping", async () => {
         const { server, engine, sent } = serve();
-        server.handle({ type: "runDrill", callId: "d1", drillId: "flipped-byte" });
+        server.handle(call("d1", "runDrill", { id: "flipped-byte" }));
         const stopped = server.stop();
-        server.handle({ type: "audit", callId: "d2" });
-        server.handle({ type: "runDrill", callId: "d3", drillId: "flipped-byte" });
+        server.handle(call("d2", "audit"));
+        server.handle(call("d3", "runDrill", { id: "flipped-byte" }));
         await tick();
         expect(engine.numDisposes).toBe(0);
         engine.slow.get("drill flipped-byte")!.finish({ id: "flipped-byte", guardFired: true });
@@ -226,9 +242,9 @@ describe("EngineCommandServer", () => {
         expect(
             sent.map((event) => [event.type, (event as { callId: string }).callId, (event as { error?: { code: string } }).error?.code])
         ).toEqual([
-            ["audited", "d2", "engine_stopped"],
-            ["drillReport", "d3", "engine_stopped"],
-            ["drillReport", "d1", undefined]
+            ["answer", "d2", "engine_stopped"],
+            ["answer", "d3", "engine_stopped"],
+            ["answer", "d1", undefined]
         ]);
     });
 
@@ -241,7 +257,7 @@ describe("EngineCommandServer", () => {
         expect(engine.numDisposes).toBe(1);
         expect(engine.runningAtDispose).toBe(0);
         server.handle(chat("r3"));
-        server.handle({ type: "forgetWorkspace", callId: "c9", workspace: "alice" });
+        server.handle(call("c9", "forgetWorkspace", { workspace: "alice" }));
         await tick();
         expect(
             sent.map((event) => [
@@ -252,7 +268,7 @@ describe("EngineCommandServer", () => {
         ).toEqual([
             ["failed", "r1", "engine_stopped"],
             ["failed", "r3", "engine_stopped"],
-            ["forgotten", "c9", "engine_stopped"]
+            ["answer", "c9", "engine_stopped"]
         ]);
     });
 });

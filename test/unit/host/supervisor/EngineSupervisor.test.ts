@@ -8,8 +8,8 @@ import {
     type EngineUnavailableError
 } from "../../../../host/supervisor/engineHostErrors.js";
 import type { EngineChildProcess, EngineProcessSpawner } from "../../../../host/supervisor/EngineProcessSpawner.js";
-import { ModelNotGgufError, ModelSwitchedError } from "../../../../engine/core/modelErrors.js";
-import { EngineSupervisor, supervisorDefaults, type EngineSupervisorOptions } from "../../../../host/supervisor/EngineSupervisor.js";
+import { ModelNotGgufError, ModelSwitchedError } from "../../../../host/models/modelErrors.js";
+import { EngineSupervisor, type EngineSupervisorOptions } from "../../../../host/supervisor/EngineSupervisor.js";
 
 const info = { modelName: "fake" } as EngineInfo;
 const turn = {
@@ -78,6 +78,20 @@ class FakeEngineProcess implements EngineChildProcess {
             throw new Error(`no ${type} command sent; sent: ${this.sent.map((item) => item.type).join(", ")}`);
         }
         return command as Extract<EngineCommand, { type: T }>;
+    }
+
+    /** The last `call` of `method` sent. */
+    lastCall(method: string): Extract<EngineCommand, { type: "call" }> {
+        const command = this.sent.findLast((item) => item.type === "call" && item.method === method);
+        if (command === undefined) {
+            throw new Error(`no ${method} call sent; sent: ${this.sent.map((item) => item.type).join(", ")}`);
+        }
+        return command as Extract<EngineCommand, { type: "call" }>;
+    }
+
+    /** Answers the last `call` of `method`. */
+    answer(method: string, answer: { result?: unknown; error?: { code: string; message: string } }): void {
+        this.emit({ type: "answer", callId: this.lastCall(method).callId, ...answer });
     }
 }
 
@@ -211,10 +225,9 @@ describe("EngineSupervisor routes a turn's events and calls' answers by id", () 
         expect(error.code).toBe("context_length_exceeded");
     });
 
-    it("refuses an invalid turn before it crosses, and a requestId already running", async () => {
+    it("refuses a requestId already running (the turn's fields were checked where it entered the host)", async () => {
         const spawner = new FakeSpawner();
         const supervisor = await start(spawner);
-        await expect(supervisor.chat({ ...turn, workspace: "" })).rejects.toMatchObject({ code: "invalid_request" });
         void supervisor.chat(turn).catch(() => undefined);
         await Promise.resolve();
         await expect(supervisor.chat(turn)).rejects.toMatchObject({
@@ -244,26 +257,27 @@ describe("EngineSupervisor routes a turn's events and calls' answers by id", () 
         expect(spawner.last.sent.filter((command) => command.type === "chat")).toHaveLength(1);
     });
 
-    it("answers measure, snapshot and forgetWorkspace by callId, and times out a call nobody answers", async () => {
+    it("sends measure, snapshot and forgetWorkspace as calls, answers them by callId, and times out a call nobody answers", async () => {
         const spawner = new FakeSpawner();
-        const supervisor = await start(spawner, { callTimeoutMs: 50 });
-        const measured = supervisor.measure("alice", [], "draft");
+        const supervisor = await start(spawner, { callTimeoutsMs: { snapshot: 50 } });
+        const measured = supervisor.call("measure", { workspace: "alice", messages: [], draft: "draft" });
         await Promise.resolve();
-        const { callId } = spawner.last.lastSent("measure");
+        expect(spawner.last.lastCall("measure")).toEqual({
+            type: "call",
+            callId: expect.stringMatching(/^call-/),
+            method: "measure",
+            params: { workspace: "alice", messages: [], draft: "draft" }
+        });
         const result = { workspace: "alice", draftTokens: 3, usedTokens: 0, limit: 256, remainingTokens: 253, fits: true };
-        spawner.last.emit({ type: "measured", callId, result });
+        spawner.last.answer("measure", { result });
         await expect(measured).resolves.toEqual(result);
 
-        const forgotten = supervisor.forgetWorkspace("alice");
+        const forgotten = supervisor.call("forgetWorkspace", { workspace: "alice" });
         await Promise.resolve();
-        spawner.last.emit({
-            type: "forgotten",
-            callId: spawner.last.lastSent("forgetWorkspace").callId,
-            error: { code: "engine_busy", message: "busy" }
-        });
+        spawner.last.answer("forgetWorkspace", { error: { code: "engine_busy", message: "busy" } });
         await expect(forgotten).rejects.toMatchObject({ code: "engine_busy" });
 
-        await expect(supervisor.snapshot()).rejects.toMatchObject({
+        await expect(supervisor.call("snapshot", {})).rejects.toMatchObject({
             code: "engine_timeout",
             message: expect.stringMatching(/did not answer a snapshot call within 0.05 s/)
         });
@@ -271,18 +285,13 @@ describe("EngineSupervisor routes a turn's events and calls' answers by id", () 
 });
 
 describe("EngineSupervisor's isolation calls", () => {
-    it("sends audit, replayableTurns, replay, listDrills and runDrill with a callId and resolves each with its answer's result", async () => {
+    it("sends audit, replayableTurns, replay, listDrills and runDrill each with its own callId and resolves each with its answer's result", async () => {
         const spawner = new FakeSpawner();
         const supervisor = await start(spawner);
         const child = spawner.last;
-        const answer = async <T>(
-            call: Promise<T>,
-            type: "audit" | "replayableTurns" | "replay" | "listDrills" | "runDrill",
-            event: string,
-            result: unknown
-        ): Promise<T> => {
+        const answer = async <T>(call: Promise<T>, method: string, result: unknown): Promise<T> => {
             await Promise.resolve();
-            child.emit({ type: event, callId: child.lastSent(type).callId, result });
+            child.answer(method, { result });
             return call;
         };
         const audit = {
@@ -295,14 +304,19 @@ describe("EngineSupervisor's isolation calls", () => {
             durationMs: 1,
             at: 2
         };
-        expect(await answer(supervisor.audit(), "audit", "audited", audit)).toEqual(audit);
+        expect(await answer(supervisor.call("audit", {}), "audit", audit)).toEqual(audit);
         const turns = [{ requestId: "r1", workspace: "alice", numTokens: 5 }];
-        expect(await answer(supervisor.replayableTurns(), "replayableTurns", "replayableTurns", turns)).toEqual(turns);
+        expect(await answer(supervisor.call("replayableTurns", {}), "replayableTurns", turns)).toEqual(turns);
         const replay = { requestId: "r1", numTokens: 5, identical: true, durationMs: 40 };
-        expect(await answer(supervisor.replay("r1"), "replay", "replayed", replay)).toEqual(replay);
-        expect(child.lastSent("replay")).toEqual({ type: "replay", requestId: "r1", callId: expect.stringMatching(/^call-/) });
+        expect(await answer(supervisor.call("replay", { requestId: "r1" }), "replay", replay)).toEqual(replay);
+        expect(child.lastCall("replay")).toEqual({
+            type: "call",
+            method: "replay",
+            params: { requestId: "r1" },
+            callId: expect.stringMatching(/^call-/)
+        });
         const drills = [{ id: "flipped-byte", title: "A byte flips", failureModes: ["flipped-byte"], guard: "checksums" }];
-        expect(await answer(supervisor.listDrills(), "listDrills", "drills", drills)).toEqual(drills);
+        expect(await answer(supervisor.call("listDrills", {}), "listDrills", drills)).toEqual(drills);
         const report = {
             ...drills[0],
             guardFired: true,
@@ -312,8 +326,8 @@ describe("EngineSupervisor's isolation calls", () => {
             leakEvidence: "…",
             durationMs: 9_000
         };
-        expect(await answer(supervisor.runDrill("flipped-byte"), "runDrill", "drillReport", report)).toEqual(report);
-        expect(child.lastSent("runDrill")).toEqual({ type: "runDrill", drillId: "flipped-byte", callId: expect.stringMatching(/^call-/) });
+        expect(await answer(supervisor.call("runDrill", { id: "flipped-byte" }), "runDrill", report)).toEqual(report);
+        expect(child.lastCall("runDrill")).toMatchObject({ method: "runDrill", params: { id: "flipped-byte" } });
         expect(
             new Set(child.sent.filter((command) => "callId" in command).map((command) => (command as { callId: string }).callId)).size
         ).toBe(5);
@@ -322,40 +336,28 @@ describe("EngineSupervisor's isolation calls", () => {
     it("rejects with the engine's code (replay_unavailable, unknown_drill)", async () => {
         const spawner = new FakeSpawner();
         const supervisor = await start(spawner);
-        const replay = supervisor.replay("gone");
-        const drill = supervisor.runDrill("no-such-drill");
+        const replay = supervisor.call("replay", { requestId: "gone" });
+        const drill = supervisor.call("runDrill", { id: "no-such-drill" });
         await Promise.resolve();
-        spawner.last.emit({
-            type: "replayed",
-            callId: spawner.last.lastSent("replay").callId,
-            error: { code: "replay_unavailable", message: "Turn gone cannot be replayed." }
-        });
-        spawner.last.emit({
-            type: "drillReport",
-            callId: spawner.last.lastSent("runDrill").callId,
-            error: { code: "unknown_drill", message: "There is no drill." }
-        });
+        spawner.last.answer("replay", { error: { code: "replay_unavailable", message: "Turn gone cannot be replayed." } });
+        spawner.last.answer("runDrill", { error: { code: "unknown_drill", message: "There is no drill." } });
         await expect(replay).rejects.toMatchObject({ code: "replay_unavailable", message: "Turn gone cannot be replayed." });
         await expect(drill).rejects.toMatchObject({ code: "unknown_drill" });
     });
 
-    it("gives replay and runDrill the long call timeout, the quick calls the ordinary one", async () => {
+    it("gives each call its own deadline: the RPC spec's, or the one the options give that method", async () => {
         const spawner = new FakeSpawner();
-        const supervisor = await start(spawner, { callTimeoutMs: 20, longCallTimeoutMs: 200 });
-        const drill = supervisor.runDrill("flipped-byte").catch((error: unknown) => error);
-        const replay = supervisor.replay("r1").catch((error: unknown) => error);
-        await expect(supervisor.audit()).rejects.toMatchObject({
+        const supervisor = await start(spawner, { callTimeoutsMs: { audit: 20, listDrills: 20, replayableTurns: 20, replay: 200 } });
+        const drill = supervisor.call("runDrill", { id: "flipped-byte" }).catch((error: unknown) => error);
+        const replay = supervisor.call("replay", { requestId: "r1" }).catch((error: unknown) => error);
+        await expect(supervisor.call("audit", {})).rejects.toMatchObject({
             code: "engine_timeout",
             message: expect.stringMatching(/did not answer an audit call within 0.02 s/)
         });
-        await expect(supervisor.listDrills()).rejects.toMatchObject({ code: "engine_timeout" });
-        await expect(supervisor.replayableTurns()).rejects.toMatchObject({ code: "engine_timeout" });
-        // The quick calls timed out; the drill and the replay are still waiting, and are answered.
-        spawner.last.emit({
-            type: "drillReport",
-            callId: spawner.last.lastSent("runDrill").callId,
-            result: { id: "flipped-byte" } as never
-        });
+        await expect(supervisor.call("listDrills", {})).rejects.toMatchObject({ code: "engine_timeout" });
+        await expect(supervisor.call("replayableTurns", {})).rejects.toMatchObject({ code: "engine_timeout" });
+        // The quick calls timed out; the drill (the spec's 120 s) and the replay are still waiting, and the drill is answered.
+        spawner.last.answer("runDrill", { result: { id: "flipped-byte" } });
         expect(await drill).toEqual({ id: "flipped-byte" });
         expect(await replay).toMatchObject({
             code: "engine_timeout",
@@ -363,15 +365,10 @@ describe("EngineSupervisor's isolation calls", () => {
         });
     });
 
-    it("uses 30 s for the quick calls and 120 s for replay and runDrill by default", () => {
-        expect(supervisorDefaults.callTimeoutMs).toBe(30_000);
-        expect(supervisorDefaults.longCallTimeoutMs).toBe(120_000);
-    });
-
     it("rejects a drill in flight with engine_crashed when the engine dies under it", async () => {
         const spawner = new FakeSpawner();
         const supervisor = await start(spawner);
-        const drill = supervisor.runDrill("late-write");
+        const drill = supervisor.call("runDrill", { id: "late-write" });
         await Promise.resolve();
         spawner.readyOnSpawn = false;
         spawner.last.exit(null, "SIGSEGV");
@@ -384,7 +381,7 @@ describe("EngineSupervisor after a crash", () => {
         const spawner = new FakeSpawner();
         const supervisor = await start(spawner);
         const inFlight = supervisor.chat(turn);
-        const call = supervisor.snapshot();
+        const call = supervisor.call("snapshot", {});
         await Promise.resolve();
         spawner.readyOnSpawn = false;
         const crashed = nextEvent(supervisor, "crashed");
@@ -424,7 +421,7 @@ describe("EngineSupervisor after a crash", () => {
         const supervisor = await start(spawner, { restartWaitMs: 30 });
         spawner.readyOnSpawn = false;
         spawner.last.exit(1, null);
-        await expect(supervisor.measure("alice", [], "")).rejects.toMatchObject({
+        await expect(supervisor.call("measure", { workspace: "alice", messages: [], draft: "" })).rejects.toMatchObject({
             code: "engine_unavailable",
             message: "The engine is restarting and was not back within 0.03 s. Try again in a moment."
         });
@@ -552,11 +549,11 @@ describe("EngineSupervisor.switchModel", () => {
         const supervisor = await start(spawner, { inspectModel: goodInspector });
         const switching = supervisor.switchModel("/models/next.gguf");
         await new Promise((resolve) => setTimeout(resolve, 0));
-        const measuring = supervisor.measure("alice", [], "Hi");
+        const measuring = supervisor.call("measure", { workspace: "alice", messages: [], draft: "Hi" });
         await switching;
-        await expect.poll(() => spawner.last.sent.map((command) => command.type)).toEqual(["measure"]);
+        await expect.poll(() => spawner.last.sent.map((command) => command.type)).toEqual(["call"]);
         const result = { workspace: "alice", draftTokens: 1, usedTokens: 0, limit: 256, remainingTokens: 255, fits: true };
-        spawner.last.emit({ type: "measured", callId: spawner.last.lastSent("measure").callId, result });
+        spawner.last.answer("measure", { result });
         await expect(measuring).resolves.toEqual(result);
         expect(spawner.processes[0]!.sent.map((command) => command.type)).toEqual(["shutdown"]);
     });

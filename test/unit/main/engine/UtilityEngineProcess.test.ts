@@ -44,7 +44,7 @@ class FakeUtilityChild extends EventEmitter implements UtilityChild {
     }
 }
 
-const chat: EngineCommand = { type: "snapshot", callId: "c1" };
+const chat: EngineCommand = { type: "call", callId: "c1", method: "snapshot", params: {} };
 const tick = (ms = 0): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 function adapt(options: { drainMs?: number } = {}): { child: FakeUtilityChild; engine: UtilityEngineProcess; output: string[] } {
@@ -111,7 +111,7 @@ describe("UtilityEngineProcess", () => {
         const { child, engine, output } = adapt();
         child.throwOnPost = true;
         expect(() => engine.send(chat)).not.toThrow();
-        expect(output.join("")).toMatch(/could not send a snapshot command: Child process not running/);
+        expect(output.join("")).toMatch(/could not send a call command: Child process not running/);
         child.throwOnPost = false;
         child.exit(0);
         engine.send(chat);
@@ -188,8 +188,8 @@ describe("EngineSupervisor over UtilityEngineProcess", () => {
             child.postMessage = (message: unknown): void => {
                 post(message);
                 const command = message as EngineCommand;
-                if (command.type === "snapshot") {
-                    setTimeout(() => child.emit("message", { type: "snapshot", callId: command.callId, snapshot: { pid: child.pid } }), 1);
+                if (command.type === "call" && command.method === "snapshot") {
+                    setTimeout(() => child.emit("message", { type: "answer", callId: command.callId, result: { pid: child.pid } }), 1);
                 } else if (command.type === "shutdown") {
                     setTimeout(() => child.exit(0), 1);
                 }
@@ -212,7 +212,7 @@ describe("EngineSupervisor over UtilityEngineProcess", () => {
             { spawner, log: () => undefined, restartBackoffMs: 1 }
         );
         expect(supervisor.info).toEqual({ modelName: "tiny" });
-        expect(await supervisor.snapshot()).toEqual({ pid: 5000 });
+        expect(await supervisor.call("snapshot", {})).toEqual({ pid: 5000 });
 
         const restarted = new Promise((resolve) => supervisor.on("restarted", resolve));
         const turn = supervisor.chat({
@@ -227,7 +227,7 @@ describe("EngineSupervisor over UtilityEngineProcess", () => {
         await expect(turn).rejects.toMatchObject({ code: "engine_crashed" });
         await restarted;
         expect(children).toHaveLength(2);
-        expect(await supervisor.snapshot()).toEqual({ pid: 5001 });
+        expect(await supervisor.call("snapshot", {})).toEqual({ pid: 5001 });
 
         await supervisor.dispose();
         expect(children[1]!.posted).toContainEqual({ type: "shutdown" });

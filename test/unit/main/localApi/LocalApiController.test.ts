@@ -2,12 +2,12 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { EngineInfo } from "../../../../contract/engineProtocol.js";
 import { EngineStartError } from "../../../../host/supervisor/engineHostErrors.js";
 import type { EngineHealth } from "../../../../host/http/KvaultHttpServer.js";
-import type { EngineClient } from "../../../../host/supervisor/EngineClient.js";
+import type { EngineClient } from "../../../../contract/engineProtocol.js";
 import { LocalApiController, LocalApiStartError, type LocalApiTarget } from "../../../../main/localApi/LocalApiController.js";
 import { freePort, occupy } from "../loopbackPorts.js";
 
 const apiKey = "kv-test-key-0001";
-const engine = { info: () => ({ modelName: "tiny" }) as EngineInfo } as EngineClient;
+const engine = { info: { modelName: "tiny" } as EngineInfo } as EngineClient;
 const target = async (): Promise<LocalApiTarget> => ({ engine, modelId: () => "tiny" });
 const log = (): void => undefined;
 

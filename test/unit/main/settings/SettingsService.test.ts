@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { EngineInfo } from "../../../../contract/engineProtocol.js";
-import type { EngineClient } from "../../../../host/supervisor/EngineClient.js";
+import type { EngineClient } from "../../../../contract/engineProtocol.js";
 import { LocalApiController } from "../../../../main/localApi/LocalApiController.js";
 import type { LocalApiSettings } from "../../../../main/settings/AppSettings.js";
 import { SettingsService } from "../../../../main/settings/SettingsService.js";
@@ -11,7 +11,7 @@ import { SettingsStore } from "../../../../main/settings/SettingsStore.js";
 import { freePort, occupy } from "../loopbackPorts.js";
 
 const apiKey = "kv-test-key-0001";
-const engine = { info: () => ({ modelName: "tiny" }) as EngineInfo } as EngineClient;
+const engine = { info: { modelName: "tiny" } as EngineInfo } as EngineClient;
 const log = (): void => undefined;
 
 async function models(url: string): Promise<Response> {

@@ -2,88 +2,62 @@ import { describe, expect, it } from "vitest";
 import type { KvaultBridge, TurnEventListener } from "../../../../contract/KvaultBridge.js";
 import { BridgeTransport } from "../../../../renderer/rpc/BridgeTransport.js";
 
-/** A bridge whose calls answer from a table, as the preload would after main's IPC. */
+/** A bridge whose calls answer from a table, by method, as the preload would after main's IPC. */
 function fakeBridge(): { bridge: KvaultBridge; emit: TurnEventListener; calls: string[] } {
     const calls: string[] = [];
     let listener: TurnEventListener | undefined;
     const ok = <T>(value: T) => Promise.resolve({ ok: true as const, value });
-    const bridge = {
-        getAppInfo: () => Promise.resolve({ version: "0", platform: "linux" }),
+    const failed = (code: string, message: string) => Promise.resolve({ ok: false as const, error: { code, message } });
+    const table: Record<string, (params: Record<string, unknown>) => Promise<unknown>> = {
         info: () => {
             calls.push("info");
             return ok({ modelName: "tiny" });
         },
-        chat: (request: { requestId: string }) => {
-            calls.push(`chat ${request.requestId}`);
-            return Promise.resolve({ ok: false as const, error: { code: "context_length_exceeded", message: "too long" } });
+        chat: (request) => {
+            calls.push(`chat ${String(request.requestId)}`);
+            return failed("context_length_exceeded", "too long");
         },
-        cancel: (requestId: string) => {
-            calls.push(`cancel ${requestId}`);
-            return ok({ cancelled: true });
-        },
-        measure: (workspace: string, _messages: unknown, draft: string) => {
-            calls.push(`measure ${workspace} ${draft}`);
+        measure: ({ workspace, draft }) => {
+            calls.push(`measure ${String(workspace)} ${String(draft)}`);
             return ok({ fits: true });
         },
         snapshot: () => Promise.reject(new Error("untrusted sender")),
-        forgetWorkspace: (workspace: string) => {
-            calls.push(`forget ${workspace}`);
-            return ok({});
-        },
         audit: () => {
             calls.push("audit");
             return ok({ ok: true });
         },
-        replayableTurns: () => {
-            calls.push("replayableTurns");
-            return ok([]);
+        replay: ({ requestId }) => {
+            calls.push(`replay ${String(requestId)}`);
+            return failed("replay_unavailable", "not kept");
         },
-        replay: (requestId: string) => {
-            calls.push(`replay ${requestId}`);
-            return Promise.resolve({ ok: false as const, error: { code: "replay_unavailable", message: "not kept" } });
+        inspectModel: ({ path }) => {
+            calls.push(`inspectModel ${String(path)}`);
+            return failed("model_not_gguf", "not GGUF");
         },
-        listDrills: () => {
-            calls.push("listDrills");
-            return ok([{ id: "flipped-byte" }]);
-        },
-        runDrill: (id: string) => {
-            calls.push(`runDrill ${id}`);
-            return ok({ id, guardFired: true });
-        },
-        inspectModel: (path: string) => {
-            calls.push(`inspectModel ${path}`);
-            return Promise.resolve({ ok: false as const, error: { code: "model_not_gguf", message: "not GGUF" } });
-        },
-        switchModel: (model: string) => {
-            calls.push(`switchModel ${model}`);
+        switchModel: ({ model }) => {
+            calls.push(`switchModel ${String(model)}`);
             return ok({ modelName: model });
         },
-        startDownload: (source: string) => {
-            calls.push(`startDownload ${source}`);
-            return ok({ id: "d1", source });
-        },
-        listDownloads: () => {
-            calls.push("listDownloads");
-            return ok([]);
-        },
-        cancelDownload: (id: string) => {
-            calls.push(`cancelDownload ${id}`);
-            return Promise.resolve({ ok: false as const, error: { code: "download_unknown", message: "no such download" } });
-        },
+        cancelDownload: ({ id }) => {
+            calls.push(`cancelDownload ${String(id)}`);
+            return failed("download_unknown", "no such download");
+        }
+    };
+    const bridge: KvaultBridge = {
+        getAppInfo: () => Promise.resolve({ version: "0", platform: "linux" }),
+        call: (method, params) => (table[method] ?? (() => failed("not_in_this_test", method)))(params as Record<string, unknown>) as never,
         onTurnEvent: (next: TurnEventListener) => {
             listener = next;
             return () => {
                 listener = undefined;
             };
-        },
-        getSettings: () => Promise.reject(new Error("unused")),
-        setLocalApi: () => Promise.reject(new Error("unused"))
-    } as unknown as KvaultBridge;
+        }
+    };
     return { bridge, emit: (event) => listener?.(event), calls };
 }
 
 describe("BridgeTransport", () => {
-    it("turns each request into the named bridge call and its result into the RPC answer", async () => {
+    it("turns each request into one bridge call by method name, and its result into the RPC answer", async () => {
         const { bridge, calls } = fakeBridge();
         const messages: unknown[] = [];
         let opened = false;
@@ -114,51 +88,24 @@ describe("BridgeTransport", () => {
         ]);
     });
 
-    it("maps the model calls to their bridge calls", async () => {
+    it("sends every method the same way, by name, whoever serves it: the model manager's, the isolation panel's", async () => {
         const { bridge, calls } = fakeBridge();
         const messages: unknown[] = [];
         const transport = new BridgeTransport(bridge);
         transport.start({ onOpen: () => undefined, onMessage: (message) => messages.push(message), onClose: () => undefined });
         transport.send({ id: 1, method: "inspectModel", params: { path: "/repo/package.json" } });
         transport.send({ id: 2, method: "switchModel", params: { model: "tiny" } });
-        transport.send({ id: 3, method: "startDownload", params: { source: "hf:o/r" } });
-        transport.send({ id: 4, method: "listDownloads", params: {} });
-        transport.send({ id: 5, method: "cancelDownload", params: { id: "d9" } });
+        transport.send({ id: 3, method: "cancelDownload", params: { id: "d9" } });
+        transport.send({ id: 4, method: "audit", params: {} });
+        transport.send({ id: 5, method: "replay", params: { requestId: "r7" } });
         await new Promise((resolve) => setTimeout(resolve, 0));
-        expect(calls).toEqual([
-            "inspectModel /repo/package.json",
-            "switchModel tiny",
-            "startDownload hf:o/r",
-            "listDownloads",
-            "cancelDownload d9"
-        ]);
+        expect(calls).toEqual(["inspectModel /repo/package.json", "switchModel tiny", "cancelDownload d9", "audit", "replay r7"]);
         expect(messages).toEqual([
             { id: 1, error: { code: "model_not_gguf", message: "not GGUF" } },
             { id: 2, result: { modelName: "tiny" } },
-            { id: 3, result: { id: "d1", source: "hf:o/r" } },
-            { id: 4, result: [] },
-            { id: 5, error: { code: "download_unknown", message: "no such download" } }
-        ]);
-    });
-
-    it("maps the isolation calls to their bridge calls", async () => {
-        const { bridge, calls } = fakeBridge();
-        const messages: unknown[] = [];
-        const transport = new BridgeTransport(bridge);
-        transport.start({ onOpen: () => undefined, onMessage: (message) => messages.push(message), onClose: () => undefined });
-        transport.send({ id: 1, method: "audit", params: {} });
-        transport.send({ id: 2, method: "replayableTurns", params: {} });
-        transport.send({ id: 3, method: "replay", params: { requestId: "r7" } });
-        transport.send({ id: 4, method: "listDrills", params: {} });
-        transport.send({ id: 5, method: "runDrill", params: { id: "flipped-byte" } });
-        await new Promise((resolve) => setTimeout(resolve, 0));
-        expect(calls).toEqual(["audit", "replayableTurns", "replay r7", "listDrills", "runDrill flipped-byte"]);
-        expect(messages).toEqual([
-            { id: 1, result: { ok: true } },
-            { id: 2, result: [] },
-            { id: 3, error: { code: "replay_unavailable", message: "not kept" } },
-            { id: 4, result: [{ id: "flipped-byte" }] },
-            { id: 5, result: { id: "flipped-byte", guardFired: true } }
+            { id: 3, error: { code: "download_unknown", message: "no such download" } },
+            { id: 4, result: { ok: true } },
+            { id: 5, error: { code: "replay_unavailable", message: "not kept" } }
         ]);
     });
 

@@ -30,6 +30,25 @@ class FakeTransport implements RpcTransport {
 }
 
 describe("RpcClient", () => {
+    it("rejects a call its transport cannot send (over the RPC's message limit) with the transport's error, and goes on", async () => {
+        const transport = new FakeTransport();
+        const client = new RpcClient(transport);
+        transport.connect();
+        const send = transport.send.bind(transport);
+        transport.send = (request) => {
+            if (request.method === "appendMessage") {
+                throw new RpcError("rpc_message_too_large", "This RPC message is 40,000,000 bytes (UTF-8); …");
+            }
+            return send(request);
+        };
+        await expect(
+            client.call("appendMessage", { workspace: "ui-a", message: { id: "m-1", role: "user", content: "…" } })
+        ).rejects.toMatchObject({ code: "rpc_message_too_large", message: expect.stringMatching(/^This RPC message is 40,000,000 bytes/) });
+        const info = client.call("info", {});
+        transport.handlers.onMessage({ id: transport.sent.at(-1)!.id, result: { modelName: "tiny" } });
+        await expect(info).resolves.toEqual({ modelName: "tiny" });
+    });
+
     it("refuses calls before the connection opens, with a message that says it reconnects by itself", async () => {
         const client = new RpcClient(new FakeTransport());
         expect(client.status).toEqual({ kind: "connecting" });

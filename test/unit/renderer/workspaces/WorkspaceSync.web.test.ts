@@ -1,4 +1,5 @@
 import { beforeEach, describe, expect, it } from "vitest";
+import { rpcLimits } from "../../../../contract/limits.js";
 import type { LoadedWorkspaces, StoreProblem } from "../../../../contract/workspaces.js";
 import { ChatController } from "../../../../renderer/chat/ChatController.js";
 import { createDraftStore } from "../../../../renderer/stores/draftStore.js";
@@ -75,12 +76,46 @@ describe("WorkspaceSync", () => {
     it("hands the page's old localStorage workspaces to an empty host once, then sets them aside", async () => {
         const legacy = memoryLegacy('{"state":{"workspaces":[]},"version":1}');
         rpc.answers.loadWorkspaces = () => ({ workspaces: [], selectedId: null, problems: [] });
-        rpc.answers.importWorkspaces = ({ document }) => {
-            expect(document).toBe('{"state":{"workspaces":[]},"version":1}');
-            return { workspaces: [saved], selectedId: "ui-a", problems: [], numImported: 1 };
+        rpc.answers.importWorkspaces = ({ importId, part, numParts, text }) => {
+            expect([importId, part, numParts, text]).toEqual([
+                expect.stringMatching(/^import-[0-9a-f]{32}$/),
+                0,
+                1,
+                '{"state":{"workspaces":[]},"version":1}'
+            ]);
+            return { done: true, workspaces: [saved], selectedId: "ui-a", problems: [], numImported: 1 };
         };
         new WorkspaceSync(rpc, { workspaces, notices }, legacy);
         await settle();
+        expect(workspaces.getState().workspaces).toEqual([saved]);
+        expect(legacy.archived).toBe(true);
+    });
+
+    it("hands a document too big for one RPC message over in parts of at most rpcLimits.maxImportPartBytes, in order", async () => {
+        // 2,000,000 CJK characters are 6,000,000 bytes of UTF-8: two parts.
+        const document = JSON.stringify({ state: { workspaces: [], note: "漢".repeat(2_000_000) }, version: 1 });
+        const legacy = memoryLegacy(document);
+        const received: { importId: string; part: number; numParts: number; text: string }[] = [];
+        rpc.answers.loadWorkspaces = () => ({ workspaces: [], selectedId: null, problems: [] });
+        rpc.answers.importWorkspaces = (params) => {
+            received.push(params);
+            return params.part + 1 < params.numParts
+                ? { done: false, numPartsReceived: params.part + 1 }
+                : { done: true, workspaces: [saved], selectedId: "ui-a", problems: [], numImported: 1 };
+        };
+        new WorkspaceSync(rpc, { workspaces, notices }, legacy);
+        for (let waited = 0; waited < 5_000 && !legacy.archived; waited += 10) {
+            await new Promise((resolve) => setTimeout(resolve, 10));
+        }
+        expect(received.map(({ part, numParts }) => [part, numParts])).toEqual([
+            [0, 2],
+            [1, 2]
+        ]);
+        expect(new Set(received.map(({ importId }) => importId)).size).toBe(1);
+        expect(received.map(({ text }) => text).join("")).toBe(document);
+        for (const { text } of received) {
+            expect(new TextEncoder().encode(text).length).toBeLessThanOrEqual(rpcLimits.maxImportPartBytes);
+        }
         expect(workspaces.getState().workspaces).toEqual([saved]);
         expect(legacy.archived).toBe(true);
     });

@@ -1,4 +1,6 @@
-import { KvaultError } from "./KvaultError.js";
+// What can go wrong with a model file, a download or the model library: all of it happens in the
+// host's process (host/models/, host/supervisor/), so the errors live here, beside it.
+import { KvaultError } from "../../engine/index.js";
 
 /** The model file does not exist, is not a file, or could not be read (or its header is cut short). */
 export class ModelUnreadableError extends KvaultError {
@@ -31,11 +33,6 @@ export class ModelSwitchedError extends KvaultError {
     }
 }
 
-/** This engine cannot change models (it runs in the host's process, not behind the supervisor). */
-export class ModelSwitchUnavailableError extends KvaultError {
-    readonly code = "model_switch_unavailable";
-}
-
 /** A download source that is not an http(s) URL or an `hf:` reference, or is too long. */
 export class DownloadSourceInvalidError extends KvaultError {
     readonly code = "download_source_invalid";
@@ -44,11 +41,6 @@ export class DownloadSourceInvalidError extends KvaultError {
 /** The server refused the download (e.g. 404) or the connection failed. */
 export class DownloadFailedError extends KvaultError {
     readonly code = "download_failed";
-}
-
-/** This host has no models directory to download into (an engine in the host's process, in tests). */
-export class DownloadUnavailableError extends KvaultError {
-    readonly code = "download_unavailable";
 }
 
 /** cancelDownload with an id that names no download. */

@@ -1,9 +1,17 @@
 import { describe, expect, it } from "vitest";
-import { rpcMethods } from "../../../../contract/rpc.js";
-import { InvalidRequestError } from "../../../../engine/request/requestErrors.js";
-import { commandLimits } from "../../../../engine/process/parseEngineCommand.js";
-import { turnLimits } from "../../../../engine/service/validateChatTurn.js";
-import { validateRpcPayload } from "../../../../main/ipc/validateRpcPayload.js";
+import { fieldLimits, rpcLimits, turnLimits } from "../../../contract/limits.js";
+import { rpcMethods } from "../../../contract/rpc.js";
+import { parseRpcCall, type RpcCall } from "../../../contract/rpc/parseRpcCall.js";
+import { callTimeouts, engineMethods, rpcSpec } from "../../../contract/rpc/rpcSpec.js";
+
+/** The call as the spec rebuilt it; fails the test when it was refused. */
+function accepted(method: unknown, params: unknown): RpcCall {
+    const parsed = parseRpcCall(method, params);
+    if (!parsed.ok) {
+        throw new Error(`refused: ${parsed.message}`);
+    }
+    return parsed.call;
+}
 
 const chat = {
     requestId: "r1",
@@ -23,23 +31,17 @@ const measure = {
     draft: "next"
 };
 
-/** Asserts a refusal with the typed error and a bounded message; returns the message. */
+/** Asserts a refusal with a bounded message; returns the message (the dispatcher answers it as invalid_request). */
 function refused(method: unknown, params: unknown): string {
-    let caught: unknown;
-    try {
-        validateRpcPayload(method, params);
-    } catch (error) {
-        caught = error;
-    }
-    expect(caught).toBeInstanceOf(InvalidRequestError);
-    const error = caught as InvalidRequestError;
-    expect(error.code).toBe("invalid_request");
+    const parsed = parseRpcCall(method, params);
+    expect(parsed.ok, JSON.stringify(parsed).slice(0, 300)).toBe(false);
+    const message = parsed.ok ? "" : parsed.message;
     // Bounded apart from the list of methods an unknown one is answered with, which grows with the contract.
-    expect(error.message.replace(rpcMethods.join(", "), "").length).toBeLessThan(400);
-    return error.message;
+    expect(message.replace(rpcMethods.join(", "), "").length).toBeLessThan(400);
+    return message;
 }
 
-describe("validateRpcPayload accepts every well-formed call", () => {
+describe("the RPC spec accepts every well-formed call", () => {
     it.each([
         ["info", {}],
         ["snapshot", {}],
@@ -62,13 +64,16 @@ describe("validateRpcPayload accepts every well-formed call", () => {
         ["resumeDownload", { id: "0b7c" }],
         ["listModels", {}],
         ["forgetModel", { id: "m1" }],
-        ["forgetModel deleting the file", { id: "m1", deleteFile: true }]
+        ["forgetModel deleting the file", { id: "m1", deleteFile: true }],
+        ["getSettings", {}],
+        ["setLocalApi", { enabled: true, port: 8081 }],
+        ["importWorkspaces", { importId: "import-1", part: 0, numParts: 2, text: "{" }]
     ])("%s, unchanged", (method, params) => {
-        expect(validateRpcPayload(method.split(" ")[0], params)).toEqual({ method: method.split(" ")[0], params });
+        expect(accepted(method.split(" ")[0], params)).toEqual({ method: method.split(" ")[0], params });
     });
 
     it("chat, with the sampling fields the engine's validator fills in", () => {
-        expect(validateRpcPayload("chat", chat)).toEqual({
+        expect(accepted("chat", chat)).toEqual({
             method: "chat",
             params: {
                 ...chat,
@@ -78,7 +83,7 @@ describe("validateRpcPayload accepts every well-formed call", () => {
     });
 
     it("rebuilds the params: unknown nested fields are not forwarded", () => {
-        const call = validateRpcPayload("chat", {
+        const call = accepted("chat", {
             ...chat,
             messages: [{ role: "user", content: "Hi", name: "eve" }],
             sampling: { ...chat.sampling, grammar: "x" }
@@ -112,7 +117,7 @@ describe("validateRpcPayload accepts every well-formed call", () => {
             listModels: {},
             forgetModel: { id: "m", deleteFile: true },
             loadWorkspaces: {},
-            importWorkspaces: { document: "{}" },
+            importWorkspaces: { importId: "i", part: 0, numParts: 1, text: "{}" },
             saveWorkspace: {
                 workspace: { id: "ui-1", name: "A", colour: 0, settings: { systemPrompt: "", temperature: 0.7, maxTokens: 256 } }
             },
@@ -120,15 +125,17 @@ describe("validateRpcPayload accepts every well-formed call", () => {
             selectWorkspace: { workspace: "ui-1" },
             clearChat: { workspace: "ui-1" },
             appendMessage: { workspace: "ui-1", message: { id: "m-1", role: "user", content: "Hi" } },
-            dropLastAnswer: { workspace: "ui-1", messageId: "m-2" }
+            dropLastAnswer: { workspace: "ui-1", messageId: "m-2" },
+            getSettings: {},
+            setLocalApi: { enabled: false, port: 1024 }
         };
         for (const method of rpcMethods) {
-            expect(validateRpcPayload(method, good[method]).method).toBe(method);
+            expect(accepted(method, good[method]).method).toBe(method);
         }
     });
 });
 
-describe("validateRpcPayload refuses with invalid_request", () => {
+describe("the RPC spec refuses, naming the field", () => {
     it.each([
         ["an unknown method", "deleteEverything"],
         ["a method inherited from Object", "constructor"],
@@ -171,7 +178,8 @@ describe("validateRpcPayload refuses with invalid_request", () => {
         ["listDownloads", { all: true }],
         ["cancelDownload", { id: "d", deleteFile: false }],
         ["forgetModel", { id: "m", path: "/m.gguf" }],
-        ["runCanary", { fillerTokens: 64, guards: "off" }]
+        ["runCanary", { fillerTokens: 64, guards: "off" }],
+        ["setLocalApi", { enabled: true, port: 8081, apiKey: "mine" }]
     ])("%s with a field the contract does not name", (method, params) => {
         expect(refused(method, params)).toMatch(/takes no field/);
     });
@@ -219,7 +227,19 @@ describe("validateRpcPayload refuses with invalid_request", () => {
         ["startDownload without a source", "startDownload", {}, /source must be a string; got undefined/],
         ["startDownload with a blank source", "startDownload", { source: " " }, /^source is empty; give a model URL/],
         ["cancelDownload with a number", "cancelDownload", { id: 4 }, /id must be a string; got 4/],
-        ["cancelDownload with an empty id", "cancelDownload", { id: "" }, /^id is empty; name one of listDownloads' downloads\.$/]
+        ["cancelDownload with an empty id", "cancelDownload", { id: "" }, /^id is empty; name one of listDownloads' downloads\.$/],
+        [
+            "setLocalApi with a port below 1024",
+            "setLocalApi",
+            { enabled: true, port: 80 },
+            /^port is 80; choose a whole number from 1024 to 65535\.$/
+        ],
+        [
+            "setLocalApi with enabled as a string",
+            "setLocalApi",
+            { enabled: "yes", port: 8081 },
+            /^enabled must be true or false; got "yes"\.$/
+        ]
     ])("%s", (_, method, params, message) => {
         expect(refused(method, params)).toMatch(message);
     });
@@ -231,9 +251,9 @@ describe("validateRpcPayload refuses with invalid_request", () => {
     });
 
     it.each([
-        ["an id", "cancel", { requestId: "r".repeat(commandLimits.maxIdChars + 1) }, /requestId has 257 characters; the limit is 256/],
+        ["an id", "cancel", { requestId: "r".repeat(fieldLimits.maxIdChars + 1) }, /requestId has 257 characters; the limit is 256/],
         ["a replay's requestId", "replay", { requestId: "r".repeat(100_000) }, /requestId has 100,000 characters; the limit is 256/],
-        ["a drill's id", "runDrill", { id: "d".repeat(commandLimits.maxIdChars + 1) }, /id has 257 characters; the limit is 256/],
+        ["a drill's id", "runDrill", { id: "d".repeat(fieldLimits.maxIdChars + 1) }, /id has 257 characters; the limit is 256/],
         ["a model path", "inspectModel", { path: "/".repeat(4097) }, /path has 4,097 characters; the limit is 4,096/],
         ["a model to switch to", "switchModel", { model: "m".repeat(100_000) }, /model has 100,000 characters; the limit is 4,096/],
         ["a download source", "startDownload", { source: "h".repeat(4097) }, /source has 4,097 characters; the limit is 4,096/],
@@ -259,21 +279,61 @@ describe("validateRpcPayload refuses with invalid_request", () => {
         expect(refused("measure", { ...measure, messages })).toMatch(/at most 10,000 messages; got a list of 10,001/);
     });
 
-    it("a conversation over the total limit, though each message is within its own", () => {
-        const content = "x".repeat(turnLimits.maxMessageChars);
-        const messages = Array.from({ length: 4 }, () => ({ role: "user", content }));
-        expect(validateRpcPayload("chat", { ...chat, messages }).method).toBe("chat"); // exactly at the limit
-        expect(refused("chat", { ...chat, messages: [...messages, { role: "user", content: "x" }] })).toMatch(
-            /The conversation has 16,000,001 characters; the limit is 16,000,000/
+    it("a conversation over the total limit in UTF-8 bytes, though each message is within its own", () => {
+        // 3,000,000 CJK characters are 9,000,000 bytes: two such messages and a little more fit; three do not.
+        const content = "漢".repeat(3_000_000);
+        const rest = rpcLimits.maxConversationBytes - 18_000_000 - 1;
+        const texts = [content, content, "x".repeat(4_000_000), "x".repeat(rest - 4_000_000)];
+        const messages = texts.map((text) => ({ role: "user", content: text }));
+        expect(accepted("chat", { ...chat, messages }).method).toBe("chat"); // one byte below the limit
+        expect(refused("chat", { ...chat, messages: [...messages, { role: "user", content: "xy" }] })).toBe(
+            "The conversation has 25,165,825 bytes of text (UTF-8); the limit is 25,165,824 bytes. Start a new chat."
         );
-        expect(refused("measure", { ...measure, messages, draft: "x" })).toMatch(/The conversation has 16,000,001 characters/);
+        expect(refused("measure", { ...measure, messages, draft: "xy" })).toMatch(/The conversation has 25,165,825 bytes of text/);
     });
 });
 
-describe("validateRpcPayload: runCanary", () => {
+describe("the RPC spec's table", () => {
+    it("gives every engine call its deadline: 30 s for the quick ones, 120 s for replay and runDrill, 10 min for the canary", () => {
+        expect(engineMethods).toEqual([
+            "measure",
+            "snapshot",
+            "forgetWorkspace",
+            "audit",
+            "replayableTurns",
+            "replay",
+            "listDrills",
+            "runDrill",
+            "runCanary"
+        ]);
+        expect(Object.fromEntries(engineMethods.map((method) => [method, rpcSpec[method].timeoutMs]))).toEqual({
+            measure: 30_000,
+            snapshot: 30_000,
+            forgetWorkspace: 30_000,
+            audit: 30_000,
+            replayableTurns: 30_000,
+            listDrills: 30_000,
+            replay: 120_000,
+            runDrill: 120_000,
+            runCanary: 600_000
+        });
+        expect(callTimeouts).toEqual({ quickMs: 30_000, longMs: 120_000, canaryMs: 600_000 });
+        for (const method of rpcMethods.filter((name) => rpcSpec[name].serve === "host")) {
+            expect(rpcSpec[method].timeoutMs, `${method} is the host's: bounded by its own code`).toBeUndefined();
+        }
+    });
+
+    it("keeps the methods' own prototype names out", () => {
+        for (const name of ["constructor", "toString", "__proto__", "hasOwnProperty"]) {
+            expect(parseRpcCall(name, {}).ok).toBe(false);
+        }
+    });
+});
+
+describe("the RPC spec: runCanary", () => {
     it("takes nothing, or a whole number of filler tokens (the canary checks it against the window)", () => {
-        expect(validateRpcPayload("runCanary", {})).toEqual({ method: "runCanary", params: {} });
-        expect(validateRpcPayload("runCanary", { fillerTokens: 300 })).toEqual({ method: "runCanary", params: { fillerTokens: 300 } });
+        expect(accepted("runCanary", {})).toEqual({ method: "runCanary", params: {} });
+        expect(accepted("runCanary", { fillerTokens: 300 })).toEqual({ method: "runCanary", params: { fillerTokens: 300 } });
         for (const fillerTokens of [0, -1, 2.5, "300", null, Number.POSITIVE_INFINITY]) {
             expect(refused("runCanary", { fillerTokens })).toMatch(/fillerTokens must be a whole number of at least 1/);
         }

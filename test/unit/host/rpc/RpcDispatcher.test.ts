@@ -1,17 +1,18 @@
 import { describe, expect, it } from "vitest";
-import type { ChatTurnRequest, EngineInfo } from "../../../../contract/engineProtocol.js";
+import type { ChatTurnRequest, EngineClient, EngineInfo, TurnCallbacks, TurnResult } from "../../../../contract/engineProtocol.js";
 import type { ModelDownload } from "../../../../contract/models.js";
 import type { RpcTurnEvent } from "../../../../contract/rpc.js";
+import { RequestCancelledError } from "../../../../engine/request/requestErrors.js";
 import {
     DownloadNotResumableError,
     DownloadUnknownError,
     LibraryFileNotOwnedError,
     ModelNotGgufError
-} from "../../../../engine/core/modelErrors.js";
+} from "../../../../host/models/modelErrors.js";
+import { hostMethods } from "../../../../host/rpc/hostMethods.js";
+import { RpcDispatcher, type RpcCaller } from "../../../../host/rpc/RpcDispatcher.js";
 import { EngineRequestError, EngineStartError } from "../../../../host/supervisor/engineHostErrors.js";
-import { RequestCancelledError } from "../../../../engine/request/requestErrors.js";
-import type { EngineClient, TurnCallbacks, TurnResult } from "../../../../host/supervisor/EngineClient.js";
-import { RendererRpc, type RpcCaller } from "../../../../main/ipc/RendererRpc.js";
+import type { HostModels } from "../../../../host/supervisor/modelMethods.js";
 
 const info = { modelName: "tiny" } as EngineInfo;
 const result: TurnResult = {
@@ -46,14 +47,116 @@ const download: ModelDownload = {
     notice: undefined
 };
 
-/** An engine whose turns run until the test finishes them; an abort rejects like the real one. */
-function fakeEngine(): EngineClient & { readonly turns: Map<string, RunningTurn>; readonly calls: string[] } {
+type FakeEngine = EngineClient & { readonly turns: Map<string, RunningTurn>; readonly calls: string[]; readonly models: HostModels };
+
+/**
+ * An engine whose turns run until the test finishes them (an abort rejects like the real one),
+ * whose calls answer from a table, and a model manager beside it; every use is recorded in `calls`.
+ */
+function fakeEngine(): FakeEngine {
     const turns = new Map<string, RunningTurn>();
     const calls: string[] = [];
+    const engineCall = async (method: string, params: Record<string, unknown>): Promise<unknown> => {
+        switch (method) {
+            case "measure": {
+                const { workspace, messages, draft } = params as { workspace: string; messages: unknown[]; draft: string };
+                calls.push(`measure ${workspace} ${messages.length} ${draft}`);
+                return { workspace, draftTokens: 1, usedTokens: 2, limit: 4096, remainingTokens: 4093, fits: true };
+            }
+            case "snapshot":
+                calls.push("snapshot");
+                return {};
+            case "forgetWorkspace":
+                calls.push(`forget ${String(params.workspace)}`);
+                return {};
+            case "audit":
+                calls.push("audit");
+                return { ok: true, numViolations: 0 };
+            case "replayableTurns":
+                calls.push("replayableTurns");
+                return [{ requestId: "r0", workspace: "alice", numTokens: 4 }];
+            case "replay": {
+                const requestId = String(params.requestId);
+                calls.push(`replay ${requestId}`);
+                if (requestId !== "r0") {
+                    throw new EngineRequestError({ code: "replay_unavailable", message: `Turn ${requestId} cannot be replayed.` });
+                }
+                return { requestId, numTokens: 4, identical: true, durationMs: 3 };
+            }
+            case "listDrills":
+                calls.push("listDrills");
+                return [{ id: "flipped-byte", title: "A byte flips", failureModes: ["flipped-byte"], guard: "checksums" }];
+            case "runDrill": {
+                const id = String(params.id);
+                calls.push(`runDrill ${id}`);
+                if (id !== "flipped-byte") {
+                    throw new EngineRequestError({ code: "unknown_drill", message: `There is no drill "${id}".` });
+                }
+                return { id, guardFired: true };
+            }
+            case "runCanary":
+                calls.push(`runCanary ${(params.fillerTokens as number | undefined) ?? "default"}`);
+                return { passed: true, probes: [] };
+            default:
+                throw new Error(`the fake engine serves no ${method}`);
+        }
+    };
+    const models: HostModels = {
+        methods: {
+            inspectModel: async ({ path }) => {
+                calls.push(`inspectModel ${path}`);
+                if (!path.endsWith(".gguf")) {
+                    throw new ModelNotGgufError(
+                        `${path} is not a GGUF file (it starts with "{\\n  "; a GGUF file starts with "GGUF"). Open a .gguf model file.`
+                    );
+                }
+                return { path, architecture: "llama" } as never;
+            },
+            switchModel: async ({ model }) => {
+                calls.push(`switchModel ${model}`);
+                return { ...info, modelName: model };
+            },
+            startDownload: async ({ source }) => {
+                calls.push(`startDownload ${source}`);
+                return { ...download, source };
+            },
+            listDownloads: async () => {
+                calls.push("listDownloads");
+                return [download];
+            },
+            cancelDownload: async ({ id }) => {
+                calls.push(`cancelDownload ${id}`);
+                if (id !== download.id) {
+                    throw new DownloadUnknownError(`No download has the id "${id}".`);
+                }
+                return { ...download, state: "cancelled" };
+            },
+            resumeDownload: async ({ id }) => {
+                calls.push(`resumeDownload ${id}`);
+                if (id !== download.id) {
+                    throw new DownloadNotResumableError(`The download of ${id} cannot be resumed: it finished.`);
+                }
+                return download;
+            },
+            listModels: async () => {
+                calls.push("listModels");
+                return { models: [], problems: [] };
+            },
+            forgetModel: async ({ id, deleteFile }) => {
+                calls.push(`forgetModel ${id} ${deleteFile === true}`);
+                if (deleteFile === true) {
+                    throw new LibraryFileNotOwnedError("Kvault deletes only files it downloaded.");
+                }
+                return { models: [], problems: [] };
+            }
+        },
+        stopDownloads: async () => undefined
+    };
     return {
         turns,
         calls,
-        info: () => {
+        models,
+        get info() {
             calls.push("info");
             return info;
         },
@@ -63,94 +166,13 @@ function fakeEngine(): EngineClient & { readonly turns: Map<string, RunningTurn>
                 signal?.addEventListener("abort", () => reject(new RequestCancelledError("decode")), { once: true });
                 turns.set(request.requestId, { request, callbacks, signal: signal!, finish: resolve, fail: reject });
             }),
-        measure: (workspace, messages, draft) => {
-            calls.push(`measure ${workspace} ${messages.length} ${draft}`);
-            return { workspace, draftTokens: 1, usedTokens: 2, limit: 4096, remainingTokens: 4093, fits: true };
-        },
-        snapshot: () => {
-            calls.push("snapshot");
-            return {} as never;
-        },
-        forgetWorkspace: async (workspace) => {
-            calls.push(`forget ${workspace}`);
-        },
-        audit: () => {
-            calls.push("audit");
-            return { ok: true, numViolations: 0 } as never;
-        },
-        replayableTurns: () => {
-            calls.push("replayableTurns");
-            return [{ requestId: "r0", workspace: "alice", numTokens: 4 }];
-        },
-        replay: async (requestId) => {
-            calls.push(`replay ${requestId}`);
-            if (requestId !== "r0") {
-                throw new EngineRequestError({ code: "replay_unavailable", message: `Turn ${requestId} cannot be replayed.` });
-            }
-            return { requestId, numTokens: 4, identical: true, durationMs: 3 };
-        },
-        listDrills: () => {
-            calls.push("listDrills");
-            return [{ id: "flipped-byte", title: "A byte flips", failureModes: ["flipped-byte"], guard: "checksums" }];
-        },
-        runDrill: async (id) => {
-            calls.push(`runDrill ${id}`);
-            if (id !== "flipped-byte") {
-                throw new EngineRequestError({ code: "unknown_drill", message: `There is no drill "${id}".` });
-            }
-            return { id, guardFired: true } as never;
-        },
-        runCanary: async (params) => {
-            calls.push(`runCanary ${params.fillerTokens ?? "default"}`);
-            return { passed: true, probes: [] } as never;
-        },
-        inspectModel: async (path) => {
-            calls.push(`inspectModel ${path}`);
-            if (!path.endsWith(".gguf")) {
-                throw new ModelNotGgufError(
-                    `${path} is not a GGUF file (it starts with "{\\n  "; a GGUF file starts with "GGUF"). Open a .gguf model file.`
-                );
-            }
-            return { path, architecture: "llama" } as never;
-        },
-        switchModel: async (model) => {
-            calls.push(`switchModel ${model}`);
-            return { ...info, modelName: model };
-        },
-        startDownload: async (source) => {
-            calls.push(`startDownload ${source}`);
-            return { ...download, source };
-        },
-        listDownloads: async () => {
-            calls.push("listDownloads");
-            return [download];
-        },
-        cancelDownload: async (id) => {
-            calls.push(`cancelDownload ${id}`);
-            if (id !== download.id) {
-                throw new DownloadUnknownError(`No download has the id "${id}".`);
-            }
-            return { ...download, state: "cancelled" };
-        },
-        resumeDownload: async (id) => {
-            calls.push(`resumeDownload ${id}`);
-            if (id !== download.id) {
-                throw new DownloadNotResumableError(`The download of ${id} cannot be resumed: it finished.`);
-            }
-            return download;
-        },
-        listModels: async () => {
-            calls.push("listModels");
-            return { models: [], problems: [] };
-        },
-        forgetModel: async (id, deleteFile) => {
-            calls.push(`forgetModel ${id} ${deleteFile}`);
-            if (deleteFile) {
-                throw new LibraryFileNotOwnedError("Kvault deletes only files it downloaded.");
-            }
-            return { models: [], problems: [] };
-        }
+        call: (method, params) => engineCall(method, params as Record<string, unknown>) as never
     };
+}
+
+/** The dispatcher as a host builds it: the engine once `engine()` resolves, the host's methods over the fake's model manager. */
+function dispatcher(engine: () => Promise<FakeEngine>): RpcDispatcher {
+    return new RpcDispatcher(engine, hostMethods({ engine, models: async () => (await engine()).models }));
 }
 
 function caller(id: number): RpcCaller & { readonly events: RpcTurnEvent[] } {
@@ -161,10 +183,10 @@ function caller(id: number): RpcCaller & { readonly events: RpcTurnEvent[] } {
 /** Lets pending promise callbacks run. */
 const settle = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 0));
 
-describe("RendererRpc", () => {
-    it("answers each call with a BridgeResult from the engine", async () => {
+describe("RpcDispatcher, the one server loop of both hosts", () => {
+    it("answers each call with an RpcAnswer from the engine", async () => {
         const engine = fakeEngine();
-        const rpc = new RendererRpc(async () => engine);
+        const rpc = dispatcher(async () => engine);
         const window = caller(1);
         expect(await rpc.call(window, "info", {})).toEqual({ ok: true, value: info });
         expect(await rpc.call(window, "measure", { workspace: "alice", messages: [], draft: "hi" })).toMatchObject({
@@ -178,7 +200,7 @@ describe("RendererRpc", () => {
 
     it("answers the isolation calls, a drill's or a replay's refusal with its code", async () => {
         const engine = fakeEngine();
-        const rpc = new RendererRpc(async () => engine);
+        const rpc = dispatcher(async () => engine);
         const window = caller(1);
         expect(await rpc.call(window, "audit", {})).toEqual({ ok: true, value: { ok: true, numViolations: 0 } });
         expect(await rpc.call(window, "replayableTurns", {})).toEqual({
@@ -211,7 +233,7 @@ describe("RendererRpc", () => {
 
     it("answers inspectModel and switchModel, a bad file's refusal with its code", async () => {
         const engine = fakeEngine();
-        const rpc = new RendererRpc(async () => engine);
+        const rpc = dispatcher(async () => engine);
         const window = caller(1);
         expect(await rpc.call(window, "inspectModel", { path: "/m/a.gguf" })).toEqual({
             ok: true,
@@ -236,7 +258,7 @@ describe("RendererRpc", () => {
 
     it("answers startDownload, listDownloads and cancelDownload; refuses a bad source or id before the engine", async () => {
         const engine = fakeEngine();
-        const rpc = new RendererRpc(async () => engine);
+        const rpc = dispatcher(async () => engine);
         const window = caller(1);
         expect(await rpc.call(window, "startDownload", { source: "https://example.com/m.gguf" })).toEqual({
             ok: true,
@@ -265,7 +287,7 @@ describe("RendererRpc", () => {
 
     it("answers resumeDownload, listModels and forgetModel; refuses a bad id or deleteFile before the engine", async () => {
         const engine = fakeEngine();
-        const rpc = new RendererRpc(async () => engine);
+        const rpc = dispatcher(async () => engine);
         const window = caller(1);
         expect(await rpc.call(window, "resumeDownload", { id: "d1" })).toEqual({ ok: true, value: download });
         expect(await rpc.call(window, "resumeDownload", { id: "d2" })).toMatchObject({
@@ -296,7 +318,7 @@ describe("RendererRpc", () => {
 
     it("refuses a bad payload with invalid_request, without touching the engine", async () => {
         const engine = fakeEngine();
-        const rpc = new RendererRpc(async () => engine);
+        const rpc = dispatcher(async () => engine);
         const answer = await rpc.call(caller(1), "forgetWorkspace", { workspace: 42 });
         expect(answer).toMatchObject({ ok: false, error: { code: "invalid_request" } });
         expect(await rpc.call(caller(1), "shutdown", {})).toMatchObject({ ok: false, error: { code: "invalid_request" } });
@@ -305,11 +327,11 @@ describe("RendererRpc", () => {
 
     it("waits for an engine that is still starting", async () => {
         const engine = fakeEngine();
-        let ready!: (client: EngineClient) => void;
-        const starting = new Promise<EngineClient>((resolve) => {
+        let ready!: (client: FakeEngine) => void;
+        const starting = new Promise<FakeEngine>((resolve) => {
             ready = resolve;
         });
-        const rpc = new RendererRpc(() => starting);
+        const rpc = dispatcher(() => starting);
         const answer = rpc.call(caller(1), "info", {});
         await settle();
         expect(engine.calls).toEqual([]);
@@ -319,7 +341,7 @@ describe("RendererRpc", () => {
 
     it("answers every call with the engine's start failure, code kept", async () => {
         const failure = new EngineStartError("The engine could not start: no such model.");
-        const rpc = new RendererRpc(() => Promise.reject(failure));
+        const rpc = dispatcher(() => Promise.reject(failure));
         for (const [method, params] of [
             ["info", {}],
             ["snapshot", {}],
@@ -335,7 +357,7 @@ describe("RendererRpc", () => {
 
     it("keeps an engine refusal's code (context_length_exceeded) and message", async () => {
         const engine = fakeEngine();
-        const rpc = new RendererRpc(async () => engine);
+        const rpc = dispatcher(async () => engine);
         const answer = rpc.call(caller(1), "chat", turn("r1"));
         await settle();
         const refusal = { code: "context_length_exceeded", message: "This request needs 9,214 tokens; the limit is 4,096." };
@@ -344,8 +366,9 @@ describe("RendererRpc", () => {
     });
 
     it("reports a non-Kvault failure as internal_error", async () => {
-        const engine = { ...fakeEngine(), snapshot: () => Promise.reject(new TypeError("boom")) };
-        const rpc = new RendererRpc(async () => engine);
+        const engine = fakeEngine();
+        const broken: FakeEngine = { ...engine, info, call: () => Promise.reject(new TypeError("boom")) };
+        const rpc = dispatcher(async () => broken);
         expect(await rpc.call(caller(1), "snapshot", {})).toMatchObject({
             ok: false,
             error: { code: "internal_error", message: expect.stringMatching(/boom/) }
@@ -354,7 +377,7 @@ describe("RendererRpc", () => {
 
     it("streams a turn's events to the window that started it, and only to it", async () => {
         const engine = fakeEngine();
-        const rpc = new RendererRpc(async () => engine);
+        const rpc = dispatcher(async () => engine);
         const alice = caller(1);
         const bob = caller(2);
         const answer = rpc.call(alice, "chat", turn("r1"));
@@ -378,7 +401,7 @@ describe("RendererRpc", () => {
 
     it("lets only the window that started a turn cancel it", async () => {
         const engine = fakeEngine();
-        const rpc = new RendererRpc(async () => engine);
+        const rpc = dispatcher(async () => engine);
         const alice = caller(1);
         const answer = rpc.call(alice, "chat", turn("r1"));
         await settle();
@@ -394,7 +417,7 @@ describe("RendererRpc", () => {
 
     it("refuses a requestId already running in the same window, not in another", async () => {
         const engine = fakeEngine();
-        const rpc = new RendererRpc(async () => engine);
+        const rpc = dispatcher(async () => engine);
         void rpc.call(caller(1), "chat", turn("r1"));
         await settle();
         expect(await rpc.call(caller(1), "chat", turn("r1", "bob"))).toMatchObject({
@@ -410,7 +433,7 @@ describe("RendererRpc", () => {
 
     it("cancels every turn of a window that closes, and none of another's", async () => {
         const engine = fakeEngine();
-        const rpc = new RendererRpc(async () => engine);
+        const rpc = dispatcher(async () => engine);
         const first = rpc.call(caller(1), "chat", turn("a1", "alice"));
         const second = rpc.call(caller(1), "chat", turn("a2", "notes"));
         const other = rpc.call(caller(2), "chat", turn("b1", "bob"));
@@ -431,7 +454,7 @@ describe("RendererRpc", () => {
 
     it("a reloaded window (same id) starts afresh after closeCaller", async () => {
         const engine = fakeEngine();
-        const rpc = new RendererRpc(async () => engine);
+        const rpc = dispatcher(async () => engine);
         const old = rpc.call(caller(1), "chat", turn("r1"));
         await settle();
         rpc.closeCaller(1);
@@ -446,11 +469,11 @@ describe("RendererRpc", () => {
 
     it("a turn cancelled while the engine starts never reaches it", async () => {
         const engine = fakeEngine();
-        let ready!: (client: EngineClient) => void;
-        const starting = new Promise<EngineClient>((resolve) => {
+        let ready!: (client: FakeEngine) => void;
+        const starting = new Promise<FakeEngine>((resolve) => {
             ready = resolve;
         });
-        const rpc = new RendererRpc(() => starting);
+        const rpc = dispatcher(() => starting);
         const answer = rpc.call(caller(1), "chat", turn("r1"));
         await settle();
         expect(await rpc.call(caller(1), "cancel", { requestId: "r1" })).toEqual({ ok: true, value: { cancelled: true } });

@@ -2,10 +2,10 @@ import type { EngineErrorPayload } from "../../contract/engineProtocol.js";
 import { KvaultError } from "../../engine/index.js";
 
 /**
- * What a renderer sees of a failure: a KvaultError's stable code and message (engine errors that
+ * What a caller sees of a failure: a KvaultError's stable code and message (engine errors that
  * crossed the process boundary are KvaultErrors too); anything else is a bug, under one code.
  */
-export function toBridgeError(error: unknown): EngineErrorPayload {
+export function toErrorAnswer(error: unknown): EngineErrorPayload {
     if (error instanceof KvaultError) {
         return { code: error.code, message: error.message };
     }

@@ -1,0 +1,233 @@
+// The renderer's RPC, one entry per method: its params schema, its result type, which process
+// serves it, and how long the host waits for the engine to answer it. Everything else is derived
+// from this table: the renderer's proxy (renderer/rpc/), the one IPC channel and the preload
+// (main/ipc, main/preload), the server loop both hosts share (host/rpc/RpcDispatcher.ts), and the
+// engine protocol's call/answer (contract/engineProtocol.ts). Adding a method is one entry here,
+// its implementation (host/rpc/hostMethods.ts, or engine/process/engineMethods.ts), its use in the
+// UI, and its test.
+import * as v from "valibot";
+import type { EngineSnapshot } from "../EngineSnapshot.js";
+import type { DraftMeasurement, EngineInfo, FinishReason, TurnUsage } from "../engineProtocol.js";
+import type { AuditSummary, CanaryReport, DrillDescription, DrillReport, ReplayableTurn, ReplaySummary } from "../isolation.js";
+import type { AppSettingsView } from "../KvaultBridge.js";
+import { localApiPorts } from "../KvaultBridge.js";
+import { fieldLimits, rpcLimits, turnLimits, utf8ByteLength } from "../limits.js";
+import type { ModelDownload, ModelFacts, ModelLibraryListing } from "../models.js";
+import { workspaceLimits, type LoadedWorkspaces } from "../workspaces.js";
+import { boolean, describeValue as describe, integer, nonEmptyText, params, text } from "./fieldSchemas.js";
+import { readStoredMessage, readWorkspaceMeta, storeIdParam, storeRecordField } from "./storeSchemas.js";
+import { chatTurnEntries, conversationChecks, idSchema, messagesSchema, workspaceSchema } from "./turnSchemas.js";
+
+/** How long a host waits for the engine's answer to a call, ms (host/supervisor/EngineConnection.ts). */
+export const callTimeouts = Object.freeze({
+    /** measure, snapshot, forgetWorkspace, audit, replayableTurns, listDrills. */
+    quickMs: 30_000,
+    /** replay recomputes a turn in a fresh context; a drill starts sandboxed engines twice (about 10 s on a laptop). */
+    longMs: 120_000,
+    /** The canary prefills thousands of tokens and runs four probes: minutes for a large model on a CPU. */
+    canaryMs: 600_000
+});
+
+declare const resultType: unique symbol;
+
+/**
+ * One method. `serve: "engine"` goes to the engine process as a `call` command and waits at most
+ * `timeoutMs`; `serve: "host"` is answered by the host (the store, the model library, settings).
+ * chat is the engine's too, as a turn: it streams, and has no call deadline.
+ */
+interface MethodSpec<P extends v.GenericSchema, R> {
+    readonly params: P;
+    readonly serve: "engine" | "host";
+    readonly timeoutMs?: number;
+    readonly [resultType]?: R;
+}
+
+function method<R>() {
+    return <P extends v.GenericSchema, S extends "engine" | "host">(spec: {
+        readonly params: P;
+        readonly serve: S;
+        readonly timeoutMs?: number;
+    }): MethodSpec<P, R> & { readonly serve: S } => spec;
+}
+
+const none = (name: string) => params(name, {});
+const modelPath = nonEmptyText(fieldLimits.maxModelPathChars, 'give the full path of a .gguf file, or "tiny" for the built-in demo model', {
+    trim: true
+});
+const quick = { serve: "engine", timeoutMs: callTimeouts.quickMs } as const;
+const long = { serve: "engine", timeoutMs: callTimeouts.longMs } as const;
+
+/** Parts an import may have: the largest document the store takes, at 3 bytes a character, in the smallest parts splitUtf8 makes. */
+const MAX_IMPORT_PARTS = Math.ceil((workspaceLimits.maxImportChars * 3) / (rpcLimits.maxImportPartBytes - 3));
+
+/** What importWorkspaces answers for every part but the last. */
+export interface ImportProgress {
+    readonly done: false;
+    readonly numPartsReceived: number;
+}
+
+export const rpcSpec = {
+    info: method<EngineInfo>()({ params: none("info"), serve: "host" }),
+    /** One turn; its queued/started/text events stream to the caller meanwhile (RpcTurnEvent). */
+    chat: method<{ text: string; finishReason: FinishReason; usage: TurnUsage }>()({
+        params: conversationChecks(params("chat", chatTurnEntries), { endsWithUser: true }),
+        serve: "engine"
+    }),
+    /** Cancels a turn this caller started; `cancelled` is false when none by that id runs. */
+    cancel: method<{ cancelled: boolean }>()({ params: params("cancel", { requestId: idSchema() }), serve: "host" }),
+    measure: method<DraftMeasurement>()({
+        params: conversationChecks(
+            params("measure", { workspace: workspaceSchema, messages: messagesSchema(0), draft: text(turnLimits.maxMessageChars) }),
+            { endsWithUser: false }
+        ),
+        ...quick
+    }),
+    snapshot: method<EngineSnapshot>()({ params: none("snapshot"), ...quick }),
+    forgetWorkspace: method<Record<string, never>>()({ params: params("forgetWorkspace", { workspace: workspaceSchema }), ...quick }),
+    /** I1–I7 over the whole engine, now. */
+    audit: method<AuditSummary>()({ params: none("audit"), ...quick }),
+    /** Finished greedy turns the engine keeps for replay, oldest first. */
+    replayableTurns: method<readonly ReplayableTurn[]>()({ params: none("replayableTurns"), ...quick }),
+    /** Differential replay of the turn sent with this requestId; fails with replay_unavailable when it is not kept. */
+    replay: method<ReplaySummary>()({ params: params("replay", { requestId: idSchema() }), ...long }),
+    listDrills: method<readonly DrillDescription[]>()({ params: none("listDrills"), ...quick }),
+    /** Runs the fault drill `id` in sandboxed engines (seconds); fails with unknown_drill for an id not listed. */
+    runDrill: method<DrillReport>()({ params: params("runDrill", { id: idSchema("name one of listDrills' drills") }), ...long }),
+    /**
+     * The canary probe on the loaded model, in two temporary workspaces (tens of seconds on a CPU);
+     * `fillerTokens` sizes A's prompt (default: from the window and free pages; the canary checks it
+     * against the window). Fails with canary_running while one runs.
+     */
+    runCanary: method<CanaryReport>()({
+        params: params("runCanary", {
+            fillerTokens: v.optional(
+                integer(1, Number.MAX_SAFE_INTEGER, (issue) => `must be a whole number of at least 1; got ${describe(issue.input)}.`)
+            )
+        }),
+        serve: "engine",
+        timeoutMs: callTimeouts.canaryMs
+    }),
+    /** A GGUF file's facts and memory estimate, read from its header; fails with model_unreadable, model_not_gguf or model_unsupported. */
+    inspectModel: method<ModelFacts>()({ params: params("inspectModel", { path: modelPath }), serve: "host" }),
+    /** Loads `model` (a GGUF path on the host, or "tiny"); running turns end with model_switched. */
+    switchModel: method<EngineInfo>()({ params: params("switchModel", { model: modelPath }), serve: "host" }),
+    /** Starts downloading an http(s) URL or an `hf:` reference into the host's models directory; fails with download_source_invalid. */
+    startDownload: method<ModelDownload>()({
+        params: params("startDownload", {
+            source: nonEmptyText(
+                fieldLimits.maxDownloadSourceChars,
+                "give a model URL (http:// or https://) or a Hugging Face reference (hf:owner/repo:quant)",
+                { trim: true }
+            )
+        }),
+        serve: "host"
+    }),
+    /** Every download since the host started, and the partial ones an earlier start left (failed, resumable), oldest first. */
+    listDownloads: method<readonly ModelDownload[]>()({ params: none("listDownloads"), serve: "host" }),
+    /** Cancels a running download, or discards a resumable one (its partial file is deleted); fails with download_unknown. */
+    cancelDownload: method<ModelDownload>()({
+        params: params("cancelDownload", { id: idSchema("name one of listDownloads' downloads") }),
+        serve: "host"
+    }),
+    /** Continues a failed download from the bytes on disk (or from zero, saying why in `notice`); fails with download_unknown or download_not_resumable. */
+    resumeDownload: method<ModelDownload>()({
+        params: params("resumeDownload", { id: idSchema("name one of listDownloads' downloads") }),
+        serve: "host"
+    }),
+    /** The model library: every model opened by path or downloaded, with its facts, most recently used first. */
+    listModels: method<ModelLibraryListing>()({ params: none("listModels"), serve: "host" }),
+    /** Removes a library entry; `deleteFile` also deletes a downloaded model's file. Fails with library_model_unknown, library_file_not_owned or library_model_in_use. */
+    forgetModel: method<ModelLibraryListing>()({
+        params: params("forgetModel", { id: idSchema("name one of listModels' models"), deleteFile: v.optional(boolean()) }),
+        serve: "host"
+    }),
+    /** The workspaces and chats the host keeps on disk, and what it set aside as damaged when it started (contract/workspaces.ts). */
+    loadWorkspaces: method<LoadedWorkspaces>()({ params: none("loadWorkspaces"), serve: "host" }),
+    /**
+     * Once, after an upgrade: the renderer's old localStorage document (format 1), in parts of at
+     * most rpcLimits.maxImportPartBytes, numbered from 0, in order. Every part but the last answers
+     * with the count received; the last with the workspaces. Takes nothing (numImported 0) when the
+     * host has workspaces already.
+     */
+    importWorkspaces: method<ImportProgress | (LoadedWorkspaces & { readonly done: true; readonly numImported: number })>()({
+        params: v.pipe(
+            params("importWorkspaces", {
+                importId: idSchema("give the import an id of its own"),
+                part: integer(0, MAX_IMPORT_PARTS - 1),
+                numParts: integer(1, MAX_IMPORT_PARTS),
+                text: v.pipe(
+                    v.string((issue) => `must be a string; got ${describe(issue.input)}.`),
+                    v.check(
+                        (part) => utf8ByteLength(part) <= rpcLimits.maxImportPartBytes,
+                        `is longer than a part may be (${rpcLimits.maxImportPartBytes.toLocaleString("en-US")} bytes of UTF-8); send the document in more parts.`
+                    )
+                )
+            }),
+            v.check(
+                ({ part, numParts }) => part < numParts,
+                (issue) => {
+                    const { part, numParts } = issue.input as { part: number; numParts: number };
+                    return `part is ${part}, but a document in ${numParts} part(s) has parts 0 to ${numParts - 1}; number them from 0.`;
+                }
+            )
+        ),
+        serve: "host"
+    }),
+    /** Creates a workspace (at the end) or changes its name, colour or settings; fails with store_write_failed or store_limit_exceeded. */
+    saveWorkspace: method<Record<string, never>>()({
+        params: params("saveWorkspace", { workspace: storeRecordField(readWorkspaceMeta) }),
+        serve: "host"
+    }),
+    /** Deletes a workspace and its chat file; the selection moves to a neighbour. */
+    removeWorkspace: method<Record<string, never>>()({ params: params("removeWorkspace", { workspace: storeIdParam }), serve: "host" }),
+    selectWorkspace: method<Record<string, never>>()({ params: params("selectWorkspace", { workspace: storeIdParam }), serve: "host" }),
+    /** Appends one message to a workspace's chat, on disk (fsync) before it answers; fails with workspace_not_found. */
+    appendMessage: method<Record<string, never>>()({
+        params: params("appendMessage", { workspace: storeIdParam, message: storeRecordField(readStoredMessage) }),
+        serve: "host"
+    }),
+    /** Regenerate: drops the chat's last message if it is the answer `messageId`. */
+    dropLastAnswer: method<{ dropped: boolean }>()({
+        params: params("dropLastAnswer", { workspace: storeIdParam, messageId: storeIdParam }),
+        serve: "host"
+    }),
+    clearChat: method<Record<string, never>>()({ params: params("clearChat", { workspace: storeIdParam }), serve: "host" }),
+    /** The desktop app's settings view; the headless server has none (settings_unavailable: its settings are its options). */
+    getSettings: method<AppSettingsView>()({ params: none("getSettings"), serve: "host" }),
+    /** Switches the desktop app's local API; resolves once it serves (or has stopped). A port in use is an error, and nothing changes. */
+    setLocalApi: method<AppSettingsView>()({
+        params: params("setLocalApi", {
+            enabled: boolean(),
+            port: integer(
+                localApiPorts.min,
+                localApiPorts.max,
+                (issue) => `is ${describe(issue.input)}; choose a whole number from ${localApiPorts.min} to ${localApiPorts.max}.`
+            )
+        }),
+        serve: "host"
+    })
+};
+
+export type RpcSpec = typeof rpcSpec;
+export type RpcMethod = keyof RpcSpec;
+/** What a caller sends: the schema's output (the fields it names), read-only all the way down. */
+export type RpcParams<M extends RpcMethod> = Immutable<v.InferOutput<RpcSpec[M]["params"]>>;
+export type RpcResult<M extends RpcMethod> = RpcSpec[M] extends MethodSpec<v.GenericSchema, infer R> ? R : never;
+/** The methods the engine process serves as calls (chat, which streams, is a turn). */
+export type EngineMethod = Exclude<{ [M in RpcMethod]: RpcSpec[M]["serve"] extends "engine" ? M : never }[RpcMethod], "chat">;
+/** The methods a host answers itself. */
+export type HostMethod = Exclude<RpcMethod, EngineMethod | "chat">;
+
+type Immutable<T> = T extends (infer U)[] ? readonly Immutable<U>[] : T extends object ? { readonly [K in keyof T]: Immutable<T[K]> } : T;
+
+/** An engine call's deadline (every engine-served method but chat has one: the spec's test holds it to that). */
+export function callTimeoutMs(method: EngineMethod): number {
+    const timeoutMs: number | undefined = rpcSpec[method].timeoutMs;
+    if (timeoutMs === undefined) {
+        throw new Error(`rpcSpec.${method} is served by the engine and has no timeoutMs; give it one.`);
+    }
+    return timeoutMs;
+}
+
+export const rpcMethods = Object.keys(rpcSpec) as RpcMethod[];
+export const engineMethods = rpcMethods.filter((name): name is EngineMethod => rpcSpec[name].serve === "engine" && name !== "chat");

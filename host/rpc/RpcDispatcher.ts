@@ -1,0 +1,147 @@
+// The one server loop of the renderer's RPC, for both hosts: Electron main hands it each IPC call
+// (main/ipc/registerIpcHandlers.ts), the headless server each WebSocket message (RpcServer.ts).
+// Pure (no electron, no sockets), so it is tested alone with fake callers.
+import type { ChatTurnRequest, EngineClient } from "../../contract/engineProtocol.js";
+import type { EngineMethod, RpcAnswer, RpcMethod, RpcParams, RpcTurnEvent } from "../../contract/rpc.js";
+import { parseRpcCall, type RpcCall } from "../../contract/rpc/parseRpcCall.js";
+import { rpcSpec } from "../../contract/rpc/rpcSpec.js";
+import { InvalidRequestError } from "../../engine/index.js";
+import { CancelledBeforeSendError } from "../supervisor/engineHostErrors.js";
+import type { CallContext, HostImplementations } from "./hostMethods.js";
+import { toErrorAnswer } from "./toErrorAnswer.js";
+
+/** One renderer (a webContents, a WebSocket): turn events go to it, and only to it. */
+export interface RpcCaller {
+    /** Stable for the caller's life (webContents.id, a socket's number). */
+    readonly id: number;
+    /** Must not throw for a caller that has gone away; events for it are dropped. */
+    send(event: RpcTurnEvent): void;
+}
+
+interface CallerState {
+    /** Its running turns by requestId. */
+    readonly turns: Map<string, AbortController>;
+    /** Aborted when the caller goes away. */
+    readonly gone: AbortController;
+}
+
+/**
+ * Serves each call of a caller: checks it against the RPC spec (once: nothing behind this checks
+ * the params again), then hands an engine method to the engine (waiting for it while it starts)
+ * and a host method to the host's implementations, and answers with an RpcAnswer, never a
+ * rejection. A caller's turns are its own: only it can cancel them, only it hears their events,
+ * and `closeCaller` (its window closed or reloaded, its socket closed) cancels them all, which
+ * frees their pages.
+ */
+export class RpcDispatcher {
+    readonly #callers = new Map<number, CallerState>();
+
+    /** `engine` resolves once the engine is ready, or rejects with why it could not start. */
+    constructor(
+        private readonly engine: () => Promise<EngineClient>,
+        private readonly host: HostImplementations
+    ) {}
+
+    async call(caller: RpcCaller, method: unknown, params: unknown): Promise<RpcAnswer> {
+        try {
+            const parsed = parseRpcCall(method, params);
+            if (!parsed.ok) {
+                throw new InvalidRequestError(parsed.message);
+            }
+            return { ok: true, value: await this.#run(caller, parsed.call) };
+        } catch (error) {
+            return { ok: false, error: toErrorAnswer(error) };
+        }
+    }
+
+    /** Cancels every turn the caller has running and drops what it left unfinished; idempotent. */
+    closeCaller(callerId: number): void {
+        const state = this.#callers.get(callerId);
+        this.#callers.delete(callerId);
+        for (const controller of state?.turns.values() ?? []) {
+            controller.abort();
+        }
+        state?.gone.abort();
+    }
+
+    /** Turns running for this caller; for tests and diagnostics. */
+    numTurns(callerId: number): number {
+        return this.#callers.get(callerId)?.turns.size ?? 0;
+    }
+
+    async #run(caller: RpcCaller, call: RpcCall): Promise<unknown> {
+        switch (call.method) {
+            case "chat":
+                return this.#chat(caller, call.params);
+            case "cancel": {
+                // No engine wait: a turn that exists already has one, and cancelling none needs none.
+                const controller = this.#callers.get(caller.id)?.turns.get(call.params.requestId);
+                controller?.abort();
+                return { cancelled: controller !== undefined };
+            }
+        }
+        if (isEngineMethod(call.method)) {
+            return (await this.engine()).call(call.method, call.params as RpcParams<EngineMethod>);
+        }
+        const context: CallContext = { callerId: caller.id, callerGone: this.#state(caller.id).gone.signal };
+        const serve = this.host[call.method] as (params: unknown, context: CallContext) => unknown;
+        return serve(call.params, context);
+    }
+
+    async #chat(caller: RpcCaller, request: ChatTurnRequest): Promise<unknown> {
+        const { requestId } = request;
+        const { turns } = this.#state(caller.id);
+        if (turns.has(requestId)) {
+            throw new InvalidRequestError(
+                `A turn with requestId ${JSON.stringify(requestId)} is already running for this caller; give each turn its own id.`
+            );
+        }
+        // Registered before the engine wait, so a turn cancelled while the engine starts never runs.
+        const controller = new AbortController();
+        turns.set(requestId, controller);
+        try {
+            const engine = await untilAborted(this.engine(), controller.signal);
+            return await engine.chat(
+                request,
+                {
+                    onQueued: (position) => caller.send({ event: "queued", requestId, position }),
+                    onStarted: () => caller.send({ event: "started", requestId }),
+                    onText: (text) => caller.send({ event: "text", requestId, text })
+                },
+                controller.signal
+            );
+        } finally {
+            // Only this turn's entry: after closeCaller the caller's state may be a newer one.
+            const current = this.#callers.get(caller.id);
+            if (current?.turns.get(requestId) === controller) {
+                current.turns.delete(requestId);
+            }
+        }
+    }
+
+    #state(callerId: number): CallerState {
+        let state = this.#callers.get(callerId);
+        if (state === undefined) {
+            state = { turns: new Map(), gone: new AbortController() };
+            this.#callers.set(callerId, state);
+        }
+        return state;
+    }
+}
+
+function isEngineMethod(method: RpcMethod): method is EngineMethod {
+    return rpcSpec[method].serve === "engine" && method !== "chat";
+}
+
+/** `promise`, or CancelledBeforeSendError as soon as `signal` aborts: a cancelled turn does not wait for the engine to start. */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+    return new Promise((resolve, reject) => {
+        const abort = (): void => reject(new CancelledBeforeSendError());
+        if (signal.aborted) {
+            abort();
+            return;
+        }
+        signal.addEventListener("abort", abort, { once: true });
+        promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", abort));
+    });
+}
