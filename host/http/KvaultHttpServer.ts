@@ -1,16 +1,17 @@
 import crypto from "node:crypto";
-import fs from "node:fs";
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
-import path from "node:path";
 import type { EngineErrorPayload } from "../../contract/engineProtocol.js";
 import type { EngineClient } from "../supervisor/EngineClient.js";
 import { chunkBody, completionBody, usageChunkBody, type CompletionIdentity } from "./chatCompletionResponses.js";
+import { sendError, sendJson, sendText, setSecurityHeaders, writeEvent } from "./httpResponses.js";
 import { fromEngineError, OpenAiError } from "./OpenAiError.js";
 import { parseChatCompletion } from "./parseChatCompletion.js";
 import { prometheusMetrics } from "./prometheusMetrics.js";
 import { allowedHosts, checkApiKey, checkHost, checkOrigin, readJsonBody } from "./requestGuards.js";
+import { decodePath, parseRequestUrl } from "./requestUrl.js";
+import { serveRendererFile } from "./serveRendererFile.js";
 
 export const httpDefaults = {
     maxBodyBytes: 8 * 1024 * 1024,
@@ -44,17 +45,6 @@ export interface KvaultHttpServerOptions {
     readonly onRpcUpgrade?: (request: IncomingMessage, socket: Duplex, head: Buffer) => void;
 }
 
-const CONTENT_TYPES: Record<string, string> = {
-    ".html": "text/html; charset=utf-8",
-    ".js": "text/javascript; charset=utf-8",
-    ".css": "text/css; charset=utf-8",
-    ".svg": "image/svg+xml",
-    ".png": "image/png",
-    ".ico": "image/x-icon",
-    ".json": "application/json",
-    ".woff2": "font/woff2"
-};
-
 /**
  * Kvault's local HTTP server: the OpenAI-compatible API, `/metrics`, `/health`, the renderer and
  * the RPC WebSocket. Loopback by default; every request passes the Host check (no DNS rebinding),
@@ -72,7 +62,7 @@ export class KvaultHttpServer {
         this.#server.on("upgrade", (request: IncomingMessage, socket, head) => {
             try {
                 this.#checkBrowserRequest(request);
-                const url = new URL(request.url ?? "/", "http://localhost");
+                const url = parseRequestUrl(request);
                 if (url.pathname !== "/rpc" || this.options.onRpcUpgrade === undefined) {
                     throw new OpenAiError(404, "Not found", "not_found_error", "not_found");
                 }
@@ -120,11 +110,10 @@ export class KvaultHttpServer {
             const key = String(response.statusCode);
             this.#httpStatusCounts[key] = (this.#httpStatusCounts[key] ?? 0) + 1;
         });
-        response.setHeader("X-Content-Type-Options", "nosniff");
-        response.setHeader("Referrer-Policy", "no-referrer");
+        setSecurityHeaders(response);
         try {
             this.#checkBrowserRequest(request);
-            const url = new URL(request.url ?? "/", "http://localhost");
+            const url = parseRequestUrl(request);
             const route = `${request.method} ${url.pathname}`;
             if (request.method === "OPTIONS") {
                 throw new OpenAiError(403, "Kvault grants no cross-origin access.", "permission_error", "cors_not_allowed");
@@ -149,7 +138,7 @@ export class KvaultHttpServer {
                     return sendJson(response, 200, { object: "list", data: [this.#modelEntry()] });
                 }
                 if (request.method === "GET" && url.pathname.startsWith("/v1/models/")) {
-                    if (decodeURIComponent(url.pathname.slice("/v1/models/".length)) !== this.#modelId()) {
+                    if (decodePath(url.pathname).slice("/v1/models/".length) !== this.#modelId()) {
                         throw this.#unknownModel(url.pathname.slice("/v1/models/".length));
                     }
                     return sendJson(response, 200, this.#modelEntry());
@@ -160,7 +149,8 @@ export class KvaultHttpServer {
                 throw new OpenAiError(404, `Unknown endpoint ${request.method} ${url.pathname}.`, "not_found_error", "unknown_url");
             }
             if (request.method === "GET" && this.options.rendererDirectory !== undefined) {
-                return this.#serveRenderer(url.pathname, response);
+                const meta = `<meta name="kvault-api-key" content="${this.options.apiKey.replace(/[^A-Za-z0-9_.-]/g, "")}">`;
+                return serveRendererFile(this.options.rendererDirectory, url.pathname, response, meta);
             }
             throw new OpenAiError(404, `Nothing at ${url.pathname}.`, "not_found_error", "not_found");
         } catch (error) {
@@ -289,48 +279,4 @@ export class KvaultHttpServer {
             }
         }
     }
-
-    #serveRenderer(pathname: string, response: ServerResponse): void {
-        const root = path.resolve(this.options.rendererDirectory!);
-        const relative = pathname === "/" ? "index.html" : decodeURIComponent(pathname).replace(/^\/+/, "");
-        const filePath = path.resolve(root, relative);
-        if (!filePath.startsWith(root + path.sep) || !fs.existsSync(filePath) || !fs.statSync(filePath).isFile()) {
-            throw new OpenAiError(404, `Nothing at ${pathname}.`, "not_found_error", "not_found");
-        }
-        const extension = path.extname(filePath);
-        let content = fs.readFileSync(filePath);
-        if (relative === "index.html") {
-            // The key reaches only pages of this origin: another site cannot read this response (no CORS).
-            const meta = `<meta name="kvault-api-key" content="${this.options.apiKey.replace(/[^A-Za-z0-9_.-]/g, "")}">`;
-            content = Buffer.from(content.toString("utf8").replace("</head>", `${meta}\n</head>`));
-            response.setHeader("Cache-Control", "no-store");
-        }
-        response.writeHead(200, {
-            "Content-Type": CONTENT_TYPES[extension] ?? "application/octet-stream",
-            "Content-Length": content.length
-        });
-        response.end(content);
-    }
-}
-
-function writeEvent(response: ServerResponse, body: Record<string, unknown>): void {
-    response.write(`data: ${JSON.stringify(body)}\n\n`);
-}
-
-function sendJson(response: ServerResponse, status: number, body: unknown): void {
-    const text = JSON.stringify(body);
-    response.writeHead(status, { "Content-Type": "application/json; charset=utf-8", "Content-Length": Buffer.byteLength(text) });
-    response.end(text);
-}
-
-function sendText(response: ServerResponse, status: number, text: string, contentType: string): void {
-    response.writeHead(status, { "Content-Type": contentType, "Content-Length": Buffer.byteLength(text) });
-    response.end(text);
-}
-
-function sendError(response: ServerResponse, error: OpenAiError): void {
-    if (error.retryAfterSeconds !== undefined) {
-        response.setHeader("Retry-After", String(error.retryAfterSeconds));
-    }
-    sendJson(response, error.status === 499 ? 400 : error.status, error.body());
 }
