@@ -3,12 +3,14 @@ import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
 import type { EngineErrorPayload } from "../../contract/engineProtocol.js";
+import { invariant } from "../../engine/index.js";
 import type { EngineClient } from "../supervisor/EngineClient.js";
 import { chunkBody, completionBody, usageChunkBody, type CompletionIdentity } from "./chatCompletionResponses.js";
 import { sendError, sendJson, sendText, setSecurityHeaders, writeEvent } from "./httpResponses.js";
 import { fromEngineError, OpenAiError } from "./OpenAiError.js";
 import { parseChatCompletion } from "./parseChatCompletion.js";
 import { prometheusMetrics } from "./prometheusMetrics.js";
+import { limitConnections } from "./limitConnections.js";
 import { allowedHosts, checkApiKey, checkHost, checkOrigin, readJsonBody } from "./requestGuards.js";
 import { decodePath, parseRequestUrl } from "./requestUrl.js";
 import { serveRendererFile } from "./serveRendererFile.js";
@@ -18,7 +20,15 @@ export const httpDefaults = {
     /** Longest a chat completion may run before it is cancelled and answered with an error. */
     requestTimeoutMs: 10 * 60 * 1000,
     /** Chat completions in flight (running or queued in the engine) before new ones get 429. */
-    maxInFlight: 64
+    maxInFlight: 64,
+    /** The request line and headers must arrive within this (ms), else 408 and the connection closes. */
+    headersTimeoutMs: 10_000,
+    /** The whole request, body included, must arrive within this (ms), else 408; the answer's time is not part of it. */
+    bodyTimeoutMs: 30_000,
+    /** A request body that gains no byte, or a kept-alive connection with no next request, for this long is closed (ms). */
+    idleTimeoutMs: 5_000,
+    /** Open connections, WebSockets included; one more is answered 503 with Retry-After and closed. */
+    maxConnections: 256
 } as const;
 
 /** The supervisor's state for `/health`: "down" once it gave up restarting the engine, with why. */
@@ -41,6 +51,10 @@ export interface KvaultHttpServerOptions {
     readonly maxInFlight?: number;
     /** What `/health` reports; always running when absent (an engine in process). */
     readonly health?: () => EngineHealth;
+    readonly headersTimeoutMs?: number;
+    readonly bodyTimeoutMs?: number;
+    readonly idleTimeoutMs?: number;
+    readonly maxConnections?: number;
     /** Called for each WebSocket upgrade on `/rpc` that passed the host, origin and key checks. */
     readonly onRpcUpgrade?: (request: IncomingMessage, socket: Duplex, head: Buffer) => void;
 }
@@ -48,7 +62,8 @@ export interface KvaultHttpServerOptions {
 /**
  * Kvault's local HTTP server: the OpenAI-compatible API, `/metrics`, `/health`, the renderer and
  * the RPC WebSocket. Loopback by default; every request passes the Host check (no DNS rebinding),
- * no other origin is ever granted CORS, bodies are bounded, and every chat has a time limit.
+ * no other origin is ever granted CORS, bodies are bounded in size and in time, connections are
+ * capped, and every chat has a time limit.
  */
 export class KvaultHttpServer {
     readonly #server: http.Server;
@@ -56,10 +71,32 @@ export class KvaultHttpServer {
     #allowed = new Set<string>();
     #ownOrigins = new Set<string>();
     #numInFlight = 0;
+    readonly #wasShed: (socket: Duplex) => boolean;
 
     constructor(private readonly options: KvaultHttpServerOptions) {
-        this.#server = http.createServer((request, response) => void this.#handle(request, response));
+        const headersTimeoutMs = options.headersTimeoutMs ?? httpDefaults.headersTimeoutMs;
+        const bodyTimeoutMs = options.bodyTimeoutMs ?? httpDefaults.bodyTimeoutMs;
+        const idleTimeoutMs = options.idleTimeoutMs ?? httpDefaults.idleTimeoutMs;
+        invariant(
+            headersTimeoutMs > 0 && headersTimeoutMs <= bodyTimeoutMs && idleTimeoutMs > 0,
+            `the headers timeout (${headersTimeoutMs} ms) must be positive and at most the body timeout (${bodyTimeoutMs} ms), and the idle timeout (${idleTimeoutMs} ms) positive`
+        );
+        this.#server = http.createServer(
+            {
+                headersTimeout: headersTimeoutMs,
+                // Node's requestTimeout covers receiving the request only: a chat's answer streams for as long as its own limit allows.
+                requestTimeout: bodyTimeoutMs,
+                keepAliveTimeout: idleTimeoutMs,
+                // How often Node checks those two; its default (30 s) would let a slow client hold a connection that much longer.
+                connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(headersTimeoutMs / 4)))
+            },
+            (request, response) => void this.#handle(request, response)
+        );
+        this.#wasShed = limitConnections(this.#server, options.maxConnections ?? httpDefaults.maxConnections);
         this.#server.on("upgrade", (request: IncomingMessage, socket, head) => {
+            if (this.#wasShed(socket)) {
+                return;
+            }
             try {
                 this.#checkBrowserRequest(request);
                 const url = parseRequestUrl(request);
@@ -74,8 +111,6 @@ export class KvaultHttpServer {
                 socket.end(`HTTP/1.1 ${status} ${http.STATUS_CODES[status] ?? "Error"}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
             }
         });
-        this.#server.headersTimeout = 30_000;
-        this.#server.requestTimeout = 0; // chat streams run long; each chat has its own limit
     }
 
     /** Listens; resolves with the address actually bound (`port: 0` picks a free port). */
@@ -106,6 +141,9 @@ export class KvaultHttpServer {
     }
 
     async #handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+        if (this.#wasShed(request.socket)) {
+            return; // answered 503 when it connected
+        }
         response.on("finish", () => {
             const key = String(response.statusCode);
             this.#httpStatusCounts[key] = (this.#httpStatusCounts[key] ?? 0) + 1;
@@ -163,6 +201,37 @@ export class KvaultHttpServer {
         }
     }
 
+    /**
+     * The JSON body, bounded in bytes (readJsonBody) and in time: one that gains no byte for the idle
+     * timeout is a 408 and the connection closes (the body timeout, Node's requestTimeout, bounds the whole).
+     */
+    async #readBody(request: IncomingMessage, response: ServerResponse): Promise<unknown> {
+        const idleTimeoutMs = this.options.idleTimeoutMs ?? httpDefaults.idleTimeoutMs;
+        const reading = readJsonBody(request, this.options.maxBodyBytes ?? httpDefaults.maxBodyBytes);
+        reading.catch(() => undefined); // when the idle timeout wins, the socket's close ends the read
+        let onIdle: (() => void) | undefined;
+        const idle = new Promise<never>((_resolve, reject) => {
+            onIdle = () => {
+                response.setHeader("Connection", "close");
+                reject(
+                    new OpenAiError(
+                        408,
+                        `The request body stopped arriving: no byte for ${idleTimeoutMs.toLocaleString("en-US")} ms. Send the whole body at once.`,
+                        "invalid_request_error",
+                        "request_body_timeout"
+                    )
+                );
+            };
+            request.setTimeout(idleTimeoutMs, onIdle);
+        });
+        try {
+            return await Promise.race([reading, idle]);
+        } finally {
+            request.setTimeout(0);
+            request.off("timeout", onIdle!);
+        }
+    }
+
     #modelEntry(): Record<string, unknown> {
         return { id: this.#modelId(), object: "model", created: 0, owned_by: "kvault" };
     }
@@ -178,7 +247,7 @@ export class KvaultHttpServer {
     }
 
     async #chatCompletion(request: IncomingMessage, response: ServerResponse): Promise<void> {
-        const body = parseChatCompletion(await readJsonBody(request, this.options.maxBodyBytes ?? httpDefaults.maxBodyBytes));
+        const body = parseChatCompletion(await this.#readBody(request, response));
         if (body.model !== this.#modelId()) {
             throw this.#unknownModel(body.model);
         }
