@@ -13,7 +13,7 @@ import { RpcServer } from "../rpc/RpcServer.js";
 import { WorkspaceStore } from "../store/WorkspaceStore.js";
 import { supervisorEngineClient } from "../supervisor/supervisorEngineClient.js";
 import { resolveServeModel, serveModelId } from "./resolveServeModel.js";
-import { parseServeOptions, ServeOptionsError } from "./serveOptions.js";
+import { isLoopbackHost, parseServeOptions, remoteListeningWarning, ServeOptionsError } from "./serveOptions.js";
 
 const log = (line: string): void => void process.stderr.write(`${line}\n`);
 const repositoryRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -25,6 +25,9 @@ async function main(): Promise<void> {
         return;
     }
     const options = parseServeOptions(process.argv.slice(2), process.env);
+    if (!isLoopbackHost(options.host)) {
+        log(remoteListeningWarning(options.host)); // parseServeOptions let it through: --allow-remote was given
+    }
     fs.mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
     // The workspaces and chats live in the data directory too. A store that cannot open (say, one
     // from a newer Kvault) answers every store call with why; the rest of the server still runs.
