@@ -11,9 +11,10 @@ import { fromEngineError, OpenAiError } from "./OpenAiError.js";
 import { parseChatCompletion } from "./parseChatCompletion.js";
 import { prometheusMetrics } from "./prometheusMetrics.js";
 import { limitConnections } from "./limitConnections.js";
+import { LoginSessions } from "./LoginSessions.js";
 import { allowedHosts, checkApiKey, checkHost, checkOrigin, readJsonBody } from "./requestGuards.js";
 import { decodePath, parseRequestUrl } from "./requestUrl.js";
-import { serveRendererFile } from "./serveRendererFile.js";
+import { serveUi } from "./serveUi.js";
 
 export const httpDefaults = {
     maxBodyBytes: 8 * 1024 * 1024,
@@ -44,8 +45,13 @@ export interface KvaultHttpServerOptions {
     readonly port: number;
     /** The id `/v1/models` lists and `model` must name; a function when the loaded model can change. */
     readonly modelId: string | (() => string);
-    /** The built renderer to serve at `/`; the API alone when absent. */
+    /**
+     * The built renderer to serve at `/`, behind one-time login links (LoginSessions); the API alone
+     * when absent.
+     */
     readonly rendererDirectory?: string;
+    /** Called with each login link after the first (listen returns that one): a link was just used. */
+    readonly onLoginLink?: (link: string) => void;
     readonly maxBodyBytes?: number;
     readonly requestTimeoutMs?: number;
     readonly maxInFlight?: number;
@@ -55,7 +61,7 @@ export interface KvaultHttpServerOptions {
     readonly bodyTimeoutMs?: number;
     readonly idleTimeoutMs?: number;
     readonly maxConnections?: number;
-    /** Called for each WebSocket upgrade on `/rpc` that passed the host, origin and key checks. */
+    /** Called for each WebSocket upgrade on `/rpc` that passed the host and origin checks and carries a session cookie or the API key. */
     readonly onRpcUpgrade?: (request: IncomingMessage, socket: Duplex, head: Buffer) => void;
 }
 
@@ -71,6 +77,8 @@ export class KvaultHttpServer {
     #allowed = new Set<string>();
     #ownOrigins = new Set<string>();
     #numInFlight = 0;
+    /** The browser's login sessions, once listening, when the renderer is served. */
+    #sessions: LoginSessions | undefined;
     readonly #wasShed: (socket: Duplex) => boolean;
 
     constructor(private readonly options: KvaultHttpServerOptions) {
@@ -103,8 +111,11 @@ export class KvaultHttpServer {
                 if (url.pathname !== "/rpc" || this.options.onRpcUpgrade === undefined) {
                     throw new OpenAiError(404, "Not found", "not_found_error", "not_found");
                 }
-                const key = url.searchParams.get("key") ?? "";
-                checkApiKey({ headers: { authorization: `Bearer ${key}` } } as IncomingMessage, this.options.apiKey);
+                // The page's session cookie, or for API clients the key (`?key=`): a browser cannot set headers on a WebSocket.
+                if (this.#sessions?.hasSession(request.headers.cookie) !== true) {
+                    const key = url.searchParams.get("key") ?? "";
+                    checkApiKey({ headers: { authorization: `Bearer ${key}` } } as IncomingMessage, this.options.apiKey);
+                }
                 this.options.onRpcUpgrade(request, socket, head);
             } catch (error) {
                 const status = error instanceof OpenAiError ? error.status : 400;
@@ -113,8 +124,11 @@ export class KvaultHttpServer {
         });
     }
 
-    /** Listens; resolves with the address actually bound (`port: 0` picks a free port). */
-    async listen(): Promise<{ host: string; port: number; url: string }> {
+    /**
+     * Listens; resolves with the address actually bound (`port: 0` picks a free port) and, when it
+     * serves the renderer, the first one-time login link (`<url>/?token=…`).
+     */
+    async listen(): Promise<{ host: string; port: number; url: string; loginLink: string | undefined }> {
         await new Promise<void>((resolve, reject) => {
             this.#server.once("error", reject);
             this.#server.listen(this.options.port, this.options.host, () => resolve());
@@ -123,7 +137,16 @@ export class KvaultHttpServer {
         this.#allowed = allowedHosts(this.options.host, port);
         this.#ownOrigins = new Set([...this.#allowed].map((host) => `http://${host}`));
         const shownHost = this.options.host.includes(":") ? `[${this.options.host}]` : this.options.host;
-        return { host: this.options.host, port, url: `http://${shownHost}:${port}` };
+        const url = `http://${shownHost}:${port}`;
+        if (this.options.rendererDirectory !== undefined) {
+            this.#sessions = new LoginSessions(port, (token) => this.options.onLoginLink?.(`${url}/?token=${token}`));
+        }
+        return {
+            host: this.options.host,
+            port,
+            url,
+            loginLink: this.#sessions === undefined ? undefined : `${url}/?token=${this.#sessions.token}`
+        };
     }
 
     async close(): Promise<void> {
@@ -186,9 +209,8 @@ export class KvaultHttpServer {
                 }
                 throw new OpenAiError(404, `Unknown endpoint ${request.method} ${url.pathname}.`, "not_found_error", "unknown_url");
             }
-            if (request.method === "GET" && this.options.rendererDirectory !== undefined) {
-                const meta = `<meta name="kvault-api-key" content="${this.options.apiKey.replace(/[^A-Za-z0-9_.-]/g, "")}">`;
-                return serveRendererFile(this.options.rendererDirectory, url.pathname, response, meta);
+            if (request.method === "GET" && this.options.rendererDirectory !== undefined && this.#sessions !== undefined) {
+                return serveUi(request, url, response, this.options.rendererDirectory, this.#sessions);
             }
             throw new OpenAiError(404, `Nothing at ${url.pathname}.`, "not_found_error", "not_found");
         } catch (error) {
