@@ -363,10 +363,12 @@ export class ModelDownloads {
             }
             entry.path = filePath;
             const url = resolvedUrl(downloader, entry.source);
-            const remote =
-                direct !== undefined || url === undefined || isHttpUrl(entry.source)
-                    ? direct
-                    : await probeRemoteFile(url, this.#stallMs).catch(() => undefined);
+            // A URL was asked above; an hf: reference is asked at the URL it resolved to.
+            const remote = isHttpUrl(entry.source)
+                ? direct
+                : url === undefined
+                  ? undefined
+                  : await probeRemoteFile(url, this.#stallMs).catch(() => undefined);
             if (run.stopReason !== undefined) {
                 return await this.#halt(entry, run);
             }
