@@ -1,6 +1,7 @@
 // `npm run serve -- [options]`: Kvault headless. The engine in its own process, the renderer, the
-// RPC WebSocket and the OpenAI-compatible API on one loopback port. Prints exactly one line on
-// stdout when ready; everything else goes to stderr.
+// RPC WebSocket and the OpenAI-compatible API on one loopback port. When ready it prints
+// `Kvault listening on URL` on stdout, then (with the renderer built) the browser's one-time
+// login link, and a new link on stdout each time one is used; everything else goes to stderr.
 import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
@@ -16,7 +17,7 @@ import { DataDirectoryLock } from "../store/DataDirectoryLock.js";
 import { WorkspaceStore } from "../store/WorkspaceStore.js";
 import { modelMethods } from "../supervisor/modelMethods.js";
 import { inspectServeModel, resolveServeModel, serveModelId } from "./resolveServeModel.js";
-import { parseServeOptions, ServeOptionsError } from "./serveOptions.js";
+import { isLoopbackHost, parseServeOptions, remoteListeningWarning, ServeOptionsError } from "./serveOptions.js";
 
 const log = (line: string): void => void process.stderr.write(`${line}\n`);
 const repositoryRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -28,6 +29,9 @@ async function main(): Promise<void> {
         return;
     }
     const options = parseServeOptions(process.argv.slice(2), process.env);
+    if (!isLoopbackHost(options.host)) {
+        log(remoteListeningWarning(options.host)); // parseServeOptions let it through: --allow-remote was given
+    }
     fs.mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
     // One owner per data directory: a second server on it refuses to start, naming the first.
     const dataLock = DataDirectoryLock.acquire(options.dataDir, { owner: "npm run serve", log });
@@ -111,6 +115,7 @@ async function main(): Promise<void> {
             ...(supervisor.state === "down" && downError !== undefined ? { error: downError } : {})
         }),
         rendererDirectory: fs.existsSync(rendererDirectory) ? rendererDirectory : undefined,
+        onLoginLink: (link) => void process.stdout.write(loginLine(link)),
         onRpcUpgrade: (request, socket, head) => rpc.handleUpgrade(request, socket, head)
     });
     const address = await server.listen();
@@ -134,7 +139,12 @@ async function main(): Promise<void> {
     };
     process.on("SIGINT", () => void stop());
     process.on("SIGTERM", () => void stop());
-    process.stdout.write(`Kvault listening on ${address.url}\n`);
+    process.stdout.write(`Kvault listening on ${address.url}\n${address.loginLink === undefined ? "" : loginLine(address.loginLink)}`);
+}
+
+/** Only whoever started the server sees its stdout: the login link is the browser's way in (host/http/LoginSessions.ts). */
+function loginLine(link: string): string {
+    return `Kvault login link (works once): ${link}\n`;
 }
 
 main().catch((error: unknown) => {

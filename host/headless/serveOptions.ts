@@ -1,3 +1,4 @@
+import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { KvaultError } from "../../engine/index.js";
@@ -7,7 +8,10 @@ export class ServeOptionsError extends KvaultError {
 }
 
 export interface ServeOptions {
+    /** A loopback address unless `allowRemote`. */
     readonly host: string;
+    /** The user asked, with --allow-remote, to listen on an address other machines may reach. */
+    readonly allowRemote: boolean;
     readonly port: number;
     /** A GGUF path, or a built-in preset generated into the data directory on first use. */
     readonly model: { readonly kind: "preset"; readonly preset: "tiny" | "small" } | { readonly kind: "file"; readonly path: string };
@@ -35,7 +39,10 @@ export const serveDefaults = {
 
 export const serveUsage = `Usage: npm run serve -- [options]
 
-  --host HOST                 address to listen on (default ${serveDefaults.host}: loopback only)
+  --host HOST                 address to listen on (default ${serveDefaults.host}); a loopback address
+                              (127.x.x.x, ::1, localhost) unless --allow-remote is given
+  --allow-remote              allow a --host other machines can reach (plain HTTP: anyone on the
+                              network who gets the key or a login link can read every chat)
   --port N                    port, 0 for a free one (default ${serveDefaults.port})
   --model PATH|tiny|small     a GGUF file, or a built-in generated model (default ${serveDefaults.model})
   --mode split|unified        prefill/decode split with page handoff, or one context (default ${serveDefaults.mode})
@@ -48,6 +55,9 @@ export const serveUsage = `Usage: npm run serve -- [options]
   --data-dir DIR              where models and chats live (default ~/.kvault)
   --download-stall-seconds N  stop a download that gains no byte for N seconds, keeping it to resume (default 60)
 `;
+
+/** Flags that take no value. */
+const SWITCHES = new Set(["allow-remote"]);
 
 const FLAGS = new Set([
     "host",
@@ -70,6 +80,13 @@ export function parseServeOptions(argv: readonly string[], env: Readonly<Record<
     for (let index = 0; index < argv.length; index++) {
         const argument = argv[index]!;
         const match = /^--([a-z-]+)(?:=(.*))?$/.exec(argument);
+        if (match !== null && SWITCHES.has(match[1]!)) {
+            if (match[2] !== undefined) {
+                throw new ServeOptionsError(`--${match[1]} takes no value; give it alone.`);
+            }
+            given.set(match[1]!, "");
+            continue;
+        }
         if (match === null || !FLAGS.has(match[1]!)) {
             throw new ServeOptionsError(`Unknown option "${argument}".\n\n${serveUsage}`);
         }
@@ -115,8 +132,17 @@ export function parseServeOptions(argv: readonly string[], env: Readonly<Record<
     if (apiKey !== undefined && !/^[A-Za-z0-9_.-]{8,200}$/.test(apiKey)) {
         throw new ServeOptionsError("The API key must be 8 to 200 characters of letters, digits, '_', '.' or '-'.");
     }
+    const host = given.get("host") ?? serveDefaults.host;
+    const allowRemote = given.has("allow-remote");
+    if (!allowRemote && !isLoopbackHost(host)) {
+        throw new ServeOptionsError(
+            `--host ${host} is not a loopback address: other machines could reach Kvault's UI and API, over plain HTTP. ` +
+                "Use 127.0.0.1 or ::1, or add --allow-remote if that is what you want."
+        );
+    }
     return {
-        host: given.get("host") ?? serveDefaults.host,
+        host,
+        allowRemote,
         port: integer("port", serveDefaults.port, 0, 65_535),
         model,
         mode,
@@ -129,4 +155,28 @@ export function parseServeOptions(argv: readonly string[], env: Readonly<Record<
         dataDir: path.resolve(given.get("data-dir") ?? path.join(os.homedir(), ".kvault")),
         downloadStallSeconds: given.has("download-stall-seconds") ? integer("download-stall-seconds", 0, 1, 3600) : undefined
     };
+}
+
+/** Whether `host` is reachable from this machine only: localhost, 127.0.0.0/8, ::1 (also IPv4-mapped, ::ffff:127.0.0.1). */
+export function isLoopbackHost(host: string): boolean {
+    if (host.toLowerCase() === "localhost") {
+        return true;
+    }
+    if (net.isIPv4(host)) {
+        return host.split(".")[0] === "127";
+    }
+    if (!net.isIPv6(host)) {
+        return false;
+    }
+    const canonical = new URL(`http://[${host}]/`).hostname; // "[::1]", "[::ffff:7f00:1]"
+    const mapped = /^\[::ffff:([0-9a-f]{1,4}):[0-9a-f]{1,4}\]$/.exec(canonical);
+    return canonical === "[::1]" || (mapped !== null && parseInt(mapped[1]!, 16) >> 8 === 127);
+}
+
+/** What serve prints on stderr when --allow-remote lets it listen beyond loopback. */
+export function remoteListeningWarning(host: string): string {
+    return (
+        `Warning: --allow-remote: Kvault listens on ${host}, which other machines may reach. It speaks plain HTTP (no TLS): ` +
+        "anyone on the network who sees the API key or a login link can read and write every chat. Prefer 127.0.0.1 with an SSH tunnel."
+    );
 }

@@ -1,16 +1,20 @@
 import crypto from "node:crypto";
-import fs from "node:fs";
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
-import path from "node:path";
 import type { EngineClient, EngineErrorPayload } from "../../contract/engineProtocol.js";
 import { rpcLimits } from "../../contract/limits.js";
+import { invariant } from "../../engine/index.js";
 import { chunkBody, completionBody, usageChunkBody, type CompletionIdentity } from "./chatCompletionResponses.js";
+import { sendError, sendJson, sendText, setSecurityHeaders, writeEvent } from "./httpResponses.js";
 import { fromEngineError, OpenAiError } from "./OpenAiError.js";
 import { parseChatCompletion } from "./parseChatCompletion.js";
 import { prometheusMetrics } from "./prometheusMetrics.js";
+import { limitConnections } from "./limitConnections.js";
+import { LoginSessions } from "./LoginSessions.js";
 import { allowedHosts, checkApiKey, checkHost, checkOrigin, readJsonBody } from "./requestGuards.js";
+import { decodePath, parseRequestUrl } from "./requestUrl.js";
+import { serveUi } from "./serveUi.js";
 
 export const httpDefaults = {
     /** The RPC's one limit on a message (contract/limits.ts): what the WebSocket and the preload take, the API takes. */
@@ -18,7 +22,15 @@ export const httpDefaults = {
     /** Longest a chat completion may run before it is cancelled and answered with an error. */
     requestTimeoutMs: 10 * 60 * 1000,
     /** Chat completions in flight (running or queued in the engine) before new ones get 429. */
-    maxInFlight: 64
+    maxInFlight: 64,
+    /** The request line and headers must arrive within this (ms), else 408 and the connection closes. */
+    headersTimeoutMs: 10_000,
+    /** The whole request, body included, must arrive within this (ms), else 408; the answer's time is not part of it. */
+    bodyTimeoutMs: 30_000,
+    /** A request body that gains no byte, or a kept-alive connection with no next request, for this long is closed (ms). */
+    idleTimeoutMs: 5_000,
+    /** Open connections, WebSockets included; one more is answered 503 with Retry-After and closed. */
+    maxConnections: 256
 } as const;
 
 /** The supervisor's state for `/health`: "down" once it gave up restarting the engine, with why. */
@@ -34,32 +46,31 @@ export interface KvaultHttpServerOptions {
     readonly port: number;
     /** The id `/v1/models` lists and `model` must name; a function when the loaded model can change. */
     readonly modelId: string | (() => string);
-    /** The built renderer to serve at `/`; the API alone when absent. */
+    /**
+     * The built renderer to serve at `/`, behind one-time login links (LoginSessions); the API alone
+     * when absent.
+     */
     readonly rendererDirectory?: string;
+    /** Called with each login link after the first (listen returns that one): a link was just used. */
+    readonly onLoginLink?: (link: string) => void;
     readonly maxBodyBytes?: number;
     readonly requestTimeoutMs?: number;
     readonly maxInFlight?: number;
     /** What `/health` reports; always running when absent (an engine in process). */
     readonly health?: () => EngineHealth;
-    /** Called for each WebSocket upgrade on `/rpc` that passed the host, origin and key checks. */
+    readonly headersTimeoutMs?: number;
+    readonly bodyTimeoutMs?: number;
+    readonly idleTimeoutMs?: number;
+    readonly maxConnections?: number;
+    /** Called for each WebSocket upgrade on `/rpc` that passed the host and origin checks and carries a session cookie or the API key. */
     readonly onRpcUpgrade?: (request: IncomingMessage, socket: Duplex, head: Buffer) => void;
 }
-
-const CONTENT_TYPES: Record<string, string> = {
-    ".html": "text/html; charset=utf-8",
-    ".js": "text/javascript; charset=utf-8",
-    ".css": "text/css; charset=utf-8",
-    ".svg": "image/svg+xml",
-    ".png": "image/png",
-    ".ico": "image/x-icon",
-    ".json": "application/json",
-    ".woff2": "font/woff2"
-};
 
 /**
  * Kvault's local HTTP server: the OpenAI-compatible API, `/metrics`, `/health`, the renderer and
  * the RPC WebSocket. Loopback by default; every request passes the Host check (no DNS rebinding),
- * no other origin is ever granted CORS, bodies are bounded, and every chat has a time limit.
+ * no other origin is ever granted CORS, bodies are bounded in size and in time, connections are
+ * capped, and every chat has a time limit.
  */
 export class KvaultHttpServer {
     readonly #server: http.Server;
@@ -67,30 +78,58 @@ export class KvaultHttpServer {
     #allowed = new Set<string>();
     #ownOrigins = new Set<string>();
     #numInFlight = 0;
+    /** The browser's login sessions, once listening, when the renderer is served. */
+    #sessions: LoginSessions | undefined;
+    readonly #wasShed: (socket: Duplex) => boolean;
 
     constructor(private readonly options: KvaultHttpServerOptions) {
-        this.#server = http.createServer((request, response) => void this.#handle(request, response));
+        const headersTimeoutMs = options.headersTimeoutMs ?? httpDefaults.headersTimeoutMs;
+        const bodyTimeoutMs = options.bodyTimeoutMs ?? httpDefaults.bodyTimeoutMs;
+        const idleTimeoutMs = options.idleTimeoutMs ?? httpDefaults.idleTimeoutMs;
+        invariant(
+            headersTimeoutMs > 0 && headersTimeoutMs <= bodyTimeoutMs && idleTimeoutMs > 0,
+            `the headers timeout (${headersTimeoutMs} ms) must be positive and at most the body timeout (${bodyTimeoutMs} ms), and the idle timeout (${idleTimeoutMs} ms) positive`
+        );
+        this.#server = http.createServer(
+            {
+                headersTimeout: headersTimeoutMs,
+                // Node's requestTimeout covers receiving the request only: a chat's answer streams for as long as its own limit allows.
+                requestTimeout: bodyTimeoutMs,
+                keepAliveTimeout: idleTimeoutMs,
+                // How often Node checks those two; its default (30 s) would let a slow client hold a connection that much longer.
+                connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(headersTimeoutMs / 4)))
+            },
+            (request, response) => void this.#handle(request, response)
+        );
+        this.#wasShed = limitConnections(this.#server, options.maxConnections ?? httpDefaults.maxConnections);
         this.#server.on("upgrade", (request: IncomingMessage, socket, head) => {
+            if (this.#wasShed(socket)) {
+                return;
+            }
             try {
                 this.#checkBrowserRequest(request);
-                const url = new URL(request.url ?? "/", "http://localhost");
+                const url = parseRequestUrl(request);
                 if (url.pathname !== "/rpc" || this.options.onRpcUpgrade === undefined) {
                     throw new OpenAiError(404, "Not found", "not_found_error", "not_found");
                 }
-                const key = url.searchParams.get("key") ?? "";
-                checkApiKey({ headers: { authorization: `Bearer ${key}` } } as IncomingMessage, this.options.apiKey);
+                // The page's session cookie, or for API clients the key (`?key=`): a browser cannot set headers on a WebSocket.
+                if (this.#sessions?.hasSession(request.headers.cookie) !== true) {
+                    const key = url.searchParams.get("key") ?? "";
+                    checkApiKey({ headers: { authorization: `Bearer ${key}` } } as IncomingMessage, this.options.apiKey);
+                }
                 this.options.onRpcUpgrade(request, socket, head);
             } catch (error) {
                 const status = error instanceof OpenAiError ? error.status : 400;
                 socket.end(`HTTP/1.1 ${status} ${http.STATUS_CODES[status] ?? "Error"}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
             }
         });
-        this.#server.headersTimeout = 30_000;
-        this.#server.requestTimeout = 0; // chat streams run long; each chat has its own limit
     }
 
-    /** Listens; resolves with the address actually bound (`port: 0` picks a free port). */
-    async listen(): Promise<{ host: string; port: number; url: string }> {
+    /**
+     * Listens; resolves with the address actually bound (`port: 0` picks a free port) and, when it
+     * serves the renderer, the first one-time login link (`<url>/?token=…`).
+     */
+    async listen(): Promise<{ host: string; port: number; url: string; loginLink: string | undefined }> {
         await new Promise<void>((resolve, reject) => {
             this.#server.once("error", reject);
             this.#server.listen(this.options.port, this.options.host, () => resolve());
@@ -99,7 +138,16 @@ export class KvaultHttpServer {
         this.#allowed = allowedHosts(this.options.host, port);
         this.#ownOrigins = new Set([...this.#allowed].map((host) => `http://${host}`));
         const shownHost = this.options.host.includes(":") ? `[${this.options.host}]` : this.options.host;
-        return { host: this.options.host, port, url: `http://${shownHost}:${port}` };
+        const url = `http://${shownHost}:${port}`;
+        if (this.options.rendererDirectory !== undefined) {
+            this.#sessions = new LoginSessions(port, (token) => this.options.onLoginLink?.(`${url}/?token=${token}`));
+        }
+        return {
+            host: this.options.host,
+            port,
+            url,
+            loginLink: this.#sessions === undefined ? undefined : `${url}/?token=${this.#sessions.token}`
+        };
     }
 
     async close(): Promise<void> {
@@ -117,15 +165,17 @@ export class KvaultHttpServer {
     }
 
     async #handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+        if (this.#wasShed(request.socket)) {
+            return; // answered 503 when it connected
+        }
         response.on("finish", () => {
             const key = String(response.statusCode);
             this.#httpStatusCounts[key] = (this.#httpStatusCounts[key] ?? 0) + 1;
         });
-        response.setHeader("X-Content-Type-Options", "nosniff");
-        response.setHeader("Referrer-Policy", "no-referrer");
+        setSecurityHeaders(response);
         try {
             this.#checkBrowserRequest(request);
-            const url = new URL(request.url ?? "/", "http://localhost");
+            const url = parseRequestUrl(request);
             const route = `${request.method} ${url.pathname}`;
             if (request.method === "OPTIONS") {
                 throw new OpenAiError(403, "Kvault grants no cross-origin access.", "permission_error", "cors_not_allowed");
@@ -150,7 +200,7 @@ export class KvaultHttpServer {
                     return sendJson(response, 200, { object: "list", data: [this.#modelEntry()] });
                 }
                 if (request.method === "GET" && url.pathname.startsWith("/v1/models/")) {
-                    if (decodeURIComponent(url.pathname.slice("/v1/models/".length)) !== this.#modelId()) {
+                    if (decodePath(url.pathname).slice("/v1/models/".length) !== this.#modelId()) {
                         throw this.#unknownModel(url.pathname.slice("/v1/models/".length));
                     }
                     return sendJson(response, 200, this.#modelEntry());
@@ -160,8 +210,8 @@ export class KvaultHttpServer {
                 }
                 throw new OpenAiError(404, `Unknown endpoint ${request.method} ${url.pathname}.`, "not_found_error", "unknown_url");
             }
-            if (request.method === "GET" && this.options.rendererDirectory !== undefined) {
-                return this.#serveRenderer(url.pathname, response);
+            if (request.method === "GET" && this.options.rendererDirectory !== undefined && this.#sessions !== undefined) {
+                return serveUi(request, url, response, this.options.rendererDirectory, this.#sessions);
             }
             throw new OpenAiError(404, `Nothing at ${url.pathname}.`, "not_found_error", "not_found");
         } catch (error) {
@@ -171,6 +221,37 @@ export class KvaultHttpServer {
             } else {
                 response.end();
             }
+        }
+    }
+
+    /**
+     * The JSON body, bounded in bytes (readJsonBody) and in time: one that gains no byte for the idle
+     * timeout is a 408 and the connection closes (the body timeout, Node's requestTimeout, bounds the whole).
+     */
+    async #readBody(request: IncomingMessage, response: ServerResponse): Promise<unknown> {
+        const idleTimeoutMs = this.options.idleTimeoutMs ?? httpDefaults.idleTimeoutMs;
+        const reading = readJsonBody(request, this.options.maxBodyBytes ?? httpDefaults.maxBodyBytes);
+        reading.catch(() => undefined); // when the idle timeout wins, the socket's close ends the read
+        let onIdle: (() => void) | undefined;
+        const idle = new Promise<never>((_resolve, reject) => {
+            onIdle = () => {
+                response.setHeader("Connection", "close");
+                reject(
+                    new OpenAiError(
+                        408,
+                        `The request body stopped arriving: no byte for ${idleTimeoutMs.toLocaleString("en-US")} ms. Send the whole body at once.`,
+                        "invalid_request_error",
+                        "request_body_timeout"
+                    )
+                );
+            };
+            request.setTimeout(idleTimeoutMs, onIdle);
+        });
+        try {
+            return await Promise.race([reading, idle]);
+        } finally {
+            request.setTimeout(0);
+            request.off("timeout", onIdle!);
         }
     }
 
@@ -189,7 +270,7 @@ export class KvaultHttpServer {
     }
 
     async #chatCompletion(request: IncomingMessage, response: ServerResponse): Promise<void> {
-        const body = parseChatCompletion(await readJsonBody(request, this.options.maxBodyBytes ?? httpDefaults.maxBodyBytes));
+        const body = parseChatCompletion(await this.#readBody(request, response));
         if (body.model !== this.#modelId()) {
             throw this.#unknownModel(body.model);
         }
@@ -290,48 +371,4 @@ export class KvaultHttpServer {
             }
         }
     }
-
-    #serveRenderer(pathname: string, response: ServerResponse): void {
-        const root = path.resolve(this.options.rendererDirectory!);
-        const relative = pathname === "/" ? "index.html" : decodeURIComponent(pathname).replace(/^\/+/, "");
-        const filePath = path.resolve(root, relative);
-        if (!filePath.startsWith(root + path.sep) || !fs.existsSync(filePath) || !fs.statSync(filePath).isFile()) {
-            throw new OpenAiError(404, `Nothing at ${pathname}.`, "not_found_error", "not_found");
-        }
-        const extension = path.extname(filePath);
-        let content = fs.readFileSync(filePath);
-        if (relative === "index.html") {
-            // The key reaches only pages of this origin: another site cannot read this response (no CORS).
-            const meta = `<meta name="kvault-api-key" content="${this.options.apiKey.replace(/[^A-Za-z0-9_.-]/g, "")}">`;
-            content = Buffer.from(content.toString("utf8").replace("</head>", `${meta}\n</head>`));
-            response.setHeader("Cache-Control", "no-store");
-        }
-        response.writeHead(200, {
-            "Content-Type": CONTENT_TYPES[extension] ?? "application/octet-stream",
-            "Content-Length": content.length
-        });
-        response.end(content);
-    }
-}
-
-function writeEvent(response: ServerResponse, body: Record<string, unknown>): void {
-    response.write(`data: ${JSON.stringify(body)}\n\n`);
-}
-
-function sendJson(response: ServerResponse, status: number, body: unknown): void {
-    const text = JSON.stringify(body);
-    response.writeHead(status, { "Content-Type": "application/json; charset=utf-8", "Content-Length": Buffer.byteLength(text) });
-    response.end(text);
-}
-
-function sendText(response: ServerResponse, status: number, text: string, contentType: string): void {
-    response.writeHead(status, { "Content-Type": contentType, "Content-Length": Buffer.byteLength(text) });
-    response.end(text);
-}
-
-function sendError(response: ServerResponse, error: OpenAiError): void {
-    if (error.retryAfterSeconds !== undefined) {
-        response.setHeader("Retry-After", String(error.retryAfterSeconds));
-    }
-    sendJson(response, error.status === 499 ? 400 : error.status, error.body());
 }

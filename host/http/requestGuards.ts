@@ -76,7 +76,19 @@ export async function readJsonBody(request: IncomingMessage, maxBytes: number): 
         }
         chunks.push(chunk as Buffer);
     }
-    const text = Buffer.concat(chunks).toString("utf8");
+    // JSON travels as UTF-8 (RFC 8259); bytes that are not UTF-8 are refused, never replaced with U+FFFD.
+    const body = Buffer.concat(chunks);
+    let text: string;
+    try {
+        text = new TextDecoder("utf-8", { fatal: true }).decode(body);
+    } catch {
+        throw new OpenAiError(
+            400,
+            `The request body (${body.length.toLocaleString("en-US")} bytes) is not valid UTF-8; send JSON encoded as UTF-8.`,
+            "invalid_request_error",
+            "invalid_encoding"
+        );
+    }
     try {
         return JSON.parse(text);
     } catch (error) {

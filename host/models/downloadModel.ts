@@ -16,10 +16,17 @@
 // - From a server without Range support its retry takes the body from byte 0 again but writes it
 //   where the cut chunk began, corrupting the file; a byte count that falls there stops the
 //   download and deletes it.
+// - It names the file after the URL's last path segment, or the server's Content-Disposition: a
+//   URL ending in `/` gave an empty name, and it wrote `<models>.ipull` beside the models
+//   directory. So Kvault names every URL download itself (downloadFileName), and checks that an
+//   `hf:` one lands directly inside the directory.
+// - It creates its partial file with the process's umask (0644, readable by every user); Kvault
+//   creates it first, 0600 (preparePartialFile), and ipull then writes into that one.
+// - It writes whatever the server sends, for as long as it sends it (an endless body filled a disk
+//   at 250 MB/s); the free disk is checked before the first byte and again as the bytes arrive.
 import crypto from "node:crypto";
 import fs from "node:fs";
 import { createModelDownloader, type ModelDownloader } from "node-llama-cpp";
-import { fieldLimits } from "../../contract/limits.js";
 import type { ModelDownload, ModelFacts } from "../../contract/models.js";
 import { KvaultError } from "../../engine/index.js";
 import {
@@ -27,14 +34,16 @@ import {
     DownloadFailedError,
     DownloadInterruptedError,
     DownloadNotResumableError,
-    DownloadSourceInvalidError,
     DownloadUnknownError
 } from "./modelErrors.js";
+import { checkDownloadSpace, DEFAULT_KEEP_FREE_BYTES, DownloadNoSpaceError, freeDiskBytes } from "./checkDownloadSpace.js";
+import { downloadFileName, isDirectlyInside } from "./downloadFileName.js";
 import { ignoreIpullRejections } from "./ignoreIpullRejections.js";
 import { inspectDefaults } from "./inspectModelFile.js";
 import { inspectModelInChild } from "./inspectModelInChild.js";
 import {
     partialPath,
+    preparePartialFile,
     readKeptBytes,
     readPartialRecords,
     removePartialFiles,
@@ -43,6 +52,7 @@ import {
     type RemoteFileFacts
 } from "./partialDownloads.js";
 import { describeRemoteChange, probeRemoteFile, whyNotResumable } from "./probeRemoteFile.js";
+import { isHttpUrl, validateDownloadSource } from "./validateDownloadSource.js";
 
 /** Speed is averaged over this window. */
 const SPEED_WINDOW_MS = 3_000;
@@ -55,35 +65,16 @@ const HALT_WAIT_MS = 5_000;
  * `cancel()` resolved (and would create the partial file again); files are read or deleted once it has.
  */
 const PROGRESS_WRITE_SETTLE_MS = 100;
+/** While bytes arrive, the free disk is checked again after each this many (statfs costs microseconds). */
+const SPACE_CHECK_EVERY_BYTES = 1024 * 1024;
 
-/** Refuses anything but an http(s) URL or an `hf:` reference, of at most 4,096 characters. */
-export function validateDownloadSource(source: unknown): string {
-    if (typeof source !== "string" || source.trim() === "") {
-        throw new DownloadSourceInvalidError("Give a model URL (http:// or https://) or a Hugging Face reference (hf:owner/repo:quant).");
-    }
-    const text = source.trim();
-    if (text.length > fieldLimits.maxDownloadSourceChars) {
-        throw new DownloadSourceInvalidError(
-            `The download source has ${text.length.toLocaleString("en-US")} characters; the limit is ${fieldLimits.maxDownloadSourceChars.toLocaleString("en-US")}.`
-        );
-    }
-    if (/^hf:[^\s]+$/i.test(text)) {
-        return text;
-    }
-    let url: URL;
-    try {
-        url = new URL(text);
-    } catch {
-        throw new DownloadSourceInvalidError(`${JSON.stringify(text.slice(0, 60))} is not a URL; give an http(s) URL or an hf: reference.`);
-    }
-    if (url.protocol !== "http:" && url.protocol !== "https:") {
-        throw new DownloadSourceInvalidError(`Downloads use http://, https:// or hf:, not ${url.protocol}//.`);
-    }
-    return url.href;
-}
+export { validateDownloadSource } from "./validateDownloadSource.js";
 
-/** Why a run was stopped from outside: the user, no progress, the host stopping, or ipull restarting a body it cannot place. */
-type StopReason = "cancelled" | "stalled" | "stopping" | "restarted";
+/**
+ * Why a run was stopped from outside: the user, no progress, the host stopping, ipull restarting a
+ * body it cannot place, or the disk filling up.
+ */
+type StopReason = "cancelled" | "stalled" | "stopping" | "restarted" | "noSpace";
 
 interface Run {
     stopReason: StopReason | undefined;
@@ -94,6 +85,16 @@ interface Run {
     /** Whether a stall stops it: from the start until the bytes are all there (checking and inspecting are not stalls). */
     watching: boolean;
     done: Promise<void>;
+    /** Bytes received when the free disk was last checked; undefined until the first byte is to be written. */
+    spaceCheckedAt: number | undefined;
+    /** Why the disk stopped it, when it did. */
+    noSpace: DownloadNoSpaceError | undefined;
+    /**
+     * What was at the final path when this run's bytes started (fileIdentity; NO_FILE when nothing):
+     * ipull renames its partial file there when a download of unknown size is stopped, and that
+     * stray is deleted, never a model that was there before.
+     */
+    finalBefore: string | undefined;
 }
 
 interface DownloadEntry {
@@ -130,6 +131,8 @@ export interface ModelDownloadsOptions {
     readonly onDone?: (download: ModelDownload, facts: ModelFacts) => Promise<void> | void;
     /** Reads a finished file's facts, or refuses it (model_unreadable, …); by default in a child process (inspectModelInChild). */
     readonly inspect?: (modelPath: string) => Promise<ModelFacts>;
+    /** Bytes every download leaves free on the models directory's disk; default DEFAULT_KEEP_FREE_BYTES. */
+    readonly keepFreeBytes?: number;
 }
 
 /** The host's downloads: start, resume, list, cancel. Finished entries stay listed until the host stops. */
@@ -302,7 +305,10 @@ export class ModelDownloads {
             },
             downloader: undefined,
             watching: true,
-            done: Promise.resolve()
+            done: Promise.resolve(),
+            spaceCheckedAt: undefined,
+            noSpace: undefined,
+            finalBefore: undefined
         };
         entry.run = run;
         entry.samples = [];
@@ -325,9 +331,27 @@ export class ModelDownloads {
 
     async #run(entry: DownloadEntry, run: Run, resuming: boolean): Promise<void> {
         try {
-            fs.mkdirSync(this.options.modelsDirectory, { recursive: true });
+            fs.mkdirSync(this.options.modelsDirectory, { recursive: true, mode: 0o700 });
+            // Asked before node-llama-cpp's downloader sees the URL: as it is created, it plans one entry per 5 MiB
+            // of the size the server claims, so a claim of 2^50 bytes would end the process (2^28 entries). A server
+            // that claims one size here and another to the downloader can still get that far: its GET is ipull's own.
+            const direct = isHttpUrl(entry.source) ? await probeRemoteFile(entry.source, this.#stallMs).catch(() => undefined) : undefined;
+            if (run.stopReason !== undefined) {
+                return await this.#halt(entry, run);
+            }
+            const refused = direct === undefined || direct.totalBytes === 0 ? undefined : this.#checkSpace(entry, run, direct.totalBytes);
+            if (refused !== undefined) {
+                throw refused;
+            }
             let downloader = await this.#create(entry, run);
             const filePath = downloader.entrypointFilePath;
+            if (!downloader.filesInfo.every((file) => isDirectlyInside(this.options.modelsDirectory, file.filePath))) {
+                // Only an hf: reference can get here (Kvault names URL downloads itself); nothing was written yet.
+                await downloader.cancel({ deleteTempFile: false }).catch(() => undefined);
+                throw new DownloadFailedError(
+                    `${entry.source.slice(0, 200)} resolves to the file name ${JSON.stringify(downloader.entrypointFilename ?? "")}, which is not a file name in ${this.options.modelsDirectory}; download it by its URL instead.`
+                );
+            }
             const other = [...this.#entries.values()].find((candidate) => candidate !== entry && candidate.path === filePath);
             if (other?.state === "downloading") {
                 // Its files are not ours to touch.
@@ -342,7 +366,12 @@ export class ModelDownloads {
             }
             entry.path = filePath;
             const url = resolvedUrl(downloader, entry.source);
-            const remote = url === undefined ? undefined : await probeRemoteFile(url, this.#stallMs).catch(() => undefined);
+            // A URL was asked above; an hf: reference is asked at the URL it resolved to.
+            const remote = isHttpUrl(entry.source)
+                ? direct
+                : url === undefined
+                  ? undefined
+                  : await probeRemoteFile(url, this.#stallMs).catch(() => undefined);
             if (run.stopReason !== undefined) {
                 return await this.#halt(entry, run);
             }
@@ -378,6 +407,14 @@ export class ModelDownloads {
             entry.downloadedBytes = downloader.downloadedSize;
             entry.resumable = false;
             entry.lastAdvanceAt = this.#now();
+            const noSpace = this.#checkSpace(entry, run);
+            if (noSpace !== undefined) {
+                throw noSpace;
+            }
+            for (const file of downloader.filesInfo) {
+                preparePartialFile(file.filePath);
+            }
+            run.finalBefore = fileIdentity(filePath);
             const finished = await Promise.race([downloader.download().then(() => true), run.stopped.then(() => false)]);
             if (!finished || run.stopReason !== undefined) {
                 return await this.#halt(entry, run);
@@ -407,6 +444,8 @@ export class ModelDownloads {
         const creating = createModelDownloader({
             modelUri: entry.source,
             dirPath: this.options.modelsDirectory,
+            // Never the URL's own last segment or the server's Content-Disposition as is; an hf: reference names its file itself.
+            fileName: isHttpUrl(entry.source) ? downloadFileName(entry.source) : undefined,
             showCliProgress: false,
             skipExisting: false,
             // Kept on cancel: this file decides what to delete (a stalled download keeps its chunks).
@@ -450,6 +489,10 @@ export class ModelDownloads {
         const reason = run.stopReason!;
         await run.downloader?.cancel({ deleteTempFile: reason === "cancelled" || reason === "restarted" }).catch(() => undefined);
         await delay(PROGRESS_WRITE_SETTLE_MS);
+        if (reason === "noSpace") {
+            this.#keepOrDelete(entry, run.noSpace!.message, "download_no_space");
+            return;
+        }
         if (reason === "cancelled") {
             removePartialFiles(entry.path);
             Object.assign(entry, { state: "cancelled", resumable: false, keptBytes: 0 });
@@ -480,6 +523,10 @@ export class ModelDownloads {
     async #fail(entry: DownloadEntry, run: Run, error: unknown): Promise<void> {
         await run.downloader?.cancel({ deleteTempFile: false }).catch(() => undefined);
         await delay(PROGRESS_WRITE_SETTLE_MS);
+        if (error instanceof DownloadNoSpaceError) {
+            this.#keepOrDelete(entry, error.message, "download_no_space"); // a resume whose rest does not fit keeps what it has
+            return;
+        }
         if (error instanceof KvaultError && !(error instanceof DownloadFailedError)) {
             // Not a usable model, or a file that changed on the server: nothing of it is worth keeping.
             removePartialFiles(entry.path);
@@ -498,7 +545,11 @@ export class ModelDownloads {
     }
 
     /** Failed: resumable with the complete chunks on disk when there are any and the file can be checked at resume; else deleted. */
-    #keepOrDelete(entry: DownloadEntry, what: string, code: "download_failed" | "download_interrupted" = "download_interrupted"): void {
+    #keepOrDelete(
+        entry: DownloadEntry,
+        what: string,
+        code: "download_failed" | "download_interrupted" | "download_no_space" = "download_interrupted"
+    ): void {
         const why = whyNotResumable(entry.remote);
         const keptBytes = why === undefined ? readKeptBytes(entry.path, entry.totalBytes) : 0;
         entry.state = "failed";
@@ -509,13 +560,45 @@ export class ModelDownloads {
             next = `${bytes(keptBytes)} are kept; Resume continues from there.`;
         } else {
             removePartialFiles(entry.path);
+            this.#removeStrayFinal(entry);
             next =
                 entry.downloadedBytes === 0
                     ? ""
                     : `Nothing could be kept (${why ?? "no whole 5 MiB chunk had arrived, and node-llama-cpp's downloader keeps whole chunks"}); download it again.`;
         }
         const message = next === "" ? what : `${what} ${next}`;
-        entry.error = payload(code === "download_failed" ? new DownloadFailedError(message) : new DownloadInterruptedError(message));
+        entry.error = payload(
+            code === "download_failed"
+                ? new DownloadFailedError(message)
+                : code === "download_no_space"
+                  ? new DownloadNoSpaceError(message)
+                  : new DownloadInterruptedError(message)
+        );
+    }
+
+    /**
+     * Whether the rest of the download fits the disk, with what Kvault keeps free: before the first
+     * byte from the size the server gave, then as the bytes arrive (a server that sends more than it
+     * said, or gave no size). Starts the running check.
+     */
+    #checkSpace(entry: DownloadEntry, run: Run, totalBytes = entry.totalBytes): DownloadNoSpaceError | undefined {
+        run.spaceCheckedAt = entry.downloadedBytes;
+        return checkDownloadSpace({
+            directory: this.options.modelsDirectory,
+            name: entry.path === "" && isHttpUrl(entry.source) ? downloadFileName(entry.source) : describeName(entry),
+            remainingBytes: totalBytes > 0 ? Math.max(0, totalBytes - entry.downloadedBytes) : undefined,
+            receivedBytes: entry.downloadedBytes,
+            freeBytes: freeDiskBytes(this.options.modelsDirectory),
+            keepFreeBytes: this.options.keepFreeBytes ?? DEFAULT_KEEP_FREE_BYTES
+        });
+    }
+
+    /** Deletes what a stopped run of unknown size left under the final name (see Run.finalBefore). */
+    #removeStrayFinal(entry: DownloadEntry): void {
+        const before = entry.run?.finalBefore;
+        if (before !== undefined && entry.path !== "" && fileIdentity(entry.path) !== before) {
+            fs.rmSync(entry.path, { force: true });
+        }
     }
 
     #progress(entry: DownloadEntry, totalSize: number, downloadedSize: number): void {
@@ -531,6 +614,14 @@ export class ModelDownloads {
         if (downloadedSize > entry.downloadedBytes) {
             entry.downloadedBytes = downloadedSize;
             entry.lastAdvanceAt = now;
+        }
+        const run = entry.run;
+        if (run?.spaceCheckedAt !== undefined && entry.downloadedBytes - run.spaceCheckedAt >= SPACE_CHECK_EVERY_BYTES) {
+            run.noSpace = this.#checkSpace(entry, run);
+            if (run.noSpace !== undefined) {
+                run.stop("noSpace");
+                return;
+            }
         }
         entry.samples.push({ at: now, bytes: entry.downloadedBytes });
         while (entry.samples.length > 2 && entry.samples[0]!.at < now - SPEED_WINDOW_MS) {
@@ -593,11 +684,23 @@ function whyRestart(before: RemoteFileFacts | undefined, now: RemoteFileFacts | 
  * here). Undefined when not known: such a download is not resumable.
  */
 function resolvedUrl(downloader: ModelDownloader, source: string): string | undefined {
-    if (/^https?:\/\//i.test(source)) {
+    if (isHttpUrl(source)) {
         return source;
     }
     const internal = (downloader as unknown as { _modelUrl?: unknown })._modelUrl;
     return typeof internal === "string" && /^https?:\/\//i.test(internal) ? internal : undefined;
+}
+
+const NO_FILE = "none";
+
+/** A file's identity (device, inode, size, mtime), or NO_FILE: tells a file replaced since from the same one. */
+function fileIdentity(filePath: string): string {
+    try {
+        const stats = fs.statSync(filePath);
+        return `${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeMs}`;
+    } catch {
+        return NO_FILE;
+    }
 }
 
 function describeName(entry: DownloadEntry): string {

@@ -47,6 +47,17 @@ function recordPath(filePath: string): string {
     return `${filePath}${RECORD_SUFFIX}`;
 }
 
+/**
+ * Creates `filePath`'s partial file, empty and 0600, before node-llama-cpp's downloader writes into
+ * it: ipull would create it with the process's umask (0644, readable by every user of the machine),
+ * and it opens an existing one as it is. One already there (a resume) is made 0600 too.
+ */
+export function preparePartialFile(filePath: string): void {
+    const partial = partialPath(filePath);
+    fs.closeSync(fs.openSync(partial, "a", 0o600));
+    fs.chmodSync(partial, 0o600);
+}
+
 /** Writes the record beside the partial file: a temporary file renamed over it, so a crash leaves the old record or the new. */
 export function writePartialRecord(record: PartialDownloadRecord): void {
     const target = recordPath(record.path);

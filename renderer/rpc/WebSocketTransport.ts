@@ -7,7 +7,7 @@ import type { RpcTransport, RpcTransportHandlers } from "./RpcTransport.js";
 export const reconnectDelaysMs: readonly number[] = [250, 500, 1_000, 2_000, 5_000];
 
 /**
- * The headless server's RPC: a WebSocket at `/rpc?key=…` on the page's own origin, JSON text
+ * The headless server's RPC: a WebSocket at `/rpc` on the page's own origin, JSON text
  * both ways (host/rpc/RpcServer.ts). Reconnects after every close, with a growing pause.
  */
 export class WebSocketTransport implements RpcTransport {

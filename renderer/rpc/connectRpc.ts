@@ -4,29 +4,38 @@ import { clientErrorCodes, RpcError } from "./RpcError.js";
 import { BridgeTransport } from "./BridgeTransport.js";
 import { WebSocketTransport } from "./WebSocketTransport.js";
 
-/** The meta tag the headless server adds to index.html (host/http/KvaultHttpServer.ts). */
-const API_KEY_META = "kvault-api-key";
+/**
+ * The meta tag the headless server adds to index.html (host/http/serveUi.ts): "active" when this
+ * browser has a login session, "none" when not. Never a secret: the session is an HttpOnly cookie.
+ */
+const SESSION_META = "kvault-session";
+
+/** What a page without a session says. */
+export const NOT_LOGGED_IN =
+    'Not logged in. Open the login link Kvault printed when it started (the line "Kvault login link (works once): http://…/?token=…" ' +
+    "in the output of npm run serve). Each link works once; a new one is printed each time one is used.";
 
 /**
- * The RPC for this page. Electron: the preload's `window.kvault` carries the calls. Headless: the
- * server put the API key in the page, and the RPC is a WebSocket on the same origin.
+ * The RPC for this page. Electron: the preload's `window.kvault` carries the calls. Headless: a
+ * WebSocket on the page's own origin, which the browser sends the session cookie with.
  */
 export function connectRpc(): KvaultRpc {
     if (window.kvault !== undefined) {
         return new RpcClient(new BridgeTransport(window.kvault));
     }
-    const key = document.querySelector<HTMLMetaElement>(`meta[name="${API_KEY_META}"]`)?.content ?? "";
-    if (key !== "" && (location.protocol === "http:" || location.protocol === "https:")) {
-        return new RpcClient(new WebSocketTransport(rpcUrl(location, key)));
+    const session = document.querySelector<HTMLMetaElement>(`meta[name="${SESSION_META}"]`)?.content;
+    if (session === "none") {
+        return new UnavailableRpc(NOT_LOGGED_IN);
     }
-    return new UnavailableRpc(
-        "This page was not served by Kvault (it carries no API key). Run `npm run serve` and open the address it prints."
-    );
+    if (session === "active" && (location.protocol === "http:" || location.protocol === "https:")) {
+        return new RpcClient(new WebSocketTransport(rpcUrl(location)));
+    }
+    return new UnavailableRpc("This page was not served by Kvault. Run `npm run serve` and open the login link it prints.");
 }
 
-/** `ws(s)://<the page's host>/rpc?key=…`. */
-export function rpcUrl(page: Pick<Location, "protocol" | "host">, key: string): string {
-    return `${page.protocol === "https:" ? "wss:" : "ws:"}//${page.host}/rpc?key=${encodeURIComponent(key)}`;
+/** `ws(s)://<the page's host>/rpc`. */
+export function rpcUrl(page: Pick<Location, "protocol" | "host">): string {
+    return `${page.protocol === "https:" ? "wss:" : "ws:"}//${page.host}/rpc`;
 }
 
 /** The RPC of a page with no way to an engine: every call says why. */

@@ -17,7 +17,7 @@ describe("saved chats in a real browser", () => {
         const entry: { server?: KvaultServer; app?: KvaultPage } = {};
         started.push(entry);
         entry.server = await startKvaultServer({ dataDir });
-        entry.app = await openKvault(entry.server.url);
+        entry.app = await openKvault(await entry.server.loginUrl());
         return { server: entry.server, app: entry.app };
     };
     const close = async ({ server, app }: { server: KvaultServer; app: KvaultPage }): Promise<void> => {
@@ -113,7 +113,11 @@ describe("saved chats in a real browser", () => {
         const server = await startKvaultServer({ dataDir });
         const entry: { server?: KvaultServer; app?: KvaultPage } = { server };
         started.push(entry);
-        entry.app = await openKvault(server.url, undefined, `localStorage.setItem("kvault.workspaces", ${JSON.stringify(legacy)});`);
+        entry.app = await openKvault(
+            await server.loginUrl(),
+            undefined,
+            `localStorage.setItem("kvault.workspaces", ${JSON.stringify(legacy)});`
+        );
         const { page } = entry.app;
         expect((await readApp(page)).items.map((item) => [item.name, item.numMessages])).toEqual([
             ["Old notes", 2],

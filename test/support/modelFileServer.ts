@@ -1,7 +1,8 @@
 // A loopback HTTP server for download tests: serves files with or without Range support, an ETag
 // and Last-Modified, can cut every response at a byte offset of the file (a connection that
-// drops there and stays down) or only the first ranged one (a single drop), and logs every request;
-// and `settled`, which waits for a download to stop running.
+// drops there and stays down) or only the first ranged one (a single drop), serves hostile
+// answers (a body that never ends, a size no disk holds), and logs every request; and `settled`,
+// which waits for a download to stop running.
 import crypto from "node:crypto";
 import fs from "node:fs";
 import http from "node:http";
@@ -67,6 +68,10 @@ export interface ModelFileServer {
     cutNextRangedAfter(name: string, numBytes: number): void;
     /** Requests for `name` get no answer at all while `hang` is true (a server that accepts and then says nothing). */
     hang(name: string, hang: boolean): void;
+    /** `name` is a body that never ends: zeros in 64 KiB chunks as fast as the client reads them, no Content-Length. */
+    serveEndless(name: string): void;
+    /** `name` claims `declaredBytes` (Content-Length) and then sends nothing, holding the connection open. */
+    serveDeclared(name: string, declaredBytes: number): void;
     /** Called with each request once its response is sent or cut (e.g. to change a file part-way). */
     onResponse(listener: ((request: LoggedRequest) => void) | undefined): void;
     close(): Promise<void>;
@@ -77,6 +82,8 @@ export async function startModelFileServer(): Promise<ModelFileServer> {
     const cuts = new Map<string, number>();
     const onceCuts = new Map<string, number>();
     const hanging = new Set<string>();
+    const endless = new Set<string>();
+    const declared = new Map<string, number>();
     const log: LoggedRequest[] = [];
     let responded: ((request: LoggedRequest) => void) | undefined;
     const server = http.createServer((request, response) => {
@@ -94,6 +101,32 @@ export async function startModelFileServer(): Promise<ModelFileServer> {
         log.push(entry);
         if (hanging.has(name)) {
             return;
+        }
+        if (endless.has(name)) {
+            entry.status = 200;
+            response.writeHead(200, { "content-type": "application/octet-stream" });
+            if (request.method === "HEAD") {
+                return void response.end();
+            }
+            const zeros = Buffer.alloc(64 * 1024);
+            const pump = (): void => {
+                while (!response.destroyed && response.write(zeros)) {
+                    entry.sentBytes += zeros.length;
+                }
+            };
+            response.on("drain", pump);
+            response.on("close", () => responded?.(entry));
+            return pump();
+        }
+        const claimed = declared.get(name);
+        if (claimed !== undefined) {
+            entry.status = 200;
+            response.writeHead(200, { "content-type": "application/octet-stream", "content-length": claimed, "accept-ranges": "bytes" });
+            if (request.method === "HEAD") {
+                return void response.end();
+            }
+            response.flushHeaders(); // Node holds headers back until the first byte of the body, which never comes
+            return void response.on("close", () => responded?.(entry));
         }
         if (file === undefined) {
             response.writeHead(404, { "content-type": "text/plain" }).end("not found");
@@ -161,6 +194,8 @@ export async function startModelFileServer(): Promise<ModelFileServer> {
         cutAt: (name, offset) => void (offset === undefined ? cuts.delete(name) : cuts.set(name, offset)),
         cutNextRangedAfter: (name, numBytes) => void onceCuts.set(name, numBytes),
         hang: (name, hang) => void (hang ? hanging.add(name) : hanging.delete(name)),
+        serveEndless: (name) => void endless.add(name),
+        serveDeclared: (name, declaredBytes) => void declared.set(name, declaredBytes),
         onResponse: (listener) => void (responded = listener),
         close: async () => {
             server.closeAllConnections();

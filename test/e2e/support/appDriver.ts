@@ -96,7 +96,7 @@ export async function sendMessage(page: Page, text: string): Promise<void> {
     await box.press("Enter");
 }
 
-/** The saved workspaces, as the server keeps them: its loadWorkspaces, asked over a second RPC connection from the page. */
+/** The saved workspaces, as the server keeps them: its loadWorkspaces, asked over a second RPC connection from the page (its session cookie). */
 export async function storedWorkspaces(page: Page): Promise<readonly StoredWorkspace[]> {
     return (await storedState(page)).workspaces;
 }
@@ -104,8 +104,7 @@ export async function storedWorkspaces(page: Page): Promise<readonly StoredWorks
 /** The server's whole loadWorkspaces answer: workspaces, selection and the problems it set aside at start. */
 export function storedState(page: Page): Promise<LoadedWorkspaces> {
     return page.evaluate<LoadedWorkspaces>(`new Promise((resolve, reject) => {
-        const key = document.querySelector('meta[name="kvault-api-key"]').content;
-        const socket = new WebSocket((location.protocol === "https:" ? "wss:" : "ws:") + "//" + location.host + "/rpc?key=" + encodeURIComponent(key));
+        const socket = new WebSocket((location.protocol === "https:" ? "wss:" : "ws:") + "//" + location.host + "/rpc");
         const timer = setTimeout(() => { socket.close(); reject(new Error("loadWorkspaces got no answer in 10 s")); }, 10000);
         socket.onopen = () => socket.send(JSON.stringify({ id: 1, method: "loadWorkspaces", params: {} }));
         socket.onmessage = (event) => {

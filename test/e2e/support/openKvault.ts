@@ -7,7 +7,7 @@ import { repositoryRoot } from "./startKvaultServer.js";
 /** Debian's Chromium; never a downloaded one. */
 export const chromiumPath = process.env.KVAULT_CHROMIUM ?? "/usr/bin/chromium";
 
-const chromiumArgs = [
+export const chromiumArgs = [
     "--headless",
     "--no-sandbox",
     "--disable-gpu",
@@ -32,11 +32,12 @@ export interface KvaultPage {
 }
 
 /**
- * Chromium with a fresh profile, on the server's page, once the app says it is connected and has
- * the server's workspaces. `initScript` runs in the page before the app does (say, to leave what
- * an older Kvault kept in localStorage).
+ * Chromium with a fresh profile, logged in as a user would: it opens `loginUrl` (a one-time link
+ * the server printed, KvaultServer.loginUrl), which sets the session cookie and lands on the app,
+ * and returns once the app says it is connected and has the server's workspaces. `initScript`
+ * runs in the page before the app does (say, to leave what an older Kvault kept in localStorage).
  */
-export async function openKvault(url: string, viewport = { width: 1280, height: 820 }, initScript?: string): Promise<KvaultPage> {
+export async function openKvault(loginUrl: string, viewport = { width: 1280, height: 820 }, initScript?: string): Promise<KvaultPage> {
     const profile = fs.mkdtempSync(path.join(os.tmpdir(), "kvault-chromium-"));
     let context: BrowserContext | undefined;
     let closed: Promise<void> | undefined;
@@ -52,7 +53,7 @@ export async function openKvault(url: string, viewport = { width: 1280, height: 
             viewport,
             timeout: 60_000
         });
-        await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: url });
+        await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: new URL(loginUrl).origin });
         const page = context.pages()[0] ?? (await context.newPage());
         const problems: string[] = [];
         page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
@@ -64,7 +65,7 @@ export async function openKvault(url: string, viewport = { width: 1280, height: 
         if (initScript !== undefined) {
             await page.addInitScript(initScript);
         }
-        await page.goto(url);
+        await page.goto(loginUrl);
         await page.locator('[data-connection="open"]').waitFor({ timeout: 30_000 });
         // The workspaces come from the server once connected; tests start from the loaded list.
         await page.locator('.workspace-list[data-load="ready"]').waitFor({ timeout: 30_000 });

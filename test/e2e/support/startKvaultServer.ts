@@ -8,10 +8,21 @@ import { fileURLToPath } from "node:url";
 export const repositoryRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
 
 /** The small engine every browser test runs: a 512-token window, two decode sequences, 16-token pages (96 pages). */
+/** The browser's one-time login link, as serve prints it on stdout (host/headless/serve.ts). */
+const LOGIN_LINE = /^Kvault login link \(works once\): (\S+)$/gm;
+
 export const e2eServeArgs = ["--context", "512", "--decode-sequences", "2", "--page-tokens", "16"] as const;
 
 export interface KvaultServer {
     readonly url: string;
+    /** The key it was started with (--api-key): API clients' way in, never the browser's. */
+    readonly apiKey: string;
+    /**
+     * A login link the server printed on stdout that no one used yet: the newest one, or the next
+     * one once it has been printed (each link works once, and the server prints a new one when one
+     * is used). Throws when none comes within 10 s.
+     */
+    loginUrl(): Promise<string>;
     readonly child: ChildProcess;
     /** What the server wrote on stderr so far, for failure messages. */
     stderr(): string;
@@ -88,7 +99,19 @@ export async function startKvaultServer(
                 reject(new Error(`The server exited before listening (${child.exitCode ?? child.signalCode}). stderr:\n${stderr}`));
             });
         });
-        return { url, child, dataDir, stderr: () => stderr, enginePid: () => findEnginePid(child.pid), stop };
+        const handedOut = new Set<string>();
+        const loginUrl = async (): Promise<string> => {
+            for (let attempt = 0; attempt < 200; attempt++) {
+                const newest = [...stdout.matchAll(LOGIN_LINE)].at(-1)?.[1];
+                if (newest !== undefined && !handedOut.has(newest)) {
+                    handedOut.add(newest);
+                    return newest;
+                }
+                await new Promise((resolve) => setTimeout(resolve, 50));
+            }
+            throw new Error(`The server printed no unused login link in 10 s. stdout:\n${stdout}`);
+        };
+        return { url, apiKey, loginUrl, child, dataDir, stderr: () => stderr, enginePid: () => findEnginePid(child.pid), stop };
     } catch (error) {
         await stop();
         throw error;

@@ -25,7 +25,7 @@ export function useKvaultApp(options: KvaultAppOptions = {}): KvaultApp {
     const screenshots: string[] = [];
     beforeAll(async () => {
         server = await startKvaultServer({ extraArgs: options.serveArgs });
-        app = await openKvault(server.url, options.viewport);
+        app = await openKvault(await server.loginUrl(), options.viewport);
         await options.prepare?.(app);
     });
     afterAll(async () => {

@@ -42,6 +42,9 @@ async function listening(started: Started): Promise<string> {
     throw new Error(`serve did not start in 60 s: ${started.stderr.join("\n")}`);
 }
 
+/** The login link serve prints on stdout (out/renderer is built: the e2e setup and `npm run serve` build it). */
+const LOGIN_LINE = /^Kvault login link \(works once\): (http:\/\/\S+\/\?token=[0-9a-f]{64})$/;
+
 describe("npm run serve: the headless server in its own processes", () => {
     let dataDir: string;
     let started: Started;
@@ -60,8 +63,8 @@ describe("npm run serve: the headless server in its own processes", () => {
         fs.rmSync(dataDir, { recursive: true, force: true });
     });
 
-    it("prints exactly one line on stdout, generated the demo model into the data directory, and took the key from the environment", () => {
-        expect(started.stdout).toEqual([`Kvault listening on ${url}`]);
+    it("prints its address and a login link on stdout, generated the demo model into the data directory, and took the key from the environment", () => {
+        expect(started.stdout).toEqual([`Kvault listening on ${url}`, expect.stringMatching(LOGIN_LINE)]);
         expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
         expect(fs.readdirSync(path.join(dataDir, "models"))).toEqual(["tiny-v1.gguf"]);
         expect(started.stderr.join("\n")).not.toContain(apiKey);
@@ -124,9 +127,31 @@ describe("npm run serve: the headless server in its own processes", () => {
         expect(metrics).toMatch(/kvault_pages\{state="quarantined"\} 0/);
     });
 
-    it("serves the renderer with the key for its own pages only", async () => {
+    it("serves the renderer with no secret in it; the printed login link lets one browser in, once, and the next link is printed", async () => {
         const page = await (await fetch(`${url}/`)).text();
-        expect(page).toContain(`<meta name="kvault-api-key" content="${apiKey}">`);
+        expect(page).toContain('<meta name="kvault-session" content="none">');
+        expect(page).not.toContain(apiKey);
+        const link = LOGIN_LINE.exec(started.stdout[1]!)![1]!;
+        expect(link.startsWith(`${url}/?token=`)).toBe(true);
+        expect(page).not.toContain(new URL(link).searchParams.get("token")!);
+
+        const login = await fetch(link, { redirect: "manual" });
+        expect(login.status).toBe(303);
+        expect(login.headers.get("location")).toBe("/");
+        expect(login.headers.get("set-cookie")).toMatch(/; HttpOnly; SameSite=Strict$/);
+        const cookie = login.headers.get("set-cookie")!.split(";")[0]!;
+        expect(await (await fetch(`${url}/`, { headers: { Cookie: cookie } })).text()).toContain(
+            '<meta name="kvault-session" content="active">'
+        );
+
+        expect((await fetch(link, { redirect: "manual" })).status).toBe(403);
+        for (let attempt = 0; attempt < 100 && started.stdout.length < 3; attempt++) {
+            await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+        expect(started.stdout).toHaveLength(3);
+        const next = LOGIN_LINE.exec(started.stdout[2]!)![1]!;
+        expect(next).not.toBe(link);
+        expect((await fetch(next, { redirect: "manual" })).status).toBe(303);
     });
 });
 

@@ -1,6 +1,6 @@
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { parseServeOptions, ServeOptionsError } from "../../../host/headless/serveOptions.js";
+import { isLoopbackHost, parseServeOptions, ServeOptionsError } from "../../../host/headless/serveOptions.js";
 
 describe("parseServeOptions", () => {
     it("defaults to loopback, the built-in tiny model and split mode, with a pool that holds every window", () => {
@@ -47,6 +47,7 @@ describe("parseServeOptions", () => {
         ]);
         expect(options).toEqual({
             host: "::1",
+            allowRemote: false,
             port: 0,
             model: { kind: "file", path: path.resolve("models/x.gguf") },
             mode: "unified",
@@ -74,9 +75,36 @@ describe("parseServeOptions", () => {
         [["--mode", "fast"], /--mode is "fast"; use "split" or "unified"/],
         [["--decode-sequences", "0"], /--decode-sequences is "0"/],
         [["--port", "1", "--port", "2"], /--port is given twice/],
-        [["--api-key", "short"], /The API key must be 8 to 200 characters/]
+        [["--api-key", "short"], /The API key must be 8 to 200 characters/],
+        [["--host", "0.0.0.0"], /--host 0.0.0.0 is not a loopback address.*add --allow-remote/],
+        [["--host", "192.168.1.20"], /--host 192.168.1.20 is not a loopback address/],
+        [["--host", "kvault.example"], /--host kvault.example is not a loopback address/],
+        [["--allow-remote=yes"], /--allow-remote takes no value/]
     ])("refuses %j with a clear message", (argv, message) => {
         expect(() => parseServeOptions(argv)).toThrow(ServeOptionsError);
         expect(() => parseServeOptions(argv)).toThrow(message);
+    });
+
+    it("listens beyond loopback only when --allow-remote says so", () => {
+        expect(parseServeOptions(["--host", "0.0.0.0", "--allow-remote"])).toMatchObject({ host: "0.0.0.0", allowRemote: true });
+        expect(parseServeOptions(["--allow-remote", "--host=::"])).toMatchObject({ host: "::", allowRemote: true });
+        expect(parseServeOptions(["--host", "127.0.0.2"])).toMatchObject({ host: "127.0.0.2", allowRemote: false });
+    });
+
+    it.each([
+        ["127.0.0.1", true],
+        ["127.12.0.9", true],
+        ["localhost", true],
+        ["::1", true],
+        ["0:0:0:0:0:0:0:1", true],
+        ["::ffff:127.0.0.1", true],
+        ["0.0.0.0", false],
+        ["::", false],
+        ["::ffff:10.0.0.1", false],
+        ["128.0.0.1", false],
+        ["fe80::1", false],
+        ["kvault.example", false]
+    ])("isLoopbackHost(%j) is %s", (host, loopback) => {
+        expect(isLoopbackHost(host)).toBe(loopback);
     });
 });

@@ -1,0 +1,40 @@
+import type { ServerResponse } from "node:http";
+import type { OpenAiError } from "./OpenAiError.js";
+
+/** The headers every response carries: no MIME sniffing, no Referer, and no page of another site may frame Kvault's (clickjacking). */
+export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "X-Frame-Options": "DENY",
+    "Content-Security-Policy": "frame-ancestors 'none'"
+};
+
+export function setSecurityHeaders(response: ServerResponse): void {
+    for (const [name, value] of Object.entries(SECURITY_HEADERS)) {
+        response.setHeader(name, value);
+    }
+}
+
+/** One server-sent event of a streamed chat completion. */
+export function writeEvent(response: ServerResponse, body: Record<string, unknown>): void {
+    response.write(`data: ${JSON.stringify(body)}\n\n`);
+}
+
+export function sendJson(response: ServerResponse, status: number, body: unknown): void {
+    const text = JSON.stringify(body);
+    response.writeHead(status, { "Content-Type": "application/json; charset=utf-8", "Content-Length": Buffer.byteLength(text) });
+    response.end(text);
+}
+
+export function sendText(response: ServerResponse, status: number, text: string, contentType: string): void {
+    response.writeHead(status, { "Content-Type": contentType, "Content-Length": Buffer.byteLength(text) });
+    response.end(text);
+}
+
+/** The error in OpenAI's shape; a cancelled request (499, nginx's) travels as a 400. */
+export function sendError(response: ServerResponse, error: OpenAiError): void {
+    if (error.retryAfterSeconds !== undefined) {
+        response.setHeader("Retry-After", String(error.retryAfterSeconds));
+    }
+    sendJson(response, error.status === 499 ? 400 : error.status, error.body());
+}

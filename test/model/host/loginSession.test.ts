@@ -1,0 +1,154 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import WebSocket from "ws";
+import { localEngine } from "../../../engine/process/localEngine.js";
+import { EngineService } from "../../../engine/service/EngineService.js";
+import { KvaultHttpServer } from "../../../host/http/KvaultHttpServer.js";
+import { hostMethods } from "../../../host/rpc/hostMethods.js";
+import { RpcDispatcher } from "../../../host/rpc/RpcDispatcher.js";
+import { RpcServer } from "../../../host/rpc/RpcServer.js";
+import { tinyEngineConfig } from "../../support/engineFixtures.js";
+import { generatedModelPath } from "../../support/generatedModels.js";
+
+const API_KEY = "login-test-key-0001";
+
+/** Opens the RPC WebSocket with these headers; resolves with the result of an `info` call, or rejects with the server's refusal. */
+async function rpcInfo(url: string, options: { cookie?: string; key?: string }): Promise<unknown> {
+    const target = `${url.replace("http", "ws")}/rpc${options.key === undefined ? "" : `?key=${options.key}`}`;
+    const socket = new WebSocket(target, { origin: url, headers: options.cookie === undefined ? {} : { Cookie: options.cookie } });
+    try {
+        await new Promise<void>((resolve, reject) => {
+            socket.once("open", () => resolve());
+            socket.once("error", reject);
+        });
+        const answer = new Promise<unknown>((resolve) =>
+            socket.on("message", (data) => {
+                const message = JSON.parse(String(data)) as { id?: number; result?: unknown };
+                if (message.id === 1) {
+                    resolve(message.result);
+                }
+            })
+        );
+        socket.send(JSON.stringify({ id: 1, method: "info", params: {} }));
+        return await answer;
+    } finally {
+        socket.close();
+    }
+}
+
+// The page is public; the login link is not. Whoever can see the server's stdout logs a browser
+// in with a one-time link; any other local process that fetches the page gets no secret, and
+// cannot open the RPC that reads every chat.
+describe("logging a browser in with a one-time link (headless mode)", () => {
+    let service: EngineService;
+    let rpc: RpcServer;
+    let server: KvaultHttpServer;
+    let url: string;
+    let port: number;
+    const links: string[] = [];
+    const rendererDirectory = fs.mkdtempSync(path.join(os.tmpdir(), "kvault-renderer-"));
+
+    beforeAll(async () => {
+        fs.writeFileSync(
+            path.join(rendererDirectory, "index.html"),
+            "<!doctype html><html><head><title>Kvault</title></head><body></body></html>"
+        );
+        service = await EngineService.start({ modelPath: generatedModelPath("tiny"), ...tinyEngineConfig, gpu: false });
+        const engine = localEngine(service);
+        rpc = new RpcServer(
+            new RpcDispatcher(
+                async () => engine,
+                hostMethods({ engine: async () => engine, models: () => Promise.reject(new Error("This test serves no model manager.")) })
+            )
+        );
+        server = new KvaultHttpServer({
+            engine: localEngine(service),
+            apiKey: API_KEY,
+            host: "127.0.0.1",
+            port: 0,
+            modelId: "tiny",
+            rendererDirectory,
+            onLoginLink: (link) => links.push(link),
+            onRpcUpgrade: (request, socket, head) => rpc.handleUpgrade(request, socket, head)
+        });
+        const address = await server.listen();
+        url = address.url;
+        port = address.port;
+        links.push(address.loginLink!);
+    });
+    afterAll(async () => {
+        await rpc.close();
+        await server.close();
+        await service.dispose();
+        fs.rmSync(rendererDirectory, { recursive: true, force: true });
+    });
+
+    const login = (link: string, cookie?: string): Promise<Response> =>
+        fetch(link, { redirect: "manual", headers: cookie === undefined ? {} : { Cookie: cookie } });
+    const sessionCookie = (response: Response): string => response.headers.get("set-cookie")!.split(";")[0]!;
+
+    it("serves a page that carries no secret: not the API key, not a login token", async () => {
+        expect(links).toHaveLength(1);
+        expect(links[0]).toMatch(new RegExp(`^${url}/\\?token=[0-9a-f]{64}$`));
+        const page = await (await fetch(`${url}/`)).text();
+        expect(page).not.toContain(API_KEY);
+        expect(page).not.toContain(new URL(links[0]!).searchParams.get("token"));
+        expect(page).toContain('<meta name="kvault-session" content="none">');
+    });
+
+    it("trades the link for an HttpOnly, SameSite=Strict session cookie and sends the browser to / without the token", async () => {
+        const response = await login(links.at(-1)!);
+        expect(response.status).toBe(303);
+        expect(response.headers.get("location")).toBe("/");
+        expect(response.headers.get("cache-control")).toBe("no-store");
+        expect(response.headers.get("set-cookie")).toMatch(
+            new RegExp(`^kvault_session_${port}=[0-9a-f]{64}; Path=/; HttpOnly; SameSite=Strict$`)
+        );
+        const page = await (await fetch(`${url}/`, { headers: { Cookie: sessionCookie(response) } })).text();
+        expect(page).toContain('<meta name="kvault-session" content="active">');
+        expect(page).not.toContain(API_KEY);
+        expect(await rpcInfo(url, { cookie: sessionCookie(response) })).toMatchObject({ modelName: expect.any(String) });
+    });
+
+    it("lets each link in once, and prints the next one", async () => {
+        const first = links.at(-1)!;
+        const numLinks = links.length;
+        expect((await login(first)).status).toBe(303);
+        expect(links).toHaveLength(numLinks + 1);
+        expect(links.at(-1)).not.toBe(first);
+
+        const again = await login(first);
+        expect(again.status).toBe(403);
+        expect(again.headers.get("set-cookie")).toBeNull();
+        expect(await again.text()).toContain("This login link was used already");
+        expect(links).toHaveLength(numLinks + 1);
+
+        const next = await login(links.at(-1)!);
+        expect(next.status).toBe(303);
+        // A browser with a session that opens an old link is just sent on to the app.
+        const stale = await login(first, sessionCookie(next));
+        expect(stale.status).toBe(303);
+        expect(stale.headers.get("set-cookie")).toBeNull();
+    });
+
+    it("opens the RPC WebSocket only with a session cookie, or the API key for API clients", async () => {
+        await expect(rpcInfo(url, {})).rejects.toThrow("Unexpected server response: 401");
+        await expect(rpcInfo(url, { cookie: `kvault_session_${port}=${"0".repeat(64)}` })).rejects.toThrow(
+            "Unexpected server response: 401"
+        );
+        await expect(rpcInfo(url, { key: "not-the-key" })).rejects.toThrow("Unexpected server response: 401");
+        // A session of another Kvault server (another port) is not this one's.
+        const response = await login(links.at(-1)!);
+        const cookie = sessionCookie(response).replace(`kvault_session_${port}=`, `kvault_session_${port + 1}=`);
+        await expect(rpcInfo(url, { cookie })).rejects.toThrow("Unexpected server response: 401");
+        expect(await rpcInfo(url, { key: API_KEY })).toMatchObject({ modelName: expect.any(String) });
+    });
+
+    it("keeps the OpenAI API on Bearer keys: a session cookie is not a key", async () => {
+        const response = await login(links.at(-1)!);
+        expect((await fetch(`${url}/v1/models`, { headers: { Cookie: sessionCookie(response) } })).status).toBe(401);
+        expect((await fetch(`${url}/v1/models`, { headers: { Authorization: `Bearer ${API_KEY}` } })).status).toBe(200);
+    });
+});
