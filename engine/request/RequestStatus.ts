@@ -13,7 +13,6 @@ export type RequestStatus =
     | { readonly kind: "cancelled" }
     | { readonly kind: "failed"; readonly error: Error };
 
-export type RequestStatusKind = RequestStatus["kind"];
 export type TerminalStatus = Extract<RequestStatus, { kind: "finished" | "rejected" | "cancelled" | "failed" }>;
 
 export function isTerminal(status: RequestStatus): status is TerminalStatus {
