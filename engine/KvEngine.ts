@@ -1,5 +1,5 @@
 import { invariant } from "./core/invariant.js";
-import { requestId as toRequestId, type RequestId, type SessionId } from "./core/ids.js";
+import { requestId as toRequestId, type RequestId, type WorkspaceId } from "./core/ids.js";
 import { KvaultError } from "./core/KvaultError.js";
 import { bytesPerToken, describeLayoutMismatch, layoutFingerprint, type KvLayout } from "./codec/KvLayout.js";
 import { StateLayoutMismatchError } from "./codec/codecErrors.js";
@@ -20,9 +20,9 @@ import { PrivateStateDirectory } from "./runtime/PrivateStateDirectory.js";
 import { RoleContext } from "./runtime/RoleContext.js";
 import { describeModelMemory } from "./runtime/describeModelMemory.js";
 import type { SamplingOptions, SequenceSlot, TokenProbabilities } from "./runtime/SequenceSlot.js";
-import { FairQueue, type QueueEntry } from "./session/FairQueue.js";
-import type { SessionRecord } from "./session/SessionRecord.js";
-import { SessionTable } from "./session/SessionTable.js";
+import { FairQueue, type QueueEntry } from "./workspace/FairQueue.js";
+import type { WorkspaceRecord } from "./workspace/WorkspaceRecord.js";
+import { WorkspaceTable } from "./workspace/WorkspaceTable.js";
 import type { ParsedSequenceState } from "./codec/parseSequenceState.js";
 import type { LlamaModel } from "./runtime/types.js";
 import type {
@@ -100,7 +100,7 @@ export class KvEngine {
     };
     readonly #requests = new Map<RequestId, RequestRecord>();
     readonly #replayable = new Map<RequestId, { readonly prompt: readonly number[]; readonly tokens: readonly number[] }>();
-    readonly #sessions: SessionTable;
+    readonly #workspaces: WorkspaceTable;
     readonly #queue = new FairQueue<Waiter>();
     readonly #transfer: PageTransfer;
     readonly #sealWatchers = new Set<SealWatcher>();
@@ -141,7 +141,7 @@ export class KvEngine {
             handoffChecks,
             this.counters
         );
-        this.#sessions = new SessionTable(
+        this.#workspaces = new WorkspaceTable(
             decode,
             pool,
             this.#transfer,
@@ -291,13 +291,13 @@ export class KvEngine {
     }
 
     /** The workspaces the engine holds KV for, and where. */
-    sessions(): readonly SessionRecord[] {
-        return this.#sessions.all();
+    workspaces(): readonly WorkspaceRecord[] {
+        return this.#workspaces.all();
     }
 
     /** Forgets a workspace's KV: its decode sequence is cleared and its pages scrubbed. Not while a turn of it runs. */
-    async forgetSession(id: SessionId): Promise<void> {
-        await this.#sessions.forget(id);
+    async forgetWorkspace(id: WorkspaceId): Promise<void> {
+        await this.#workspaces.forget(id);
     }
 
     /**
@@ -315,24 +315,24 @@ export class KvEngine {
      * lives in pages); undefined when it holds none. For the canary probe. It takes a turn of the
      * workspace as a request does, so no turn and no swap moves that KV during the export.
      */
-    async exportSessionKv(id: SessionId): Promise<ParsedSequenceState | undefined> {
+    async exportWorkspaceKv(id: WorkspaceId): Promise<ParsedSequenceState | undefined> {
         if (this.#disposed) {
             throw new EngineStoppedError("The engine has stopped; start it again to run requests.");
         }
-        const session = await this.#waitForTurn({ session: id, promptTokens: [], maxTokens: 1 });
+        const workspace = await this.#waitForTurn({ workspace: id, promptTokens: [], maxTokens: 1 });
         try {
-            const slot = await this.#sessions.residentSlot(`export-${id}`, session);
+            const slot = await this.#workspaces.residentSlot(`export-${id}`, workspace);
             return slot.numTokens === 0 ? undefined : await this.decode.exportState(slot, `export-${id}`);
         } finally {
-            session.busy = false;
-            session.lastUsed = ++this.#clock;
+            workspace.busy = false;
+            workspace.lastUsed = ++this.#clock;
             this.#numRunning--;
             this.#grantNext();
         }
     }
 
-    async forgetAllSessions(): Promise<void> {
-        await this.#sessions.forgetAll();
+    async forgetAllWorkspaces(): Promise<void> {
+        await this.#workspaces.forgetAll();
     }
 
     /**
@@ -348,7 +348,7 @@ export class KvEngine {
             throw new EngineStoppedError("The engine has stopped; start it again to run requests.");
         }
         const id = toRequestId(`req-${this.#nextRequest++}`);
-        const record = new RequestRecord(id, input.session, this.pool, (done, status) => this.#onTerminal(done, status));
+        const record = new RequestRecord(id, input.workspace, this.pool, (done, status) => this.#onTerminal(done, status));
         this.#requests.set(id, record);
 
         const admission = admit(
@@ -365,12 +365,12 @@ export class KvEngine {
 
         const onAbort = (): void => void this.#end(record, { kind: "cancelled" }).catch(() => undefined);
         input.signal?.addEventListener("abort", onAbort, { once: true });
-        let session: SessionRecord | undefined;
+        let workspace: WorkspaceRecord | undefined;
         try {
-            session = await this.#waitForTurn(input);
+            workspace = await this.#waitForTurn(input);
             this.#throwIfEnded(record);
             input.onStarted?.();
-            return await this.#run(record, session, input);
+            return await this.#run(record, workspace, input);
         } catch (error) {
             if (record.isTerminal) {
                 return await this.#end(record, record.status as TerminalStatus);
@@ -378,12 +378,12 @@ export class KvEngine {
             return await this.#end(record, { kind: "failed", error: error instanceof Error ? error : new Error(String(error)) });
         } finally {
             input.signal?.removeEventListener("abort", onAbort);
-            if (session !== undefined) {
+            if (workspace !== undefined) {
                 if (record.status.kind !== "finished" && record.endedDuring !== "decoding") {
-                    await this.#sessions.dropKv(session);
+                    await this.#workspaces.dropKv(workspace);
                 } // a half-done handoff leaves KV the engine cannot vouch for
-                session.busy = false;
-                session.lastUsed = ++this.#clock;
+                workspace.busy = false;
+                workspace.lastUsed = ++this.#clock;
                 this.#numRunning--;
                 this.#grantNext();
             }
@@ -396,25 +396,25 @@ export class KvEngine {
      * the grant, so two grants can never share a workspace or overcommit the sequences. Throws only
      * before a grant; after one, the caller owns the turn and must end it.
      */
-    async #waitForTurn(input: GenerateRequest): Promise<SessionRecord> {
-        const take = (): SessionRecord => {
-            const session = this.#sessions.get(input.session);
+    async #waitForTurn(input: GenerateRequest): Promise<WorkspaceRecord> {
+        const take = (): WorkspaceRecord => {
+            const workspace = this.#workspaces.get(input.workspace);
             invariant(
-                !session.busy && this.#numRunning < this.decode.numSequences,
+                !workspace.busy && this.#numRunning < this.decode.numSequences,
                 () =>
-                    `a turn of ${input.session} was granted with the workspace busy or ${this.#numRunning} of ${this.decode.numSequences} sequences running`
+                    `a turn of ${input.workspace} was granted with the workspace busy or ${this.#numRunning} of ${this.decode.numSequences} sequences running`
             );
-            session.busy = true;
+            workspace.busy = true;
             this.#numRunning++;
-            return session;
+            return workspace;
         };
-        const busy = this.#busySessions();
-        if (this.#queue.length === 0 && this.#numRunning < this.decode.numSequences && !busy.has(input.session)) {
+        const busy = this.#busyWorkspaces();
+        if (this.#queue.length === 0 && this.#numRunning < this.decode.numSequences && !busy.has(input.workspace)) {
             return take();
         }
-        return new Promise<SessionRecord>((resolve, reject) => {
+        return new Promise<WorkspaceRecord>((resolve, reject) => {
             const waiter: Waiter = {
-                session: input.session,
+                workspace: input.workspace,
                 arrival: this.#numArrivals++,
                 grant: () => {
                     input.signal?.removeEventListener("abort", leave);
@@ -438,7 +438,7 @@ export class KvEngine {
 
     #grantNext(): void {
         while (this.#numRunning < this.decode.numSequences) {
-            const next = this.#queue.next(this.#busySessions());
+            const next = this.#queue.next(this.#busyWorkspaces());
             if (next === undefined) {
                 return;
             }
@@ -446,20 +446,20 @@ export class KvEngine {
         }
     }
 
-    #busySessions(): Set<SessionId> {
+    #busyWorkspaces(): Set<WorkspaceId> {
         return new Set(
-            this.#sessions
+            this.#workspaces
                 .all()
-                .filter((session) => session.busy)
-                .map((session) => session.id)
+                .filter((workspace) => workspace.busy)
+                .map((workspace) => workspace.id)
         );
     }
 
-    async #run(record: RequestRecord, session: SessionRecord, input: GenerateRequest): Promise<GenerateResult> {
+    async #run(record: RequestRecord, workspace: WorkspaceRecord, input: GenerateRequest): Promise<GenerateResult> {
         const admittedAt = performance.now();
         const timings: RequestTimings = { prefillMs: 0, handoffMs: 0, timeToFirstTokenMs: 0, decodeMs: 0 };
         const prompt = input.promptTokens;
-        const slot = await this.#sessions.residentSlot(record.id, session);
+        const slot = await this.#workspaces.residentSlot(record.id, workspace);
 
         // Reuse what the workspace's KV already holds; at least the last prompt token is evaluated,
         // because its logits give the first answer token.
@@ -475,7 +475,7 @@ export class KvEngine {
         let numHandedOff = 0;
         if (this.prefill && delta.length - 1 > this.config.inPlacePrefillTokens) {
             numHandedOff = delta.length - 1;
-            await this.#handOff(record, session, slot, prompt, numReused, timings);
+            await this.#handOff(record, workspace, slot, prompt, numReused, timings);
             decodeInput = prompt.slice(-1);
         }
         const result = await this.#decode(record, slot, decodeInput, input, timings, admittedAt);
@@ -497,7 +497,7 @@ export class KvEngine {
      */
     async #handOff(
         record: RequestRecord,
-        session: SessionRecord,
+        workspace: WorkspaceRecord,
         slot: SequenceSlot,
         prompt: readonly number[],
         numReused: number,
@@ -513,7 +513,7 @@ export class KvEngine {
             this.#advance(record, { kind: "prefilling" });
             if (numReused > 0) {
                 // the history the workspace holds goes to prefill through pages, not by recompute
-                await this.#movePages(record, session, await this.decode.exportState(slot, record.id), prefill, prefillSlot);
+                await this.#movePages(record, workspace, await this.decode.exportState(slot, record.id), prefill, prefillSlot);
             }
             const prefillStartedAt = performance.now();
             const toEvaluate = prompt.slice(numReused, -1);
@@ -531,7 +531,7 @@ export class KvEngine {
             unlock();
         }
         this.#throwIfEnded(record);
-        await this.#movePages(record, session, exported, this.decode, slot, prompt.slice(0, -1));
+        await this.#movePages(record, workspace, exported, this.decode, slot, prompt.slice(0, -1));
         invariant(
             slot.numTokens === prompt.length - 1,
             () => `decode sequence ${slot.index} holds ${slot.numTokens} tokens after loading ${prompt.length - 1}`
@@ -556,7 +556,7 @@ export class KvEngine {
      */
     async #movePages(
         record: RequestRecord,
-        session: SessionRecord,
+        workspace: WorkspaceRecord,
         state: ParsedSequenceState,
         target: RoleContext,
         targetSlot: SequenceSlot,
@@ -567,7 +567,7 @@ export class KvEngine {
         // Cancelled while the state was exported or pages awaited: reserve nothing. From here to
         // holdPages there is no await, so a reservation always has its owner.
         this.#throwIfEnded(record);
-        const reservation = this.pool.reserve({ session: session.id, request: record.id, numPages, firstToken: 0 });
+        const reservation = this.pool.reserve({ workspace: workspace.id, request: record.id, numPages, firstToken: 0 });
         record.holdPages(reservation);
         const manifest = await this.#transfer.write(reservation, state);
         this.#throwIfEnded(record);
@@ -575,7 +575,7 @@ export class KvEngine {
             manifest,
             {
                 request: record.id,
-                session: session.id,
+                workspace: workspace.id,
                 generation: reservation.generation,
                 tokens: expectedTokens,
                 reservedPages: reservation.pages.map((handle) => handle.pageId)
@@ -595,7 +595,7 @@ export class KvEngine {
      */
     async #waitForPages(record: RequestRecord, numPages: number): Promise<void> {
         const deadline = performance.now() + PAGE_WAIT_MS;
-        while (!this.#sessions.makeRoom(numPages)) {
+        while (!this.#workspaces.makeRoom(numPages)) {
             this.#throwIfEnded(record);
             if (performance.now() > deadline) {
                 throw new EngineBusyError(
@@ -714,7 +714,7 @@ export class KvEngine {
             liveRequests.set(id, { generation: record.heldGeneration });
         }
         return auditEngine(
-            { pool: this.pool, sessions: this.#sessions.all(), liveRequests, numDecodeSequences: this.decode.numSequences },
+            { pool: this.pool, workspaces: this.#workspaces.all(), liveRequests, numDecodeSequences: this.decode.numSequences },
             options
         );
     }

@@ -1,4 +1,4 @@
-import type { RequestId, SessionId } from "./core/ids.js";
+import type { RequestId, WorkspaceId } from "./core/ids.js";
 import type { EngineMode } from "./EngineConfig.js";
 import type { PageManifest } from "./handoff/PageManifest.js";
 import type { PagePool } from "./pages/PagePool.js";
@@ -10,7 +10,7 @@ import type { SamplingOptions, TokenProbabilities } from "./runtime/SequenceSlot
 // What KvEngine takes and gives: its requests, results, reports, counters and test hooks.
 
 export interface GenerateRequest {
-    readonly session: SessionId;
+    readonly workspace: WorkspaceId;
     readonly promptTokens: readonly number[];
     readonly maxTokens: number;
     readonly sampling?: SamplingOptions;
@@ -73,7 +73,7 @@ export interface EngineCounters {
     integrityFailures: number;
     swapOuts: number;
     swapIns: number;
-    /** Swapped sessions whose pages were taken back for lack of room; they recompute from history. */
+    /** Swapped workspaces whose pages were taken back for lack of room; they recompute from history. */
     swapDrops: number;
     generatedTokens: number;
     evaluatedPromptTokens: number;

@@ -2,7 +2,7 @@ import type { RequestId } from "../core/ids.js";
 import type { PagePool } from "../pages/PagePool.js";
 import type { AuditViolation, PagePoolAuditResult } from "../pages/PagePoolAudit.js";
 import { PageState } from "../pages/PageState.js";
-import type { SessionRecord } from "../session/SessionRecord.js";
+import type { WorkspaceRecord } from "../workspace/WorkspaceRecord.js";
 
 export interface EngineAuditResult {
     readonly ok: boolean;
@@ -22,7 +22,7 @@ export interface EngineAuditOptions {
 
 export interface EngineAuditView {
     readonly pool: PagePool;
-    readonly sessions: readonly SessionRecord[];
+    readonly workspaces: readonly WorkspaceRecord[];
     /** Requests not yet terminal, with the reservation each holds (if any). */
     readonly liveRequests: ReadonlyMap<RequestId, { readonly generation: number | undefined }>;
     readonly numDecodeSequences: number;
@@ -46,32 +46,36 @@ export function auditEngine(view: EngineAuditView, options: EngineAuditOptions =
         }
     }
     const sequences = new Map<number, string>();
-    for (const session of view.sessions) {
-        const residency = session.residency;
+    for (const workspace of view.workspaces) {
+        const residency = workspace.residency;
         if (residency.kind === "resident") {
             const holder = sequences.get(residency.slot.index);
             if (holder !== undefined) {
                 violations.push({
                     invariant: "I1",
-                    message: `decode sequence ${residency.slot.index} is held by workspaces ${holder} and ${session.id}`
+                    message: `decode sequence ${residency.slot.index} is held by workspaces ${holder} and ${workspace.id}`
                 });
             }
-            sequences.set(residency.slot.index, session.id);
+            sequences.set(residency.slot.index, workspace.id);
         } else if (residency.kind === "swapped") {
             owners.set(residency.reservation.request, residency.reservation.generation);
             residency.manifest.pages.forEach((page, index) => {
                 const info = view.pool.pageInfo(page);
-                if (info.state !== PageState.Sealed || info.generation !== residency.manifest.generation || info.session !== session.id) {
+                if (
+                    info.state !== PageState.Sealed ||
+                    info.generation !== residency.manifest.generation ||
+                    info.workspace !== workspace.id
+                ) {
                     violations.push({
                         invariant: "I5",
                         pageId: page,
-                        message: `workspace ${session.id}'s swapped page ${page} is ${info.state} at generation ${info.generation}, its manifest says sealed at ${residency.manifest.generation}`
+                        message: `workspace ${workspace.id}'s swapped page ${page} is ${info.state} at generation ${info.generation}, its manifest says sealed at ${residency.manifest.generation}`
                     });
                 } else if (info.checksum !== residency.manifest.checksums[index]) {
                     violations.push({
                         invariant: "I7",
                         pageId: page,
-                        message: `workspace ${session.id}'s swapped page ${page} is sealed as ${info.checksum?.toString(16)}, its manifest says ${residency.manifest.checksums[index]?.toString(16)}`
+                        message: `workspace ${workspace.id}'s swapped page ${page} is sealed as ${info.checksum?.toString(16)}, its manifest says ${residency.manifest.checksums[index]?.toString(16)}`
                     });
                 }
             });

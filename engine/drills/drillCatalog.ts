@@ -6,7 +6,7 @@ export const drillCatalog = [
         id: "foreign-manifest",
         title: "Decode is handed another workspace's pages (a stale or foreign manifest)",
         failureModes: [1, 6],
-        guard: "manifest ownership: request, session and generation of every page, page count, positions"
+        guard: "manifest ownership: request, workspace and generation of every page, page count, positions"
     },
     {
         id: "flipped-byte",

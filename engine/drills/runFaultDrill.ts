@@ -63,7 +63,7 @@ const sandboxes: Partial<Record<DrillId, { readonly config?: Partial<EngineConfi
     },
     // Freed pages not zeroed, as in the incident: pages never received then hold someone's KV, not zeros.
     "dropped-pages": { guards: { pool: { skipScrub: true } } },
-    // No request, session or per-page owner checks: the generation tag is all that tells a stale completion.
+    // No request, workspace or per-page owner checks: the generation tag is all that tells a stale completion.
     "replayed-completion": { guards: { handoff: { ownership: false } } }
 };
 
@@ -133,7 +133,7 @@ export async function runFaultDrill(id: string, runtime: LlamaRuntime): Promise<
  * back on the free list (zeroed or not: that depends on the guards).
  */
 async function expectSandboxDrained(engine: KvEngine): Promise<void> {
-    await engine.forgetAllSessions();
+    await engine.forgetAllWorkspaces();
     const { pool } = engine;
     invariant(
         engine.numLiveRequests === 0 &&
@@ -162,15 +162,15 @@ const scenarios: Readonly<Record<DrillId, Scenario>> = {
     /** Workspace A is swapped out into pages; the victim's handoff is handed A's swap manifest instead of its own. */
     async "foreign-manifest"(engine, hooks, prompt) {
         const tokensOfA = prompt("Workspace A's private ledger entry. ", 40);
-        await engine.generate({ session: A, promptTokens: tokensOfA, maxTokens: 2 });
-        await engine.generate({ session: B, promptTokens: prompt("Workspace B says hello. ", 20), maxTokens: 2 }); // swaps A out
-        const residency = engine.sessions().find((session) => session.id === A)?.residency;
+        await engine.generate({ workspace: A, promptTokens: tokensOfA, maxTokens: 2 });
+        await engine.generate({ workspace: B, promptTokens: prompt("Workspace B says hello. ", 20), maxTokens: 2 }); // swaps A out
+        const residency = engine.workspaces().find((workspace) => workspace.id === A)?.residency;
         if (residency?.kind !== "swapped") {
             throw new Error("the drill needs workspace A swapped out into pages");
         }
         const foreign: PageManifest = residency.manifest;
         let loaded: readonly number[] | undefined;
-        hooks.afterSeal = (manifest) => (manifest.session === VICTIM ? foreign : manifest);
+        hooks.afterSeal = (manifest) => (manifest.workspace === VICTIM ? foreign : manifest);
         hooks.afterLoad = (_request: RequestId, tokens) => {
             loaded = [...tokens];
         };
@@ -187,10 +187,10 @@ const scenarios: Readonly<Record<DrillId, Scenario>> = {
     /** A byte of the victim's first sealed page flips after sealing. */
     async "flipped-byte"(engine, hooks, prompt) {
         const tokens = prompt("A question whose pages will be corrupted. ", 40);
-        const reference = await engine.generate({ session: A, promptTokens: tokens, maxTokens: 4 });
+        const reference = await engine.generate({ workspace: A, promptTokens: tokens, maxTokens: 4 });
         let flipped: { page: number; generation: number } | undefined;
         hooks.afterSeal = (manifest, pool) => {
-            if (manifest.session === VICTIM) {
+            if (manifest.workspace === VICTIM) {
                 pool.injectByteFlip(manifest.pages[0]!, manifest.generation, 1); // the high byte of the first K value
                 flipped = { page: manifest.pages[0]!, generation: manifest.generation };
             }
@@ -199,7 +199,7 @@ const scenarios: Readonly<Record<DrillId, Scenario>> = {
         let served: readonly number[] | undefined;
         let error: { code: string; message: string } | null = null;
         try {
-            served = (await engine.generate({ session: VICTIM, promptTokens: tokens, maxTokens: 4 })).tokens;
+            served = (await engine.generate({ workspace: VICTIM, promptTokens: tokens, maxTokens: 4 })).tokens;
         } catch (caught) {
             error = errorOf(caught);
         }
@@ -215,13 +215,13 @@ const scenarios: Readonly<Record<DrillId, Scenario>> = {
 
     /** Workspace A's pages are released; the victim's shorter handoff reuses them; bytes past the victim's positions are inspected. */
     async "skipped-scrub"(engine, hooks, prompt) {
-        await engine.generate({ session: A, promptTokens: prompt("Workspace A's private ledger entry. ", 40), maxTokens: 2 });
-        await engine.forgetSession(A); // its decode sequence is free: the victim needs no swap, only pages
+        await engine.generate({ workspace: A, promptTokens: prompt("Workspace A's private ledger entry. ", 40), maxTokens: 2 });
+        await engine.forgetWorkspace(A); // its decode sequence is free: the victim needs no swap, only pages
         const dirtyFree = engine.pool.audit({ scanFreePages: true }).violations.filter((violation) => violation.invariant === "I6").length;
         let stale = 0;
         let pages: readonly number[] = [];
         hooks.afterSeal = (manifest, pool) => {
-            if (manifest.session === VICTIM) {
+            if (manifest.workspace === VICTIM) {
                 pages = manifest.pages;
                 // The victim wrote 19 positions: all of page 0, 3 of page 1. Anything non-zero in
                 // page 1's unwritten positions came from someone else.
@@ -267,7 +267,7 @@ const scenarios: Readonly<Record<DrillId, Scenario>> = {
             controller.abort();
             // The victim's transfer: pages reserved and written at once with its own bytes.
             const reservation = engine.pool.reserve({
-                session: VICTIM,
+                workspace: VICTIM,
                 request: toRequestId("drill-victim-transfer"),
                 numPages: 3,
                 firstToken: 0
@@ -294,7 +294,7 @@ const scenarios: Readonly<Record<DrillId, Scenario>> = {
         let error: { code: string; message: string } | null = null;
         try {
             await engine.generate({
-                session: A,
+                workspace: A,
                 promptTokens: prompt("Workspace A's private ledger entry. ", 40),
                 maxTokens: 2,
                 signal: controller.signal

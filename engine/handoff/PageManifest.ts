@@ -1,9 +1,9 @@
-import type { PageId, RequestId, SessionId } from "../core/ids.js";
+import type { PageId, RequestId, WorkspaceId } from "../core/ids.js";
 
 /** What travels from prefill to decode with the pages (ARCHITECTURE.md, handoff step 3). */
 export interface PageManifest {
     readonly request: RequestId;
-    readonly session: SessionId;
+    readonly workspace: WorkspaceId;
     readonly generation: number;
     /** In token order: `pages[i]` holds positions `[i·pageTokens, min((i+1)·pageTokens, numTokens))`. */
     readonly pages: readonly PageId[];

@@ -1,4 +1,4 @@
-import type { PageId, RequestId, SessionId } from "../core/ids.js";
+import type { PageId, RequestId, WorkspaceId } from "../core/ids.js";
 import { invariant } from "../core/invariant.js";
 import type { KvLayout } from "../codec/KvLayout.js";
 import type { ParsedSequenceState } from "../codec/parseSequenceState.js";
@@ -38,7 +38,7 @@ export interface TransferTarget {
  * Moves one sequence's KV through the pool: written and sealed under the reservation's generation,
  * described by a manifest, verified in full before a byte is assembled for the reader
  * (ARCHITECTURE.md, handoff steps 2–5). Used for prefill→decode handoffs and for swapping
- * sessions out of the decode context and back.
+ * workspaces out of the decode context and back.
  */
 export class PageTransfer {
     constructor(
@@ -98,7 +98,7 @@ export class PageTransfer {
         });
         const manifest: PageManifest = {
             request: reservation.request,
-            session: reservation.session,
+            workspace: reservation.workspace,
             generation: reservation.generation,
             pages: delivered.map((handle) => handle.pageId),
             tokens: Array.from(state.tokens),
@@ -134,7 +134,7 @@ export class PageTransfer {
         manifest: PageManifest,
         expected: {
             request: RequestId;
-            session: SessionId;
+            workspace: WorkspaceId;
             generation: number;
             tokens: readonly number[];
             /** The pages the reader reserved for `tokens`, in token order. Read only by the drill that switches the page count check off. */
@@ -146,7 +146,7 @@ export class PageTransfer {
             manifest,
             {
                 request: expected.request,
-                session: expected.session,
+                workspace: expected.workspace,
                 generation: expected.generation,
                 layoutFingerprint: this.layoutFingerprint,
                 numTokens: expected.tokens.length

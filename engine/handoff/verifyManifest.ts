@@ -1,7 +1,7 @@
 import type { PagePool } from "../pages/PagePool.js";
 import { PageState, pageStateName } from "../pages/PageState.js";
 import { numPagesFor } from "../codec/statePages.js";
-import type { RequestId, SessionId } from "../core/ids.js";
+import type { RequestId, WorkspaceId } from "../core/ids.js";
 import {
     LayoutFingerprintMismatchError,
     PageChecksumMismatchError,
@@ -14,7 +14,7 @@ import type { PageManifest } from "./PageManifest.js";
 
 export interface ManifestExpectation {
     readonly request: RequestId;
-    readonly session: SessionId;
+    readonly workspace: WorkspaceId;
     readonly generation: number;
     readonly layoutFingerprint: string;
     readonly numTokens: number;
@@ -22,7 +22,7 @@ export interface ManifestExpectation {
 
 /** Which of decode's checks run: all of them, except inside a fault drill's sandbox. */
 export interface HandoffChecks {
-    /** Request, session, generation, layout, and every page's owner, state and positions. */
+    /** Request, workspace, generation, layout, and every page's owner, state and positions. */
     readonly ownership: boolean;
     /** ⌈tokens / pageTokens⌉ pages and checksums, and the token count decode expects. */
     readonly pageCount: boolean;
@@ -53,11 +53,11 @@ export function verifyManifest(
     const { pageTokens } = pool.config;
     if (
         checks.ownership &&
-        (manifest.request !== expected.request || manifest.session !== expected.session || manifest.generation !== expected.generation)
+        (manifest.request !== expected.request || manifest.workspace !== expected.workspace || manifest.generation !== expected.generation)
     ) {
         return new PageOwnerMismatchError(
-            `the manifest is for request ${manifest.request} (session ${manifest.session}) at generation ${manifest.generation}; ` +
-                `decode expected request ${expected.request} (session ${expected.session}) at generation ${expected.generation}`
+            `the manifest is for request ${manifest.request} (workspace ${manifest.workspace}) at generation ${manifest.generation}; ` +
+                `decode expected request ${expected.request} (workspace ${expected.workspace}) at generation ${expected.generation}`
         );
     }
     if (checks.ownership && manifest.layoutFingerprint !== expected.layoutFingerprint) {
@@ -86,7 +86,7 @@ export function verifyManifest(
         if (
             info.state !== PageState.Sealed ||
             info.request !== expected.request ||
-            info.session !== expected.session ||
+            info.workspace !== expected.workspace ||
             info.generation !== expected.generation
         ) {
             return new PageOwnerMismatchError(

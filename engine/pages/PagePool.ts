@@ -7,11 +7,11 @@ import { validatePagePoolConfig, type PagePoolConfig, type PagePoolConfigInput }
 import { auditPagePool, type PagePoolAuditOptions, type PagePoolAuditResult } from "./PagePoolAudit.js";
 import { scanPoolBytes, type ByteScanOptions, type ByteScanResult } from "./scanPoolBytes.js";
 import { createPagePoolCounters, type PagePoolCounters } from "./PagePoolCounters.js";
-import { snapshotPageTable, type PagePoolSnapshot } from "./PagePoolSnapshot.js";
+import { snapshotPageLedger, type PagePoolSnapshot } from "./PagePoolSnapshot.js";
 import { pageInfoOf, type PageInfo } from "./PageInfo.js";
 import type { PageAccessRefusal, PageLeaseResult, ReleaseResult, SealResult, VerifyResult } from "./pagePoolResults.js";
 import { PageState, isLiveState, pageStateName } from "./PageState.js";
-import { PageTable, type PageOwner } from "./PageTable.js";
+import { PageLedger, type PageOwner } from "./PageLedger.js";
 import type { PageHandle, Reservation, ReservationRef, ReserveRequest } from "./Reservation.js";
 
 /**
@@ -35,7 +35,7 @@ export interface PoolFaults {
  */
 export class PagePool {
     readonly config: Readonly<PagePoolConfig>;
-    readonly #table: PageTable;
+    readonly #ledger: PageLedger;
     readonly #arena: PageArena;
     readonly #reservations = new Map<RequestId, PageOwner>();
     readonly #counters = createPagePoolCounters();
@@ -54,13 +54,13 @@ export class PagePool {
         }
         this.config = validated.config;
         this.#arena = new PageArena(this.config.numPages, this.config.pageBytes);
-        this.#table = new PageTable(this.config.numPages);
+        this.#ledger = new PageLedger(this.config.numPages);
         this.#leaseHost = {
             writeThrough: (lease, byteOffset, bytes) => this.#writeThrough(lease, byteOffset, bytes),
             readThrough: (lease, byteOffset, numBytes) => this.#readThrough(lease, byteOffset, numBytes),
             numValidBytesOf: (lease) => {
                 this.#assertAlive("read a page");
-                return this.#table.numValidBytes[lease.pageId] as number;
+                return this.#ledger.numValidBytes[lease.pageId] as number;
             },
             releaseLease: (lease) => this.#releaseLease(lease)
         };
@@ -72,7 +72,7 @@ export class PagePool {
 
     get numFreePages(): number {
         this.#assertAlive("count free pages");
-        return this.#table.numFree;
+        return this.#ledger.numFree;
     }
 
     get numActiveLeases(): number {
@@ -91,7 +91,7 @@ export class PagePool {
     canReserve(numPages: number): boolean {
         this.#assertAlive("ask for pages");
         invariant(Number.isSafeInteger(numPages) && numPages >= 0, () => `canReserve of ${numPages} pages`);
-        return numPages <= this.#table.numFree;
+        return numPages <= this.#ledger.numFree;
     }
 
     /**
@@ -109,9 +109,9 @@ export class PagePool {
             () => `reserve for request ${request.request} from token ${firstToken} over ${numPages} pages of ${pageTokens} tokens`
         );
         invariant(
-            numPages <= this.#table.numFree,
+            numPages <= this.#ledger.numFree,
             () =>
-                `reserve of ${numPages} pages for request ${request.request} with ${this.#table.numFree} free: ` +
+                `reserve of ${numPages} pages for request ${request.request} with ${this.#ledger.numFree} free: ` +
                 "admission must ask canReserve first"
         );
         const held = this.#reservations.get(request.request);
@@ -123,10 +123,10 @@ export class PagePool {
 
         const generation = this.#nextGeneration++;
         const pages: PageId[] = [];
-        const owner: PageOwner = { session: request.session, request: request.request, generation, pages, released: false };
-        const table = this.#table;
+        const owner: PageOwner = { workspace: request.workspace, request: request.request, generation, pages, released: false };
+        const ledger = this.#ledger;
         for (let index = 0; index < numPages; index++) {
-            pages.push(table.takeFree(owner, firstToken + index * pageTokens, firstToken + (index + 1) * pageTokens));
+            pages.push(ledger.takeFree(owner, firstToken + index * pageTokens, firstToken + (index + 1) * pageTokens));
         }
         this.#reservations.set(request.request, owner);
         this.#counters.numReservations++;
@@ -134,7 +134,7 @@ export class PagePool {
 
         const handles: PageHandle[] = pages.map((page) => Object.freeze({ pageId: page, generation }));
         return Object.freeze({
-            session: request.session,
+            workspace: request.workspace,
             request: request.request,
             generation,
             firstToken,
@@ -150,12 +150,12 @@ export class PagePool {
             this.#counters.staleWritesRefused++;
             return { ok: false, error: refusal };
         }
-        if (this.#table.states[pageId] === PageState.Sealed) {
+        if (this.#ledger.states[pageId] === PageState.Sealed) {
             this.#counters.writesAfterSealRefused++;
             return { ok: false, error: new PageStateError("page_already_sealed", pageId, generation, "write lease", "sealed") };
         }
-        invariant(this.#table.writeLeased[pageId] === 0, () => `second writer on page ${pageId} at generation ${generation}`);
-        this.#table.writeLeased[pageId] = 1;
+        invariant(this.#ledger.writeLeased[pageId] === 0, () => `second writer on page ${pageId} at generation ${generation}`);
+        this.#ledger.writeLeased[pageId] = 1;
         this.#numActiveLeases++;
         return { ok: true, lease: new PageWriteLease(pageId, generation, this.#leaseHost) };
     }
@@ -168,12 +168,12 @@ export class PagePool {
             this.#counters.staleReadsRefused++;
             return { ok: false, error: refusal };
         }
-        const state = this.#table.states[pageId] as number;
+        const state = this.#ledger.states[pageId] as number;
         if (state !== PageState.Sealed) {
             this.#counters.readsBeforeSealRefused++;
             return { ok: false, error: new PageStateError("page_not_sealed", pageId, generation, "read lease", pageStateName(state)) };
         }
-        this.#table.numReadLeases[pageId] = (this.#table.numReadLeases[pageId] as number) + 1;
+        this.#ledger.numReadLeases[pageId] = (this.#ledger.numReadLeases[pageId] as number) + 1;
         this.#numActiveLeases++;
         return { ok: true, lease: new PageReadLease(pageId, generation, this.#leaseHost) };
     }
@@ -185,13 +185,13 @@ export class PagePool {
      */
     seal(pageId: PageId, generation: number, numTokens: number = this.config.pageTokens): SealResult {
         this.#assertAlive("seal a page");
-        const table = this.#table;
+        const ledger = this.#ledger;
         const refusal = this.#claimRefusal(pageId, generation, "seal");
         if (refusal !== undefined) {
             this.#counters.staleSealsRefused++;
             return { ok: false, error: refusal };
         }
-        const state = table.states[pageId] as number;
+        const state = ledger.states[pageId] as number;
         if (state === PageState.Sealed) {
             this.#counters.writesAfterSealRefused++;
             return { ok: false, error: new PageStateError("page_already_sealed", pageId, generation, "seal", "sealed") };
@@ -201,7 +201,7 @@ export class PagePool {
             () => `seal of page ${pageId} at generation ${generation}, which is ${pageStateName(state)} with 0 bytes written`
         );
         invariant(
-            table.writeLeased[pageId] === 0,
+            ledger.writeLeased[pageId] === 0,
             () => `seal of page ${pageId} at generation ${generation} while its writer still holds a lease`
         );
         invariant(
@@ -210,9 +210,9 @@ export class PagePool {
         );
 
         const checksum = this.#checksumOf(pageId);
-        table.tokenEnds[pageId] = (table.tokenStarts[pageId] as number) + numTokens;
-        table.checksums[pageId] = checksum;
-        table.setState(pageId, PageState.Sealed);
+        ledger.tokenEnds[pageId] = (ledger.tokenStarts[pageId] as number) + numTokens;
+        ledger.checksums[pageId] = checksum;
+        ledger.setState(pageId, PageState.Sealed);
         return { ok: true, checksum };
     }
 
@@ -224,12 +224,12 @@ export class PagePool {
             this.#counters.staleSealsRefused++;
             return { ok: false, error: refusal };
         }
-        const state = this.#table.states[pageId] as number;
+        const state = this.#ledger.states[pageId] as number;
         if (state !== PageState.Sealed) {
             this.#counters.readsBeforeSealRefused++;
             return { ok: false, error: new PageStateError("page_not_sealed", pageId, generation, "verify", pageStateName(state)) };
         }
-        const sealed = this.#table.checksums[pageId] as bigint;
+        const sealed = this.#ledger.checksums[pageId] as bigint;
         const actual = this.#checksumOf(pageId);
         if (actual !== sealed) {
             this.#counters.checksumFailures++;
@@ -254,20 +254,20 @@ export class PagePool {
         owner.released = true;
         this.#counters.numReleases++;
 
-        const table = this.#table;
+        const ledger = this.#ledger;
         let numPagesScrubbed = 0;
         for (const page of owner.pages) {
             invariant(
-                table.owners[page] === owner && isLiveState(table.states[page] as number),
+                ledger.owners[page] === owner && isLiveState(ledger.states[page] as number),
                 () =>
                     `release of request ${owner.request} at generation ${owner.generation} finds page ${page} ` +
-                    `${pageStateName(table.states[page] as number)} at generation ${table.generations[page]}`
+                    `${pageStateName(ledger.states[page] as number)} at generation ${ledger.generations[page]}`
             );
-            table.setState(page, PageState.Quarantined);
+            ledger.setState(page, PageState.Quarantined);
             if (this.#faults.reuseWhileLeased) {
                 // drill only: the leases are forgotten, not drained
-                table.writeLeased[page] = 0;
-                table.numReadLeases[page] = 0;
+                ledger.writeLeased[page] = 0;
+                ledger.numReadLeases[page] = 0;
             }
             if (this.#scrubIfDrained(page)) {
                 numPagesScrubbed++;
@@ -281,7 +281,7 @@ export class PagePool {
         this.#assertAlive("inject a fault");
         const refusal = this.#claimRefusal(pageId, generation, "fault injection");
         invariant(refusal === undefined, () => `fault injection with a stale handle: ${refusal?.message}`);
-        const numValidBytes = this.#table.numValidBytes[pageId] as number;
+        const numValidBytes = this.#ledger.numValidBytes[pageId] as number;
         invariant(
             Number.isSafeInteger(byteOffset) && byteOffset >= 0 && byteOffset < numValidBytes,
             () => `fault injection at byte ${byteOffset} of page ${pageId}, outside its valid bytes [0, ${numValidBytes})`
@@ -296,15 +296,15 @@ export class PagePool {
      */
     forEachOwnedPage(visit: (pageId: PageId, state: PageState, request: RequestId, generation: number) => void): void {
         this.#assertAlive("walk the pages");
-        const table = this.#table;
+        const ledger = this.#ledger;
         for (let page = 0; page < this.config.numPages; page++) {
-            const state = table.states[page] as PageState;
+            const state = ledger.states[page] as PageState;
             if (state === PageState.Free || state === PageState.Quarantined) {
                 continue;
             }
-            const owner = table.owners[page];
+            const owner = ledger.owners[page];
             if (owner !== undefined) {
-                visit(page as PageId, state, owner.request, table.generations[page] as number);
+                visit(page as PageId, state, owner.request, ledger.generations[page] as number);
             }
         }
     }
@@ -319,7 +319,7 @@ export class PagePool {
     pageInfo(pageId: PageId): PageInfo {
         this.#assertAlive("inspect a page");
         this.#assertPageId(pageId);
-        return pageInfoOf(this.#table, pageId);
+        return pageInfoOf(this.#ledger, pageId);
     }
 
     /** Checks I1–I6 over every page; see `PagePoolAuditOptions` for the byte scans. */
@@ -327,7 +327,7 @@ export class PagePool {
         this.#assertAlive("audit the pool");
         return auditPagePool(
             {
-                table: this.#table,
+                ledger: this.#ledger,
                 arena: this.#arena,
                 pageTokens: this.config.pageTokens,
                 pageBytes: this.config.pageBytes,
@@ -346,14 +346,14 @@ export class PagePool {
     scanBytes(options?: ByteScanOptions): Promise<ByteScanResult> {
         this.#assertAlive("scan the pool");
         return scanPoolBytes(
-            { table: this.#table, arena: this.#arena, pageBytes: this.config.pageBytes, isDisposed: () => this.#disposed },
+            { ledger: this.#ledger, arena: this.#arena, pageBytes: this.config.pageBytes, isDisposed: () => this.#disposed },
             options
         );
     }
 
     snapshot(): PagePoolSnapshot {
         this.#assertAlive("snapshot the pool");
-        return snapshotPageTable(this.#table, this.#numActiveLeases);
+        return snapshotPageLedger(this.#ledger, this.#numActiveLeases);
     }
 
     /**
@@ -371,24 +371,24 @@ export class PagePool {
 
     #writeThrough(lease: PageWriteLease, byteOffset: number, bytes: Uint8Array): PageWriteResult {
         this.#assertAlive("write to a page");
-        const table = this.#table;
+        const ledger = this.#ledger;
         const page = lease.pageId;
-        const state = table.states[page] as number;
+        const state = ledger.states[page] as number;
         if (
             this.#faults.acceptStaleWrites &&
-            (state === PageState.Quarantined || state === PageState.Free || table.generations[page] !== lease.generation)
+            (state === PageState.Quarantined || state === PageState.Free || ledger.generations[page] !== lease.generation)
         ) {
             this.#arena.write(page, byteOffset, bytes); // drill only: the late write lands wherever the page is now
-            return { ok: true, numValidBytes: table.numValidBytes[page] as number };
+            return { ok: true, numValidBytes: ledger.numValidBytes[page] as number };
         }
         if (state === PageState.Quarantined) {
             this.#counters.staleWritesRefused++;
             return { ok: false, error: new PageStateError("page_released", page, lease.generation, "write", "quarantined") };
         }
         invariant(
-            (state === PageState.Reserved || state === PageState.Written) && table.generations[page] === lease.generation,
+            (state === PageState.Reserved || state === PageState.Written) && ledger.generations[page] === lease.generation,
             () =>
-                `write lease on page ${page} at generation ${lease.generation} finds it ${pageStateName(state)} at generation ${table.generations[page]}`
+                `write lease on page ${page} at generation ${lease.generation} finds it ${pageStateName(state)} at generation ${ledger.generations[page]}`
         );
         const { pageBytes } = this.config;
         const end = byteOffset + bytes.length;
@@ -403,18 +403,18 @@ export class PagePool {
 
         this.#arena.write(page, byteOffset, bytes);
         if (bytes.length > 0) {
-            table.numValidBytes[page] = Math.max(table.numValidBytes[page] as number, end);
+            ledger.numValidBytes[page] = Math.max(ledger.numValidBytes[page] as number, end);
             if (state === PageState.Reserved) {
-                table.setState(page, PageState.Written);
+                ledger.setState(page, PageState.Written);
             }
         }
-        return { ok: true, numValidBytes: table.numValidBytes[page] as number };
+        return { ok: true, numValidBytes: ledger.numValidBytes[page] as number };
     }
 
     #readThrough(lease: PageReadLease, byteOffset: number, numBytes: number | undefined): Uint8Array {
         this.#assertAlive("read a page");
         const page = lease.pageId;
-        const numValidBytes = this.#table.numValidBytes[page] as number;
+        const numValidBytes = this.#ledger.numValidBytes[page] as number;
         const end = byteOffset + (numBytes ?? numValidBytes - byteOffset);
         const inBounds =
             Number.isSafeInteger(byteOffset) && byteOffset >= 0 && Number.isSafeInteger(end) && end >= byteOffset && end <= numValidBytes;
@@ -434,42 +434,42 @@ export class PagePool {
         if (this.#disposed) {
             return;
         }
-        const table = this.#table;
+        const ledger = this.#ledger;
         const page = lease.pageId;
-        if (this.#faults.reuseWhileLeased && (table.generations[page] !== lease.generation || table.states[page] === PageState.Free)) {
+        if (this.#faults.reuseWhileLeased && (ledger.generations[page] !== lease.generation || ledger.states[page] === PageState.Free)) {
             this.#numActiveLeases--; // drill only: a lease its page was taken from
             return;
         }
         invariant(
-            table.generations[page] === lease.generation && table.states[page] !== PageState.Free,
+            ledger.generations[page] === lease.generation && ledger.states[page] !== PageState.Free,
             () =>
                 `${lease.kind} lease on page ${page} at generation ${lease.generation} outlived its page ` +
-                `(${pageStateName(table.states[page] as number)} at generation ${table.generations[page]})`
+                `(${pageStateName(ledger.states[page] as number)} at generation ${ledger.generations[page]})`
         );
         if (lease.kind === "write") {
-            invariant(table.writeLeased[page] === 1, () => `write lease release on page ${page}, which has no writer`);
-            table.writeLeased[page] = 0;
+            invariant(ledger.writeLeased[page] === 1, () => `write lease release on page ${page}, which has no writer`);
+            ledger.writeLeased[page] = 0;
         } else {
-            invariant((table.numReadLeases[page] as number) > 0, () => `read lease release on page ${page}, which has 0 readers`);
-            table.numReadLeases[page] = (table.numReadLeases[page] as number) - 1;
+            invariant((ledger.numReadLeases[page] as number) > 0, () => `read lease release on page ${page}, which has 0 readers`);
+            ledger.numReadLeases[page] = (ledger.numReadLeases[page] as number) - 1;
         }
         this.#numActiveLeases--;
-        if (table.states[page] === PageState.Quarantined) {
+        if (ledger.states[page] === PageState.Quarantined) {
             this.#scrubIfDrained(page);
         }
     }
 
     /** Zeroes a quarantined page and frees it once no lease holds it; whether it did. */
     #scrubIfDrained(page: PageId): boolean {
-        const table = this.#table;
-        if (table.numReadLeases[page] !== 0 || table.writeLeased[page] !== 0) {
+        const ledger = this.#ledger;
+        if (ledger.numReadLeases[page] !== 0 || ledger.writeLeased[page] !== 0) {
             return false;
         }
         if (!this.#faults.skipScrub) {
             this.#arena.scrub(page);
             this.#counters.pagesScrubbed++;
         }
-        table.pushFree(page);
+        ledger.pushFree(page);
         return true;
     }
 
@@ -480,8 +480,8 @@ export class PagePool {
             Number.isSafeInteger(generation) && generation >= 1,
             () => `${operation} on page ${pageId} with generation ${generation}`
         );
-        const state = this.#table.states[pageId] as number;
-        const pageGeneration = this.#table.generations[pageId] as number;
+        const state = this.#ledger.states[pageId] as number;
+        const pageGeneration = this.#ledger.generations[pageId] as number;
         if (state === PageState.Free) {
             return new StaleGenerationError(pageId, generation, undefined, operation);
         }
@@ -495,7 +495,7 @@ export class PagePool {
     }
 
     #checksumOf(page: PageId): bigint {
-        return this.#arena.checksum(page, this.#table.numValidBytes[page] as number, this.#table.tokenStarts[page] as number);
+        return this.#arena.checksum(page, this.#ledger.numValidBytes[page] as number, this.#ledger.tokenStarts[page] as number);
     }
 
     #assertPageId(pageId: PageId): void {

@@ -2,7 +2,7 @@ import { pageId as toPageId, type PageId, type RequestId } from "../core/ids.js"
 import { invariant } from "../core/invariant.js";
 import type { PageArena } from "./PageArena.js";
 import { NUM_PAGE_STATES, PageState, isLiveState, pageStateName } from "./PageState.js";
-import type { PageOwner, PageTable } from "./PageTable.js";
+import type { PageOwner, PageLedger } from "./PageLedger.js";
 
 export interface PagePoolAuditOptions {
     /** Check I6 by reading every free page's bytes: O(free bytes), a native memcmp of roughly 20–30 GB/s. Off by default. */
@@ -32,7 +32,7 @@ export interface PagePoolAuditResult {
 
 /** What the audit reads of a pool; `PagePool.audit()` builds it. */
 export interface PagePoolAuditView {
-    readonly table: PageTable;
+    readonly ledger: PageLedger;
     readonly arena: PageArena;
     readonly pageTokens: number;
     readonly pageBytes: number;
@@ -50,7 +50,7 @@ export const MAX_REPORTED_VIOLATIONS = 100;
  */
 export function auditPagePool(view: PagePoolAuditView, options: PagePoolAuditOptions = {}): PagePoolAuditResult {
     const startedAt = performance.now();
-    const { table, pageBytes, pageTokens } = view;
+    const { ledger, pageBytes, pageTokens } = view;
     const violations: AuditViolation[] = [];
     let numViolations = 0;
     const report = (invariantName: AuditInvariant, page: number | undefined, message: string): void => {
@@ -64,14 +64,14 @@ export function auditPagePool(view: PagePoolAuditView, options: PagePoolAuditOpt
 
     const numPagesCounted = new Float64Array(NUM_PAGE_STATES);
     let numLeasesCounted = 0;
-    for (let page = 0; page < table.numPages; page++) {
-        const state = table.states[page] as number;
-        const owner = table.owners[page];
-        const generation = table.generations[page] as number;
-        const numReadLeases = table.numReadLeases[page] as number;
-        const writeLeased = table.writeLeased[page] as number;
-        const numValidBytes = table.numValidBytes[page] as number;
-        const numTokens = (table.tokenEnds[page] as number) - (table.tokenStarts[page] as number);
+    for (let page = 0; page < ledger.numPages; page++) {
+        const state = ledger.states[page] as number;
+        const owner = ledger.owners[page];
+        const generation = ledger.generations[page] as number;
+        const numReadLeases = ledger.numReadLeases[page] as number;
+        const writeLeased = ledger.writeLeased[page] as number;
+        const numValidBytes = ledger.numValidBytes[page] as number;
+        const numTokens = (ledger.tokenEnds[page] as number) - (ledger.tokenStarts[page] as number);
         const name = pageStateName(state);
         numLeasesCounted += numReadLeases + writeLeased;
 
@@ -148,11 +148,11 @@ export function auditPagePool(view: PagePoolAuditView, options: PagePoolAuditOpt
     }
 
     for (let state = 0; state < NUM_PAGE_STATES; state++) {
-        if (numPagesCounted[state] !== table.numPagesByState[state]) {
+        if (numPagesCounted[state] !== ledger.numPagesByState[state]) {
             report(
                 "I2",
                 undefined,
-                `${numPagesCounted[state]} pages are ${pageStateName(state)}, the pool counts ${table.numPagesByState[state]}`
+                `${numPagesCounted[state]} pages are ${pageStateName(state)}, the pool counts ${ledger.numPagesByState[state]}`
             );
         }
     }
@@ -161,21 +161,21 @@ export function auditPagePool(view: PagePoolAuditView, options: PagePoolAuditOpt
     }
 
     // I2: the free list holds exactly the free pages, once each.
-    const seen = new Uint8Array(table.numPages);
-    if (table.numFree !== numPagesCounted[PageState.Free]) {
-        report("I2", undefined, `the free list holds ${table.numFree} pages, ${numPagesCounted[PageState.Free]} pages are free`);
+    const seen = new Uint8Array(ledger.numPages);
+    if (ledger.numFree !== numPagesCounted[PageState.Free]) {
+        report("I2", undefined, `the free list holds ${ledger.numFree} pages, ${numPagesCounted[PageState.Free]} pages are free`);
     }
-    for (let index = 0; index < table.numFree; index++) {
-        const page = table.freeStack[index] as number;
-        if (page >= table.numPages) {
-            report("I2", undefined, `free list entry ${index} is page ${page}, outside [0, ${table.numPages})`);
+    for (let index = 0; index < ledger.numFree; index++) {
+        const page = ledger.freeStack[index] as number;
+        if (page >= ledger.numPages) {
+            report("I2", undefined, `free list entry ${index} is page ${page}, outside [0, ${ledger.numPages})`);
             continue;
         }
         if (seen[page] === 1) {
             report("I2", page, `page ${page} is on the free list twice`);
         }
-        if (table.states[page] !== PageState.Free) {
-            report("I2", page, `page ${page} is on the free list but ${pageStateName(table.states[page] as number)}`);
+        if (ledger.states[page] !== PageState.Free) {
+            report("I2", page, `page ${page} is on the free list but ${pageStateName(ledger.states[page] as number)}`);
         }
         seen[page] = 1;
     }
@@ -193,7 +193,7 @@ export function auditPagePool(view: PagePoolAuditView, options: PagePoolAuditOpt
                 report("I2", page, `page ${page} belongs to two live reservations, one of them request ${owner.request}`);
             }
             seen[page] = 1;
-            if (table.owners[page] !== owner) {
+            if (ledger.owners[page] !== owner) {
                 report(
                     "I1",
                     page,
@@ -211,8 +211,8 @@ export function auditPagePool(view: PagePoolAuditView, options: PagePoolAuditOpt
     let numFreePagesScanned = 0;
     let numSealedPagesVerified = 0;
     if (options.scanFreePages === true || options.verifySealedPages === true) {
-        for (let page = 0; page < table.numPages; page++) {
-            const state = table.states[page];
+        for (let page = 0; page < ledger.numPages; page++) {
+            const state = ledger.states[page];
             if (state === PageState.Free && options.scanFreePages === true) {
                 numFreePagesScanned++;
                 if (!view.arena.isZero(page)) {
@@ -220,9 +220,9 @@ export function auditPagePool(view: PagePoolAuditView, options: PagePoolAuditOpt
                 }
             } else if (state === PageState.Sealed && options.verifySealedPages === true) {
                 numSealedPagesVerified++;
-                const actual = view.arena.checksum(page, table.numValidBytes[page] as number, table.tokenStarts[page] as number);
-                if (actual !== table.checksums[page]) {
-                    report("I7", page, `sealed page ${page} hashes to ${actual}, sealed as ${table.checksums[page]}`);
+                const actual = view.arena.checksum(page, ledger.numValidBytes[page] as number, ledger.tokenStarts[page] as number);
+                if (actual !== ledger.checksums[page]) {
+                    report("I7", page, `sealed page ${page} hashes to ${actual}, sealed as ${ledger.checksums[page]}`);
                 }
             }
         }
@@ -232,7 +232,7 @@ export function auditPagePool(view: PagePoolAuditView, options: PagePoolAuditOpt
         ok: numViolations === 0,
         violations,
         numViolations,
-        numPagesChecked: table.numPages,
+        numPagesChecked: ledger.numPages,
         numFreePagesScanned,
         numSealedPagesVerified,
         durationMs: performance.now() - startedAt

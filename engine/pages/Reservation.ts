@@ -1,4 +1,4 @@
-import type { PageId, RequestId, SessionId } from "../core/ids.js";
+import type { PageId, RequestId, WorkspaceId } from "../core/ids.js";
 
 /** A claim on one page: valid while the page's generation equals `generation` and its owner has not released it. */
 export interface PageHandle {
@@ -7,7 +7,7 @@ export interface PageHandle {
 }
 
 export interface ReserveRequest {
-    readonly session: SessionId;
+    readonly workspace: WorkspaceId;
     readonly request: RequestId;
     /** Pages to take, all or none; at least 1. */
     readonly numPages: number;
@@ -20,7 +20,7 @@ export interface ReserveRequest {
  * pool draws from one counter that only increases, so a handle is never valid for two reservations.
  */
 export interface Reservation {
-    readonly session: SessionId;
+    readonly workspace: WorkspaceId;
     readonly request: RequestId;
     readonly generation: number;
     readonly firstToken: number;

@@ -2,7 +2,7 @@ import { pageId as toPageId } from "../core/ids.js";
 import type { PageArena } from "./PageArena.js";
 import { MAX_REPORTED_VIOLATIONS, type AuditViolation } from "./PagePoolAudit.js";
 import { PageState } from "./PageState.js";
-import type { PageTable } from "./PageTable.js";
+import type { PageLedger } from "./PageLedger.js";
 
 /**
  * Longest a slice of the scan holds the engine's thread (ms): decode's token loop and every other
@@ -48,7 +48,7 @@ export interface ByteScanResult {
 
 /** What the scan reads of a pool; `PagePool.scanBytes()` builds it. */
 export interface ByteScanView {
-    readonly table: PageTable;
+    readonly ledger: PageLedger;
     readonly arena: PageArena;
     readonly pageBytes: number;
     isDisposed(): boolean;
@@ -66,14 +66,14 @@ export interface ByteScanView {
  */
 export async function scanPoolBytes(view: ByteScanView, options: ByteScanOptions = {}): Promise<ByteScanResult> {
     const startedAt = performance.now();
-    const { table, arena, pageBytes } = view;
+    const { ledger, arena, pageBytes } = view;
     const scanFree = options.scanFreePages ?? true;
     const verifySealed = options.verifySealedPages ?? true;
     const budgetMs = options.sliceBudgetMs ?? DEFAULT_SLICE_BUDGET_MS;
-    const maxPagesPerSlice = options.maxPagesPerSlice ?? table.numPages;
+    const maxPagesPerSlice = options.maxPagesPerSlice ?? ledger.numPages;
     // Which pages to judge, and at what generation: taken in one step at the start.
-    const startStates = table.states.slice();
-    const startGenerations = table.generations.slice();
+    const startStates = ledger.states.slice();
+    const startGenerations = ledger.generations.slice();
 
     const violations: AuditViolation[] = [];
     let numViolations = 0;
@@ -92,20 +92,20 @@ export async function scanPoolBytes(view: ByteScanView, options: ByteScanOptions
     let aborted = false;
 
     let page = 0;
-    while (page < table.numPages) {
+    while (page < ledger.numPages) {
         // each slice advances at least one page: at most numPages slices
         if (view.isDisposed()) {
             aborted = true;
             break;
         }
         const sliceStartedAt = performance.now();
-        const sliceEnd = Math.min(table.numPages, page + Math.max(1, maxPagesPerSlice));
+        const sliceEnd = Math.min(ledger.numPages, page + Math.max(1, maxPagesPerSlice));
         for (let numInSlice = 1; page < sliceEnd; page++, numInSlice++) {
             const wasState = startStates[page];
             const judgeFree = scanFree && wasState === PageState.Free;
             const judgeSealed = verifySealed && wasState === PageState.Sealed;
             if (judgeFree || judgeSealed) {
-                if (table.states[page] !== wasState || table.generations[page] !== startGenerations[page]) {
+                if (ledger.states[page] !== wasState || ledger.generations[page] !== startGenerations[page]) {
                     numPagesChangedDuringScan++;
                 } else if (judgeFree) {
                     numFreePagesScanned++;
@@ -118,9 +118,9 @@ export async function scanPoolBytes(view: ByteScanView, options: ByteScanOptions
                     }
                 } else {
                     numSealedPagesVerified++;
-                    const actual = arena.checksum(page, table.numValidBytes[page] as number, table.tokenStarts[page] as number);
-                    if (actual !== table.checksums[page]) {
-                        report("I7", page, `sealed page ${page} hashes to ${actual}, sealed as ${table.checksums[page]}`);
+                    const actual = arena.checksum(page, ledger.numValidBytes[page] as number, ledger.tokenStarts[page] as number);
+                    if (actual !== ledger.checksums[page]) {
+                        report("I7", page, `sealed page ${page} hashes to ${actual}, sealed as ${ledger.checksums[page]}`);
                     }
                 }
             }
@@ -133,7 +133,7 @@ export async function scanPoolBytes(view: ByteScanView, options: ByteScanOptions
         numSlices++;
         busyMs += sliceMs;
         longestSliceMs = Math.max(longestSliceMs, sliceMs);
-        if (page < table.numPages) {
+        if (page < ledger.numPages) {
             await new Promise<void>((resolve) => setImmediate(resolve));
         }
     }

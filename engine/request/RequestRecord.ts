@@ -1,4 +1,4 @@
-import type { RequestId, SessionId } from "../core/ids.js";
+import type { RequestId, WorkspaceId } from "../core/ids.js";
 import { invariant } from "../core/invariant.js";
 import type { PagePool } from "../pages/PagePool.js";
 import type { Reservation } from "../pages/Reservation.js";
@@ -17,7 +17,7 @@ export class RequestRecord {
 
     constructor(
         readonly id: RequestId,
-        readonly session: SessionId,
+        readonly workspace: WorkspaceId,
         private readonly pool: PagePool,
         private readonly onTerminal: (record: RequestRecord, status: TerminalStatus) => void
     ) {}

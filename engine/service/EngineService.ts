@@ -28,7 +28,7 @@ import { drillCatalog } from "../drills/drillCatalog.js";
 import { runFaultDrill } from "../drills/runFaultDrill.js";
 import { ReplayUnavailableError } from "../KvEngine.js";
 import type { RequestId } from "../core/ids.js";
-import { sessionId } from "../core/ids.js";
+import { workspaceId } from "../core/ids.js";
 import type { EngineConfigInput } from "../EngineConfig.js";
 import { KvEngine, type KvEngineHooks } from "../KvEngine.js";
 import { ChatRenderer } from "../runtime/ChatRenderer.js";
@@ -131,7 +131,7 @@ export class EngineService {
             return chunk;
         };
         const result = await this.engine.generate({
-            session: sessionId(workspace),
+            workspace: workspaceId(workspace),
             promptTokens,
             maxTokens: sampling.maxTokens,
             sampling: { temperature: sampling.temperature, topK: sampling.topK, topP: sampling.topP, seed: sampling.seed },
@@ -387,7 +387,7 @@ export class EngineService {
             throw new InvalidRequestError("That workspace belongs to a canary run, which forgets it itself when it ends.");
         }
         this.#transcripts.delete(workspace);
-        await this.engine.forgetSession(sessionId(workspace));
+        await this.engine.forgetWorkspace(workspaceId(workspace));
     }
 
     snapshot(): EngineSnapshot {
@@ -421,20 +421,20 @@ export class EngineService {
                 pageBytes: engine.pool.config.pageBytes,
                 states: Buffer.from(pool.states.buffer, pool.states.byteOffset, pool.states.byteLength).toString("base64"),
                 ownerSlots: Buffer.from(ownerSlots.buffer).toString("base64"),
-                owners: [...pool.sessions],
+                owners: [...pool.workspaces],
                 numPagesByState: Object.fromEntries(
                     pageStateNames.map((name, state) => [name, pool.numPagesByState[state] ?? 0])
                 ) as EngineSnapshot["pageMap"]["numPagesByState"],
                 numActiveLeases: pool.numActiveLeases
             },
-            workspaces: engine.sessions().map((session) => ({
-                workspace: session.id,
-                residency: session.residency.kind,
-                ...(session.residency.kind === "resident" ? { sequence: session.residency.slot.index } : {}),
-                heldTokens: session.heldTokens.length,
-                running: session.busy,
-                numSwapOuts: session.numSwapOuts,
-                numSwapIns: session.numSwapIns
+            workspaces: engine.workspaces().map((workspace) => ({
+                workspace: workspace.id,
+                residency: workspace.residency.kind,
+                ...(workspace.residency.kind === "resident" ? { sequence: workspace.residency.slot.index } : {}),
+                heldTokens: workspace.heldTokens.length,
+                running: workspace.busy,
+                numSwapOuts: workspace.numSwapOuts,
+                numSwapIns: workspace.numSwapIns
             })),
             roles,
             capacities: { ...engine.window.capacities, limit: engine.window.limit },

@@ -42,7 +42,7 @@ describe("the engine audit (I1–I7) and differential replay (I8)", () => {
                 expect(audit.ok).toBe(true);
             }
         }
-        const swapped = service.engine.sessions().filter((session) => session.residency.kind === "swapped");
+        const swapped = service.engine.workspaces().filter((workspace) => workspace.residency.kind === "swapped");
         expect(swapped.length).toBeGreaterThan(0); // 4 workspaces on 2 sequences: two live in pages
         expect(service.engine.audit().pool.numSealedPagesVerified).toBeGreaterThan(0);
 
@@ -60,7 +60,7 @@ describe("the engine audit (I1–I7) and differential replay (I8)", () => {
         for (const conversation of conversations) {
             await conversation.turn(service, userMessage(conversation.workspace, 0));
         }
-        const victim = service.engine.sessions().find((session) => session.residency.kind === "swapped")!;
+        const victim = service.engine.workspaces().find((workspace) => workspace.residency.kind === "swapped")!;
         expect(victim).toBeDefined();
         const residency = victim.residency as Extract<typeof victim.residency, { kind: "swapped" }>;
         service.engine.pool.injectByteFlip(residency.manifest.pages[0]!, residency.manifest.generation, 7);

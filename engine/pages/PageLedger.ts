@@ -1,10 +1,10 @@
-import { pageId as toPageId, type PageId, type RequestId, type SessionId } from "../core/ids.js";
+import { pageId as toPageId, type PageId, type RequestId, type WorkspaceId } from "../core/ids.js";
 import { invariant } from "../core/invariant.js";
 import { NUM_PAGE_STATES, PageState, pageStateName } from "./PageState.js";
 
 /** The pool's record of a reservation; every page it owns points to it, until that page is scrubbed. */
 export interface PageOwner {
-    readonly session: SessionId;
+    readonly workspace: WorkspaceId;
     readonly request: RequestId;
     readonly generation: number;
     readonly pages: readonly PageId[];
@@ -13,10 +13,12 @@ export interface PageOwner {
 }
 
 /**
- * Per-page metadata as parallel typed arrays, so that an audit or a snapshot of 65,536 pages is a
- * handful of linear scans. Only `PagePool` mutates it; `PagePoolAudit` reads it.
+ * The pool's per-page metadata (state, owner, generation, token range, leases, checksum) as
+ * parallel typed arrays, so that an audit or a snapshot of 65,536 pages is a handful of linear
+ * scans. Not a block table: it maps no sequence's positions to pages (a `PageManifest` does that
+ * for one transfer). Only `PagePool` mutates it; `PagePoolAudit` reads it.
  */
-export class PageTable {
+export class PageLedger {
     readonly states: Uint8Array;
     /** Generation of the last reservation that took the page; 0 for a page never reserved. */
     readonly generations: Float64Array;

@@ -1,4 +1,4 @@
-import type { SessionId } from "../core/ids.js";
+import type { WorkspaceId } from "../core/ids.js";
 import { requestId as toRequestId } from "../core/ids.js";
 import { invariant } from "../core/invariant.js";
 import type { EngineCounters } from "../engineTypes.js";
@@ -6,15 +6,15 @@ import type { PageTransfer, TransferTarget } from "../handoff/PageTransfer.js";
 import type { PagePool } from "../pages/PagePool.js";
 import type { RoleContext } from "../runtime/RoleContext.js";
 import type { SequenceSlot } from "../runtime/SequenceSlot.js";
-import { SessionRecord, type SessionResidency } from "./SessionRecord.js";
+import { WorkspaceRecord, type WorkspaceResidency } from "./WorkspaceRecord.js";
 
 /**
  * Where every workspace's KV is: resident in a decode sequence, swapped out into sealed pages it
  * owns, or nowhere. More workspaces than decode sequences share them least-recently-used first;
  * a swapped workspace comes back byte-verified, without recompute.
  */
-export class SessionTable {
-    readonly #sessions = new Map<SessionId, SessionRecord>();
+export class WorkspaceTable {
+    readonly #workspaces = new Map<WorkspaceId, WorkspaceRecord>();
 
     constructor(
         private readonly decode: RoleContext,
@@ -31,22 +31,22 @@ export class SessionTable {
         return this.target !== undefined;
     }
 
-    all(): readonly SessionRecord[] {
-        return [...this.#sessions.values()];
+    all(): readonly WorkspaceRecord[] {
+        return [...this.#workspaces.values()];
     }
 
-    get(id: SessionId): SessionRecord {
-        let session = this.#sessions.get(id);
-        if (session === undefined) {
-            session = new SessionRecord(id);
-            this.#sessions.set(id, session);
+    get(id: WorkspaceId): WorkspaceRecord {
+        let workspace = this.#workspaces.get(id);
+        if (workspace === undefined) {
+            workspace = new WorkspaceRecord(id);
+            this.#workspaces.set(id, workspace);
         }
-        return session;
+        return workspace;
     }
 
     /** The workspace's decode sequence: where it is resident, swapped back in, or a free one. */
-    async residentSlot(label: string, session: SessionRecord): Promise<SequenceSlot> {
-        const residency = session.residency;
+    async residentSlot(label: string, workspace: WorkspaceRecord): Promise<SequenceSlot> {
+        const residency = workspace.residency;
         if (residency.kind === "resident") {
             return residency.slot;
         }
@@ -57,7 +57,7 @@ export class SessionTable {
                     residency.manifest,
                     {
                         request: residency.reservation.request,
-                        session: session.id,
+                        workspace: workspace.id,
                         generation: residency.reservation.generation,
                         tokens: residency.manifest.tokens
                     },
@@ -65,15 +65,15 @@ export class SessionTable {
                 );
                 await this.decode.importState(slot, state, label);
                 this.counters.swapIns++;
-                session.numSwapIns++;
+                workspace.numSwapIns++;
             } catch (error) {
                 await this.decode.releaseSequence(slot);
                 throw error;
             } finally {
-                this.#releaseSwapPages(session);
+                this.#releaseSwapPages(workspace);
             }
         }
-        session.residency = { kind: "resident", slot };
+        workspace.residency = { kind: "resident", slot };
         return slot;
     }
 
@@ -83,13 +83,13 @@ export class SessionTable {
         if (free !== undefined) {
             return free;
         }
-        const victim = [...this.#sessions.values()]
-            .filter((session) => session.residency.kind === "resident" && !session.busy)
+        const victim = [...this.#workspaces.values()]
+            .filter((workspace) => workspace.residency.kind === "resident" && !workspace.busy)
             .sort((a, b) => a.lastUsed - b.lastUsed)[0];
         invariant(
             victim !== undefined && victim.residency.kind === "resident",
             () =>
-                `no decode sequence free and no idle resident workspace among ${this.#sessions.size} on ${this.decode.numSequences} sequences`
+                `no decode sequence free and no idle resident workspace among ${this.#workspaces.size} on ${this.decode.numSequences} sequences`
         );
         // The victim's sequence passes straight to the caller: never through the free list, where
         // another turn could take it between the release and the acquire.
@@ -102,7 +102,7 @@ export class SessionTable {
         } catch (error) {
             // The swap did not happen (no room for its state file, say): the victim keeps its KV
             // and its sequence, rather than the sequence belonging to no one.
-            if ((victim.residency as SessionResidency).kind === "none") {
+            if ((victim.residency as WorkspaceResidency).kind === "none") {
                 // #swapOut set it during the awaits
                 victim.residency = { kind: "resident", slot };
             }
@@ -115,7 +115,7 @@ export class SessionTable {
     }
 
     /** Writes an idle workspace's KV into sealed pages it owns; without room, its KV is dropped and recomputed later. */
-    async #swapOut(victim: SessionRecord, slot: SequenceSlot): Promise<void> {
+    async #swapOut(victim: WorkspaceRecord, slot: SequenceSlot): Promise<void> {
         victim.residency = { kind: "none" };
         if (!this.canSwap || slot.numTokens === 0) {
             return;
@@ -127,7 +127,7 @@ export class SessionTable {
             return;
         }
         const reservation = this.pool.reserve({
-            session: victim.id,
+            workspace: victim.id,
             request: toRequestId(`swap-${victim.id}-${++victim.numSwapOuts}`),
             numPages,
             firstToken: 0
@@ -144,52 +144,52 @@ export class SessionTable {
 
     /** Frees pages held by swapped, idle workspaces (least recently used first) until `numPages` can be reserved. */
     makeRoom(numPages: number): boolean {
-        const swapped = [...this.#sessions.values()]
-            .filter((session) => session.residency.kind === "swapped" && !session.busy)
+        const swapped = [...this.#workspaces.values()]
+            .filter((workspace) => workspace.residency.kind === "swapped" && !workspace.busy)
             .sort((a, b) => a.lastUsed - b.lastUsed);
         while (!this.pool.canReserve(numPages)) {
-            const session = swapped.shift();
-            if (session === undefined) {
+            const workspace = swapped.shift();
+            if (workspace === undefined) {
                 return false;
             }
-            this.#releaseSwapPages(session);
+            this.#releaseSwapPages(workspace);
             this.counters.swapDrops++;
         }
         return true;
     }
 
-    #releaseSwapPages(session: SessionRecord): void {
-        if (session.residency.kind !== "swapped") {
+    #releaseSwapPages(workspace: WorkspaceRecord): void {
+        if (workspace.residency.kind !== "swapped") {
             return;
         }
-        const released = this.pool.release(session.residency.reservation);
-        invariant(released.ok, () => `swap pages of ${session.id} released twice`);
-        session.residency = { kind: "none" };
+        const released = this.pool.release(workspace.residency.reservation);
+        invariant(released.ok, () => `swap pages of ${workspace.id} released twice`);
+        workspace.residency = { kind: "none" };
     }
 
-    async dropKv(session: SessionRecord): Promise<void> {
-        if (session.residency.kind === "resident") {
-            await this.decode.releaseSequence(session.residency.slot);
+    async dropKv(workspace: WorkspaceRecord): Promise<void> {
+        if (workspace.residency.kind === "resident") {
+            await this.decode.releaseSequence(workspace.residency.slot);
         }
-        this.#releaseSwapPages(session);
-        session.residency = { kind: "none" };
+        this.#releaseSwapPages(workspace);
+        workspace.residency = { kind: "none" };
     }
 
     /** Forgets a workspace's KV: its decode sequence is cleared and its pages scrubbed. Not while a turn of it runs. */
-    async forget(id: SessionId): Promise<void> {
-        const session = this.#sessions.get(id);
-        if (session === undefined) {
+    async forget(id: WorkspaceId): Promise<void> {
+        const workspace = this.#workspaces.get(id);
+        if (workspace === undefined) {
             return;
         }
-        invariant(!session.busy, () => `workspace ${id} is forgotten while a turn runs`);
-        await this.dropKv(session);
-        this.#sessions.delete(id);
+        invariant(!workspace.busy, () => `workspace ${id} is forgotten while a turn runs`);
+        await this.dropKv(workspace);
+        this.#workspaces.delete(id);
     }
 
     async forgetAll(): Promise<void> {
-        for (const session of [...this.#sessions.values()]) {
-            if (!session.busy) {
-                await this.forget(session.id);
+        for (const workspace of [...this.#workspaces.values()]) {
+            if (!workspace.busy) {
+                await this.forget(workspace.id);
             }
         }
     }

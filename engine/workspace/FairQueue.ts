@@ -1,7 +1,7 @@
-import type { SessionId } from "../core/ids.js";
+import type { WorkspaceId } from "../core/ids.js";
 
 export interface QueueEntry {
-    readonly session: SessionId;
+    readonly workspace: WorkspaceId;
     /** Order of arrival, increasing. */
     readonly arrival: number;
 }
@@ -13,7 +13,7 @@ export interface QueueEntry {
  */
 export class FairQueue<E extends QueueEntry> {
     readonly #waiting: E[] = [];
-    readonly #lastServed = new Map<SessionId, number>();
+    readonly #lastServed = new Map<WorkspaceId, number>();
     #numGrants = 0;
 
     get length(): number {
@@ -34,28 +34,28 @@ export class FairQueue<E extends QueueEntry> {
     }
 
     /** The waiting entries in the order they would be granted, given the workspaces now busy. */
-    order(busySessions: ReadonlySet<SessionId>): E[] {
-        const served = (entry: E): number => this.#lastServed.get(entry.session) ?? -1;
+    order(busyWorkspaces: ReadonlySet<WorkspaceId>): E[] {
+        const served = (entry: E): number => this.#lastServed.get(entry.workspace) ?? -1;
         return [...this.#waiting].sort((a, b) => {
-            const busyA = busySessions.has(a.session) ? 1 : 0;
-            const busyB = busySessions.has(b.session) ? 1 : 0;
+            const busyA = busyWorkspaces.has(a.workspace) ? 1 : 0;
+            const busyB = busyWorkspaces.has(b.workspace) ? 1 : 0;
             return busyA - busyB || served(a) - served(b) || a.arrival - b.arrival;
         });
     }
 
-    /** 1-based place of `entry` in `order(busySessions)`. */
-    positionOf(entry: E, busySessions: ReadonlySet<SessionId>): number {
-        return this.order(busySessions).indexOf(entry) + 1;
+    /** 1-based place of `entry` in `order(busyWorkspaces)`. */
+    positionOf(entry: E, busyWorkspaces: ReadonlySet<WorkspaceId>): number {
+        return this.order(busyWorkspaces).indexOf(entry) + 1;
     }
 
     /** Takes the next entry whose workspace is not busy, or undefined. */
-    next(busySessions: ReadonlySet<SessionId>): E | undefined {
-        const entry = this.order(busySessions)[0];
-        if (entry === undefined || busySessions.has(entry.session)) {
+    next(busyWorkspaces: ReadonlySet<WorkspaceId>): E | undefined {
+        const entry = this.order(busyWorkspaces)[0];
+        if (entry === undefined || busyWorkspaces.has(entry.workspace)) {
             return undefined;
         }
         this.remove(entry);
-        this.#lastServed.set(entry.session, this.#numGrants++);
+        this.#lastServed.set(entry.workspace, this.#numGrants++);
         return entry;
     }
 }
