@@ -17,7 +17,8 @@ import { EngineBusyError, EngineStoppedError, RequestCancelledError } from "./re
 import type { RequestStatus, TerminalStatus } from "./request/RequestStatus.js";
 import { LlamaRuntime } from "./runtime/LlamaRuntime.js";
 import { PrivateStateDirectory } from "./runtime/PrivateStateDirectory.js";
-import { RoleContext } from "./runtime/RoleContext.js";
+import { LlamaRoleContext } from "./runtime/LlamaRoleContext.js";
+import type { RoleContext } from "./runtime/RoleContext.js";
 import { describeModelMemory } from "./runtime/describeModelMemory.js";
 import type { SamplingOptions, SequenceSlot, TokenProbabilities } from "./runtime/SequenceSlot.js";
 import { FairQueue, type QueueEntry } from "./workspace/FairQueue.js";
@@ -179,7 +180,7 @@ export class KvEngine {
                     : { requested: config.mode, effective: config.mode };
             const split = mode.effective === "split";
 
-            const decode = await RoleContext.create(
+            const decode = await LlamaRoleContext.create(
                 model,
                 {
                     role: split ? "decode" : "unified",
@@ -193,7 +194,7 @@ export class KvEngine {
             );
             cleanup.unshift(() => decode.dispose());
             const prefill = split
-                ? await RoleContext.create(
+                ? await LlamaRoleContext.create(
                       model,
                       {
                           role: "prefill",
@@ -736,7 +737,7 @@ export class KvEngine {
             );
         }
         const startedAt = performance.now();
-        const context = await RoleContext.create(
+        const context = await LlamaRoleContext.create(
             this.model,
             {
                 role: "unified",

@@ -3,7 +3,7 @@ import { workspaceId, type WorkspaceId } from "../core/ids.js";
 import { KvaultError } from "../core/KvaultError.js";
 import type { KvEngine } from "../KvEngine.js";
 import type { ChatRenderer } from "../runtime/ChatRenderer.js";
-import { RoleContext } from "../runtime/RoleContext.js";
+import { LlamaRoleContext } from "../runtime/LlamaRoleContext.js";
 import type { TokenProbabilities } from "../runtime/SequenceSlot.js";
 import { canaryWorkspaceId, randomMarker } from "./canaryMarkers.js";
 import { A_MAX_TOKENS, buildCanaryPrompts, CUE_MAX_TOKENS, RECALL_MAX_TOKENS } from "./canaryPrompts.js";
@@ -206,7 +206,7 @@ async function freshProbabilities(engine: KvEngine, prompt: readonly number[], n
     if (numSteps === 0) {
         return steps;
     }
-    const context = await RoleContext.create(
+    const context = await LlamaRoleContext.create(
         engine.model,
         {
             role: "unified",
