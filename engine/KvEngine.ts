@@ -7,8 +7,7 @@ import { CapacityConfigError, resolveEngineConfig, type EngineConfig, type Engin
 import { HandoffIntegrityError } from "./handoff/integrityErrors.js";
 import { PageTransfer } from "./handoff/PageTransfer.js";
 import { watchedTransferHooks, type SealWatcher } from "./handoff/watchedTransferHooks.js";
-import { allHandoffChecks, type HandoffChecks } from "./handoff/verifyManifest.js";
-import type { PoolFaults } from "./pages/PagePool.js";
+import { productionPolicies, type EnginePolicies } from "./EnginePolicies.js";
 import { modelFingerprint } from "./model/modelFingerprint.js";
 import { PagePool } from "./pages/PagePool.js";
 import { admit, requestLimit, type MeasuredCapacities } from "./request/admission.js";
@@ -21,7 +20,7 @@ import { LlamaRoleContext } from "./runtime/LlamaRoleContext.js";
 import type { RoleContext } from "./runtime/RoleContext.js";
 import { describeModelMemory } from "./runtime/describeModelMemory.js";
 import type { SamplingOptions, SequenceSlot, TokenProbabilities } from "./runtime/SequenceSlot.js";
-import { FairQueue, type QueueEntry } from "./workspace/FairQueue.js";
+import { FairQueue, type QueueEntry } from "./scheduler/FairQueue.js";
 import type { WorkspaceRecord } from "./workspace/WorkspaceRecord.js";
 import { WorkspaceTable } from "./workspace/WorkspaceTable.js";
 import type { ParsedSequenceState } from "./codec/parseSequenceState.js";
@@ -48,19 +47,6 @@ export type {
     RequestTimings,
     WindowReport
 } from "./engineTypes.js";
-
-/** Guards a fault drill's sandbox may switch off; see `KvEngine.start`. Absent means on. */
-export interface EngineGuards {
-    /** Off: requests are admitted against the configured window alone, not the measured capacities (the 2026 incident). */
-    readonly admission?: boolean;
-    /**
-     * Off: a prompt longer than the prefill sequence holds is not refused; prefill records nothing
-     * a later step reads, evaluates a one-page stub and reports the transfer complete (failure mode 1).
-     */
-    readonly refusePrefillOverflow?: boolean;
-    readonly handoff?: HandoffChecks;
-    readonly pool?: PoolFaults;
-}
 
 /** Longest a handoff waits for pages that running transfers hold. */
 const PAGE_WAIT_MS = 60_000;
@@ -130,17 +116,16 @@ export class KvEngine {
         readonly window: WindowReport,
         readonly mode: ModeReport,
         private readonly hooks: KvEngineHooks,
-        handoffChecks: HandoffChecks,
-        /** All on, except in a fault drill's sandbox. */
-        private readonly guards: EngineGuards = {}
+        /** The production ones, except in a fault drill's sandbox. */
+        private readonly policies: EnginePolicies
     ) {
         this.#transfer = new PageTransfer(
             pool,
             layout,
             layoutFingerprint,
             watchedTransferHooks(hooks, this.#sealWatchers),
-            handoffChecks,
-            this.counters
+            this.counters,
+            policies.reader
         );
         this.#workspaces = new WorkspaceTable(
             decode,
@@ -155,14 +140,15 @@ export class KvEngine {
     }
 
     /**
-     * `guards` exists for fault drills alone (engine/drills/runFaultDrill.ts): a drill's sandboxed
-     * engine switches one guard off to show the leak it prevents. Nothing else passes it; the
-     * engine process and its protocol cannot.
+     * `policies` exists for fault drills alone (engine/drills/runFaultDrill.ts): a drill's sandboxed
+     * engine swaps one for its leaky variant to show the leak its guard prevents. Nothing else
+     * passes it; the engine process and its protocol cannot.
      */
     static async start(
         input: EngineConfigInput,
-        options: { runtime?: LlamaRuntime; hooks?: KvEngineHooks; guards?: EngineGuards } = {}
+        options: { runtime?: LlamaRuntime; hooks?: KvEngineHooks; policies?: Partial<EnginePolicies> } = {}
     ): Promise<KvEngine> {
+        const policies: EnginePolicies = { ...productionPolicies, ...options.policies };
         const config = resolveEngineConfig(input);
         const runtime = options.runtime ?? (await LlamaRuntime.start({ gpu: config.gpu, maxThreads: config.threads }));
         const cleanup: (() => Promise<void> | void)[] = options.runtime ? [] : [() => runtime.dispose()];
@@ -222,7 +208,7 @@ export class KvEngine {
             // Unified mode over a memory pages cannot hold gets an empty layout: its pool is never used.
             const layout: KvLayout = decode.layout ?? { vTransposed: false, layers: [] };
             const pageBytes = Math.max(1, config.pageTokens * bytesPerToken(layout));
-            const pool = new PagePool({ numPages: config.numPages, pageTokens: config.pageTokens, pageBytes }, options.guards?.pool);
+            const pool = new PagePool({ numPages: config.numPages, pageTokens: config.pageTokens, pageBytes }, policies);
             cleanup.unshift(() => pool.dispose());
 
             const capacities: MeasuredCapacities = {
@@ -256,8 +242,7 @@ export class KvEngine {
                 window,
                 mode,
                 options.hooks ?? {},
-                options.guards?.handoff ?? allHandoffChecks,
-                options.guards
+                policies
             );
         } catch (error) {
             for (const step of cleanup) {
@@ -352,11 +337,7 @@ export class KvEngine {
         const record = new RequestRecord(id, input.workspace, this.pool, (done, status) => this.#onTerminal(done, status));
         this.#requests.set(id, record);
 
-        const admission = admit(
-            input.promptTokens.length,
-            input.maxTokens,
-            this.guards.admission === false ? { limit: this.config.window, boundBy: "window" } : this.window
-        );
+        const admission = admit(input.promptTokens.length, input.maxTokens, this.policies.admission.limitOf(this.window));
         if (!admission.ok) {
             return this.#end(record, { kind: "rejected", error: admission.error });
         }
@@ -518,11 +499,14 @@ export class KvEngine {
             }
             const prefillStartedAt = performance.now();
             const toEvaluate = prompt.slice(numReused, -1);
-            // Refused by prefill.evaluate; a drill's sandbox without the guard hands over a stub instead.
-            const overflows = prefillSlot.numTokens + toEvaluate.length > prefill.sequenceCapacity;
             await prefill.evaluate(
                 prefillSlot,
-                overflows && this.guards.refusePrefillOverflow === false ? toEvaluate.slice(0, this.config.pageTokens) : toEvaluate
+                this.policies.prefillOverflow.tokensToEvaluate(
+                    toEvaluate,
+                    prefillSlot.numTokens,
+                    prefill.sequenceCapacity,
+                    this.config.pageTokens
+                )
             );
             timings.prefillMs = performance.now() - prefillStartedAt;
             this.#advance(record, { kind: "transferring" });

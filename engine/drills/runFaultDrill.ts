@@ -7,13 +7,15 @@ import { invariant } from "../core/invariant.js";
 import { KvaultError } from "../core/KvaultError.js";
 import type { EngineConfigInput } from "../EngineConfig.js";
 import type { PageManifest } from "../handoff/PageManifest.js";
-import { allHandoffChecks, type HandoffChecks } from "../handoff/verifyManifest.js";
-import { KvEngine, type EngineGuards, type KvEngineHooks } from "../KvEngine.js";
+import type { EnginePolicies } from "../EnginePolicies.js";
+import { KvEngine, type KvEngineHooks } from "../KvEngine.js";
 import { makeSyntheticModel } from "../model/makeSyntheticModel.js";
 import { SYNTHETIC_MODEL_VERSION } from "../model/syntheticModel.js";
 import type { LlamaRuntime } from "../runtime/LlamaRuntime.js";
 import { drillCatalog, isDrillId, type DrillId } from "./drillCatalog.js";
 import { A, B, VICTIM, countDifferentBytes, errorOf, victimRequest, type Scenario, type ScenarioOutcome } from "./drillScenario.js";
+import { forgetfulLeases, skippingScrubber, stubPrefillOverflow, windowOnlyAdmission } from "./leakyPolicies.js";
+import { leakyReader, type ReaderCheck } from "./leakyReader.js";
 import { transferScenarios } from "./transferScenarios.js";
 
 export class UnknownDrillError extends KvaultError {
@@ -32,20 +34,21 @@ const sandboxConfig: Omit<EngineConfigInput, "modelPath"> = {
     flashAttention: true
 };
 
-/** Guards as a drill switches them: any subset, over the engine's defaults (all on). */
-interface GuardSwitches extends Omit<EngineGuards, "handoff"> {
-    readonly handoff?: Partial<HandoffChecks>;
+/** Guards a drill switches off: leaky policies in place of the production ones, and the reader's checks switched off. */
+interface GuardsOff {
+    readonly policies?: Partial<Omit<EnginePolicies, "reader">>;
+    readonly readerChecksOff?: readonly ReaderCheck[];
 }
 
 /** The guard each drill switches off in its second run: with it off, the leak must be seen. */
-const guardsOff: Readonly<Record<DrillId, GuardSwitches>> = {
-    "foreign-manifest": { handoff: { ownership: false, pageCount: false } },
-    "flipped-byte": { handoff: { checksums: false } },
-    "skipped-scrub": { pool: { skipScrub: true } },
-    "late-write": { pool: { reuseWhileLeased: true, acceptStaleWrites: true } },
-    "undersized-prefill-pool": { admission: false },
-    "dropped-pages": { handoff: { pageCount: false } },
-    "replayed-completion": { handoff: { generations: false } }
+const guardsOff: Readonly<Record<DrillId, GuardsOff>> = {
+    "foreign-manifest": { readerChecksOff: ["ownership", "pageCount"] },
+    "flipped-byte": { readerChecksOff: ["checksums"] },
+    "skipped-scrub": { policies: { scrubber: skippingScrubber } },
+    "late-write": { policies: { leases: forgetfulLeases } },
+    "undersized-prefill-pool": { policies: { admission: windowOnlyAdmission } },
+    "dropped-pages": { readerChecksOff: ["pageCount"] },
+    "replayed-completion": { readerChecksOff: ["generations"] }
 };
 
 /**
@@ -54,33 +57,28 @@ const guardsOff: Readonly<Record<DrillId, GuardSwitches>> = {
  * them off in both runs the two runs differ in the drill's guard alone, so the guarded run shows
  * that guard holding by itself, and the unguarded one the leak it alone prevents.
  */
-const sandboxes: Partial<Record<DrillId, { readonly config?: Partial<EngineConfigInput>; readonly guards: GuardSwitches }>> = {
+const sandboxes: Partial<Record<DrillId, { readonly config?: Partial<EngineConfigInput>; readonly guardsOff: GuardsOff }>> = {
     // The 2026 incident's engine: a window above the prefill's capacity, a stub handed over for
     // what prefill cannot hold, no page count check, freed pages not zeroed.
     "undersized-prefill-pool": {
         config: { window: 512, prefillContextSize: 256, decodeContextSize: 512 },
-        guards: { refusePrefillOverflow: false, handoff: { pageCount: false }, pool: { skipScrub: true } }
+        guardsOff: { policies: { prefillOverflow: stubPrefillOverflow, scrubber: skippingScrubber }, readerChecksOff: ["pageCount"] }
     },
     // Freed pages not zeroed, as in the incident: pages never received then hold someone's KV, not zeros.
-    "dropped-pages": { guards: { pool: { skipScrub: true } } },
+    "dropped-pages": { guardsOff: { policies: { scrubber: skippingScrubber } } },
     // No request, workspace or per-page owner checks: the generation tag is all that tells a stale completion.
-    "replayed-completion": { guards: { handoff: { ownership: false } } }
+    "replayed-completion": { guardsOff: { readerChecksOff: ["ownership"] } }
 };
 
-function resolveGuards(...switches: (GuardSwitches | undefined)[]): EngineGuards | undefined {
-    const present = switches.filter((entry): entry is GuardSwitches => entry !== undefined);
-    if (present.length === 0) {
-        return undefined;
-    }
-    const merged = Object.assign({}, ...present) as GuardSwitches;
-    return {
-        ...merged,
-        handoff: Object.freeze({
-            ...allHandoffChecks,
-            ...(Object.assign({}, ...present.map((entry) => entry.handoff)) as Partial<HandoffChecks>)
-        }),
-        pool: Object.assign({}, ...present.map((entry) => entry.pool))
-    };
+/** The policies of a sandbox with every guard in `off` switched off, the production ones elsewhere. */
+function policiesWith(...off: (GuardsOff | undefined)[]): Partial<EnginePolicies> {
+    const present = off.filter((entry): entry is GuardsOff => entry !== undefined);
+    const readerChecksOff = present.flatMap((entry) => entry.readerChecksOff ?? []);
+    return Object.assign(
+        {},
+        ...present.map((entry) => entry.policies),
+        readerChecksOff.length === 0 ? {} : { reader: leakyReader(readerChecksOff) }
+    ) as Partial<EnginePolicies>;
 }
 
 /**
@@ -98,9 +96,9 @@ export async function runFaultDrill(id: string, runtime: LlamaRuntime): Promise<
     const startedAt = performance.now();
     const modelPath = drillModelPath();
     const sandbox = sandboxes[id];
-    const run = async (guards: EngineGuards | undefined): Promise<ScenarioOutcome> => {
+    const run = async (policies: Partial<EnginePolicies>): Promise<ScenarioOutcome> => {
         const hooks: KvEngineHooks = {};
-        const engine = await KvEngine.start({ modelPath, ...sandboxConfig, ...sandbox?.config }, { runtime, hooks, guards });
+        const engine = await KvEngine.start({ modelPath, ...sandboxConfig, ...sandbox?.config }, { runtime, hooks, policies });
         try {
             const prompt = (text: string, count: number): number[] => {
                 const tokens = engine.tokenize(text.repeat(Math.ceil(count / 4) + 1));
@@ -113,8 +111,8 @@ export async function runFaultDrill(id: string, runtime: LlamaRuntime): Promise<
             await engine.dispose();
         }
     };
-    const guarded = await run(resolveGuards(sandbox?.guards));
-    const unguarded = await run(resolveGuards(sandbox?.guards, guardsOff[id]));
+    const guarded = await run(policiesWith(sandbox?.guardsOff));
+    const unguarded = await run(policiesWith(sandbox?.guardsOff, guardsOff[id]));
     return {
         ...description,
         failureModes: [...description.failureModes],

@@ -13,18 +13,13 @@ import type { PageAccessRefusal, PageLeaseResult, ReleaseResult, SealResult, Ver
 import { PageState, isLiveState, pageStateName } from "./PageState.js";
 import { PageLedger, type PageOwner } from "./PageLedger.js";
 import type { PageHandle, Reservation, ReservationRef, ReserveRequest } from "./Reservation.js";
+import { drainingLeases, type LeasePolicy } from "./LeasePolicy.js";
+import { zeroingScrubber, type PageScrubber } from "./PageScrubber.js";
 
-/**
- * Guards of the pool that a fault drill may switch off, in its own sandboxed pool only, to show
- * the leak each one prevents (engine/drills/). A production pool never receives any.
- */
-export interface PoolFaults {
-    /** Free pages without zeroing them (failure mode 5). */
-    readonly skipScrub?: boolean;
-    /** Free released pages at once, though a transfer still holds a lease (failure modes 3, 4). */
-    readonly reuseWhileLeased?: boolean;
-    /** Apply a write through a lease whose page was released and reused (failure modes 3, 7). */
-    readonly acceptStaleWrites?: boolean;
+/** The rules a pool follows where a fault drill's sandbox may swap in a leaky one (engine/drills/). */
+export interface PagePoolPolicies {
+    readonly scrubber: PageScrubber;
+    readonly leases: LeasePolicy;
 }
 
 /**
@@ -43,11 +38,16 @@ export class PagePool {
     #nextGeneration = 1;
     #numActiveLeases = 0;
     #disposed = false;
-    readonly #faults: PoolFaults;
+    readonly #scrubber: PageScrubber;
+    readonly #leases: LeasePolicy;
 
-    /** Throws `PagePoolConfigError` for an unusable config, `ArenaAllocationError` when the host has no room. */
-    constructor(input: PagePoolConfigInput, faults: PoolFaults = {}) {
-        this.#faults = Object.freeze({ ...faults });
+    /**
+     * Throws `PagePoolConfigError` for an unusable config, `ArenaAllocationError` when the host has
+     * no room. `policies` are the production ones unless a fault drill's sandbox passes its own.
+     */
+    constructor(input: PagePoolConfigInput, policies: Partial<PagePoolPolicies> = {}) {
+        this.#scrubber = policies.scrubber ?? zeroingScrubber;
+        this.#leases = policies.leases ?? drainingLeases;
         const validated = validatePagePoolConfig(input);
         if (!validated.ok) {
             throw validated.error;
@@ -264,11 +264,6 @@ export class PagePool {
                     `${pageStateName(ledger.states[page] as number)} at generation ${ledger.generations[page]}`
             );
             ledger.setState(page, PageState.Quarantined);
-            if (this.#faults.reuseWhileLeased) {
-                // drill only: the leases are forgotten, not drained
-                ledger.writeLeased[page] = 0;
-                ledger.numReadLeases[page] = 0;
-            }
             if (this.#scrubIfDrained(page)) {
                 numPagesScrubbed++;
             }
@@ -374,21 +369,16 @@ export class PagePool {
         const ledger = this.#ledger;
         const page = lease.pageId;
         const state = ledger.states[page] as number;
-        if (
-            this.#faults.acceptStaleWrites &&
-            (state === PageState.Quarantined || state === PageState.Free || ledger.generations[page] !== lease.generation)
-        ) {
-            this.#arena.write(page, byteOffset, bytes); // drill only: the late write lands wherever the page is now
-            return { ok: true, numValidBytes: ledger.numValidBytes[page] as number };
-        }
-        if (state === PageState.Quarantined) {
-            this.#counters.staleWritesRefused++;
-            return { ok: false, error: new PageStateError("page_released", page, lease.generation, "write", "quarantined") };
+        if (state === PageState.Quarantined || state === PageState.Free || ledger.generations[page] !== lease.generation) {
+            const late = this.#leases.writeAfterRelease({ lease, byteOffset, bytes }, ledger, this.#arena);
+            if (!late.ok) {
+                this.#counters.staleWritesRefused++;
+            }
+            return late;
         }
         invariant(
-            (state === PageState.Reserved || state === PageState.Written) && ledger.generations[page] === lease.generation,
-            () =>
-                `write lease on page ${page} at generation ${lease.generation} finds it ${pageStateName(state)} at generation ${ledger.generations[page]}`
+            state === PageState.Reserved || state === PageState.Written,
+            () => `write lease on page ${page} at generation ${lease.generation} finds it ${pageStateName(state)}`
         );
         const { pageBytes } = this.config;
         const end = byteOffset + bytes.length;
@@ -436,16 +426,11 @@ export class PagePool {
         }
         const ledger = this.#ledger;
         const page = lease.pageId;
-        if (this.#faults.reuseWhileLeased && (ledger.generations[page] !== lease.generation || ledger.states[page] === PageState.Free)) {
-            this.#numActiveLeases--; // drill only: a lease its page was taken from
+        if (ledger.generations[page] !== lease.generation || ledger.states[page] === PageState.Free) {
+            this.#leases.endAfterReuse(lease, ledger); // a bug, unless a drill's leaky policy freed the page early
+            this.#numActiveLeases--;
             return;
         }
-        invariant(
-            ledger.generations[page] === lease.generation && ledger.states[page] !== PageState.Free,
-            () =>
-                `${lease.kind} lease on page ${page} at generation ${lease.generation} outlived its page ` +
-                `(${pageStateName(ledger.states[page] as number)} at generation ${ledger.generations[page]})`
-        );
         if (lease.kind === "write") {
             invariant(ledger.writeLeased[page] === 1, () => `write lease release on page ${page}, which has no writer`);
             ledger.writeLeased[page] = 0;
@@ -461,15 +446,13 @@ export class PagePool {
 
     /** Zeroes a quarantined page and frees it once no lease holds it; whether it did. */
     #scrubIfDrained(page: PageId): boolean {
-        const ledger = this.#ledger;
-        if (ledger.numReadLeases[page] !== 0 || ledger.writeLeased[page] !== 0) {
+        if (!this.#leases.drain(page, this.#ledger)) {
             return false;
         }
-        if (!this.#faults.skipScrub) {
-            this.#arena.scrub(page);
+        if (this.#scrubber.scrub(this.#arena, page)) {
             this.#counters.pagesScrubbed++;
         }
-        ledger.pushFree(page);
+        this.#ledger.pushFree(page);
         return true;
     }
 

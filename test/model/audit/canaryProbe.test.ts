@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CanaryProbeResult, CanaryReport } from "../../../contract/isolation.js";
 import { runCanaryProbe } from "../../../engine/canary/runCanaryProbe.js";
 import type { PageManifest } from "../../../engine/handoff/PageManifest.js";
-import { allHandoffChecks } from "../../../engine/handoff/verifyManifest.js";
+import { skippingScrubber } from "../../../engine/drills/leakyPolicies.js";
+import { leakyReader } from "../../../engine/drills/leakyReader.js";
 import { KvEngine, type KvEngineHooks } from "../../../engine/KvEngine.js";
 import { ChatRenderer } from "../../../engine/runtime/ChatRenderer.js";
 import { LlamaRuntime } from "../../../engine/runtime/LlamaRuntime.js";
@@ -145,7 +146,7 @@ describe("the canary probe has teeth: with a guard off in a sandbox, the KV prob
     }
 
     it("skipped scrub: B's pages come back holding A's rows past B's own positions", async () => {
-        const engine = await sandbox({ guards: { pool: { skipScrub: true } } });
+        const engine = await sandbox({ policies: { scrubber: skippingScrubber } });
         try {
             const report = await runCanaryProbe(engine, new ChatRenderer(engine.model));
             expect(report.passed).toBe(false);
@@ -180,7 +181,7 @@ describe("the canary probe has teeth: with a guard off in a sandbox, the KV prob
 
     it("foreign manifest, ownership and page-count checks off: B's decode is handed A's pages and the probe sees A's KV in them", async () => {
         const engine: KvEngine = await sandbox(
-            { hooks: foreignManifest(() => engine), guards: { handoff: { ...allHandoffChecks, ownership: false, pageCount: false } } },
+            { hooks: foreignManifest(() => engine), policies: { reader: leakyReader(["ownership", "pageCount"]) } },
             { numDecodeSequences: 1 }
         );
         try {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { PagePool } from "../../../engine/pages/PagePool.js";
+import { skippingScrubber } from "../../../engine/drills/leakyPolicies.js";
 import { alice, expectNoLeaks, makePool, pattern, req, writeAndSeal, writeThrough } from "./pagePoolFixtures.js";
 
 // The byte scans run in slices that yield to the event loop (scanPoolBytes), so the pool can
@@ -9,7 +10,7 @@ import { alice, expectNoLeaks, makePool, pattern, req, writeAndSeal, writeThroug
 describe("the sliced byte scan", () => {
     it("finds a dirty free page in a pool of more than 256 MiB, in many short slices", async () => {
         // 65,536 pages of 4,160 bytes: 260 MiB, past the size whose audits used to skip the byte scans.
-        const pool = new PagePool({ numPages: 65_536, pageTokens: 16, pageBytes: 4_160 }, { skipScrub: true });
+        const pool = new PagePool({ numPages: 65_536, pageTokens: 16, pageBytes: 4_160 }, { scrubber: skippingScrubber });
         try {
             const reservation = pool.reserve({ workspace: alice, request: req("a"), numPages: 2, firstToken: 0 });
             for (const handle of reservation.pages) {

@@ -54,8 +54,14 @@ export class FairQueue<E extends QueueEntry> {
         if (entry === undefined || busyWorkspaces.has(entry.workspace)) {
             return undefined;
         }
-        this.remove(entry);
-        this.#lastServed.set(entry.workspace, this.#numGrants++);
+        this.grant(entry);
         return entry;
+    }
+
+    /** Takes `entry` out of the queue as served now: its workspace goes to the back of the round. */
+    grant(entry: E): void {
+        if (this.remove(entry)) {
+            this.#lastServed.set(entry.workspace, this.#numGrants++);
+        }
     }
 }

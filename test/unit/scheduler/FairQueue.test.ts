@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { workspaceId } from "../../../engine/core/ids.js";
-import { FairQueue, type QueueEntry } from "../../../engine/workspace/FairQueue.js";
+import { FairQueue, type QueueEntry } from "../../../engine/scheduler/FairQueue.js";
 
 const entry = (workspace: string, arrival: number): QueueEntry => ({ workspace: workspaceId(workspace), arrival });
 
