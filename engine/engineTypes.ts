@@ -1,4 +1,4 @@
-import type { RequestId, WorkspaceId } from "./core/ids.js";
+import type { PageHolder, RequestId, TurnId, WorkspaceId } from "./core/ids.js";
 import type { EngineMode } from "./EngineConfig.js";
 import type { PageManifest } from "./handoff/PageManifest.js";
 import type { PagePool } from "./pages/PagePool.js";
@@ -11,6 +11,8 @@ import type { SamplingOptions, TokenProbabilities } from "./runtime/SequenceSlot
 
 export interface GenerateRequest {
     readonly workspace: WorkspaceId;
+    /** The host's turn this request serves, if a host sent it: kept with the request for replay by turn. */
+    readonly turn?: TurnId;
     readonly promptTokens: readonly number[];
     readonly maxTokens: number;
     readonly sampling?: SamplingOptions;
@@ -65,6 +67,24 @@ export interface ModeReport {
     readonly reason?: string;
 }
 
+/** The engine's counters, all from zero. */
+export function createEngineCounters(): EngineCounters {
+    return {
+        finished: 0,
+        rejected: 0,
+        cancelled: 0,
+        failed: 0,
+        integrityFailures: 0,
+        swapOuts: 0,
+        swapIns: 0,
+        swapDrops: 0,
+        generatedTokens: 0,
+        evaluatedPromptTokens: 0,
+        reusedPromptTokens: 0,
+        staleCompletionsIgnored: 0
+    };
+}
+
 export interface EngineCounters {
     finished: number;
     rejected: number;
@@ -88,7 +108,7 @@ export interface EngineCounters {
  */
 export interface KvEngineHooks {
     /** Called after the write leases are taken and before the bytes are written: a slow transport. */
-    beforeTransferWrite?(request: RequestId): Promise<void>;
+    beforeTransferWrite?(holder: PageHolder): Promise<void>;
     /** Called with the manifest as prefill sealed it; what it returns is what decode receives. */
     afterSeal?(manifest: PageManifest, pool: PagePool): PageManifest | void;
     /** After a handed-off state was loaded into its target sequence, with the tokens it holds now. */

@@ -1,4 +1,4 @@
-import type { RequestId } from "../core/ids.js";
+import type { PageHolder, RequestId } from "../core/ids.js";
 import type { PagePool } from "../pages/PagePool.js";
 import type { AuditViolation, PagePoolAuditResult } from "../pages/PagePoolAudit.js";
 import { PageState } from "../pages/PageState.js";
@@ -39,7 +39,7 @@ export function auditEngine(view: EngineAuditView, options: EngineAuditOptions =
     const pool = view.pool.audit({ scanFreePages: options.scanFreePages ?? true, verifySealedPages: options.verifySealedPages ?? true });
     const violations: AuditViolation[] = [];
 
-    const owners = new Map<RequestId, number>(); // request → generation, from live requests and swapped workspaces
+    const owners = new Map<PageHolder, number>(); // holder → generation, from live requests and swapped workspaces
     for (const [request, { generation }] of view.liveRequests) {
         if (generation !== undefined) {
             owners.set(request, generation);
@@ -58,7 +58,7 @@ export function auditEngine(view: EngineAuditView, options: EngineAuditOptions =
             }
             sequences.set(residency.slot.index, workspace.id);
         } else if (residency.kind === "swapped") {
-            owners.set(residency.reservation.request, residency.reservation.generation);
+            owners.set(residency.reservation.holder, residency.reservation.generation);
             residency.manifest.pages.forEach((page, index) => {
                 const info = view.pool.pageInfo(page);
                 if (
@@ -89,19 +89,19 @@ export function auditEngine(view: EngineAuditView, options: EngineAuditOptions =
     }
 
     const numPages = view.pool.config.numPages;
-    view.pool.forEachOwnedPage((page, state, request, pageGeneration) => {
-        const generation = owners.get(request);
+    view.pool.forEachOwnedPage((page, state, holder, pageGeneration) => {
+        const generation = owners.get(holder);
         if (generation === undefined) {
             violations.push({
                 invariant: "I4",
                 pageId: page,
-                message: `page ${page} is ${state === PageState.Sealed ? "sealed" : "owned"} by ${request}, which is neither running nor a swapped workspace`
+                message: `page ${page} is ${state === PageState.Sealed ? "sealed" : "owned"} by ${holder}, which is neither running nor a swapped workspace`
             });
         } else if (generation !== pageGeneration) {
             violations.push({
                 invariant: "I5",
                 pageId: page,
-                message: `page ${page} is at generation ${pageGeneration}; its owner ${request} holds generation ${generation}`
+                message: `page ${page} is at generation ${pageGeneration}; its owner ${holder} holds generation ${generation}`
             });
         }
     });

@@ -3,7 +3,6 @@ import { workspaceId, type WorkspaceId } from "../core/ids.js";
 import { KvaultError } from "../core/KvaultError.js";
 import type { KvEngine } from "../KvEngine.js";
 import type { ChatRenderer } from "../runtime/ChatRenderer.js";
-import { LlamaRoleContext } from "../runtime/LlamaRoleContext.js";
 import type { TokenProbabilities } from "../runtime/SequenceSlot.js";
 import { canaryWorkspaceId, randomMarker } from "./canaryMarkers.js";
 import { A_MAX_TOKENS, buildCanaryPrompts, CUE_MAX_TOKENS, RECALL_MAX_TOKENS } from "./canaryPrompts.js";
@@ -87,7 +86,7 @@ async function runOnce(engine: KvEngine, renderer: ChatRenderer, options: Canary
             received.pages.forEach((page, index) =>
                 receivedByB.push({
                     page,
-                    request: sealed.request,
+                    request: sealed.holder,
                     probe: numProbe,
                     checksum: received.checksums[index] ?? 0n,
                     slots: pageFingerprints(pool.inspectRawPage(page), engine.layout, pageTokens)
@@ -206,17 +205,7 @@ async function freshProbabilities(engine: KvEngine, prompt: readonly number[], n
     if (numSteps === 0) {
         return steps;
     }
-    const context = await LlamaRoleContext.create(
-        engine.model,
-        {
-            role: "unified",
-            contextSize: prompt.length + numSteps + 1,
-            numSequences: 1,
-            flashAttention: engine.config.flashAttention,
-            threads: engine.config.threads
-        },
-        engine.stateDirectory
-    );
+    const context = await engine.freshContext(prompt.length + numSteps + 1);
     try {
         const slot = context.acquireSequence()!;
         for await (const _token of slot.generate(

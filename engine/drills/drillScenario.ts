@@ -1,4 +1,4 @@
-import { workspaceId, type PageId, type RequestId } from "../core/ids.js";
+import { workspaceId, type PageHolder, type PageId } from "../core/ids.js";
 import { KvaultError } from "../core/KvaultError.js";
 import { layerOffsetInPage, type KvLayout } from "../codec/KvLayout.js";
 import type { ParsedSequenceState } from "../codec/parseSequenceState.js";
@@ -76,11 +76,11 @@ export async function fillPagesWithA(engine: KvEngine, hooks: KvEngineHooks, tok
     return bytesOfA;
 }
 
-/** The pages a request holds now, written or not, in token order. */
-export function pagesReservedBy(pool: PagePool, request: RequestId): PageId[] {
+/** The pages a holder holds now, written or not, in token order. */
+export function pagesReservedBy(pool: PagePool, holder: PageHolder): PageId[] {
     const pages: PageId[] = [];
     pool.forEachOwnedPage((page, _state, owner) => {
-        if (owner === request) {
+        if (owner === holder) {
             pages.push(page);
         }
     });

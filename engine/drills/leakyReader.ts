@@ -31,7 +31,7 @@ export type ReaderCheck =
     | "pageCount"
     | "checksums"
     /**
-     * Completions and pages are named by (request, generation). Off, a reader takes the first
+     * Completions and pages are named by (holder, generation). Off, a reader takes the first
      * completion delivered to it and names pages by their id alone, whatever generation they are at now.
      */
     | "generations";
@@ -74,8 +74,7 @@ export function leakyReader(off: readonly ReaderCheck[]): TransferReader {
             if (on("ownership")) {
                 invariant(
                     manifest.tokens.every((token, index) => token === expected.tokens[index]),
-                    () =>
-                        `the verified manifest of request ${expected.request} lists other tokens than the ${expected.tokens.length} expected`
+                    () => `the verified manifest of ${expected.holder} lists other tokens than the ${expected.tokens.length} expected`
                 );
             }
             leaseManifestPages(manifest, (page) => generationOf(manifest, page, pool), pool, leases);

@@ -266,7 +266,7 @@ const scenarios: Readonly<Record<DrillId, Scenario>> = {
             // The victim's transfer: pages reserved and written at once with its own bytes.
             const reservation = engine.pool.reserve({
                 workspace: VICTIM,
-                request: toRequestId("drill-victim-transfer"),
+                holder: toRequestId("drill-victim-transfer"),
                 numPages: 3,
                 firstToken: 0
             });

@@ -43,7 +43,7 @@ async function shortHandoff(
     let numReceived = 0;
     hooks.afterSeal = (manifest, pool) => {
         if (manifest.workspace === VICTIM) {
-            reserved = pagesReservedBy(pool, manifest.request);
+            reserved = pagesReservedBy(pool, manifest.holder);
             numReceived = manifest.pages.length;
         }
         return manifest;
@@ -174,7 +174,7 @@ export const transferScenarios: Readonly<Record<"undersized-prefill-pool" | "dro
             const ignored = new StaleCompletionIgnoredError(stale, own);
             error = {
                 code: ignored.code,
-                message: `${ignored.message} The victim was served from its own pages; page ${page} is still ${now.request}'s at generation ${now.generation}.`
+                message: `${ignored.message} The victim was served from its own pages; page ${page} is still ${now.holder}'s at generation ${now.generation}.`
             };
         }
         const numOfA = loaded === undefined ? 0 : stale.tokens.filter((token, index) => loaded![index] === token).length;
@@ -184,8 +184,8 @@ export const transferScenarios: Readonly<Record<"undersized-prefill-pool" | "dro
             error,
             leak: !leaked
                 ? ""
-                : `Workspace A's completion for page ${page} (request ${stale.request}, generation ${stale.generation}) reached the victim's reader after the page ` +
-                  `was released and reserved again by ${now.request} of ${now.workspace} at generation ${now.generation}. Taken by its handle alone, it was applied: ` +
+                : `Workspace A's completion for page ${page} (request ${stale.holder}, generation ${stale.generation}) reached the victim's reader after the page ` +
+                  `was released and reserved again by ${now.holder} of ${now.workspace} at generation ${now.generation}. Taken by its handle alone, it was applied: ` +
                   `the victim's decode sequence loaded ${numOfA} tokens of A's KV instead of its own, and answered ${answer.length} tokens over it. ` +
                   "The page's checksum still matched (the same bytes under a new owner): only the generation tag could tell the completion was stale."
         };

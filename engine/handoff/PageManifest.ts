@@ -1,8 +1,9 @@
-import type { PageId, RequestId, WorkspaceId } from "../core/ids.js";
+import type { PageHolder, PageId, WorkspaceId } from "../core/ids.js";
 
 /** What travels from prefill to decode with the pages (ARCHITECTURE.md, handoff step 3). */
 export interface PageManifest {
-    readonly request: RequestId;
+    /** The request whose handoff, or the swap-out whose KV, the pages carry. */
+    readonly holder: PageHolder;
     readonly workspace: WorkspaceId;
     readonly generation: number;
     /** In token order: `pages[i]` holds positions `[i·pageTokens, min((i+1)·pageTokens, numTokens))`. */

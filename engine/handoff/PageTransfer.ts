@@ -1,4 +1,4 @@
-import type { RequestId } from "../core/ids.js";
+import type { PageHolder, RequestId } from "../core/ids.js";
 import { invariant } from "../core/invariant.js";
 import type { KvLayout } from "../codec/KvLayout.js";
 import type { ParsedSequenceState } from "../codec/parseSequenceState.js";
@@ -11,7 +11,7 @@ import { verifyingReader, type ReadExpectation, type TransferReader } from "./Tr
 
 export interface PageTransferHooks {
     /** After the write leases are taken, before the bytes are written: a slow transport. */
-    beforeTransferWrite?(request: RequestId): Promise<void>;
+    beforeTransferWrite?(holder: PageHolder): Promise<void>;
     /** The manifest as sealed; what it returns is what the reader receives. */
     afterSeal?(manifest: PageManifest, pool: PagePool): PageManifest | void;
     /** After a verified state was loaded into its target sequence, with the tokens it holds now. */
@@ -82,7 +82,7 @@ export class PageTransfer {
                 }
                 writeLeases.push(leased.lease);
             }
-            await this.hooks.beforeTransferWrite?.(reservation.request);
+            await this.hooks.beforeTransferWrite?.(reservation.holder);
             scatterStateToPages(state, leaseWriter(writeLeases, numStatePages), pageTokens);
         } finally {
             for (const lease of writeLeases) {
@@ -97,7 +97,7 @@ export class PageTransfer {
             return sealed.checksum;
         });
         const manifest: PageManifest = {
-            request: reservation.request,
+            holder: reservation.holder,
             workspace: reservation.workspace,
             generation: reservation.generation,
             pages: delivered.map((handle) => handle.pageId),
@@ -129,7 +129,7 @@ export class PageTransfer {
         const integrityError = this.reader.verify(
             manifest,
             {
-                request: expected.request,
+                holder: expected.holder,
                 workspace: expected.workspace,
                 generation: expected.generation,
                 layoutFingerprint: this.layoutFingerprint,

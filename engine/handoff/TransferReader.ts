@@ -1,5 +1,5 @@
 import type { PageBlockAccess } from "../codec/statePages.js";
-import type { PageId, RequestId, WorkspaceId } from "../core/ids.js";
+import type { PageHolder, PageId, WorkspaceId } from "../core/ids.js";
 import { invariant } from "../core/invariant.js";
 import type { PageReadLease } from "../pages/PageLease.js";
 import type { PagePool } from "../pages/PagePool.js";
@@ -8,9 +8,9 @@ import type { HandoffIntegrityError } from "./integrityErrors.js";
 import type { PageManifest } from "./PageManifest.js";
 import { verifyManifest, type ManifestExpectation } from "./verifyManifest.js";
 
-/** What the reader of a transfer expects: its own request, workspace and generation, and the tokens it reserved for. */
+/** What the reader of a transfer expects: its own holder, workspace and generation, and the tokens it reserved for. */
 export interface ReadExpectation {
-    readonly request: RequestId;
+    readonly holder: PageHolder;
     readonly workspace: WorkspaceId;
     readonly generation: number;
     readonly tokens: readonly number[];
@@ -46,14 +46,14 @@ export interface TransferReader {
 }
 
 /**
- * Completions and pages are named by (request, generation): a reader takes the first completion
+ * Completions and pages are named by (holder, generation): a reader takes the first completion
  * tagged with its own, verifies all of it (`verifyManifest`), and reads each page at the
  * manifest's generation, its leases refusing any page reused since.
  */
 export const verifyingReader: TransferReader = Object.freeze({
     take(arrivals: readonly PageManifest[], own: ReservationRef): number {
         // When none carries its tag, the last goes on to verification, which refuses it with its integrity error.
-        const index = arrivals.findIndex((arrival) => arrival.request === own.request && arrival.generation === own.generation);
+        const index = arrivals.findIndex((arrival) => arrival.holder === own.holder && arrival.generation === own.generation);
         return index < 0 ? arrivals.length - 1 : index;
     },
 
@@ -62,7 +62,7 @@ export const verifyingReader: TransferReader = Object.freeze({
     assemblyOf(manifest: PageManifest, expected: ReadExpectation, pool: PagePool, leases: PageReadLease[]): Assembly {
         invariant(
             manifest.tokens.every((token, index) => token === expected.tokens[index]),
-            () => `the verified manifest of request ${expected.request} lists other tokens than the ${expected.tokens.length} expected`
+            () => `the verified manifest of ${expected.holder} lists other tokens than the ${expected.tokens.length} expected`
         );
         leaseManifestPages(manifest, () => manifest.generation, pool, leases);
         return { tokens: manifest.tokens, pages: leaseReader(leases) };

@@ -1,7 +1,7 @@
 import type { PagePool } from "../pages/PagePool.js";
 import { PageState, pageStateName } from "../pages/PageState.js";
 import { numPagesFor } from "../codec/statePages.js";
-import type { PageId, RequestId, WorkspaceId } from "../core/ids.js";
+import type { PageHolder, PageId, WorkspaceId } from "../core/ids.js";
 import {
     LayoutFingerprintMismatchError,
     PageChecksumMismatchError,
@@ -13,7 +13,7 @@ import {
 import type { PageManifest } from "./PageManifest.js";
 
 export interface ManifestExpectation {
-    readonly request: RequestId;
+    readonly holder: PageHolder;
     readonly workspace: WorkspaceId;
     readonly generation: number;
     readonly layoutFingerprint: string;
@@ -23,14 +23,14 @@ export interface ManifestExpectation {
 // Decode's checks, one function each, every one returning its failure as a value. `verifyManifest`
 // runs them all; a fault drill's leaky reader (engine/drills/) runs all but the one it switches off.
 
-/** The manifest names the reader's own request, workspace and generation. */
+/** The manifest names the reader's own holder (request or swap-out), workspace and generation. */
 export function checkIdentity(manifest: PageManifest, expected: ManifestExpectation): HandoffIntegrityError | undefined {
-    if (manifest.request === expected.request && manifest.workspace === expected.workspace && manifest.generation === expected.generation) {
+    if (manifest.holder === expected.holder && manifest.workspace === expected.workspace && manifest.generation === expected.generation) {
         return undefined;
     }
     return new PageOwnerMismatchError(
-        `the manifest is for request ${manifest.request} (workspace ${manifest.workspace}) at generation ${manifest.generation}; ` +
-            `decode expected request ${expected.request} (workspace ${expected.workspace}) at generation ${expected.generation}`
+        `the manifest is for ${manifest.holder} (workspace ${manifest.workspace}) at generation ${manifest.generation}; ` +
+            `decode expected ${expected.holder} (workspace ${expected.workspace}) at generation ${expected.generation}`
     );
 }
 
@@ -63,7 +63,7 @@ export function checkPageCount(
     );
 }
 
-/** Page `index` of the manifest is sealed by the reader's request at its generation and holds the next positions. */
+/** Page `index` of the manifest is sealed by the reader's holder at its generation and holds the next positions. */
 export function checkPageOwner(
     manifest: PageManifest,
     index: number,
@@ -76,13 +76,13 @@ export function checkPageOwner(
     const info = pool.pageInfo(page);
     if (
         info.state !== PageState.Sealed ||
-        info.request !== expected.request ||
+        info.holder !== expected.holder ||
         info.workspace !== expected.workspace ||
         info.generation !== expected.generation
     ) {
         return new PageOwnerMismatchError(
-            `page ${page} (${index + 1} of ${numPages}) is ${pageStateName(info.state)} for request ${info.request ?? "none"} ` +
-                `at generation ${info.generation}; expected sealed for request ${expected.request} at generation ${expected.generation}`
+            `page ${page} (${index + 1} of ${numPages}) is ${pageStateName(info.state)} for ${info.holder ?? "no one"} ` +
+                `at generation ${info.generation}; expected sealed for ${expected.holder} at generation ${expected.generation}`
         );
     }
     const start = index * pageTokens;
@@ -115,8 +115,8 @@ export function checkPageChecksum(
 
 /**
  * Decode's checks before it assembles anything (docs/ARCHITECTURE.md, handoff step 4): the manifest is
- * for this request at this generation, the page count is ⌈tokens / pageTokens⌉, every page is sealed
- * by this request at this generation and holds the next positions, and every checksum recomputes
+ * for this holder at this generation, the page count is ⌈tokens / pageTokens⌉, every page is sealed
+ * by this holder at this generation and holds the next positions, and every checksum recomputes
  * equal. Returns the first failure as a value.
  */
 export function verifyManifest(manifest: PageManifest, expected: ManifestExpectation, pool: PagePool): HandoffIntegrityError | undefined {

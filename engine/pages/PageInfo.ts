@@ -1,4 +1,4 @@
-import type { PageId, RequestId, WorkspaceId } from "../core/ids.js";
+import type { PageId, PageHolder, WorkspaceId } from "../core/ids.js";
 import { PageState } from "./PageState.js";
 import type { PageLedger } from "./PageLedger.js";
 
@@ -9,7 +9,7 @@ export interface PageInfo {
     readonly generation: number;
     /** Present while the page is owned (reserved, written, sealed, quarantined). */
     readonly workspace?: WorkspaceId;
-    readonly request?: RequestId;
+    readonly holder?: PageHolder;
     /** Token positions the page holds, `[tokenStart, tokenEnd)`; both 0 on a free page. */
     readonly tokenStart: number;
     readonly tokenEnd: number;
@@ -27,7 +27,7 @@ export function pageInfoOf(ledger: PageLedger, pageId: PageId): PageInfo {
         pageId,
         state,
         generation: ledger.generations[pageId] as number,
-        ...(owner === undefined ? {} : { workspace: owner.workspace, request: owner.request }),
+        ...(owner === undefined ? {} : { workspace: owner.workspace, holder: owner.holder }),
         tokenStart: ledger.tokenStarts[pageId] as number,
         tokenEnd: ledger.tokenEnds[pageId] as number,
         numValidBytes: ledger.numValidBytes[pageId] as number,

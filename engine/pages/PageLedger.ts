@@ -1,11 +1,11 @@
-import { pageId as toPageId, type PageId, type RequestId, type WorkspaceId } from "../core/ids.js";
+import { pageId as toPageId, type PageHolder, type PageId, type WorkspaceId } from "../core/ids.js";
 import { invariant } from "../core/invariant.js";
 import { NUM_PAGE_STATES, PageState, pageStateName } from "./PageState.js";
 
 /** The pool's record of a reservation; every page it owns points to it, until that page is scrubbed. */
 export interface PageOwner {
     readonly workspace: WorkspaceId;
-    readonly request: RequestId;
+    readonly holder: PageHolder;
     readonly generation: number;
     readonly pages: readonly PageId[];
     /** Set once by `release()`; the owner's pages stay quarantined under it until their leases drain. */
@@ -68,7 +68,7 @@ export class PageLedger {
 
     /** Takes the top free page for `owner`, holding token positions `[tokenStart, tokenEnd)`. */
     takeFree(owner: PageOwner, tokenStart: number, tokenEnd: number): PageId {
-        invariant(this.numFree > 0, () => `request ${owner.request} takes a page from an empty free list (${this.numPages} pages)`);
+        invariant(this.numFree > 0, () => `${owner.holder} takes a page from an empty free list (${this.numPages} pages)`);
         this.numFree--;
         const page = toPageId(this.freeStack[this.numFree] as number);
         invariant(

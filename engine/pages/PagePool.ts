@@ -1,4 +1,4 @@
-import type { PageId, RequestId } from "../core/ids.js";
+import type { PageHolder, PageId } from "../core/ids.js";
 import { invariant } from "../core/invariant.js";
 import { PageArena } from "./PageArena.js";
 import { ChecksumMismatchError, DisposedError, DoubleReleaseError, PageStateError, StaleGenerationError } from "./pageErrors.js";
@@ -23,7 +23,7 @@ export interface PagePoolPolicies {
 }
 
 /**
- * The host KV page pool: one arena of `numPages × pageBytes` bytes, handed out to requests in
+ * The host KV page pool: one arena of `numPages × pageBytes` bytes, handed out to holders in
  * pages and taken back only after every lease drains and the page is zeroed
  * (ARCHITECTURE.md, Page lifecycle). Single-threaded: every method runs to completion, so a
  * page is never scrubbed in the middle of a read or write.
@@ -32,7 +32,7 @@ export class PagePool {
     readonly config: Readonly<PagePoolConfig>;
     readonly #ledger: PageLedger;
     readonly #arena: PageArena;
-    readonly #reservations = new Map<RequestId, PageOwner>();
+    readonly #reservations = new Map<PageHolder, PageOwner>();
     readonly #counters = createPagePoolCounters();
     readonly #leaseHost: PageLeaseHost;
     #nextGeneration = 1;
@@ -40,6 +40,7 @@ export class PagePool {
     #disposed = false;
     readonly #scrubber: PageScrubber;
     readonly #leases: LeasePolicy;
+    readonly #freedWatchers = new Set<() => void>();
 
     /**
      * Throws `PagePoolConfigError` for an unusable config, `ArenaAllocationError` when the host has
@@ -87,6 +88,16 @@ export class PagePool {
         return this.#disposed;
     }
 
+    /**
+     * Calls `watcher` at the end of every pool call in which pages came free (a release, or the last
+     * lease on a quarantined page ending): how waits for pages are woken, without polling. It runs
+     * inside that call, so it must only note the change. Returns the unsubscribe.
+     */
+    watchFreedPages(watcher: () => void): () => void {
+        this.#freedWatchers.add(watcher);
+        return () => void this.#freedWatchers.delete(watcher);
+    }
+
     /** Whether `reserve()` of `numPages` would succeed now. No side effect (STYLE.md 5). */
     canReserve(numPages: number): boolean {
         this.#assertAlive("ask for pages");
@@ -95,47 +106,46 @@ export class PagePool {
     }
 
     /**
-     * Takes `numPages` free pages for one request, all at one new generation, or throws having
+     * Takes `numPages` free pages for one holder, all at one new generation, or throws having
      * taken none. Admission asked `canReserve()` first, so a shortage here is a bug.
-     * A request holds at most one reservation at a time.
+     * A holder holds at most one reservation at a time.
      */
     reserve(request: ReserveRequest): Reservation {
         this.#assertAlive("reserve pages");
         const { numPages, firstToken } = request;
         const { pageTokens } = this.config;
-        invariant(Number.isSafeInteger(numPages) && numPages >= 1, () => `reserve of ${numPages} pages for request ${request.request}`);
+        invariant(Number.isSafeInteger(numPages) && numPages >= 1, () => `reserve of ${numPages} pages for ${request.holder}`);
         invariant(
             Number.isSafeInteger(firstToken) && firstToken >= 0 && Number.isSafeInteger(firstToken + numPages * pageTokens),
-            () => `reserve for request ${request.request} from token ${firstToken} over ${numPages} pages of ${pageTokens} tokens`
+            () => `reserve for ${request.holder} from token ${firstToken} over ${numPages} pages of ${pageTokens} tokens`
         );
         invariant(
             numPages <= this.#ledger.numFree,
             () =>
-                `reserve of ${numPages} pages for request ${request.request} with ${this.#ledger.numFree} free: ` +
+                `reserve of ${numPages} pages for ${request.holder} with ${this.#ledger.numFree} free: ` +
                 "admission must ask canReserve first"
         );
-        const held = this.#reservations.get(request.request);
+        const held = this.#reservations.get(request.holder);
         invariant(
             held === undefined,
-            () =>
-                `request ${request.request} reserves ${numPages} pages while holding ${held?.pages.length} at generation ${held?.generation}`
+            () => `${request.holder} reserves ${numPages} pages while holding ${held?.pages.length} at generation ${held?.generation}`
         );
 
         const generation = this.#nextGeneration++;
         const pages: PageId[] = [];
-        const owner: PageOwner = { workspace: request.workspace, request: request.request, generation, pages, released: false };
+        const owner: PageOwner = { workspace: request.workspace, holder: request.holder, generation, pages, released: false };
         const ledger = this.#ledger;
         for (let index = 0; index < numPages; index++) {
             pages.push(ledger.takeFree(owner, firstToken + index * pageTokens, firstToken + (index + 1) * pageTokens));
         }
-        this.#reservations.set(request.request, owner);
+        this.#reservations.set(request.holder, owner);
         this.#counters.numReservations++;
         this.#counters.numPagesReserved += numPages;
 
         const handles: PageHandle[] = pages.map((page) => Object.freeze({ pageId: page, generation }));
         return Object.freeze({
             workspace: request.workspace,
-            request: request.request,
+            holder: request.holder,
             generation,
             firstToken,
             pages: Object.freeze(handles)
@@ -241,16 +251,16 @@ export class PagePool {
     /**
      * Ends a reservation: its pages are quarantined, and each is zeroed and freed as soon as no
      * lease holds it (in this call if none does). A second release of the same reservation, or of
-     * an older one of the same request, is counted and refused, changing nothing (failure mode 15).
+     * an older one of the same holder, is counted and refused, changing nothing (failure mode 15).
      */
     release(reservation: ReservationRef): ReleaseResult {
         this.#assertAlive("release pages");
-        const owner = this.#reservations.get(reservation.request);
+        const owner = this.#reservations.get(reservation.holder);
         if (owner === undefined || owner.generation !== reservation.generation) {
             this.#counters.doubleReleasesDetected++;
-            return { ok: false, error: new DoubleReleaseError(reservation.request, reservation.generation, owner?.generation) };
+            return { ok: false, error: new DoubleReleaseError(reservation.holder, reservation.generation, owner?.generation) };
         }
-        this.#reservations.delete(reservation.request);
+        this.#reservations.delete(reservation.holder);
         owner.released = true;
         this.#counters.numReleases++;
 
@@ -260,13 +270,16 @@ export class PagePool {
             invariant(
                 ledger.owners[page] === owner && isLiveState(ledger.states[page] as number),
                 () =>
-                    `release of request ${owner.request} at generation ${owner.generation} finds page ${page} ` +
+                    `release of ${owner.holder} at generation ${owner.generation} finds page ${page} ` +
                     `${pageStateName(ledger.states[page] as number)} at generation ${ledger.generations[page]}`
             );
             ledger.setState(page, PageState.Quarantined);
             if (this.#scrubIfDrained(page)) {
                 numPagesScrubbed++;
             }
+        }
+        if (numPagesScrubbed > 0) {
+            this.#notifyFreed();
         }
         return { ok: true, numPagesScrubbed, numPagesQuarantined: owner.pages.length - numPagesScrubbed };
     }
@@ -289,7 +302,7 @@ export class PagePool {
      * Calls `visit` for every page that has an owner (reserved, written or sealed), skipping free
      * and quarantined ones in one typed-array read each: the engine audit's O(numPages) pass.
      */
-    forEachOwnedPage(visit: (pageId: PageId, state: PageState, request: RequestId, generation: number) => void): void {
+    forEachOwnedPage(visit: (pageId: PageId, state: PageState, holder: PageHolder, generation: number) => void): void {
         this.#assertAlive("walk the pages");
         const ledger = this.#ledger;
         for (let page = 0; page < this.config.numPages; page++) {
@@ -299,12 +312,12 @@ export class PagePool {
             }
             const owner = ledger.owners[page];
             if (owner !== undefined) {
-                visit(page as PageId, state, owner.request, ledger.generations[page] as number);
+                visit(page as PageId, state, owner.holder, ledger.generations[page] as number);
             }
         }
     }
 
-    /** Fault drills only: every byte of a page, past its valid length too, to look for another request's data. */
+    /** Fault drills only: every byte of a page, past its valid length too, to look for another holder's data. */
     inspectRawPage(pageId: PageId): Uint8Array {
         this.#assertAlive("inspect a page");
         this.#assertPageId(pageId);
@@ -439,8 +452,8 @@ export class PagePool {
             ledger.numReadLeases[page] = (ledger.numReadLeases[page] as number) - 1;
         }
         this.#numActiveLeases--;
-        if (ledger.states[page] === PageState.Quarantined) {
-            this.#scrubIfDrained(page);
+        if (ledger.states[page] === PageState.Quarantined && this.#scrubIfDrained(page)) {
+            this.#notifyFreed();
         }
     }
 
@@ -454,6 +467,12 @@ export class PagePool {
         }
         this.#ledger.pushFree(page);
         return true;
+    }
+
+    #notifyFreed(): void {
+        for (const watcher of this.#freedWatchers) {
+            watcher();
+        }
     }
 
     /** Why a claim `(pageId, generation)` no longer holds, if it does not. */

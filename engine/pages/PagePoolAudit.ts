@@ -1,4 +1,4 @@
-import { pageId as toPageId, type PageId, type RequestId } from "../core/ids.js";
+import { pageId as toPageId, type PageId, type PageHolder } from "../core/ids.js";
 import { invariant } from "../core/invariant.js";
 import type { PageArena } from "./PageArena.js";
 import { NUM_PAGE_STATES, PageState, isLiveState, pageStateName } from "./PageState.js";
@@ -36,7 +36,7 @@ export interface PagePoolAuditView {
     readonly arena: PageArena;
     readonly pageTokens: number;
     readonly pageBytes: number;
-    readonly reservations: ReadonlyMap<RequestId, PageOwner>;
+    readonly reservations: ReadonlyMap<PageHolder, PageOwner>;
     /** The generation the next reservation will get; every page's generation is below it. */
     readonly nextGeneration: number;
     readonly numActiveLeases: number;
@@ -89,7 +89,7 @@ export function auditPagePool(view: PagePoolAuditView, options: PagePoolAuditOpt
 
         if (state === PageState.Free) {
             if (owner !== undefined) {
-                report("I2", page, `free page ${page} is owned by request ${owner.request} at generation ${owner.generation}`);
+                report("I2", page, `free page ${page} is owned by ${owner.holder} at generation ${owner.generation}`);
             }
             if (numReadLeases + writeLeased > 0) {
                 report("I3", page, `free page ${page} holds ${numReadLeases} read and ${writeLeased} write leases`);
@@ -105,7 +105,7 @@ export function auditPagePool(view: PagePoolAuditView, options: PagePoolAuditOpt
             continue;
         }
         if (generation !== owner.generation) {
-            report("I5", page, `page ${page} is at generation ${generation}, its owner ${owner.request} at ${owner.generation}`);
+            report("I5", page, `page ${page} is at generation ${generation}, its owner ${owner.holder} at ${owner.generation}`);
         }
         if (numValidBytes > pageBytes) {
             report("I1", page, `page ${page} records ${numValidBytes} valid bytes, more than the page's ${pageBytes}`);
@@ -115,19 +115,15 @@ export function auditPagePool(view: PagePoolAuditView, options: PagePoolAuditOpt
         }
 
         if (isLiveState(state)) {
-            if (owner.released || view.reservations.get(owner.request) !== owner) {
+            if (owner.released || view.reservations.get(owner.holder) !== owner) {
                 report(
                     "I4",
                     page,
-                    `page ${page} is ${name} for request ${owner.request} at generation ${owner.generation}, which holds no live reservation`
+                    `page ${page} is ${name} for ${owner.holder} at generation ${owner.generation}, which holds no live reservation`
                 );
             }
         } else if (!owner.released) {
-            report(
-                "I4",
-                page,
-                `page ${page} is quarantined but request ${owner.request} at generation ${owner.generation} never released it`
-            );
+            report("I4", page, `page ${page} is quarantined but ${owner.holder} at generation ${owner.generation} never released it`);
         }
 
         if (state === PageState.Reserved && numValidBytes !== 0) {
@@ -183,22 +179,18 @@ export function auditPagePool(view: PagePoolAuditView, options: PagePoolAuditOpt
     // I1, I2, I4: live reservations own their pages exclusively, and no live page is outside one.
     seen.fill(0);
     let numReservedPages = 0;
-    for (const [request, owner] of view.reservations) {
-        if (request !== owner.request || owner.released) {
-            report("I4", undefined, `reservation under ${request} belongs to request ${owner.request} (released: ${owner.released})`);
+    for (const [holder, owner] of view.reservations) {
+        if (holder !== owner.holder || owner.released) {
+            report("I4", undefined, `reservation under ${holder} belongs to ${owner.holder} (released: ${owner.released})`);
         }
         for (const page of owner.pages) {
             numReservedPages++;
             if (seen[page] === 1) {
-                report("I2", page, `page ${page} belongs to two live reservations, one of them request ${owner.request}`);
+                report("I2", page, `page ${page} belongs to two live reservations, one of them ${owner.holder}`);
             }
             seen[page] = 1;
             if (ledger.owners[page] !== owner) {
-                report(
-                    "I1",
-                    page,
-                    `request ${owner.request} at generation ${owner.generation} lists page ${page}, which another owner holds`
-                );
+                report("I1", page, `${owner.holder} at generation ${owner.generation} lists page ${page}, which another owner holds`);
             }
         }
     }

@@ -26,9 +26,8 @@ import {
 import { inspectModelFile } from "../../host/models/inspectModelFile.js";
 import { drillCatalog } from "../drills/drillCatalog.js";
 import { runFaultDrill } from "../drills/runFaultDrill.js";
-import { ReplayUnavailableError } from "../KvEngine.js";
-import type { RequestId } from "../core/ids.js";
-import { workspaceId } from "../core/ids.js";
+import { ReplayUnavailableError } from "../audit/ReplayLog.js";
+import { turnId, workspaceId } from "../core/ids.js";
 import type { EngineConfigInput } from "../EngineConfig.js";
 import { KvEngine, type KvEngineHooks } from "../KvEngine.js";
 import { ChatRenderer } from "../runtime/ChatRenderer.js";
@@ -51,8 +50,6 @@ interface Transcript {
  */
 export class EngineService {
     readonly #transcripts = new Map<string, Transcript>();
-    /** Finished greedy turns by the host's requestId, for replay (the engine keeps the last 64). */
-    readonly #replayable = new Map<string, ReplayableTurn & { readonly engineRequest: RequestId }>();
     readonly #throughput = new ThroughputMeter();
     readonly #startedAt = performance.now();
     /** Counts every audit; runs them on a timer only when started with `auditIntervalMs`. */
@@ -132,6 +129,7 @@ export class EngineService {
         };
         const result = await this.engine.generate({
             workspace: workspaceId(workspace),
+            turn: turnId(request.requestId),
             promptTokens,
             maxTokens: sampling.maxTokens,
             sampling: { temperature: sampling.temperature, topK: sampling.topK, topP: sampling.topP, seed: sampling.seed },
@@ -156,19 +154,6 @@ export class EngineService {
             callbacks.onText?.(rest, takeLogprobs());
         }
         const text = streamer.finish();
-        if (sampling.temperature === 0) {
-            this.#replayable.set(request.requestId, {
-                requestId: request.requestId,
-                workspace,
-                numTokens: result.tokens.length,
-                engineRequest: result.request
-            });
-            for (const key of this.#replayable.keys()) {
-                if (this.#replayable.size > 64) {
-                    this.#replayable.delete(key);
-                }
-            }
-        }
         if (!streamer.stopped) {
             // a stop string cut the answer: its tokens are not the conversation's; render in full next turn
             this.#transcripts.set(workspace, {
@@ -283,23 +268,27 @@ export class EngineService {
         return runCanaryProbe(this.engine, this.renderer, params);
     }
 
-    /** Finished greedy turns that `replay` can check, oldest first. */
+    /** Finished greedy turns that `replay` can check, oldest first (the engine keeps the last 64 requests, by turn). */
     replayableTurns(): ReplayableTurn[] {
-        const kept = new Set(this.engine.replayableRequests());
-        return [...this.#replayable.values()]
-            .filter((turn) => kept.has(turn.engineRequest))
-            .map(({ requestId, workspace, numTokens }) => ({ requestId, workspace, numTokens }));
+        const latest = new Map<string, ReplayableTurn>();
+        for (const served of this.engine.replayable()) {
+            if (served.turn !== undefined) {
+                // a turn id sent again keeps its place, with its latest request
+                latest.set(served.turn, { requestId: served.turn, workspace: served.workspace, numTokens: served.tokens.length });
+            }
+        }
+        return [...latest.values()];
     }
 
     /** Differential replay (I8) of a finished greedy turn, alone in a fresh context. */
     async replay(requestId: string): Promise<ReplaySummary> {
-        const turn = this.#replayable.get(requestId);
-        if (turn === undefined) {
+        const served = this.engine.replayable().findLast((entry) => entry.turn === requestId);
+        if (served === undefined) {
             throw new ReplayUnavailableError(
                 `Turn ${requestId.slice(0, 100)} cannot be replayed: only recent finished turns at temperature 0 are kept.`
             );
         }
-        const result = await this.engine.replay(turn.engineRequest);
+        const result = await this.engine.replay(served.request);
         const divergence = result.firstDivergence;
         return {
             requestId,

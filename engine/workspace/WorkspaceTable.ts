@@ -1,17 +1,18 @@
-import type { WorkspaceId } from "../core/ids.js";
-import { requestId as toRequestId } from "../core/ids.js";
+import { swapId, type WorkspaceId } from "../core/ids.js";
 import { invariant } from "../core/invariant.js";
 import type { EngineCounters } from "../engineTypes.js";
 import type { PageTransfer, TransferTarget } from "../handoff/PageTransfer.js";
 import type { PagePool } from "../pages/PagePool.js";
 import type { RoleContext } from "../runtime/RoleContext.js";
 import type { SequenceSlot } from "../runtime/SequenceSlot.js";
+import { planEviction, planRoom, reclaimableSwaps } from "../scheduler/schedulingPlans.js";
 import { WorkspaceRecord, type WorkspaceResidency } from "./WorkspaceRecord.js";
 
 /**
  * Where every workspace's KV is: resident in a decode sequence, swapped out into sealed pages it
- * owns, or nowhere. More workspaces than decode sequences share them least-recently-used first;
- * a swapped workspace comes back byte-verified, without recompute.
+ * owns, or nowhere. More workspaces than decode sequences share them; a swapped workspace comes
+ * back byte-verified, without recompute. Which workspace is evicted and whose pages are taken back
+ * is the scheduler's decision (engine/scheduler/schedulingPlans.ts); this table carries it out.
  */
 export class WorkspaceTable {
     readonly #workspaces = new Map<WorkspaceId, WorkspaceRecord>();
@@ -35,6 +36,7 @@ export class WorkspaceTable {
         return [...this.#workspaces.values()];
     }
 
+    /** The workspace's record, made on first use. */
     get(id: WorkspaceId): WorkspaceRecord {
         let workspace = this.#workspaces.get(id);
         if (workspace === undefined) {
@@ -44,8 +46,11 @@ export class WorkspaceTable {
         return workspace;
     }
 
-    /** The workspace's decode sequence: where it is resident, swapped back in, or a free one. */
-    async residentSlot(label: string, workspace: WorkspaceRecord): Promise<SequenceSlot> {
+    /**
+     * The workspace's decode sequence: where it is resident, swapped back in, or a free one.
+     * `fileLabel` names the state file of a swap-in for an instant (the request's id, or `export-…`).
+     */
+    async residentSlot(workspace: WorkspaceRecord, fileLabel: string): Promise<SequenceSlot> {
         const residency = workspace.residency;
         if (residency.kind === "resident") {
             return residency.slot;
@@ -56,14 +61,14 @@ export class WorkspaceTable {
                 const state = this.transfer.read(
                     residency.manifest,
                     {
-                        request: residency.reservation.request,
+                        holder: residency.reservation.holder,
                         workspace: workspace.id,
                         generation: residency.reservation.generation,
                         tokens: residency.manifest.tokens
                     },
                     this.target!
                 );
-                await this.decode.importState(slot, state, label);
+                await this.decode.importState(slot, state, fileLabel);
                 this.counters.swapIns++;
                 workspace.numSwapIns++;
             } catch (error) {
@@ -83,9 +88,7 @@ export class WorkspaceTable {
         if (free !== undefined) {
             return free;
         }
-        const victim = [...this.#workspaces.values()]
-            .filter((workspace) => workspace.residency.kind === "resident" && !workspace.busy)
-            .sort((a, b) => a.lastUsed - b.lastUsed)[0];
+        const victim = planEviction(this.all());
         invariant(
             victim !== undefined && victim.residency.kind === "resident",
             () =>
@@ -126,12 +129,8 @@ export class WorkspaceTable {
             this.counters.swapDrops++;
             return;
         }
-        const reservation = this.pool.reserve({
-            workspace: victim.id,
-            request: toRequestId(`swap-${victim.id}-${++victim.numSwapOuts}`),
-            numPages,
-            firstToken: 0
-        });
+        const holder = swapId(victim.id, ++victim.numSwapOuts);
+        const reservation = this.pool.reserve({ workspace: victim.id, holder, numPages, firstToken: 0 });
         try {
             const manifest = await this.transfer.write(reservation, state);
             victim.residency = { kind: "swapped", reservation, manifest };
@@ -142,20 +141,26 @@ export class WorkspaceTable {
         }
     }
 
-    /** Frees pages held by swapped, idle workspaces (least recently used first) until `numPages` can be reserved. */
+    /** Takes back swapped, idle workspaces' pages (least recently used first) until `numPages` can be reserved; whether they can. */
     makeRoom(numPages: number): boolean {
-        const swapped = [...this.#workspaces.values()]
-            .filter((workspace) => workspace.residency.kind === "swapped" && !workspace.busy)
-            .sort((a, b) => a.lastUsed - b.lastUsed);
-        while (!this.pool.canReserve(numPages)) {
-            const workspace = swapped.shift();
-            if (workspace === undefined) {
-                return false;
-            }
+        const drops = planRoom(numPages, this.pool.numFreePages, reclaimableSwaps(this.all()));
+        if (drops === undefined) {
+            return false;
+        }
+        this.dropSwaps(drops.map((swapped) => swapped.workspace));
+        return this.pool.canReserve(numPages);
+    }
+
+    /** Releases these swapped workspaces' pages; each will recompute its KV from its history on its next turn. */
+    dropSwaps(workspaces: readonly WorkspaceRecord[]): void {
+        for (const workspace of workspaces) {
+            invariant(
+                workspace.residency.kind === "swapped" && !workspace.busy,
+                () => `pages of workspace ${workspace.id} are taken back while it is ${workspace.busy ? "busy" : workspace.residency.kind}`
+            );
             this.#releaseSwapPages(workspace);
             this.counters.swapDrops++;
         }
-        return true;
     }
 
     #releaseSwapPages(workspace: WorkspaceRecord): void {
@@ -186,8 +191,9 @@ export class WorkspaceTable {
         this.#workspaces.delete(id);
     }
 
+    /** Forgets every workspace that runs no turn now. */
     async forgetAll(): Promise<void> {
-        for (const workspace of [...this.#workspaces.values()]) {
+        for (const workspace of this.all()) {
             if (!workspace.busy) {
                 await this.forget(workspace.id);
             }

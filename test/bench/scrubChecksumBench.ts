@@ -157,7 +157,7 @@ function measurePoolCycle(pageCase: PageCase, numPages: number, numPasses: numbe
     try {
         const cycle = (): void => {
             for (let pass = 0; pass < numPasses; pass++) {
-                const reservation = pool.reserve({ workspace, request: requestId(`bench-${nextRequest++}`), numPages, firstToken: 0 });
+                const reservation = pool.reserve({ workspace, holder: requestId(`bench-${nextRequest++}`), numPages, firstToken: 0 });
                 for (const [index, handle] of reservation.pages.entries()) {
                     const leased = pool.acquireWriteLease(handle.pageId, handle.generation);
                     if (!leased.ok) {

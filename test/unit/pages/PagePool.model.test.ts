@@ -112,7 +112,7 @@ function apply(pool: PagePool, model: Model, op: Op): void {
             const serial = model.numRequests++;
             const reservation = pool.reserve({
                 workspace: WORKSPACES[op.workspace] as WorkspaceId,
-                request: requestId(`r${serial}`),
+                holder: requestId(`r${serial}`),
                 numPages: op.numPages,
                 firstToken: 0
             });
@@ -275,7 +275,7 @@ function checkAfterStep(pool: PagePool, model: Model): void {
     for (const owner of model.live) {
         for (const page of owner.pages) {
             expect(pool.pageInfo(page.handle.pageId)).toMatchObject({
-                request: owner.reservation.request,
+                holder: owner.reservation.holder,
                 generation: page.handle.generation,
                 numValidBytes: page.numValidBytes
             });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { pageId, requestId, workspaceId, type RequestId } from "../../../engine/core/ids.js";
+import { pageId, requestId, workspaceId, type PageHolder } from "../../../engine/core/ids.js";
 import { InvariantError } from "../../../engine/core/invariant.js";
 import { PageArena } from "../../../engine/pages/PageArena.js";
 import { assertAuditClean, auditPagePool, type PagePoolAuditView } from "../../../engine/pages/PagePoolAudit.js";
@@ -16,14 +16,14 @@ const PAGE_BYTES = 16;
 interface Fixture {
     readonly ledger: PageLedger;
     readonly arena: PageArena;
-    readonly reservations: Map<RequestId, PageOwner>;
+    readonly reservations: Map<PageHolder, PageOwner>;
     view(overrides?: Partial<PagePoolAuditView>): PagePoolAuditView;
 }
 
 function fixture(): Fixture {
     const ledger = new PageLedger(NUM_PAGES);
     const arena = new PageArena(NUM_PAGES, PAGE_BYTES);
-    const reservations = new Map<RequestId, PageOwner>();
+    const reservations = new Map<PageHolder, PageOwner>();
     return {
         ledger,
         arena,
@@ -44,11 +44,11 @@ function fixture(): Fixture {
 /** Reserves `numPages` the way the pool does, at `generation`. */
 function reserve(subject: Fixture, name: string, generation: number, numPages: number): PageOwner {
     const pages: ReturnType<PageLedger["takeFree"]>[] = [];
-    const owner: PageOwner = { workspace: workspaceId("s"), request: requestId(name), generation, pages, released: false };
+    const owner: PageOwner = { workspace: workspaceId("s"), holder: requestId(name), generation, pages, released: false };
     for (let index = 0; index < numPages; index++) {
         pages.push(subject.ledger.takeFree(owner, index * PAGE_TOKENS, (index + 1) * PAGE_TOKENS));
     }
-    subject.reservations.set(owner.request, owner);
+    subject.reservations.set(owner.holder, owner);
     return owner;
 }
 
@@ -78,7 +78,7 @@ describe("auditPagePool", () => {
         subject.ledger.numReadLeases[3] = 1;
         const owner = reserve(subject, "r1", 1, 1);
         owner.released = true;
-        subject.reservations.delete(owner.request);
+        subject.reservations.delete(owner.holder);
         subject.ledger.setState(pageId(0), PageState.Quarantined);
         const messages = auditPagePool(subject.view({ numActiveLeases: 1 })).violations.map((violation) => violation.message);
         expect(messages).toEqual([
@@ -101,17 +101,17 @@ describe("auditPagePool", () => {
         reserve(subject, "r1", 1, 1);
         const thief: PageOwner = {
             workspace: workspaceId("t"),
-            request: requestId("r2"),
+            holder: requestId("r2"),
             generation: 2,
             pages: [pageId(0)],
             released: false
         };
-        subject.reservations.set(thief.request, thief);
+        subject.reservations.set(thief.holder, thief);
         const result = auditPagePool(subject.view());
         expect(result.violations.map((violation) => violation.invariant)).toEqual(["I2", "I1", "I2"]);
         expect(result.violations.map((violation) => violation.message)).toEqual([
-            "page 0 belongs to two live reservations, one of them request r2",
-            "request r2 at generation 2 lists page 0, which another owner holds",
+            "page 0 belongs to two live reservations, one of them r2",
+            "r2 at generation 2 lists page 0, which another owner holds",
             "live reservations list 2 pages, 1 pages are reserved, written or sealed"
         ]);
     });
