@@ -1,5 +1,7 @@
 import { pageId as toPageId, type PageHolder, type PageId, type WorkspaceId } from "../core/ids.js";
 import { invariant } from "../core/invariant.js";
+import { PageStateError, StaleGenerationError } from "./pageErrors.js";
+import type { PageAccessRefusal } from "./pagePoolResults.js";
 import { NUM_PAGE_STATES, PageState, pageStateName } from "./PageState.js";
 
 /** The pool's record of a reservation; every page it owns points to it, until that page is scrubbed. */
@@ -57,6 +59,31 @@ export class PageLedger {
             this.freeStack[index] = numPages - 1 - index;
         }
         this.numFree = numPages;
+    }
+
+    /** Why a claim `(pageId, generation)` no longer holds, if it does not: the page was freed, reused, or released. */
+    claimRefusal(pageId: PageId, generation: number, operation: string): PageAccessRefusal | undefined {
+        this.assertPageId(pageId);
+        invariant(
+            Number.isSafeInteger(generation) && generation >= 1,
+            () => `${operation} on page ${pageId} with generation ${generation}`
+        );
+        const state = this.states[pageId] as number;
+        const pageGeneration = this.generations[pageId] as number;
+        if (state === PageState.Free) {
+            return new StaleGenerationError(pageId, generation, undefined, operation);
+        }
+        if (pageGeneration !== generation) {
+            return new StaleGenerationError(pageId, generation, pageGeneration, operation);
+        }
+        if (state === PageState.Quarantined) {
+            return new PageStateError("page_released", pageId, generation, operation, "quarantined");
+        }
+        return undefined;
+    }
+
+    assertPageId(pageId: PageId): void {
+        invariant(Number.isInteger(pageId) && pageId >= 0 && pageId < this.numPages, () => `page ${pageId} outside [0, ${this.numPages})`);
     }
 
     setState(page: PageId, to: PageState): void {

@@ -1,19 +1,20 @@
 import type { PageHolder, PageId } from "../core/ids.js";
 import { invariant } from "../core/invariant.js";
 import { PageArena } from "./PageArena.js";
-import { ChecksumMismatchError, DisposedError, DoubleReleaseError, PageStateError, StaleGenerationError } from "./pageErrors.js";
-import { PageReadLease, PageWriteLease, type PageLease, type PageLeaseHost, type PageWriteResult } from "./PageLease.js";
+import { ChecksumMismatchError, DisposedError, DoubleReleaseError, PageStateError } from "./pageErrors.js";
+import type { PageReadLease, PageWriteLease } from "./PageLease.js";
 import { validatePagePoolConfig, type PagePoolConfig, type PagePoolConfigInput } from "./PagePoolConfig.js";
 import { auditPagePool, type PagePoolAuditOptions, type PagePoolAuditResult } from "./PagePoolAudit.js";
 import { scanPoolBytes, type ByteScanOptions, type ByteScanResult } from "./scanPoolBytes.js";
 import { createPagePoolCounters, type PagePoolCounters } from "./PagePoolCounters.js";
 import { snapshotPageLedger, type PagePoolSnapshot } from "./PagePoolSnapshot.js";
 import { pageInfoOf, type PageInfo } from "./PageInfo.js";
-import type { PageAccessRefusal, PageLeaseResult, ReleaseResult, SealResult, VerifyResult } from "./pagePoolResults.js";
+import type { PageLeaseResult, ReleaseResult, SealResult, VerifyResult } from "./pagePoolResults.js";
 import { PageState, isLiveState, pageStateName } from "./PageState.js";
 import { PageLedger, type PageOwner } from "./PageLedger.js";
 import type { PageHandle, Reservation, ReservationRef, ReserveRequest } from "./Reservation.js";
 import { drainingLeases, type LeasePolicy } from "./LeasePolicy.js";
+import { PoolLeases, type LeasePoolSide } from "./PoolLeases.js";
 import { zeroingScrubber, type PageScrubber } from "./PageScrubber.js";
 
 /** The rules a pool follows where a fault drill's sandbox may swap in a leaky one (engine/drills/). */
@@ -34,12 +35,10 @@ export class PagePool {
     readonly #arena: PageArena;
     readonly #reservations = new Map<PageHolder, PageOwner>();
     readonly #counters = createPagePoolCounters();
-    readonly #leaseHost: PageLeaseHost;
-    #nextGeneration = 1;
-    #numActiveLeases = 0;
-    #disposed = false;
+    readonly #leases: PoolLeases;
     readonly #scrubber: PageScrubber;
-    readonly #leases: LeasePolicy;
+    #nextGeneration = 1;
+    #disposed = false;
     readonly #freedWatchers = new Set<() => void>();
 
     /**
@@ -48,7 +47,6 @@ export class PagePool {
      */
     constructor(input: PagePoolConfigInput, policies: Partial<PagePoolPolicies> = {}) {
         this.#scrubber = policies.scrubber ?? zeroingScrubber;
-        this.#leases = policies.leases ?? drainingLeases;
         const validated = validatePagePoolConfig(input);
         if (!validated.ok) {
             throw validated.error;
@@ -56,15 +54,23 @@ export class PagePool {
         this.config = validated.config;
         this.#arena = new PageArena(this.config.numPages, this.config.pageBytes);
         this.#ledger = new PageLedger(this.config.numPages);
-        this.#leaseHost = {
-            writeThrough: (lease, byteOffset, bytes) => this.#writeThrough(lease, byteOffset, bytes),
-            readThrough: (lease, byteOffset, numBytes) => this.#readThrough(lease, byteOffset, numBytes),
-            numValidBytesOf: (lease) => {
-                this.#assertAlive("read a page");
-                return this.#ledger.numValidBytes[lease.pageId] as number;
-            },
-            releaseLease: (lease) => this.#releaseLease(lease)
+        const pool: LeasePoolSide = {
+            assertAlive: (operation) => this.#assertAlive(operation),
+            isDisposed: () => this.#disposed,
+            onQuarantinedLeaseEnded: (page) => {
+                if (this.#scrubIfDrained(page)) {
+                    this.#notifyFreed();
+                }
+            }
         };
+        this.#leases = new PoolLeases(
+            this.#ledger,
+            this.#arena,
+            this.#counters,
+            this.config.pageBytes,
+            policies.leases ?? drainingLeases,
+            pool
+        );
     }
 
     get counters(): Readonly<PagePoolCounters> {
@@ -77,7 +83,7 @@ export class PagePool {
     }
 
     get numActiveLeases(): number {
-        return this.#numActiveLeases;
+        return this.#leases.numActive;
     }
 
     get numLiveReservations(): number {
@@ -154,38 +160,12 @@ export class PagePool {
 
     /** The single writer of a reserved or written page. Refused when the claim is stale or the page is sealed. */
     acquireWriteLease(pageId: PageId, generation: number): PageLeaseResult<PageWriteLease> {
-        this.#assertAlive("lease a page for writing");
-        const refusal = this.#claimRefusal(pageId, generation, "write lease");
-        if (refusal !== undefined) {
-            this.#counters.staleWritesRefused++;
-            return { ok: false, error: refusal };
-        }
-        if (this.#ledger.states[pageId] === PageState.Sealed) {
-            this.#counters.writesAfterSealRefused++;
-            return { ok: false, error: new PageStateError("page_already_sealed", pageId, generation, "write lease", "sealed") };
-        }
-        invariant(this.#ledger.writeLeased[pageId] === 0, () => `second writer on page ${pageId} at generation ${generation}`);
-        this.#ledger.writeLeased[pageId] = 1;
-        this.#numActiveLeases++;
-        return { ok: true, lease: new PageWriteLease(pageId, generation, this.#leaseHost) };
+        return this.#leases.acquireWrite(pageId, generation);
     }
 
     /** A reader of a sealed page. Refused when the claim is stale or the page is not sealed yet. */
     acquireReadLease(pageId: PageId, generation: number): PageLeaseResult<PageReadLease> {
-        this.#assertAlive("lease a page for reading");
-        const refusal = this.#claimRefusal(pageId, generation, "read lease");
-        if (refusal !== undefined) {
-            this.#counters.staleReadsRefused++;
-            return { ok: false, error: refusal };
-        }
-        const state = this.#ledger.states[pageId] as number;
-        if (state !== PageState.Sealed) {
-            this.#counters.readsBeforeSealRefused++;
-            return { ok: false, error: new PageStateError("page_not_sealed", pageId, generation, "read lease", pageStateName(state)) };
-        }
-        this.#ledger.numReadLeases[pageId] = (this.#ledger.numReadLeases[pageId] as number) + 1;
-        this.#numActiveLeases++;
-        return { ok: true, lease: new PageReadLease(pageId, generation, this.#leaseHost) };
+        return this.#leases.acquireRead(pageId, generation);
     }
 
     /**
@@ -196,7 +176,7 @@ export class PagePool {
     seal(pageId: PageId, generation: number, numTokens: number = this.config.pageTokens): SealResult {
         this.#assertAlive("seal a page");
         const ledger = this.#ledger;
-        const refusal = this.#claimRefusal(pageId, generation, "seal");
+        const refusal = this.#ledger.claimRefusal(pageId, generation, "seal");
         if (refusal !== undefined) {
             this.#counters.staleSealsRefused++;
             return { ok: false, error: refusal };
@@ -229,7 +209,7 @@ export class PagePool {
     /** Recomputes a sealed page's checksum and compares it with the one recorded at seal (I7). */
     verify(pageId: PageId, generation: number): VerifyResult {
         this.#assertAlive("verify a page");
-        const refusal = this.#claimRefusal(pageId, generation, "verify");
+        const refusal = this.#ledger.claimRefusal(pageId, generation, "verify");
         if (refusal !== undefined) {
             this.#counters.staleSealsRefused++;
             return { ok: false, error: refusal };
@@ -287,7 +267,7 @@ export class PagePool {
     /** Fault drills only: flips one byte the owner wrote, as a bad transport would (failure mode 13). */
     injectByteFlip(pageId: PageId, generation: number, byteOffset: number): void {
         this.#assertAlive("inject a fault");
-        const refusal = this.#claimRefusal(pageId, generation, "fault injection");
+        const refusal = this.#ledger.claimRefusal(pageId, generation, "fault injection");
         invariant(refusal === undefined, () => `fault injection with a stale handle: ${refusal?.message}`);
         const numValidBytes = this.#ledger.numValidBytes[pageId] as number;
         invariant(
@@ -320,13 +300,13 @@ export class PagePool {
     /** Fault drills only: every byte of a page, past its valid length too, to look for another holder's data. */
     inspectRawPage(pageId: PageId): Uint8Array {
         this.#assertAlive("inspect a page");
-        this.#assertPageId(pageId);
+        this.#ledger.assertPageId(pageId);
         return this.#arena.readCopy(pageId, 0, this.config.pageBytes);
     }
 
     pageInfo(pageId: PageId): PageInfo {
         this.#assertAlive("inspect a page");
-        this.#assertPageId(pageId);
+        this.#ledger.assertPageId(pageId);
         return pageInfoOf(this.#ledger, pageId);
     }
 
@@ -341,7 +321,7 @@ export class PagePool {
                 pageBytes: this.config.pageBytes,
                 reservations: this.#reservations,
                 nextGeneration: this.#nextGeneration,
-                numActiveLeases: this.#numActiveLeases
+                numActiveLeases: this.#leases.numActive
             },
             options
         );
@@ -361,7 +341,7 @@ export class PagePool {
 
     snapshot(): PagePoolSnapshot {
         this.#assertAlive("snapshot the pool");
-        return snapshotPageLedger(this.#ledger, this.#numActiveLeases);
+        return snapshotPageLedger(this.#ledger, this.#leases.numActive);
     }
 
     /**
@@ -377,89 +357,9 @@ export class PagePool {
         this.#arena.dispose();
     }
 
-    #writeThrough(lease: PageWriteLease, byteOffset: number, bytes: Uint8Array): PageWriteResult {
-        this.#assertAlive("write to a page");
-        const ledger = this.#ledger;
-        const page = lease.pageId;
-        const state = ledger.states[page] as number;
-        if (state === PageState.Quarantined || state === PageState.Free || ledger.generations[page] !== lease.generation) {
-            const late = this.#leases.writeAfterRelease({ lease, byteOffset, bytes }, ledger, this.#arena);
-            if (!late.ok) {
-                this.#counters.staleWritesRefused++;
-            }
-            return late;
-        }
-        invariant(
-            state === PageState.Reserved || state === PageState.Written,
-            () => `write lease on page ${page} at generation ${lease.generation} finds it ${pageStateName(state)}`
-        );
-        const { pageBytes } = this.config;
-        const end = byteOffset + bytes.length;
-        const inBounds = Number.isSafeInteger(byteOffset) && byteOffset >= 0 && end <= pageBytes;
-        if (!inBounds) {
-            this.#counters.outOfBoundsRefused++;
-        }
-        invariant(
-            inBounds,
-            () => `write of ${bytes.length} bytes at offset ${byteOffset} of page ${page} ends at ${end}, past its ${pageBytes} bytes`
-        );
-
-        this.#arena.write(page, byteOffset, bytes);
-        if (bytes.length > 0) {
-            ledger.numValidBytes[page] = Math.max(ledger.numValidBytes[page] as number, end);
-            if (state === PageState.Reserved) {
-                ledger.setState(page, PageState.Written);
-            }
-        }
-        return { ok: true, numValidBytes: ledger.numValidBytes[page] as number };
-    }
-
-    #readThrough(lease: PageReadLease, byteOffset: number, numBytes: number | undefined): Uint8Array {
-        this.#assertAlive("read a page");
-        const page = lease.pageId;
-        const numValidBytes = this.#ledger.numValidBytes[page] as number;
-        const end = byteOffset + (numBytes ?? numValidBytes - byteOffset);
-        const inBounds =
-            Number.isSafeInteger(byteOffset) && byteOffset >= 0 && Number.isSafeInteger(end) && end >= byteOffset && end <= numValidBytes;
-        if (!inBounds) {
-            this.#counters.outOfBoundsRefused++;
-        }
-        invariant(
-            inBounds,
-            () =>
-                `read of bytes [${byteOffset}, ${end}) of page ${page} at generation ${lease.generation}, ` +
-                `past its ${numValidBytes} valid bytes`
-        );
-        return this.#arena.readCopy(page, byteOffset, end);
-    }
-
-    #releaseLease(lease: PageLease): void {
-        if (this.#disposed) {
-            return;
-        }
-        const ledger = this.#ledger;
-        const page = lease.pageId;
-        if (ledger.generations[page] !== lease.generation || ledger.states[page] === PageState.Free) {
-            this.#leases.endAfterReuse(lease, ledger); // a bug, unless a drill's leaky policy freed the page early
-            this.#numActiveLeases--;
-            return;
-        }
-        if (lease.kind === "write") {
-            invariant(ledger.writeLeased[page] === 1, () => `write lease release on page ${page}, which has no writer`);
-            ledger.writeLeased[page] = 0;
-        } else {
-            invariant((ledger.numReadLeases[page] as number) > 0, () => `read lease release on page ${page}, which has 0 readers`);
-            ledger.numReadLeases[page] = (ledger.numReadLeases[page] as number) - 1;
-        }
-        this.#numActiveLeases--;
-        if (ledger.states[page] === PageState.Quarantined && this.#scrubIfDrained(page)) {
-            this.#notifyFreed();
-        }
-    }
-
     /** Zeroes a quarantined page and frees it once no lease holds it; whether it did. */
     #scrubIfDrained(page: PageId): boolean {
-        if (!this.#leases.drain(page, this.#ledger)) {
+        if (!this.#leases.policy.drain(page, this.#ledger)) {
             return false;
         }
         if (this.#scrubber.scrub(this.#arena, page)) {
@@ -475,36 +375,8 @@ export class PagePool {
         }
     }
 
-    /** Why a claim `(pageId, generation)` no longer holds, if it does not. */
-    #claimRefusal(pageId: PageId, generation: number, operation: string): PageAccessRefusal | undefined {
-        this.#assertPageId(pageId);
-        invariant(
-            Number.isSafeInteger(generation) && generation >= 1,
-            () => `${operation} on page ${pageId} with generation ${generation}`
-        );
-        const state = this.#ledger.states[pageId] as number;
-        const pageGeneration = this.#ledger.generations[pageId] as number;
-        if (state === PageState.Free) {
-            return new StaleGenerationError(pageId, generation, undefined, operation);
-        }
-        if (pageGeneration !== generation) {
-            return new StaleGenerationError(pageId, generation, pageGeneration, operation);
-        }
-        if (state === PageState.Quarantined) {
-            return new PageStateError("page_released", pageId, generation, operation, "quarantined");
-        }
-        return undefined;
-    }
-
     #checksumOf(page: PageId): bigint {
         return this.#arena.checksum(page, this.#ledger.numValidBytes[page] as number, this.#ledger.tokenStarts[page] as number);
-    }
-
-    #assertPageId(pageId: PageId): void {
-        invariant(
-            Number.isInteger(pageId) && pageId >= 0 && pageId < this.config.numPages,
-            () => `page ${pageId} outside [0, ${this.config.numPages})`
-        );
     }
 
     #assertAlive(operation: string): void {
