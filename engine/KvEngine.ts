@@ -1,4 +1,5 @@
-import { auditEngine, type EngineAuditOptions, type EngineAuditResult } from "./audit/auditEngine.js";
+import { auditEngine } from "./audit/auditEngine.js";
+import type { AuditOptions, AuditResult } from "./pages/AuditResult.js";
 import { ReplayLog, type ServedRequest } from "./audit/ReplayLog.js";
 import type { ParsedSequenceState } from "./codec/parseSequenceState.js";
 import type { RequestId, WorkspaceId } from "./core/ids.js";
@@ -230,7 +231,7 @@ export class KvEngine {
     }
 
     /** Checks I1–I7 over the pool and the engine's own bookkeeping; see `auditEngine`. */
-    audit(options: EngineAuditOptions = {}): EngineAuditResult {
+    audit(options: AuditOptions = {}): AuditResult {
         const liveRequests = this.#requests.liveGenerations();
         return auditEngine(
             { pool: this.pool, workspaces: this.#workspaces.all(), liveRequests, numDecodeSequences: this.decode.numSequences },

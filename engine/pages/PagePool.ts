@@ -4,7 +4,8 @@ import { PageArena } from "./PageArena.js";
 import { ChecksumMismatchError, DisposedError, DoubleReleaseError, PageStateError } from "./pageErrors.js";
 import type { PageReadLease, PageWriteLease } from "./PageLease.js";
 import { validatePagePoolConfig, type PagePoolConfig, type PagePoolConfigInput } from "./PagePoolConfig.js";
-import { auditPagePool, type PagePoolAuditOptions, type PagePoolAuditResult } from "./PagePoolAudit.js";
+import type { AuditOptions, AuditResult } from "./AuditResult.js";
+import { auditPagePool } from "./PagePoolAudit.js";
 import { scanPoolBytes, type ByteScanOptions, type ByteScanResult } from "./scanPoolBytes.js";
 import { createPagePoolCounters, type PagePoolCounters } from "./PagePoolCounters.js";
 import { snapshotPageLedger, type PagePoolSnapshot } from "./PagePoolSnapshot.js";
@@ -310,8 +311,8 @@ export class PagePool {
         return pageInfoOf(this.#ledger, pageId);
     }
 
-    /** Checks I1–I6 over every page; see `PagePoolAuditOptions` for the byte scans. */
-    audit(options?: PagePoolAuditOptions): PagePoolAuditResult {
+    /** Checks I1–I5 over every page, and I6 and the pool's share of I7 when `options` ask for the byte scans. */
+    audit(options?: AuditOptions): AuditResult {
         this.#assertAlive("audit the pool");
         return auditPagePool(
             {

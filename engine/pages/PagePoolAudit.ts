@@ -1,34 +1,9 @@
-import { pageId as toPageId, type PageId, type PageHolder } from "../core/ids.js";
-import { invariant } from "../core/invariant.js";
+import type { PageHolder } from "../core/ids.js";
+import type { AuditInvariant, AuditOptions, AuditResult } from "./AuditResult.js";
 import type { PageArena } from "./PageArena.js";
+import { ScanTally, scanPoolBytesNow } from "./scanPoolBytes.js";
 import { NUM_PAGE_STATES, PageState, isLiveState, pageStateName } from "./PageState.js";
 import type { PageOwner, PageLedger } from "./PageLedger.js";
-
-export interface PagePoolAuditOptions {
-    /** Check I6 by reading every free page's bytes: O(free bytes), a native memcmp of roughly 20–30 GB/s. Off by default. */
-    readonly scanFreePages?: boolean;
-    /** Recompute every sealed page's checksum (the pool's share of I7): O(sealed bytes). Off by default. */
-    readonly verifySealedPages?: boolean;
-}
-
-export type AuditInvariant = "I1" | "I2" | "I3" | "I4" | "I5" | "I6" | "I7";
-
-export interface AuditViolation {
-    readonly invariant: AuditInvariant;
-    readonly pageId?: PageId;
-    readonly message: string;
-}
-
-export interface PagePoolAuditResult {
-    readonly ok: boolean;
-    /** The first `MAX_REPORTED_VIOLATIONS`, in page order within each check. */
-    readonly violations: readonly AuditViolation[];
-    readonly numViolations: number;
-    readonly numPagesChecked: number;
-    readonly numFreePagesScanned: number;
-    readonly numSealedPagesVerified: number;
-    readonly durationMs: number;
-}
 
 /** What the audit reads of a pool; `PagePool.audit()` builds it. */
 export interface PagePoolAuditView {
@@ -42,25 +17,16 @@ export interface PagePoolAuditView {
     readonly numActiveLeases: number;
 }
 
-export const MAX_REPORTED_VIOLATIONS = 100;
-
 /**
  * Checks I1–I6 (and optionally the pool's share of I7) over the whole pool: O(numPages) over the
  * metadata, plus the optional byte scans. Reports every violation with its numbers; never throws.
  */
-export function auditPagePool(view: PagePoolAuditView, options: PagePoolAuditOptions = {}): PagePoolAuditResult {
+export function auditPagePool(view: PagePoolAuditView, options: AuditOptions = {}): AuditResult {
     const startedAt = performance.now();
     const { ledger, pageBytes, pageTokens } = view;
-    const violations: AuditViolation[] = [];
-    let numViolations = 0;
-    const report = (invariantName: AuditInvariant, page: number | undefined, message: string): void => {
-        numViolations++;
-        if (violations.length < MAX_REPORTED_VIOLATIONS) {
-            violations.push(
-                page === undefined ? { invariant: invariantName, message } : { invariant: invariantName, pageId: toPageId(page), message }
-            );
-        }
-    };
+    const tally = new ScanTally();
+    const report = (invariantName: AuditInvariant, page: number | undefined, message: string): void =>
+        tally.log.report(invariantName, page, message);
 
     const numPagesCounted = new Float64Array(NUM_PAGE_STATES);
     let numLeasesCounted = 0;
@@ -200,43 +166,16 @@ export function auditPagePool(view: PagePoolAuditView, options: PagePoolAuditOpt
         report("I2", undefined, `live reservations list ${numReservedPages} pages, ${numLivePages} pages are reserved, written or sealed`);
     }
 
-    let numFreePagesScanned = 0;
-    let numSealedPagesVerified = 0;
-    if (options.scanFreePages === true || options.verifySealedPages === true) {
-        for (let page = 0; page < ledger.numPages; page++) {
-            const state = ledger.states[page];
-            if (state === PageState.Free && options.scanFreePages === true) {
-                numFreePagesScanned++;
-                if (!view.arena.isZero(page)) {
-                    report("I6", page, `free page ${page} (arena bytes [${page * pageBytes}, ${(page + 1) * pageBytes})) is not all zero`);
-                }
-            } else if (state === PageState.Sealed && options.verifySealedPages === true) {
-                numSealedPagesVerified++;
-                const actual = view.arena.checksum(page, ledger.numValidBytes[page] as number, ledger.tokenStarts[page] as number);
-                if (actual !== ledger.checksums[page]) {
-                    report("I7", page, `sealed page ${page} hashes to ${actual}, sealed as ${ledger.checksums[page]}`);
-                }
-            }
-        }
-    }
-
+    // I6 and the pool's share of I7, when asked: the byte-scan routine of the sliced audit, in one step.
+    scanPoolBytesNow({ ledger, arena: view.arena, pageBytes, isDisposed: () => false }, options, tally);
     return {
-        ok: numViolations === 0,
-        violations,
-        numViolations,
+        ok: tally.log.numViolations === 0,
+        violations: tally.log.violations,
+        numViolations: tally.log.numViolations,
         numPagesChecked: ledger.numPages,
-        numFreePagesScanned,
-        numSealedPagesVerified,
+        numFreePagesScanned: tally.numFreePagesScanned,
+        numSealedPagesVerified: tally.numSealedPagesVerified,
+        numPagesChangedDuringScan: 0,
         durationMs: performance.now() - startedAt
     };
-}
-
-/** For tests and debug builds: throws an `InvariantError` listing the violations. */
-export function assertAuditClean(result: PagePoolAuditResult): void {
-    invariant(
-        result.ok,
-        () =>
-            `page pool audit found ${result.numViolations} violations over ${result.numPagesChecked} pages:\n` +
-            result.violations.map((violation) => `  ${violation.invariant}: ${violation.message}`).join("\n")
-    );
 }

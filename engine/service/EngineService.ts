@@ -250,10 +250,10 @@ export class EngineService {
             at: performance.now() - this.#startedAt,
             numPagesChangedDuringScan: result.numPagesChangedDuringScan,
             cost: {
-                metadataMs: result.metadataMs,
-                byteScanMs: result.byteScanMs,
-                numSlices: result.numSlices,
-                longestPauseMs: result.longestPauseMs
+                metadataMs: result.cost.metadataMs,
+                byteScanMs: result.cost.byteScanMs,
+                numSlices: result.cost.numSlices,
+                longestPauseMs: result.cost.longestPauseMs
             }
         };
         this.#audits.record(summary);

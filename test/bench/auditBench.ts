@@ -43,11 +43,11 @@ function fromSliced(result: SlicedAuditResult): AuditCostSample {
     return {
         numPagesChecked: result.numPagesChecked,
         numPagesScanned: result.numFreePagesScanned + result.numSealedPagesVerified,
-        metadataMs: result.metadataMs,
-        byteScanMs: result.byteScanMs,
-        longestPauseMs: result.longestPauseMs,
+        metadataMs: result.cost.metadataMs,
+        byteScanMs: result.cost.byteScanMs,
+        longestPauseMs: result.cost.longestPauseMs,
         wallMs: result.durationMs,
-        numSlices: result.numSlices,
+        numSlices: result.cost.numSlices,
         ok: result.ok
     };
 }
@@ -65,7 +65,7 @@ const MODES: readonly Mode[] = [
             const wallMs = performance.now() - startedAt;
             return {
                 numPagesChecked: result.numPagesChecked,
-                numPagesScanned: result.pool.numFreePagesScanned + result.pool.numSealedPagesVerified,
+                numPagesScanned: result.numFreePagesScanned + result.numSealedPagesVerified,
                 metadataMs: Number.NaN,
                 byteScanMs: Number.NaN,
                 longestPauseMs: wallMs,

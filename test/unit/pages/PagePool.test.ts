@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { pageId } from "../../../engine/core/ids.js";
 import { InvariantError } from "../../../engine/core/invariant.js";
-import { assertAuditClean } from "../../../engine/pages/PagePoolAudit.js";
+import { assertAuditClean } from "../../../engine/pages/AuditResult.js";
 import { DisposedError, PagePoolConfigError } from "../../../engine/pages/pageErrors.js";
 import { PageState } from "../../../engine/pages/PageState.js";
 import { alice, bob, expectNoLeaks, makePool, pattern, readThrough, req, writeAndSeal, writeThrough } from "./pagePoolFixtures.js";
