@@ -83,7 +83,7 @@ export class KvEngine {
             prefill && decode.layout && decode.numStreams !== undefined
                 ? { layout: decode.layout, numStreams: decode.numStreams }
                 : undefined;
-        const workspaces = new WorkspaceTable(decode, pool, transfer, target, counters, () => scheduler.schedule());
+        const workspaces = new WorkspaceTable(decode, pool, transfer, target, counters, () => scheduler.requestSchedule());
         const scheduler = new TurnScheduler(workspaces, pool, decode.numSequences);
         const handoff =
             prefill && new Handoff({ prefill, decode, pool, transfer, pages: scheduler, prefillOverflow: policies.prefillOverflow, hooks });

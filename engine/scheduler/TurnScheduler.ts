@@ -47,7 +47,7 @@ interface PageWaiter {
  * sequence (round robin across workspaces), which transfer gets pages and whose swapped pages are
  * taken back for it. `schedule()` plans with the pure functions of schedulingPlans.ts, then
  * applies; it runs whenever something it waits on changes (a turn ends, a workspace goes idle,
- * the pool frees pages), never on a timer.
+ * the pool frees pages), never on a timer that polls.
  */
 export class TurnScheduler implements PageWaits {
     readonly #turns = new FairQueue<TurnWaiter>();
@@ -57,6 +57,7 @@ export class TurnScheduler implements PageWaits {
     #numArrivals = 0;
     #clock = 0;
     #wakeQueued = false;
+    #passQueued = false;
     #stopped: Error | undefined;
 
     constructor(
@@ -119,13 +120,33 @@ export class TurnScheduler implements PageWaits {
         });
     }
 
-    /** Ends a granted turn: the workspace is idle again, the most recently used, and the next turns are granted. */
+    /**
+     * Ends a granted turn: the workspace is idle again, the most recently used, and the next turns
+     * are granted in the next scheduling pass (`requestSchedule`), once the ended turn's caller
+     * has seen its end.
+     */
     endTurn(workspace: WorkspaceRecord): void {
         invariant(workspace.busy && this.#numRunning > 0, () => `turn of ${workspace.id} ended with ${this.#numRunning} running`);
         workspace.busy = false;
         workspace.lastUsed = ++this.#clock;
         this.#numRunning--;
-        this.schedule();
+        this.requestSchedule();
+    }
+
+    /**
+     * Asks for one scheduling pass after the current step: once every promise callback the change
+     * woke has run (so a turn's caller finishes with its turn, its last text flushed, before the
+     * next turn of its workspace starts). Several changes in one step make one pass.
+     */
+    requestSchedule(): void {
+        if (this.#passQueued || this.#stopped !== undefined) {
+            return;
+        }
+        this.#passQueued = true;
+        setImmediate(() => {
+            this.#passQueued = false;
+            this.schedule();
+        });
     }
 
     reservePages(request: RequestId, numPages: number, take: () => Reservation): Promise<Reservation> {

@@ -39,7 +39,7 @@ function handoffStack(options: { prefillCapacity?: number; policies?: Policies }
     const hooks: PageTransferHooks = {};
     const transfer = new PageTransfer(pool, FAKE_LAYOUT, layoutFingerprint(FAKE_LAYOUT, "fake"), hooks, counters, policies.reader);
     const target = { layout: FAKE_LAYOUT, numStreams: 2 };
-    const workspaces = new WorkspaceTable(decode, pool, transfer, target, counters, () => scheduler.schedule());
+    const workspaces = new WorkspaceTable(decode, pool, transfer, target, counters, () => scheduler.requestSchedule());
     const scheduler = new TurnScheduler(workspaces, pool, 2);
     const handoff = new Handoff({
         prefill,

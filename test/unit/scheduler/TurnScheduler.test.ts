@@ -3,14 +3,14 @@ import { requestId, type RequestId, type WorkspaceId } from "../../../engine/cor
 import type { Reservation } from "../../../engine/pages/Reservation.js";
 import { EngineStoppedError, RequestCancelledError } from "../../../engine/request/requestErrors.js";
 import { PAGE_WAIT_MS } from "../../../engine/scheduler/TurnScheduler.js";
-import { expectPoolDrained, runTurn, schedulingStack, settle, ws, type SchedulingStack } from "./schedulerFixtures.js";
+import { expectPoolDrained, nextPass, runTurn, schedulingStack, settle, ws, type SchedulingStack } from "./schedulerFixtures.js";
 
 // The scheduler over the real pool, transfer and workspace table, with a fake decode context: every
-// grant, queue and page decision, without a model. Timers are faked wherever a wait is involved, so
-// a wait that ends proves it was woken by an event, never by polling.
+// grant, queue and page decision, without a model. Timers are faked wherever a page wait is
+// involved, so a wait that ends proves it was woken by an event, never by a timer that polls.
 
 const TIMERS: Parameters<typeof vi.useFakeTimers>[0] = {
-    toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "setImmediate", "clearImmediate"]
+    toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval"]
 };
 
 /** Reserves `numPages` for `holder` in `workspace` when the scheduler says so, noting the order. */
@@ -51,14 +51,14 @@ describe("TurnScheduler: turns", () => {
         expect(scheduler.numQueued).toBe(3);
 
         scheduler.endTurn(a);
-        await settle();
+        await nextPass();
         expect(granted).toEqual(["c1"]);
         // c runs a turn: its second waits, and d, which arrived later, goes first.
         scheduler.endTurn(b);
-        await settle();
+        await nextPass();
         expect(granted).toEqual(["c1", "d"]);
         scheduler.endTurn((await c1) as never);
-        await settle();
+        await nextPass();
         expect(granted).toEqual(["c1", "d", "c2"]);
         scheduler.endTurn((await d) as never);
         scheduler.endTurn((await c2) as never);
@@ -73,10 +73,10 @@ describe("TurnScheduler: turns", () => {
             secondGranted = true;
             return record;
         });
-        await settle();
+        await nextPass();
         expect([secondGranted, scheduler.numRunning, scheduler.numQueued]).toEqual([false, 1, 1]);
         scheduler.endTurn(first);
-        await settle();
+        await nextPass();
         expect(secondGranted).toBe(true);
         scheduler.endTurn(await second);
     });
@@ -113,7 +113,7 @@ describe("TurnScheduler: turns", () => {
         await expect(scheduler.acquireTurn({ workspace: ws("c") })).rejects.toBe(stopped);
         pool.release(held);
         scheduler.endTurn(running);
-        await settle();
+        await nextPass();
         expect(order).toEqual([]);
         expectPoolDrained(pool);
     });

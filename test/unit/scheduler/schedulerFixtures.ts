@@ -33,7 +33,7 @@ export function schedulingStack(options: { numSequences?: number; numPages?: num
     const counters = createEngineCounters();
     const transfer = new PageTransfer(pool, FAKE_LAYOUT, layoutFingerprint(FAKE_LAYOUT, "fake"), {}, counters);
     const target = { layout: FAKE_LAYOUT, numStreams: numSequences };
-    const workspaces = new WorkspaceTable(decode, pool, transfer, target, counters, () => scheduler.schedule());
+    const workspaces = new WorkspaceTable(decode, pool, transfer, target, counters, () => scheduler.requestSchedule());
     const scheduler = new TurnScheduler(workspaces, pool, numSequences);
     return { pool, decode, transfer, workspaces, scheduler, counters };
 }
@@ -45,6 +45,12 @@ export async function settle(): Promise<void> {
     for (let round = 0; round < 10; round++) {
         await Promise.resolve();
     }
+}
+
+/** Lets the scheduler's next pass run (it grants turns once the step that ended one is over). */
+export async function nextPass(): Promise<void> {
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    await settle();
 }
 
 /** A whole turn of `workspace`: granted, resident, `numTokens` evaluated in place, ended. */
