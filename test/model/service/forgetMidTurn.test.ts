@@ -49,7 +49,7 @@ describe("forgetting a workspace during its turn", () => {
     it("while it decodes: the turn ends cancelled, and the forget resolves once it has let go", async () => {
         let forgotten: Promise<void> | undefined;
         const turn = service.chat(
-            { requestId: "f1", workspace: "f", messages: ask(LONG), sampling: { temperature: 0, maxTokens: 200 } },
+            { requestId: "f1", workspace: "f", messages: ask(LONG), sampling: { temperature: 0, maxTokens: 64 } },
             {
                 onText: () => {
                     forgotten ??= service.forgetWorkspace("f");
@@ -85,11 +85,17 @@ describe("forgetting a workspace during its turn", () => {
                 messages: ask("And another."),
                 sampling: { temperature: 0, maxTokens: 4 }
             });
-            await expect(first).rejects.toMatchObject({
+            // Both outcomes are watched from now on: the second, waiting, is cancelled before the first ends.
+            const firstEnds = expect(first).rejects.toMatchObject({
                 code: "request_cancelled",
                 message: expect.stringMatching(/cancelled during transferring/)
             });
-            await expect(second).rejects.toMatchObject({ code: "request_cancelled" });
+            const secondEnds = expect(second).rejects.toMatchObject({
+                code: "request_cancelled",
+                message: expect.stringMatching(/during admitted/)
+            });
+            await firstEnds;
+            await secondEnds;
             await forgotten;
         } finally {
             delete hooks.onStatus;
@@ -107,7 +113,7 @@ describe("forgetting a workspace during its turn", () => {
             sampling: { temperature: 0, maxTokens: 4 }
         });
         const doomed = service.chat(
-            { requestId: "h1", workspace: "h", messages: ask(LONG), sampling: { temperature: 0, maxTokens: 200 } },
+            { requestId: "h1", workspace: "h", messages: ask(LONG), sampling: { temperature: 0, maxTokens: 64 } },
             {
                 onText: () => {
                     forgotten ??= service.forgetWorkspace("h");
