@@ -65,11 +65,11 @@ export class PageTransfer {
      */
     async write(reservation: Reservation, state: ParsedSequenceState): Promise<PageManifest> {
         const { pageTokens } = this.pool.config;
-        const numStatePages = this.numPagesFor(state.numCells);
+        const numTokens = state.tokens.length; // the codec checked the state holds one position per token
+        const numStatePages = this.numPagesFor(numTokens);
         invariant(
             numStatePages <= reservation.pages.length,
-            () =>
-                `${state.numCells} tokens need ${numStatePages} pages; reservation ${reservation.generation} has ${reservation.pages.length}`
+            () => `${numTokens} tokens need ${numStatePages} pages; reservation ${reservation.generation} has ${reservation.pages.length}`
         );
         const numDelivered = Math.max(0, Math.min(numStatePages, this.hooks.pagesDelivered?.(reservation, numStatePages) ?? numStatePages));
         const delivered = reservation.pages.slice(0, numDelivered);
@@ -90,7 +90,7 @@ export class PageTransfer {
             }
         }
         const checksums = delivered.map((handle, index) => {
-            const sealed = this.pool.seal(handle.pageId, handle.generation, Math.min(pageTokens, state.numCells - index * pageTokens));
+            const sealed = this.pool.seal(handle.pageId, handle.generation, Math.min(pageTokens, numTokens - index * pageTokens));
             if (!sealed.ok) {
                 throw sealed.error;
             }

@@ -9,7 +9,7 @@ import type {
 } from "../../contract/engineProtocol.js";
 
 export type { TurnCallbacks, TurnResult } from "../../contract/engineProtocol.js";
-import { pageStateNames, type EngineSnapshot } from "../../contract/EngineSnapshot.js";
+import type { EngineSnapshot } from "../../contract/EngineSnapshot.js";
 import type { AuditSummary, CanaryReport, DrillDescription, DrillReport, ReplayableTurn, ReplaySummary } from "../../contract/isolation.js";
 import { PeriodicAudit } from "../audit/PeriodicAudit.js";
 import { runSlicedAudit } from "../audit/runSlicedAudit.js";
@@ -34,6 +34,7 @@ import { ChatRenderer } from "../runtime/ChatRenderer.js";
 import type { LlamaRuntime } from "../runtime/LlamaRuntime.js";
 import type { TokenProbabilities } from "../runtime/SequenceSlot.js";
 import { TextStreamer } from "./TextStreamer.js";
+import { snapshotEngine } from "./snapshotEngine.js";
 import { ThroughputMeter } from "./ThroughputMeter.js";
 import { validateChatTurn } from "./validateChatTurn.js";
 
@@ -380,75 +381,11 @@ export class EngineService {
     }
 
     snapshot(): EngineSnapshot {
-        const { engine } = this;
-        const pool = engine.pool.snapshot();
-        const ownerSlots = new Uint16Array(pool.ownerSlots.length);
-        ownerSlots.set(pool.ownerSlots);
-        const counters = engine.counters;
-        const poolCounters = engine.pool.counters;
-        const roles: EngineSnapshot["roles"][number][] = [
-            {
-                role: engine.decode.role,
-                numSequences: engine.decode.numSequences,
-                numBusySequences: engine.decode.numBusySequences,
-                sequenceCapacity: engine.decode.sequenceCapacity
-            }
-        ];
-        if (engine.prefill) {
-            roles.unshift({
-                role: "prefill",
-                numSequences: 1,
-                numBusySequences: engine.prefill.numBusySequences,
-                sequenceCapacity: engine.prefill.sequenceCapacity
-            });
-        }
-        return {
+        return snapshotEngine(this.engine, {
             at: performance.now() - this.#startedAt,
-            pageMap: {
-                numPages: engine.pool.config.numPages,
-                pageTokens: engine.pool.config.pageTokens,
-                pageBytes: engine.pool.config.pageBytes,
-                states: Buffer.from(pool.states.buffer, pool.states.byteOffset, pool.states.byteLength).toString("base64"),
-                ownerSlots: Buffer.from(ownerSlots.buffer).toString("base64"),
-                owners: [...pool.workspaces],
-                numPagesByState: Object.fromEntries(
-                    pageStateNames.map((name, state) => [name, pool.numPagesByState[state] ?? 0])
-                ) as EngineSnapshot["pageMap"]["numPagesByState"],
-                numActiveLeases: pool.numActiveLeases
-            },
-            workspaces: engine.workspaces().map((workspace) => ({
-                workspace: workspace.id,
-                residency: workspace.residency.kind,
-                ...(workspace.residency.kind === "resident" ? { sequence: workspace.residency.slot.index } : {}),
-                heldTokens: workspace.heldTokens.length,
-                running: workspace.busy,
-                numSwapOuts: workspace.numSwapOuts,
-                numSwapIns: workspace.numSwapIns
-            })),
-            roles,
-            capacities: { ...engine.window.capacities, limit: engine.window.limit },
-            numQueued: engine.numQueued,
-            counters: {
-                requests: {
-                    finished: counters.finished,
-                    rejected: counters.rejected,
-                    cancelled: counters.cancelled,
-                    failed: counters.failed
-                },
-                integrityFailures: counters.integrityFailures,
-                staleWritesRefused: poolCounters.staleWritesRefused,
-                staleCompletionsIgnored: counters.staleCompletionsIgnored,
-                pagesScrubbed: poolCounters.pagesScrubbed,
-                swapOuts: counters.swapOuts,
-                swapIns: counters.swapIns,
-                swapDrops: counters.swapDrops,
-                generatedTokens: counters.generatedTokens,
-                evaluatedPromptTokens: counters.evaluatedPromptTokens,
-                reusedPromptTokens: counters.reusedPromptTokens
-            },
             tokensPerSecond: this.#throughput.perSecond(),
             ...(this.#audits.isRunning ? { audit: this.#audits.feed() } : {})
-        };
+        });
     }
 
     async dispose(): Promise<void> {

@@ -124,7 +124,7 @@ export class WorkspaceTable {
             return;
         } // unified mode pages nothing: the workspace recomputes from its history
         const state = await this.decode.exportState(slot, `swap-${victim.id}`);
-        const numPages = this.transfer.numPagesFor(state.numCells);
+        const numPages = this.transfer.numPagesFor(state.tokens.length);
         if (!this.makeRoom(numPages)) {
             this.counters.swapDrops++;
             return;
