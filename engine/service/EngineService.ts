@@ -376,8 +376,10 @@ export class EngineService {
         if (isCanaryWorkspace(workspace)) {
             throw new InvalidRequestError("That workspace belongs to a canary run, which forgets it itself when it ends.");
         }
-        this.#transcripts.delete(workspace);
+        // A turn of it that runs is cancelled and waited for by the engine; one that finished meanwhile
+        // may have kept its transcript, so the transcript goes after the KV.
         await this.engine.forgetWorkspace(workspaceId(workspace));
+        this.#transcripts.delete(workspace);
     }
 
     snapshot(): EngineSnapshot {
