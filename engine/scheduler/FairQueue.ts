@@ -9,7 +9,7 @@ export interface QueueEntry {
 /**
  * Who runs next when a decode sequence frees up: round robin across workspaces. Among waiting
  * entries whose workspace is not running a turn, the workspace served longest ago goes first;
- * within a workspace, arrival order. Pure: the engine asks, then grants.
+ * within a workspace, arrival order. The scheduler asks for the order, then grants.
  */
 export class FairQueue<E extends QueueEntry> {
     readonly #waiting: E[] = [];
