@@ -1,41 +1,20 @@
-import { invariant } from "./core/invariant.js";
-import { requestId as toRequestId, type RequestId, type SessionId } from "./core/ids.js";
-import { KvaultError } from "./core/KvaultError.js";
-import { bytesPerToken, describeLayoutMismatch, layoutFingerprint, type KvLayout } from "./codec/KvLayout.js";
-import { StateLayoutMismatchError } from "./codec/codecErrors.js";
-import { CapacityConfigError, resolveEngineConfig, type EngineConfig, type EngineConfigInput } from "./EngineConfig.js";
-import { HandoffIntegrityError } from "./handoff/integrityErrors.js";
+import { auditEngine } from "./audit/auditEngine.js";
+import type { AuditOptions, AuditResult } from "./pages/AuditResult.js";
+import { ReplayLog, type ServedRequest } from "./audit/ReplayLog.js";
+import type { ParsedSequenceState } from "./codec/parseSequenceState.js";
+import type { RequestId, WorkspaceId } from "./core/ids.js";
+import type { EngineConfig, EngineConfigInput } from "./EngineConfig.js";
+import { startEngineParts, type EngineParts, type EngineStartOptions } from "./EngineParts.js";
+import { createEngineCounters, type GenerateRequest, type GenerateResult, type ReplayResult } from "./engineTypes.js";
+import { Handoff } from "./handoff/Handoff.js";
 import { PageTransfer } from "./handoff/PageTransfer.js";
 import { watchedTransferHooks, type SealWatcher } from "./handoff/watchedTransferHooks.js";
-import { allHandoffChecks, type HandoffChecks } from "./handoff/verifyManifest.js";
-import type { PoolFaults } from "./pages/PagePool.js";
-import { modelFingerprint } from "./model/modelFingerprint.js";
-import { PagePool } from "./pages/PagePool.js";
-import { admit, requestLimit, type MeasuredCapacities } from "./request/admission.js";
-import { RequestRecord } from "./request/RequestRecord.js";
-import { EngineBusyError, EngineStoppedError, RequestCancelledError } from "./request/requestErrors.js";
-import type { RequestStatus, TerminalStatus } from "./request/RequestStatus.js";
-import { LlamaRuntime } from "./runtime/LlamaRuntime.js";
-import { PrivateStateDirectory } from "./runtime/PrivateStateDirectory.js";
-import { RoleContext } from "./runtime/RoleContext.js";
-import { describeModelMemory } from "./runtime/describeModelMemory.js";
-import type { SamplingOptions, SequenceSlot, TokenProbabilities } from "./runtime/SequenceSlot.js";
-import { FairQueue, type QueueEntry } from "./session/FairQueue.js";
-import type { SessionRecord } from "./session/SessionRecord.js";
-import { SessionTable } from "./session/SessionTable.js";
-import type { ParsedSequenceState } from "./codec/parseSequenceState.js";
-import type { LlamaModel } from "./runtime/types.js";
-import type {
-    EngineCounters,
-    GenerateRequest,
-    GenerateResult,
-    KvEngineHooks,
-    ModeReport,
-    ReplayResult,
-    RequestTimings,
-    WindowReport
-} from "./engineTypes.js";
-import { auditEngine, type EngineAuditOptions, type EngineAuditResult } from "./audit/auditEngine.js";
+import { RequestRunner } from "./request/RequestRunner.js";
+import { EngineBusyError, EngineStoppedError } from "./request/requestErrors.js";
+import type { RoleContext } from "./runtime/RoleContext.js";
+import { TurnScheduler } from "./scheduler/TurnScheduler.js";
+import type { WorkspaceRecord } from "./workspace/WorkspaceRecord.js";
+import { WorkspaceTable } from "./workspace/WorkspaceTable.js";
 
 export type {
     EngineCounters,
@@ -47,224 +26,88 @@ export type {
     RequestTimings,
     WindowReport
 } from "./engineTypes.js";
+export { ReplayUnavailableError } from "./audit/ReplayLog.js";
 
-/** Guards a fault drill's sandbox may switch off; see `KvEngine.start`. Absent means on. */
-export interface EngineGuards {
-    /** Off: requests are admitted against the configured window alone, not the measured capacities (the 2026 incident). */
-    readonly admission?: boolean;
-    /**
-     * Off: a prompt longer than the prefill sequence holds is not refused; prefill records nothing
-     * a later step reads, evaluates a one-page stub and reports the transfer complete (decode over
-     * stale pages, docs/FAILURE-MODES.md).
-     */
-    readonly refusePrefillOverflow?: boolean;
-    readonly handoff?: HandoffChecks;
-    readonly pool?: PoolFaults;
+/** A turn of a workspace in flight (queued, running, or a KV export): how to cancel it, and when it has let go of the workspace. */
+interface InFlight {
+    readonly workspace: WorkspaceId;
+    readonly cancel: AbortController;
+    readonly settled: Promise<void>;
 }
 
-/** Longest a handoff waits for pages that running transfers hold. */
-const PAGE_WAIT_MS = 60_000;
-
-/** Finished greedy requests kept for differential replay. */
-const NUM_REPLAYABLE_REQUESTS = 64;
-
-/** Replay was asked of a request the engine cannot replay. */
-export class ReplayUnavailableError extends KvaultError {
-    readonly code = "replay_unavailable";
-}
-
-interface Waiter extends QueueEntry {
-    readonly grant: () => void;
-    readonly fail: (error: Error) => void;
-}
-
-const GREEDY: SamplingOptions = { temperature: 0 };
+/** Rounds of cancelling a workspace's turns before a forget gives up: a turn can only start again if a caller keeps sending. */
+const MAX_FORGET_ROUNDS = 8;
 
 /**
- * The engine core over one loaded model: admission at the door, prefill → pages → verified
- * handoff → decode in split mode, or one context in unified mode (docs/ARCHITECTURE.md, The engine).
+ * The engine core over one loaded model, and its composition root. Its parts live in their own
+ * modules: the contexts, pool and measured window (EngineParts.ts), the request lifecycle from
+ * admission to its one end with prefix reuse and the decode loop (request/), every grant, eviction
+ * and queue decision (scheduler/), where each workspace's KV is (workspace/), the handoff
+ * prefill → pages → verified decode in split mode (handoff/), replay and the audit (audit/).
+ * This class wires them, and is what engine/service and the tests hold.
  */
 export class KvEngine {
-    readonly counters: EngineCounters = {
-        finished: 0,
-        rejected: 0,
-        cancelled: 0,
-        failed: 0,
-        integrityFailures: 0,
-        swapOuts: 0,
-        swapIns: 0,
-        swapDrops: 0,
-        generatedTokens: 0,
-        evaluatedPromptTokens: 0,
-        reusedPromptTokens: 0,
-        staleCompletionsIgnored: 0
-    };
-    readonly #requests = new Map<RequestId, RequestRecord>();
-    readonly #replayable = new Map<RequestId, { readonly prompt: readonly number[]; readonly tokens: readonly number[] }>();
-    readonly #sessions: SessionTable;
-    readonly #queue = new FairQueue<Waiter>();
-    readonly #transfer: PageTransfer;
+    readonly counters = createEngineCounters();
+    readonly config: EngineConfig;
+    readonly pool: EngineParts["pool"];
+    readonly decode: RoleContext;
+    readonly prefill: RoleContext | undefined;
+    readonly window: EngineParts["window"];
+    readonly mode: EngineParts["mode"];
+    readonly layout: EngineParts["layout"];
+    readonly modelFingerprint: string;
+    /** @internal for engine/service and tests: the loaded model, behind engine/runtime's types. */
+    readonly model: EngineParts["model"];
+    /** @internal for the fault drills' sandboxes, which share the loaded binding. */
+    readonly runtime: EngineParts["runtime"];
+    readonly stateDirectory: EngineParts["stateDirectory"];
+    readonly #parts: EngineParts;
+    readonly #requests: RequestRunner;
+    readonly #inFlight = new Set<InFlight>();
     readonly #sealWatchers = new Set<SealWatcher>();
-    #numRunning = 0;
-    #numArrivals = 0;
-    #clock = 0;
-    #prefillLock: Promise<void> = Promise.resolve();
-    #nextRequest = 1;
+    readonly #workspaces: WorkspaceTable;
+    readonly #scheduler: TurnScheduler;
+    readonly #replays: ReplayLog;
     #disposed = false;
 
-    private constructor(
-        readonly config: EngineConfig,
-        /** @internal for the fault drills' sandboxes, which share the loaded binding. */
-        readonly runtime: LlamaRuntime,
-        private readonly ownsRuntime: boolean,
-        /** @internal for engine/service and tests: the loaded model, behind engine/runtime's types. */
-        readonly model: LlamaModel,
-        readonly modelFingerprint: string,
-        readonly layout: KvLayout,
-        readonly layoutFingerprint: string,
-        readonly pool: PagePool,
-        readonly stateDirectory: PrivateStateDirectory,
-        /** The context that generates: decode in split mode, the unified context otherwise. */
-        readonly decode: RoleContext,
-        readonly prefill: RoleContext | undefined,
-        readonly window: WindowReport,
-        readonly mode: ModeReport,
-        private readonly hooks: KvEngineHooks,
-        handoffChecks: HandoffChecks,
-        /** All on, except in a fault drill's sandbox. */
-        private readonly guards: EngineGuards = {}
-    ) {
-        this.#transfer = new PageTransfer(
-            pool,
-            layout,
-            layoutFingerprint,
-            watchedTransferHooks(hooks, this.#sealWatchers),
-            handoffChecks,
-            this.counters
-        );
-        this.#sessions = new SessionTable(
-            decode,
-            pool,
-            this.#transfer,
+    private constructor(parts: EngineParts) {
+        this.#parts = parts;
+        ({ config: this.config, pool: this.pool, decode: this.decode, prefill: this.prefill, window: this.window } = parts);
+        ({ mode: this.mode, layout: this.layout, modelFingerprint: this.modelFingerprint, model: this.model } = parts);
+        ({ runtime: this.runtime, stateDirectory: this.stateDirectory } = parts);
+        const { pool, decode, prefill, hooks, policies, window } = parts;
+        const counters = this.counters;
+        const transferHooks = watchedTransferHooks(hooks, this.#sealWatchers);
+        const transfer = new PageTransfer(pool, parts.layout, parts.layoutFingerprint, transferHooks, counters, policies.reader);
+        const target =
             prefill && decode.layout && decode.numStreams !== undefined
                 ? { layout: decode.layout, numStreams: decode.numStreams }
-                : undefined,
-            this.counters,
-            () => this.#grantNext()
-        );
+                : undefined;
+        const workspaces = new WorkspaceTable(decode, pool, transfer, target, counters, () => scheduler.requestSchedule());
+        const scheduler = new TurnScheduler(workspaces, pool, decode.numSequences);
+        const handoff =
+            prefill && new Handoff({ prefill, decode, pool, transfer, pages: scheduler, prefillOverflow: policies.prefillOverflow, hooks });
+        const replays = new ReplayLog(parts.freshContext);
+        const { inPlacePrefillTokens } = parts.config;
+        this.#requests = new RequestRunner({
+            pool,
+            window,
+            inPlacePrefillTokens,
+            admission: policies.admission,
+            hooks,
+            counters,
+            scheduler,
+            workspaces,
+            handoff,
+            replays
+        });
+        this.#workspaces = workspaces;
+        this.#scheduler = scheduler;
+        this.#replays = replays;
     }
 
-    /**
-     * `guards` exists for fault drills alone (engine/drills/runFaultDrill.ts): a drill's sandboxed
-     * engine switches one guard off to show the leak it prevents. Nothing else passes it; the
-     * engine process and its protocol cannot.
-     */
-    static async start(
-        input: EngineConfigInput,
-        options: { runtime?: LlamaRuntime; hooks?: KvEngineHooks; guards?: EngineGuards } = {}
-    ): Promise<KvEngine> {
-        const config = resolveEngineConfig(input);
-        const runtime = options.runtime ?? (await LlamaRuntime.start({ gpu: config.gpu, maxThreads: config.threads }));
-        const cleanup: (() => Promise<void> | void)[] = options.runtime ? [] : [() => runtime.dispose()];
-        try {
-            const fingerprint = modelFingerprint(config.modelPath);
-            const model = await runtime.loadModel(config.modelPath);
-            cleanup.unshift(() => model.dispose());
-            const stateDirectory = PrivateStateDirectory.create(config.stateRoot);
-            cleanup.unshift(() => stateDirectory.dispose());
-
-            const memory = describeModelMemory(model);
-            const mode: ModeReport =
-                config.mode === "split" && !memory.plainKvCache
-                    ? { requested: "split", effective: "unified", reason: `Running unified (no prefill/decode split): ${memory.reason}.` }
-                    : { requested: config.mode, effective: config.mode };
-            const split = mode.effective === "split";
-
-            const decode = await RoleContext.create(
-                model,
-                {
-                    role: split ? "decode" : "unified",
-                    contextSize: config.decodeContextSize,
-                    numSequences: config.numDecodeSequences,
-                    batchSize: config.batchSize,
-                    flashAttention: config.flashAttention,
-                    threads: config.threads
-                },
-                stateDirectory
-            );
-            cleanup.unshift(() => decode.dispose());
-            const prefill = split
-                ? await RoleContext.create(
-                      model,
-                      {
-                          role: "prefill",
-                          contextSize: config.prefillContextSize,
-                          numSequences: 1,
-                          batchSize: config.batchSize,
-                          flashAttention: config.flashAttention,
-                          threads: config.threads
-                      },
-                      stateDirectory
-                  )
-                : undefined;
-            if (prefill) {
-                cleanup.unshift(() => prefill.dispose());
-                invariant(
-                    prefill.layout && decode.layout && prefill.numStreams !== undefined && decode.numStreams !== undefined,
-                    "split mode needs both contexts' KV layouts measured"
-                );
-                const mismatch = describeLayoutMismatch(decode.layout, prefill.layout);
-                if (mismatch !== undefined) {
-                    throw new StateLayoutMismatchError(`prefill and decode contexts differ: ${mismatch}`);
-                }
-            }
-
-            // Unified mode over a memory pages cannot hold gets an empty layout: its pool is never used.
-            const layout: KvLayout = decode.layout ?? { vTransposed: false, layers: [] };
-            const pageBytes = Math.max(1, config.pageTokens * bytesPerToken(layout));
-            const pool = new PagePool({ numPages: config.numPages, pageTokens: config.pageTokens, pageBytes }, options.guards?.pool);
-            cleanup.unshift(() => pool.dispose());
-
-            const capacities: MeasuredCapacities = {
-                window: config.window,
-                prefill: prefill?.sequenceCapacity ?? decode.sequenceCapacity,
-                decode: decode.sequenceCapacity,
-                pool: split ? config.numPages * config.pageTokens : Number.MAX_SAFE_INTEGER
-            };
-            const limit = requestLimit(capacities);
-            const clamped = limit.boundBy !== "window";
-            if (clamped && config.onWindowAboveCapacity === "refuse") {
-                throw new CapacityConfigError(
-                    `The window is set to ${config.window.toLocaleString("en-US")} tokens, but the measured ${limit.boundBy} capacity is ` +
-                        `${limit.limit.toLocaleString("en-US")}. Lower the window to ${limit.limit.toLocaleString("en-US")} or give the ${limit.boundBy} ${limit.boundBy === "pool" ? "more pages" : "a larger context"}.`
-                );
-            }
-            const window: WindowReport = { ...limit, configured: config.window, clamped, capacities };
-
-            return new KvEngine(
-                config,
-                runtime,
-                options.runtime === undefined,
-                model,
-                fingerprint,
-                layout,
-                layoutFingerprint(layout, fingerprint),
-                pool,
-                stateDirectory,
-                decode,
-                prefill,
-                window,
-                mode,
-                options.hooks ?? {},
-                options.guards?.handoff ?? allHandoffChecks,
-                options.guards
-            );
-        } catch (error) {
-            for (const step of cleanup) {
-                await step();
-            }
-            throw error;
-        }
+    static async start(input: EngineConfigInput, options: EngineStartOptions = {}): Promise<KvEngine> {
+        return new KvEngine(await startEngineParts(input, options));
     }
 
     get modelName(): string {
@@ -280,25 +123,49 @@ export class KvEngine {
     }
 
     detokenize(tokens: readonly number[]): string {
-        return this.model.detokenize(tokens as Parameters<LlamaModel["detokenize"]>[0]);
+        return this.model.detokenize(tokens as Parameters<EngineParts["model"]["detokenize"]>[0]);
     }
 
     get numLiveRequests(): number {
-        return this.#requests.size;
+        return this.#requests.numLive;
     }
 
     get numQueued(): number {
-        return this.#queue.length;
+        return this.#scheduler.numQueued;
     }
 
     /** The workspaces the engine holds KV for, and where. */
-    sessions(): readonly SessionRecord[] {
-        return this.#sessions.all();
+    workspaces(): readonly WorkspaceRecord[] {
+        return this.#workspaces.all();
     }
 
-    /** Forgets a workspace's KV: its decode sequence is cleared and its pages scrubbed. Not while a turn of it runs. */
-    async forgetSession(id: SessionId): Promise<void> {
-        await this.#sessions.forget(id);
+    /** A fresh unified context of one sequence and `contextSize` tokens, nothing else in it: replay's and the canary's baseline. */
+    freshContext(contextSize: number): Promise<RoleContext> {
+        return this.#parts.freshContext(contextSize);
+    }
+
+    /**
+     * Forgets a workspace's KV: its decode sequence is cleared and its pages scrubbed. A turn of it
+     * that runs or waits is cancelled first (it ends with `request_cancelled`), and the forget
+     * waits until it has let go of the workspace.
+     */
+    async forgetWorkspace(id: WorkspaceId): Promise<void> {
+        for (let round = 0; round < MAX_FORGET_ROUNDS; round++) {
+            const ending = [...this.#inFlight].filter((turn) => turn.workspace === id);
+            if (ending.length === 0) {
+                return this.#workspaces.forget(id);
+            }
+            ending.forEach((turn) => turn.cancel.abort());
+            await Promise.all(ending.map((turn) => turn.settled));
+        }
+        throw new EngineBusyError(
+            `Workspace ${id} kept receiving new turns while it was forgotten (${MAX_FORGET_ROUNDS} rounds); forget it again.`
+        );
+    }
+
+    /** Forgets every workspace that runs no turn now. */
+    async forgetAllWorkspaces(): Promise<void> {
+        await this.#workspaces.forgetAll();
     }
 
     /**
@@ -316,460 +183,75 @@ export class KvEngine {
      * lives in pages); undefined when it holds none. For the canary probe. It takes a turn of the
      * workspace as a request does, so no turn and no swap moves that KV during the export.
      */
-    async exportSessionKv(id: SessionId): Promise<ParsedSequenceState | undefined> {
-        if (this.#disposed) {
-            throw new EngineStoppedError("The engine has stopped; start it again to run requests.");
-        }
-        const session = await this.#waitForTurn({ session: id, promptTokens: [], maxTokens: 1 });
-        try {
-            const slot = await this.#sessions.residentSlot(`export-${id}`, session);
-            return slot.numTokens === 0 ? undefined : await this.decode.exportState(slot, `export-${id}`);
-        } finally {
-            session.busy = false;
-            session.lastUsed = ++this.#clock;
-            this.#numRunning--;
-            this.#grantNext();
-        }
-    }
-
-    async forgetAllSessions(): Promise<void> {
-        await this.#sessions.forgetAll();
+    async exportWorkspaceKv(id: WorkspaceId): Promise<ParsedSequenceState | undefined> {
+        this.#assertRunning();
+        return this.#track(id, new AbortController(), async () => {
+            const workspace = await this.#scheduler.acquireTurn({ workspace: id });
+            try {
+                const slot = await this.#workspaces.residentSlot(workspace, `export-${id}`);
+                return slot.numTokens === 0 ? undefined : await this.decode.exportState(slot, `export-${id}`);
+            } finally {
+                this.#scheduler.endTurn(workspace);
+            }
+        });
     }
 
     /**
-     * Runs one request to its end. Resolves only for a request served in full ("stop" or "length");
-     * every other end (rejected, cancelled, failed) rejects with a typed error.
+     * Runs one request to its end (engine/request/RequestRunner.ts). Resolves only for a request
+     * served in full ("stop" or "length"); every other end (rejected, cancelled, failed) rejects with
+     * a typed error.
      *
      * `promptTokens` is the whole conversation. KV the workspace already holds for a prefix of it
      * is reused (never evaluated again); short deltas are evaluated in place in the decode context,
      * long ones by prefill and handed over through pages.
      */
     async generate(input: GenerateRequest): Promise<GenerateResult> {
+        this.#assertRunning();
+        const cancel = new AbortController();
+        return this.#track(input.workspace, cancel, () => this.#requests.run(input, cancel));
+    }
+
+    /** Runs `work` as in flight for `workspace`, so that forgetting the workspace cancels it through `cancel` and waits for it. */
+    async #track<T>(workspace: WorkspaceId, cancel: AbortController, work: () => Promise<T>): Promise<T> {
+        let settle!: () => void;
+        const turn: InFlight = { workspace, cancel, settled: new Promise<void>((resolve) => (settle = resolve)) };
+        this.#inFlight.add(turn);
+        try {
+            return await work();
+        } finally {
+            this.#inFlight.delete(turn);
+            settle();
+        }
+    }
+
+    #assertRunning(): void {
         if (this.#disposed) {
             throw new EngineStoppedError("The engine has stopped; start it again to run requests.");
         }
-        const id = toRequestId(`req-${this.#nextRequest++}`);
-        const record = new RequestRecord(id, input.session, this.pool, (done, status) => this.#onTerminal(done, status));
-        this.#requests.set(id, record);
-
-        const admission = admit(
-            input.promptTokens.length,
-            input.maxTokens,
-            this.guards.admission === false ? { limit: this.config.window, boundBy: "window" } : this.window
-        );
-        if (!admission.ok) {
-            return this.#end(record, { kind: "rejected", error: admission.error });
-        }
-        if (input.signal?.aborted) {
-            return this.#end(record, { kind: "cancelled" });
-        }
-
-        const onAbort = (): void => void this.#end(record, { kind: "cancelled" }).catch(() => undefined);
-        input.signal?.addEventListener("abort", onAbort, { once: true });
-        let session: SessionRecord | undefined;
-        try {
-            session = await this.#waitForTurn(input);
-            this.#throwIfEnded(record);
-            input.onStarted?.();
-            return await this.#run(record, session, input);
-        } catch (error) {
-            if (record.isTerminal) {
-                return await this.#end(record, record.status as TerminalStatus);
-            }
-            return await this.#end(record, { kind: "failed", error: error instanceof Error ? error : new Error(String(error)) });
-        } finally {
-            input.signal?.removeEventListener("abort", onAbort);
-            if (session !== undefined) {
-                if (record.status.kind !== "finished" && record.endedDuring !== "decoding") {
-                    await this.#sessions.dropKv(session);
-                } // a half-done handoff leaves KV the engine cannot vouch for
-                session.busy = false;
-                session.lastUsed = ++this.#clock;
-                this.#numRunning--;
-                this.#grantNext();
-            }
-        }
-    }
-
-    /**
-     * Waits, fairly across workspaces, until a decode sequence can be given to this request, and
-     * takes it: the run count and the workspace's busy mark change in the same synchronous step as
-     * the grant, so two grants can never share a workspace or overcommit the sequences. Throws only
-     * before a grant; after one, the caller owns the turn and must end it.
-     */
-    async #waitForTurn(input: GenerateRequest): Promise<SessionRecord> {
-        const take = (): SessionRecord => {
-            const session = this.#sessions.get(input.session);
-            invariant(
-                !session.busy && this.#numRunning < this.decode.numSequences,
-                () =>
-                    `a turn of ${input.session} was granted with the workspace busy or ${this.#numRunning} of ${this.decode.numSequences} sequences running`
-            );
-            session.busy = true;
-            this.#numRunning++;
-            return session;
-        };
-        const busy = this.#busySessions();
-        if (this.#queue.length === 0 && this.#numRunning < this.decode.numSequences && !busy.has(input.session)) {
-            return take();
-        }
-        return new Promise<SessionRecord>((resolve, reject) => {
-            const waiter: Waiter = {
-                session: input.session,
-                arrival: this.#numArrivals++,
-                grant: () => {
-                    input.signal?.removeEventListener("abort", leave);
-                    resolve(take());
-                },
-                fail: (error) => {
-                    input.signal?.removeEventListener("abort", leave);
-                    reject(error);
-                }
-            };
-            const leave = (): void => {
-                if (this.#queue.remove(waiter)) {
-                    reject(new RequestCancelledError("admitted"));
-                }
-            };
-            this.#queue.push(waiter);
-            input.signal?.addEventListener("abort", leave, { once: true });
-            input.onQueued?.(this.#queue.positionOf(waiter, busy));
-        });
-    }
-
-    #grantNext(): void {
-        while (this.#numRunning < this.decode.numSequences) {
-            const next = this.#queue.next(this.#busySessions());
-            if (next === undefined) {
-                return;
-            }
-            next.grant();
-        }
-    }
-
-    #busySessions(): Set<SessionId> {
-        return new Set(
-            this.#sessions
-                .all()
-                .filter((session) => session.busy)
-                .map((session) => session.id)
-        );
-    }
-
-    async #run(record: RequestRecord, session: SessionRecord, input: GenerateRequest): Promise<GenerateResult> {
-        const admittedAt = performance.now();
-        const timings: RequestTimings = { prefillMs: 0, handoffMs: 0, timeToFirstTokenMs: 0, decodeMs: 0 };
-        const prompt = input.promptTokens;
-        const slot = await this.#sessions.residentSlot(record.id, session);
-
-        // Reuse what the workspace's KV already holds; at least the last prompt token is evaluated,
-        // because its logits give the first answer token.
-        const held = slot.tokens;
-        let numReused = 0;
-        while (numReused < held.length && numReused < prompt.length - 1 && held[numReused] === prompt[numReused]) {
-            numReused++;
-        }
-        await slot.truncate(numReused);
-        const delta = prompt.slice(numReused);
-
-        let decodeInput = delta;
-        let numHandedOff = 0;
-        if (this.prefill && delta.length - 1 > this.config.inPlacePrefillTokens) {
-            numHandedOff = delta.length - 1;
-            await this.#handOff(record, session, slot, prompt, numReused, timings);
-            decodeInput = prompt.slice(-1);
-        }
-        const result = await this.#decode(record, slot, decodeInput, input, timings, admittedAt);
-        if ((input.sampling ?? GREEDY).temperature === 0) {
-            this.#replayable.set(record.id, { prompt: [...prompt], tokens: result.tokens });
-            if (this.#replayable.size > NUM_REPLAYABLE_REQUESTS) {
-                this.#replayable.delete(this.#replayable.keys().next().value!);
-            }
-        }
-        this.counters.reusedPromptTokens += numReused;
-        this.counters.evaluatedPromptTokens += delta.length;
-        return { ...result, numReusedTokens: numReused, numEvaluatedTokens: delta.length, numHandedOffTokens: numHandedOff };
-    }
-
-    /**
-     * Prefill evaluates `prompt[numReused, n − 1)` on top of the workspace's history and hands the
-     * whole sequence back through pages; decode verifies and loads it, then evaluates the last token.
-     * The prefill context has one sequence: handoffs take turns.
-     */
-    async #handOff(
-        record: RequestRecord,
-        session: SessionRecord,
-        slot: SequenceSlot,
-        prompt: readonly number[],
-        numReused: number,
-        timings: RequestTimings
-    ): Promise<void> {
-        const prefill = this.prefill!;
-        const startedAt = performance.now();
-        let exported: ParsedSequenceState;
-        // The prefill context has one sequence: prefills take turns; transfers to decode do not wait on each other.
-        const unlock = await this.#lockPrefill();
-        const prefillSlot = prefill.acquireSequence()!;
-        try {
-            this.#advance(record, { kind: "prefilling" });
-            if (numReused > 0) {
-                // the history the workspace holds goes to prefill through pages, not by recompute
-                await this.#movePages(record, session, await this.decode.exportState(slot, record.id), prefill, prefillSlot);
-            }
-            const prefillStartedAt = performance.now();
-            const toEvaluate = prompt.slice(numReused, -1);
-            // Refused by prefill.evaluate; a drill's sandbox without the guard hands over a stub instead.
-            const overflows = prefillSlot.numTokens + toEvaluate.length > prefill.sequenceCapacity;
-            await prefill.evaluate(
-                prefillSlot,
-                overflows && this.guards.refusePrefillOverflow === false ? toEvaluate.slice(0, this.config.pageTokens) : toEvaluate
-            );
-            timings.prefillMs = performance.now() - prefillStartedAt;
-            this.#advance(record, { kind: "transferring" });
-            exported = await prefill.exportState(prefillSlot, record.id);
-        } finally {
-            await prefill.releaseSequence(prefillSlot);
-            unlock();
-        }
-        this.#throwIfEnded(record);
-        await this.#movePages(record, session, exported, this.decode, slot, prompt.slice(0, -1));
-        invariant(
-            slot.numTokens === prompt.length - 1,
-            () => `decode sequence ${slot.index} holds ${slot.numTokens} tokens after loading ${prompt.length - 1}`
-        );
-        timings.handoffMs = performance.now() - startedAt - timings.prefillMs;
-    }
-
-    async #lockPrefill(): Promise<() => void> {
-        let unlock!: () => void;
-        const previous = this.#prefillLock;
-        this.#prefillLock = new Promise<void>((resolve) => {
-            unlock = resolve;
-        });
-        await previous;
-        return unlock;
-    }
-
-    /**
-     * One verified transfer through the pool: reserve, write and seal, verify, assemble, load, release.
-     * The reader reserves for the tokens it expects (by default, those the state says it holds) and
-     * verifies what arrived against them, never against what the writer claims.
-     */
-    async #movePages(
-        record: RequestRecord,
-        session: SessionRecord,
-        state: ParsedSequenceState,
-        target: RoleContext,
-        targetSlot: SequenceSlot,
-        expectedTokens: readonly number[] = Array.from(state.tokens)
-    ): Promise<void> {
-        const numPages = this.#transfer.numPagesFor(expectedTokens.length);
-        await this.#waitForPages(record, numPages);
-        // Cancelled while the state was exported or pages awaited: reserve nothing. From here to
-        // holdPages there is no await, so a reservation always has its owner.
-        this.#throwIfEnded(record);
-        const reservation = this.pool.reserve({ session: session.id, request: record.id, numPages, firstToken: 0 });
-        record.holdPages(reservation);
-        const manifest = await this.#transfer.write(reservation, state);
-        this.#throwIfEnded(record);
-        const assembled = this.#transfer.read(
-            manifest,
-            {
-                request: record.id,
-                session: session.id,
-                generation: reservation.generation,
-                tokens: expectedTokens,
-                reservedPages: reservation.pages.map((handle) => handle.pageId)
-            },
-            this.#target(target)
-        );
-        this.#throwIfEnded(record);
-        await target.importState(targetSlot, assembled, record.id);
-        this.hooks.afterLoad?.(record.id, targetSlot.tokens);
-        record.releasePages();
-    }
-
-    /**
-     * Waits until `numPages` can be reserved. Admission bounded every request by the pool's size,
-     * and other handoffs hold their pages only for the moment of a transfer, so room comes; the
-     * wait is bounded all the same, and a cancel ends it.
-     */
-    async #waitForPages(record: RequestRecord, numPages: number): Promise<void> {
-        const deadline = performance.now() + PAGE_WAIT_MS;
-        while (!this.#sessions.makeRoom(numPages)) {
-            this.#throwIfEnded(record);
-            if (performance.now() > deadline) {
-                throw new EngineBusyError(
-                    `The handoff needs ${numPages} pages and only ${this.pool.numFreePages} of ${this.config.numPages} came free in ` +
-                        `${PAGE_WAIT_MS / 1000} s (running requests hold the rest). Retry, or give the pool more pages.`
-                );
-            }
-            await new Promise((resolve) => setTimeout(resolve, 5));
-        }
-    }
-
-    #target(context: RoleContext): { layout: KvLayout; numStreams: number } {
-        invariant(
-            context.layout !== undefined && context.numStreams !== undefined,
-            () => `the ${context.role} context has no measured KV layout`
-        );
-        return { layout: context.layout, numStreams: context.numStreams };
-    }
-
-    async #decode(
-        record: RequestRecord,
-        slot: SequenceSlot,
-        tokens: readonly number[],
-        input: GenerateRequest,
-        timings: RequestTimings,
-        admittedAt: number
-    ): Promise<Pick<GenerateResult, "request" | "tokens" | "finishReason" | "timings">> {
-        this.#advance(record, { kind: "decoding" });
-        const generated: number[] = [];
-        let finishReason: "stop" | "length" = "stop";
-        let firstTokenAt = performance.now();
-        let probabilities: TokenProbabilities | undefined;
-        const wantProbabilities =
-            input.logprobs === undefined
-                ? undefined
-                : {
-                      top: input.logprobs.top,
-                      onToken: (entry: TokenProbabilities) => {
-                          probabilities = entry;
-                      }
-                  };
-        for await (const token of slot.generate(tokens, input.sampling ?? GREEDY, wantProbabilities)) {
-            this.#throwIfEnded(record);
-            if (generated.length === 0) {
-                firstTokenAt = performance.now();
-                timings.timeToFirstTokenMs = firstTokenAt - admittedAt;
-            }
-            generated.push(token);
-            this.counters.generatedTokens++;
-            if (input.onToken?.(token, probabilities) === "stop") {
-                break;
-            }
-            if (generated.length >= input.maxTokens) {
-                finishReason = "length";
-                break;
-            }
-        }
-        this.#throwIfEnded(record);
-        timings.decodeMs = performance.now() - firstTokenAt;
-        record.finish({ kind: "finished", reason: finishReason });
-        return { request: record.id, tokens: generated, finishReason, timings };
-    }
-
-    #advance(record: RequestRecord, status: Extract<RequestStatus, { kind: "prefilling" | "transferring" | "decoding" }>): void {
-        if (!record.advance(status)) {
-            this.#throwIfEnded(record);
-        }
-        this.hooks.onStatus?.(record.id, status);
-    }
-
-    #throwIfEnded(record: RequestRecord): void {
-        if (record.isTerminal) {
-            throw new RequestCancelledError(record.endedDuring);
-        }
-    }
-
-    /** Moves a request to its terminal status (once) and turns every non-normal end into a thrown error. */
-    async #end(record: RequestRecord, status: TerminalStatus): Promise<never> {
-        record.finish(status);
-        const final = record.status as TerminalStatus;
-        switch (final.kind) {
-            case "rejected":
-            case "failed":
-                throw final.error;
-            case "cancelled":
-                throw new RequestCancelledError(record.endedDuring);
-            case "finished":
-                invariant(false, `request ${record.id} ended as finished on an error path`);
-        }
-    }
-
-    #onTerminal(record: RequestRecord, status: TerminalStatus): void {
-        this.#requests.delete(record.id);
-        if (status.kind === "finished") {
-            this.counters.finished++;
-        } else if (status.kind === "rejected") {
-            this.counters.rejected++;
-        } else if (status.kind === "cancelled") {
-            this.counters.cancelled++;
-        } else {
-            this.counters.failed++;
-            if (
-                status.error instanceof HandoffIntegrityError ||
-                (status.error instanceof KvaultError && /checksum|stale|mismatch/.test(status.error.code))
-            ) {
-                this.counters.integrityFailures++;
-            }
-        }
-        this.hooks.onStatus?.(record.id, status);
     }
 
     /** Checks I1–I7 over the pool and the engine's own bookkeeping; see `auditEngine`. */
-    audit(options: EngineAuditOptions = {}): EngineAuditResult {
-        const liveRequests = new Map<RequestId, { generation: number | undefined }>();
-        for (const [id, record] of this.#requests) {
-            liveRequests.set(id, { generation: record.heldGeneration });
-        }
+    audit(options: AuditOptions = {}): AuditResult {
+        const liveRequests = this.#requests.liveGenerations();
         return auditEngine(
-            { pool: this.pool, sessions: this.#sessions.all(), liveRequests, numDecodeSequences: this.decode.numSequences },
+            { pool: this.pool, workspaces: this.#workspaces.all(), liveRequests, numDecodeSequences: this.decode.numSequences },
             options
         );
     }
 
-    /** Finished greedy requests that `replay` can check, oldest first. */
-    replayableRequests(): readonly RequestId[] {
-        return [...this.#replayable.keys()];
+    /** Finished greedy requests that `replay` can check, oldest first, with the host's turn each served. */
+    replayable(): readonly ServedRequest[] {
+        return this.#replays.all();
     }
 
-    /**
-     * Differential replay (I8): recomputes a finished greedy request alone, in a fresh context of
-     * its own with one sequence, and compares token by token with what was served.
-     */
-    async replay(id: RequestId): Promise<ReplayResult> {
-        const served = this.#replayable.get(id);
-        if (served === undefined) {
-            throw new ReplayUnavailableError(
-                `Request ${id} cannot be replayed: only the last ${NUM_REPLAYABLE_REQUESTS} finished greedy (temperature 0) requests are kept.`
-            );
-        }
-        const startedAt = performance.now();
-        const context = await RoleContext.create(
-            this.model,
-            {
-                role: "unified",
-                contextSize: served.prompt.length + served.tokens.length + 1,
-                numSequences: 1,
-                flashAttention: this.config.flashAttention,
-                threads: this.config.threads
-            },
-            this.stateDirectory
-        );
-        try {
-            const slot = context.acquireSequence()!;
-            const replayed: number[] = [];
-            if (served.tokens.length > 0) {
-                for await (const token of slot.generate(served.prompt, GREEDY)) {
-                    replayed.push(token);
-                    if (replayed.length >= served.tokens.length) {
-                        break;
-                    }
-                }
-            }
-            const index = served.tokens.findIndex((token, position) => replayed[position] !== token);
-            return {
-                request: id,
-                numTokens: served.tokens.length,
-                identical: index < 0,
-                ...(index < 0 ? {} : { firstDivergence: { index, served: served.tokens[index]!, replayed: replayed[index] } }),
-                durationMs: performance.now() - startedAt
-            };
-        } finally {
-            await context.dispose();
-        }
+    /** The engine's ids of `replayable()`, oldest first. */
+    replayableRequests(): readonly RequestId[] {
+        return this.#replays.all().map((served) => served.request);
+    }
+
+    /** Differential replay (I8) of a finished greedy request, alone in a fresh context; see `ReplayLog`. */
+    replay(id: RequestId): Promise<ReplayResult> {
+        return this.#replays.replay(id);
     }
 
     async dispose(): Promise<void> {
@@ -777,16 +259,13 @@ export class KvEngine {
             return;
         }
         this.#disposed = true;
-        for (const waiter of this.#queue.order(new Set())) {
-            this.#queue.remove(waiter);
-            waiter.fail(new EngineStoppedError("The engine stopped before this request's turn came. Retry once it has restarted."));
-        }
+        this.#scheduler.stop(new EngineStoppedError("The engine stopped before this request's turn came. Retry once it has restarted."));
         await this.prefill?.dispose();
         await this.decode.dispose();
         this.pool.dispose();
         this.stateDirectory.dispose();
         await this.model.dispose();
-        if (this.ownsRuntime) {
+        if (this.#parts.ownsRuntime) {
             await this.runtime.dispose();
         }
     }

@@ -1,4 +1,4 @@
-import type { RequestId, SessionId } from "./core/ids.js";
+import type { PageHolder, RequestId, TurnId, WorkspaceId } from "./core/ids.js";
 import type { EngineMode } from "./EngineConfig.js";
 import type { PageManifest } from "./handoff/PageManifest.js";
 import type { PagePool } from "./pages/PagePool.js";
@@ -10,7 +10,9 @@ import type { SamplingOptions, TokenProbabilities } from "./runtime/SequenceSlot
 // What KvEngine takes and gives: its requests, results, reports, counters and test hooks.
 
 export interface GenerateRequest {
-    readonly session: SessionId;
+    readonly workspace: WorkspaceId;
+    /** The host's turn this request serves, if a host sent it: kept with the request for replay by turn. */
+    readonly turn?: TurnId;
     readonly promptTokens: readonly number[];
     readonly maxTokens: number;
     readonly sampling?: SamplingOptions;
@@ -65,6 +67,24 @@ export interface ModeReport {
     readonly reason?: string;
 }
 
+/** The engine's counters, all from zero. */
+export function createEngineCounters(): EngineCounters {
+    return {
+        finished: 0,
+        rejected: 0,
+        cancelled: 0,
+        failed: 0,
+        integrityFailures: 0,
+        swapOuts: 0,
+        swapIns: 0,
+        swapDrops: 0,
+        generatedTokens: 0,
+        evaluatedPromptTokens: 0,
+        reusedPromptTokens: 0,
+        staleCompletionsIgnored: 0
+    };
+}
+
 export interface EngineCounters {
     finished: number;
     rejected: number;
@@ -73,7 +93,7 @@ export interface EngineCounters {
     integrityFailures: number;
     swapOuts: number;
     swapIns: number;
-    /** Swapped sessions whose pages were taken back for lack of room; they recompute from history. */
+    /** Swapped workspaces whose pages were taken back for lack of room; they recompute from history. */
     swapDrops: number;
     generatedTokens: number;
     evaluatedPromptTokens: number;
@@ -89,7 +109,7 @@ export interface EngineCounters {
  */
 export interface KvEngineHooks {
     /** Called after the write leases are taken and before the bytes are written: a slow transport. */
-    beforeTransferWrite?(request: RequestId): Promise<void>;
+    beforeTransferWrite?(holder: PageHolder): Promise<void>;
     /** Called with the manifest as prefill sealed it; what it returns is what decode receives. */
     afterSeal?(manifest: PageManifest, pool: PagePool): PageManifest | void;
     /** After a handed-off state was loaded into its target sequence, with the tokens it holds now. */

@@ -1,28 +1,12 @@
-import type { RequestId } from "../core/ids.js";
+import type { PageHolder, RequestId } from "../core/ids.js";
 import type { PagePool } from "../pages/PagePool.js";
-import type { AuditViolation, PagePoolAuditResult } from "../pages/PagePoolAudit.js";
+import { ViolationLog, type AuditOptions, type AuditResult } from "../pages/AuditResult.js";
 import { PageState } from "../pages/PageState.js";
-import type { SessionRecord } from "../session/SessionRecord.js";
-
-export interface EngineAuditResult {
-    readonly ok: boolean;
-    readonly pool: PagePoolAuditResult;
-    /** Engine-level violations: residency, reservations without an owner, manifests that disagree with their pages. */
-    readonly violations: readonly AuditViolation[];
-    readonly numPagesChecked: number;
-    readonly durationMs: number;
-}
-
-export interface EngineAuditOptions {
-    /** Read every free page's bytes for I6 (default true). */
-    readonly scanFreePages?: boolean;
-    /** Recompute every sealed page's checksum for I7 (default true). */
-    readonly verifySealedPages?: boolean;
-}
+import type { WorkspaceRecord } from "../workspace/WorkspaceRecord.js";
 
 export interface EngineAuditView {
     readonly pool: PagePool;
-    readonly sessions: readonly SessionRecord[];
+    readonly workspaces: readonly WorkspaceRecord[];
     /** Requests not yet terminal, with the reservation each holds (if any). */
     readonly liveRequests: ReadonlyMap<RequestId, { readonly generation: number | undefined }>;
     readonly numDecodeSequences: number;
@@ -34,78 +18,76 @@ export interface EngineAuditView {
  * to a swapped workspace's manifest at its generation, whose checksums equal the pages' (I4, I5, I7),
  * and no decode sequence is held by two workspaces (I1).
  */
-export function auditEngine(view: EngineAuditView, options: EngineAuditOptions = {}): EngineAuditResult {
+export function auditEngine(view: EngineAuditView, options: AuditOptions = {}): AuditResult {
     const startedAt = performance.now();
     const pool = view.pool.audit({ scanFreePages: options.scanFreePages ?? true, verifySealedPages: options.verifySealedPages ?? true });
-    const violations: AuditViolation[] = [];
+    const log = new ViolationLog();
+    log.add(pool); // the pool's violations first, then the engine's
 
-    const owners = new Map<RequestId, number>(); // request → generation, from live requests and swapped workspaces
+    const owners = new Map<PageHolder, number>(); // holder → generation, from live requests and swapped workspaces
     for (const [request, { generation }] of view.liveRequests) {
         if (generation !== undefined) {
             owners.set(request, generation);
         }
     }
     const sequences = new Map<number, string>();
-    for (const session of view.sessions) {
-        const residency = session.residency;
+    for (const workspace of view.workspaces) {
+        const residency = workspace.residency;
         if (residency.kind === "resident") {
             const holder = sequences.get(residency.slot.index);
             if (holder !== undefined) {
-                violations.push({
-                    invariant: "I1",
-                    message: `decode sequence ${residency.slot.index} is held by workspaces ${holder} and ${session.id}`
-                });
+                log.report("I1", undefined, `decode sequence ${residency.slot.index} is held by workspaces ${holder} and ${workspace.id}`);
             }
-            sequences.set(residency.slot.index, session.id);
+            sequences.set(residency.slot.index, workspace.id);
         } else if (residency.kind === "swapped") {
-            owners.set(residency.reservation.request, residency.reservation.generation);
+            owners.set(residency.reservation.holder, residency.reservation.generation);
             residency.manifest.pages.forEach((page, index) => {
                 const info = view.pool.pageInfo(page);
-                if (info.state !== PageState.Sealed || info.generation !== residency.manifest.generation || info.session !== session.id) {
-                    violations.push({
-                        invariant: "I5",
-                        pageId: page,
-                        message: `workspace ${session.id}'s swapped page ${page} is ${info.state} at generation ${info.generation}, its manifest says sealed at ${residency.manifest.generation}`
-                    });
+                if (
+                    info.state !== PageState.Sealed ||
+                    info.generation !== residency.manifest.generation ||
+                    info.workspace !== workspace.id
+                ) {
+                    log.report(
+                        "I5",
+                        page,
+                        `workspace ${workspace.id}'s swapped page ${page} is ${info.state} at generation ${info.generation}, its manifest says sealed at ${residency.manifest.generation}`
+                    );
                 } else if (info.checksum !== residency.manifest.checksums[index]) {
-                    violations.push({
-                        invariant: "I7",
-                        pageId: page,
-                        message: `workspace ${session.id}'s swapped page ${page} is sealed as ${info.checksum?.toString(16)}, its manifest says ${residency.manifest.checksums[index]?.toString(16)}`
-                    });
+                    log.report(
+                        "I7",
+                        page,
+                        `workspace ${workspace.id}'s swapped page ${page} is sealed as ${info.checksum?.toString(16)}, its manifest says ${residency.manifest.checksums[index]?.toString(16)}`
+                    );
                 }
             });
         }
     }
     if (sequences.size > view.numDecodeSequences) {
-        violations.push({
-            invariant: "I1",
-            message: `${sequences.size} workspaces are resident on ${view.numDecodeSequences} decode sequences`
-        });
+        log.report("I1", undefined, `${sequences.size} workspaces are resident on ${view.numDecodeSequences} decode sequences`);
     }
 
     const numPages = view.pool.config.numPages;
-    view.pool.forEachOwnedPage((page, state, request, pageGeneration) => {
-        const generation = owners.get(request);
+    view.pool.forEachOwnedPage((page, state, holder, pageGeneration) => {
+        const generation = owners.get(holder);
         if (generation === undefined) {
-            violations.push({
-                invariant: "I4",
-                pageId: page,
-                message: `page ${page} is ${state === PageState.Sealed ? "sealed" : "owned"} by ${request}, which is neither running nor a swapped workspace`
-            });
+            log.report(
+                "I4",
+                page,
+                `page ${page} is ${state === PageState.Sealed ? "sealed" : "owned"} by ${holder}, which is neither running nor a swapped workspace`
+            );
         } else if (generation !== pageGeneration) {
-            violations.push({
-                invariant: "I5",
-                pageId: page,
-                message: `page ${page} is at generation ${pageGeneration}; its owner ${request} holds generation ${generation}`
-            });
+            log.report("I5", page, `page ${page} is at generation ${pageGeneration}; its owner ${holder} holds generation ${generation}`);
         }
     });
     return {
-        ok: pool.ok && violations.length === 0,
-        pool,
-        violations,
+        ok: log.numViolations === 0,
+        violations: log.violations,
+        numViolations: log.numViolations,
         numPagesChecked: numPages,
+        numFreePagesScanned: pool.numFreePagesScanned,
+        numSealedPagesVerified: pool.numSealedPagesVerified,
+        numPagesChangedDuringScan: 0,
         durationMs: performance.now() - startedAt
     };
 }

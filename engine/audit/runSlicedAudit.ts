@@ -1,7 +1,6 @@
+import { ViolationLog, type AuditCost, type AuditOptions, type AuditResult } from "../pages/AuditResult.js";
 import type { PagePool } from "../pages/PagePool.js";
-import type { AuditViolation } from "../pages/PagePoolAudit.js";
 import type { ByteScanResult } from "../pages/scanPoolBytes.js";
-import type { EngineAuditOptions, EngineAuditResult } from "./auditEngine.js";
 
 export interface SlicedAuditOptions {
     /** Read free pages for zeros (I6) and re-checksum sealed pages (I7); default true. */
@@ -12,31 +11,13 @@ export interface SlicedAuditOptions {
     readonly maxPagesPerSlice?: number;
 }
 
-/** Every figure is the whole engine's; times in milliseconds. */
-export interface SlicedAuditResult {
-    readonly ok: boolean;
-    /** Pool violations first, then the engine's, the first ones of each. */
-    readonly violations: readonly AuditViolation[];
-    readonly numViolations: number;
-    readonly numPagesChecked: number;
-    readonly numFreePagesScanned: number;
-    readonly numSealedPagesVerified: number;
-    readonly numPagesChangedDuringScan: number;
-    /** The metadata pass (I1–I5 over every page, the engine's bookkeeping): one synchronous step. */
-    readonly metadataMs: number;
-    /** Time the byte scan's slices held the thread, yields excluded; 0 without byte scans. */
-    readonly byteScanMs: number;
-    readonly numSlices: number;
-    /** The longest the audit held the thread at once: the metadata pass or a slice. */
-    readonly longestPauseMs: number;
-    /** From start to end, the yields between slices included. */
-    readonly durationMs: number;
-}
+/** The whole engine's audit, with what it cost the thread. */
+export type SlicedAuditResult = AuditResult & { readonly cost: AuditCost };
 
 /** What the audit needs of the engine: `KvEngine` satisfies it. */
 export interface AuditedEngine {
     readonly pool: PagePool;
-    audit(options: EngineAuditOptions): EngineAuditResult;
+    audit(options: AuditOptions): AuditResult;
 }
 
 /**
@@ -59,20 +40,25 @@ export async function runSlicedAudit(engine: AuditedEngine, options: SlicedAudit
         byteScans && !engine.pool.isDisposed
             ? await engine.pool.scanBytes({ sliceBudgetMs: options.sliceBudgetMs, maxPagesPerSlice: options.maxPagesPerSlice })
             : undefined;
-    const violations = [...metadata.pool.violations, ...(scan?.violations ?? []), ...metadata.violations];
-    const numViolations = metadata.pool.numViolations + (scan?.numViolations ?? 0) + metadata.violations.length;
+    const log = new ViolationLog();
+    log.add(metadata);
+    if (scan !== undefined) {
+        log.add(scan);
+    }
     return {
-        ok: numViolations === 0,
-        violations,
-        numViolations,
+        ok: log.numViolations === 0,
+        violations: log.violations,
+        numViolations: log.numViolations,
         numPagesChecked: metadata.numPagesChecked,
         numFreePagesScanned: scan?.numFreePagesScanned ?? 0,
         numSealedPagesVerified: scan?.numSealedPagesVerified ?? 0,
         numPagesChangedDuringScan: scan?.numPagesChangedDuringScan ?? 0,
-        metadataMs,
-        byteScanMs: scan?.busyMs ?? 0,
-        numSlices: scan?.numSlices ?? 0,
-        longestPauseMs: Math.max(metadataMs, scan?.longestSliceMs ?? 0),
-        durationMs: performance.now() - startedAt
+        durationMs: performance.now() - startedAt,
+        cost: {
+            metadataMs,
+            byteScanMs: scan?.busyMs ?? 0,
+            numSlices: scan?.numSlices ?? 0,
+            longestPauseMs: Math.max(metadataMs, scan?.longestSliceMs ?? 0)
+        }
     };
 }

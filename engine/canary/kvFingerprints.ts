@@ -11,17 +11,17 @@ import type { ParsedSequenceState } from "../codec/parseSequenceState.js";
  */
 export type KvFingerprint = bigint;
 
-/** One fingerprint per position of a parsed state, `[0, numCells)`. */
+/** One fingerprint per position of a parsed state, `[0, tokens.length)`. */
 export function stateFingerprints(state: ParsedSequenceState): (KvFingerprint | undefined)[] {
     const rowBytes = state.layout.layers.map((layer) => layer.kRowBytes);
     const joined = Buffer.alloc(rowBytes.reduce((sum, bytes) => sum + bytes, 0));
     const zero = Buffer.alloc(joined.length);
     const fingerprints: (KvFingerprint | undefined)[] = [];
-    for (let cell = 0; cell < state.numCells; cell++) {
+    for (let position = 0; position < state.tokens.length; position++) {
         let offset = 0;
         state.layers.forEach((layer, index) => {
             const bytes = rowBytes[index]!;
-            layer.k.copy(joined, offset, cell * bytes, (cell + 1) * bytes);
+            layer.k.copy(joined, offset, position * bytes, (position + 1) * bytes);
             offset += bytes;
         });
         fingerprints.push(fingerprintOf(joined, zero));

@@ -1,9 +1,8 @@
 import type { CanaryProbeResult, CanaryReport } from "../../contract/isolation.js";
-import { sessionId, type SessionId } from "../core/ids.js";
+import { workspaceId, type WorkspaceId } from "../core/ids.js";
 import { KvaultError } from "../core/KvaultError.js";
 import type { KvEngine } from "../KvEngine.js";
 import type { ChatRenderer } from "../runtime/ChatRenderer.js";
-import { RoleContext } from "../runtime/RoleContext.js";
 import type { TokenProbabilities } from "../runtime/SequenceSlot.js";
 import { canaryWorkspaceId, randomMarker } from "./canaryMarkers.js";
 import { A_MAX_TOKENS, buildCanaryPrompts, CUE_MAX_TOKENS, RECALL_MAX_TOKENS } from "./canaryPrompts.js";
@@ -58,8 +57,8 @@ async function runOnce(engine: KvEngine, renderer: ChatRenderer, options: Canary
     const numFreePagesBefore = engine.pool.numFreePages;
     const markers: [string, string] = [randomMarker(), randomMarker()];
     const prompts = buildCanaryPrompts(engine, renderer, markers, options.fillerTokens);
-    const a = sessionId(canaryWorkspaceId("a"));
-    const b = sessionId(canaryWorkspaceId("b"));
+    const a = workspaceId(canaryWorkspaceId("a"));
+    const b = workspaceId(canaryWorkspaceId("b"));
     const { pageTokens } = engine.pool.config;
 
     // What the pages held when they were sealed: A's rows by position, every slot B's requests received.
@@ -71,7 +70,7 @@ async function runOnce(engine: KvEngine, renderer: ChatRenderer, options: Canary
     let numPagesA = 0;
     let aRunning = true;
     const unwatch = engine.watchSeals((sealed, received, pool) => {
-        if (sealed.session === a) {
+        if (sealed.workspace === a) {
             if (aRunning) {
                 numPagesA += sealed.pages.length;
             }
@@ -83,11 +82,11 @@ async function runOnce(engine: KvEngine, renderer: ChatRenderer, options: Canary
                     rowsOfA.set(index * pageTokens + slot, slots[slot]);
                 }
             });
-        } else if (sealed.session === b) {
+        } else if (sealed.workspace === b) {
             received.pages.forEach((page, index) =>
                 receivedByB.push({
                     page,
-                    request: sealed.request,
+                    request: sealed.holder,
                     probe: numProbe,
                     checksum: received.checksums[index] ?? 0n,
                     slots: pageFingerprints(pool.inspectRawPage(page), engine.layout, pageTokens)
@@ -99,20 +98,20 @@ async function runOnce(engine: KvEngine, renderer: ChatRenderer, options: Canary
     let probes: CanaryProbeResult[];
     let numFreePagesAfter: number;
     try {
-        const answerA = await engine.generate({ session: a, promptTokens: prompts.a, maxTokens: A_MAX_TOKENS });
+        const answerA = await engine.generate({ workspace: a, promptTokens: prompts.a, maxTokens: A_MAX_TOKENS });
         aRunning = false;
         const kvUnavailable = kvUnavailableReason(engine);
-        const stateA = kvUnavailable === undefined ? await engine.exportSessionKv(a) : undefined;
+        const stateA = kvUnavailable === undefined ? await engine.exportWorkspaceKv(a) : undefined;
         if (stateA !== undefined) {
             // A's KV as decode holds it, its answer's positions included
             stateFingerprints(stateA).forEach((fingerprint, position) => rowsOfA.set(position, fingerprint));
         }
 
         const recall = await probeB(engine, renderer, b, prompts.recall, RECALL_MAX_TOKENS);
-        const stateAfterRecall = kvUnavailable === undefined ? await engine.exportSessionKv(b) : undefined;
+        const stateAfterRecall = kvUnavailable === undefined ? await engine.exportWorkspaceKv(b) : undefined;
         numProbe++;
         const cue = await probeB(engine, renderer, b, prompts.cue, CUE_MAX_TOKENS);
-        const stateAfterCue = kvUnavailable === undefined ? await engine.exportSessionKv(b) : undefined;
+        const stateAfterCue = kvUnavailable === undefined ? await engine.exportWorkspaceKv(b) : undefined;
         const baseline = cue.ok ? await freshProbabilities(engine, prompts.cue, cue.steps.length) : [];
 
         [recall, cue].forEach((output, probe) => {
@@ -174,14 +173,14 @@ function kvUnavailableReason(engine: KvEngine): string | undefined {
 async function probeB(
     engine: KvEngine,
     renderer: ChatRenderer,
-    session: SessionId,
+    workspace: WorkspaceId,
     prompt: readonly number[],
     maxTokens: number
 ): Promise<ProbeOutput> {
     const steps: TokenProbabilities[] = [];
     try {
         const result = await engine.generate({
-            session,
+            workspace,
             promptTokens: prompt,
             maxTokens,
             sampling: { temperature: 0 },
@@ -206,17 +205,7 @@ async function freshProbabilities(engine: KvEngine, prompt: readonly number[], n
     if (numSteps === 0) {
         return steps;
     }
-    const context = await RoleContext.create(
-        engine.model,
-        {
-            role: "unified",
-            contextSize: prompt.length + numSteps + 1,
-            numSequences: 1,
-            flashAttention: engine.config.flashAttention,
-            threads: engine.config.threads
-        },
-        engine.stateDirectory
-    );
+    const context = await engine.freshContext(prompt.length + numSteps + 1);
     try {
         const slot = context.acquireSequence()!;
         for await (const _token of slot.generate(
@@ -234,9 +223,9 @@ async function freshProbabilities(engine: KvEngine, prompt: readonly number[], n
     }
 }
 
-async function forgetQuietly(engine: KvEngine, session: SessionId): Promise<void> {
+async function forgetQuietly(engine: KvEngine, workspace: WorkspaceId): Promise<void> {
     try {
-        await engine.forgetSession(session);
+        await engine.forgetWorkspace(workspace);
     } catch {
         // The engine was disposed under the run: its pages went with it.
     }

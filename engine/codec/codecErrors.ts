@@ -20,14 +20,3 @@ export class StateLayoutMismatchError extends KvaultError {
         super(`The sequence state does not match the target context: ${detail}. Nothing was loaded; the request ends here.`);
     }
 }
-
-/** KV written by another model (or another KV layout) than the one this context runs. Nothing was loaded. */
-export class ModelFingerprintMismatchError extends KvaultError {
-    readonly code = "model_fingerprint_mismatch";
-
-    constructor(expected: string, actual: string) {
-        super(
-            `The KV pages were written by another model or layout (fingerprint ${actual}, this context is ${expected}). Nothing was loaded; the request ends here.`
-        );
-    }
-}

@@ -1,4 +1,4 @@
-// Branded ids keep pages, requests and sessions from being swapped at module boundaries.
+// Branded ids keep pages, requests, swaps and workspaces from being confused at module boundaries.
 declare const brand: unique symbol;
 export type Brand<T, B extends string> = T & { readonly [brand]: B };
 
@@ -6,9 +6,17 @@ export type Brand<T, B extends string> = T & { readonly [brand]: B };
 export type PageId = Brand<number, "PageId">;
 /** One generation request; unique for the life of an engine. */
 export type RequestId = Brand<string, "RequestId">;
+/** The host's name for one chat turn it sent (its `requestId` on the wire); the engine serves it as one request. */
+export type TurnId = Brand<string, "TurnId">;
 /** A workspace's conversation state; the isolation boundary. */
-export type SessionId = Brand<string, "SessionId">;
+export type WorkspaceId = Brand<string, "WorkspaceId">;
+/** One swap-out of a workspace's KV into pages: `swap-<workspace>-<n>`. Not a request: no generation runs under it. */
+export type SwapId = Brand<string, "SwapId">;
+/** Who holds a reservation of pages: a request (its handoff) or a swap-out (a workspace's KV between turns). */
+export type PageHolder = RequestId | SwapId;
 
 export const pageId = (index: number): PageId => index as PageId;
 export const requestId = (id: string): RequestId => id as RequestId;
-export const sessionId = (id: string): SessionId => id as SessionId;
+export const turnId = (id: string): TurnId => id as TurnId;
+export const workspaceId = (id: string): WorkspaceId => id as WorkspaceId;
+export const swapId = (workspace: WorkspaceId, numSwapOut: number): SwapId => `swap-${workspace}-${numSwapOut}` as SwapId;

@@ -1,4 +1,4 @@
-import { sessionId, type PageId, type RequestId } from "../core/ids.js";
+import { workspaceId, type PageHolder, type PageId } from "../core/ids.js";
 import { KvaultError } from "../core/KvaultError.js";
 import { layerOffsetInPage, type KvLayout } from "../codec/KvLayout.js";
 import type { ParsedSequenceState } from "../codec/parseSequenceState.js";
@@ -21,9 +21,9 @@ export type Scenario = (
     prompt: (text: string, count: number) => number[]
 ) => Promise<ScenarioOutcome>;
 
-export const A = sessionId("drill-workspace-a");
-export const B = sessionId("drill-workspace-b");
-export const VICTIM = sessionId("drill-victim");
+export const A = workspaceId("drill-workspace-a");
+export const B = workspaceId("drill-workspace-b");
+export const VICTIM = workspaceId("drill-victim");
 
 export function errorOf(error: unknown): { code: string; message: string } {
     return {
@@ -35,7 +35,7 @@ export function errorOf(error: unknown): { code: string; message: string } {
 /** Runs the victim's request, returning its error (null when served). */
 export async function victimRequest(engine: KvEngine, tokens: number[]): Promise<{ code: string; message: string } | null> {
     try {
-        await engine.generate({ session: VICTIM, promptTokens: tokens, maxTokens: 4 });
+        await engine.generate({ workspace: VICTIM, promptTokens: tokens, maxTokens: 4 });
         return null;
     } catch (error) {
         return errorOf(error);
@@ -60,7 +60,7 @@ export function countDifferentBytes(a: Uint8Array, b: Uint8Array): number {
 export async function fillPagesWithA(engine: KvEngine, hooks: KvEngineHooks, tokens: readonly number[]): Promise<Map<PageId, Uint8Array>> {
     const bytesOfA = new Map<PageId, Uint8Array>();
     hooks.afterSeal = (manifest, pool) => {
-        if (manifest.session === A) {
+        if (manifest.workspace === A) {
             for (const page of manifest.pages) {
                 bytesOfA.set(page, pool.inspectRawPage(page));
             }
@@ -68,19 +68,19 @@ export async function fillPagesWithA(engine: KvEngine, hooks: KvEngineHooks, tok
         return manifest;
     };
     try {
-        await engine.generate({ session: A, promptTokens: tokens, maxTokens: 2 });
+        await engine.generate({ workspace: A, promptTokens: tokens, maxTokens: 2 });
     } finally {
         delete hooks.afterSeal;
     }
-    await engine.forgetSession(A);
+    await engine.forgetWorkspace(A);
     return bytesOfA;
 }
 
-/** The pages a request holds now, written or not, in token order. */
-export function pagesReservedBy(pool: PagePool, request: RequestId): PageId[] {
+/** The pages a holder holds now, written or not, in token order. */
+export function pagesReservedBy(pool: PagePool, holder: PageHolder): PageId[] {
     const pages: PageId[] = [];
     pool.forEachOwnedPage((page, _state, owner) => {
-        if (owner === request) {
+        if (owner === holder) {
             pages.push(page);
         }
     });
@@ -89,7 +89,7 @@ export function pagesReservedBy(pool: PagePool, request: RequestId): PageId[] {
 
 /** The victim's KV as its decode sequence holds it now (it must be resident: served, not failed). */
 export async function exportVictimKv(engine: KvEngine): Promise<ParsedSequenceState | undefined> {
-    const residency = engine.sessions().find((session) => session.id === VICTIM)?.residency;
+    const residency = engine.workspaces().find((workspace) => workspace.id === VICTIM)?.residency;
     return residency?.kind === "resident" ? engine.decode.exportState(residency.slot, "drill-victim") : undefined;
 }
 

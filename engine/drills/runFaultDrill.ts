@@ -7,13 +7,15 @@ import { invariant } from "../core/invariant.js";
 import { KvaultError } from "../core/KvaultError.js";
 import type { EngineConfigInput } from "../EngineConfig.js";
 import type { PageManifest } from "../handoff/PageManifest.js";
-import { allHandoffChecks, type HandoffChecks } from "../handoff/verifyManifest.js";
-import { KvEngine, type EngineGuards, type KvEngineHooks } from "../KvEngine.js";
+import type { EnginePolicies } from "../EnginePolicies.js";
+import { KvEngine, type KvEngineHooks } from "../KvEngine.js";
 import { makeSyntheticModel } from "../model/makeSyntheticModel.js";
 import { SYNTHETIC_MODEL_VERSION } from "../model/syntheticModel.js";
 import type { LlamaRuntime } from "../runtime/LlamaRuntime.js";
 import { drillCatalog, isDrillId, type DrillId } from "./drillCatalog.js";
 import { A, B, VICTIM, countDifferentBytes, errorOf, victimRequest, type Scenario, type ScenarioOutcome } from "./drillScenario.js";
+import { forgetfulLeases, skippingScrubber, stubPrefillOverflow, windowOnlyAdmission } from "./leakyPolicies.js";
+import { leakyReader, type ReaderCheck } from "./leakyReader.js";
 import { transferScenarios } from "./transferScenarios.js";
 
 export class UnknownDrillError extends KvaultError {
@@ -32,20 +34,21 @@ const sandboxConfig: Omit<EngineConfigInput, "modelPath"> = {
     flashAttention: true
 };
 
-/** Guards as a drill switches them: any subset, over the engine's defaults (all on). */
-interface GuardSwitches extends Omit<EngineGuards, "handoff"> {
-    readonly handoff?: Partial<HandoffChecks>;
+/** Guards a drill switches off: leaky policies in place of the production ones, and the reader's checks switched off. */
+interface GuardsOff {
+    readonly policies?: Partial<Omit<EnginePolicies, "reader">>;
+    readonly readerChecksOff?: readonly ReaderCheck[];
 }
 
 /** The guard each drill switches off in its second run: with it off, the leak must be seen. */
-const guardsOff: Readonly<Record<DrillId, GuardSwitches>> = {
-    "foreign-manifest": { handoff: { ownership: false, pageCount: false } },
-    "flipped-byte": { handoff: { checksums: false } },
-    "skipped-scrub": { pool: { skipScrub: true } },
-    "late-write": { pool: { reuseWhileLeased: true, acceptStaleWrites: true } },
-    "undersized-prefill-pool": { admission: false },
-    "dropped-pages": { handoff: { pageCount: false } },
-    "replayed-completion": { handoff: { generations: false } }
+const guardsOff: Readonly<Record<DrillId, GuardsOff>> = {
+    "foreign-manifest": { readerChecksOff: ["ownership", "pageCount"] },
+    "flipped-byte": { readerChecksOff: ["checksums"] },
+    "skipped-scrub": { policies: { scrubber: skippingScrubber } },
+    "late-write": { policies: { leases: forgetfulLeases } },
+    "undersized-prefill-pool": { policies: { admission: windowOnlyAdmission } },
+    "dropped-pages": { readerChecksOff: ["pageCount"] },
+    "replayed-completion": { readerChecksOff: ["generations"] }
 };
 
 /**
@@ -54,33 +57,28 @@ const guardsOff: Readonly<Record<DrillId, GuardSwitches>> = {
  * them off in both runs the two runs differ in the drill's guard alone, so the guarded run shows
  * that guard holding by itself, and the unguarded one the leak it alone prevents.
  */
-const sandboxes: Partial<Record<DrillId, { readonly config?: Partial<EngineConfigInput>; readonly guards: GuardSwitches }>> = {
+const sandboxes: Partial<Record<DrillId, { readonly config?: Partial<EngineConfigInput>; readonly guardsOff: GuardsOff }>> = {
     // The 2026 incident's engine: a window above the prefill's capacity, a stub handed over for
     // what prefill cannot hold, no page count check, freed pages not zeroed.
     "undersized-prefill-pool": {
         config: { window: 512, prefillContextSize: 256, decodeContextSize: 512 },
-        guards: { refusePrefillOverflow: false, handoff: { pageCount: false }, pool: { skipScrub: true } }
+        guardsOff: { policies: { prefillOverflow: stubPrefillOverflow, scrubber: skippingScrubber }, readerChecksOff: ["pageCount"] }
     },
     // Freed pages not zeroed, as in the incident: pages never received then hold someone's KV, not zeros.
-    "dropped-pages": { guards: { pool: { skipScrub: true } } },
-    // No request, session or per-page owner checks: the generation tag is all that tells a stale completion.
-    "replayed-completion": { guards: { handoff: { ownership: false } } }
+    "dropped-pages": { guardsOff: { policies: { scrubber: skippingScrubber } } },
+    // No request, workspace or per-page owner checks: the generation tag is all that tells a stale completion.
+    "replayed-completion": { guardsOff: { readerChecksOff: ["ownership"] } }
 };
 
-function resolveGuards(...switches: (GuardSwitches | undefined)[]): EngineGuards | undefined {
-    const present = switches.filter((entry): entry is GuardSwitches => entry !== undefined);
-    if (present.length === 0) {
-        return undefined;
-    }
-    const merged = Object.assign({}, ...present) as GuardSwitches;
-    return {
-        ...merged,
-        handoff: Object.freeze({
-            ...allHandoffChecks,
-            ...(Object.assign({}, ...present.map((entry) => entry.handoff)) as Partial<HandoffChecks>)
-        }),
-        pool: Object.assign({}, ...present.map((entry) => entry.pool))
-    };
+/** The policies of a sandbox with every guard in `off` switched off, the production ones elsewhere. */
+function policiesWith(...off: (GuardsOff | undefined)[]): Partial<EnginePolicies> {
+    const present = off.filter((entry): entry is GuardsOff => entry !== undefined);
+    const readerChecksOff = present.flatMap((entry) => entry.readerChecksOff ?? []);
+    return Object.assign(
+        {},
+        ...present.map((entry) => entry.policies),
+        readerChecksOff.length === 0 ? {} : { reader: leakyReader(readerChecksOff) }
+    ) as Partial<EnginePolicies>;
 }
 
 /**
@@ -98,9 +96,9 @@ export async function runFaultDrill(id: string, runtime: LlamaRuntime): Promise<
     const startedAt = performance.now();
     const modelPath = drillModelPath();
     const sandbox = sandboxes[id];
-    const run = async (guards: EngineGuards | undefined): Promise<ScenarioOutcome> => {
+    const run = async (policies: Partial<EnginePolicies>): Promise<ScenarioOutcome> => {
         const hooks: KvEngineHooks = {};
-        const engine = await KvEngine.start({ modelPath, ...sandboxConfig, ...sandbox?.config }, { runtime, hooks, guards });
+        const engine = await KvEngine.start({ modelPath, ...sandboxConfig, ...sandbox?.config }, { runtime, hooks, policies });
         try {
             const prompt = (text: string, count: number): number[] => {
                 const tokens = engine.tokenize(text.repeat(Math.ceil(count / 4) + 1));
@@ -113,8 +111,8 @@ export async function runFaultDrill(id: string, runtime: LlamaRuntime): Promise<
             await engine.dispose();
         }
     };
-    const guarded = await run(resolveGuards(sandbox?.guards));
-    const unguarded = await run(resolveGuards(sandbox?.guards, guardsOff[id]));
+    const guarded = await run(policiesWith(sandbox?.guardsOff));
+    const unguarded = await run(policiesWith(sandbox?.guardsOff, guardsOff[id]));
     return {
         ...description,
         failureModes: [...description.failureModes],
@@ -133,7 +131,7 @@ export async function runFaultDrill(id: string, runtime: LlamaRuntime): Promise<
  * back on the free list (zeroed or not: that depends on the guards).
  */
 async function expectSandboxDrained(engine: KvEngine): Promise<void> {
-    await engine.forgetAllSessions();
+    await engine.forgetAllWorkspaces();
     const { pool } = engine;
     invariant(
         engine.numLiveRequests === 0 &&
@@ -162,15 +160,15 @@ const scenarios: Readonly<Record<DrillId, Scenario>> = {
     /** Workspace A is swapped out into pages; the victim's handoff is handed A's swap manifest instead of its own. */
     async "foreign-manifest"(engine, hooks, prompt) {
         const tokensOfA = prompt("Workspace A's private ledger entry. ", 40);
-        await engine.generate({ session: A, promptTokens: tokensOfA, maxTokens: 2 });
-        await engine.generate({ session: B, promptTokens: prompt("Workspace B says hello. ", 20), maxTokens: 2 }); // swaps A out
-        const residency = engine.sessions().find((session) => session.id === A)?.residency;
+        await engine.generate({ workspace: A, promptTokens: tokensOfA, maxTokens: 2 });
+        await engine.generate({ workspace: B, promptTokens: prompt("Workspace B says hello. ", 20), maxTokens: 2 }); // swaps A out
+        const residency = engine.workspaces().find((workspace) => workspace.id === A)?.residency;
         if (residency?.kind !== "swapped") {
             throw new Error("the drill needs workspace A swapped out into pages");
         }
         const foreign: PageManifest = residency.manifest;
         let loaded: readonly number[] | undefined;
-        hooks.afterSeal = (manifest) => (manifest.session === VICTIM ? foreign : manifest);
+        hooks.afterSeal = (manifest) => (manifest.workspace === VICTIM ? foreign : manifest);
         hooks.afterLoad = (_request: RequestId, tokens) => {
             loaded = [...tokens];
         };
@@ -187,10 +185,10 @@ const scenarios: Readonly<Record<DrillId, Scenario>> = {
     /** A byte of the victim's first sealed page flips after sealing. */
     async "flipped-byte"(engine, hooks, prompt) {
         const tokens = prompt("A question whose pages will be corrupted. ", 40);
-        const reference = await engine.generate({ session: A, promptTokens: tokens, maxTokens: 4 });
+        const reference = await engine.generate({ workspace: A, promptTokens: tokens, maxTokens: 4 });
         let flipped: { page: number; generation: number } | undefined;
         hooks.afterSeal = (manifest, pool) => {
-            if (manifest.session === VICTIM) {
+            if (manifest.workspace === VICTIM) {
                 pool.injectByteFlip(manifest.pages[0]!, manifest.generation, 1); // the high byte of the first K value
                 flipped = { page: manifest.pages[0]!, generation: manifest.generation };
             }
@@ -199,7 +197,7 @@ const scenarios: Readonly<Record<DrillId, Scenario>> = {
         let served: readonly number[] | undefined;
         let error: { code: string; message: string } | null = null;
         try {
-            served = (await engine.generate({ session: VICTIM, promptTokens: tokens, maxTokens: 4 })).tokens;
+            served = (await engine.generate({ workspace: VICTIM, promptTokens: tokens, maxTokens: 4 })).tokens;
         } catch (caught) {
             error = errorOf(caught);
         }
@@ -215,13 +213,13 @@ const scenarios: Readonly<Record<DrillId, Scenario>> = {
 
     /** Workspace A's pages are released; the victim's shorter handoff reuses them; bytes past the victim's positions are inspected. */
     async "skipped-scrub"(engine, hooks, prompt) {
-        await engine.generate({ session: A, promptTokens: prompt("Workspace A's private ledger entry. ", 40), maxTokens: 2 });
-        await engine.forgetSession(A); // its decode sequence is free: the victim needs no swap, only pages
+        await engine.generate({ workspace: A, promptTokens: prompt("Workspace A's private ledger entry. ", 40), maxTokens: 2 });
+        await engine.forgetWorkspace(A); // its decode sequence is free: the victim needs no swap, only pages
         const dirtyFree = engine.pool.audit({ scanFreePages: true }).violations.filter((violation) => violation.invariant === "I6").length;
         let stale = 0;
         let pages: readonly number[] = [];
         hooks.afterSeal = (manifest, pool) => {
-            if (manifest.session === VICTIM) {
+            if (manifest.workspace === VICTIM) {
                 pages = manifest.pages;
                 // The victim wrote 19 positions: all of page 0, 3 of page 1. Anything non-zero in
                 // page 1's unwritten positions came from someone else.
@@ -267,8 +265,8 @@ const scenarios: Readonly<Record<DrillId, Scenario>> = {
             controller.abort();
             // The victim's transfer: pages reserved and written at once with its own bytes.
             const reservation = engine.pool.reserve({
-                session: VICTIM,
-                request: toRequestId("drill-victim-transfer"),
+                workspace: VICTIM,
+                holder: toRequestId("drill-victim-transfer"),
                 numPages: 3,
                 firstToken: 0
             });
@@ -294,7 +292,7 @@ const scenarios: Readonly<Record<DrillId, Scenario>> = {
         let error: { code: string; message: string } | null = null;
         try {
             await engine.generate({
-                session: A,
+                workspace: A,
                 promptTokens: prompt("Workspace A's private ledger entry. ", 40),
                 maxTokens: 2,
                 signal: controller.signal

@@ -42,8 +42,8 @@ async function shortHandoff(
     let reserved: PageId[] = [];
     let numReceived = 0;
     hooks.afterSeal = (manifest, pool) => {
-        if (manifest.session === VICTIM) {
-            reserved = pagesReservedBy(pool, manifest.request);
+        if (manifest.workspace === VICTIM) {
+            reserved = pagesReservedBy(pool, manifest.holder);
             numReceived = manifest.pages.length;
         }
         return manifest;
@@ -51,7 +51,7 @@ async function shortHandoff(
     const decoded: number[] = [];
     try {
         await engine.generate({
-            session: VICTIM,
+            workspace: VICTIM,
             promptTokens: victimTokens,
             maxTokens: 4,
             onToken: (token) => {
@@ -109,7 +109,7 @@ export const transferScenarios: Readonly<Record<"undersized-prefill-pool" | "dro
 
     /** The transport delivers the victim's first page only; the manifest lists what arrived. */
     async "dropped-pages"(engine, hooks, prompt) {
-        hooks.pagesDelivered = (reservation, numPages) => (reservation.session === VICTIM ? 1 : numPages);
+        hooks.pagesDelivered = (reservation, numPages) => (reservation.workspace === VICTIM ? 1 : numPages);
         return shortHandoff(
             engine,
             hooks,
@@ -129,12 +129,12 @@ export const transferScenarios: Readonly<Record<"undersized-prefill-pool" | "dro
         const tokensOfA = prompt("Workspace A's private ledger entry. ", engine.config.pageTokens + 1); // one full page handed off
         let completionOfA: PageManifest | undefined;
         hooks.afterSeal = (manifest) => {
-            if (manifest.session === A) {
+            if (manifest.workspace === A) {
                 completionOfA ??= manifest;
             }
             return manifest;
         };
-        await engine.generate({ session: A, promptTokens: tokensOfA, maxTokens: 2 });
+        await engine.generate({ workspace: A, promptTokens: tokensOfA, maxTokens: 2 });
         if (completionOfA === undefined) {
             throw new Error("the drill needs workspace A's turn handed off through pages");
         }
@@ -143,7 +143,7 @@ export const transferScenarios: Readonly<Record<"undersized-prefill-pool" | "dro
         let own: PageManifest | undefined;
         let loaded: readonly number[] | undefined;
         hooks.earlierArrivals = (manifest) => {
-            if (manifest.session !== VICTIM) {
+            if (manifest.workspace !== VICTIM) {
                 return;
             }
             own = manifest;
@@ -159,7 +159,7 @@ export const transferScenarios: Readonly<Record<"undersized-prefill-pool" | "dro
             // Its decode sequence is A's: A is swapped out into pages first, and takes page p again.
             answer = (
                 await engine.generate({
-                    session: VICTIM,
+                    workspace: VICTIM,
                     promptTokens: prompt("The victim asks its own question. ", engine.config.pageTokens + 1),
                     maxTokens: 4
                 })
@@ -174,7 +174,7 @@ export const transferScenarios: Readonly<Record<"undersized-prefill-pool" | "dro
             const ignored = new StaleCompletionIgnoredError(stale, own);
             error = {
                 code: ignored.code,
-                message: `${ignored.message} The victim was served from its own pages; page ${page} is still ${now.request}'s at generation ${now.generation}.`
+                message: `${ignored.message} The victim was served from its own pages; page ${page} is still ${now.holder}'s at generation ${now.generation}.`
             };
         }
         const numOfA = loaded === undefined ? 0 : stale.tokens.filter((token, index) => loaded![index] === token).length;
@@ -184,8 +184,8 @@ export const transferScenarios: Readonly<Record<"undersized-prefill-pool" | "dro
             error,
             leak: !leaked
                 ? ""
-                : `Workspace A's completion for page ${page} (request ${stale.request}, generation ${stale.generation}) reached the victim's reader after the page ` +
-                  `was released and reserved again by ${now.request} of ${now.session} at generation ${now.generation}. Taken by its handle alone, it was applied: ` +
+                : `Workspace A's completion for page ${page} (request ${stale.holder}, generation ${stale.generation}) reached the victim's reader after the page ` +
+                  `was released and reserved again by ${now.holder} of ${now.workspace} at generation ${now.generation}. Taken by its handle alone, it was applied: ` +
                   `the victim's decode sequence loaded ${numOfA} tokens of A's KV instead of its own, and answered ${answer.length} tokens over it. ` +
                   "The page's checksum still matched (the same bytes under a new owner): only the generation tag could tell the completion was stale."
         };

@@ -1,9 +1,10 @@
-import type { PageId, RequestId, SessionId } from "../core/ids.js";
+import type { PageHolder, PageId, WorkspaceId } from "../core/ids.js";
 
 /** What travels from prefill to decode with the pages (docs/ARCHITECTURE.md, The handoff protocol). */
 export interface PageManifest {
-    readonly request: RequestId;
-    readonly session: SessionId;
+    /** The request whose handoff, or the swap-out whose KV, the pages carry. */
+    readonly holder: PageHolder;
+    readonly workspace: WorkspaceId;
     readonly generation: number;
     /** In token order: `pages[i]` holds positions `[i·pageTokens, min((i+1)·pageTokens, numTokens))`. */
     readonly pages: readonly PageId[];

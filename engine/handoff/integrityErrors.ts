@@ -1,5 +1,5 @@
 import { KvaultError } from "../core/KvaultError.js";
-import type { RequestId } from "../core/ids.js";
+import type { PageHolder } from "../core/ids.js";
 
 /**
  * A handoff that did not arrive whole and exactly as sealed. The request ends with this error; it
@@ -41,12 +41,17 @@ export class StaleCompletionIgnoredError extends KvaultError {
     readonly code = "stale_completion_ignored";
 
     constructor(
-        readonly stale: { readonly request: RequestId; readonly generation: number },
-        readonly reader: { readonly request: RequestId; readonly generation: number }
+        readonly stale: { readonly holder: PageHolder; readonly generation: number },
+        readonly reader: { readonly holder: PageHolder; readonly generation: number }
     ) {
         super(
-            `A completion of request ${stale.request} at generation ${stale.generation} reached request ${reader.request} at generation ${reader.generation}; ` +
+            `A completion of ${stale.holder} at generation ${stale.generation} reached ${reader.holder} at generation ${reader.generation}; ` +
                 "it was ignored by its generation tag and changed nothing."
         );
     }
+}
+
+/** Whether a request's error is an integrity failure: a handoff refused, or a page's checksum, generation or layout that did not match. */
+export function isIntegrityFailure(error: Error): boolean {
+    return error instanceof HandoffIntegrityError || (error instanceof KvaultError && /checksum|stale|mismatch/.test(error.code));
 }

@@ -1,6 +1,6 @@
-import type { PageId, RequestId, SessionId } from "../core/ids.js";
+import type { PageId, PageHolder, WorkspaceId } from "../core/ids.js";
 import { PageState } from "./PageState.js";
-import type { PageTable } from "./PageTable.js";
+import type { PageLedger } from "./PageLedger.js";
 
 /** One page's metadata, for tests, drills and the UI's page detail. */
 export interface PageInfo {
@@ -8,8 +8,8 @@ export interface PageInfo {
     readonly state: PageState;
     readonly generation: number;
     /** Present while the page is owned (reserved, written, sealed, quarantined). */
-    readonly session?: SessionId;
-    readonly request?: RequestId;
+    readonly workspace?: WorkspaceId;
+    readonly holder?: PageHolder;
     /** Token positions the page holds, `[tokenStart, tokenEnd)`; both 0 on a free page. */
     readonly tokenStart: number;
     readonly tokenEnd: number;
@@ -20,19 +20,19 @@ export interface PageInfo {
     readonly hasWriter: boolean;
 }
 
-export function pageInfoOf(table: PageTable, pageId: PageId): PageInfo {
-    const owner = table.owners[pageId];
-    const state = table.states[pageId] as PageState;
+export function pageInfoOf(ledger: PageLedger, pageId: PageId): PageInfo {
+    const owner = ledger.owners[pageId];
+    const state = ledger.states[pageId] as PageState;
     return {
         pageId,
         state,
-        generation: table.generations[pageId] as number,
-        ...(owner === undefined ? {} : { session: owner.session, request: owner.request }),
-        tokenStart: table.tokenStarts[pageId] as number,
-        tokenEnd: table.tokenEnds[pageId] as number,
-        numValidBytes: table.numValidBytes[pageId] as number,
-        ...(state === PageState.Sealed ? { checksum: table.checksums[pageId] as bigint } : {}),
-        numReadLeases: table.numReadLeases[pageId] as number,
-        hasWriter: table.writeLeased[pageId] === 1
+        generation: ledger.generations[pageId] as number,
+        ...(owner === undefined ? {} : { workspace: owner.workspace, holder: owner.holder }),
+        tokenStart: ledger.tokenStarts[pageId] as number,
+        tokenEnd: ledger.tokenEnds[pageId] as number,
+        numValidBytes: ledger.numValidBytes[pageId] as number,
+        ...(state === PageState.Sealed ? { checksum: ledger.checksums[pageId] as bigint } : {}),
+        numReadLeases: ledger.numReadLeases[pageId] as number,
+        hasWriter: ledger.writeLeased[pageId] === 1
     };
 }

@@ -1,69 +1,77 @@
-import type { PageId, RequestId } from "../core/ids.js";
+import type { PageHolder, PageId } from "../core/ids.js";
 import { invariant } from "../core/invariant.js";
 import { PageArena } from "./PageArena.js";
-import { ChecksumMismatchError, DisposedError, DoubleReleaseError, PageStateError, StaleGenerationError } from "./pageErrors.js";
-import { PageReadLease, PageWriteLease, type PageLease, type PageLeaseHost, type PageWriteResult } from "./PageLease.js";
+import { ChecksumMismatchError, DisposedError, DoubleReleaseError, PageStateError } from "./pageErrors.js";
+import type { PageReadLease, PageWriteLease } from "./PageLease.js";
 import { validatePagePoolConfig, type PagePoolConfig, type PagePoolConfigInput } from "./PagePoolConfig.js";
-import { auditPagePool, type PagePoolAuditOptions, type PagePoolAuditResult } from "./PagePoolAudit.js";
+import type { AuditOptions, AuditResult } from "./AuditResult.js";
+import { auditPagePool } from "./PagePoolAudit.js";
 import { scanPoolBytes, type ByteScanOptions, type ByteScanResult } from "./scanPoolBytes.js";
 import { createPagePoolCounters, type PagePoolCounters } from "./PagePoolCounters.js";
-import { snapshotPageTable, type PagePoolSnapshot } from "./PagePoolSnapshot.js";
+import { snapshotPageLedger, type PagePoolSnapshot } from "./PagePoolSnapshot.js";
 import { pageInfoOf, type PageInfo } from "./PageInfo.js";
-import type { PageAccessRefusal, PageLeaseResult, ReleaseResult, SealResult, VerifyResult } from "./pagePoolResults.js";
+import type { PageLeaseResult, ReleaseResult, SealResult, VerifyResult } from "./pagePoolResults.js";
 import { PageState, isLiveState, pageStateName } from "./PageState.js";
-import { PageTable, type PageOwner } from "./PageTable.js";
+import { PageLedger, type PageOwner } from "./PageLedger.js";
 import type { PageHandle, Reservation, ReservationRef, ReserveRequest } from "./Reservation.js";
+import { drainingLeases, type LeasePolicy } from "./LeasePolicy.js";
+import { PoolLeases, type LeasePoolSide } from "./PoolLeases.js";
+import { zeroingScrubber, type PageScrubber } from "./PageScrubber.js";
 
-/**
- * Guards of the pool that a fault drill may switch off, in its own sandboxed pool only, to show
- * the leak each one prevents (engine/drills/). A production pool never receives any.
- */
-export interface PoolFaults {
-    /** Free pages without zeroing them (skipped scrub, docs/FAILURE-MODES.md). */
-    readonly skipScrub?: boolean;
-    /** Free released pages at once, though a transfer still holds a lease (late write after cancel, pages reused under a reader). */
-    readonly reuseWhileLeased?: boolean;
-    /** Apply a write through a lease whose page was released and reused (late write after cancel, replayed completion). */
-    readonly acceptStaleWrites?: boolean;
+/** The rules a pool follows where a fault drill's sandbox may swap in a leaky one (engine/drills/). */
+export interface PagePoolPolicies {
+    readonly scrubber: PageScrubber;
+    readonly leases: LeasePolicy;
 }
 
 /**
- * The host KV page pool: one arena of `numPages × pageBytes` bytes, handed out to requests in
+ * The host KV page pool: one arena of `numPages × pageBytes` bytes, handed out to holders in
  * pages and taken back only after every lease drains and the page is zeroed
  * (docs/ARCHITECTURE.md, Page lifecycle). Single-threaded: every method runs to completion, so a
  * page is never scrubbed in the middle of a read or write.
  */
 export class PagePool {
     readonly config: Readonly<PagePoolConfig>;
-    readonly #table: PageTable;
+    readonly #ledger: PageLedger;
     readonly #arena: PageArena;
-    readonly #reservations = new Map<RequestId, PageOwner>();
+    readonly #reservations = new Map<PageHolder, PageOwner>();
     readonly #counters = createPagePoolCounters();
-    readonly #leaseHost: PageLeaseHost;
+    readonly #leases: PoolLeases;
+    readonly #scrubber: PageScrubber;
     #nextGeneration = 1;
-    #numActiveLeases = 0;
     #disposed = false;
-    readonly #faults: PoolFaults;
+    readonly #freedWatchers = new Set<() => void>();
 
-    /** Throws `PagePoolConfigError` for an unusable config, `ArenaAllocationError` when the host has no room. */
-    constructor(input: PagePoolConfigInput, faults: PoolFaults = {}) {
-        this.#faults = Object.freeze({ ...faults });
+    /**
+     * Throws `PagePoolConfigError` for an unusable config, `ArenaAllocationError` when the host has
+     * no room. `policies` are the production ones unless a fault drill's sandbox passes its own.
+     */
+    constructor(input: PagePoolConfigInput, policies: Partial<PagePoolPolicies> = {}) {
+        this.#scrubber = policies.scrubber ?? zeroingScrubber;
         const validated = validatePagePoolConfig(input);
         if (!validated.ok) {
             throw validated.error;
         }
         this.config = validated.config;
         this.#arena = new PageArena(this.config.numPages, this.config.pageBytes);
-        this.#table = new PageTable(this.config.numPages);
-        this.#leaseHost = {
-            writeThrough: (lease, byteOffset, bytes) => this.#writeThrough(lease, byteOffset, bytes),
-            readThrough: (lease, byteOffset, numBytes) => this.#readThrough(lease, byteOffset, numBytes),
-            numValidBytesOf: (lease) => {
-                this.#assertAlive("read a page");
-                return this.#table.numValidBytes[lease.pageId] as number;
-            },
-            releaseLease: (lease) => this.#releaseLease(lease)
+        this.#ledger = new PageLedger(this.config.numPages);
+        const pool: LeasePoolSide = {
+            assertAlive: (operation) => this.#assertAlive(operation),
+            isDisposed: () => this.#disposed,
+            onQuarantinedLeaseEnded: (page) => {
+                if (this.#scrubIfDrained(page)) {
+                    this.#notifyFreed();
+                }
+            }
         };
+        this.#leases = new PoolLeases(
+            this.#ledger,
+            this.#arena,
+            this.#counters,
+            this.config.pageBytes,
+            policies.leases ?? drainingLeases,
+            pool
+        );
     }
 
     get counters(): Readonly<PagePoolCounters> {
@@ -72,11 +80,11 @@ export class PagePool {
 
     get numFreePages(): number {
         this.#assertAlive("count free pages");
-        return this.#table.numFree;
+        return this.#ledger.numFree;
     }
 
     get numActiveLeases(): number {
-        return this.#numActiveLeases;
+        return this.#leases.numActive;
     }
 
     get numLiveReservations(): number {
@@ -87,55 +95,64 @@ export class PagePool {
         return this.#disposed;
     }
 
-    /** Whether `reserve()` of `numPages` would succeed now. No side effect: ask before you take. */
+    /**
+     * Calls `watcher` at the end of every pool call in which pages came free (a release, or the last
+     * lease on a quarantined page ending): how waits for pages are woken, without polling. It runs
+     * inside that call, so it must only note the change. Returns the unsubscribe.
+     */
+    watchFreedPages(watcher: () => void): () => void {
+        this.#freedWatchers.add(watcher);
+        return () => void this.#freedWatchers.delete(watcher);
+    }
+
+    /** Whether `reserve()` of `numPages` would succeed now. No side effect. */
     canReserve(numPages: number): boolean {
         this.#assertAlive("ask for pages");
         invariant(Number.isSafeInteger(numPages) && numPages >= 0, () => `canReserve of ${numPages} pages`);
-        return numPages <= this.#table.numFree;
+        return numPages <= this.#ledger.numFree;
     }
 
     /**
-     * Takes `numPages` free pages for one request, all at one new generation, or throws having
+     * Takes `numPages` free pages for one holder, all at one new generation, or throws having
      * taken none. Admission asked `canReserve()` first, so a shortage here is a bug.
-     * A request holds at most one reservation at a time.
+     * A holder holds at most one reservation at a time.
      */
     reserve(request: ReserveRequest): Reservation {
         this.#assertAlive("reserve pages");
         const { numPages, firstToken } = request;
         const { pageTokens } = this.config;
-        invariant(Number.isSafeInteger(numPages) && numPages >= 1, () => `reserve of ${numPages} pages for request ${request.request}`);
+        invariant(Number.isSafeInteger(numPages) && numPages >= 1, () => `reserve of ${numPages} pages for ${request.holder}`);
         invariant(
             Number.isSafeInteger(firstToken) && firstToken >= 0 && Number.isSafeInteger(firstToken + numPages * pageTokens),
-            () => `reserve for request ${request.request} from token ${firstToken} over ${numPages} pages of ${pageTokens} tokens`
+            () => `reserve for ${request.holder} from token ${firstToken} over ${numPages} pages of ${pageTokens} tokens`
         );
         invariant(
-            numPages <= this.#table.numFree,
+            numPages <= this.#ledger.numFree,
             () =>
-                `reserve of ${numPages} pages for request ${request.request} with ${this.#table.numFree} free: ` +
+                `reserve of ${numPages} pages for ${request.holder} with ${this.#ledger.numFree} free: ` +
                 "admission must ask canReserve first"
         );
-        const held = this.#reservations.get(request.request);
+        const held = this.#reservations.get(request.holder);
         invariant(
             held === undefined,
-            () =>
-                `request ${request.request} reserves ${numPages} pages while holding ${held?.pages.length} at generation ${held?.generation}`
+            () => `${request.holder} reserves ${numPages} pages while holding ${held?.pages.length} at generation ${held?.generation}`
         );
 
         const generation = this.#nextGeneration++;
         const pages: PageId[] = [];
-        const owner: PageOwner = { session: request.session, request: request.request, generation, pages, released: false };
-        const table = this.#table;
+        const owner: PageOwner = { workspace: request.workspace, holder: request.holder, generation, pages, released: false };
+        const ledger = this.#ledger;
         for (let index = 0; index < numPages; index++) {
-            pages.push(table.takeFree(owner, firstToken + index * pageTokens, firstToken + (index + 1) * pageTokens));
+            pages.push(ledger.takeFree(owner, firstToken + index * pageTokens, firstToken + (index + 1) * pageTokens));
         }
-        this.#reservations.set(request.request, owner);
+        this.#reservations.set(request.holder, owner);
         this.#counters.numReservations++;
         this.#counters.numPagesReserved += numPages;
 
         const handles: PageHandle[] = pages.map((page) => Object.freeze({ pageId: page, generation }));
         return Object.freeze({
-            session: request.session,
-            request: request.request,
+            workspace: request.workspace,
+            holder: request.holder,
             generation,
             firstToken,
             pages: Object.freeze(handles)
@@ -144,38 +161,12 @@ export class PagePool {
 
     /** The single writer of a reserved or written page. Refused when the claim is stale or the page is sealed. */
     acquireWriteLease(pageId: PageId, generation: number): PageLeaseResult<PageWriteLease> {
-        this.#assertAlive("lease a page for writing");
-        const refusal = this.#claimRefusal(pageId, generation, "write lease");
-        if (refusal !== undefined) {
-            this.#counters.staleWritesRefused++;
-            return { ok: false, error: refusal };
-        }
-        if (this.#table.states[pageId] === PageState.Sealed) {
-            this.#counters.writesAfterSealRefused++;
-            return { ok: false, error: new PageStateError("page_already_sealed", pageId, generation, "write lease", "sealed") };
-        }
-        invariant(this.#table.writeLeased[pageId] === 0, () => `second writer on page ${pageId} at generation ${generation}`);
-        this.#table.writeLeased[pageId] = 1;
-        this.#numActiveLeases++;
-        return { ok: true, lease: new PageWriteLease(pageId, generation, this.#leaseHost) };
+        return this.#leases.acquireWrite(pageId, generation);
     }
 
     /** A reader of a sealed page. Refused when the claim is stale or the page is not sealed yet. */
     acquireReadLease(pageId: PageId, generation: number): PageLeaseResult<PageReadLease> {
-        this.#assertAlive("lease a page for reading");
-        const refusal = this.#claimRefusal(pageId, generation, "read lease");
-        if (refusal !== undefined) {
-            this.#counters.staleReadsRefused++;
-            return { ok: false, error: refusal };
-        }
-        const state = this.#table.states[pageId] as number;
-        if (state !== PageState.Sealed) {
-            this.#counters.readsBeforeSealRefused++;
-            return { ok: false, error: new PageStateError("page_not_sealed", pageId, generation, "read lease", pageStateName(state)) };
-        }
-        this.#table.numReadLeases[pageId] = (this.#table.numReadLeases[pageId] as number) + 1;
-        this.#numActiveLeases++;
-        return { ok: true, lease: new PageReadLease(pageId, generation, this.#leaseHost) };
+        return this.#leases.acquireRead(pageId, generation);
     }
 
     /**
@@ -185,13 +176,13 @@ export class PagePool {
      */
     seal(pageId: PageId, generation: number, numTokens: number = this.config.pageTokens): SealResult {
         this.#assertAlive("seal a page");
-        const table = this.#table;
-        const refusal = this.#claimRefusal(pageId, generation, "seal");
+        const ledger = this.#ledger;
+        const refusal = this.#ledger.claimRefusal(pageId, generation, "seal");
         if (refusal !== undefined) {
             this.#counters.staleSealsRefused++;
             return { ok: false, error: refusal };
         }
-        const state = table.states[pageId] as number;
+        const state = ledger.states[pageId] as number;
         if (state === PageState.Sealed) {
             this.#counters.writesAfterSealRefused++;
             return { ok: false, error: new PageStateError("page_already_sealed", pageId, generation, "seal", "sealed") };
@@ -201,7 +192,7 @@ export class PagePool {
             () => `seal of page ${pageId} at generation ${generation}, which is ${pageStateName(state)} with 0 bytes written`
         );
         invariant(
-            table.writeLeased[pageId] === 0,
+            ledger.writeLeased[pageId] === 0,
             () => `seal of page ${pageId} at generation ${generation} while its writer still holds a lease`
         );
         invariant(
@@ -210,26 +201,26 @@ export class PagePool {
         );
 
         const checksum = this.#checksumOf(pageId);
-        table.tokenEnds[pageId] = (table.tokenStarts[pageId] as number) + numTokens;
-        table.checksums[pageId] = checksum;
-        table.setState(pageId, PageState.Sealed);
+        ledger.tokenEnds[pageId] = (ledger.tokenStarts[pageId] as number) + numTokens;
+        ledger.checksums[pageId] = checksum;
+        ledger.setState(pageId, PageState.Sealed);
         return { ok: true, checksum };
     }
 
     /** Recomputes a sealed page's checksum and compares it with the one recorded at seal (I7). */
     verify(pageId: PageId, generation: number): VerifyResult {
         this.#assertAlive("verify a page");
-        const refusal = this.#claimRefusal(pageId, generation, "verify");
+        const refusal = this.#ledger.claimRefusal(pageId, generation, "verify");
         if (refusal !== undefined) {
             this.#counters.staleSealsRefused++;
             return { ok: false, error: refusal };
         }
-        const state = this.#table.states[pageId] as number;
+        const state = this.#ledger.states[pageId] as number;
         if (state !== PageState.Sealed) {
             this.#counters.readsBeforeSealRefused++;
             return { ok: false, error: new PageStateError("page_not_sealed", pageId, generation, "verify", pageStateName(state)) };
         }
-        const sealed = this.#table.checksums[pageId] as bigint;
+        const sealed = this.#ledger.checksums[pageId] as bigint;
         const actual = this.#checksumOf(pageId);
         if (actual !== sealed) {
             this.#counters.checksumFailures++;
@@ -241,38 +232,35 @@ export class PagePool {
     /**
      * Ends a reservation: its pages are quarantined, and each is zeroed and freed as soon as no
      * lease holds it (in this call if none does). A second release of the same reservation, or of
-     * an older one of the same request, is counted and refused, changing nothing (double release,
-     * docs/FAILURE-MODES.md).
+     * an older one of the same holder, is counted and refused, changing nothing (double release; docs/FAILURE-MODES.md).
      */
     release(reservation: ReservationRef): ReleaseResult {
         this.#assertAlive("release pages");
-        const owner = this.#reservations.get(reservation.request);
+        const owner = this.#reservations.get(reservation.holder);
         if (owner === undefined || owner.generation !== reservation.generation) {
             this.#counters.doubleReleasesDetected++;
-            return { ok: false, error: new DoubleReleaseError(reservation.request, reservation.generation, owner?.generation) };
+            return { ok: false, error: new DoubleReleaseError(reservation.holder, reservation.generation, owner?.generation) };
         }
-        this.#reservations.delete(reservation.request);
+        this.#reservations.delete(reservation.holder);
         owner.released = true;
         this.#counters.numReleases++;
 
-        const table = this.#table;
+        const ledger = this.#ledger;
         let numPagesScrubbed = 0;
         for (const page of owner.pages) {
             invariant(
-                table.owners[page] === owner && isLiveState(table.states[page] as number),
+                ledger.owners[page] === owner && isLiveState(ledger.states[page] as number),
                 () =>
-                    `release of request ${owner.request} at generation ${owner.generation} finds page ${page} ` +
-                    `${pageStateName(table.states[page] as number)} at generation ${table.generations[page]}`
+                    `release of ${owner.holder} at generation ${owner.generation} finds page ${page} ` +
+                    `${pageStateName(ledger.states[page] as number)} at generation ${ledger.generations[page]}`
             );
-            table.setState(page, PageState.Quarantined);
-            if (this.#faults.reuseWhileLeased) {
-                // drill only: the leases are forgotten, not drained
-                table.writeLeased[page] = 0;
-                table.numReadLeases[page] = 0;
-            }
+            ledger.setState(page, PageState.Quarantined);
             if (this.#scrubIfDrained(page)) {
                 numPagesScrubbed++;
             }
+        }
+        if (numPagesScrubbed > 0) {
+            this.#notifyFreed();
         }
         return { ok: true, numPagesScrubbed, numPagesQuarantined: owner.pages.length - numPagesScrubbed };
     }
@@ -280,9 +268,9 @@ export class PagePool {
     /** Fault drills only: flips one byte the owner wrote, as a bad transport would (flipped byte, docs/FAILURE-MODES.md). */
     injectByteFlip(pageId: PageId, generation: number, byteOffset: number): void {
         this.#assertAlive("inject a fault");
-        const refusal = this.#claimRefusal(pageId, generation, "fault injection");
+        const refusal = this.#ledger.claimRefusal(pageId, generation, "fault injection");
         invariant(refusal === undefined, () => `fault injection with a stale handle: ${refusal?.message}`);
-        const numValidBytes = this.#table.numValidBytes[pageId] as number;
+        const numValidBytes = this.#ledger.numValidBytes[pageId] as number;
         invariant(
             Number.isSafeInteger(byteOffset) && byteOffset >= 0 && byteOffset < numValidBytes,
             () => `fault injection at byte ${byteOffset} of page ${pageId}, outside its valid bytes [0, ${numValidBytes})`
@@ -295,46 +283,46 @@ export class PagePool {
      * Calls `visit` for every page that has an owner (reserved, written or sealed), skipping free
      * and quarantined ones in one typed-array read each: the engine audit's O(numPages) pass.
      */
-    forEachOwnedPage(visit: (pageId: PageId, state: PageState, request: RequestId, generation: number) => void): void {
+    forEachOwnedPage(visit: (pageId: PageId, state: PageState, holder: PageHolder, generation: number) => void): void {
         this.#assertAlive("walk the pages");
-        const table = this.#table;
+        const ledger = this.#ledger;
         for (let page = 0; page < this.config.numPages; page++) {
-            const state = table.states[page] as PageState;
+            const state = ledger.states[page] as PageState;
             if (state === PageState.Free || state === PageState.Quarantined) {
                 continue;
             }
-            const owner = table.owners[page];
+            const owner = ledger.owners[page];
             if (owner !== undefined) {
-                visit(page as PageId, state, owner.request, table.generations[page] as number);
+                visit(page as PageId, state, owner.holder, ledger.generations[page] as number);
             }
         }
     }
 
-    /** Fault drills only: every byte of a page, past its valid length too, to look for another request's data. */
+    /** Fault drills only: every byte of a page, past its valid length too, to look for another holder's data. */
     inspectRawPage(pageId: PageId): Uint8Array {
         this.#assertAlive("inspect a page");
-        this.#assertPageId(pageId);
+        this.#ledger.assertPageId(pageId);
         return this.#arena.readCopy(pageId, 0, this.config.pageBytes);
     }
 
     pageInfo(pageId: PageId): PageInfo {
         this.#assertAlive("inspect a page");
-        this.#assertPageId(pageId);
-        return pageInfoOf(this.#table, pageId);
+        this.#ledger.assertPageId(pageId);
+        return pageInfoOf(this.#ledger, pageId);
     }
 
-    /** Checks I1–I6 over every page; see `PagePoolAuditOptions` for the byte scans. */
-    audit(options?: PagePoolAuditOptions): PagePoolAuditResult {
+    /** Checks I1–I5 over every page, and I6 and the pool's share of I7 when `options` ask for the byte scans. */
+    audit(options?: AuditOptions): AuditResult {
         this.#assertAlive("audit the pool");
         return auditPagePool(
             {
-                table: this.#table,
+                ledger: this.#ledger,
                 arena: this.#arena,
                 pageTokens: this.config.pageTokens,
                 pageBytes: this.config.pageBytes,
                 reservations: this.#reservations,
                 nextGeneration: this.#nextGeneration,
-                numActiveLeases: this.#numActiveLeases
+                numActiveLeases: this.#leases.numActive
             },
             options
         );
@@ -347,14 +335,14 @@ export class PagePool {
     scanBytes(options?: ByteScanOptions): Promise<ByteScanResult> {
         this.#assertAlive("scan the pool");
         return scanPoolBytes(
-            { table: this.#table, arena: this.#arena, pageBytes: this.config.pageBytes, isDisposed: () => this.#disposed },
+            { ledger: this.#ledger, arena: this.#arena, pageBytes: this.config.pageBytes, isDisposed: () => this.#disposed },
             options
         );
     }
 
     snapshot(): PagePoolSnapshot {
         this.#assertAlive("snapshot the pool");
-        return snapshotPageTable(this.#table, this.#numActiveLeases);
+        return snapshotPageLedger(this.#ledger, this.#leases.numActive);
     }
 
     /**
@@ -370,140 +358,26 @@ export class PagePool {
         this.#arena.dispose();
     }
 
-    #writeThrough(lease: PageWriteLease, byteOffset: number, bytes: Uint8Array): PageWriteResult {
-        this.#assertAlive("write to a page");
-        const table = this.#table;
-        const page = lease.pageId;
-        const state = table.states[page] as number;
-        if (
-            this.#faults.acceptStaleWrites &&
-            (state === PageState.Quarantined || state === PageState.Free || table.generations[page] !== lease.generation)
-        ) {
-            this.#arena.write(page, byteOffset, bytes); // drill only: the late write lands wherever the page is now
-            return { ok: true, numValidBytes: table.numValidBytes[page] as number };
-        }
-        if (state === PageState.Quarantined) {
-            this.#counters.staleWritesRefused++;
-            return { ok: false, error: new PageStateError("page_released", page, lease.generation, "write", "quarantined") };
-        }
-        invariant(
-            (state === PageState.Reserved || state === PageState.Written) && table.generations[page] === lease.generation,
-            () =>
-                `write lease on page ${page} at generation ${lease.generation} finds it ${pageStateName(state)} at generation ${table.generations[page]}`
-        );
-        const { pageBytes } = this.config;
-        const end = byteOffset + bytes.length;
-        const inBounds = Number.isSafeInteger(byteOffset) && byteOffset >= 0 && end <= pageBytes;
-        if (!inBounds) {
-            this.#counters.outOfBoundsRefused++;
-        }
-        invariant(
-            inBounds,
-            () => `write of ${bytes.length} bytes at offset ${byteOffset} of page ${page} ends at ${end}, past its ${pageBytes} bytes`
-        );
-
-        this.#arena.write(page, byteOffset, bytes);
-        if (bytes.length > 0) {
-            table.numValidBytes[page] = Math.max(table.numValidBytes[page] as number, end);
-            if (state === PageState.Reserved) {
-                table.setState(page, PageState.Written);
-            }
-        }
-        return { ok: true, numValidBytes: table.numValidBytes[page] as number };
-    }
-
-    #readThrough(lease: PageReadLease, byteOffset: number, numBytes: number | undefined): Uint8Array {
-        this.#assertAlive("read a page");
-        const page = lease.pageId;
-        const numValidBytes = this.#table.numValidBytes[page] as number;
-        const end = byteOffset + (numBytes ?? numValidBytes - byteOffset);
-        const inBounds =
-            Number.isSafeInteger(byteOffset) && byteOffset >= 0 && Number.isSafeInteger(end) && end >= byteOffset && end <= numValidBytes;
-        if (!inBounds) {
-            this.#counters.outOfBoundsRefused++;
-        }
-        invariant(
-            inBounds,
-            () =>
-                `read of bytes [${byteOffset}, ${end}) of page ${page} at generation ${lease.generation}, ` +
-                `past its ${numValidBytes} valid bytes`
-        );
-        return this.#arena.readCopy(page, byteOffset, end);
-    }
-
-    #releaseLease(lease: PageLease): void {
-        if (this.#disposed) {
-            return;
-        }
-        const table = this.#table;
-        const page = lease.pageId;
-        if (this.#faults.reuseWhileLeased && (table.generations[page] !== lease.generation || table.states[page] === PageState.Free)) {
-            this.#numActiveLeases--; // drill only: a lease its page was taken from
-            return;
-        }
-        invariant(
-            table.generations[page] === lease.generation && table.states[page] !== PageState.Free,
-            () =>
-                `${lease.kind} lease on page ${page} at generation ${lease.generation} outlived its page ` +
-                `(${pageStateName(table.states[page] as number)} at generation ${table.generations[page]})`
-        );
-        if (lease.kind === "write") {
-            invariant(table.writeLeased[page] === 1, () => `write lease release on page ${page}, which has no writer`);
-            table.writeLeased[page] = 0;
-        } else {
-            invariant((table.numReadLeases[page] as number) > 0, () => `read lease release on page ${page}, which has 0 readers`);
-            table.numReadLeases[page] = (table.numReadLeases[page] as number) - 1;
-        }
-        this.#numActiveLeases--;
-        if (table.states[page] === PageState.Quarantined) {
-            this.#scrubIfDrained(page);
-        }
-    }
-
     /** Zeroes a quarantined page and frees it once no lease holds it; whether it did. */
     #scrubIfDrained(page: PageId): boolean {
-        const table = this.#table;
-        if (table.numReadLeases[page] !== 0 || table.writeLeased[page] !== 0) {
+        if (!this.#leases.policy.drain(page, this.#ledger)) {
             return false;
         }
-        if (!this.#faults.skipScrub) {
-            this.#arena.scrub(page);
+        if (this.#scrubber.scrub(this.#arena, page)) {
             this.#counters.pagesScrubbed++;
         }
-        table.pushFree(page);
+        this.#ledger.pushFree(page);
         return true;
     }
 
-    /** Why a claim `(pageId, generation)` no longer holds, if it does not. */
-    #claimRefusal(pageId: PageId, generation: number, operation: string): PageAccessRefusal | undefined {
-        this.#assertPageId(pageId);
-        invariant(
-            Number.isSafeInteger(generation) && generation >= 1,
-            () => `${operation} on page ${pageId} with generation ${generation}`
-        );
-        const state = this.#table.states[pageId] as number;
-        const pageGeneration = this.#table.generations[pageId] as number;
-        if (state === PageState.Free) {
-            return new StaleGenerationError(pageId, generation, undefined, operation);
+    #notifyFreed(): void {
+        for (const watcher of this.#freedWatchers) {
+            watcher();
         }
-        if (pageGeneration !== generation) {
-            return new StaleGenerationError(pageId, generation, pageGeneration, operation);
-        }
-        if (state === PageState.Quarantined) {
-            return new PageStateError("page_released", pageId, generation, operation, "quarantined");
-        }
-        return undefined;
     }
 
     #checksumOf(page: PageId): bigint {
-        return this.#arena.checksum(page, this.#table.numValidBytes[page] as number, this.#table.tokenStarts[page] as number);
-    }
-
-    #assertPageId(pageId: PageId): void {
-        invariant(
-            Number.isInteger(pageId) && pageId >= 0 && pageId < this.config.numPages,
-            () => `page ${pageId} outside [0, ${this.config.numPages})`
-        );
+        return this.#arena.checksum(page, this.#ledger.numValidBytes[page] as number, this.#ledger.tokenStarts[page] as number);
     }
 
     #assertAlive(operation: string): void {

@@ -1,77 +1,43 @@
-import { pageId as toPageId, type PageId, type RequestId } from "../core/ids.js";
-import { invariant } from "../core/invariant.js";
+import type { PageHolder } from "../core/ids.js";
+import type { AuditInvariant, AuditOptions, AuditResult } from "./AuditResult.js";
 import type { PageArena } from "./PageArena.js";
+import { ScanTally, scanPoolBytesNow } from "./scanPoolBytes.js";
 import { NUM_PAGE_STATES, PageState, isLiveState, pageStateName } from "./PageState.js";
-import type { PageOwner, PageTable } from "./PageTable.js";
-
-export interface PagePoolAuditOptions {
-    /** Check I6 by reading every free page's bytes: O(free bytes), a native memcmp of roughly 20–30 GB/s. Off by default. */
-    readonly scanFreePages?: boolean;
-    /** Recompute every sealed page's checksum (the pool's share of I7): O(sealed bytes). Off by default. */
-    readonly verifySealedPages?: boolean;
-}
-
-export type AuditInvariant = "I1" | "I2" | "I3" | "I4" | "I5" | "I6" | "I7";
-
-export interface AuditViolation {
-    readonly invariant: AuditInvariant;
-    readonly pageId?: PageId;
-    readonly message: string;
-}
-
-export interface PagePoolAuditResult {
-    readonly ok: boolean;
-    /** The first `MAX_REPORTED_VIOLATIONS`, in page order within each check. */
-    readonly violations: readonly AuditViolation[];
-    readonly numViolations: number;
-    readonly numPagesChecked: number;
-    readonly numFreePagesScanned: number;
-    readonly numSealedPagesVerified: number;
-    readonly durationMs: number;
-}
+import type { PageOwner, PageLedger } from "./PageLedger.js";
 
 /** What the audit reads of a pool; `PagePool.audit()` builds it. */
 export interface PagePoolAuditView {
-    readonly table: PageTable;
+    readonly ledger: PageLedger;
     readonly arena: PageArena;
     readonly pageTokens: number;
     readonly pageBytes: number;
-    readonly reservations: ReadonlyMap<RequestId, PageOwner>;
+    readonly reservations: ReadonlyMap<PageHolder, PageOwner>;
     /** The generation the next reservation will get; every page's generation is below it. */
     readonly nextGeneration: number;
     readonly numActiveLeases: number;
 }
 
-export const MAX_REPORTED_VIOLATIONS = 100;
-
 /**
  * Checks I1–I6 (and optionally the pool's share of I7) over the whole pool: O(numPages) over the
  * metadata, plus the optional byte scans. Reports every violation with its numbers; never throws.
  */
-export function auditPagePool(view: PagePoolAuditView, options: PagePoolAuditOptions = {}): PagePoolAuditResult {
+export function auditPagePool(view: PagePoolAuditView, options: AuditOptions = {}): AuditResult {
     const startedAt = performance.now();
-    const { table, pageBytes, pageTokens } = view;
-    const violations: AuditViolation[] = [];
-    let numViolations = 0;
-    const report = (invariantName: AuditInvariant, page: number | undefined, message: string): void => {
-        numViolations++;
-        if (violations.length < MAX_REPORTED_VIOLATIONS) {
-            violations.push(
-                page === undefined ? { invariant: invariantName, message } : { invariant: invariantName, pageId: toPageId(page), message }
-            );
-        }
-    };
+    const { ledger, pageBytes, pageTokens } = view;
+    const tally = new ScanTally();
+    const report = (invariantName: AuditInvariant, page: number | undefined, message: string): void =>
+        tally.log.report(invariantName, page, message);
 
     const numPagesCounted = new Float64Array(NUM_PAGE_STATES);
     let numLeasesCounted = 0;
-    for (let page = 0; page < table.numPages; page++) {
-        const state = table.states[page] as number;
-        const owner = table.owners[page];
-        const generation = table.generations[page] as number;
-        const numReadLeases = table.numReadLeases[page] as number;
-        const writeLeased = table.writeLeased[page] as number;
-        const numValidBytes = table.numValidBytes[page] as number;
-        const numTokens = (table.tokenEnds[page] as number) - (table.tokenStarts[page] as number);
+    for (let page = 0; page < ledger.numPages; page++) {
+        const state = ledger.states[page] as number;
+        const owner = ledger.owners[page];
+        const generation = ledger.generations[page] as number;
+        const numReadLeases = ledger.numReadLeases[page] as number;
+        const writeLeased = ledger.writeLeased[page] as number;
+        const numValidBytes = ledger.numValidBytes[page] as number;
+        const numTokens = (ledger.tokenEnds[page] as number) - (ledger.tokenStarts[page] as number);
         const name = pageStateName(state);
         numLeasesCounted += numReadLeases + writeLeased;
 
@@ -89,7 +55,7 @@ export function auditPagePool(view: PagePoolAuditView, options: PagePoolAuditOpt
 
         if (state === PageState.Free) {
             if (owner !== undefined) {
-                report("I2", page, `free page ${page} is owned by request ${owner.request} at generation ${owner.generation}`);
+                report("I2", page, `free page ${page} is owned by ${owner.holder} at generation ${owner.generation}`);
             }
             if (numReadLeases + writeLeased > 0) {
                 report("I3", page, `free page ${page} holds ${numReadLeases} read and ${writeLeased} write leases`);
@@ -105,7 +71,7 @@ export function auditPagePool(view: PagePoolAuditView, options: PagePoolAuditOpt
             continue;
         }
         if (generation !== owner.generation) {
-            report("I5", page, `page ${page} is at generation ${generation}, its owner ${owner.request} at ${owner.generation}`);
+            report("I5", page, `page ${page} is at generation ${generation}, its owner ${owner.holder} at ${owner.generation}`);
         }
         if (numValidBytes > pageBytes) {
             report("I1", page, `page ${page} records ${numValidBytes} valid bytes, more than the page's ${pageBytes}`);
@@ -115,19 +81,15 @@ export function auditPagePool(view: PagePoolAuditView, options: PagePoolAuditOpt
         }
 
         if (isLiveState(state)) {
-            if (owner.released || view.reservations.get(owner.request) !== owner) {
+            if (owner.released || view.reservations.get(owner.holder) !== owner) {
                 report(
                     "I4",
                     page,
-                    `page ${page} is ${name} for request ${owner.request} at generation ${owner.generation}, which holds no live reservation`
+                    `page ${page} is ${name} for ${owner.holder} at generation ${owner.generation}, which holds no live reservation`
                 );
             }
         } else if (!owner.released) {
-            report(
-                "I4",
-                page,
-                `page ${page} is quarantined but request ${owner.request} at generation ${owner.generation} never released it`
-            );
+            report("I4", page, `page ${page} is quarantined but ${owner.holder} at generation ${owner.generation} never released it`);
         }
 
         if (state === PageState.Reserved && numValidBytes !== 0) {
@@ -148,11 +110,11 @@ export function auditPagePool(view: PagePoolAuditView, options: PagePoolAuditOpt
     }
 
     for (let state = 0; state < NUM_PAGE_STATES; state++) {
-        if (numPagesCounted[state] !== table.numPagesByState[state]) {
+        if (numPagesCounted[state] !== ledger.numPagesByState[state]) {
             report(
                 "I2",
                 undefined,
-                `${numPagesCounted[state]} pages are ${pageStateName(state)}, the pool counts ${table.numPagesByState[state]}`
+                `${numPagesCounted[state]} pages are ${pageStateName(state)}, the pool counts ${ledger.numPagesByState[state]}`
             );
         }
     }
@@ -161,21 +123,21 @@ export function auditPagePool(view: PagePoolAuditView, options: PagePoolAuditOpt
     }
 
     // I2: the free list holds exactly the free pages, once each.
-    const seen = new Uint8Array(table.numPages);
-    if (table.numFree !== numPagesCounted[PageState.Free]) {
-        report("I2", undefined, `the free list holds ${table.numFree} pages, ${numPagesCounted[PageState.Free]} pages are free`);
+    const seen = new Uint8Array(ledger.numPages);
+    if (ledger.numFree !== numPagesCounted[PageState.Free]) {
+        report("I2", undefined, `the free list holds ${ledger.numFree} pages, ${numPagesCounted[PageState.Free]} pages are free`);
     }
-    for (let index = 0; index < table.numFree; index++) {
-        const page = table.freeStack[index] as number;
-        if (page >= table.numPages) {
-            report("I2", undefined, `free list entry ${index} is page ${page}, outside [0, ${table.numPages})`);
+    for (let index = 0; index < ledger.numFree; index++) {
+        const page = ledger.freeStack[index] as number;
+        if (page >= ledger.numPages) {
+            report("I2", undefined, `free list entry ${index} is page ${page}, outside [0, ${ledger.numPages})`);
             continue;
         }
         if (seen[page] === 1) {
             report("I2", page, `page ${page} is on the free list twice`);
         }
-        if (table.states[page] !== PageState.Free) {
-            report("I2", page, `page ${page} is on the free list but ${pageStateName(table.states[page] as number)}`);
+        if (ledger.states[page] !== PageState.Free) {
+            report("I2", page, `page ${page} is on the free list but ${pageStateName(ledger.states[page] as number)}`);
         }
         seen[page] = 1;
     }
@@ -183,22 +145,18 @@ export function auditPagePool(view: PagePoolAuditView, options: PagePoolAuditOpt
     // I1, I2, I4: live reservations own their pages exclusively, and no live page is outside one.
     seen.fill(0);
     let numReservedPages = 0;
-    for (const [request, owner] of view.reservations) {
-        if (request !== owner.request || owner.released) {
-            report("I4", undefined, `reservation under ${request} belongs to request ${owner.request} (released: ${owner.released})`);
+    for (const [holder, owner] of view.reservations) {
+        if (holder !== owner.holder || owner.released) {
+            report("I4", undefined, `reservation under ${holder} belongs to ${owner.holder} (released: ${owner.released})`);
         }
         for (const page of owner.pages) {
             numReservedPages++;
             if (seen[page] === 1) {
-                report("I2", page, `page ${page} belongs to two live reservations, one of them request ${owner.request}`);
+                report("I2", page, `page ${page} belongs to two live reservations, one of them ${owner.holder}`);
             }
             seen[page] = 1;
-            if (table.owners[page] !== owner) {
-                report(
-                    "I1",
-                    page,
-                    `request ${owner.request} at generation ${owner.generation} lists page ${page}, which another owner holds`
-                );
+            if (ledger.owners[page] !== owner) {
+                report("I1", page, `${owner.holder} at generation ${owner.generation} lists page ${page}, which another owner holds`);
             }
         }
     }
@@ -208,43 +166,16 @@ export function auditPagePool(view: PagePoolAuditView, options: PagePoolAuditOpt
         report("I2", undefined, `live reservations list ${numReservedPages} pages, ${numLivePages} pages are reserved, written or sealed`);
     }
 
-    let numFreePagesScanned = 0;
-    let numSealedPagesVerified = 0;
-    if (options.scanFreePages === true || options.verifySealedPages === true) {
-        for (let page = 0; page < table.numPages; page++) {
-            const state = table.states[page];
-            if (state === PageState.Free && options.scanFreePages === true) {
-                numFreePagesScanned++;
-                if (!view.arena.isZero(page)) {
-                    report("I6", page, `free page ${page} (arena bytes [${page * pageBytes}, ${(page + 1) * pageBytes})) is not all zero`);
-                }
-            } else if (state === PageState.Sealed && options.verifySealedPages === true) {
-                numSealedPagesVerified++;
-                const actual = view.arena.checksum(page, table.numValidBytes[page] as number, table.tokenStarts[page] as number);
-                if (actual !== table.checksums[page]) {
-                    report("I7", page, `sealed page ${page} hashes to ${actual}, sealed as ${table.checksums[page]}`);
-                }
-            }
-        }
-    }
-
+    // I6 and the pool's share of I7, when asked: the byte-scan routine of the sliced audit, in one step.
+    scanPoolBytesNow({ ledger, arena: view.arena, pageBytes, isDisposed: () => false }, options, tally);
     return {
-        ok: numViolations === 0,
-        violations,
-        numViolations,
-        numPagesChecked: table.numPages,
-        numFreePagesScanned,
-        numSealedPagesVerified,
+        ok: tally.log.numViolations === 0,
+        violations: tally.log.violations,
+        numViolations: tally.log.numViolations,
+        numPagesChecked: ledger.numPages,
+        numFreePagesScanned: tally.numFreePagesScanned,
+        numSealedPagesVerified: tally.numSealedPagesVerified,
+        numPagesChangedDuringScan: 0,
         durationMs: performance.now() - startedAt
     };
-}
-
-/** For tests and debug builds: throws an `InvariantError` listing the violations. */
-export function assertAuditClean(result: PagePoolAuditResult): void {
-    invariant(
-        result.ok,
-        () =>
-            `page pool audit found ${result.numViolations} violations over ${result.numPagesChecked} pages:\n` +
-            result.violations.map((violation) => `  ${violation.invariant}: ${violation.message}`).join("\n")
-    );
 }

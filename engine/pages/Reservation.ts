@@ -1,4 +1,4 @@
-import type { PageId, RequestId, SessionId } from "../core/ids.js";
+import type { PageHolder, PageId, WorkspaceId } from "../core/ids.js";
 
 /** A claim on one page: valid while the page's generation equals `generation` and its owner has not released it. */
 export interface PageHandle {
@@ -7,8 +7,8 @@ export interface PageHandle {
 }
 
 export interface ReserveRequest {
-    readonly session: SessionId;
-    readonly request: RequestId;
+    readonly workspace: WorkspaceId;
+    readonly holder: PageHolder;
     /** Pages to take, all or none; at least 1. */
     readonly numPages: number;
     /** Position of the first token the first page holds; page `i` holds `[firstToken + i·pageTokens, firstToken + (i+1)·pageTokens)`. */
@@ -16,17 +16,17 @@ export interface ReserveRequest {
 }
 
 /**
- * Pages taken together by one request. Every page carries the reservation's generation, which the
+ * Pages taken together by one holder (a request's handoff, or a workspace's swap-out). Every page carries the reservation's generation, which the
  * pool draws from one counter that only increases, so a handle is never valid for two reservations.
  */
 export interface Reservation {
-    readonly session: SessionId;
-    readonly request: RequestId;
+    readonly workspace: WorkspaceId;
+    readonly holder: PageHolder;
     readonly generation: number;
     readonly firstToken: number;
     /** In token order: `pages[i]` holds the positions `[firstToken + i·pageTokens, firstToken + (i+1)·pageTokens)`. */
     readonly pages: readonly PageHandle[];
 }
 
-/** What `release()` needs: which request, and which of its reservations (a late release names an old one). */
-export type ReservationRef = Pick<Reservation, "request" | "generation">;
+/** What `release()` needs: which holder, and which of its reservations (a late release names an old one). */
+export type ReservationRef = Pick<Reservation, "holder" | "generation">;

@@ -1,4 +1,4 @@
-import type { PageId, RequestId } from "../core/ids.js";
+import type { PageId, PageHolder } from "../core/ids.js";
 import { KvaultError } from "../core/KvaultError.js";
 import { formatChecksum } from "./pageChecksum.js";
 
@@ -25,7 +25,7 @@ export class StaleGenerationError extends KvaultError {
         super(
             `Refused ${operation} on page ${pageId}: the handle has generation ${handleGeneration}, the page is ` +
                 (pageGeneration === undefined ? "free" : `at generation ${pageGeneration}`) +
-                ". The request that held it has ended; discard this handle."
+                ". Whoever held it has released it; discard this handle."
         );
     }
 }
@@ -54,12 +54,12 @@ export class DoubleReleaseError extends KvaultError {
     readonly code = "double_release";
 
     constructor(
-        readonly request: RequestId,
+        readonly holder: PageHolder,
         readonly generation: number,
         readonly heldGeneration: number | undefined
     ) {
         super(
-            `Request ${request} released its pages at generation ${generation}, but ` +
+            `${holder} released its pages at generation ${generation}, but ` +
                 (heldGeneration === undefined ? "it holds no reservation" : `its current reservation is at generation ${heldGeneration}`) +
                 ". The second release was ignored; no page changed."
         );

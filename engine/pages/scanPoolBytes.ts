@@ -1,8 +1,7 @@
-import { pageId as toPageId } from "../core/ids.js";
 import type { PageArena } from "./PageArena.js";
-import { MAX_REPORTED_VIOLATIONS, type AuditViolation } from "./PagePoolAudit.js";
+import { ViolationLog, type AuditOptions, type AuditResult } from "./AuditResult.js";
 import { PageState } from "./PageState.js";
-import type { PageTable } from "./PageTable.js";
+import type { PageLedger } from "./PageLedger.js";
 
 /**
  * Longest a slice of the scan holds the engine's thread (ms): decode's token loop and every other
@@ -13,51 +12,91 @@ export const DEFAULT_SLICE_BUDGET_MS = 1;
 /** Pages between two reads of the clock: a page costs about a microsecond, a clock read a few dozen ns. */
 const PAGES_PER_CLOCK_READ = 8;
 
-export interface ByteScanOptions {
-    /** I6: every free page's bytes are zero (default true). */
-    readonly scanFreePages?: boolean;
-    /** The pool's share of I7: every sealed page still hashes to its seal (default true). */
-    readonly verifySealedPages?: boolean;
+export interface ByteScanOptions extends AuditOptions {
     /** Longest one slice runs before it yields to the event loop, ms (default `DEFAULT_SLICE_BUDGET_MS`). */
     readonly sliceBudgetMs?: number;
     /** At most this many pages per slice (tests use it to interleave changes with the scan). */
     readonly maxPagesPerSlice?: number;
 }
 
-export interface ByteScanResult {
-    readonly ok: boolean;
-    /** The first `MAX_REPORTED_VIOLATIONS`, in page order. */
-    readonly violations: readonly AuditViolation[];
-    readonly numViolations: number;
-    readonly numFreePagesScanned: number;
-    readonly numSealedPagesVerified: number;
-    /**
-     * Pages free or sealed when the scan started whose state or generation had changed when their
-     * slice came: skipped, not judged (their bytes belong to a moment the scan did not see whole).
-     */
-    readonly numPagesChangedDuringScan: number;
+/** The byte scans' audit result (I6, I7 only: `numPagesChecked` counts the pages the scan looked at), and how its slices ran. */
+export interface ByteScanResult extends AuditResult {
     readonly numSlices: number;
     /** Time the slices held the thread, the yields between them excluded (ms). */
     readonly busyMs: number;
     readonly longestSliceMs: number;
-    /** From start to end, yields included (ms). */
-    readonly wallMs: number;
     /** The pool was disposed before the scan reached its last page; what was scanned is reported. */
     readonly aborted: boolean;
 }
 
-/** What the scan reads of a pool; `PagePool.scanBytes()` builds it. */
+/** What the scan reads of a pool; `PagePool` builds it. */
 export interface ByteScanView {
-    readonly table: PageTable;
+    readonly ledger: PageLedger;
     readonly arena: PageArena;
     readonly pageBytes: number;
     isDisposed(): boolean;
 }
 
+/** Tallies of one scan, shared by its slices. */
+export class ScanTally {
+    readonly log = new ViolationLog();
+    numFreePagesScanned = 0;
+    numSealedPagesVerified = 0;
+    numPagesChangedDuringScan = 0;
+}
+
 /**
- * The audit's byte scans (I6, and the pool's share of I7) time-sliced on the engine's thread: a
- * slice scans pages until `sliceBudgetMs` has passed, then yields with `setImmediate`, so a scan of
- * a pool of gigabytes never holds a stream's next token for longer than one slice.
+ * The audit's one byte-scan routine, for one page: a free page must be all zero (I6), a sealed one
+ * must still hash to its seal (the pool's share of I7). `wasState` and `wasGeneration` are what the
+ * scan saw when it started; a page changed since is counted and skipped, not judged.
+ */
+function judgePageBytes(
+    view: ByteScanView,
+    page: number,
+    wasState: number,
+    wasGeneration: number,
+    options: AuditOptions,
+    tally: ScanTally
+): void {
+    const { ledger, arena, pageBytes } = view;
+    const judgeFree = options.scanFreePages === true && wasState === PageState.Free;
+    const judgeSealed = options.verifySealedPages === true && wasState === PageState.Sealed;
+    if (!judgeFree && !judgeSealed) {
+        return;
+    }
+    if (ledger.states[page] !== wasState || ledger.generations[page] !== wasGeneration) {
+        tally.numPagesChangedDuringScan++;
+    } else if (judgeFree) {
+        tally.numFreePagesScanned++;
+        if (!arena.isZero(page)) {
+            tally.log.report(
+                "I6",
+                page,
+                `free page ${page} (arena bytes [${page * pageBytes}, ${(page + 1) * pageBytes})) is not all zero`
+            );
+        }
+    } else {
+        tally.numSealedPagesVerified++;
+        const actual = arena.checksum(page, ledger.numValidBytes[page] as number, ledger.tokenStarts[page] as number);
+        if (actual !== ledger.checksums[page]) {
+            tally.log.report("I7", page, `sealed page ${page} hashes to ${actual}, sealed as ${ledger.checksums[page]}`);
+        }
+    }
+}
+
+/** The byte scans over every page in one synchronous step: for the pool's own audit, and pools small enough to scan at once. */
+export function scanPoolBytesNow(view: ByteScanView, options: AuditOptions, tally = new ScanTally()): ScanTally {
+    const { ledger } = view;
+    for (let page = 0; page < ledger.numPages; page++) {
+        judgePageBytes(view, page, ledger.states[page] as number, ledger.generations[page] as number, options, tally);
+    }
+    return tally;
+}
+
+/**
+ * The audit's byte scans time-sliced on the engine's thread: a slice scans pages until
+ * `sliceBudgetMs` has passed, then yields with `setImmediate`, so a scan of a pool of gigabytes
+ * never holds a stream's next token for longer than one slice.
  *
  * Each slice runs to completion (the pool is single-threaded), so a page's state and its bytes are
  * read in the same synchronous step and agree. A page whose state or generation changed between
@@ -66,64 +105,30 @@ export interface ByteScanView {
  */
 export async function scanPoolBytes(view: ByteScanView, options: ByteScanOptions = {}): Promise<ByteScanResult> {
     const startedAt = performance.now();
-    const { table, arena, pageBytes } = view;
-    const scanFree = options.scanFreePages ?? true;
-    const verifySealed = options.verifySealedPages ?? true;
+    const { ledger } = view;
+    const judged: AuditOptions = { scanFreePages: options.scanFreePages ?? true, verifySealedPages: options.verifySealedPages ?? true };
     const budgetMs = options.sliceBudgetMs ?? DEFAULT_SLICE_BUDGET_MS;
-    const maxPagesPerSlice = options.maxPagesPerSlice ?? table.numPages;
+    const maxPagesPerSlice = options.maxPagesPerSlice ?? ledger.numPages;
     // Which pages to judge, and at what generation: taken in one step at the start.
-    const startStates = table.states.slice();
-    const startGenerations = table.generations.slice();
-
-    const violations: AuditViolation[] = [];
-    let numViolations = 0;
-    const report = (invariant: "I6" | "I7", page: number, message: string): void => {
-        numViolations++;
-        if (violations.length < MAX_REPORTED_VIOLATIONS) {
-            violations.push({ invariant, pageId: toPageId(page), message });
-        }
-    };
-    let numFreePagesScanned = 0;
-    let numSealedPagesVerified = 0;
-    let numPagesChangedDuringScan = 0;
+    const startStates = ledger.states.slice();
+    const startGenerations = ledger.generations.slice();
+    const tally = new ScanTally();
     let numSlices = 0;
     let busyMs = 0;
     let longestSliceMs = 0;
     let aborted = false;
 
     let page = 0;
-    while (page < table.numPages) {
+    while (page < ledger.numPages) {
         // each slice advances at least one page: at most numPages slices
         if (view.isDisposed()) {
             aborted = true;
             break;
         }
         const sliceStartedAt = performance.now();
-        const sliceEnd = Math.min(table.numPages, page + Math.max(1, maxPagesPerSlice));
+        const sliceEnd = Math.min(ledger.numPages, page + Math.max(1, maxPagesPerSlice));
         for (let numInSlice = 1; page < sliceEnd; page++, numInSlice++) {
-            const wasState = startStates[page];
-            const judgeFree = scanFree && wasState === PageState.Free;
-            const judgeSealed = verifySealed && wasState === PageState.Sealed;
-            if (judgeFree || judgeSealed) {
-                if (table.states[page] !== wasState || table.generations[page] !== startGenerations[page]) {
-                    numPagesChangedDuringScan++;
-                } else if (judgeFree) {
-                    numFreePagesScanned++;
-                    if (!arena.isZero(page)) {
-                        report(
-                            "I6",
-                            page,
-                            `free page ${page} (arena bytes [${page * pageBytes}, ${(page + 1) * pageBytes})) is not all zero`
-                        );
-                    }
-                } else {
-                    numSealedPagesVerified++;
-                    const actual = arena.checksum(page, table.numValidBytes[page] as number, table.tokenStarts[page] as number);
-                    if (actual !== table.checksums[page]) {
-                        report("I7", page, `sealed page ${page} hashes to ${actual}, sealed as ${table.checksums[page]}`);
-                    }
-                }
-            }
+            judgePageBytes(view, page, startStates[page] as number, startGenerations[page] as number, judged, tally);
             if (numInSlice % PAGES_PER_CLOCK_READ === 0 && performance.now() - sliceStartedAt >= budgetMs) {
                 page++;
                 break;
@@ -133,22 +138,23 @@ export async function scanPoolBytes(view: ByteScanView, options: ByteScanOptions
         numSlices++;
         busyMs += sliceMs;
         longestSliceMs = Math.max(longestSliceMs, sliceMs);
-        if (page < table.numPages) {
+        if (page < ledger.numPages) {
             await new Promise<void>((resolve) => setImmediate(resolve));
         }
     }
 
     return {
-        ok: numViolations === 0,
-        violations,
-        numViolations,
-        numFreePagesScanned,
-        numSealedPagesVerified,
-        numPagesChangedDuringScan,
+        ok: tally.log.numViolations === 0,
+        violations: tally.log.violations,
+        numViolations: tally.log.numViolations,
+        numPagesChecked: page,
+        numFreePagesScanned: tally.numFreePagesScanned,
+        numSealedPagesVerified: tally.numSealedPagesVerified,
+        numPagesChangedDuringScan: tally.numPagesChangedDuringScan,
+        durationMs: performance.now() - startedAt,
         numSlices,
         busyMs,
         longestSliceMs,
-        wallMs: performance.now() - startedAt,
         aborted
     };
 }

@@ -1,8 +1,15 @@
-import type { RequestId, SessionId } from "../core/ids.js";
+import type { RequestId, WorkspaceId } from "../core/ids.js";
 import { invariant } from "../core/invariant.js";
 import type { PagePool } from "../pages/PagePool.js";
 import type { Reservation } from "../pages/Reservation.js";
-import { isTerminal, type RequestStatus, type TerminalStatus } from "./RequestStatus.js";
+import { RequestCancelledError } from "./requestErrors.js";
+import { isTerminal, type LiveStage, type RequestStatus, type TerminalStatus } from "./RequestStatus.js";
+
+/** What the engine hears of a request's life: every stage it enters, and its one terminal status. */
+export interface RequestEvents {
+    onStage?(request: RequestId, status: LiveStage): void;
+    onTerminal(record: RequestRecord, status: TerminalStatus): void;
+}
 
 /**
  * One request's bookkeeping: its status, and the pages it holds. Reaching a terminal status
@@ -17,9 +24,9 @@ export class RequestRecord {
 
     constructor(
         readonly id: RequestId,
-        readonly session: SessionId,
+        readonly workspace: WorkspaceId,
         private readonly pool: PagePool,
-        private readonly onTerminal: (record: RequestRecord, status: TerminalStatus) => void
+        private readonly events: RequestEvents
     ) {}
 
     get status(): RequestStatus {
@@ -45,12 +52,27 @@ export class RequestRecord {
     }
 
     /** Moves to a live stage; a terminal request stays terminal and the caller must stop. */
-    advance(status: Extract<RequestStatus, { kind: "prefilling" | "transferring" | "decoding" }>): boolean {
+    advance(status: LiveStage): boolean {
         if (this.isTerminal) {
             return false;
         }
         this.#status = status;
         return true;
+    }
+
+    /** Moves to a live stage and reports it; throws `RequestCancelledError` when the request has already ended. */
+    enter(status: LiveStage): void {
+        if (!this.advance(status)) {
+            this.throwIfEnded();
+        }
+        this.events.onStage?.(this.id, status);
+    }
+
+    /** Every step of a request first asks this: an ended request reaches no transfer or decode step. */
+    throwIfEnded(): void {
+        if (this.isTerminal) {
+            throw new RequestCancelledError(this.#endedDuring);
+        }
     }
 
     /** Takes ownership of a reservation; a request holds one at a time (a handoff with history uses two, one after the other). */
@@ -87,7 +109,7 @@ export class RequestRecord {
         this.#endedDuring = this.#status.kind;
         this.#status = status;
         this.releasePages();
-        this.onTerminal(this, status);
+        this.events.onTerminal(this, status);
         return true;
     }
 }

@@ -13,7 +13,8 @@ export type RequestStatus =
     | { readonly kind: "cancelled" }
     | { readonly kind: "failed"; readonly error: Error };
 
-export type RequestStatusKind = RequestStatus["kind"];
+/** The stages a request passes through after admission, before its terminal status. */
+export type LiveStage = Extract<RequestStatus, { kind: "prefilling" | "transferring" | "decoding" }>;
 export type TerminalStatus = Extract<RequestStatus, { kind: "finished" | "rejected" | "cancelled" | "failed" }>;
 
 export function isTerminal(status: RequestStatus): status is TerminalStatus {

@@ -25,6 +25,20 @@ export function requestLimit(capacities: MeasuredCapacities): RequestLimit {
     return best;
 }
 
+/**
+ * Which limit admission holds a request to. The engine receives one at construction:
+ * `measuredAdmission` always, except in a fault drill's sandbox (engine/drills/).
+ */
+export interface AdmissionPolicy {
+    /** The limit for this window: the configured one and the measured one (`limit`, `boundBy`). */
+    limitOf(window: RequestLimit & { readonly configured: number }): RequestLimit;
+}
+
+/** The least of the configured window and every measured capacity (docs/ARCHITECTURE.md, handoff step 1). */
+export const measuredAdmission: AdmissionPolicy = Object.freeze({
+    limitOf: (window: RequestLimit): RequestLimit => ({ limit: window.limit, boundBy: window.boundBy })
+});
+
 export type Admission = { readonly ok: true } | { readonly ok: false; readonly error: ContextLengthExceededError | InvalidRequestError };
 
 /** Admission at the door: `prompt + maxTokens ≤ limit`. Pure; reserves nothing. */

@@ -1,6 +1,3 @@
-import type { LlamaContextSequence, Token } from "node-llama-cpp";
-import { refuseContextShift } from "./refuseContextShift.js";
-
 /** A generated token's probability and the most likely alternatives, as natural logs. */
 export interface TokenProbabilities {
     readonly token: number;
@@ -17,114 +14,35 @@ export interface SamplingOptions {
     readonly seed?: number;
 }
 
+/** Where a consumer of `generate` wants each token's probabilities, and how many alternatives. */
+export interface ProbabilityRequest {
+    readonly top: number;
+    readonly onToken: (entry: TokenProbabilities) => void;
+}
+
 /**
  * One llama.cpp sequence of a role's context, as the engine core sees it: token ids in, token ids
- * out, no node-llama-cpp types across the boundary.
+ * out, no node-llama-cpp types across the boundary. `LlamaSequenceSlot` is the real one; unit
+ * tests of scheduling and handoff give their own.
  */
-export class SequenceSlot {
-    constructor(
-        /** @internal runtime only */
-        readonly sequence: LlamaContextSequence,
-        readonly index: number
-    ) {}
-
+export interface SequenceSlot {
+    /** The sequence's index in its context, `[0, numSequences)`. */
+    readonly index: number;
     /** Positions the sequence holds. */
-    get numTokens(): number {
-        return this.sequence.nextTokenIndex;
-    }
-
-    get tokens(): readonly number[] {
-        return this.sequence.contextTokens;
-    }
-
-    /**
-     * Tokens llama.cpp evaluated in this sequence so far, by node-llama-cpp's token meter (which
-     * splits them into "input", evaluated without logits, and "output", evaluated with): proof of
-     * what prefix reuse saved.
-     */
-    get numEvaluatedTokens(): number {
-        const meter = this.sequence.tokenMeter;
-        return meter.usedInputTokens + meter.usedOutputTokens;
-    }
-
+    readonly numTokens: number;
+    readonly tokens: readonly number[];
+    /** Tokens evaluated in this sequence so far (input and output): proof of what prefix reuse saved. */
+    readonly numEvaluatedTokens: number;
     /** Drops positions `[position, numTokens)` from the sequence's KV. */
-    async truncate(position: number): Promise<void> {
-        if (position < this.sequence.nextTokenIndex) {
-            await this.sequence.eraseContextTokenRanges([{ start: position, end: this.sequence.nextTokenIndex }]);
-        }
-    }
-
+    truncate(position: number): Promise<void>;
     /**
      * Evaluates `tokens` and yields sampled tokens until the consumer stops iterating or an
      * end-of-generation token comes (which is not yielded). Stopping the iteration stops the
      * sequence after the current step: a cancel takes effect within one decode step.
      */
-    async *generate(
+    generate(
         tokens: readonly number[],
         sampling: SamplingOptions,
-        probabilities?: { readonly top: number; readonly onToken: (entry: TokenProbabilities) => void }
-    ): AsyncGenerator<number, "eog" | "stopped", void> {
-        const options = {
-            temperature: sampling.temperature,
-            topK: sampling.topK,
-            topP: sampling.topP,
-            seed: sampling.seed,
-            contextShift: refuseContextShift,
-            yieldEogToken: true
-        };
-        if (probabilities === undefined) {
-            const iterator = this.sequence.evaluate(tokens as Token[], options);
-            try {
-                for await (const token of iterator) {
-                    if (this.sequence.model.isEogToken(token)) {
-                        return "eog";
-                    }
-                    yield token;
-                }
-                return "eog";
-            } finally {
-                await iterator.return();
-            }
-        }
-        // With temperature 0 node-llama-cpp reports the model's whole softmax; above 0, the distribution after the sampling options.
-        const iterator = this.sequence.evaluateWithMetadata(tokens as Token[], { probabilities: true }, options);
-        try {
-            for await (const output of iterator) {
-                if (this.sequence.model.isEogToken(output.token)) {
-                    return "eog";
-                }
-                const distribution = output.probabilities;
-                const probability = distribution.get(output.token) ?? 0;
-                probabilities.onToken({
-                    token: output.token,
-                    logprob: Math.log(probability),
-                    top: mostLikely(distribution, probabilities.top)
-                });
-                yield output.token;
-            }
-            return "eog";
-        } finally {
-            await iterator.return();
-        }
-    }
-}
-
-/** The `count` most likely tokens of a distribution, most likely first: one pass, no full sort. */
-function mostLikely(distribution: ReadonlyMap<number, number>, count: number): { token: number; logprob: number }[] {
-    const best: [token: number, probability: number][] = [];
-    if (count <= 0) {
-        return [];
-    }
-    for (const [token, probability] of distribution) {
-        if (best.length === count && probability <= best[count - 1]![1]) {
-            continue;
-        }
-        let at = best.length === count ? count - 1 : best.length;
-        best[at] = [token, probability];
-        while (at > 0 && best[at - 1]![1] < best[at]![1]) {
-            [best[at - 1], best[at]] = [best[at]!, best[at - 1]!];
-            at--;
-        }
-    }
-    return best.map(([token, probability]) => ({ token, logprob: Math.log(probability) }));
+        probabilities?: ProbabilityRequest
+    ): AsyncGenerator<number, "eog" | "stopped", void>;
 }

@@ -9,7 +9,7 @@ import type {
 } from "../../contract/engineProtocol.js";
 
 export type { TurnCallbacks, TurnResult } from "../../contract/engineProtocol.js";
-import { pageStateNames, type EngineSnapshot } from "../../contract/EngineSnapshot.js";
+import type { EngineSnapshot } from "../../contract/EngineSnapshot.js";
 import type { AuditSummary, CanaryReport, DrillDescription, DrillReport, ReplayableTurn, ReplaySummary } from "../../contract/isolation.js";
 import { PeriodicAudit } from "../audit/PeriodicAudit.js";
 import { runSlicedAudit } from "../audit/runSlicedAudit.js";
@@ -18,15 +18,15 @@ import { runCanaryProbe } from "../canary/runCanaryProbe.js";
 import { InvalidRequestError } from "../request/requestErrors.js";
 import { drillCatalog } from "../drills/drillCatalog.js";
 import { runFaultDrill } from "../drills/runFaultDrill.js";
-import { ReplayUnavailableError } from "../KvEngine.js";
-import type { RequestId } from "../core/ids.js";
-import { sessionId } from "../core/ids.js";
+import { ReplayUnavailableError } from "../audit/ReplayLog.js";
+import { turnId, workspaceId } from "../core/ids.js";
 import type { EngineConfigInput } from "../EngineConfig.js";
 import { KvEngine, type KvEngineHooks } from "../KvEngine.js";
 import { ChatRenderer } from "../runtime/ChatRenderer.js";
 import type { LlamaRuntime } from "../runtime/LlamaRuntime.js";
 import type { TokenProbabilities } from "../runtime/SequenceSlot.js";
 import { TextStreamer } from "./TextStreamer.js";
+import { snapshotEngine } from "./snapshotEngine.js";
 import { ThroughputMeter } from "./ThroughputMeter.js";
 import { validateChatTurn } from "./validateChatTurn.js";
 
@@ -43,8 +43,6 @@ interface Transcript {
  */
 export class EngineService {
     readonly #transcripts = new Map<string, Transcript>();
-    /** Finished greedy turns by the host's requestId, for replay (the engine keeps the last 64). */
-    readonly #replayable = new Map<string, ReplayableTurn & { readonly engineRequest: RequestId }>();
     readonly #throughput = new ThroughputMeter();
     readonly #startedAt = performance.now();
     /** Counts every audit; runs them on a timer only when started with `auditIntervalMs`. */
@@ -123,7 +121,8 @@ export class EngineService {
             return chunk;
         };
         const result = await this.engine.generate({
-            session: sessionId(workspace),
+            workspace: workspaceId(workspace),
+            turn: turnId(request.requestId),
             promptTokens,
             maxTokens: sampling.maxTokens,
             sampling: { temperature: sampling.temperature, topK: sampling.topK, topP: sampling.topP, seed: sampling.seed },
@@ -148,19 +147,6 @@ export class EngineService {
             callbacks.onText?.(rest, takeLogprobs());
         }
         const text = streamer.finish();
-        if (sampling.temperature === 0) {
-            this.#replayable.set(request.requestId, {
-                requestId: request.requestId,
-                workspace,
-                numTokens: result.tokens.length,
-                engineRequest: result.request
-            });
-            for (const key of this.#replayable.keys()) {
-                if (this.#replayable.size > 64) {
-                    this.#replayable.delete(key);
-                }
-            }
-        }
         if (!streamer.stopped) {
             // a stop string cut the answer: its tokens are not the conversation's; render in full next turn
             this.#transcripts.set(workspace, {
@@ -257,10 +243,10 @@ export class EngineService {
             at: performance.now() - this.#startedAt,
             numPagesChangedDuringScan: result.numPagesChangedDuringScan,
             cost: {
-                metadataMs: result.metadataMs,
-                byteScanMs: result.byteScanMs,
-                numSlices: result.numSlices,
-                longestPauseMs: result.longestPauseMs
+                metadataMs: result.cost.metadataMs,
+                byteScanMs: result.cost.byteScanMs,
+                numSlices: result.cost.numSlices,
+                longestPauseMs: result.cost.longestPauseMs
             }
         };
         this.#audits.record(summary);
@@ -275,23 +261,27 @@ export class EngineService {
         return runCanaryProbe(this.engine, this.renderer, params);
     }
 
-    /** Finished greedy turns that `replay` can check, oldest first. */
+    /** Finished greedy turns that `replay` can check, oldest first (the engine keeps the last 64 requests, by turn). */
     replayableTurns(): ReplayableTurn[] {
-        const kept = new Set(this.engine.replayableRequests());
-        return [...this.#replayable.values()]
-            .filter((turn) => kept.has(turn.engineRequest))
-            .map(({ requestId, workspace, numTokens }) => ({ requestId, workspace, numTokens }));
+        const latest = new Map<string, ReplayableTurn>();
+        for (const served of this.engine.replayable()) {
+            if (served.turn !== undefined) {
+                // a turn id sent again keeps its place, with its latest request
+                latest.set(served.turn, { requestId: served.turn, workspace: served.workspace, numTokens: served.tokens.length });
+            }
+        }
+        return [...latest.values()];
     }
 
     /** Differential replay (I8) of a finished greedy turn, alone in a fresh context. */
     async replay(requestId: string): Promise<ReplaySummary> {
-        const turn = this.#replayable.get(requestId);
-        if (turn === undefined) {
+        const served = this.engine.replayable().findLast((entry) => entry.turn === requestId);
+        if (served === undefined) {
             throw new ReplayUnavailableError(
                 `Turn ${requestId.slice(0, 100)} cannot be replayed: only recent finished turns at temperature 0 are kept.`
             );
         }
-        const result = await this.engine.replay(turn.engineRequest);
+        const result = await this.engine.replay(served.request);
         const divergence = result.firstDivergence;
         return {
             requestId,
@@ -323,80 +313,18 @@ export class EngineService {
         if (isCanaryWorkspace(workspace)) {
             throw new InvalidRequestError("That workspace belongs to a canary run, which forgets it itself when it ends.");
         }
+        // A turn of it that runs is cancelled and waited for by the engine; one that finished meanwhile
+        // may have kept its transcript, so the transcript goes after the KV.
+        await this.engine.forgetWorkspace(workspaceId(workspace));
         this.#transcripts.delete(workspace);
-        await this.engine.forgetSession(sessionId(workspace));
     }
 
     snapshot(): EngineSnapshot {
-        const { engine } = this;
-        const pool = engine.pool.snapshot();
-        const ownerSlots = new Uint16Array(pool.ownerSlots.length);
-        ownerSlots.set(pool.ownerSlots);
-        const counters = engine.counters;
-        const poolCounters = engine.pool.counters;
-        const roles: EngineSnapshot["roles"][number][] = [
-            {
-                role: engine.decode.role,
-                numSequences: engine.decode.numSequences,
-                numBusySequences: engine.decode.numBusySequences,
-                sequenceCapacity: engine.decode.sequenceCapacity
-            }
-        ];
-        if (engine.prefill) {
-            roles.unshift({
-                role: "prefill",
-                numSequences: 1,
-                numBusySequences: engine.prefill.numBusySequences,
-                sequenceCapacity: engine.prefill.sequenceCapacity
-            });
-        }
-        return {
+        return snapshotEngine(this.engine, {
             at: performance.now() - this.#startedAt,
-            pageMap: {
-                numPages: engine.pool.config.numPages,
-                pageTokens: engine.pool.config.pageTokens,
-                pageBytes: engine.pool.config.pageBytes,
-                states: Buffer.from(pool.states.buffer, pool.states.byteOffset, pool.states.byteLength).toString("base64"),
-                ownerSlots: Buffer.from(ownerSlots.buffer).toString("base64"),
-                owners: [...pool.sessions],
-                numPagesByState: Object.fromEntries(
-                    pageStateNames.map((name, state) => [name, pool.numPagesByState[state] ?? 0])
-                ) as EngineSnapshot["pageMap"]["numPagesByState"],
-                numActiveLeases: pool.numActiveLeases
-            },
-            workspaces: engine.sessions().map((session) => ({
-                workspace: session.id,
-                residency: session.residency.kind,
-                ...(session.residency.kind === "resident" ? { sequence: session.residency.slot.index } : {}),
-                heldTokens: session.heldTokens.length,
-                running: session.busy,
-                numSwapOuts: session.numSwapOuts,
-                numSwapIns: session.numSwapIns
-            })),
-            roles,
-            capacities: { ...engine.window.capacities, limit: engine.window.limit },
-            numQueued: engine.numQueued,
-            counters: {
-                requests: {
-                    finished: counters.finished,
-                    rejected: counters.rejected,
-                    cancelled: counters.cancelled,
-                    failed: counters.failed
-                },
-                integrityFailures: counters.integrityFailures,
-                staleWritesRefused: poolCounters.staleWritesRefused,
-                staleCompletionsIgnored: counters.staleCompletionsIgnored,
-                pagesScrubbed: poolCounters.pagesScrubbed,
-                swapOuts: counters.swapOuts,
-                swapIns: counters.swapIns,
-                swapDrops: counters.swapDrops,
-                generatedTokens: counters.generatedTokens,
-                evaluatedPromptTokens: counters.evaluatedPromptTokens,
-                reusedPromptTokens: counters.reusedPromptTokens
-            },
             tokensPerSecond: this.#throughput.perSecond(),
             ...(this.#audits.isRunning ? { audit: this.#audits.feed() } : {})
-        };
+        });
     }
 
     async dispose(): Promise<void> {

@@ -1,7 +1,7 @@
 import type { AuditSummary } from "../../contract/isolation.js";
 import { PeriodicAudit } from "../../engine/audit/PeriodicAudit.js";
 import { runSlicedAudit, type SlicedAuditResult } from "../../engine/audit/runSlicedAudit.js";
-import { sessionId } from "../../engine/core/ids.js";
+import { workspaceId } from "../../engine/core/ids.js";
 import { KvEngine } from "../../engine/KvEngine.js";
 import { LlamaRuntime } from "../../engine/runtime/LlamaRuntime.js";
 import { ensureGeneratedModel } from "../support/generatedModels.js";
@@ -43,11 +43,11 @@ function fromSliced(result: SlicedAuditResult): AuditCostSample {
     return {
         numPagesChecked: result.numPagesChecked,
         numPagesScanned: result.numFreePagesScanned + result.numSealedPagesVerified,
-        metadataMs: result.metadataMs,
-        byteScanMs: result.byteScanMs,
-        longestPauseMs: result.longestPauseMs,
+        metadataMs: result.cost.metadataMs,
+        byteScanMs: result.cost.byteScanMs,
+        longestPauseMs: result.cost.longestPauseMs,
         wallMs: result.durationMs,
-        numSlices: result.numSlices,
+        numSlices: result.cost.numSlices,
         ok: result.ok
     };
 }
@@ -65,7 +65,7 @@ const MODES: readonly Mode[] = [
             const wallMs = performance.now() - startedAt;
             return {
                 numPagesChecked: result.numPagesChecked,
-                numPagesScanned: result.pool.numFreePagesScanned + result.pool.numSealedPagesVerified,
+                numPagesScanned: result.numFreePagesScanned + result.numSealedPagesVerified,
                 metadataMs: Number.NaN,
                 byteScanMs: Number.NaN,
                 longestPauseMs: wallMs,
@@ -84,11 +84,11 @@ interface RunSample {
     readonly audits: readonly AuditCostSample[];
 }
 
-let nextSession = 0;
+let nextWorkspace = 0;
 
 /** Streams STREAM_TOKENS in a fresh workspace while `mode`'s audit runs every second; the gaps between tokens. */
 async function streamOnce(engine: KvEngine, prompt: readonly number[], mode: Mode): Promise<RunSample> {
-    const session = sessionId(`bench-audit-${nextSession++}`);
+    const workspace = workspaceId(`bench-audit-${nextWorkspace++}`);
     const windows: [number, number][] = [];
     const audits: AuditCostSample[] = [];
     const periodic =
@@ -114,14 +114,14 @@ async function streamOnce(engine: KvEngine, prompt: readonly number[], mode: Mod
     periodic?.start();
     try {
         await engine.generate({
-            session,
+            workspace,
             promptTokens: prompt,
             maxTokens: STREAM_TOKENS,
             onToken: () => void arrivals.push(performance.now())
         });
     } finally {
         await periodic?.stop();
-        await engine.forgetSession(session);
+        await engine.forgetWorkspace(workspace);
     }
     const gapsMs: number[] = [];
     const gapsDuringAuditMs: number[] = [];
@@ -202,7 +202,7 @@ export const auditBench: Benchmark = {
                 for (const name of ["parked-1", "parked-2"]) {
                     // their KV ends up in sealed pages once the streams take the sequences
                     await engine.generate({
-                        session: sessionId(`bench-audit-${name}`),
+                        workspace: workspaceId(`bench-audit-${name}`),
                         promptTokens: promptTokensOfLength(tokenize, PARKED_PROMPT_TOKENS),
                         maxTokens: 4
                     });

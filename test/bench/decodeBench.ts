@@ -1,5 +1,5 @@
 import type { LlamaContextSequence, LlamaModel, Token } from "node-llama-cpp";
-import { sessionId } from "../../engine/core/ids.js";
+import { workspaceId } from "../../engine/core/ids.js";
 import { KvEngine } from "../../engine/KvEngine.js";
 import type { EngineMode } from "../../engine/EngineConfig.js";
 import { LlamaRuntime } from "../../engine/runtime/LlamaRuntime.js";
@@ -73,23 +73,28 @@ async function runBare(model: LlamaModel, sequence: LlamaContextSequence, prompt
     return clock.sample();
 }
 
-let nextSession = 0;
+let nextWorkspace = 0;
 
 /**
  * One request as a new workspace, forgotten after its last token (outside the clock): no prefix
  * reuse, and no idle workspace for the next request to swap out first, as bare clears its sequence.
  */
 async function runEngine(engine: KvEngine, promptTokens: readonly number[]): Promise<RunSample> {
-    const session = sessionId(`bench-decode-${nextSession++}`);
+    const workspace = workspaceId(`bench-decode-${nextWorkspace++}`);
     const clock = new TokenClock();
     try {
-        const result = await engine.generate({ session, promptTokens, maxTokens: NUM_GENERATED, onToken: (token) => clock.onToken(token) });
+        const result = await engine.generate({
+            workspace,
+            promptTokens,
+            maxTokens: NUM_GENERATED,
+            onToken: (token) => clock.onToken(token)
+        });
         if (result.numReusedTokens !== 0) {
             throw new Error(`a new workspace reused ${result.numReusedTokens} prompt tokens; the benchmark needs a cold prompt`);
         }
         return { ...clock.sample(), numHandedOffTokens: result.numHandedOffTokens, engineTimings: { ...result.timings } };
     } finally {
-        await engine.forgetSession(session);
+        await engine.forgetWorkspace(workspace);
     }
 }
 

@@ -1,4 +1,4 @@
-import { sessionId } from "../../engine/core/ids.js";
+import { workspaceId } from "../../engine/core/ids.js";
 import { bytesPerToken } from "../../engine/codec/KvLayout.js";
 import { KvEngine, type GenerateResult } from "../../engine/KvEngine.js";
 import { ensureGeneratedModel } from "../support/generatedModels.js";
@@ -46,13 +46,13 @@ export const handoffBench: Benchmark = {
             if (engine.mode.effective !== "split") {
                 throw new Error(`the engine runs ${engine.mode.effective} although split was asked for: ${engine.mode.reason}`);
             }
-            let nextSession = 0;
+            let nextWorkspace = 0;
             // Each request is a new workspace, forgotten (outside the timings) before the next: no
             // prefix reuse, and no idle workspace for the next request to swap out first.
             const generate = async (promptTokens: readonly number[]): Promise<GenerateResult> => {
-                const session = sessionId(`bench-handoff-${nextSession++}`);
+                const workspace = workspaceId(`bench-handoff-${nextWorkspace++}`);
                 try {
-                    const result = await engine.generate({ session, promptTokens, maxTokens: MAX_TOKENS });
+                    const result = await engine.generate({ workspace, promptTokens, maxTokens: MAX_TOKENS });
                     if (result.numHandedOffTokens !== promptTokens.length - 1 || result.numReusedTokens !== 0) {
                         throw new Error(
                             `a ${promptTokens.length}-token prompt reused ${result.numReusedTokens} tokens and handed off ` +
@@ -61,7 +61,7 @@ export const handoffBench: Benchmark = {
                     }
                     return result;
                 } finally {
-                    await engine.forgetSession(session);
+                    await engine.forgetWorkspace(workspace);
                 }
             };
 

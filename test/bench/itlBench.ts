@@ -1,4 +1,4 @@
-import { sessionId } from "../../engine/core/ids.js";
+import { workspaceId } from "../../engine/core/ids.js";
 import { KvEngine } from "../../engine/KvEngine.js";
 import type { EngineMode } from "../../engine/EngineConfig.js";
 import { LlamaRuntime } from "../../engine/runtime/LlamaRuntime.js";
@@ -49,12 +49,12 @@ interface RunSample {
     readonly aCoveredWindow: boolean;
 }
 
-let nextSession = 0;
+let nextWorkspace = 0;
 
 /** A streams; after its 10th token B submits its prompt (maxTokens 1); A stops a few tokens after B's first token. */
 async function runOnce(engine: KvEngine, aPrompt: readonly number[], bPrompt: readonly number[]): Promise<RunSample> {
-    const a = sessionId(`bench-itl-a-${nextSession}`);
-    const b = sessionId(`bench-itl-b-${nextSession++}`);
+    const a = workspaceId(`bench-itl-a-${nextWorkspace}`);
+    const b = workspaceId(`bench-itl-b-${nextWorkspace++}`);
     // Cancels A and B together: past the time limit, or when B fails (A must not stream on alone).
     const controller = new AbortController();
     const timeout = setTimeout(() => controller.abort(), RUN_TIMEOUT_MS);
@@ -66,7 +66,7 @@ async function runOnce(engine: KvEngine, aPrompt: readonly number[], bPrompt: re
         releaseB = resolve;
     });
     const aDone = engine.generate({
-        session: a,
+        workspace: a,
         promptTokens: aPrompt,
         maxTokens: A_MAX_TOKENS,
         signal: controller.signal,
@@ -88,7 +88,7 @@ async function runOnce(engine: KvEngine, aPrompt: readonly number[], bPrompt: re
         }
         const bSubmittedAt = performance.now();
         const bResult = await engine.generate({
-            session: b,
+            workspace: b,
             promptTokens: bPrompt,
             maxTokens: 1,
             signal: controller.signal,
@@ -123,8 +123,8 @@ async function runOnce(engine: KvEngine, aPrompt: readonly number[], bPrompt: re
     } finally {
         clearTimeout(timeout);
         await aDone.catch(() => undefined); // A has ended (stopped, finished or cancelled) before its workspace is forgotten
-        await engine.forgetSession(a);
-        await engine.forgetSession(b);
+        await engine.forgetWorkspace(a);
+        await engine.forgetWorkspace(b);
     }
 }
 

@@ -1,5 +1,5 @@
 import { randomFillSync } from "node:crypto";
-import { requestId, sessionId } from "../../engine/core/ids.js";
+import { requestId, workspaceId } from "../../engine/core/ids.js";
 import { modelPresets, headDimension, type ModelPreset } from "../../engine/model/modelPresets.js";
 import { pageChecksum } from "../../engine/pages/pageChecksum.js";
 import { PagePool } from "../../engine/pages/PagePool.js";
@@ -152,12 +152,12 @@ function measureCase(pageCase: PageCase): CaseResult {
 function measurePoolCycle(pageCase: PageCase, numPages: number, numPasses: number, source: Buffer): number {
     const { pageBytes, pageTokens } = pageCase;
     const pool = new PagePool({ numPages, pageTokens, pageBytes });
-    const session = sessionId("bench");
+    const workspace = workspaceId("bench");
     let nextRequest = 0;
     try {
         const cycle = (): void => {
             for (let pass = 0; pass < numPasses; pass++) {
-                const reservation = pool.reserve({ session, request: requestId(`bench-${nextRequest++}`), numPages, firstToken: 0 });
+                const reservation = pool.reserve({ workspace, holder: requestId(`bench-${nextRequest++}`), numPages, firstToken: 0 });
                 for (const [index, handle] of reservation.pages.entries()) {
                     const leased = pool.acquireWriteLease(handle.pageId, handle.generation);
                     if (!leased.ok) {

@@ -1,5 +1,5 @@
 import type { ChatMessage } from "../../contract/engineProtocol.js";
-import { sessionId } from "../../engine/core/ids.js";
+import { workspaceId } from "../../engine/core/ids.js";
 import { EngineService, type TurnResult } from "../../engine/service/EngineService.js";
 import { ensureGeneratedModel } from "../support/generatedModels.js";
 import { BENCH_THREADS, benchEngineConfig, repetitionsFromEnvironment } from "./benchPrompt.js";
@@ -67,7 +67,7 @@ function leadingEqual(a: readonly number[], b: readonly number[]): number {
 }
 
 function residency(service: EngineService, workspace: string): string {
-    return service.engine.sessions().find((session) => session.id === workspace)?.residency.kind ?? "unknown";
+    return service.engine.workspaces().find((record) => record.id === workspace)?.residency.kind ?? "unknown";
 }
 
 interface Repetition {
@@ -129,7 +129,7 @@ async function runRepetition(service: EngineService, index: number): Promise<Rep
     const swapOutsDuringTurn = engine.counters.swapOuts - swapOutsBeforeTurn;
 
     // W's turn-10 prompt and answer, as its KV holds them after turn 10 (a length-stopped answer's last token is not held).
-    const held = engine.sessions().find((session) => session.id === w.workspace)?.heldTokens ?? [];
+    const held = engine.workspaces().find((workspace) => workspace.id === w.workspace)?.heldTokens ?? [];
     const promptTokens = held.slice(0, measured.result.usage.promptTokens);
     const answerHeld = held.slice(measured.result.usage.promptTokens);
     for (let turn = MEASURED_TURN + 1; turn <= NUM_TURNS; turn++) {
@@ -157,18 +157,18 @@ async function runRepetition(service: EngineService, index: number): Promise<Rep
     // Rendering from text tokenizes the answers afresh (more tokens than were sampled): the same again with W's exact tokens.
     await service.forgetWorkspace(`bench-swap-r${index}`);
     await afterIdleTurn(`bench-swap-v3-${index}`);
-    const exact = sessionId(`bench-swap-x${index}`);
+    const exact = workspaceId(`bench-swap-x${index}`);
     const exactStartedAt = performance.now();
     let exactFirstAt: number | undefined;
     const exactResult = await engine.generate({
-        session: exact,
+        workspace: exact,
         promptTokens,
         maxTokens: ANSWER_TOKENS,
         onToken: () => {
             exactFirstAt ??= performance.now();
         }
     });
-    await engine.forgetSession(exact);
+    await engine.forgetWorkspace(exact);
     if (exactResult.numReusedTokens !== 0) {
         throw new Error(`a new workspace reused ${exactResult.numReusedTokens} prompt tokens; the benchmark needs a full recompute`);
     }

@@ -1,5 +1,5 @@
 import type { LlamaContextSequence, LlamaModel, Token } from "node-llama-cpp";
-import { sessionId } from "../../engine/core/ids.js";
+import { workspaceId } from "../../engine/core/ids.js";
 import { KvEngine } from "../../engine/KvEngine.js";
 import { LlamaRuntime } from "../../engine/runtime/LlamaRuntime.js";
 import { ensureGeneratedModel } from "../support/generatedModels.js";
@@ -114,17 +114,17 @@ async function runBare(model: LlamaModel, sequences: readonly LlamaContextSequen
     return streams;
 }
 
-let nextSession = 0;
+let nextWorkspace = 0;
 
 /** N new workspaces at once, each forgotten after the last token of all (outside the clock). */
 async function runEngine(engine: KvEngine, prompts: readonly number[][], expectHandoff: boolean): Promise<Stream[]> {
-    const sessions = prompts.map(() => sessionId(`bench-workspaces-${nextSession++}`));
+    const workspaces = prompts.map(() => workspaceId(`bench-workspaces-${nextWorkspace++}`));
     const streams: Stream[] = prompts.map(() => ({ arrivals: [], tokens: [] }));
     try {
         const results = await Promise.all(
             prompts.map((promptTokens, index) =>
                 engine.generate({
-                    session: sessions[index]!,
+                    workspace: workspaces[index]!,
                     promptTokens,
                     maxTokens: NUM_GENERATED,
                     onToken: (token) => {
@@ -144,8 +144,8 @@ async function runEngine(engine: KvEngine, prompts: readonly number[][], expectH
             }
         }
     } finally {
-        for (const session of sessions) {
-            await engine.forgetSession(session);
+        for (const workspace of workspaces) {
+            await engine.forgetWorkspace(workspace);
         }
     }
     return streams;

@@ -6,7 +6,7 @@ import { parseSequenceState } from "../../engine/codec/parseSequenceState.js";
 import { assembleSequenceState, bufferPageAccess, numPagesFor, scatterStateToPages } from "../../engine/codec/statePages.js";
 import { LlamaRuntime } from "../../engine/runtime/LlamaRuntime.js";
 import { PrivateStateDirectory } from "../../engine/runtime/PrivateStateDirectory.js";
-import { RoleContext } from "../../engine/runtime/RoleContext.js";
+import { LlamaRoleContext } from "../../engine/runtime/LlamaRoleContext.js";
 import type { SequenceSlot } from "../../engine/runtime/SequenceSlot.js";
 import { generatedModelPath } from "../support/generatedModels.js";
 
@@ -49,12 +49,12 @@ describe("the KV codec on real node-llama-cpp states of the tiny model", () => {
             async (numPrefill) => {
                 const tokens = model.tokenize(PROMPT.repeat(3)).slice(0, numPrefill + 1);
                 expect(tokens).toHaveLength(numPrefill + 1);
-                const prefill = await RoleContext.create(
+                const prefill = await LlamaRoleContext.create(
                     model,
                     { role: "prefill", contextSize: 256, numSequences: 1, flashAttention },
                     stateDirectory
                 );
-                const decode = await RoleContext.create(
+                const decode = await LlamaRoleContext.create(
                     model,
                     { role: "decode", contextSize: 256, numSequences: 3, flashAttention },
                     stateDirectory
@@ -115,12 +115,12 @@ describe("the KV codec on real node-llama-cpp states of the tiny model", () => {
     });
 
     it("refuses a state whose V layout differs from the target's, before anything is loaded", async () => {
-        const rows = await RoleContext.create(
+        const rows = await LlamaRoleContext.create(
             model,
             { role: "prefill", contextSize: 256, numSequences: 1, flashAttention: true },
             stateDirectory
         );
-        const transposed = await RoleContext.create(
+        const transposed = await LlamaRoleContext.create(
             model,
             { role: "decode", contextSize: 256, numSequences: 1, flashAttention: false },
             stateDirectory
@@ -151,12 +151,12 @@ describe("the KV codec on real node-llama-cpp states of the tiny model", () => {
 
     it("refuses a state of another model (small into tiny) by its geometry", async () => {
         const small = await runtime.loadModel(generatedModelPath("small"));
-        const tinyContext = await RoleContext.create(
+        const tinyContext = await LlamaRoleContext.create(
             model,
             { role: "decode", contextSize: 256, numSequences: 1, flashAttention: true },
             stateDirectory
         );
-        const smallContext = await RoleContext.create(
+        const smallContext = await LlamaRoleContext.create(
             small,
             { role: "prefill", contextSize: 256, numSequences: 1, flashAttention: true },
             stateDirectory
@@ -187,7 +187,7 @@ describe("the KV codec on real node-llama-cpp states of the tiny model", () => {
     });
 
     it("refuses a state truncated at every section boundary, and one byte either side, with a typed error", async () => {
-        const context = await RoleContext.create(
+        const context = await LlamaRoleContext.create(
             model,
             { role: "prefill", contextSize: 256, numSequences: 2, flashAttention: false },
             stateDirectory

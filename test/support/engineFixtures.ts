@@ -1,8 +1,8 @@
 import { expect } from "vitest";
-import { sessionId, type SessionId } from "../../engine/core/ids.js";
+import { workspaceId, type WorkspaceId } from "../../engine/core/ids.js";
 import type { EngineConfigInput } from "../../engine/EngineConfig.js";
 import { KvEngine, type KvEngineHooks } from "../../engine/KvEngine.js";
-import { assertAuditClean } from "../../engine/pages/PagePoolAudit.js";
+import { assertAuditClean } from "../../engine/pages/AuditResult.js";
 import type { LlamaRuntime } from "../../engine/runtime/LlamaRuntime.js";
 import { generatedModelPath } from "./generatedModels.js";
 
@@ -26,8 +26,8 @@ export async function startTinyEngine(
     return KvEngine.start({ modelPath: generatedModelPath("tiny"), ...tinyEngineConfig, ...overrides }, { runtime, hooks });
 }
 
-export const alice: SessionId = sessionId("alice");
-export const bob: SessionId = sessionId("bob");
+export const alice: WorkspaceId = workspaceId("alice");
+export const bob: WorkspaceId = workspaceId("bob");
 
 const LONG_TEXT =
     "Kvault keeps each workspace's KV pages apart; a request that does not fit is refused at the door. " +
@@ -40,11 +40,11 @@ export function promptOf(engine: KvEngine, count: number, salt = ""): number[] {
     return tokens.slice(0, count);
 }
 
-let numFreshSessions = 0;
+let numFreshWorkspaces = 0;
 
 /** A workspace the engine has never seen: no KV to reuse. */
-export function freshSession(): SessionId {
-    return sessionId(`fresh-${++numFreshSessions}`);
+export function freshWorkspace(): WorkspaceId {
+    return workspaceId(`fresh-${++numFreshWorkspaces}`);
 }
 
 /**
@@ -55,8 +55,8 @@ export function freshSession(): SessionId {
 export async function expectEngineClean(engine: KvEngine): Promise<void> {
     expect(engine.numLiveRequests).toBe(0);
     expect(engine.numQueued).toBe(0);
-    await engine.forgetAllSessions();
-    expect(engine.sessions()).toEqual([]);
+    await engine.forgetAllWorkspaces();
+    expect(engine.workspaces()).toEqual([]);
     expect(engine.pool.numActiveLeases).toBe(0);
     expect(engine.pool.numLiveReservations).toBe(0);
     expect(engine.pool.numFreePages).toBe(engine.config.numPages);

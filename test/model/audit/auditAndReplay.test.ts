@@ -37,14 +37,13 @@ describe("the engine audit (I1–I7) and differential replay (I8)", () => {
             for (const conversation of conversations) {
                 await conversation.turn(service, userMessage(conversation.workspace, turn));
                 const audit = service.engine.audit();
-                expect(audit.violations).toEqual([]);
-                expect(audit.pool.violations).toEqual([]);
+                expect(audit.violations).toEqual([]); // the pool's and the engine's
                 expect(audit.ok).toBe(true);
             }
         }
-        const swapped = service.engine.sessions().filter((session) => session.residency.kind === "swapped");
+        const swapped = service.engine.workspaces().filter((workspace) => workspace.residency.kind === "swapped");
         expect(swapped.length).toBeGreaterThan(0); // 4 workspaces on 2 sequences: two live in pages
-        expect(service.engine.audit().pool.numSealedPagesVerified).toBeGreaterThan(0);
+        expect(service.engine.audit().numSealedPagesVerified).toBeGreaterThan(0);
 
         const requests = service.engine.replayableRequests();
         expect(requests).toHaveLength(8);
@@ -60,14 +59,14 @@ describe("the engine audit (I1–I7) and differential replay (I8)", () => {
         for (const conversation of conversations) {
             await conversation.turn(service, userMessage(conversation.workspace, 0));
         }
-        const victim = service.engine.sessions().find((session) => session.residency.kind === "swapped")!;
+        const victim = service.engine.workspaces().find((workspace) => workspace.residency.kind === "swapped")!;
         expect(victim).toBeDefined();
         const residency = victim.residency as Extract<typeof victim.residency, { kind: "swapped" }>;
         service.engine.pool.injectByteFlip(residency.manifest.pages[0]!, residency.manifest.generation, 7);
 
         const audit = service.engine.audit();
         expect(audit.ok).toBe(false);
-        expect(audit.pool.violations.map((violation) => violation.invariant)).toContain("I7");
+        expect(audit.violations.map((violation) => violation.invariant)).toContain("I7");
 
         const conversation = conversations.find((candidate) => candidate.workspace === victim.id)!;
         await expect(conversation.turn(service, userMessage(conversation.workspace, 1))).rejects.toMatchObject({

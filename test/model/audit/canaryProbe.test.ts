@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CanaryProbeResult, CanaryReport } from "../../../contract/isolation.js";
 import { runCanaryProbe } from "../../../engine/canary/runCanaryProbe.js";
 import type { PageManifest } from "../../../engine/handoff/PageManifest.js";
-import { allHandoffChecks } from "../../../engine/handoff/verifyManifest.js";
+import { skippingScrubber } from "../../../engine/drills/leakyPolicies.js";
+import { leakyReader } from "../../../engine/drills/leakyReader.js";
 import { KvEngine, type KvEngineHooks } from "../../../engine/KvEngine.js";
 import { ChatRenderer } from "../../../engine/runtime/ChatRenderer.js";
 import { LlamaRuntime } from "../../../engine/runtime/LlamaRuntime.js";
@@ -46,8 +47,8 @@ describe("the canary probe: markers in workspace A, probes from workspace B", ()
             await conversation.turn(service, userMessage(conversation.workspace, 0));
         }
         const before = service.engine
-            .sessions()
-            .map((session) => session.id)
+            .workspaces()
+            .map((workspace) => workspace.id)
             .sort();
 
         const running = service.runCanary();
@@ -84,18 +85,18 @@ describe("the canary probe: markers in workspace A, probes from workspace B", ()
         // Its workspaces are gone and their pages free; the users' are where they were, and chat on.
         expect(
             service.engine
-                .sessions()
-                .map((session) => session.id)
+                .workspaces()
+                .map((workspace) => workspace.id)
                 .sort()
         ).toEqual(before);
         expect(report.numFreePagesAfter).toBe(service.engine.pool.numFreePages);
         // Three users and the canary's two on two decode sequences: users may now wait in pages, the canary holds none.
         const owners = service.snapshot().pageMap.owners;
         expect(owners.filter((owner) => owner.startsWith("kvault-canary:"))).toEqual([]);
-        const swapped = service.engine.sessions().filter((session) => session.residency.kind === "swapped");
+        const swapped = service.engine.workspaces().filter((workspace) => workspace.residency.kind === "swapped");
         expect(service.engine.pool.numLiveReservations).toBe(swapped.length);
         const numSwapPages = swapped.reduce(
-            (sum, session) => sum + (session.residency.kind === "swapped" ? session.residency.manifest.pages.length : 0),
+            (sum, workspace) => sum + (workspace.residency.kind === "swapped" ? workspace.residency.manifest.pages.length : 0),
             0
         );
         expect(service.engine.pool.numFreePages + numSwapPages).toBe(service.engine.config.numPages);
@@ -145,7 +146,7 @@ describe("the canary probe has teeth: with a guard off in a sandbox, the KV prob
     }
 
     it("skipped scrub: B's pages come back holding A's rows past B's own positions", async () => {
-        const engine = await sandbox({ guards: { pool: { skipScrub: true } } });
+        const engine = await sandbox({ policies: { scrubber: skippingScrubber } });
         try {
             const report = await runCanaryProbe(engine, new ChatRenderer(engine.model));
             expect(report.passed).toBe(false);
@@ -167,12 +168,12 @@ describe("the canary probe has teeth: with a guard off in a sandbox, the KV prob
     function foreignManifest(engine: () => KvEngine): KvEngineHooks {
         return {
             afterSeal: (manifest): PageManifest | void => {
-                if (!manifest.session.startsWith("kvault-canary:b:")) {
+                if (!manifest.workspace.startsWith("kvault-canary:b:")) {
                     return;
                 }
                 const residency = engine()
-                    .sessions()
-                    .find((session) => session.id.startsWith("kvault-canary:a:"))?.residency;
+                    .workspaces()
+                    .find((workspace) => workspace.id.startsWith("kvault-canary:a:"))?.residency;
                 return residency?.kind === "swapped" ? residency.manifest : undefined;
             }
         };
@@ -180,7 +181,7 @@ describe("the canary probe has teeth: with a guard off in a sandbox, the KV prob
 
     it("foreign manifest, ownership and page-count checks off: B's decode is handed A's pages and the probe sees A's KV in them", async () => {
         const engine: KvEngine = await sandbox(
-            { hooks: foreignManifest(() => engine), guards: { handoff: { ...allHandoffChecks, ownership: false, pageCount: false } } },
+            { hooks: foreignManifest(() => engine), policies: { reader: leakyReader(["ownership", "pageCount"]) } },
             { numDecodeSequences: 1 }
         );
         try {

@@ -87,7 +87,7 @@ describe("fault drills: each guard fires with its own error, and with it off the
     it("replayed-completion: the stale completion is ignored and counted; without generation tags the victim loads A's KV though every checksum matched", async () => {
         const report = await runFaultDrill("replayed-completion", runtime);
         expect(report.guardError?.message).toMatch(
-            /^A completion of request req-1 at generation 1 reached request req-2 at generation 3; it was ignored by its generation tag and changed nothing\. The victim was served from its own pages; page 0 is still swap-drill-workspace-a-1's at generation 2\.$/
+            /^A completion of req-1 at generation 1 reached req-2 at generation 3; it was ignored by its generation tag and changed nothing\. The victim was served from its own pages; page 0 is still swap-drill-workspace-a-1's at generation 2\.$/
         );
         expect(report.leakEvidence).toMatch(
             /^Workspace A's completion for page 0 \(request req-1, generation 1\) reached the victim's reader after the page was released and reserved again by swap-drill-workspace-a-1 of drill-workspace-a at generation 2\. Taken by its handle alone, it was applied: the victim's decode sequence loaded 16 tokens of A's KV instead of its own, and answered 4 tokens over it\./

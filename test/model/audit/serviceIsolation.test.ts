@@ -48,7 +48,7 @@ describe("the isolation calls a host makes: audit, replay, drills", () => {
             "dropped-pages",
             "replayed-completion"
         ]);
-        const before = service.engine.sessions().map((session) => session.id);
+        const before = service.engine.workspaces().map((workspace) => workspace.id);
         const report = await service.runDrill("flipped-byte");
         expect(report).toMatchObject({
             id: "flipped-byte",
@@ -57,7 +57,7 @@ describe("the isolation calls a host makes: audit, replay, drills", () => {
             leakObservedWithGuardOff: true,
             guardError: { code: "handoff_checksum_mismatch" }
         });
-        expect(service.engine.sessions().map((session) => session.id)).toEqual(before);
+        expect(service.engine.workspaces().map((workspace) => workspace.id)).toEqual(before);
         expect((await service.audit()).ok).toBe(true);
     });
 

@@ -38,7 +38,7 @@ describe("cancellation at every stage frees through quarantine and leaks nothing
         promptA = promptOf(engine, 60, "Workspace A's secret: the launch code is 0000. ");
         promptB = promptOf(engine, 50, "Workspace B asks about the weather. ");
         const unified = await startTinyEngine(runtime, { mode: "unified" });
-        referenceB = (await unified.generate({ session: bob, promptTokens: promptB, maxTokens: MAX_TOKENS })).tokens;
+        referenceB = (await unified.generate({ workspace: bob, promptTokens: promptB, maxTokens: MAX_TOKENS })).tokens;
         await unified.dispose();
     });
     afterAll(async () => {
@@ -61,7 +61,7 @@ describe("cancellation at every stage frees through quarantine and leaks nothing
             }
         };
         await expect(
-            engine.generate({ session: alice, promptTokens: promptA, maxTokens: MAX_TOKENS, signal: controller.signal })
+            engine.generate({ workspace: alice, promptTokens: promptA, maxTokens: MAX_TOKENS, signal: controller.signal })
         ).rejects.toThrow(new RequestCancelledError("prefilling"));
         expect(stages).toEqual(["prefilling", "cancelled"]);
         expect(engine.counters.cancelled).toBe(1);
@@ -93,13 +93,13 @@ describe("cancellation at every stage frees through quarantine and leaks nothing
                 pagesOfB = [...manifest.pages];
                 bytesOfB = readPages(manifest, pool);
             };
-            const resultB = await engine.generate({ session: bob, promptTokens: promptB, maxTokens: MAX_TOKENS });
+            const resultB = await engine.generate({ workspace: bob, promptTokens: promptB, maxTokens: MAX_TOKENS });
             expect(resultB.tokens).toEqual(referenceB);
             lateWriteRefusedBefore = engine.pool.counters.staleWritesRefused;
         };
 
         await expect(
-            engine.generate({ session: alice, promptTokens: promptA, maxTokens: MAX_TOKENS, signal: controller.signal })
+            engine.generate({ workspace: alice, promptTokens: promptA, maxTokens: MAX_TOKENS, signal: controller.signal })
         ).rejects.toThrow(new RequestCancelledError("transferring"));
 
         expect(pagesOfA).toHaveLength(4); // 59 handed-off positions
@@ -114,7 +114,7 @@ describe("cancellation at every stage frees through quarantine and leaks nothing
         hooks.afterSeal = (manifest, pool) => {
             bytesOfBAlone = readPages(manifest, pool);
         };
-        await engine.generate({ session: bob, promptTokens: promptB, maxTokens: MAX_TOKENS });
+        await engine.generate({ workspace: bob, promptTokens: promptB, maxTokens: MAX_TOKENS });
         expect(bytesOfB.length).toBe(bytesOfBAlone.length);
         bytesOfB.forEach((bytes, index) => expect(bytes.equals(bytesOfBAlone[index]!), `page ${index}`).toBe(true));
         await expectEngineClean(engine);
@@ -125,7 +125,7 @@ describe("cancellation at every stage frees through quarantine and leaks nothing
         const tokensSeen: number[] = [];
         await expect(
             engine.generate({
-                session: alice,
+                workspace: alice,
                 promptTokens: promptA,
                 maxTokens: 64,
                 signal: controller.signal,
@@ -144,14 +144,14 @@ describe("cancellation at every stage frees through quarantine and leaks nothing
     it("before it starts: an aborted signal is cancelled at the door, before any page is reserved", async () => {
         const reservationsBefore = engine.pool.counters.numReservations;
         await expect(
-            engine.generate({ session: alice, promptTokens: promptA, maxTokens: MAX_TOKENS, signal: AbortSignal.abort() })
+            engine.generate({ workspace: alice, promptTokens: promptA, maxTokens: MAX_TOKENS, signal: AbortSignal.abort() })
         ).rejects.toBeInstanceOf(RequestCancelledError);
         expect(engine.pool.counters.numReservations).toBe(reservationsBefore);
         await expectEngineClean(engine);
     });
 
     it("serves the next request exactly after all of that", async () => {
-        const result = await engine.generate({ session: bob, promptTokens: promptB, maxTokens: MAX_TOKENS });
+        const result = await engine.generate({ workspace: bob, promptTokens: promptB, maxTokens: MAX_TOKENS });
         expect(result.tokens).toEqual(referenceB);
         expect(engine.counters.cancelled).toBe(4);
         await expectEngineClean(engine);

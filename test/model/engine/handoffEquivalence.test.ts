@@ -42,8 +42,8 @@ describe.each([
     // page boundaries at 16 and 32 by one either way, and the last fills the window exactly.
     it.each([2, 16, 17, 18, 32, 33, 34, 100, 256 - MAX_TOKENS])("a %i-token prompt", async (numPromptTokens) => {
         const prompt = promptOf(split, numPromptTokens);
-        const handedOff = await split.generate({ session: alice, promptTokens: prompt, maxTokens: MAX_TOKENS });
-        const reference = await unified.generate({ session: bob, promptTokens: prompt, maxTokens: MAX_TOKENS });
+        const handedOff = await split.generate({ workspace: alice, promptTokens: prompt, maxTokens: MAX_TOKENS });
+        const reference = await unified.generate({ workspace: bob, promptTokens: prompt, maxTokens: MAX_TOKENS });
 
         expect(handedOff.numHandedOffTokens).toBe(numPromptTokens - 1);
         expect(reference.numHandedOffTokens).toBe(0);
@@ -56,10 +56,10 @@ describe.each([
 
     it("serves a prompt of exactly the capacity, and refuses one token more before reserving a page", async () => {
         const limit = split.window.limit;
-        const exact = await split.generate({ session: alice, promptTokens: promptOf(split, limit - 1), maxTokens: 1 });
+        const exact = await split.generate({ workspace: alice, promptTokens: promptOf(split, limit - 1), maxTokens: 1 });
         expect(exact.tokens).toHaveLength(1);
         const reservationsBefore = split.pool.counters.numReservations;
-        await expect(split.generate({ session: alice, promptTokens: promptOf(split, limit), maxTokens: 1 })).rejects.toMatchObject({
+        await expect(split.generate({ workspace: alice, promptTokens: promptOf(split, limit), maxTokens: 1 })).rejects.toMatchObject({
             code: "context_length_exceeded",
             numPromptTokens: limit,
             maxTokens: 1,

@@ -11,7 +11,7 @@ import { modelPresets } from "../../../engine/model/modelPresets.js";
 import { planSyntheticModel } from "../../../engine/model/syntheticModel.js";
 import type { PagePool } from "../../../engine/pages/PagePool.js";
 import { LlamaRuntime } from "../../../engine/runtime/LlamaRuntime.js";
-import { alice, bob, expectEngineClean, freshSession, promptOf, startTinyEngine } from "../../support/engineFixtures.js";
+import { alice, bob, expectEngineClean, freshWorkspace, promptOf, startTinyEngine } from "../../support/engineFixtures.js";
 
 const MAX_TOKENS = 6;
 /** 39 handed-off positions: three pages of 16, the last partly filled. */
@@ -28,7 +28,7 @@ describe("each broken handoff is refused with its own error, and the engine stay
         runtime = await LlamaRuntime.start({ gpu: false });
         engine = await startTinyEngine(runtime, {}, hooks);
         const unified = await startTinyEngine(runtime, { mode: "unified" });
-        reference = (await unified.generate({ session: alice, promptTokens: promptOf(engine, NUM_PROMPT_TOKENS), maxTokens: MAX_TOKENS }))
+        reference = (await unified.generate({ workspace: alice, promptTokens: promptOf(engine, NUM_PROMPT_TOKENS), maxTokens: MAX_TOKENS }))
             .tokens;
         await unified.dispose();
         otherModelDirectory = fs.mkdtempSync(path.join(os.tmpdir(), "kvault-other-model-"));
@@ -51,7 +51,7 @@ describe("each broken handoff is refused with its own error, and the engine stay
         hooks.afterSeal = tamper;
         await expect(
             engine.generate({
-                session: freshSession(),
+                workspace: freshWorkspace(),
                 promptTokens: promptOf(engine, NUM_PROMPT_TOKENS),
                 maxTokens: MAX_TOKENS,
                 onToken: (t) => {
@@ -68,7 +68,7 @@ describe("each broken handoff is refused with its own error, and the engine stay
         await expectEngineClean(engine);
 
         const next = await engine.generate({
-            session: freshSession(),
+            workspace: freshWorkspace(),
             promptTokens: promptOf(engine, NUM_PROMPT_TOKENS),
             maxTokens: MAX_TOKENS
         });
@@ -77,7 +77,11 @@ describe("each broken handoff is refused with its own error, and the engine stay
     }
 
     it("serves the clean handoff exactly as unified mode", async () => {
-        const result = await engine.generate({ session: alice, promptTokens: promptOf(engine, NUM_PROMPT_TOKENS), maxTokens: MAX_TOKENS });
+        const result = await engine.generate({
+            workspace: alice,
+            promptTokens: promptOf(engine, NUM_PROMPT_TOKENS),
+            maxTokens: MAX_TOKENS
+        });
         expect(result.tokens).toEqual(reference);
         await expectEngineClean(engine);
     });
@@ -100,7 +104,7 @@ describe("each broken handoff is refused with its own error, and the engine stay
         hooks.afterSeal = (manifest) => {
             previous = manifest;
         };
-        await engine.generate({ session: bob, promptTokens: promptOf(engine, NUM_PROMPT_TOKENS), maxTokens: 1 });
+        await engine.generate({ workspace: bob, promptTokens: promptOf(engine, NUM_PROMPT_TOKENS), maxTokens: 1 });
         expect(previous).toBeDefined();
         await expectRefusedThenHealthy(() => previous, "handoff_page_owner_mismatch");
     });

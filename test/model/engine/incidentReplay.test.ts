@@ -42,7 +42,7 @@ describe("the 2026 incident replayed: a window configured above the prefill capa
         try {
             const tokensSeen: number[] = [];
             const rejection = engine.generate({
-                session: alice,
+                workspace: alice,
                 promptTokens: promptOf(engine, 300),
                 maxTokens: 8,
                 onToken: (token) => {
@@ -66,7 +66,7 @@ describe("the 2026 incident replayed: a window configured above the prefill capa
             await expectEngineClean(engine);
 
             // Just under the capacity is served.
-            const served = await engine.generate({ session: alice, promptTokens: promptOf(engine, 248), maxTokens: 8 });
+            const served = await engine.generate({ workspace: alice, promptTokens: promptOf(engine, 248), maxTokens: 8 });
             expect(served.tokens).toHaveLength(8);
             expect(served.numHandedOffTokens).toBe(247);
             expect(engine.pool.counters.numReservations).toBe(1);
@@ -88,7 +88,7 @@ describe("the 2026 incident replayed: a window configured above the prefill capa
             const engine = await startTinyEngine(runtime, { window: 256, numPages: 15 });
             try {
                 expect(engine.window).toMatchObject({ limit: 240, boundBy: "pool", clamped: true });
-                const run = engine.generate({ session: alice, promptTokens: promptOf(engine, numNeeded - 1), maxTokens: 1 });
+                const run = engine.generate({ workspace: alice, promptTokens: promptOf(engine, numNeeded - 1), maxTokens: 1 });
                 if (outcome === "served") {
                     expect((await run).tokens).toHaveLength(1);
                 } else {

@@ -65,7 +65,7 @@ describe("the API's limits: a full queue and the per-request time limit", () => 
                 error: { code: "request_timeout", message: expect.stringMatching(/ran longer than the limit/) }
             });
         });
-        for (let waited = 0; waited < 10_000 && service.engine.sessions().some((session) => session.busy); waited += 10) {
+        for (let waited = 0; waited < 10_000 && service.engine.workspaces().some((session) => session.busy); waited += 10) {
             await new Promise((resolve) => setTimeout(resolve, 10));
         }
         await expectEngineClean(service.engine);

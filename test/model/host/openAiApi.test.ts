@@ -149,7 +149,7 @@ describe("the OpenAI-compatible API, driven by the official openai client", () =
             temperature: 0
         });
         expect(anonymous.usage!.prompt_tokens_details!.cached_tokens).toBe(0);
-        expect(service.engine.sessions().some((session) => session.id.startsWith("api-request:"))).toBe(false);
+        expect(service.engine.workspaces().some((session) => session.id.startsWith("api-request:"))).toBe(false);
     });
 
     it("refuses a prompt that does not fit with 400 context_length_exceeded and the numbers", async () => {

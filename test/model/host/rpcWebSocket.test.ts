@@ -167,7 +167,7 @@ describe("the renderer's RPC over a WebSocket (headless mode)", () => {
             await new Promise((resolve) => setTimeout(resolve, 10));
         }
         expect(service.engine.counters.cancelled).toBe(cancelledBefore + 1);
-        for (let waited = 0; waited < 10_000 && service.engine.sessions().some((session) => session.busy); waited += 10) {
+        for (let waited = 0; waited < 10_000 && service.engine.workspaces().some((session) => session.busy); waited += 10) {
             await new Promise((resolve) => setTimeout(resolve, 10));
         } // the decode step in flight finishes
         await expectEngineClean(service.engine);

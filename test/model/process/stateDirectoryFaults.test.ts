@@ -252,25 +252,25 @@ describe("the state directory unwritable or full: a typed error with the numbers
         const engine = await startTinyEngine(runtime, { numDecodeSequences: 1, stateRoot: fileSystem.path });
         try {
             const alicePrompt = promptOf(engine, 100, "Alice's ledger. ");
-            await engine.generate({ session: alice, promptTokens: alicePrompt, maxTokens: 2 });
+            await engine.generate({ workspace: alice, promptTokens: alicePrompt, maxTokens: 2 });
             const removeFiller = fillFileSystem(fileSystem.path, 16 * 1024);
             try {
                 // Bob needs alice's sequence: her KV (about 53 KB of state) must go to pages first, through the full directory.
                 await expect(
-                    engine.generate({ session: bob, promptTokens: promptOf(engine, 20, "Bob asks. "), maxTokens: 2 })
+                    engine.generate({ workspace: bob, promptTokens: promptOf(engine, 20, "Bob asks. "), maxTokens: 2 })
                 ).rejects.toMatchObject({ code: "state_directory_full", numBytesFree: 16 * 1024 });
             } finally {
                 removeFiller();
             }
-            const aliceNow = engine.sessions().find((session) => session.id === alice);
+            const aliceNow = engine.workspaces().find((session) => session.id === alice);
             expect(aliceNow?.residency.kind).toBe("resident");
             expect(aliceNow?.heldTokens.length).toBeGreaterThanOrEqual(100);
             expect(engine.pool.numFreePages).toBe(engine.config.numPages);
             // Room again: bob is served (alice swapped out, now for real), and alice comes back from her pages without recompute.
             expect(
-                (await engine.generate({ session: bob, promptTokens: promptOf(engine, 20, "Bob asks. "), maxTokens: 2 })).tokens
+                (await engine.generate({ workspace: bob, promptTokens: promptOf(engine, 20, "Bob asks. "), maxTokens: 2 })).tokens
             ).toHaveLength(2);
-            const again = await engine.generate({ session: alice, promptTokens: [...alicePrompt, 7], maxTokens: 2 });
+            const again = await engine.generate({ workspace: alice, promptTokens: [...alicePrompt, 7], maxTokens: 2 });
             expect(again.numReusedTokens).toBeGreaterThanOrEqual(100);
             await expectEngineClean(engine);
         } finally {

@@ -1,9 +1,9 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { requestId, sessionId, type SessionId } from "../../../engine/core/ids.js";
+import { requestId, workspaceId, type WorkspaceId } from "../../../engine/core/ids.js";
 import type { PageReadLease, PageWriteLease } from "../../../engine/pages/PageLease.js";
 import type { PagePool } from "../../../engine/pages/PagePool.js";
-import { assertAuditClean } from "../../../engine/pages/PagePoolAudit.js";
+import { assertAuditClean } from "../../../engine/pages/AuditResult.js";
 import type { PageHandle, Reservation } from "../../../engine/pages/Reservation.js";
 import { expectNoLeaks, makePool } from "./pagePoolFixtures.js";
 
@@ -15,7 +15,7 @@ import { expectNoLeaks, makePool } from "./pagePoolFixtures.js";
 const NUM_PAGES = 6;
 const PAGE_TOKENS = 4;
 const PAGE_BYTES = 32;
-const SESSIONS: readonly SessionId[] = [sessionId("s0"), sessionId("s1"), sessionId("s2")];
+const WORKSPACES: readonly WorkspaceId[] = [workspaceId("s0"), workspaceId("s1"), workspaceId("s2")];
 
 interface ModelPage {
     readonly handle: PageHandle;
@@ -47,7 +47,7 @@ interface Model {
 }
 
 type Op =
-    | { readonly kind: "reserve"; readonly session: number; readonly numPages: number }
+    | { readonly kind: "reserve"; readonly workspace: number; readonly numPages: number }
     | { readonly kind: "write"; readonly pick: number; readonly offset: number; readonly length: number; readonly hold: boolean }
     | { readonly kind: "heldWrite"; readonly pick: number; readonly offset: number; readonly length: number }
     | { readonly kind: "dropWriter"; readonly pick: number }
@@ -64,7 +64,7 @@ const length = fc.integer({ min: 1, max: PAGE_BYTES });
 const opArbitrary: fc.Arbitrary<Op> = fc.oneof(
     fc.record({
         kind: fc.constant("reserve" as const),
-        session: fc.nat({ max: SESSIONS.length - 1 }),
+        workspace: fc.nat({ max: WORKSPACES.length - 1 }),
         numPages: fc.integer({ min: 1, max: 4 })
     }),
     fc.record({ kind: fc.constant("write" as const), pick, offset, length, hold: fc.boolean() }),
@@ -111,8 +111,8 @@ function apply(pool: PagePool, model: Model, op: Op): void {
             }
             const serial = model.numRequests++;
             const reservation = pool.reserve({
-                session: SESSIONS[op.session] as SessionId,
-                request: requestId(`r${serial}`),
+                workspace: WORKSPACES[op.workspace] as WorkspaceId,
+                holder: requestId(`r${serial}`),
                 numPages: op.numPages,
                 firstToken: 0
             });
@@ -275,7 +275,7 @@ function checkAfterStep(pool: PagePool, model: Model): void {
     for (const owner of model.live) {
         for (const page of owner.pages) {
             expect(pool.pageInfo(page.handle.pageId)).toMatchObject({
-                request: owner.reservation.request,
+                holder: owner.reservation.holder,
                 generation: page.handle.generation,
                 numValidBytes: page.numValidBytes
             });

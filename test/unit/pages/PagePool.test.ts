@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { pageId } from "../../../engine/core/ids.js";
 import { InvariantError } from "../../../engine/core/invariant.js";
-import { assertAuditClean } from "../../../engine/pages/PagePoolAudit.js";
+import { assertAuditClean } from "../../../engine/pages/AuditResult.js";
 import { DisposedError, PagePoolConfigError } from "../../../engine/pages/pageErrors.js";
 import { PageState } from "../../../engine/pages/PageState.js";
 import { alice, bob, expectNoLeaks, makePool, pattern, readThrough, req, writeAndSeal, writeThrough } from "./pagePoolFixtures.js";
@@ -10,14 +10,14 @@ describe("PagePool reservation", () => {
     it("takes all requested pages or none, and a shortage is a bug the caller should have asked about", () => {
         const pool = makePool();
         expect(pool.canReserve(9)).toBe(false);
-        expect(() => pool.reserve({ session: alice, request: req("r1"), numPages: 9, firstToken: 0 })).toThrow(
-            /reserve of 9 pages for request r1 with 8 free/
+        expect(() => pool.reserve({ workspace: alice, holder: req("r1"), numPages: 9, firstToken: 0 })).toThrow(
+            /reserve of 9 pages for r1 with 8 free/
         );
         expect(pool.numFreePages).toBe(8);
         assertAuditClean(pool.audit({ scanFreePages: true }));
 
         // Three pages, one generation, contiguous token ranges [10, 14), [14, 18), [18, 22).
-        const reservation = pool.reserve({ session: alice, request: req("r1"), numPages: 3, firstToken: 10 });
+        const reservation = pool.reserve({ workspace: alice, holder: req("r1"), numPages: 3, firstToken: 10 });
         expect(reservation.pages).toHaveLength(3);
         expect(new Set(reservation.pages.map((handle) => handle.pageId)).size).toBe(3);
         expect(reservation.pages.every((handle) => handle.generation === reservation.generation)).toBe(true);
@@ -34,7 +34,7 @@ describe("PagePool reservation", () => {
 
     it("canReserve has no side effect", () => {
         const pool = makePool();
-        const held = pool.reserve({ session: alice, request: req("r1"), numPages: 2, firstToken: 0 });
+        const held = pool.reserve({ workspace: alice, holder: req("r1"), numPages: 2, firstToken: 0 });
         const before = { snapshot: pool.snapshot(), counters: pool.counters, numFree: pool.numFreePages };
         for (let numPages = 0; numPages <= 10; numPages++) {
             pool.canReserve(numPages);
@@ -47,9 +47,9 @@ describe("PagePool reservation", () => {
 
     it("refuses a second reservation for a request that holds one", () => {
         const pool = makePool();
-        const held = pool.reserve({ session: alice, request: req("r1"), numPages: 1, firstToken: 0 });
-        expect(() => pool.reserve({ session: alice, request: req("r1"), numPages: 1, firstToken: 4 })).toThrow(
-            /request r1 reserves 1 pages while holding 1 at generation 1/
+        const held = pool.reserve({ workspace: alice, holder: req("r1"), numPages: 1, firstToken: 0 });
+        expect(() => pool.reserve({ workspace: alice, holder: req("r1"), numPages: 1, firstToken: 4 })).toThrow(
+            /r1 reserves 1 pages while holding 1 at generation 1/
         );
         expect(pool.numFreePages).toBe(7);
 
@@ -61,7 +61,7 @@ describe("PagePool reservation", () => {
 describe("PagePool writes and reads", () => {
     it("bounds writes by pageBytes and reads by the valid length the owner wrote", () => {
         const pool = makePool();
-        const reservation = pool.reserve({ session: alice, request: req("r1"), numPages: 1, firstToken: 0 });
+        const reservation = pool.reserve({ workspace: alice, holder: req("r1"), numPages: 1, firstToken: 0 });
         const [page] = reservation.pages;
         if (page === undefined) {
             throw new Error("reservation of 1 page returned none");
@@ -82,7 +82,7 @@ describe("PagePool writes and reads", () => {
         pool.release(reservation);
 
         // A second request writes 10 bytes; readers see those 10 and can never reach byte 10.
-        const second = pool.reserve({ session: bob, request: req("r2"), numPages: 1, firstToken: 0 });
+        const second = pool.reserve({ workspace: bob, holder: req("r2"), numPages: 1, firstToken: 0 });
         const [shortPage] = second.pages;
         if (shortPage === undefined) {
             throw new Error("reservation of 1 page returned none");
@@ -107,7 +107,7 @@ describe("PagePool writes and reads", () => {
 
     it("refuses a read lease before the page is sealed, and writes after it is", () => {
         const pool = makePool();
-        const reservation = pool.reserve({ session: alice, request: req("r1"), numPages: 1, firstToken: 0 });
+        const reservation = pool.reserve({ workspace: alice, holder: req("r1"), numPages: 1, firstToken: 0 });
         const [page] = reservation.pages;
         if (page === undefined) {
             throw new Error("reservation of 1 page returned none");
@@ -133,7 +133,7 @@ describe("PagePool writes and reads", () => {
 
     it("treats sealing an unwritten page, sealing under a writer and a second writer as bugs", () => {
         const pool = makePool();
-        const reservation = pool.reserve({ session: alice, request: req("r1"), numPages: 1, firstToken: 0 });
+        const reservation = pool.reserve({ workspace: alice, holder: req("r1"), numPages: 1, firstToken: 0 });
         const [page] = reservation.pages;
         if (page === undefined) {
             throw new Error("reservation of 1 page returned none");
@@ -165,7 +165,7 @@ describe("PagePool writes and reads", () => {
 describe("PagePool checksums", () => {
     it("seals with a checksum that verify recomputes, and catches a byte flipped after sealing", () => {
         const pool = makePool();
-        const reservation = pool.reserve({ session: alice, request: req("r1"), numPages: 2, firstToken: 0 });
+        const reservation = pool.reserve({ workspace: alice, holder: req("r1"), numPages: 2, firstToken: 0 });
         const [first, second] = reservation.pages;
         if (first === undefined || second === undefined) {
             throw new Error("reservation of 2 pages returned fewer");
@@ -195,7 +195,7 @@ describe("PagePool checksums", () => {
 describe("PagePool release, quarantine and scrub", () => {
     it("keeps a released page quarantined while a reader holds it, then scrubs it to zero", () => {
         const pool = makePool();
-        const first = pool.reserve({ session: alice, request: req("r1"), numPages: 1, firstToken: 0 });
+        const first = pool.reserve({ workspace: alice, holder: req("r1"), numPages: 1, firstToken: 0 });
         const [page] = first.pages;
         if (page === undefined) {
             throw new Error("reservation of 1 page returned none");
@@ -208,12 +208,12 @@ describe("PagePool release, quarantine and scrub", () => {
 
         // The producer cancels while the reader is mid-transfer (pages reused under a reader).
         expect(pool.release(first)).toEqual({ ok: true, numPagesScrubbed: 0, numPagesQuarantined: 1 });
-        expect(pool.pageInfo(page.pageId)).toMatchObject({ state: PageState.Quarantined, numReadLeases: 1, session: alice });
+        expect(pool.pageInfo(page.pageId)).toMatchObject({ state: PageState.Quarantined, numReadLeases: 1, workspace: alice });
         expect(pool.numFreePages).toBe(7);
         assertAuditClean(pool.audit({ scanFreePages: true }));
 
         // Every other page goes to Bob; the quarantined page is not among them, and is not zeroed yet.
-        const second = pool.reserve({ session: bob, request: req("r2"), numPages: 7, firstToken: 0 });
+        const second = pool.reserve({ workspace: bob, holder: req("r2"), numPages: 7, firstToken: 0 });
         expect(second.pages.map((handle) => handle.pageId)).not.toContain(page.pageId);
         expect(pool.canReserve(1)).toBe(false);
         expect(reader.lease.read()).toEqual(pattern(64, 0xa1));
@@ -233,7 +233,7 @@ describe("PagePool release, quarantine and scrub", () => {
 
     it("refuses a late write after cancel, and it never lands in the next owner's page (nor does a replayed completion)", () => {
         const pool = makePool({ numPages: 2, pageTokens: 4, pageBytes: 64 });
-        const cancelled = pool.reserve({ session: alice, request: req("r1"), numPages: 1, firstToken: 0 });
+        const cancelled = pool.reserve({ workspace: alice, holder: req("r1"), numPages: 1, firstToken: 0 });
         const [page] = cancelled.pages;
         if (page === undefined) {
             throw new Error("reservation of 1 page returned none");
@@ -246,7 +246,7 @@ describe("PagePool release, quarantine and scrub", () => {
 
         // Cancel mid-transfer and admit Bob at once: he gets the other page.
         pool.release(cancelled);
-        const next = pool.reserve({ session: bob, request: req("r2"), numPages: 1, firstToken: 0 });
+        const next = pool.reserve({ workspace: bob, holder: req("r2"), numPages: 1, firstToken: 0 });
         expect(next.pages[0]?.pageId).not.toBe(page.pageId);
         const refused = writer.lease.write(16, pattern(16, 0xee));
         expect(refused.ok || refused.error.code).toBe("page_released");
@@ -255,7 +255,7 @@ describe("PagePool release, quarantine and scrub", () => {
         expect(pool.pageInfo(page.pageId).state).toBe(PageState.Free);
 
         // Bob's next request gets the scrubbed page; the old writer comes back with its old generation.
-        const reused = pool.reserve({ session: bob, request: req("r3"), numPages: 1, firstToken: 0 });
+        const reused = pool.reserve({ workspace: bob, holder: req("r3"), numPages: 1, firstToken: 0 });
         const [reusedPage] = reused.pages;
         expect(reusedPage?.pageId).toBe(page.pageId);
         if (reusedPage === undefined) {
@@ -277,7 +277,7 @@ describe("PagePool release, quarantine and scrub", () => {
 
     it("ignores replayed completions after reuse: stale seals, verifies and reads change nothing (replayed completion)", () => {
         const pool = makePool({ numPages: 1, pageTokens: 4, pageBytes: 64 });
-        const old = pool.reserve({ session: alice, request: req("r1"), numPages: 1, firstToken: 0 });
+        const old = pool.reserve({ workspace: alice, holder: req("r1"), numPages: 1, firstToken: 0 });
         const [oldPage] = old.pages;
         if (oldPage === undefined) {
             throw new Error("reservation of 1 page returned none");
@@ -287,7 +287,7 @@ describe("PagePool release, quarantine and scrub", () => {
         const stillFree = pool.seal(oldPage.pageId, oldPage.generation);
         expect(stillFree.ok || stillFree.error.message).toMatch(/the page is free/);
 
-        const current = pool.reserve({ session: bob, request: req("r2"), numPages: 1, firstToken: 0 });
+        const current = pool.reserve({ workspace: bob, holder: req("r2"), numPages: 1, firstToken: 0 });
         const [page] = current.pages;
         if (page === undefined) {
             throw new Error("reservation of 1 page returned none");
@@ -307,14 +307,14 @@ describe("PagePool release, quarantine and scrub", () => {
 
     it("detects a double release, and a late release of an older reservation, without changing a page (double release)", () => {
         const pool = makePool();
-        const first = pool.reserve({ session: alice, request: req("r1"), numPages: 2, firstToken: 0 });
+        const first = pool.reserve({ workspace: alice, holder: req("r1"), numPages: 2, firstToken: 0 });
         expect(pool.release(first)).toEqual({ ok: true, numPagesScrubbed: 2, numPagesQuarantined: 0 });
         const twice = pool.release(first);
         expect(twice.ok || twice.error.code).toBe("double_release");
-        expect(twice.ok || twice.error.message).toMatch(/Request r1 released its pages at generation 1, but it holds no reservation/);
+        expect(twice.ok || twice.error.message).toMatch(/r1 released its pages at generation 1, but it holds no reservation/);
 
         // The same request reserves again; the error path replays the first release.
-        const again = pool.reserve({ session: alice, request: req("r1"), numPages: 3, firstToken: 0 });
+        const again = pool.reserve({ workspace: alice, holder: req("r1"), numPages: 3, firstToken: 0 });
         const before = pool.snapshot();
         const late = pool.release(first);
         expect(late.ok || late.error.message).toMatch(/its current reservation is at generation 2/);
@@ -328,10 +328,10 @@ describe("PagePool release, quarantine and scrub", () => {
 });
 
 describe("PagePool snapshot and disposal", () => {
-    it("snapshots states and owners compactly, quarantined pages still showing their session", () => {
+    it("snapshots states and owners compactly, quarantined pages still showing their workspace", () => {
         const pool = makePool({ numPages: 4, pageTokens: 4, pageBytes: 16 });
-        const ofAlice = pool.reserve({ session: alice, request: req("r1"), numPages: 2, firstToken: 0 });
-        const ofBob = pool.reserve({ session: bob, request: req("r2"), numPages: 1, firstToken: 0 });
+        const ofAlice = pool.reserve({ workspace: alice, holder: req("r1"), numPages: 2, firstToken: 0 });
+        const ofBob = pool.reserve({ workspace: bob, holder: req("r2"), numPages: 1, firstToken: 0 });
         const [bobPage] = ofBob.pages;
         if (bobPage === undefined) {
             throw new Error("reservation of 1 page returned none");
@@ -346,7 +346,7 @@ describe("PagePool snapshot and disposal", () => {
         const snapshot = pool.snapshot();
         expect(Array.from(snapshot.states)).toEqual([PageState.Reserved, PageState.Reserved, PageState.Quarantined, PageState.Free]);
         expect(Array.from(snapshot.ownerSlots)).toEqual([1, 1, 2, 0]);
-        expect(snapshot.sessions).toEqual([alice, bob]);
+        expect(snapshot.workspaces).toEqual([alice, bob]);
         expect(snapshot.numPagesByState).toEqual([1, 2, 0, 0, 1]);
         expect(snapshot.numActiveLeases).toBe(1);
 
@@ -357,7 +357,7 @@ describe("PagePool snapshot and disposal", () => {
 
     it("disposes idempotently; afterwards calls throw DisposedError and leases release quietly", () => {
         const pool = makePool();
-        const reservation = pool.reserve({ session: alice, request: req("r1"), numPages: 1, firstToken: 0 });
+        const reservation = pool.reserve({ workspace: alice, holder: req("r1"), numPages: 1, firstToken: 0 });
         const [page] = reservation.pages;
         if (page === undefined) {
             throw new Error("reservation of 1 page returned none");
@@ -371,7 +371,7 @@ describe("PagePool snapshot and disposal", () => {
         pool.dispose();
         expect(pool.isDisposed).toBe(true);
         expect(() => pool.canReserve(1)).toThrow(DisposedError);
-        expect(() => pool.reserve({ session: alice, request: req("r2"), numPages: 1, firstToken: 0 })).toThrow(/page pool was disposed/);
+        expect(() => pool.reserve({ workspace: alice, holder: req("r2"), numPages: 1, firstToken: 0 })).toThrow(/page pool was disposed/);
         expect(() => pool.release(reservation)).toThrow(DisposedError);
         expect(() => pool.audit()).toThrow(DisposedError);
         expect(() => pool.snapshot()).toThrow(DisposedError);

@@ -1,10 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { pageId, requestId, sessionId, type RequestId } from "../../../engine/core/ids.js";
+import { pageId, requestId, workspaceId, type PageHolder } from "../../../engine/core/ids.js";
 import { InvariantError } from "../../../engine/core/invariant.js";
 import { PageArena } from "../../../engine/pages/PageArena.js";
-import { assertAuditClean, auditPagePool, type PagePoolAuditView } from "../../../engine/pages/PagePoolAudit.js";
+import { assertAuditClean } from "../../../engine/pages/AuditResult.js";
+import { auditPagePool, type PagePoolAuditView } from "../../../engine/pages/PagePoolAudit.js";
 import { PageState } from "../../../engine/pages/PageState.js";
-import { PageTable, type PageOwner } from "../../../engine/pages/PageTable.js";
+import { PageLedger, type PageOwner } from "../../../engine/pages/PageLedger.js";
 
 // The pool never breaks its own invariants in the other tests, so here the bookkeeping is broken
 // by hand, one bug of the incident class at a time, to show the audit names each with its numbers.
@@ -14,22 +15,22 @@ const PAGE_TOKENS = 4;
 const PAGE_BYTES = 16;
 
 interface Fixture {
-    readonly table: PageTable;
+    readonly ledger: PageLedger;
     readonly arena: PageArena;
-    readonly reservations: Map<RequestId, PageOwner>;
+    readonly reservations: Map<PageHolder, PageOwner>;
     view(overrides?: Partial<PagePoolAuditView>): PagePoolAuditView;
 }
 
 function fixture(): Fixture {
-    const table = new PageTable(NUM_PAGES);
+    const ledger = new PageLedger(NUM_PAGES);
     const arena = new PageArena(NUM_PAGES, PAGE_BYTES);
-    const reservations = new Map<RequestId, PageOwner>();
+    const reservations = new Map<PageHolder, PageOwner>();
     return {
-        table,
+        ledger,
         arena,
         reservations,
         view: (overrides = {}) => ({
-            table,
+            ledger,
             arena,
             reservations,
             pageTokens: PAGE_TOKENS,
@@ -43,17 +44,17 @@ function fixture(): Fixture {
 
 /** Reserves `numPages` the way the pool does, at `generation`. */
 function reserve(subject: Fixture, name: string, generation: number, numPages: number): PageOwner {
-    const pages: ReturnType<PageTable["takeFree"]>[] = [];
-    const owner: PageOwner = { session: sessionId("s"), request: requestId(name), generation, pages, released: false };
+    const pages: ReturnType<PageLedger["takeFree"]>[] = [];
+    const owner: PageOwner = { workspace: workspaceId("s"), holder: requestId(name), generation, pages, released: false };
     for (let index = 0; index < numPages; index++) {
-        pages.push(subject.table.takeFree(owner, index * PAGE_TOKENS, (index + 1) * PAGE_TOKENS));
+        pages.push(subject.ledger.takeFree(owner, index * PAGE_TOKENS, (index + 1) * PAGE_TOKENS));
     }
-    subject.reservations.set(owner.request, owner);
+    subject.reservations.set(owner.holder, owner);
     return owner;
 }
 
 describe("auditPagePool", () => {
-    it("passes a consistent table, and reports nothing it was not asked to scan", () => {
+    it("passes a consistent ledger, and reports nothing it was not asked to scan", () => {
         const subject = fixture();
         reserve(subject, "r1", 1, 2);
         const result = auditPagePool(subject.view(), { scanFreePages: true });
@@ -75,11 +76,11 @@ describe("auditPagePool", () => {
 
     it("catches a lease on a free page and a quarantined page nobody holds (I3)", () => {
         const subject = fixture();
-        subject.table.numReadLeases[3] = 1;
+        subject.ledger.numReadLeases[3] = 1;
         const owner = reserve(subject, "r1", 1, 1);
         owner.released = true;
-        subject.reservations.delete(owner.request);
-        subject.table.setState(pageId(0), PageState.Quarantined);
+        subject.reservations.delete(owner.holder);
+        subject.ledger.setState(pageId(0), PageState.Quarantined);
         const messages = auditPagePool(subject.view({ numActiveLeases: 1 })).violations.map((violation) => violation.message);
         expect(messages).toEqual([
             "page 0 is quarantined with no lease left; it should have been scrubbed",
@@ -90,7 +91,7 @@ describe("auditPagePool", () => {
     it("catches a page whose generation is not its owner's (I5)", () => {
         const subject = fixture();
         reserve(subject, "r1", 1, 1);
-        subject.table.generations[0] = 2;
+        subject.ledger.generations[0] = 2;
         expect(auditPagePool(subject.view()).violations).toEqual([
             { invariant: "I5", pageId: pageId(0), message: "page 0 is at generation 2, its owner r1 at 1" }
         ]);
@@ -99,20 +100,26 @@ describe("auditPagePool", () => {
     it("catches a page listed by two live reservations, and counts that no longer add up (I1, I2)", () => {
         const subject = fixture();
         reserve(subject, "r1", 1, 1);
-        const thief: PageOwner = { session: sessionId("t"), request: requestId("r2"), generation: 2, pages: [pageId(0)], released: false };
-        subject.reservations.set(thief.request, thief);
+        const thief: PageOwner = {
+            workspace: workspaceId("t"),
+            holder: requestId("r2"),
+            generation: 2,
+            pages: [pageId(0)],
+            released: false
+        };
+        subject.reservations.set(thief.holder, thief);
         const result = auditPagePool(subject.view());
         expect(result.violations.map((violation) => violation.invariant)).toEqual(["I2", "I1", "I2"]);
         expect(result.violations.map((violation) => violation.message)).toEqual([
-            "page 0 belongs to two live reservations, one of them request r2",
-            "request r2 at generation 2 lists page 0, which another owner holds",
+            "page 0 belongs to two live reservations, one of them r2",
+            "r2 at generation 2 lists page 0, which another owner holds",
             "live reservations list 2 pages, 1 pages are reserved, written or sealed"
         ]);
     });
 
     it("catches a page taken off the free list without an owner (I1, I2)", () => {
         const subject = fixture();
-        subject.table.setState(pageId(1), PageState.Reserved);
+        subject.ledger.setState(pageId(1), PageState.Reserved);
         const messages = auditPagePool(subject.view()).violations.map((violation) => `${violation.invariant}: ${violation.message}`);
         expect(messages).toEqual([
             "I1: page 1 is reserved with no owner",

@@ -1,8 +1,8 @@
 import { expect } from "vitest";
-import { requestId, sessionId, type RequestId, type SessionId } from "../../../engine/core/ids.js";
+import { requestId, workspaceId, type RequestId, type WorkspaceId } from "../../../engine/core/ids.js";
 import { PagePool } from "../../../engine/pages/PagePool.js";
 import type { PagePoolConfigInput } from "../../../engine/pages/PagePoolConfig.js";
-import { assertAuditClean } from "../../../engine/pages/PagePoolAudit.js";
+import { assertAuditClean } from "../../../engine/pages/AuditResult.js";
 import type { PageHandle } from "../../../engine/pages/Reservation.js";
 
 /** Small enough to read a whole pool in a failure message: 8 pages of 4 tokens, 64 bytes each. */
@@ -14,8 +14,8 @@ export function makePool(config: PagePoolConfigInput = SMALL_POOL): PagePool {
     return pool;
 }
 
-export const alice: SessionId = sessionId("alice");
-export const bob: SessionId = sessionId("bob");
+export const alice: WorkspaceId = workspaceId("alice");
+export const bob: WorkspaceId = workspaceId("bob");
 export const req = (name: string): RequestId => requestId(name);
 
 /** Bytes no scrubbed page holds: `length` copies of `fill` (non-zero). */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { PagePool } from "../../../engine/pages/PagePool.js";
+import { skippingScrubber } from "../../../engine/drills/leakyPolicies.js";
 import { alice, expectNoLeaks, makePool, pattern, req, writeAndSeal, writeThrough } from "./pagePoolFixtures.js";
 
 // The byte scans run in slices that yield to the event loop (scanPoolBytes), so the pool can
@@ -9,9 +10,9 @@ import { alice, expectNoLeaks, makePool, pattern, req, writeAndSeal, writeThroug
 describe("the sliced byte scan", () => {
     it("finds a dirty free page in a pool of more than 256 MiB, in many short slices", async () => {
         // 65,536 pages of 4,160 bytes: 260 MiB, past the size whose audits used to skip the byte scans.
-        const pool = new PagePool({ numPages: 65_536, pageTokens: 16, pageBytes: 4_160 }, { skipScrub: true });
+        const pool = new PagePool({ numPages: 65_536, pageTokens: 16, pageBytes: 4_160 }, { scrubber: skippingScrubber });
         try {
-            const reservation = pool.reserve({ session: alice, request: req("a"), numPages: 2, firstToken: 0 });
+            const reservation = pool.reserve({ workspace: alice, holder: req("a"), numPages: 2, firstToken: 0 });
             for (const handle of reservation.pages) {
                 writeAndSeal(pool, handle, pattern(100, 0x5a));
             }
@@ -39,7 +40,7 @@ describe("the sliced byte scan", () => {
 
     it("skips pages that change between the scan's start and their slice, and reports none of them", async () => {
         const pool = makePool({ numPages: 64, pageTokens: 4, pageBytes: 64 });
-        const sealed = pool.reserve({ session: alice, request: req("sealed"), numPages: 40, firstToken: 0 }); // pages 0–39
+        const sealed = pool.reserve({ workspace: alice, holder: req("sealed"), numPages: 40, firstToken: 0 }); // pages 0–39
         for (const handle of sealed.pages) {
             writeAndSeal(pool, handle, pattern(64, 0x11));
         }
@@ -47,7 +48,7 @@ describe("the sliced byte scan", () => {
         const scanning = pool.scanBytes({ maxPagesPerSlice: 4 }); // its first slice (pages 0–3) runs before it returns
         // Pages 40–47 were free when the scan began; now they hold another request's bytes. A scan
         // that judged them by their state at its start would report 8 dirty free pages.
-        const later = pool.reserve({ session: alice, request: req("later"), numPages: 8, firstToken: 0 });
+        const later = pool.reserve({ workspace: alice, holder: req("later"), numPages: 8, firstToken: 0 });
         expect(later.pages.map((handle) => handle.pageId)).toEqual([40, 41, 42, 43, 44, 45, 46, 47]);
         for (const handle of later.pages) {
             writeThrough(pool, handle, pattern(64, 0x22));
@@ -68,7 +69,7 @@ describe("the sliced byte scan", () => {
 
     it("still finds a sealed page whose bytes changed, in a slice after the pool moved on", async () => {
         const pool = makePool({ numPages: 16, pageTokens: 4, pageBytes: 64 });
-        const reservation = pool.reserve({ session: alice, request: req("r"), numPages: 12, firstToken: 0 });
+        const reservation = pool.reserve({ workspace: alice, holder: req("r"), numPages: 12, firstToken: 0 });
         for (const handle of reservation.pages) {
             writeAndSeal(pool, handle, pattern(64, 0x33));
         }

@@ -1,11 +1,13 @@
-import { pageId as toPageId, type PageId, type RequestId, type SessionId } from "../core/ids.js";
+import { pageId as toPageId, type PageHolder, type PageId, type WorkspaceId } from "../core/ids.js";
 import { invariant } from "../core/invariant.js";
+import { PageStateError, StaleGenerationError } from "./pageErrors.js";
+import type { PageAccessRefusal } from "./pagePoolResults.js";
 import { NUM_PAGE_STATES, PageState, pageStateName } from "./PageState.js";
 
 /** The pool's record of a reservation; every page it owns points to it, until that page is scrubbed. */
 export interface PageOwner {
-    readonly session: SessionId;
-    readonly request: RequestId;
+    readonly workspace: WorkspaceId;
+    readonly holder: PageHolder;
     readonly generation: number;
     readonly pages: readonly PageId[];
     /** Set once by `release()`; the owner's pages stay quarantined under it until their leases drain. */
@@ -13,10 +15,12 @@ export interface PageOwner {
 }
 
 /**
- * Per-page metadata as parallel typed arrays, so that an audit or a snapshot of 65,536 pages is a
- * handful of linear scans. Only `PagePool` mutates it; `PagePoolAudit` reads it.
+ * The pool's per-page metadata (state, owner, generation, token range, leases, checksum) as
+ * parallel typed arrays, so that an audit or a snapshot of 65,536 pages is a handful of linear
+ * scans. Not a block table: it maps no sequence's positions to pages (a `PageManifest` does that
+ * for one transfer). Only `PagePool` mutates it; `PagePoolAudit` reads it.
  */
-export class PageTable {
+export class PageLedger {
     readonly states: Uint8Array;
     /** Generation of the last reservation that took the page; 0 for a page never reserved. */
     readonly generations: Float64Array;
@@ -57,6 +61,31 @@ export class PageTable {
         this.numFree = numPages;
     }
 
+    /** Why a claim `(pageId, generation)` no longer holds, if it does not: the page was freed, reused, or released. */
+    claimRefusal(pageId: PageId, generation: number, operation: string): PageAccessRefusal | undefined {
+        this.assertPageId(pageId);
+        invariant(
+            Number.isSafeInteger(generation) && generation >= 1,
+            () => `${operation} on page ${pageId} with generation ${generation}`
+        );
+        const state = this.states[pageId] as number;
+        const pageGeneration = this.generations[pageId] as number;
+        if (state === PageState.Free) {
+            return new StaleGenerationError(pageId, generation, undefined, operation);
+        }
+        if (pageGeneration !== generation) {
+            return new StaleGenerationError(pageId, generation, pageGeneration, operation);
+        }
+        if (state === PageState.Quarantined) {
+            return new PageStateError("page_released", pageId, generation, operation, "quarantined");
+        }
+        return undefined;
+    }
+
+    assertPageId(pageId: PageId): void {
+        invariant(Number.isInteger(pageId) && pageId >= 0 && pageId < this.numPages, () => `page ${pageId} outside [0, ${this.numPages})`);
+    }
+
     setState(page: PageId, to: PageState): void {
         const from = this.states[page] as PageState;
         this.numPagesByState[from] = (this.numPagesByState[from] ?? 0) - 1;
@@ -66,7 +95,7 @@ export class PageTable {
 
     /** Takes the top free page for `owner`, holding token positions `[tokenStart, tokenEnd)`. */
     takeFree(owner: PageOwner, tokenStart: number, tokenEnd: number): PageId {
-        invariant(this.numFree > 0, () => `request ${owner.request} takes a page from an empty free list (${this.numPages} pages)`);
+        invariant(this.numFree > 0, () => `${owner.holder} takes a page from an empty free list (${this.numPages} pages)`);
         this.numFree--;
         const page = toPageId(this.freeStack[this.numFree] as number);
         invariant(

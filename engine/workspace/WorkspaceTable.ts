@@ -1,20 +1,21 @@
-import type { SessionId } from "../core/ids.js";
-import { requestId as toRequestId } from "../core/ids.js";
+import { swapId, type WorkspaceId } from "../core/ids.js";
 import { invariant } from "../core/invariant.js";
 import type { EngineCounters } from "../engineTypes.js";
 import type { PageTransfer, TransferTarget } from "../handoff/PageTransfer.js";
 import type { PagePool } from "../pages/PagePool.js";
 import type { RoleContext } from "../runtime/RoleContext.js";
 import type { SequenceSlot } from "../runtime/SequenceSlot.js";
-import { SessionRecord, type SessionResidency } from "./SessionRecord.js";
+import { planEviction, planRoom, reclaimableSwaps } from "../scheduler/schedulingPlans.js";
+import { WorkspaceRecord, type WorkspaceResidency } from "./WorkspaceRecord.js";
 
 /**
  * Where every workspace's KV is: resident in a decode sequence, swapped out into sealed pages it
- * owns, or nowhere. More workspaces than decode sequences share them least-recently-used first;
- * a swapped workspace comes back byte-verified, without recompute.
+ * owns, or nowhere. More workspaces than decode sequences share them; a swapped workspace comes
+ * back byte-verified, without recompute. Which workspace is evicted and whose pages are taken back
+ * is the scheduler's decision (engine/scheduler/schedulingPlans.ts); this table carries it out.
  */
-export class SessionTable {
-    readonly #sessions = new Map<SessionId, SessionRecord>();
+export class WorkspaceTable {
+    readonly #workspaces = new Map<WorkspaceId, WorkspaceRecord>();
 
     constructor(
         private readonly decode: RoleContext,
@@ -31,22 +32,26 @@ export class SessionTable {
         return this.target !== undefined;
     }
 
-    all(): readonly SessionRecord[] {
-        return [...this.#sessions.values()];
+    all(): readonly WorkspaceRecord[] {
+        return [...this.#workspaces.values()];
     }
 
-    get(id: SessionId): SessionRecord {
-        let session = this.#sessions.get(id);
-        if (session === undefined) {
-            session = new SessionRecord(id);
-            this.#sessions.set(id, session);
+    /** The workspace's record, made on first use. */
+    get(id: WorkspaceId): WorkspaceRecord {
+        let workspace = this.#workspaces.get(id);
+        if (workspace === undefined) {
+            workspace = new WorkspaceRecord(id);
+            this.#workspaces.set(id, workspace);
         }
-        return session;
+        return workspace;
     }
 
-    /** The workspace's decode sequence: where it is resident, swapped back in, or a free one. */
-    async residentSlot(label: string, session: SessionRecord): Promise<SequenceSlot> {
-        const residency = session.residency;
+    /**
+     * The workspace's decode sequence: where it is resident, swapped back in, or a free one.
+     * `fileLabel` names the state file of a swap-in for an instant (the request's id, or `export-…`).
+     */
+    async residentSlot(workspace: WorkspaceRecord, fileLabel: string): Promise<SequenceSlot> {
+        const residency = workspace.residency;
         if (residency.kind === "resident") {
             return residency.slot;
         }
@@ -56,24 +61,24 @@ export class SessionTable {
                 const state = this.transfer.read(
                     residency.manifest,
                     {
-                        request: residency.reservation.request,
-                        session: session.id,
+                        holder: residency.reservation.holder,
+                        workspace: workspace.id,
                         generation: residency.reservation.generation,
                         tokens: residency.manifest.tokens
                     },
                     this.target!
                 );
-                await this.decode.importState(slot, state, label);
+                await this.decode.importState(slot, state, fileLabel);
                 this.counters.swapIns++;
-                session.numSwapIns++;
+                workspace.numSwapIns++;
             } catch (error) {
                 await this.decode.releaseSequence(slot);
                 throw error;
             } finally {
-                this.#releaseSwapPages(session);
+                this.#releaseSwapPages(workspace);
             }
         }
-        session.residency = { kind: "resident", slot };
+        workspace.residency = { kind: "resident", slot };
         return slot;
     }
 
@@ -83,13 +88,11 @@ export class SessionTable {
         if (free !== undefined) {
             return free;
         }
-        const victim = [...this.#sessions.values()]
-            .filter((session) => session.residency.kind === "resident" && !session.busy)
-            .sort((a, b) => a.lastUsed - b.lastUsed)[0];
+        const victim = planEviction(this.all());
         invariant(
             victim !== undefined && victim.residency.kind === "resident",
             () =>
-                `no decode sequence free and no idle resident workspace among ${this.#sessions.size} on ${this.decode.numSequences} sequences`
+                `no decode sequence free and no idle resident workspace among ${this.#workspaces.size} on ${this.decode.numSequences} sequences`
         );
         // The victim's sequence passes straight to the caller: never through the free list, where
         // another turn could take it between the release and the acquire.
@@ -102,7 +105,7 @@ export class SessionTable {
         } catch (error) {
             // The swap did not happen (no room for its state file, say): the victim keeps its KV
             // and its sequence, rather than the sequence belonging to no one.
-            if ((victim.residency as SessionResidency).kind === "none") {
+            if ((victim.residency as WorkspaceResidency).kind === "none") {
                 // #swapOut set it during the awaits
                 victim.residency = { kind: "resident", slot };
             }
@@ -115,23 +118,19 @@ export class SessionTable {
     }
 
     /** Writes an idle workspace's KV into sealed pages it owns; without room, its KV is dropped and recomputed later. */
-    async #swapOut(victim: SessionRecord, slot: SequenceSlot): Promise<void> {
+    async #swapOut(victim: WorkspaceRecord, slot: SequenceSlot): Promise<void> {
         victim.residency = { kind: "none" };
         if (!this.canSwap || slot.numTokens === 0) {
             return;
         } // unified mode pages nothing: the workspace recomputes from its history
         const state = await this.decode.exportState(slot, `swap-${victim.id}`);
-        const numPages = this.transfer.numPagesFor(state.numCells);
+        const numPages = this.transfer.numPagesFor(state.tokens.length);
         if (!this.makeRoom(numPages)) {
             this.counters.swapDrops++;
             return;
         }
-        const reservation = this.pool.reserve({
-            session: victim.id,
-            request: toRequestId(`swap-${victim.id}-${++victim.numSwapOuts}`),
-            numPages,
-            firstToken: 0
-        });
+        const holder = swapId(victim.id, ++victim.numSwapOuts);
+        const reservation = this.pool.reserve({ workspace: victim.id, holder, numPages, firstToken: 0 });
         try {
             const manifest = await this.transfer.write(reservation, state);
             victim.residency = { kind: "swapped", reservation, manifest };
@@ -142,54 +141,61 @@ export class SessionTable {
         }
     }
 
-    /** Frees pages held by swapped, idle workspaces (least recently used first) until `numPages` can be reserved. */
+    /** Takes back swapped, idle workspaces' pages (least recently used first) until `numPages` can be reserved; whether they can. */
     makeRoom(numPages: number): boolean {
-        const swapped = [...this.#sessions.values()]
-            .filter((session) => session.residency.kind === "swapped" && !session.busy)
-            .sort((a, b) => a.lastUsed - b.lastUsed);
-        while (!this.pool.canReserve(numPages)) {
-            const session = swapped.shift();
-            if (session === undefined) {
-                return false;
-            }
-            this.#releaseSwapPages(session);
+        const drops = planRoom(numPages, this.pool.numFreePages, reclaimableSwaps(this.all()));
+        if (drops === undefined) {
+            return false;
+        }
+        this.dropSwaps(drops.map((swapped) => swapped.workspace));
+        return this.pool.canReserve(numPages);
+    }
+
+    /** Releases these swapped workspaces' pages; each will recompute its KV from its history on its next turn. */
+    dropSwaps(workspaces: readonly WorkspaceRecord[]): void {
+        for (const workspace of workspaces) {
+            invariant(
+                workspace.residency.kind === "swapped" && !workspace.busy,
+                () => `pages of workspace ${workspace.id} are taken back while it is ${workspace.busy ? "busy" : workspace.residency.kind}`
+            );
+            this.#releaseSwapPages(workspace);
             this.counters.swapDrops++;
         }
-        return true;
     }
 
-    #releaseSwapPages(session: SessionRecord): void {
-        if (session.residency.kind !== "swapped") {
+    #releaseSwapPages(workspace: WorkspaceRecord): void {
+        if (workspace.residency.kind !== "swapped") {
             return;
         }
-        const released = this.pool.release(session.residency.reservation);
-        invariant(released.ok, () => `swap pages of ${session.id} released twice`);
-        session.residency = { kind: "none" };
+        const released = this.pool.release(workspace.residency.reservation);
+        invariant(released.ok, () => `swap pages of ${workspace.id} released twice`);
+        workspace.residency = { kind: "none" };
     }
 
-    async dropKv(session: SessionRecord): Promise<void> {
-        if (session.residency.kind === "resident") {
-            await this.decode.releaseSequence(session.residency.slot);
+    async dropKv(workspace: WorkspaceRecord): Promise<void> {
+        if (workspace.residency.kind === "resident") {
+            await this.decode.releaseSequence(workspace.residency.slot);
         }
-        this.#releaseSwapPages(session);
-        session.residency = { kind: "none" };
+        this.#releaseSwapPages(workspace);
+        workspace.residency = { kind: "none" };
     }
 
     /** Forgets a workspace's KV: its decode sequence is cleared and its pages scrubbed. Not while a turn of it runs. */
-    async forget(id: SessionId): Promise<void> {
-        const session = this.#sessions.get(id);
-        if (session === undefined) {
+    async forget(id: WorkspaceId): Promise<void> {
+        const workspace = this.#workspaces.get(id);
+        if (workspace === undefined) {
             return;
         }
-        invariant(!session.busy, () => `workspace ${id} is forgotten while a turn runs`);
-        await this.dropKv(session);
-        this.#sessions.delete(id);
+        invariant(!workspace.busy, () => `workspace ${id} is forgotten while a turn runs`);
+        await this.dropKv(workspace);
+        this.#workspaces.delete(id);
     }
 
+    /** Forgets every workspace that runs no turn now. */
     async forgetAll(): Promise<void> {
-        for (const session of [...this.#sessions.values()]) {
-            if (!session.busy) {
-                await this.forget(session.id);
+        for (const workspace of this.all()) {
+            if (!workspace.busy) {
+                await this.forget(workspace.id);
             }
         }
     }

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { sessionId } from "../../../engine/core/ids.js";
-import { FairQueue, type QueueEntry } from "../../../engine/session/FairQueue.js";
+import { workspaceId } from "../../../engine/core/ids.js";
+import { FairQueue, type QueueEntry } from "../../../engine/scheduler/FairQueue.js";
 
-const entry = (session: string, arrival: number): QueueEntry => ({ session: sessionId(session), arrival });
+const entry = (workspace: string, arrival: number): QueueEntry => ({ workspace: workspaceId(workspace), arrival });
 
 describe("FairQueue", () => {
     it("serves workspaces round robin: a workspace with many waiting turns does not starve the others", () => {
@@ -11,7 +11,7 @@ describe("FairQueue", () => {
         entries.forEach((item) => queue.push(item));
         const served: string[] = [];
         for (let i = 0; i < entries.length; i++) {
-            served.push(queue.next(new Set())!.session);
+            served.push(queue.next(new Set())!.workspace);
         }
         expect(served).toEqual(["a", "b", "c", "a", "a"]);
         expect(queue.length).toBe(0);
@@ -23,7 +23,7 @@ describe("FairQueue", () => {
         const b = entry("b", 1);
         queue.push(a);
         queue.push(b);
-        const busy = new Set([sessionId("a")]);
+        const busy = new Set([workspaceId("a")]);
         expect(queue.positionOf(b, busy)).toBe(1);
         expect(queue.positionOf(a, busy)).toBe(2);
         expect(queue.next(busy)).toBe(b);

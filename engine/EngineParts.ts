@@ -1,0 +1,156 @@
+import { invariant } from "./core/invariant.js";
+import { bytesPerToken, describeLayoutMismatch, layoutFingerprint, type KvLayout } from "./codec/KvLayout.js";
+import { StateLayoutMismatchError } from "./codec/codecErrors.js";
+import { CapacityConfigError, resolveEngineConfig, type EngineConfig, type EngineConfigInput } from "./EngineConfig.js";
+import { productionPolicies, type EnginePolicies } from "./EnginePolicies.js";
+import type { KvEngineHooks, ModeReport, WindowReport } from "./engineTypes.js";
+import { modelFingerprint } from "./model/modelFingerprint.js";
+import { PagePool } from "./pages/PagePool.js";
+import { requestLimit, type MeasuredCapacities } from "./request/admission.js";
+import { describeModelMemory } from "./runtime/describeModelMemory.js";
+import { LlamaRoleContext, type RoleContextOptions } from "./runtime/LlamaRoleContext.js";
+import { LlamaRuntime } from "./runtime/LlamaRuntime.js";
+import { PrivateStateDirectory } from "./runtime/PrivateStateDirectory.js";
+import type { RoleContext } from "./runtime/RoleContext.js";
+import type { LlamaModel } from "./runtime/types.js";
+
+/** Everything a `KvEngine` is made of, measured from what was actually created. */
+export interface EngineParts {
+    readonly config: EngineConfig;
+    readonly runtime: LlamaRuntime;
+    /** Whether the engine started the runtime itself (and so disposes of it). */
+    readonly ownsRuntime: boolean;
+    readonly model: LlamaModel;
+    readonly modelFingerprint: string;
+    readonly layout: KvLayout;
+    readonly layoutFingerprint: string;
+    readonly pool: PagePool;
+    readonly stateDirectory: PrivateStateDirectory;
+    /** The context that generates: decode in split mode, the unified context otherwise. */
+    readonly decode: RoleContext;
+    readonly prefill: RoleContext | undefined;
+    readonly window: WindowReport;
+    readonly mode: ModeReport;
+    readonly hooks: KvEngineHooks;
+    readonly policies: EnginePolicies;
+    /** A fresh unified context of one sequence and `contextSize` tokens, for replay and the canary's baseline. */
+    freshContext(contextSize: number): Promise<RoleContext>;
+}
+
+export interface EngineStartOptions {
+    /** A loaded binding to share (the fault drills' sandboxes, tests); started here when absent. */
+    readonly runtime?: LlamaRuntime;
+    readonly hooks?: KvEngineHooks;
+    /**
+     * For fault drills alone (engine/drills/runFaultDrill.ts): a drill's sandboxed engine swaps a
+     * policy for its leaky variant to show the leak its guard prevents. Nothing else passes any;
+     * the engine process and its protocol cannot.
+     */
+    readonly policies?: Partial<EnginePolicies>;
+}
+
+/**
+ * Loads the model and makes the contexts and the pool, then measures: the mode the model's memory
+ * allows, the KV layout both contexts share, and the window the contexts and pool can serve.
+ * Anything made is disposed again when a later step fails.
+ */
+export async function startEngineParts(input: EngineConfigInput, options: EngineStartOptions = {}): Promise<EngineParts> {
+    const config = resolveEngineConfig(input);
+    const policies: EnginePolicies = { ...productionPolicies, ...options.policies };
+    const runtime = options.runtime ?? (await LlamaRuntime.start({ gpu: config.gpu, maxThreads: config.threads }));
+    const cleanup: (() => Promise<void> | void)[] = options.runtime ? [] : [() => runtime.dispose()];
+    try {
+        const fingerprint = modelFingerprint(config.modelPath);
+        const model = await runtime.loadModel(config.modelPath);
+        cleanup.unshift(() => model.dispose());
+        const stateDirectory = PrivateStateDirectory.create(config.stateRoot);
+        cleanup.unshift(() => stateDirectory.dispose());
+
+        const memory = describeModelMemory(model);
+        const mode: ModeReport =
+            config.mode === "split" && !memory.plainKvCache
+                ? { requested: "split", effective: "unified", reason: `Running unified (no prefill/decode split): ${memory.reason}.` }
+                : { requested: config.mode, effective: config.mode };
+        const split = mode.effective === "split";
+        const role = (options: Pick<RoleContextOptions, "role" | "contextSize" | "numSequences">): Promise<LlamaRoleContext> =>
+            LlamaRoleContext.create(
+                model,
+                { ...options, batchSize: config.batchSize, flashAttention: config.flashAttention, threads: config.threads },
+                stateDirectory
+            );
+
+        const decode = await role({
+            role: split ? "decode" : "unified",
+            contextSize: config.decodeContextSize,
+            numSequences: config.numDecodeSequences
+        });
+        cleanup.unshift(() => decode.dispose());
+        const prefill = split ? await role({ role: "prefill", contextSize: config.prefillContextSize, numSequences: 1 }) : undefined;
+        if (prefill) {
+            cleanup.unshift(() => prefill.dispose());
+            invariant(
+                prefill.layout && decode.layout && prefill.numStreams !== undefined && decode.numStreams !== undefined,
+                "split mode needs both contexts' KV layouts measured"
+            );
+            const mismatch = describeLayoutMismatch(decode.layout, prefill.layout);
+            if (mismatch !== undefined) {
+                throw new StateLayoutMismatchError(`prefill and decode contexts differ: ${mismatch}`);
+            }
+        }
+
+        // Unified mode over a memory pages cannot hold gets an empty layout: its pool is never used.
+        const layout: KvLayout = decode.layout ?? { vTransposed: false, layers: [] };
+        const pageBytes = Math.max(1, config.pageTokens * bytesPerToken(layout));
+        const pool = new PagePool({ numPages: config.numPages, pageTokens: config.pageTokens, pageBytes }, policies);
+        cleanup.unshift(() => pool.dispose());
+
+        return {
+            config,
+            runtime,
+            ownsRuntime: options.runtime === undefined,
+            model,
+            modelFingerprint: fingerprint,
+            layout,
+            layoutFingerprint: layoutFingerprint(layout, fingerprint),
+            pool,
+            stateDirectory,
+            decode,
+            prefill,
+            window: measureWindow(config, decode, prefill, split),
+            mode,
+            hooks: options.hooks ?? {},
+            policies,
+            freshContext: (contextSize) =>
+                LlamaRoleContext.create(
+                    model,
+                    { role: "unified", contextSize, numSequences: 1, flashAttention: config.flashAttention, threads: config.threads },
+                    stateDirectory
+                )
+        };
+    } catch (error) {
+        for (const step of cleanup) {
+            await step();
+        }
+        throw error;
+    }
+}
+
+/** The window served: the configured one, clamped to the measured capacities, or refused when clamping is not allowed. */
+function measureWindow(config: EngineConfig, decode: RoleContext, prefill: RoleContext | undefined, split: boolean): WindowReport {
+    const capacities: MeasuredCapacities = {
+        window: config.window,
+        prefill: prefill?.sequenceCapacity ?? decode.sequenceCapacity,
+        decode: decode.sequenceCapacity,
+        pool: split ? config.numPages * config.pageTokens : Number.MAX_SAFE_INTEGER
+    };
+    const limit = requestLimit(capacities);
+    const clamped = limit.boundBy !== "window";
+    if (clamped && config.onWindowAboveCapacity === "refuse") {
+        const numbers = limit.limit.toLocaleString("en-US");
+        throw new CapacityConfigError(
+            `The window is set to ${config.window.toLocaleString("en-US")} tokens, but the measured ${limit.boundBy} capacity is ` +
+                `${numbers}. Lower the window to ${numbers} or give the ${limit.boundBy} ${limit.boundBy === "pool" ? "more pages" : "a larger context"}.`
+        );
+    }
+    return { ...limit, configured: config.window, clamped, capacities };
+}

@@ -1,0 +1,141 @@
+import type { ParsedSequenceState } from "../codec/parseSequenceState.js";
+import type { WorkspaceId } from "../core/ids.js";
+import { invariant } from "../core/invariant.js";
+import type { RequestTimings } from "../engineTypes.js";
+import type { PagePool } from "../pages/PagePool.js";
+import type { RequestRecord } from "../request/RequestRecord.js";
+import type { RoleContext } from "../runtime/RoleContext.js";
+import type { SequenceSlot } from "../runtime/SequenceSlot.js";
+import type { PageWaits } from "../scheduler/TurnScheduler.js";
+import type { PageTransfer, PageTransferHooks, TransferTarget } from "./PageTransfer.js";
+import type { PrefillOverflowPolicy } from "./PrefillOverflowPolicy.js";
+
+/** What a handoff works with: both contexts, the pool and the transfer over it, where to wait for pages. */
+export interface HandoffParts {
+    readonly prefill: RoleContext;
+    readonly decode: RoleContext;
+    readonly pool: PagePool;
+    readonly transfer: PageTransfer;
+    readonly pages: PageWaits;
+    readonly prefillOverflow: PrefillOverflowPolicy;
+    readonly hooks: Pick<PageTransferHooks, "afterLoad">;
+}
+
+/**
+ * Prefill → pages → verified decode load (docs/ARCHITECTURE.md, the handoff protocol): prefill
+ * evaluates a turn's new tokens on top of the workspace's history, its KV travels through sealed
+ * pages, and decode loads it only after the reader verified every page. The prefill context has
+ * one sequence, so prefills take turns; transfers into decode do not wait on each other.
+ */
+export class Handoff {
+    #prefillLock: Promise<void> = Promise.resolve();
+
+    constructor(private readonly parts: HandoffParts) {}
+
+    /**
+     * Prefill evaluates `prompt[numReused, n − 1)` on top of the workspace's history and hands the
+     * whole sequence back through pages into `slot`; decode evaluates the last token itself. The
+     * history the workspace holds goes to prefill through pages too, never by recompute.
+     */
+    async run(
+        record: RequestRecord,
+        workspace: WorkspaceId,
+        slot: SequenceSlot,
+        prompt: readonly number[],
+        numReused: number,
+        timings: RequestTimings
+    ): Promise<void> {
+        const { prefill, decode, prefillOverflow, pool } = this.parts;
+        const startedAt = performance.now();
+        let exported: ParsedSequenceState;
+        const unlock = await this.#lockPrefill();
+        const prefillSlot = prefill.acquireSequence();
+        invariant(prefillSlot !== undefined, () => `the prefill context's ${prefill.numSequences} sequences are busy under its lock`);
+        try {
+            record.enter({ kind: "prefilling" });
+            if (numReused > 0) {
+                await this.#movePages(record, workspace, await decode.exportState(slot, record.id), prefill, prefillSlot);
+            }
+            const prefillStartedAt = performance.now();
+            const toEvaluate = prompt.slice(numReused, -1);
+            await prefill.evaluate(
+                prefillSlot,
+                prefillOverflow.tokensToEvaluate(toEvaluate, prefillSlot.numTokens, prefill.sequenceCapacity, pool.config.pageTokens)
+            );
+            timings.prefillMs = performance.now() - prefillStartedAt;
+            record.enter({ kind: "transferring" });
+            exported = await prefill.exportState(prefillSlot, record.id);
+        } finally {
+            await prefill.releaseSequence(prefillSlot);
+            unlock();
+        }
+        record.throwIfEnded();
+        await this.#movePages(record, workspace, exported, decode, slot, prompt.slice(0, -1));
+        invariant(
+            slot.numTokens === prompt.length - 1,
+            () => `decode sequence ${slot.index} holds ${slot.numTokens} tokens after loading ${prompt.length - 1}`
+        );
+        timings.handoffMs = performance.now() - startedAt - timings.prefillMs;
+    }
+
+    async #lockPrefill(): Promise<() => void> {
+        let unlock!: () => void;
+        const previous = this.#prefillLock;
+        this.#prefillLock = new Promise<void>((resolve) => {
+            unlock = resolve;
+        });
+        await previous;
+        return unlock;
+    }
+
+    /**
+     * One verified transfer through the pool: reserve, write and seal, verify, assemble, load, release.
+     * The reader reserves for the tokens it expects (by default, those the state says it holds) and
+     * verifies what arrived against them, never against what the writer claims.
+     */
+    async #movePages(
+        record: RequestRecord,
+        workspace: WorkspaceId,
+        state: ParsedSequenceState,
+        target: RoleContext,
+        targetSlot: SequenceSlot,
+        expectedTokens: readonly number[] = Array.from(state.tokens)
+    ): Promise<void> {
+        const { pool, transfer, pages, hooks } = this.parts;
+        const numPages = transfer.numPagesFor(expectedTokens.length);
+        // Reserved in the step that found the room, and held by the request in the same step: a
+        // reservation always has its owner, and a request cancelled meanwhile reserves nothing.
+        const reservation = await pages.reservePages(record.id, numPages, () => {
+            record.throwIfEnded();
+            const taken = pool.reserve({ workspace, holder: record.id, numPages, firstToken: 0 });
+            record.holdPages(taken);
+            return taken;
+        });
+        record.throwIfEnded();
+        const manifest = await transfer.write(reservation, state);
+        record.throwIfEnded();
+        const assembled = transfer.read(
+            manifest,
+            {
+                holder: record.id,
+                workspace,
+                generation: reservation.generation,
+                tokens: expectedTokens,
+                reservedPages: reservation.pages.map((handle) => handle.pageId)
+            },
+            targetOf(target)
+        );
+        record.throwIfEnded();
+        await target.importState(targetSlot, assembled, record.id);
+        hooks.afterLoad?.(record.id, targetSlot.tokens);
+        record.releasePages();
+    }
+}
+
+function targetOf(context: RoleContext): TransferTarget {
+    invariant(
+        context.layout !== undefined && context.numStreams !== undefined,
+        () => `the ${context.role} context has no measured KV layout`
+    );
+    return { layout: context.layout, numStreams: context.numStreams };
+}

@@ -1,0 +1,168 @@
+import type { ReplayLog } from "../audit/ReplayLog.js";
+import { requestId as toRequestId, type RequestId } from "../core/ids.js";
+import { invariant } from "../core/invariant.js";
+import type { EngineCounters, GenerateRequest, GenerateResult, KvEngineHooks, RequestTimings, WindowReport } from "../engineTypes.js";
+import type { Handoff } from "../handoff/Handoff.js";
+import { isIntegrityFailure } from "../handoff/integrityErrors.js";
+import type { PagePool } from "../pages/PagePool.js";
+import type { TurnScheduler } from "../scheduler/TurnScheduler.js";
+import { reusePrefix } from "../workspace/reusePrefix.js";
+import type { WorkspaceRecord } from "../workspace/WorkspaceRecord.js";
+import type { WorkspaceTable } from "../workspace/WorkspaceTable.js";
+import { admit, type AdmissionPolicy } from "./admission.js";
+import { RequestRecord } from "./RequestRecord.js";
+import { RequestCancelledError } from "./requestErrors.js";
+import type { TerminalStatus } from "./RequestStatus.js";
+import { GREEDY, runDecode } from "./runDecode.js";
+
+/** What a request runs through, from the door to its end. */
+export interface RequestRunnerParts {
+    readonly pool: PagePool;
+    readonly window: WindowReport;
+    /** New tokens up to this many are evaluated in place in the decode context; more go through the handoff. */
+    readonly inPlacePrefillTokens: number;
+    readonly admission: AdmissionPolicy;
+    readonly hooks: Pick<KvEngineHooks, "onStatus">;
+    readonly counters: EngineCounters;
+    readonly scheduler: TurnScheduler;
+    readonly workspaces: WorkspaceTable;
+    /** Split mode only. */
+    readonly handoff: Handoff | undefined;
+    readonly replays: ReplayLog;
+}
+
+/**
+ * The request lifecycle: admission at the door, the wait for a turn, prefix reuse, the handoff or
+ * an evaluation in place, the decode loop, and exactly one terminal status (I4), which releases
+ * the request's pages and is counted. Every step first asks whether the request still lives.
+ */
+export class RequestRunner {
+    readonly #live = new Map<RequestId, RequestRecord>();
+    #nextRequest = 1;
+
+    constructor(private readonly parts: RequestRunnerParts) {}
+
+    /** Requests not yet terminal. */
+    get numLive(): number {
+        return this.#live.size;
+    }
+
+    /** Each live request with the generation of the pages it holds now, if any: for the audit. */
+    liveGenerations(): Map<RequestId, { generation: number | undefined }> {
+        return new Map([...this.#live].map(([id, record]) => [id, { generation: record.heldGeneration }]));
+    }
+
+    /**
+     * Runs one request to its end; see `KvEngine.generate`. `cancel` is the request's one way to be
+     * cancelled: the caller's signal is forwarded to it, and the engine aborts it itself when the
+     * workspace is forgotten.
+     */
+    async run(input: GenerateRequest, cancel: AbortController): Promise<GenerateResult> {
+        const { hooks, admission, window } = this.parts;
+        const id = toRequestId(`req-${this.#nextRequest++}`);
+        const record = new RequestRecord(id, input.workspace, this.parts.pool, {
+            onStage: (request, status) => hooks.onStatus?.(request, status),
+            onTerminal: (done, status) => this.#onTerminal(done, status)
+        });
+        this.#live.set(id, record);
+        const admitted = admit(input.promptTokens.length, input.maxTokens, admission.limitOf(window));
+        if (!admitted.ok) {
+            return this.#end(record, { kind: "rejected", error: admitted.error });
+        }
+        if (input.signal?.aborted) {
+            return this.#end(record, { kind: "cancelled" });
+        }
+        const onAbort = (): void => cancel.abort();
+        input.signal?.addEventListener("abort", onAbort, { once: true });
+        cancel.signal.addEventListener("abort", () => void this.#end(record, { kind: "cancelled" }).catch(() => undefined), {
+            once: true
+        });
+        try {
+            return await this.#runTurn(record, input, cancel.signal);
+        } finally {
+            input.signal?.removeEventListener("abort", onAbort);
+        }
+    }
+
+    async #runTurn(record: RequestRecord, input: GenerateRequest, signal: AbortSignal): Promise<GenerateResult> {
+        const { scheduler, workspaces } = this.parts;
+        let workspace: WorkspaceRecord | undefined;
+        try {
+            workspace = await scheduler.acquireTurn({ workspace: input.workspace, signal, onQueued: input.onQueued });
+            record.throwIfEnded();
+            input.onStarted?.();
+            return await this.#run(record, workspace, input);
+        } catch (error) {
+            const status: TerminalStatus = record.isTerminal
+                ? (record.status as TerminalStatus)
+                : { kind: "failed", error: error instanceof Error ? error : new Error(String(error)) };
+            return await this.#end(record, status);
+        } finally {
+            if (workspace !== undefined) {
+                if (record.status.kind !== "finished" && record.endedDuring !== "decoding") {
+                    await workspaces.dropKv(workspace);
+                } // a half-done handoff leaves KV the engine cannot vouch for
+                scheduler.endTurn(workspace);
+            }
+        }
+    }
+
+    async #run(record: RequestRecord, workspace: WorkspaceRecord, input: GenerateRequest): Promise<GenerateResult> {
+        const { counters, handoff } = this.parts;
+        const admittedAt = performance.now();
+        const timings: RequestTimings = { prefillMs: 0, handoffMs: 0, timeToFirstTokenMs: 0, decodeMs: 0 };
+        const prompt = input.promptTokens;
+        const slot = await this.parts.workspaces.residentSlot(workspace, record.id);
+        const numReused = await reusePrefix(slot, prompt);
+        const delta = prompt.slice(numReused);
+        let decodeInput = delta;
+        let numHandedOff = 0;
+        if (handoff && delta.length - 1 > this.parts.inPlacePrefillTokens) {
+            numHandedOff = delta.length - 1;
+            await handoff.run(record, workspace.id, slot, prompt, numReused, timings);
+            decodeInput = prompt.slice(-1);
+        }
+        const decoded = await runDecode(record, slot, decodeInput, input, timings, admittedAt, counters);
+        if ((input.sampling ?? GREEDY).temperature === 0) {
+            this.parts.replays.record({ request: record.id, turn: input.turn, workspace: workspace.id, prompt, tokens: decoded.tokens });
+        }
+        counters.reusedPromptTokens += numReused;
+        counters.evaluatedPromptTokens += delta.length;
+        return {
+            request: record.id,
+            ...decoded,
+            numReusedTokens: numReused,
+            numEvaluatedTokens: delta.length,
+            numHandedOffTokens: numHandedOff,
+            timings
+        };
+    }
+
+    /** Moves a request to its terminal status (once) and turns every non-normal end into a thrown error. */
+    async #end(record: RequestRecord, status: TerminalStatus): Promise<never> {
+        record.finish(status);
+        const final = record.status as TerminalStatus;
+        switch (final.kind) {
+            case "rejected":
+            case "failed":
+                throw final.error;
+            case "cancelled":
+                throw new RequestCancelledError(record.endedDuring);
+            case "finished":
+                invariant(false, `request ${record.id} ended as finished on an error path`);
+        }
+    }
+
+    #onTerminal(record: RequestRecord, status: TerminalStatus): void {
+        const { counters, hooks, scheduler } = this.parts;
+        this.#live.delete(record.id);
+        scheduler.abandonPages(record.id, new RequestCancelledError(record.endedDuring));
+        if (status.kind === "failed") {
+            counters.failed++;
+            counters.integrityFailures += isIntegrityFailure(status.error) ? 1 : 0;
+        } else {
+            counters[status.kind]++;
+        }
+        hooks.onStatus?.(record.id, status);
+    }
+}

@@ -1,0 +1,62 @@
+import type { EngineCounters, GenerateRequest, RequestTimings } from "../engineTypes.js";
+import type { SamplingOptions, SequenceSlot, TokenProbabilities } from "../runtime/SequenceSlot.js";
+import type { RequestRecord } from "./RequestRecord.js";
+
+export const GREEDY: SamplingOptions = { temperature: 0 };
+
+/** What a request's decode produced: its tokens, and why it stopped. */
+export interface DecodeOutcome {
+    readonly tokens: readonly number[];
+    readonly finishReason: "stop" | "length";
+}
+
+/**
+ * The decode loop of one request: evaluates `tokens` (the prompt's tail the sequence does not hold
+ * yet) and samples until an end-of-generation token, a stop the consumer asks for, or `maxTokens`.
+ * A cancel takes effect within one step: every token first asks whether the request still lives.
+ * Ends the request as finished.
+ */
+export async function runDecode(
+    record: RequestRecord,
+    slot: SequenceSlot,
+    tokens: readonly number[],
+    input: GenerateRequest,
+    timings: RequestTimings,
+    admittedAt: number,
+    counters: EngineCounters
+): Promise<DecodeOutcome> {
+    record.enter({ kind: "decoding" });
+    const generated: number[] = [];
+    let finishReason: "stop" | "length" = "stop";
+    let firstTokenAt = performance.now();
+    let probabilities: TokenProbabilities | undefined;
+    const wantProbabilities =
+        input.logprobs === undefined
+            ? undefined
+            : {
+                  top: input.logprobs.top,
+                  onToken: (entry: TokenProbabilities) => {
+                      probabilities = entry;
+                  }
+              };
+    for await (const token of slot.generate(tokens, input.sampling ?? GREEDY, wantProbabilities)) {
+        record.throwIfEnded();
+        if (generated.length === 0) {
+            firstTokenAt = performance.now();
+            timings.timeToFirstTokenMs = firstTokenAt - admittedAt;
+        }
+        generated.push(token);
+        counters.generatedTokens++;
+        if (input.onToken?.(token, probabilities) === "stop") {
+            break;
+        }
+        if (generated.length >= input.maxTokens) {
+            finishReason = "length";
+            break;
+        }
+    }
+    record.throwIfEnded();
+    timings.decodeMs = performance.now() - firstTokenAt;
+    record.finish({ kind: "finished", reason: finishReason });
+    return { tokens: generated, finishReason };
+}

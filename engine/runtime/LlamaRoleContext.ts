@@ -1,0 +1,220 @@
+import type { LlamaContext, LlamaContextSequence, LlamaModel, Token } from "node-llama-cpp";
+import { invariant } from "../core/invariant.js";
+import { parseSequenceState, type ParsedSequenceState } from "../codec/parseSequenceState.js";
+import { sequenceStateBytes } from "../codec/statePages.js";
+import { StateFormatError } from "../codec/codecErrors.js";
+import type { KvLayout } from "../codec/KvLayout.js";
+import type { PrivateStateDirectory } from "./PrivateStateDirectory.js";
+import type { StateWriteStage } from "./stateDirectoryErrors.js";
+import { refuseContextShift } from "./refuseContextShift.js";
+import { LlamaSequenceSlot } from "./LlamaSequenceSlot.js";
+import type { ContextRole, RoleContext } from "./RoleContext.js";
+import type { SequenceSlot } from "./SequenceSlot.js";
+
+export interface RoleContextOptions {
+    readonly role: ContextRole;
+    /** Tokens per sequence asked for; node-llama-cpp may pad it up, never down. */
+    readonly contextSize: number;
+    readonly numSequences: number;
+    readonly batchSize?: number;
+    readonly flashAttention: boolean;
+    readonly threads?: number;
+}
+
+/**
+ * Has llama.cpp write a sequence's state into the private directory and reads it back; the file is
+ * gone on return. llama.cpp reports a failed write only when it fails before its file is closed:
+ * on a full file system, a small state's only flush comes at the close, whose error it ignores,
+ * and it reports success over a short file. So the size read back must be the size it reported.
+ */
+async function saveState(
+    sequence: LlamaContextSequence,
+    stateDirectory: PrivateStateDirectory,
+    label: string,
+    numBytes: number | undefined,
+    stage: StateWriteStage
+): Promise<Buffer> {
+    const filePath = stateDirectory.nextFilePath(label);
+    let numBytesReported: number;
+    try {
+        numBytesReported = (await sequence.saveStateToFile(filePath)).fileSize;
+    } catch (error) {
+        stateDirectory.remove(filePath);
+        throw stateDirectory.explainWriteFailure(error, numBytes, stage);
+    }
+    const bytes = stateDirectory.readAndRemove(filePath);
+    if (bytes.length !== numBytesReported) {
+        throw stateDirectory.explainWriteFailure(
+            new Error(`llama.cpp reported writing a ${numBytesReported}-byte state file, which holds ${bytes.length} bytes`),
+            numBytes ?? numBytesReported,
+            stage
+        );
+    }
+    return bytes;
+}
+
+/**
+ * One node-llama-cpp context serving a role. Its capacity and KV layout are measured from the
+ * context that was actually created (a probe state is written and parsed at start), never taken
+ * from configuration.
+ */
+export class LlamaRoleContext implements RoleContext {
+    private readonly freeSlots: LlamaSequenceSlot[];
+    private readonly allSlots: readonly LlamaSequenceSlot[];
+    private disposed = false;
+
+    private constructor(
+        readonly role: ContextRole,
+        readonly context: LlamaContext,
+        /** Tokens one sequence holds, as node-llama-cpp created it. */
+        readonly sequenceCapacity: number,
+        readonly numSequences: number,
+        /** The state's stream count this context writes and requires on load; undefined when not a plain KV cache. */
+        readonly numStreams: number | undefined,
+        /** Measured from a real state; undefined when the memory is not a plain KV cache (unified mode only). */
+        readonly layout: KvLayout | undefined,
+        slots: LlamaSequenceSlot[],
+        private readonly stateDirectory: PrivateStateDirectory
+    ) {
+        this.allSlots = [...slots];
+        this.freeSlots = slots.reverse(); // acquired from the end: slot 0 first
+    }
+
+    static async create(model: LlamaModel, options: RoleContextOptions, stateDirectory: PrivateStateDirectory): Promise<LlamaRoleContext> {
+        const context = await model.createContext({
+            contextSize: options.contextSize,
+            sequences: options.numSequences,
+            batchSize: options.batchSize,
+            flashAttention: options.flashAttention,
+            threads: options.threads
+        });
+        try {
+            const slots: LlamaSequenceSlot[] = [];
+            for (let i = 0; i < options.numSequences; i++) {
+                slots.push(new LlamaSequenceSlot(context.getSequence({ contextShift: refuseContextShift }), i));
+            }
+
+            // Measure the layout from a real state of this context: a few tokens, saved and parsed.
+            const probe = slots[0]!.sequence;
+            await probe.evaluateWithoutGeneratingNewTokens(model.tokenize("probe"));
+            const probeState = await saveState(probe, stateDirectory, `${options.role}-probe`, undefined, "start");
+            await probe.clearHistory();
+            let measured: ParsedSequenceState | undefined;
+            try {
+                measured = parseSequenceState(probeState);
+            } catch (error) {
+                if (!(error instanceof StateFormatError) || options.role !== "unified") {
+                    throw error;
+                }
+                measured = undefined; // a memory pages cannot hold; unified mode needs no handoff
+            }
+
+            return new LlamaRoleContext(
+                options.role,
+                context,
+                probe.contextSize,
+                options.numSequences,
+                measured?.numStreams,
+                measured?.layout,
+                slots,
+                stateDirectory
+            );
+        } catch (error) {
+            await context.dispose();
+            throw error;
+        }
+    }
+
+    get numFreeSequences(): number {
+        return this.freeSlots.length;
+    }
+
+    /** Input tokens node-llama-cpp evaluated in this context's sequences (their token meters), the start-up probe included. */
+    get numEvaluatedTokens(): number {
+        return this.allSlots.reduce((sum, slot) => sum + slot.numEvaluatedTokens, 0);
+    }
+
+    get numBusySequences(): number {
+        return this.numSequences - this.freeSlots.length;
+    }
+
+    acquireSequence(): SequenceSlot | undefined {
+        return this.freeSlots.pop();
+    }
+
+    async releaseSequence(slot: SequenceSlot): Promise<void> {
+        const own = this.#own(slot, "released");
+        invariant(!this.freeSlots.includes(own), () => `sequence ${slot.index} released twice into the ${this.role} context`);
+        if (!own.sequence.disposed) {
+            await own.sequence.clearHistory();
+        }
+        this.freeSlots.push(own);
+    }
+
+    async clearSequence(slot: SequenceSlot): Promise<void> {
+        const own = this.#own(slot, "cleared");
+        invariant(!this.freeSlots.includes(own), () => `sequence ${slot.index} of the ${this.role} context is cleared while free`);
+        await own.sequence.clearHistory();
+    }
+
+    async evaluate(slot: SequenceSlot, tokens: readonly number[]): Promise<void> {
+        invariant(
+            slot.numTokens + tokens.length <= this.sequenceCapacity,
+            () =>
+                `evaluating ${tokens.length} tokens after ${slot.numTokens} overflows the ${this.sequenceCapacity}-token ${this.role} sequence`
+        );
+        await this.#own(slot, "evaluated").sequence.evaluateWithoutGeneratingNewTokens(tokens as Token[], {
+            contextShift: refuseContextShift
+        });
+    }
+
+    /**
+     * Writes the sequence's state through the private directory and parses it; the file is gone on
+     * return. Throws `StateDirectoryFullError` before writing when the state will not fit, and it or
+     * `StateDirectoryUnwritableError` when llama.cpp's write fails for want of room or of a directory.
+     */
+    async exportState(slot: SequenceSlot, label: string): Promise<ParsedSequenceState & { readonly bytes: Buffer }> {
+        const numBytes =
+            this.layout === undefined || this.numStreams === undefined
+                ? undefined
+                : sequenceStateBytes(slot.numTokens, this.layout, this.numStreams);
+        if (numBytes !== undefined) {
+            this.stateDirectory.ensureRoom(numBytes);
+        }
+        const bytes = await saveState(this.#own(slot, "exported").sequence, this.stateDirectory, label, numBytes, "request");
+        return { ...parseSequenceState(bytes), bytes };
+    }
+
+    /**
+     * Loads a state the codec assembled and validated for this context's layout and stream count.
+     * node-llama-cpp's `acceptRisk` is required by its API; the safety comes from that validation,
+     * done before this call. Throws `StateDirectoryFullError` or `StateDirectoryUnwritableError`
+     * when the state file cannot be written, having loaded nothing.
+     */
+    async importState(slot: SequenceSlot, state: Buffer, label: string): Promise<void> {
+        const own = this.#own(slot, "loaded");
+        this.stateDirectory.ensureRoom(state.length);
+        const filePath = this.stateDirectory.nextFilePath(label);
+        try {
+            this.stateDirectory.writeExclusive(filePath, state);
+            await own.sequence.loadStateFromFile(filePath, { acceptRisk: true });
+        } finally {
+            this.stateDirectory.remove(filePath);
+        }
+    }
+
+    /** `slot` as this context's own sequence; one of another context is a bug. */
+    #own(slot: SequenceSlot, operation: string): LlamaSequenceSlot {
+        const own = this.allSlots[slot.index];
+        invariant(own === slot, () => `a sequence of another context (index ${slot.index}) was ${operation} in the ${this.role} context`);
+        return own;
+    }
+
+    async dispose(): Promise<void> {
+        if (this.disposed) {
+            return;
+        }
+        this.disposed = true;
+        await this.context.dispose();
+    }
+}

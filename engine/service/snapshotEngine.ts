@@ -1,0 +1,81 @@
+import { pageStateNames, type EngineSnapshot } from "../../contract/EngineSnapshot.js";
+import type { KvEngine } from "../KvEngine.js";
+
+/** What a snapshot carries that the engine itself does not keep: its time, throughput and audit feed. */
+export type SnapshotExtras = Pick<EngineSnapshot, "at" | "tokensPerSecond" | "audit">;
+
+/**
+ * The engine as the UI draws it, now: the page map (states and owners as base64 typed arrays, so
+ * a pool of 65,536 pages stays small enough to send ten times a second), every workspace and
+ * where its KV is, both roles' sequences, the measured capacities and the counters.
+ */
+export function snapshotEngine(engine: KvEngine, extras: SnapshotExtras): EngineSnapshot {
+    const pool = engine.pool.snapshot();
+    const ownerSlots = new Uint16Array(pool.ownerSlots.length);
+    ownerSlots.set(pool.ownerSlots);
+    const counters = engine.counters;
+    const poolCounters = engine.pool.counters;
+    const roles: EngineSnapshot["roles"][number][] = [
+        {
+            role: engine.decode.role,
+            numSequences: engine.decode.numSequences,
+            numBusySequences: engine.decode.numBusySequences,
+            sequenceCapacity: engine.decode.sequenceCapacity
+        }
+    ];
+    if (engine.prefill) {
+        roles.unshift({
+            role: "prefill",
+            numSequences: 1,
+            numBusySequences: engine.prefill.numBusySequences,
+            sequenceCapacity: engine.prefill.sequenceCapacity
+        });
+    }
+    return {
+        at: extras.at,
+        pageMap: {
+            numPages: engine.pool.config.numPages,
+            pageTokens: engine.pool.config.pageTokens,
+            pageBytes: engine.pool.config.pageBytes,
+            states: Buffer.from(pool.states.buffer, pool.states.byteOffset, pool.states.byteLength).toString("base64"),
+            ownerSlots: Buffer.from(ownerSlots.buffer).toString("base64"),
+            owners: [...pool.workspaces],
+            numPagesByState: Object.fromEntries(
+                pageStateNames.map((name, state) => [name, pool.numPagesByState[state] ?? 0])
+            ) as EngineSnapshot["pageMap"]["numPagesByState"],
+            numActiveLeases: pool.numActiveLeases
+        },
+        workspaces: engine.workspaces().map((workspace) => ({
+            workspace: workspace.id,
+            residency: workspace.residency.kind,
+            ...(workspace.residency.kind === "resident" ? { sequence: workspace.residency.slot.index } : {}),
+            heldTokens: workspace.heldTokens.length,
+            running: workspace.busy,
+            numSwapOuts: workspace.numSwapOuts,
+            numSwapIns: workspace.numSwapIns
+        })),
+        roles,
+        capacities: { ...engine.window.capacities, limit: engine.window.limit },
+        numQueued: engine.numQueued,
+        counters: {
+            requests: {
+                finished: counters.finished,
+                rejected: counters.rejected,
+                cancelled: counters.cancelled,
+                failed: counters.failed
+            },
+            integrityFailures: counters.integrityFailures,
+            staleWritesRefused: poolCounters.staleWritesRefused,
+            staleCompletionsIgnored: counters.staleCompletionsIgnored,
+            pagesScrubbed: poolCounters.pagesScrubbed,
+            swapOuts: counters.swapOuts,
+            swapIns: counters.swapIns,
+            swapDrops: counters.swapDrops,
+            generatedTokens: counters.generatedTokens,
+            evaluatedPromptTokens: counters.evaluatedPromptTokens,
+            reusedPromptTokens: counters.reusedPromptTokens
+        },
+        tokensPerSecond: extras.tokensPerSecond,
+        ...(extras.audit === undefined ? {} : { audit: extras.audit })
+    };
+}
