@@ -318,5 +318,5 @@ describe("PagePool against a model", () => {
             }),
             { numRuns: 300 }
         );
-    });
+    }, 30_000); // a property run of a few hundred histories: seconds on a loaded machine, never a timed assertion
 });
