@@ -11,6 +11,8 @@ export interface PeerServer {
     /** e.g. "http://127.0.0.1:41234" */
     readonly baseUrl: string;
     readonly apiKey: string | undefined;
+    /** The id its GET /v1/models lists first: what requests name as `model`. */
+    readonly modelId: string;
     /** The body fields that name a conversation's workspace (Kvault) or its cache slot (llama-server). */
     conversationFields(conversation: string, slot: number): Record<string, unknown>;
     stop(): Promise<void>;
@@ -57,6 +59,7 @@ export async function startKvault(config: PeerConfig): Promise<PeerServer> {
         name: "Kvault",
         baseUrl,
         apiKey,
+        modelId: await firstModelId(baseUrl, apiKey),
         conversationFields: (conversation) => ({ user: conversation }),
         stop: async () => {
             await stopChild(child);
@@ -90,12 +93,13 @@ export async function startLlamaServer(binary: string, config: PeerConfig): Prom
         ],
         { stdio: ["ignore", "pipe", "pipe"] }
     );
-    const baseUrl = await waitForLine(child, "llama-server", /server is listening on (http:\/\/[^\s]+)/);
+    const baseUrl = await waitForLine(child, "llama-server", /listening on (http:\/\/[^\s]+)/);
     await waitForHealth(baseUrl);
     return {
         name: "llama-server",
         baseUrl: baseUrl.replace(/\/$/, ""),
         apiKey: undefined,
+        modelId: await firstModelId(baseUrl.replace(/\/$/, ""), undefined),
         conversationFields: (_conversation, slot) => ({ id_slot: slot, cache_prompt: true }),
         stop: () => stopChild(child)
     };
@@ -129,6 +133,15 @@ function waitForLine(child: ChildProcess, name: string, pattern: RegExp): Promis
         child.stderr?.on("data", onData);
         child.once("exit", onExit);
     });
+}
+
+async function firstModelId(baseUrl: string, apiKey: string | undefined): Promise<string> {
+    const response = await fetch(`${baseUrl}/v1/models`, { headers: apiKey === undefined ? {} : { authorization: `Bearer ${apiKey}` } });
+    const id = ((await response.json()) as { data?: { id?: unknown }[] }).data?.[0]?.id;
+    if (!response.ok || typeof id !== "string") {
+        throw new Error(`${baseUrl}/v1/models answered ${response.status} without a model id.`);
+    }
+    return id;
 }
 
 async function waitForHealth(baseUrl: string): Promise<void> {

@@ -40,7 +40,7 @@ export async function streamChat(
             ...(server.apiKey === undefined ? {} : { authorization: `Bearer ${server.apiKey}` })
         },
         body: JSON.stringify({
-            model: "peer",
+            model: server.modelId,
             messages,
             max_tokens: maxTokens,
             temperature: 0,
