@@ -9,11 +9,21 @@ import { formatNumber, machineDescription, type Benchmark } from "./benchUtils.j
 import { decodeBench } from "./decodeBench.js";
 import { handoffBench } from "./handoffBench.js";
 import { itlBench } from "./itlBench.js";
+import { peerBench } from "./peer/peerBench.js";
 import { scrubChecksumBench } from "./scrubChecksumBench.js";
 import { swapBench } from "./swapBench.js";
 import { workspacesBench } from "./workspacesBench.js";
 
-const benchmarks: readonly Benchmark[] = [scrubChecksumBench, handoffBench, decodeBench, workspacesBench, itlBench, swapBench, auditBench];
+const benchmarks: readonly Benchmark[] = [
+    scrubChecksumBench,
+    handoffBench,
+    decodeBench,
+    workspacesBench,
+    itlBench,
+    swapBench,
+    auditBench,
+    peerBench
+];
 const resultsPath = path.join(repositoryRoot, "test", ".artifacts", "bench-results.json");
 /** A hung native call must not hold the machine: the whole run ends after this long (ms). */
 const WATCHDOG_MS = 45 * 60 * 1000;

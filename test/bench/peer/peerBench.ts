@@ -1,0 +1,184 @@
+// `npm run bench -- peer`: Kvault's `serve` against llama.cpp's own `llama-server` (built from the
+// source node-llama-cpp ships), same generated GGUF, same threads, flash attention on, through the
+// same streaming client, each server started fresh per configuration. Every figure is reported
+// beside the peer's from the same run, as a ratio.
+import os from "node:os";
+import { ensureGeneratedModel } from "../../support/generatedModels.js";
+import { formatNumber, formatTable, median, type Benchmark, type BenchFigures } from "../benchUtils.js";
+import { ensureLlamaServer } from "./llamaServerBinary.js";
+import { PeerPrompts } from "./peerPrompts.js";
+import { startKvault, startLlamaServer, type PeerConfig, type PeerServer } from "./PeerServer.js";
+import { runArrival, runChat, runConcurrent, workloadShape, type ArrivalFigures, type ConcurrentFigures } from "./peerWorkloads.js";
+
+const NUM_REPETITIONS = Number(process.env.KVAULT_BENCH_REPETITIONS ?? 3);
+const WORKSPACE_COUNTS = [1, 4, 8] as const;
+const CONTEXT_TOKENS = 4096;
+
+type ServerName = "kvault" | "llama";
+
+interface Row {
+    readonly workload: string;
+    readonly kvault: number;
+    readonly llama: number;
+    readonly unit: string;
+    /** "higher" for rates, "lower" for times. */
+    readonly better: "higher" | "lower";
+}
+
+export const peerBench: Benchmark = {
+    name: "peer",
+    description: `Kvault serve vs llama-server on the small preset: 1/4/8 workspaces, a long prompt beside a stream, a ${workloadShape.chatTurns}-turn chat (best of ${NUM_REPETITIONS})`,
+    async run(): Promise<BenchFigures> {
+        const binary = ensureLlamaServer();
+        const modelPath = ensureGeneratedModel("small");
+        const threads = os.availableParallelism();
+        const start = (name: ServerName, numParallel: number): Promise<PeerServer> => {
+            const config: PeerConfig = { modelPath, contextSize: CONTEXT_TOKENS, numParallel, threads };
+            return name === "kvault" ? startKvault(config) : startLlamaServer(binary, config);
+        };
+        const prompts = await preparePrompts(await start("llama", 1));
+
+        const rows: Row[] = [];
+        const figures: Record<string, unknown> = { threads, contextTokens: CONTEXT_TOKENS, shape: workloadShape };
+        for (const numWorkspaces of WORKSPACE_COUNTS) {
+            const best = await bothServers(start, numWorkspaces, async (server) =>
+                bestOf(NUM_REPETITIONS, () => runConcurrent(server, prompts, numWorkspaces), compareConcurrent)
+            );
+            figures[`workspaces${numWorkspaces}`] = best;
+            rows.push({
+                workload: `${numWorkspaces} workspace(s): tokens/s incl. TTFT`,
+                ...pair(best, (f) => f.tokensPerSecond),
+                unit: "tok/s",
+                better: "higher"
+            });
+            rows.push({
+                workload: `${numWorkspaces} workspace(s): TTFT p50`,
+                ...pair(best, (f) => f.ttftP50Ms),
+                unit: "ms",
+                better: "lower"
+            });
+            rows.push({
+                workload: `${numWorkspaces} workspace(s): TTFT p99`,
+                ...pair(best, (f) => f.ttftP99Ms),
+                unit: "ms",
+                better: "lower"
+            });
+        }
+
+        const arrival = await bothServers(start, 2, async (server) =>
+            bestOf(
+                NUM_REPETITIONS,
+                () => runArrival(server, prompts),
+                (a: ArrivalFigures, b: ArrivalFigures) => a.worstGapMs - b.worstGapMs
+            )
+        );
+        figures.arrival = arrival;
+        rows.push({ workload: "stream alone: inter-token p99", ...pair(arrival, (f) => f.soloP99Ms), unit: "ms", better: "lower" });
+        rows.push({
+            workload: `${workloadShape.longPromptTokens}-token arrival: worst gap`,
+            ...pair(arrival, (f) => f.worstGapMs),
+            unit: "ms",
+            better: "lower"
+        });
+        rows.push({
+            workload: `${workloadShape.longPromptTokens}-token arrival: gap p99`,
+            ...pair(arrival, (f) => f.overlapP99Ms),
+            unit: "ms",
+            better: "lower"
+        });
+        rows.push({
+            workload: `${workloadShape.longPromptTokens}-token arrival: its TTFT`,
+            ...pair(arrival, (f) => f.longPromptTtftMs),
+            unit: "ms",
+            better: "lower"
+        });
+
+        const chat = await bothServers(start, 1, (server) => runChat(server, prompts));
+        figures.chat = chat;
+        rows.push({ workload: "chat: turn 1 TTFT", ...pair(chat, (f) => f.ttftMs[0]!), unit: "ms", better: "lower" });
+        rows.push({
+            workload: `chat: turns 2–${workloadShape.chatTurns} TTFT median`,
+            ...pair(chat, (f) => median(f.ttftMs.slice(1))),
+            unit: "ms",
+            better: "lower"
+        });
+        rows.push({
+            workload: `chat: turn ${workloadShape.chatTurns} TTFT`,
+            ...pair(chat, (f) => f.ttftMs.at(-1)!),
+            unit: "ms",
+            better: "lower"
+        });
+
+        console.log(
+            formatTable(
+                `Kvault vs llama-server, same GGUF (small preset), ${threads} threads, flash attention (ratio > 1 is Kvault better)`,
+                [
+                    { header: "workload", cell: (row: Row) => row.workload, align: "left" },
+                    { header: "Kvault", cell: (row: Row) => `${formatNumber(row.kvault, 1)} ${row.unit}` },
+                    { header: "llama-server", cell: (row: Row) => `${formatNumber(row.llama, 1)} ${row.unit}` },
+                    { header: "Kvault ÷ peer", cell: (row: Row) => formatNumber(advantage(row), 2) }
+                ],
+                rows
+            )
+        );
+        const arrivalRatio = arrival.kvault.worstGapMs / arrival.kvault.soloP99Ms;
+        console.log(`Kvault's worst gap beside the long prompt is ${formatNumber(arrivalRatio, 2)}× its solo p99 (target ≤ 1.5).`);
+        return { ...figures, rows: rows.map((row) => ({ ...row, advantage: advantage(row) })), kvaultWorstGapOverSoloP99: arrivalRatio };
+    }
+};
+
+/** >1 when Kvault is better: its rate over the peer's, or the peer's time over Kvault's. */
+function advantage(row: Row): number {
+    return row.better === "higher" ? row.kvault / row.llama : row.llama / row.kvault;
+}
+
+function pair<T>(figures: Record<ServerName, T>, value: (figures: T) => number): { kvault: number; llama: number } {
+    return { kvault: value(figures.kvault), llama: value(figures.llama) };
+}
+
+/** Runs `measure` on a fresh llama-server, then on a fresh Kvault, one at a time (they share the cores). */
+async function bothServers<T>(
+    start: (name: ServerName, numParallel: number) => Promise<PeerServer>,
+    numParallel: number,
+    measure: (server: PeerServer) => Promise<T>
+): Promise<Record<ServerName, T>> {
+    const results: Partial<Record<ServerName, T>> = {};
+    for (const name of ["llama", "kvault"] as const) {
+        const server = await start(name, numParallel);
+        try {
+            results[name] = await measure(server);
+        } finally {
+            await server.stop();
+        }
+    }
+    return results as Record<ServerName, T>;
+}
+
+async function bestOf<T>(numRepetitions: number, measure: () => Promise<T>, compare: (a: T, b: T) => number): Promise<T> {
+    let best: T | undefined;
+    for (let repetition = 0; repetition < numRepetitions; repetition++) {
+        const figures = await measure();
+        if (best === undefined || compare(figures, best) < 0) {
+            best = figures;
+        }
+    }
+    return best!;
+}
+
+/** Best is the highest rate. */
+function compareConcurrent(a: ConcurrentFigures, b: ConcurrentFigures): number {
+    return b.tokensPerSecond - a.tokensPerSecond;
+}
+
+/** Sizes every prompt length the workloads use with the peer's tokenizer, then stops it. */
+async function preparePrompts(tokenizer: PeerServer): Promise<PeerPrompts> {
+    try {
+        const prompts = new PeerPrompts(tokenizer);
+        for (const numTokens of [workloadShape.promptTokens, workloadShape.longPromptTokens, workloadShape.chatTurnTokens]) {
+            await prompts.text("warm", numTokens);
+        }
+        return prompts;
+    } finally {
+        await tokenizer.stop();
+    }
+}
