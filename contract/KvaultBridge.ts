@@ -1,7 +1,8 @@
-// The API the preload exposes to the renderer as `window.kvault`: three named functions, never
+// The API the preload exposes to the renderer as `window.kvault`: four named functions, never
 // ipcRenderer itself. `call` carries every method of contract/rpc/rpcSpec.ts, the same
 // the headless host serves over its WebSocket.
 
+import type { AppCommand } from "./appCommands.js";
 import type { EngineErrorPayload } from "./engineProtocol.js";
 import type { RpcAnswer, RpcTurnEvent } from "./rpc.js";
 
@@ -50,6 +51,9 @@ export const localApiPorts = Object.freeze({ min: 1024, max: 65_535 });
 
 export type TurnEventListener = (event: RpcTurnEvent) => void;
 
+/** Hears each menu command main sends this window (contract/appCommands.ts), already checked. */
+export type AppCommandListener = (command: AppCommand) => void;
+
 export interface KvaultBridge {
     getAppInfo(): Promise<AppInfo>;
     /**
@@ -59,4 +63,10 @@ export interface KvaultBridge {
     call(method: string, params: unknown): Promise<BridgeResult<unknown>>;
     /** Turn events of this window's chats only; returns the function that stops them. */
     onTurnEvent(listener: TurnEventListener): () => void;
+    /**
+     * The application menu's commands for this window (New Workspace, Find, Open Model…), each
+     * checked with parseAppCommand first: a malformed one is dropped, never half-applied. Returns
+     * the function that stops them.
+     */
+    onAppCommand(listener: AppCommandListener): () => void;
 }

@@ -139,13 +139,20 @@ async function startHost(): Promise<void> {
         },
         () => undefined
     );
-    shell = installAppShell({ settings: settingsService, window: () => mainWindow, development: devServerUrl !== undefined, log });
+    const appShell = installAppShell({ settings: settingsService, window: () => mainWindow, development: devServerUrl !== undefined, log });
+    shell = appShell;
     const engineReady = async (): Promise<EngineSupervisor> => (await started).supervisor;
     registerIpcHandlers({
         appUrl,
         rpc: new RpcDispatcher(
             engineReady,
-            hostMethods({ engine: engineReady, models: async () => (await started).models, store: () => store, settings: settingsService })
+            hostMethods({
+                engine: engineReady,
+                models: async () => (await started).models,
+                store: () => store,
+                settings: settingsService,
+                chooseModelFile: () => appShell.chooseModel()
+            })
         )
     });
     openMainWindow();

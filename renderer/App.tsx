@@ -1,3 +1,4 @@
+import { useAppCommands } from "./appCommands/useAppCommands.js";
 import { useAppServices } from "./AppServices.js";
 import { ChatView } from "./chat/ChatView.js";
 import { ConnectionBadge } from "./ConnectionBadge.js";
@@ -16,6 +17,7 @@ import { WorkspaceList } from "./workspaces/WorkspaceList.js";
 export function App() {
     const appInfo = useAppInfo();
     useEngineMirror(useAppServices().rpc);
+    useAppCommands();
     const selected = useWorkspaceStore((state) => state.workspaces.find((workspace) => workspace.id === state.selectedId));
     const workspacesLoading = useWorkspaceStore((state) => state.load.kind === "loading");
     const pageMapOpen = useUiStore((state) => state.pageMapOpen);

@@ -205,6 +205,15 @@ export const rpcSpec = {
             )
         }),
         serve: "host"
+    }),
+    /**
+     * The desktop app's native Open dialog for a GGUF, over its window: the one absolute path chosen,
+     * or canceled. Nothing is read or loaded (inspectModel, switchModel do that). The headless server
+     * has no window to show it in (dialog_unavailable: type the path instead).
+     */
+    chooseModelFile: method<{ readonly kind: "chosen"; readonly path: string } | { readonly kind: "canceled" }>()({
+        params: none("chooseModelFile"),
+        serve: "host"
     })
 };
 

@@ -34,6 +34,8 @@ export interface HostParts {
     readonly store?: () => Promise<WorkspaceStore>;
     /** The desktop app's settings; a host without them (headless) answers settings_unavailable. */
     readonly settings?: SettingsMethods;
+    /** The desktop app's native Open dialog for a GGUF (main/appShell.ts); a host without a window answers dialog_unavailable. */
+    readonly chooseModelFile?: () => Promise<RpcResult<"chooseModelFile">>;
 }
 
 /**
@@ -79,7 +81,8 @@ export function hostMethods(parts: HostParts): HostImplementations {
             return {};
         },
         getSettings: () => settings.view(),
-        setLocalApi: (change) => settings.setLocalApi(change)
+        setLocalApi: (change) => settings.setLocalApi(change),
+        chooseModelFile: () => (parts.chooseModelFile ?? noModelFileDialog)()
     };
 }
 
@@ -122,3 +125,16 @@ const headlessSettings: SettingsMethods = {
             )
         )
 };
+
+/** A host without a window (the headless server) was asked for the native file dialog. */
+export class DialogUnavailableError extends KvaultError {
+    readonly code = "dialog_unavailable";
+}
+
+function noModelFileDialog(): Promise<never> {
+    return Promise.reject(
+        new DialogUnavailableError(
+            "This Kvault runs headless (npm run serve): it has no window to show a file dialog in. Type the model's full path in the model panel, then Inspect."
+        )
+    );
+}

@@ -1,8 +1,9 @@
 // Pure on purpose (electron's types only): the bridge is built from an ipcRenderer handed in,
 // so tests check with a fake one what each function sends.
 import type { IpcRenderer, IpcRendererEvent } from "electron";
+import { APP_COMMAND_EVENT, parseAppCommand } from "../../contract/appCommands.js";
 import { ipcChannels } from "../../contract/channels.js";
-import type { AppInfo, BridgeResult, KvaultBridge, TurnEventListener } from "../../contract/KvaultBridge.js";
+import type { AppCommandListener, AppInfo, BridgeResult, KvaultBridge, TurnEventListener } from "../../contract/KvaultBridge.js";
 import { MESSAGE_TOO_LARGE, oversizeMessage, utf8ByteLength } from "../../contract/limits.js";
 import type { RpcTurnEvent } from "../../contract/rpc.js";
 
@@ -10,7 +11,7 @@ import type { RpcTurnEvent } from "../../contract/rpc.js";
 export type BridgeIpc = Pick<IpcRenderer, "invoke" | "on" | "removeListener">;
 
 /**
- * The API exposed as `window.kvault`: three named functions. `call` forwards a method's name and
+ * The API exposed as `window.kvault`: four named functions. `call` forwards a method's name and
  * its params on the one RPC channel, after the same size check as the WebSocket's (rpcLimits in
  * contract/limits.ts): main checks everything else against the spec. Results are RpcAnswers
  * (see contract/KvaultBridge.ts for why failures are values).
@@ -46,8 +47,38 @@ export function createBridge(ipc: BridgeIpc): KvaultBridge {
             return () => {
                 ipc.removeListener(ipcChannels.turnEvent, forward);
             };
+        },
+
+        onAppCommand: (listener: AppCommandListener) => {
+            if (typeof listener !== "function") {
+                throw new TypeError("onAppCommand takes a function.");
+            }
+            // Checked here, in the isolated world: the page only ever sees a well-formed command, and never the IPC event.
+            const forward = (_event: IpcRendererEvent, value: unknown): void => {
+                const command = parseAppCommand(value);
+                if (command === undefined) {
+                    console.warn(`Kvault dropped a malformed menu command from main: ${describeDropped(value)}.`);
+                    return;
+                }
+                listener(command);
+            };
+            ipc.on(APP_COMMAND_EVENT, forward);
+            return () => {
+                ipc.removeListener(APP_COMMAND_EVENT, forward);
+            };
         }
     };
+}
+
+/** At most 200 characters of what was dropped, for the console. */
+function describeDropped(value: unknown): string {
+    let text: string;
+    try {
+        text = JSON.stringify(value) ?? String(value);
+    } catch {
+        text = Object.prototype.toString.call(value);
+    }
+    return text.length > 200 ? `${text.slice(0, 200)}…` : text;
 }
 
 function refusal(code: string, message: string): BridgeResult<never> {

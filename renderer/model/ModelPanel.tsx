@@ -1,8 +1,11 @@
 import { useEffect, useState } from "react";
 import type { ModelDownload, ModelFacts } from "../../contract/models.js";
+import { usePanelRequestStore } from "../appCommands/panelRequestStore.js";
+import { useRevealOnRequest } from "../appCommands/useRevealOnRequest.js";
 import { useAppServices } from "../AppServices.js";
 import { useEngineStore } from "../stores/engineStore.js";
 import { useModelStore } from "../stores/modelStore.js";
+import { toRpcError } from "../rpc/RpcError.js";
 import { useTurnStore } from "../stores/turnStore.js";
 import { formatCount } from "../util/formatCount.js";
 import type { ModelController } from "./ModelController.js";
@@ -14,12 +17,18 @@ import "./ModelPanel.css";
 export function ModelPanel() {
     const info = useEngineStore((state) => state.info);
     const infoError = useEngineStore((state) => state.infoError);
+    // File › Open Model… opens this panel (renderer/appCommands/).
+    const revealRef = useRevealOnRequest("model");
     if (info === undefined) {
-        return <p className="placeholder">{infoError ?? "Waiting for the engine…"}</p>;
+        return (
+            <p className="placeholder" ref={revealRef}>
+                {infoError ?? "Waiting for the engine…"}
+            </p>
+        );
     }
     const { mode, window: contextWindow, capacities } = info;
     return (
-        <div className="model-panel">
+        <div className="model-panel" ref={revealRef}>
             <dl className="facts" aria-label="Loaded model">
                 <dt>Model</dt>
                 <dd data-fact="model-name">{info.modelName}</dd>
@@ -66,7 +75,29 @@ export function ModelPanel() {
 
 /** Open a GGUF on the machine running Kvault: inspect it (facts, memory estimate), load it, or go back to the demo model. */
 function ModelManager({ controller }: { readonly controller: ModelController }) {
-    const [path, setPath] = useState("");
+    const { rpc } = useAppServices();
+    // The path File › Open Model… chose last, so what is inspected is what the box shows.
+    const [path, setPath] = useState(() => usePanelRequestStore.getState().modelFile ?? "");
+    const menuModelFile = usePanelRequestStore((state) => state.modelFile);
+    const menuRequest = usePanelRequestStore((state) => state.requests.model);
+    useEffect(() => {
+        if (menuModelFile !== undefined) {
+            setPath(menuModelFile);
+        }
+    }, [menuModelFile, menuRequest]);
+    const [browseError, setBrowseError] = useState<string | undefined>(undefined);
+    const browse = async (): Promise<void> => {
+        setBrowseError(undefined);
+        try {
+            const choice = await rpc.call("chooseModelFile", {});
+            if (choice.kind === "chosen") {
+                setPath(choice.path);
+                await controller.inspect(choice.path);
+            }
+        } catch (error) {
+            setBrowseError(toRpcError(error).message);
+        }
+    };
     /** The model a Load waits to be confirmed for, while turns are running. */
     const [confirming, setConfirming] = useState<string | undefined>(undefined);
     const inspection = useModelStore((state) => state.inspection);
@@ -114,6 +145,17 @@ function ModelManager({ controller }: { readonly controller: ModelController }) 
                     onChange={(event) => setPath(event.currentTarget.value)}
                 />
                 <div className="model-actions">
+                    {window.kvault !== undefined && (
+                        // The desktop app's native dialog; a browser page cannot give the host a path from the user's disk.
+                        <button
+                            type="button"
+                            disabled={inspection.running}
+                            onClick={() => void browse()}
+                            aria-label="Choose a model file in a dialog"
+                        >
+                            Browse…
+                        </button>
+                    )}
                     <button type="submit" disabled={inspection.running} aria-label="Inspect the model file">
                         {inspection.running ? "Inspecting…" : "Inspect"}
                     </button>
@@ -154,6 +196,11 @@ function ModelManager({ controller }: { readonly controller: ModelController }) 
                         </button>
                     </div>
                 </div>
+            )}
+            {browseError !== undefined && (
+                <p className="model-error" role="alert">
+                    <strong>The file dialog failed.</strong> {browseError}
+                </p>
             )}
             {loading.running && (
                 <p className="placeholder" role="status">

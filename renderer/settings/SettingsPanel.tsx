@@ -1,6 +1,7 @@
 import { useEffect, useState } from "react";
 import type { AppSettingsView } from "../../contract/KvaultBridge.js";
 import { localApiPorts } from "../../contract/KvaultBridge.js";
+import { useRevealOnRequest } from "../appCommands/useRevealOnRequest.js";
 import { useAppServices } from "../AppServices.js";
 import { CopyButton } from "../chat/CopyButton.js";
 import { toRpcError } from "../rpc/RpcError.js";
@@ -23,6 +24,8 @@ export function SettingsPanel() {
     const [port, setPort] = useState("");
     const [applying, setApplying] = useState(false);
     const [error, setError] = useState<string | undefined>(undefined);
+    // Kvault › Settings… opens this panel (renderer/appCommands/).
+    const revealRef = useRevealOnRequest("settings");
 
     const show = (view: AppSettingsView): void => {
         setLoaded({ kind: "ready", view });
@@ -42,7 +45,11 @@ export function SettingsPanel() {
     }, [rpc]);
 
     if (loaded.kind !== "ready") {
-        return <p className="placeholder">{loaded.kind === "loading" ? "Reading the settings…" : loaded.message}</p>;
+        return (
+            <p className="placeholder" ref={revealRef}>
+                {loaded.kind === "loading" ? "Reading the settings…" : loaded.message}
+            </p>
+        );
     }
     const { localApi, modelPath } = loaded.view;
     const apply = (): void => {
@@ -53,7 +60,12 @@ export function SettingsPanel() {
             .finally(() => setApplying(false));
     };
     return (
-        <section className="model-manager" aria-labelledby="local-api-heading" data-local-api={localApi.url === null ? "off" : "on"}>
+        <section
+            ref={revealRef}
+            className="model-manager"
+            aria-labelledby="local-api-heading"
+            data-local-api={localApi.url === null ? "off" : "on"}
+        >
             <h3 id="local-api-heading">OpenAI-compatible API</h3>
             <p>
                 {localApi.url !== null ? (

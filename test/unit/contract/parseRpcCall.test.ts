@@ -67,6 +67,7 @@ describe("the RPC spec accepts every well-formed call", () => {
         ["forgetModel deleting the file", { id: "m1", deleteFile: true }],
         ["getSettings", {}],
         ["setLocalApi", { enabled: true, port: 8081 }],
+        ["chooseModelFile", {}],
         ["importWorkspaces", { importId: "import-1", part: 0, numParts: 2, text: "{" }]
     ])("%s, unchanged", (method, params) => {
         expect(accepted(method.split(" ")[0], params)).toEqual({ method: method.split(" ")[0], params });
@@ -127,7 +128,8 @@ describe("the RPC spec accepts every well-formed call", () => {
             appendMessage: { workspace: "ui-1", message: { id: "m-1", role: "user", content: "Hi" } },
             dropLastAnswer: { workspace: "ui-1", messageId: "m-2" },
             getSettings: {},
-            setLocalApi: { enabled: false, port: 1024 }
+            setLocalApi: { enabled: false, port: 1024 },
+            chooseModelFile: {}
         };
         for (const method of rpcMethods) {
             expect(accepted(method, good[method]).method).toBe(method);

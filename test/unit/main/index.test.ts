@@ -30,6 +30,9 @@ const fake = vi.hoisted(() => {
         messageBoxes: [] as { message?: string; detail?: string }[],
         messageBoxAnswer: 0,
         opened: [] as string[],
+        /** What the native Open dialog answers, and the options it was shown with. */
+        openDialogAnswer: { canceled: true, filePaths: [] as string[] },
+        openDialogs: [] as { title?: string; properties?: string[] }[],
         windows: [] as {
             calls: string[];
             sent: unknown[][];
@@ -159,7 +162,10 @@ vi.mock("electron", async () => {
                 fake.messageBoxes.push(args.at(-1) as { message?: string });
                 return { response: fake.messageBoxAnswer };
             },
-            showOpenDialog: async () => ({ canceled: true, filePaths: [] })
+            showOpenDialog: async (...args: unknown[]) => {
+                fake.openDialogs.push(args.at(-1) as { title?: string; properties?: string[] });
+                return fake.openDialogAnswer;
+            }
         },
         shell: { openExternal: async (url: string) => void fake.opened.push(url) },
         screen: { getAllDisplays: () => [{ workArea }], getPrimaryDisplay: () => ({ workArea }) },
@@ -295,6 +301,23 @@ describe("the Electron host, wired (electron faked)", () => {
             ok: false,
             error: { code: "invalid_request" }
         });
+    });
+
+    it("answers chooseModelFile with the file chosen in the native dialog, or canceled", async () => {
+        const app = renderer(1);
+        fake.openDialogAnswer = { canceled: false, filePaths: ["/models/qwen.gguf"] };
+        expect(await call(ipcChannels.call, app.event, "chooseModelFile", {})).toEqual({
+            ok: true,
+            value: { kind: "chosen", path: "/models/qwen.gguf" }
+        });
+        expect(fake.openDialogs.at(-1)).toMatchObject({ title: "Open a GGUF model", properties: ["openFile"] });
+        fake.openDialogAnswer = { canceled: true, filePaths: [] };
+        expect(await call(ipcChannels.call, app.event, "chooseModelFile", {})).toEqual({ ok: true, value: { kind: "canceled" } });
+        expect(await call(ipcChannels.call, app.event, "chooseModelFile", { path: "/etc" })).toMatchObject({
+            ok: false,
+            error: { code: "invalid_request" }
+        });
+        expect(fake.openDialogs).toHaveLength(2);
     });
 
     it("installs the standard menu; its shortcuts reach the window as app commands", () => {

@@ -316,6 +316,20 @@ describe("RpcDispatcher, the one server loop of both hosts", () => {
         ]);
     });
 
+    it("answers chooseModelFile on a host without a window (headless) with dialog_unavailable and what to do", async () => {
+        const engine = fakeEngine();
+        const rpc = dispatcher(async () => engine);
+        expect(await rpc.call(caller(1), "chooseModelFile", {})).toEqual({
+            ok: false,
+            error: {
+                code: "dialog_unavailable",
+                message:
+                    "This Kvault runs headless (npm run serve): it has no window to show a file dialog in. Type the model's full path in the model panel, then Inspect."
+            }
+        });
+        expect(engine.calls).toEqual([]);
+    });
+
     it("refuses a bad payload with invalid_request, without touching the engine", async () => {
         const engine = fakeEngine();
         const rpc = dispatcher(async () => engine);

@@ -1,4 +1,5 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
+import { APP_COMMAND_EVENT, type AppCommand } from "../../../../contract/appCommands.js";
 import { ipcChannels } from "../../../../contract/channels.js";
 import type { ChatTurnRequest } from "../../../../contract/engineProtocol.js";
 import { rpcLimits } from "../../../../contract/limits.js";
@@ -45,9 +46,9 @@ const request: ChatTurnRequest = {
 };
 
 describe("createBridge", () => {
-    it("exposes three named functions only, nothing of ipcRenderer", () => {
+    it("exposes four named functions only, nothing of ipcRenderer", () => {
         const bridge = createBridge(fakeIpc());
-        expect(Object.keys(bridge).sort()).toEqual(["call", "getAppInfo", "onTurnEvent"]);
+        expect(Object.keys(bridge).sort()).toEqual(["call", "getAppInfo", "onAppCommand", "onTurnEvent"]);
         for (const value of Object.values(bridge)) {
             expect(typeof value).toBe("function");
         }
@@ -115,6 +116,49 @@ describe("createBridge", () => {
 
     it("refuses a listener that is not a function", () => {
         expect(() => createBridge(fakeIpc()).onTurnEvent("alert(1)" as never)).toThrow(TypeError);
+        expect(() => createBridge(fakeIpc()).onAppCommand("alert(1)" as never)).toThrow(TypeError);
+    });
+
+    it("forwards each menu command main sends, without the IPC event, until unsubscribed", () => {
+        const ipc = fakeIpc();
+        const bridge = createBridge(ipc);
+        const received: unknown[][] = [];
+        const unsubscribe = bridge.onAppCommand((...args) => received.push(args));
+        const commands: AppCommand[] = [
+            { command: "newWorkspace" },
+            { command: "selectWorkspace", position: 9 },
+            { command: "find" },
+            { command: "openModelFile", path: "/models/a.gguf" },
+            { command: "openSettings" }
+        ];
+        for (const command of commands) {
+            ipc.emit(APP_COMMAND_EVENT, { sender: "ipcRenderer itself" }, command);
+        }
+        expect(received).toEqual(commands.map((command) => [command]));
+        unsubscribe();
+        ipc.emit(APP_COMMAND_EVENT, {}, { command: "find" });
+        expect(received).toHaveLength(commands.length);
+        expect(ipc.numListeners(APP_COMMAND_EVENT)).toBe(0);
+    });
+
+    it("drops a malformed menu command with a console warning instead of handing it to the page", () => {
+        const warn = vi.spyOn(console, "warn").mockImplementation(() => undefined);
+        try {
+            const ipc = fakeIpc();
+            const received: unknown[] = [];
+            createBridge(ipc).onAppCommand((command) => received.push(command));
+            ipc.emit(APP_COMMAND_EVENT, {}, { command: "selectWorkspace", position: 10 });
+            ipc.emit(APP_COMMAND_EVENT, {}, { command: "openModelFile", path: "" });
+            ipc.emit(APP_COMMAND_EVENT, {}, { command: "find", extra: true });
+            ipc.emit(APP_COMMAND_EVENT, {}, "newWorkspace");
+            expect(received).toEqual([]);
+            expect(warn).toHaveBeenCalledTimes(4);
+            expect(warn.mock.calls[0]?.[0]).toBe(
+                'Kvault dropped a malformed menu command from main: {"command":"selectWorkspace","position":10}.'
+            );
+        } finally {
+            warn.mockRestore();
+        }
     });
 });
 

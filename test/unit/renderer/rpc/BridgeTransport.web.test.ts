@@ -51,7 +51,8 @@ function fakeBridge(): { bridge: KvaultBridge; emit: TurnEventListener; calls: s
             return () => {
                 listener = undefined;
             };
-        }
+        },
+        onAppCommand: () => () => undefined
     };
     return { bridge, emit: (event) => listener?.(event), calls };
 }
