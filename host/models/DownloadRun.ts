@@ -10,16 +10,10 @@ import { describeName, payload } from "./describeDownload.js";
 import { downloadFileName, isDirectlyInside } from "./downloadFileName.js";
 import { failDownload, fileIdentity, haltDownload } from "./haltDownload.js";
 import { DownloadChangedError, DownloadFailedError } from "./modelErrors.js";
-import {
-    partialPath,
-    preparePartialFile,
-    removePartialFiles,
-    removePartialRecord,
-    writePartialRecord,
-    type RemoteFileFacts
-} from "./partialDownloads.js";
+import { partialPath, preparePartialFile, removePartialFiles, removePartialRecord, writePartialRecord } from "./partialDownloads.js";
 import { describeRemoteChange, probeRemoteFile, whyNotResumable } from "./probeRemoteFile.js";
 import { isHttpUrl } from "./validateDownloadSource.js";
+import { resolvedUrl, whyRestart } from "./whyRestart.js";
 
 /** While bytes arrive, the free disk is checked again after each this many (statfs costs microseconds). */
 const SPACE_CHECK_EVERY_BYTES = 1024 * 1024;
@@ -328,36 +322,4 @@ export class DownloadRun {
         addSpeedSample(entry, now);
         this.#context.onProgress?.(downloadRecord(entry, this.#context.now()));
     }
-}
-
-/**
- * Why a partial file cannot be continued against what the server says now (a sentence fragment),
- * or undefined when it can. `before` is what the server said when its bytes started arriving.
- */
-function whyRestart(before: RemoteFileFacts | undefined, now: RemoteFileFacts | undefined): string | undefined {
-    const unsafe = whyNotResumable(before);
-    if (unsafe !== undefined) {
-        return unsafe;
-    }
-    if (now === undefined) {
-        return "the server could not be asked whether the file changed since the partial download";
-    }
-    if (!now.acceptsRanges) {
-        return "the server no longer accepts range requests";
-    }
-    const change = describeRemoteChange(before!, now);
-    return change === undefined ? undefined : `the file on the server changed since the partial download (${change})`;
-}
-
-/**
- * The http(s) URL the source resolves to: the source itself, or for an `hf:` reference the URL
- * node-llama-cpp resolved (its ModelDownloader's `_modelUrl`, internal in 3.21.1 and so checked
- * here). Undefined when not known: such a download is not resumable.
- */
-function resolvedUrl(downloader: ModelDownloader, source: string): string | undefined {
-    if (isHttpUrl(source)) {
-        return source;
-    }
-    const internal = (downloader as unknown as { _modelUrl?: unknown })._modelUrl;
-    return typeof internal === "string" && /^https?:\/\//i.test(internal) ? internal : undefined;
 }
