@@ -3,7 +3,7 @@
 // runs and ran, resuming a download that stopped part-way, and a check that what arrived is a
 // usable GGUF before anyone can load it.
 //
-// What node-llama-cpp 3.21.1's downloader (ipull 3.9) does, which shapes this file:
+// What node-llama-cpp 3.21.1's downloader (ipull 3.9) does, which shapes these files:
 // - It writes `<file>.ipull` and records which 5 MiB chunks are complete (partialDownloads.ts); a
 //   new downloader for the same file asks only for the missing chunks, with Range requests. That
 //   is the resume. A chunk cut short is fetched again whole.
