@@ -1,0 +1,136 @@
+// How a download run ends when it does not finish: stopped from outside (haltDownload) or failed
+// (failDownload). What a resume can use is kept (complete 5 MiB chunks of a file the server can be
+// asked about again), the rest deleted, and the record says which, with the numbers.
+import fs from "node:fs";
+import { KvaultError } from "../../engine/index.js";
+import { DownloadNoSpaceError } from "./checkDownloadSpace.js";
+import type { DownloadEntry } from "./DownloadEntry.js";
+import type { DownloadRun } from "./DownloadRun.js";
+import { bytes, describeHost, describeName, payload, seconds } from "./describeDownload.js";
+import { DownloadChangedError, DownloadFailedError, DownloadInterruptedError } from "./modelErrors.js";
+import { readKeptBytes, removePartialFiles } from "./partialDownloads.js";
+import { whyNotResumable } from "./probeRemoteFile.js";
+
+/**
+ * ipull records a finished chunk with a write queued behind a lock, which can land just after
+ * `cancel()` resolved (and would create the partial file again); files are read or deleted once it has.
+ */
+const PROGRESS_WRITE_SETTLE_MS = 100;
+
+const NO_FILE = "none";
+
+/** After a stop from outside: keep what a resume can use (a stall, the host stopping), delete the rest. `stallMs` is the cutoff, for the message. */
+export async function haltDownload(entry: DownloadEntry, run: DownloadRun, stallMs: number): Promise<void> {
+    const reason = run.stopReason!;
+    await run.downloader?.cancel({ deleteTempFile: reason === "cancelled" || reason === "restarted" }).catch(() => undefined);
+    await delay(PROGRESS_WRITE_SETTLE_MS);
+    if (reason === "noSpace") {
+        keepOrDelete(entry, run, run.noSpace!.message, "download_no_space");
+        return;
+    }
+    if (reason === "cancelled") {
+        removePartialFiles(entry.path);
+        Object.assign(entry, { state: "cancelled", resumable: false, keptBytes: 0 });
+        return;
+    }
+    const received =
+        entry.totalBytes > 0
+            ? `${entry.downloadedBytes.toLocaleString("en-US")} of ${bytes(entry.totalBytes)}`
+            : bytes(entry.downloadedBytes);
+    if (reason === "restarted") {
+        removePartialFiles(entry.path);
+        Object.assign(entry, { state: "failed", resumable: false, keptBytes: 0 });
+        entry.error = payload(
+            new DownloadInterruptedError(
+                `The connection to ${describeHost(entry)} dropped after ${received}, and the server does not accept range requests, so the download cannot ` +
+                    "continue where it stopped (node-llama-cpp's downloader would write the bytes it fetches again at the wrong place). The partial file was deleted; download it again."
+            )
+        );
+        return;
+    }
+    const what =
+        reason === "stalled"
+            ? `The download of ${describeName(entry)} stopped: no data arrived for ${seconds(stallMs)} after ${received}, and node-llama-cpp's retries got no further.`
+            : `Kvault stopped while ${describeName(entry)} downloaded (${received}).`;
+    keepOrDelete(entry, run, what);
+}
+
+/** After the run threw `error`: a file that is no usable model, or changed on the server, is deleted; anything else is kept where it can be. */
+export async function failDownload(entry: DownloadEntry, run: DownloadRun, error: unknown): Promise<void> {
+    await run.downloader?.cancel({ deleteTempFile: false }).catch(() => undefined);
+    await delay(PROGRESS_WRITE_SETTLE_MS);
+    if (error instanceof DownloadNoSpaceError) {
+        keepOrDelete(entry, run, error.message, "download_no_space"); // a resume whose rest does not fit keeps what it has
+        return;
+    }
+    if (error instanceof KvaultError && !(error instanceof DownloadFailedError)) {
+        // Not a usable model, or a file that changed on the server: nothing of it is worth keeping.
+        removePartialFiles(entry.path);
+        if (entry.path !== "") {
+            fs.rmSync(entry.path, { force: true });
+        }
+        Object.assign(entry, { state: "failed", resumable: false, keptBytes: 0 });
+        entry.error =
+            error instanceof DownloadChangedError
+                ? payload(error)
+                : { code: error.code, message: `The download is not a usable model, so it was deleted: ${error.message}` };
+        return;
+    }
+    const detail = error instanceof Error ? error.message : String(error);
+    keepOrDelete(entry, run, `Downloading ${entry.source.slice(0, 200)} failed: ${detail}`, "download_failed");
+}
+
+/** A file's identity (device, inode, size, mtime), or NO_FILE: tells a file replaced since from the same one. */
+export function fileIdentity(filePath: string): string {
+    try {
+        const stats = fs.statSync(filePath);
+        return `${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeMs}`;
+    } catch {
+        return NO_FILE;
+    }
+}
+
+/** Failed: resumable with the complete chunks on disk when there are any and the file can be checked at resume; else deleted. */
+function keepOrDelete(
+    entry: DownloadEntry,
+    run: DownloadRun,
+    what: string,
+    code: "download_failed" | "download_interrupted" | "download_no_space" = "download_interrupted"
+): void {
+    const why = whyNotResumable(entry.remote);
+    const keptBytes = why === undefined ? readKeptBytes(entry.path, entry.totalBytes) : 0;
+    entry.state = "failed";
+    entry.keptBytes = keptBytes;
+    entry.resumable = keptBytes > 0;
+    let next: string;
+    if (keptBytes > 0) {
+        next = `${bytes(keptBytes)} are kept; Resume continues from there.`;
+    } else {
+        removePartialFiles(entry.path);
+        removeStrayFinal(entry, run);
+        next =
+            entry.downloadedBytes === 0
+                ? ""
+                : `Nothing could be kept (${why ?? "no whole 5 MiB chunk had arrived, and node-llama-cpp's downloader keeps whole chunks"}); download it again.`;
+    }
+    const message = next === "" ? what : `${what} ${next}`;
+    entry.error = payload(
+        code === "download_failed"
+            ? new DownloadFailedError(message)
+            : code === "download_no_space"
+              ? new DownloadNoSpaceError(message)
+              : new DownloadInterruptedError(message)
+    );
+}
+
+/** Deletes what a stopped run of unknown size left under the final name (see DownloadRun.finalBefore). */
+function removeStrayFinal(entry: DownloadEntry, run: DownloadRun): void {
+    const before = run.finalBefore;
+    if (before !== undefined && entry.path !== "" && fileIdentity(entry.path) !== before) {
+        fs.rmSync(entry.path, { force: true });
+    }
+}
+
+function delay(ms: number): Promise<void> {
+    return new Promise((resolve) => setTimeout(resolve, ms));
+}
