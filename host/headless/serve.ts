@@ -71,12 +71,7 @@ async function main(): Promise<void> {
     supervisor.on("switched", (event) =>
         log(`Engine: switched to ${event.info.modelName}; ${event.numEnded} request(s) ended with model_switched.`)
     );
-    // /health says "down", with why, once the supervisor stops restarting the engine.
-    let downError: { code: string; message: string } | undefined;
-    supervisor.on("down", (event) => {
-        downError = { code: event.error.code, message: event.error.message };
-        log(event.error.message);
-    });
+    supervisor.on("down", (event) => log(event.error.message));
     supervisor.on("crashed", (event) =>
         log(
             `The engine process stopped (${event.signal ?? `exit ${event.exitCode}`}); ${event.numInterrupted} requests ended with an error.${event.willRestart ? " Restarting it." : ""}`
@@ -110,10 +105,7 @@ async function main(): Promise<void> {
         host: options.host,
         port: options.port,
         modelId: () => serveModelId(supervisor.info.modelPath),
-        health: () => ({
-            state: supervisor.state,
-            ...(supervisor.state === "down" && downError !== undefined ? { error: downError } : {})
-        }),
+        health: () => supervisor.health(),
         rendererDirectory: fs.existsSync(rendererDirectory) ? rendererDirectory : undefined,
         onLoginLink: (link) => void process.stdout.write(loginLine(link)),
         onRpcUpgrade: (request, socket, head) => rpc.handleUpgrade(request, socket, head)

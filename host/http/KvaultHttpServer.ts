@@ -2,9 +2,10 @@ import crypto from "node:crypto";
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
-import type { EngineClient, EngineErrorPayload } from "../../contract/engineProtocol.js";
+import type { EngineClient } from "../../contract/engineProtocol.js";
 import { rpcLimits } from "../../contract/limits.js";
 import { invariant } from "../../engine/index.js";
+import { canServe, type EngineHealth } from "../supervisor/EngineHealth.js";
 import { chunkBody, completionBody, usageChunkBody, type CompletionIdentity } from "./chatCompletionResponses.js";
 import { sendError, sendJson, sendText, setSecurityHeaders, writeEvent } from "./httpResponses.js";
 import { fromEngineError, OpenAiError } from "./OpenAiError.js";
@@ -33,11 +34,7 @@ export const httpDefaults = {
     maxConnections: 256
 } as const;
 
-/** The supervisor's state for `/health`: "down" once it gave up restarting the engine, with why. */
-export interface EngineHealth {
-    readonly state: "running" | "restarting" | "down" | "disposed";
-    readonly error?: EngineErrorPayload;
-}
+export type { EngineHealth } from "../supervisor/EngineHealth.js";
 
 export interface KvaultHttpServerOptions {
     readonly engine: EngineClient;
@@ -56,7 +53,7 @@ export interface KvaultHttpServerOptions {
     readonly maxBodyBytes?: number;
     readonly requestTimeoutMs?: number;
     readonly maxInFlight?: number;
-    /** What `/health` reports; always running when absent (an engine in process). */
+    /** What `/health` reports (EngineSupervisor.health); always ready when absent (an engine in process). */
     readonly health?: () => EngineHealth;
     readonly headersTimeoutMs?: number;
     readonly bodyTimeoutMs?: number;
@@ -181,10 +178,11 @@ export class KvaultHttpServer {
                 throw new OpenAiError(403, "Kvault grants no cross-origin access.", "permission_error", "cors_not_allowed");
             }
             if (route === "GET /health") {
-                // 503 once the engine is down for good or stopped, so a monitor sees it; a restart is still "ok" to wait for.
-                const engine = this.options.health?.() ?? { state: "running" };
-                const up = engine.state === "running" || engine.state === "restarting";
-                return sendJson(response, up ? 200 : 503, { status: up ? "ok" : engine.state, engine });
+                // 503 whenever a request sent now would not be served (starting, restarting after a crash or a
+                // missed liveness ping, failed), so a monitor or a load balancer sees it; no key needed.
+                const engine: EngineHealth = this.options.health?.() ?? { state: "ready", reason: "The engine runs in this process." };
+                const up = canServe(engine.state);
+                return sendJson(response, up ? 200 : 503, { status: up ? "ok" : engine.state, ...engine });
             }
             if (url.pathname.startsWith("/v1/") || url.pathname === "/metrics") {
                 checkApiKey(request, this.options.apiKey);
