@@ -9,6 +9,7 @@ import { fileURLToPath } from "node:url";
 import { DEMO_MODEL } from "../../contract/models.js";
 import { KvaultError } from "../../engine/index.js";
 import { EngineSupervisor } from "../supervisor/EngineSupervisor.js";
+import { ApiKeys } from "../http/ApiKeys.js";
 import { KvaultHttpServer } from "../http/KvaultHttpServer.js";
 import { hostMethods } from "../rpc/hostMethods.js";
 import { RpcDispatcher } from "../rpc/RpcDispatcher.js";
@@ -45,6 +46,9 @@ async function main(): Promise<void> {
     const apiKey = options.apiKey ?? `kv-${crypto.randomBytes(24).toString("hex")}`;
     if (options.apiKey === undefined) {
         log(`API key (new for this start; set --api-key or KVAULT_API_KEY to keep one): ${apiKey}`);
+    }
+    if (options.extraApiKeys.length > 0) {
+        log(`Extra API keys, each with its own workspaces: ${options.extraApiKeys.map(({ id }) => id).join(", ")}.`);
     }
 
     const supervisor = await EngineSupervisor.start(
@@ -102,6 +106,7 @@ async function main(): Promise<void> {
     const server = new KvaultHttpServer({
         engine: supervisor,
         apiKey,
+        extraApiKeys: new ApiKeys(options.extraApiKeys),
         host: options.host,
         port: options.port,
         modelId: () => serveModelId(supervisor.info.modelPath),
