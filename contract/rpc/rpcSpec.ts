@@ -107,6 +107,11 @@ export const rpcSpec = {
         serve: "engine",
         timeoutMs: callTimeouts.canaryMs
     }),
+    /**
+     * Liveness: answered by the engine process's own event loop, so a frozen or wedged process is
+     * told apart from a busy one (host/supervisor/LivenessMonitor.ts pings with its own deadline).
+     */
+    ping: method<Record<string, never>>()({ params: none("ping"), ...quick }),
     /** A GGUF file's facts and memory estimate, read from its header; fails with model_unreadable, model_not_gguf or model_unsupported. */
     inspectModel: method<ModelFacts>()({ params: params("inspectModel", { path: modelPath }), serve: "host" }),
     /** Loads `model` (a GGUF path on the host, or "tiny"); running turns end with model_switched. */

@@ -31,6 +31,8 @@ export function engineMethods(service: ServedEngine): EngineImplementations {
         replay: ({ requestId }) => service.replay(requestId),
         listDrills: () => service.listDrills(),
         runDrill: ({ id }) => service.runDrill(id),
-        runCanary: ({ fillerTokens }) => service.runCanary(fillerTokens === undefined ? {} : { fillerTokens })
+        runCanary: ({ fillerTokens }) => service.runCanary(fillerTokens === undefined ? {} : { fillerTokens }),
+        // Answered here, not by EngineService: liveness is this process's event loop answering, whatever the engine is doing.
+        ping: () => ({})
     };
 }

@@ -9,6 +9,7 @@ import { fileURLToPath } from "node:url";
 import { DEMO_MODEL } from "../../contract/models.js";
 import { KvaultError } from "../../engine/index.js";
 import { EngineSupervisor } from "../supervisor/EngineSupervisor.js";
+import { ApiKeys } from "../http/ApiKeys.js";
 import { KvaultHttpServer } from "../http/KvaultHttpServer.js";
 import { hostMethods } from "../rpc/hostMethods.js";
 import { RpcDispatcher } from "../rpc/RpcDispatcher.js";
@@ -46,6 +47,9 @@ async function main(): Promise<void> {
     if (options.apiKey === undefined) {
         log(`API key (new for this start; set --api-key or KVAULT_API_KEY to keep one): ${apiKey}`);
     }
+    if (options.extraApiKeys.length > 0) {
+        log(`Extra API keys, each with its own workspaces: ${options.extraApiKeys.map(({ id }) => id).join(", ")}.`);
+    }
 
     const supervisor = await EngineSupervisor.start(
         {
@@ -71,12 +75,7 @@ async function main(): Promise<void> {
     supervisor.on("switched", (event) =>
         log(`Engine: switched to ${event.info.modelName}; ${event.numEnded} request(s) ended with model_switched.`)
     );
-    // /health says "down", with why, once the supervisor stops restarting the engine.
-    let downError: { code: string; message: string } | undefined;
-    supervisor.on("down", (event) => {
-        downError = { code: event.error.code, message: event.error.message };
-        log(event.error.message);
-    });
+    supervisor.on("down", (event) => log(event.error.message));
     supervisor.on("crashed", (event) =>
         log(
             `The engine process stopped (${event.signal ?? `exit ${event.exitCode}`}); ${event.numInterrupted} requests ended with an error.${event.willRestart ? " Restarting it." : ""}`
@@ -107,13 +106,11 @@ async function main(): Promise<void> {
     const server = new KvaultHttpServer({
         engine: supervisor,
         apiKey,
+        extraApiKeys: new ApiKeys(options.extraApiKeys),
         host: options.host,
         port: options.port,
         modelId: () => serveModelId(supervisor.info.modelPath),
-        health: () => ({
-            state: supervisor.state,
-            ...(supervisor.state === "down" && downError !== undefined ? { error: downError } : {})
-        }),
+        health: () => supervisor.health(),
         rendererDirectory: fs.existsSync(rendererDirectory) ? rendererDirectory : undefined,
         onLoginLink: (link) => void process.stdout.write(loginLine(link)),
         onRpcUpgrade: (request, socket, head) => rpc.handleUpgrade(request, socket, head)

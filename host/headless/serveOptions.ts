@@ -22,6 +22,8 @@ export interface ServeOptions {
     readonly pageTokens: number;
     readonly poolPages: number;
     readonly apiKey?: string;
+    /** --extra-api-key ID=KEY, repeatable: API keys with a workspace namespace each (host/http/ApiKeys.ts). */
+    readonly extraApiKeys: readonly { readonly id: string; readonly key: string }[];
     readonly dataDir: string;
     /** A download that gains no byte for this long is stopped and kept to resume; undefined: ModelDownloads' default (60 s). */
     readonly downloadStallSeconds?: number;
@@ -52,12 +54,17 @@ export const serveUsage = `Usage: npm run serve -- [options]
   --page-tokens N             token positions per KV page (default ${serveDefaults.pageTokens})
   --pool-pages N              pages in the host pool (default: the window for every decode sequence, plus one)
   --api-key KEY               API key (default: $KVAULT_API_KEY, else a new key printed at start)
+  --extra-api-key ID=KEY      one more API key, for the OpenAI API only, whose clients get workspace
+                              names of their own: another key's "user" never reaches theirs (repeatable)
   --data-dir DIR              where models and chats live (default ~/.kvault)
   --download-stall-seconds N  stop a download that gains no byte for N seconds, keeping it to resume (default 60)
 `;
 
 /** Flags that take no value. */
 const SWITCHES = new Set(["allow-remote"]);
+
+/** Flags that may be given more than once; each value is kept, in order. */
+const REPEATABLE = new Set(["extra-api-key"]);
 
 const FLAGS = new Set([
     "host",
@@ -70,6 +77,7 @@ const FLAGS = new Set([
     "page-tokens",
     "pool-pages",
     "api-key",
+    "extra-api-key",
     "data-dir",
     "download-stall-seconds"
 ]);
@@ -77,6 +85,7 @@ const FLAGS = new Set([
 /** Parses `npm run serve` arguments; every mistake is a `ServeOptionsError` that says which flag and why. */
 export function parseServeOptions(argv: readonly string[], env: Readonly<Record<string, string | undefined>> = {}): ServeOptions {
     const given = new Map<string, string>();
+    const repeated = new Map<string, string[]>();
     for (let index = 0; index < argv.length; index++) {
         const argument = argv[index]!;
         const match = /^--([a-z-]+)(?:=(.*))?$/.exec(argument);
@@ -93,6 +102,10 @@ export function parseServeOptions(argv: readonly string[], env: Readonly<Record<
         const value = match[2] ?? argv[++index];
         if (value === undefined || (match[2] === undefined && value.startsWith("--"))) {
             throw new ServeOptionsError(`--${match[1]} needs a value.`);
+        }
+        if (REPEATABLE.has(match[1]!)) {
+            repeated.set(match[1]!, [...(repeated.get(match[1]!) ?? []), value]);
+            continue;
         }
         if (given.has(match[1]!)) {
             throw new ServeOptionsError(`--${match[1]} is given twice.`);
@@ -132,6 +145,24 @@ export function parseServeOptions(argv: readonly string[], env: Readonly<Record<
     if (apiKey !== undefined && !/^[A-Za-z0-9_.-]{8,200}$/.test(apiKey)) {
         throw new ServeOptionsError("The API key must be 8 to 200 characters of letters, digits, '_', '.' or '-'.");
     }
+    const extraApiKeys = (repeated.get("extra-api-key") ?? []).map((text) => {
+        const entry = /^([A-Za-z0-9_-]{1,40})=([A-Za-z0-9_.-]{8,200})$/.exec(text);
+        if (entry === null) {
+            throw new ServeOptionsError(
+                `--extra-api-key "${text.slice(0, 60)}" is not ID=KEY: the id 1 to 40 letters, digits, '_' or '-'; the key 8 to 200 of those or '.'.`
+            );
+        }
+        return { id: entry[1]!, key: entry[2]! };
+    });
+    for (const [index, { id, key }] of extraApiKeys.entries()) {
+        const earlier = extraApiKeys.slice(0, index);
+        if (earlier.some((other) => other.id === id)) {
+            throw new ServeOptionsError(`--extra-api-key: the id "${id}" is given twice; give each key its own id.`);
+        }
+        if (key === apiKey || earlier.some((other) => other.key === key)) {
+            throw new ServeOptionsError(`--extra-api-key: the key for "${id}" is the same as another key; give each its own.`);
+        }
+    }
     const host = given.get("host") ?? serveDefaults.host;
     const allowRemote = given.has("allow-remote");
     if (!allowRemote && !isLoopbackHost(host)) {
@@ -152,6 +183,7 @@ export function parseServeOptions(argv: readonly string[], env: Readonly<Record<
         pageTokens,
         poolPages: integer("pool-pages", pagesPerWindow * (decodeSequences + 1), 1, 4_194_304),
         apiKey: apiKey === "" ? undefined : apiKey,
+        extraApiKeys,
         dataDir: path.resolve(given.get("data-dir") ?? path.join(os.homedir(), ".kvault")),
         downloadStallSeconds: given.has("download-stall-seconds") ? integer("download-stall-seconds", 0, 1, 3600) : undefined
     };

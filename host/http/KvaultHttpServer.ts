@@ -2,9 +2,11 @@ import crypto from "node:crypto";
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
-import type { EngineClient, EngineErrorPayload } from "../../contract/engineProtocol.js";
+import type { EngineClient } from "../../contract/engineProtocol.js";
 import { rpcLimits } from "../../contract/limits.js";
 import { invariant } from "../../engine/index.js";
+import { canServe, type EngineHealth } from "../supervisor/EngineHealth.js";
+import { apiWorkspace, type ApiKeys } from "./ApiKeys.js";
 import { chunkBody, completionBody, usageChunkBody, type CompletionIdentity } from "./chatCompletionResponses.js";
 import { sendError, sendJson, sendText, setSecurityHeaders, writeEvent } from "./httpResponses.js";
 import { fromEngineError, OpenAiError } from "./OpenAiError.js";
@@ -12,7 +14,7 @@ import { parseChatCompletion } from "./parseChatCompletion.js";
 import { prometheusMetrics } from "./prometheusMetrics.js";
 import { limitConnections } from "./limitConnections.js";
 import { LoginSessions } from "./LoginSessions.js";
-import { allowedHosts, checkApiKey, checkHost, checkOrigin, readJsonBody } from "./requestGuards.js";
+import { allowedHosts, checkApiKey, checkHost, checkOrigin, identifyApiKey, readJsonBody } from "./requestGuards.js";
 import { decodePath, parseRequestUrl } from "./requestUrl.js";
 import { serveUi } from "./serveUi.js";
 
@@ -33,15 +35,14 @@ export const httpDefaults = {
     maxConnections: 256
 } as const;
 
-/** The supervisor's state for `/health`: "down" once it gave up restarting the engine, with why. */
-export interface EngineHealth {
-    readonly state: "running" | "restarting" | "down" | "disposed";
-    readonly error?: EngineErrorPayload;
-}
+export type { EngineHealth } from "../supervisor/EngineHealth.js";
 
 export interface KvaultHttpServerOptions {
     readonly engine: EngineClient;
+    /** The default key: the RPC, `/metrics`, and the API in the plain workspace namespace (`api:<name>`). */
     readonly apiKey: string;
+    /** More keys for `/v1/` only, each with a namespace of its own (ApiKeys); they can be revoked while the server runs. */
+    readonly extraApiKeys?: ApiKeys;
     readonly host: string;
     readonly port: number;
     /** The id `/v1/models` lists and `model` must name; a function when the loaded model can change. */
@@ -56,7 +57,7 @@ export interface KvaultHttpServerOptions {
     readonly maxBodyBytes?: number;
     readonly requestTimeoutMs?: number;
     readonly maxInFlight?: number;
-    /** What `/health` reports; always running when absent (an engine in process). */
+    /** What `/health` reports (EngineSupervisor.health); always ready when absent (an engine in process). */
     readonly health?: () => EngineHealth;
     readonly headersTimeoutMs?: number;
     readonly bodyTimeoutMs?: number;
@@ -181,13 +182,19 @@ export class KvaultHttpServer {
                 throw new OpenAiError(403, "Kvault grants no cross-origin access.", "permission_error", "cors_not_allowed");
             }
             if (route === "GET /health") {
-                // 503 once the engine is down for good or stopped, so a monitor sees it; a restart is still "ok" to wait for.
-                const engine = this.options.health?.() ?? { state: "running" };
-                const up = engine.state === "running" || engine.state === "restarting";
-                return sendJson(response, up ? 200 : 503, { status: up ? "ok" : engine.state, engine });
+                // 503 whenever a request sent now would not be served (starting, restarting after a crash or a
+                // missed liveness ping, failed), so a monitor or a load balancer sees it; no key needed.
+                const engine: EngineHealth = this.options.health?.() ?? { state: "ready", reason: "The engine runs in this process." };
+                const up = canServe(engine.state);
+                return sendJson(response, up ? 200 : 503, { status: up ? "ok" : engine.state, ...engine });
             }
-            if (url.pathname.startsWith("/v1/") || url.pathname === "/metrics") {
-                checkApiKey(request, this.options.apiKey);
+            if (url.pathname === "/metrics" || url.pathname.startsWith("/v1/")) {
+                // /metrics lists every workspace: the default key's alone. The API takes every key, each in its namespace.
+                const { keyId } = identifyApiKey(
+                    request,
+                    this.options.apiKey,
+                    url.pathname === "/metrics" ? undefined : this.options.extraApiKeys
+                );
                 if (route === "GET /metrics") {
                     return sendText(
                         response,
@@ -206,7 +213,7 @@ export class KvaultHttpServer {
                     return sendJson(response, 200, this.#modelEntry());
                 }
                 if (route === "POST /v1/chat/completions") {
-                    return await this.#chatCompletion(request, response);
+                    return await this.#chatCompletion(request, response, keyId);
                 }
                 throw new OpenAiError(404, `Unknown endpoint ${request.method} ${url.pathname}.`, "not_found_error", "unknown_url");
             }
@@ -269,7 +276,7 @@ export class KvaultHttpServer {
         );
     }
 
-    async #chatCompletion(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    async #chatCompletion(request: IncomingMessage, response: ServerResponse, keyId: string | undefined): Promise<void> {
         const body = parseChatCompletion(await this.#readBody(request, response));
         if (body.model !== this.#modelId()) {
             throw this.#unknownModel(body.model);
@@ -290,8 +297,8 @@ export class KvaultHttpServer {
             );
         }
 
-        // Without a workspace, each request is its own: no KV outlives it.
-        const workspace = named !== undefined ? `api:${named}` : `api-request:${crypto.randomUUID()}`;
+        // Without a workspace, each request is its own: no KV outlives it. With one, it is the key's.
+        const workspace = named !== undefined ? apiWorkspace(keyId, named) : `api-request:${crypto.randomUUID()}`;
         const identity: CompletionIdentity = {
             id: `chatcmpl-${crypto.randomUUID().replaceAll("-", "")}`,
             created: Math.floor(Date.now() / 1000),

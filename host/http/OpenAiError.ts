@@ -39,6 +39,7 @@ export function fromEngineError(error: unknown): OpenAiError {
         case "engine_crashed":
         case "engine_stopped":
         case "engine_unavailable":
+        case "engine_unresponsive":
             return new OpenAiError(503, message, "server_error", code, null, 2);
         case "request_cancelled":
             return new OpenAiError(499, message, "invalid_request_error", code);

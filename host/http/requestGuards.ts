@@ -1,5 +1,6 @@
 import crypto from "node:crypto";
 import type { IncomingMessage } from "node:http";
+import type { ApiKeys } from "./ApiKeys.js";
 import { OpenAiError } from "./OpenAiError.js";
 
 /** The Host values this server answers to: its own address and the loopback names, with its port. Anything else is DNS rebinding. */
@@ -34,21 +35,49 @@ export function checkOrigin(request: IncomingMessage, ownOrigins: ReadonlySet<st
     }
 }
 
+/** Refuses (401) a request that does not carry the default key: the RPC and `/metrics` see every workspace. */
 export function checkApiKey(request: IncomingMessage, apiKey: string): void {
-    const header = request.headers.authorization ?? "";
-    const match = /^Bearer\s+(.+)$/i.exec(header);
-    const given = Buffer.from(match?.[1]?.trim() ?? "");
-    const expected = Buffer.from(apiKey);
-    if (given.length !== expected.length || !crypto.timingSafeEqual(given, expected)) {
-        throw new OpenAiError(
-            401,
-            match === null
-                ? 'No API key given. Send it as "Authorization: Bearer <key>"; the key is printed when Kvault starts, or set with --api-key / KVAULT_API_KEY.'
-                : "Incorrect API key. Use the key printed when Kvault started, or the one set with --api-key / KVAULT_API_KEY.",
-            "authentication_error",
-            "invalid_api_key"
-        );
+    const { given, match } = presentedKey(request);
+    if (!isKey(given, apiKey)) {
+        throw keyRefused(match);
     }
+}
+
+/**
+ * Which key the request carries: `{ keyId: undefined }` for the default key, the id of one of
+ * `extraKeys`, or a 401 (a revoked key is an unknown one).
+ */
+export function identifyApiKey(request: IncomingMessage, apiKey: string, extraKeys: ApiKeys | undefined): { keyId: string | undefined } {
+    const { given, match } = presentedKey(request);
+    if (isKey(given, apiKey)) {
+        return { keyId: undefined };
+    }
+    const keyId = extraKeys?.identify(given.toString("utf8"));
+    if (keyId === undefined) {
+        throw keyRefused(match);
+    }
+    return { keyId };
+}
+
+function presentedKey(request: IncomingMessage): { given: Buffer; match: RegExpExecArray | null } {
+    const match = /^Bearer\s+(.+)$/i.exec(request.headers.authorization ?? "");
+    return { given: Buffer.from(match?.[1]?.trim() ?? ""), match };
+}
+
+function isKey(given: Buffer, apiKey: string): boolean {
+    const expected = Buffer.from(apiKey);
+    return given.length === expected.length && crypto.timingSafeEqual(given, expected);
+}
+
+function keyRefused(match: RegExpExecArray | null): OpenAiError {
+    return new OpenAiError(
+        401,
+        match === null
+            ? 'No API key given. Send it as "Authorization: Bearer <key>"; the key is printed when Kvault starts, or set with --api-key / KVAULT_API_KEY.'
+            : "Incorrect API key: it is not one this server knows, or it was revoked. Use the key printed when Kvault started, the one set with --api-key / KVAULT_API_KEY, or one given with --extra-api-key.",
+        "authentication_error",
+        "invalid_api_key"
+    );
 }
 
 /** Reads a JSON body of at most `maxBytes`; larger is a 413, never a truncated parse. */

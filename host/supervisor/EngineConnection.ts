@@ -61,6 +61,9 @@ export class EngineConnection {
     #stopRequested = false;
     #info: EngineInfo | undefined;
     #numCalls = 0;
+    /** Set by `kill`: why everything sent from then on fails, and how many requests it ended. */
+    #killedWith: ((what: "turn" | "call") => Error) | undefined;
+    #numKilled = 0;
     readonly exited: Promise<EngineExit>;
     #resolveExited!: (exit: EngineExit) => void;
 
@@ -92,6 +95,11 @@ export class EngineConnection {
 
     get numPending(): number {
         return this.#turns.size + this.#calls.size;
+    }
+
+    /** Turns running or queued in this engine (calls not counted). */
+    get numTurns(): number {
+        return this.#turns.size;
     }
 
     chat(request: ChatTurnRequest, callbacks: TurnCallbacks, signal?: AbortSignal): Promise<TurnResult> {
@@ -190,8 +198,27 @@ export class EngineConnection {
         }
     }
 
+    /**
+     * Ends the process without asking it (a stopped or frozen process cannot handle `shutdown`):
+     * everything pending rejects with `makeError` now, later sends too, and the process gets
+     * SIGKILL. Its exit still reaches `onCrash`, counting the requests ended here, so the
+     * supervisor restarts it within its budget. Only a ready engine; idempotent.
+     */
+    kill(makeError: (what: "turn" | "call") => Error): void {
+        if (this.#phase !== "ready" || this.#killedWith !== undefined) {
+            return;
+        }
+        this.#killedWith = makeError;
+        this.#numKilled = this.numPending;
+        this.#rejectAll(makeError);
+        this.child.kill("SIGKILL");
+    }
+
     /** Why nothing can be sent any more, if so: what was pending when the process ended was rejected then, and later sends would wait forever. */
     #closedError(what: "turn" | "call"): Error | undefined {
+        if (this.#killedWith !== undefined) {
+            return this.#killedWith(what);
+        }
         if (this.#phase === "stopping" || (this.#phase === "exited" && this.#stopRequested)) {
             return new EngineStoppedError("The engine was shut down and takes no new work.");
         }
@@ -255,7 +282,7 @@ export class EngineConnection {
                     done();
                     reject(failure ?? startError(exit, reason, this.child.recentOutput?.()));
                 } else {
-                    const numInterrupted = this.numPending;
+                    const numInterrupted = this.numPending + this.#numKilled;
                     this.#rejectAll(
                         phase === "stopping"
                             ? () =>

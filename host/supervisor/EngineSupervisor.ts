@@ -6,52 +6,18 @@ import type { EngineConfigInput, TurnCallbacks, TurnResult } from "../../engine/
 import { inspectModelInChild } from "../models/inspectModelInChild.js";
 import { ModelSwitchedError } from "../models/modelErrors.js";
 import { EngineConnection, type EngineExit } from "./EngineConnection.js";
-import { CancelledBeforeSendError, EngineUnavailableError, describeExit } from "./engineHostErrors.js";
+import { describeHealth, type EngineHealth, type EngineSupervisorState } from "./EngineHealth.js";
+import { CancelledBeforeSendError, EngineUnavailableError, EngineUnresponsiveError, describeExit } from "./engineHostErrors.js";
 import type { EngineProcessSpawner } from "./EngineProcessSpawner.js";
 import { forkEngineSpawner } from "./forkEngineProcess.js";
-import { RestartBudget } from "./RestartBudget.js";
+import { LivenessMonitor } from "./LivenessMonitor.js";
+import { RestartBudget, restartPause } from "./RestartBudget.js";
 import { SupervisorEvents, type EngineSupervisorEvents, type SupervisorListener } from "./SupervisorEvents.js";
+import { stripUndefined, supervisorDefaults, type EngineSupervisorOptions, type ModelInspector } from "./supervisorOptions.js";
 
 export type { EngineSupervisorEvents } from "./SupervisorEvents.js";
-
-/** Defaults in one place. Times in milliseconds; each call's deadline is the RPC spec's (rpcSpec[method].timeoutMs). */
-export const supervisorDefaults = {
-    /** From spawn to `ready`: loading a multi-gigabyte GGUF from a slow disk takes a while. */
-    startTimeoutMs: 120_000,
-    /** How long a call made while the engine restarts waits for it. */
-    restartWaitMs: 120_000,
-    /** From `shutdown` to SIGKILL. */
-    shutdownGraceMs: 10_000,
-    maxRestarts: 5,
-    restartWindowMs: 60_000,
-    /** Pause before the n-th restart within the window: `restartBackoffMs × 2^(n−2)` from the second on, at most 4 s. */
-    restartBackoffMs: 250
-} as const;
-
-export interface EngineSupervisorOptions {
-    readonly spawner?: EngineProcessSpawner;
-    readonly startTimeoutMs?: number;
-    readonly restartWaitMs?: number;
-    /** Deadlines other than the spec's, by method (tests of a timeout). */
-    readonly callTimeoutsMs?: Partial<Readonly<Record<EngineMethod, number>>>;
-    readonly shutdownGraceMs?: number;
-    readonly maxRestarts?: number;
-    readonly restartWindowMs?: number;
-    readonly restartBackoffMs?: number;
-    readonly log?: (line: string) => void;
-    /**
-     * Reads a model file's facts, or throws model_unreadable / model_not_gguf / model_unsupported.
-     * By default host/models/inspectModelInChild.ts: a forked child with a memory limit and a deadline.
-     */
-    readonly inspectModel?: ModelInspector;
-}
-
-export type ModelInspector = (
-    modelPath: string,
-    estimateFor: { readonly contextSize: number; readonly sequences: number }
-) => Promise<ModelFacts>;
-
-export type EngineSupervisorState = "running" | "restarting" | "down" | "disposed";
+export { supervisorDefaults, type EngineSupervisorOptions, type ModelInspector } from "./supervisorOptions.js";
+export type { EngineSupervisorState } from "./EngineHealth.js";
 
 interface Waiter {
     resolve(connection: EngineConnection): void;
@@ -70,6 +36,10 @@ export class EngineSupervisor implements EngineClient {
     #info: EngineInfo | undefined;
     #state: EngineSupervisorState = "running";
     #downError: EngineUnavailableError | undefined;
+    /** Why the engine is restarting, for `/health`; cleared once a new one is ready. */
+    #restartReason: string | undefined;
+    /** Pings the running engine; replaced with each connection. */
+    #liveness: LivenessMonitor | undefined;
     #numRestarts = 0;
     readonly #waiters = new Set<Waiter>();
     readonly #events: SupervisorEvents;
@@ -123,6 +93,17 @@ export class EngineSupervisor implements EngineClient {
 
     get numRestarts(): number {
         return this.#numRestarts;
+    }
+
+    /** What `/health` reports: whether the engine serves now, and why not when it does not. */
+    health(): EngineHealth {
+        return describeHealth({
+            state: this.#state,
+            downError: this.#downError,
+            restartReason: this.#restartReason,
+            pid: this.#connection?.pid,
+            numTurns: this.#connection?.numTurns ?? 0
+        });
     }
 
     on<K extends keyof EngineSupervisorEvents>(event: K, listener: SupervisorListener<K>): () => void {
@@ -180,8 +161,9 @@ export class EngineSupervisor implements EngineClient {
         const next: EngineConfigInput = { ...previous, modelPath };
         const modelName = facts.name !== undefined && facts.name !== "" ? facts.name : facts.fileName.replace(/\.gguf$/i, "");
         const numEnded = connection.numPending;
-        this.#connection = undefined;
+        this.#release();
         this.#state = "restarting";
+        this.#restartReason = `The model is being switched to ${modelPath}; the engine restarts on it.`;
         this.#log(`switching the model to ${modelPath}; ending ${numEnded} request(s) in flight.`);
         await connection.shutdown(this.#options.shutdownGraceMs, (what) => new ModelSwitchedError(modelName, what));
         if (this.#isDisposed()) {
@@ -226,7 +208,7 @@ export class EngineSupervisor implements EngineClient {
             this.#restartAbort.abort();
             this.#rejectWaiters(new EngineStoppedError("The engine was shut down; nothing more will be generated."));
             const connection = this.#connection;
-            this.#connection = undefined;
+            this.#release();
             await Promise.all([connection?.shutdown(this.#options.shutdownGraceMs), this.#restarting]);
         })();
         return this.#disposing;
@@ -245,6 +227,12 @@ export class EngineSupervisor implements EngineClient {
         this.#connection = connection;
         this.#info = connection.info;
         this.#state = "running";
+        this.#restartReason = undefined;
+        this.#liveness = new LivenessMonitor(
+            (deadlineMs) => connection.call("ping", {}, deadlineMs),
+            { pingIntervalMs: this.#options.pingIntervalMs, pingDeadlineMs: this.#options.pingDeadlineMs },
+            (waitedMs) => this.#onUnresponsive(connection, waitedMs)
+        );
         for (const waiter of [...this.#waiters]) {
             waiter.resolve(connection);
         }
@@ -254,7 +242,7 @@ export class EngineSupervisor implements EngineClient {
         if (this.#state === "disposed") {
             return;
         }
-        this.#connection = undefined;
+        this.#release();
         const willRestart = this.#budget.canRestart(performance.now());
         this.#log(
             `engine process ${exit.pid} stopped (${describeExit(exit.code, exit.signal)}) with ${numInterrupted} request(s) in flight; ${willRestart ? "restarting it" : "restart budget spent"}.`
@@ -268,6 +256,7 @@ export class EngineSupervisor implements EngineClient {
             return;
         }
         this.#state = "restarting";
+        this.#restartReason ??= `The engine process stopped (${describeExit(exit.code, exit.signal)}); it is restarting.`;
         this.#restarting = this.#restart()
             .catch((error: unknown) => {
                 this.#goDown(`Restarting the engine failed unexpectedly: ${(error as Error).message}. Restart Kvault.`);
@@ -277,6 +266,33 @@ export class EngineSupervisor implements EngineClient {
             });
     }
 
+    /** No current engine: nothing is sent to it, nothing pings it. */
+    #release(): void {
+        this.#connection = undefined;
+        this.#liveness?.dispose();
+        this.#liveness = undefined;
+    }
+
+    /**
+     * A ping went unanswered past its deadline: the process is frozen (SIGSTOP, a debugger, a
+     * native hang). New calls wait for the next engine; what is in flight ends with
+     * engine_unresponsive now rather than at its own limit; the process is killed, and its exit
+     * restarts it within the budget as a crash would.
+     */
+    #onUnresponsive(connection: EngineConnection, waitedMs: number): void {
+        if (this.#connection !== connection || this.#isDisposed()) {
+            return;
+        }
+        const seconds = (waitedMs / 1000).toLocaleString("en-US");
+        this.#release();
+        this.#state = "restarting";
+        this.#restartReason = `Engine process ${connection.pid} did not answer a liveness ping within ${seconds} s, so it was killed; it is restarting.`;
+        this.#log(
+            `engine process ${connection.pid} did not answer a ping within ${seconds} s; ending ${connection.numPending} request(s) and killing it.`
+        );
+        connection.kill((what) => new EngineUnresponsiveError(waitedMs, what));
+    }
+
     /** Starts new engine processes until one is ready, the budget is spent, or the supervisor is disposed. */
     async #restart(): Promise<void> {
         for (;;) {
@@ -284,7 +300,7 @@ export class EngineSupervisor implements EngineClient {
             const numRecent = this.#budget.numRecent(now);
             this.#budget.take(now);
             if (numRecent > 0) {
-                await delay(Math.min(4_000, this.#options.restartBackoffMs * 2 ** (numRecent - 1)), this.#restartAbort.signal);
+                await restartPause(Math.min(4_000, this.#options.restartBackoffMs * 2 ** (numRecent - 1)), this.#restartAbort.signal);
             }
             if (this.#isDisposed()) {
                 return;
@@ -378,20 +394,4 @@ export class EngineSupervisor implements EngineClient {
             waiter.reject(error);
         }
     }
-}
-
-function delay(ms: number, signal: AbortSignal): Promise<void> {
-    return new Promise((resolve) => {
-        const timer = setTimeout(done, ms);
-        signal.addEventListener("abort", done, { once: true });
-        function done(): void {
-            clearTimeout(timer);
-            signal.removeEventListener("abort", done);
-            resolve();
-        }
-    });
-}
-
-function stripUndefined<T extends object>(value: T): Partial<T> {
-    return Object.fromEntries(Object.entries(value).filter(([, entry]) => entry !== undefined)) as Partial<T>;
 }

@@ -40,3 +40,16 @@ export class RestartBudget {
         }
     }
 }
+
+/** The pause before a restart (the backoff), `ms` long or until `signal` aborts; never rejects. */
+export function restartPause(ms: number, signal: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+        const timer = setTimeout(done, ms);
+        signal.addEventListener("abort", done, { once: true });
+        function done(): void {
+            clearTimeout(timer);
+            signal.removeEventListener("abort", done);
+            resolve();
+        }
+    });
+}

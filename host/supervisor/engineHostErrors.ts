@@ -27,6 +27,27 @@ export class EngineCrashedError extends KvaultError {
     }
 }
 
+/**
+ * The engine process stopped answering its liveness pings (frozen, stopped, or stuck in native
+ * code) for `waitedMs`: the supervisor killed it and restarts it, and what was in flight ends so.
+ */
+export class EngineUnresponsiveError extends KvaultError {
+    readonly code = "engine_unresponsive";
+
+    constructor(
+        readonly waitedMs: number,
+        what: "turn" | "call"
+    ) {
+        const seconds = (waitedMs / 1000).toLocaleString("en-US");
+        super(
+            `The engine process did not answer for ${seconds} s (a liveness ping went unanswered), so Kvault stopped it and is restarting it. ` +
+                (what === "turn"
+                    ? "Nothing more will be generated for this turn; send your message again in a moment — your chat history is kept."
+                    : "Try again in a moment.")
+        );
+    }
+}
+
 /** The engine is down for good (it kept crashing), or did not come back in the time a call may wait. */
 export class EngineUnavailableError extends KvaultError {
     readonly code = "engine_unavailable";

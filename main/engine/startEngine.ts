@@ -101,16 +101,12 @@ async function startOn(modelPath: string | null, options: StartEngineOptions): P
     });
     const { info } = supervisor;
     log(`Engine: ${info.modelName} on ${info.backend}, ${info.mode.effective} mode${info.mode.reason ? ` (${info.mode.reason})` : ""}.`);
-    let downError: EngineHealth["error"];
     supervisor.on("crashed", (event) =>
         log(
             `The engine process stopped (${event.signal ?? `exit ${event.exitCode}`}); ${event.numInterrupted} request(s) ended with an error.${event.willRestart ? " Restarting it." : ""}`
         )
     );
-    supervisor.on("down", (event) => {
-        downError = { code: event.error.code, message: event.error.message };
-        log(event.error.message);
-    });
+    supervisor.on("down", (event) => log(event.error.message));
     supervisor.on("switched", (event) =>
         log(`Engine: switched to ${event.info.modelName}; ${event.numEnded} request(s) ended with model_switched.`)
     );
@@ -121,7 +117,7 @@ async function startOn(modelPath: string | null, options: StartEngineOptions): P
         supervisor,
         models: modelMethods(supervisor, resolveModel, modelsDirectory, { libraryFile: options.libraryFile }),
         modelId: () => appModelId(supervisor.info.modelPath, modelsDirectory),
-        health: () => ({ state: supervisor.state, ...(supervisor.state === "down" && downError !== undefined ? { error: downError } : {}) })
+        health: () => supervisor.health()
     };
 }
 

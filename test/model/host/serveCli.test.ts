@@ -50,11 +50,18 @@ describe("npm run serve: the headless server in its own processes", () => {
     let started: Started;
     let url: string;
     const apiKey = "serve-test-key-42";
+    const aliceKey = "alice-serve-key-7";
     beforeAll(async () => {
         dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "kvault-serve-"));
-        started = serve(["--port", "0", "--data-dir", dataDir, "--context", "512", "--decode-sequences", "2", "--page-tokens", "16"], {
-            KVAULT_API_KEY: apiKey
-        });
+        started = serve(
+            [
+                ...["--port", "0", "--data-dir", dataDir, "--context", "512", "--decode-sequences", "2", "--page-tokens", "16"],
+                ...["--extra-api-key", `alice=${aliceKey}`]
+            ],
+            {
+                KVAULT_API_KEY: apiKey
+            }
+        );
         url = await listening(started);
     }, 90_000);
     afterAll(async () => {
@@ -68,6 +75,18 @@ describe("npm run serve: the headless server in its own processes", () => {
         expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
         expect(fs.readdirSync(path.join(dataDir, "models"))).toEqual(["tiny-v1.gguf"]);
         expect(started.stderr.join("\n")).not.toContain(apiKey);
+    });
+
+    it("takes an --extra-api-key for the API (not /metrics), names it without printing it, and says it is ready on /health", async () => {
+        const withKey = (key: string): RequestInit => ({ headers: { Authorization: `Bearer ${key}` } });
+        expect((await fetch(`${url}/v1/models`, withKey(aliceKey))).status).toBe(200);
+        expect((await fetch(`${url}/metrics`, withKey(aliceKey))).status).toBe(401);
+        expect((await fetch(`${url}/v1/models`, withKey("bob-serve-key-8"))).status).toBe(401);
+        expect(started.stderr.join("\n")).toContain("Extra API keys, each with its own workspaces: alice.");
+        expect(started.stderr.join("\n")).not.toContain(aliceKey);
+        const health = await fetch(`${url}/health`);
+        expect(health.status).toBe(200);
+        expect(await health.json()).toMatchObject({ status: "ok", state: "ready" });
     });
 
     it("serves the openai client: models, a streamed answer, a 400 for a prompt that does not fit, and an abort that gives the pages back", async () => {

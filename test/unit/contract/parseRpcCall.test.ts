@@ -114,6 +114,7 @@ describe("the RPC spec accepts every well-formed call", () => {
             listDownloads: {},
             cancelDownload: { id: "d" },
             runCanary: { fillerTokens: 512 },
+            ping: {},
             resumeDownload: { id: "d" },
             listModels: {},
             forgetModel: { id: "m", deleteFile: true },
@@ -306,7 +307,8 @@ describe("the RPC spec's table", () => {
             "replay",
             "listDrills",
             "runDrill",
-            "runCanary"
+            "runCanary",
+            "ping"
         ]);
         expect(Object.fromEntries(engineMethods.map((method) => [method, rpcSpec[method].timeoutMs]))).toEqual({
             measure: 30_000,
@@ -317,7 +319,8 @@ describe("the RPC spec's table", () => {
             listDrills: 30_000,
             replay: 120_000,
             runDrill: 120_000,
-            runCanary: 600_000
+            runCanary: 600_000,
+            ping: 30_000
         });
         expect(callTimeouts).toEqual({ quickMs: 30_000, longMs: 120_000, canaryMs: 600_000 });
         for (const method of rpcMethods.filter((name) => rpcSpec[name].serve === "host")) {

@@ -43,7 +43,10 @@ describe("parseServeOptions", () => {
             "--data-dir",
             "/tmp/kv",
             "--download-stall-seconds",
-            "5"
+            "5",
+            "--extra-api-key",
+            "alice=alice-key-1",
+            "--extra-api-key=bob_2=bob.key-2"
         ]);
         expect(options).toEqual({
             host: "::1",
@@ -58,7 +61,11 @@ describe("parseServeOptions", () => {
             poolPages: 100,
             apiKey: "secret-key-1",
             dataDir: "/tmp/kv",
-            downloadStallSeconds: 5
+            downloadStallSeconds: 5,
+            extraApiKeys: [
+                { id: "alice", key: "alice-key-1" },
+                { id: "bob_2", key: "bob.key-2" }
+            ]
         });
     });
 
@@ -68,6 +75,11 @@ describe("parseServeOptions", () => {
     });
 
     it.each([
+        [["--extra-api-key", "alice"], /--extra-api-key "alice" is not ID=KEY/],
+        [["--extra-api-key", "a:b=long-enough-key"], /--extra-api-key "a:b=long-enough-key" is not ID=KEY/],
+        [["--extra-api-key", "alice=short"], /--extra-api-key "alice=short" is not ID=KEY/],
+        [["--extra-api-key", "a=key-number-1", "--extra-api-key", "a=key-number-2"], /the id "a" is given twice/],
+        [["--api-key", "key-number-1", "--extra-api-key", "a=key-number-1"], /the key for "a" is the same as another key/],
         [["--bogus"], /Unknown option "--bogus"/],
         [["--port"], /--port needs a value/],
         [["--port", "70000"], /--port is "70000"; it must be a whole number from 0 to 65,535/],

@@ -163,7 +163,7 @@ describe("EngineCommandServer", () => {
                 error: {
                     code: "invalid_request",
                     message:
-                        'The call\'s method is "inspectModel"; the engine serves measure, snapshot, forgetWorkspace, audit, replayableTurns, replay, listDrills, runDrill, runCanary.'
+                        'The call\'s method is "inspectModel"; the engine serves measure, snapshot, forgetWorkspace, audit, replayableTurns, replay, listDrills, runDrill, runCanary, ping.'
                 }
             },
             { type: "answer", callId: "c1", error: { code: "engine_internal_error", message: expect.stringMatching(/measure exploded/) } },

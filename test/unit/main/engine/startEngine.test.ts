@@ -97,7 +97,7 @@ describe("startEngine", () => {
         expect(engines.models).toEqual([saved]);
         expect(engine.fallback).toBeUndefined();
         expect(engine.modelId()).toBe("Llama-3.2-1B-Q4_K_M");
-        expect(engine.health()).toEqual({ state: "running" });
+        expect(engine.health()).toMatchObject({ state: "ready" });
     });
 
     it("starts the demo model, saying why, when the saved model is gone", async () => {

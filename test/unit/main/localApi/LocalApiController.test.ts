@@ -74,19 +74,20 @@ describe("LocalApiController", () => {
 
     it("lists the model loaded now, and /health says when the engine is down and why", async () => {
         let modelId = "tiny";
-        let health: EngineHealth = { state: "running" };
+        let health: EngineHealth = { state: "ready", reason: "Engine process 7 answers its liveness pings and runs no turn." };
         const api = controller(async () => ({ engine, modelId: () => modelId, health: () => health }));
         await api.apply({ enabled: true, port: await freePort(), apiKey });
         const url = api.status.url!;
-        expect(await (await fetch(`${url}/health`)).json()).toEqual({ status: "ok", engine: { state: "running" } });
+        expect(await (await fetch(`${url}/health`)).json()).toEqual({ status: "ok", ...health });
 
         modelId = "llama-3.2-1b-q4"; // the supervisor switched models
         expect(await (await models(url)).json()).toMatchObject({ data: [{ id: "llama-3.2-1b-q4" }] });
 
-        health = { state: "down", error: { code: "engine_unavailable", message: "The engine process stopped again after 5 restarts." } };
+        const error = { code: "engine_unavailable", message: "The engine process stopped again after 5 restarts." };
+        health = { state: "failed", reason: error.message, error };
         const down = await fetch(`${url}/health`);
         expect(down.status).toBe(503);
-        expect(await down.json()).toEqual({ status: "down", engine: health });
+        expect(await down.json()).toEqual({ status: "failed", ...health });
     });
 
     it("cannot serve an engine that failed to start, and says why", async () => {

@@ -1,0 +1,76 @@
+import crypto from "node:crypto";
+import { KvaultError } from "../../engine/index.js";
+
+/** A key's id names its workspace namespace: letters, digits, '_' and '-' (never ':', which ends the prefix). */
+export const API_KEY_ID_PATTERN = /^[A-Za-z0-9_-]{1,40}$/;
+/** As the default key (--api-key): 8 to 200 letters, digits, '_', '.' or '-'. */
+export const API_KEY_PATTERN = /^[A-Za-z0-9_.-]{8,200}$/;
+
+export class ApiKeyError extends KvaultError {
+    readonly code = "invalid_api_key_entry";
+}
+
+export interface ApiKeyEntry {
+    readonly id: string;
+    readonly key: string;
+}
+
+/**
+ * The API keys beside the default one, each with its own workspace namespace: a client of key
+ * `alice` naming workspace `w` gets the engine workspace `api@alice:w`, while the default key's
+ * clients (and nothing else) get `api:w`, as before keys had namespaces. So no key can reach
+ * another's KV, nor read how much of a guessed prompt another's workspace holds (cached_tokens).
+ * Keys can be added and revoked while the server runs; a revoked key is refused with 401 at once.
+ */
+export class ApiKeys {
+    readonly #keys = new Map<string, Buffer>();
+
+    constructor(entries: readonly ApiKeyEntry[] = []) {
+        for (const entry of entries) {
+            this.add(entry);
+        }
+    }
+
+    get ids(): readonly string[] {
+        return [...this.#keys.keys()];
+    }
+
+    /** Adds a key; a malformed id or key, or an id or key already in use, is an ApiKeyError saying which. */
+    add({ id, key }: ApiKeyEntry): void {
+        if (!API_KEY_ID_PATTERN.test(id)) {
+            throw new ApiKeyError(`The API key id ${JSON.stringify(id.slice(0, 60))} must be 1 to 40 letters, digits, '_' or '-'.`);
+        }
+        if (!API_KEY_PATTERN.test(key)) {
+            throw new ApiKeyError(`The API key for "${id}" must be 8 to 200 characters of letters, digits, '_', '.' or '-'.`);
+        }
+        if (this.#keys.has(id)) {
+            throw new ApiKeyError(`The API key id "${id}" is given twice; give each key its own id.`);
+        }
+        if (this.identify(key) !== undefined) {
+            throw new ApiKeyError(`The API key for "${id}" is the same as another key's; give each its own.`);
+        }
+        this.#keys.set(id, Buffer.from(key));
+    }
+
+    /** Revokes the key `id`; false when there is none by that id. */
+    revoke(id: string): boolean {
+        return this.#keys.delete(id);
+    }
+
+    /** The id of the key `given` is, or undefined; every key is compared in constant time. */
+    identify(given: string): string | undefined {
+        const presented = Buffer.from(given);
+        let found: string | undefined;
+        for (const [id, key] of this.#keys) {
+            if (key.length === presented.length && crypto.timingSafeEqual(key, presented)) {
+                found = id;
+            }
+        }
+        return found;
+    }
+}
+
+/** The engine workspace an API client's workspace name stands for, in its key's namespace (undefined: the default key). */
+export function apiWorkspace(keyId: string | undefined, name: string): string {
+    return keyId === undefined ? `api:${name}` : `api@${keyId}:${name}`;
+}
