@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ModelDownload } from "../../../../contract/models.js";
 import { childInspector } from "../../../../host/models/inspectModelInChild.js";
 import { forkEngineSpawner } from "../../../../host/supervisor/forkEngineProcess.js";
+import { demoModelPath } from "../../../../main/engine/resolveAppModel.js";
 import { startEngine } from "../../../../main/engine/startEngine.js";
 import {
     listening,
@@ -121,30 +122,40 @@ describe("crafted model files given with --model at start", () => {
 });
 
 describe("crafted model files as the app's model setting", () => {
-    it.each(crafted)("%s: the app's engine start refuses it with model_unreadable, and starts no engine", async (name) => {
-        const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "kvault-crafted-app-"));
-        try {
-            const filePath = writeCraftedGguf(scratch, name);
-            let numSpawned = 0;
-            const spawner = forkEngineSpawner();
-            const starting = startEngine({
-                modelsDirectory: path.join(scratch, "models"),
-                libraryFile: path.join(scratch, "models.json"),
-                modelPath: filePath,
-                // The app's spawners are Electron's utilityProcess; these are the headless host's, for the same start.
-                spawner: {
-                    spawnEngineProcess: (config) => {
-                        numSpawned++;
-                        return spawner.spawnEngineProcess(config);
-                    }
-                },
-                inspectModel: childInspector(),
-                log: () => undefined
-            });
-            await expect(starting).rejects.toMatchObject({ code: "model_unreadable", message: craftedRefusal(filePath, name) });
-            expect(numSpawned).toBe(0);
-        } finally {
-            fs.rmSync(scratch, { recursive: true, force: true });
+    it.each(crafted)(
+        "%s: the app's engine start refuses it with model_unreadable; no engine sees it, and the demo model runs instead",
+        async (name) => {
+            const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "kvault-crafted-app-"));
+            try {
+                const filePath = writeCraftedGguf(scratch, name);
+                const spawnedModels: string[] = [];
+                const spawner = forkEngineSpawner();
+                const starting = startEngine({
+                    modelsDirectory: path.join(scratch, "models"),
+                    libraryFile: path.join(scratch, "models.json"),
+                    modelPath: filePath,
+                    // The app's spawners are Electron's utilityProcess; these are the headless host's, for the same start.
+                    spawner: {
+                        spawnEngineProcess: (config) => {
+                            spawnedModels.push(config.modelPath);
+                            return spawner.spawnEngineProcess(config);
+                        }
+                    },
+                    inspectModel: childInspector(),
+                    log: () => undefined
+                });
+                // The app stays usable: the saved model's refusal is the fallback's reason, and only the demo model reaches an engine.
+                const started = await starting;
+                try {
+                    expect(started.fallback).toEqual({ modelPath: filePath, reason: craftedRefusal(filePath, name) });
+                    expect(started.modelId()).toBe("tiny");
+                    expect(spawnedModels).toEqual([demoModelPath(path.join(scratch, "models"))]);
+                } finally {
+                    await started.supervisor.dispose();
+                }
+            } finally {
+                fs.rmSync(scratch, { recursive: true, force: true });
+            }
         }
-    });
+    );
 });
