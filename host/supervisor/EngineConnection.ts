@@ -15,10 +15,10 @@ import {
     EngineCallTimeoutError,
     EngineCrashedError,
     EngineRequestError,
-    EngineStartError,
-    describeExit
+    EngineStartError
 } from "./engineHostErrors.js";
 import type { EngineChildProcess, EngineProcessSpawner } from "./EngineProcessSpawner.js";
+import { errorPayload, isErrorPayload, isRecord, startError } from "./readEngineMessage.js";
 
 export interface EngineExit {
     readonly pid: number | undefined;
@@ -375,29 +375,4 @@ export class EngineConnection {
             call.reject(makeError("call"));
         }
     }
-}
-
-function startError(exit: EngineExit, reason: EngineErrorPayload | undefined, recentOutput: string | undefined): EngineStartError {
-    if (reason !== undefined) {
-        return new EngineStartError(`The engine could not start: ${reason.message}`, reason);
-    }
-    const output = recentOutput?.trim() ?? "";
-    return new EngineStartError(
-        `The engine process exited (${describeExit(exit.code, exit.signal)}) before it was ready.` +
-            (output === "" ? " It wrote nothing to stderr." : ` Its last output:\n${output.slice(-1_000)}`)
-    );
-}
-
-function errorPayload(value: unknown): EngineErrorPayload {
-    return isErrorPayload(value)
-        ? value
-        : { code: "engine_internal_error", message: "The engine reported a failure without saying what it was." };
-}
-
-function isErrorPayload(value: unknown): value is EngineErrorPayload {
-    return isRecord(value) && typeof value.code === "string" && typeof value.message === "string";
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-    return typeof value === "object" && value !== null && !Array.isArray(value);
 }
