@@ -24,7 +24,7 @@ export function WorkspaceHeader({ workspace }: { readonly workspace: Workspace }
                     />
                 ) : (
                     <>
-                        <h2 className="workspace-title">
+                        <h2 className="workspace-title" title={workspace.name}>
                             <Swatch colour={paletteColour(workspace.colour).hex} size={14} /> {workspace.name}
                         </h2>
                         <button type="button" onClick={() => setRenaming(true)} aria-label={`Rename ${workspace.name}`}>

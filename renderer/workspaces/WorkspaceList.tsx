@@ -76,7 +76,10 @@ function WorkspaceListItem({ workspace, selected }: { readonly workspace: Worksp
             >
                 <Swatch colour={paletteColour(workspace.colour).hex} />
                 <span className="workspace-item-text">
-                    <span className="workspace-item-name">{workspace.name}</span>
+                    {/* Cut short with an ellipsis when long: the whole name is its title, and in the button's label. */}
+                    <span className="workspace-item-name" title={workspace.name}>
+                        {workspace.name}
+                    </span>
                     {status !== undefined && <span className={`workspace-item-status status-${status}`}>{status}</span>}
                 </span>
             </button>
