@@ -1,10 +1,12 @@
+import { invariant } from "../core/invariant.js";
 import {
     alignUp,
     GGUF_MAGIC,
     GGUF_VERSION,
     GgufValueType,
-    ggmlTypeBytesPerElement,
+    ggmlTypeTraits,
     numTensorElements,
+    tensorDataBytes,
     type GgufMetadataEntry,
     type GgufTensorSpec,
     type GgufValue
@@ -154,7 +156,12 @@ export function encodeGgufHeader(
     let relativeOffset = 0;
     for (const tensor of tensors) {
         relativeOffset = alignUp(relativeOffset, alignment);
-        const numBytes = numTensorElements(tensor.dims) * ggmlTypeBytesPerElement[tensor.type];
+        const { name, blockSize } = ggmlTypeTraits[tensor.type];
+        invariant(
+            (tensor.dims[0] ?? 1) % blockSize === 0,
+            () => `tensor ${tensor.name}: rows of ${tensor.dims[0]} elements are not whole ${name} blocks of ${blockSize}`
+        );
+        const numBytes = tensorDataBytes(tensor.type, numTensorElements(tensor.dims));
         sink.string(tensor.name);
         sink.u32(tensor.dims.length);
         for (const dim of tensor.dims) {

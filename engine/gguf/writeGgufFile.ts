@@ -1,10 +1,13 @@
 import fs from "node:fs";
 import path from "node:path";
 import { encodeGgufHeader } from "./GgufHeaderEncoder.js";
-import { float32ToFloat16Bits } from "./float16.js";
-import { GGUF_DEFAULT_ALIGNMENT, GgmlTensorType, numTensorElements, type GgufMetadataEntry, type GgufTensorSpec } from "./ggufTypes.js";
+import { GGUF_DEFAULT_ALIGNMENT, numTensorElements, tensorDataBytes, type GgufMetadataEntry, type GgufTensorSpec } from "./ggufTypes.js";
+import { encodeTensorValues } from "./tensorEncoding.js";
 
-/** Elements generated and written per step: 4 MiB of F32 scratch, whatever the tensor's size. */
+/**
+ * Elements generated and written per step: 4 MiB of F32 scratch, whatever the tensor's size. A
+ * multiple of every block size (256 at most), so a chunk is whole blocks when rows are.
+ */
 const CHUNK_ELEMENTS = 1 << 20;
 
 export interface WriteGgufOptions {
@@ -46,7 +49,7 @@ export function writeGgufFile(filePath: string, { metadata, tensors, alignment =
 
         write(layout.header);
         const scratch = new Float32Array(CHUNK_ELEMENTS);
-        const halfBytes = new Uint16Array(CHUNK_ELEMENTS);
+        const encoded = new Uint8Array(CHUNK_ELEMENTS * 4);
         tensors.forEach((tensor, index) => {
             const range = layout.tensorRanges[index]!;
             padTo(range.start);
@@ -55,14 +58,9 @@ export function writeGgufFile(filePath: string, { metadata, tensors, alignment =
                 const count = Math.min(CHUNK_ELEMENTS, numElements - start);
                 const values = scratch.subarray(0, count);
                 tensor.fill(values, start);
-                if (tensor.type === GgmlTensorType.F32) {
-                    write(new Uint8Array(values.buffer, values.byteOffset, count * 4));
-                } else {
-                    for (let i = 0; i < count; i++) {
-                        halfBytes[i] = float32ToFloat16Bits(values[i]!);
-                    }
-                    write(new Uint8Array(halfBytes.buffer, 0, count * 2));
-                }
+                const bytes = encoded.subarray(0, tensorDataBytes(tensor.type, count));
+                encodeTensorValues(tensor.type, values, bytes);
+                write(bytes);
             }
         });
         padTo(layout.totalBytes);

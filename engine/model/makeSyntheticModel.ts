@@ -1,13 +1,21 @@
 import { writeGgufFile, type WrittenGguf } from "../gguf/writeGgufFile.js";
 import { KvaultError } from "../core/KvaultError.js";
-import { isModelPresetName, modelPresetNames, modelPresets } from "./modelPresets.js";
-import { planSyntheticModel } from "./syntheticModel.js";
+import { isModelQuant, modelQuants, type ModelQuant } from "./modelQuantization.js";
+import { allPresetNames, isPresetName, planPresetModel } from "./presetPlans.js";
 
 export class UnknownModelPresetError extends KvaultError {
     readonly code = "unknown_model_preset";
 
     constructor(readonly presetName: string) {
-        super(`Unknown model preset "${presetName}". Choose one of: ${modelPresetNames.join(", ")}.`);
+        super(`Unknown model preset "${presetName}". Choose one of: ${allPresetNames.join(", ")}.`);
+    }
+}
+
+export class UnknownModelQuantError extends KvaultError {
+    readonly code = "unknown_model_quant";
+
+    constructor(readonly quant: string) {
+        super(`Unknown quantisation "${quant}". Choose one of: ${modelQuants.join(", ")}.`);
     }
 }
 
@@ -15,12 +23,25 @@ export class ModelWriteError extends KvaultError {
     readonly code = "model_write_failed";
 }
 
-/** Generates the preset's GGUF at `outPath`; same preset, same bytes. Nothing is left behind on failure. */
-export function makeSyntheticModel(presetName: string, outPath: string): WrittenGguf & { readonly numParameters: number } {
-    if (!isModelPresetName(presetName)) {
+export interface MakeModelOptions {
+    /** How the weight matrices are stored; F16 unless given. */
+    readonly quant?: ModelQuant | string;
+}
+
+/** Generates the preset's GGUF at `outPath`; same preset and quantisation, same bytes. Nothing is left behind on failure. */
+export function makeSyntheticModel(
+    presetName: string,
+    outPath: string,
+    options: MakeModelOptions = {}
+): WrittenGguf & { readonly numParameters: number } {
+    if (!isPresetName(presetName)) {
         throw new UnknownModelPresetError(presetName);
     }
-    const plan = planSyntheticModel(modelPresets[presetName]);
+    const quant = options.quant ?? "f16";
+    if (!isModelQuant(quant)) {
+        throw new UnknownModelQuantError(quant);
+    }
+    const plan = planPresetModel(presetName, quant);
     try {
         return { ...writeGgufFile(outPath, plan), numParameters: plan.numParameters };
     } catch (error) {

@@ -19,7 +19,7 @@ export interface ModelPreset {
      * itself (the logit of the input token dominates), so test presets keep their own output.weight.
      */
     readonly tiedOutput: boolean;
-    /** Matrices in F16; norms are always F32, as llama.cpp expects. */
+    /** Matrices in F16 unless a quantisation is asked for (modelQuantization.ts); norms are always F32, as llama.cpp expects. */
     readonly matrixType: "f16";
 }
 

@@ -1,14 +1,12 @@
-import { GgmlTensorType, type GgufMetadataEntry, type GgufTensorSpec } from "../gguf/ggufTypes.js";
+import type { GgufMetadataEntry, GgufTensorSpec } from "../gguf/ggufTypes.js";
 import { CHAT_ML_TEMPLATE } from "./chatMlTemplate.js";
 import { headDimension, type ModelPreset } from "./modelPresets.js";
-import { hashString, SeededRandom } from "./SeededRandom.js";
+import { matrixTypeFor, quantTraits, type ModelQuant } from "./modelQuantization.js";
+import { onesVector, seededMatrix as seededMatrixOf } from "./seededTensors.js";
 import { buildSyntheticVocabulary, specialTokens } from "./syntheticVocabulary.js";
 
 /** Bumped whenever the bytes a preset produces change, so cached files are regenerated. */
 export const SYNTHETIC_MODEL_VERSION = 1;
-
-/** `general.file_type` 1: LLAMA_FTYPE_MOSTLY_F16. */
-const FILE_TYPE_MOSTLY_F16 = 1;
 
 export interface SyntheticModelPlan {
     readonly metadata: readonly GgufMetadataEntry[];
@@ -16,39 +14,10 @@ export interface SyntheticModelPlan {
     readonly numParameters: number;
 }
 
-/**
- * Uniform weights scaled to 1/√fan_in keep activations O(1) through the layers, so the greedy
- * tokens depend on the whole context rather than collapsing to one repeated token.
- */
-function seededMatrix(preset: ModelPreset, name: string, dims: [number, number], fanIn: number): GgufTensorSpec {
-    const bound = Math.sqrt(3 / fanIn);
-    let random = new SeededRandom(preset.seed ^ hashString(name));
-    let expectedStart = 0;
-    return {
-        name,
-        dims,
-        type: GgmlTensorType.F16,
-        fill(out, start) {
-            if (start !== expectedStart) {
-                // the writer streams in order; restart if asked again
-                random = new SeededRandom(preset.seed ^ hashString(name));
-                for (let i = 0; i < start; i++) {
-                    random.nextU32();
-                }
-            }
-            for (let i = 0; i < out.length; i++) {
-                out[i] = random.nextSymmetric(bound);
-            }
-            expectedStart = start + out.length;
-        }
-    };
-}
-
-function onesVector(name: string, length: number): GgufTensorSpec {
-    return { name, dims: [length], type: GgmlTensorType.F32, fill: (out) => out.fill(1) };
-}
-
-export function planSyntheticModel(preset: ModelPreset): SyntheticModelPlan {
+/** The preset's model; `quant` stores its weight matrices quantized (the F16 default is the file the presets always wrote). */
+export function planSyntheticModel(preset: ModelPreset, quant: ModelQuant = "f16"): SyntheticModelPlan {
+    const seededMatrix = (name: string, dims: [number, number], fanIn: number): GgufTensorSpec =>
+        seededMatrixOf(preset.seed, name, dims, fanIn, matrixTypeFor(quant, dims[0]));
     const nEmbd = preset.embeddingLength;
     const nHeadDim = headDimension(preset);
     const nEmbdKv = nHeadDim * preset.numKvHeads;
@@ -62,7 +31,7 @@ export function planSyntheticModel(preset: ModelPreset): SyntheticModelPlan {
             key: "general.description",
             value: { type: "string", value: `Seeded random weights (${preset.description}); the output is not language.` }
         },
-        { key: "general.file_type", value: { type: "u32", value: FILE_TYPE_MOSTLY_F16 } },
+        { key: "general.file_type", value: { type: "u32", value: quantTraits[quant].fileType } },
         { key: "general.quantization_version", value: { type: "u32", value: 2 } },
         { key: "llama.context_length", value: { type: "u32", value: preset.contextLength } },
         { key: "llama.embedding_length", value: { type: "u32", value: nEmbd } },
@@ -92,25 +61,25 @@ export function planSyntheticModel(preset: ModelPreset): SyntheticModelPlan {
     ];
 
     const tensors: GgufTensorSpec[] = [
-        seededMatrix(preset, "token_embd.weight", [nEmbd, preset.vocabularySize], 3),
+        seededMatrix("token_embd.weight", [nEmbd, preset.vocabularySize], 3),
         onesVector("output_norm.weight", nEmbd)
     ];
     if (!preset.tiedOutput) {
         // without output.weight, llama.cpp ties the output to token_embd
-        tensors.push(seededMatrix(preset, "output.weight", [nEmbd, preset.vocabularySize], nEmbd));
+        tensors.push(seededMatrix("output.weight", [nEmbd, preset.vocabularySize], nEmbd));
     }
     for (let layer = 0; layer < preset.numLayers; layer++) {
         const blk = `blk.${layer}`;
         tensors.push(
             onesVector(`${blk}.attn_norm.weight`, nEmbd),
-            seededMatrix(preset, `${blk}.attn_q.weight`, [nEmbd, nEmbd], nEmbd),
-            seededMatrix(preset, `${blk}.attn_k.weight`, [nEmbd, nEmbdKv], nEmbd),
-            seededMatrix(preset, `${blk}.attn_v.weight`, [nEmbd, nEmbdKv], nEmbd),
-            seededMatrix(preset, `${blk}.attn_output.weight`, [nEmbd, nEmbd], nEmbd),
+            seededMatrix(`${blk}.attn_q.weight`, [nEmbd, nEmbd], nEmbd),
+            seededMatrix(`${blk}.attn_k.weight`, [nEmbd, nEmbdKv], nEmbd),
+            seededMatrix(`${blk}.attn_v.weight`, [nEmbd, nEmbdKv], nEmbd),
+            seededMatrix(`${blk}.attn_output.weight`, [nEmbd, nEmbd], nEmbd),
             onesVector(`${blk}.ffn_norm.weight`, nEmbd),
-            seededMatrix(preset, `${blk}.ffn_gate.weight`, [nEmbd, nFf], nEmbd),
-            seededMatrix(preset, `${blk}.ffn_up.weight`, [nEmbd, nFf], nEmbd),
-            seededMatrix(preset, `${blk}.ffn_down.weight`, [nFf, nEmbd], nFf)
+            seededMatrix(`${blk}.ffn_gate.weight`, [nEmbd, nFf], nEmbd),
+            seededMatrix(`${blk}.ffn_up.weight`, [nEmbd, nFf], nEmbd),
+            seededMatrix(`${blk}.ffn_down.weight`, [nFf, nEmbd], nFf)
         );
     }
     const numParameters = tensors.reduce((sum, tensor) => sum + tensor.dims.reduce((product, dim) => product * dim, 1), 0);

@@ -3,6 +3,15 @@ import type { GgufInsights, LlamaModel } from "node-llama-cpp";
 export type ModelMemory = { readonly plainKvCache: true } | { readonly plainKvCache: false; readonly reason: string };
 
 /**
+ * Architectures whose files may carry `<arch>.attention.sliding_window` although llama.cpp runs
+ * them with one plain KV cache: llama, qwen2 and qwen3 never read the key (Mistral 7B's window,
+ * say, written by some converters into a llama file), and phi3 reads it and switches it off
+ * (src/models/phi3.cpp: "Phi SWA is currently disabled"), as for the real Phi-3 mini 4k's 2047.
+ * node-llama-cpp's insights report the key whatever the architecture does with it.
+ */
+const slidingWindowNotUsed: ReadonlySet<string> = new Set(["llama", "qwen2", "qwen3", "phi3"]);
+
+/**
  * Whether the model's memory is a plain KV cache, which is what pages hold. Sliding-window,
  * hybrid and recurrent memories write other state layouts (llama.cpp's iSWA, hybrid and recurrent
  * memories); for them the engine runs in unified mode and says why.
@@ -19,10 +28,13 @@ export function describeInsightsMemory(insights: GgufInsights): ModelMemory {
     if (insights.isHybrid) {
         return { plainKvCache: false, reason: "the model's memory is hybrid (attention KV beside recurrent state)" };
     }
-    if (insights.swaSize !== undefined) {
+    const architecture = insights.ggufFileInfo.metadata.general?.architecture;
+    if (insights.swaSize !== undefined && !(architecture !== undefined && slidingWindowNotUsed.has(architecture))) {
         return {
             plainKvCache: false,
-            reason: `the model uses sliding-window attention (${insights.swaSize} tokens), whose cache has another layout`
+            reason:
+                `the model uses sliding-window attention (${insights.swaSize} tokens), whose cache has another layout: ` +
+                "llama.cpp keeps the windowed layers in a second KV cache that reuses its cells as the window moves"
         };
     }
     return { plainKvCache: true };

@@ -1,7 +1,14 @@
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { GgmlTensorType, type GgufTensorSpec } from "../../engine/gguf/ggufTypes.js";
+import { roundTripValues } from "../../engine/gguf/tensorEncoding.js";
+import { writeGgufFile } from "../../engine/gguf/writeGgufFile.js";
+import { FAMILY_MODEL_VERSION, planFamilyModel } from "../../engine/model/familyModel.js";
+import { familyPresets, type FamilyPresetName } from "../../engine/model/familyPresets.js";
+import { llamaCppBundle } from "../../engine/model/llamaCppAssets.js";
 import { makeSyntheticModel } from "../../engine/model/makeSyntheticModel.js";
+import type { ModelQuant } from "../../engine/model/modelQuantization.js";
 import type { ModelPresetName } from "../../engine/model/modelPresets.js";
 import { SYNTHETIC_MODEL_VERSION } from "../../engine/model/syntheticModel.js";
 
@@ -19,6 +26,51 @@ export function ensureGeneratedModel(preset: ModelPresetName): string {
     if (!fs.existsSync(modelPath)) {
         fs.mkdirSync(modelCacheDirectory, { recursive: true });
         makeSyntheticModel(preset, modelPath);
+    }
+    return modelPath;
+}
+
+/** Where tests find a family preset's model in `quant`: the generator version and node-llama-cpp's llama.cpp commit (whose tokenizers it holds) retire stale files. */
+export function familyModelPath(preset: FamilyPresetName, quant: ModelQuant, variant = ""): string {
+    const commit = llamaCppBundle().commit.slice(0, 10);
+    return path.join(modelCacheDirectory, `${preset}-${quant}${variant}-v${FAMILY_MODEL_VERSION}-${commit}.gguf`);
+}
+
+/** Generates a family preset's model in `quant` unless an up-to-date one is already there. */
+export function ensureFamilyModel(preset: FamilyPresetName, quant: ModelQuant): string {
+    const modelPath = familyModelPath(preset, quant);
+    if (!fs.existsSync(modelPath)) {
+        fs.mkdirSync(modelCacheDirectory, { recursive: true });
+        makeSyntheticModel(preset, modelPath, { quant });
+    }
+    return modelPath;
+}
+
+/**
+ * The quantized model's twin: the same file with every quantized matrix stored as F16 of the values
+ * its blocks stand for, as this repository's writer reads them back. llama.cpp running the quantized
+ * file dequantizes with ggml's own code; if the two readings of the blocks agree, both files compute
+ * the same function (up to llama.cpp quantizing activations for quantized matmuls, and F16 rounding).
+ */
+export function ensureDequantizedTwin(preset: FamilyPresetName, quant: ModelQuant): string {
+    const modelPath = familyModelPath(preset, quant, "-twin");
+    if (!fs.existsSync(modelPath)) {
+        fs.mkdirSync(modelCacheDirectory, { recursive: true });
+        const plan = planFamilyModel(familyPresets[preset], quant);
+        const tensors = plan.tensors.map((tensor): GgufTensorSpec => {
+            if (tensor.type === GgmlTensorType.F32 || tensor.type === GgmlTensorType.F16) {
+                return tensor;
+            }
+            return {
+                ...tensor,
+                type: GgmlTensorType.F16,
+                fill(out, start) {
+                    tensor.fill(out, start);
+                    roundTripValues(tensor.type, out);
+                }
+            };
+        });
+        writeGgufFile(modelPath, { metadata: plan.metadata, tensors });
     }
     return modelPath;
 }

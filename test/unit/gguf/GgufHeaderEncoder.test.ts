@@ -46,4 +46,11 @@ describe("encodeGgufHeader", () => {
             )
         ).toThrow(/general.name.*twice/);
     });
+
+    it("refuses a quantized tensor whose rows are not whole blocks", () => {
+        expect(() => encodeGgufHeader([], [tensor("q", [48, 2], GgmlTensorType.Q8_0)], 32)).toThrow(
+            /tensor q: rows of 48 elements are not whole Q8_0 blocks of 32/
+        );
+        expect(() => encodeGgufHeader([], [tensor("k", [128, 2], GgmlTensorType.Q4_K)], 32)).toThrow(/whole Q4_K blocks of 256/);
+    });
 });

@@ -1,0 +1,317 @@
+import { resolveChatWrapper, type LlamaModel } from "node-llama-cpp";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { EngineConfigInput } from "../../../engine/EngineConfig.js";
+import { GgmlTensorType } from "../../../engine/gguf/ggufTypes.js";
+import { readGgufHeader } from "../../../engine/gguf/readGgufHeader.js";
+import { KvEngine, type KvEngineHooks } from "../../../engine/KvEngine.js";
+import { familyPresets, modelFamilies, type FamilyPresetName } from "../../../engine/model/familyPresets.js";
+import { familyVocabularies } from "../../../engine/model/familyVocabularies.js";
+import { matrixTypeFor, quantTraits, type ModelQuant } from "../../../engine/model/modelQuantization.js";
+import { LlamaRuntime } from "../../../engine/runtime/LlamaRuntime.js";
+import { EngineService } from "../../../engine/service/EngineService.js";
+import { Conversation } from "../../support/chatDriver.js";
+import { expectEngineClean, freshWorkspace, promptOf } from "../../support/engineFixtures.js";
+import { ensureDequantizedTwin, ensureFamilyModel } from "../../support/generatedModels.js";
+import { maxLogprobDifference, nextTokenLogprobs, tokenizerTestCases } from "./familyProbes.js";
+
+export interface FamilyExpectations {
+    readonly preset: FamilyPresetName;
+    readonly quants: readonly ModelQuant[];
+    /** The real model's general.name and file name, and the chat wrapper node-llama-cpp resolves for it. */
+    readonly realModel: { readonly name: string; readonly fileName: string; readonly chatWrapper: string };
+    /** Split mode through pages, or unified mode and the reason it gives. */
+    readonly memory: { readonly paged: true } | { readonly paged: false; readonly reason: RegExp };
+    /** Pieces the tokenizer reads as one special token each. */
+    readonly specialTokens: readonly string[];
+}
+
+/**
+ * One decode sequence, so a second workspace swaps the first out; every prompt goes through prefill
+ * and pages. Flash attention off: llama.cpp's CPU flash attention rounds differently by batch size
+ * (a prompt evaluated whole, or as prefill's n − 1 tokens and decode's last one, differs by up to
+ * 0.04 in log-probability), which flips near-ties among these models' flat distributions over
+ * 32k–262k tokens. Without it both evaluations are bit-identical, so token-for-token equality is
+ * the test; the flash-attention layout (V in rows) gets its own test, by distributions.
+ */
+const familyEngineConfig: Omit<EngineConfigInput, "modelPath"> = {
+    window: 512,
+    prefillContextSize: 512,
+    decodeContextSize: 512,
+    numDecodeSequences: 1,
+    pageTokens: 16,
+    numPages: 96,
+    inPlacePrefillTokens: 0,
+    flashAttention: false
+};
+
+/** Largest |Δ log p| over each position's 50 likeliest tokens, quantized file against its dequantized twin. */
+const twinTolerance: Readonly<Record<ModelQuant, number>> = { f16: 0.01, q8_0: 0.1, q4_0: 0.1, q4_k: 0.2 };
+
+const MAX_TOKENS = 8;
+
+/** The first generated token's 20 likeliest candidates and their log-probabilities. */
+async function firstTokenLogprobs(engine: KvEngine, prompt: readonly number[]): Promise<Map<number, number>> {
+    const candidates = new Map<number, number>();
+    await engine.generate({
+        workspace: freshWorkspace(),
+        promptTokens: prompt,
+        maxTokens: 1,
+        logprobs: { top: 20 },
+        onToken: (_, probabilities) => {
+            for (const { token, logprob } of probabilities?.top ?? []) {
+                candidates.set(token, logprob);
+            }
+        }
+    });
+    return candidates;
+}
+
+export function describeFamily({ preset, quants, realModel, memory, specialTokens }: FamilyExpectations): void {
+    const family = modelFamilies[familyPresets[preset].family];
+
+    describe.each(quants)(`the ${preset} model in %s`, (quant) => {
+        let runtime: LlamaRuntime;
+        let modelPath: string;
+        let model: LlamaModel;
+        let service: EngineService;
+        let engine: KvEngine;
+        let unified: KvEngine;
+        const hooks: KvEngineHooks = {};
+
+        beforeAll(async () => {
+            modelPath = ensureFamilyModel(preset, quant);
+            runtime = await LlamaRuntime.start({ gpu: false });
+            service = await EngineService.start({ modelPath, ...familyEngineConfig }, { runtime, hooks });
+            engine = service.engine;
+            model = engine.model;
+            // the reference: the same contexts in unified mode; one workspace at a time, so nothing is ever evicted
+            unified = await KvEngine.start({ modelPath, ...familyEngineConfig, mode: "unified" }, { runtime });
+        });
+        afterAll(async () => {
+            await unified?.dispose();
+            await service?.dispose();
+            await runtime?.dispose();
+        });
+
+        it(`is a ${family.architecture} file with every weight matrix in ${quant} where its rows are whole blocks`, () => {
+            const header = readGgufHeader(modelPath);
+            expect(header.metadata.get("general.architecture")).toEqual({ type: "string", value: family.architecture });
+            expect(header.metadata.get("general.file_type")).toEqual({ type: "u32", value: quantTraits[quant].fileType });
+            const matrices = header.tensors.filter((tensor) => tensor.dims.length === 2);
+            expect(matrices.length).toBeGreaterThan(2);
+            for (const tensor of matrices) {
+                expect(tensor.type, tensor.name).toBe(matrixTypeFor(quant, tensor.dims[0]!));
+            }
+            expect(matrices.some((tensor) => tensor.type === quantTraits[quant].type || quant === "q4_k")).toBe(true);
+            for (const tensor of header.tensors.filter((tensor) => tensor.dims.length === 1)) {
+                expect(tensor.type, tensor.name).toBe(GgmlTensorType.F32);
+            }
+            expect(model.fileInfo.metadata.general.architecture).toBe(family.architecture);
+        });
+
+        it("tokenizes as the real tokenizer does: llama.cpp's own test cases for the vocabulary, and the special tokens", () => {
+            const cases = tokenizerTestCases(familyVocabularies[family.vocabulary].file);
+            expect(cases.length).toBeGreaterThan(20);
+            for (const { text, tokens } of cases) {
+                expect(model.tokenize(text, false), JSON.stringify(text)).toEqual(tokens);
+            }
+            for (const special of specialTokens) {
+                const tokens = model.tokenize(special, true);
+                expect(tokens, special).toHaveLength(1);
+                expect(model.detokenize(tokens, true)).toBe(special);
+            }
+        });
+
+        it(`resolves the chat wrapper the real ${realModel.name} gets (${realModel.chatWrapper})`, () => {
+            const ours = resolveChatWrapper(model);
+            const real = resolveChatWrapper({
+                bosString: model.tokens.bosString,
+                architecture: model.fileInfo.metadata.general.architecture,
+                filename: realModel.fileName,
+                fileInfo: {
+                    ...model.fileInfo,
+                    metadata: { ...model.fileInfo.metadata, general: { ...model.fileInfo.metadata.general, name: realModel.name } }
+                },
+                tokenizer: model.tokenizer
+            });
+            expect(real?.constructor.name).toBe(realModel.chatWrapper);
+            expect(ours.constructor.name).toBe(realModel.chatWrapper);
+        });
+
+        if (quant !== "f16") {
+            it(`reads every ${quant} block as llama.cpp does: next-token log-probabilities match the dequantized F16 twin's`, async () => {
+                const twin = await runtime.loadModel(ensureDequantizedTwin(preset, quant));
+                try {
+                    const tokens = promptOf(engine, 32);
+                    const quantized = await nextTokenLogprobs(model, tokens);
+                    const reference = await nextTokenLogprobs(twin, tokens);
+                    expect(maxLogprobDifference(quantized, reference)).toBeLessThan(twinTolerance[quant]);
+                } finally {
+                    await twin.dispose();
+                }
+            });
+        }
+
+        it(
+            memory.paged
+                ? "hands prompts through pages and generates exactly what unified mode and a fresh context generate"
+                : "runs unified and says why, and generates exactly what a fresh context generates",
+            async () => {
+                if (memory.paged) {
+                    expect(service.info().mode).toEqual({ requested: "split", effective: "split" });
+                } else {
+                    expect(service.info().mode).toEqual({
+                        requested: "split",
+                        effective: "unified",
+                        reason: expect.stringMatching(memory.reason)
+                    });
+                    expect(engine.prefill).toBeUndefined();
+                }
+                // page boundaries at 16 and 32 by one either way, and a prompt beyond any sliding window
+                for (const numPromptTokens of [17, 33, 100]) {
+                    const prompt = promptOf(engine, numPromptTokens);
+                    const served = await engine.generate({ workspace: freshWorkspace(), promptTokens: prompt, maxTokens: MAX_TOKENS });
+                    const reference = await unified.generate({ workspace: freshWorkspace(), promptTokens: prompt, maxTokens: MAX_TOKENS });
+                    expect(served.tokens.length).toBeGreaterThan(0);
+                    expect(new Set(served.tokens).size, "greedy tokens of seeded weights vary").toBeGreaterThan(1);
+                    expect(served.tokens, `${numPromptTokens}-token prompt`).toEqual(reference.tokens);
+                    expect(served.numHandedOffTokens).toBe(memory.paged ? numPromptTokens - 1 : 0);
+                    if (numPromptTokens === 100) {
+                        const replay = await engine.replay(served.request);
+                        expect(replay.identical, "replayed alone in a fresh context").toBe(true);
+                    }
+                    await expectEngineClean(engine);
+                    await unified.forgetAllWorkspaces();
+                }
+            }
+        );
+
+        it(
+            memory.paged
+                ? "swaps a workspace out to pages and back in, and continues exactly as a resident one"
+                : "evicts a workspace by forgetting its KV (it cannot be paged) and recomputes it, continuing exactly as a resident one",
+            async () => {
+                const [a, b, resident] = [freshWorkspace(), freshWorkspace(), freshWorkspace()];
+                const first = promptOf(engine, 40, "a: ");
+                const counters = { ...engine.counters };
+                const answer = await engine.generate({ workspace: a, promptTokens: first, maxTokens: MAX_TOKENS });
+                await engine.generate({ workspace: b, promptTokens: promptOf(engine, 30, "b: "), maxTokens: 4 }); // takes a's sequence
+                const evicted = engine.workspaces().find((session) => session.id === a);
+                expect(evicted?.residency.kind).toBe(memory.paged ? "swapped" : "none");
+                const next = [...first, ...answer.tokens, ...engine.tokenize(" and then?")];
+                const continued = await engine.generate({ workspace: a, promptTokens: next, maxTokens: MAX_TOKENS });
+
+                if (memory.paged) {
+                    expect(engine.counters.swapOuts - counters.swapOuts).toBeGreaterThanOrEqual(1);
+                    expect(engine.counters.swapIns - counters.swapIns).toBe(1);
+                    expect(engine.counters.swapDrops).toBe(counters.swapDrops);
+                    expect(continued.numReusedTokens).toBeGreaterThan(first.length);
+                } else {
+                    // unified mode pages nothing: the evicted workspace held no KV until its turn recomputed it all
+                    expect(engine.counters.swapOuts).toBe(counters.swapOuts);
+                    expect(engine.counters.swapDrops).toBe(counters.swapDrops);
+                    expect(continued.numReusedTokens).toBe(0);
+                    expect(continued.numEvaluatedTokens).toBe(next.length);
+                }
+
+                const residentAnswer = await unified.generate({ workspace: resident, promptTokens: first, maxTokens: MAX_TOKENS });
+                expect(residentAnswer.tokens).toEqual(answer.tokens);
+                const residentContinued = await unified.generate({ workspace: resident, promptTokens: next, maxTokens: MAX_TOKENS });
+                expect(residentContinued.numReusedTokens).toBeGreaterThan(first.length);
+                expect(continued.tokens).toEqual(residentContinued.tokens);
+                await expectEngineClean(engine);
+                await unified.forgetAllWorkspaces();
+            }
+        );
+
+        if (memory.paged && quant === quants[0]) {
+            it("with flash attention (V kept in rows) hands off KV that gives unified mode's next-token distribution", async () => {
+                const splitFlash = await KvEngine.start({ modelPath, ...familyEngineConfig, flashAttention: true }, { runtime });
+                const unifiedFlash = await KvEngine.start(
+                    { modelPath, ...familyEngineConfig, flashAttention: true, mode: "unified" },
+                    { runtime }
+                );
+                try {
+                    expect(splitFlash.layout.vTransposed).toBe(false);
+                    expect(engine.layout.vTransposed).toBe(true);
+                    for (const numPromptTokens of [33, 100]) {
+                        const prompt = promptOf(engine, numPromptTokens);
+                        const served = await firstTokenLogprobs(splitFlash, prompt);
+                        const reference = await firstTokenLogprobs(unifiedFlash, prompt);
+                        const common = [...served.keys()].filter((token) => reference.has(token));
+                        expect(common.length, "shared top-20 candidates").toBeGreaterThanOrEqual(15);
+                        for (const token of common) {
+                            expect(Math.abs(served.get(token)! - reference.get(token)!), `token ${token}`).toBeLessThan(0.1);
+                        }
+                    }
+                    await expectEngineClean(splitFlash);
+                } finally {
+                    await splitFlash.dispose();
+                    await unifiedFlash.dispose();
+                }
+            });
+        }
+
+        if (memory.paged) {
+            it("refuses a handoff whose page was corrupted after sealing, decodes nothing over it, and serves the next request", async () => {
+                const prompt = promptOf(engine, 40, "flip: ");
+                const reference = await unified.generate({ workspace: freshWorkspace(), promptTokens: prompt, maxTokens: MAX_TOKENS });
+                const integrityFailures = engine.counters.integrityFailures;
+                const tokensSeen: number[] = [];
+                hooks.afterSeal = (manifest, pool) => {
+                    pool.injectByteFlip(manifest.pages[1]!, manifest.generation, 100);
+                };
+                try {
+                    await expect(
+                        engine.generate({
+                            workspace: freshWorkspace(),
+                            promptTokens: prompt,
+                            maxTokens: MAX_TOKENS,
+                            onToken: (token) => void tokensSeen.push(token)
+                        })
+                    ).rejects.toMatchObject({ code: "handoff_checksum_mismatch", message: expect.stringMatching(/^KV handoff refused: /) });
+                } finally {
+                    delete hooks.afterSeal;
+                }
+                expect(tokensSeen).toEqual([]);
+                expect(engine.counters.integrityFailures).toBe(integrityFailures + 1);
+                await expectEngineClean(engine);
+                const next = await engine.generate({ workspace: freshWorkspace(), promptTokens: prompt, maxTokens: MAX_TOKENS });
+                expect(next.tokens).toEqual(reference.tokens);
+                await expectEngineClean(engine);
+                await unified.forgetAllWorkspaces();
+            });
+        } else {
+            it("reserves no page and hands nothing off: there is no handoff to corrupt", () => {
+                expect(engine.pool.counters.numReservations).toBe(0);
+                expect(engine.layout.layers).toEqual([]);
+            });
+        }
+
+        it("counts every turn's tokens as node-llama-cpp's own token meters do, and holds what the sequence holds", async () => {
+            const meter = (): number => engine.decode.numEvaluatedTokens + (engine.prefill?.numEvaluatedTokens ?? 0);
+            const conversations = [new Conversation("meter-a"), new Conversation("meter-b")];
+            for (let turn = 0; turn < 3; turn++) {
+                for (const conversation of conversations) {
+                    const before = meter();
+                    const { usage, finishReason } = await conversation.turn(
+                        service,
+                        `Turn ${turn}: how many pages hold ${turn * 7} tokens?`
+                    );
+                    const fedBack = usage.completionTokens - (finishReason === "length" ? 1 : 0);
+                    expect(usage.evaluatedPromptTokens + usage.cachedPromptTokens).toBe(usage.promptTokens);
+                    expect(meter() - before, `${conversation.workspace}, turn ${turn}`).toBe(usage.evaluatedPromptTokens + fedBack);
+                    const held = service.snapshot().workspaces.find((usage) => usage.workspace === conversation.workspace);
+                    expect(held?.heldTokens, `${conversation.workspace}, turn ${turn}`).toBe(usage.promptTokens + fedBack);
+                    if (turn > 0 && memory.paged) {
+                        expect(usage.cachedPromptTokens, "swapped in, not recomputed").toBeGreaterThan(0);
+                    }
+                }
+            }
+            for (const conversation of conversations) {
+                await service.forgetWorkspace(conversation.workspace);
+            }
+            await expectEngineClean(engine);
+        });
+    });
+}
