@@ -4,30 +4,37 @@ import { getLlama, LlamaLogLevel, readGgufFileInfo, type GgufFileInfo } from "no
 import { describe, expect, it } from "vitest";
 import { knownGgmlTypeIds, lookUpGgmlType } from "../../../../host/models/gguf/ggmlTypeSizes.js";
 import { readGgufHeader, type GgufHeader, type GgufMetadataValue } from "../../../../host/models/gguf/readGgufHeader.js";
-import { ensureGeneratedModel, repositoryRoot } from "../../../support/generatedModels.js";
+import { llamaCppAsset } from "../../../../engine/model/llamaCppAssets.js";
+import { ensureGeneratedModel } from "../../../support/generatedModels.js";
 import { ensureChunkedModel } from "../../../support/modelFileServer.js";
 
 // Kvault's reader must read real files exactly as node-llama-cpp's does: the generated models, and
-// llama.cpp's vocabulary files (one per tokenizer family: SPM, BPE, WPM, UGM; up to 260k tokens).
-// Those come with llama.cpp's sources: node-llama-cpp's `source download` puts them under
-// node_modules, a checkout at .cache/llama.cpp works too.
-const vocabDirectories = [
-    path.join(repositoryRoot, "node_modules", "node-llama-cpp", "llama", "llama.cpp", "models"),
-    path.join(repositoryRoot, ".cache", "llama.cpp", "models")
-];
+// llama.cpp's vocabulary files (SPM, BPE, WPM and UGM tokenizers; up to 260k tokens), taken from the
+// llama.cpp source node-llama-cpp ships (its git bundle, extracted once into .cache/).
+const VOCAB_FILES = [
+    "ggml-vocab-aquila.gguf",
+    "ggml-vocab-baichuan.gguf",
+    "ggml-vocab-bert-bge.gguf",
+    "ggml-vocab-command-r.gguf",
+    "ggml-vocab-deepseek-coder.gguf",
+    "ggml-vocab-deepseek-llm.gguf",
+    "ggml-vocab-falcon.gguf",
+    "ggml-vocab-gemma-4.gguf",
+    "ggml-vocab-gpt-2.gguf",
+    "ggml-vocab-gpt-neox.gguf",
+    "ggml-vocab-llama-bpe.gguf",
+    "ggml-vocab-llama-spm.gguf",
+    "ggml-vocab-mpt.gguf",
+    "ggml-vocab-nomic-bert-moe.gguf",
+    "ggml-vocab-phi-3.gguf",
+    "ggml-vocab-qwen2.gguf",
+    "ggml-vocab-qwen35.gguf",
+    "ggml-vocab-refact.gguf",
+    "ggml-vocab-starcoder.gguf"
+] as const;
 
 function vocabFiles(): string[] {
-    const directory = vocabDirectories.find((candidate) => fs.existsSync(candidate));
-    if (directory === undefined) {
-        throw new Error(
-            `llama.cpp's ggml-vocab-*.gguf files are in none of ${vocabDirectories.join(", ")}. ` +
-                "Run `npx --no node-llama-cpp source download`, or clone github.com/ggml-org/llama.cpp into .cache/llama.cpp."
-        );
-    }
-    return fs
-        .readdirSync(directory)
-        .filter((name) => /^ggml-vocab-.*\.gguf$/.test(name))
-        .map((name) => path.join(directory, name));
+    return VOCAB_FILES.map((name) => llamaCppAsset(`models/${name}`));
 }
 
 /** node-llama-cpp's nested metadata, flattened back into GGUF's dotted keys. */
@@ -83,7 +90,7 @@ describe("readGgufHeader reads real GGUF files as node-llama-cpp does", () => {
 
     it("llama.cpp's vocabulary files, every one", async () => {
         const files = vocabFiles();
-        expect(files.length, `ggml-vocab-*.gguf files in ${path.dirname(files[0] ?? vocabDirectories[0]!)}`).toBeGreaterThanOrEqual(10);
+        expect(files.length, "llama.cpp's ggml-vocab-*.gguf files").toBe(VOCAB_FILES.length);
         for (const filePath of files) {
             const header = readGgufHeader(filePath);
             const info = await readGgufFileInfo(filePath, { readTensorInfo: true, logWarnings: false });
