@@ -62,7 +62,9 @@ describe("npm run make-model", () => {
         const outPath = path.join(directory, "huge.gguf");
         const result = await makeModel("huge", outPath);
         expect(result.code).toBe(2);
-        expect(result.stderr).toContain('Unknown model preset "huge". Choose one of: tiny, small, 1b.');
+        expect(result.stderr).toContain(
+            'Unknown model preset "huge". Choose one of: tiny, small, 1b, llama3-tiny, llama3-1b, qwen2-tiny, qwen2-0.5b, qwen3-tiny, qwen3-0.6b, phi3-tiny, phi3-1b, gemma3-tiny, gemma3-1b, mistral-tiny, mistral-1b.'
+        );
         expect(fs.readdirSync(directory)).toEqual([]);
     });
 
