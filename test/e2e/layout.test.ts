@@ -41,7 +41,7 @@ describe("the layout at every width, in a real browser", () => {
             { id: "ui-long-name", name: longName, colour: 3, messages: [] }
         ]);
         server = await startKvaultServer({ dataDir });
-        app = await openKvault(server.url, { width: 1280, height: 820 });
+        app = await openKvault(await server.loginUrl(), { width: 1280, height: 820 });
     });
 
     afterAll(async () => {

@@ -86,7 +86,7 @@ describe("Markdown answers in a real browser", () => {
             }
         ]);
         server = await startKvaultServer({ dataDir });
-        app = await openKvault(server.url, { width: 1280, height: 1000 });
+        app = await openKvault(await server.loginUrl(), { width: 1280, height: 1000 });
         app.page.on("dialog", (dialog) => {
             dialogs.push(dialog.message());
             void dialog.dismiss();
