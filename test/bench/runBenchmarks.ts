@@ -7,13 +7,23 @@ import { repositoryRoot } from "../support/generatedModels.js";
 import { auditBench } from "./auditBench.js";
 import { formatNumber, machineDescription, type Benchmark } from "./benchUtils.js";
 import { decodeBench } from "./decodeBench.js";
+import { familiesBench } from "./familiesBench.js";
 import { handoffBench } from "./handoffBench.js";
 import { itlBench } from "./itlBench.js";
 import { scrubChecksumBench } from "./scrubChecksumBench.js";
 import { swapBench } from "./swapBench.js";
 import { workspacesBench } from "./workspacesBench.js";
 
-const benchmarks: readonly Benchmark[] = [scrubChecksumBench, handoffBench, decodeBench, workspacesBench, itlBench, swapBench, auditBench];
+const benchmarks: readonly Benchmark[] = [
+    scrubChecksumBench,
+    handoffBench,
+    decodeBench,
+    workspacesBench,
+    itlBench,
+    swapBench,
+    auditBench,
+    familiesBench
+];
 const resultsPath = path.join(repositoryRoot, "test", ".artifacts", "bench-results.json");
 /** A hung native call must not hold the machine: the whole run ends after this long (ms). */
 const WATCHDOG_MS = 45 * 60 * 1000;
