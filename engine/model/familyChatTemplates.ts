@@ -1,4 +1,5 @@
 import fs from "node:fs";
+import { invariant } from "../core/invariant.js";
 import { llamaCppAsset } from "./llamaCppAssets.js";
 import { vocabularyChatTemplate, type FamilyVocabularyName } from "./familyVocabularies.js";
 
@@ -70,9 +71,7 @@ export function chatTemplateText(source: ChatTemplateSource): string {
             return fs.readFileSync(llamaCppAsset(source.file), "utf8");
         case "vocabulary": {
             const template = vocabularyChatTemplate(source.vocabulary);
-            if (template === undefined) {
-                throw new Error(`the ${source.vocabulary} vocabulary file has no tokenizer.chat_template`);
-            }
+            invariant(template !== undefined, `the ${source.vocabulary} vocabulary file has no tokenizer.chat_template`);
             return template;
         }
         case "inline":

@@ -71,10 +71,17 @@ function git(args: readonly string[]): Buffer {
 
 function explainGitFailure(error: unknown, what: string): LlamaCppAssetError {
     const failure = error as NodeJS.ErrnoException & { stderr?: Buffer };
-    const reason = failure.code === "ENOENT" ? "git is not installed" : failure.stderr?.toString().trim() || failure.message;
+    if (failure.code === "ENOENT") {
+        return new LlamaCppAssetError(
+            `Cannot ${what} from node-llama-cpp's llama.cpp bundle: git is not installed. The family presets need git to read it; ` +
+                "install git, or use the tiny, small or 1b presets, which need nothing.",
+            { cause: error }
+        );
+    }
+    const reason = failure.stderr?.toString().trim() || failure.message;
     return new LlamaCppAssetError(
-        `Cannot ${what} from node-llama-cpp's llama.cpp bundle: ${reason}. The family presets need git to read it; ` +
-            `install git, or use the tiny, small or 1b presets, which need nothing.`,
+        `Cannot ${what} from node-llama-cpp's llama.cpp bundle: ${reason}. Run npm ci to restore node-llama-cpp; ` +
+            "if a newer llama.cpp no longer has the file, the family presets (engine/model/) name another.",
         { cause: error }
     );
 }

@@ -1,3 +1,4 @@
+import { InvariantError } from "../core/invariant.js";
 import { familyPresetNames, familyPresets, isFamilyPresetName, modelFamilies } from "./familyPresets.js";
 import { familyVocabularies } from "./familyVocabularies.js";
 import { FAMILY_MODEL_VERSION, planFamilyModel } from "./familyModel.js";
@@ -20,7 +21,7 @@ export function planPresetModel(name: string, quant: ModelQuant): SyntheticModel
     if (isFamilyPresetName(name)) {
         return planFamilyModel(familyPresets[name], quant);
     }
-    throw new Error(`no preset named ${name}`);
+    throw new InvariantError(`no preset named ${name}: check isPresetName first`);
 }
 
 /** The generator version of a preset's bytes: a cached file carries it in its name. */
@@ -55,5 +56,5 @@ export function describePreset(name: string): PresetSummary {
             tokenizer: "Kvault's own SentencePiece-style vocabulary"
         };
     }
-    throw new Error(`no preset named ${name}`);
+    throw new InvariantError(`no preset named ${name}: check isPresetName first`);
 }

@@ -4,10 +4,11 @@ export type ModelMemory = { readonly plainKvCache: true } | { readonly plainKvCa
 
 /**
  * Architectures whose files may carry `<arch>.attention.sliding_window` although llama.cpp runs
- * them with one plain KV cache: llama, qwen2 and qwen3 never read the key (Mistral 7B's window,
- * say, written by some converters into a llama file), and phi3 reads it and switches it off
- * (src/models/phi3.cpp: "Phi SWA is currently disabled"), as for the real Phi-3 mini 4k's 2047.
- * node-llama-cpp's insights report the key whatever the architecture does with it.
+ * them with one plain KV cache: llama, qwen2 and qwen3 never read the key (Mistral 7B v0.1 was
+ * trained with a 4096-token window, which llama.cpp's llama graph runs as full attention), and
+ * phi3 reads it and switches it off (src/models/phi3.cpp: "Phi SWA is currently disabled"), as
+ * for the real Phi-3 mini 4k's 2047. node-llama-cpp's insights report the key whatever the
+ * architecture does with it.
  */
 const slidingWindowNotUsed: ReadonlySet<string> = new Set(["llama", "qwen2", "qwen3", "phi3"]);
 

@@ -7,6 +7,7 @@ import { repositoryRoot } from "../support/generatedModels.js";
 import { auditBench } from "./auditBench.js";
 import { formatNumber, machineDescription, type Benchmark } from "./benchUtils.js";
 import { decodeBench } from "./decodeBench.js";
+import { familiesBench } from "./familiesBench.js";
 import { handoffBench } from "./handoffBench.js";
 import { itlBench } from "./itlBench.js";
 import { peerBench } from "./peer/peerBench.js";
@@ -22,7 +23,8 @@ const benchmarks: readonly Benchmark[] = [
     itlBench,
     swapBench,
     auditBench,
-    peerBench
+    peerBench,
+    familiesBench
 ];
 const resultsPath = path.join(repositoryRoot, "test", ".artifacts", "bench-results.json");
 /** A hung native call must not hold the machine: the whole run ends after this long (ms). */

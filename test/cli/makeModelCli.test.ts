@@ -62,11 +62,39 @@ describe("npm run make-model", () => {
         const outPath = path.join(directory, "huge.gguf");
         const result = await makeModel("huge", outPath);
         expect(result.code).toBe(2);
-        expect(result.stderr).toContain(
-            'Unknown model preset "huge". Choose one of: tiny, small, 1b, llama3-tiny, llama3-1b, qwen2-tiny, qwen2-0.5b, qwen3-tiny, qwen3-0.6b, phi3-tiny, phi3-1b, gemma3-tiny, gemma3-1b, mistral-tiny, mistral-1b.'
-        );
+        expect(result.stderr).toContain('Unknown model preset "huge". Choose one of: tiny, small, 1b, llama3-tiny, llama3-1b, ');
         expect(fs.readdirSync(directory)).toEqual([]);
     });
+
+    it("writes a preset quantized with --quant, and rejects an unknown quantisation with the list", async () => {
+        const outPath = path.join(directory, "tiny-q8_0.gguf");
+        const written = await makeModel("tiny", outPath, "--quant", "q8_0");
+        expect(written.code, written.stderr).toBe(0);
+        expect(written.stdout).toMatch(/preset tiny \(q8_0\), [\d,]+ parameters/);
+        // Q8_0 is 34 bytes per 32 weights, F16 64: the weights take about half the room
+        expect(fs.statSync(outPath).size).toBeLessThan(600 * 1024);
+        fs.rmSync(outPath);
+
+        const refused = await makeModel("tiny", path.join(directory, "tiny-q9.gguf"), "--quant", "q9");
+        expect(refused.code).toBe(2);
+        expect(refused.stderr).toContain('Unknown quantisation "q9". Choose one of: f16, q8_0, q4_0, q4_k.');
+        expect(fs.readdirSync(directory)).toEqual([]);
+    }, 60_000);
+
+    it("lists every preset with its architecture, parameters, vocabulary and file size per quantisation", async () => {
+        const result = await makeModel("--list");
+        expect(result.code, result.stderr).toBe(0);
+        const lines = result.stdout.split("\n");
+        expect(lines[0]).toMatch(/^Preset\s+Architecture\s+Parameters\s+Vocabulary\s+F16\s+Q8_0\s+Q4_0\s+Q4_K_S$/);
+        expect(lines).toContainEqual(expect.stringMatching(/^tiny\s+llama\s+427k\s+512\s+0\.9 MB\s+0\.5 MB\s+0\.3 MB\s+0\.3 MB$/));
+        expect(lines).toContainEqual(
+            expect.stringMatching(/^qwen3-0\.6b\s+qwen3\s+596\.0M\s+151,936\s+1198 MB\s+639 MB\s+341 MB\s+341 MB$/)
+        );
+        expect(lines).toContainEqual(expect.stringMatching(/^gemma3-tiny\s+gemma3\s+[\d.]+M\s+262,144\s/));
+        for (const family of ["llama3", "qwen2", "qwen3", "phi3", "gemma3", "mistral"]) {
+            expect(lines.filter((line) => line.startsWith(`${family}-`))).toHaveLength(2);
+        }
+    }, 60_000);
 
     it("prints usage and exits 2 without arguments", async () => {
         const result = await makeModel();
