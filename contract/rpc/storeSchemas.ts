@@ -6,26 +6,11 @@
 import * as v from "valibot";
 import type { StoredMessage, WorkspaceMeta } from "../workspaces.js";
 import { isStoreId, workspaceLimits } from "../workspaces.js";
-import { isRecord, readWith, type Read } from "./fieldSchemas.js";
+import { describeValue, isRecord, readWith, type Read } from "./fieldSchemas.js";
 
 /** A short, bounded description: never echoes a huge value back. A missing field is "missing". */
 export function describeStored(value: unknown): string {
-    if (value === undefined) {
-        return "missing";
-    }
-    if (value === null) {
-        return "null";
-    }
-    if (Array.isArray(value)) {
-        return `a list of ${value.length.toLocaleString("en-US")}`;
-    }
-    if (typeof value === "string") {
-        return value.length <= 40 ? JSON.stringify(value) : `a string of ${value.length.toLocaleString("en-US")} characters`;
-    }
-    if (typeof value === "number" || typeof value === "boolean") {
-        return String(value);
-    }
-    return typeof value === "object" ? "an object" : typeof value;
+    return value === undefined ? "missing" : describeValue(value);
 }
 
 const said = (issue: v.BaseIssue<unknown>): string => describeStored(issue.input);
