@@ -85,6 +85,24 @@ export default tseslint.config(
         rules: { "no-restricted-imports": ["error", { paths: [electronOnlyInMain] }] }
     },
     {
+        // The leak probe audits any endpoint from outside, as a client: it sees Kvault only through its API.
+        files: ["probe/**"],
+        rules: {
+            "no-restricted-imports": [
+                "error",
+                {
+                    paths: [electronOnlyInMain, llamaOnlyInRuntime],
+                    patterns: [
+                        {
+                            group: ["**/engine/**", "**/host/**", "**/main/**", "**/renderer/**"],
+                            message: "The leak probe imports only from contract/ and probe/: it audits an endpoint from outside."
+                        }
+                    ]
+                }
+            ]
+        }
+    },
+    {
         files: ["renderer/**"],
         rules: {
             "no-restricted-imports": [

@@ -1,0 +1,187 @@
+// The probe's side of an OpenAI-compatible endpoint: Node's fetch, each request under a time
+// limit, answers read into plain values. Failures to reach the server are values too
+// (status 0 with the reason), so a probe can judge them; nothing here throws on a bad answer.
+
+/** Characters of an answer or error kept in the report. */
+export const EXCERPT_CHARS = 240;
+
+export type EndpointKind = "chat" | "completions";
+
+/** One request and what came back. */
+export interface Exchange {
+    /** HTTP status; 0 when no answer came (unreachable, timed out, aborted before the headers). */
+    readonly status: number;
+    /** The generated text, whole (judged in full; the report keeps an excerpt). */
+    readonly text: string;
+    /** The server's own counts, where it gave them. */
+    readonly promptTokens?: number;
+    readonly completionTokens?: number;
+    /** An error's `code` (or `type`) and message, where the body had one. */
+    readonly errorCode?: string;
+    readonly errorMessage?: string;
+    /** Why no answer came, for status 0. */
+    readonly failure?: string;
+    readonly elapsedMs: number;
+}
+
+export interface CompletionRequest {
+    readonly key: string | undefined;
+    readonly user: string;
+    readonly prompt: string;
+    readonly maxTokens: number;
+}
+
+export interface EndpointOptions {
+    readonly baseUrl: string;
+    readonly model: string;
+    readonly kind: EndpointKind;
+    /** Per request, in milliseconds. */
+    readonly timeoutMs: number;
+}
+
+/** "http://h:p", "http://h:p/" and "http://h:p/v1" all name the same server root. */
+export function serverRoot(url: string): string {
+    return url.replace(/\/+$/, "").replace(/\/v1$/, "");
+}
+
+export class EndpointClient {
+    readonly root: string;
+
+    constructor(readonly options: EndpointOptions) {
+        this.root = serverRoot(options.baseUrl);
+    }
+
+    /** A GET of `path` (JSON expected): its status and body, or status 0 with why. */
+    async getJson(path: string, key: string | undefined): Promise<{ status: number; body: unknown; failure?: string }> {
+        try {
+            const response = await fetch(`${this.root}${path}`, {
+                headers: headersFor(key),
+                signal: AbortSignal.timeout(this.options.timeoutMs)
+            });
+            const text = await response.text();
+            return { status: response.status, body: parseJson(text) };
+        } catch (error) {
+            return { status: 0, body: undefined, failure: describeFetchError(error, this.options.timeoutMs) };
+        }
+    }
+
+    /** One greedy, non-streamed request. */
+    async complete(request: CompletionRequest): Promise<Exchange> {
+        const started = performance.now();
+        try {
+            const response = await fetch(this.#endpointUrl(), {
+                method: "POST",
+                headers: { ...headersFor(request.key), "content-type": "application/json" },
+                body: JSON.stringify(this.#body(request, false)),
+                signal: AbortSignal.timeout(this.options.timeoutMs)
+            });
+            const body = parseJson(await response.text());
+            return { ...readAnswer(response.status, body, this.options.kind), elapsedMs: performance.now() - started };
+        } catch (error) {
+            return {
+                status: 0,
+                text: "",
+                failure: describeFetchError(error, this.options.timeoutMs),
+                elapsedMs: performance.now() - started
+            };
+        }
+    }
+
+    /**
+     * A streamed request cut off while the server is still busy with its prompt: aborted as soon
+     * as the response's headers arrive, or after `abortAfterMs` if they have not. Resolves with the
+     * status seen (0 when aborted before the headers) and whatever text had arrived.
+     */
+    async streamAndAbort(request: CompletionRequest, abortAfterMs: number): Promise<Exchange & { readonly aborted: boolean }> {
+        const started = performance.now();
+        const controller = new AbortController();
+        const timer = setTimeout(() => controller.abort(), abortAfterMs);
+        try {
+            const response = await fetch(this.#endpointUrl(), {
+                method: "POST",
+                headers: { ...headersFor(request.key), "content-type": "application/json" },
+                body: JSON.stringify(this.#body(request, true)),
+                signal: AbortSignal.any([controller.signal, AbortSignal.timeout(this.options.timeoutMs)])
+            });
+            if (!response.ok) {
+                const body = parseJson(await response.text());
+                return { ...readAnswer(response.status, body, this.options.kind), aborted: false, elapsedMs: performance.now() - started };
+            }
+            controller.abort();
+            await response.body?.cancel().catch(() => undefined);
+            return { status: response.status, text: "", aborted: true, elapsedMs: performance.now() - started };
+        } catch (error) {
+            if (controller.signal.aborted) {
+                return { status: 0, text: "", aborted: true, elapsedMs: performance.now() - started };
+            }
+            return {
+                status: 0,
+                text: "",
+                aborted: false,
+                failure: describeFetchError(error, this.options.timeoutMs),
+                elapsedMs: performance.now() - started
+            };
+        } finally {
+            clearTimeout(timer);
+        }
+    }
+
+    #endpointUrl(): string {
+        return `${this.root}/v1/${this.options.kind === "chat" ? "chat/completions" : "completions"}`;
+    }
+
+    #body(request: CompletionRequest, stream: boolean): Record<string, unknown> {
+        const common = { model: this.options.model, max_tokens: request.maxTokens, temperature: 0, user: request.user, stream };
+        return this.options.kind === "chat"
+            ? { ...common, messages: [{ role: "user", content: request.prompt }] }
+            : { ...common, prompt: request.prompt };
+    }
+}
+
+function headersFor(key: string | undefined): Record<string, string> {
+    return key === undefined ? {} : { authorization: `Bearer ${key}` };
+}
+
+function parseJson(text: string): unknown {
+    try {
+        return JSON.parse(text) as unknown;
+    } catch {
+        return text;
+    }
+}
+
+/** The text, counts and error of an answer's body, whatever shape it has. */
+export function readAnswer(status: number, body: unknown, kind: EndpointKind): Omit<Exchange, "elapsedMs"> {
+    const record = typeof body === "object" && body !== null ? (body as Record<string, unknown>) : {};
+    const choice = Array.isArray(record.choices) ? (record.choices[0] as Record<string, unknown> | undefined) : undefined;
+    const message = choice?.message as Record<string, unknown> | undefined;
+    const content = kind === "chat" ? message?.content : choice?.text;
+    // Reasoning servers put part of the answer beside the content: it is judged too.
+    const reasoning = message?.reasoning_content ?? message?.reasoning;
+    const text = [content, reasoning].filter((part): part is string => typeof part === "string").join("\n");
+    const usage = record.usage as Record<string, unknown> | undefined;
+    const error = (typeof record.error === "object" && record.error !== null ? record.error : undefined) as
+        | Record<string, unknown>
+        | undefined;
+    const errorText = typeof record.error === "string" ? record.error : typeof body === "string" && status >= 400 ? body : undefined;
+    return {
+        status,
+        text,
+        ...(typeof usage?.prompt_tokens === "number" ? { promptTokens: usage.prompt_tokens } : {}),
+        ...(typeof usage?.completion_tokens === "number" ? { completionTokens: usage.completion_tokens } : {}),
+        ...(error !== undefined || errorText !== undefined
+            ? {
+                  errorCode: String(error?.code ?? error?.type ?? ""),
+                  errorMessage: String(error?.message ?? errorText ?? "").slice(0, EXCERPT_CHARS * 2)
+              }
+            : {})
+    };
+}
+
+function describeFetchError(error: unknown, timeoutMs: number): string {
+    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+    if ((error as Error).name === "TimeoutError") {
+        return `no answer within ${Math.round(timeoutMs / 1000)} s`;
+    }
+    return cause?.code ?? cause?.message ?? (error as Error).message;
+}

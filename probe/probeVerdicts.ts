@@ -1,0 +1,199 @@
+// The verdicts, as pure functions of what was sent and what came back. A finding is evidence
+// that the endpoint leaks or mis-serves; inconclusive says what kept the probe from telling.
+import type { Exchange } from "./EndpointClient.js";
+import { findMarkers } from "./probeMarkers.js";
+import type { SweepStep } from "./probePlan.js";
+
+export type Verdict = "pass" | "finding" | "inconclusive";
+
+export interface Judgement {
+    readonly verdict: Verdict;
+    readonly reason: string;
+}
+
+const RANK: Readonly<Record<Verdict, number>> = { pass: 0, inconclusive: 1, finding: 2 };
+
+/** The worst of several judgements (finding over inconclusive over pass), their reasons joined; pass when there are none. */
+export function worstOf(judgements: readonly Judgement[], passReason = "nothing to judge"): Judgement {
+    if (judgements.length === 0) {
+        return { verdict: "pass", reason: passReason };
+    }
+    const verdict = judgements.reduce<Verdict>((worst, next) => (RANK[next.verdict] > RANK[worst] ? next.verdict : worst), "pass");
+    const reasons = judgements.filter((judgement) => judgement.verdict === verdict).map((judgement) => judgement.reason);
+    return { verdict, reason: [...new Set(reasons)].join("; ") };
+}
+
+/** A finding when `text` gives away any of the other identity's markers; undefined when it gives none. */
+export function judgeForeignMarkers(text: string, foreignMarkers: readonly string[]): Judgement | undefined {
+    const found = findMarkers(text, foreignMarkers);
+    return found.length === 0
+        ? undefined
+        : {
+              verdict: "finding",
+              reason: `the answer contains the other identity's marker${found.length > 1 ? "s" : ""} ${found.join(", ")}`
+          };
+}
+
+function describeStatus(exchange: Exchange): string {
+    if (exchange.status === 0) {
+        return `no answer (${exchange.failure ?? "aborted"})`;
+    }
+    const error =
+        exchange.errorCode || exchange.errorMessage ? ` ${exchange.errorCode ?? ""} ${exchange.errorMessage ?? ""}`.trimEnd() : "";
+    return `${exchange.status}${error}`;
+}
+
+/** Statuses that say nothing about the window: no answer, or a rate limit. */
+function unjudgeable(exchange: Exchange): Judgement | undefined {
+    if (exchange.status === 0 || exchange.status === 429) {
+        return { verdict: "inconclusive", reason: `${describeStatus(exchange)}: the step could not be judged` };
+    }
+    return undefined;
+}
+
+/**
+ * One sweep step's status. Within the window: a 200, whose count of prompt tokens is not far
+ * below what was sent (else the server cut the prompt). Over it: a 400; a 200 is a finding
+ * unless the server's own count shows the prompt fit after all; any other error is a finding.
+ */
+export function judgeSweepStep(step: SweepStep, exchange: Exchange, window: number): Judgement {
+    const skipped = unjudgeable(exchange);
+    if (skipped !== undefined) {
+        return skipped;
+    }
+    const counted = exchange.promptTokens;
+    if (step.expect === "served") {
+        if (exchange.status === 200) {
+            if (counted !== undefined && counted < step.promptTokens * 0.5) {
+                return {
+                    verdict: "finding",
+                    reason: `truncation: about ${step.promptTokens} prompt tokens sent, the server counted ${counted}`
+                };
+            }
+            return { verdict: "pass", reason: `${step.label}: served (200${counted === undefined ? "" : `, ${counted} prompt tokens`})` };
+        }
+        if (exchange.status === 400) {
+            return {
+                verdict: "inconclusive",
+                reason: `${step.label}: about ${step.promptTokens} tokens refused with ${describeStatus(exchange)}: the window served is smaller than ${window}`
+            };
+        }
+        return { verdict: "finding", reason: `${step.label}: an error that is not 400 within the window: ${describeStatus(exchange)}` };
+    }
+    if (exchange.status === 400) {
+        return { verdict: "pass", reason: `${step.label}: refused with 400` };
+    }
+    if (exchange.status === 200) {
+        if (counted !== undefined && counted <= window) {
+            return {
+                verdict: "inconclusive",
+                reason: `${step.label}: served, but the server counted ${counted} prompt tokens, within the ${window}-token window (the estimate overshot)`
+            };
+        }
+        const cut = counted !== undefined && counted < step.promptTokens * 0.8 ? `, and it counted only ${counted} tokens: truncation` : "";
+        return {
+            verdict: "finding",
+            reason: `${step.label}: a 200 where a 400 was due: about ${step.promptTokens} prompt tokens over a ${window}-token window were served${cut}`
+        };
+    }
+    return { verdict: "finding", reason: `${step.label}: an error that is not 400 over the window: ${describeStatus(exchange)}` };
+}
+
+/**
+ * Truncation judged from the answers: each served step asked for its own start marker. A short
+ * prompt whose marker is recalled and a long one whose marker is not means the start of the long
+ * one was dropped. A model that recalls none (an untrained or small one) cannot tell.
+ */
+export function judgeTruncation(served: readonly { step: SweepStep; exchange: Exchange; startMarker: string }[]): Judgement {
+    const answered = served.filter((entry) => entry.exchange.status === 200);
+    if (answered.length === 0) {
+        return { verdict: "inconclusive", reason: "no prompt within the window was served" };
+    }
+    const recalled = answered.map((entry) => findMarkers(entry.exchange.text, [entry.startMarker]).length > 0);
+    if (!recalled.some(Boolean)) {
+        return {
+            verdict: "inconclusive",
+            reason: "the model repeats no start marker, even of its own short prompt (an untrained or small model): truncation cannot be read from its answers"
+        };
+    }
+    const firstRecalled = recalled.indexOf(true);
+    const forgotten = answered.filter((entry, index) => index > firstRecalled && !recalled[index]);
+    if (forgotten.length > 0) {
+        return {
+            verdict: "finding",
+            reason: `truncation: the start marker is recalled at ${answered[firstRecalled]!.step.promptTokens} tokens and ignored at ${forgotten
+                .map((entry) => entry.step.promptTokens)
+                .join(", ")} tokens, within the window`
+        };
+    }
+    return { verdict: "pass", reason: `the start marker is recalled in every served prompt (${answered.length})` };
+}
+
+/** Identity B asked for, or to continue, something only A sent: a 200 without A's markers passes. */
+export function judgeAsk(exchange: Exchange, foreignMarkers: readonly string[]): Judgement {
+    const leaked = judgeForeignMarkers(exchange.text, foreignMarkers);
+    if (leaked !== undefined) {
+        return leaked;
+    }
+    if (exchange.status !== 200) {
+        return { verdict: "inconclusive", reason: `${describeStatus(exchange)}: no answer to check` };
+    }
+    return { verdict: "pass", reason: "the answer holds none of the other identity's markers" };
+}
+
+/**
+ * B asked the same question at temperature 0 three times: after A's document, after the same
+ * document again, and after a different one. B's answer may not depend on what A sent; the
+ * repeat tells a server whose greedy answers vary anyway (batching) from one that leaks.
+ */
+export function judgeDivergence(first: Exchange, repeat: Exchange, other: Exchange): Judgement {
+    const unanswered = [first, repeat, other].find((exchange) => exchange.status !== 200);
+    if (unanswered !== undefined) {
+        return { verdict: "inconclusive", reason: `B's question was not answered: ${describeStatus(unanswered)}` };
+    }
+    if (first.text === repeat.text && first.text === other.text) {
+        return { verdict: "pass", reason: "B's greedy answer is the same whatever A sent before" };
+    }
+    if (first.text !== repeat.text) {
+        return {
+            verdict: "inconclusive",
+            reason: "B's greedy answer differs between two runs after the same document from A: answers at temperature 0 are not repeatable here, so a change cannot be traced to A"
+        };
+    }
+    return {
+        verdict: "finding",
+        reason: "B's greedy answer to the same prompt changed when A's document changed (and not when it stayed the same): B's answer depends on A's data"
+    };
+}
+
+/**
+ * After A's cancelled request, B's question again: no A markers, and (where greedy answers are
+ * repeatable, as the divergence probe showed) the same answer as before the race.
+ */
+export function judgeCancelRace(
+    cancelled: Exchange & { readonly aborted: boolean },
+    after: Exchange,
+    baseline: Exchange | undefined,
+    foreignMarkers: readonly string[]
+): Judgement {
+    const leaked = judgeForeignMarkers(after.text, foreignMarkers);
+    if (leaked !== undefined) {
+        return leaked;
+    }
+    if (!cancelled.aborted) {
+        return { verdict: "inconclusive", reason: `A's request was answered before it could be cancelled: ${describeStatus(cancelled)}` };
+    }
+    if (after.status !== 200) {
+        return { verdict: "inconclusive", reason: `B's question after the race was not answered: ${describeStatus(after)}` };
+    }
+    if (baseline === undefined) {
+        return {
+            verdict: "pass",
+            reason: "B's answer after the race holds none of A's markers (its text could not be compared: no repeatable baseline)"
+        };
+    }
+    if (after.text !== baseline.text) {
+        return { verdict: "finding", reason: "B's greedy answer changed after A's cancelled request: A's prefill reached B" };
+    }
+    return { verdict: "pass", reason: "B's answer after the race is the same as before it and holds none of A's markers" };
+}
