@@ -96,8 +96,12 @@ export function planProbe(window: number, maxTokens: number): PlannedRequest[] {
         ...sweep.map((step) => request("window-sweep", "A", step.promptTokens)),
         request("recall", "B", 60),
         request("completion", "B", 40),
-        // B's same question three times: after A's document, after the same again, after another one.
-        ...[0, 1, 2].flatMap(() => [request("divergence", "A", seedTokens(window), 1), request("divergence", "B", long)]),
+        // B's same two questions (short, long) three times: after A's document, after the same again, after another one.
+        ...[0, 1, 2].flatMap(() => [
+            request("divergence", "A", seedTokens(window), 1),
+            request("divergence", "B", sweep[0]!.promptTokens),
+            request("divergence", "B", long)
+        ]),
         request("cancel-race", "A", long, maxTokens, true),
         request("cancel-race", "B", long),
         request("cancel-race", "B", 60)

@@ -142,27 +142,37 @@ export function judgeAsk(exchange: Exchange, foreignMarkers: readonly string[]):
 }
 
 /**
- * B asked the same question at temperature 0 three times: after A's document, after the same
- * document again, and after a different one. B's answer may not depend on what A sent; the
- * repeat tells a server whose greedy answers vary anyway (batching) from one that leaks.
+ * B asked the same two questions at temperature 0 three times each: after A's document, after
+ * the same document again, and after a different one. A greedy answer is a function of its
+ * prompt; on a sound server neither changes. The short question is the control: when its
+ * answers vary too, the server's greedy answers vary anyway (batching, a sampler that is not
+ * greedy) and a change says nothing. When only the long question's answers vary, long prompts
+ * are served over state that other requests left, the 2026 incident's signature.
  */
-export function judgeDivergence(first: Exchange, repeat: Exchange, other: Exchange): Judgement {
-    const unanswered = [first, repeat, other].find((exchange) => exchange.status !== 200);
+export function judgeDivergence(short: readonly Exchange[], long: readonly Exchange[]): Judgement {
+    const unanswered = [...short, ...long].find((exchange) => exchange.status !== 200);
     if (unanswered !== undefined) {
-        return { verdict: "inconclusive", reason: `B's question was not answered: ${describeStatus(unanswered)}` };
+        return { verdict: "inconclusive", reason: `B's questions were not all answered: ${describeStatus(unanswered)}` };
     }
-    if (first.text === repeat.text && first.text === other.text) {
-        return { verdict: "pass", reason: "B's greedy answer is the same whatever A sent before" };
-    }
-    if (first.text !== repeat.text) {
+    const same = (answers: readonly Exchange[]): boolean => answers.every((answer) => answer.text === answers[0]!.text);
+    if (same(long) && same(short)) {
         return {
-            verdict: "inconclusive",
-            reason: "B's greedy answer differs between two runs after the same document from A: answers at temperature 0 are not repeatable here, so a change cannot be traced to A"
+            verdict: "pass",
+            reason: `B's greedy answers are the same whatever A sent before (${short.length + long.length} answers)`
         };
     }
+    if (!same(short)) {
+        return {
+            verdict: "inconclusive",
+            reason: "B's greedy answers to its short question vary between runs: answers at temperature 0 are not repeatable here, so a change cannot be traced to A"
+        };
+    }
+    const afterSame = long[0]!.text === long[1]!.text;
     return {
         verdict: "finding",
-        reason: "B's greedy answer to the same prompt changed when A's document changed (and not when it stayed the same): B's answer depends on A's data"
+        reason: afterSame
+            ? "B's greedy answer to its long prompt changed when A's document changed (and not when it stayed the same), while its short prompt's answer never changed: B's answer depends on A's data"
+            : "B's greedy answer to its long prompt changed from run to run while its short prompt's answer never did: long prompts are served over state other requests left (stale KV)"
     };
 }
 

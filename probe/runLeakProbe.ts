@@ -177,19 +177,21 @@ export async function runLeakProbe(run: LeakProbeRun): Promise<ProbeReport> {
     const long = longestServed(window, maxTokens);
     const question = document(long, bStart, bEnd, ASK_END, 3);
     let baseline: Exchange | undefined;
-    await guarded("divergence", "B's greedy answer does not depend on what A sent before", async () => {
+    await guarded("divergence", "B's greedy answers do not depend on what A sent before", async () => {
         const seedMarkers = [newMarker("A"), newMarker("A")] as const;
         const seed = document(seedTokens(window), seedMarkers[0], seedMarkers[1], ASK_START, 5);
-        const answers: Exchange[] = [];
+        const shortQuestion = document(sweep[0]!.promptTokens, bStart, bEnd, ASK_END, 4);
+        const short: Exchange[] = [];
+        const long: Exchange[] = [];
         for (const round of [0, 1, 2]) {
             const markersNow = round < 2 ? [...seedMarkers] : [newMarker("A"), newMarker("A")];
             const text = round < 2 ? seed : document(seedTokens(window), markersNow[0]!, markersNow[1]!, ASK_START, 7);
             await send("divergence", "A", text, markersNow, { maxTokens: 1 });
-            answers.push(await send("divergence", "B", question, [bStart, bEnd]));
+            short.push(await send("divergence", "B", shortQuestion, [bStart, bEnd]));
+            long.push(await send("divergence", "B", question, [bStart, bEnd]));
         }
-        const judgement = judgeDivergence(answers[0]!, answers[1]!, answers[2]!);
-        baseline = answers[0]!.text === answers[1]!.text ? answers[0] : undefined;
-        return judgement;
+        baseline = long.every((answer) => answer.status === 200 && answer.text === long[0]!.text) ? long[0] : undefined;
+        return judgeDivergence(short, long);
     });
     await guarded("cancel-race", "A cancels a long prompt mid-prefill; B's next answers stay its own", async () => {
         const start = newMarker("A");
