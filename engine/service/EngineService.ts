@@ -21,6 +21,7 @@ import { runFaultDrill } from "../drills/runFaultDrill.js";
 import { ReplayUnavailableError } from "../audit/ReplayLog.js";
 import { turnId, workspaceId } from "../core/ids.js";
 import type { EngineConfigInput } from "../EngineConfig.js";
+import type { EnginePolicies } from "../EnginePolicies.js";
 import { KvEngine, type KvEngineHooks } from "../KvEngine.js";
 import { ChatRenderer } from "../runtime/ChatRenderer.js";
 import type { LlamaRuntime } from "../runtime/LlamaRuntime.js";
@@ -63,11 +64,19 @@ export class EngineService {
 
     /**
      * `auditIntervalMs`: audit I1–I7 on a timer (the engine process does, every second) and put the
-     * results in every snapshot; without it, audits run only when asked.
+     * results in every snapshot; without it, audits run only when asked. `policies`: for tests of
+     * the guards alone (the leak probe's test serves an engine with the 2026 incident's guards
+     * off); the engine process never passes any (EngineStartOptions).
      */
     static async start(
         config: EngineConfigInput,
-        options: { runtime?: LlamaRuntime; hooks?: KvEngineHooks; auditIntervalMs?: number; log?: (line: string) => void } = {}
+        options: {
+            runtime?: LlamaRuntime;
+            hooks?: KvEngineHooks;
+            auditIntervalMs?: number;
+            log?: (line: string) => void;
+            policies?: Partial<EnginePolicies>;
+        } = {}
     ): Promise<EngineService> {
         const engine = await KvEngine.start(config, options);
         try {
