@@ -86,7 +86,7 @@ export function formatReport(report: ProbeReport): string {
             got.promptTokens === undefined ? "" : ` (${got.promptTokens} prompt + ${got.completionTokens ?? "?"} completion tokens)`;
         lines.push(
             `  ${exchange.probe.padEnd(12)} ${exchange.identity} ~${sent.targetTokens} tokens, ${sent.promptChars} chars${sent.stream ? ", streamed" : ""}` +
-                `${sent.markers.length > 0 ? `, markers ${sent.markers.join(" ")}` : ""} -> ${got.status === 0 ? (got.aborted ? "aborted" : "no answer") : got.status}${counts}`
+                `${sent.markers.length > 0 ? `, markers ${sent.markers.join(" ")}` : ""} -> ${got.status === 0 ? (got.aborted ? "cancelled before the headers" : "no answer") : got.status}${got.aborted && got.status !== 0 ? ", then cancelled" : ""}${counts}`
         );
         const said = got.error ?? got.excerpt;
         if (said !== "") {
