@@ -64,12 +64,24 @@ export async function runLeakProbe(run: LeakProbeRun): Promise<ProbeReport> {
             throw new DeadlineReached(`the deadline was reached after ${numSent} of ${planned.length} requests`);
         }
         const target = planned[numSent];
+        // The cost shown before the run is the plan's: sending anything else is a bug here.
+        if (
+            target === undefined ||
+            target.probe !== probe ||
+            target.identity !== identity ||
+            target.stream !== (options.stream ?? false) ||
+            target.maxTokens !== (options.maxTokens ?? maxTokens)
+        ) {
+            throw new Error(
+                `request ${numSent + 1} (${probe}, ${identity}) is not the plan's (${target?.probe ?? "none"}, ${target?.identity ?? "-"})`
+            );
+        }
         numSent += 1;
         const request = {
             key: identity === "A" ? run.keys.a : (run.keys.b ?? run.keys.a),
             user: `kvault-probe-${runId}-${identity.toLowerCase()}-${numSent}`,
             prompt,
-            maxTokens: options.maxTokens ?? maxTokens
+            maxTokens: target.maxTokens
         };
         const exchange = options.stream ? await client.streamAndAbort(request, run.cancelAfterMs ?? 250) : await client.complete(request);
         const foreign = markers[identity === "A" ? "B" : "A"];
@@ -78,7 +90,7 @@ export async function runLeakProbe(run: LeakProbeRun): Promise<ProbeReport> {
             identity,
             user: request.user,
             sent: {
-                targetTokens: target?.promptTokens ?? 0,
+                targetTokens: target.promptTokens,
                 promptChars: prompt.length,
                 markers: [...sentMarkers],
                 stream: options.stream ?? false

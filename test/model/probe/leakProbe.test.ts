@@ -188,4 +188,35 @@ describe("npm run probe against an engine with the 2026 incident's guards off", 
         },
         PROBE_TIMEOUT_MS
     );
+
+    it(
+        "told the window the engine measured (its prefill's 256 tokens), finds the 200s where 400s were due",
+        async () => {
+            const json = path.join(scratch, "leaky-256.json");
+            const run = await runProbe([
+                "--url",
+                server.url,
+                "--model",
+                "tiny",
+                "--key-env",
+                "PROBE_KEY_A",
+                "--window",
+                "256",
+                "--max-tokens",
+                "8",
+                "--json",
+                json
+            ]);
+            expect(run.code, `${run.stdout}\n${run.stderr}`).toBe(1);
+            const report = JSON.parse(fs.readFileSync(json, "utf8")) as ProbeReport;
+            expect(report.probes.find((probe) => probe.id === "window-sweep")).toMatchObject({
+                verdict: "finding",
+                reason: expect.stringContaining("just over the window: a 200 where a 400 was due")
+            });
+            expect(report.exchanges.filter((exchange) => exchange.probe === "window-sweep").map((exchange) => exchange.got.status)).toEqual(
+                [200, 200, 200, 200]
+            );
+        },
+        PROBE_TIMEOUT_MS
+    );
 });
