@@ -1,3 +1,4 @@
+import { formatCount } from "../util/formatCount.js";
 import { pageStateNames, type EngineSnapshot, type OwnedPageDetails, type PageMapSnapshot } from "../../contract/EngineSnapshot.js";
 
 /** The page map with its arrays decoded: one entry per page. */
@@ -79,12 +80,14 @@ function decodeOwnedPages(
     states: Uint8Array
 ): { ownedIndex: Int32Array; owned: DecodedOwnedPages } {
     const ownedIndex = new Int32Array(pageMap.numPages).fill(-1);
-    let count = 0;
+    const pages: number[] = [];
     for (let page = 0; page < pageMap.numPages; page++) {
         if (states[page] !== 0) {
-            ownedIndex[page] = count++;
+            ownedIndex[page] = pages.length;
+            pages.push(page);
         }
     }
+    const count = pages.length;
     if (encoded.count !== count) {
         throw new SnapshotDecodeError(`The snapshot has ${count} pages that are not free but details of ${encoded.count}.`);
     }
@@ -119,7 +122,8 @@ function decodeOwnedPages(
         owned.checksums[index] = views.checksums.getBigUint64(8 * index, true);
         if (owned.tokenCounts[index]! > pageMap.pageTokens || owned.validBytes[index]! > pageMap.pageBytes) {
             throw new SnapshotDecodeError(
-                `A page holds ${owned.tokenCounts[index]} tokens in ${owned.validBytes[index]} bytes; pages are ${pageMap.pageTokens} tokens in ${pageMap.pageBytes} bytes.`
+                `Page ${pages[index]} holds ${formatCount(owned.tokenCounts[index]!)} tokens in ${formatCount(owned.validBytes[index]!)} bytes; ` +
+                    `a page holds at most ${formatCount(pageMap.pageTokens)} tokens in ${formatCount(pageMap.pageBytes)} bytes.`
             );
         }
     }
