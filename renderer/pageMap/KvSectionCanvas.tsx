@@ -146,7 +146,7 @@ function sectionSummary(snapshot: DecodedSnapshot, section: KvSection, ownerName
         const inUse = snapshot.pageMap.numPages - counts.free;
         return `${formatCount(inUse)} of ${formatCount(snapshot.pageMap.numPages)} in use, ${formatCount(counts.sealed)} sealed, ${formatCount(counts.free)} free`;
     }
-    if (sequence.workspace === undefined || sequence.numTokens === 0) {
+    if (sequence.workspace === undefined) {
         return `empty, room for ${formatCount(sequence.capacity)} tokens`;
     }
     return `${ownerName(sequence.workspace)}: ${formatCount(sequence.numTokens)} of ${formatCount(sequence.capacity)} tokens${sequence.running ? ", running" : ""}`;
