@@ -1,5 +1,6 @@
-// What the UI draws, pushed up to ten times a second: compact for 65,536 pages (two base64
-// typed arrays, ~256 KiB), no per-page objects.
+// What the UI draws, pushed up to ten times a second: compact for 65,536 pages (base64 typed
+// arrays, ~256 KiB for a free pool; owned pages add their details), no per-page objects. The
+// sequences are a few numbers each: their page-sized blocks follow from their positions.
 
 import type { AuditFeed } from "./isolation.js";
 
@@ -19,6 +20,58 @@ export interface PageMapSnapshot {
     readonly owners: readonly string[];
     readonly numPagesByState: Readonly<Record<PageStateName, number>>;
     readonly numActiveLeases: number;
+    /**
+     * Details of every page that is not free, in page order (the `k`-th entry is the `k`-th non-free
+     * page of `states`), so that a free pool costs nothing here. All base64, little-endian.
+     */
+    readonly ownedPages: OwnedPageDetails;
+}
+
+export interface OwnedPageDetails {
+    /** Pages described: the pages of `states` that are not free. */
+    readonly count: number;
+    /** Uint32Array: the generation of the reservation that took the page. */
+    readonly generations: string;
+    /** Uint32Array: the first token position the page holds. */
+    readonly tokenStarts: string;
+    /** Uint16Array: token positions the page holds from its first (at most `pageTokens`). */
+    readonly tokenCounts: string;
+    /** Uint32Array: bytes of KV written into the page (at most `pageBytes`). */
+    readonly validBytes: string;
+    /** BigUint64Array: xxh64 of the page's valid bytes while it is sealed, else 0. */
+    readonly checksums: string;
+}
+
+/** The handoff's steps, in order (docs/ARCHITECTURE.md, the handoff protocol). */
+export const handoffStepNames = ["history to prefill", "prefilling", "sealing pages", "pages to decode"] as const;
+export type HandoffStepName = (typeof handoffStepNames)[number];
+
+/** A handoff in flight: a turn's KV on its way prefill → host pages → decode. */
+export interface HandoffProgress {
+    /** The workspace the turn serves. */
+    readonly workspace: string;
+    readonly step: HandoffStepName;
+    /** The decode sequence it loads into. */
+    readonly decodeSequence: number;
+}
+
+/**
+ * One llama.cpp sequence of a context: the positions `[0, numTokens)` it holds, drawn as
+ * `ceil(numTokens / pageTokens)` page-sized blocks (the last one partial).
+ */
+export interface SequenceUsage {
+    readonly role: "prefill" | "decode" | "unified";
+    /** Its index in its context. */
+    readonly index: number;
+    /** Positions it can hold. */
+    readonly capacity: number;
+    readonly numTokens: number;
+    /** Page-sized blocks of those positions: `ceil(numTokens / pageTokens)`. */
+    readonly numBlocks: number;
+    /** The workspace whose KV it holds; absent while it holds none. */
+    readonly workspace?: string;
+    /** A turn of that workspace runs in it now (a prefill sequence in use is always running). */
+    readonly running: boolean;
 }
 
 export interface WorkspaceUsage {
@@ -48,6 +101,11 @@ export interface EngineSnapshot {
     readonly pageMap: PageMapSnapshot;
     readonly workspaces: readonly WorkspaceUsage[];
     readonly roles: readonly RoleOccupancy[];
+    /** Every sequence of every context, prefill first, then decode by index. */
+    readonly sequences: readonly SequenceUsage[];
+    /** Bytes of KV one token position takes (a page is `pageTokens` of them). */
+    readonly bytesPerToken: number;
+    readonly handoffs: readonly HandoffProgress[];
     readonly capacities: {
         readonly window: number;
         readonly prefill: number;

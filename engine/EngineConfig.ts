@@ -17,7 +17,8 @@ export const engineDefaults = {
     inPlacePrefillTokens: 128,
     flashAttention: true,
     onWindowAboveCapacity: "clamp",
-    gpu: "auto"
+    gpu: "auto",
+    handoffStepDelayMs: 0
 } as const;
 
 export type EngineMode = "split" | "unified";
@@ -55,7 +56,15 @@ export interface EngineConfig {
      * memory), else the OS temp directory.
      */
     readonly stateRoot?: string;
+    /**
+     * The page map's demo mode: milliseconds a handoff waits before each of its steps, so that a
+     * person sees pages go prefill → host → decode. 0 (the default) waits not at all.
+     */
+    readonly handoffStepDelayMs: number;
 }
+
+/** The demo mode's longest pause per handoff step: long enough to watch, short of a request's timeouts. */
+export const MAX_HANDOFF_STEP_DELAY_MS = 5_000;
 
 export type EngineConfigInput = Pick<EngineConfig, "modelPath"> & Partial<Omit<EngineConfig, "modelPath">>;
 
@@ -74,6 +83,15 @@ export function resolveEngineConfig(input: EngineConfigInput): EngineConfig {
     }
     if (!Number.isSafeInteger(config.inPlacePrefillTokens) || config.inPlacePrefillTokens < 0) {
         throw new EngineConfigError(`inPlacePrefillTokens is ${config.inPlacePrefillTokens}; it must be a whole number of at least 0.`);
+    }
+    if (
+        !Number.isSafeInteger(config.handoffStepDelayMs) ||
+        config.handoffStepDelayMs < 0 ||
+        config.handoffStepDelayMs > MAX_HANDOFF_STEP_DELAY_MS
+    ) {
+        throw new EngineConfigError(
+            `handoffStepDelayMs is ${config.handoffStepDelayMs}; it must be a whole number of milliseconds from 0 to ${MAX_HANDOFF_STEP_DELAY_MS}.`
+        );
     }
     if (config.mode !== "split" && config.mode !== "unified") {
         throw new EngineConfigError(`mode is "${String(config.mode)}"; use "split" or "unified".`);

@@ -2,11 +2,12 @@ import { auditEngine } from "./audit/auditEngine.js";
 import type { AuditOptions, AuditResult } from "./pages/AuditResult.js";
 import { ReplayLog, type ServedRequest } from "./audit/ReplayLog.js";
 import type { ParsedSequenceState } from "./codec/parseSequenceState.js";
+import type { HandoffProgress } from "../contract/EngineSnapshot.js";
 import type { RequestId, WorkspaceId } from "./core/ids.js";
 import type { EngineConfig, EngineConfigInput } from "./EngineConfig.js";
 import { startEngineParts, type EngineParts, type EngineStartOptions } from "./EngineParts.js";
 import { createEngineCounters, type GenerateRequest, type GenerateResult, type ReplayResult } from "./engineTypes.js";
-import { Handoff } from "./handoff/Handoff.js";
+import { Handoff, pacedHandoff, unpacedHandoff, type PrefillHolder } from "./handoff/Handoff.js";
 import { PageTransfer } from "./handoff/PageTransfer.js";
 import { watchedTransferHooks, type SealWatcher } from "./handoff/watchedTransferHooks.js";
 import { RequestRunner } from "./request/RequestRunner.js";
@@ -68,6 +69,7 @@ export class KvEngine {
     readonly #workspaces: WorkspaceTable;
     readonly #scheduler: TurnScheduler;
     readonly #replays: ReplayLog;
+    readonly #handoff: Handoff | undefined;
     #disposed = false;
 
     private constructor(parts: EngineParts) {
@@ -85,8 +87,11 @@ export class KvEngine {
                 : undefined;
         const workspaces = new WorkspaceTable(decode, pool, transfer, target, counters, () => scheduler.requestSchedule());
         const scheduler = new TurnScheduler(workspaces, pool, decode.numSequences);
+        const { handoffStepDelayMs } = parts.config;
+        const pacing = handoffStepDelayMs > 0 ? pacedHandoff(handoffStepDelayMs) : unpacedHandoff;
         const handoff =
-            prefill && new Handoff({ prefill, decode, pool, transfer, pages: scheduler, prefillOverflow: policies.prefillOverflow, hooks });
+            prefill &&
+            new Handoff({ prefill, decode, pool, transfer, pages: scheduler, prefillOverflow: policies.prefillOverflow, hooks, pacing });
         const replays = new ReplayLog(parts.freshContext);
         const { inPlacePrefillTokens } = parts.config;
         this.#requests = new RequestRunner({
@@ -104,6 +109,7 @@ export class KvEngine {
         this.#workspaces = workspaces;
         this.#scheduler = scheduler;
         this.#replays = replays;
+        this.#handoff = handoff;
     }
 
     static async start(input: EngineConfigInput, options: EngineStartOptions = {}): Promise<KvEngine> {
@@ -132,6 +138,16 @@ export class KvEngine {
 
     get numQueued(): number {
         return this.#scheduler.numQueued;
+    }
+
+    /** The prefill sequence's holder while a handoff uses it (split mode); undefined while it is free. */
+    get prefillHolder(): PrefillHolder | undefined {
+        return this.#handoff?.prefillHolder;
+    }
+
+    /** Handoffs in flight and the step each is at, oldest first; none in unified mode. */
+    handoffs(): readonly HandoffProgress[] {
+        return this.#handoff?.progress() ?? [];
     }
 
     /** The workspaces the engine holds KV for, and where. */

@@ -1,3 +1,4 @@
+import type { HandoffProgress, HandoffStepName } from "../../contract/EngineSnapshot.js";
 import type { ParsedSequenceState } from "../codec/parseSequenceState.js";
 import type { WorkspaceId } from "../core/ids.js";
 import { invariant } from "../core/invariant.js";
@@ -19,6 +20,28 @@ export interface HandoffParts {
     readonly pages: PageWaits;
     readonly prefillOverflow: PrefillOverflowPolicy;
     readonly hooks: Pick<PageTransferHooks, "afterLoad">;
+    /** Waits before each step: nothing by default; a pause a person can watch in the page map's demo mode. */
+    readonly pacing?: HandoffPacing;
+}
+
+/** How long a handoff waits before each of its steps (`handoffStepNames`). */
+export interface HandoffPacing {
+    beforeStep(step: HandoffStepName): Promise<void>;
+}
+
+/** No wait: the production pacing. */
+export const unpacedHandoff: HandoffPacing = Object.freeze({ beforeStep: () => Promise.resolve() });
+
+/** Waits `delayMs` before every step, so that pages can be seen going prefill → host → decode. */
+export function pacedHandoff(delayMs: number): HandoffPacing {
+    invariant(Number.isSafeInteger(delayMs) && delayMs >= 0, () => `a handoff step delay of ${delayMs} ms`);
+    return { beforeStep: () => new Promise((resolve) => setTimeout(resolve, delayMs)) };
+}
+
+/** What the prefill sequence holds now, for the page map. */
+export interface PrefillHolder {
+    readonly workspace: WorkspaceId;
+    readonly slot: SequenceSlot;
 }
 
 /**
@@ -29,8 +52,21 @@ export interface HandoffParts {
  */
 export class Handoff {
     #prefillLock: Promise<void> = Promise.resolve();
+    #prefillHolder: PrefillHolder | undefined;
+    /** Handoffs in flight, by request id: which step each is at. */
+    readonly #progress = new Map<string, HandoffProgress>();
 
     constructor(private readonly parts: HandoffParts) {}
+
+    /** The workspace whose turn holds the prefill sequence, and that sequence; undefined while it is free. */
+    get prefillHolder(): PrefillHolder | undefined {
+        return this.#prefillHolder;
+    }
+
+    /** Every handoff in flight and its step, oldest first. */
+    progress(): readonly HandoffProgress[] {
+        return [...this.#progress.values()];
+    }
 
     /**
      * Prefill evaluates `prompt[numReused, n − 1)` on top of the workspace's history and hands the
@@ -51,11 +87,19 @@ export class Handoff {
         const unlock = await this.#lockPrefill();
         const prefillSlot = prefill.acquireSequence();
         invariant(prefillSlot !== undefined, () => `the prefill context's ${prefill.numSequences} sequences are busy under its lock`);
+        this.#prefillHolder = { workspace, slot: prefillSlot };
+        const step = async (name: HandoffStepName): Promise<void> => {
+            this.#progress.set(record.id, { workspace, step: name, decodeSequence: slot.index });
+            await (this.parts.pacing ?? unpacedHandoff).beforeStep(name);
+            record.throwIfEnded();
+        };
         try {
             record.enter({ kind: "prefilling" });
             if (numReused > 0) {
+                await step("history to prefill");
                 await this.#movePages(record, workspace, await decode.exportState(slot, record.id), prefill, prefillSlot);
             }
+            await step("prefilling");
             const prefillStartedAt = performance.now();
             const toEvaluate = prompt.slice(numReused, -1);
             await prefill.evaluate(
@@ -64,13 +108,22 @@ export class Handoff {
             );
             timings.prefillMs = performance.now() - prefillStartedAt;
             record.enter({ kind: "transferring" });
+            await step("sealing pages");
             exported = await prefill.exportState(prefillSlot, record.id);
+        } catch (error) {
+            this.#progress.delete(record.id);
+            throw error;
         } finally {
+            this.#prefillHolder = undefined;
             await prefill.releaseSequence(prefillSlot);
             unlock();
         }
-        record.throwIfEnded();
-        await this.#movePages(record, workspace, exported, decode, slot, prompt.slice(0, -1));
+        try {
+            record.throwIfEnded();
+            await this.#movePages(record, workspace, exported, decode, slot, prompt.slice(0, -1), () => step("pages to decode"));
+        } finally {
+            this.#progress.delete(record.id);
+        }
         invariant(
             slot.numTokens === prompt.length - 1,
             () => `decode sequence ${slot.index} holds ${slot.numTokens} tokens after loading ${prompt.length - 1}`
@@ -99,7 +152,9 @@ export class Handoff {
         state: ParsedSequenceState,
         target: RoleContext,
         targetSlot: SequenceSlot,
-        expectedTokens: readonly number[] = Array.from(state.tokens)
+        expectedTokens: readonly number[] = Array.from(state.tokens),
+        /** Runs between the seal and the read: the demo mode's pause while the pages sit sealed in the pool. */
+        afterSeal: () => Promise<void> = () => Promise.resolve()
     ): Promise<void> {
         const { pool, transfer, pages, hooks } = this.parts;
         const numPages = transfer.numPagesFor(expectedTokens.length);
@@ -114,6 +169,7 @@ export class Handoff {
         record.throwIfEnded();
         const manifest = await transfer.write(reservation, state);
         record.throwIfEnded();
+        await afterSeal();
         const assembled = transfer.read(
             manifest,
             {

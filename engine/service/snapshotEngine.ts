@@ -1,13 +1,16 @@
 import { pageStateNames, type EngineSnapshot } from "../../contract/EngineSnapshot.js";
 import type { KvEngine } from "../KvEngine.js";
+import { snapshotSequences } from "./snapshotSequences.js";
 
 /** What a snapshot carries that the engine itself does not keep: its time, throughput and audit feed. */
 export type SnapshotExtras = Pick<EngineSnapshot, "at" | "tokensPerSecond" | "audit">;
 
 /**
  * The engine as the UI draws it, now: the page map (states and owners as base64 typed arrays, so
- * a pool of 65,536 pages stays small enough to send ten times a second), every workspace and
- * where its KV is, both roles' sequences, the measured capacities and the counters.
+ * a pool of 65,536 pages stays small enough to send ten times a second, and the details of the
+ * pages that are not free), every sequence of both contexts with the positions it holds and its
+ * workspace, the handoffs in flight, every workspace and where its KV is, the measured
+ * capacities and the counters.
  */
 export function snapshotEngine(engine: KvEngine, extras: SnapshotExtras): EngineSnapshot {
     const pool = engine.pool.snapshot();
@@ -38,13 +41,24 @@ export function snapshotEngine(engine: KvEngine, extras: SnapshotExtras): Engine
             pageTokens: engine.pool.config.pageTokens,
             pageBytes: engine.pool.config.pageBytes,
             states: Buffer.from(pool.states.buffer, pool.states.byteOffset, pool.states.byteLength).toString("base64"),
-            ownerSlots: Buffer.from(ownerSlots.buffer).toString("base64"),
+            ownerSlots: base64(ownerSlots),
             owners: [...pool.workspaces],
             numPagesByState: Object.fromEntries(
                 pageStateNames.map((name, state) => [name, pool.numPagesByState[state] ?? 0])
             ) as EngineSnapshot["pageMap"]["numPagesByState"],
-            numActiveLeases: pool.numActiveLeases
+            numActiveLeases: pool.numActiveLeases,
+            ownedPages: {
+                count: pool.ownedPages.generations.length,
+                generations: base64(pool.ownedPages.generations),
+                tokenStarts: base64(pool.ownedPages.tokenStarts),
+                tokenCounts: base64(pool.ownedPages.tokenCounts),
+                validBytes: base64(pool.ownedPages.validBytes),
+                checksums: base64(pool.ownedPages.checksums)
+            }
         },
+        sequences: snapshotSequences(engine),
+        bytesPerToken: engine.pool.config.pageBytes / engine.pool.config.pageTokens,
+        handoffs: engine.handoffs(),
         workspaces: engine.workspaces().map((workspace) => ({
             workspace: workspace.id,
             residency: workspace.residency.kind,
@@ -78,4 +92,9 @@ export function snapshotEngine(engine: KvEngine, extras: SnapshotExtras): Engine
         tokensPerSecond: extras.tokensPerSecond,
         ...(extras.audit === undefined ? {} : { audit: extras.audit })
     };
+}
+
+/** A typed array's bytes (little-endian on every platform Kvault runs on) as base64. */
+function base64(array: ArrayBufferView): string {
+    return Buffer.from(array.buffer, array.byteOffset, array.byteLength).toString("base64");
 }

@@ -61,7 +61,8 @@ async function main(): Promise<void> {
             numDecodeSequences: options.decodeSequences,
             pageTokens: options.pageTokens,
             numPages: options.poolPages,
-            onWindowAboveCapacity: "clamp"
+            onWindowAboveCapacity: "clamp",
+            handoffStepDelayMs: options.handoffDemoMs
         },
         { log }
     );

@@ -27,6 +27,8 @@ export interface ServeOptions {
     readonly dataDir: string;
     /** A download that gains no byte for this long is stopped and kept to resume; undefined: ModelDownloads' default (60 s). */
     readonly downloadStallSeconds?: number;
+    /** The page map's demo mode: milliseconds each handoff step waits (the engine's handoffStepDelayMs); 0 when off. */
+    readonly handoffDemoMs: number;
 }
 
 export const serveDefaults = {
@@ -58,6 +60,8 @@ export const serveUsage = `Usage: npm run serve -- [options]
                               names of their own: another key's "user" never reaches theirs (repeatable)
   --data-dir DIR              where models and chats live (default ~/.kvault)
   --download-stall-seconds N  stop a download that gains no byte for N seconds, keeping it to resume (default 60)
+  --handoff-demo MS           demo mode: each handoff step waits MS milliseconds (up to 5000), so the page
+                              map shows pages go prefill → host → decode (default 0: off)
 `;
 
 /** Flags that take no value. */
@@ -79,7 +83,8 @@ const FLAGS = new Set([
     "api-key",
     "extra-api-key",
     "data-dir",
-    "download-stall-seconds"
+    "download-stall-seconds",
+    "handoff-demo"
 ]);
 
 /** Parses `npm run serve` arguments; every mistake is a `ServeOptionsError` that says which flag and why. */
@@ -185,7 +190,8 @@ export function parseServeOptions(argv: readonly string[], env: Readonly<Record<
         apiKey: apiKey === "" ? undefined : apiKey,
         extraApiKeys,
         dataDir: path.resolve(given.get("data-dir") ?? path.join(os.homedir(), ".kvault")),
-        downloadStallSeconds: given.has("download-stall-seconds") ? integer("download-stall-seconds", 0, 1, 3600) : undefined
+        downloadStallSeconds: given.has("download-stall-seconds") ? integer("download-stall-seconds", 0, 1, 3600) : undefined,
+        handoffDemoMs: integer("handoff-demo", 0, 0, 5_000)
     };
 }
 

@@ -1,26 +1,37 @@
-import { useEffect, useMemo, useRef, useState, type KeyboardEvent, type MouseEvent } from "react";
-import { pageStateNames } from "../../contract/EngineSnapshot.js";
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { useEngineStore } from "../stores/engineStore.js";
 import { useWorkspaceStore } from "../stores/workspaceStore.js";
 import { formatCount } from "../util/formatCount.js";
 import { paletteColour } from "../workspaces/workspacePalette.js";
-import { pageOwner } from "./decodeSnapshot.js";
-import { drawPageMap } from "./drawPageMap.js";
+import { formatBytes } from "./describeBlock.js";
+import { kvSections, type KvSection } from "./kvSections.js";
+import { KvSectionCanvas } from "./KvSectionCanvas.js";
 import { ownerLabel } from "./ownerLabel.js";
 import { PageMapLegend } from "./PageMapLegend.js";
-import { pageAtPoint, pageGridLayout } from "./pageGridLayout.js";
+import { sectionGridLayouts } from "./pageGridLayout.js";
 import { PageOwnerTable } from "./PageOwnerTable.js";
 import { RoleOccupancy } from "./RoleOccupancy.js";
 import { summarizePageMap } from "./summarizePageMap.js";
 import { usePageMapTheme } from "./usePageMapTheme.js";
 import "./PageMap.css";
 
-/** Tallest the grid grows before its cells shrink (CSS pixels). */
-const MAX_GRID_HEIGHT = 280;
+/** Tallest the blocks of all sections together grow before their cells shrink (CSS pixels). */
+const MAX_GRID_HEIGHT = 360;
+/** Height a section's title and hint take beside its grid, counted when choosing the cell size. */
+const SECTION_SPACING = 24;
+
+/** The first section of each kind explains it, once, for a first-time user. */
+const hints: Readonly<Record<KvSection["kind"], string>> = {
+    prefill:
+        "Prefill reads a long new message in one go, then hands its KV (the model's memory of the conversation) to decode through host pages.",
+    pages: "A page holds the KV of a fixed number of token positions. Pages carry KV between contexts, and hold a workspace's KV while it is swapped out; every page is zeroed before it is reused, so no workspace can read another's.",
+    decode: "Decode writes the answer one token at a time; each workspace's conversation lives in one decode sequence, growing a block at a time."
+};
 
 /**
- * The page pool, live: one cell per page, in its owner's colour at its state's strength; the
- * contexts' sequences beside it; a page's details on hover or with the arrow keys.
+ * All the KV memory the engine holds, one block per page-sized run of positions, coloured by the
+ * workspace it belongs to: the prefill sequence, the host page pool, and every decode sequence.
+ * Blocks are mirrored from the engine's snapshot, never kept here.
  */
 export function PageMap() {
     const snapshot = useEngineStore((state) => state.snapshot);
@@ -29,17 +40,22 @@ export function PageMap() {
     const workspaces = useWorkspaceStore((state) => state.workspaces);
     const theme = usePageMapTheme();
     const wrapperRef = useRef<HTMLDivElement>(null);
-    const canvasRef = useRef<HTMLCanvasElement>(null);
     const [width, setWidth] = useState(0);
-    const [inspected, setInspected] = useState<number>();
 
     const pageMap = snapshot?.pageMap;
-    const numPages = pageMap?.numPages ?? 0;
-    const layout = useMemo(
-        () => (numPages > 0 && width > 0 ? pageGridLayout(numPages, width, MAX_GRID_HEIGHT) : undefined),
-        [numPages, width]
+    const sections = useMemo(() => (snapshot === undefined ? [] : kvSections(snapshot)), [snapshot]);
+    const shape = sections.map((section) => section.numBlocks).join(",");
+    const layouts = useMemo(
+        () => (width > 0 ? sectionGridLayouts(shape.split(",").map(Number), width, MAX_GRID_HEIGHT, SECTION_SPACING) : undefined),
+        [shape, width]
     );
     const summary = useMemo(() => (pageMap === undefined ? undefined : summarizePageMap(pageMap)), [pageMap]);
+    const colours = useMemo(
+        () => new Map(workspaces.map((workspace) => [workspace.id, paletteColour(workspace.colour).hex])),
+        [workspaces]
+    );
+    const ownerColour = useCallback((owner: string) => colours.get(owner), [colours]);
+    const ownerName = useCallback((owner: string) => ownerLabel(owner, workspaces).name, [workspaces]);
 
     useEffect(() => {
         const wrapper = wrapperRef.current;
@@ -51,60 +67,7 @@ export function PageMap() {
         return () => observer.disconnect();
     }, []);
 
-    useEffect(() => {
-        const canvas = canvasRef.current;
-        const context = canvas?.getContext("2d");
-        if (canvas == null || context == null || layout === undefined || pageMap === undefined) {
-            return;
-        }
-        const scale = window.devicePixelRatio || 1;
-        if (canvas.width !== Math.round(layout.width * scale) || canvas.height !== Math.round(layout.height * scale)) {
-            canvas.width = Math.round(layout.width * scale);
-            canvas.height = Math.round(layout.height * scale);
-        }
-        context.setTransform(scale, 0, 0, scale, 0, 0);
-        const colours = new Map(workspaces.map((workspace) => [workspace.id, paletteColour(workspace.colour).hex]));
-        drawPageMap(context, layout, pageMap, (owner) => colours.get(owner), theme, inspected);
-    }, [layout, pageMap, workspaces, theme, inspected]);
-
-    const inspect = (event: MouseEvent<HTMLCanvasElement>): void => {
-        if (layout === undefined) {
-            return;
-        }
-        const rect = event.currentTarget.getBoundingClientRect();
-        const scale = layout.width / rect.width;
-        setInspected(pageAtPoint(layout, (event.clientX - rect.left) * scale, (event.clientY - rect.top) * scale));
-    };
-
-    const moveInspected = (event: KeyboardEvent<HTMLCanvasElement>): void => {
-        if (layout === undefined) {
-            return;
-        }
-        const steps: Record<string, number> = { ArrowLeft: -1, ArrowRight: 1, ArrowUp: -layout.columns, ArrowDown: layout.columns };
-        if (event.key === "Escape") {
-            // clears the inspected page only; not the workspace's Stop (ChatView)
-            event.preventDefault();
-            setInspected(undefined);
-            return;
-        }
-        const step = steps[event.key];
-        if (step === undefined) {
-            return;
-        }
-        event.preventDefault();
-        setInspected((page) => Math.min(layout.numPages - 1, Math.max(0, (page ?? 0) + (page === undefined ? 0 : step))));
-    };
-
-    const details = (() => {
-        if (pageMap === undefined || inspected === undefined || inspected >= pageMap.numPages) {
-            return "Point at a page, or focus the map and use the arrow keys, to see its details.";
-        }
-        const state = pageStateNames[pageMap.states[inspected]!]!;
-        const owner = pageOwner(pageMap, inspected);
-        const ownerText = owner === undefined ? "no owner" : `owner ${ownerLabel(owner, workspaces).name}`;
-        return `Page ${formatCount(inspected)}: ${state}, ${ownerText}.`;
-    })();
-
+    const explained = new Set<KvSection["kind"]>();
     return (
         <div className="page-map">
             {pageMap !== undefined && (
@@ -113,30 +76,40 @@ export function PageMap() {
                     each); {formatCount(pageMap.numActiveLeases)} active {pageMap.numActiveLeases === 1 ? "lease" : "leases"}
                 </p>
             )}
+            <PageMapLegend theme={theme} workspaces={workspaces} />
+            {snapshot !== undefined && snapshot.handoffs.length > 0 && (
+                <p className="kv-handoffs" role="status">
+                    {snapshot.handoffs
+                        .map(
+                            (handoff) =>
+                                `Handoff for ${ownerName(handoff.workspace)}: ${handoff.step} (into decode sequence ${handoff.decodeSequence + 1})`
+                        )
+                        .join("; ")}
+                </p>
+            )}
             <div className="page-map-grid" ref={wrapperRef}>
-                {pageMap === undefined ? (
+                {snapshot === undefined ? (
                     <p className="placeholder">{snapshotError ?? "Waiting for the engine's first snapshot…"}</p>
                 ) : (
-                    <canvas
-                        ref={canvasRef}
-                        className="page-map-canvas"
-                        tabIndex={0}
-                        role="img"
-                        aria-label={
-                            summary === undefined
-                                ? "Page map"
-                                : `Page map: ${pageStateNames.map((state) => `${formatCount(summary.byState[state])} ${state}`).join(", ")}`
-                        }
-                        onMouseMove={inspect}
-                        onMouseLeave={() => setInspected(undefined)}
-                        onKeyDown={moveInspected}
-                        onBlur={() => setInspected(undefined)}
-                    />
+                    layouts !== undefined &&
+                    sections.map((section, index) => {
+                        const hint = explained.has(section.kind) ? undefined : hints[section.kind];
+                        explained.add(section.kind);
+                        return (
+                            <KvSectionCanvas
+                                key={section.key}
+                                snapshot={snapshot}
+                                section={section}
+                                layout={layouts[index]!}
+                                hint={hint}
+                                ownerColour={ownerColour}
+                                ownerName={ownerName}
+                                theme={theme}
+                            />
+                        );
+                    })
                 )}
             </div>
-            <p className="page-details" aria-label="Page details">
-                {details}
-            </p>
             {snapshotError !== undefined && pageMap !== undefined && (
                 <p className="inline-error" role="status">
                     Snapshot: {snapshotError}
@@ -147,17 +120,8 @@ export function PageMap() {
                     The engine has not answered for a moment (busy or restarting); this is its last known state.
                 </p>
             )}
-            <PageMapLegend theme={theme} />
             {summary !== undefined && <PageOwnerTable summary={summary} workspaces={workspaces} theme={theme} />}
             {snapshot !== undefined && <RoleOccupancy snapshot={snapshot} workspaces={workspaces} theme={theme} />}
         </div>
     );
-}
-
-function formatBytes(bytes: number): string {
-    return bytes >= 1024 * 1024
-        ? `${formatCount(Math.round((bytes / 1024 / 1024) * 10) / 10)} MiB`
-        : bytes >= 1024
-          ? `${formatCount(Math.round((bytes / 1024) * 10) / 10)} KiB`
-          : `${formatCount(bytes)} B`;
 }

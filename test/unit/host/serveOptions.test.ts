@@ -62,11 +62,17 @@ describe("parseServeOptions", () => {
             apiKey: "secret-key-1",
             dataDir: "/tmp/kv",
             downloadStallSeconds: 5,
+            handoffDemoMs: 0,
             extraApiKeys: [
                 { id: "alice", key: "alice-key-1" },
                 { id: "bob_2", key: "bob.key-2" }
             ]
         });
+    });
+
+    it("turns the page map's demo mode on with --handoff-demo, off by default", () => {
+        expect(parseServeOptions([]).handoffDemoMs).toBe(0);
+        expect(parseServeOptions(["--handoff-demo", "800"]).handoffDemoMs).toBe(800);
     });
 
     it("takes the key from KVAULT_API_KEY when no flag gives one", () => {
@@ -91,7 +97,8 @@ describe("parseServeOptions", () => {
         [["--host", "0.0.0.0"], /--host 0.0.0.0 is not a loopback address.*add --allow-remote/],
         [["--host", "192.168.1.20"], /--host 192.168.1.20 is not a loopback address/],
         [["--host", "kvault.example"], /--host kvault.example is not a loopback address/],
-        [["--allow-remote=yes"], /--allow-remote takes no value/]
+        [["--allow-remote=yes"], /--allow-remote takes no value/],
+        [["--handoff-demo", "9000"], /--handoff-demo is "9000"; it must be a whole number from 0 to 5,000/]
     ])("refuses %j with a clear message", (argv, message) => {
         expect(() => parseServeOptions(argv)).toThrow(ServeOptionsError);
         expect(() => parseServeOptions(argv)).toThrow(message);

@@ -1,0 +1,90 @@
+import fs from "node:fs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readApp, sendMessage } from "./support/appDriver.js";
+import { openKvault, type KvaultPage } from "./support/openKvault.js";
+import { seedChats } from "./support/seedChats.js";
+import { startKvaultServer, type KvaultServer } from "./support/startKvaultServer.js";
+
+const BLUE = "#3b82f6"; // workspacePalette[0], the seeded workspace's swatch
+
+describe("the page map after a chat, in a real browser", () => {
+    const screenshots: string[] = [];
+    let dataDir: string | undefined;
+    let server: KvaultServer | undefined;
+    let app: KvaultPage | undefined;
+
+    beforeAll(async () => {
+        dataDir = seedChats([{ id: "ui-notes", name: "Notes", colour: 0, messages: [] }]);
+        server = await startKvaultServer({ dataDir });
+        app = await openKvault(await server.loginUrl(), { width: 1280, height: 900 });
+    });
+
+    afterAll(async () => {
+        await app?.close();
+        await server?.stop();
+        if (dataDir !== undefined) {
+            fs.rmSync(dataDir, { recursive: true, force: true });
+        }
+        console.log(`screenshots:\n${screenshots.join("\n")}`);
+    });
+
+    /** Pixels of the canvas matching `selector` that are exactly `hex`. */
+    const pixelsOfColour = (selector: string, hex: string): Promise<number> =>
+        app!.page.evaluate<number>(`(() => {
+            const canvas = document.querySelector(${JSON.stringify(selector)});
+            if (canvas === null) return -1;
+            const { data } = canvas.getContext("2d").getImageData(0, 0, canvas.width, canvas.height);
+            const [r, g, b] = [1, 3, 5].map((index) => parseInt(${JSON.stringify(hex)}.slice(index, index + 2), 16));
+            let count = 0;
+            for (let index = 0; index < data.length; index += 4)
+                if (data[index] === r && data[index + 1] === g && data[index + 2] === b && data[index + 3] === 255) count++;
+            return count;
+        })()`);
+
+    it("draws the workspace's decode blocks in its colour, and names the owner on hover", async () => {
+        const { page } = app!;
+        const sections = page.locator(".kv-section");
+        await expect
+            .poll(() => sections.evaluateAll((elements) => elements.map((element) => element.getAttribute("aria-label"))))
+            .toEqual(["Prefill", "Host pages", "Decode sequence 1", "Decode sequence 2"]);
+        expect(await page.getByText("A page holds the KV of a fixed number of token positions").isVisible()).toBe(true);
+
+        await sendMessage(page, "Tell me about pages.");
+        await expect
+            .poll(async () => (await readApp(page)).items.find((item) => item.id === "ui-notes")?.phase, {
+                timeout: 120_000,
+                interval: 250
+            })
+            .toBe("running");
+        await expect
+            .poll(async () => (await readApp(page)).items.find((item) => item.id === "ui-notes")?.phase, {
+                timeout: 120_000,
+                interval: 250
+            })
+            .toBe("idle");
+
+        const held = page.locator('.kv-sequence-canvas[data-workspace="ui-notes"]');
+        await expect.poll(() => held.count(), { timeout: 10_000 }).toBe(1);
+        expect(Number(await held.getAttribute("data-held-blocks"))).toBeGreaterThan(0);
+        const selector = '.kv-sequence-canvas[data-workspace="ui-notes"]';
+        expect(await pixelsOfColour(selector, BLUE), "the decode blocks are drawn in the workspace's colour").toBeGreaterThan(0);
+        const section = page.locator(".kv-section", { has: held });
+        await expect.poll(() => section.locator(".kv-section-summary").textContent()).toMatch(/^Notes: \d+ of 512 tokens$/);
+
+        await held.hover({ position: { x: 3, y: 3 } });
+        const tooltip = page.getByRole("tooltip");
+        await expect
+            .poll(() => tooltip.textContent())
+            .toMatch(/^Decode sequence \d, block 1, owner Notes, positions 0–15, [\d.]+ KiB, kept between turns\.$/);
+        expect(await tooltip.textContent()).not.toMatch(/numTokens|heldTokens|ownerSlots/);
+        screenshots.push(await app!.screenshot("page-map-decode-blocks"));
+
+        // The keyboard reaches the same words: focus the section and step to the next block.
+        await page.mouse.move(0, 0);
+        await held.focus();
+        await page.keyboard.press("ArrowRight");
+        await page.keyboard.press("ArrowRight");
+        await expect.poll(() => tooltip.textContent()).toMatch(/^Decode sequence \d, block 2, owner Notes, positions 16–/);
+        expect(app!.problems).toEqual([]);
+    });
+});
