@@ -57,6 +57,21 @@ export class FakeRpc implements KvaultRpc {
         });
     }
 
+    /** Turns attached to (attachTurn), driven by hand like `turns`. */
+    readonly attached: {
+        readonly requestId: string;
+        readonly listener: TurnListener;
+        finish(result: ChatResult): void;
+        fail(code: string, message: string): void;
+    }[] = [];
+
+    attach(requestId: string, listener: TurnListener): Promise<ChatResult> {
+        this.calls.push({ method: "attachTurn", params: { requestId } });
+        return new Promise((resolve, reject) => {
+            this.attached.push({ requestId, listener, finish: resolve, fail: (code, message) => reject(new RpcError(code, message)) });
+        });
+    }
+
     dispose(): void {}
 }
 
