@@ -52,8 +52,8 @@ describe("ChatController", () => {
             ["assistant", "Hi there", "stop"]
         ]);
         // The host keeps the answer under the id the turn named; the page's chat mirrors it.
-        expect(messagesOf(workspace)[1]!.id).toBe((turn.request as { answerId?: string }).answerId);
-        expect((turn.request as { answerId?: string }).answerId).toMatch(/^m-/);
+        expect(messagesOf(workspace)[1]!.id).toBe(turn.request.answerId);
+        expect(turn.request.answerId).toMatch(/^m-/);
         expect(stores.turns.getState().live[workspace]).toBeUndefined();
 
         chat.send(workspace, "and then?");
@@ -150,7 +150,7 @@ describe("ChatController", () => {
             {
                 requestId: turn.request.requestId,
                 workspace,
-                answerId: (turn.request as { answerId: string }).answerId,
+                answerId: turn.request.answerId!,
                 phase: "running",
                 numChars: 2
             }
