@@ -5,7 +5,7 @@
 import type { EngineErrorPayload } from "./engineProtocol.js";
 import type { RpcMethod, RpcParams, RpcResult } from "./rpc/rpcSpec.js";
 
-export type { EngineMethod, HostMethod, RpcMethod, RpcParams, RpcResult } from "./rpc/rpcSpec.js";
+export type { ActiveTurn, ChatTurnResult, EngineMethod, HostMethod, RpcMethod, RpcParams, RpcResult, TurnMethod } from "./rpc/rpcSpec.js";
 export { engineMethods, rpcMethods } from "./rpc/rpcSpec.js";
 
 /** Each method's params and result, by name: `RpcMethods["audit"]["result"]`. */

@@ -28,6 +28,26 @@ export const callTimeouts = Object.freeze({
     canaryMs: 600_000
 });
 
+/** What a turn answers: the whole answer, why it ended, and what it cost. */
+export interface ChatTurnResult {
+    readonly text: string;
+    readonly finishReason: FinishReason;
+    readonly usage: TurnUsage;
+}
+
+/** A chat's turn that runs now (activeTurns). */
+export interface ActiveTurn {
+    readonly requestId: string;
+    readonly workspace: string;
+    /** The message id its answer is kept under. */
+    readonly answerId: string;
+    /** waiting: for the engine to start or take it; queued: behind `queuePosition - 1` others; running: generating. */
+    readonly phase: "waiting" | "queued" | "running";
+    readonly queuePosition?: number;
+    /** Characters streamed so far. */
+    readonly numChars: number;
+}
+
 declare const resultType: unique symbol;
 
 /**
@@ -68,13 +88,27 @@ export interface ImportProgress {
 
 export const rpcSpec = {
     info: method<EngineInfo>()({ params: none("info"), serve: "host" }),
-    /** One turn; its queued/started/text events stream to the caller meanwhile (RpcTurnEvent). */
-    chat: method<{ text: string; finishReason: FinishReason; usage: TurnUsage }>()({
-        params: conversationChecks(params("chat", chatTurnEntries), { endsWithUser: true }),
+    /**
+     * One turn; its queued/started/text events stream to the caller meanwhile (RpcTurnEvent). With
+     * `answerId` it is a chat's turn and the host's (host/rpc/HostTurns.ts): the host keeps the
+     * answer in the stored chat `workspace` as message `answerId` (on disk before this answers; a
+     * Stop keeps what streamed, as "stopped"), and the turn runs on when its caller goes away.
+     * Without it the turn is its caller's: nothing is kept, and it ends when its caller goes away.
+     */
+    chat: method<ChatTurnResult>()({
+        params: conversationChecks(params("chat", { ...chatTurnEntries, answerId: v.optional(storeIdParam) }), { endsWithUser: true }),
         serve: "engine"
     }),
-    /** Cancels a turn this caller started; `cancelled` is false when none by that id runs. */
+    /** Cancels a turn: its caller's own, or a chat's turn (one with an answerId) from any caller; `cancelled` is false when none by that id runs. */
     cancel: method<{ cancelled: boolean }>()({ params: params("cancel", { requestId: idSchema() }), serve: "host" }),
+    /** The chats' turns running now (those started with an answerId), oldest first: what a page that (re)loads attaches to. */
+    activeTurns: method<readonly ActiveTurn[]>()({ params: none("activeTurns"), serve: "host" }),
+    /**
+     * Follows a chat's turn from this caller: its state and the text streamed so far come at once as
+     * events (queued or started, then one text event), the rest live, and the answer is the turn's,
+     * as chat's. A turn that ended a moment ago answers at once; one unknown fails with turn_not_found.
+     */
+    attachTurn: method<ChatTurnResult>()({ params: params("attachTurn", { requestId: idSchema() }), serve: "host" }),
     measure: method<DraftMeasurement>()({
         params: conversationChecks(
             params("measure", { workspace: workspaceSchema, messages: messagesSchema(0), draft: text(turnLimits.maxMessageChars) }),
@@ -231,6 +265,8 @@ export type RpcResult<M extends RpcMethod> = RpcSpec[M] extends MethodSpec<v.Gen
 export type EngineMethod = Exclude<{ [M in RpcMethod]: RpcSpec[M]["serve"] extends "engine" ? M : never }[RpcMethod], "chat">;
 /** The methods a host answers itself. */
 export type HostMethod = Exclude<RpcMethod, EngineMethod | "chat">;
+/** The host methods of turns, which the dispatcher answers from the turns it runs (host/rpc/RpcDispatcher.ts). */
+export type TurnMethod = "cancel" | "activeTurns" | "attachTurn";
 
 type Immutable<T> = T extends (infer U)[] ? readonly Immutable<U>[] : T extends object ? { readonly [K in keyof T]: Immutable<T[K]> } : T;
 

@@ -5,10 +5,12 @@ import type { ChatTurnRequest, EngineClient } from "../../contract/engineProtoco
 import type { EngineMethod, RpcAnswer, RpcMethod, RpcParams, RpcTurnEvent } from "../../contract/rpc.js";
 import { parseRpcCall, type RpcCall } from "../../contract/rpc/parseRpcCall.js";
 import { rpcSpec } from "../../contract/rpc/rpcSpec.js";
+import type { StoredMessage } from "../../contract/workspaces.js";
 import { InvalidRequestError } from "../../engine/index.js";
-import { CancelledBeforeSendError } from "../supervisor/engineHostErrors.js";
 import type { CallContext, HostImplementations } from "./hostMethods.js";
+import { HostTurns } from "./HostTurns.js";
 import { toErrorAnswer } from "./toErrorAnswer.js";
+import { untilAborted } from "./untilAborted.js";
 
 /** One renderer (a webContents, a WebSocket): turn events go to it, and only to it. */
 export interface RpcCaller {
@@ -29,18 +31,23 @@ interface CallerState {
  * Serves each call of a caller: checks it against the RPC spec (once: nothing behind this checks
  * the params again), then hands an engine method to the engine (waiting for it while it starts)
  * and a host method to the host's implementations, and answers with an RpcAnswer, never a
- * rejection. A caller's turns are its own: only it can cancel them, only it hears their events,
- * and `closeCaller` (its window closed or reloaded, its socket closed) cancels them all, which
- * frees their pages.
+ * rejection. A chat's turn (one with an answerId) is the host's (HostTurns): it runs on when its
+ * caller goes away, keeps its answer in the stored chat, and any caller can follow or stop it.
+ * Any other turn is its caller's own: only it can cancel it, only it hears its events, and
+ * `closeCaller` (its window closed or reloaded, its socket closed) cancels them all, which frees
+ * their pages.
  */
 export class RpcDispatcher {
     readonly #callers = new Map<number, CallerState>();
+    readonly #hostTurns: HostTurns;
 
     /** `engine` resolves once the engine is ready, or rejects with why it could not start. */
     constructor(
         private readonly engine: () => Promise<EngineClient>,
         private readonly host: HostImplementations
-    ) {}
+    ) {
+        this.#hostTurns = new HostTurns(engine, (workspace, message) => this.#keepAnswer(workspace, message));
+    }
 
     async call(caller: RpcCaller, method: unknown, params: unknown): Promise<RpcAnswer> {
         try {
@@ -62,9 +69,10 @@ export class RpcDispatcher {
             controller.abort();
         }
         state?.gone.abort();
+        this.#hostTurns.detach(callerId);
     }
 
-    /** Turns running for this caller; for tests and diagnostics. */
+    /** Turns running for this caller (not the chats' turns, which are the host's); for tests and diagnostics. */
     numTurns(callerId: number): number {
         return this.#callers.get(callerId)?.turns.size ?? 0;
     }
@@ -77,8 +85,12 @@ export class RpcDispatcher {
                 // No engine wait: a turn that exists already has one, and cancelling none needs none.
                 const controller = this.#callers.get(caller.id)?.turns.get(call.params.requestId);
                 controller?.abort();
-                return { cancelled: controller !== undefined };
+                return { cancelled: controller !== undefined || this.#hostTurns.cancel(call.params.requestId) };
             }
+            case "activeTurns":
+                return this.#hostTurns.list();
+            case "attachTurn":
+                return this.#hostTurns.attach(caller, call.params.requestId);
         }
         if (isEngineMethod(call.method)) {
             return (await this.engine()).call(call.method, call.params as RpcParams<EngineMethod>);
@@ -88,10 +100,14 @@ export class RpcDispatcher {
         return serve(call.params, context);
     }
 
-    async #chat(caller: RpcCaller, request: ChatTurnRequest): Promise<unknown> {
+    async #chat(caller: RpcCaller, params: ChatTurnRequest & { readonly answerId?: string }): Promise<unknown> {
+        const { answerId, ...request } = params;
         const { requestId } = request;
         const { turns } = this.#state(caller.id);
-        if (turns.has(requestId)) {
+        if (answerId !== undefined && !turns.has(requestId)) {
+            return this.#hostTurns.start(caller, request, answerId);
+        }
+        if (turns.has(requestId) || this.#hostTurns.has(requestId)) {
             throw new InvalidRequestError(
                 `A turn with requestId ${JSON.stringify(requestId)} is already running for this caller; give each turn its own id.`
             );
@@ -119,6 +135,15 @@ export class RpcDispatcher {
         }
     }
 
+    /** A chat's answer into its stored chat, checked as an appendMessage call from a page is. */
+    async #keepAnswer(workspace: string, message: StoredMessage): Promise<void> {
+        const parsed = parseRpcCall("appendMessage", { workspace, message });
+        if (!parsed.ok || parsed.call.method !== "appendMessage") {
+            throw new InvalidRequestError(`The answer could not be kept in the chat of ${workspace}: ${parsed.ok ? "" : parsed.message}`);
+        }
+        await this.host.appendMessage(parsed.call.params, hostContext);
+    }
+
     #state(callerId: number): CallerState {
         let state = this.#callers.get(callerId);
         if (state === undefined) {
@@ -129,19 +154,9 @@ export class RpcDispatcher {
     }
 }
 
+/** The context of a call the host makes itself (keeping an answer): no caller, never gone. */
+const hostContext: CallContext = { callerId: 0, callerGone: new AbortController().signal };
+
 function isEngineMethod(method: RpcMethod): method is EngineMethod {
     return rpcSpec[method].serve === "engine" && method !== "chat";
-}
-
-/** `promise`, or CancelledBeforeSendError as soon as `signal` aborts: a cancelled turn does not wait for the engine to start. */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-    return new Promise((resolve, reject) => {
-        const abort = (): void => reject(new CancelledBeforeSendError());
-        if (signal.aborted) {
-            abort();
-            return;
-        }
-        signal.addEventListener("abort", abort, { once: true });
-        promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", abort));
-    });
 }

@@ -21,8 +21,8 @@ export const MESSAGE_TOO_BIG_CLOSE_CODE = 1009;
  * A bad message is answered with an error and changes nothing; a message over the size limit is
  * answered with rpc_message_too_large, by its id when its first bytes name one, and not parsed.
  * One over twice the limit is not even read: the connection is closed with 1009, and only it. No
- * message, socket or stream error ever ends the server. A connection that closes cancels its turns:
- * a client going away frees its pages.
+ * message, socket or stream error ever ends the server. A connection that closes cancels its own
+ * turns (a client going away frees its pages); a chat's turn, the host's, runs on (host/rpc/HostTurns.ts).
  */
 export class RpcServer {
     readonly #server: WebSocketServer;

@@ -1,6 +1,6 @@
 import type { EngineClient } from "../../contract/engineProtocol.js";
 import type { AppSettingsView, LocalApiChange } from "../../contract/KvaultBridge.js";
-import type { HostMethod, RpcParams, RpcResult } from "../../contract/rpc.js";
+import type { HostMethod, RpcParams, RpcResult, TurnMethod } from "../../contract/rpc.js";
 import type { WorkspaceStore } from "../store/WorkspaceStore.js";
 import { StoreOpenError } from "../store/storeErrors.js";
 import { modelMethodNames, type HostModels, type ModelMethodName } from "../supervisor/modelMethods.js";
@@ -14,9 +14,9 @@ export interface CallContext {
     readonly callerGone: AbortSignal;
 }
 
-/** A host's answer to each method it serves (contract/rpc/rpcSpec.ts, `serve: "host"`); cancel is the dispatcher's own. */
+/** A host's answer to each method it serves (contract/rpc/rpcSpec.ts, `serve: "host"`); the turn methods are the dispatcher's own. */
 export type HostImplementations = {
-    readonly [M in Exclude<HostMethod, "cancel">]: (params: RpcParams<M>, context: CallContext) => RpcResult<M> | Promise<RpcResult<M>>;
+    readonly [M in Exclude<HostMethod, TurnMethod>]: (params: RpcParams<M>, context: CallContext) => RpcResult<M> | Promise<RpcResult<M>>;
 };
 
 /** The desktop app's settings as the RPC reaches them (main/settings/SettingsService.ts). */

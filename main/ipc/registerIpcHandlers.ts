@@ -25,7 +25,8 @@ export function registerIpcHandlers({ appUrl, rpc }: IpcServices): void {
         const { id } = sender;
         if (!watched.has(id)) {
             watched.add(id);
-            // Whoever started a turn can no longer hear it or stop it: cancel it, so its pages are freed.
+            // Whoever started a turn can no longer hear it or stop it: cancel its own turns, so their pages are
+            // freed (a chat's turn is the host's and runs on: host/rpc/HostTurns.ts).
             sender.once("destroyed", () => {
                 rpc.closeCaller(id);
                 watched.delete(id);

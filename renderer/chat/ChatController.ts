@@ -1,5 +1,8 @@
-import type { KvaultRpc } from "../rpc/KvaultRpc.js";
-import { CANCELLED_CODE, toRpcError } from "../rpc/RpcError.js";
+import type { ChatTurnResult } from "../../contract/rpc.js";
+import type { StoredMessage } from "../../contract/workspaces.js";
+import type { KvaultRpc, TurnListener } from "../rpc/KvaultRpc.js";
+import { CANCELLED_CODE, clientErrorCodes, STOPPED_CODE, toRpcError } from "../rpc/RpcError.js";
+import { keptByHostMessage } from "../stores/hostKeptMessages.js";
 import type { createDraftStore } from "../stores/draftStore.js";
 import type { createTurnStore } from "../stores/turnStore.js";
 import type { WorkspaceStore } from "../stores/workspaceStore.js";
@@ -12,15 +15,26 @@ export interface ChatControllerStores {
     readonly drafts: ReturnType<typeof createDraftStore>;
 }
 
+/** A chat's turn this page follows: the host runs it and keeps its answer as message `answerId`. */
+interface FollowedTurn {
+    readonly workspace: string;
+    readonly requestId: string;
+    readonly answerId: string;
+}
+
 /**
- * The chat's actions: send, stop, regenerate, clear, delete. Turns run outside React, in the
- * stores, so every workspace keeps streaming while another is on screen. An answer enters the
- * chat only when its turn finished (or the user stopped it, keeping what they saw); an error is
- * kept beside the chat, never in it.
+ * The chat's actions: send, stop, regenerate, clear, delete. A turn runs in the host, which keeps
+ * its answer in the stored chat when it ends (or what streamed before a Stop) even if this page
+ * has gone; the page follows it in the stores, outside React, so every workspace keeps streaming
+ * while another is on screen, and mirrors the kept answer into its chat. Whenever the connection
+ * opens (a load, a reload, a reconnect) it attaches to the turns the host runs. An error is kept
+ * beside the chat, never in it.
  */
 export class ChatController {
-    /** Turns in flight, by workspace: settle when the turn ended, however it ended. */
+    /** Turns followed now, by workspace: settle when the turn ended, however it ended. */
     readonly #running = new Map<string, Promise<void>>();
+    /** Turns whose connection closed while they ran, by workspace: attached again when it is back. */
+    readonly #detached = new Map<string, FollowedTurn>();
     /** Workspaces deleted while the engine could not be told; forgotten on the next connect. */
     readonly #toForget = new Set<string>();
     readonly #unsubscribe: () => void;
@@ -29,22 +43,29 @@ export class ChatController {
         private readonly rpc: KvaultRpc,
         private readonly stores: ChatControllerStores
     ) {
+        const onOpen = (): void => {
+            void this.#attachAll();
+            for (const workspace of [...this.#toForget]) {
+                void this.#forget(workspace);
+            }
+        };
         this.#unsubscribe = rpc.onStatus((status) => {
             if (status.kind === "open") {
-                for (const workspace of [...this.#toForget]) {
-                    void this.#forget(workspace);
-                }
+                onOpen();
             }
         });
+        if (rpc.status.kind === "open") {
+            onOpen();
+        }
     }
 
     isRunning(workspace: string): boolean {
-        return this.#running.has(workspace);
+        return this.#running.has(workspace) || this.#detached.has(workspace);
     }
 
     /** Adds the user's message and runs a turn on the whole chat. False when a turn is already running there. */
     send(workspace: string, text: string): boolean {
-        if (this.#running.has(workspace) || text.trim() === "" || !this.#exists(workspace)) {
+        if (this.isRunning(workspace) || text.trim() === "" || !this.#exists(workspace)) {
             return false;
         }
         this.stores.workspaces.getState().appendMessage(workspace, { id: newId("m-"), role: "user", content: text });
@@ -55,7 +76,7 @@ export class ChatController {
 
     /** Asks the answer again: drops the last answer if there is one, then reruns the turn on the user's last message. */
     regenerate(workspace: string): boolean {
-        if (this.#running.has(workspace) || !this.#exists(workspace)) {
+        if (this.isRunning(workspace) || !this.#exists(workspace)) {
             return false;
         }
         this.stores.workspaces.getState().dropLastAnswer(workspace);
@@ -66,7 +87,7 @@ export class ChatController {
         return true;
     }
 
-    /** Cancels the workspace's turn; what streamed so far is kept as a stopped answer. */
+    /** Cancels the workspace's turn (the host's, so from any page); the host keeps what streamed so far as a stopped answer. */
     stop(workspace: string): void {
         const turn = this.stores.turns.getState().live[workspace];
         if (turn === undefined || turn.phase === "stopping") {
@@ -118,44 +139,83 @@ export class ChatController {
 
     #run(workspace: string): void {
         const current = this.#workspace(workspace)!;
-        const requestId = newId("turn-");
-        const turns = this.stores.turns;
-        turns.getState().begin(workspace, requestId);
-        const turn = this.rpc
-            .chat(
+        const turn: FollowedTurn = { workspace, requestId: newId("turn-"), answerId: newId("m-") };
+        this.stores.turns.getState().begin(workspace, turn.requestId);
+        this.#follow(
+            turn,
+            this.rpc.chat(
                 {
-                    requestId,
+                    requestId: turn.requestId,
+                    answerId: turn.answerId,
                     workspace,
                     messages: conversationMessages(current),
                     sampling: { temperature: current.settings.temperature, maxTokens: current.settings.maxTokens }
                 },
-                {
-                    onQueued: (position) => turns.getState().queued(workspace, requestId, position),
-                    onStarted: () => turns.getState().started(workspace, requestId),
-                    onText: (text) => turns.getState().appendText(workspace, requestId, text)
-                }
+                this.#listener(turn)
             )
+        );
+    }
+
+    /** Attaches to every chat's turn the host runs that this page does not follow yet, and to those its connection lost. */
+    async #attachAll(): Promise<void> {
+        const lost = [...this.#detached.values()];
+        this.#detached.clear();
+        let active: readonly FollowedTurn[];
+        try {
+            active = await this.rpc.call("activeTurns", {});
+        } catch {
+            active = []; // the connection closed again: the next open asks again
+        }
+        const known = new Set(active.map((turn) => turn.requestId));
+        for (const turn of [...active, ...lost.filter((item) => !known.has(item.requestId))]) {
+            if (this.#running.has(turn.workspace)) {
+                continue;
+            }
+            const { workspace, requestId, answerId } = turn;
+            this.stores.turns.getState().begin(workspace, requestId);
+            this.#follow({ workspace, requestId, answerId }, this.rpc.attach(requestId, this.#listener(turn)));
+        }
+    }
+
+    #listener({ workspace, requestId }: FollowedTurn): TurnListener {
+        const turns = this.stores.turns;
+        return {
+            onQueued: (position) => turns.getState().queued(workspace, requestId, position),
+            onStarted: () => turns.getState().started(workspace, requestId),
+            onText: (text) => turns.getState().appendText(workspace, requestId, text)
+        };
+    }
+
+    /** Follows `outcome` (a chat's or an attach's) to the turn's end, and mirrors the answer the host kept. */
+    #follow(turn: FollowedTurn, outcome: Promise<ChatTurnResult>): void {
+        const { workspace, requestId, answerId } = turn;
+        const turns = this.stores.turns;
+        const followed = outcome
             .then(
                 (result) => {
-                    if (this.#exists(workspace)) {
-                        this.stores.workspaces.getState().appendMessage(workspace, {
-                            id: newId("m-"),
-                            role: "assistant",
-                            content: result.text,
-                            finish: result.finishReason,
-                            usage: result.usage
-                        });
-                    }
+                    this.#mirror(workspace, {
+                        id: answerId,
+                        role: "assistant",
+                        content: result.text,
+                        finish: result.finishReason,
+                        usage: result.usage
+                    });
                     turns.getState().end(workspace, requestId);
                 },
                 (error: unknown) => {
                     const failure = toRpcError(error);
                     const live = turns.getState().live[workspace];
-                    if (live?.phase === "stopping" && failure.code === CANCELLED_CODE) {
-                        if (live.text !== "" && this.#exists(workspace)) {
-                            this.stores.workspaces
-                                .getState()
-                                .appendMessage(workspace, { id: newId("m-"), role: "assistant", content: live.text, finish: "stopped" });
+                    if (failure.code === clientErrorCodes.connectionLost && live?.requestId === requestId) {
+                        // The host runs it on: shown as it was until the connection is back and it is attached again.
+                        this.#detached.set(workspace, turn);
+                    } else if (
+                        failure.code === STOPPED_CODE ||
+                        failure.code === "turn_not_found" ||
+                        (failure.code === CANCELLED_CODE && live?.phase === "stopping")
+                    ) {
+                        // Stopped (from this page or another): the host kept what streamed, as this page saw it.
+                        if (failure.code !== "turn_not_found" && live?.requestId === requestId && live.text !== "") {
+                            this.#mirror(workspace, { id: answerId, role: "assistant", content: live.text, finish: "stopped" });
                         }
                         turns.getState().end(workspace, requestId);
                     } else {
@@ -163,8 +223,20 @@ export class ChatController {
                     }
                 }
             )
-            .finally(() => this.#running.delete(workspace));
-        this.#running.set(workspace, turn);
+            .finally(() => {
+                if (this.#running.get(workspace) === followed) {
+                    this.#running.delete(workspace);
+                }
+            });
+        this.#running.set(workspace, followed);
+    }
+
+    /** Adds an answer the host kept to the page's chat, unless the chat has it already (loaded after the turn ended). */
+    #mirror(workspace: string, message: StoredMessage): void {
+        const chat = this.#workspace(workspace);
+        if (chat !== undefined && !chat.messages.some((item) => item.id === message.id)) {
+            this.stores.workspaces.getState().appendMessage(workspace, keptByHostMessage(message));
+        }
     }
 
     #workspace(workspace: string) {

@@ -18,8 +18,8 @@ export interface TurnListener {
     onText?(text: string): void;
 }
 
-/** Every method but `chat`, which streams and so has its own call. */
-export type PlainRpcMethod = Exclude<RpcMethod, "chat">;
+/** Every method but `chat` and `attachTurn`, which stream and so have their own calls. */
+export type PlainRpcMethod = Exclude<RpcMethod, "chat" | "attachTurn">;
 
 /**
  * The renderer's one way to the engine (contract/rpc.ts). Implemented by RpcClient over a
@@ -32,6 +32,8 @@ export interface KvaultRpc {
     onStatus(listener: (status: ConnectionStatus) => void): () => void;
     call<M extends PlainRpcMethod>(method: M, params: RpcMethods[M]["params"]): Promise<RpcMethods[M]["result"]>;
     /** One chat turn; `listener` hears its events until the promise settles. */
-    chat(request: ChatTurnRequest, listener: TurnListener): Promise<RpcMethods["chat"]["result"]>;
+    chat(request: ChatTurnRequest & { readonly answerId?: string }, listener: TurnListener): Promise<RpcMethods["chat"]["result"]>;
+    /** Follows a chat's turn that runs on the host (activeTurns): `listener` hears the text so far, then the rest, until the promise settles. */
+    attach(requestId: string, listener: TurnListener): Promise<RpcMethods["attachTurn"]["result"]>;
     dispose(): void;
 }

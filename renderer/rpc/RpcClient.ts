@@ -12,7 +12,7 @@ interface PendingCall {
 /**
  * KvaultRpc over any transport: numbers the calls, matches answers to them, routes turn events
  * to their turn's listener by requestId, and fails every call in flight when the connection
- * closes (the server cancels a closed connection's turns, so none of them can still finish).
+ * closes (a chat's turn runs on in the host: attach to it again once the connection is back).
  */
 export class RpcClient implements KvaultRpc {
     readonly #pending = new Map<number, PendingCall>();
@@ -30,8 +30,8 @@ export class RpcClient implements KvaultRpc {
                 this.#failAll(
                     new RpcError(
                         clientErrorCodes.connectionLost,
-                        "The connection to the Kvault server closed before it answered; what was streaming was not kept. " +
-                            "Kvault reconnects by itself: send again once it is back."
+                        "The connection to the Kvault server closed before it answered. " +
+                            "Kvault reconnects by itself; an answer being written goes on in the server and shows again once it is back."
                     )
                 );
                 this.#setStatus(
@@ -56,15 +56,24 @@ export class RpcClient implements KvaultRpc {
         return this.#send(method, params) as Promise<RpcMethods[M]["result"]>;
     }
 
-    async chat(request: ChatTurnRequest, listener: TurnListener): Promise<RpcMethods["chat"]["result"]> {
-        if (this.#turnListeners.has(request.requestId)) {
-            throw new RpcError("invalid_request", `A turn with requestId ${request.requestId} is already running.`);
+    chat(request: ChatTurnRequest & { readonly answerId?: string }, listener: TurnListener): Promise<RpcMethods["chat"]["result"]> {
+        return this.#stream("chat", request.requestId, request, listener) as Promise<RpcMethods["chat"]["result"]>;
+    }
+
+    attach(requestId: string, listener: TurnListener): Promise<RpcMethods["attachTurn"]["result"]> {
+        return this.#stream("attachTurn", requestId, { requestId }, listener) as Promise<RpcMethods["attachTurn"]["result"]>;
+    }
+
+    /** A call whose turn events (by `requestId`) go to `listener` until it settles. */
+    async #stream(method: "chat" | "attachTurn", requestId: string, params: unknown, listener: TurnListener): Promise<unknown> {
+        if (this.#turnListeners.has(requestId)) {
+            throw new RpcError("invalid_request", `A turn with requestId ${requestId} is already running.`);
         }
-        this.#turnListeners.set(request.requestId, listener);
+        this.#turnListeners.set(requestId, listener);
         try {
-            return (await this.#send("chat", request)) as RpcMethods["chat"]["result"];
+            return await this.#send(method, params);
         } finally {
-            this.#turnListeners.delete(request.requestId);
+            this.#turnListeners.delete(requestId);
         }
     }
 

@@ -25,6 +25,9 @@ export const clientErrorCodes = {
 /** The engine's code for a turn that ended because it was cancelled (Stop, or the client left). */
 export const CANCELLED_CODE = "request_cancelled";
 
+/** The host's code for a chat's turn ended by a Stop from any page; it kept what streamed (host/rpc/HostTurns.ts). */
+export const STOPPED_CODE = "turn_stopped";
+
 /** Any thrown value as an RpcError, keeping a `code` when it has one. */
 export function toRpcError(error: unknown): RpcError {
     if (error instanceof RpcError) {

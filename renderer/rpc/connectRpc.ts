@@ -58,6 +58,10 @@ class UnavailableRpc implements KvaultRpc {
         return Promise.reject(this.#error());
     }
 
+    attach(): Promise<never> {
+        return Promise.reject(this.#error());
+    }
+
     dispose(): void {}
 
     #error(): RpcError {

@@ -36,8 +36,8 @@ export interface TurnState {
 }
 
 /**
- * Turns in flight and the last failure, per workspace. Page-lifetime only: a reload cancels the
- * turns (the server cancels a closed connection's requests) and forgets the failures.
+ * Turns in flight and the last failure, per workspace. Page-lifetime only: the turns themselves
+ * run in the host, and a reloaded page attaches to them again (ChatController); the failures are forgotten.
  * Every update names the requestId, so a late event of an ended turn changes nothing.
  */
 export function createTurnStore() {

@@ -4,6 +4,7 @@ import type { KvaultRpc, PlainRpcMethod } from "../rpc/KvaultRpc.js";
 import { clientErrorCodes, RpcError, toRpcError } from "../rpc/RpcError.js";
 import { newId } from "../util/newId.js";
 import type { RpcMethods } from "../../contract/rpc.js";
+import { isKeptByHost } from "../stores/hostKeptMessages.js";
 import type { StorageNoticeStore } from "../stores/storageNoticeStore.js";
 import type { WorkspaceState, WorkspaceStore } from "../stores/workspaceStore.js";
 import type { Workspace } from "./Workspace.js";
@@ -140,7 +141,8 @@ export class WorkspaceSync {
         if (after.length === 0) {
             this.#send("clearChat", { workspace: workspace.id });
         } else if (after.length > before.length && keepsPrefix(before.length)) {
-            for (const message of after.slice(before.length)) {
+            // An answer the host kept itself (its turn's) is only mirrored here.
+            for (const message of after.slice(before.length).filter((item) => !isKeptByHost(item))) {
                 this.#send("appendMessage", { workspace: workspace.id, message });
             }
         } else if (after.length === before.length - 1 && keepsPrefix(after.length)) {

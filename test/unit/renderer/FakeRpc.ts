@@ -7,7 +7,7 @@ type ChatResult = RpcMethods["chat"]["result"];
 
 /** A turn the test drives by hand: events, then finish or fail. */
 export interface FakeTurn {
-    readonly request: ChatTurnRequest;
+    readonly request: ChatTurnRequest & { readonly answerId?: string };
     readonly listener: TurnListener;
     finish(result: ChatResult): void;
     fail(code: string, message: string): void;
@@ -45,7 +45,7 @@ export class FakeRpc implements KvaultRpc {
         return answer(params);
     }
 
-    chat(request: ChatTurnRequest, listener: TurnListener): Promise<ChatResult> {
+    chat(request: ChatTurnRequest & { readonly answerId?: string }, listener: TurnListener): Promise<ChatResult> {
         this.calls.push({ method: "chat", params: request });
         return new Promise((resolve, reject) => {
             this.turns.push({
@@ -54,6 +54,21 @@ export class FakeRpc implements KvaultRpc {
                 finish: resolve,
                 fail: (code, message) => reject(new RpcError(code, message))
             });
+        });
+    }
+
+    /** Turns attached to (attachTurn), driven by hand like `turns`. */
+    readonly attached: {
+        readonly requestId: string;
+        readonly listener: TurnListener;
+        finish(result: ChatResult): void;
+        fail(code: string, message: string): void;
+    }[] = [];
+
+    attach(requestId: string, listener: TurnListener): Promise<ChatResult> {
+        this.calls.push({ method: "attachTurn", params: { requestId } });
+        return new Promise((resolve, reject) => {
+            this.attached.push({ requestId, listener, finish: resolve, fail: (code, message) => reject(new RpcError(code, message)) });
         });
     }
 

@@ -51,6 +51,9 @@ describe("ChatController", () => {
             ["user", "hello", undefined],
             ["assistant", "Hi there", "stop"]
         ]);
+        // The host keeps the answer under the id the turn named; the page's chat mirrors it.
+        expect(messagesOf(workspace)[1]!.id).toBe(turn.request.answerId);
+        expect(turn.request.answerId).toMatch(/^m-/);
         expect(stores.turns.getState().live[workspace]).toBeUndefined();
 
         chat.send(workspace, "and then?");
@@ -101,6 +104,70 @@ describe("ChatController", () => {
         expect(stores.turns.getState().failures[workspace]).toBeUndefined();
     });
 
+    it("a Stop from another page (turn_stopped) ends the turn with what streamed as a stopped answer", async () => {
+        chat.send(workspace, "hello");
+        rpc.turns[0]!.listener.onText?.("so far");
+        rpc.turns[0]!.fail("turn_stopped", "The answer was stopped; the 6 characters written before the Stop are kept in the chat.");
+        await settle();
+        expect(messagesOf(workspace).at(-1)).toMatchObject({ role: "assistant", content: "so far", finish: "stopped" });
+        expect(stores.turns.getState().failures[workspace]).toBeUndefined();
+        expect(chat.isRunning(workspace)).toBe(false);
+    });
+
+    it("attaches at start to the chats' turns the host runs, streams them on, and mirrors the kept answer once", async () => {
+        rpc.answers.activeTurns = () => [{ requestId: "turn-x", workspace, answerId: "m-x", phase: "running", numChars: 5 }];
+        const page = new ChatController(rpc, stores);
+        await settle();
+        expect(rpc.attached.map((turn) => turn.requestId)).toEqual(["turn-x"]);
+        expect(page.isRunning(workspace)).toBe(true);
+        expect(page.send(workspace, "another")).toBe(false);
+        rpc.attached[0]!.listener.onStarted?.();
+        rpc.attached[0]!.listener.onText?.("Hello");
+        rpc.attached[0]!.listener.onText?.(" again");
+        expect(stores.turns.getState().live[workspace]).toMatchObject({ requestId: "turn-x", phase: "running", text: "Hello again" });
+        rpc.attached[0]!.finish({ text: "Hello again", finishReason: "length", usage });
+        await settle();
+        expect(messagesOf(workspace).map((message) => [message.id, message.content, message.finish])).toEqual([
+            ["m-x", "Hello again", "length"]
+        ]);
+        expect(page.isRunning(workspace)).toBe(false);
+        page.dispose();
+    });
+
+    it("keeps showing a turn whose connection closed, and attaches to it again when the connection is back", async () => {
+        rpc.answers.activeTurns = () => [];
+        chat.send(workspace, "hello");
+        const turn = rpc.turns[0]!;
+        turn.listener.onText?.("Hi");
+        rpc.setStatus({ kind: "reconnecting", attempt: 1 });
+        turn.fail("connection_lost", "The connection to the Kvault server closed before it answered.");
+        await settle();
+        expect(stores.turns.getState().live[workspace]?.text).toBe("Hi");
+        expect(stores.turns.getState().failures[workspace]).toBeUndefined();
+        expect(chat.isRunning(workspace)).toBe(true);
+
+        rpc.answers.activeTurns = () => [
+            {
+                requestId: turn.request.requestId,
+                workspace,
+                answerId: turn.request.answerId!,
+                phase: "running",
+                numChars: 2
+            }
+        ];
+        rpc.setStatus({ kind: "open" });
+        await settle();
+        expect(rpc.attached.map((attached) => attached.requestId)).toEqual([turn.request.requestId]);
+        rpc.attached[0]!.listener.onText?.("Hi there");
+        expect(stores.turns.getState().live[workspace]?.text).toBe("Hi there");
+        rpc.attached[0]!.finish({ text: "Hi there", finishReason: "stop", usage });
+        await settle();
+        expect(messagesOf(workspace).map((message) => [message.role, message.content])).toEqual([
+            ["user", "hello"],
+            ["assistant", "Hi there"]
+        ]);
+    });
+
     it("treats a cancellation the user did not ask for as a failure", async () => {
         chat.send(workspace, "hello");
         rpc.turns[0]!.listener.onText?.("so far");
@@ -131,7 +198,7 @@ describe("ChatController", () => {
         expect(stores.workspaces.getState().workspaces).toEqual([]);
         turn.fail("request_cancelled", "cancelled");
         await deleted;
-        expect(rpc.calls.map((call) => call.method)).toEqual(["chat", "cancel", "forgetWorkspace"]);
+        expect(rpc.calls.map((call) => call.method)).toEqual(["activeTurns", "chat", "cancel", "forgetWorkspace"]);
         expect(rpc.calls.at(-1)?.params).toEqual({ workspace });
         expect(stores.turns.getState().live).toEqual({});
     });

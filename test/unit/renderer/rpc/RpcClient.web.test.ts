@@ -112,7 +112,7 @@ describe("RpcClient", () => {
             {}
         );
         transport.drop();
-        await expect(turn).rejects.toMatchObject({ code: "connection_lost", message: expect.stringMatching(/was not kept/) });
+        await expect(turn).rejects.toMatchObject({ code: "connection_lost", message: expect.stringMatching(/goes on in the server/) });
         expect(client.status).toEqual({ kind: "reconnecting", attempt: 1 });
         transport.connect();
         expect(statuses).toEqual(["open", "reconnecting", "open"]);
