@@ -35,13 +35,31 @@ export interface TokenLogprob {
     readonly topLogprobs: readonly { readonly token: string; readonly logprob: number; readonly bytes: readonly number[] }[];
 }
 
+/**
+ * A prompt the model continues as it stands, without the chat template (`/v1/completions`, Ollama's
+ * raw generate): text, tokenized with the model's BOS in front, or the model's own token ids.
+ */
+export type RawPrompt = { readonly text: string } | { readonly tokens: readonly number[] };
+
 /** One chat turn: the whole conversation so far, ending with the user's message. */
 export interface ChatTurnRequest {
     readonly requestId: string;
     /** The isolation boundary: KV and prefix reuse never cross workspaces. */
     readonly workspace: string;
+    /** The conversation; empty when `prompt` is given instead. */
     readonly messages: readonly ChatMessage[];
+    /** A raw prompt in place of `messages`: the same admission, workspace and pages, no chat template. */
+    readonly prompt?: RawPrompt;
     readonly sampling: SamplingParams;
+}
+
+/** Embeddings of each input in order (rpcSpec `embed`), from the loaded model's embedding context. */
+export interface EmbeddingResult {
+    /** The model's embedding width: every vector has this many numbers. */
+    readonly dimensions: number;
+    readonly embeddings: readonly (readonly number[])[];
+    /** Tokens each input took, BOS included. */
+    readonly numTokens: readonly number[];
 }
 
 export type FinishReason = "stop" | "length";
@@ -102,6 +120,8 @@ export interface EngineInfo {
     readonly pageTokens: number;
     readonly numPages: number;
     readonly pageBytes: number;
+    /** The width of the model's embedding vectors (rpcSpec `embed`). */
+    readonly embeddingDimensions: number;
 }
 
 /** What a host needs of the engine, whether it runs in its own process behind the supervisor or, in tests of a host alone, in process. */

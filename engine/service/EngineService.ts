@@ -2,6 +2,7 @@ import type {
     ChatMessage,
     ChatTurnRequest,
     DraftMeasurement,
+    EmbeddingResult,
     EngineInfo,
     TokenLogprob,
     TurnCallbacks,
@@ -23,7 +24,9 @@ import { turnId, workspaceId } from "../core/ids.js";
 import type { EngineConfigInput } from "../EngineConfig.js";
 import { KvEngine, type KvEngineHooks } from "../KvEngine.js";
 import { ChatRenderer } from "../runtime/ChatRenderer.js";
+import { LlamaEmbedder } from "../runtime/LlamaEmbedder.js";
 import type { LlamaRuntime } from "../runtime/LlamaRuntime.js";
+import { rawPromptTokens } from "../runtime/rawPromptTokens.js";
 import type { TokenProbabilities } from "../runtime/SequenceSlot.js";
 import { TextStreamer } from "./TextStreamer.js";
 import { snapshotEngine } from "./snapshotEngine.js";
@@ -48,6 +51,8 @@ export class EngineService {
     /** Counts every audit; runs them on a timer only when started with `auditIntervalMs`. */
     readonly #audits: PeriodicAudit;
     #auditing: Promise<AuditSummary> | undefined;
+    /** The model's embedding context, opened by the first embed; as wide as the window, at most the model's training context. */
+    readonly #embedder: LlamaEmbedder;
 
     private constructor(
         readonly engine: KvEngine,
@@ -56,6 +61,8 @@ export class EngineService {
         log: (line: string) => void
     ) {
         this.#audits = new PeriodicAudit(() => this.audit(), auditIntervalMs, log);
+        const embeddingTokens = Math.min(engine.window.limit, engine.model.trainContextSize);
+        this.#embedder = new LlamaEmbedder(engine.model, embeddingTokens, engine.config.threads);
         if (auditIntervalMs !== undefined) {
             this.#audits.start();
         }
@@ -95,7 +102,8 @@ export class EngineService {
             numDecodeSequences: engine.decode.numSequences,
             pageTokens: engine.pool.config.pageTokens,
             numPages: engine.pool.config.numPages,
-            pageBytes: engine.pool.config.pageBytes
+            pageBytes: engine.pool.config.pageBytes,
+            embeddingDimensions: this.#embedder.dimensions
         };
     }
 
@@ -105,8 +113,11 @@ export class EngineService {
      */
     async chat(untrusted: ChatTurnRequest, callbacks: TurnCallbacks = {}, signal?: AbortSignal): Promise<TurnResult> {
         const request = validateChatTurn(untrusted);
-        const { workspace, messages, sampling } = request;
-        const promptTokens = this.#promptTokens(workspace, messages);
+        const { workspace, messages, sampling, prompt } = request;
+        const promptTokens = prompt === undefined ? this.#promptTokens(workspace, messages) : rawPromptTokens(this.engine.model, prompt);
+        if (promptTokens.length === 0) {
+            throw new InvalidRequestError("The prompt is empty and this model has no BOS token to start from; give the prompt some text.");
+        }
         this.#transcripts.delete(workspace);
 
         const streamer = new TextStreamer((tokens) => this.renderer.detokenize(tokens), sampling.stop ?? []);
@@ -147,8 +158,9 @@ export class EngineService {
             callbacks.onText?.(rest, takeLogprobs());
         }
         const text = streamer.finish();
-        if (!streamer.stopped) {
-            // a stop string cut the answer: its tokens are not the conversation's; render in full next turn
+        if (!streamer.stopped && prompt === undefined) {
+            // a raw prompt keeps no transcript: its KV is reused by prefix all the same.
+            // A stop string cut the answer: its tokens are not the conversation's; render in full next turn
             this.#transcripts.set(workspace, {
                 messages: [...messages, { role: "assistant", content: text }],
                 tokens: [...promptTokens, ...result.tokens]
@@ -200,6 +212,11 @@ export class EngineService {
             }
         }
         return this.renderer.renderConversation(messages);
+    }
+
+    /** Embeddings of each input, in order (rpcSpec `embed`); an input that does not fit the embedding context is refused with the numbers. */
+    embed(inputs: readonly (string | readonly number[])[]): Promise<EmbeddingResult> {
+        return this.#embedder.embed(inputs);
     }
 
     /** Pre-flight for the context meter: the draft's tokens against what the workspace has left. */
@@ -329,6 +346,7 @@ export class EngineService {
 
     async dispose(): Promise<void> {
         await this.#audits.stop();
+        await this.#embedder.dispose();
         await this.engine.dispose();
     }
 }

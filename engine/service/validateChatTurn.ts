@@ -1,4 +1,4 @@
-import type { ChatMessage, ChatTurnRequest } from "../../contract/engineProtocol.js";
+import type { ChatMessage, ChatTurnRequest, RawPrompt } from "../../contract/engineProtocol.js";
 import { turnLimits } from "../../contract/limits.js";
 import { CANARY_WORKSPACE_PREFIX, isCanaryWorkspace } from "../canary/canaryMarkers.js";
 import { InvalidRequestError } from "../request/requestErrors.js";
@@ -22,8 +22,15 @@ export function validateChatTurn(value: unknown): ChatTurnRequest {
             `workspace names beginning with "${CANARY_WORKSPACE_PREFIX}" are the canary probe's; name the workspace otherwise.`
         );
     }
-    if (!Array.isArray(turn.messages) || turn.messages.length === 0 || turn.messages.length > turnLimits.maxMessages) {
-        throw new InvalidRequestError(`messages must be a list of 1 to ${turnLimits.maxMessages} messages.`);
+    const prompt = turn.prompt === undefined ? undefined : rawPrompt(turn.prompt);
+    const minMessages = prompt === undefined ? 1 : 0;
+    const maxMessages = prompt === undefined ? turnLimits.maxMessages : 0;
+    if (!Array.isArray(turn.messages) || turn.messages.length < minMessages || turn.messages.length > maxMessages) {
+        throw new InvalidRequestError(
+            prompt === undefined
+                ? `messages must be a list of 1 to ${turnLimits.maxMessages} messages.`
+                : "messages must be an empty list when a raw prompt is given."
+        );
     }
     const messages: ChatMessage[] = turn.messages.map((item: unknown, index: number) => {
         const message = record(item, `messages[${index}]`);
@@ -35,7 +42,7 @@ export function validateChatTurn(value: unknown): ChatTurnRequest {
             content: string(message.content, `messages[${index}].content`, turnLimits.maxMessageChars)
         };
     });
-    if (messages.at(-1)!.role !== "user") {
+    if (prompt === undefined && messages.at(-1)!.role !== "user") {
         throw new InvalidRequestError("The last message must be the user's: the engine answers it.");
     }
 
@@ -59,7 +66,30 @@ export function validateChatTurn(value: unknown): ChatTurnRequest {
         const asked = record(sampling.logprobs, "sampling.logprobs");
         logprobs = { top: integer(asked.top, "sampling.logprobs.top", 0, 20) };
     }
-    return { requestId, workspace, messages, sampling: { temperature, maxTokens, topP, topK, seed, stop, logprobs } };
+    return {
+        requestId,
+        workspace,
+        messages,
+        ...(prompt === undefined ? {} : { prompt }),
+        sampling: { temperature, maxTokens, topP, topK, seed, stop, logprobs }
+    };
+}
+
+/** `{text}` or `{tokens}`: the text within a message's limit, the tokens a non-empty list of whole numbers (the vocabulary is the engine's to check). */
+function rawPrompt(value: unknown): RawPrompt {
+    const prompt = record(value, "prompt");
+    if (Object.keys(prompt).length !== 1 || (prompt.text === undefined) === (prompt.tokens === undefined)) {
+        throw new InvalidRequestError("prompt must be {text} or {tokens}, one of the two.");
+    }
+    if (prompt.tokens === undefined) {
+        return { text: string(prompt.text, "prompt.text", turnLimits.maxMessageChars) };
+    }
+    if (!Array.isArray(prompt.tokens) || prompt.tokens.length === 0 || prompt.tokens.length > turnLimits.maxMessageChars) {
+        throw new InvalidRequestError(
+            `prompt.tokens must be a list of 1 to ${turnLimits.maxMessageChars.toLocaleString("en-US")} token ids.`
+        );
+    }
+    return { tokens: prompt.tokens.map((token: unknown, index: number) => integer(token, `prompt.tokens[${index}]`, 0, 2 ** 31 - 1)) };
 }
 
 function record(value: unknown, name: string): Record<string, unknown> {

@@ -130,7 +130,8 @@ describe("the RPC spec accepts every well-formed call", () => {
             dropLastAnswer: { workspace: "ui-1", messageId: "m-2" },
             getSettings: {},
             setLocalApi: { enabled: false, port: 1024 },
-            chooseModelFile: {}
+            chooseModelFile: {},
+            embed: { inputs: ["Hi", [1, 2, 3]] }
         };
         for (const method of rpcMethods) {
             expect(accepted(method, good[method]).method).toBe(method);
@@ -308,6 +309,7 @@ describe("the RPC spec's table", () => {
             "listDrills",
             "runDrill",
             "runCanary",
+            "embed",
             "ping"
         ]);
         expect(Object.fromEntries(engineMethods.map((method) => [method, rpcSpec[method].timeoutMs]))).toEqual({
@@ -320,6 +322,7 @@ describe("the RPC spec's table", () => {
             replay: 120_000,
             runDrill: 120_000,
             runCanary: 600_000,
+            embed: 120_000,
             ping: 30_000
         });
         expect(callTimeouts).toEqual({ quickMs: 30_000, longMs: 120_000, canaryMs: 600_000 });
