@@ -27,7 +27,7 @@ export class LlamaEmbedder {
     }
 
     /**
-     * Every input's vector, in order. All inputs are checked before any is evaluated (token ids in
+     * Every input's vector, in order, scaled to unit length. All inputs are checked before any is evaluated (token ids in
      * the vocabulary, length within the context): a bad one refuses the whole call, naming it.
      */
     async embed(inputs: readonly (string | readonly number[])[]): Promise<EmbeddingResult> {
@@ -60,7 +60,7 @@ export class LlamaEmbedder {
         const embeddings: number[][] = [];
         for (const { value } of planned) {
             // one at a time: node-llama-cpp evaluates an embedding context's inputs in turn anyway
-            embeddings.push([...(await context.getEmbeddingFor(value)).vector]);
+            embeddings.push(unitLength((await context.getEmbeddingFor(value)).vector));
         }
         return { dimensions: this.dimensions, embeddings, numTokens: planned.map((item) => item.numTokens) };
     }
@@ -90,4 +90,10 @@ export class LlamaEmbedder {
         const context = await this.#context?.catch(() => undefined);
         await context?.dispose();
     }
+}
+
+/** The vector scaled to Euclidean length 1, as OpenAI's and Ollama's embeddings are (so a dot product is the cosine); a zero vector stays zero. */
+function unitLength(vector: readonly number[]): number[] {
+    const norm = Math.sqrt(vector.reduce((sum, value) => sum + value * value, 0));
+    return norm === 0 ? [...vector] : vector.map((value) => value / norm);
 }
