@@ -81,7 +81,12 @@ export async function serveCompletion(
         }
         response.end("data: [DONE]\n\n");
     } catch (error) {
-        const failure = error instanceof OpenAiError ? error : fromEngineError(error);
+        const caught = error instanceof OpenAiError ? error : fromEngineError(error);
+        // the engine's context check names chat's field; here the prompt is what is too long
+        const failure =
+            caught.code === "context_length_exceeded"
+                ? new OpenAiError(caught.status, caught.message, caught.type, caught.code, "prompt")
+                : caught;
         if (!response.headersSent) {
             sendError(response, failure);
         } else if (!response.destroyed) {
