@@ -4,6 +4,7 @@
 import * as v from "valibot";
 import { fieldLimits, formatBytes, rpcLimits, turnLimits, utf8ByteLength } from "../limits.js";
 import type { GrammarSpec, JsonObject } from "../engineProtocol.js";
+import { readGrammarSchema } from "./readGrammarSchema.js";
 import { describeValue, integer, isRecord, list, nonEmptyText, number, oneOf, record, text } from "./fieldSchemas.js";
 
 export const idSchema = (remedy = "give each turn its own id") => nonEmptyText(fieldLimits.maxIdChars, remedy);
@@ -26,8 +27,8 @@ const grammarSchema: v.GenericSchema<unknown, GrammarSpec> = v.lazy((input) =>
         ? record({
               kind: v.literal("jsonSchema"),
               schema: v.custom<JsonObject>(
-                  (value) => jsonObjectProblem(value) === undefined,
-                  (issue) => jsonObjectProblem(issue.input) ?? ""
+                  (value) => grammarSchemaProblem(value) === undefined,
+                  (issue) => grammarSchemaProblem(issue.input) ?? ""
               )
           })
         : record({
@@ -65,6 +66,16 @@ const samplingSchema = record({
     ),
     grammar: v.optional(grammarSchema)
 });
+
+/** Why `value` is not a JSON schema a grammar can enforce in full (a predicate about the field), or undefined when it is one. */
+export function grammarSchemaProblem(value: unknown): string | undefined {
+    const problem = jsonObjectProblem(value);
+    if (problem !== undefined) {
+        return problem;
+    }
+    const read = readGrammarSchema(value as JsonObject);
+    return read.ok ? undefined : read.path === "" ? read.reason : `has a part Kvault cannot enforce: ${read.path.slice(1)} ${read.reason}`;
+}
 
 /**
  * Why `value` is not a JSON object within turnLimits' size and depth (as a predicate about the

@@ -1,6 +1,6 @@
 import type { ChatMessage, ChatTurnRequest, GrammarSpec, JsonObject, RawPrompt, TokenBias } from "../../contract/engineProtocol.js";
 import { turnLimits } from "../../contract/limits.js";
-import { MAX_TOKEN_ID, jsonObjectProblem } from "../../contract/rpc/turnSchemas.js";
+import { MAX_TOKEN_ID, grammarSchemaProblem } from "../../contract/rpc/turnSchemas.js";
 import { CANARY_WORKSPACE_PREFIX, isCanaryWorkspace } from "../canary/canaryMarkers.js";
 import { InvalidRequestError } from "../request/requestErrors.js";
 
@@ -124,7 +124,7 @@ function readGrammar(value: unknown): GrammarSpec {
             `sampling.grammar.kind must be "json" or "jsonSchema"; got ${JSON.stringify(grammar.kind) ?? String(grammar.kind)}.`
         );
     }
-    const problem = jsonObjectProblem(grammar.schema);
+    const problem = grammarSchemaProblem(grammar.schema);
     if (problem !== undefined) {
         throw new InvalidRequestError(`sampling.grammar.schema ${problem}`);
     }
