@@ -11,6 +11,7 @@ import {
     requiredString,
     strictObject
 } from "../bodyFields.js";
+import { turnLimits } from "../../../contract/limits.js";
 import { invalidRequest } from "../OpenAiError.js";
 
 /** A validated `POST /v1/completions` body (OpenAI's legacy completions). */
@@ -51,7 +52,7 @@ const served = [
 /**
  * Validates a completions body field by field; every problem is a 400 naming the field, and every
  * field is either served or refused by name: `suffix` (no fill-in-the-middle), `n` and `best_of`
- * above 1 (one choice per request), a penalty or a bias that is not neutral, several prompts.
+ * above 1 (one choice per request), several prompts.
  */
 export function parseCompletion(body: unknown): CompletionRequest {
     const input = strictObject(body, served, "The request body");
@@ -65,18 +66,6 @@ export function parseCompletion(body: unknown): CompletionRequest {
             throw invalidRequest(`${name} is ${count}; Kvault generates one completion per request (${name} = 1).`, name);
         }
     }
-    for (const name of ["frequency_penalty", "presence_penalty"] as const) {
-        if (optionalNumber(input[name], name, -2, 2) ?? 0) {
-            throw invalidRequest(`${name} is not served by this endpoint yet; send 0 or leave it out.`, name);
-        }
-    }
-    refuseUnlessNeutral(
-        input.logit_bias,
-        "logit_bias",
-        (value) => typeof value === "object" && value !== null && Object.keys(value).length === 0,
-        "this endpoint does not bias tokens yet; send {} or leave it out."
-    );
-
     const echo = optionalBoolean(input.echo, "echo") ?? false;
     const logprobs = optionalInteger(input.logprobs, "logprobs", 0, 20);
     if (echo && "tokens" in prompt) {
@@ -116,10 +105,36 @@ export function parseCompletion(body: unknown): CompletionRequest {
             seed: optionalSeed(input.seed, "seed"),
             maxTokens: optionalInteger(input.max_tokens, "max_tokens", 1, 1_048_576) ?? DEFAULT_COMPLETION_TOKENS,
             stop: optionalStop(input.stop, "stop", 4),
+            presencePenalty: optionalNumber(input.presence_penalty, "presence_penalty", -2, 2),
+            frequencyPenalty: optionalNumber(input.frequency_penalty, "frequency_penalty", -2, 2),
+            tokenBias: parseLogitBias(input.logit_bias),
             ...(logprobs === undefined ? {} : { logprobs: { top: logprobs } })
         },
         user
     };
+}
+
+/** OpenAI's `logit_bias`: token id (as a string key) → bias from -100 to 100, at most turnLimits.maxTokenBiases entries. */
+function parseLogitBias(value: unknown): { token: number; bias: number }[] | undefined {
+    if (isAbsent(value)) {
+        return undefined;
+    }
+    if (typeof value !== "object" || Array.isArray(value)) {
+        throw invalidRequest("logit_bias must be an object of token ids to biases from -100 to 100.", "logit_bias");
+    }
+    const entries = Object.entries(value as Record<string, unknown>);
+    if (entries.length > turnLimits.maxTokenBiases) {
+        throw invalidRequest(`logit_bias has ${entries.length} entries; the limit is ${turnLimits.maxTokenBiases}.`, "logit_bias");
+    }
+    return entries.map(([key, bias]) => {
+        if (!/^\d{1,10}$/.test(key)) {
+            throw invalidRequest(
+                `logit_bias key ${describe(key)} is not a token id; keys are token ids as strings, e.g. "50256".`,
+                "logit_bias"
+            );
+        }
+        return { token: Number(key), bias: optionalNumber(bias, `logit_bias.${key}`, -100, 100) ?? 0 };
+    });
 }
 
 /** A string, a list of token ids, or a list of one of either; several prompts are refused with their count. */

@@ -18,6 +18,7 @@ const servedOptions = [
     "repeat_penalty",
     "presence_penalty",
     "frequency_penalty",
+    "repeat_last_n",
     "seed",
     "stop",
     "num_ctx"
@@ -26,8 +27,8 @@ const servedOptions = [
 /**
  * Ollama's `options` as the engine's sampling: every option Kvault serves is read, `num_ctx` above
  * the window is refused with both numbers (below it changes nothing: the window is the engine's),
- * and any other option is refused by name. `min_p`, `repeat_penalty` and the penalties are accepted
- * at their neutral values only, until the engine's sampling has them.
+ * and any other option is refused by name (Ollama's -1 for `repeat_last_n`, "the window", too: give
+ * a count, at most 4,096).
  */
 export function parseOllamaOptions(value: unknown, windowTokens: number): SamplingParams {
     const options = isAbsent(value) ? {} : strictObject(value, servedOptions, "options", "options.");
@@ -37,17 +38,6 @@ export function parseOllamaOptions(value: unknown, windowTokens: number): Sampli
             `options.num_ctx is ${numCtx.toLocaleString("en-US")} tokens; this server's window is ${windowTokens.toLocaleString("en-US")}. Ask for at most that, or restart Kvault with a larger --context.`,
             "options.num_ctx"
         );
-    }
-    if (optionalNumber(options.min_p, "options.min_p", 0, 1) ?? 0) {
-        throw invalidRequest("options.min_p is not served yet; send 0 or leave it out.", "options.min_p");
-    }
-    if ((optionalNumber(options.repeat_penalty, "options.repeat_penalty", 0, 10) ?? 1) !== 1) {
-        throw invalidRequest("options.repeat_penalty is not served yet; send 1 or leave it out.", "options.repeat_penalty");
-    }
-    for (const name of ["presence_penalty", "frequency_penalty"] as const) {
-        if (optionalNumber(options[name], `options.${name}`, -2, 2) ?? 0) {
-            throw invalidRequest(`options.${name} is not served yet; send 0 or leave it out.`, `options.${name}`);
-        }
     }
     const numPredict = optionalInteger(options.num_predict, "options.num_predict", -2, 1_048_576);
     if (numPredict === 0) {
@@ -60,6 +50,11 @@ export function parseOllamaOptions(value: unknown, windowTokens: number): Sampli
         topP: optionalNumber(options.top_p, "options.top_p", 0, 1) ?? ollamaDefaults.topP,
         seed: optionalSeed(options.seed, "options.seed"),
         maxTokens: numPredict === undefined || numPredict < 0 ? DEFAULT_OLLAMA_PREDICT : numPredict,
-        stop: optionalStop(options.stop, "options.stop", turnLimits.maxStopStrings)
+        stop: optionalStop(options.stop, "options.stop", turnLimits.maxStopStrings),
+        minP: optionalNumber(options.min_p, "options.min_p", 0, 1),
+        repeatPenalty: optionalNumber(options.repeat_penalty, "options.repeat_penalty", 0, 2),
+        presencePenalty: optionalNumber(options.presence_penalty, "options.presence_penalty", -2, 2),
+        frequencyPenalty: optionalNumber(options.frequency_penalty, "options.frequency_penalty", -2, 2),
+        repeatLastTokens: optionalInteger(options.repeat_last_n, "options.repeat_last_n", 0, 4096)
     };
 }

@@ -1,4 +1,6 @@
-import type { ChatMessage, RawPrompt, SamplingParams } from "../../../contract/engineProtocol.js";
+import type { ChatMessage, JsonObject, RawPrompt, SamplingParams } from "../../../contract/engineProtocol.js";
+import { describeGrammarRefusal, readGrammarSchema } from "../../../contract/rpc/readGrammarSchema.js";
+import { jsonObjectProblem } from "../../../contract/rpc/turnSchemas.js";
 import { turnLimits } from "../../../contract/limits.js";
 import { describe, isAbsent, optionalBoolean, refuseUnlessNeutral, requiredString, strictObject, type Body } from "../bodyFields.js";
 import { parseInputs, type EmbeddingInput } from "../embeddings/parseEmbeddings.js";
@@ -14,7 +16,6 @@ export interface OllamaTurnRequest {
     readonly sampling: SamplingParams;
 }
 
-const unservedFormat = "structured output is not served on this endpoint yet; leave format out.";
 const neutralList = (value: unknown): boolean => Array.isArray(value) && value.length === 0;
 
 /** `POST /api/chat`: Ollama's chat, through the model's chat template. `keep_alive` is read and ignored (the model stays loaded). */
@@ -37,7 +38,7 @@ export function parseOllamaChat(body: unknown, windowTokens: number): OllamaTurn
         model: requiredString(input.model, "model", "use a name from GET /api/tags"),
         stream: optionalBoolean(input.stream, "stream") ?? true,
         messages,
-        sampling: parseOllamaOptions(input.options, windowTokens)
+        sampling: withFormat(parseOllamaOptions(input.options, windowTokens), input.format)
     };
 }
 
@@ -89,7 +90,7 @@ export function parseOllamaGenerate(body: unknown, windowTokens: number): Ollama
         throw invalidRequest("system is applied by the chat template, which raw: true leaves out; put it in the prompt instead.", "system");
     }
     const stream = optionalBoolean(input.stream, "stream") ?? true;
-    const sampling = parseOllamaOptions(input.options, windowTokens);
+    const sampling = withFormat(parseOllamaOptions(input.options, windowTokens), input.format);
     if (prompt === "") {
         return { model, stream, sampling, loadOnly: true };
     }
@@ -154,9 +155,8 @@ export function parseOllamaShow(body: unknown): string {
     return requiredString(input.model ?? input.name, "model", "use a name from GET /api/tags");
 }
 
-/** Fields both turn endpoints refuse: `format` (no grammar here yet) and `think: true` (no reasoning split). */
+/** What both turn endpoints refuse: `think: true` (no reasoning split). */
 function refuseShared(input: Body): void {
-    refuseUnlessNeutral(input.format, "format", (value) => value === "", unservedFormat);
     refuseUnlessNeutral(
         input.think,
         "think",
@@ -204,4 +204,29 @@ function text(value: unknown, name: string): string {
         );
     }
     return value;
+}
+
+/**
+ * Ollama's `format`: "json" (any JSON), or a JSON schema the answer must match, enforced by a
+ * grammar; a schema part a grammar cannot enforce is refused, naming it (readGrammarSchema).
+ */
+function withFormat(sampling: SamplingParams, format: unknown): SamplingParams {
+    if (isAbsent(format) || format === "") {
+        return sampling;
+    }
+    if (format === "json") {
+        return { ...sampling, grammar: { kind: "json" } };
+    }
+    if (typeof format !== "object" || Array.isArray(format)) {
+        throw invalidRequest(`format must be "json" or a JSON schema object; got ${describe(format)}.`, "format");
+    }
+    const problem = jsonObjectProblem(format);
+    if (problem !== undefined) {
+        throw invalidRequest(`format ${problem}`, "format");
+    }
+    const read = readGrammarSchema(format as JsonObject);
+    if (!read.ok) {
+        throw invalidRequest(describeGrammarRefusal("format", read), "format");
+    }
+    return { ...sampling, grammar: { kind: "jsonSchema", schema: read.schema } };
 }

@@ -32,6 +32,10 @@ describe("parseCompletion", () => {
             logprobs: { top: 3 },
             seed: 2 ** 32 - 1
         });
+        expect(parseCompletion({ model: "m", prompt: "x", presence_penalty: 0.5, logit_bias: { "7": -100 } }).sampling).toMatchObject({
+            presencePenalty: 0.5,
+            tokenBias: [{ token: 7, bias: -100 }]
+        });
     });
 
     it.each([
@@ -44,7 +48,7 @@ describe("parseCompletion", () => {
         ["echo with token ids", { prompt: [1], echo: true }, "echo"],
         ["echo with logprobs", { prompt: "a", echo: true, logprobs: 1 }, "echo"],
         ["an unknown stream option", { prompt: "a", stream_options: { x: 1 } }, "stream_options.x"],
-        ["a logit bias", { prompt: "a", logit_bias: { "1": 5 } }, "logit_bias"]
+        ["a logit bias keyed by other than token ids", { prompt: "a", logit_bias: { abc: 5 } }, "logit_bias"]
     ])("refuses %s by name", (_, body, param) => {
         expect(refused(() => parseCompletion({ model: "m", ...body })).param).toBe(param);
     });
@@ -87,7 +91,20 @@ describe("Ollama's requests", () => {
             temperature: 0,
             stop: ["x"]
         });
-        expect(parseOllamaOptions({ num_predict: 7, repeat_penalty: 1, min_p: 0 }, 256).maxTokens).toBe(7);
+        expect(parseOllamaOptions({ num_predict: 7, repeat_penalty: 1.1, min_p: 0.05, repeat_last_n: 32 }, 256)).toMatchObject({
+            maxTokens: 7,
+            repeatPenalty: 1.1,
+            minP: 0.05,
+            repeatLastTokens: 32
+        });
+        const messages = [{ role: "user", content: "Hi" }];
+        expect(parseOllamaChat({ model: "m", messages, format: "json" }, 256).sampling.grammar).toEqual({ kind: "json" });
+        expect(
+            parseOllamaChat({ model: "m", messages, format: { type: "object", properties: { a: { type: "string" } } } }, 256).sampling
+                .grammar
+        ).toMatchObject({
+            kind: "jsonSchema"
+        });
     });
 
     it("refuses num_ctx above the window with both numbers, unknown options and unserved fields by name", () => {
@@ -95,9 +112,12 @@ describe("Ollama's requests", () => {
             /num_ctx is 4,096 tokens; this server's window is 256/
         );
         expect(refused(() => parseOllamaOptions({ num_gpu: 1 }, 256)).param).toBe("options.num_gpu");
-        expect(refused(() => parseOllamaOptions({ min_p: 0.1 }, 256)).param).toBe("options.min_p");
+        expect(refused(() => parseOllamaOptions({ repeat_last_n: -1 }, 256)).param).toBe("options.repeat_last_n");
         const messages = [{ role: "user", content: "Hi" }];
-        expect(refused(() => parseOllamaChat({ model: "m", messages, format: "json" }, 256)).param).toBe("format");
+        expect(refused(() => parseOllamaChat({ model: "m", messages, format: "yaml" }, 256)).param).toBe("format");
+        expect(refused(() => parseOllamaChat({ model: "m", messages, format: { type: "string", pattern: "a+" } }, 256)).message).toMatch(
+            /^format.*pattern/
+        );
         expect(refused(() => parseOllamaChat({ model: "m", messages: [{ role: "user", content: "x", images: ["a"] }] }, 256)).param).toBe(
             "messages[0].images"
         );
