@@ -24,7 +24,37 @@ export interface SamplingParams {
     readonly stop?: readonly string[];
     /** Report each answer token's log probability and, when above 0, that many most likely alternatives (at most 20). */
     readonly logprobs?: { readonly top: number };
+    /** Drop tokens less likely than `minP` times the most likely one's probability, 0..1 (0 is off). */
+    readonly minP?: number;
+    /** llama.cpp's repeat penalty: divides the logits of recently seen tokens, 0..2 (1 is off). */
+    readonly repeatPenalty?: number;
+    /** Subtracted once from the logit of every token seen in the last `repeatLastTokens`, -2..2 (0 is off). */
+    readonly presencePenalty?: number;
+    /** Subtracted from a token's logit once per time it was seen in the last `repeatLastTokens`, -2..2 (0 is off). */
+    readonly frequencyPenalty?: number;
+    /** How many of the latest tokens (prompt and answer) the three penalties look back over, 0..4096; 64 when not given. */
+    readonly repeatLastTokens?: number;
+    /** Added to a token's logit before sampling, -100..100 per token (-100 in effect bans it); at most 1,024 entries. */
+    readonly tokenBias?: readonly TokenBias[];
+    /** Constrains the answer to a grammar, built in the engine from this data. */
+    readonly grammar?: GrammarSpec;
 }
+
+/** A bias for one token id of the model's vocabulary (OpenAI's `logit_bias` entry). */
+export interface TokenBias {
+    readonly token: number;
+    readonly bias: number;
+}
+
+/**
+ * A JSON object (a schema is one): plain objects, lists, strings, finite numbers, booleans and
+ * null, as JSON.parse makes them; contract/rpc/turnSchemas.ts jsonObjectProblem checks it. Typed
+ * loosely on purpose: a recursive JSON type makes the RPC's inferred types too deep to check.
+ */
+export type JsonObject = { readonly [key: string]: unknown };
+
+/** Any JSON text (`json`), or JSON of a schema (`jsonSchema`, the parts node-llama-cpp's grammar supports). */
+export type GrammarSpec = { readonly kind: "json" } | { readonly kind: "jsonSchema"; readonly schema: JsonObject };
 
 /** A token of the answer with its natural-log probability (OpenAI's `logprobs.content` entry). */
 export interface TokenLogprob {
@@ -35,13 +65,31 @@ export interface TokenLogprob {
     readonly topLogprobs: readonly { readonly token: string; readonly logprob: number; readonly bytes: readonly number[] }[];
 }
 
+/**
+ * A prompt the model continues as it stands, without the chat template (`/v1/completions`, Ollama's
+ * raw generate): text, tokenized with the model's BOS in front, or the model's own token ids.
+ */
+export type RawPrompt = { readonly text: string } | { readonly tokens: readonly number[] };
+
 /** One chat turn: the whole conversation so far, ending with the user's message. */
 export interface ChatTurnRequest {
     readonly requestId: string;
     /** The isolation boundary: KV and prefix reuse never cross workspaces. */
     readonly workspace: string;
+    /** The conversation; empty when `prompt` is given instead. */
     readonly messages: readonly ChatMessage[];
+    /** A raw prompt in place of `messages`: the same admission, workspace and pages, no chat template. */
+    readonly prompt?: RawPrompt;
     readonly sampling: SamplingParams;
+}
+
+/** Embeddings of each input in order (rpcSpec `embed`), from the loaded model's embedding context. */
+export interface EmbeddingResult {
+    /** The model's embedding width: every vector has this many numbers. */
+    readonly dimensions: number;
+    readonly embeddings: readonly (readonly number[])[];
+    /** Tokens each input took, BOS included. */
+    readonly numTokens: readonly number[];
 }
 
 export type FinishReason = "stop" | "length";
@@ -102,6 +150,8 @@ export interface EngineInfo {
     readonly pageTokens: number;
     readonly numPages: number;
     readonly pageBytes: number;
+    /** The width of the model's embedding vectors (rpcSpec `embed`). */
+    readonly embeddingDimensions: number;
 }
 
 /** What a host needs of the engine, whether it runs in its own process behind the supervisor or, in tests of a host alone, in process. */

@@ -7,14 +7,14 @@
 // UI, and its test.
 import * as v from "valibot";
 import type { EngineSnapshot } from "../EngineSnapshot.js";
-import type { DraftMeasurement, EngineInfo, FinishReason, TurnUsage } from "../engineProtocol.js";
+import type { DraftMeasurement, EmbeddingResult, EngineInfo, FinishReason, TurnUsage } from "../engineProtocol.js";
 import type { AuditSummary, CanaryReport, DrillDescription, DrillReport, ReplayableTurn, ReplaySummary } from "../isolation.js";
 import type { AppSettingsView } from "../KvaultBridge.js";
 import { localApiPorts } from "../KvaultBridge.js";
 import { fieldLimits, rpcLimits, turnLimits, utf8ByteLength } from "../limits.js";
 import type { ModelDownload, ModelFacts, ModelLibraryListing } from "../models.js";
 import { workspaceLimits, type LoadedWorkspaces } from "../workspaces.js";
-import { boolean, describeValue as describe, integer, nonEmptyText, params, text } from "./fieldSchemas.js";
+import { boolean, describeValue as describe, integer, list, nonEmptyText, params, text } from "./fieldSchemas.js";
 import { readStoredMessage, readWorkspaceMeta, storeIdParam, storeRecordField } from "./storeSchemas.js";
 import { chatTurnEntries, conversationChecks, idSchema, messagesSchema, workspaceSchema } from "./turnSchemas.js";
 
@@ -47,6 +47,12 @@ export interface ActiveTurn {
     /** Characters streamed so far. */
     readonly numChars: number;
 }
+
+/** What one embed call may carry. */
+export const embeddingLimits = Object.freeze({
+    maxInputs: 2_048,
+    maxInputTokens: 1_048_576
+});
 
 declare const resultType: unique symbol;
 
@@ -140,6 +146,26 @@ export const rpcSpec = {
         }),
         serve: "engine",
         timeoutMs: callTimeouts.canaryMs
+    }),
+    /**
+     * Embeddings of up to `embeddingLimits.maxInputs` texts or token lists, in order, from an
+     * embedding context of the loaded model (created on first use); an input longer than that
+     * context fails with input_too_long and the numbers.
+     */
+    embed: method<EmbeddingResult>()({
+        params: params("embed", {
+            inputs: list(
+                v.union(
+                    [
+                        text(turnLimits.maxMessageChars),
+                        list(integer(0, 2 ** 31 - 1), { minItems: 1, maxItems: embeddingLimits.maxInputTokens, what: "token ids" })
+                    ],
+                    (issue) => `must be a string or a list of token ids; got ${describe(issue.input)}.`
+                ),
+                { minItems: 1, maxItems: embeddingLimits.maxInputs, what: "inputs" }
+            )
+        }),
+        ...long
     }),
     /**
      * Liveness: answered by the engine process's own event loop, so a frozen or wedged process is

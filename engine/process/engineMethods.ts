@@ -4,7 +4,17 @@ import type { EngineService } from "../service/EngineService.js";
 /** What the engine process serves of EngineService; tests may serve a stand-in. */
 export type ServedEngine = Pick<
     EngineService,
-    "chat" | "measure" | "snapshot" | "forgetWorkspace" | "audit" | "replayableTurns" | "replay" | "listDrills" | "runDrill" | "runCanary"
+    | "chat"
+    | "embed"
+    | "measure"
+    | "snapshot"
+    | "forgetWorkspace"
+    | "audit"
+    | "replayableTurns"
+    | "replay"
+    | "listDrills"
+    | "runDrill"
+    | "runCanary"
 >;
 
 /** Every engine-served method of the RPC spec, over its params object. */
@@ -32,6 +42,7 @@ export function engineMethods(service: ServedEngine): EngineImplementations {
         listDrills: () => service.listDrills(),
         runDrill: ({ id }) => service.runDrill(id),
         runCanary: ({ fillerTokens }) => service.runCanary(fillerTokens === undefined ? {} : { fillerTokens }),
+        embed: ({ inputs }) => service.embed(inputs),
         // Answered here, not by EngineService: liveness is this process's event loop answering, whatever the engine is doing.
         ping: () => ({})
     };

@@ -2,7 +2,9 @@ import type {
     ChatMessage,
     ChatTurnRequest,
     DraftMeasurement,
+    EmbeddingResult,
     EngineInfo,
+    SamplingParams,
     TokenLogprob,
     TurnCallbacks,
     TurnResult
@@ -24,8 +26,10 @@ import type { EngineConfigInput } from "../EngineConfig.js";
 import type { EnginePolicies } from "../EnginePolicies.js";
 import { KvEngine, type KvEngineHooks } from "../KvEngine.js";
 import { ChatRenderer } from "../runtime/ChatRenderer.js";
+import { LlamaEmbedder } from "../runtime/LlamaEmbedder.js";
 import type { LlamaRuntime } from "../runtime/LlamaRuntime.js";
-import type { TokenProbabilities } from "../runtime/SequenceSlot.js";
+import { rawPromptTokens } from "../runtime/rawPromptTokens.js";
+import { DEFAULT_PENALTY_LAST_TOKENS, type SamplingOptions, type TokenProbabilities } from "../runtime/SequenceSlot.js";
 import { TextStreamer } from "./TextStreamer.js";
 import { snapshotEngine } from "./snapshotEngine.js";
 import { ThroughputMeter } from "./ThroughputMeter.js";
@@ -49,6 +53,8 @@ export class EngineService {
     /** Counts every audit; runs them on a timer only when started with `auditIntervalMs`. */
     readonly #audits: PeriodicAudit;
     #auditing: Promise<AuditSummary> | undefined;
+    /** The model's embedding context, opened by the first embed; as wide as the window, at most the model's training context. */
+    readonly #embedder: LlamaEmbedder;
 
     private constructor(
         readonly engine: KvEngine,
@@ -57,6 +63,8 @@ export class EngineService {
         log: (line: string) => void
     ) {
         this.#audits = new PeriodicAudit(() => this.audit(), auditIntervalMs, log);
+        const embeddingTokens = Math.min(engine.window.limit, engine.model.trainContextSize);
+        this.#embedder = new LlamaEmbedder(engine.model, embeddingTokens, engine.config.threads);
         if (auditIntervalMs !== undefined) {
             this.#audits.start();
         }
@@ -104,7 +112,8 @@ export class EngineService {
             numDecodeSequences: engine.decode.numSequences,
             pageTokens: engine.pool.config.pageTokens,
             numPages: engine.pool.config.numPages,
-            pageBytes: engine.pool.config.pageBytes
+            pageBytes: engine.pool.config.pageBytes,
+            embeddingDimensions: this.#embedder.dimensions
         };
     }
 
@@ -114,8 +123,11 @@ export class EngineService {
      */
     async chat(untrusted: ChatTurnRequest, callbacks: TurnCallbacks = {}, signal?: AbortSignal): Promise<TurnResult> {
         const request = validateChatTurn(untrusted);
-        const { workspace, messages, sampling } = request;
-        const promptTokens = this.#promptTokens(workspace, messages);
+        const { workspace, messages, sampling, prompt } = request;
+        const promptTokens = prompt === undefined ? this.#promptTokens(workspace, messages) : rawPromptTokens(this.engine.model, prompt);
+        if (promptTokens.length === 0) {
+            throw new InvalidRequestError("The prompt is empty and this model has no BOS token to start from; give the prompt some text.");
+        }
         this.#transcripts.delete(workspace);
 
         const streamer = new TextStreamer((tokens) => this.renderer.detokenize(tokens), sampling.stop ?? []);
@@ -134,7 +146,7 @@ export class EngineService {
             turn: turnId(request.requestId),
             promptTokens,
             maxTokens: sampling.maxTokens,
-            sampling: { temperature: sampling.temperature, topK: sampling.topK, topP: sampling.topP, seed: sampling.seed },
+            sampling: samplingOptions(sampling),
             logprobs: sampling.logprobs,
             signal,
             onQueued: callbacks.onQueued,
@@ -156,8 +168,9 @@ export class EngineService {
             callbacks.onText?.(rest, takeLogprobs());
         }
         const text = streamer.finish();
-        if (!streamer.stopped) {
-            // a stop string cut the answer: its tokens are not the conversation's; render in full next turn
+        if (!streamer.stopped && prompt === undefined) {
+            // a raw prompt keeps no transcript: its KV is reused by prefix all the same.
+            // A stop string cut the answer: its tokens are not the conversation's; render in full next turn
             this.#transcripts.set(workspace, {
                 messages: [...messages, { role: "assistant", content: text }],
                 tokens: [...promptTokens, ...result.tokens]
@@ -209,6 +222,11 @@ export class EngineService {
             }
         }
         return this.renderer.renderConversation(messages);
+    }
+
+    /** Embeddings of each input, in order (rpcSpec `embed`); an input that does not fit the embedding context is refused with the numbers. */
+    embed(inputs: readonly (string | readonly number[])[]): Promise<EmbeddingResult> {
+        return this.#embedder.embed(inputs);
     }
 
     /** Pre-flight for the context meter: the draft's tokens against what the workspace has left. */
@@ -338,6 +356,30 @@ export class EngineService {
 
     async dispose(): Promise<void> {
         await this.#audits.stop();
+        await this.#embedder.dispose();
         await this.engine.dispose();
     }
+}
+
+/** A turn's sampling as the runtime takes it: the three penalties together, or none when all are off. */
+function samplingOptions(sampling: SamplingParams): SamplingOptions {
+    const { repeatPenalty = 1, presencePenalty = 0, frequencyPenalty = 0 } = sampling;
+    const penalized = repeatPenalty !== 1 || presencePenalty !== 0 || frequencyPenalty !== 0;
+    return {
+        temperature: sampling.temperature,
+        topK: sampling.topK,
+        topP: sampling.topP,
+        seed: sampling.seed,
+        minP: sampling.minP,
+        penalties: penalized
+            ? {
+                  repeat: repeatPenalty,
+                  presence: presencePenalty,
+                  frequency: frequencyPenalty,
+                  lastTokens: sampling.repeatLastTokens ?? DEFAULT_PENALTY_LAST_TOKENS
+              }
+            : undefined,
+        tokenBias: sampling.tokenBias,
+        grammar: sampling.grammar
+    };
 }

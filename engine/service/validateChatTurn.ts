@@ -1,5 +1,6 @@
-import type { ChatMessage, ChatTurnRequest } from "../../contract/engineProtocol.js";
+import type { ChatMessage, ChatTurnRequest, GrammarSpec, JsonObject, RawPrompt, TokenBias } from "../../contract/engineProtocol.js";
 import { turnLimits } from "../../contract/limits.js";
+import { MAX_TOKEN_ID, grammarSchemaProblem } from "../../contract/rpc/turnSchemas.js";
 import { CANARY_WORKSPACE_PREFIX, isCanaryWorkspace } from "../canary/canaryMarkers.js";
 import { InvalidRequestError } from "../request/requestErrors.js";
 
@@ -22,8 +23,15 @@ export function validateChatTurn(value: unknown): ChatTurnRequest {
             `workspace names beginning with "${CANARY_WORKSPACE_PREFIX}" are the canary probe's; name the workspace otherwise.`
         );
     }
-    if (!Array.isArray(turn.messages) || turn.messages.length === 0 || turn.messages.length > turnLimits.maxMessages) {
-        throw new InvalidRequestError(`messages must be a list of 1 to ${turnLimits.maxMessages} messages.`);
+    const prompt = turn.prompt === undefined ? undefined : rawPrompt(turn.prompt);
+    const minMessages = prompt === undefined ? 1 : 0;
+    const maxMessages = prompt === undefined ? turnLimits.maxMessages : 0;
+    if (!Array.isArray(turn.messages) || turn.messages.length < minMessages || turn.messages.length > maxMessages) {
+        throw new InvalidRequestError(
+            prompt === undefined
+                ? `messages must be a list of 1 to ${turnLimits.maxMessages} messages.`
+                : "messages must be an empty list when a raw prompt is given."
+        );
     }
     const messages: ChatMessage[] = turn.messages.map((item: unknown, index: number) => {
         const message = record(item, `messages[${index}]`);
@@ -35,7 +43,7 @@ export function validateChatTurn(value: unknown): ChatTurnRequest {
             content: string(message.content, `messages[${index}].content`, turnLimits.maxMessageChars)
         };
     });
-    if (messages.at(-1)!.role !== "user") {
+    if (prompt === undefined && messages.at(-1)!.role !== "user") {
         throw new InvalidRequestError("The last message must be the user's: the engine answers it.");
     }
 
@@ -59,7 +67,85 @@ export function validateChatTurn(value: unknown): ChatTurnRequest {
         const asked = record(sampling.logprobs, "sampling.logprobs");
         logprobs = { top: integer(asked.top, "sampling.logprobs.top", 0, 20) };
     }
-    return { requestId, workspace, messages, sampling: { temperature, maxTokens, topP, topK, seed, stop, logprobs } };
+    const optionalNumber = (key: string, min: number, max: number): number | undefined =>
+        sampling[key] === undefined ? undefined : number(sampling[key], `sampling.${key}`, min, max);
+    const minP = optionalNumber("minP", 0, 1);
+    const repeatPenalty = optionalNumber("repeatPenalty", 0, 2);
+    const presencePenalty = optionalNumber("presencePenalty", -2, 2);
+    const frequencyPenalty = optionalNumber("frequencyPenalty", -2, 2);
+    const repeatLastTokens =
+        sampling.repeatLastTokens === undefined ? undefined : integer(sampling.repeatLastTokens, "sampling.repeatLastTokens", 0, 4096);
+    const tokenBias = sampling.tokenBias === undefined ? undefined : readTokenBias(sampling.tokenBias);
+    const grammar = sampling.grammar === undefined ? undefined : readGrammar(sampling.grammar);
+    return {
+        requestId,
+        workspace,
+        messages,
+        ...(prompt === undefined ? {} : { prompt }),
+        sampling: {
+            temperature,
+            maxTokens,
+            topP,
+            topK,
+            seed,
+            stop,
+            logprobs,
+            minP,
+            repeatPenalty,
+            presencePenalty,
+            frequencyPenalty,
+            repeatLastTokens,
+            tokenBias,
+            grammar
+        }
+    };
+}
+
+function readTokenBias(value: unknown): TokenBias[] {
+    if (!Array.isArray(value) || value.length > turnLimits.maxTokenBiases) {
+        throw new InvalidRequestError(`sampling.tokenBias must be a list of at most ${turnLimits.maxTokenBiases} token biases.`);
+    }
+    return value.map((item: unknown, index: number) => {
+        const entry = record(item, `sampling.tokenBias[${index}]`);
+        return {
+            token: integer(entry.token, `sampling.tokenBias[${index}].token`, 0, MAX_TOKEN_ID),
+            bias: number(entry.bias, `sampling.tokenBias[${index}].bias`, -100, 100)
+        };
+    });
+}
+
+function readGrammar(value: unknown): GrammarSpec {
+    const grammar = record(value, "sampling.grammar");
+    if (grammar.kind === "json") {
+        return { kind: "json" };
+    }
+    if (grammar.kind !== "jsonSchema") {
+        throw new InvalidRequestError(
+            `sampling.grammar.kind must be "json" or "jsonSchema"; got ${JSON.stringify(grammar.kind) ?? String(grammar.kind)}.`
+        );
+    }
+    const problem = grammarSchemaProblem(grammar.schema);
+    if (problem !== undefined) {
+        throw new InvalidRequestError(`sampling.grammar.schema ${problem}`);
+    }
+    return { kind: "jsonSchema", schema: grammar.schema as JsonObject };
+}
+
+/** `{text}` or `{tokens}`: the text within a message's limit, the tokens a non-empty list of whole numbers (the vocabulary is the engine's to check). */
+function rawPrompt(value: unknown): RawPrompt {
+    const prompt = record(value, "prompt");
+    if (Object.keys(prompt).length !== 1 || (prompt.text === undefined) === (prompt.tokens === undefined)) {
+        throw new InvalidRequestError("prompt must be {text} or {tokens}, one of the two.");
+    }
+    if (prompt.tokens === undefined) {
+        return { text: string(prompt.text, "prompt.text", turnLimits.maxMessageChars) };
+    }
+    if (!Array.isArray(prompt.tokens) || prompt.tokens.length === 0 || prompt.tokens.length > turnLimits.maxMessageChars) {
+        throw new InvalidRequestError(
+            `prompt.tokens must be a list of 1 to ${turnLimits.maxMessageChars.toLocaleString("en-US")} token ids.`
+        );
+    }
+    return { tokens: prompt.tokens.map((token: unknown, index: number) => integer(token, `prompt.tokens[${index}]`, 0, MAX_TOKEN_ID)) };
 }
 
 function record(value: unknown, name: string): Record<string, unknown> {

@@ -6,15 +6,21 @@ import type { EngineClient } from "../../contract/engineProtocol.js";
 import { rpcLimits } from "../../contract/limits.js";
 import { invariant } from "../../engine/index.js";
 import { canServe, type EngineHealth } from "../supervisor/EngineHealth.js";
+import type { ApiContext } from "./ApiContext.js";
 import { apiWorkspace, type ApiKeys } from "./ApiKeys.js";
+import { serveCompletion } from "./completions/serveCompletion.js";
+import { serveEmbeddings } from "./embeddings/serveEmbeddings.js";
+import { serveOllama } from "./ollama/serveOllama.js";
 import { chunkBody, completionBody, usageChunkBody, type CompletionIdentity } from "./chatCompletionResponses.js";
 import { sendError, sendJson, sendText, setSecurityHeaders, writeEvent } from "./httpResponses.js";
 import { fromEngineError, OpenAiError } from "./OpenAiError.js";
 import { parseChatCompletion } from "./parseChatCompletion.js";
 import { prometheusMetrics } from "./prometheusMetrics.js";
 import { limitConnections } from "./limitConnections.js";
+import { InFlightLimit } from "./InFlightLimit.js";
 import { LoginSessions } from "./LoginSessions.js";
-import { allowedHosts, checkApiKey, checkHost, checkOrigin, identifyApiKey, readJsonBody } from "./requestGuards.js";
+import { readBodyWithin } from "./readBodyWithin.js";
+import { allowedHosts, checkApiKey, checkHost, checkOrigin, identifyApiKey } from "./requestGuards.js";
 import { decodePath, parseRequestUrl } from "./requestUrl.js";
 import { serveUi } from "./serveUi.js";
 
@@ -78,12 +84,22 @@ export class KvaultHttpServer {
     readonly #httpStatusCounts: Record<string, number> = {};
     #allowed = new Set<string>();
     #ownOrigins = new Set<string>();
-    #numInFlight = 0;
+    readonly #inFlight: InFlightLimit;
     /** The browser's login sessions, once listening, when the renderer is served. */
     #sessions: LoginSessions | undefined;
     readonly #wasShed: (socket: Duplex) => boolean;
+    /** What /v1/completions, /v1/embeddings and Ollama's /api/ share of the server, in-flight count included. */
+    readonly #api: ApiContext;
 
     constructor(private readonly options: KvaultHttpServerOptions) {
+        this.#inFlight = new InFlightLimit(options.maxInFlight ?? httpDefaults.maxInFlight);
+        this.#api = {
+            engine: options.engine,
+            modelId: () => this.#modelId(),
+            requestTimeoutMs: options.requestTimeoutMs ?? httpDefaults.requestTimeoutMs,
+            readBody: (request, response) => this.#readBody(request, response),
+            admit: () => this.#inFlight.admit()
+        };
         const headersTimeoutMs = options.headersTimeoutMs ?? httpDefaults.headersTimeoutMs;
         const bodyTimeoutMs = options.bodyTimeoutMs ?? httpDefaults.bodyTimeoutMs;
         const idleTimeoutMs = options.idleTimeoutMs ?? httpDefaults.idleTimeoutMs;
@@ -188,6 +204,12 @@ export class KvaultHttpServer {
                 const up = canServe(engine.state);
                 return sendJson(response, up ? 200 : 503, { status: up ? "ok" : engine.state, ...engine });
             }
+            if (url.pathname.startsWith("/api/")) {
+                // Ollama's API: the same keys as /v1/, its errors in Ollama's shape
+                return await serveOllama(this.#api, request, response, route, () =>
+                    identifyApiKey(request, this.options.apiKey, this.options.extraApiKeys)
+                );
+            }
             if (url.pathname === "/metrics" || url.pathname.startsWith("/v1/")) {
                 // /metrics lists every workspace: the default key's alone. The API takes every key, each in its namespace.
                 const { keyId } = identifyApiKey(
@@ -215,6 +237,12 @@ export class KvaultHttpServer {
                 if (route === "POST /v1/chat/completions") {
                     return await this.#chatCompletion(request, response, keyId);
                 }
+                if (route === "POST /v1/completions") {
+                    return await serveCompletion(this.#api, request, response, keyId);
+                }
+                if (route === "POST /v1/embeddings") {
+                    return await serveEmbeddings(this.#api, request, response);
+                }
                 throw new OpenAiError(404, `Unknown endpoint ${request.method} ${url.pathname}.`, "not_found_error", "unknown_url");
             }
             if (request.method === "GET" && this.options.rendererDirectory !== undefined && this.#sessions !== undefined) {
@@ -231,35 +259,14 @@ export class KvaultHttpServer {
         }
     }
 
-    /**
-     * The JSON body, bounded in bytes (readJsonBody) and in time: one that gains no byte for the idle
-     * timeout is a 408 and the connection closes (the body timeout, Node's requestTimeout, bounds the whole).
-     */
-    async #readBody(request: IncomingMessage, response: ServerResponse): Promise<unknown> {
-        const idleTimeoutMs = this.options.idleTimeoutMs ?? httpDefaults.idleTimeoutMs;
-        const reading = readJsonBody(request, this.options.maxBodyBytes ?? httpDefaults.maxBodyBytes);
-        reading.catch(() => undefined); // when the idle timeout wins, the socket's close ends the read
-        let onIdle: (() => void) | undefined;
-        const idle = new Promise<never>((_resolve, reject) => {
-            onIdle = () => {
-                response.setHeader("Connection", "close");
-                reject(
-                    new OpenAiError(
-                        408,
-                        `The request body stopped arriving: no byte for ${idleTimeoutMs.toLocaleString("en-US")} ms. Send the whole body at once.`,
-                        "invalid_request_error",
-                        "request_body_timeout"
-                    )
-                );
-            };
-            request.setTimeout(idleTimeoutMs, onIdle);
-        });
-        try {
-            return await Promise.race([reading, idle]);
-        } finally {
-            request.setTimeout(0);
-            request.off("timeout", onIdle!);
-        }
+    /** The JSON body, bounded in bytes and in time (readBodyWithin). */
+    #readBody(request: IncomingMessage, response: ServerResponse): Promise<unknown> {
+        return readBodyWithin(
+            request,
+            response,
+            this.options.maxBodyBytes ?? httpDefaults.maxBodyBytes,
+            this.options.idleTimeoutMs ?? httpDefaults.idleTimeoutMs
+        );
     }
 
     #modelEntry(): Record<string, unknown> {
@@ -286,16 +293,7 @@ export class KvaultHttpServer {
         if (named !== undefined && named.length > 256) {
             throw new OpenAiError(400, "The workspace name is longer than 256 characters.", "invalid_request_error", null, "user");
         }
-        if (this.#numInFlight >= (this.options.maxInFlight ?? httpDefaults.maxInFlight)) {
-            throw new OpenAiError(
-                429,
-                `${this.#numInFlight} requests are already running or queued, the most this server takes. Retry in a moment.`,
-                "rate_limit_error",
-                "queue_full",
-                null,
-                1
-            );
-        }
+        const release = this.#inFlight.admit();
 
         // Without a workspace, each request is its own: no KV outlives it. With one, it is the key's.
         const workspace = named !== undefined ? apiWorkspace(keyId, named) : `api-request:${crypto.randomUUID()}`;
@@ -317,7 +315,6 @@ export class KvaultHttpServer {
             timedOut = true;
             controller.abort();
         }, timeoutMs);
-        this.#numInFlight++;
 
         const openStream = (): void => {
             if (response.headersSent) {
@@ -372,7 +369,7 @@ export class KvaultHttpServer {
         } finally {
             clearTimeout(timer);
             response.off("close", onClose);
-            this.#numInFlight--;
+            release();
             if (named === undefined) {
                 await this.options.engine.call("forgetWorkspace", { workspace }).catch(() => undefined);
             }

@@ -87,12 +87,12 @@ describe("the RPC spec accepts every well-formed call", () => {
         const call = accepted("chat", {
             ...chat,
             messages: [{ role: "user", content: "Hi", name: "eve" }],
-            sampling: { ...chat.sampling, grammar: "x" }
+            sampling: { ...chat.sampling, mirostat: "x" }
         });
         expect(call.method).toBe("chat");
         const params = call.params as typeof chat;
         expect(params.messages).toEqual([{ role: "user", content: "Hi" }]);
-        expect("grammar" in params.sampling).toBe(false);
+        expect("mirostat" in params.sampling).toBe(false);
     });
 
     it("covers every method of the contract", () => {
@@ -132,7 +132,8 @@ describe("the RPC spec accepts every well-formed call", () => {
             dropLastAnswer: { workspace: "ui-1", messageId: "m-2" },
             getSettings: {},
             setLocalApi: { enabled: false, port: 1024 },
-            chooseModelFile: {}
+            chooseModelFile: {},
+            embed: { inputs: ["Hi", [1, 2, 3]] }
         };
         for (const method of rpcMethods) {
             expect(accepted(method, good[method]).method).toBe(method);
@@ -312,6 +313,7 @@ describe("the RPC spec's table", () => {
             "listDrills",
             "runDrill",
             "runCanary",
+            "embed",
             "ping"
         ]);
         expect(Object.fromEntries(engineMethods.map((method) => [method, rpcSpec[method].timeoutMs]))).toEqual({
@@ -324,6 +326,7 @@ describe("the RPC spec's table", () => {
             replay: 120_000,
             runDrill: 120_000,
             runCanary: 600_000,
+            embed: 120_000,
             ping: 30_000
         });
         expect(callTimeouts).toEqual({ quickMs: 30_000, longMs: 120_000, canaryMs: 600_000 });

@@ -68,6 +68,10 @@ class FakeEngine implements ServedEngine {
         throw new Error("listDrills exploded");
     }
 
+    embed(): never {
+        throw new Error("embed exploded");
+    }
+
     runDrill(id: string): Promise<DrillReport> {
         if (id !== "flipped-byte") {
             throw new UnknownDrillError(`There is no drill "${id}".`);
@@ -163,7 +167,7 @@ describe("EngineCommandServer", () => {
                 error: {
                     code: "invalid_request",
                     message:
-                        'The call\'s method is "inspectModel"; the engine serves measure, snapshot, forgetWorkspace, audit, replayableTurns, replay, listDrills, runDrill, runCanary, ping.'
+                        'The call\'s method is "inspectModel"; the engine serves measure, snapshot, forgetWorkspace, audit, replayableTurns, replay, listDrills, runDrill, runCanary, embed, ping.'
                 }
             },
             { type: "answer", callId: "c1", error: { code: "engine_internal_error", message: expect.stringMatching(/measure exploded/) } },

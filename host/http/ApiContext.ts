@@ -1,0 +1,129 @@
+import crypto from "node:crypto";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type {
+    ChatMessage,
+    EmbeddingResult,
+    EngineClient,
+    RawPrompt,
+    SamplingParams,
+    TurnCallbacks,
+    TurnResult
+} from "../../contract/engineProtocol.js";
+import { apiWorkspace } from "./ApiKeys.js";
+import { fromEngineError, invalidRequest, OpenAiError } from "./OpenAiError.js";
+
+/**
+ * What the API's endpoints beside chat completions (/v1/completions, /v1/embeddings, Ollama's
+ * /api/) have of the server: its engine and model, its bounded body reader, and its one count of
+ * requests in flight, so that every endpoint is admitted against the same limit as chat.
+ */
+export interface ApiContext {
+    readonly engine: EngineClient;
+    modelId(): string;
+    /** Longest a turn may run before it is cancelled (ms). */
+    readonly requestTimeoutMs: number;
+    readBody(request: IncomingMessage, response: ServerResponse): Promise<unknown>;
+    /** Takes a place among the requests in flight, or throws 429 when none is left; returns the release. */
+    admit(): () => void;
+}
+
+/** The workspace a request names: the `X-Kvault-Workspace` header, else the body's field (OpenAI's `user`); undefined for none. */
+export function namedWorkspace(request: IncomingMessage, fromBody: string | undefined, param: string): string | undefined {
+    const header = request.headers["x-kvault-workspace"];
+    const named = (typeof header === "string" && header !== "" ? header : undefined) ?? (fromBody === "" ? undefined : fromBody);
+    if (named !== undefined && named.length > 256) {
+        throw invalidRequest("The workspace name is longer than 256 characters.", param);
+    }
+    return named;
+}
+
+export interface ApiTurn {
+    readonly requestId: string;
+    /** The API key's id (ApiKeys), whose namespace a named workspace is in. */
+    readonly keyId: string | undefined;
+    /** The workspace the request names; without one the turn has a workspace of its own, forgotten when it ends. */
+    readonly named: string | undefined;
+    readonly messages?: readonly ChatMessage[];
+    readonly prompt?: RawPrompt;
+    readonly sampling: SamplingParams;
+}
+
+/**
+ * One turn for an API request, as chat completions run theirs: admitted against the in-flight
+ * limit, in the key's namespace, cancelled when the client goes away or the time limit passes
+ * (then a 504 OpenAiError), its own workspace forgotten afterwards. Every failure is an OpenAiError.
+ */
+export async function runApiTurn(
+    context: ApiContext,
+    response: ServerResponse,
+    turn: ApiTurn,
+    callbacks: TurnCallbacks = {}
+): Promise<TurnResult> {
+    const release = context.admit();
+    const workspace = turn.named !== undefined ? apiWorkspace(turn.keyId, turn.named) : `api-request:${crypto.randomUUID()}`;
+    const controller = new AbortController();
+    const onClose = (): void => {
+        if (!response.writableFinished) {
+            controller.abort();
+        }
+    };
+    response.on("close", onClose);
+    let timedOut = false;
+    const timer = setTimeout(() => {
+        timedOut = true;
+        controller.abort();
+    }, context.requestTimeoutMs);
+    try {
+        return await context.engine.chat(
+            {
+                requestId: turn.requestId,
+                workspace,
+                messages: turn.messages ?? [],
+                ...(turn.prompt === undefined ? {} : { prompt: turn.prompt }),
+                sampling: turn.sampling
+            },
+            callbacks,
+            controller.signal
+        );
+    } catch (error) {
+        if (timedOut) {
+            throw new OpenAiError(
+                504,
+                `The request ran longer than the limit of ${Math.round(context.requestTimeoutMs / 1000)} s and was cancelled. Ask for fewer tokens or retry.`,
+                "server_error",
+                "request_timeout"
+            );
+        }
+        throw error instanceof OpenAiError ? error : fromEngineError(error);
+    } finally {
+        clearTimeout(timer);
+        response.off("close", onClose);
+        release();
+        if (turn.named === undefined) {
+            await context.engine.call("forgetWorkspace", { workspace }).catch(() => undefined);
+        }
+    }
+}
+
+/** An embed call admitted as a turn is; its failures as OpenAiErrors. */
+export async function runApiEmbed(context: ApiContext, inputs: readonly (string | readonly number[])[]): Promise<EmbeddingResult> {
+    const release = context.admit();
+    try {
+        return await context.engine.call("embed", { inputs });
+    } catch (error) {
+        throw error instanceof OpenAiError ? error : fromEngineError(error);
+    } finally {
+        release();
+    }
+}
+
+/** The 404 for a model this server does not run, naming the one it does. */
+export function unknownModel(context: ApiContext, model: string, param = "model"): OpenAiError {
+    return new OpenAiError(
+        404,
+        `The model "${model.slice(0, 200)}" does not exist here. This server runs "${context.modelId()}" (GET /v1/models).`,
+        "not_found_error",
+        "model_not_found",
+        param
+    );
+}

@@ -1,0 +1,174 @@
+import crypto from "node:crypto";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { TurnResult } from "../../../contract/engineProtocol.js";
+import { namedWorkspace, runApiEmbed, runApiTurn, type ApiContext } from "../ApiContext.js";
+import { sendJson } from "../httpResponses.js";
+import { fromEngineError, invalidRequest, OpenAiError } from "../OpenAiError.js";
+import { isServedName, OLLAMA_API_VERSION, ollamaModelEntry, ollamaShowBody } from "./ollamaModel.js";
+import { parseOllamaChat, parseOllamaEmbed, parseOllamaGenerate, parseOllamaShow, type OllamaTurnRequest } from "./parseOllamaRequests.js";
+
+/**
+ * Ollama's API on Kvault's port, for the clients that speak it: `/api/version`, `/api/tags`,
+ * `/api/ps`, `/api/show`, `/api/chat`, `/api/generate`, `/api/embed` and the legacy
+ * `/api/embeddings`, behind the same keys as `/v1/`. Turns run as the OpenAI API's do (the same
+ * admission, the `X-Kvault-Workspace` header's workspace in the key's namespace, or one of their
+ * own); answers stream as NDJSON unless `stream: false`. Errors are Ollama's `{"error": "…"}` with
+ * the status, so its client shows the message; one mid-stream is a last line of that shape.
+ */
+export async function serveOllama(
+    context: ApiContext,
+    request: IncomingMessage,
+    response: ServerResponse,
+    route: string,
+    /** Checks the request's key (a 401 otherwise) and says whose it is; called inside, so a refusal is in Ollama's shape too. */
+    identify: () => { readonly keyId: string | undefined }
+): Promise<void> {
+    try {
+        const { keyId } = identify();
+        switch (route) {
+            case "GET /api/version":
+                return sendJson(response, 200, { version: OLLAMA_API_VERSION });
+            case "GET /api/tags":
+                return sendJson(response, 200, { models: [await ollamaModelEntry(context.modelId(), context.engine.info)] });
+            case "GET /api/ps": {
+                const entry = await ollamaModelEntry(context.modelId(), context.engine.info);
+                // loaded until the server stops or the model is switched: keep_alive does not unload it
+                const gpu = !context.engine.info.backend.startsWith("cpu");
+                return sendJson(response, 200, {
+                    models: [{ ...entry, expires_at: "9999-12-31T23:59:59Z", size_vram: gpu ? entry.size : 0 }]
+                });
+            }
+            case "POST /api/show": {
+                checkModel(context, parseOllamaShow(await context.readBody(request, response)));
+                return sendJson(response, 200, await ollamaShowBody(context.modelId(), context.engine.info));
+            }
+            case "POST /api/chat": {
+                const body = parseOllamaChat(await context.readBody(request, response), context.engine.info.window.limit);
+                return await runTurn(context, request, response, keyId, body, "chat");
+            }
+            case "POST /api/generate": {
+                const body = parseOllamaGenerate(await context.readBody(request, response), context.engine.info.window.limit);
+                checkModel(context, body.model);
+                if (body.loadOnly) {
+                    return sendJson(response, 200, { ...stamp(context), response: "", done: true, done_reason: "load" });
+                }
+                return await runTurn(context, request, response, keyId, body, "generate");
+            }
+            case "POST /api/embed":
+            case "POST /api/embeddings": {
+                const legacy = route === "POST /api/embeddings";
+                const startedAt = process.hrtime.bigint();
+                const body = parseOllamaEmbed(await context.readBody(request, response), context.engine.info.window.limit, legacy);
+                checkModel(context, body.model);
+                const dimensions = context.engine.info.embeddingDimensions;
+                if (body.dimensions !== undefined && body.dimensions !== dimensions) {
+                    throw invalidRequest(
+                        `dimensions is ${body.dimensions}; this model's embeddings have ${dimensions} and Kvault does not shorten them. Send ${dimensions} or leave it out.`,
+                        "dimensions"
+                    );
+                }
+                const result = await runApiEmbed(context, body.inputs);
+                if (legacy) {
+                    return sendJson(response, 200, { embedding: result.embeddings[0] });
+                }
+                return sendJson(response, 200, {
+                    model: context.modelId(),
+                    embeddings: result.embeddings,
+                    total_duration: Number(process.hrtime.bigint() - startedAt),
+                    load_duration: 0,
+                    prompt_eval_count: result.numTokens.reduce((sum, count) => sum + count, 0)
+                });
+            }
+            default:
+                throw new OpenAiError(404, `Unknown endpoint ${route}.`, "not_found_error", "unknown_url");
+        }
+    } catch (error) {
+        const failure = error instanceof OpenAiError ? error : fromEngineError(error);
+        if (!response.headersSent) {
+            if (failure.retryAfterSeconds !== undefined) {
+                response.setHeader("Retry-After", String(failure.retryAfterSeconds));
+            }
+            sendJson(response, failure.status === 499 ? 400 : failure.status, { error: failure.message });
+        } else if (!response.destroyed) {
+            response.end(`${JSON.stringify({ error: failure.message })}\n`);
+        }
+    }
+}
+
+function checkModel(context: ApiContext, model: string): void {
+    if (!isServedName(model, context.modelId())) {
+        throw new OpenAiError(
+            404,
+            `model "${model.slice(0, 200)}" not found: this server runs "${context.modelId()}" (GET /api/tags).`,
+            "not_found_error",
+            "model_not_found",
+            "model"
+        );
+    }
+}
+
+function stamp(context: ApiContext): { model: string; created_at: string } {
+    return { model: context.modelId(), created_at: new Date().toISOString() };
+}
+
+/** A chat or generate turn, streamed as NDJSON lines (`done: false` with each piece, then the `done: true` line with the counts) or answered whole. */
+async function runTurn(
+    context: ApiContext,
+    request: IncomingMessage,
+    response: ServerResponse,
+    keyId: string | undefined,
+    body: OllamaTurnRequest,
+    kind: "chat" | "generate"
+): Promise<void> {
+    checkModel(context, body.model);
+    const startedAt = process.hrtime.bigint();
+    let firstTokenAt: bigint | undefined;
+    const piece = (text: string): Record<string, unknown> =>
+        kind === "chat" ? { message: { role: "assistant", content: text } } : { response: text };
+    const line = (fields: Record<string, unknown>): void => void response.write(`${JSON.stringify({ ...stamp(context), ...fields })}\n`);
+    const result: TurnResult = await runApiTurn(
+        context,
+        response,
+        {
+            requestId: `ollama-${crypto.randomUUID()}`,
+            keyId,
+            named: namedWorkspace(request, undefined, "X-Kvault-Workspace"),
+            ...(body.messages === undefined ? {} : { messages: body.messages }),
+            ...(body.prompt === undefined ? {} : { prompt: body.prompt }),
+            sampling: body.sampling
+        },
+        {
+            onText: (text) => {
+                firstTokenAt ??= process.hrtime.bigint();
+                if (!body.stream) {
+                    return;
+                }
+                if (!response.headersSent) {
+                    response.writeHead(200, { "Content-Type": "application/x-ndjson; charset=utf-8", "Cache-Control": "no-store" });
+                }
+                line({ ...piece(text), done: false });
+            }
+        }
+    );
+    const endedAt = process.hrtime.bigint();
+    const evalStart = firstTokenAt ?? endedAt;
+    const final = {
+        ...piece(body.stream ? "" : result.text),
+        done: true,
+        done_reason: result.finishReason,
+        total_duration: Number(endedAt - startedAt),
+        load_duration: 0,
+        prompt_eval_count: result.usage.promptTokens,
+        prompt_eval_duration: Number(evalStart - startedAt),
+        eval_count: result.usage.completionTokens,
+        eval_duration: Number(endedAt - evalStart)
+    };
+    if (!body.stream) {
+        return sendJson(response, 200, { ...stamp(context), ...final });
+    }
+    if (!response.headersSent) {
+        response.writeHead(200, { "Content-Type": "application/x-ndjson; charset=utf-8", "Cache-Control": "no-store" });
+    }
+    line(final);
+    response.end();
+}
