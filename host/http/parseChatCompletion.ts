@@ -1,5 +1,7 @@
 import type { ChatMessage, SamplingParams } from "../../contract/engineProtocol.js";
+import { readStreamOptions, refuseUnservedChatFields, refuseUnservedMessageFields } from "./chatCompletionFields.js";
 import { invalidRequest } from "./OpenAiError.js";
+import { readLogitBias, readResponseFormat } from "./readResponseFormat.js";
 
 /** A validated `POST /v1/chat/completions` body. */
 export interface ChatCompletionRequest {
@@ -16,14 +18,15 @@ export const DEFAULT_MAX_TOKENS = 512;
 
 /**
  * Validates an OpenAI chat completion body field by field; every problem is a 400 naming the
- * field. Unknown fields are ignored, as OpenAI does; features Kvault does not serve are refused
- * rather than silently dropped.
+ * field. A field is served, knowingly ignored (chatCompletionFields.ts, listed in the README), or
+ * refused by name: nothing a client sends is silently dropped.
  */
 export function parseChatCompletion(body: unknown): ChatCompletionRequest {
     if (typeof body !== "object" || body === null || Array.isArray(body)) {
         throw invalidRequest("The request body must be a JSON object.");
     }
     const input = body as Record<string, unknown>;
+    refuseUnservedChatFields(input);
 
     if (typeof input.model !== "string" || input.model === "") {
         throw invalidRequest("model is required: use the id from GET /v1/models.", "model");
@@ -37,15 +40,7 @@ export function parseChatCompletion(body: unknown): ChatCompletionRequest {
     }
 
     const stream = optionalBoolean(input.stream, "stream") ?? false;
-    const streamOptions = input.stream_options;
-    let includeUsageInStream = false;
-    if (streamOptions !== undefined && streamOptions !== null) {
-        if (typeof streamOptions !== "object" || Array.isArray(streamOptions)) {
-            throw invalidRequest("stream_options must be an object.", "stream_options");
-        }
-        includeUsageInStream =
-            optionalBoolean((streamOptions as Record<string, unknown>).include_usage, "stream_options.include_usage") ?? false;
-    }
+    const includeUsageInStream = readStreamOptions(input.stream_options);
 
     const maxTokens =
         optionalInteger(input.max_completion_tokens, "max_completion_tokens", 1, 1_048_576) ??
@@ -63,11 +58,15 @@ export function parseChatCompletion(body: unknown): ChatCompletionRequest {
     if (topLogprobs !== undefined && !logprobs) {
         throw invalidRequest("top_logprobs needs logprobs set to true.", "top_logprobs");
     }
-    for (const penalty of ["frequency_penalty", "presence_penalty"] as const) {
-        if (optionalNumber(input[penalty], penalty, -2, 2) ?? 0) {
-            throw invalidRequest(`${penalty} is not served by Kvault yet; send 0 or leave it out.`, penalty);
-        }
-    }
+    const topK = optionalInteger(input.top_k, "top_k", 0, 1_000_000);
+    const minP = optionalNumber(input.min_p, "min_p", 0, 1);
+    const repeatPenalty = optionalNumber(input.repeat_penalty, "repeat_penalty", 0, 2);
+    const repeatLastTokens = optionalInteger(input.repeat_last_n, "repeat_last_n", 0, 4096);
+    const presencePenalty = optionalNumber(input.presence_penalty, "presence_penalty", -2, 2);
+    const frequencyPenalty = optionalNumber(input.frequency_penalty, "frequency_penalty", -2, 2);
+    const tokenBias = readLogitBias(input.logit_bias);
+    const grammar = readResponseFormat(input.response_format);
+    refuseTools(input.tools, input.tool_choice);
 
     let stop: string[] | undefined;
     if (typeof input.stop === "string") {
@@ -95,7 +94,22 @@ export function parseChatCompletion(body: unknown): ChatCompletionRequest {
         messages,
         stream,
         includeUsageInStream,
-        sampling: { temperature, topP, seed: seedForEngine, maxTokens, stop, ...(logprobs ? { logprobs: { top: topLogprobs ?? 0 } } : {}) },
+        sampling: {
+            temperature,
+            topP,
+            topK,
+            seed: seedForEngine,
+            maxTokens,
+            stop,
+            ...(logprobs ? { logprobs: { top: topLogprobs ?? 0 } } : {}),
+            minP,
+            repeatPenalty,
+            repeatLastTokens,
+            presencePenalty,
+            frequencyPenalty,
+            tokenBias,
+            grammar
+        },
         user
     };
 }
@@ -105,6 +119,7 @@ function parseMessage(item: unknown, index: number): ChatMessage {
         throw invalidRequest(`messages[${index}] must be an object.`, `messages[${index}]`);
     }
     const message = item as Record<string, unknown>;
+    refuseUnservedMessageFields(message, index);
     const role = message.role === "developer" ? "system" : message.role;
     if (role !== "system" && role !== "user" && role !== "assistant") {
         throw invalidRequest(`messages[${index}].role must be "system", "developer", "user" or "assistant".`, `messages[${index}].role`);
@@ -129,6 +144,24 @@ function parseContent(content: unknown, index: number): string {
         return content.map((part) => (part as { text: string }).text).join("");
     }
     throw invalidRequest(`messages[${index}].content must be a string or an array of text parts.`, `messages[${index}].content`);
+}
+
+/** Kvault does not call tools yet: `tools` empty or absent, `tool_choice` "none" or absent. */
+function refuseTools(tools: unknown, toolChoice: unknown): void {
+    if (tools !== undefined && tools !== null && !(Array.isArray(tools) && tools.length === 0)) {
+        throw invalidRequest(
+            "tools is not served by Kvault yet (it does not call functions); leave it out.",
+            "tools",
+            "unsupported_parameter"
+        );
+    }
+    if (toolChoice !== undefined && toolChoice !== null && toolChoice !== "none") {
+        throw invalidRequest(
+            'tool_choice is not served by Kvault yet; leave it out or send "none".',
+            "tool_choice",
+            "unsupported_parameter"
+        );
+    }
 }
 
 function optionalBoolean(value: unknown, name: string): boolean | undefined {
