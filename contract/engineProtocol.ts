@@ -3,6 +3,7 @@
 // Electron's MessagePort unchanged. Besides a turn's own commands and events, every engine-served
 // method of the RPC (contract/rpc/rpcSpec.ts) crosses as one generic `call` and its `answer`.
 
+import type { KvCacheType } from "./models.js";
 import type { EngineMethod, RpcParams, RpcResult } from "./rpc/rpcSpec.js";
 
 export type ChatRole = "system" | "user" | "assistant";
@@ -102,6 +103,8 @@ export interface EngineInfo {
     readonly pageTokens: number;
     readonly numPages: number;
     readonly pageBytes: number;
+    /** The type the K and V caches are kept in; pages follow its row size. */
+    readonly kvCacheType: KvCacheType;
 }
 
 /** What a host needs of the engine, whether it runs in its own process behind the supervisor or, in tests of a host alone, in process. */

@@ -1,6 +1,14 @@
 // What the model manager shows about a GGUF file before it is loaded (contract/rpc.ts inspectModel),
 // read from the file's header by host/models/inspectModelFile.ts.
 
+/**
+ * The types the engine can keep the K and V caches in (engine/codec/kvCacheTypes.ts): F16, or
+ * blocks of 32 values in 34 bytes (Q8_0) or 18 (Q4_0), which need flash attention.
+ */
+export const kvCacheTypes = ["f16", "q8_0", "q4_0"] as const;
+
+export type KvCacheType = (typeof kvCacheTypes)[number];
+
 /** Memory to load the model and one context of `contextSize` tokens, from node-llama-cpp's GgufInsights. */
 export interface ModelMemoryEstimate {
     readonly contextSize: number;

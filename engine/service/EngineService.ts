@@ -95,7 +95,8 @@ export class EngineService {
             numDecodeSequences: engine.decode.numSequences,
             pageTokens: engine.pool.config.pageTokens,
             numPages: engine.pool.config.numPages,
-            pageBytes: engine.pool.config.pageBytes
+            pageBytes: engine.pool.config.pageBytes,
+            kvCacheType: engine.config.kvCacheType
         };
     }
 

@@ -55,6 +55,7 @@ async function main(): Promise<void> {
         {
             modelPath: model.path,
             mode: options.mode,
+            kvCacheType: options.kvType,
             window: options.context,
             prefillContextSize: options.prefillCapacity,
             decodeContextSize: options.context,
