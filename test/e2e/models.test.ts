@@ -19,7 +19,8 @@ describe("the model manager in a real browser: a bad file gives a clear error, a
         const manager = page.locator(".model-manager");
         await page.getByLabel("GGUF path on the machine running Kvault").fill(notGguf);
         await page.getByRole("button", { name: "Inspect the model file" }).click();
-        await expect.poll(() => manager.getAttribute("data-inspect-state"), { timeout: 15_000 }).toBe("error");
+        // the inspection child starts in seconds, more on a loaded machine
+        await expect.poll(() => manager.getAttribute("data-inspect-state"), { timeout: 60_000 }).toBe("error");
 
         const alert = manager.getByRole("alert");
         expect(await alert.getAttribute("data-error-code")).toBe("model_not_gguf");
@@ -51,7 +52,7 @@ describe("the model manager in a real browser: a bad file gives a clear error, a
         const manager = page.locator(".model-manager");
         await page.getByLabel("GGUF path on the machine running Kvault").fill(tiny);
         await page.getByRole("button", { name: "Inspect the model file" }).click();
-        await expect.poll(() => manager.getAttribute("data-inspect-state"), { timeout: 15_000 }).toBe("done");
+        await expect.poll(() => manager.getAttribute("data-inspect-state"), { timeout: 60_000 }).toBe("done");
         expect(await manager.getByRole("alert").count()).toBe(0);
         const facts = manager.locator(".model-facts");
         expect(await facts.getAttribute("data-model-path")).toBe(tiny);
