@@ -69,14 +69,17 @@ function fileFacts(facts: ModelFacts, info: EngineInfo): Record<string, unknown>
     };
 }
 
-/** Reads the loaded model's facts (`modelFacts`, per path) and builds its entry; a failed read is said in the entry, never a 500. */
+/**
+ * Reads the loaded model's facts (`modelFacts`, per path) and builds its entry; a failed read is
+ * said in the entry, never a 500. A server given no `modelFacts` lists OpenAI's four fields alone.
+ */
 export async function describeServedModel(
     id: string,
     info: EngineInfo,
     modelFacts: ((modelPath: string) => Promise<ModelFacts>) | undefined
 ): Promise<Record<string, unknown>> {
     if (modelFacts === undefined) {
-        return servedModelEntry(id, info, undefined, "this server reads no model facts");
+        return { id, object: "model", created: 0, owned_by: "kvault" };
     }
     try {
         return servedModelEntry(id, info, await modelFacts(info.modelPath));
