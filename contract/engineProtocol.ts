@@ -3,6 +3,7 @@
 // Electron's MessagePort unchanged. Besides a turn's own commands and events, every engine-served
 // method of the RPC (contract/rpc/rpcSpec.ts) crosses as one generic `call` and its `answer`.
 
+import type { KvCacheType } from "./models.js";
 import type { EngineMethod, RpcParams, RpcResult } from "./rpc/rpcSpec.js";
 
 export type ChatRole = "system" | "user" | "assistant";
@@ -152,6 +153,8 @@ export interface EngineInfo {
     readonly pageBytes: number;
     /** The width of the model's embedding vectors (rpcSpec `embed`). */
     readonly embeddingDimensions: number;
+    /** The type the K and V caches are kept in; pages follow its row size. */
+    readonly kvCacheType: KvCacheType;
 }
 
 /** What a host needs of the engine, whether it runs in its own process behind the supervisor or, in tests of a host alone, in process. */

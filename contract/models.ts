@@ -1,6 +1,14 @@
 // What the model manager shows about a GGUF file before it is loaded (contract/rpc.ts inspectModel),
 // read from the file's header by host/models/inspectModelFile.ts.
 
+/**
+ * The types the engine can keep the K and V caches in (engine/codec/kvCacheTypes.ts): F16, or
+ * blocks of 32 values in 34 bytes (Q8_0) or 18 (Q4_0), which need flash attention.
+ */
+export const kvCacheTypes = ["f16", "q8_0", "q4_0"] as const;
+
+export type KvCacheType = (typeof kvCacheTypes)[number];
+
 /** Memory to load the model and one context of `contextSize` tokens, from node-llama-cpp's GgufInsights. */
 export interface ModelMemoryEstimate {
     readonly contextSize: number;
@@ -32,6 +40,23 @@ export interface ModelFacts {
     readonly numLayers: number;
     /** K and V of every layer for one token, F16: layers × (n_embd_k_gqa + n_embd_v_gqa) × 2 bytes. */
     readonly kvBytesPerToken: number;
+    /**
+     * The same in each KV cache type (Q8_0: 34 bytes per 32 values, Q4_0: 18); undefined for a
+     * type the heads are not a whole number of blocks of, which the engine refuses.
+     */
+    readonly kvBytesPerTokenByType: Readonly<Record<KvCacheType, number | undefined>>;
+    /**
+     * Attention heads, from the header (the first layer's where the file gives a list): Q heads,
+     * KV heads (fewer with grouped-query attention) and the widths of one K and one V head, in
+     * values. Undefined when the header gives no head count.
+     */
+    readonly heads:
+        | { readonly numHeads: number; readonly numKvHeads: number; readonly kHeadSize: number; readonly vHeadSize: number }
+        | undefined;
+    /** `<arch>.attention.sliding_window` in tokens, when the file has one (whether llama.cpp uses it is `memory`'s business). */
+    readonly slidingWindow: number | undefined;
+    /** RAM of the machine that inspected the file (the one Kvault runs on), for reading `estimate` against. */
+    readonly machineRamBytes: number;
     /** Whether pages can hold its memory (split mode); otherwise the engine runs unified, for `reason`. */
     readonly memory: { readonly plainKvCache: true } | { readonly plainKvCache: false; readonly reason: string };
     /** Undefined when node-llama-cpp could not estimate this architecture. */

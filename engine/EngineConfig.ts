@@ -1,3 +1,4 @@
+import { isKvCacheType, kvCacheTypes, type KvCacheType } from "./codec/kvCacheTypes.js";
 import { KvaultError } from "./core/KvaultError.js";
 
 /** Defaults in one place. */
@@ -16,6 +17,7 @@ export const engineDefaults = {
      */
     inPlacePrefillTokens: 128,
     flashAttention: true,
+    kvCacheType: "f16",
     onWindowAboveCapacity: "clamp",
     gpu: "auto",
     handoffStepDelayMs: 0
@@ -45,6 +47,12 @@ export interface EngineConfig {
     readonly inPlacePrefillTokens: number;
     /** Flash attention keeps V in rows (faster to page); off, llama.cpp stores V transposed. Both are supported. */
     readonly flashAttention: boolean;
+    /**
+     * The type of the K and V caches (both). A quantized type needs flash attention, and heads a
+     * whole number of its 32-value blocks wide; pages follow the type's row size (Q8_0 stores 32
+     * values in 34 bytes, Q4_0 in 18, F16 in 64), so the same pool holds more tokens.
+     */
+    readonly kvCacheType: KvCacheType;
     readonly batchSize?: number;
     /** A window above what the contexts and pool can hold is clamped and reported, or refused at start. */
     readonly onWindowAboveCapacity: "clamp" | "refuse";
@@ -95,6 +103,15 @@ export function resolveEngineConfig(input: EngineConfigInput): EngineConfig {
     }
     if (config.mode !== "split" && config.mode !== "unified") {
         throw new EngineConfigError(`mode is "${String(config.mode)}"; use "split" or "unified".`);
+    }
+    if (!isKvCacheType(config.kvCacheType)) {
+        throw new EngineConfigError(`kvCacheType is "${String(config.kvCacheType)}"; use one of ${kvCacheTypes.join(", ")}.`);
+    }
+    if (config.kvCacheType !== "f16" && config.flashAttention !== true) {
+        throw new EngineConfigError(
+            `kvCacheType ${config.kvCacheType} needs flash attention, which is off: llama.cpp keeps V transposed without it, ` +
+                "one element per position, and a quantized block spans 32 values. Turn flash attention on, or use kvCacheType f16."
+        );
     }
     if (config.onWindowAboveCapacity !== "clamp" && config.onWindowAboveCapacity !== "refuse") {
         throw new EngineConfigError(`onWindowAboveCapacity is "${String(config.onWindowAboveCapacity)}"; use "clamp" or "refuse".`);

@@ -1,6 +1,7 @@
 import { invariant } from "./core/invariant.js";
 import { bytesPerToken, describeLayoutMismatch, layoutFingerprint, type KvLayout } from "./codec/KvLayout.js";
-import { StateLayoutMismatchError } from "./codec/codecErrors.js";
+import { KvCacheTypeError, StateLayoutMismatchError } from "./codec/codecErrors.js";
+import { whyKvCacheTypeRefused } from "./codec/kvCacheTypes.js";
 import { CapacityConfigError, resolveEngineConfig, type EngineConfig, type EngineConfigInput } from "./EngineConfig.js";
 import { productionPolicies, type EnginePolicies } from "./EnginePolicies.js";
 import type { KvEngineHooks, ModeReport, WindowReport } from "./engineTypes.js";
@@ -11,6 +12,7 @@ import { describeModelMemory } from "./runtime/describeModelMemory.js";
 import { LlamaRoleContext, type RoleContextOptions } from "./runtime/LlamaRoleContext.js";
 import { LlamaRuntime } from "./runtime/LlamaRuntime.js";
 import { PrivateStateDirectory } from "./runtime/PrivateStateDirectory.js";
+import { readKvHeadGeometry } from "./runtime/readKvHeadGeometry.js";
 import type { RoleContext } from "./runtime/RoleContext.js";
 import type { LlamaModel } from "./runtime/types.js";
 
@@ -56,6 +58,7 @@ export interface EngineStartOptions {
  */
 export async function startEngineParts(input: EngineConfigInput, options: EngineStartOptions = {}): Promise<EngineParts> {
     const config = resolveEngineConfig(input);
+    await refuseUnfitKvCacheType(config);
     const policies: EnginePolicies = { ...productionPolicies, ...options.policies };
     const runtime = options.runtime ?? (await LlamaRuntime.start({ gpu: config.gpu, maxThreads: config.threads }));
     const cleanup: (() => Promise<void> | void)[] = options.runtime ? [] : [() => runtime.dispose()];
@@ -75,7 +78,13 @@ export async function startEngineParts(input: EngineConfigInput, options: Engine
         const role = (options: Pick<RoleContextOptions, "role" | "contextSize" | "numSequences">): Promise<LlamaRoleContext> =>
             LlamaRoleContext.create(
                 model,
-                { ...options, batchSize: config.batchSize, flashAttention: config.flashAttention, threads: config.threads },
+                {
+                    ...options,
+                    batchSize: config.batchSize,
+                    flashAttention: config.flashAttention,
+                    kvCacheType: config.kvCacheType,
+                    threads: config.threads
+                },
                 stateDirectory
             );
 
@@ -123,7 +132,14 @@ export async function startEngineParts(input: EngineConfigInput, options: Engine
             freshContext: (contextSize) =>
                 LlamaRoleContext.create(
                     model,
-                    { role: "unified", contextSize, numSequences: 1, flashAttention: config.flashAttention, threads: config.threads },
+                    {
+                        role: "unified",
+                        contextSize,
+                        numSequences: 1,
+                        flashAttention: config.flashAttention,
+                        kvCacheType: config.kvCacheType,
+                        threads: config.threads
+                    },
                     stateDirectory
                 )
         };
@@ -132,6 +148,21 @@ export async function startEngineParts(input: EngineConfigInput, options: Engine
             await step();
         }
         throw error;
+    }
+}
+
+/**
+ * A quantized KV cache type the model's heads cannot take is refused from the header, before the
+ * model is loaded. F16 takes every model; a header without head sizes is left to llama.cpp.
+ */
+async function refuseUnfitKvCacheType(config: EngineConfig): Promise<void> {
+    if (config.kvCacheType === "f16") {
+        return;
+    }
+    const heads = await readKvHeadGeometry(config.modelPath);
+    const reason = heads === undefined ? undefined : whyKvCacheTypeRefused(config.kvCacheType, config.flashAttention, heads);
+    if (reason !== undefined) {
+        throw new KvCacheTypeError(config.kvCacheType, reason);
     }
 }
 

@@ -5,6 +5,7 @@
 
 export type { TurnCallbacks, TurnResult } from "../contract/engineProtocol.js";
 export type { EngineConfigInput } from "./EngineConfig.js";
+export { isKvCacheType, kvCacheTypes, kvRowBytes, type KvCacheType } from "./codec/kvCacheTypes.js";
 export { invariant } from "./core/invariant.js";
 export { KvaultError } from "./core/KvaultError.js";
 export { makeSyntheticModel } from "./model/makeSyntheticModel.js";

@@ -20,3 +20,18 @@ export class StateLayoutMismatchError extends KvaultError {
         super(`The sequence state does not match the target context: ${detail}. Nothing was loaded; the request ends here.`);
     }
 }
+
+/** A KV cache type that cannot hold this model's KV (or not without flash attention). Refused before the model is loaded. */
+export class KvCacheTypeError extends KvaultError {
+    readonly code = "kv_cache_type_unsupported";
+
+    constructor(
+        readonly kvCacheType: string,
+        readonly reason: string
+    ) {
+        super(
+            `The KV cache cannot be kept in ${kvCacheType.toUpperCase()}: ${reason}. Nothing was loaded; ` +
+                "start with the KV cache type f16 (which every model takes), or, where the reason is flash attention, turn it on."
+        );
+    }
+}

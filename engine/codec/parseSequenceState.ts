@@ -1,3 +1,4 @@
+import { ggmlTypeTraits, type GgmlTensorType } from "../gguf/ggufTypes.js";
 import { StateFormatError } from "./codecErrors.js";
 import type { KvLayerLayout, KvLayout } from "./KvLayout.js";
 
@@ -182,6 +183,7 @@ function parseLayers(reader: StateReader, numCells: number): { layout: KvLayout;
         if (kRowBytes === 0) {
             throw new StateFormatError(`layer ${layer} has K rows of 0 bytes`, reader.offset - 8);
         }
+        refusePartialBlocks(kType, kRowBytes, `layer ${layer}'s K rows`, reader.offset - 8);
         kParts.push({ kType, kRowBytes, k: reader.slice(numCells * kRowBytes, `K of layer ${layer}`) });
     }
 
@@ -196,6 +198,7 @@ function parseLayers(reader: StateReader, numCells: number): { layout: KvLayout;
             if (vRowBytes === 0) {
                 throw new StateFormatError(`layer ${layer} has V rows of 0 bytes`, reader.offset - 8);
             }
+            refusePartialBlocks(vType, vRowBytes, `layer ${layer}'s V rows`, reader.offset - 8);
             layers.push({ kType, vType, kRowBytes, vRowBytes, vElementBytes: 0, numVElements: 0 });
             data.push({ k, v: reader.slice(numCells * vRowBytes, `V of layer ${layer}`) });
         } else {
@@ -207,9 +210,38 @@ function parseLayers(reader: StateReader, numCells: number): { layout: KvLayout;
                     reader.offset - 8
                 );
             }
+            const vTraits = ggmlTypeTraits[vType as GgmlTensorType] as (typeof ggmlTypeTraits)[GgmlTensorType] | undefined;
+            if (vTraits !== undefined && vTraits.blockSize !== 1) {
+                throw new StateFormatError(
+                    `layer ${layer} has transposed V of type ${vTraits.name}, whose blocks span positions; llama.cpp keeps a quantized V in rows`,
+                    reader.offset - 8
+                );
+            }
+            if (vTraits !== undefined && vTraits.blockBytes !== vElementBytes) {
+                throw new StateFormatError(
+                    `layer ${layer} has transposed V elements of ${vElementBytes} bytes, ${vTraits.name}'s are ${vTraits.blockBytes}`,
+                    reader.offset - 8
+                );
+            }
             layers.push({ kType, vType, kRowBytes, vRowBytes: vElementBytes * numVElements, vElementBytes, numVElements });
             data.push({ k, v: reader.slice(numCells * vElementBytes * numVElements, `transposed V of layer ${layer}`) });
         }
     }
     return { layout: { vTransposed: vTransposedFlag === 1, layers }, layers: data };
+}
+
+/**
+ * A row of a block-quantized type (Q8_0: 32 values in 34 bytes, Q4_0: in 18) is whole blocks, so
+ * every position's row, and so every page, ends on a block boundary; a row size that is not is a
+ * malformed state. Types the codec does not know are passed on as they are: their rows are
+ * copied whole and only a context of the same layout loads them.
+ */
+function refusePartialBlocks(type: number, rowBytes: number, what: string, offset: number): void {
+    const traits = ggmlTypeTraits[type as GgmlTensorType] as (typeof ggmlTypeTraits)[GgmlTensorType] | undefined;
+    if (traits !== undefined && rowBytes % traits.blockBytes !== 0) {
+        throw new StateFormatError(
+            `${what} are ${rowBytes} bytes of ${traits.name}, not whole ${traits.blockBytes}-byte blocks of ${traits.blockSize} values`,
+            offset
+        );
+    }
 }

@@ -4,6 +4,7 @@ import { parseSequenceState, type ParsedSequenceState } from "../codec/parseSequ
 import { sequenceStateBytes } from "../codec/statePages.js";
 import { StateFormatError } from "../codec/codecErrors.js";
 import type { KvLayout } from "../codec/KvLayout.js";
+import { kvCacheTypeTraits, type KvCacheType } from "../codec/kvCacheTypes.js";
 import type { PrivateStateDirectory } from "./PrivateStateDirectory.js";
 import type { StateWriteStage } from "./stateDirectoryErrors.js";
 import { refuseContextShift } from "./refuseContextShift.js";
@@ -18,6 +19,8 @@ export interface RoleContextOptions {
     readonly numSequences: number;
     readonly batchSize?: number;
     readonly flashAttention: boolean;
+    /** K and V both, F16 when absent; the layout measured from the probe state shows what llama.cpp made of it. */
+    readonly kvCacheType?: KvCacheType;
     readonly threads?: number;
 }
 
@@ -81,11 +84,14 @@ export class LlamaRoleContext implements RoleContext {
     }
 
     static async create(model: LlamaModel, options: RoleContextOptions, stateDirectory: PrivateStateDirectory): Promise<LlamaRoleContext> {
+        const kvType = kvCacheTypeTraits[options.kvCacheType ?? "f16"].ggmlName;
         const context = await model.createContext({
             contextSize: options.contextSize,
             sequences: options.numSequences,
             batchSize: options.batchSize,
             flashAttention: options.flashAttention,
+            experimentalKvCacheKeyType: kvType,
+            experimentalKvCacheValueType: kvType,
             threads: options.threads
         });
         try {

@@ -113,7 +113,8 @@ export class EngineService {
             pageTokens: engine.pool.config.pageTokens,
             numPages: engine.pool.config.numPages,
             pageBytes: engine.pool.config.pageBytes,
-            embeddingDimensions: this.#embedder.dimensions
+            embeddingDimensions: this.#embedder.dimensions,
+            kvCacheType: engine.config.kvCacheType
         };
     }
 

@@ -11,6 +11,8 @@ import { KvaultError } from "../../engine/index.js";
 import { EngineSupervisor } from "../supervisor/EngineSupervisor.js";
 import { ApiKeys } from "../http/ApiKeys.js";
 import { KvaultHttpServer } from "../http/KvaultHttpServer.js";
+import { inspectModelInChild } from "../models/inspectModelInChild.js";
+import { modelFactsCache } from "../models/modelFactsCache.js";
 import { hostMethods } from "../rpc/hostMethods.js";
 import { RpcDispatcher } from "../rpc/RpcDispatcher.js";
 import { RpcServer } from "../rpc/RpcServer.js";
@@ -55,6 +57,7 @@ async function main(): Promise<void> {
         {
             modelPath: model.path,
             mode: options.mode,
+            kvCacheType: options.kvType,
             window: options.context,
             prefillContextSize: options.prefillCapacity,
             decodeContextSize: options.context,
@@ -111,6 +114,7 @@ async function main(): Promise<void> {
         host: options.host,
         port: options.port,
         modelId: () => serveModelId(supervisor.info.modelPath),
+        modelFacts: modelFactsCache(inspectModelInChild, { contextSize: options.context, sequences: options.decodeSequences }),
         health: () => supervisor.health(),
         rendererDirectory: fs.existsSync(rendererDirectory) ? rendererDirectory : undefined,
         onLoginLink: (link) => void process.stdout.write(loginLine(link)),

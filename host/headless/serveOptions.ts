@@ -1,7 +1,7 @@
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { KvaultError } from "../../engine/index.js";
+import { isKvCacheType, KvaultError, kvCacheTypes, type KvCacheType } from "../../engine/index.js";
 
 export class ServeOptionsError extends KvaultError {
     readonly code = "invalid_serve_options";
@@ -16,6 +16,8 @@ export interface ServeOptions {
     /** A GGUF path, or a built-in preset generated into the data directory on first use. */
     readonly model: { readonly kind: "preset"; readonly preset: "tiny" | "small" } | { readonly kind: "file"; readonly path: string };
     readonly mode: "split" | "unified";
+    /** The type of the K and V caches (--kv-type). */
+    readonly kvType: KvCacheType;
     readonly context: number;
     readonly prefillCapacity: number;
     readonly decodeSequences: number;
@@ -36,6 +38,7 @@ export const serveDefaults = {
     port: 8080,
     model: "tiny",
     mode: "split",
+    kvType: "f16",
     context: 4096,
     decodeSequences: 4,
     pageTokens: 256
@@ -50,6 +53,9 @@ export const serveUsage = `Usage: npm run serve -- [options]
   --port N                    port, 0 for a free one (default ${serveDefaults.port})
   --model PATH|tiny|small     a GGUF file, or a built-in generated model (default ${serveDefaults.model})
   --mode split|unified        prefill/decode split with page handoff, or one context (default ${serveDefaults.mode})
+  --kv-type ${kvCacheTypes.join("|")}     the type of the K and V caches (default ${serveDefaults.kvType}); q8_0 and q4_0
+                              keep a token's KV in about half and a quarter of the bytes, so the pool
+                              holds more tokens, and need heads a whole number of 32 values wide
   --context TOKENS            context window per workspace (default ${serveDefaults.context})
   --prefill-capacity TOKENS   tokens of the prefill context (default: the window)
   --decode-sequences N        workspaces decoding at once; more are swapped to pages (default ${serveDefaults.decodeSequences})
@@ -75,6 +81,7 @@ const FLAGS = new Set([
     "port",
     "model",
     "mode",
+    "kv-type",
     "context",
     "prefill-capacity",
     "decode-sequences",
@@ -136,6 +143,10 @@ export function parseServeOptions(argv: readonly string[], env: Readonly<Record<
     if (mode !== "split" && mode !== "unified") {
         throw new ServeOptionsError(`--mode is "${mode}"; use "split" or "unified".`);
     }
+    const kvType = given.get("kv-type") ?? serveDefaults.kvType;
+    if (!isKvCacheType(kvType)) {
+        throw new ServeOptionsError(`--kv-type is "${kvType}"; use one of ${kvCacheTypes.join(", ")}.`);
+    }
     const modelText = given.get("model") ?? serveDefaults.model;
     const model: ServeOptions["model"] =
         modelText === "tiny" || modelText === "small"
@@ -182,6 +193,7 @@ export function parseServeOptions(argv: readonly string[], env: Readonly<Record<
         port: integer("port", serveDefaults.port, 0, 65_535),
         model,
         mode,
+        kvType,
         context,
         prefillCapacity: integer("prefill-capacity", context, 16, 1 << 22),
         decodeSequences,

@@ -3,6 +3,7 @@ import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
 import type { EngineClient } from "../../contract/engineProtocol.js";
+import type { ModelFacts } from "../../contract/models.js";
 import { rpcLimits } from "../../contract/limits.js";
 import { invariant } from "../../engine/index.js";
 import { canServe, type EngineHealth } from "../supervisor/EngineHealth.js";
@@ -22,6 +23,7 @@ import { LoginSessions } from "./LoginSessions.js";
 import { readBodyWithin } from "./readBodyWithin.js";
 import { allowedHosts, checkApiKey, checkHost, checkOrigin, identifyApiKey } from "./requestGuards.js";
 import { decodePath, parseRequestUrl } from "./requestUrl.js";
+import { describeServedModel } from "./servedModelEntry.js";
 import { serveUi } from "./serveUi.js";
 
 export const httpDefaults = {
@@ -53,6 +55,8 @@ export interface KvaultHttpServerOptions {
     readonly port: number;
     /** The id `/v1/models` lists and `model` must name; a function when the loaded model can change. */
     readonly modelId: string | (() => string);
+    /** The facts of a loaded model's file (host/models/inspectModelFile.ts), for `/v1/models`; kept per path by the caller. */
+    readonly modelFacts?: (modelPath: string) => Promise<ModelFacts>;
     /**
      * The built renderer to serve at `/`, behind one-time login links (LoginSessions); the API alone
      * when absent.
@@ -226,13 +230,13 @@ export class KvaultHttpServer {
                     );
                 }
                 if (route === "GET /v1/models") {
-                    return sendJson(response, 200, { object: "list", data: [this.#modelEntry()] });
+                    return sendJson(response, 200, { object: "list", data: [await this.#modelEntry()] });
                 }
                 if (request.method === "GET" && url.pathname.startsWith("/v1/models/")) {
                     if (decodePath(url.pathname).slice("/v1/models/".length) !== this.#modelId()) {
                         throw this.#unknownModel(url.pathname.slice("/v1/models/".length));
                     }
-                    return sendJson(response, 200, this.#modelEntry());
+                    return sendJson(response, 200, await this.#modelEntry());
                 }
                 if (route === "POST /v1/chat/completions") {
                     return await this.#chatCompletion(request, response, keyId);
@@ -269,8 +273,8 @@ export class KvaultHttpServer {
         );
     }
 
-    #modelEntry(): Record<string, unknown> {
-        return { id: this.#modelId(), object: "model", created: 0, owned_by: "kvault" };
+    #modelEntry(): Promise<Record<string, unknown>> {
+        return describeServedModel(this.#modelId(), this.options.engine.info, this.options.modelFacts);
     }
 
     #unknownModel(model: string): OpenAiError {

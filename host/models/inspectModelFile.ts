@@ -1,7 +1,8 @@
+import os from "node:os";
 import path from "node:path";
 import { getLlama, GgufFileType, GgufInsights, LlamaLogLevel, readGgufFileInfo, type GgufFileInfo, type Llama } from "node-llama-cpp";
-import type { ModelFacts, ModelMemoryEstimate } from "../../contract/models.js";
-import { describeInsightsMemory } from "../../engine/index.js";
+import { kvCacheTypes, type KvCacheType, type ModelFacts, type ModelMemoryEstimate } from "../../contract/models.js";
+import { describeInsightsMemory, kvRowBytes } from "../../engine/index.js";
 import { ggufSplitParts } from "./gguf/ggufSplitParts.js";
 import { readGgufHeader } from "./gguf/readGgufHeader.js";
 import { ModelUnreadableError, ModelUnsupportedError } from "./modelErrors.js";
@@ -93,7 +94,11 @@ export async function inspectModelFile(modelPath: string, options: InspectModelO
         );
     }
 
-    const kvBytesPerToken = computeKvBytesPerToken(fileInfo, insights.totalLayers);
+    // node-llama-cpp's totalLayers counts the output layer too (block_count + 1); KV is kept per block
+    const blockCount = (fileInfo.architectureMetadata as { block_count?: number } | undefined)?.block_count;
+    const numLayers = typeof blockCount === "number" && blockCount > 0 ? blockCount : Math.max(1, insights.totalLayers - 1);
+    const kvBytesPerTokenByType = computeKvBytesPerToken(fileInfo, numLayers);
+    const kvBytesPerToken = kvBytesPerTokenByType.f16!;
     const fileType = metadata.general?.file_type;
     let parameterCount: number | undefined;
     try {
@@ -110,31 +115,62 @@ export async function inspectModelFile(modelPath: string, options: InspectModelO
         parameterCount,
         fileType: fileType === undefined ? undefined : ((GgufFileType[fileType] as string | undefined) ?? `file type ${fileType}`),
         trainContextSize: insights.trainContextSize,
-        numLayers: insights.totalLayers,
+        numLayers,
         kvBytesPerToken,
+        kvBytesPerTokenByType,
+        heads: readHeads(fileInfo),
+        slidingWindow: insights.swaSize,
+        machineRamBytes: os.totalmem(),
         memory: describeInsightsMemory(insights),
         estimate: await estimate(insights, kvBytesPerToken, contextSize, sequences)
     };
 }
 
-/** layers × (n_embd_k_gqa + n_embd_v_gqa) × 2 bytes (F16 K and V), per-layer head counts summed where the file gives a list. */
-function computeKvBytesPerToken(fileInfo: GgufFileInfo, numLayers: number): number {
-    const arch = (fileInfo.architectureMetadata ?? {}) as {
-        embedding_length?: number;
-        attention?: { head_count?: number | number[]; head_count_kv?: number | number[]; key_length?: number; value_length?: number };
-    };
+interface AttentionMetadata {
+    embedding_length?: number;
+    attention?: { head_count?: number | number[]; head_count_kv?: number | number[]; key_length?: number; value_length?: number };
+}
+
+const headsAt = (value: number | number[] | undefined, layer: number): number | undefined => (Array.isArray(value) ? value[layer] : value);
+
+/** One layer's heads as llama.cpp derives them: KV heads default to the Q heads, head widths to embedding / heads. */
+function layerHeads(
+    arch: AttentionMetadata,
+    layer: number
+): { numHeads: number; numKvHeads: number; kHeadSize: number; vHeadSize: number } {
     const attention = arch.attention ?? {};
-    const embedding = arch.embedding_length ?? 0;
-    const headsAt = (value: number | number[] | undefined, layer: number): number | undefined =>
-        Array.isArray(value) ? value[layer] : value;
-    let elements = 0;
-    for (let layer = 0; layer < numLayers; layer++) {
-        const numHeads = headsAt(attention.head_count, layer) ?? 0;
-        const numKvHeads = headsAt(attention.head_count_kv, layer) ?? numHeads;
-        const headDim = numHeads > 0 ? embedding / numHeads : 0;
-        elements += numKvHeads * ((attention.key_length ?? headDim) + (attention.value_length ?? headDim));
-    }
-    return Math.round(elements * 2);
+    const numHeads = headsAt(attention.head_count, layer) ?? 0;
+    const numKvHeads = headsAt(attention.head_count_kv, layer) ?? numHeads;
+    const headDim = numHeads > 0 ? (arch.embedding_length ?? 0) / numHeads : 0;
+    return { numHeads, numKvHeads, kHeadSize: attention.key_length ?? headDim, vHeadSize: attention.value_length ?? headDim };
+}
+
+function readHeads(fileInfo: GgufFileInfo): ModelFacts["heads"] {
+    const heads = layerHeads((fileInfo.architectureMetadata ?? {}) as AttentionMetadata, 0);
+    return heads.numHeads > 0 ? heads : undefined;
+}
+
+/**
+ * Per KV cache type: layers × the K and V rows of one token (n_embd_k_gqa and n_embd_v_gqa
+ * values, per-layer head counts summed where the file gives a list), in F16 2 bytes a value, in
+ * Q8_0 and Q4_0 whole 32-value blocks of a head; undefined for a type whose blocks a head does not fill.
+ */
+function computeKvBytesPerToken(fileInfo: GgufFileInfo, numLayers: number): Record<KvCacheType, number | undefined> {
+    const arch = (fileInfo.architectureMetadata ?? {}) as AttentionMetadata;
+    const byType = (type: KvCacheType): number | undefined => {
+        let bytes = 0;
+        for (let layer = 0; layer < numLayers; layer++) {
+            const { numKvHeads, kHeadSize, vHeadSize } = layerHeads(arch, layer);
+            const k = kvRowBytes(type, kHeadSize);
+            const v = kvRowBytes(type, vHeadSize);
+            if (k === undefined || v === undefined) {
+                return undefined;
+            }
+            bytes += numKvHeads * (k + v);
+        }
+        return Math.round(bytes);
+    };
+    return Object.fromEntries(kvCacheTypes.map((type) => [type, byType(type)])) as Record<KvCacheType, number | undefined>;
 }
 
 async function estimate(

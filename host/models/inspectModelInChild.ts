@@ -163,6 +163,14 @@ function rebuildFacts(facts: ModelFacts): ModelFacts {
         trainContextSize: facts.trainContextSize ?? undefined,
         numLayers: facts.numLayers,
         kvBytesPerToken: facts.kvBytesPerToken,
+        kvBytesPerTokenByType: {
+            f16: facts.kvBytesPerTokenByType.f16 ?? undefined,
+            q8_0: facts.kvBytesPerTokenByType.q8_0 ?? undefined,
+            q4_0: facts.kvBytesPerTokenByType.q4_0 ?? undefined
+        },
+        heads: facts.heads ?? undefined,
+        slidingWindow: facts.slidingWindow ?? undefined,
+        machineRamBytes: facts.machineRamBytes,
         memory: facts.memory,
         estimate: facts.estimate ?? undefined
     };

@@ -10,7 +10,7 @@ import { useTurnStore } from "../stores/turnStore.js";
 import { formatCount } from "../util/formatCount.js";
 import type { ModelController } from "./ModelController.js";
 import { ModelLibraryList } from "./ModelLibraryList.js";
-import { downloadName, downloadPercent, downloadStatusText, estimateText, factRows } from "./modelText.js";
+import { downloadName, downloadPercent, downloadStatusText, estimateText, factRows, formatBytes } from "./modelText.js";
 import "./ModelPanel.css";
 
 /** The loaded model and the geometry the engine measured for it. */
@@ -66,6 +66,12 @@ export function ModelPanel() {
                 <dt>Pool</dt>
                 <dd>
                     {formatCount(info.numPages)} pages × {formatCount(info.pageTokens)} tokens
+                </dd>
+                <dt>KV cache type</dt>
+                <dd data-fact="kv-type">
+                    {/* a page holds pageTokens positions of every layer's K and V, so this is the measured size of a token's KV */}
+                    {info.kvCacheType.toUpperCase()}, {formatBytes(info.pageBytes / info.pageTokens)} per token (measured from llama.cpp's
+                    own state)
                 </dd>
             </dl>
             <ModelManager controller={useAppServices().model} />
@@ -359,10 +365,11 @@ function DownloadRow({
 }
 
 function FactsView({ facts }: { readonly facts: ModelFacts }) {
+    const kvCacheType = useEngineStore((state) => state.info?.kvCacheType);
     return (
         <div className="model-facts" data-model-path={facts.path}>
             <dl className="facts" aria-label={`Facts of ${facts.fileName}`}>
-                {factRows(facts).map((row) => (
+                {factRows(facts, kvCacheType).map((row) => (
                     <div key={row.key} className="model-fact">
                         <dt>{row.label}</dt>
                         <dd data-fact={row.key}>{row.value}</dd>

@@ -1,4 +1,4 @@
-import type { LibraryModel, ModelDownload, ModelFacts } from "../../contract/models.js";
+import { kvCacheTypes, type KvCacheType, type LibraryModel, type ModelDownload, type ModelFacts } from "../../contract/models.js";
 import { formatCount } from "../util/formatCount.js";
 
 const units = ["bytes", "KiB", "MiB", "GiB", "TiB"] as const;
@@ -34,8 +34,33 @@ export function formatParameters(count: number): string {
     return formatCount(count);
 }
 
-/** The facts as label/value rows for the panel, in a fixed order; unknown values say so. */
-export function factRows(facts: ModelFacts): { readonly key: string; readonly label: string; readonly value: string }[] {
+/** "F16 128 KiB · Q8_0 68.0 KiB · Q4_0 36.0 KiB", a type the heads do not fill saying so. */
+function kvPerTokenByTypeText(facts: ModelFacts): string {
+    return kvCacheTypes
+        .map((type) => {
+            const bytes = facts.kvBytesPerTokenByType[type];
+            return `${type.toUpperCase()} ${bytes === undefined ? "cannot hold it (heads not whole 32-value blocks)" : formatBytes(bytes)}`;
+        })
+        .join(" · ");
+}
+
+function headsText(heads: NonNullable<ModelFacts["heads"]>): string {
+    const grouped =
+        heads.numKvHeads < heads.numHeads
+            ? ` (grouped-query: ${formatCount(heads.numHeads / heads.numKvHeads)} Q heads share each KV head)`
+            : "";
+    return `${formatCount(heads.numHeads)} Q, ${formatCount(heads.numKvHeads)} KV${grouped}`;
+}
+
+/**
+ * The facts as label/value rows for the panel, in a fixed order; unknown values say so.
+ * `kvCacheType` is the engine's: the KV per token row is in it, with every type beside it.
+ */
+export function factRows(
+    facts: ModelFacts,
+    kvCacheType: KvCacheType = "f16"
+): { readonly key: string; readonly label: string; readonly value: string }[] {
+    const chosen = facts.kvBytesPerTokenByType[kvCacheType];
     const rows = [
         { key: "name", label: "Name", value: facts.name ?? facts.fileName },
         { key: "architecture", label: "Architecture", value: facts.architecture },
@@ -52,7 +77,28 @@ export function factRows(facts: ModelFacts): { readonly key: string; readonly la
             value: facts.trainContextSize === undefined ? "not stated" : `${formatCount(facts.trainContextSize)} tokens`
         },
         { key: "layers", label: "Layers", value: formatCount(facts.numLayers) },
-        { key: "kv-per-token", label: "KV per token", value: `${formatBytes(facts.kvBytesPerToken)} (F16 K and V, all layers)` },
+        { key: "heads", label: "Heads", value: facts.heads === undefined ? "not stated" : headsText(facts.heads) },
+        {
+            key: "head-sizes",
+            label: "Head sizes",
+            value:
+                facts.heads === undefined
+                    ? "not stated"
+                    : `K ${formatCount(facts.heads.kHeadSize)}, V ${formatCount(facts.heads.vHeadSize)} values`
+        },
+        {
+            key: "sliding-window",
+            label: "Sliding window",
+            value: facts.slidingWindow === undefined ? "none" : `${formatCount(facts.slidingWindow)} tokens`
+        },
+        {
+            key: "kv-per-token",
+            label: "KV per token",
+            value:
+                chosen === undefined
+                    ? `${kvCacheType.toUpperCase()}, the engine's KV cache type, cannot hold it; ${kvPerTokenByTypeText(facts)}`
+                    : `${formatBytes(chosen)} in ${kvCacheType.toUpperCase()}, K and V of all layers (${kvPerTokenByTypeText(facts)})`
+        },
         {
             key: "memory-kind",
             label: "KV cache",
@@ -64,16 +110,21 @@ export function factRows(facts: ModelFacts): { readonly key: string; readonly la
     return rows;
 }
 
-/** The estimate in one or two sentences, or why there is none. */
+/** The estimate in one or two sentences, read against this machine's RAM, or why there is none. */
 export function estimateText(facts: ModelFacts): string {
     const estimate = facts.estimate;
+    const machine = `This machine has ${formatBytes(facts.machineRamBytes)} of RAM`;
     if (estimate === undefined) {
-        return "No memory estimate: node-llama-cpp cannot estimate this architecture.";
+        return `No memory estimate: node-llama-cpp cannot estimate this architecture. ${machine}.`;
     }
     const context = `${formatCount(estimate.contextSize)} tokens × ${formatCount(estimate.sequences)} ${estimate.sequences === 1 ? "sequence" : "sequences"}`;
+    const fits =
+        estimate.cpu.ramBytes <= facts.machineRamBytes
+            ? `${machine}: it fits on the CPU alone.`
+            : `${machine}: too little to run it on the CPU alone; offload it to a GPU, or use a smaller quantisation or window.`;
     return (
-        `For ${context} (KV cache ${formatBytes(estimate.kvCacheBytes)}): on the CPU about ${formatBytes(estimate.cpu.ramBytes)} of RAM; ` +
-        `fully on a GPU about ${formatBytes(estimate.gpu.vramBytes)} of VRAM and ${formatBytes(estimate.gpu.ramBytes)} of RAM.`
+        `For ${context} (KV cache ${formatBytes(estimate.kvCacheBytes)} in F16): on the CPU about ${formatBytes(estimate.cpu.ramBytes)} of RAM; ` +
+        `fully on a GPU about ${formatBytes(estimate.gpu.vramBytes)} of VRAM and ${formatBytes(estimate.gpu.ramBytes)} of RAM. ${fits}`
     );
 }
 

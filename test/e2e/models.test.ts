@@ -8,7 +8,9 @@ import { repositoryRoot } from "./support/startKvaultServer.js";
 describe("the model manager in a real browser: a bad file gives a clear error, a GGUF shows its facts", () => {
     const { app, server, screenshots } = useKvaultApp({
         viewport: { width: 1280, height: 1300 },
-        prepare: ({ page }) => openModelPanel(page)
+        prepare: ({ page }) => openModelPanel(page),
+        // K and V in Q8_0: the facts' KV per token follow the engine's type
+        serveArgs: ["--kv-type", "q8_0"]
     });
 
     it("inspecting a file that is not GGUF shows model_not_gguf in an alert, and the chat still works", async () => {
@@ -17,7 +19,8 @@ describe("the model manager in a real browser: a bad file gives a clear error, a
         const manager = page.locator(".model-manager");
         await page.getByLabel("GGUF path on the machine running Kvault").fill(notGguf);
         await page.getByRole("button", { name: "Inspect the model file" }).click();
-        await expect.poll(() => manager.getAttribute("data-inspect-state"), { timeout: 15_000 }).toBe("error");
+        // the inspection child starts in seconds, more on a loaded machine
+        await expect.poll(() => manager.getAttribute("data-inspect-state"), { timeout: 60_000 }).toBe("error");
 
         const alert = manager.getByRole("alert");
         expect(await alert.getAttribute("data-error-code")).toBe("model_not_gguf");
@@ -49,18 +52,25 @@ describe("the model manager in a real browser: a bad file gives a clear error, a
         const manager = page.locator(".model-manager");
         await page.getByLabel("GGUF path on the machine running Kvault").fill(tiny);
         await page.getByRole("button", { name: "Inspect the model file" }).click();
-        await expect.poll(() => manager.getAttribute("data-inspect-state"), { timeout: 15_000 }).toBe("done");
+        await expect.poll(() => manager.getAttribute("data-inspect-state"), { timeout: 60_000 }).toBe("done");
         expect(await manager.getByRole("alert").count()).toBe(0);
         const facts = manager.locator(".model-facts");
         expect(await facts.getAttribute("data-model-path")).toBe(tiny);
         expect(await facts.locator('[data-fact="architecture"]').textContent()).toBe("llama");
         expect(await facts.locator('[data-fact="file-type"]').textContent()).toBe("MOSTLY_F16");
-        expect(await facts.locator('[data-fact="kv-per-token"]').textContent()).toMatch(
-            /^[\d.,]+ (bytes|KiB) \(F16 K and V, all layers\)$/
+        // the tiny model: 2 layers, 4 Q heads and 2 KV heads of 32 values; a token's K and V are 2 × 2 × 64 values
+        expect(await facts.locator('[data-fact="heads"]').textContent()).toBe("4 Q, 2 KV (grouped-query: 2 Q heads share each KV head)");
+        expect(await facts.locator('[data-fact="head-sizes"]').textContent()).toBe("K 32, V 32 values");
+        expect(await facts.locator('[data-fact="sliding-window"]').textContent()).toBe("none");
+        expect(await facts.locator('[data-fact="kv-per-token"]').textContent()).toBe(
+            "272 bytes in Q8_0, K and V of all layers (F16 512 bytes · Q8_0 272 bytes · Q4_0 144 bytes)"
+        );
+        expect(await page.locator('[data-fact="kv-type"]').textContent()).toBe(
+            "Q8_0, 272 bytes per token (measured from llama.cpp's own state)"
         );
         expect(await facts.locator('[data-fact="memory-kind"]').textContent()).toBe("plain: pages can hold it (split mode)");
         expect(await facts.locator('[data-fact="estimate"]').textContent()).toMatch(
-            /^For 512 tokens × 2 sequences \(KV cache [\d.,]+ \w+\): on the CPU about [\d.,]+ \w+ of RAM; fully on a GPU about/
+            /^For 512 tokens × 2 sequences \(KV cache [\d.,]+ \w+ in F16\): on the CPU about [\d.,]+ \w+ of RAM; fully on a GPU about .* This machine has [\d.,]+ \w+ of RAM: it fits on the CPU alone\.$/
         );
         await manager.scrollIntoViewIfNeeded();
         screenshots.push(await app().screenshot("model-facts"));

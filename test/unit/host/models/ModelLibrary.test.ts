@@ -24,6 +24,10 @@ function facts(modelPath: string): ModelFacts {
         trainContextSize: 4096,
         numLayers: 2,
         kvBytesPerToken: 1024,
+        kvBytesPerTokenByType: { f16: 1024, q8_0: 544, q4_0: 288 },
+        heads: { numHeads: 4, numKvHeads: 2, kHeadSize: 32, vHeadSize: 32 },
+        slidingWindow: undefined,
+        machineRamBytes: 8 * 1024 ** 3,
         memory: { plainKvCache: true },
         estimate: undefined
     };

@@ -13,6 +13,10 @@ const facts: ModelFacts = {
     trainContextSize: 131_072,
     numLayers: 32,
     kvBytesPerToken: 131_072,
+    kvBytesPerTokenByType: { f16: 131_072, q8_0: 69_632, q4_0: 36_864 },
+    heads: { numHeads: 32, numKvHeads: 8, kHeadSize: 128, vHeadSize: 128 },
+    slidingWindow: undefined,
+    machineRamBytes: 16 * 1024 ** 3,
     memory: { plainKvCache: true },
     estimate: {
         contextSize: 4096,
@@ -57,9 +61,24 @@ describe("modelText", () => {
             ["File size", "4.58 GiB"],
             ["Trained context", "131,072 tokens"],
             ["Layers", "32"],
-            ["KV per token", "128 KiB (F16 K and V, all layers)"],
+            ["Heads", "32 Q, 8 KV (grouped-query: 4 Q heads share each KV head)"],
+            ["Head sizes", "K 128, V 128 values"],
+            ["Sliding window", "none"],
+            ["KV per token", "128 KiB in F16, K and V of all layers (F16 128 KiB · Q8_0 68.0 KiB · Q4_0 36.0 KiB)"],
             ["KV cache", "plain: pages can hold it (split mode)"]
         ]);
+        expect(factRows(facts, "q8_0").find((row) => row.key === "kv-per-token")?.value).toMatch(/^68\.0 KiB in Q8_0, /);
+        const narrow = factRows(
+            { ...facts, kvBytesPerTokenByType: { f16: 131_072, q8_0: undefined, q4_0: undefined }, slidingWindow: 4096, heads: undefined },
+            "q4_0"
+        );
+        expect(Object.fromEntries(narrow.map((row) => [row.key, row.value]))).toMatchObject({
+            heads: "not stated",
+            "head-sizes": "not stated",
+            "sliding-window": "4,096 tokens",
+            "kv-per-token":
+                "Q4_0, the engine's KV cache type, cannot hold it; F16 128 KiB · Q8_0 cannot hold it (heads not whole 32-value blocks) · Q4_0 cannot hold it (heads not whole 32-value blocks)"
+        });
         const sparse = factRows({
             ...facts,
             name: undefined,
@@ -80,11 +99,15 @@ describe("modelText", () => {
 
     it("states the estimate for the engine's context, or why there is none", () => {
         expect(estimateText(facts)).toBe(
-            "For 4,096 tokens × 4 sequences (KV cache 2.00 GiB): on the CPU about 6.98 GiB of RAM; fully on a GPU about 6.71 GiB of VRAM and 286 MiB of RAM."
+            "For 4,096 tokens × 4 sequences (KV cache 2.00 GiB in F16): on the CPU about 6.98 GiB of RAM; fully on a GPU about 6.71 GiB of VRAM and 286 MiB of RAM. " +
+                "This machine has 16.0 GiB of RAM: it fits on the CPU alone."
+        );
+        expect(estimateText({ ...facts, machineRamBytes: 4 * 1024 ** 3 })).toMatch(
+            /This machine has 4.00 GiB of RAM: too little to run it on the CPU alone; offload it to a GPU, or use a smaller quantisation or window\.$/
         );
         expect(estimateText({ ...facts, estimate: { ...facts.estimate!, sequences: 1 } })).toMatch(/^For 4,096 tokens × 1 sequence /);
         expect(estimateText({ ...facts, estimate: undefined })).toBe(
-            "No memory estimate: node-llama-cpp cannot estimate this architecture."
+            "No memory estimate: node-llama-cpp cannot estimate this architecture. This machine has 16.0 GiB of RAM."
         );
     });
 });
