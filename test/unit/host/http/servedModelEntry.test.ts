@@ -13,7 +13,8 @@ const info: EngineInfo = {
     pageTokens: 16,
     numPages: 512,
     pageBytes: 16 * 1088,
-    kvCacheType: "q8_0"
+    kvCacheType: "q8_0",
+    embeddingDimensions: 64
 };
 
 describe("describeServedModel", () => {
