@@ -24,11 +24,15 @@ export interface HandoffParts {
 /**
  * Prefill → pages → verified decode load (docs/ARCHITECTURE.md, the handoff protocol): prefill
  * evaluates a turn's new tokens on top of the workspace's history, its KV travels through sealed
- * pages, and decode loads it only after the reader verified every page. The prefill context has
- * one sequence, so prefills take turns; transfers into decode do not wait on each other.
+ * pages, and decode loads it only after the reader verified every page. Prompts arriving together
+ * prefill at once, one prefill sequence each, so node-llama-cpp evaluates their tokens in the same
+ * batches and four arrivals wait for one batch, not for each other; with every prefill sequence
+ * taken, a prefill waits for the first to come free (first come, first served). Transfers into
+ * decode do not wait on each other.
  */
 export class Handoff {
-    #prefillLock: Promise<void> = Promise.resolve();
+    /** Prefills waiting for a prefill sequence, in arrival order; each is woken with the sequence it gets. */
+    readonly #waiting: ((slot: SequenceSlot) => void)[] = [];
 
     constructor(private readonly parts: HandoffParts) {}
 
@@ -48,9 +52,7 @@ export class Handoff {
         const { prefill, decode, prefillOverflow, pool } = this.parts;
         const startedAt = performance.now();
         let exported: ParsedSequenceState;
-        const unlock = await this.#lockPrefill();
-        const prefillSlot = prefill.acquireSequence();
-        invariant(prefillSlot !== undefined, () => `the prefill context's ${prefill.numSequences} sequences are busy under its lock`);
+        const prefillSlot = await this.#acquirePrefillSequence();
         try {
             record.enter({ kind: "prefilling" });
             if (numReused > 0) {
@@ -66,8 +68,7 @@ export class Handoff {
             record.enter({ kind: "transferring" });
             exported = await prefill.exportState(prefillSlot, record.id);
         } finally {
-            await prefill.releaseSequence(prefillSlot);
-            unlock();
+            await this.#releasePrefillSequence(prefillSlot);
         }
         record.throwIfEnded();
         await this.#movePages(record, workspace, exported, decode, slot, prompt.slice(0, -1));
@@ -78,14 +79,36 @@ export class Handoff {
         timings.handoffMs = performance.now() - startedAt - timings.prefillMs;
     }
 
-    async #lockPrefill(): Promise<() => void> {
-        let unlock!: () => void;
-        const previous = this.#prefillLock;
-        this.#prefillLock = new Promise<void>((resolve) => {
-            unlock = resolve;
-        });
-        await previous;
-        return unlock;
+    /** A free prefill sequence now when no prefill waits before this one, else the next to come free. */
+    #acquirePrefillSequence(): Promise<SequenceSlot> {
+        const { prefill } = this.parts;
+        if (this.#waiting.length === 0) {
+            const slot = prefill.acquireSequence();
+            if (slot !== undefined) {
+                return Promise.resolve(slot);
+            }
+        }
+        return new Promise<SequenceSlot>((resolve) => this.#waiting.push(resolve));
+    }
+
+    /**
+     * Clears the sequence, then hands it straight to the longest-waiting prefill, or back to the
+     * context when none waits: a sequence is never free while a prefill waits for one.
+     */
+    async #releasePrefillSequence(slot: SequenceSlot): Promise<void> {
+        const { prefill } = this.parts;
+        const next = this.#waiting.shift();
+        if (next === undefined) {
+            await prefill.releaseSequence(slot);
+            return;
+        }
+        try {
+            await prefill.clearSequence(slot);
+        } catch (error) {
+            this.#waiting.unshift(next); // it waits on for the next sequence that comes free
+            throw error;
+        }
+        next(slot);
     }
 
     /**
