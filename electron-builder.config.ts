@@ -37,9 +37,10 @@ export function refuseForeignBuild({ electronPlatformName, arch }: Pick<AfterPac
 const THIS_TARGET = "${os}-${arch}*";
 
 /**
- * Where node-llama-cpp keeps native code: the @node-llama-cpp/* prebuilt binary packages (what
- * Kvault loads), its own bins/ (where older versions kept them) and llama/localBuilds/ (what
- * `node-llama-cpp source build` leaves). node-llama-cpp's Electron template names the same three.
+ * Where node-llama-cpp keeps native code: the @node-llama-cpp/* prebuilt binary packages (the
+ * fallback that always loads), its own bins/ (where older versions kept them) and llama/localBuilds/
+ * (what `npm run build-llama` leaves, which the engine prefers: the Installers workflow builds the
+ * portable flavour there per platform). node-llama-cpp's Electron template names the same three.
  */
 const NATIVE_DIRS = [
     "node_modules/@node-llama-cpp",
@@ -64,8 +65,12 @@ const config: Configuration = {
         "out/**/*",
         "package.json",
         ...NATIVE_DIRS.map((dir) => `!${dir}/!(${THIS_TARGET}){,/**/*}`),
-        // Only used to compile llama.cpp from source, which Kvault never does (build: "never"): 34 MB.
-        "!node_modules/node-llama-cpp/llama/gitRelease.bundle"
+        // Only used to compile llama.cpp from source, which the app never does (build: "never"): the
+        // bundle (34 MB), the source `npm run build-llama` clones from it (200 MB), and a local build's
+        // cmake tree beside its Release/ folder (what loads) and buildDone.status (what marks it done).
+        "!node_modules/node-llama-cpp/llama/gitRelease.bundle",
+        "!node_modules/node-llama-cpp/llama/llama.cpp{,/**/*}",
+        "!node_modules/node-llama-cpp/llama/localBuilds/*/!(Release|buildDone.status){,/**/*}"
     ],
     // Native libraries must be real files: node-llama-cpp maps app.asar/ to app.asar.unpacked/
     // before loading its addon, and the addon loads its sibling .so/.dll/.dylib files by path.

@@ -31,8 +31,15 @@ export interface EngineConfig {
     readonly mode: EngineMode;
     /** The context window the user asked for, in tokens; the advertised limit is never above the measured capacities. */
     readonly window: number;
-    /** Tokens of the prefill context's one sequence (split mode). */
+    /** Tokens of each prefill sequence (split mode). */
     readonly prefillContextSize: number;
+    /**
+     * Prefill sequences (split mode): this many long prompts are prefilled at once, their tokens in
+     * the same llama.cpp batches, so turns arriving together wait for one batch, not for each other.
+     * By default one per decode sequence (a turn prefills only once it holds one). Each costs a
+     * sequence of `prefillContextSize` KV cells in memory.
+     */
+    readonly numPrefillSequences: number;
     /** Tokens per decode sequence (the unified context's, in unified mode). */
     readonly decodeContextSize: number;
     readonly numDecodeSequences: number;
@@ -82,8 +89,24 @@ export class EngineConfigError extends KvaultError {
 
 /** Validates once, at the edge, then freezes. */
 export function resolveEngineConfig(input: EngineConfigInput): EngineConfig {
-    const config: EngineConfig = { ...engineDefaults, ...stripUndefined(input), modelPath: input.modelPath };
-    for (const field of ["window", "prefillContextSize", "decodeContextSize", "numDecodeSequences", "pageTokens", "numPages"] as const) {
+    const given = stripUndefined(input);
+    const numDecodeSequences = given.numDecodeSequences ?? engineDefaults.numDecodeSequences;
+    const config: EngineConfig = {
+        ...engineDefaults,
+        numPrefillSequences: numDecodeSequences,
+        ...given,
+        modelPath: input.modelPath
+    };
+    const counts = [
+        "window",
+        "prefillContextSize",
+        "numPrefillSequences",
+        "decodeContextSize",
+        "numDecodeSequences",
+        "pageTokens",
+        "numPages"
+    ] as const;
+    for (const field of counts) {
         const value = config[field];
         if (!Number.isSafeInteger(value) || value < 1) {
             throw new EngineConfigError(`${field} is ${value}; it must be a whole number of at least 1.`);

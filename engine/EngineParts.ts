@@ -94,7 +94,9 @@ export async function startEngineParts(input: EngineConfigInput, options: Engine
             numSequences: config.numDecodeSequences
         });
         cleanup.unshift(() => decode.dispose());
-        const prefill = split ? await role({ role: "prefill", contextSize: config.prefillContextSize, numSequences: 1 }) : undefined;
+        const prefill = split
+            ? await role({ role: "prefill", contextSize: config.prefillContextSize, numSequences: config.numPrefillSequences })
+            : undefined;
         if (prefill) {
             cleanup.unshift(() => prefill.dispose());
             invariant(

@@ -140,9 +140,9 @@ export class KvEngine {
         return this.#scheduler.numQueued;
     }
 
-    /** The prefill sequence's holder while a handoff uses it (split mode); undefined while it is free. */
-    get prefillHolder(): PrefillHolder | undefined {
-        return this.#handoff?.prefillHolder;
+    /** Prefill sequence `index`'s holder while a handoff uses it (split mode); undefined while it is free. */
+    prefillHolder(index: number): PrefillHolder | undefined {
+        return this.#handoff?.prefillHolder(index);
     }
 
     /** Handoffs in flight and the step each is at, oldest first; none in unified mode. */

@@ -47,20 +47,25 @@ export interface PrefillHolder {
 /**
  * Prefill → pages → verified decode load (docs/ARCHITECTURE.md, the handoff protocol): prefill
  * evaluates a turn's new tokens on top of the workspace's history, its KV travels through sealed
- * pages, and decode loads it only after the reader verified every page. The prefill context has
- * one sequence, so prefills take turns; transfers into decode do not wait on each other.
+ * pages, and decode loads it only after the reader verified every page. Prompts arriving together
+ * prefill at once, one prefill sequence each, so node-llama-cpp evaluates their tokens in the same
+ * batches and four arrivals wait for one batch, not for each other; with every prefill sequence
+ * taken, a prefill waits for the first to come free (first come, first served). Transfers into
+ * decode do not wait on each other.
  */
 export class Handoff {
-    #prefillLock: Promise<void> = Promise.resolve();
-    #prefillHolder: PrefillHolder | undefined;
+    /** Prefills waiting for a prefill sequence, in arrival order; each is woken with the sequence it gets. */
+    readonly #waiting: ((slot: SequenceSlot) => void)[] = [];
+    /** What each prefill sequence in use holds, by its index. */
+    readonly #prefillHolders = new Map<number, PrefillHolder>();
     /** Handoffs in flight, by request id: which step each is at. */
     readonly #progress = new Map<string, HandoffProgress>();
 
     constructor(private readonly parts: HandoffParts) {}
 
-    /** The workspace whose turn holds the prefill sequence, and that sequence; undefined while it is free. */
-    get prefillHolder(): PrefillHolder | undefined {
-        return this.#prefillHolder;
+    /** The prefill sequence `index` and the workspace whose turn holds it; undefined while it is free. */
+    prefillHolder(index: number): PrefillHolder | undefined {
+        return this.#prefillHolders.get(index);
     }
 
     /** Every handoff in flight and its step, oldest first. */
@@ -84,10 +89,8 @@ export class Handoff {
         const { prefill, decode, prefillOverflow, pool } = this.parts;
         const startedAt = performance.now();
         let exported: ParsedSequenceState;
-        const unlock = await this.#lockPrefill();
-        const prefillSlot = prefill.acquireSequence();
-        invariant(prefillSlot !== undefined, () => `the prefill context's ${prefill.numSequences} sequences are busy under its lock`);
-        this.#prefillHolder = { workspace, slot: prefillSlot };
+        const prefillSlot = await this.#acquirePrefillSequence();
+        this.#prefillHolders.set(prefillSlot.index, { workspace, slot: prefillSlot });
         const step = async (name: HandoffStepName): Promise<void> => {
             this.#progress.set(record.id, { workspace, step: name, decodeSequence: slot.index });
             await (this.parts.pacing ?? unpacedHandoff).beforeStep(name);
@@ -114,9 +117,8 @@ export class Handoff {
             this.#progress.delete(record.id);
             throw error;
         } finally {
-            this.#prefillHolder = undefined;
-            await prefill.releaseSequence(prefillSlot);
-            unlock();
+            this.#prefillHolders.delete(prefillSlot.index);
+            await this.#releasePrefillSequence(prefillSlot);
         }
         try {
             record.throwIfEnded();
@@ -131,14 +133,36 @@ export class Handoff {
         timings.handoffMs = performance.now() - startedAt - timings.prefillMs;
     }
 
-    async #lockPrefill(): Promise<() => void> {
-        let unlock!: () => void;
-        const previous = this.#prefillLock;
-        this.#prefillLock = new Promise<void>((resolve) => {
-            unlock = resolve;
-        });
-        await previous;
-        return unlock;
+    /** A free prefill sequence now when no prefill waits before this one, else the next to come free. */
+    #acquirePrefillSequence(): Promise<SequenceSlot> {
+        const { prefill } = this.parts;
+        if (this.#waiting.length === 0) {
+            const slot = prefill.acquireSequence();
+            if (slot !== undefined) {
+                return Promise.resolve(slot);
+            }
+        }
+        return new Promise<SequenceSlot>((resolve) => this.#waiting.push(resolve));
+    }
+
+    /**
+     * Clears the sequence, then hands it straight to the longest-waiting prefill, or back to the
+     * context when none waits: a sequence is never free while a prefill waits for one.
+     */
+    async #releasePrefillSequence(slot: SequenceSlot): Promise<void> {
+        const { prefill } = this.parts;
+        const next = this.#waiting.shift();
+        if (next === undefined) {
+            await prefill.releaseSequence(slot);
+            return;
+        }
+        try {
+            await prefill.clearSequence(slot);
+        } catch (error) {
+            this.#waiting.unshift(next); // it waits on for the next sequence that comes free
+            throw error;
+        }
+        next(slot);
     }
 
     /**

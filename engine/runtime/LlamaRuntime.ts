@@ -1,5 +1,6 @@
 import os from "node:os";
 import { getLlama, LlamaLogLevel, type Llama, type LlamaModel } from "node-llama-cpp";
+import { findLocalBuilds, localBuildCmakeOptions, type LocalBuildFlavor } from "./localLlamaBuild.js";
 
 /** Which compute backend node-llama-cpp chose; "cpu" when no GPU binary could be used. */
 export type ComputeBackend = "cuda" | "vulkan" | "metal" | "cpu";
@@ -13,7 +14,15 @@ export interface LlamaRuntimeOptions {
      * so the default is the number of cores this process may actually use.
      */
     readonly maxThreads?: number;
+    /**
+     * Whether to look for a binary of `npm run build-llama` first (localLlamaBuild.ts). On by default;
+     * without one, or when it cannot load, node-llama-cpp's prebuilt binary is used, as always.
+     */
+    readonly preferLocalBuild?: boolean;
 }
+
+/** Where the loaded binary came from: compiled here (which flavour) or node-llama-cpp's prebuilt. */
+export type BinarySource = { readonly kind: "prebuilt" } | { readonly kind: "localBuild"; readonly flavor: LocalBuildFlavor };
 
 /** One loaded llama.cpp binding. The only place, with the rest of engine/runtime/, that sees node-llama-cpp. */
 export class LlamaRuntime {
@@ -22,27 +31,43 @@ export class LlamaRuntime {
     private constructor(
         readonly llama: Llama,
         readonly backend: ComputeBackend,
-        readonly gpuDeviceNames: readonly string[]
+        readonly gpuDeviceNames: readonly string[],
+        readonly binary: BinarySource
     ) {}
 
-    static async start({ gpu = "auto", maxThreads = os.availableParallelism() }: LlamaRuntimeOptions = {}): Promise<LlamaRuntime> {
+    static async start({
+        gpu = "auto",
+        maxThreads = os.availableParallelism(),
+        preferLocalBuild = true
+    }: LlamaRuntimeOptions = {}): Promise<LlamaRuntime> {
+        // node-llama-cpp finds a local build only by its cmake options, and for each GPU type in turn it
+        // tries that local build and then the prebuilt, so a prebuilt CUDA binary still wins over a
+        // CPU-only local build. With no local build of ours there, this is the plain prebuilt lookup.
+        const local = preferLocalBuild ? findLocalBuilds()[0] : undefined;
         const llama = await getLlama({
             gpu,
             maxThreads,
-            build: "never", // only the prebuilt binaries shipped as npm packages; never compile or download
+            build: "never", // never compile or download here: a local build is made by `npm run build-llama`
+            ...(local === undefined ? {} : { cmakeOptions: { ...localBuildCmakeOptions[local.flavor] } }),
             logLevel: LlamaLogLevel.error,
             progressLogs: false
         });
         const backend: ComputeBackend = llama.gpu === false ? "cpu" : llama.gpu;
         const gpuDeviceNames = backend === "cpu" ? [] : await llama.getGpuDeviceNames();
-        return new LlamaRuntime(llama, backend, gpuDeviceNames);
+        const binary: BinarySource =
+            llama.buildType === "localBuild" && local !== undefined ? { kind: "localBuild", flavor: local.flavor } : { kind: "prebuilt" };
+        return new LlamaRuntime(llama, backend, gpuDeviceNames, binary);
     }
 
-    /** A one-line description for logs and the UI, e.g. "cpu, 2 threads" or "cuda (NVIDIA H200)". */
+    /**
+     * A one-line description for logs and the UI, e.g. "cpu, local build, 2 threads",
+     * "cpu, prebuilt, 2 threads" or "cuda, prebuilt (NVIDIA H200)".
+     */
     describe(): string {
+        const binary = this.binary.kind === "prebuilt" ? "prebuilt" : this.binary.flavor === "native" ? "local build" : "portable build";
         return this.backend === "cpu"
-            ? `cpu, ${this.llama.maxThreads} threads`
-            : `${this.backend} (${this.gpuDeviceNames.join(", ") || "unknown device"})`;
+            ? `cpu, ${binary}, ${this.llama.maxThreads} threads`
+            : `${this.backend}, ${binary} (${this.gpuDeviceNames.join(", ") || "unknown device"})`;
     }
 
     async loadModel(modelPath: string): Promise<LlamaModel> {

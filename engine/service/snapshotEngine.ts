@@ -29,7 +29,7 @@ export function snapshotEngine(engine: KvEngine, extras: SnapshotExtras): Engine
     if (engine.prefill) {
         roles.unshift({
             role: "prefill",
-            numSequences: 1,
+            numSequences: engine.prefill.numSequences,
             numBusySequences: engine.prefill.numBusySequences,
             sequenceCapacity: engine.prefill.sequenceCapacity
         });

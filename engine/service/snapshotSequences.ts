@@ -32,10 +32,11 @@ export function snapshotSequences(engine: KvEngine): SequenceUsage[] {
             running
         };
     };
-    if (engine.prefill) {
-        const holder = engine.prefillHolder;
+    const { prefill } = engine;
+    for (let index = 0; prefill !== undefined && index < prefill.numSequences; index++) {
+        const holder = engine.prefillHolder(index);
         sequences.push(
-            usage("prefill", 0, engine.prefill.sequenceCapacity, holder?.slot.numTokens ?? 0, holder?.workspace, holder !== undefined)
+            usage("prefill", index, prefill.sequenceCapacity, holder?.slot.numTokens ?? 0, holder?.workspace, holder !== undefined)
         );
     }
     const resident = new Map<number, { workspace: string; numTokens: number; running: boolean }>();

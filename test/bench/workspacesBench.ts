@@ -6,8 +6,10 @@ import { ensureGeneratedModel } from "../support/generatedModels.js";
 import { BENCH_GPU, BENCH_THREADS, benchEngineConfig, promptTokensOfLength, repetitionsFromEnvironment } from "./benchPrompt.js";
 import { formatNumber, median, printTable, type Benchmark, type BenchFigures } from "./benchUtils.js";
 
-const WORKSPACE_COUNTS = [1, 2, 4, 8] as const;
-const PROMPT_LENGTH = 64;
+/** 1, 2, 4 and 8; KVAULT_BENCH_WORKSPACES=4 (or 2,4) runs only those. */
+const WORKSPACE_COUNTS = workspaceCountsFromEnvironment([1, 2, 4, 8]);
+/** 64 by default; KVAULT_BENCH_PROMPT_TOKENS=470 measures prompts of the peer benchmark's length (at most 900). */
+const PROMPT_LENGTH = promptLengthFromEnvironment(64);
 const NUM_GENERATED = 64;
 /** Tokens per sequence, bare and engine alike. */
 const CONTEXT_SIZE = 1024;
@@ -18,10 +20,32 @@ const NUM_REPETITIONS = repetitionsFromEnvironment(5);
 /**
  * "in place": the prompts are evaluated in the decode context (inPlacePrefillTokens ≥ the prompt), all
  * workspaces together, as bare does. "handoff": each prompt goes through the prefill context and pages
- * (the default threshold), one after another, while the workspaces already handed off decode.
+ * (the default threshold), prefilled together on one prefill sequence per workspace, while the workspaces
+ * already handed off decode. "handoff, 1 prefill seq": the same with one prefill sequence, as before
+ * prompts arriving together were prefilled together: each waits for the one before it.
  */
-type Arm = "bare" | "engine in place" | "engine handoff";
-const ARMS: readonly Arm[] = ["bare", "engine in place", "engine handoff"];
+type Arm = "bare" | "engine in place" | "engine handoff" | "handoff, 1 prefill seq";
+const ARMS: readonly Arm[] = ["bare", "engine in place", "engine handoff", "handoff, 1 prefill seq"];
+
+function promptLengthFromEnvironment(fallback: number): number {
+    const value = Number(process.env.KVAULT_BENCH_PROMPT_TOKENS ?? fallback);
+    if (!Number.isSafeInteger(value) || value < 2 || value > 900) {
+        throw new RangeError(`KVAULT_BENCH_PROMPT_TOKENS is ${process.env.KVAULT_BENCH_PROMPT_TOKENS}; use a whole number from 2 to 900.`);
+    }
+    return value;
+}
+
+function workspaceCountsFromEnvironment(fallback: readonly number[]): readonly number[] {
+    const given = process.env.KVAULT_BENCH_WORKSPACES;
+    if (given === undefined) {
+        return fallback;
+    }
+    const counts = given.split(",").map(Number);
+    if (counts.some((count) => !Number.isSafeInteger(count) || count < 1 || count > 16)) {
+        throw new RangeError(`KVAULT_BENCH_WORKSPACES is "${given}"; use whole numbers from 1 to 16, separated by commas.`);
+    }
+    return counts;
+}
 
 /** One workspace's stream: each token and when it reached the caller (`performance.now()`). */
 interface Stream {
@@ -151,9 +175,19 @@ async function runEngine(engine: KvEngine, prompts: readonly number[][], expectH
     return streams;
 }
 
-function startEngine(runtime: LlamaRuntime, modelPath: string, numWorkspaces: number, inPlacePrefillTokens: number): Promise<KvEngine> {
+function startEngine(
+    runtime: LlamaRuntime,
+    modelPath: string,
+    numWorkspaces: number,
+    inPlacePrefillTokens: number,
+    numPrefillSequences = numWorkspaces
+): Promise<KvEngine> {
     return KvEngine.start(
-        benchEngineConfig(modelPath, CONTEXT_SIZE, PAGE_TOKENS, { numDecodeSequences: numWorkspaces, inPlacePrefillTokens }),
+        benchEngineConfig(modelPath, CONTEXT_SIZE, PAGE_TOKENS, {
+            numDecodeSequences: numWorkspaces,
+            numPrefillSequences,
+            inPlacePrefillTokens
+        }),
         { runtime }
     );
 }
@@ -194,7 +228,14 @@ async function benchCount(runtime: LlamaRuntime, modelPath: string, bareModel: L
         cleanup.unshift(() => inPlace.dispose());
         const handoff = await startEngine(runtime, modelPath, numWorkspaces, 0);
         cleanup.unshift(() => handoff.dispose());
-        for (const engine of [inPlace, handoff]) {
+        const oneByOne = await startEngine(runtime, modelPath, numWorkspaces, 0, 1);
+        cleanup.unshift(() => oneByOne.dispose());
+        const engines = new Map<Arm, KvEngine>([
+            ["engine in place", inPlace],
+            ["engine handoff", handoff],
+            ["handoff, 1 prefill seq", oneByOne]
+        ]);
+        for (const engine of engines.values()) {
             if (engine.mode.effective !== "split") {
                 throw new Error(`the engine runs ${engine.mode.effective} although split was asked for: ${engine.mode.reason}`);
             }
@@ -206,7 +247,7 @@ async function benchCount(runtime: LlamaRuntime, modelPath: string, bareModel: L
             const streams =
                 arm === "bare"
                     ? await runBare(bareModel, bareSequences, prompts)
-                    : await runEngine(arm === "engine in place" ? inPlace : handoff, prompts, arm === "engine handoff");
+                    : await runEngine(engines.get(arm)!, prompts, arm !== "engine in place");
             return { sample: measure(startedAt, streams), streams };
         };
 
@@ -318,7 +359,8 @@ export const workspacesBench: Benchmark = {
                     "Measured the same way for every arm, from the token callbacks. Aim: engine ≥ 95 % of bare. " +
                     "A repetition another process interrupts runs several times slower on 2 cores: read the range, and best ÷ bare best.\n" +
                     "end to end: all generated tokens ÷ time from the call to the last token, prompts included. " +
-                    "engine in place: prompts evaluated in the decode context; engine handoff: each through prefill and pages, one at a time.\n" +
+                    "engine in place: prompts evaluated in the decode context; engine handoff: each through prefill and pages, prefilled together " +
+                    "(one prefill sequence per workspace); handoff, 1 prefill seq: the same, one prompt after another.\n" +
                     "same tokens as bare: every stream of every repetition equals bare's first run, token for token (greedy)."
             );
             return {

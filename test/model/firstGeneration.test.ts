@@ -17,7 +17,9 @@ describe("the first vertical slice: node-llama-cpp loads a generated model and g
 
     it("reports the backend it chose", () => {
         expect(["cuda", "vulkan", "metal", "cpu"]).toContain(runtime.backend);
-        expect(runtime.describe()).toMatch(/^(cpu, \d+ threads|(cuda|vulkan|metal) \(.+\))$/);
+        expect(runtime.describe()).toMatch(
+            /^(cpu, (prebuilt|local build|portable build), \d+ threads|(cuda|vulkan|metal), (prebuilt|local build|portable build) \(.+\))$/
+        );
     });
 
     describe("tiny", () => {

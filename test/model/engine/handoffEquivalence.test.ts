@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { KvEngine } from "../../../engine/KvEngine.js";
 import { LlamaRuntime } from "../../../engine/runtime/LlamaRuntime.js";
-import { alice, bob, expectEngineClean, promptOf, startTinyEngine } from "../../support/engineFixtures.js";
+import { alice, bob, expectEngineClean, freshWorkspace, promptOf, startTinyEngine } from "../../support/engineFixtures.js";
 
 const MAX_TOKENS = 8;
 
@@ -50,6 +50,33 @@ describe.each([
         expect(handedOff.tokens.length).toBeGreaterThan(0);
         expect(handedOff.tokens).toEqual(reference.tokens);
         expect(handedOff.finishReason).toBe(reference.finishReason);
+        await expectEngineClean(split);
+        await expectEngineClean(unified);
+    });
+
+    it("prefills two prompts arriving together at once, in the same batches, and each matches unified mode token for token", async () => {
+        const prefill = split.prefill!;
+        expect(prefill.numSequences).toBe(2); // one per decode sequence, by default
+        const busyAtEvaluation: number[] = [];
+        const evaluate = prefill.evaluate.bind(prefill);
+        prefill.evaluate = (slot, tokens) => {
+            busyAtEvaluation.push(prefill.numBusySequences);
+            return evaluate(slot, tokens);
+        };
+        try {
+            const prompts = [promptOf(split, 90, "First. "), promptOf(split, 140, "Second. ")];
+            const together = await Promise.all(
+                prompts.map((prompt) => split.generate({ workspace: freshWorkspace(), promptTokens: prompt, maxTokens: MAX_TOKENS }))
+            );
+            expect(busyAtEvaluation).toEqual([2, 2]); // under one prefill sequence the second would wait: [1, 1]
+            for (const [index, prompt] of prompts.entries()) {
+                const reference = await unified.generate({ workspace: freshWorkspace(), promptTokens: prompt, maxTokens: MAX_TOKENS });
+                expect(together[index]!.numHandedOffTokens).toBe(prompt.length - 1);
+                expect(together[index]!.tokens).toEqual(reference.tokens);
+            }
+        } finally {
+            delete (prefill as { evaluate?: unknown }).evaluate; // the prototype's again
+        }
         await expectEngineClean(split);
         await expectEngineClean(unified);
     });

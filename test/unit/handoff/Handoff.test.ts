@@ -27,20 +27,20 @@ interface Policies {
     readonly scrubber?: PageScrubber;
 }
 
-function handoffStack(options: { prefillCapacity?: number; policies?: Policies } = {}) {
+function handoffStack(options: { prefillCapacity?: number; numPrefillSequences?: number; policies?: Policies } = {}) {
     const policies = options.policies ?? {};
     const pool = new PagePool(
         { numPages: 32, pageTokens: PAGE_TOKENS, pageBytes: PAGE_TOKENS * bytesPerToken(FAKE_LAYOUT) },
         { ...(policies.scrubber ? { scrubber: policies.scrubber } : {}) }
     );
-    const prefill = new FakeRoleContext("prefill", 1, options.prefillCapacity ?? 64, FAKE_LAYOUT, 1);
-    const decode = new FakeRoleContext("decode", 2, 64);
+    const prefill = new FakeRoleContext("prefill", options.numPrefillSequences ?? 1, options.prefillCapacity ?? 64, FAKE_LAYOUT, 1);
+    const decode = new FakeRoleContext("decode", 3, 64);
     const counters = createEngineCounters();
     const hooks: PageTransferHooks = {};
     const transfer = new PageTransfer(pool, FAKE_LAYOUT, layoutFingerprint(FAKE_LAYOUT, "fake"), hooks, counters, policies.reader);
     const target = { layout: FAKE_LAYOUT, numStreams: 2 };
     const workspaces = new WorkspaceTable(decode, pool, transfer, target, counters, () => scheduler.requestSchedule());
-    const scheduler = new TurnScheduler(workspaces, pool, 2);
+    const scheduler = new TurnScheduler(workspaces, pool, 3);
     const handoff = new Handoff({
         prefill,
         decode,
@@ -129,6 +129,39 @@ describe("Handoff", () => {
         ]);
         expect([slotA.tokens, slotB.tokens]).toEqual([PROMPT.slice(0, -1), other.slice(0, -1)]);
         expect(slotA.numForeignRows + slotB.numForeignRows).toBe(0);
+        expectPoolDrained(stack.pool);
+    });
+
+    it("prefills arrivals at once on the prefill sequences there are, and one more waits for the first to come free", async () => {
+        const stack = handoffStack({ numPrefillSequences: 2 });
+        const busyAtEvaluation: number[] = [];
+        const evaluate = stack.prefill.evaluate.bind(stack.prefill);
+        stack.prefill.evaluate = async (slot, tokens) => {
+            busyAtEvaluation.push(stack.prefill.numBusySequences);
+            await new Promise<void>((resolve) => setImmediate(resolve)); // the others arrive meanwhile
+            await evaluate(slot, tokens);
+        };
+        const names = ["alice", "bob", "carol"];
+        const prompts = names.map((_, index) => PROMPT.map((token) => token + 50 * index));
+        const slots = names.map(() => stack.decodeSlot());
+        await Promise.all(
+            names.map((name, index) =>
+                stack.handoff.run(
+                    stack.request(name, workspaceId(name)),
+                    workspaceId(name),
+                    slots[index]!,
+                    prompts[index]!,
+                    0,
+                    stack.timings()
+                )
+            )
+        );
+        // alice and bob evaluate together (both sequences busy: under one lock each would see 1); carol
+        // evaluates on the first sequence freed, handed to her cleared while the other is still busy.
+        expect(busyAtEvaluation).toEqual([2, 2, 2]);
+        expect(slots.map((slot) => slot.tokens)).toEqual(prompts.map((prompt) => prompt.slice(0, -1)));
+        expect(slots.reduce((sum, slot) => sum + slot.numForeignRows, 0)).toBe(0);
+        expect(stack.prefill.numFreeSequences).toBe(2);
         expectPoolDrained(stack.pool);
     });
 });

@@ -57,8 +57,13 @@ function binaryPackageFiles(name: string): string[] {
     return ["package.json", "dist/index.js", `bins/${name}/llama-addon.node`, `bins/${name}/${library}`].map((file) => `${dir}/${file}`);
 }
 
-/** What `node-llama-cpp source build` would leave for a target; never installed here. */
-const localBuildFiles = (name: string): string[] => [`node_modules/node-llama-cpp/llama/localBuilds/${name}/Release/llama-addon.node`];
+/** What `npm run build-llama` leaves for a target that loads (the folder's name ends in a hash of its cmake options). */
+const localBuildFiles = (name: string): string[] => [
+    `node_modules/node-llama-cpp/llama/localBuilds/${name}/Release/llama-addon.node`,
+    `node_modules/node-llama-cpp/llama/localBuilds/${name}-3l192f405j2t1j/Release/libggml.so`,
+    `node_modules/node-llama-cpp/llama/localBuilds/${name}-3l192f405j2t1j/Release/_nlcBuildMetadata.json`,
+    `node_modules/node-llama-cpp/llama/localBuilds/${name}-3l192f405j2t1j/buildDone.status`
+];
 
 describe("electron-builder.config.ts", () => {
     // Two schema validations take seconds on a busy machine.
@@ -181,6 +186,20 @@ describe("electron-builder.config.ts", () => {
             }
             expect(filters.packs("node_modules/node-llama-cpp/llama/gitRelease.bundle")).toBe(false);
         });
+
+        it("carries no llama.cpp source nor a local build's cmake tree, only what loads", () => {
+            const build = `node_modules/node-llama-cpp/llama/localBuilds/${target.platform}-${target.arch}-3l192f405j2t1j`;
+            for (const file of [
+                "node_modules/node-llama-cpp/llama/llama.cpp/CMakeLists.txt",
+                "node_modules/node-llama-cpp/llama/llama.cpp/ggml/src/ggml.c",
+                `${build}/CMakeCache.txt`,
+                `${build}/build.ninja`,
+                `${build}/CMakeFiles/llama-addon.dir/addon/addon.cpp.o`,
+                `${build}/llama.cpp/ggml/src/libggml-base.so`
+            ]) {
+                expect(filters.packs(file), file).toBe(false);
+            }
+        });
     });
 });
 
@@ -210,10 +229,10 @@ describe("the packaged app's engine process", () => {
 describe("the installers workflow", () => {
     const workflow = readText(".github/workflows/installers.yml");
     const scripts = (JSON.parse(readText("package.json")) as { scripts: Record<string, string> }).scripts;
-    // One flow mapping per job: { name, runner, dist, arch }.
-    const jobs = [...workflow.matchAll(/- \{ name: ([\w-]+), runner: ([\w.-]+), dist: "([\w:]+)", arch: (\w+) \}/g)].map(
-        ([, name, runner, dist, arch]) => ({ name, runner: runner ?? "", dist: dist ?? "", arch })
-    );
+    // One flow mapping per job: { name, runner, dist, arch[, llama-gpu] }.
+    const jobs = [
+        ...workflow.matchAll(/- \{ name: ([\w-]+), runner: ([\w.-]+), dist: "([\w:]+)", arch: (\w+)(?:, llama-gpu: "[^"]*")? \}/g)
+    ].map(([, name, runner, dist, arch]) => ({ name, runner: runner ?? "", dist: dist ?? "", arch }));
 
     it("builds every target on a runner of its own OS and architecture", () => {
         const runnerOs: Record<BuilderPlatform, RegExp> = { linux: /^ubuntu-/, win: /^windows-/, mac: /^macos-/ };
@@ -231,6 +250,16 @@ describe("the installers workflow", () => {
         expect(workflow).toContain("runs-on: ${{ matrix.runner }}");
         expect(workflow).toContain("architecture: ${{ matrix.arch }}");
         expect(workflow).toContain("run: npm run ${{ matrix.dist }} -- --${{ matrix.arch }}");
+    });
+
+    it("builds llama.cpp's portable binary into node-llama-cpp's localBuilds after npm ci and before the installers", () => {
+        expect(scripts["build-llama"]).toBe("node --import tsx engine/runtime/buildLlamaCli.ts");
+        const install = workflow.indexOf("run: npm ci");
+        const build = workflow.indexOf("run: npm run build-llama -- --portable ${{ matrix.llama-gpu }}");
+        const installers = workflow.indexOf("run: npm run ${{ matrix.dist }}");
+        expect(install).toBeGreaterThan(0);
+        expect(build).toBeGreaterThan(install);
+        expect(installers).toBeGreaterThan(build);
     });
 
     it("installs with npm ci on Node 22 (what electron 45's tooling needs) and uploads the installers, failing when there are none", () => {

@@ -1,0 +1,81 @@
+// `npm run build-llama [-- --portable] [--gpu cuda|vulkan|metal] [--force]` compiles node-llama-cpp's
+// binary from the llama.cpp source it ships, with the flags that measured fastest (localLlamaBuild.ts),
+// into node-llama-cpp's llama/localBuilds, where the engine looks first. A second run finds the
+// finished build and returns at once; --force rebuilds. Takes minutes; CI never runs it.
+import os from "node:os";
+import { getLlama, LlamaLogLevel } from "node-llama-cpp";
+import { findLocalBuilds, localBuildCmakeOptions, type LocalBuildFlavor } from "./localLlamaBuild.js";
+
+type BuildGpu = false | "cuda" | "vulkan" | "metal";
+
+interface BuildArgs {
+    readonly flavor: LocalBuildFlavor;
+    readonly gpu: BuildGpu;
+    readonly force: boolean;
+}
+
+const usage = "Usage: npm run build-llama -- [--portable] [--gpu cuda|vulkan|metal] [--force]\n";
+
+function parse(args: readonly string[]): BuildArgs | undefined {
+    let flavor: LocalBuildFlavor = "native";
+    let gpu: BuildGpu = false;
+    let force = false;
+    for (let i = 0; i < args.length; i++) {
+        const arg = args[i]!;
+        if (arg === "--portable") {
+            flavor = "portable";
+        } else if (arg === "--force") {
+            force = true;
+        } else if (arg === "--gpu" && i + 1 < args.length) {
+            const value = args[++i];
+            if (value !== "cuda" && value !== "vulkan" && value !== "metal") {
+                return undefined;
+            }
+            gpu = value;
+        } else {
+            return undefined;
+        }
+    }
+    return { flavor, gpu, force };
+}
+
+async function main(): Promise<number> {
+    const args = parse(process.argv.slice(2));
+    if (args === undefined) {
+        process.stderr.write(usage);
+        return 2;
+    }
+    const existing = findLocalBuilds().find((build) => build.flavor === args.flavor && build.gpu === args.gpu);
+    if (existing !== undefined && !args.force) {
+        process.stdout.write(`llama.cpp ${args.flavor} build already there: ${existing.folder} (--force rebuilds it)\n`);
+        return 0;
+    }
+    const started = performance.now();
+    process.stdout.write(
+        `Building llama.cpp (${args.flavor}, ${args.gpu === false ? "cpu" : args.gpu}) from node-llama-cpp's source; ` +
+            `this takes minutes (about 4 on 2 cores).\n`
+    );
+    const llama = await getLlama({
+        gpu: args.gpu,
+        build: "forceRebuild",
+        cmakeOptions: { ...localBuildCmakeOptions[args.flavor] },
+        maxThreads: os.availableParallelism(),
+        logLevel: LlamaLogLevel.error,
+        progressLogs: true
+    });
+    const buildType = llama.buildType;
+    await llama.dispose();
+    const built = findLocalBuilds().find((build) => build.flavor === args.flavor && build.gpu === args.gpu);
+    if (buildType !== "localBuild" || built === undefined) {
+        process.stderr.write(
+            `The build finished but no ${args.flavor} local build was found in node-llama-cpp's llama/localBuilds ` +
+                `(it loaded a ${buildType} binary). Kvault keeps using the prebuilt binary; rerun with --force.\n`
+        );
+        return 1;
+    }
+    const seconds = ((performance.now() - started) / 1000).toFixed(0);
+    process.stdout.write(`Built in ${seconds} s: ${built.folder}\nKvault's engine now prefers it ("cpu, local build, …").\n`);
+    return 0;
+}
+
+process.exitCode = await main();

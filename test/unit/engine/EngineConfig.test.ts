@@ -1,0 +1,17 @@
+import { describe, expect, it } from "vitest";
+import { EngineConfigError, resolveEngineConfig } from "../../../engine/EngineConfig.js";
+
+describe("resolveEngineConfig: prefill sequences", () => {
+    it("gives one prefill sequence per decode sequence by default, so turns arriving together prefill together", () => {
+        expect(resolveEngineConfig({ modelPath: "m.gguf" }).numPrefillSequences).toBe(4);
+        expect(resolveEngineConfig({ modelPath: "m.gguf", numDecodeSequences: 2 }).numPrefillSequences).toBe(2);
+        expect(resolveEngineConfig({ modelPath: "m.gguf", numDecodeSequences: 8, numPrefillSequences: 1 }).numPrefillSequences).toBe(1);
+    });
+
+    it("refuses a count below one with the number it was given", () => {
+        expect(() => resolveEngineConfig({ modelPath: "m.gguf", numPrefillSequences: 0 })).toThrow(EngineConfigError);
+        expect(() => resolveEngineConfig({ modelPath: "m.gguf", numPrefillSequences: 1.5 })).toThrow(
+            "numPrefillSequences is 1.5; it must be a whole number of at least 1."
+        );
+    });
+});
