@@ -128,6 +128,10 @@ describe("the RPC spec accepts every well-formed call", () => {
             clearChat: { workspace: "ui-1" },
             appendMessage: { workspace: "ui-1", message: { id: "m-1", role: "user", content: "Hi" } },
             dropLastAnswer: { workspace: "ui-1", messageId: "m-2" },
+            selectBranch: { workspace: "ui-1", messageId: "m-2" },
+            deleteMessage: { workspace: "ui-1", messageId: "m-2" },
+            duplicateWorkspace: { workspace: "ui-1", id: "ui-2", name: "A (copy)" },
+            importChat: { importId: "i", id: "ui-2", part: 0, numParts: 1, text: "{}" },
             getSettings: {},
             setLocalApi: { enabled: false, port: 1024 },
             chooseModelFile: {}
