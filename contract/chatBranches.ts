@@ -221,3 +221,29 @@ function withParent(message: StoredMessage, parent: string | null): StoredMessag
 export function chatBranches(workspace: { readonly messages: readonly StoredMessage[]; readonly branches?: readonly StoredMessage[] }) {
     return new ChatBranches({ messages: workspace.messages, branches: workspace.branches ?? [] });
 }
+
+/** Every path message's place among its versions, in O(messages log messages): the arrows of a whole chat. */
+export function branchPositions(chat: BranchedChat): Map<string, BranchPosition> {
+    const groups = new Map<string | null, StoredMessage[]>();
+    const add = (parent: string | null, message: StoredMessage): void => {
+        const group = groups.get(parent);
+        if (group === undefined) {
+            groups.set(parent, [message]);
+        } else {
+            group.push(message);
+        }
+    };
+    chat.messages.forEach((message, index) => add(chat.messages[index - 1]?.id ?? null, message));
+    chat.branches.forEach((message) => add(message.parent ?? null, message));
+    const positions = new Map<string, BranchPosition>();
+    for (const [index, message] of chat.messages.entries()) {
+        const siblings = groups.get(chat.messages[index - 1]?.id ?? null)!;
+        if (siblings.length > 1 && !Object.isFrozen(siblings)) {
+            siblings.sort(byAge);
+            Object.freeze(siblings);
+        }
+        const at = siblings.indexOf(message);
+        positions.set(message.id, { index: at + 1, count: siblings.length, previous: siblings[at - 1], next: siblings[at + 1] });
+    }
+    return positions;
+}

@@ -4,6 +4,7 @@ import type { createDraftStore } from "../stores/draftStore.js";
 import type { createTurnStore } from "../stores/turnStore.js";
 import type { WorkspaceStore } from "../stores/workspaceStore.js";
 import { newId } from "../util/newId.js";
+import { editMessage, samplingOf, turnTiming } from "./chatEdits.js";
 import { conversationMessages } from "./conversationMessages.js";
 
 export interface ChatControllerStores {
@@ -13,7 +14,8 @@ export interface ChatControllerStores {
 }
 
 /**
- * The chat's actions: send, stop, regenerate, clear, delete. Turns run outside React, in the
+ * The chat's actions: send, stop, regenerate, edit and resend, delete a message, switch
+ * branches, clear, delete the workspace. Turns run outside React, in the
  * stores, so every workspace keeps streaming while another is on screen. An answer enters the
  * chat only when its turn finished (or the user stopped it, keeping what they saw); an error is
  * kept beside the chat, never in it.
@@ -21,6 +23,8 @@ export interface ChatControllerStores {
 export class ChatController {
     /** Turns in flight, by workspace: settle when the turn ended, however it ended. */
     readonly #running = new Map<string, Promise<void>>();
+    /** The message each running turn answers (null: none), by workspace. */
+    readonly #parents = new Map<string, string | null>();
     /** Workspaces deleted while the engine could not be told; forgotten on the next connect. */
     readonly #toForget = new Set<string>();
     readonly #unsubscribe: () => void;
@@ -47,23 +51,54 @@ export class ChatController {
         if (this.#running.has(workspace) || text.trim() === "" || !this.#exists(workspace)) {
             return false;
         }
-        this.stores.workspaces.getState().appendMessage(workspace, { id: newId("m-"), role: "user", content: text });
+        const parent = this.#workspace(workspace)?.messages.at(-1)?.id ?? null;
+        this.stores.workspaces
+            .getState()
+            .appendMessage(workspace, { id: newId("m-"), role: "user", content: text, parent, at: Date.now() });
         this.stores.drafts.getState().setDraft(workspace, "");
         this.#run(workspace);
         return true;
     }
 
-    /** Asks the answer again: drops the last answer if there is one, then reruns the turn on the user's last message. */
+    /**
+     * Asks the answer again: the turn runs on the chat up to the user's last message, and its
+     * answer becomes a branch beside the earlier one, which is kept (‹ › moves between them).
+     */
     regenerate(workspace: string): boolean {
-        if (this.#running.has(workspace) || !this.#exists(workspace)) {
+        const messages = this.#workspace(workspace)?.messages ?? [];
+        const question = messages.at(-1)?.role === "assistant" ? messages.at(-2) : messages.at(-1);
+        if (this.#running.has(workspace) || question?.role !== "user") {
             return false;
         }
-        this.stores.workspaces.getState().dropLastAnswer(workspace);
-        if (this.#workspace(workspace)?.messages.at(-1)?.role !== "user") {
+        this.#run(workspace, question.id);
+        return true;
+    }
+
+    /** Edit and resend (chatEdits.ts); false while a turn runs there. */
+    editAndResend(workspace: string, messageId: string, text: string): boolean {
+        if (this.#running.has(workspace) || !editMessage(this.stores.workspaces, workspace, messageId, text)) {
             return false;
         }
         this.#run(workspace);
         return true;
+    }
+
+    /** Deletes one message, or shows another branch; refused (false) while a turn runs there. */
+    changeChat(workspace: string, change: { readonly delete: string } | { readonly select: string }): boolean {
+        if (this.#running.has(workspace) || !this.#exists(workspace)) {
+            return false;
+        }
+        if ("delete" in change) {
+            this.stores.workspaces.getState().deleteMessage(workspace, change.delete);
+        } else {
+            this.stores.workspaces.getState().selectBranch(workspace, change.select);
+        }
+        return true;
+    }
+
+    /** While a turn runs: the message its answer will follow (the chat after it is not shown); undefined when none runs. */
+    answerParent(workspace: string): string | null | undefined {
+        return this.#parents.get(workspace);
     }
 
     /** Cancels the workspace's turn; what streamed so far is kept as a stopped answer. */
@@ -116,23 +151,32 @@ export class ChatController {
         }
     }
 
-    #run(workspace: string): void {
+    /** Runs a turn on the chat up to `parent` (default: all of it); its answer follows `parent`. */
+    #run(workspace: string, parent?: string): void {
         const current = this.#workspace(workspace)!;
+        const upTo = parent === undefined ? current.messages.length : current.messages.findIndex((message) => message.id === parent) + 1;
+        const answered = { ...current, messages: current.messages.slice(0, upTo) };
+        const answers = answered.messages.at(-1)?.id ?? null;
         const requestId = newId("turn-");
         const turns = this.stores.turns;
+        const timing = turnTiming();
+        this.#parents.set(workspace, answers);
         turns.getState().begin(workspace, requestId);
         const turn = this.rpc
             .chat(
                 {
                     requestId,
                     workspace,
-                    messages: conversationMessages(current),
-                    sampling: { temperature: current.settings.temperature, maxTokens: current.settings.maxTokens }
+                    messages: conversationMessages(answered),
+                    sampling: samplingOf(current.settings)
                 },
                 {
                     onQueued: (position) => turns.getState().queued(workspace, requestId, position),
                     onStarted: () => turns.getState().started(workspace, requestId),
-                    onText: (text) => turns.getState().appendText(workspace, requestId, text)
+                    onText: (text) => {
+                        timing.text();
+                        turns.getState().appendText(workspace, requestId, text);
+                    }
                 }
             )
             .then(
@@ -143,7 +187,10 @@ export class ChatController {
                             role: "assistant",
                             content: result.text,
                             finish: result.finishReason,
-                            usage: result.usage
+                            usage: result.usage,
+                            parent: answers,
+                            at: Date.now(),
+                            ...timing.end()
                         });
                     }
                     turns.getState().end(workspace, requestId);
@@ -153,9 +200,14 @@ export class ChatController {
                     const live = turns.getState().live[workspace];
                     if (live?.phase === "stopping" && failure.code === CANCELLED_CODE) {
                         if (live.text !== "" && this.#exists(workspace)) {
-                            this.stores.workspaces
-                                .getState()
-                                .appendMessage(workspace, { id: newId("m-"), role: "assistant", content: live.text, finish: "stopped" });
+                            this.stores.workspaces.getState().appendMessage(workspace, {
+                                id: newId("m-"),
+                                role: "assistant",
+                                content: live.text,
+                                finish: "stopped",
+                                parent: answers,
+                                at: Date.now()
+                            });
                         }
                         turns.getState().end(workspace, requestId);
                     } else {
@@ -163,7 +215,10 @@ export class ChatController {
                     }
                 }
             )
-            .finally(() => this.#running.delete(workspace));
+            .finally(() => {
+                this.#running.delete(workspace);
+                this.#parents.delete(workspace);
+            });
         this.#running.set(workspace, turn);
     }
 

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { ChatBranches } from "../../../contract/chatBranches.js";
+import { branchPositions, ChatBranches } from "../../../contract/chatBranches.js";
 import type { StoredMessage } from "../../../contract/workspaces.js";
 
 const user = (id: string, at: number, parent?: string | null): StoredMessage => ({ id, role: "user", content: `q ${id}`, at, parent });
@@ -127,5 +127,18 @@ describe("ChatBranches", () => {
                 expect(messages.length > 0 || alive.size === 0).toBe(true);
             })
         );
+    });
+});
+
+describe("branchPositions", () => {
+    it("says what position() says, for every message shown", () => {
+        const chat = regenerated();
+        chat.append(user("u2b", 5, "a2"));
+        const positions = branchPositions(chat.toChat());
+        for (const message of chat.toChat().messages) {
+            expect(positions.get(message.id)).toEqual(chat.position(message.id));
+        }
+        expect(positions.get("a2")).toMatchObject({ index: 2, count: 2 });
+        expect(positions.get("u1")).toMatchObject({ index: 1, count: 1 });
     });
 });

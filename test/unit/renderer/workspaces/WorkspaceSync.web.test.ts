@@ -143,7 +143,7 @@ describe("WorkspaceSync", () => {
         state().rename("ui-a", "Renamed");
         state().setColour("ui-a", 1); // no change: nothing to save
         state().updateSettings("ui-a", { temperature: 0 });
-        expect(chat.regenerate("ui-a")).toBe(true); // drops the answer m-2, asks again
+        expect(chat.regenerate("ui-a")).toBe(true); // keeps the answer m-2 as a branch, asks again
         rpc.turns[0]!.finish({ text: "Again", finishReason: "stop", usage });
         await settle();
         const answerId = state().workspaces[0]!.messages[1]!.id;
@@ -158,8 +158,21 @@ describe("WorkspaceSync", () => {
                 "saveWorkspace",
                 { workspace: { id: "ui-a", name: "Renamed", colour: 1, settings: { ...defaultWorkspaceSettings, temperature: 0 } } }
             ],
-            ["dropLastAnswer", { workspace: "ui-a", messageId: "m-2" }],
-            ["appendMessage", { workspace: "ui-a", message: { id: answerId, role: "assistant", content: "Again", finish: "stop", usage } }],
+            [
+                "appendMessage",
+                {
+                    workspace: "ui-a",
+                    message: {
+                        id: answerId,
+                        role: "assistant",
+                        content: "Again",
+                        finish: "stop",
+                        usage,
+                        parent: "m-1",
+                        at: expect.any(Number)
+                    }
+                }
+            ],
             ["saveWorkspace", { workspace: { id: second.id, name: "Workspace 1", colour: 0, settings: defaultWorkspaceSettings } }],
             ["selectWorkspace", { workspace: second.id }],
             ["selectWorkspace", { workspace: "ui-a" }],
