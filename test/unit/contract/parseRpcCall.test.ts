@@ -87,12 +87,12 @@ describe("the RPC spec accepts every well-formed call", () => {
         const call = accepted("chat", {
             ...chat,
             messages: [{ role: "user", content: "Hi", name: "eve" }],
-            sampling: { ...chat.sampling, grammar: "x" }
+            sampling: { ...chat.sampling, mirostat: "x" }
         });
         expect(call.method).toBe("chat");
         const params = call.params as typeof chat;
         expect(params.messages).toEqual([{ role: "user", content: "Hi" }]);
-        expect("grammar" in params.sampling).toBe(false);
+        expect("mirostat" in params.sampling).toBe(false);
     });
 
     it("covers every method of the contract", () => {
