@@ -33,6 +33,8 @@ export function samplingOf(settings: WorkspaceSettings): SamplingParams {
         maxTokens: settings.maxTokens,
         ...(settings.topP === undefined ? {} : { topP: settings.topP }),
         ...(settings.topK === undefined ? {} : { topK: settings.topK }),
+        ...(settings.minP === undefined ? {} : { minP: settings.minP }),
+        ...(settings.repeatPenalty === undefined ? {} : { repeatPenalty: settings.repeatPenalty }),
         ...(settings.seed === undefined ? {} : { seed: settings.seed }),
         ...(settings.stop === undefined || settings.stop.length === 0 ? {} : { stop: settings.stop })
     };
