@@ -24,7 +24,37 @@ export interface SamplingParams {
     readonly stop?: readonly string[];
     /** Report each answer token's log probability and, when above 0, that many most likely alternatives (at most 20). */
     readonly logprobs?: { readonly top: number };
+    /** Drop tokens less likely than `minP` times the most likely one's probability, 0..1 (0 is off). */
+    readonly minP?: number;
+    /** llama.cpp's repeat penalty: divides the logits of recently seen tokens, 0..2 (1 is off). */
+    readonly repeatPenalty?: number;
+    /** Subtracted once from the logit of every token seen in the last `repeatLastTokens`, -2..2 (0 is off). */
+    readonly presencePenalty?: number;
+    /** Subtracted from a token's logit once per time it was seen in the last `repeatLastTokens`, -2..2 (0 is off). */
+    readonly frequencyPenalty?: number;
+    /** How many of the latest tokens (prompt and answer) the three penalties look back over, 0..4096; 64 when not given. */
+    readonly repeatLastTokens?: number;
+    /** Added to a token's logit before sampling, -100..100 per token (-100 in effect bans it); at most 1,024 entries. */
+    readonly tokenBias?: readonly TokenBias[];
+    /** Constrains the answer to a grammar, built in the engine from this data. */
+    readonly grammar?: GrammarSpec;
 }
+
+/** A bias for one token id of the model's vocabulary (OpenAI's `logit_bias` entry). */
+export interface TokenBias {
+    readonly token: number;
+    readonly bias: number;
+}
+
+/**
+ * A JSON object (a schema is one): plain objects, lists, strings, finite numbers, booleans and
+ * null, as JSON.parse makes them; contract/rpc/turnSchemas.ts jsonObjectProblem checks it. Typed
+ * loosely on purpose: a recursive JSON type makes the RPC's inferred types too deep to check.
+ */
+export type JsonObject = { readonly [key: string]: unknown };
+
+/** Any JSON text (`json`), or JSON of a schema (`jsonSchema`, the parts node-llama-cpp's grammar supports). */
+export type GrammarSpec = { readonly kind: "json" } | { readonly kind: "jsonSchema"; readonly schema: JsonObject };
 
 /** A token of the answer with its natural-log probability (OpenAI's `logprobs.content` entry). */
 export interface TokenLogprob {

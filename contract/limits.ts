@@ -26,7 +26,12 @@ export const turnLimits = Object.freeze({
     maxMessageChars: 4_000_000,
     maxStopStrings: 16,
     maxStopChars: 256,
-    maxWorkspaceChars: 256
+    maxWorkspaceChars: 256,
+    /** Entries of a turn's token bias (OpenAI's `logit_bias`). */
+    maxTokenBiases: 1_024,
+    /** A grammar's JSON schema, as JSON text in UTF-8 bytes, and how deeply its values may nest. */
+    maxGrammarSchemaBytes: 256 * 1024,
+    maxGrammarSchemaDepth: 64
 });
 
 /** Limits on the other fields of a call, in characters. */

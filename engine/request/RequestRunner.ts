@@ -6,6 +6,7 @@ import type { Handoff } from "../handoff/Handoff.js";
 import { isIntegrityFailure } from "../handoff/integrityErrors.js";
 import type { PagePool } from "../pages/PagePool.js";
 import type { TurnScheduler } from "../scheduler/TurnScheduler.js";
+import { isPlainGreedy } from "../runtime/SequenceSlot.js";
 import { reusePrefix } from "../workspace/reusePrefix.js";
 import type { WorkspaceRecord } from "../workspace/WorkspaceRecord.js";
 import type { WorkspaceTable } from "../workspace/WorkspaceTable.js";
@@ -123,7 +124,7 @@ export class RequestRunner {
             decodeInput = prompt.slice(-1);
         }
         const decoded = await runDecode(record, slot, decodeInput, input, timings, admittedAt, counters);
-        if ((input.sampling ?? GREEDY).temperature === 0) {
+        if (isPlainGreedy(input.sampling ?? GREEDY)) {
             this.parts.replays.record({ request: record.id, turn: input.turn, workspace: workspace.id, prompt, tokens: decoded.tokens });
         }
         counters.reusedPromptTokens += numReused;

@@ -1,6 +1,19 @@
-import type { LlamaContextSequence, Token } from "node-llama-cpp";
+import {
+    LlamaGrammarEvaluationState,
+    TokenBias as LlamaTokenBias,
+    type GbnfJsonBasicSchema,
+    type Llama,
+    type LlamaContextSequence,
+    type LlamaContextSequenceRepeatPenalty,
+    type LlamaGrammar,
+    type SequenceEvaluateOptions,
+    type Token
+} from "node-llama-cpp";
+import type { GrammarSpec, TokenBias } from "../../contract/engineProtocol.js";
+import { describeGrammarRefusal, readGrammarSchema } from "../../contract/rpc/readGrammarSchema.js";
+import { InvalidRequestError } from "../request/requestErrors.js";
 import { refuseContextShift } from "./refuseContextShift.js";
-import type { ProbabilityRequest, SamplingOptions, SequenceSlot } from "./SequenceSlot.js";
+import type { ProbabilityRequest, RepeatPenalties, SamplingOptions, SequenceSlot } from "./SequenceSlot.js";
 
 /** A `SequenceSlot` over one node-llama-cpp context sequence. */
 export class LlamaSequenceSlot implements SequenceSlot {
@@ -24,6 +37,49 @@ export class LlamaSequenceSlot implements SequenceSlot {
         return meter.usedInputTokens + meter.usedOutputTokens;
     }
 
+    #repeatPenalty(penalties: RepeatPenalties | undefined): LlamaContextSequenceRepeatPenalty | undefined {
+        if (penalties === undefined) {
+            return undefined;
+        }
+        const { lastTokens } = penalties;
+        return {
+            // read at every step: the latest tokens of the sequence, the answer so far included
+            punishTokens: () => (lastTokens === 0 ? [] : this.sequence.contextTokens.slice(-lastTokens)),
+            maxPunishTokens: lastTokens,
+            penalty: penalties.repeat,
+            presencePenalty: penalties.presence,
+            frequencyPenalty: penalties.frequency
+        };
+    }
+
+    /** OpenAI's logit_bias adds to the logit, as node-llama-cpp's `{logit}` does; an id beyond the vocabulary is refused. */
+    #tokenBias(biases: readonly TokenBias[] | undefined): LlamaTokenBias | undefined {
+        if (biases === undefined || biases.length === 0) {
+            return undefined;
+        }
+        const model = this.sequence.model;
+        const vocabularySize = (model.fileInfo.metadata.tokenizer as { ggml?: { tokens?: readonly unknown[] } } | undefined)?.ggml?.tokens
+            ?.length;
+        const bias = new LlamaTokenBias(model.tokenizer);
+        for (const { token, bias: logit } of biases) {
+            if (vocabularySize !== undefined && token >= vocabularySize) {
+                throw new InvalidRequestError(
+                    `The token bias names token ${token}; this model's vocabulary has ${vocabularySize.toLocaleString("en-US")} tokens (ids 0 to ${(vocabularySize - 1).toLocaleString("en-US")}).`
+                );
+            }
+            bias.set(token as Token, { logit });
+        }
+        return bias;
+    }
+
+    async #grammarState(grammar: GrammarSpec | undefined): Promise<LlamaGrammarEvaluationState | undefined> {
+        if (grammar === undefined) {
+            return undefined;
+        }
+        const model = this.sequence.model;
+        return new LlamaGrammarEvaluationState({ model, grammar: await buildGrammar(model.llama, grammar) });
+    }
+
     async truncate(position: number): Promise<void> {
         if (position < this.sequence.nextTokenIndex) {
             await this.sequence.eraseContextTokenRanges([{ start: position, end: this.sequence.nextTokenIndex }]);
@@ -35,11 +91,15 @@ export class LlamaSequenceSlot implements SequenceSlot {
         sampling: SamplingOptions,
         probabilities?: ProbabilityRequest
     ): AsyncGenerator<number, "eog" | "stopped", void> {
-        const options = {
+        const options: SequenceEvaluateOptions = {
             temperature: sampling.temperature,
             topK: sampling.topK,
             topP: sampling.topP,
             seed: sampling.seed,
+            minP: sampling.minP,
+            repeatPenalty: this.#repeatPenalty(sampling.penalties),
+            tokenBias: this.#tokenBias(sampling.tokenBias),
+            grammarEvaluationState: await this.#grammarState(sampling.grammar),
             contextShift: refuseContextShift,
             yieldEogToken: true
         };
@@ -77,6 +137,25 @@ export class LlamaSequenceSlot implements SequenceSlot {
         } finally {
             await iterator.return();
         }
+    }
+}
+
+/** A grammar's data as node-llama-cpp builds it; a schema the grammar cannot enforce is an InvalidRequestError naming the part. */
+async function buildGrammar(llama: Llama, grammar: GrammarSpec): Promise<LlamaGrammar> {
+    if (grammar.kind === "json") {
+        return llama.getGrammarFor("json");
+    }
+    const read = readGrammarSchema(grammar.schema);
+    if (!read.ok) {
+        throw new InvalidRequestError(describeGrammarRefusal("The grammar's JSON schema", read));
+    }
+    try {
+        // readGrammarSchema produced only GbnfJsonSchema's forms; its generic type cannot be named for data known at run time
+        return await llama.createGrammarForJsonSchema(read.schema as unknown as GbnfJsonBasicSchema);
+    } catch (error) {
+        throw new InvalidRequestError(
+            `The grammar's JSON schema could not be built into a grammar (${error instanceof Error ? error.message : String(error)}); simplify the schema.`
+        );
     }
 }
 

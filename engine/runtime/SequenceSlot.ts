@@ -1,3 +1,5 @@
+import type { GrammarSpec, TokenBias } from "../../contract/engineProtocol.js";
+
 /** A generated token's probability and the most likely alternatives, as natural logs. */
 export interface TokenProbabilities {
     readonly token: number;
@@ -12,6 +14,40 @@ export interface SamplingOptions {
     readonly topK?: number;
     readonly topP?: number;
     readonly seed?: number;
+    /** 0..1; 0 is off. */
+    readonly minP?: number;
+    readonly penalties?: RepeatPenalties;
+    /** Added to the named tokens' logits before sampling. */
+    readonly tokenBias?: readonly TokenBias[];
+    /** The answer must match it; the runtime builds the grammar from this data. */
+    readonly grammar?: GrammarSpec;
+}
+
+/** llama.cpp's penalties over the latest `lastTokens` tokens of the sequence (prompt and answer). */
+export interface RepeatPenalties {
+    /** Divides a seen token's positive logit (multiplies a negative one); 1 is off. */
+    readonly repeat: number;
+    /** Subtracted once from a seen token's logit; 0 is off. */
+    readonly presence: number;
+    /** Subtracted per time a token was seen; 0 is off. */
+    readonly frequency: number;
+    readonly lastTokens: number;
+}
+
+/** Penalties look back over this many tokens when the turn does not say. */
+export const DEFAULT_PENALTY_LAST_TOKENS = 64;
+
+/**
+ * Whether the same prompt gives the same tokens again through greedy decoding alone, so a replay
+ * (engine/audit) can check it: temperature 0 and nothing else that changes the choice.
+ */
+export function isPlainGreedy(sampling: SamplingOptions): boolean {
+    return (
+        sampling.temperature === 0 &&
+        sampling.penalties === undefined &&
+        (sampling.tokenBias ?? []).length === 0 &&
+        sampling.grammar === undefined
+    );
 }
 
 /** Where a consumer of `generate` wants each token's probabilities, and how many alternatives. */

@@ -3,6 +3,7 @@ import type {
     ChatTurnRequest,
     DraftMeasurement,
     EngineInfo,
+    SamplingParams,
     TokenLogprob,
     TurnCallbacks,
     TurnResult
@@ -24,7 +25,7 @@ import type { EngineConfigInput } from "../EngineConfig.js";
 import { KvEngine, type KvEngineHooks } from "../KvEngine.js";
 import { ChatRenderer } from "../runtime/ChatRenderer.js";
 import type { LlamaRuntime } from "../runtime/LlamaRuntime.js";
-import type { TokenProbabilities } from "../runtime/SequenceSlot.js";
+import { DEFAULT_PENALTY_LAST_TOKENS, type SamplingOptions, type TokenProbabilities } from "../runtime/SequenceSlot.js";
 import { TextStreamer } from "./TextStreamer.js";
 import { snapshotEngine } from "./snapshotEngine.js";
 import { ThroughputMeter } from "./ThroughputMeter.js";
@@ -125,7 +126,7 @@ export class EngineService {
             turn: turnId(request.requestId),
             promptTokens,
             maxTokens: sampling.maxTokens,
-            sampling: { temperature: sampling.temperature, topK: sampling.topK, topP: sampling.topP, seed: sampling.seed },
+            sampling: samplingOptions(sampling),
             logprobs: sampling.logprobs,
             signal,
             onQueued: callbacks.onQueued,
@@ -331,4 +332,27 @@ export class EngineService {
         await this.#audits.stop();
         await this.engine.dispose();
     }
+}
+
+/** A turn's sampling as the runtime takes it: the three penalties together, or none when all are off. */
+function samplingOptions(sampling: SamplingParams): SamplingOptions {
+    const { repeatPenalty = 1, presencePenalty = 0, frequencyPenalty = 0 } = sampling;
+    const penalized = repeatPenalty !== 1 || presencePenalty !== 0 || frequencyPenalty !== 0;
+    return {
+        temperature: sampling.temperature,
+        topK: sampling.topK,
+        topP: sampling.topP,
+        seed: sampling.seed,
+        minP: sampling.minP,
+        penalties: penalized
+            ? {
+                  repeat: repeatPenalty,
+                  presence: presencePenalty,
+                  frequency: frequencyPenalty,
+                  lastTokens: sampling.repeatLastTokens ?? DEFAULT_PENALTY_LAST_TOKENS
+              }
+            : undefined,
+        tokenBias: sampling.tokenBias,
+        grammar: sampling.grammar
+    };
 }

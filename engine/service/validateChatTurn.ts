@@ -1,5 +1,6 @@
-import type { ChatMessage, ChatTurnRequest } from "../../contract/engineProtocol.js";
+import type { ChatMessage, ChatTurnRequest, GrammarSpec, JsonObject, TokenBias } from "../../contract/engineProtocol.js";
 import { turnLimits } from "../../contract/limits.js";
+import { MAX_TOKEN_ID, grammarSchemaProblem } from "../../contract/rpc/turnSchemas.js";
 import { CANARY_WORKSPACE_PREFIX, isCanaryWorkspace } from "../canary/canaryMarkers.js";
 import { InvalidRequestError } from "../request/requestErrors.js";
 
@@ -59,7 +60,67 @@ export function validateChatTurn(value: unknown): ChatTurnRequest {
         const asked = record(sampling.logprobs, "sampling.logprobs");
         logprobs = { top: integer(asked.top, "sampling.logprobs.top", 0, 20) };
     }
-    return { requestId, workspace, messages, sampling: { temperature, maxTokens, topP, topK, seed, stop, logprobs } };
+    const optionalNumber = (key: string, min: number, max: number): number | undefined =>
+        sampling[key] === undefined ? undefined : number(sampling[key], `sampling.${key}`, min, max);
+    const minP = optionalNumber("minP", 0, 1);
+    const repeatPenalty = optionalNumber("repeatPenalty", 0, 2);
+    const presencePenalty = optionalNumber("presencePenalty", -2, 2);
+    const frequencyPenalty = optionalNumber("frequencyPenalty", -2, 2);
+    const repeatLastTokens =
+        sampling.repeatLastTokens === undefined ? undefined : integer(sampling.repeatLastTokens, "sampling.repeatLastTokens", 0, 4096);
+    const tokenBias = sampling.tokenBias === undefined ? undefined : readTokenBias(sampling.tokenBias);
+    const grammar = sampling.grammar === undefined ? undefined : readGrammar(sampling.grammar);
+    return {
+        requestId,
+        workspace,
+        messages,
+        sampling: {
+            temperature,
+            maxTokens,
+            topP,
+            topK,
+            seed,
+            stop,
+            logprobs,
+            minP,
+            repeatPenalty,
+            presencePenalty,
+            frequencyPenalty,
+            repeatLastTokens,
+            tokenBias,
+            grammar
+        }
+    };
+}
+
+function readTokenBias(value: unknown): TokenBias[] {
+    if (!Array.isArray(value) || value.length > turnLimits.maxTokenBiases) {
+        throw new InvalidRequestError(`sampling.tokenBias must be a list of at most ${turnLimits.maxTokenBiases} token biases.`);
+    }
+    return value.map((item: unknown, index: number) => {
+        const entry = record(item, `sampling.tokenBias[${index}]`);
+        return {
+            token: integer(entry.token, `sampling.tokenBias[${index}].token`, 0, MAX_TOKEN_ID),
+            bias: number(entry.bias, `sampling.tokenBias[${index}].bias`, -100, 100)
+        };
+    });
+}
+
+function readGrammar(value: unknown): GrammarSpec {
+    const grammar = record(value, "sampling.grammar");
+    if (grammar.kind === "json") {
+        return { kind: "json" };
+    }
+    if (grammar.kind !== "jsonSchema") {
+        throw new InvalidRequestError(
+            `sampling.grammar.kind must be "json" or "jsonSchema"; got ${JSON.stringify(grammar.kind) ?? String(grammar.kind)}.`
+        );
+    }
+    const problem = grammarSchemaProblem(grammar.schema);
+    if (problem !== undefined) {
+        throw new InvalidRequestError(`sampling.grammar.schema ${problem}`);
+    }
+    return { kind: "jsonSchema", schema: grammar.schema as JsonObject };
 }
 
 function record(value: unknown, name: string): Record<string, unknown> {

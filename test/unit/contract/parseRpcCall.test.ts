@@ -87,12 +87,12 @@ describe("the RPC spec accepts every well-formed call", () => {
         const call = accepted("chat", {
             ...chat,
             messages: [{ role: "user", content: "Hi", name: "eve" }],
-            sampling: { ...chat.sampling, grammar: "x" }
+            sampling: { ...chat.sampling, mirostat: "x" }
         });
         expect(call.method).toBe("chat");
         const params = call.params as typeof chat;
         expect(params.messages).toEqual([{ role: "user", content: "Hi" }]);
-        expect("grammar" in params.sampling).toBe(false);
+        expect("mirostat" in params.sampling).toBe(false);
     });
 
     it("covers every method of the contract", () => {
@@ -130,6 +130,10 @@ describe("the RPC spec accepts every well-formed call", () => {
             clearChat: { workspace: "ui-1" },
             appendMessage: { workspace: "ui-1", message: { id: "m-1", role: "user", content: "Hi" } },
             dropLastAnswer: { workspace: "ui-1", messageId: "m-2" },
+            selectBranch: { workspace: "ui-1", messageId: "m-2" },
+            deleteMessage: { workspace: "ui-1", messageId: "m-2" },
+            duplicateWorkspace: { workspace: "ui-1", id: "ui-2", name: "A (copy)" },
+            importChat: { importId: "i", id: "ui-2", part: 0, numParts: 1, text: "{}" },
             getSettings: {},
             setLocalApi: { enabled: false, port: 1024 },
             chooseModelFile: {}
@@ -195,6 +199,13 @@ describe("the RPC spec refuses, naming the field", () => {
         ["cancel with an empty id", "cancel", { requestId: "" }, /requestId is empty/],
         ["attachTurn without a requestId", "attachTurn", {}, /requestId must be a string/],
         ["a chat whose answerId names no message", "chat", { ...chat, answerId: "../etc" }, /answerId .*is not a workspace or message id/],
+        [
+            "a chat whose answerParent names no message",
+            "chat",
+            { ...chat, answerId: "m-1", answerParent: "../etc" },
+            /answerParent .*is not a workspace or message id/
+        ],
+        ["a chat with an answerParent but no answerId", "chat", { ...chat, answerParent: "m-1" }, /give answerId too/],
         ["forgetWorkspace with an object", "forgetWorkspace", { workspace: {} }, /workspace must be a string; got an object/],
         ["forgetWorkspace with an empty name", "forgetWorkspace", { workspace: "" }, /workspace is empty/],
         ["measure with messages as a string", "measure", { ...measure, messages: "hi" }, /messages must be a list/],
