@@ -12,6 +12,26 @@ export interface WorkspaceSettings {
     readonly temperature: number;
     /** Tokens to generate at most per answer. */
     readonly maxTokens: number;
+    /**
+     * The sampler's other knobs; absent is the engine's default (none of them is applied). Stored
+     * since format 3; a format-2 workspace has none of them.
+     */
+    readonly topP?: number;
+    readonly topK?: number;
+    readonly minP?: number;
+    readonly repeatPenalty?: number;
+    /** The same seed and settings give the same answer to the same chat. */
+    readonly seed?: number;
+    /** Generation ends before any of these strings. */
+    readonly stop?: readonly string[];
+}
+
+/** How long an answer took, measured where the turn was run from, in milliseconds. */
+export interface MessageTiming {
+    /** From sending the turn to its first token of text (queueing and prompt processing included). */
+    readonly firstTokenMs: number;
+    /** From sending the turn to its end. */
+    readonly totalMs: number;
 }
 
 /** One message of a workspace's chat. Only the user's messages and whole answers are stored: never an error. */
@@ -22,6 +42,15 @@ export interface StoredMessage {
     /** How an answer ended: the model's own stop, its length limit, or the user's Stop. */
     readonly finish?: FinishReason | "stopped";
     readonly usage?: TurnUsage;
+    /**
+     * The message this one follows (null: the chat's first), so an edited message and a
+     * regenerated answer become branches beside the one they replace (contract/chatBranches.ts).
+     * Absent when appended: it follows the chat's last message. The store always fills it in.
+     */
+    readonly parent?: string | null;
+    /** When it was made, milliseconds since 1970 (UTC); orders branches. Absent for messages from before format 3. */
+    readonly at?: number;
+    readonly timing?: MessageTiming;
 }
 
 /** A workspace without its chat: what the metadata file holds, and what saveWorkspace takes. */
@@ -35,7 +64,10 @@ export interface WorkspaceMeta {
 }
 
 export interface StoredWorkspace extends WorkspaceMeta {
+    /** The chat shown and sent to the model: the branch chosen, from the first message to the last. */
     readonly messages: readonly StoredMessage[];
+    /** Every other branch's messages (earlier answers, messages before an edit), in no order; absent is none. */
+    readonly branches?: readonly StoredMessage[];
 }
 
 /**
@@ -81,6 +113,14 @@ export const workspaceLimits = Object.freeze({
     maxTemperature: 2,
     minMaxTokens: 1,
     maxMaxTokens: 1_048_576,
+    /** The sampler's ranges: the turn's (contract/rpc/turnSchemas.ts). */
+    maxTopK: 1_000_000,
+    maxRepeatPenalty: 2,
+    maxSeed: 2 ** 32 - 1,
+    maxStopStrings: turnLimits.maxStopStrings,
+    maxStopChars: turnLimits.maxStopChars,
+    /** A chat file exported (Export JSON) and imported again, in characters; sent in parts like the workspaces document. */
+    maxChatImportChars: 16_000_000,
     maxNameChars: 80,
     /**
      * Workspace and message ids: lower-case letters, digits, '-' and '_', starting with a letter or
@@ -103,4 +143,21 @@ const WINDOWS_DEVICE_NAMES = /^(con|prn|aux|nul|com[0-9]|lpt[0-9])$/;
 /** Whether `value` can be a workspace's or a message's id (workspaceLimits.idPattern, and no Windows device name). */
 export function isStoreId(value: unknown): value is string {
     return typeof value === "string" && workspaceLimits.idPattern.test(value) && !WINDOWS_DEVICE_NAMES.test(value);
+}
+
+/**
+ * A chat as Export JSON writes it and Import reads it back (host/store/readChatExport.ts):
+ * {"format":"kvault-chat","version":1,"exportedAt":"…","workspace":{"name","colour","settings"},
+ * "messages":[…the branch shown…],"branches":[…every other message…]}. Messages are StoredMessage.
+ */
+export const chatExportFormat = Object.freeze({ format: "kvault-chat", version: 1 });
+
+export interface ChatExport {
+    readonly format: typeof chatExportFormat.format;
+    readonly version: typeof chatExportFormat.version;
+    /** ISO 8601, UTC; informative only. */
+    readonly exportedAt: string;
+    readonly workspace: { readonly name: string; readonly colour: number; readonly settings: WorkspaceSettings };
+    readonly messages: readonly StoredMessage[];
+    readonly branches: readonly StoredMessage[];
 }

@@ -13,7 +13,7 @@ import type { AppSettingsView } from "../KvaultBridge.js";
 import { localApiPorts } from "../KvaultBridge.js";
 import { fieldLimits, rpcLimits, turnLimits, utf8ByteLength } from "../limits.js";
 import type { ModelDownload, ModelFacts, ModelLibraryListing } from "../models.js";
-import { workspaceLimits, type LoadedWorkspaces } from "../workspaces.js";
+import { workspaceLimits, type LoadedWorkspaces, type StoredMessage, type StoredWorkspace } from "../workspaces.js";
 import { boolean, describeValue as describe, integer, list, nonEmptyText, params, text } from "./fieldSchemas.js";
 import { readStoredMessage, readWorkspaceMeta, storeIdParam, storeRecordField } from "./storeSchemas.js";
 import { chatTurnEntries, conversationChecks, idSchema, messagesSchema, workspaceSchema } from "./turnSchemas.js";
@@ -33,6 +33,8 @@ export interface ChatTurnResult {
     readonly text: string;
     readonly finishReason: FinishReason;
     readonly usage: TurnUsage;
+    /** A chat's turn (one with an answerId): the answer as the host kept it in the chat (id, parent, at, timing), to mirror as it is. */
+    readonly answer?: StoredMessage;
 }
 
 /** A chat's turn that runs now (activeTurns). */
@@ -41,6 +43,8 @@ export interface ActiveTurn {
     readonly workspace: string;
     /** The message id its answer is kept under. */
     readonly answerId: string;
+    /** The message its answer follows (null: the chat's first); absent when the turn named none (after the chat's last message). */
+    readonly answerParent?: string | null;
     /** waiting: for the engine to start or take it; queued: behind `queuePosition - 1` others; running: generating. */
     readonly phase: "waiting" | "queued" | "running";
     readonly queuePosition?: number;
@@ -86,7 +90,29 @@ const long = { serve: "engine", timeoutMs: callTimeouts.longMs } as const;
 /** Parts an import may have: the largest document the store takes, at 3 bytes a character, in the smallest parts splitUtf8 makes. */
 const MAX_IMPORT_PARTS = Math.ceil((workspaceLimits.maxImportChars * 3) / (rpcLimits.maxImportPartBytes - 3));
 
-/** What importWorkspaces answers for every part but the last. */
+const MAX_CHAT_IMPORT_PARTS = Math.ceil((workspaceLimits.maxChatImportChars * 3) / (rpcLimits.maxImportPartBytes - 3));
+
+/** One part of an imported document. */
+const importPartText = v.pipe(
+    v.string((issue) => `must be a string; got ${describe(issue.input)}.`),
+    v.check(
+        (part) => utf8ByteLength(part) <= rpcLimits.maxImportPartBytes,
+        `is longer than a part may be (${rpcLimits.maxImportPartBytes.toLocaleString("en-US")} bytes of UTF-8); send the document in more parts.`
+    )
+);
+
+/** A part's number is below the count of parts. */
+function partInRange<T extends { readonly part: number; readonly numParts: number }>() {
+    return v.check(
+        (input: T) => input.part < input.numParts,
+        (issue) => {
+            const { part, numParts } = issue.input;
+            return `part is ${part}, but a document in ${numParts} part(s) has parts 0 to ${numParts - 1}; number them from 0.`;
+        }
+    );
+}
+
+/** What importWorkspaces and importChat answer for every part but the last. */
 export interface ImportProgress {
     readonly done: false;
     readonly numPartsReceived: number;
@@ -100,9 +126,24 @@ export const rpcSpec = {
      * answer in the stored chat `workspace` as message `answerId` (on disk before this answers; a
      * Stop keeps what streamed, as "stopped"), and the turn runs on when its caller goes away.
      * Without it the turn is its caller's: nothing is kept, and it ends when its caller goes away.
+     * `answerParent` is the message the answer follows (null: the chat's first; for a regenerate
+     * the user's question, not the chat's last message); absent, it follows the chat's last one.
      */
     chat: method<ChatTurnResult>()({
-        params: conversationChecks(params("chat", { ...chatTurnEntries, answerId: v.optional(storeIdParam) }), { endsWithUser: true }),
+        params: v.pipe(
+            conversationChecks(
+                params("chat", {
+                    ...chatTurnEntries,
+                    answerId: v.optional(storeIdParam),
+                    answerParent: v.optional(v.nullable(storeIdParam))
+                }),
+                { endsWithUser: true }
+            ),
+            v.check(
+                (call) => call.answerParent === undefined || call.answerId !== undefined,
+                "answerParent says where a kept answer goes, but the chat names no answerId: give answerId too, or leave answerParent out."
+            )
+        ),
         serve: "engine"
     }),
     /** Cancels a turn: its caller's own, or a chat's turn (one with an answerId) from any caller; `cancelled` is false when none by that id runs. */
@@ -220,21 +261,9 @@ export const rpcSpec = {
                 importId: idSchema("give the import an id of its own"),
                 part: integer(0, MAX_IMPORT_PARTS - 1),
                 numParts: integer(1, MAX_IMPORT_PARTS),
-                text: v.pipe(
-                    v.string((issue) => `must be a string; got ${describe(issue.input)}.`),
-                    v.check(
-                        (part) => utf8ByteLength(part) <= rpcLimits.maxImportPartBytes,
-                        `is longer than a part may be (${rpcLimits.maxImportPartBytes.toLocaleString("en-US")} bytes of UTF-8); send the document in more parts.`
-                    )
-                )
+                text: importPartText
             }),
-            v.check(
-                ({ part, numParts }) => part < numParts,
-                (issue) => {
-                    const { part, numParts } = issue.input as { part: number; numParts: number };
-                    return `part is ${part}, but a document in ${numParts} part(s) has parts 0 to ${numParts - 1}; number them from 0.`;
-                }
-            )
+            partInRange()
         ),
         serve: "host"
     }),
@@ -256,7 +285,45 @@ export const rpcSpec = {
         params: params("dropLastAnswer", { workspace: storeIdParam, messageId: storeIdParam }),
         serve: "host"
     }),
+    /** Empties a workspace's chat, its branches too. */
     clearChat: method<Record<string, never>>()({ params: params("clearChat", { workspace: storeIdParam }), serve: "host" }),
+    /** Shows the branch through `messageId` (an earlier answer, or the message before an edit); `selected` is false when it is not in the chat. */
+    selectBranch: method<{ selected: boolean }>()({
+        params: params("selectBranch", { workspace: storeIdParam, messageId: storeIdParam }),
+        serve: "host"
+    }),
+    /** Deletes one message of a chat; the messages after it follow the one before it. `deleted` is false when it is not there. */
+    deleteMessage: method<{ deleted: boolean }>()({
+        params: params("deleteMessage", { workspace: storeIdParam, messageId: storeIdParam }),
+        serve: "host"
+    }),
+    /** A copy of `workspace` (settings, chat, branches) at the end of the list as `id`, named `name`; answers the copy. */
+    duplicateWorkspace: method<StoredWorkspace>()({
+        params: params("duplicateWorkspace", {
+            workspace: storeIdParam,
+            id: storeIdParam,
+            name: nonEmptyText(workspaceLimits.maxNameChars, "name the copy", { trim: true })
+        }),
+        serve: "host"
+    }),
+    /**
+     * Import JSON: a chat file that Export JSON wrote (contract/workspaces.ts ChatExport), in parts
+     * as importWorkspaces takes them, added as workspace `id`. The last part answers with the new
+     * workspace; a bad file fails with chat_import_invalid, and nothing is imported.
+     */
+    importChat: method<ImportProgress | { readonly done: true; readonly workspace: StoredWorkspace }>()({
+        params: v.pipe(
+            params("importChat", {
+                importId: idSchema("give the import an id of its own"),
+                id: storeIdParam,
+                part: integer(0, MAX_CHAT_IMPORT_PARTS - 1),
+                numParts: integer(1, MAX_CHAT_IMPORT_PARTS),
+                text: importPartText
+            }),
+            partInRange()
+        ),
+        serve: "host"
+    }),
     /** The desktop app's settings view; the headless server has none (settings_unavailable: its settings are its options). */
     getSettings: method<AppSettingsView>()({ params: none("getSettings"), serve: "host" }),
     /** Switches the desktop app's local API; resolves once it serves (or has stopped). A port in use is an error, and nothing changes. */

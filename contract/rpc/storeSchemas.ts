@@ -4,7 +4,7 @@
 // Their messages are the reasons a damaged record is set aside for ("role \"system\" is not …"),
 // without a final period: callers put them into sentences of their own.
 import * as v from "valibot";
-import type { StoredMessage, WorkspaceMeta } from "../workspaces.js";
+import type { StoredMessage, WorkspaceMeta, WorkspaceSettings } from "../workspaces.js";
 import { isStoreId, workspaceLimits } from "../workspaces.js";
 import { describeValue, isRecord, readWith, type Read } from "./fieldSchemas.js";
 
@@ -41,6 +41,21 @@ const count = v.custom<number>(
 
 const finishes = new Set(["stop", "length", "stopped"]);
 
+const parentField = v.optional(
+    v.custom<string | null>(
+        (value) => value === null || isStoreId(value),
+        (issue) => `${said(issue)} is neither null (the first message) nor a message id`
+    )
+);
+
+/** A number from `min` to `max`, said as such when it is not one. */
+const between = (min: number, max: number, whole: boolean) =>
+    v.custom<number>(
+        (value) =>
+            typeof value === "number" && Number.isFinite(value) && value >= min && value <= max && (!whole || Number.isSafeInteger(value)),
+        (issue) => `${said(issue)} is not a ${whole ? "whole number" : "number"} from ${min} to ${max.toLocaleString("en-US")}`
+    );
+
 /** A message of a chat: id, role user|assistant, content within the limit, optional finish and usage. */
 export const storedMessageSchema = storeRecord(
     {
@@ -68,7 +83,10 @@ export const storedMessageSchema = storeRecord(
                 { promptTokens: count, cachedPromptTokens: count, evaluatedPromptTokens: count, completionTokens: count },
                 "is not an object"
             )
-        )
+        ),
+        parent: parentField,
+        at: v.optional(count),
+        timing: v.optional(storeRecord({ firstTokenMs: count, totalMs: count }, "is not an object"))
     },
     "the message is not an object"
 );
@@ -91,6 +109,20 @@ const settingsSchema = storeRecord(
                 value <= workspaceLimits.maxMaxTokens,
             (issue) =>
                 `${said(issue)} is not a whole number from ${workspaceLimits.minMaxTokens} to ${workspaceLimits.maxMaxTokens.toLocaleString("en-US")}`
+        ),
+        topP: v.optional(between(0, 1, false)),
+        topK: v.optional(between(0, workspaceLimits.maxTopK, true)),
+        minP: v.optional(between(0, 1, false)),
+        repeatPenalty: v.optional(between(0, workspaceLimits.maxRepeatPenalty, false)),
+        seed: v.optional(between(0, workspaceLimits.maxSeed, true)),
+        stop: v.optional(
+            v.custom<readonly string[]>(
+                (value) =>
+                    Array.isArray(value) &&
+                    value.length <= workspaceLimits.maxStopStrings &&
+                    value.every((item) => typeof item === "string" && item.length <= workspaceLimits.maxStopChars),
+                `is not a list of at most ${workspaceLimits.maxStopStrings} strings of at most ${workspaceLimits.maxStopChars} characters`
+            )
         )
     },
     "is not an object"
@@ -115,6 +147,10 @@ export const workspaceMetaSchema = storeRecord(
 
 export function readStoredMessage(value: unknown): Read<StoredMessage> {
     return readWith(storedMessageSchema, value);
+}
+
+export function readWorkspaceSettings(value: unknown): Read<WorkspaceSettings> {
+    return readWith(settingsSchema, value);
 }
 
 export function readWorkspaceMeta(value: unknown): Read<WorkspaceMeta> {

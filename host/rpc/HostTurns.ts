@@ -1,5 +1,6 @@
 import type { ChatTurnRequest, EngineClient } from "../../contract/engineProtocol.js";
 import type { ActiveTurn, ChatTurnResult, RpcTurnEvent } from "../../contract/rpc.js";
+import { turnTiming } from "../../contract/turnTiming.js";
 import type { StoredMessage } from "../../contract/workspaces.js";
 import { InvalidRequestError, KvaultError } from "../../engine/index.js";
 import { untilAborted } from "./untilAborted.js";
@@ -37,12 +38,23 @@ export class TurnStoppedError extends KvaultError {
     }
 }
 
+/** The clocks a turn's answer is stamped with: `wallMs` for its `at` (ms since 1970), `monotonicMs` for its timing. */
+export interface TurnClock {
+    wallMs(): number;
+    monotonicMs(): number;
+}
+
+const systemClock: TurnClock = { wallMs: () => Date.now(), monotonicMs: () => performance.now() };
+
 /** How many ended turns' outcomes are kept for a page that attaches just after the end (a bound, not a time). */
 export const MAX_ENDED_TURNS = 32;
 
 interface HostTurn {
     readonly request: ChatTurnRequest;
     readonly answerId: string;
+    /** The message the answer follows (null: the chat's first); undefined: after the chat's last message. */
+    readonly answerParent: string | null | undefined;
+    readonly timing: ReturnType<typeof turnTiming>;
     readonly controller: AbortController;
     readonly followers: Map<number, TurnFollower>;
     /** Set by cancel: a Stop, whose partial answer is kept; an abort for any other reason keeps nothing. */
@@ -58,7 +70,10 @@ interface HostTurn {
  * its end when its page goes away (closed, reloaded, its socket dropped), and the host keeps its
  * answer in the stored chat itself — on disk before the turn's end is announced to anyone. Any
  * page can follow a turn (attach: the text so far, then the rest live) and stop it; a stopped turn
- * keeps what streamed before the Stop, as "stopped", and ends with TurnStoppedError. A turn that fails keeps nothing (the failure
+ * keeps what streamed before the Stop, as "stopped", and ends with TurnStoppedError. The kept
+ * answer follows the message the turn named (answerParent: for a regenerate, the question, so it
+ * is a branch beside the earlier answer), is stamped `at` its end, and carries its timing (time
+ * to first text and in all, measured here, so a page that reloads meanwhile still gets it). A turn that fails keeps nothing (the failure
  * is shown beside the chat), and neither does one aborted because the engine or host is stopping.
  */
 export class HostTurns {
@@ -68,15 +83,19 @@ export class HostTurns {
 
     constructor(
         private readonly engine: () => Promise<EngineClient>,
-        private readonly keep: KeepAnswer
+        private readonly keep: KeepAnswer,
+        private readonly clock: TurnClock = systemClock
     ) {}
 
     has(requestId: string): boolean {
         return this.#running.has(requestId);
     }
 
-    /** Runs `request` as a chat's turn, followed by `starter`; resolves with its result once the answer is kept. */
-    start(starter: TurnFollower, request: ChatTurnRequest, answerId: string): Promise<ChatTurnResult> {
+    /**
+     * Runs `request` as a chat's turn, followed by `starter`; resolves with its result once the
+     * answer is kept as message `answerId` after `answerParent` (undefined: after the chat's last message).
+     */
+    start(starter: TurnFollower, request: ChatTurnRequest, answerId: string, answerParent?: string | null): Promise<ChatTurnResult> {
         if (this.#running.has(request.requestId)) {
             throw new InvalidRequestError(
                 `A chat turn with requestId ${JSON.stringify(request.requestId)} is already running; give each turn its own id.`
@@ -85,6 +104,8 @@ export class HostTurns {
         const turn: HostTurn = {
             request,
             answerId,
+            answerParent,
+            timing: turnTiming(() => this.clock.monotonicMs()),
             controller: new AbortController(),
             followers: new Map([[starter.id, starter]]),
             stopped: false,
@@ -138,6 +159,7 @@ export class HostTurns {
             requestId: turn.request.requestId,
             workspace: turn.request.workspace,
             answerId: turn.answerId,
+            ...(turn.answerParent === undefined ? {} : { answerParent: turn.answerParent }),
             phase: turn.phase,
             ...(turn.queuePosition === undefined || turn.phase !== "queued" ? {} : { queuePosition: turn.queuePosition }),
             numChars: turn.text.length
@@ -174,6 +196,7 @@ export class HostTurns {
                         fanOut({ event: "started", requestId });
                     },
                     onText: (text) => {
+                        turn.timing.text();
                         turn.text += text;
                         fanOut({ event: "text", requestId, text });
                     }
@@ -185,18 +208,25 @@ export class HostTurns {
                 throw error;
             }
             if (turn.text !== "") {
-                await this.#keep(workspace, { id: turn.answerId, role: "assistant", content: turn.text, finish: "stopped" });
+                await this.#keep(workspace, this.#answer(turn, { content: turn.text, finish: "stopped" }));
             }
             throw new TurnStoppedError(turn.text.length);
         }
-        await this.#keep(workspace, {
+        const answer = this.#answer(turn, { content: result.text, finish: result.finishReason, usage: result.usage });
+        await this.#keep(workspace, answer);
+        return { text: result.text, finishReason: result.finishReason, usage: result.usage, answer };
+    }
+
+    /** The answer as kept: its id, its parent, stamped now, with the turn's timing. */
+    #answer(turn: HostTurn, content: Pick<StoredMessage, "content" | "finish" | "usage">): StoredMessage {
+        return {
             id: turn.answerId,
             role: "assistant",
-            content: result.text,
-            finish: result.finishReason,
-            usage: result.usage
-        });
-        return { text: result.text, finishReason: result.finishReason, usage: result.usage };
+            ...content,
+            ...(turn.answerParent === undefined ? {} : { parent: turn.answerParent }),
+            at: Math.round(this.clock.wallMs()),
+            ...turn.timing.end()
+        };
     }
 
     /** Keeps the answer; a workspace deleted during its turn has no chat to keep it in, and that is no failure. */

@@ -17,8 +17,21 @@ interface PendingImport {
 export class ImportStaging {
     readonly #pending = new Map<number, PendingImport>();
 
+    /** `method` and `what` name the call and its document in errors; `maxChars` is the document's limit. */
+    constructor(
+        private readonly kind: { readonly method: string; readonly what: string; readonly maxChars: number } = {
+            method: "importWorkspaces",
+            what: "workspaces document",
+            maxChars: workspaceLimits.maxImportChars
+        }
+    ) {}
+
     /** The whole document once `params` was its last part; undefined while parts are still to come. */
-    add(callerId: number, params: RpcParams<"importWorkspaces">, callerGone: AbortSignal): string | undefined {
+    add(
+        callerId: number,
+        params: Pick<RpcParams<"importWorkspaces">, "importId" | "part" | "numParts" | "text">,
+        callerGone: AbortSignal
+    ): string | undefined {
         const { importId, part, numParts, text } = params;
         if (part === 0) {
             const started: PendingImport = { importId, numParts, parts: [], numChars: 0 };
@@ -31,14 +44,14 @@ export class ImportStaging {
                 this.#pending.delete(callerId);
             }
             throw new InvalidRequestError(
-                `importWorkspaces got part ${part} of ${numParts} of import ${importId}, but ${pending === undefined || pending.importId !== importId ? "no such import was started (part 0 starts one)" : `part ${pending.parts.length} of ${pending.numParts} was next`}. Send the parts in order, from 0; nothing was imported.`
+                `${this.kind.method} got part ${part} of ${numParts} of import ${importId}, but ${pending === undefined || pending.importId !== importId ? "no such import was started (part 0 starts one)" : `part ${pending.parts.length} of ${pending.numParts} was next`}. Send the parts in order, from 0; nothing was imported.`
             );
         }
         pending.numChars += text.length;
-        if (pending.numChars > workspaceLimits.maxImportChars) {
+        if (pending.numChars > this.kind.maxChars) {
             this.#pending.delete(callerId);
             throw new InvalidRequestError(
-                `The workspaces document has more than ${workspaceLimits.maxImportChars.toLocaleString("en-US")} characters (${pending.numChars.toLocaleString("en-US")} in its first ${part + 1} parts); Kvault imports at most that. Nothing was imported.`
+                `The ${this.kind.what} has more than ${this.kind.maxChars.toLocaleString("en-US")} characters (${pending.numChars.toLocaleString("en-US")} in its first ${part + 1} parts); Kvault imports at most that. Nothing was imported.`
             );
         }
         pending.parts.push(text);

@@ -100,12 +100,15 @@ export class RpcDispatcher {
         return serve(call.params, context);
     }
 
-    async #chat(caller: RpcCaller, params: ChatTurnRequest & { readonly answerId?: string }): Promise<unknown> {
-        const { answerId, ...request } = params;
+    async #chat(
+        caller: RpcCaller,
+        params: ChatTurnRequest & { readonly answerId?: string; readonly answerParent?: string | null }
+    ): Promise<unknown> {
+        const { answerId, answerParent, ...request } = params;
         const { requestId } = request;
         const { turns } = this.#state(caller.id);
         if (answerId !== undefined && !turns.has(requestId)) {
-            return this.#hostTurns.start(caller, request, answerId);
+            return this.#hostTurns.start(caller, request, answerId, answerParent);
         }
         if (turns.has(requestId) || this.#hostTurns.has(requestId)) {
             throw new InvalidRequestError(

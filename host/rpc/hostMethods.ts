@@ -5,6 +5,7 @@ import type { WorkspaceStore } from "../store/WorkspaceStore.js";
 import { StoreOpenError } from "../store/storeErrors.js";
 import { modelMethodNames, type HostModels, type ModelMethodName } from "../supervisor/modelMethods.js";
 import { ImportStaging } from "./ImportStaging.js";
+import { workspaceLimits } from "../../contract/workspaces.js";
 import { KvaultError } from "../../engine/index.js";
 
 /** Who is calling: turns, cancels and an import in parts belong to their caller (a window, a WebSocket). */
@@ -47,6 +48,7 @@ export function hostMethods(parts: HostParts): HostImplementations {
     const store = parts.store ?? noWorkspaceStore;
     const settings = parts.settings ?? headlessSettings;
     const imports = new ImportStaging();
+    const chatImports = new ImportStaging({ method: "importChat", what: "chat file", maxChars: workspaceLimits.maxChatImportChars });
     return {
         info: async () => (await parts.engine()).info,
         ...forwardModels(parts.models),
@@ -79,6 +81,17 @@ export function hostMethods(parts: HostParts): HostImplementations {
         clearChat: async ({ workspace }) => {
             await (await store()).clearChat(workspace);
             return {};
+        },
+        selectBranch: async ({ workspace, messageId }) => (await store()).selectBranch(workspace, messageId),
+        deleteMessage: async ({ workspace, messageId }) => (await store()).deleteMessage(workspace, messageId),
+        duplicateWorkspace: async ({ workspace, id, name }) => (await store()).duplicateWorkspace(workspace, id, name),
+        importChat: async (params, { callerId, callerGone }) => {
+            const opened = await store();
+            const document = chatImports.add(callerId, params, callerGone);
+            if (document === undefined) {
+                return { done: false, numPartsReceived: params.part + 1 };
+            }
+            return { done: true, workspace: await opened.importChat(document, params.id) };
         },
         getSettings: () => settings.view(),
         setLocalApi: (change) => settings.setLocalApi(change),

@@ -1,6 +1,6 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import type { StoredMessage } from "../../contract/workspaces.js";
+import type { BranchedChat } from "../../contract/chatBranches.js";
 import { encodeJournalRecord, type JournalRecord } from "./journalRecords.js";
 import { encodeJournal } from "./readJournal.js";
 import { syncDirectory, writeFileAtomic } from "./writeFileAtomic.js";
@@ -44,9 +44,9 @@ export class ChatJournal {
         }
     }
 
-    /** Replaces the file with exactly `messages`, atomically: a crash leaves the old file or the new. */
-    rewrite(messages: readonly StoredMessage[]): Promise<void> {
-        return writeFileAtomic(this.filePath, encodeJournal(messages));
+    /** Replaces the file with exactly `chat`, atomically: a crash leaves the old file or the new. */
+    rewrite(chat: BranchedChat): Promise<void> {
+        return writeFileAtomic(this.filePath, encodeJournal(chat));
     }
 
     /** Deletes the file (a removed workspace); a file already gone is fine. */

@@ -3,13 +3,15 @@ import path from "node:path";
 import type { LoadedWorkspaces, StoredMessage, StoreProblem, StoredWorkspace, WorkspaceMeta } from "../../contract/workspaces.js";
 import { workspaceLimits } from "../../contract/workspaces.js";
 import { InvalidRequestError, KvaultError } from "../../engine/index.js";
+import { chatBranches, type BranchedChat } from "../../contract/chatBranches.js";
 import { ChatJournal } from "./ChatJournal.js";
 import type { JournalRecord } from "./journalRecords.js";
 import { encodeMetadata } from "./metadataFile.js";
 import { migrateStore, omissionProblems } from "./migrations.js";
 import { readStoreFiles } from "./readStoreFiles.js";
 import { readV1Workspaces } from "./readV1Workspaces.js";
-import { StoreLimitError, StoreOpenError, StoreWriteError, WorkspaceNotFoundError } from "./storeErrors.js";
+import { readChatExport } from "./readChatExport.js";
+import { ChatImportError, StoreLimitError, StoreOpenError, StoreWriteError, WorkspaceNotFoundError } from "./storeErrors.js";
 import { fileStamp, storePaths, type StorePaths } from "./storePaths.js";
 import { writeFileAtomic } from "./writeFileAtomic.js";
 import { writeStoreFiles } from "./writeStoreFiles.js";
@@ -105,8 +107,10 @@ export class WorkspaceStore {
             }
             const workspaces =
                 index === -1
-                    ? [...this.#workspaces, { ...meta, messages: [] }]
-                    : this.#workspaces.map((workspace, at) => (at === index ? { ...meta, messages: workspace.messages } : workspace));
+                    ? [...this.#workspaces, { ...meta, messages: [], branches: [] }]
+                    : this.#workspaces.map((workspace, at) =>
+                          at === index ? { ...meta, messages: workspace.messages, branches: workspace.branches } : workspace
+                      );
             await this.#writeMetadata(workspaces, this.#selectedId);
             this.#workspaces = workspaces;
         });
@@ -146,48 +150,136 @@ export class WorkspaceStore {
     }
 
     /**
-     * Appends a message to the workspace's chat. Sending the last message again (same id and
-     * content: a retried call) does nothing; another message with an id already in the chat is refused.
+     * Appends a message to the workspace's chat, after its parent (absent: after the chat's last
+     * message), and shows the branch it ends. Sending the last message again (same id and content:
+     * a retried call) does nothing; another message with an id already in the chat is refused.
      */
     appendMessage(workspace: string, message: StoredMessage): Promise<void> {
         return this.#enqueue(async () => {
-            const { messages } = this.#find(workspace);
-            const last = messages.at(-1);
+            const current = this.#find(workspace);
+            const last = current.messages.at(-1);
             if (last?.id === message.id && last.content === message.content && last.role === message.role) {
                 return;
             }
-            if (messages.some((item) => item.id === message.id)) {
+            const chat = chatBranches(current);
+            if (chat.has(message.id)) {
                 throw new InvalidRequestError(
                     `The chat of ${workspace} already has a message ${message.id}; give each message its own id.`
                 );
             }
-            await this.#append(workspace, { op: "message", message });
-            this.#setMessages(workspace, [...messages, message]);
+            const stored = chat.append(message);
+            await this.#append(workspace, { op: "message", message: stored });
+            this.#setChat(workspace, chat.toChat());
         });
     }
 
-    /** Regenerate: drops the last message if it is the answer `messageId`; `dropped` says whether it was. */
+    /** Shows the branch through `messageId` (an earlier answer, the message before an edit); `selected` is false when it is not in the chat. */
+    selectBranch(workspace: string, messageId: string): Promise<{ selected: boolean }> {
+        return this.#enqueue(async () => {
+            const chat = chatBranches(this.#find(workspace));
+            if (!chat.has(messageId)) {
+                return { selected: false };
+            }
+            await this.#append(workspace, { op: "select", id: messageId });
+            chat.select(messageId);
+            this.#setChat(workspace, chat.toChat());
+            return { selected: true };
+        });
+    }
+
+    /** Deletes one message (the ones after it follow its parent); `deleted` is false when it is not in the chat. */
+    deleteMessage(workspace: string, messageId: string): Promise<{ deleted: boolean }> {
+        return this.#enqueue(async () => {
+            const chat = chatBranches(this.#find(workspace));
+            if (!chat.has(messageId)) {
+                return { deleted: false };
+            }
+            await this.#append(workspace, { op: "delete", id: messageId });
+            chat.delete(messageId);
+            this.#setChat(workspace, chat.toChat());
+            return { deleted: true };
+        });
+    }
+
+    /** Format 2's Regenerate: deletes the last message if it is the answer `messageId`; `dropped` says whether it was. */
     dropLastAnswer(workspace: string, messageId: string): Promise<{ dropped: boolean }> {
         return this.#enqueue(async () => {
-            const { messages } = this.#find(workspace);
-            const last = messages.at(-1);
+            const current = this.#find(workspace);
+            const last = current.messages.at(-1);
             if (last?.id !== messageId || last.role !== "assistant") {
                 return { dropped: false };
             }
             await this.#append(workspace, { op: "drop", id: messageId });
-            this.#setMessages(workspace, messages.slice(0, -1));
+            const chat = chatBranches(current);
+            chat.delete(messageId);
+            this.#setChat(workspace, chat.toChat());
             return { dropped: true };
         });
     }
 
+    /** Empties the chat, its branches too. */
     clearChat(workspace: string): Promise<void> {
         return this.#enqueue(async () => {
-            if (this.#find(workspace).messages.length === 0) {
+            const current = this.#find(workspace);
+            if (current.messages.length === 0 && (current.branches ?? []).length === 0) {
                 return;
             }
             await this.#append(workspace, { op: "clear" });
-            this.#setMessages(workspace, []);
+            this.#setChat(workspace, { messages: [], branches: [] });
         });
+    }
+
+    /**
+     * Adds a whole workspace (a duplicate, an imported chat) at the end of the list: its chat file
+     * first, then the list, so a crash midway leaves at most a chat file that comes back as
+     * "Recovered chat". Refused when the id is taken or the list is full.
+     */
+    addWorkspace(workspace: StoredWorkspace): Promise<StoredWorkspace> {
+        return this.#enqueue(async () => {
+            if (this.#workspaces.some((item) => item.id === workspace.id)) {
+                throw new InvalidRequestError(`There is a workspace ${workspace.id} already; give the new one an id of its own.`);
+            }
+            if (this.#workspaces.length >= workspaceLimits.maxWorkspaces) {
+                throw new StoreLimitError(
+                    `Kvault keeps at most ${workspaceLimits.maxWorkspaces.toLocaleString("en-US")} workspaces; delete one to make another.`
+                );
+            }
+            const chat = chatBranches(workspace).toChat();
+            const added: StoredWorkspace = {
+                id: workspace.id,
+                name: workspace.name,
+                colour: workspace.colour,
+                settings: workspace.settings,
+                ...chat
+            };
+            const journal = this.#journal(workspace.id);
+            await journal.rewrite(chat).catch((error: unknown) => {
+                throw writeError(`Could not save the chat to ${journal.filePath}`, error);
+            });
+            const workspaces = [...this.#workspaces, added];
+            await this.#writeMetadata(workspaces, this.#selectedId);
+            this.#workspaces = workspaces;
+            return added;
+        });
+    }
+
+    /** Adds the chat that Export JSON wrote as `document`, as workspace `id`; a bad file is a ChatImportError and changes nothing. */
+    importChat(document: string, id: string): Promise<StoredWorkspace> {
+        const read = readChatExport(document, id);
+        if (!read.ok) {
+            return Promise.reject(
+                new ChatImportError(
+                    `This file cannot be imported as a chat: ${read.reason}. Choose a file that Export JSON wrote; nothing was imported.`
+                )
+            );
+        }
+        return this.addWorkspace(read.value);
+    }
+
+    /** A copy of workspace `from` (settings, colour, chat and branches) as `to`, named `name`. */
+    async duplicateWorkspace(from: string, to: string, name: string): Promise<StoredWorkspace> {
+        const source = await this.#enqueue(async () => this.#find(from));
+        return this.addWorkspace({ ...source, id: to, name });
     }
 
     /**
@@ -235,7 +327,12 @@ export class WorkspaceStore {
 
     #snapshot(): LoadedWorkspaces {
         return {
-            workspaces: this.#workspaces.map((workspace) => ({ ...workspace, messages: [...workspace.messages] })),
+            // A chat without branches is sent as it was before branches (no `branches` field).
+            workspaces: this.#workspaces.map(({ branches, ...workspace }) => ({
+                ...workspace,
+                messages: [...workspace.messages],
+                ...(branches === undefined || branches.length === 0 ? {} : { branches: [...branches] })
+            })),
             selectedId: this.#selectedId,
             problems: [...this.#problems]
         };
@@ -249,8 +346,10 @@ export class WorkspaceStore {
         return workspace;
     }
 
-    #setMessages(id: string, messages: readonly StoredMessage[]): void {
-        this.#workspaces = this.#workspaces.map((workspace) => (workspace.id === id ? { ...workspace, messages } : workspace));
+    #setChat(id: string, chat: BranchedChat): void {
+        this.#workspaces = this.#workspaces.map((workspace) =>
+            workspace.id === id ? { ...workspace, messages: chat.messages, branches: chat.branches } : workspace
+        );
     }
 
     #journal(id: string): ChatJournal {

@@ -7,7 +7,7 @@ import { readV1Workspaces, type V1Omission } from "./readV1Workspaces.js";
 import { StoreVersionError } from "./storeErrors.js";
 import { fileStamp, type StorePaths } from "./storePaths.js";
 import { writeStoreFiles } from "./writeStoreFiles.js";
-import { syncDirectory } from "./writeFileAtomic.js";
+import { syncDirectory, writeFileAtomic } from "./writeFileAtomic.js";
 
 export interface MigrationContext {
     readonly paths: StorePaths;
@@ -33,7 +33,7 @@ const v1ToV2: Migration = {
     async run({ paths, now, log }) {
         const text = await fs.readFile(paths.v1Document, "utf8");
         const read = readV1Workspaces(text);
-        await writeStoreFiles(paths, read.workspaces, read.selectedId); // the switch: index.json, format 2
+        await writeStoreFiles(paths, read.workspaces, read.selectedId); // the switch: index.json, in the newest format (a superset of 2)
         const backup = await keepV1Document(paths, now());
         log(
             `Moved ${read.workspaces.length} workspace(s) from ${paths.v1Document} to ${paths.directory}; the old file is kept as ${backup}.`
@@ -42,8 +42,30 @@ const v1ToV2: Migration = {
     }
 };
 
+/**
+ * Format 2 → format 3 (branches: a message names its parent; chat records select and delete; a
+ * workspace's settings may hold the sampler's other knobs). Format 2's chat records are format 3's
+ * too, so the chat files stay as they are; only the workspace list's version changes, in one
+ * atomic write, its entries kept byte for byte. An older Kvault then refuses the store instead of
+ * reading branches as one chat.
+ */
+const v2ToV3: Migration = {
+    from: 2,
+    to: 3,
+    async run({ paths, log }) {
+        const text = await fs.readFile(paths.metadata, "utf8");
+        const document = JSON.parse(text) as Record<string, unknown>; // detectStoreVersion read it as a version-2 list
+        if (document.v === 3) {
+            return []; // format 1's step writes the newest list already
+        }
+        await writeFileAtomic(paths.metadata, `${JSON.stringify({ ...document, v: 3 }, null, 2)}\n`);
+        log(`Moved the workspace list ${paths.metadata} from format 2 to 3 (branches); the chat files are read as they are.`);
+        return [];
+    }
+};
+
 /** In order: a store at version n runs every migration from n up. */
-export const migrations: readonly Migration[] = [v1ToV2];
+export const migrations: readonly Migration[] = [v1ToV2, v2ToV3];
 
 /**
  * The store's format on disk: the workspace list's `v`; else 1 when only the format-1 document

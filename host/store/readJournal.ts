@@ -1,4 +1,4 @@
-import type { StoredMessage } from "../../contract/workspaces.js";
+import { ChatBranches, type BranchedChat } from "../../contract/chatBranches.js";
 import { encodeJournalRecord, parseJournalLine } from "./journalRecords.js";
 
 /** A line of a chat file that was set aside: 1-based, with its size in bytes (newline excluded). */
@@ -9,14 +9,13 @@ export interface JournalIssue {
     readonly reason: string;
 }
 
-export interface ReadJournal {
-    readonly messages: readonly StoredMessage[];
+export interface ReadJournal extends BranchedChat {
     /** Lines set aside, in file order; the rest was loaded. */
     readonly issues: readonly JournalIssue[];
     /**
-     * The file should be rewritten from `messages`: a line was set aside, the last line has no
-     * newline (the next append would run into it), or drops, clears and empty lines left more
-     * lines that hold no message than lines that do.
+     * The file should be rewritten from the chat: a line was set aside, the last line has no
+     * newline (the next append would run into it), or drops, clears, selects and empty lines left
+     * more lines that hold no message than lines that do.
      */
     readonly needsRewrite: boolean;
 }
@@ -30,19 +29,20 @@ const utf8 = new TextDecoder("utf-8", { fatal: true });
  * Replays a chat file. Each append writes one whole line ending in a newline, so a last line
  * without one is the record being written when Kvault stopped ("truncated"); any other line that
  * is not UTF-8, not JSON, or not a valid record is "corrupt". Either is skipped and reported,
- * never guessed at, and never stops the lines after it from loading.
+ * never guessed at, and never stops the lines after it from loading. A message whose parent was
+ * set aside follows the message before it, so it stays in the chat.
  */
 export function readJournal(bytes: Uint8Array): ReadJournal {
-    let messages: StoredMessage[] = [];
-    let ids = new Set<string>();
+    const chat = new ChatBranches();
     const issues: JournalIssue[] = [];
-    let numDeadLines = 0;
+    let numLines = 0;
     let terminated = true;
     let lineNumber = 0;
     let start = 0;
     // Each pass consumes one line, so the loop runs at most once per byte.
     while (start < bytes.length) {
         lineNumber++;
+        numLines++;
         const newline = bytes.indexOf(NEWLINE, start);
         const complete = newline !== -1;
         const end = complete ? newline : bytes.length; // the line is [start, end)
@@ -50,7 +50,6 @@ export function readJournal(bytes: Uint8Array): ReadJournal {
         start = end + 1;
         const kind = complete ? "corrupt" : "truncated";
         if (line.length === 0) {
-            numDeadLines++;
             continue;
         }
         let text: string;
@@ -70,7 +69,7 @@ export function readJournal(bytes: Uint8Array): ReadJournal {
             terminated = false;
         } // whole but unterminated: kept, and the file rewritten with its newline
         if (record.op === "message") {
-            if (ids.has(record.message.id)) {
+            if (chat.has(record.message.id)) {
                 issues.push({
                     line: lineNumber,
                     kind: "corrupt",
@@ -79,31 +78,50 @@ export function readJournal(bytes: Uint8Array): ReadJournal {
                 });
                 continue;
             }
-            messages.push(record.message);
-            ids.add(record.message.id);
+            chat.append(record.message);
         } else if (record.op === "drop") {
-            numDeadLines++;
-            // A drop of anything but the last answer changes nothing: its message was set aside or never written.
-            const last = messages.at(-1);
+            // Format 2's Regenerate: only ever the last answer. A drop of anything else changes nothing: its message was set aside or never written.
+            const last = chat.toChat().messages.at(-1);
             if (last?.id === record.id && last.role === "assistant") {
-                messages.pop();
-                ids.delete(last.id);
-                numDeadLines++;
+                chat.delete(record.id);
             }
+        } else if (record.op === "select") {
+            chat.select(record.id);
+        } else if (record.op === "delete") {
+            chat.delete(record.id);
         } else {
-            numDeadLines += 1 + messages.length;
-            messages = [];
-            ids = new Set();
+            chat.clear();
         }
     }
+    const numDeadLines = numLines - chat.size;
     return {
-        messages,
+        ...chat.toChat(),
         issues,
-        needsRewrite: issues.length > 0 || !terminated || numDeadLines > Math.max(MIN_DEAD_LINES_TO_COMPACT, messages.length)
+        needsRewrite: issues.length > 0 || !terminated || numDeadLines > Math.max(MIN_DEAD_LINES_TO_COMPACT, chat.size)
     };
 }
 
-/** The chat as a clean file: one message record per line. */
-export function encodeJournal(messages: readonly StoredMessage[]): string {
-    return messages.map((message) => encodeJournalRecord({ op: "message", message })).join("");
+/**
+ * The chat as a clean file: the path shown, then the other branches (each after its parent),
+ * one message record per line, then a select of the path's end when branches followed it.
+ */
+export function encodeJournal(chat: BranchedChat): string {
+    const lines = chat.messages.map((message) => encodeJournalRecord({ op: "message", message }));
+    const written = new Set(chat.messages.map((message) => message.id));
+    let pending = [...chat.branches];
+    // Each pass writes at least one message whose parent is written (or is none), else the rest (a cycle, or a lost parent) as they are.
+    while (pending.length > 0) {
+        const ready = pending.filter((message) => message.parent === null || message.parent === undefined || written.has(message.parent));
+        const next = ready.length > 0 ? ready : pending;
+        for (const message of next) {
+            lines.push(encodeJournalRecord({ op: "message", message }));
+            written.add(message.id);
+        }
+        pending = pending.filter((message) => !written.has(message.id));
+    }
+    const leaf = chat.messages.at(-1);
+    if (chat.branches.length > 0 && leaf !== undefined) {
+        lines.push(encodeJournalRecord({ op: "select", id: leaf.id }));
+    }
+    return lines.join("");
 }

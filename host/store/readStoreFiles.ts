@@ -1,6 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import type { StoredMessage, StoreProblem, StoredWorkspace, WorkspaceMeta } from "../../contract/workspaces.js";
+import type { BranchedChat } from "../../contract/chatBranches.js";
+import type { StoreProblem, StoredWorkspace, WorkspaceMeta } from "../../contract/workspaces.js";
 import { defaultWorkspaceSettings, isStoreId } from "../../contract/workspaces.js";
 import { ChatJournal } from "./ChatJournal.js";
 import { STORE_FORMAT_VERSION } from "./journalRecords.js";
@@ -17,7 +18,7 @@ export interface StoreContents {
 }
 
 /**
- * Reads a format-2 store and leaves it clean for appending. A damaged chat file is copied aside
+ * Reads a store in the current format and leaves it clean for appending. A damaged chat file is copied aside
  * (`<file>.corrupt-<time>`) and rewritten with what could be read; each line set aside becomes a
  * problem. A damaged workspace list is copied aside too, and every chat file it no longer names
  * comes back as "Recovered chat": a chat file is only ever deleted with its workspace.
@@ -31,7 +32,7 @@ export async function readStoreFiles(paths: StorePaths, now: () => Date, log: (l
     let rewriteMetadata = metadata.damaged;
     const workspaces: StoredWorkspace[] = [];
     for (const meta of metadata.workspaces) {
-        workspaces.push({ ...meta, messages: await readChat(paths, meta, now, problems) });
+        workspaces.push({ ...meta, ...(await readChat(paths, meta, now, problems)) });
     }
 
     const listed = new Set(workspaces.map((workspace) => workspace.id));
@@ -46,7 +47,7 @@ export async function readStoreFiles(paths: StorePaths, now: () => Date, log: (l
             colour: (workspaces.length + index) % 8,
             settings: defaultWorkspaceSettings
         };
-        workspaces.push({ ...meta, messages: await readChat(paths, meta, now, problems) });
+        workspaces.push({ ...meta, ...(await readChat(paths, meta, now, problems)) });
         log(`The workspace list did not name ${paths.journal(id)}; its chat is back as "${meta.name}".`);
         rewriteMetadata = true;
     }
@@ -60,7 +61,7 @@ export async function readStoreFiles(paths: StorePaths, now: () => Date, log: (l
     if (rewriteMetadata) {
         await writeFileAtomic(
             paths.metadata,
-            encodeMetadata({ selectedId, workspaces: workspaces.map(({ messages: _messages, ...meta }) => meta) })
+            encodeMetadata({ selectedId, workspaces: workspaces.map(({ id, name, colour, settings }) => ({ id, name, colour, settings })) })
         );
     }
     return { workspaces, selectedId, problems };
@@ -118,14 +119,14 @@ async function readMetadata(
 }
 
 /** A workspace's chat, its file repaired when needed; no file is an empty chat. */
-async function readChat(paths: StorePaths, meta: WorkspaceMeta, now: () => Date, problems: StoreProblem[]): Promise<StoredMessage[]> {
+async function readChat(paths: StorePaths, meta: WorkspaceMeta, now: () => Date, problems: StoreProblem[]): Promise<BranchedChat> {
     const file = paths.journal(meta.id);
     let bytes: Buffer;
     try {
         bytes = await fs.readFile(file);
     } catch (error) {
         if ((error as NodeJS.ErrnoException).code === "ENOENT") {
-            return [];
+            return { messages: [], branches: [] };
         }
         throw error;
     }
@@ -145,10 +146,11 @@ async function readChat(paths: StorePaths, meta: WorkspaceMeta, now: () => Date,
             });
         }
     }
+    const chat: BranchedChat = { messages: read.messages, branches: read.branches };
     if (read.needsRewrite) {
-        await new ChatJournal(file).rewrite(read.messages);
+        await new ChatJournal(file).rewrite(chat);
     }
-    return [...read.messages];
+    return chat;
 }
 
 /** writeFileAtomic's temporary files (`.<name>.<pid>.<random>.tmp`) that a crash left behind. */

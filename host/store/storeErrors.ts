@@ -41,3 +41,8 @@ export class WorkspaceNotFoundError extends KvaultError {
 export class StoreLimitError extends KvaultError {
     readonly code = "store_limit_exceeded";
 }
+
+/** A chat file given to Import is not one Kvault exported (or was damaged since): nothing was imported. */
+export class ChatImportError extends KvaultError {
+    readonly code = "chat_import_invalid";
+}

@@ -5,13 +5,13 @@ import type { StorePaths } from "./storePaths.js";
 import { writeFileAtomic } from "./writeFileAtomic.js";
 
 /**
- * Writes whole workspaces in format 2: each chat file first (each replaced atomically), the
+ * Writes whole workspaces in the store's format: each chat file first (each replaced atomically), the
  * workspace list last. Until the list is written nothing points at the new chat files, so a crash
  * midway leaves whatever was in charge before, and doing it again writes the same files.
  */
 export async function writeStoreFiles(paths: StorePaths, workspaces: readonly StoredWorkspace[], selectedId: string | null): Promise<void> {
     for (const workspace of workspaces) {
-        await new ChatJournal(paths.journal(workspace.id)).rewrite(workspace.messages);
+        await new ChatJournal(paths.journal(workspace.id)).rewrite({ messages: workspace.messages, branches: workspace.branches ?? [] });
     }
     await writeFileAtomic(
         paths.metadata,

@@ -7,6 +7,7 @@ import type { createDraftStore } from "../stores/draftStore.js";
 import type { createTurnStore } from "../stores/turnStore.js";
 import type { WorkspaceStore } from "../stores/workspaceStore.js";
 import { newId } from "../util/newId.js";
+import { editMessage, samplingOf } from "./chatEdits.js";
 import { conversationMessages } from "./conversationMessages.js";
 
 export interface ChatControllerStores {
@@ -20,21 +21,26 @@ interface FollowedTurn {
     readonly workspace: string;
     readonly requestId: string;
     readonly answerId: string;
+    /** The message its answer follows (null: the chat's first); undefined when the host was not told (a turn from before branches). */
+    readonly answerParent?: string | null;
 }
 
 /**
- * The chat's actions: send, stop, regenerate, clear, delete. A turn runs in the host, which keeps
- * its answer in the stored chat when it ends (or what streamed before a Stop) even if this page
- * has gone; the page follows it in the stores, outside React, so every workspace keeps streaming
- * while another is on screen, and mirrors the kept answer into its chat. Whenever the connection
- * opens (a load, a reload, a reconnect) it attaches to the turns the host runs. An error is kept
- * beside the chat, never in it.
+ * The chat's actions: send, stop, regenerate, edit and resend, delete a message, switch
+ * branches, clear, delete the workspace. A turn runs in the host, which keeps its answer in the
+ * stored chat when it ends (or what streamed before a Stop), after the message it answers and
+ * with its timing, even if this page has gone; the page follows it in the stores, outside React,
+ * so every workspace keeps streaming while another is on screen, and mirrors the kept answer into
+ * its chat. Whenever the connection opens (a load, a reload, a reconnect) it attaches to the
+ * turns the host runs. An error is kept beside the chat, never in it.
  */
 export class ChatController {
     /** Turns followed now, by workspace: settle when the turn ended, however it ended. */
     readonly #running = new Map<string, Promise<void>>();
     /** Turns whose connection closed while they ran, by workspace: attached again when it is back. */
     readonly #detached = new Map<string, FollowedTurn>();
+    /** The message each followed turn answers (null: none), by workspace. */
+    readonly #parents = new Map<string, string | null>();
     /** Workspaces deleted while the engine could not be told; forgotten on the next connect. */
     readonly #toForget = new Set<string>();
     readonly #unsubscribe: () => void;
@@ -68,23 +74,54 @@ export class ChatController {
         if (this.isRunning(workspace) || text.trim() === "" || !this.#exists(workspace)) {
             return false;
         }
-        this.stores.workspaces.getState().appendMessage(workspace, { id: newId("m-"), role: "user", content: text });
+        const parent = this.#workspace(workspace)?.messages.at(-1)?.id ?? null;
+        this.stores.workspaces
+            .getState()
+            .appendMessage(workspace, { id: newId("m-"), role: "user", content: text, parent, at: Date.now() });
         this.stores.drafts.getState().setDraft(workspace, "");
         this.#run(workspace);
         return true;
     }
 
-    /** Asks the answer again: drops the last answer if there is one, then reruns the turn on the user's last message. */
+    /**
+     * Asks the answer again: the turn runs on the chat up to the user's last message, and its
+     * answer becomes a branch beside the earlier one, which is kept (‹ › moves between them).
+     */
     regenerate(workspace: string): boolean {
-        if (this.isRunning(workspace) || !this.#exists(workspace)) {
+        const messages = this.#workspace(workspace)?.messages ?? [];
+        const question = messages.at(-1)?.role === "assistant" ? messages.at(-2) : messages.at(-1);
+        if (this.isRunning(workspace) || question?.role !== "user") {
             return false;
         }
-        this.stores.workspaces.getState().dropLastAnswer(workspace);
-        if (this.#workspace(workspace)?.messages.at(-1)?.role !== "user") {
+        this.#run(workspace, question.id);
+        return true;
+    }
+
+    /** Edit and resend (chatEdits.ts); false while a turn runs there. */
+    editAndResend(workspace: string, messageId: string, text: string): boolean {
+        if (this.isRunning(workspace) || !editMessage(this.stores.workspaces, workspace, messageId, text)) {
             return false;
         }
         this.#run(workspace);
         return true;
+    }
+
+    /** Deletes one message, or shows another branch; refused (false) while a turn runs there. */
+    changeChat(workspace: string, change: { readonly delete: string } | { readonly select: string }): boolean {
+        if (this.isRunning(workspace) || !this.#exists(workspace)) {
+            return false;
+        }
+        if ("delete" in change) {
+            this.stores.workspaces.getState().deleteMessage(workspace, change.delete);
+        } else {
+            this.stores.workspaces.getState().selectBranch(workspace, change.select);
+        }
+        return true;
+    }
+
+    /** While a turn runs: the message its answer will follow (the chat after it is not shown); undefined when none runs. */
+    answerParent(workspace: string): string | null | undefined {
+        return this.#parents.get(workspace);
     }
 
     /** Cancels the workspace's turn (the host's, so from any page); the host keeps what streamed so far as a stopped answer. */
@@ -137,9 +174,17 @@ export class ChatController {
         }
     }
 
-    #run(workspace: string): void {
+    /** Runs a turn on the chat up to `parent` (default: all of it); its answer follows `parent`. */
+    #run(workspace: string, parent?: string): void {
         const current = this.#workspace(workspace)!;
-        const turn: FollowedTurn = { workspace, requestId: newId("turn-"), answerId: newId("m-") };
+        const upTo = parent === undefined ? current.messages.length : current.messages.findIndex((message) => message.id === parent) + 1;
+        const answered = { ...current, messages: current.messages.slice(0, upTo) };
+        const turn: FollowedTurn = {
+            workspace,
+            requestId: newId("turn-"),
+            answerId: newId("m-"),
+            answerParent: answered.messages.at(-1)?.id ?? null
+        };
         this.stores.turns.getState().begin(workspace, turn.requestId);
         this.#follow(
             turn,
@@ -147,9 +192,10 @@ export class ChatController {
                 {
                     requestId: turn.requestId,
                     answerId: turn.answerId,
+                    answerParent: turn.answerParent ?? null,
                     workspace,
-                    messages: conversationMessages(current),
-                    sampling: { temperature: current.settings.temperature, maxTokens: current.settings.maxTokens }
+                    messages: conversationMessages(answered),
+                    sampling: samplingOf(current.settings)
                 },
                 this.#listener(turn)
             )
@@ -171,9 +217,12 @@ export class ChatController {
             if (this.#running.has(turn.workspace)) {
                 continue;
             }
-            const { workspace, requestId, answerId } = turn;
+            const { workspace, requestId, answerId, answerParent } = turn;
             this.stores.turns.getState().begin(workspace, requestId);
-            this.#follow({ workspace, requestId, answerId }, this.rpc.attach(requestId, this.#listener(turn)));
+            this.#follow(
+                { workspace, requestId, answerId, ...(answerParent === undefined ? {} : { answerParent }) },
+                this.rpc.attach(requestId, this.#listener(turn))
+            );
         }
     }
 
@@ -188,18 +237,22 @@ export class ChatController {
 
     /** Follows `outcome` (a chat's or an attach's) to the turn's end, and mirrors the answer the host kept. */
     #follow(turn: FollowedTurn, outcome: Promise<ChatTurnResult>): void {
-        const { workspace, requestId, answerId } = turn;
+        const { workspace, requestId, answerId, answerParent } = turn;
         const turns = this.stores.turns;
         const followed = outcome
             .then(
                 (result) => {
-                    this.#mirror(workspace, {
-                        id: answerId,
-                        role: "assistant",
-                        content: result.text,
-                        finish: result.finishReason,
-                        usage: result.usage
-                    });
+                    this.#mirror(
+                        workspace,
+                        result.answer ?? {
+                            id: answerId,
+                            role: "assistant",
+                            content: result.text,
+                            finish: result.finishReason,
+                            usage: result.usage,
+                            ...(answerParent === undefined ? {} : { parent: answerParent })
+                        }
+                    );
                     turns.getState().end(workspace, requestId);
                 },
                 (error: unknown) => {
@@ -215,7 +268,15 @@ export class ChatController {
                     ) {
                         // Stopped (from this page or another): the host kept what streamed, as this page saw it.
                         if (failure.code !== "turn_not_found" && live?.requestId === requestId && live.text !== "") {
-                            this.#mirror(workspace, { id: answerId, role: "assistant", content: live.text, finish: "stopped" });
+                            // The host stamped its copy a moment later, with the timing; a reload shows that one.
+                            this.#mirror(workspace, {
+                                id: answerId,
+                                role: "assistant",
+                                content: live.text,
+                                finish: "stopped",
+                                ...(answerParent === undefined ? {} : { parent: answerParent }),
+                                at: Date.now()
+                            });
                         }
                         turns.getState().end(workspace, requestId);
                     } else {
@@ -226,15 +287,21 @@ export class ChatController {
             .finally(() => {
                 if (this.#running.get(workspace) === followed) {
                     this.#running.delete(workspace);
+                    if (!this.#detached.has(workspace)) {
+                        this.#parents.delete(workspace);
+                    }
                 }
             });
         this.#running.set(workspace, followed);
+        if (answerParent !== undefined) {
+            this.#parents.set(workspace, answerParent);
+        }
     }
 
     /** Adds an answer the host kept to the page's chat, unless the chat has it already (loaded after the turn ended). */
     #mirror(workspace: string, message: StoredMessage): void {
         const chat = this.#workspace(workspace);
-        if (chat !== undefined && !chat.messages.some((item) => item.id === message.id)) {
+        if (chat !== undefined && ![...chat.messages, ...(chat.branches ?? [])].some((item) => item.id === message.id)) {
             this.stores.workspaces.getState().appendMessage(workspace, keptByHostMessage(message));
         }
     }

@@ -1,4 +1,5 @@
-import { useCallback, useEffect, useRef } from "react";
+import { useCallback, useEffect, useMemo, useRef } from "react";
+import { branchPositions } from "../../contract/chatBranches.js";
 import { useAppServices } from "../AppServices.js";
 import { useTurnStore } from "../stores/turnStore.js";
 import type { Workspace } from "../workspaces/Workspace.js";
@@ -27,6 +28,16 @@ export function MessageList({ workspace }: { readonly workspace: Workspace }) {
     }, [workspace.messages.length, live?.text, failure]);
 
     const regenerate = useCallback((): void => void chat.regenerate(workspace.id), [chat, workspace.id]);
+    const positions = useMemo(
+        () => branchPositions({ messages: workspace.messages, branches: workspace.branches ?? [] }),
+        [workspace.messages, workspace.branches]
+    );
+    // While a turn regenerates an answer or answers an edit, the chat is shown up to the message it answers.
+    const answers = live === undefined ? undefined : chat.answerParent(workspace.id);
+    const shown =
+        answers === undefined
+            ? workspace.messages
+            : workspace.messages.slice(0, answers === null ? 0 : workspace.messages.findIndex((message) => message.id === answers) + 1);
 
     return (
         <ol
@@ -43,10 +54,13 @@ export function MessageList({ workspace }: { readonly workspace: Workspace }) {
                     No messages yet. This workspace's context is its own: nothing from another workspace reaches it.
                 </li>
             )}
-            {workspace.messages.map((message) => (
+            {shown.map((message) => (
                 <MessageItem
                     key={message.id}
+                    workspace={workspace.id}
                     message={message}
+                    branch={positions.get(message.id)}
+                    idle={idle}
                     onRegenerate={
                         idle && failure === undefined && message === last && message.role === "assistant" ? regenerate : undefined
                     }

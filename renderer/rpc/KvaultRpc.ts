@@ -32,7 +32,10 @@ export interface KvaultRpc {
     onStatus(listener: (status: ConnectionStatus) => void): () => void;
     call<M extends PlainRpcMethod>(method: M, params: RpcMethods[M]["params"]): Promise<RpcMethods[M]["result"]>;
     /** One chat turn; `listener` hears its events until the promise settles. */
-    chat(request: ChatTurnRequest & { readonly answerId?: string }, listener: TurnListener): Promise<RpcMethods["chat"]["result"]>;
+    chat(
+        request: ChatTurnRequest & { readonly answerId?: string; readonly answerParent?: string | null },
+        listener: TurnListener
+    ): Promise<RpcMethods["chat"]["result"]>;
     /** Follows a chat's turn that runs on the host (activeTurns): `listener` hears the text so far, then the rest, until the promise settles. */
     attach(requestId: string, listener: TurnListener): Promise<RpcMethods["attachTurn"]["result"]>;
     dispose(): void;

@@ -56,7 +56,10 @@ export class RpcClient implements KvaultRpc {
         return this.#send(method, params) as Promise<RpcMethods[M]["result"]>;
     }
 
-    chat(request: ChatTurnRequest & { readonly answerId?: string }, listener: TurnListener): Promise<RpcMethods["chat"]["result"]> {
+    chat(
+        request: ChatTurnRequest & { readonly answerId?: string; readonly answerParent?: string | null },
+        listener: TurnListener
+    ): Promise<RpcMethods["chat"]["result"]> {
         return this.#stream("chat", request.requestId, request, listener) as Promise<RpcMethods["chat"]["result"]>;
     }
 

@@ -1,4 +1,5 @@
 import { create, type UseBoundStore, type StoreApi } from "zustand";
+import { chatBranches, type ChatBranches } from "../../contract/chatBranches.js";
 import { newId } from "../util/newId.js";
 import { defaultWorkspaceSettings, workspaceLimits } from "../workspaces/workspaceDefaults.js";
 import type { StoredMessage, Workspace, WorkspaceSettings } from "../workspaces/Workspace.js";
@@ -25,10 +26,26 @@ export interface WorkspaceState {
     remove(id: string): void;
     select(id: string): void;
     updateSettings(id: string, patch: Partial<WorkspaceSettings>): void;
+    /** Adds a message after its parent (absent: after the chat's last message) and shows its branch (contract/chatBranches.ts). */
     appendMessage(id: string, message: StoredMessage): void;
-    /** Drops the last message if it is an answer (Regenerate), returning it. */
+    /** Drops the last message if it is an answer, returning it. */
     dropLastAnswer(id: string): StoredMessage | undefined;
+    /** Shows the branch through `messageId` (the ‹ › arrows). */
+    selectBranch(id: string, messageId: string): void;
+    /** Deletes one message; the ones after it follow the one before it. */
+    deleteMessage(id: string, messageId: string): void;
+    /** Empties the chat, its branches too. */
     clearChat(id: string): void;
+    /** Adds a workspace the host has saved already (a duplicate, an imported chat): WorkspaceSync sends nothing for it. */
+    adopt(workspace: Workspace): void;
+}
+
+/** Workspaces that came whole from the host (adopt): saved there already. */
+const savedByHost = new WeakSet<Workspace>();
+
+/** Whether `workspace` is one the host saved itself (WorkspaceSync then writes nothing for it). */
+export function isSavedByHost(workspace: Workspace): boolean {
+    return savedByHost.has(workspace);
 }
 
 export type WorkspaceStore = UseBoundStore<StoreApi<WorkspaceState>>;
@@ -43,6 +60,12 @@ export function createWorkspaceStore(initial: { readonly load: WorkspaceLoad } =
     return create<WorkspaceState>()((set, get) => {
         const updateWorkspace = (id: string, update: (workspace: Workspace) => Workspace): void =>
             set((state) => ({ workspaces: state.workspaces.map((workspace) => (workspace.id === id ? update(workspace) : workspace)) }));
+        const updateChat = (id: string, change: (chat: ChatBranches) => void): void =>
+            updateWorkspace(id, (workspace) => {
+                const chat = chatBranches(workspace);
+                change(chat);
+                return { ...workspace, ...chat.toChat() };
+            });
         return {
             load: initial.load,
             workspaces: [],
@@ -101,7 +124,7 @@ export function createWorkspaceStore(initial: { readonly load: WorkspaceLoad } =
                 updateWorkspace(id, (workspace) => ({ ...workspace, settings: { ...workspace.settings, ...patch } }));
             },
             appendMessage(id, message) {
-                updateWorkspace(id, (workspace) => ({ ...workspace, messages: [...workspace.messages, message] }));
+                updateChat(id, (chat) => void chat.append(message));
             },
             dropLastAnswer(id) {
                 const last = get()
@@ -110,14 +133,27 @@ export function createWorkspaceStore(initial: { readonly load: WorkspaceLoad } =
                 if (last?.role !== "assistant") {
                     return undefined;
                 }
-                updateWorkspace(id, (workspace) => ({ ...workspace, messages: workspace.messages.slice(0, -1) }));
+                updateChat(id, (chat) => void chat.delete(last.id));
                 return last;
+            },
+            selectBranch(id, messageId) {
+                updateChat(id, (chat) => void chat.select(messageId));
+            },
+            deleteMessage(id, messageId) {
+                updateChat(id, (chat) => void chat.delete(messageId));
             },
             clearChat(id) {
                 const workspace = get().workspaces.find((item) => item.id === id);
-                if (workspace !== undefined && workspace.messages.length > 0) {
-                    updateWorkspace(id, (item) => ({ ...item, messages: [] }));
+                if (workspace !== undefined && (workspace.messages.length > 0 || (workspace.branches ?? []).length > 0)) {
+                    updateWorkspace(id, (item) => ({ ...item, messages: [], branches: [] }));
                 }
+            },
+            adopt(workspace) {
+                if (get().workspaces.some((item) => item.id === workspace.id)) {
+                    return;
+                }
+                savedByHost.add(workspace);
+                set((state) => ({ workspaces: [...state.workspaces, workspace] }));
             }
         };
     });

@@ -6,6 +6,7 @@ import { RenameForm } from "./RenameForm.js";
 import { Swatch } from "./Swatch.js";
 import type { Workspace } from "./Workspace.js";
 import { paletteColour } from "./workspacePalette.js";
+import { WorkspaceExportButtons } from "./WorkspaceExportButtons.js";
 import { WorkspaceSettingsForm } from "./WorkspaceSettingsForm.js";
 
 /** The selected workspace's name with Rename and Delete, and its settings. */
@@ -30,6 +31,7 @@ export function WorkspaceHeader({ workspace }: { readonly workspace: Workspace }
                         <button type="button" onClick={() => setRenaming(true)} aria-label={`Rename ${workspace.name}`}>
                             Rename
                         </button>
+                        <WorkspaceExportButtons workspace={workspace} />
                         <button
                             type="button"
                             className="danger-outline"

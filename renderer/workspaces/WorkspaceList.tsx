@@ -1,6 +1,8 @@
 import { useTurnStore } from "../stores/turnStore.js";
 import { useWorkspaceStore } from "../stores/workspaceStore.js";
+import { ImportChatButton } from "./ImportChatButton.js";
 import { StorageNotices } from "./StorageNotices.js";
+import { WorkspaceSearch } from "./WorkspaceSearch.js";
 import { Swatch } from "./Swatch.js";
 import type { Workspace } from "./Workspace.js";
 import { paletteColour } from "./workspacePalette.js";
@@ -27,7 +29,9 @@ export function WorkspaceList() {
                 >
                     New
                 </button>
+                <ImportChatButton disabled={load.kind !== "ready"} />
             </div>
+            {load.kind === "ready" && <WorkspaceSearch />}
             {load.kind === "loading" ? (
                 <p className="placeholder">Loading workspaces…</p>
             ) : load.kind === "failed" ? (

@@ -1,34 +1,32 @@
 import { useState } from "react";
 import { useAppServices } from "../AppServices.js";
 import { useWorkspaceStore } from "../stores/workspaceStore.js";
-import { workspaceLimits } from "./workspaceDefaults.js";
-import type { Workspace } from "./Workspace.js";
-import { paletteColour, workspacePalette } from "./workspacePalette.js";
+import { ConfirmClearDialog } from "./ConfirmClearDialog.js";
+import { NumberSetting } from "./NumberSetting.js";
+import { parseStopStrings, presetOf, samplingPresets } from "./samplingPresets.js";
 import { Swatch } from "./Swatch.js";
+import type { Workspace, WorkspaceSettings } from "./Workspace.js";
+import { workspaceLimits } from "./workspaceDefaults.js";
+import { WorkspaceKvShare } from "./WorkspaceKvShare.js";
+import { paletteColour, workspacePalette } from "./workspacePalette.js";
 
-/** Parses a number field; undefined when it is not a number in [min, max] (and whole, if asked). */
-export function parseSetting(text: string, min: number, max: number, whole: boolean): number | undefined {
-    if (text.trim() === "") {
-        return undefined;
-    }
-    const value = Number(text);
-    if (!Number.isFinite(value) || value < min || value > max || (whole && !Number.isInteger(value))) {
-        return undefined;
-    }
-    return value;
-}
+export { parseSetting } from "./parseSetting.js";
 
 /**
- * A workspace's settings: system prompt, temperature, max tokens, colour; and Clear chat.
- * A number that is out of range says so and is not applied.
+ * A workspace's settings: system prompt, the sampler (with presets), max tokens, seed, stop
+ * strings, colour; the model's window and this workspace's share of KV beside them; and Clear chat
+ * (asked first). A number out of range says so and is not applied; an empty optional one is the
+ * engine's default.
  */
 export function WorkspaceSettingsForm({ workspace }: { readonly workspace: Workspace }) {
     const { chat } = useAppServices();
-    const update = useWorkspaceStore((state) => state.updateSettings);
-    const [temperature, setTemperature] = useState(String(workspace.settings.temperature));
-    const [maxTokens, setMaxTokens] = useState(String(workspace.settings.maxTokens));
-    const temperatureValue = parseSetting(temperature, workspaceLimits.minTemperature, workspaceLimits.maxTemperature, false);
-    const maxTokensValue = parseSetting(maxTokens, workspaceLimits.minMaxTokens, workspaceLimits.maxMaxTokens, true);
+    const update = (patch: Partial<WorkspaceSettings>): void => useWorkspaceStore.getState().updateSettings(workspace.id, patch);
+    const settings = workspace.settings;
+    const [stopText, setStopText] = useState((settings.stop ?? []).join("\n"));
+    const [confirmingClear, setConfirmingClear] = useState(false);
+    const stopRead = parseStopStrings(stopText, workspaceLimits.maxStopStrings, workspaceLimits.maxStopChars);
+    const preset = presetOf(settings);
+    const numMessages = workspace.messages.length + (workspace.branches ?? []).length;
 
     return (
         <div className="settings-form">
@@ -37,71 +35,123 @@ export function WorkspaceSettingsForm({ workspace }: { readonly workspace: Works
                 <textarea
                     aria-label="System prompt"
                     rows={3}
-                    value={workspace.settings.systemPrompt}
+                    value={settings.systemPrompt}
                     maxLength={workspaceLimits.maxSystemPromptChars}
-                    onChange={(event) => update(workspace.id, { systemPrompt: event.target.value })}
+                    onChange={(event) => update({ systemPrompt: event.target.value })}
                 />
             </label>
+            <fieldset className="preset-picker">
+                <legend>Preset</legend>
+                {samplingPresets.map(({ name, description, knobs }) => (
+                    <button
+                        key={name}
+                        type="button"
+                        aria-pressed={preset === name}
+                        title={description}
+                        aria-label={`Preset ${name}: ${description}`}
+                        onClick={() => update(knobs)}
+                    >
+                        {name}
+                    </button>
+                ))}
+                <span className="field-hint">{preset === undefined ? "Custom settings." : `${preset}.`}</span>
+            </fieldset>
             <div className="field-row">
-                <label className="field">
-                    <span>Temperature</span>
-                    <input
-                        type="number"
-                        aria-label="Temperature"
-                        min={workspaceLimits.minTemperature}
-                        max={workspaceLimits.maxTemperature}
-                        step={0.1}
-                        value={temperature}
-                        aria-invalid={temperatureValue === undefined}
-                        onChange={(event) => {
-                            setTemperature(event.target.value);
-                            const value = parseSetting(
-                                event.target.value,
-                                workspaceLimits.minTemperature,
-                                workspaceLimits.maxTemperature,
-                                false
-                            );
-                            if (value !== undefined) {
-                                update(workspace.id, { temperature: value });
-                            }
-                        }}
-                    />
-                </label>
-                <label className="field">
-                    <span>Max tokens</span>
-                    <input
-                        type="number"
-                        aria-label="Max tokens"
-                        min={workspaceLimits.minMaxTokens}
-                        max={workspaceLimits.maxMaxTokens}
-                        step={1}
-                        value={maxTokens}
-                        aria-invalid={maxTokensValue === undefined}
-                        onChange={(event) => {
-                            setMaxTokens(event.target.value);
-                            const value = parseSetting(
-                                event.target.value,
-                                workspaceLimits.minMaxTokens,
-                                workspaceLimits.maxMaxTokens,
-                                true
-                            );
-                            if (value !== undefined) {
-                                update(workspace.id, { maxTokens: value });
-                            }
-                        }}
-                    />
-                </label>
+                <NumberSetting
+                    label="Temperature"
+                    value={settings.temperature}
+                    min={workspaceLimits.minTemperature}
+                    max={workspaceLimits.maxTemperature}
+                    step={0.1}
+                    hint="0 is greedy: always the likeliest token."
+                    onChange={(value) => value !== undefined && update({ temperature: value })}
+                />
+                <NumberSetting
+                    label="Max tokens"
+                    value={settings.maxTokens}
+                    min={workspaceLimits.minMaxTokens}
+                    max={workspaceLimits.maxMaxTokens}
+                    step={1}
+                    whole
+                    hint="The longest answer, in tokens."
+                    onChange={(value) => value !== undefined && update({ maxTokens: value })}
+                />
             </div>
-            {temperatureValue === undefined && (
-                <p className="inline-error" role="status">
-                    Temperature is a number from 0 (greedy) to 2; still using {workspace.settings.temperature}.
-                </p>
-            )}
-            {maxTokensValue === undefined && (
-                <p className="inline-error" role="status">
-                    Max tokens is a whole number from 1 to 1,048,576; still using {workspace.settings.maxTokens}.
-                </p>
-            )}
+            <div className="field-row">
+                <NumberSetting
+                    label="Top-p"
+                    value={settings.topP}
+                    min={0}
+                    max={1}
+                    step={0.05}
+                    optional
+                    onChange={(topP) => update({ topP })}
+                />
+                <NumberSetting
+                    label="Top-k"
+                    value={settings.topK}
+                    min={0}
+                    max={workspaceLimits.maxTopK}
+                    step={1}
+                    whole
+                    optional
+                    onChange={(topK) => update({ topK })}
+                />
+                <NumberSetting
+                    label="Min-p"
+                    value={settings.minP}
+                    min={0}
+                    max={1}
+                    step={0.01}
+                    optional
+                    onChange={(minP) => update({ minP })}
+                />
+            </div>
+            <div className="field-row">
+                <NumberSetting
+                    label="Repeat penalty"
+                    value={settings.repeatPenalty}
+                    min={0}
+                    max={workspaceLimits.maxRepeatPenalty}
+                    step={0.05}
+                    optional
+                    hint="Above 1 makes repeating recent tokens less likely."
+                    onChange={(repeatPenalty) => update({ repeatPenalty })}
+                />
+                <NumberSetting
+                    label="Seed"
+                    value={settings.seed}
+                    min={0}
+                    max={workspaceLimits.maxSeed}
+                    step={1}
+                    whole
+                    optional
+                    hint="The same seed, settings and chat give the same answer."
+                    onChange={(seed) => update({ seed })}
+                />
+            </div>
+            <label className="field">
+                <span>Stop strings (one a line)</span>
+                <textarea
+                    aria-label="Stop strings"
+                    rows={2}
+                    value={stopText}
+                    aria-invalid={!stopRead.ok}
+                    onChange={(event) => {
+                        setStopText(event.target.value);
+                        const read = parseStopStrings(event.target.value, workspaceLimits.maxStopStrings, workspaceLimits.maxStopChars);
+                        if (read.ok) {
+                            update({ stop: read.stop });
+                        }
+                    }}
+                />
+                {!stopRead.ok && (
+                    <span className="inline-error" role="status">
+                        {stopRead.reason}; still using {(settings.stop ?? []).length} stop string(s).
+                    </span>
+                )}
+            </label>
+            <WorkspaceKvShare workspace={workspace} />
             <fieldset className="colour-picker">
                 <legend>Colour</legend>
                 {workspacePalette.map((colour, index) => (
@@ -119,12 +169,23 @@ export function WorkspaceSettingsForm({ workspace }: { readonly workspace: Works
             </fieldset>
             <button
                 type="button"
-                onClick={() => void chat.clearChat(workspace.id)}
-                disabled={workspace.messages.length === 0}
+                onClick={() => setConfirmingClear(true)}
+                disabled={numMessages === 0}
                 aria-label="Clear this workspace's chat"
             >
                 Clear chat
             </button>
+            {confirmingClear && (
+                <ConfirmClearDialog
+                    name={workspace.name}
+                    numMessages={numMessages}
+                    onClose={() => setConfirmingClear(false)}
+                    onConfirm={() => {
+                        setConfirmingClear(false);
+                        void chat.clearChat(workspace.id);
+                    }}
+                />
+            )}
         </div>
     );
 }

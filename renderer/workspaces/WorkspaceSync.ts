@@ -4,9 +4,10 @@ import type { KvaultRpc, PlainRpcMethod } from "../rpc/KvaultRpc.js";
 import { clientErrorCodes, RpcError, toRpcError } from "../rpc/RpcError.js";
 import { newId } from "../util/newId.js";
 import type { RpcMethods } from "../../contract/rpc.js";
-import { isKeptByHost } from "../stores/hostKeptMessages.js";
+import { takeKeptByHost } from "../stores/hostKeptMessages.js";
 import type { StorageNoticeStore } from "../stores/storageNoticeStore.js";
-import type { WorkspaceState, WorkspaceStore } from "../stores/workspaceStore.js";
+import { isSavedByHost, type WorkspaceState, type WorkspaceStore } from "../stores/workspaceStore.js";
+import { ChatBranches, chatBranches, type BranchedChat } from "../../contract/chatBranches.js";
 import type { Workspace } from "./Workspace.js";
 
 /** The localStorage key where the renderer kept its workspaces before the host did (format 1). */
@@ -117,13 +118,13 @@ export class WorkspaceSync {
             }
             for (const workspace of state.workspaces) {
                 const old = before.get(workspace.id);
-                if (old === workspace) {
+                if (old === workspace || (old === undefined && isSavedByHost(workspace))) {
                     continue;
                 }
                 if (old === undefined || !sameMeta(old, workspace)) {
                     this.#send("saveWorkspace", { workspace: metaOf(workspace) });
                 }
-                this.#writeMessages(workspace, old?.messages ?? []);
+                this.#writeMessages(workspace, old);
             }
         }
         if (state.selectedId !== previous.selectedId && state.selectedId !== undefined) {
@@ -131,28 +132,60 @@ export class WorkspaceSync {
         }
     }
 
-    /** The store changes a chat by one append, one dropped answer, or clearing it; anything else is a bug here. */
-    #writeMessages(workspace: Workspace, before: readonly StoredMessage[]): void {
-        const after = workspace.messages;
-        const keepsPrefix = (length: number): boolean => after.slice(0, length).every((message, index) => message === before[index]);
-        if (after === before || (after.length === before.length && keepsPrefix(after.length))) {
+    /**
+     * A chat's change as the host's calls: clearing it, or its new messages (each naming its
+     * parent), its deleted ones, and a branch switch. The host applies them with the same rules
+     * (contract/chatBranches.ts), so the calls are replayed here first: a change they would not
+     * reproduce is a bug here, said as a notice and not saved. An answer the host kept is replayed
+     * but not sent.
+     */
+    #writeMessages(workspace: Workspace, before: Workspace | undefined): void {
+        const was = { messages: before?.messages ?? [], branches: before?.branches ?? [] };
+        if (was.messages === workspace.messages && was.branches === (workspace.branches ?? [])) {
             return;
         }
-        if (after.length === 0) {
-            this.#send("clearChat", { workspace: workspace.id });
-        } else if (after.length > before.length && keepsPrefix(before.length)) {
-            // An answer the host kept itself (its turn's) is only mirrored here.
-            for (const message of after.slice(before.length).filter((item) => !isKeptByHost(item))) {
-                this.#send("appendMessage", { workspace: workspace.id, message });
+        const now = chatBranches(workspace).toChat();
+        if (now.messages.length === 0 && now.branches.length === 0) {
+            if (was.messages.length > 0 || was.branches.length > 0) {
+                this.#send("clearChat", { workspace: workspace.id });
             }
-        } else if (after.length === before.length - 1 && keepsPrefix(after.length)) {
-            this.#send("dropLastAnswer", { workspace: workspace.id, messageId: before.at(-1)!.id });
-        } else {
+            return;
+        }
+        const replay = new ChatBranches(was);
+        const calls: (() => void)[] = [];
+        const nowIds = new Set([...now.messages, ...now.branches].map((message) => message.id));
+        for (const message of [...was.messages, ...was.branches]) {
+            if (!nowIds.has(message.id)) {
+                replay.delete(message.id);
+                calls.push(() => this.#send("deleteMessage", { workspace: workspace.id, messageId: message.id }));
+            }
+        }
+        for (const [index, message] of now.messages.entries()) {
+            if (!replay.has(message.id)) {
+                const sent: StoredMessage = { ...message, parent: now.messages[index - 1]?.id ?? null };
+                replay.append(sent);
+                if (!takeKeptByHost(message)) {
+                    // An answer the host kept itself (its turn's) is only mirrored here.
+                    calls.push(() => this.#send("appendMessage", { workspace: workspace.id, message: sent }));
+                }
+            }
+        }
+        const pathOf = (chat: BranchedChat): string => chat.messages.map((message) => message.id).join(",");
+        const leaf = now.messages.at(-1);
+        if (pathOf(replay.toChat()) !== pathOf(now) && leaf !== undefined) {
+            replay.select(leaf.id);
+            calls.push(() => this.#send("selectBranch", { workspace: workspace.id, messageId: leaf.id }));
+        }
+        if (pathOf(replay.toChat()) !== pathOf(now) || replay.size !== nowIds.size) {
             this.stores.notices
                 .getState()
                 .saveFailed(
                     `Kvault could not tell how the chat of “${workspace.name}” changed, so the change was not saved. Reload to see what is saved.`
                 );
+            return;
+        }
+        for (const call of calls) {
+            call();
         }
     }
 

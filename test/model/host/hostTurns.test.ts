@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ActiveTurn, RpcServerMessage } from "../../../contract/rpc.js";
+import type { StoredMessage } from "../../../contract/workspaces.js";
 import { WorkspaceStore } from "../../../host/store/WorkspaceStore.js";
 import { listening, startServe, stopServe, type ServeProcess } from "../../cli/serveProcess.js";
 import { RawClient } from "./rpcHost.js";
@@ -61,7 +62,7 @@ describe("a chat's turn belongs to the host (npm run serve, RPC WebSocket)", () 
         resultOf(await call(client, "saveWorkspace", { workspace: { id, name: id, colour: 0, settings } }));
         resultOf(await call(client, "appendMessage", { workspace: id, message: { id: `${id}-q`, role: "user", content: question } }));
     };
-    const startTurn = (client: RawClient, workspace: string, requestId: string, answerId: string): number => {
+    const startTurn = (client: RawClient, workspace: string, requestId: string, answerId: string, answerParent?: string): number => {
         const id = nextId++;
         client.socket.send(
             JSON.stringify({
@@ -70,6 +71,7 @@ describe("a chat's turn belongs to the host (npm run serve, RPC WebSocket)", () 
                 params: {
                     requestId,
                     answerId,
+                    ...(answerParent === undefined ? {} : { answerParent }),
                     workspace,
                     messages: [{ role: "user", content: "Tell me a long story about the sea." }],
                     sampling: { temperature: 1, seed: 7, maxTokens: settings.maxTokens }
@@ -101,7 +103,7 @@ describe("a chat's turn belongs to the host (npm run serve, RPC WebSocket)", () 
     it("runs on when its socket closes; a new socket attaches, hears the text so far and the rest, and the answer is in the chat", async () => {
         const first = await connect();
         await workspaceWithQuestion(first, "ui-sea", "Tell me a long story about the sea.");
-        const chatId = startTurn(first, "ui-sea", "turn-sea", "m-sea-answer");
+        const chatId = startTurn(first, "ui-sea", "turn-sea", "m-sea-answer", "ui-sea-q");
         await until(() => streamed(first, "turn-sea").length >= 20, "the first socket hears some of the answer");
         first.socket.close();
         await first.untilClosed();
@@ -110,9 +112,9 @@ describe("a chat's turn belongs to the host (npm run serve, RPC WebSocket)", () 
 
         const second = await connect();
         const active = resultOf(await call(second, "activeTurns", {})) as ActiveTurn[];
-        expect(active.map(({ requestId, workspace, answerId }) => ({ requestId, workspace, answerId }))).toEqual([
-            { requestId: "turn-sea", workspace: "ui-sea", answerId: "m-sea-answer" }
-        ]);
+        expect(
+            active.map(({ requestId, workspace, answerId, answerParent }) => ({ requestId, workspace, answerId, answerParent }))
+        ).toEqual([{ requestId: "turn-sea", workspace: "ui-sea", answerId: "m-sea-answer", answerParent: "ui-sea-q" }]);
         expect(active[0]!.numChars).toBeGreaterThanOrEqual(heardBeforeClose.length);
         const answer = resultOf(await call(second, "attachTurn", { requestId: "turn-sea" })) as { text: string; finishReason: string };
         expect(answer.text.startsWith(heardBeforeClose)).toBe(true);
@@ -125,8 +127,19 @@ describe("a chat's turn belongs to the host (npm run serve, RPC WebSocket)", () 
         const loaded = resultOf(await call(second, "loadWorkspaces", {})) as { workspaces: { id: string; messages: unknown[] }[] };
         expect(loaded.workspaces.find((workspace) => workspace.id === "ui-sea")!.messages).toEqual([
             { id: "ui-sea-q", role: "user", content: "Tell me a long story about the sea." },
-            expect.objectContaining({ id: "m-sea-answer", role: "assistant", content: answer.text, finish: answer.finishReason })
+            expect.objectContaining({
+                id: "m-sea-answer",
+                role: "assistant",
+                content: answer.text,
+                finish: answer.finishReason,
+                parent: "ui-sea-q"
+            })
         ]);
+        // Timed and stamped by the host, though the page that started it was gone before its end.
+        const kept = loaded.workspaces.find((workspace) => workspace.id === "ui-sea")!.messages[1] as StoredMessage;
+        expect(kept.at).toBeGreaterThan(0);
+        expect(kept.timing!.firstTokenMs).toBeGreaterThanOrEqual(0);
+        expect(kept.timing!.totalMs).toBeGreaterThan(kept.timing!.firstTokenMs);
         expect(resultOf(await call(second, "activeTurns", {}))).toEqual([]);
         // A page attaching just after the end still gets the answer.
         expect(resultOf(await call(second, "attachTurn", { requestId: "turn-sea" }))).toEqual(answer);
@@ -152,7 +165,9 @@ describe("a chat's turn belongs to the host (npm run serve, RPC WebSocket)", () 
             id: "m-stop-answer",
             role: "assistant",
             content: kept,
-            finish: "stopped"
+            finish: "stopped",
+            at: expect.any(Number) as number,
+            timing: { firstTokenMs: expect.any(Number) as number, totalMs: expect.any(Number) as number }
         });
     });
 
@@ -166,6 +181,8 @@ describe("a chat's turn belongs to the host (npm run serve, RPC WebSocket)", () 
             expect(answers["ui-sea"]).toMatchObject({
                 id: "m-sea-answer",
                 role: "assistant",
+                parent: "ui-sea-q",
+                timing: { firstTokenMs: expect.any(Number) as number },
                 finish: expect.stringMatching(/^(stop|length)$/)
             });
             expect(answers["ui-sea"]!.content.length).toBeGreaterThan(20);

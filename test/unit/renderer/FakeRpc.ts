@@ -7,7 +7,7 @@ type ChatResult = RpcMethods["chat"]["result"];
 
 /** A turn the test drives by hand: events, then finish or fail. */
 export interface FakeTurn {
-    readonly request: ChatTurnRequest & { readonly answerId?: string };
+    readonly request: ChatTurnRequest & { readonly answerId?: string; readonly answerParent?: string | null };
     readonly listener: TurnListener;
     finish(result: ChatResult): void;
     fail(code: string, message: string): void;
@@ -45,7 +45,10 @@ export class FakeRpc implements KvaultRpc {
         return answer(params);
     }
 
-    chat(request: ChatTurnRequest & { readonly answerId?: string }, listener: TurnListener): Promise<ChatResult> {
+    chat(
+        request: ChatTurnRequest & { readonly answerId?: string; readonly answerParent?: string | null },
+        listener: TurnListener
+    ): Promise<ChatResult> {
         this.calls.push({ method: "chat", params: request });
         return new Promise((resolve, reject) => {
             this.turns.push({

@@ -49,11 +49,11 @@ describe("WorkspaceStore", () => {
         await store.appendMessage(workspaceA.id, answer("m-2", "Hello."));
         await store.dropLastAnswer(workspaceA.id, "m-2");
         await store.close();
-        expect(JSON.parse(fs.readFileSync(temp.paths.metadata, "utf8"))).toEqual({ v: 2, selectedId: null, workspaces: [workspaceA] });
+        expect(JSON.parse(fs.readFileSync(temp.paths.metadata, "utf8"))).toEqual({ v: 3, selectedId: null, workspaces: [workspaceA] });
         expect(fs.readFileSync(temp.paths.journal(workspaceA.id), "utf8").split("\n")).toEqual([
-            '{"v":2,"op":"message","id":"m-1","role":"user","content":"Hi"}',
-            '{"v":2,"op":"message","id":"m-2","role":"assistant","content":"Hello.","finish":"stop","usage":{"promptTokens":12,"cachedPromptTokens":4,"evaluatedPromptTokens":8,"completionTokens":3}}',
-            '{"v":2,"op":"drop","id":"m-2"}',
+            '{"v":3,"op":"message","id":"m-1","role":"user","content":"Hi"}',
+            '{"v":3,"op":"message","id":"m-2","role":"assistant","content":"Hello.","finish":"stop","usage":{"promptTokens":12,"cachedPromptTokens":4,"evaluatedPromptTokens":8,"completionTokens":3}}',
+            '{"v":3,"op":"drop","id":"m-2"}',
             ""
         ]);
         expect(listNames(temp.paths.directory)).toEqual(["index.json", "ui-aaaa.jsonl"]);
@@ -260,13 +260,13 @@ describe("WorkspaceStore at start: damaged files are detected, the rest loaded, 
 
     it("refuses a store from a newer Kvault without touching it", async () => {
         fs.mkdirSync(temp.paths.directory, { recursive: true });
-        fs.writeFileSync(temp.paths.metadata, '{"v":3,"anything":"new"}');
-        fs.writeFileSync(temp.paths.journal("ui-x"), '{"v":3}\n');
+        fs.writeFileSync(temp.paths.metadata, '{"v":4,"anything":"new"}');
+        fs.writeFileSync(temp.paths.journal("ui-x"), '{"v":4}\n');
         await expect(temp.open()).rejects.toMatchObject({
             code: "store_version_unsupported",
-            message: expect.stringMatching(/format 3; this Kvault reads formats up to 2/)
+            message: expect.stringMatching(/format 4; this Kvault reads formats up to 3/)
         });
         expect(listNames(temp.paths.directory)).toEqual(["index.json", "ui-x.jsonl"]);
-        expect(fs.readFileSync(temp.paths.metadata, "utf8")).toBe('{"v":3,"anything":"new"}');
+        expect(fs.readFileSync(temp.paths.metadata, "utf8")).toBe('{"v":4,"anything":"new"}');
     });
 });

@@ -43,7 +43,7 @@ describe("migration from format 1 (the renderer's localStorage document) to form
 
         const original = (JSON.parse(v1Document) as { state: { workspaces: unknown[] } }).state.workspaces;
         expect(loaded).toEqual({ workspaces: original, selectedId: second, problems: [] });
-        expect(await detectStoreVersion(temp.paths)).toBe(2);
+        expect(await detectStoreVersion(temp.paths)).toBe(3);
         expect(listNames(temp.dataDir)).toEqual(["workspaces", "workspaces.v1-backup-2026-01-05T05-04-49-123Z.json"]);
         expect(fs.readFileSync(`${temp.dataDir}/workspaces.v1-backup-2026-01-05T05-04-49-123Z.json`, "utf8")).toBe(v1Document);
         expect(listNames(temp.paths.directory)).toEqual(["index.json", `${first}.jsonl`, `${second}.jsonl`]);

@@ -18,15 +18,19 @@ describe("a chat file's records", () => {
         const text = message(hi);
         expect(text.endsWith("\n")).toBe(true);
         expect(text.slice(0, -1)).not.toContain("\n");
-        expect(JSON.parse(text)).toEqual({ v: 2, op: "message", ...hi });
-        expect(line({ op: "drop", id: "m-2" })).toBe('{"v":2,"op":"drop","id":"m-2"}\n');
-        expect(line({ op: "clear" })).toBe('{"v":2,"op":"clear"}\n');
+        expect(JSON.parse(text)).toEqual({ v: 3, op: "message", ...hi });
+        expect(line({ op: "drop", id: "m-2" })).toBe('{"v":3,"op":"drop","id":"m-2"}\n');
+        expect(line({ op: "clear" })).toBe('{"v":3,"op":"clear"}\n');
+        expect(line({ op: "select", id: "m-2" })).toBe('{"v":3,"op":"select","id":"m-2"}\n');
+        expect(line({ op: "delete", id: "m-2" })).toBe('{"v":3,"op":"delete","id":"m-2"}\n');
     });
 
     it.each([
         ["not JSON", '{"v":2,"op":"mess', /not JSON/],
         ["an array", "[1,2]", /not a JSON object/],
-        ["another format", '{"v":3,"op":"clear"}', /format 3, not 2/],
+        ["a newer format", '{"v":4,"op":"clear"}', /format 4, not 2 to 3/],
+        ["an older format", '{"v":1,"op":"clear"}', /format 1, not 2 to 3/],
+        ["a select in format 2", '{"v":2,"op":"select","id":"m-1"}', /not one of format 2/],
         ["an unknown op", '{"v":2,"op":"rewrite"}', /op "rewrite"/],
         ["a system message", '{"v":2,"op":"message","id":"m-1","role":"system","content":"x"}', /role "system"/],
         ["content of the wrong type", '{"v":2,"op":"message","id":"m-1","role":"user","content":42}', /content is 42/],
@@ -62,8 +66,8 @@ describe("readJournal", () => {
     });
 
     it("reads back exactly what encodeJournal wrote, and asks for no rewrite", () => {
-        const read = readJournal(Buffer.from(encodeJournal([hi, hello, again])));
-        expect(read).toEqual({ messages: [hi, hello, again], issues: [], needsRewrite: false });
+        const read = readJournal(Buffer.from(encodeJournal({ messages: [hi, hello, again], branches: [] })));
+        expect(read).toEqual({ messages: [hi, hello, again], branches: [], issues: [], needsRewrite: false });
     });
 
     it("ignores a drop that does not name the last answer (its message was never written or was set aside)", () => {
@@ -125,7 +129,7 @@ describe("readJournal", () => {
             again,
             { id: "m-5", role: "assistant", content: "ü".repeat(300), finish: "length", usage }
         ];
-        const file = Buffer.from(encodeJournal(messages));
+        const file = Buffer.from(encodeJournal({ messages, branches: [] }));
         const lineEnds = [...file.entries()].filter(([, byte]) => byte === 0x0a).map(([index]) => index + 1);
         fc.assert(
             fc.property(fc.integer({ min: 0, max: file.length }), (cut) => {

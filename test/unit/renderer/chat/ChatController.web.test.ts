@@ -177,18 +177,55 @@ describe("ChatController", () => {
         expect(stores.turns.getState().failures[workspace]?.code).toBe("request_cancelled");
     });
 
-    it("regenerates by dropping the last answer and asking again", async () => {
+    it("regenerates on the chat up to the question, keeping the earlier answer as a branch", async () => {
         chat.send(workspace, "hello");
         rpc.turns[0]!.finish({ text: "first", finishReason: "stop", usage });
         await settle();
+        const [question, first] = messagesOf(workspace);
         expect(chat.regenerate(workspace)).toBe(true);
-        expect(messagesOf(workspace).map((message) => message.content)).toEqual(["hello"]);
+        expect(rpc.turns[1]!.request.messages.map((message) => message.content)).toEqual(["Be brief.", "hello"]);
+        expect(chat.answerParent(workspace)).toBe(question!.id);
+        expect(rpc.turns[1]!.request.answerParent).toBe(question!.id); // the host keeps the answer after the question
         rpc.turns[1]!.finish({ text: "second", finishReason: "length", usage });
         await settle();
         expect(messagesOf(workspace).map((message) => [message.content, message.finish])).toEqual([
             ["hello", undefined],
             ["second", "length"]
         ]);
+        expect(stores.workspaces.getState().workspaces[0]!.branches).toEqual([{ ...first, parent: question!.id }]);
+        expect(chat.changeChat(workspace, { select: first!.id })).toBe(true);
+        expect(messagesOf(workspace).map((message) => message.content)).toEqual(["hello", "first"]);
+    });
+
+    it("edits a sent message and asks again: the new text is a new version, the old one and its answer stay as a branch", async () => {
+        chat.send(workspace, "hello");
+        rpc.turns[0]!.finish({ text: "first", finishReason: "stop", usage });
+        await settle();
+        const [question] = messagesOf(workspace);
+        expect(chat.editAndResend(workspace, question!.id, "hello")).toBe(false); // unchanged
+        expect(chat.editAndResend(workspace, question!.id, "hi there")).toBe(true);
+        expect(chat.changeChat(workspace, { delete: question!.id })).toBe(false); // not while a turn runs
+        expect(rpc.turns[1]!.request.messages.map((message) => message.content)).toEqual(["Be brief.", "hi there"]);
+        rpc.turns[1]!.listener.onText?.("again");
+        const edited = messagesOf(workspace)[0]!;
+        expect(rpc.turns[1]!.request.answerParent).toBe(edited.id);
+        // The page mirrors the answer exactly as the host kept it: its id, parent, stamp and timing.
+        const kept = {
+            id: rpc.turns[1]!.request.answerId!,
+            role: "assistant" as const,
+            content: "again",
+            finish: "stop" as const,
+            usage,
+            parent: edited.id,
+            at: 1_700_000_000_000,
+            timing: { firstTokenMs: 40, totalMs: 90 }
+        };
+        rpc.turns[1]!.finish({ text: "again", finishReason: "stop", usage, answer: kept });
+        await settle();
+        expect(messagesOf(workspace).map((message) => message.content)).toEqual(["hi there", "again"]);
+        expect(messagesOf(workspace)[1]).toEqual(kept);
+        expect(chat.changeChat(workspace, { select: question!.id })).toBe(true);
+        expect(messagesOf(workspace).map((message) => message.content)).toEqual(["hello", "first"]);
     });
 
     it("deletes a workspace: cancels its turn, stores nothing more, forgets its KV in the engine", async () => {

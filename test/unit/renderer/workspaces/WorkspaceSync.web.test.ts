@@ -143,7 +143,7 @@ describe("WorkspaceSync", () => {
         state().rename("ui-a", "Renamed");
         state().setColour("ui-a", 1); // no change: nothing to save
         state().updateSettings("ui-a", { temperature: 0 });
-        expect(chat.regenerate("ui-a")).toBe(true); // drops the answer m-2, asks again
+        expect(chat.regenerate("ui-a")).toBe(true); // keeps the answer m-2 as a branch, asks again
         rpc.turns[0]!.finish({ text: "Again", finishReason: "stop", usage });
         await settle();
         const answerId = state().workspaces[0]!.messages[1]!.id;
@@ -153,14 +153,14 @@ describe("WorkspaceSync", () => {
         await chat.deleteWorkspace(second.id);
 
         // The answer is the host's to keep (its turn named answerId): the page mirrors it and sends nothing back.
-        expect(rpc.turns[0]!.request).toMatchObject({ answerId });
+        // It answers the question m-1, beside the earlier answer m-2, which stays a branch.
+        expect(rpc.turns[0]!.request).toMatchObject({ answerId, answerParent: "m-1" });
         expect(writes().filter(([method]) => !["chat", "forgetWorkspace", "activeTurns"].includes(method as string))).toEqual([
             ["saveWorkspace", { workspace: { id: "ui-a", name: "Renamed", colour: 1, settings: defaultWorkspaceSettings } }],
             [
                 "saveWorkspace",
                 { workspace: { id: "ui-a", name: "Renamed", colour: 1, settings: { ...defaultWorkspaceSettings, temperature: 0 } } }
             ],
-            ["dropLastAnswer", { workspace: "ui-a", messageId: "m-2" }],
             ["saveWorkspace", { workspace: { id: second.id, name: "Workspace 1", colour: 0, settings: defaultWorkspaceSettings } }],
             ["selectWorkspace", { workspace: second.id }],
             ["selectWorkspace", { workspace: "ui-a" }],
