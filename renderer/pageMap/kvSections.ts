@@ -13,7 +13,7 @@ export interface Block {
     readonly fill: number;
 }
 
-/** A part of the map: the prefill sequence, one decode sequence, or the host page pool. */
+/** A part of the map: one prefill sequence (one per decode sequence by default), one decode sequence, or the host page pool. */
 export interface KvSection {
     readonly key: string;
     readonly title: string;
@@ -26,11 +26,13 @@ export interface KvSection {
 /** The map's sections, in the order a turn's KV travels: prefill, then host pages, then each decode sequence. */
 export function kvSections(snapshot: DecodedSnapshot): KvSection[] {
     const { pageTokens, numPages } = snapshot.pageMap;
+    const numPrefill = snapshot.sequences.filter((sequence) => sequence.role === "prefill").length;
     const ofSequence = (sequence: SequenceUsage): KvSection => {
         const isPrefill = sequence.role === "prefill";
+        const prefillTitle = numPrefill === 1 ? "Prefill" : `Prefill sequence ${sequence.index + 1}`;
         return {
             key: `${sequence.role}-${sequence.index}`,
-            title: isPrefill ? "Prefill" : `Decode sequence ${sequence.index + 1}`,
+            title: isPrefill ? prefillTitle : `Decode sequence ${sequence.index + 1}`,
             kind: isPrefill ? "prefill" : "decode",
             numBlocks: Math.ceil(sequence.capacity / pageTokens),
             sequence

@@ -33,7 +33,7 @@ describe("the page map's demo mode, in a real browser", () => {
     it("shows a handoff as it happens: the prefill sequence in the workspace's colour, then its sealed pages, then decode", async () => {
         const { page } = app!;
         const handoff = page.locator(".kv-handoffs");
-        const prefill = page.locator('.kv-section[data-kind="prefill"] canvas');
+        const prefill = page.locator('.kv-section[data-kind="prefill"] canvas').first(); // the first handoff takes prefill sequence 1
         await sendMessage(page, longMessage);
 
         await expect.poll(() => handoff.textContent(), { timeout: 60_000, interval: 100 }).toMatch(/^Handoff for Notes: sealing pages/);

@@ -46,7 +46,7 @@ describe("the page map after a chat, in a real browser", () => {
         const sections = page.locator(".kv-section");
         await expect
             .poll(() => sections.evaluateAll((elements) => elements.map((element) => element.getAttribute("aria-label"))))
-            .toEqual(["Prefill", "Host pages", "Decode sequence 1", "Decode sequence 2"]);
+            .toEqual(["Prefill sequence 1", "Prefill sequence 2", "Host pages", "Decode sequence 1", "Decode sequence 2"]);
         expect(await page.getByText("A page holds the KV of a fixed number of token positions").isVisible()).toBe(true);
 
         await sendMessage(page, "Tell me about pages.");

@@ -37,6 +37,24 @@ describe("kvSections", () => {
         ]);
     });
 
+    it("numbers the prefill sequences when there are several, one per decode sequence", () => {
+        const several = decodeSnapshot(
+            encodedSnapshot(
+                [0, 0],
+                [0, 0],
+                [],
+                [],
+                [sequence("prefill", 0, 0), sequence("prefill", 1, 20, "ui-a", true), sequence("decode", 0, 0)]
+            )
+        );
+        expect(kvSections(several).map((section) => section.title)).toEqual([
+            "Prefill sequence 1",
+            "Prefill sequence 2",
+            "Host pages",
+            "Decode sequence 1"
+        ]);
+    });
+
     it("draws a sequence's positions as page-sized blocks of its workspace, the last one partial, then unused room", () => {
         const decode = kvSections(snapshot)[2]!;
         expect([0, 1, 2, 3].map((index) => blockOf(snapshot, decode, index))).toEqual([
