@@ -163,10 +163,11 @@ function rebuildFacts(facts: ModelFacts): ModelFacts {
         trainContextSize: facts.trainContextSize ?? undefined,
         numLayers: facts.numLayers,
         kvBytesPerToken: facts.kvBytesPerToken,
+        // An inspector that predates the KV types (or a reader of its own) sends none: none is said.
         kvBytesPerTokenByType: {
-            f16: facts.kvBytesPerTokenByType.f16 ?? undefined,
-            q8_0: facts.kvBytesPerTokenByType.q8_0 ?? undefined,
-            q4_0: facts.kvBytesPerTokenByType.q4_0 ?? undefined
+            f16: facts.kvBytesPerTokenByType?.f16 ?? undefined,
+            q8_0: facts.kvBytesPerTokenByType?.q8_0 ?? undefined,
+            q4_0: facts.kvBytesPerTokenByType?.q4_0 ?? undefined
         },
         heads: facts.heads ?? undefined,
         slidingWindow: facts.slidingWindow ?? undefined,
