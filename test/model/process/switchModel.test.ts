@@ -2,6 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { inspectModelInChild } from "../../../host/models/inspectModelInChild.js";
 import { EngineSupervisor } from "../../../host/supervisor/EngineSupervisor.js";
 import { generatedModelPath, repositoryRoot } from "../../support/generatedModels.js";
 import { Conversation, RecordingSpawner, tinyProcessConfig } from "./supervisorFixtures.js";
@@ -9,11 +10,18 @@ import { Conversation, RecordingSpawner, tinyProcessConfig } from "./supervisorF
 describe("switching models behind the supervisor, with real engine processes", () => {
     let supervisor: EngineSupervisor;
     const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "kvault-switch-"));
+    /** Runs after the real inspection of a switch's file, before the switch ends the running turns. */
+    let afterInspection: (() => Promise<void>) | undefined;
 
     beforeAll(async () => {
         supervisor = await EngineSupervisor.start(tinyProcessConfig, {
             spawner: new RecordingSpawner({ quiet: true }),
-            log: () => undefined
+            log: () => undefined,
+            inspectModel: async (modelPath, options) => {
+                const facts = await inspectModelInChild(modelPath, options);
+                await afterInspection?.();
+                return facts;
+            }
         });
     }, 120_000);
     afterAll(async () => {
@@ -39,19 +47,25 @@ describe("switching models behind the supervisor, with real engine processes", (
         const before = supervisor.info;
         const oldPid = supervisor.pid;
         const conversation = new Conversation("bob");
-        // Switched on the turn's first token, so it is still generating when the switch reaches it.
-        let firstText!: () => void;
-        const generating = new Promise<void>((resolve) => {
-            firstText = resolve;
-        });
-        const running = supervisor
-            .chat(conversation.request("Tell me a long story", { temperature: 0, maxTokens: 200 }), { onText: () => firstText() })
-            .then(
-                () => undefined,
-                (error: unknown) => error as Error & { code?: string }
-            );
-        await generating;
+        // The turn starts once the new file is inspected (which takes seconds, in a child process) and
+        // the switch goes on at its first token, so it is still generating when the switch reaches it.
+        let running: Promise<(Error & { code?: string }) | undefined> | undefined;
+        afterInspection = async () => {
+            afterInspection = undefined;
+            let firstText!: () => void;
+            const generating = new Promise<void>((resolve) => {
+                firstText = resolve;
+            });
+            running = supervisor
+                .chat(conversation.request("Tell me a long story", { temperature: 0, maxTokens: 200 }), { onText: () => firstText() })
+                .then(
+                    () => undefined,
+                    (error: unknown) => error as Error & { code?: string }
+                );
+            await generating;
+        };
         const info = await supervisor.switchModel(generatedModelPath("small"));
+        expect(running, "the turn started between the inspection and the switch").toBeDefined();
         const error = await running;
         expect(error?.code).toBe("model_switched");
         expect(error?.message).toMatch(/^The model was switched to .+ while this turn ran; send the message again\.$/);
