@@ -9,6 +9,8 @@ import { IsolationPanel } from "./isolation/IsolationPanel.js";
 import { ModelPanel } from "./model/ModelPanel.js";
 import { PageMap } from "./pageMap/PageMap.js";
 import { SettingsPanel } from "./settings/SettingsPanel.js";
+import { StatusBar } from "./status/StatusBar.js";
+import { useResourceMirror } from "./status/useResourceMirror.js";
 import { useEngineMirror } from "./stores/useEngineMirror.js";
 import { useUiStore } from "./stores/uiStore.js";
 import { useWorkspaceStore } from "./stores/workspaceStore.js";
@@ -25,7 +27,9 @@ const linkHost = currentLinkHost();
  */
 export function App() {
     const appInfo = useAppInfo();
-    useEngineMirror(useAppServices().rpc);
+    const { rpc } = useAppServices();
+    useEngineMirror(rpc);
+    useResourceMirror(rpc);
     useAppCommands();
     const selected = useWorkspaceStore((state) => state.workspaces.find((workspace) => workspace.id === state.selectedId));
     const workspacesLoading = useWorkspaceStore((state) => state.load.kind === "loading");
@@ -95,6 +99,7 @@ export function App() {
                 </aside>
                 {drawers.open !== undefined && <div className="drawer-backdrop" aria-hidden="true" onClick={() => drawers.close(true)} />}
                 <footer className="shell-footer">
+                    <StatusBar />
                     {appInfo !== undefined && (
                         <span>
                             Kvault {appInfo.version} · {appInfo.platform}

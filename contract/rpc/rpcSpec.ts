@@ -13,6 +13,8 @@ import type { AppSettingsView } from "../KvaultBridge.js";
 import { localApiPorts } from "../KvaultBridge.js";
 import { fieldLimits, rpcLimits, turnLimits, utf8ByteLength } from "../limits.js";
 import type { ModelDownload, ModelFacts, ModelLibraryListing } from "../models.js";
+import type { ResourceUse } from "../resourceUse.js";
+import { catalogueContextSizes, type ModelCatalogueView, type ModelSearchResult, type RepoFilesResult } from "../modelCatalogue.js";
 import { workspaceLimits, type LoadedWorkspaces, type StoredMessage, type StoredWorkspace } from "../workspaces.js";
 import { boolean, describeValue as describe, integer, list, nonEmptyText, params, text } from "./fieldSchemas.js";
 import { readStoredMessage, readWorkspaceMeta, storeIdParam, storeRecordField } from "./storeSchemas.js";
@@ -345,6 +347,40 @@ export const rpcSpec = {
      */
     chooseModelFile: method<{ readonly kind: "chosen"; readonly path: string } | { readonly kind: "canceled" }>()({
         params: none("chooseModelFile"),
+        serve: "host"
+    }),
+    /** The engine process's RAM, its GPU's VRAM, KV bytes per role and tokens per second per workspace, read in the engine (the status bar). */
+    resourceUse: method<ResourceUse>()({ params: none("resourceUse"), ...quick }),
+    /**
+     * The curated catalogue, every file with a "fits this machine" verdict (free RAM, the engine's
+     * free VRAM) for `contextSize` tokens of KV (default: the engine's window).
+     */
+    modelCatalogue: method<ModelCatalogueView>()({
+        params: params("modelCatalogue", {
+            contextSize: v.optional(
+                integer(
+                    catalogueContextSizes.min,
+                    catalogueContextSizes.max,
+                    (issue) =>
+                        `is ${describe(issue.input)}; give a whole number of tokens from ${catalogueContextSizes.min} to ${catalogueContextSizes.max.toLocaleString("en-US")}.`
+                )
+            )
+        }),
+        serve: "host"
+    }),
+    /** Hugging Face's GGUF models matching `query`, most downloaded first; offline, says so (the catalogue is all there is). */
+    searchModels: method<ModelSearchResult>()({
+        params: params("searchModels", { query: nonEmptyText(200, "type a few letters of a model's name", { trim: true }) }),
+        serve: "host"
+    }),
+    /** A Hugging Face repository's GGUF files with their sizes and verdicts (the file's size alone: no header yet). */
+    modelRepoFiles: method<RepoFilesResult>()({
+        params: params("modelRepoFiles", {
+            repo: v.pipe(
+                nonEmptyText(200, "name a repository as owner/name", { trim: true }),
+                v.regex(/^[\w.-]+\/[\w.-]+$/, (issue) => `is ${describe(issue.input)}; name a Hugging Face repository as owner/name.`)
+            )
+        }),
         serve: "host"
     })
 };

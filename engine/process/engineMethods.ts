@@ -1,5 +1,6 @@
 import type { EngineMethod, RpcParams, RpcResult } from "../../contract/rpc.js";
 import type { EngineService } from "../service/EngineService.js";
+import { readResourceUse } from "./readResourceUse.js";
 
 /** What the engine process serves of EngineService; tests may serve a stand-in. */
 export type ServedEngine = Pick<
@@ -15,6 +16,8 @@ export type ServedEngine = Pick<
     | "listDrills"
     | "runDrill"
     | "runCanary"
+    | "workspaceTokensPerSecond"
+    | "vramState"
 >;
 
 /** Every engine-served method of the RPC spec, over its params object. */
@@ -44,6 +47,7 @@ export function engineMethods(service: ServedEngine): EngineImplementations {
         runCanary: ({ fillerTokens }) => service.runCanary(fillerTokens === undefined ? {} : { fillerTokens }),
         embed: ({ inputs }) => service.embed(inputs),
         // Answered here, not by EngineService: liveness is this process's event loop answering, whatever the engine is doing.
-        ping: () => ({})
+        ping: () => ({}),
+        resourceUse: () => readResourceUse(service)
     };
 }

@@ -33,6 +33,8 @@ import { DEFAULT_PENALTY_LAST_TOKENS, type SamplingOptions, type TokenProbabilit
 import { TextStreamer } from "./TextStreamer.js";
 import { snapshotEngine } from "./snapshotEngine.js";
 import { ThroughputMeter } from "./ThroughputMeter.js";
+import { WorkspaceThroughput } from "./WorkspaceThroughput.js";
+import { readVramState } from "../runtime/readVramState.js";
 import { validateChatTurn } from "./validateChatTurn.js";
 
 /** A conversation as the engine last answered it: the messages with its answer, and the exact tokens. */
@@ -49,6 +51,8 @@ interface Transcript {
 export class EngineService {
     readonly #transcripts = new Map<string, Transcript>();
     readonly #throughput = new ThroughputMeter();
+    /** The same tokens, by workspace (the status bar's tokens/s, rpcSpec resourceUse). */
+    readonly #workspaceThroughput = new WorkspaceThroughput();
     readonly #startedAt = performance.now();
     /** Counts every audit; runs them on a timer only when started with `auditIntervalMs`. */
     readonly #audits: PeriodicAudit;
@@ -154,6 +158,7 @@ export class EngineService {
             onStarted: callbacks.onStarted,
             onToken: (token, probabilities) => {
                 this.#throughput.add(1);
+                this.#workspaceThroughput.add(workspace, 1);
                 if (logprobs !== undefined && probabilities !== undefined) {
                     logprobs.push(this.#toLogprob(probabilities));
                 }
@@ -353,6 +358,16 @@ export class EngineService {
             tokensPerSecond: this.#throughput.perSecond(),
             ...(this.#audits.isRunning ? { audit: this.#audits.feed() } : {})
         });
+    }
+
+    /** Generated tokens per second of each workspace that generated in the last few seconds, fastest first. */
+    workspaceTokensPerSecond(): { workspace: string; tokensPerSecond: number }[] {
+        return this.#workspaceThroughput.rates();
+    }
+
+    /** VRAM of the engine's GPU (node-llama-cpp's getVramState), bytes; undefined on the CPU. */
+    vramState(): Promise<{ usedBytes: number; totalBytes: number } | undefined> {
+        return readVramState(this.engine.runtime);
     }
 
     async dispose(): Promise<void> {

@@ -7,6 +7,8 @@ import { modelMethodNames, type HostModels, type ModelMethodName } from "../supe
 import { ImportStaging } from "./ImportStaging.js";
 import { workspaceLimits } from "../../contract/workspaces.js";
 import { KvaultError } from "../../engine/index.js";
+import { ModelCatalogue } from "../models/catalogue/ModelCatalogue.js";
+import { DEFAULT_HUGGING_FACE_URL, HUGGING_FACE_URL_VARIABLE, HuggingFaceClient } from "../models/catalogue/HuggingFaceClient.js";
 
 /** Who is calling: turns, cancels and an import in parts belong to their caller (a window, a WebSocket). */
 export interface CallContext {
@@ -37,6 +39,8 @@ export interface HostParts {
     readonly settings?: SettingsMethods;
     /** The desktop app's native Open dialog for a GGUF (main/appShell.ts); a host without a window answers dialog_unavailable. */
     readonly chooseModelFile?: () => Promise<RpcResult<"chooseModelFile">>;
+    /** The model catalogue and Hugging Face search; by default over HF's API, or the URL in KVAULT_HUGGINGFACE_URL. */
+    readonly catalogue?: ModelCatalogue;
 }
 
 /**
@@ -95,9 +99,39 @@ export function hostMethods(parts: HostParts): HostImplementations {
         },
         getSettings: () => settings.view(),
         setLocalApi: (change) => settings.setLocalApi(change),
-        chooseModelFile: () => (parts.chooseModelFile ?? noModelFileDialog)()
+        chooseModelFile: () => (parts.chooseModelFile ?? noModelFileDialog)(),
+        ...catalogueMethods(parts)
     };
 }
+
+/** The catalogue's methods: its verdicts count KV for the engine's window unless a context size is given. */
+function catalogueMethods(parts: HostParts): Pick<HostImplementations, "modelCatalogue" | "searchModels" | "modelRepoFiles"> {
+    const catalogue =
+        parts.catalogue ??
+        new ModelCatalogue({
+            huggingFace: new HuggingFaceClient(process.env[HUGGING_FACE_URL_VARIABLE] ?? DEFAULT_HUGGING_FACE_URL),
+            resourceUse: async () => (await parts.engine()).call("resourceUse", {}),
+            libraryModels: async () => (await (await parts.models()).methods.listModels({}, libraryContext)).models
+        });
+    return {
+        modelCatalogue: async ({ contextSize }) =>
+            catalogue.view(
+                contextSize ??
+                    (await parts.engine().then(
+                        (engine) => engine.info.window.limit,
+                        () => DEFAULT_CATALOGUE_CONTEXT
+                    ))
+            ),
+        searchModels: ({ query }) => catalogue.search(query),
+        modelRepoFiles: ({ repo }) => catalogue.repoFiles(repo)
+    };
+}
+
+/** The context a catalogue verdict counts when neither the caller nor an engine says, tokens. */
+const DEFAULT_CATALOGUE_CONTEXT = 4_096;
+
+/** The host's own call of listModels: no caller to go away. */
+const libraryContext: CallContext = { callerId: -1, callerGone: new AbortController().signal };
 
 /** Each model method, answered by the model manager once it is there. */
 function forwardModels(models: () => Promise<HostModels>): Pick<HostImplementations, ModelMethodName> {

@@ -137,7 +137,11 @@ describe("the RPC spec accepts every well-formed call", () => {
             getSettings: {},
             setLocalApi: { enabled: false, port: 1024 },
             chooseModelFile: {},
-            embed: { inputs: ["Hi", [1, 2, 3]] }
+            embed: { inputs: ["Hi", [1, 2, 3]] },
+            resourceUse: {},
+            modelCatalogue: { contextSize: 4096 },
+            searchModels: { query: "qwen3" },
+            modelRepoFiles: { repo: "unsloth/Qwen3-0.6B-GGUF" }
         };
         for (const method of rpcMethods) {
             expect(accepted(method, good[method]).method).toBe(method);
@@ -325,7 +329,8 @@ describe("the RPC spec's table", () => {
             "runDrill",
             "runCanary",
             "embed",
-            "ping"
+            "ping",
+            "resourceUse"
         ]);
         expect(Object.fromEntries(engineMethods.map((method) => [method, rpcSpec[method].timeoutMs]))).toEqual({
             measure: 30_000,
@@ -338,7 +343,8 @@ describe("the RPC spec's table", () => {
             runDrill: 120_000,
             runCanary: 600_000,
             embed: 120_000,
-            ping: 30_000
+            ping: 30_000,
+            resourceUse: 30_000
         });
         expect(callTimeouts).toEqual({ quickMs: 30_000, longMs: 120_000, canaryMs: 600_000 });
         for (const method of rpcMethods.filter((name) => rpcSpec[name].serve === "host")) {

@@ -42,6 +42,14 @@ class FakeEngine implements ServedEngine {
         return { numQueued: 0 } as never;
     }
 
+    workspaceTokensPerSecond(): { workspace: string; tokensPerSecond: number }[] {
+        return [];
+    }
+
+    async vramState(): Promise<undefined> {
+        return undefined;
+    }
+
     async forgetWorkspace(workspace: string): Promise<void> {
         this.forgotten.push(workspace);
     }
@@ -167,7 +175,7 @@ describe("EngineCommandServer", () => {
                 error: {
                     code: "invalid_request",
                     message:
-                        'The call\'s method is "inspectModel"; the engine serves measure, snapshot, forgetWorkspace, audit, replayableTurns, replay, listDrills, runDrill, runCanary, embed, ping.'
+                        'The call\'s method is "inspectModel"; the engine serves measure, snapshot, forgetWorkspace, audit, replayableTurns, replay, listDrills, runDrill, runCanary, embed, ping, resourceUse.'
                 }
             },
             { type: "answer", callId: "c1", error: { code: "engine_internal_error", message: expect.stringMatching(/measure exploded/) } },
