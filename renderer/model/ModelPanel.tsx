@@ -9,6 +9,7 @@ import { toRpcError } from "../rpc/RpcError.js";
 import { useTurnStore } from "../stores/turnStore.js";
 import { formatCount } from "../util/formatCount.js";
 import type { ModelController } from "./ModelController.js";
+import { ModelCatalogue } from "./ModelCatalogue.js";
 import { ModelLibraryList } from "./ModelLibraryList.js";
 import { downloadName, downloadPercent, downloadStatusText, estimateText, factRows, formatBytes } from "./modelText.js";
 import "./ModelPanel.css";
@@ -226,6 +227,7 @@ function ModelManager({ controller }: { readonly controller: ModelController }) 
             {inspection.facts !== undefined && <FactsView facts={inspection.facts} />}
             <Downloads controller={controller} disabled={loading.running} onLoad={load} />
             <ModelLibraryList controller={controller} disabled={loading.running} onLoad={load} />
+            <ModelCatalogue controller={controller} disabled={loading.running} />
         </section>
     );
 }

@@ -40,7 +40,12 @@ export interface KvaultServer {
  * `options.extraArgs` are more `npm run serve` options, after e2eServeArgs.
  */
 export async function startKvaultServer(
-    options: { readonly dataDir?: string; readonly extraArgs?: readonly string[] } = {}
+    options: {
+        readonly dataDir?: string;
+        readonly extraArgs?: readonly string[];
+        /** More environment variables for the server (say, KVAULT_HUGGINGFACE_URL). */
+        readonly env?: Readonly<Record<string, string>>;
+    } = {}
 ): Promise<KvaultServer> {
     const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), "kvault-e2e-"));
     const apiKey = `e2e-${crypto.randomBytes(12).toString("hex")}`;
@@ -61,7 +66,8 @@ export async function startKvaultServer(
         ],
         {
             cwd: repositoryRoot,
-            stdio: ["ignore", "pipe", "pipe"]
+            stdio: ["ignore", "pipe", "pipe"],
+            env: { ...process.env, ...options.env }
         }
     );
     let stdout = "";
