@@ -12,6 +12,7 @@ import { EngineService } from "../../../engine/service/EngineService.js";
 import { servedModelEntry } from "../../../host/http/servedModelEntry.js";
 import { Conversation } from "../../support/chatDriver.js";
 import { expectEngineClean, freshWorkspace, promptOf } from "../../support/engineFixtures.js";
+import { expectCorruptedHandoffRefused } from "../../support/corruptedHandoff.js";
 import { ensureDequantizedTwin, ensureFamilyModel } from "../../support/generatedModels.js";
 import { maxLogprobDifference, nextTokenLogprobs, tokenizerTestCases } from "./familyProbes.js";
 
@@ -279,26 +280,7 @@ export function describeFamily({ preset, quants, realModel, memory, specialToken
             it("refuses a handoff whose page was corrupted after sealing, decodes nothing over it, and serves the next request", async () => {
                 const prompt = promptOf(engine, 40, "flip: ");
                 const reference = await unified.generate({ workspace: freshWorkspace(), promptTokens: prompt, maxTokens: MAX_TOKENS });
-                const integrityFailures = engine.counters.integrityFailures;
-                const tokensSeen: number[] = [];
-                hooks.afterSeal = (manifest, pool) => {
-                    pool.injectByteFlip(manifest.pages[1]!, manifest.generation, 100);
-                };
-                try {
-                    await expect(
-                        engine.generate({
-                            workspace: freshWorkspace(),
-                            promptTokens: prompt,
-                            maxTokens: MAX_TOKENS,
-                            onToken: (token) => void tokensSeen.push(token)
-                        })
-                    ).rejects.toMatchObject({ code: "handoff_checksum_mismatch", message: expect.stringMatching(/^KV handoff refused: /) });
-                } finally {
-                    delete hooks.afterSeal;
-                }
-                expect(tokensSeen).toEqual([]);
-                expect(engine.counters.integrityFailures).toBe(integrityFailures + 1);
-                await expectEngineClean(engine);
+                await expectCorruptedHandoffRefused(engine, hooks, prompt, MAX_TOKENS);
                 const next = await engine.generate({ workspace: freshWorkspace(), promptTokens: prompt, maxTokens: MAX_TOKENS });
                 expect(next.tokens).toEqual(reference.tokens);
                 await expectEngineClean(engine);
