@@ -122,8 +122,8 @@ async function startHost(): Promise<void> {
     started.catch((error: unknown) => log(`The engine could not start: ${(error as Error).message}`));
 
     localApi = new LocalApiController(async () => {
-        const { supervisor, modelId, health } = await started;
-        return { engine: supervisor, modelId, health };
+        const { supervisor, modelId, health, modelFacts } = await started;
+        return { engine: supervisor, modelId, health, modelFacts };
     }, log);
     const settingsService = new SettingsService(settings, localApi, log);
     void started.then(

@@ -1,6 +1,7 @@
 import { LlamaText, resolveChatWrapper, type ChatHistoryItem, type ChatWrapper, type LlamaModel, type Token } from "node-llama-cpp";
 import type { ChatMessage } from "../../contract/engineProtocol.js";
 import { KvaultError } from "../core/KvaultError.js";
+import { tokenizeLlamaTextInSlices } from "./tokenizeInSlices.js";
 
 /** Marks where an assistant answer sits in a rendered conversation; private-use code points no model emits in text. */
 const ANSWER_SENTINEL = "\uE000kvault-answer\uE001";
@@ -30,12 +31,22 @@ export class ChatRenderer {
     }
 
     /**
+     * renderConversation for a turn: the same tokens, with long messages tokenized in slices and the
+     * event loop turned between them, so a multi-megabyte prompt does not hold other workspaces'
+     * streams (tokenizeInSlices.ts).
+     */
+    tokenizeConversation(messages: readonly ChatMessage[]): Promise<number[]> {
+        return tokenizeLlamaTextInSlices(this.renderText(messages), this.model.tokenizer);
+    }
+
+    /**
      * The tokens that follow an assistant answer the engine generated itself: the template's end of
      * that answer, the next messages, the assistant's opening. The answer's own tokens are the
      * ones the engine sampled, so a conversation continues without retokenizing (and re-evaluating)
-     * what the engine already holds. `answerIndex` is the index of that answer in `messages`.
+     * what the engine already holds. `answerIndex` is the index of that answer in `messages`. Long
+     * messages are tokenized in slices, as in tokenizeConversation.
      */
-    renderContinuation(messages: readonly ChatMessage[], answerIndex: number): number[] | undefined {
+    async renderContinuation(messages: readonly ChatMessage[], answerIndex: number): Promise<number[] | undefined> {
         const marked = messages.map((message, index) => (index === answerIndex ? { ...message, content: ANSWER_SENTINEL } : message));
         const values = this.renderText(marked).values;
         for (let index = 0; index < values.length; index++) {
@@ -48,7 +59,7 @@ export class ChatRenderer {
             if (rest.values.some((item) => typeof item === "string" && item.includes(ANSWER_SENTINEL))) {
                 return undefined;
             }
-            return rest.tokenize(this.model.tokenizer, "trimLeadingSpace");
+            return tokenizeLlamaTextInSlices(rest, this.model.tokenizer, "trimLeadingSpace");
         }
         return undefined; // a template that rewrites answers: the caller renders in full
     }

@@ -1,6 +1,7 @@
 import type { LlamaModel, Token } from "node-llama-cpp";
 import type { RawPrompt } from "../../contract/engineProtocol.js";
 import { InvalidRequestError } from "../request/requestErrors.js";
+import { tokenizePlainTextInSlices } from "./tokenizeInSlices.js";
 
 /**
  * How many token ids the model has: the GGUF's token list, which llama.cpp's vocabulary is made of.
@@ -16,7 +17,7 @@ export function vocabularySize(model: LlamaModel): number {
  * special token's name in it stays text) with the model's BOS in front when the model wants one;
  * token ids are taken as they are, once each is known to be in the vocabulary.
  */
-export function rawPromptTokens(model: LlamaModel, prompt: RawPrompt): number[] {
+export async function rawPromptTokens(model: LlamaModel, prompt: RawPrompt): Promise<number[]> {
     if ("tokens" in prompt) {
         const numVocabulary = vocabularySize(model);
         const bad = prompt.tokens.findIndex((token) => !Number.isSafeInteger(token) || token < 0 || token >= numVocabulary);
@@ -27,7 +28,8 @@ export function rawPromptTokens(model: LlamaModel, prompt: RawPrompt): number[] 
         }
         return [...prompt.tokens];
     }
-    const tokens: number[] = model.tokenize(prompt.text);
+    // in slices, so a multi-megabyte prompt does not hold other workspaces' streams (tokenizeInSlices.ts)
+    const tokens: number[] = await tokenizePlainTextInSlices(prompt.text, model.tokenizer, undefined);
     const bos: Token | null = model.tokens.bos;
     return bos !== null && model.tokens.shouldPrependBosToken ? [bos, ...tokens] : tokens;
 }

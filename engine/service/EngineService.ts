@@ -129,7 +129,8 @@ export class EngineService {
     async chat(untrusted: ChatTurnRequest, callbacks: TurnCallbacks = {}, signal?: AbortSignal): Promise<TurnResult> {
         const request = validateChatTurn(untrusted);
         const { workspace, messages, sampling, prompt } = request;
-        const promptTokens = prompt === undefined ? this.#promptTokens(workspace, messages) : rawPromptTokens(this.engine.model, prompt);
+        const promptTokens =
+            prompt === undefined ? await this.#promptTokens(workspace, messages) : await rawPromptTokens(this.engine.model, prompt);
         if (promptTokens.length === 0) {
             throw new InvalidRequestError("The prompt is empty and this model has no BOS token to start from; give the prompt some text.");
         }
@@ -213,7 +214,7 @@ export class EngineService {
      * sampled tokens are kept and only what follows is rendered, so nothing the workspace holds is
      * evaluated again; otherwise the whole conversation is rendered.
      */
-    #promptTokens(workspace: string, messages: readonly ChatMessage[]): number[] {
+    async #promptTokens(workspace: string, messages: readonly ChatMessage[]): Promise<number[]> {
         const transcript = this.#transcripts.get(workspace);
         if (
             transcript !== undefined &&
@@ -222,12 +223,12 @@ export class EngineService {
                 (message, index) => message.role === messages[index]!.role && message.content === messages[index]!.content
             )
         ) {
-            const continuation = this.renderer.renderContinuation(messages, transcript.messages.length - 1);
+            const continuation = await this.renderer.renderContinuation(messages, transcript.messages.length - 1);
             if (continuation !== undefined) {
                 return [...transcript.tokens, ...continuation];
             }
         }
-        return this.renderer.renderConversation(messages);
+        return this.renderer.tokenizeConversation(messages);
     }
 
     /** Embeddings of each input, in order (rpcSpec `embed`); an input that does not fit the embedding context is refused with the numbers. */

@@ -12,7 +12,7 @@ import { EngineSupervisor } from "../supervisor/EngineSupervisor.js";
 import { ApiKeys } from "../http/ApiKeys.js";
 import { KvaultHttpServer } from "../http/KvaultHttpServer.js";
 import { inspectModelInChild } from "../models/inspectModelInChild.js";
-import { modelFactsCache } from "../models/modelFactsCache.js";
+import { cachedModelInspector } from "../models/modelFactsCache.js";
 import { hostMethods } from "../rpc/hostMethods.js";
 import { RpcDispatcher } from "../rpc/RpcDispatcher.js";
 import { RpcServer } from "../rpc/RpcServer.js";
@@ -53,6 +53,8 @@ async function main(): Promise<void> {
         log(`Extra API keys, each with its own workspaces: ${options.extraApiKeys.map(({ id }) => id).join(", ")}.`);
     }
 
+    // One cache of model facts for the switch's inspection and /v1/models: a file is inspected once.
+    const inspectModel = cachedModelInspector(inspectModelInChild);
     const supervisor = await EngineSupervisor.start(
         {
             modelPath: model.path,
@@ -67,7 +69,7 @@ async function main(): Promise<void> {
             onWindowAboveCapacity: "clamp",
             handoffStepDelayMs: options.handoffDemoMs
         },
-        { log }
+        { log, inspectModel }
     );
     const info = supervisor.info;
     log(`Engine: ${info.modelName} on ${info.backend}, ${info.mode.effective} mode${info.mode.reason ? ` (${info.mode.reason})` : ""}.`);
@@ -114,7 +116,7 @@ async function main(): Promise<void> {
         host: options.host,
         port: options.port,
         modelId: () => serveModelId(supervisor.info.modelPath),
-        modelFacts: modelFactsCache(inspectModelInChild, { contextSize: options.context, sequences: options.decodeSequences }),
+        modelFacts: (modelPath) => inspectModel(modelPath, { contextSize: options.context, sequences: options.decodeSequences }),
         health: () => supervisor.health(),
         rendererDirectory: fs.existsSync(rendererDirectory) ? rendererDirectory : undefined,
         onLoginLink: (link) => void process.stdout.write(loginLine(link)),

@@ -4,7 +4,9 @@ import path from "node:path";
 import { DEMO_MODEL } from "../../contract/models.js";
 import type { EngineConfigInput } from "../../engine/index.js";
 import type { EngineHealth } from "../../host/http/KvaultHttpServer.js";
+import type { ModelFacts } from "../../contract/models.js";
 import type { ModelInspector } from "../../host/models/inspectModelInChild.js";
+import { cachedModelInspector } from "../../host/models/modelFactsCache.js";
 import type { EngineProcessSpawner } from "../../host/supervisor/EngineProcessSpawner.js";
 import { EngineSupervisor } from "../../host/supervisor/EngineSupervisor.js";
 import type { BindingTestLog, BindingTestRecord } from "./BindingTestRelay.js";
@@ -43,6 +45,8 @@ export interface StartedEngine {
     readonly models: HostModels;
     /** What `/v1/models` lists for the model loaded now: it follows a model switch. */
     modelId(): string;
+    /** A model file's facts for `/v1/models`, from the inspections this engine's start and switches made (one per file). */
+    modelFacts(modelPath: string): Promise<ModelFacts>;
     /** The supervisor's state for `/health`, with why once it gave up restarting the engine. */
     health(): EngineHealth;
     /** Set when the model the settings name could not be loaded and the demo model runs instead. */
@@ -55,7 +59,9 @@ export interface StartedEngine {
  * an engine: the demo model starts instead, and `fallback` says why, while the settings keep the
  * path for the next start. No usable llama.cpp binary is NoUsableBinaryError, with no fallback.
  */
-export async function startEngine(options: StartEngineOptions): Promise<StartedEngine> {
+export async function startEngine(given: StartEngineOptions): Promise<StartedEngine> {
+    // One cache of model facts for the start's check, the switch's, the model panel and the local API.
+    const options: StartEngineOptions = { ...given, inspectModel: cachedModelInspector(given.inspectModel) };
     if (options.modelPath === null) {
         return startOn(null, options);
     }
@@ -117,7 +123,8 @@ async function startOn(modelPath: string | null, options: StartEngineOptions): P
         supervisor,
         models: modelMethods(supervisor, resolveModel, modelsDirectory, { libraryFile: options.libraryFile }),
         modelId: () => appModelId(supervisor.info.modelPath, modelsDirectory),
-        health: () => supervisor.health()
+        health: () => supervisor.health(),
+        modelFacts: (modelPath) => options.inspectModel(modelPath, { contextSize: window, sequences: numDecodeSequences })
     };
 }
 

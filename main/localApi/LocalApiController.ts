@@ -1,6 +1,7 @@
 // Pure on purpose (no electron): the app's OpenAI-compatible API, started and stopped as the
 // settings say. Tested with a fake engine on real loopback ports.
 import type { EngineClient, EngineErrorPayload } from "../../contract/engineProtocol.js";
+import type { ModelFacts } from "../../contract/models.js";
 import { KvaultError } from "../../engine/index.js";
 import { KvaultHttpServer, type EngineHealth } from "../../host/http/KvaultHttpServer.js";
 import { toErrorAnswer } from "../../host/rpc/toErrorAnswer.js";
@@ -18,6 +19,8 @@ export interface LocalApiTarget {
     readonly modelId: () => string;
     /** What `/health` reports: the supervisor's state, and why once it is down. */
     readonly health?: () => EngineHealth;
+    /** The loaded file's facts for `/v1/models` (architecture, heads, KV bytes, memory), as the headless server gives them. */
+    readonly modelFacts?: (modelPath: string) => Promise<ModelFacts>;
 }
 
 export interface LocalApiStatus {
@@ -64,11 +67,12 @@ export class LocalApiController {
             return;
         }
         try {
-            const { engine, modelId, health } = await this.target();
+            const { engine, modelId, health, modelFacts } = await this.target();
             const server = new KvaultHttpServer({
                 engine,
                 modelId,
                 health,
+                modelFacts,
                 apiKey: settings.apiKey,
                 host: LOCAL_API_HOST,
                 port: settings.port

@@ -1,7 +1,7 @@
 import { useState } from "react";
 import { useAppServices } from "../AppServices.js";
 import { useWorkspaceStore } from "../stores/workspaceStore.js";
-import { ConfirmDeleteDialog } from "./ConfirmDeleteDialog.js";
+import { ConfirmDialog } from "./ConfirmDialog.js";
 import { RenameForm } from "./RenameForm.js";
 import { Swatch } from "./Swatch.js";
 import type { Workspace } from "./Workspace.js";
@@ -48,15 +48,21 @@ export function WorkspaceHeader({ workspace }: { readonly workspace: Workspace }
                 <WorkspaceSettingsForm key={workspace.id} workspace={workspace} />
             </details>
             {confirmingDelete && (
-                <ConfirmDeleteDialog
-                    name={workspace.name}
-                    numMessages={workspace.messages.length}
+                <ConfirmDialog
+                    id="confirm-delete"
+                    title={`Delete “${workspace.name}”?`}
+                    keepLabel="Keep the workspace"
+                    confirmText="Delete"
+                    confirmLabel={`Delete ${workspace.name} for good`}
                     onClose={() => setConfirmingDelete(false)}
                     onConfirm={() => {
                         setConfirmingDelete(false);
                         void chat.deleteWorkspace(workspace.id);
                     }}
-                />
+                >
+                    Its chat ({workspace.messages.length} {workspace.messages.length === 1 ? "message" : "messages"}) and settings are
+                    deleted, and the engine drops its KV and pages. This cannot be undone.
+                </ConfirmDialog>
             )}
         </header>
     );

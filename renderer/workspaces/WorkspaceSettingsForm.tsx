@@ -1,7 +1,7 @@
 import { useState } from "react";
 import { useAppServices } from "../AppServices.js";
 import { useWorkspaceStore } from "../stores/workspaceStore.js";
-import { ConfirmClearDialog } from "./ConfirmClearDialog.js";
+import { ConfirmDialog } from "./ConfirmDialog.js";
 import { NumberSetting } from "./NumberSetting.js";
 import { parseStopStrings, presetOf, samplingPresets } from "./samplingPresets.js";
 import { Swatch } from "./Swatch.js";
@@ -176,15 +176,21 @@ export function WorkspaceSettingsForm({ workspace }: { readonly workspace: Works
                 Clear chat
             </button>
             {confirmingClear && (
-                <ConfirmClearDialog
-                    name={workspace.name}
-                    numMessages={numMessages}
+                <ConfirmDialog
+                    id="confirm-clear"
+                    title={`Clear the chat of “${workspace.name}”?`}
+                    keepLabel="Keep the chat"
+                    confirmText="Clear"
+                    confirmLabel={`Clear the chat of ${workspace.name} for good`}
                     onClose={() => setConfirmingClear(false)}
                     onConfirm={() => {
                         setConfirmingClear(false);
                         void chat.clearChat(workspace.id);
                     }}
-                />
+                >
+                    All {numMessages} {numMessages === 1 ? "message" : "messages"} (earlier versions included) are deleted, and the engine
+                    drops this workspace's KV. The settings stay. This cannot be undone: Export JSON first to keep a copy.
+                </ConfirmDialog>
             )}
         </div>
     );

@@ -35,6 +35,32 @@ export function percentile(values: readonly number[], p: number): number {
     return sorted[Math.min(sorted.length, Math.max(1, Math.ceil((p / 100) * sorted.length))) - 1]!;
 }
 
+/**
+ * When each generated token reached the caller (ms, `performance.now()`), from the moment the
+ * request was made: the clock every streaming benchmark reads its rates from.
+ */
+export class TokenClock {
+    readonly startedAt = performance.now();
+    readonly tokens: number[] = [];
+    readonly arrivals: number[] = [];
+
+    onToken(token: number): void {
+        this.arrivals.push(performance.now());
+        this.tokens.push(token);
+    }
+
+    /** From the request to the first token, ms; NaN before it. */
+    get timeToFirstTokenMs(): number {
+        return (this.arrivals[0] ?? Number.NaN) - this.startedAt;
+    }
+
+    /** Tokens after the first, per second from the first to the last; 0 with fewer than two. */
+    get decodeTokensPerSecond(): number {
+        const numTokens = this.tokens.length;
+        return numTokens > 1 ? (numTokens - 1) / ((this.arrivals[numTokens - 1]! - this.arrivals[0]!) / 1000) : 0;
+    }
+}
+
 /** Runs `fn` `numRepetitions` times after `numWarmups` unmeasured runs; the durations in ms. */
 export function timeRepeated(numWarmups: number, numRepetitions: number, fn: () => void): number[] {
     for (let i = 0; i < numWarmups; i++) {

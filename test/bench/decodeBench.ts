@@ -5,7 +5,7 @@ import type { EngineMode } from "../../engine/EngineConfig.js";
 import { LlamaRuntime } from "../../engine/runtime/LlamaRuntime.js";
 import { ensureGeneratedModel } from "../support/generatedModels.js";
 import { BENCH_GPU, BENCH_THREADS, benchEngineConfig, promptTokensOfLength, repetitionsFromEnvironment } from "./benchPrompt.js";
-import { formatNumber, median, printTable, type Benchmark, type BenchFigures } from "./benchUtils.js";
+import { formatNumber, median, printTable, TokenClock, type Benchmark, type BenchFigures } from "./benchUtils.js";
 
 const PROMPT_LENGTH = 512;
 const NUM_GENERATED = 64;
@@ -30,28 +30,14 @@ interface RunSample {
     readonly engineTimings?: { prefillMs: number; handoffMs: number; timeToFirstTokenMs: number; decodeMs: number };
 }
 
-/** Arrival time of every token the caller receives. */
-class TokenClock {
-    readonly startedAt = performance.now();
-    readonly tokens: number[] = [];
-    readonly #arrivals: number[] = [];
-
-    onToken(token: number): void {
-        this.#arrivals.push(performance.now());
-        this.tokens.push(token);
-    }
-
-    sample(): Omit<RunSample, "engineTimings"> {
-        const numTokens = this.tokens.length;
-        const firstAt = this.#arrivals[0] ?? Number.NaN;
-        const lastAt = this.#arrivals[numTokens - 1] ?? Number.NaN;
-        return {
-            timeToFirstTokenMs: firstAt - this.startedAt,
-            decodeTokensPerSecond: numTokens > 1 ? (numTokens - 1) / ((lastAt - firstAt) / 1000) : 0,
-            numTokens,
-            tokens: this.tokens
-        };
-    }
+/** One run's figures from its clock. */
+function sampleOf(clock: TokenClock): Omit<RunSample, "engineTimings"> {
+    return {
+        timeToFirstTokenMs: clock.timeToFirstTokenMs,
+        decodeTokensPerSecond: clock.decodeTokensPerSecond,
+        numTokens: clock.tokens.length,
+        tokens: clock.tokens
+    };
 }
 
 /** node-llama-cpp alone: one context, one sequence, the same thread count; greedy, stopping at an end-of-generation token. */
@@ -70,7 +56,7 @@ async function runBare(model: LlamaModel, sequence: LlamaContextSequence, prompt
     } finally {
         await sequence.clearHistory();
     }
-    return clock.sample();
+    return sampleOf(clock);
 }
 
 let nextWorkspace = 0;
@@ -92,7 +78,7 @@ async function runEngine(engine: KvEngine, promptTokens: readonly number[]): Pro
         if (result.numReusedTokens !== 0) {
             throw new Error(`a new workspace reused ${result.numReusedTokens} prompt tokens; the benchmark needs a cold prompt`);
         }
-        return { ...clock.sample(), numHandedOffTokens: result.numHandedOffTokens, engineTimings: { ...result.timings } };
+        return { ...sampleOf(clock), numHandedOffTokens: result.numHandedOffTokens, engineTimings: { ...result.timings } };
     } finally {
         await engine.forgetWorkspace(workspace);
     }

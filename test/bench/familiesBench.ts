@@ -13,7 +13,7 @@ import { isModelQuant, quantTraits, type ModelQuant } from "../../engine/model/m
 import { LlamaRuntime } from "../../engine/runtime/LlamaRuntime.js";
 import { ensureFamilyModel } from "../support/generatedModels.js";
 import { BENCH_GPU, BENCH_THREADS, benchEngineConfig, PROMPT_TEXT, repetitionsFromEnvironment } from "./benchPrompt.js";
-import { formatBytes, formatNumber, median, printTable, type Benchmark, type BenchFigures } from "./benchUtils.js";
+import { formatBytes, formatNumber, median, printTable, TokenClock, type Benchmark, type BenchFigures } from "./benchUtils.js";
 
 const PROMPT_LENGTH = 512;
 const NUM_GENERATED = 64;
@@ -65,25 +65,13 @@ interface Sample {
     readonly tokens: readonly number[];
 }
 
-class TokenClock {
-    readonly #startedAt = performance.now();
-    readonly #arrivals: number[] = [];
-    readonly tokens: number[] = [];
-
-    onToken(token: number): void {
-        this.#arrivals.push(performance.now());
-        this.tokens.push(token);
-    }
-
-    sample(numPromptTokens: number): Sample {
-        const first = this.#arrivals[0] ?? Number.NaN;
-        const last = this.#arrivals.at(-1) ?? Number.NaN;
-        return {
-            prefillTokensPerSecond: numPromptTokens / ((first - this.#startedAt) / 1000),
-            decodeTokensPerSecond: this.tokens.length > 1 ? (this.tokens.length - 1) / ((last - first) / 1000) : 0,
-            tokens: this.tokens
-        };
-    }
+/** The caller's view of one run: prefill until the first token (the engine's includes its handoff), then decode. */
+function sampleOf(clock: TokenClock, numPromptTokens: number): Sample {
+    return {
+        prefillTokensPerSecond: numPromptTokens / (clock.timeToFirstTokenMs / 1000),
+        decodeTokensPerSecond: clock.decodeTokensPerSecond,
+        tokens: clock.tokens
+    };
 }
 
 async function runBare(model: LlamaModel, sequence: LlamaContextSequence, prompt: Token[]): Promise<Sample> {
@@ -101,7 +89,7 @@ async function runBare(model: LlamaModel, sequence: LlamaContextSequence, prompt
     } finally {
         await sequence.clearHistory();
     }
-    return clock.sample(prompt.length);
+    return sampleOf(clock, prompt.length);
 }
 
 let nextWorkspace = 0;
@@ -114,7 +102,7 @@ async function runEngine(engine: KvEngine, prompt: readonly number[]): Promise<S
     } finally {
         await engine.forgetWorkspace(workspace);
     }
-    return clock.sample(prompt.length);
+    return sampleOf(clock, prompt.length);
 }
 
 interface Row {

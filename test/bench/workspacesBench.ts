@@ -4,7 +4,7 @@ import { KvEngine } from "../../engine/KvEngine.js";
 import { LlamaRuntime } from "../../engine/runtime/LlamaRuntime.js";
 import { ensureGeneratedModel } from "../support/generatedModels.js";
 import { BENCH_GPU, BENCH_THREADS, benchEngineConfig, promptTokensOfLength, repetitionsFromEnvironment } from "./benchPrompt.js";
-import { formatNumber, median, printTable, type Benchmark, type BenchFigures } from "./benchUtils.js";
+import { formatNumber, median, printTable, TokenClock, type Benchmark, type BenchFigures } from "./benchUtils.js";
 
 /** 1, 2, 4 and 8; KVAULT_BENCH_WORKSPACES=4 (or 2,4) runs only those. */
 const WORKSPACE_COUNTS = workspaceCountsFromEnvironment([1, 2, 4, 8]);
@@ -47,11 +47,8 @@ function workspaceCountsFromEnvironment(fallback: readonly number[]): readonly n
     return counts;
 }
 
-/** One workspace's stream: each token and when it reached the caller (`performance.now()`). */
-interface Stream {
-    readonly arrivals: number[];
-    readonly tokens: number[];
-}
+/** One workspace's stream: each token and when it reached the caller. */
+type Stream = TokenClock;
 
 interface RunSample {
     /**
@@ -113,7 +110,7 @@ function workspacePrompts(tokenize: (text: string) => readonly number[], count: 
 
 /** node-llama-cpp alone: N sequences of one context evaluate their prompts and generate at the same time (greedy). */
 async function runBare(model: LlamaModel, sequences: readonly LlamaContextSequence[], prompts: readonly number[][]): Promise<Stream[]> {
-    const streams: Stream[] = prompts.map(() => ({ arrivals: [], tokens: [] }));
+    const streams: Stream[] = prompts.map(() => new TokenClock());
     try {
         await Promise.all(
             sequences.map(async (sequence, index) => {
@@ -122,8 +119,7 @@ async function runBare(model: LlamaModel, sequences: readonly LlamaContextSequen
                     if (model.isEogToken(token)) {
                         break;
                     }
-                    stream.arrivals.push(performance.now());
-                    stream.tokens.push(token);
+                    stream.onToken(token);
                     if (stream.tokens.length >= NUM_GENERATED) {
                         break;
                     }
@@ -143,7 +139,7 @@ let nextWorkspace = 0;
 /** N new workspaces at once, each forgotten after the last token of all (outside the clock). */
 async function runEngine(engine: KvEngine, prompts: readonly number[][], expectHandoff: boolean): Promise<Stream[]> {
     const workspaces = prompts.map(() => workspaceId(`bench-workspaces-${nextWorkspace++}`));
-    const streams: Stream[] = prompts.map(() => ({ arrivals: [], tokens: [] }));
+    const streams: Stream[] = prompts.map(() => new TokenClock());
     try {
         const results = await Promise.all(
             prompts.map((promptTokens, index) =>
@@ -152,8 +148,7 @@ async function runEngine(engine: KvEngine, prompts: readonly number[][], expectH
                     promptTokens,
                     maxTokens: NUM_GENERATED,
                     onToken: (token) => {
-                        streams[index]!.arrivals.push(performance.now());
-                        streams[index]!.tokens.push(token);
+                        streams[index]!.onToken(token);
                     }
                 })
             )

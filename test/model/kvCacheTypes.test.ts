@@ -12,6 +12,7 @@ import { headDimension, modelPresets } from "../../engine/model/modelPresets.js"
 import { planSyntheticModel } from "../../engine/model/syntheticModel.js";
 import { LlamaRuntime } from "../../engine/runtime/LlamaRuntime.js";
 import { expectEngineClean, freshWorkspace, promptOf, startTinyEngine, tinyEngineConfig } from "../support/engineFixtures.js";
+import { expectCorruptedHandoffRefused } from "../support/corruptedHandoff.js";
 import { generatedModelPath } from "../support/generatedModels.js";
 
 const MAX_TOKENS = 8;
@@ -94,26 +95,7 @@ describe.each(kvCacheTypes)("a %s KV cache", (kvCacheType: KvCacheType) => {
 
     it("refuses a handoff whose page was corrupted after sealing, decodes nothing over it, and serves the next request", async () => {
         const prompt = promptOf(split, 40, "flip: ");
-        const integrityFailures = split.counters.integrityFailures;
-        const tokensSeen: number[] = [];
-        hooks.afterSeal = (manifest, pool) => {
-            pool.injectByteFlip(manifest.pages[1]!, manifest.generation, 100);
-        };
-        try {
-            await expect(
-                split.generate({
-                    workspace: freshWorkspace(),
-                    promptTokens: prompt,
-                    maxTokens: MAX_TOKENS,
-                    onToken: (token) => void tokensSeen.push(token)
-                })
-            ).rejects.toMatchObject({ code: "handoff_checksum_mismatch", message: expect.stringMatching(/^KV handoff refused: /) });
-        } finally {
-            delete hooks.afterSeal;
-        }
-        expect(tokensSeen).toEqual([]);
-        expect(split.counters.integrityFailures).toBe(integrityFailures + 1);
-        await expectEngineClean(split);
+        await expectCorruptedHandoffRefused(split, hooks, prompt, MAX_TOKENS);
         const next = await split.generate({ workspace: freshWorkspace(), promptTokens: prompt, maxTokens: MAX_TOKENS });
         const reference = await unified.generate({ workspace: freshWorkspace(), promptTokens: prompt, maxTokens: MAX_TOKENS });
         expect(next.tokens).toEqual(reference.tokens);

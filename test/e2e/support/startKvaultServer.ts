@@ -37,7 +37,8 @@ export interface KvaultServer {
 /**
  * Starts `npm run serve`'s server as the other tests do, on a free port, with a fresh data
  * directory of its own, or with `options.dataDir` (kept when it stops: the caller's to remove).
- * `options.extraArgs` are more `npm run serve` options, after e2eServeArgs.
+ * `options.extraArgs` are more `npm run serve` options, after e2eServeArgs; one of e2eServeArgs'
+ * options given there too (`--context 2048`) takes its place, since serve refuses an option twice.
  */
 export async function startKvaultServer(
     options: {
@@ -61,7 +62,7 @@ export async function startKvaultServer(
             dataDir,
             "--api-key",
             apiKey,
-            ...e2eServeArgs,
+            ...withoutOptions(e2eServeArgs, options.extraArgs ?? []),
             ...(options.extraArgs ?? [])
         ],
         {
@@ -144,4 +145,15 @@ function findEnginePid(parentPid: number | undefined): number | undefined {
         }
     }
     return undefined;
+}
+
+/** `args` (pairs of an option and its value) less the options that `overrides` gives. */
+function withoutOptions(args: readonly string[], overrides: readonly string[]): string[] {
+    const kept: string[] = [];
+    for (let index = 0; index < args.length; index += 2) {
+        if (!overrides.includes(args[index]!)) {
+            kept.push(args[index]!, args[index + 1]!);
+        }
+    }
+    return kept;
 }

@@ -1,10 +1,7 @@
-import OpenAI from "openai";
+import type OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { localEngine } from "../../../engine/process/localEngine.js";
-import { EngineService } from "../../../engine/service/EngineService.js";
-import { KvaultHttpServer } from "../../../host/http/KvaultHttpServer.js";
-import { tinyEngineConfig } from "../../support/engineFixtures.js";
-import { generatedModelPath } from "../../support/generatedModels.js";
+import type { EngineService } from "../../../engine/service/EngineService.js";
+import { startTinyApiServer, type TinyApiServer } from "./tinyApiServer.js";
 
 const API_KEY = "test-key-0123456789";
 
@@ -13,7 +10,6 @@ const TINY_DIMENSIONS = 128;
 
 describe("/v1/completions and /v1/embeddings, driven by the official openai client", () => {
     let service: EngineService;
-    let server: KvaultHttpServer;
     let url: string;
     let client: OpenAI;
     const post = (pathname: string, body: unknown): Promise<Response> =>
@@ -28,22 +24,14 @@ describe("/v1/completions and /v1/embeddings, driven by the official openai clie
         return { status: response.status, param: error.param, message: error.message };
     };
 
+    let api: TinyApiServer;
+
     beforeAll(async () => {
-        service = await EngineService.start({ modelPath: generatedModelPath("tiny"), ...tinyEngineConfig, gpu: false });
-        server = new KvaultHttpServer({
-            engine: localEngine(service),
-            apiKey: API_KEY,
-            host: "127.0.0.1",
-            port: 0,
-            modelId: "tiny",
-            requestTimeoutMs: 60_000
-        });
-        url = (await server.listen()).url;
-        client = new OpenAI({ baseURL: `${url}/v1`, apiKey: API_KEY, maxRetries: 0 });
+        api = await startTinyApiServer(API_KEY);
+        ({ service, url, client } = api);
     });
     afterAll(async () => {
-        await server.close();
-        await service.dispose();
+        await api?.close();
     });
 
     it("continues a text prompt without the chat template, streamed and not, with the same greedy text", async () => {

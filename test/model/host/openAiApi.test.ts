@@ -1,11 +1,8 @@
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rpcLimits } from "../../../contract/limits.js";
-import { localEngine } from "../../../engine/process/localEngine.js";
-import { EngineService } from "../../../engine/service/EngineService.js";
-import { KvaultHttpServer } from "../../../host/http/KvaultHttpServer.js";
-import { tinyEngineConfig } from "../../support/engineFixtures.js";
-import { generatedModelPath } from "../../support/generatedModels.js";
+import type { EngineService } from "../../../engine/service/EngineService.js";
+import { startTinyApiServer, type TinyApiServer } from "./tinyApiServer.js";
 
 const API_KEY = "test-key-0123456789";
 
@@ -17,7 +14,6 @@ function metricValue(text: string, name: string): number {
 
 describe("the OpenAI-compatible API, driven by the official openai client", () => {
     let service: EngineService;
-    let server: KvaultHttpServer;
     let url: string;
     let client: OpenAI;
     const raw = (pathname: string, init: RequestInit = {}): Promise<Response> =>
@@ -26,22 +22,14 @@ describe("the OpenAI-compatible API, driven by the official openai client", () =
             headers: { Authorization: `Bearer ${API_KEY}`, "Content-Type": "application/json", ...init.headers }
         });
 
+    let api: TinyApiServer;
+
     beforeAll(async () => {
-        service = await EngineService.start({ modelPath: generatedModelPath("tiny"), ...tinyEngineConfig, gpu: false });
-        server = new KvaultHttpServer({
-            engine: localEngine(service),
-            apiKey: API_KEY,
-            host: "127.0.0.1",
-            port: 0,
-            modelId: "tiny",
-            requestTimeoutMs: 60_000
-        });
-        url = (await server.listen()).url;
-        client = new OpenAI({ baseURL: `${url}/v1`, apiKey: API_KEY, maxRetries: 0 });
+        api = await startTinyApiServer(API_KEY);
+        ({ service, url, client } = api);
     });
     afterAll(async () => {
-        await server.close();
-        await service.dispose();
+        await api?.close();
     });
 
     it("lists the model", async () => {

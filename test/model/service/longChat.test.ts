@@ -60,10 +60,10 @@ describe("a 20-turn chat evaluates only each turn's new tokens", () => {
                     expect(usage.cachedPromptTokens, `turn ${turn}`).toBe(held);
                     // Evaluated: the template's close of the last answer, the new user turn, the assistant's
                     // opening, and a length-stopped answer's last token. Nothing before.
-                    const continuation = split.renderer.renderContinuation(
+                    const continuation = (await split.renderer.renderContinuation(
                         conversation.messages.slice(0, numMessagesBefore + 1),
                         numMessagesBefore - 1
-                    )!;
+                    ))!;
                     expect(usage.evaluatedPromptTokens, `turn ${turn}`).toBe(
                         continuation.length + (previous.finishReason === "length" ? 1 : 0)
                     );

@@ -185,7 +185,11 @@ vi.mock("electron", async () => {
                 // The engine reports the model it loaded, as the real one does: the path it was configured with.
                 const { modelPath } = JSON.parse(options.env.KVAULT_ENGINE_CONFIG ?? "{}") as { modelPath?: string };
                 setTimeout(
-                    () => child.emit("message", { type: "ready", info: { modelName: "tiny", modelPath, mode: { effective: "split" } } }),
+                    () =>
+                        child.emit("message", {
+                            type: "ready",
+                            info: { modelName: "tiny", modelPath, mode: { effective: "split" }, window: { limit: 512 } }
+                        }),
                     1
                 );
                 return child;

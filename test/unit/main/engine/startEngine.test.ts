@@ -9,6 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { EngineCommand, EngineErrorPayload } from "../../../../contract/engineProtocol.js";
 import type { ModelFacts } from "../../../../contract/models.js";
 import type { EngineConfigInput } from "../../../../engine/index.js";
+import type { ModelInspector } from "../../../../host/models/inspectModelInChild.js";
 import type { EngineChildProcess, EngineProcessSpawner } from "../../../../host/supervisor/EngineProcessSpawner.js";
 import type { BindingTestRecord } from "../../../../main/engine/BindingTestRelay.js";
 import { demoModelPath } from "../../../../main/engine/resolveAppModel.js";
@@ -63,15 +64,16 @@ function spawner(refuse: ReadonlyMap<string, EngineErrorPayload> = new Map()): E
 async function start(
     modelPath: string | null,
     engines: EngineProcessSpawner,
-    tests: readonly BindingTestRecord[] = []
+    tests: readonly BindingTestRecord[] = [],
+    // These files are stand-ins too; the inspection of real and crafted files is tested in test/model/host/models/.
+    inspectModel: ModelInspector = async () => ({}) as ModelFacts
 ): Promise<StartedEngine> {
     const engine = await startEngine({
         modelsDirectory: path.join(userData, "models"),
         libraryFile: path.join(userData, "models.json"),
         modelPath,
         spawner: engines,
-        // These files are stand-ins too; the inspection of real and crafted files is tested in test/model/host/models/.
-        inspectModel: async () => ({}) as ModelFacts,
+        inspectModel,
         log: () => undefined,
         binaryTests: { numTests: tests.length, tests }
     });
@@ -134,5 +136,26 @@ describe("startEngine", () => {
         };
         await expect(start(saved, engines, [failed])).rejects.toMatchObject({ code: "no_usable_binary" });
         expect(engines.models).toEqual([saved]);
+    });
+
+    it("gives the local API the model facts, from one inspection per file for the start, a switch and /v1/models", async () => {
+        const saved = path.join(userData, "first.gguf");
+        const other = path.join(userData, "second.gguf");
+        fs.writeFileSync(saved, "GGUF");
+        fs.writeFileSync(other, "GGUF 2");
+        const inspected: string[] = [];
+        const engine = await start(saved, spawner(), [], async (modelPath) => {
+            inspected.push(path.basename(modelPath));
+            return { fileName: path.basename(modelPath), architecture: "llama" } as ModelFacts;
+        });
+        expect(await engine.modelFacts(saved)).toMatchObject({ fileName: "first.gguf", architecture: "llama" });
+        await engine.supervisor.inspectModel(other); // what the model panel's inspect calls
+        await engine.supervisor.switchModel(other);
+        expect(await engine.modelFacts(other)).toMatchObject({ fileName: "second.gguf" });
+        expect(inspected).toEqual(["first.gguf", "second.gguf"]);
+        // a file replaced under the same name is a new file: inspected again
+        fs.writeFileSync(other, "GGUF replaced");
+        await engine.modelFacts(other);
+        expect(inspected).toEqual(["first.gguf", "second.gguf", "second.gguf"]);
     });
 });

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { EngineInfo } from "../../../../contract/engineProtocol.js";
+import type { ModelFacts } from "../../../../contract/models.js";
 import { EngineStartError } from "../../../../host/supervisor/engineHostErrors.js";
 import type { EngineHealth } from "../../../../host/http/KvaultHttpServer.js";
 import type { EngineClient } from "../../../../contract/engineProtocol.js";
@@ -94,5 +95,52 @@ describe("LocalApiController", () => {
         const api = controller(() => Promise.reject(new EngineStartError("The engine could not start: bad model.")));
         await expect(api.apply({ enabled: true, port: await freePort(), apiKey })).rejects.toMatchObject({ code: "engine_start_failed" });
         expect(api.status.problem).toEqual({ code: "engine_start_failed", message: "The engine could not start: bad model." });
+    });
+
+    it("lists the model's facts when the target gives them, as the headless server does", async () => {
+        const info = {
+            modelName: "Llama 3.1 8B",
+            modelPath: "/m/llama.gguf",
+            backend: "cpu",
+            mode: { requested: "split", effective: "split" },
+            window: { configured: 4096, limit: 4096, boundBy: "configured", clamped: false },
+            numDecodeSequences: 4,
+            pageTokens: 256,
+            numPages: 80,
+            pageBytes: 256 * 131_072,
+            kvCacheType: "f16"
+        } as unknown as EngineInfo;
+        const facts = {
+            path: "/m/llama.gguf",
+            fileName: "llama.gguf",
+            fileBytes: 4_920_000_000,
+            name: "Llama 3.1 8B",
+            architecture: "llama",
+            parameterCount: 8_030_000_000,
+            fileType: "MOSTLY_Q4_K_M",
+            trainContextSize: 131_072,
+            numLayers: 32,
+            kvBytesPerToken: 131_072,
+            kvBytesPerTokenByType: { f16: 131_072, q8_0: 69_632, q4_0: 36_864 },
+            heads: { numHeads: 32, numKvHeads: 8, kHeadSize: 128, vHeadSize: 128 },
+            machineRamBytes: 16 * 1024 ** 3,
+            memory: { plainKvCache: true }
+        } as ModelFacts;
+        const asked: string[] = [];
+        const api = controller(async () => ({
+            engine: { info } as EngineClient,
+            modelId: () => "llama",
+            modelFacts: async (modelPath) => {
+                asked.push(modelPath);
+                return facts;
+            }
+        }));
+        await api.apply({ enabled: true, port: await freePort(), apiKey });
+        const listed = (await (await models(api.status.url!)).json()) as { data: { id: string; kvault: Record<string, unknown> }[] };
+        expect(listed.data[0]).toMatchObject({
+            id: "llama",
+            kvault: { architecture: "llama", quantization: "MOSTLY_Q4_K_M", layers: 32, mode: "split", paged: true }
+        });
+        expect(asked).toEqual(["/m/llama.gguf"]);
     });
 });
