@@ -2,6 +2,7 @@
 // settings say. Tested with a fake engine on real loopback ports.
 import type { EngineClient, EngineErrorPayload } from "../../contract/engineProtocol.js";
 import { KvaultError } from "../../engine/index.js";
+import type { ApiKeys } from "../../host/http/ApiKeys.js";
 import { KvaultHttpServer, type EngineHealth } from "../../host/http/KvaultHttpServer.js";
 import { toErrorAnswer } from "../../host/rpc/toErrorAnswer.js";
 import type { LocalApiSettings } from "../settings/AppSettings.js";
@@ -18,6 +19,8 @@ export interface LocalApiTarget {
     readonly modelId: () => string;
     /** What `/health` reports: the supervisor's state, and why once it is down. */
     readonly health?: () => EngineHealth;
+    /** The keys created on the settings screen (host/settings/SettingsHost.ts), each with its own workspaces; revoked ones are refused at once. */
+    readonly extraApiKeys?: ApiKeys;
 }
 
 export interface LocalApiStatus {
@@ -64,11 +67,12 @@ export class LocalApiController {
             return;
         }
         try {
-            const { engine, modelId, health } = await this.target();
+            const { engine, modelId, health, extraApiKeys } = await this.target();
             const server = new KvaultHttpServer({
                 engine,
                 modelId,
                 health,
+                extraApiKeys,
                 apiKey: settings.apiKey,
                 host: LOCAL_API_HOST,
                 port: settings.port
