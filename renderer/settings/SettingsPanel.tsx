@@ -27,12 +27,24 @@ export function SettingsPanel() {
 
     useEffect(() => {
         let isCurrent = true;
-        rpc.call("getSettings", {}).then(
-            (view) => isCurrent && setLoaded({ kind: "ready", view }),
-            (failure: unknown) => isCurrent && setLoaded({ kind: "failed", message: toRpcError(failure).message })
-        );
+        // The headless page's socket may not be open yet (and reopens after a restart of the server): read once it is.
+        const load = (): void => {
+            rpc.call("getSettings", {}).then(
+                (view) => isCurrent && setLoaded({ kind: "ready", view }),
+                (failure: unknown) => isCurrent && setLoaded({ kind: "failed", message: toRpcError(failure).message })
+            );
+        };
+        const unsubscribe = rpc.onStatus((status) => {
+            if (status.kind === "open") {
+                load();
+            }
+        });
+        if (rpc.status.kind === "open") {
+            load();
+        }
         return () => {
             isCurrent = false;
+            unsubscribe();
         };
     }, [rpc]);
 

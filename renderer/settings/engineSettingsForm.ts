@@ -19,7 +19,7 @@ export const engineFields: readonly EngineField[] = [
     { name: "contextSize", label: "Context size (tokens)", help: "Each workspace's window; KV grows with it.", kind: "count" },
     {
         name: "decodeSequences",
-        label: "Decode sequences",
+        label: "Decode sequences (workspaces generating at once)",
         help: "Workspaces generating at once; each holds a window of KV.",
         kind: "count"
     },

@@ -40,7 +40,12 @@ export interface KvaultServer {
  * `options.extraArgs` are more `npm run serve` options, after e2eServeArgs.
  */
 export async function startKvaultServer(
-    options: { readonly dataDir?: string; readonly extraArgs?: readonly string[] } = {}
+    options: {
+        readonly dataDir?: string;
+        readonly extraArgs?: readonly string[];
+        /** false: without e2eServeArgs, so the engine settings come from the data directory's settings.json (the settings screen's test). */
+        readonly engineArgs?: boolean;
+    } = {}
 ): Promise<KvaultServer> {
     const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), "kvault-e2e-"));
     const apiKey = `e2e-${crypto.randomBytes(12).toString("hex")}`;
@@ -56,7 +61,7 @@ export async function startKvaultServer(
             dataDir,
             "--api-key",
             apiKey,
-            ...e2eServeArgs,
+            ...(options.engineArgs === false ? [] : e2eServeArgs),
             ...(options.extraArgs ?? [])
         ],
         {
