@@ -88,14 +88,12 @@ async function main(): Promise<void> {
             `The window was clamped from ${info.window.configured.toLocaleString("en-US")} to ${info.window.limit.toLocaleString("en-US")} tokens: the measured ${info.window.boundBy} capacity is smaller.`
         );
     }
-    let loadedModel = info.modelPath;
     supervisor.on("switched", (event) => {
         log(
-            event.info.modelPath === loadedModel
+            event.cause === "settings"
                 ? `Engine: restarted with new settings; ${event.numEnded} request(s) ended with engine_settings_changed.`
                 : `Engine: switched to ${event.info.modelName}; ${event.numEnded} request(s) ended with model_switched.`
         );
-        loadedModel = event.info.modelPath;
         // The model loaded last is the one the next start loads, unless --model names one (null: the demo model).
         const modelPath = serveModelId(event.info.modelPath) === DEMO_MODEL ? null : event.info.modelPath;
         if (settingsFile.current.modelPath !== modelPath) {

@@ -173,7 +173,8 @@ export class EngineSupervisor implements EngineClient {
             { ...this.#config, modelPath },
             {
                 reason: `The model is being switched to ${modelPath}; the engine restarts on it.`,
-                endWith: (what) => new ModelSwitchedError(modelName, what)
+                endWith: (what) => new ModelSwitchedError(modelName, what),
+                cause: "model"
             }
         );
     }
@@ -187,13 +188,13 @@ export class EngineSupervisor implements EngineClient {
     reconfigure(changes: Partial<Omit<EngineConfigInput, "modelPath">>, change: EngineRestart): Promise<EngineInfo> {
         const run = this.#switching.then(async () => {
             await this.#whenRunning();
-            return this.#restartWith({ ...this.#config, ...changes, modelPath: this.#config.modelPath }, change);
+            return this.#restartWith({ ...this.#config, ...changes, modelPath: this.#config.modelPath }, { ...change, cause: "settings" });
         });
         this.#switching = run.catch(() => undefined);
         return run;
     }
 
-    async #restartWith(next: EngineConfigInput, change: EngineRestart): Promise<EngineInfo> {
+    async #restartWith(next: EngineConfigInput, change: EngineRestart & { readonly cause: "model" | "settings" }): Promise<EngineInfo> {
         const { modelPath } = next;
         const connection = await this.#whenRunning();
         const previous = this.#config;
@@ -233,7 +234,7 @@ export class EngineSupervisor implements EngineClient {
         }
         this.#adopt(started);
         this.#log(`engine process ${started.pid} is ready on ${started.info.modelName}.`);
-        this.#events.emit("switched", { pid: started.pid, info: started.info, numEnded });
+        this.#events.emit("switched", { pid: started.pid, info: started.info, numEnded, cause: change.cause });
         return started.info;
     }
 

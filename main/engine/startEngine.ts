@@ -114,7 +114,11 @@ async function startOn(modelPath: string | null, options: StartEngineOptions): P
     );
     supervisor.on("down", (event) => log(event.error.message));
     supervisor.on("switched", (event) =>
-        log(`Engine: switched to ${event.info.modelName}; ${event.numEnded} request(s) ended with model_switched.`)
+        log(
+            event.cause === "settings"
+                ? `Engine: restarted with new settings; ${event.numEnded} request(s) ended with engine_settings_changed.`
+                : `Engine: switched to ${event.info.modelName}; ${event.numEnded} request(s) ended with model_switched.`
+        )
     );
     // "tiny" is the built-in demo model, generated into the models directory as at start.
     const resolveModel = (name: string): string =>

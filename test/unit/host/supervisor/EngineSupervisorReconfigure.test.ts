@@ -32,7 +32,7 @@ describe("EngineSupervisor.reconfigure", () => {
         expect(info.modelName).toBe("fake 1001");
         expect(supervisor.state).toBe("running");
         expect(supervisor.numTurns).toBe(0);
-        expect(await switched).toMatchObject({ pid: 1001, numEnded: 1 });
+        expect(await switched).toMatchObject({ pid: 1001, numEnded: 1, cause: "settings" });
     });
 
     it("starts the previous settings again when the new ones do not start, and rejects with why", async () => {
