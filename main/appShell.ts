@@ -57,7 +57,7 @@ export function installAppShell(options: AppShellOptions): AppShell {
         chooseModelFile((dialogOptions) => {
             const parent = window();
             return parent === undefined ? dialog.showOpenDialog(dialogOptions) : dialog.showOpenDialog(parent, dialogOptions);
-        }, settings.view().modelPath);
+        }, settings.modelPath);
 
     const homepage = projectPage();
     const updates = new UpdateFlow(

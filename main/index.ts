@@ -22,7 +22,11 @@ import { utilityFork, utilityProcessSpawner } from "./engine/utilityProcessSpawn
 import { registerIpcHandlers } from "./ipc/registerIpcHandlers.js";
 import { LocalApiController } from "./localApi/LocalApiController.js";
 import { SettingsService } from "./settings/SettingsService.js";
-import { SettingsStore } from "./settings/SettingsStore.js";
+import { ApiKeys } from "../host/http/ApiKeys.js";
+import { engineConfigFor } from "../host/settings/engineConfigFor.js";
+import { machineMemory } from "../host/settings/machineMemory.js";
+import { SettingsFile } from "../host/settings/SettingsFile.js";
+import { SettingsHost } from "../host/settings/SettingsHost.js";
 import { contentSecurityPolicy } from "./window/contentSecurityPolicy.js";
 import { createMainWindow } from "./window/createMainWindow.js";
 import { focusWindow } from "./window/focusWindow.js";
@@ -99,7 +103,7 @@ async function startHost(): Promise<void> {
         throw error;
     }
     process.once("exit", () => dataLock?.release());
-    const settings = await SettingsStore.open(join(userData, "settings.json"), { log });
+    const settings = await SettingsFile.open(join(userData, "settings.json"), { log });
     windowState = await WindowStateStore.open(join(userData, "window-state.json"), log);
     // The workspaces and chats (userData/workspaces/); one that cannot open answers every store call with why.
     const store = WorkspaceStore.open(userData, { log });
@@ -115,17 +119,32 @@ async function startHost(): Promise<void> {
         spawner: utilityProcessSpawner({ entry: engineEntry, env: { ...process.env, ...relay?.engineEnv() } }),
         inspectModel: childInspector({ spawn: utilityInspectionSpawner(inspectionEntry, relay?.engineEnv()) }),
         log,
-        binaryTests: relay
+        binaryTests: relay,
+        engine: engineConfigFor(settings.current.engine)
     });
     engine = started;
     // Every call that needs the engine gets this failure as its answer; logged once here.
     started.catch((error: unknown) => log(`The engine could not start: ${(error as Error).message}`));
 
+    // The keys created on the settings screen, each with its own workspaces; the local API serves them beside its own key.
+    const apiKeys = new ApiKeys();
     localApi = new LocalApiController(async () => {
         const { supervisor, modelId, health, modelFacts } = await started;
-        return { engine: supervisor, modelId, health, modelFacts };
+        return { engine: supervisor, modelId, health, modelFacts, extraApiKeys: apiKeys };
     }, log);
     const settingsService = new SettingsService(settings, localApi, log);
+    const settingsHost = new SettingsHost({
+        host: "desktop",
+        file: settings,
+        stateDirectory: userData,
+        engine: async () => (await started).supervisor,
+        running: settings.current.engine,
+        apiKeys,
+        localApi: (current) => settingsService.localApiView(current),
+        switchLocalApi: async (change) => void (await settingsService.setLocalApi(change)),
+        machine: machineMemory,
+        log
+    });
     void started.then(
         (running) => {
             // The model loaded last is the one the next start loads (null: the demo model).
@@ -150,7 +169,7 @@ async function startHost(): Promise<void> {
                 engine: engineReady,
                 models: async () => (await started).models,
                 store: () => store,
-                settings: settingsService,
+                settings: settingsHost,
                 chooseModelFile: () => appShell.chooseModel()
             })
         )

@@ -89,13 +89,10 @@ export function App() {
                         <summary>Model</summary>
                         <ModelPanel />
                     </details>
-                    {appInfo !== undefined && (
-                        // The desktop app's own settings; the headless server's are its command-line options.
-                        <details className="panel">
-                            <summary>Settings</summary>
-                            <SettingsPanel />
-                        </details>
-                    )}
+                    <details className="panel">
+                        <summary>Settings</summary>
+                        <SettingsPanel />
+                    </details>
                 </aside>
                 {drawers.open !== undefined && <div className="drawer-backdrop" aria-hidden="true" onClick={() => drawers.close(true)} />}
                 <footer className="shell-footer">

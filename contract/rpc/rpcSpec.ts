@@ -9,14 +9,14 @@ import * as v from "valibot";
 import type { EngineSnapshot } from "../EngineSnapshot.js";
 import type { DraftMeasurement, EmbeddingResult, EngineInfo, FinishReason, TurnUsage } from "../engineProtocol.js";
 import type { AuditSummary, CanaryReport, DrillDescription, DrillReport, ReplayableTurn, ReplaySummary } from "../isolation.js";
-import type { AppSettingsView } from "../KvaultBridge.js";
-import { localApiPorts } from "../KvaultBridge.js";
+import type { AppliedEngineSettings, AppSettingsView, CreatedApiKey, EngineSettingsPlan } from "../KvaultBridge.js";
+import { engineSettingLimits, localApiPorts } from "../KvaultBridge.js";
 import { fieldLimits, rpcLimits, turnLimits, utf8ByteLength } from "../limits.js";
-import type { ModelDownload, ModelFacts, ModelLibraryListing } from "../models.js";
+import { kvCacheTypes, type ModelDownload, type ModelFacts, type ModelLibraryListing } from "../models.js";
 import type { ResourceUse } from "../resourceUse.js";
 import { catalogueContextSizes, type ModelCatalogueView, type ModelSearchResult, type RepoFilesResult } from "../modelCatalogue.js";
 import { workspaceLimits, type LoadedWorkspaces, type StoredMessage, type StoredWorkspace } from "../workspaces.js";
-import { boolean, describeValue as describe, integer, list, nonEmptyText, params, text } from "./fieldSchemas.js";
+import { boolean, describeValue as describe, integer, list, nonEmptyText, oneOf, params, text } from "./fieldSchemas.js";
 import { readStoredMessage, readWorkspaceMeta, storeIdParam, storeRecordField } from "./storeSchemas.js";
 import { chatTurnEntries, conversationChecks, idSchema, messagesSchema, workspaceSchema } from "./turnSchemas.js";
 
@@ -113,6 +113,35 @@ function partInRange<T extends { readonly part: number; readonly numParts: numbe
         }
     );
 }
+
+/** An engine setting's range, said as the settings file's reader says it. */
+function engineCount(name: keyof typeof engineSettingLimits) {
+    const { min, max } = engineSettingLimits[name];
+    return integer(
+        min,
+        max,
+        (issue) =>
+            `is ${describe(issue.input)}; ${name} must be a whole number from ${min.toLocaleString("en-US")} to ${max.toLocaleString("en-US")}.`
+    );
+}
+
+/** planEngineSettings' and applyEngineSettings' params: the engine settings to change (contract/KvaultBridge.ts EngineSettings); the others stay. */
+const engineSettingsChange = {
+    contextSize: v.optional(engineCount("contextSize")),
+    gpu: v.optional(oneOf(["auto", "off"] as const)),
+    threads: v.optional(v.nullable(engineCount("threads"))),
+    flashAttention: v.optional(boolean()),
+    kvCacheType: v.optional(oneOf(kvCacheTypes)),
+    decodeSequences: v.optional(engineCount("decodeSequences")),
+    pageTokens: v.optional(engineCount("pageTokens")),
+    poolPages: v.optional(v.nullable(engineCount("poolPages")))
+};
+
+/** An API key's id: its workspace namespace (host/http/ApiKeys.ts API_KEY_ID_PATTERN). */
+const apiKeyId = v.pipe(
+    v.string((issue) => `must be a string; got ${describe(issue.input)}.`),
+    v.regex(/^[A-Za-z0-9_-]{1,40}$/, (issue) => `is ${describe(issue.input)}; an API key's id is 1 to 40 letters, digits, '_' or '-'.`)
+);
 
 /** What importWorkspaces and importChat answer for every part but the last. */
 export interface ImportProgress {
@@ -326,9 +355,9 @@ export const rpcSpec = {
         ),
         serve: "host"
     }),
-    /** The desktop app's settings view; the headless server has none (settings_unavailable: its settings are its options). */
+    /** The settings screen's view (both hosts); a host started without settings (a test's) answers settings_unavailable. */
     getSettings: method<AppSettingsView>()({ params: none("getSettings"), serve: "host" }),
-    /** Switches the desktop app's local API; resolves once it serves (or has stopped). A port in use is an error, and nothing changes. */
+    /** Switches the desktop app's local API; resolves once it serves (or has stopped). A port in use is an error, and nothing changes. The headless server's API is itself: settings_unavailable. */
     setLocalApi: method<AppSettingsView>()({
         params: params("setLocalApi", {
             enabled: boolean(),
@@ -340,6 +369,22 @@ export const rpcSpec = {
         }),
         serve: "host"
     }),
+    /**
+     * What applying these engine settings would take (memory of each part against this machine's
+     * free RAM, and VRAM where known) and restart; changes nothing. A setting given on the command
+     * line fails with setting_from_command_line.
+     */
+    planEngineSettings: method<EngineSettingsPlan>()({ params: params("planEngineSettings", engineSettingsChange), serve: "host" }),
+    /**
+     * Applies engine settings: planned again, refused when they do not fit (engine_settings_refused),
+     * then the engine restarts with them (running turns end with engine_settings_changed) and
+     * settings.json keeps them. Resolves once the new engine is ready.
+     */
+    applyEngineSettings: method<AppliedEngineSettings>()({ params: params("applyEngineSettings", engineSettingsChange), serve: "host" }),
+    /** A new API key with its own workspace namespace, in force at once; its secret is in this answer only. */
+    createApiKey: method<CreatedApiKey>()({ params: params("createApiKey", { id: apiKeyId }), serve: "host" }),
+    /** Revokes a key created in the settings: its next request is a 401, its open streams close. */
+    revokeApiKey: method<AppSettingsView>()({ params: params("revokeApiKey", { id: apiKeyId }), serve: "host" }),
     /**
      * The desktop app's native Open dialog for a GGUF, over its window: the one absolute path chosen,
      * or canceled. Nothing is read or loaded (inspectModel, switchModel do that). The headless server

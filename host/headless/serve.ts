@@ -7,7 +7,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { DEMO_MODEL } from "../../contract/models.js";
-import { KvaultError } from "../../engine/index.js";
+import type { EngineSettingName, EngineSettings } from "../../contract/KvaultBridge.js";
+import { KvaultError, type EngineConfigInput } from "../../engine/index.js";
 import { EngineSupervisor } from "../supervisor/EngineSupervisor.js";
 import { ApiKeys } from "../http/ApiKeys.js";
 import { KvaultHttpServer } from "../http/KvaultHttpServer.js";
@@ -20,7 +21,11 @@ import { DataDirectoryLock } from "../store/DataDirectoryLock.js";
 import { WorkspaceStore } from "../store/WorkspaceStore.js";
 import { modelMethods } from "../supervisor/modelMethods.js";
 import { inspectServeModel, resolveServeModel, serveModelId } from "./resolveServeModel.js";
-import { isLoopbackHost, parseServeOptions, remoteListeningWarning, ServeOptionsError } from "./serveOptions.js";
+import { engineConfigFor } from "../settings/engineConfigFor.js";
+import { machineMemory } from "../settings/machineMemory.js";
+import { SettingsFile } from "../settings/SettingsFile.js";
+import { SettingsHost } from "../settings/SettingsHost.js";
+import { engineSettingFlags, isLoopbackHost, parseServeOptions, remoteListeningWarning, ServeOptionsError } from "./serveOptions.js";
 
 const log = (line: string): void => void process.stderr.write(`${line}\n`);
 const repositoryRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -31,14 +36,28 @@ async function main(): Promise<void> {
         process.stdout.write(serveUsage);
         return;
     }
-    const options = parseServeOptions(process.argv.slice(2), process.env);
-    if (!isLoopbackHost(options.host)) {
-        log(remoteListeningWarning(options.host)); // parseServeOptions let it through: --allow-remote was given
+    const given = parseServeOptions(process.argv.slice(2), process.env);
+    if (!isLoopbackHost(given.host)) {
+        log(remoteListeningWarning(given.host)); // parseServeOptions let it through: --allow-remote was given
     }
-    fs.mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
+    fs.mkdirSync(given.dataDir, { recursive: true, mode: 0o700 });
     // One owner per data directory: a second server on it refuses to start, naming the first.
-    const dataLock = DataDirectoryLock.acquire(options.dataDir, { owner: "npm run serve", log });
+    const dataLock = DataDirectoryLock.acquire(given.dataDir, { owner: "npm run serve", log });
     process.once("exit", () => dataLock.release());
+    // The settings screen's file: its engine settings and model, with the command line's on top for this run.
+    const settingsFile = await SettingsFile.open(path.join(given.dataDir, "settings.json"), { log });
+    const engineSettings = Object.freeze({ ...settingsFile.current.engine, ...given.engineFromCommandLine });
+    const savedModel = settingsFile.current.modelPath;
+    const options = {
+        ...given,
+        model:
+            !given.modelGiven && savedModel !== null && fs.existsSync(savedModel)
+                ? { kind: "file" as const, path: savedModel }
+                : given.model,
+        kvType: engineSettings.kvCacheType,
+        context: engineSettings.contextSize,
+        decodeSequences: engineSettings.decodeSequences
+    };
     // The workspaces and chats live in the data directory too. A store that cannot open (say, one
     // from a newer Kvault) answers every store call with why; the rest of the server still runs.
     const store = WorkspaceStore.open(options.dataDir, { log });
@@ -55,22 +74,15 @@ async function main(): Promise<void> {
 
     // One cache of model facts for the switch's inspection and /v1/models: a file is inspected once.
     const inspectModel = cachedModelInspector(inspectModelInChild);
-    const supervisor = await EngineSupervisor.start(
-        {
-            modelPath: model.path,
-            mode: options.mode,
-            kvCacheType: options.kvType,
-            window: options.context,
-            prefillContextSize: options.prefillCapacity,
-            decodeContextSize: options.context,
-            numDecodeSequences: options.decodeSequences,
-            pageTokens: options.pageTokens,
-            numPages: options.poolPages,
-            onWindowAboveCapacity: "clamp",
-            handoffStepDelayMs: options.handoffDemoMs
-        },
-        { log, inspectModel }
-    );
+    // The mode, a --prefill-capacity and the demo mode are the command line's alone; the rest follows the settings.
+    const headlessConfig = (settings: EngineSettings): Omit<EngineConfigInput, "modelPath"> => ({
+        ...engineConfigFor(settings),
+        mode: options.mode,
+        ...(options.prefillCapacityGiven ? { prefillContextSize: options.prefillCapacity } : {}),
+        onWindowAboveCapacity: "clamp",
+        handoffStepDelayMs: options.handoffDemoMs
+    });
+    const supervisor = await EngineSupervisor.start({ modelPath: model.path, ...headlessConfig(engineSettings) }, { log, inspectModel });
     const info = supervisor.info;
     log(`Engine: ${info.modelName} on ${info.backend}, ${info.mode.effective} mode${info.mode.reason ? ` (${info.mode.reason})` : ""}.`);
     if (info.window.clamped) {
@@ -78,9 +90,18 @@ async function main(): Promise<void> {
             `The window was clamped from ${info.window.configured.toLocaleString("en-US")} to ${info.window.limit.toLocaleString("en-US")} tokens: the measured ${info.window.boundBy} capacity is smaller.`
         );
     }
-    supervisor.on("switched", (event) =>
-        log(`Engine: switched to ${event.info.modelName}; ${event.numEnded} request(s) ended with model_switched.`)
-    );
+    supervisor.on("switched", (event) => {
+        log(
+            event.cause === "settings"
+                ? `Engine: restarted with new settings; ${event.numEnded} request(s) ended with engine_settings_changed.`
+                : `Engine: switched to ${event.info.modelName}; ${event.numEnded} request(s) ended with model_switched.`
+        );
+        // The model loaded last is the one the next start loads, unless --model names one (null: the demo model).
+        const modelPath = serveModelId(event.info.modelPath) === DEMO_MODEL ? null : event.info.modelPath;
+        if (settingsFile.current.modelPath !== modelPath) {
+            settingsFile.update((current) => ({ ...current, modelPath })).catch((error: unknown) => log((error as Error).message));
+        }
+    });
     supervisor.on("down", (event) => log(event.error.message));
     supervisor.on("crashed", (event) =>
         log(
@@ -102,9 +123,41 @@ async function main(): Promise<void> {
             downloadStallMs: options.downloadStallSeconds === undefined ? undefined : options.downloadStallSeconds * 1000
         }
     );
-    // The page's RPC: the same server loop as the desktop app's; without settings, the settings methods answer settings_unavailable.
+    // The API keys: --extra-api-key's for this run, and the settings screen's (created and revoked live, kept in settings.json).
+    const extraApiKeys = new ApiKeys(options.extraApiKeys);
+    const listening: { url?: string; port?: number } = {}; // once the server listens
+    const settings = new SettingsHost({
+        host: "headless",
+        file: settingsFile,
+        stateDirectory: options.dataDir,
+        engine: async () => supervisor,
+        running: engineSettings,
+        fromCommandLine: Object.fromEntries(
+            Object.keys(options.engineFromCommandLine).map((name) => [name, engineSettingFlags[name as EngineSettingName]])
+        ),
+        apiKeys: extraApiKeys,
+        commandLineKeyIds: options.extraApiKeys.map(({ id }) => id),
+        // The API is this server itself; the page is never given its key (it was printed at start).
+        localApi: () => ({
+            enabled: true,
+            port: listening.port ?? options.port,
+            apiKey: null,
+            url: listening.url ?? null,
+            problem: null,
+            editable: false
+        }),
+        configFor: headlessConfig,
+        machine: machineMemory,
+        log
+    });
+    // The page's RPC: the same server loop and methods as the desktop app's.
     const engine = async (): Promise<EngineSupervisor> => supervisor;
-    const rpc = new RpcServer(new RpcDispatcher(engine, hostMethods({ engine, models: async () => models, store: () => store })), { log });
+    const rpc = new RpcServer(
+        new RpcDispatcher(engine, hostMethods({ engine, models: async () => models, store: () => store, settings })),
+        {
+            log
+        }
+    );
     const rendererDirectory = path.join(repositoryRoot, "out", "renderer");
     if (!fs.existsSync(path.join(rendererDirectory, "index.html"))) {
         log("The renderer is not built (out/renderer); serving the API only. `npm run serve` builds it.");
@@ -112,7 +165,7 @@ async function main(): Promise<void> {
     const server = new KvaultHttpServer({
         engine: supervisor,
         apiKey,
-        extraApiKeys: new ApiKeys(options.extraApiKeys),
+        extraApiKeys,
         host: options.host,
         port: options.port,
         modelId: () => serveModelId(supervisor.info.modelPath),
@@ -123,6 +176,7 @@ async function main(): Promise<void> {
         onRpcUpgrade: (request, socket, head) => rpc.handleUpgrade(request, socket, head)
     });
     const address = await server.listen();
+    Object.assign(listening, { url: address.url, port: Number(new URL(address.url).port) });
 
     let stopping = false;
     const stop = async (): Promise<void> => {

@@ -1,6 +1,7 @@
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
+import type { EngineSettingName, EngineSettings } from "../../contract/KvaultBridge.js";
 import { isKvCacheType, KvaultError, kvCacheTypes, type KvCacheType } from "../../engine/index.js";
 
 export class ServeOptionsError extends KvaultError {
@@ -31,7 +32,28 @@ export interface ServeOptions {
     readonly downloadStallSeconds?: number;
     /** The page map's demo mode: milliseconds each handoff step waits (the engine's handoffStepDelayMs); 0 when off. */
     readonly handoffDemoMs: number;
+    /**
+     * The engine settings given on the command line, which override `<data-dir>/settings.json`'s
+     * for this run (host/settings/); a setting not given comes from the file.
+     */
+    readonly engineFromCommandLine: Readonly<Partial<EngineSettings>>;
+    /** Whether --model was given (else the settings' model, or the demo model). */
+    readonly modelGiven: boolean;
+    /** --prefill-capacity was given (else each prefill sequence is as large as the window). */
+    readonly prefillCapacityGiven: boolean;
 }
+
+/** Each engine setting's flag, as the settings screen names it for a value given on the command line. */
+export const engineSettingFlags: Readonly<Record<EngineSettingName, string>> = {
+    contextSize: "--context",
+    gpu: "--gpu",
+    threads: "--threads",
+    flashAttention: "--flash-attention",
+    kvCacheType: "--kv-type",
+    decodeSequences: "--decode-sequences",
+    pageTokens: "--page-tokens",
+    poolPages: "--pool-pages"
+};
 
 export const serveDefaults = {
     host: "127.0.0.1",
@@ -57,6 +79,9 @@ export const serveUsage = `Usage: npm run serve -- [options]
                               keep a token's KV in about half and a quarter of the bytes, so the pool
                               holds more tokens, and need heads a whole number of 32 values wide
   --context TOKENS            context window per workspace (default ${serveDefaults.context})
+  --threads N                 CPU threads (default: llama.cpp's choice, the machine's cores)
+  --flash-attention on|off    flash attention (default on; q8_0 and q4_0 need it)
+  --gpu auto|off              offload the layers to a GPU when there is one, or use the CPU alone (default auto)
   --prefill-capacity TOKENS   tokens of the prefill context (default: the window)
   --decode-sequences N        workspaces decoding at once; more are swapped to pages (default ${serveDefaults.decodeSequences})
   --page-tokens N             token positions per KV page (default ${serveDefaults.pageTokens})
@@ -68,6 +93,10 @@ export const serveUsage = `Usage: npm run serve -- [options]
   --download-stall-seconds N  stop a download that gains no byte for N seconds, keeping it to resume (default 60)
   --handoff-demo MS           demo mode: each handoff step waits MS milliseconds (up to 5000), so the page
                               map shows pages go prefill → host → decode (default 0: off)
+
+Engine settings not given here (--context, --threads, --flash-attention, --gpu, --kv-type,
+--decode-sequences, --page-tokens, --pool-pages) come from DIR/settings.json, which the settings
+screen keeps; one given here overrides it for this run, and the screen shows it as not editable.
 `;
 
 /** Flags that take no value. */
@@ -83,6 +112,9 @@ const FLAGS = new Set([
     "mode",
     "kv-type",
     "context",
+    "threads",
+    "flash-attention",
+    "gpu",
     "prefill-capacity",
     "decode-sequences",
     "page-tokens",
@@ -179,6 +211,25 @@ export function parseServeOptions(argv: readonly string[], env: Readonly<Record<
             throw new ServeOptionsError(`--extra-api-key: the key for "${id}" is the same as another key; give each its own.`);
         }
     }
+    const flashAttention = given.get("flash-attention");
+    if (flashAttention !== undefined && flashAttention !== "on" && flashAttention !== "off") {
+        throw new ServeOptionsError(`--flash-attention is "${flashAttention}"; use "on" or "off".`);
+    }
+    const gpu = given.get("gpu");
+    if (gpu !== undefined && gpu !== "auto" && gpu !== "off") {
+        throw new ServeOptionsError(`--gpu is "${gpu}"; use "auto" or "off".`);
+    }
+    const poolPages = integer("pool-pages", pagesPerWindow * (decodeSequences + 1), 1, 4_194_304);
+    const fromCommandLine: Partial<Record<EngineSettingName, unknown>> = {
+        contextSize: given.has("context") ? context : undefined,
+        gpu,
+        threads: given.has("threads") ? integer("threads", 0, 1, 1_024) : undefined,
+        flashAttention: flashAttention === undefined ? undefined : flashAttention === "on",
+        kvCacheType: given.has("kv-type") ? kvType : undefined,
+        decodeSequences: given.has("decode-sequences") ? decodeSequences : undefined,
+        pageTokens: given.has("page-tokens") ? pageTokens : undefined,
+        poolPages: given.has("pool-pages") ? poolPages : undefined
+    };
     const host = given.get("host") ?? serveDefaults.host;
     const allowRemote = given.has("allow-remote");
     if (!allowRemote && !isLoopbackHost(host)) {
@@ -198,12 +249,15 @@ export function parseServeOptions(argv: readonly string[], env: Readonly<Record<
         prefillCapacity: integer("prefill-capacity", context, 16, 1 << 22),
         decodeSequences,
         pageTokens,
-        poolPages: integer("pool-pages", pagesPerWindow * (decodeSequences + 1), 1, 4_194_304),
+        poolPages,
         apiKey: apiKey === "" ? undefined : apiKey,
         extraApiKeys,
         dataDir: path.resolve(given.get("data-dir") ?? path.join(os.homedir(), ".kvault")),
         downloadStallSeconds: given.has("download-stall-seconds") ? integer("download-stall-seconds", 0, 1, 3600) : undefined,
-        handoffDemoMs: integer("handoff-demo", 0, 0, 5_000)
+        handoffDemoMs: integer("handoff-demo", 0, 0, 5_000),
+        engineFromCommandLine: Object.fromEntries(Object.entries(fromCommandLine).filter(([, value]) => value !== undefined)),
+        modelGiven: given.has("model"),
+        prefillCapacityGiven: given.has("prefill-capacity")
     };
 }
 

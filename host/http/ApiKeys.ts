@@ -1,4 +1,5 @@
 import crypto from "node:crypto";
+import type { Socket } from "node:net";
 import { KvaultError } from "../../engine/index.js";
 
 /** A key's id names its workspace namespace: letters, digits, '_' and '-' (never ':', which ends the prefix). */
@@ -24,6 +25,8 @@ export interface ApiKeyEntry {
  */
 export class ApiKeys {
     readonly #keys = new Map<string, Buffer>();
+    /** The connections each key's requests came on, so that revoking it closes its open streams (SSE, NDJSON) at once. */
+    readonly #connections = new Map<string, Set<Socket>>();
 
     constructor(entries: readonly ApiKeyEntry[] = []) {
         for (const entry of entries) {
@@ -52,9 +55,43 @@ export class ApiKeys {
         this.#keys.set(id, Buffer.from(key));
     }
 
-    /** Revokes the key `id`; false when there is none by that id. */
+    /** Whether a key by this id is in force. */
+    has(id: string): boolean {
+        return this.#keys.has(id);
+    }
+
+    /**
+     * Revokes the key `id`; false when there is none by that id. Its next request is a 401, and
+     * every connection one of its requests came on is closed now: a stream it has open ends
+     * (the client sees the connection drop), rather than running on after the key is gone.
+     */
     revoke(id: string): boolean {
-        return this.#keys.delete(id);
+        const revoked = this.#keys.delete(id);
+        const connections = this.#connections.get(id);
+        this.#connections.delete(id);
+        for (const socket of connections ?? []) {
+            socket.destroy();
+        }
+        return revoked;
+    }
+
+    /** Notes that a request of key `id` came on `socket` (host/http/requestGuards.ts), until that connection closes. */
+    hold(id: string, socket: Socket): void {
+        let sockets = this.#connections.get(id);
+        if (sockets === undefined) {
+            sockets = new Set();
+            this.#connections.set(id, sockets);
+        }
+        if (sockets.has(socket)) {
+            return;
+        }
+        sockets.add(socket);
+        socket.once("close", () => {
+            sockets.delete(socket);
+            if (sockets.size === 0 && this.#connections.get(id) === sockets) {
+                this.#connections.delete(id);
+            }
+        });
     }
 
     /** The id of the key `given` is, or undefined; every key is compared in constant time. */

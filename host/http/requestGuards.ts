@@ -56,6 +56,7 @@ export function identifyApiKey(request: IncomingMessage, apiKey: string, extraKe
     if (keyId === undefined) {
         throw keyRefused(match);
     }
+    extraKeys?.hold(keyId, request.socket); // revoking the key closes this connection, and a stream open on it
     return { keyId };
 }
 

@@ -1,5 +1,11 @@
 import type { EngineClient } from "../../contract/engineProtocol.js";
-import type { AppSettingsView, LocalApiChange } from "../../contract/KvaultBridge.js";
+import type {
+    AppliedEngineSettings,
+    AppSettingsView,
+    CreatedApiKey,
+    EngineSettingsPlan,
+    LocalApiChange
+} from "../../contract/KvaultBridge.js";
 import type { HostMethod, RpcParams, RpcResult, TurnMethod } from "../../contract/rpc.js";
 import type { WorkspaceStore } from "../store/WorkspaceStore.js";
 import { StoreOpenError } from "../store/storeErrors.js";
@@ -9,6 +15,7 @@ import { workspaceLimits } from "../../contract/workspaces.js";
 import { KvaultError } from "../../engine/index.js";
 import { ModelCatalogue } from "../models/catalogue/ModelCatalogue.js";
 import { DEFAULT_HUGGING_FACE_URL, HUGGING_FACE_URL_VARIABLE, HuggingFaceClient } from "../models/catalogue/HuggingFaceClient.js";
+import { SettingsUnavailableError } from "../settings/settingsErrors.js";
 
 /** Who is calling: turns, cancels and an import in parts belong to their caller (a window, a WebSocket). */
 export interface CallContext {
@@ -22,10 +29,14 @@ export type HostImplementations = {
     readonly [M in Exclude<HostMethod, TurnMethod>]: (params: RpcParams<M>, context: CallContext) => RpcResult<M> | Promise<RpcResult<M>>;
 };
 
-/** The desktop app's settings as the RPC reaches them (main/settings/SettingsService.ts). */
+/** The settings as the RPC reaches them (host/settings/SettingsHost.ts; the desktop app's local API switch: main/settings/SettingsService.ts). */
 export interface SettingsMethods {
     view(): AppSettingsView;
     setLocalApi(change: LocalApiChange): Promise<AppSettingsView>;
+    planEngineSettings(change: RpcParams<"planEngineSettings">): Promise<EngineSettingsPlan>;
+    applyEngineSettings(change: RpcParams<"applyEngineSettings">): Promise<AppliedEngineSettings>;
+    createApiKey(id: string): Promise<CreatedApiKey>;
+    revokeApiKey(id: string): Promise<AppSettingsView>;
 }
 
 export interface HostParts {
@@ -35,7 +46,7 @@ export interface HostParts {
     readonly models: () => Promise<HostModels>;
     /** Resolves to the workspaces' store, or rejects with why there is none; store calls never wait for the engine. */
     readonly store?: () => Promise<WorkspaceStore>;
-    /** The desktop app's settings; a host without them (headless) answers settings_unavailable. */
+    /** The settings (host/settings/SettingsHost.ts); a host without them (a test's server) answers settings_unavailable. */
     readonly settings?: SettingsMethods;
     /** The desktop app's native Open dialog for a GGUF (main/appShell.ts); a host without a window answers dialog_unavailable. */
     readonly chooseModelFile?: () => Promise<RpcResult<"chooseModelFile">>;
@@ -50,7 +61,7 @@ export interface HostParts {
  */
 export function hostMethods(parts: HostParts): HostImplementations {
     const store = parts.store ?? noWorkspaceStore;
-    const settings = parts.settings ?? headlessSettings;
+    const settings = parts.settings ?? noSettings;
     const imports = new ImportStaging();
     const chatImports = new ImportStaging({ method: "importChat", what: "chat file", maxChars: workspaceLimits.maxChatImportChars });
     return {
@@ -99,6 +110,10 @@ export function hostMethods(parts: HostParts): HostImplementations {
         },
         getSettings: () => settings.view(),
         setLocalApi: (change) => settings.setLocalApi(change),
+        planEngineSettings: (change) => settings.planEngineSettings(change),
+        applyEngineSettings: (change) => settings.applyEngineSettings(change),
+        createApiKey: ({ id }) => settings.createApiKey(id),
+        revokeApiKey: ({ id }) => settings.revokeApiKey(id),
         chooseModelFile: () => (parts.chooseModelFile ?? noModelFileDialog)(),
         ...catalogueMethods(parts)
     };
@@ -150,28 +165,25 @@ export function noWorkspaceStore(): Promise<WorkspaceStore> {
     return Promise.reject(new StoreOpenError("This Kvault host keeps no workspaces: it was started without a data folder."));
 }
 
-/** A host without the desktop app's settings (the headless server) was asked for them. */
-export class SettingsUnavailableError extends KvaultError {
-    readonly code = "settings_unavailable";
-}
+export { SettingsUnavailableError } from "../settings/settingsErrors.js";
 
-/**
- * The headless server's settings: its command-line options, and the API is the server itself, so
- * there is nothing to show or switch from the page (and the page never gets a key through it).
- */
-const headlessSettings: SettingsMethods = {
+/** A host started without settings (a test's server): every settings method answers settings_unavailable. */
+const noSettings: SettingsMethods = {
     view: () => {
-        throw new SettingsUnavailableError(
-            "This Kvault runs headless (npm run serve): it has no settings screen. Its settings are its command-line options (npm run serve -- --help), and its API is this server itself."
-        );
+        throw unavailable();
     },
-    setLocalApi: () =>
-        Promise.reject(
-            new SettingsUnavailableError(
-                "This Kvault runs headless (npm run serve): its API is this server itself, started with its options. Restart it with other options (npm run serve -- --help) to change them."
-            )
-        )
+    setLocalApi: () => Promise.reject(unavailable()),
+    planEngineSettings: () => Promise.reject(unavailable()),
+    applyEngineSettings: () => Promise.reject(unavailable()),
+    createApiKey: () => Promise.reject(unavailable()),
+    revokeApiKey: () => Promise.reject(unavailable())
 };
+
+function unavailable(): SettingsUnavailableError {
+    return new SettingsUnavailableError(
+        "This Kvault host was started without settings (no data directory): change its engine with its options, and restart it."
+    );
+}
 
 /** A host without a window (the headless server) was asked for the native file dialog. */
 export class DialogUnavailableError extends KvaultError {

@@ -19,6 +19,13 @@ export type { EngineSupervisorEvents } from "./SupervisorEvents.js";
 export { supervisorDefaults, type EngineSupervisorOptions, type ModelInspector } from "./supervisorOptions.js";
 export type { EngineSupervisorState } from "./EngineHealth.js";
 
+/** Why the engine restarts on purpose (a model switch, new settings), and the error its running turns and calls end with. */
+export interface EngineRestart {
+    /** For the log and `/health` while it restarts. */
+    readonly reason: string;
+    readonly endWith: (what: "turn" | "call") => Error;
+}
+
 interface Waiter {
     resolve(connection: EngineConnection): void;
     reject(error: Error): void;
@@ -91,6 +98,11 @@ export class EngineSupervisor implements EngineClient {
         return this.#connection?.pid;
     }
 
+    /** Turns the running engine has in flight now (what a restart would end). */
+    get numTurns(): number {
+        return this.#connection?.numTurns ?? 0;
+    }
+
     get numRestarts(): number {
         return this.#numRestarts;
     }
@@ -156,18 +168,44 @@ export class EngineSupervisor implements EngineClient {
     async #switchModel(modelPath: string): Promise<EngineInfo> {
         await this.#whenRunning(); // not while it restarts after a crash, is down or is disposed
         const facts = await this.inspectModel(modelPath);
+        const modelName = facts.name !== undefined && facts.name !== "" ? facts.name : facts.fileName.replace(/\.gguf$/i, "");
+        return this.#restartWith(
+            { ...this.#config, modelPath },
+            {
+                reason: `The model is being switched to ${modelPath}; the engine restarts on it.`,
+                endWith: (what) => new ModelSwitchedError(modelName, what),
+                cause: "model"
+            }
+        );
+    }
+
+    /**
+     * Restarts the engine on the same model with other settings (the settings screen's
+     * applyEngineSettings, host/settings/): as a model switch, running turns and calls end with
+     * `change.endWith`'s error, and a configuration that does not start falls back to the previous
+     * one, rejecting with why. One change at a time, with model switches. Resolves with the new info.
+     */
+    reconfigure(changes: Partial<Omit<EngineConfigInput, "modelPath">>, change: EngineRestart): Promise<EngineInfo> {
+        const run = this.#switching.then(async () => {
+            await this.#whenRunning();
+            return this.#restartWith({ ...this.#config, ...changes, modelPath: this.#config.modelPath }, { ...change, cause: "settings" });
+        });
+        this.#switching = run.catch(() => undefined);
+        return run;
+    }
+
+    async #restartWith(next: EngineConfigInput, change: EngineRestart & { readonly cause: "model" | "settings" }): Promise<EngineInfo> {
+        const { modelPath } = next;
         const connection = await this.#whenRunning();
         const previous = this.#config;
-        const next: EngineConfigInput = { ...previous, modelPath };
-        const modelName = facts.name !== undefined && facts.name !== "" ? facts.name : facts.fileName.replace(/\.gguf$/i, "");
         const numEnded = connection.numPending;
         this.#release();
         this.#state = "restarting";
-        this.#restartReason = `The model is being switched to ${modelPath}; the engine restarts on it.`;
-        this.#log(`switching the model to ${modelPath}; ending ${numEnded} request(s) in flight.`);
-        await connection.shutdown(this.#options.shutdownGraceMs, (what) => new ModelSwitchedError(modelName, what));
+        this.#restartReason = change.reason;
+        this.#log(`${change.reason} Ending ${numEnded} request(s) in flight.`);
+        await connection.shutdown(this.#options.shutdownGraceMs, change.endWith);
         if (this.#isDisposed()) {
-            throw new EngineStoppedError("The engine was shut down while the model was being switched.");
+            throw new EngineStoppedError("The engine was shut down while it was restarting on new settings.");
         }
         this.#config = next;
         let started: EngineConnection;
@@ -175,7 +213,9 @@ export class EngineSupervisor implements EngineClient {
             started = await this.#open();
         } catch (error) {
             this.#config = previous;
-            this.#log(`the engine did not start on ${modelPath} (${(error as Error).message}); starting the previous model again.`);
+            this.#log(
+                `the engine did not start on ${modelPath} with these settings (${(error as Error).message}); starting the previous model and settings again.`
+            );
             if (this.#isDisposed()) {
                 throw error;
             }
@@ -183,18 +223,18 @@ export class EngineSupervisor implements EngineClient {
                 this.#adopt(await this.#open());
             } catch (again) {
                 this.#goDown(
-                    `The engine did not start on ${modelPath}, nor again on the previous model (${(again as Error).message}). Check the model, then restart Kvault.`
+                    `The engine did not start on ${modelPath}, nor again on the previous model and settings (${(again as Error).message}). Check the model and the engine settings, then restart Kvault.`
                 );
             }
             throw error;
         }
         if (this.#isDisposed()) {
             await started.shutdown(this.#options.shutdownGraceMs);
-            throw new EngineStoppedError("The engine was shut down while the model was being switched.");
+            throw new EngineStoppedError("The engine was shut down while it was restarting on new settings.");
         }
         this.#adopt(started);
         this.#log(`engine process ${started.pid} is ready on ${started.info.modelName}.`);
-        this.#events.emit("switched", { pid: started.pid, info: started.info, numEnded });
+        this.#events.emit("switched", { pid: started.pid, info: started.info, numEnded, cause: change.cause });
         return started.info;
     }
 

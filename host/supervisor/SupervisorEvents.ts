@@ -15,8 +15,17 @@ export interface EngineSupervisorEvents {
     restarted: { readonly pid: number | undefined; readonly info: EngineInfo; readonly numRestarts: number };
     /** The restart budget is spent: every call fails with `error` until the host is restarted. */
     down: { readonly error: EngineUnavailableError };
-    /** switchModel started an engine process on another model; `numEnded` turns and calls were ended with model_switched. */
-    switched: { readonly pid: number | undefined; readonly info: EngineInfo; readonly numEnded: number };
+    /**
+     * switchModel started an engine process on another model (`cause` "model"; `numEnded` turns and
+     * calls were ended with model_switched), or reconfigure on the same one with other settings
+     * ("settings"; ended with its restart's error, engine_settings_changed).
+     */
+    switched: {
+        readonly pid: number | undefined;
+        readonly info: EngineInfo;
+        readonly numEnded: number;
+        readonly cause: "model" | "settings";
+    };
 }
 
 export type SupervisorListener<K extends keyof EngineSupervisorEvents> = (event: EngineSupervisorEvents[K]) => void;

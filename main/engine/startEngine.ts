@@ -37,6 +37,8 @@ export interface StartEngineOptions {
     readonly log: (line: string) => void;
     /** The binding tests main relays for engine processes (the BindingTestRelay), to say which backends failed. */
     readonly binaryTests?: BindingTestLog;
+    /** The engine settings of settings.json (host/settings/engineConfigFor.ts), over appEngineDefaults. */
+    readonly engine?: Omit<EngineConfigInput, "modelPath">;
 }
 
 export interface StartedEngine {
@@ -91,10 +93,14 @@ async function startOn(modelPath: string | null, options: StartEngineOptions): P
         pageTokens,
         // A full window for every decode sequence, plus one for the prefill handoff.
         numPages: Math.ceil(window / pageTokens) * (numDecodeSequences + 1),
-        onWindowAboveCapacity: "clamp"
+        onWindowAboveCapacity: "clamp",
+        ...options.engine
     };
     // A model from the settings is untrusted input: read in a child process before an engine sees it.
-    await inspectAppModel(modelPath, options.inspectModel, { contextSize: window, sequences: numDecodeSequences });
+    await inspectAppModel(modelPath, options.inspectModel, {
+        contextSize: config.window ?? window,
+        sequences: config.numDecodeSequences ?? numDecodeSequences
+    });
     const numTestsBefore = options.binaryTests?.numTests ?? 0;
     const supervisor = await EngineSupervisor.start(config, {
         spawner: options.spawner,
@@ -114,7 +120,11 @@ async function startOn(modelPath: string | null, options: StartEngineOptions): P
     );
     supervisor.on("down", (event) => log(event.error.message));
     supervisor.on("switched", (event) =>
-        log(`Engine: switched to ${event.info.modelName}; ${event.numEnded} request(s) ended with model_switched.`)
+        log(
+            event.cause === "settings"
+                ? `Engine: restarted with new settings; ${event.numEnded} request(s) ended with engine_settings_changed.`
+                : `Engine: switched to ${event.info.modelName}; ${event.numEnded} request(s) ended with model_switched.`
+        )
     );
     // "tiny" is the built-in demo model, generated into the models directory as at start.
     const resolveModel = (name: string): string =>

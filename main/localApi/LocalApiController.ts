@@ -3,6 +3,7 @@
 import type { EngineClient, EngineErrorPayload } from "../../contract/engineProtocol.js";
 import type { ModelFacts } from "../../contract/models.js";
 import { KvaultError } from "../../engine/index.js";
+import type { ApiKeys } from "../../host/http/ApiKeys.js";
 import { KvaultHttpServer, type EngineHealth } from "../../host/http/KvaultHttpServer.js";
 import { toErrorAnswer } from "../../host/rpc/toErrorAnswer.js";
 import type { LocalApiSettings } from "../settings/AppSettings.js";
@@ -21,6 +22,8 @@ export interface LocalApiTarget {
     readonly health?: () => EngineHealth;
     /** The loaded file's facts for `/v1/models` (architecture, heads, KV bytes, memory), as the headless server gives them. */
     readonly modelFacts?: (modelPath: string) => Promise<ModelFacts>;
+    /** The keys created on the settings screen (host/settings/SettingsHost.ts), each with its own workspaces; revoked ones are refused at once. */
+    readonly extraApiKeys?: ApiKeys;
 }
 
 export interface LocalApiStatus {
@@ -67,12 +70,13 @@ export class LocalApiController {
             return;
         }
         try {
-            const { engine, modelId, health, modelFacts } = await this.target();
+            const { engine, modelId, health, modelFacts, extraApiKeys } = await this.target();
             const server = new KvaultHttpServer({
                 engine,
                 modelId,
                 health,
                 modelFacts,
+                extraApiKeys,
                 apiKey: settings.apiKey,
                 host: LOCAL_API_HOST,
                 port: settings.port

@@ -1,11 +1,13 @@
 import { useEffect, useState } from "react";
 import type { AppSettingsView } from "../../contract/KvaultBridge.js";
-import { localApiPorts } from "../../contract/KvaultBridge.js";
 import { useRevealOnRequest } from "../appCommands/useRevealOnRequest.js";
 import { useAppServices } from "../AppServices.js";
 import { CopyButton } from "../chat/CopyButton.js";
 import { toRpcError } from "../rpc/RpcError.js";
-import "../model/ModelPanel.css";
+import { ApiKeysSection } from "./ApiKeysSection.js";
+import { EngineSettingsSection } from "./EngineSettingsSection.js";
+import { LocalApiSection } from "./LocalApiSection.js";
+import "./SettingsPanel.css";
 
 type Loaded =
     | { readonly kind: "loading" }
@@ -13,34 +15,36 @@ type Loaded =
     | { readonly kind: "failed"; readonly message: string };
 
 /**
- * The desktop app's settings (getSettings, setLocalApi): the OpenAI-compatible API on 127.0.0.1,
- * switched on and off here. The headless server has none (its settings are its options): it
- * answers settings_unavailable, and this panel shows why.
+ * The settings screen, the same in the desktop app and the headless server's page (getSettings):
+ * the API and its keys, the engine settings with the memory they take, the model loaded at start
+ * and the state directory. Everything is kept in `<state directory>/settings.json`.
  */
 export function SettingsPanel() {
     const { rpc } = useAppServices();
     const [loaded, setLoaded] = useState<Loaded>({ kind: "loading" });
-    const [enabled, setEnabled] = useState(false);
-    const [port, setPort] = useState("");
-    const [applying, setApplying] = useState(false);
-    const [error, setError] = useState<string | undefined>(undefined);
     // Kvault › Settings… opens this panel (renderer/appCommands/).
     const revealRef = useRevealOnRequest("settings");
 
-    const show = (view: AppSettingsView): void => {
-        setLoaded({ kind: "ready", view });
-        setEnabled(view.localApi.enabled);
-        setPort(String(view.localApi.port));
-    };
-
     useEffect(() => {
         let isCurrent = true;
-        rpc.call("getSettings", {}).then(
-            (view) => isCurrent && show(view),
-            (failure: unknown) => isCurrent && setLoaded({ kind: "failed", message: toRpcError(failure).message })
-        );
+        // The headless page's socket may not be open yet (and reopens after a restart of the server): read once it is.
+        const load = (): void => {
+            rpc.call("getSettings", {}).then(
+                (view) => isCurrent && setLoaded({ kind: "ready", view }),
+                (failure: unknown) => isCurrent && setLoaded({ kind: "failed", message: toRpcError(failure).message })
+            );
+        };
+        const unsubscribe = rpc.onStatus((status) => {
+            if (status.kind === "open") {
+                load();
+            }
+        });
+        if (rpc.status.kind === "open") {
+            load();
+        }
         return () => {
             isCurrent = false;
+            unsubscribe();
         };
     }, [rpc]);
 
@@ -51,68 +55,34 @@ export function SettingsPanel() {
             </p>
         );
     }
-    const { localApi, modelPath } = loaded.view;
-    const apply = (): void => {
-        setApplying(true);
-        setError(undefined);
-        rpc.call("setLocalApi", { enabled, port: Number(port) })
-            .then(show, (failure: unknown) => setError(toRpcError(failure).message))
-            .finally(() => setApplying(false));
-    };
+    const { view } = loaded;
+    const onView = (next: AppSettingsView): void => setLoaded({ kind: "ready", view: next });
     return (
-        <section
-            ref={revealRef}
-            className="model-manager"
-            aria-labelledby="local-api-heading"
-            data-local-api={localApi.url === null ? "off" : "on"}
-        >
-            <h3 id="local-api-heading">OpenAI-compatible API</h3>
-            <p>
-                {localApi.url !== null ? (
-                    <>
-                        Serving at <code>{localApi.url}/v1</code> with the key <code>{localApi.apiKey}</code>{" "}
-                        <CopyButton text={localApi.apiKey} label="Copy the API key" />
-                    </>
-                ) : localApi.problem !== null ? (
-                    localApi.problem.message
-                ) : (
-                    "Off: only this window uses the engine."
-                )}
-            </p>
-            <form
-                className="model-open"
-                onSubmit={(event) => {
-                    event.preventDefault();
-                    apply();
-                }}
-            >
-                <label>
-                    <input type="checkbox" checked={enabled} onChange={(event) => setEnabled(event.currentTarget.checked)} /> Serve it on
-                    127.0.0.1 (programs on this machine only)
-                </label>
-                <label htmlFor="local-api-port">
-                    Port ({localApiPorts.min} to {localApiPorts.max})
-                </label>
-                <input
-                    id="local-api-port"
-                    type="number"
-                    min={localApiPorts.min}
-                    max={localApiPorts.max}
-                    value={port}
-                    onChange={(event) => setPort(event.currentTarget.value)}
-                />
-                <div className="model-actions">
-                    <button type="submit" disabled={applying}>
-                        {applying ? "Applying…" : "Apply"}
-                    </button>
-                </div>
-            </form>
-            {error !== undefined && (
-                <p className="model-error" role="alert">
-                    {error}
+        <div ref={revealRef} className="settings-panel" data-settings-host={view.host}>
+            <LocalApiSection view={view} onView={onView} />
+            <ApiKeysSection view={view} onView={onView} />
+            <EngineSettingsSection view={view} onView={onView} />
+            <section className="settings-section" aria-labelledby="state-heading">
+                <h3 id="state-heading">Model and state</h3>
+                <p>
+                    Model at start: <code>{view.modelPath ?? "the built-in demo model"}</code>{" "}
+                    <span className="settings-help">(the one loaded last; switch it in the Model panel)</span>
                 </p>
-            )}
-            <p className="placeholder">Model at start: {modelPath ?? "the built-in demo model"}</p>
-        </section>
+                <p data-state-directory={view.stateDirectory}>
+                    State directory: <code>{view.stateDirectory}</code>{" "}
+                    <CopyButton text={view.stateDirectory} label="Copy the state directory's path" />
+                </p>
+                <p className="settings-help">
+                    Chats, models and <code>{view.settingsFile}</code> live there.
+                </p>
+                {view.problems.length > 0 && (
+                    <ul className="settings-problems" aria-label="Problems reading settings.json">
+                        {view.problems.map((problem) => (
+                            <li key={problem}>{problem}</li>
+                        ))}
+                    </ul>
+                )}
+            </section>
+        </div>
     );
 }

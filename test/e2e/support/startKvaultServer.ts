@@ -46,6 +46,8 @@ export async function startKvaultServer(
         readonly extraArgs?: readonly string[];
         /** More environment variables for the server (say, KVAULT_HUGGINGFACE_URL). */
         readonly env?: Readonly<Record<string, string>>;
+        /** false: without e2eServeArgs, so the engine settings come from the data directory's settings.json (the settings screen's test). */
+        readonly engineArgs?: boolean;
     } = {}
 ): Promise<KvaultServer> {
     const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), "kvault-e2e-"));
@@ -62,7 +64,7 @@ export async function startKvaultServer(
             dataDir,
             "--api-key",
             apiKey,
-            ...withoutOptions(e2eServeArgs, options.extraArgs ?? []),
+            ...(options.engineArgs === false ? [] : withoutOptions(e2eServeArgs, options.extraArgs ?? [])),
             ...(options.extraArgs ?? [])
         ],
         {

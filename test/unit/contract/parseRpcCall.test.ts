@@ -68,6 +68,10 @@ describe("the RPC spec accepts every well-formed call", () => {
         ["getSettings", {}],
         ["setLocalApi", { enabled: true, port: 8081 }],
         ["chooseModelFile", {}],
+        ["planEngineSettings", { contextSize: 8192, kvCacheType: "q8_0", threads: null, poolPages: 300 }],
+        ["applyEngineSettings", { gpu: "off", flashAttention: true, decodeSequences: 2, pageTokens: 64 }],
+        ["createApiKey", { id: "alice_2" }],
+        ["revokeApiKey", { id: "alice_2" }],
         ["importWorkspaces", { importId: "import-1", part: 0, numParts: 2, text: "{" }]
     ])("%s, unchanged", (method, params) => {
         expect(accepted(method.split(" ")[0], params)).toEqual({ method: method.split(" ")[0], params });
@@ -137,6 +141,10 @@ describe("the RPC spec accepts every well-formed call", () => {
             getSettings: {},
             setLocalApi: { enabled: false, port: 1024 },
             chooseModelFile: {},
+            planEngineSettings: {},
+            applyEngineSettings: { contextSize: 1024 },
+            createApiKey: { id: "bob" },
+            revokeApiKey: { id: "bob" },
             embed: { inputs: ["Hi", [1, 2, 3]] },
             resourceUse: {},
             modelCatalogue: { contextSize: 4096 },
@@ -193,7 +201,8 @@ describe("the RPC spec refuses, naming the field", () => {
         ["cancelDownload", { id: "d", deleteFile: false }],
         ["forgetModel", { id: "m", path: "/m.gguf" }],
         ["runCanary", { fillerTokens: 64, guards: "off" }],
-        ["setLocalApi", { enabled: true, port: 8081, apiKey: "mine" }]
+        ["setLocalApi", { enabled: true, port: 8081, apiKey: "mine" }],
+        ["applyEngineSettings", { contextSize: 1024, window: 1024 }]
     ])("%s with a field the contract does not name", (method, params) => {
         expect(refused(method, params)).toMatch(/takes no field/);
     });
@@ -262,6 +271,24 @@ describe("the RPC spec refuses, naming the field", () => {
             "setLocalApi",
             { enabled: "yes", port: 8081 },
             /^enabled must be true or false; got "yes"\.$/
+        ],
+        [
+            "planEngineSettings with a context size below 16",
+            "planEngineSettings",
+            { contextSize: 8 },
+            /^contextSize is 8; contextSize must be a whole number from 16 to 4,194,304\.$/
+        ],
+        [
+            "applyEngineSettings with an unknown KV type",
+            "applyEngineSettings",
+            { kvCacheType: "q2_k" },
+            /^kvCacheType must be "f16", "q8_0" or "q4_0"; got "q2_k"\.$/
+        ],
+        [
+            "createApiKey with a ':' in the id",
+            "createApiKey",
+            { id: "a:b" },
+            /^id is "a:b"; an API key's id is 1 to 40 letters, digits, '_' or '-'\.$/
         ]
     ])("%s", (_, method, params, message) => {
         expect(refused(method, params)).toMatch(message);

@@ -70,8 +70,23 @@ describe("parseServeOptions", () => {
             extraApiKeys: [
                 { id: "alice", key: "alice-key-1" },
                 { id: "bob_2", key: "bob.key-2" }
-            ]
+            ],
+            engineFromCommandLine: { contextSize: 2048, kvCacheType: "q8_0", decodeSequences: 2, pageTokens: 64, poolPages: 100 },
+            modelGiven: true,
+            prefillCapacityGiven: true
         });
+    });
+
+    it("names the engine settings given on the command line, which override settings.json for this run", () => {
+        expect(parseServeOptions([]).engineFromCommandLine).toEqual({});
+        expect(parseServeOptions(["--threads", "3", "--flash-attention", "off", "--gpu", "off"]).engineFromCommandLine).toEqual({
+            threads: 3,
+            flashAttention: false,
+            gpu: "off"
+        });
+        expect(() => parseServeOptions(["--flash-attention", "yes"])).toThrow('--flash-attention is "yes"; use "on" or "off".');
+        expect(() => parseServeOptions(["--gpu", "cuda"])).toThrow('--gpu is "cuda"; use "auto" or "off".');
+        expect(() => parseServeOptions(["--threads", "0"])).toThrow('--threads is "0"; it must be a whole number from 1 to 1,024.');
     });
 
     it("turns the page map's demo mode on with --handoff-demo, off by default", () => {

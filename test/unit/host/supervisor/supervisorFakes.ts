@@ -94,9 +94,12 @@ export class FakeSpawner implements EngineProcessSpawner {
     exitOnShutdown = true;
 
     readonly modelPaths: string[] = [];
+    /** The configuration each process was started with. */
+    readonly configs: Record<string, unknown>[] = [];
 
     spawnEngineProcess(config: { modelPath: string }): EngineChildProcess {
         this.modelPaths.push(config.modelPath);
+        this.configs.push({ ...config });
         const child = new FakeEngineProcess(1000 + this.processes.length, {
             readyOnSpawn: this.readyOnSpawn,
             exitOnShutdown: this.exitOnShutdown

@@ -7,7 +7,7 @@ import type { EngineClient } from "../../../../contract/engineProtocol.js";
 import { LocalApiController } from "../../../../main/localApi/LocalApiController.js";
 import type { LocalApiSettings } from "../../../../main/settings/AppSettings.js";
 import { SettingsService } from "../../../../main/settings/SettingsService.js";
-import { SettingsStore } from "../../../../main/settings/SettingsStore.js";
+import { SettingsFile } from "../../../../host/settings/SettingsFile.js";
 import { freePort, occupy } from "../loopbackPorts.js";
 
 const apiKey = "kv-test-key-0001";
@@ -27,11 +27,11 @@ function controller(): LocalApiController {
 
 describe("SettingsService", () => {
     let directory: string;
-    let store: SettingsStore;
+    let store: SettingsFile;
 
     beforeEach(async () => {
         directory = fs.mkdtempSync(path.join(os.tmpdir(), "kvault-service-"));
-        store = await SettingsStore.open(path.join(directory, "settings.json"), { log, makeApiKey: () => apiKey });
+        store = await SettingsFile.open(path.join(directory, "settings.json"), { log, makeApiKey: () => apiKey });
     });
 
     afterEach(async () => {
@@ -46,15 +46,16 @@ describe("SettingsService", () => {
     it("switches the API on and off, saving each change once it holds", async () => {
         const port = await freePort();
         const service = new SettingsService(store, controller(), log);
-        expect(service.view()).toEqual({ localApi: { enabled: false, port: 8080, apiKey, url: null, problem: null }, modelPath: null });
+        expect(service.localApiView()).toEqual({ enabled: false, port: 8080, apiKey, url: null, problem: null, editable: true });
+        expect(service.modelPath).toBeNull();
 
         const on = await service.setLocalApi({ enabled: true, port });
-        expect(on.localApi).toEqual({ enabled: true, port, apiKey, url: `http://127.0.0.1:${port}`, problem: null });
+        expect(on).toEqual({ enabled: true, port, apiKey, url: `http://127.0.0.1:${port}`, problem: null, editable: true });
         expect(savedLocalApi()).toEqual({ enabled: true, port, apiKey });
-        expect((await models(on.localApi.url!)).status).toBe(200);
+        expect((await models(on.url!)).status).toBe(200);
 
         const off = await service.setLocalApi({ enabled: false, port });
-        expect(off.localApi).toMatchObject({ enabled: false, url: null });
+        expect(off).toMatchObject({ enabled: false, url: null });
         expect(savedLocalApi()).toEqual({ enabled: false, port, apiKey });
     });
 
@@ -68,7 +69,14 @@ describe("SettingsService", () => {
         } finally {
             await new Promise((resolve) => other.close(resolve));
         }
-        expect(service.view().localApi).toEqual({ enabled: true, port, apiKey, url: `http://127.0.0.1:${port}`, problem: null });
+        expect(service.localApiView()).toEqual({
+            enabled: true,
+            port,
+            apiKey,
+            url: `http://127.0.0.1:${port}`,
+            problem: null,
+            editable: true
+        });
         expect(savedLocalApi().port).toBe(port);
         expect((await models(`http://127.0.0.1:${port}`)).status).toBe(200);
     });
@@ -86,7 +94,7 @@ describe("SettingsService", () => {
         try {
             const service = new SettingsService(store, controller(), log);
             await service.startLocalApi();
-            expect(service.view().localApi).toMatchObject({ enabled: true, url: null, problem: { code: "local_api_start_failed" } });
+            expect(service.localApiView()).toMatchObject({ enabled: true, url: null, problem: { code: "local_api_start_failed" } });
         } finally {
             await new Promise((resolve) => other.close(resolve));
         }
@@ -97,13 +105,13 @@ describe("SettingsService", () => {
         const model = path.join(directory, "chosen.gguf");
         await service.rememberModel(model);
         await service.setTheme("dark");
-        expect(service.view().modelPath).toBe(model);
+        expect(service.modelPath).toBe(model);
         expect(service.theme).toBe("dark");
 
-        const reopened = await SettingsStore.open(path.join(directory, "settings.json"), { log, makeApiKey: () => "kv-other-key-0002" });
+        const reopened = await SettingsFile.open(path.join(directory, "settings.json"), { log, makeApiKey: () => "kv-other-key-0002" });
         expect(reopened.current).toMatchObject({ modelPath: model, theme: "dark", localApi: { apiKey } });
 
         await service.rememberModel(null); // back to the demo model
-        expect((await SettingsStore.open(path.join(directory, "settings.json"), { log })).current.modelPath).toBeNull();
+        expect((await SettingsFile.open(path.join(directory, "settings.json"), { log })).current.modelPath).toBeNull();
     });
 });

@@ -1,0 +1,24 @@
+import type { EngineSettings } from "../../contract/KvaultBridge.js";
+import type { EngineConfigInput } from "../../engine/index.js";
+import { defaultPoolPages } from "./KvaultSettings.js";
+
+/**
+ * The engine configuration engine settings stand for: the window is each prefill and decode
+ * sequence's size, one prefill sequence per decode sequence (the engine's default), and a pool
+ * left to Kvault holds a full window for every decode sequence plus one for the handoff.
+ */
+export function engineConfigFor(settings: EngineSettings): Omit<EngineConfigInput, "modelPath"> {
+    return {
+        window: settings.contextSize,
+        prefillContextSize: settings.contextSize,
+        decodeContextSize: settings.contextSize,
+        numDecodeSequences: settings.decodeSequences,
+        numPrefillSequences: settings.decodeSequences,
+        pageTokens: settings.pageTokens,
+        numPages: settings.poolPages ?? defaultPoolPages(settings),
+        kvCacheType: settings.kvCacheType,
+        flashAttention: settings.flashAttention,
+        threads: settings.threads ?? undefined,
+        gpu: settings.gpu === "off" ? false : "auto"
+    };
+}

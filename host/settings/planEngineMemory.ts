@@ -1,0 +1,176 @@
+// What engine settings will take in memory, before they are applied (the settings screen's plan).
+// Pure arithmetic over the model's facts and the machine's free memory; unit-tested alone.
+import type { EngineSettings, EngineSettingName, EngineSettingsPlan, MemoryLine } from "../../contract/KvaultBridge.js";
+import type { KvCacheType, ModelFacts } from "../../contract/models.js";
+import { defaultPoolPages } from "./KvaultSettings.js";
+
+/** What the plan needs of the model: KV bytes per token by type, the file's size (about its weights), its memory kind, its training context. */
+export type PlanModelFacts = Pick<ModelFacts, "kvBytesPerTokenByType" | "fileBytes" | "memory" | "trainContextSize" | "heads">;
+
+export interface MachineMemory {
+    /** RAM the system could give a new process now (Linux: MemAvailable). */
+    readonly freeRamBytes: number;
+    /** The GPU's free memory; null when there is no GPU in use or it is not known. */
+    readonly freeVramBytes: number | null;
+}
+
+export interface EngineMemoryInput {
+    readonly settings: EngineSettings;
+    /** What runs now: its memory comes back when the engine restarts. */
+    readonly running: EngineSettings;
+    readonly facts: PlanModelFacts;
+    readonly machine: MachineMemory;
+    /** Split mode has a prefill context besides the decode one; unified only the one. */
+    readonly mode: "split" | "unified";
+    /** Whether the engine's backend is a GPU (with gpu "auto", the layers and contexts go there). */
+    readonly gpuBackend: boolean;
+    /** Running turns the restart would end. */
+    readonly numRunningTurns: number;
+}
+
+const TYPE_NAMES: Readonly<Record<KvCacheType, string>> = { f16: "F16", q8_0: "Q8_0", q4_0: "Q4_0" };
+
+/** The memory lines of `settings` on this model; undefined KV bytes (a type the heads do not fit) count as 0, the plan refuses it. */
+export function engineMemoryLines(
+    settings: EngineSettings,
+    facts: PlanModelFacts,
+    mode: "split" | "unified",
+    gpuBackend: boolean
+): readonly MemoryLine[] {
+    const perToken = facts.kvBytesPerTokenByType[settings.kvCacheType] ?? 0;
+    const type = TYPE_NAMES[settings.kvCacheType];
+    const onGpu = gpuBackend && settings.gpu === "auto";
+    const context: MemoryLine["where"] = onGpu ? "vram" : "ram";
+    const numPages = settings.poolPages ?? defaultPoolPages(settings);
+    const tokens = (count: number): string => count.toLocaleString("en-US");
+    const lines: MemoryLine[] = [
+        { what: "weights", label: "Model weights (the file's size)", bytes: facts.fileBytes, where: context },
+        {
+            what: "decodeKv",
+            label: `KV of the decode context: ${tokens(settings.contextSize)} tokens × ${settings.decodeSequences} sequences × ${tokens(perToken)} bytes (${type})`,
+            bytes: settings.contextSize * settings.decodeSequences * perToken,
+            where: context
+        }
+    ];
+    if (mode === "split") {
+        lines.push({
+            what: "prefillKv",
+            label: `KV of the prefill context: ${tokens(settings.contextSize)} tokens × ${settings.decodeSequences} sequences × ${tokens(perToken)} bytes (${type})`,
+            bytes: settings.contextSize * settings.decodeSequences * perToken,
+            where: context
+        });
+    }
+    lines.push({
+        what: "pagePool",
+        label: `Host page pool: ${tokens(numPages)} pages × ${tokens(settings.pageTokens)} tokens × ${tokens(perToken)} bytes (${type})`,
+        bytes: numPages * settings.pageTokens * perToken,
+        where: "ram"
+    });
+    return lines;
+}
+
+/**
+ * The plan: each line of memory, the totals against what this machine has free (plus what the
+ * running engine gives back), and whether it fits; a plan that does not fit says by how much and
+ * what to change. llama.cpp's compute buffers come on top (tens of MiB for small models).
+ */
+export function planEngineMemory(input: EngineMemoryInput): EngineSettingsPlan {
+    const { settings, running, facts, machine, mode, gpuBackend } = input;
+    const memory = engineMemoryLines(settings, facts, mode, gpuBackend);
+    const runningMemory = engineMemoryLines(running, facts, mode, gpuBackend);
+    const sum = (lines: readonly MemoryLine[], where: MemoryLine["where"]): number =>
+        lines.filter((line) => line.where === where).reduce((total, line) => total + line.bytes, 0);
+    const ramNeededBytes = sum(memory, "ram");
+    const vramNeededBytes = sum(memory, "vram");
+    const ramAvailableBytes = machine.freeRamBytes + sum(runningMemory, "ram");
+    const vramAvailableBytes = machine.freeVramBytes === null ? null : machine.freeVramBytes + sum(runningMemory, "vram");
+    const changed = (Object.keys(settings) as EngineSettingName[]).filter((name) => settings[name] !== running[name]);
+
+    const problems: string[] = [];
+    const notes: string[] = [];
+    const perToken = facts.kvBytesPerTokenByType[settings.kvCacheType];
+    if (perToken === undefined) {
+        const heads = facts.heads === undefined ? "" : ` (K ${facts.heads.kHeadSize}, V ${facts.heads.vHeadSize} values)`;
+        problems.push(
+            `This model's heads${heads} are not a whole number of 32-value blocks, so the KV cache cannot be kept in ${TYPE_NAMES[settings.kvCacheType]}. Use f16.`
+        );
+    }
+    if (settings.kvCacheType !== "f16" && !settings.flashAttention) {
+        problems.push(
+            `The KV cache type ${TYPE_NAMES[settings.kvCacheType]} needs flash attention, which is off: llama.cpp keeps V transposed without it. Turn flash attention on, or use f16.`
+        );
+    }
+    if (ramNeededBytes > ramAvailableBytes) {
+        problems.push(
+            `These settings need ${readableBytes(ramNeededBytes)} of RAM, and this machine has ${readableBytes(ramAvailableBytes)} for the engine ` +
+                `(${readableBytes(machine.freeRamBytes)} free now, plus ${readableBytes(ramAvailableBytes - machine.freeRamBytes)} the running engine gives back): ` +
+                `${readableBytes(ramNeededBytes - ramAvailableBytes)} too much. ${remedy(input, ramAvailableBytes, "ram")}`
+        );
+    }
+    if (vramAvailableBytes !== null && vramNeededBytes > vramAvailableBytes) {
+        problems.push(
+            `These settings need ${readableBytes(vramNeededBytes)} of GPU memory, and the GPU has ${readableBytes(vramAvailableBytes)} for the engine: ` +
+                `${readableBytes(vramNeededBytes - vramAvailableBytes)} too much. ${remedy(input, vramAvailableBytes, "vram")} Or turn GPU offload off.`
+        );
+    }
+    if (vramAvailableBytes === null && vramNeededBytes > 0) {
+        notes.push(`${readableBytes(vramNeededBytes)} go to the GPU, whose free memory Kvault does not measure here.`);
+    }
+    if (facts.trainContextSize !== undefined && settings.contextSize > facts.trainContextSize) {
+        notes.push(
+            `The context size (${settings.contextSize.toLocaleString("en-US")} tokens) is above the ${facts.trainContextSize.toLocaleString("en-US")} the model was trained with; answers past that may degrade.`
+        );
+    }
+    if (!facts.memory.plainKvCache) {
+        notes.push(`This model runs unified (no prefill context, no handoff): ${facts.memory.reason}`);
+    }
+    const numTurns = input.numRunningTurns;
+    const restart =
+        changed.length === 0
+            ? null
+            : `The engine restarts on the same model${numTurns === 0 ? "; no turn is running." : `; ${numTurns} running turn${numTurns === 1 ? "" : "s"} end with engine_settings_changed (send again after).`}`;
+    return {
+        settings,
+        changed,
+        memory,
+        ramNeededBytes,
+        vramNeededBytes,
+        ramAvailableBytes,
+        vramAvailableBytes,
+        fits: problems.length === 0,
+        problems,
+        notes,
+        restart
+    };
+}
+
+/** What to change so that it fits: the largest context size that would, and the other levers. */
+function remedy(input: EngineMemoryInput, availableBytes: number, where: MemoryLine["where"]): string {
+    const { settings, facts, mode, gpuBackend } = input;
+    // The bytes in `where` that do not depend on the window, and those of each page-sized block of it.
+    const at = (contextSize: number): number =>
+        engineMemoryLines({ ...settings, contextSize }, facts, mode, gpuBackend)
+            .filter((line) => line.where === where)
+            .reduce((total, line) => total + line.bytes, 0);
+    const fixed = at(0);
+    const perBlock = at(settings.pageTokens) - fixed;
+    const fitting = perBlock <= 0 ? 0 : Math.floor((availableBytes - fixed) / perBlock) * settings.pageTokens;
+    const levers = `fewer decode sequences (${settings.decodeSequences} now)${settings.kvCacheType === "f16" ? ", or the KV cache type q8_0 (about half the KV bytes)" : ""}`;
+    if (fitting < 16) {
+        return `Even a tiny context does not fit: the model's weights and the fixed pool take ${readableBytes(fixed)}. Use a smaller model, close other programs, or ${levers}.`;
+    }
+    return `Lower the context size to at most ${fitting.toLocaleString("en-US")} tokens, or use ${levers}.`;
+}
+
+/** "1.5 GiB", "640 MiB", "12 KiB": for people; the exact bytes are in the plan's numbers. */
+export function readableBytes(numBytes: number): string {
+    const units = ["bytes", "KiB", "MiB", "GiB", "TiB"];
+    let value = numBytes;
+    let unit = 0;
+    while (Math.abs(value) >= 1024 && unit < units.length - 1) {
+        value /= 1024;
+        unit++;
+    }
+    const digits = unit === 0 || value >= 100 ? 0 : value >= 10 ? 1 : 2;
+    return `${value.toLocaleString("en-US", { maximumFractionDigits: digits })} ${units[unit]}`;
+}

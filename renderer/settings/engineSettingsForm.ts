@@ -1,0 +1,108 @@
+// The engine settings form's pure parts: its fields, what the inputs hold, and the change they
+// ask for (checked here as the host checks it, so a typo is said at once, by name).
+import { engineSettingLimits, type EngineSettingName, type EngineSettings } from "../../contract/KvaultBridge.js";
+import { kvCacheTypes, type KvCacheType } from "../../contract/models.js";
+
+/** What each input holds, as text (numbers) or a choice; "" in threads and poolPages is Kvault's choice. */
+export type EngineForm = Readonly<Record<EngineSettingName, string>>;
+
+export interface EngineField {
+    readonly name: EngineSettingName;
+    readonly label: string;
+    /** One line on what it does and what it costs. */
+    readonly help: string;
+    readonly kind: "count" | "countOrAuto" | "choice";
+    readonly choices?: readonly { readonly value: string; readonly label: string }[];
+}
+
+export const engineFields: readonly EngineField[] = [
+    { name: "contextSize", label: "Context size (tokens)", help: "Each workspace's window; KV grows with it.", kind: "count" },
+    {
+        name: "decodeSequences",
+        label: "Decode sequences (workspaces generating at once)",
+        help: "Workspaces generating at once; each holds a window of KV.",
+        kind: "count"
+    },
+    {
+        name: "kvCacheType",
+        label: "KV cache type",
+        help: "Q8_0 keeps a token's KV in about half the bytes of F16, Q4_0 in about a quarter; both need flash attention.",
+        kind: "choice",
+        choices: kvCacheTypes.map((type) => ({ value: type, label: type.toUpperCase() }))
+    },
+    {
+        name: "flashAttention",
+        label: "Flash attention",
+        help: "Faster, and V kept in rows (pages copy faster).",
+        kind: "choice",
+        choices: [
+            { value: "on", label: "On" },
+            { value: "off", label: "Off" }
+        ]
+    },
+    {
+        name: "gpu",
+        label: "GPU offload",
+        help: "Every layer on the GPU when there is one, or the CPU alone.",
+        kind: "choice",
+        choices: [
+            { value: "auto", label: "Auto (all layers on a GPU if any)" },
+            { value: "off", label: "Off (CPU only)" }
+        ]
+    },
+    { name: "threads", label: "CPU threads", help: "Empty: llama.cpp's choice (the machine's cores).", kind: "countOrAuto" },
+    { name: "pageTokens", label: "Page size (tokens)", help: "Token positions per KV page in host memory.", kind: "count" },
+    { name: "poolPages", label: "Pool size (pages)", help: "Empty: a window for every decode sequence, plus one.", kind: "countOrAuto" }
+];
+
+export function formOf(settings: EngineSettings): EngineForm {
+    return {
+        contextSize: String(settings.contextSize),
+        decodeSequences: String(settings.decodeSequences),
+        kvCacheType: settings.kvCacheType,
+        flashAttention: settings.flashAttention ? "on" : "off",
+        gpu: settings.gpu,
+        threads: settings.threads === null ? "" : String(settings.threads),
+        pageTokens: String(settings.pageTokens),
+        poolPages: settings.poolPages === null ? "" : String(settings.poolPages)
+    };
+}
+
+export type FormReading =
+    | { readonly kind: "change"; readonly change: Partial<EngineSettings> }
+    | { readonly kind: "invalid"; readonly message: string };
+
+/** The settings the form asks to change from `running` (only those that differ), or why an input is not usable. */
+export function readEngineForm(form: EngineForm, running: EngineSettings): FormReading {
+    const next: Record<string, unknown> = {};
+    for (const field of engineFields) {
+        const text = form[field.name].trim();
+        if (field.kind === "choice") {
+            next[field.name] = field.name === "flashAttention" ? text === "on" : text;
+            continue;
+        }
+        if (field.kind === "countOrAuto" && text === "") {
+            next[field.name] = null;
+            continue;
+        }
+        const { min, max } = engineSettingLimits[field.name as keyof typeof engineSettingLimits];
+        const value = Number(text);
+        if (!/^\d+$/.test(text) || !Number.isSafeInteger(value) || value < min || value > max) {
+            return {
+                kind: "invalid",
+                message: `${field.label} is "${text.slice(0, 20)}"; give a whole number from ${min.toLocaleString("en-US")} to ${max.toLocaleString("en-US")}${field.kind === "countOrAuto" ? ", or leave it empty for Kvault's choice" : ""}.`
+            };
+        }
+        next[field.name] = value;
+    }
+    if (!kvCacheTypes.includes(next.kvCacheType as KvCacheType)) {
+        return { kind: "invalid", message: `KV cache type is "${String(next.kvCacheType)}"; choose ${kvCacheTypes.join(", ")}.` };
+    }
+    const change: Partial<Record<EngineSettingName, unknown>> = {};
+    for (const name of Object.keys(next) as EngineSettingName[]) {
+        if (next[name] !== running[name]) {
+            change[name] = next[name];
+        }
+    }
+    return { kind: "change", change: change as Partial<EngineSettings> };
+}

@@ -1,0 +1,119 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { foldPageMap, openModelPanel } from "./support/appDriver.js";
+import { openKvault, type KvaultPage } from "./support/openKvault.js";
+import { startKvaultServer, type KvaultServer } from "./support/startKvaultServer.js";
+
+/** The small engine of the other browser tests, but in settings.json rather than on the command line, so the screen may change it. */
+const smallEngine = { contextSize: 512, decodeSequences: 2, pageTokens: 16 };
+
+describe("the settings screen in a real browser applies a context size with a clear engine restart", () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "kvault-e2e-settings-"));
+    const started: { server?: KvaultServer; app?: KvaultPage }[] = [];
+    const screenshots: string[] = [];
+    const open = async (): Promise<{ server: KvaultServer; app: KvaultPage }> => {
+        const entry: { server?: KvaultServer; app?: KvaultPage } = {};
+        started.push(entry);
+        entry.server = await startKvaultServer({ dataDir, engineArgs: false });
+        entry.app = await openKvault(await entry.server.loginUrl(), { width: 1280, height: 1800 });
+        return { server: entry.server, app: entry.app };
+    };
+    const settingsFile = path.join(dataDir, "settings.json");
+    const saved = (): { engine: Record<string, unknown> } =>
+        JSON.parse(fs.readFileSync(settingsFile, "utf8")) as { engine: Record<string, unknown> };
+    const openSettings = async (app: KvaultPage): Promise<void> => {
+        await app.page
+            .locator("details.panel > summary")
+            .filter({ hasText: /^Settings$/ })
+            .click();
+        await app.page.locator(".settings-panel").waitFor({ timeout: 30_000 });
+    };
+
+    afterAll(async () => {
+        for (const { server, app } of started) {
+            await app?.close();
+            await server?.stop();
+        }
+        fs.rmSync(dataDir, { recursive: true, force: true });
+        console.log(`screenshots:\n${screenshots.join("\n")}`);
+    });
+
+    it("plans the memory, restarts the engine on apply, shows the new window, and keeps it in settings.json", async () => {
+        fs.writeFileSync(settingsFile, JSON.stringify({ version: 2, engine: smallEngine }));
+        const { server, app } = await open();
+        const { page } = app;
+        await foldPageMap(page);
+        await openModelPanel(page);
+        expect(await page.locator('[data-fact="window"]').textContent()).toMatch(/^512 tokens per workspace/);
+        await openSettings(app);
+        const panel = page.locator(".settings-panel");
+        expect(await panel.getAttribute("data-settings-host")).toBe("headless");
+        expect(await panel.locator("[data-state-directory]").getAttribute("data-state-directory")).toBe(dataDir);
+        // The server was started with --api-key and --port: the API is the server itself, and its key is never handed to the page.
+        expect(await panel.textContent()).not.toContain(server.apiKey);
+
+        const enginePid = server.enginePid();
+        expect(enginePid).toBeDefined();
+        await page.getByLabel("Context size (tokens)").fill("1024");
+        await page.getByRole("button", { name: "Show the memory it takes" }).click();
+        const engine = panel.locator("[data-engine-settings]");
+        await expect.poll(() => engine.getAttribute("data-engine-settings"), { timeout: 60_000 }).toBe("planned");
+        const plan = panel.locator(".settings-plan");
+        expect(await plan.getAttribute("data-fits")).toBe("yes");
+        // The tiny model keeps a token's K and V of both layers in 512 bytes (F16): 1,024 × 2 × 512 bytes each for decode and prefill.
+        expect(await plan.locator('[data-memory="decodeKv"]').textContent()).toBe(
+            "KV of the decode context: 1,024 tokens × 2 sequences × 512 bytes (F16)1.00 MiBRAM"
+        );
+        expect(await plan.locator('[data-memory="pagePool"]').textContent()).toMatch(
+            /^Host page pool: 192 pages × 16 tokens × 512 bytes \(F16\)1\.50 MiBRAM$/
+        );
+        expect(await plan.locator('[data-plan="ram"]').textContent()).toMatch(
+            /^RAM: [\d.]+ \w+ needed of [\d.]+ \w+ available for the engine/
+        );
+        expect(await plan.locator('[data-plan="restart"]').textContent()).toBe(
+            "The engine restarts on the same model; no turn is running."
+        );
+        screenshots.push(await app.screenshot("settings-context-planned"));
+
+        await page.getByRole("button", { name: "Apply and restart the engine" }).click();
+        await expect.poll(() => engine.getAttribute("data-engine-settings"), { timeout: 120_000 }).toBe("applied");
+        // A new engine process, on the new window: the model panel shows it at once.
+        expect(server.enginePid()).not.toBe(enginePid);
+        expect(await page.locator('[data-fact="window"]').textContent()).toMatch(/^1,024 tokens per workspace/);
+        expect(await page.getByLabel("Context meter").textContent()).toContain("Window 1,024 (set by the window)");
+        expect(await page.getByLabel("Context size (tokens)").inputValue()).toBe("1024");
+        expect(saved().engine).toMatchObject({ ...smallEngine, contextSize: 1024 });
+        expect(server.stderr()).toMatch(/Engine: restarted with new settings; 0 request\(s\) ended with engine_settings_changed\./);
+        await panel.locator("[data-engine-settings]").scrollIntoViewIfNeeded();
+        screenshots.push(await app.screenshot("settings-context-applied"));
+        expect(app.problems).toEqual([]);
+        await app.close();
+        await server.stop();
+    });
+
+    it("a reopened server starts with the applied window; a value from the command line is shown with its flag and cannot be edited", async () => {
+        const { server, app } = await open();
+        const { page } = app;
+        await foldPageMap(page);
+        await openModelPanel(page);
+        expect(await page.locator('[data-fact="window"]').textContent()).toMatch(/^1,024 tokens per workspace/);
+        await app.close();
+        await server.stop(); // one server per data directory
+
+        const pinned = await startKvaultServer({ dataDir, engineArgs: false, extraArgs: ["--decode-sequences", "1"] });
+        started.push({ server: pinned });
+        const pinnedApp = await openKvault(await pinned.loginUrl(), { width: 1280, height: 1800 });
+        started.push({ app: pinnedApp });
+        await foldPageMap(pinnedApp.page);
+        await openSettings(pinnedApp);
+        const field = pinnedApp.page.locator('[data-setting="decodeSequences"]');
+        expect(await pinnedApp.page.getByLabel("Decode sequences (workspaces generating at once)").isDisabled()).toBe(true);
+        expect(await field.textContent()).toContain("Given on the command line (--decode-sequences) for this run");
+        expect(await pinnedApp.page.getByLabel("Context size (tokens)").inputValue()).toBe("1024");
+        // settings.json keeps its own value: the command line's is for that run only.
+        expect(saved().engine).toMatchObject({ decodeSequences: 2, contextSize: 1024 });
+        expect(pinnedApp.problems).toEqual([]);
+    });
+});

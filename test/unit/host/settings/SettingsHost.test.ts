@@ -1,0 +1,116 @@
+// SettingsHost's rules on a real settings.json: a command-line value cannot be changed, only the
+// settings asked for are saved, a plan that does not fit is refused before any restart, and keys
+// are created and revoked in the live set. The engine is a stand-in that records its restarts;
+// the real engine's restart is test/e2e/settings.test.ts, real keys test/model/host/settingsApiKeys.test.ts.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { EngineInfo } from "../../../../contract/engineProtocol.js";
+import type { ModelFacts } from "../../../../contract/models.js";
+import { ApiKeys } from "../../../../host/http/ApiKeys.js";
+import { engineSettingDefaults } from "../../../../host/settings/KvaultSettings.js";
+import { SettingsFile } from "../../../../host/settings/SettingsFile.js";
+import { SettingsHost, type SettingsEngine } from "../../../../host/settings/SettingsHost.js";
+
+const GiB = 1024 ** 3;
+const info = { modelPath: "/m.gguf", backend: "cpu, 2 threads", mode: { requested: "split", effective: "split" } } as EngineInfo;
+const facts = {
+    fileBytes: 1024,
+    kvBytesPerTokenByType: { f16: 512, q8_0: 272, q4_0: 144 },
+    memory: { plainKvCache: true },
+    trainContextSize: undefined,
+    heads: undefined
+} as unknown as ModelFacts;
+
+let directory: string;
+let restarts: unknown[];
+const engine: SettingsEngine = {
+    info,
+    numTurns: 0,
+    inspectModel: async () => facts,
+    reconfigure: async (changes: unknown) => {
+        restarts.push(changes);
+        return info;
+    }
+} as unknown as SettingsEngine;
+
+async function host(freeRamBytes = 64 * GiB, apiKeys = new ApiKeys()): Promise<SettingsHost> {
+    const file = await SettingsFile.open(path.join(directory, "settings.json"), {
+        log: () => undefined,
+        makeApiKey: () => "kv-default-key-1"
+    });
+    return new SettingsHost({
+        host: "headless",
+        file,
+        stateDirectory: directory,
+        engine: async () => engine,
+        running: { ...file.current.engine, decodeSequences: 1 },
+        fromCommandLine: { decodeSequences: "--decode-sequences" },
+        apiKeys,
+        commandLineKeyIds: [],
+        localApi: () => ({ enabled: true, port: 1, apiKey: null, url: null, problem: null, editable: false }),
+        machine: () => ({ freeRamBytes, freeVramBytes: null }),
+        makeApiKey: () => "kv-created-key-0001",
+        log: () => undefined
+    });
+}
+
+const onDisk = (): { engine: Record<string, unknown>; apiKeys: unknown[] } =>
+    JSON.parse(fs.readFileSync(path.join(directory, "settings.json"), "utf8")) as { engine: Record<string, unknown>; apiKeys: unknown[] };
+
+beforeEach(() => {
+    directory = fs.mkdtempSync(path.join(os.tmpdir(), "kvault-settings-host-"));
+    restarts = [];
+});
+afterEach(() => fs.rmSync(directory, { recursive: true, force: true }));
+
+describe("SettingsHost", () => {
+    it("applies a change with a restart and saves only the settings asked for, never the command line's", async () => {
+        const settings = await host();
+        const applied = await settings.applyEngineSettings({ contextSize: 1024 });
+        expect(applied.plan.changed).toEqual(["contextSize"]);
+        expect(restarts).toEqual([expect.objectContaining({ window: 1024, numDecodeSequences: 1 })]);
+        expect(onDisk().engine).toEqual({ ...engineSettingDefaults, contextSize: 1024 }); // decodeSequences stays the file's 4
+        expect(applied.view.running).toMatchObject({ contextSize: 1024, decodeSequences: 1 });
+        await expect(settings.planEngineSettings({ decodeSequences: 2 })).rejects.toMatchObject({
+            code: "setting_from_command_line",
+            message:
+                "decodeSequences is given on the command line for this run (--decode-sequences); restart the server without --decode-sequences to change it here."
+        });
+    });
+
+    it("refuses a plan that does not fit before restarting anything", async () => {
+        const settings = await host(1024);
+        await expect(settings.applyEngineSettings({ contextSize: 4_000_000 })).rejects.toMatchObject({
+            code: "engine_settings_refused",
+            message: expect.stringMatching(/^These engine settings were not applied\. These settings need [\d.]+ GiB of RAM/)
+        });
+        expect(restarts).toEqual([]);
+        expect(onDisk().engine).toEqual(engineSettingDefaults);
+    });
+
+    it("creates a key in the live set and the file, refuses an id in use, and revokes it from both", async () => {
+        const keys = new ApiKeys();
+        const settings = await host(64 * GiB, keys);
+        const created = await settings.createApiKey("dana");
+        expect(created).toMatchObject({ id: "dana", key: "kv-created-key-0001" });
+        expect(keys.identify("kv-created-key-0001")).toBe("dana");
+        expect(onDisk().apiKeys).toEqual([{ id: "dana", key: "kv-created-key-0001", createdAt: expect.any(String) }]);
+        await expect(settings.createApiKey("dana")).rejects.toMatchObject({ code: "invalid_api_key_entry" });
+        await expect(settings.createApiKey("a:b")).rejects.toMatchObject({ code: "invalid_api_key_entry" });
+        expect((await settings.revokeApiKey("dana")).apiKeys).toEqual([]);
+        expect(keys.identify("kv-created-key-0001")).toBeUndefined();
+        expect(onDisk().apiKeys).toEqual([]);
+        await expect(settings.revokeApiKey("dana")).rejects.toMatchObject({ code: "api_key_not_revocable" });
+        // A key kept in the file is in force at the next start.
+        await settings.createApiKey("erin");
+        const reopened = new ApiKeys();
+        await host(64 * GiB, reopened);
+        expect(reopened.identify("kv-created-key-0001")).toBe("erin");
+    });
+
+    it("answers settings_unavailable for the local API switch headless", async () => {
+        await expect((await host()).setLocalApi({ enabled: false, port: 8080 })).rejects.toMatchObject({ code: "settings_unavailable" });
+    });
+});

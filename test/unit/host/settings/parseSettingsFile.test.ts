@@ -1,0 +1,171 @@
+import { describe, expect, it } from "vitest";
+import { defaultSettings, engineSettingDefaults, newApiKey, settingsDefaults } from "../../../../host/settings/KvaultSettings.js";
+import { parseSettingsFile } from "../../../../host/settings/parseSettingsFile.js";
+
+const key = (): string => "kv-test-key-0001";
+const absoluteModel = process.platform === "win32" ? "C:\\models\\llama.gguf" : "/models/llama.gguf";
+
+describe("parseSettingsFile", () => {
+    it("gives the defaults, and a new key, for an empty file", () => {
+        expect(parseSettingsFile({}, key)).toEqual({
+            settings: {
+                version: 2,
+                localApi: { enabled: false, port: settingsDefaults.localApiPort, apiKey: "kv-test-key-0001" },
+                apiKeys: [],
+                modelPath: null,
+                engine: engineSettingDefaults,
+                theme: "system",
+                extra: {}
+            },
+            problems: ["localApi is missing or not an object; using the defaults."]
+        });
+        expect(defaultSettings(key)).toEqual(parseSettingsFile({}, key).settings);
+    });
+
+    it("keeps every usable field, with no problems", () => {
+        const file = {
+            version: 2,
+            localApi: { enabled: true, port: 11434, apiKey: "my-own.key_1" },
+            apiKeys: [{ id: "alice", key: "alice-key-0123456789", createdAt: "2026-12-01T10:00:00.000Z" }],
+            modelPath: absoluteModel,
+            engine: {
+                contextSize: 8192,
+                gpu: "off",
+                threads: 6,
+                flashAttention: true,
+                kvCacheType: "q8_0",
+                decodeSequences: 2,
+                pageTokens: 128,
+                poolPages: 300
+            },
+            theme: "dark"
+        };
+        expect(parseSettingsFile(file, key)).toEqual({ settings: { ...file, extra: {} }, problems: [] });
+    });
+
+    it("returns frozen settings (validated once, then frozen)", () => {
+        const { settings } = parseSettingsFile({ localApi: { enabled: true } }, key);
+        expect(Object.isFrozen(settings)).toBe(true);
+        expect(Object.isFrozen(settings.localApi)).toBe(true);
+    });
+
+    it("repairs each bad field on its own, and says which", () => {
+        const { settings, problems } = parseSettingsFile(
+            {
+                localApi: { enabled: "yes", port: 80, apiKey: "short" },
+                modelPath: "relative/model.gguf",
+                theme: "sepia"
+            },
+            key
+        );
+        expect(settings).toEqual({
+            version: 2,
+            localApi: { enabled: false, port: 8080, apiKey: "kv-test-key-0001" },
+            apiKeys: [],
+            modelPath: null,
+            engine: engineSettingDefaults,
+            theme: "system",
+            extra: {}
+        });
+        expect(problems).toHaveLength(5);
+        expect(problems.join("\n")).toMatch(/theme is "sepia", not "system", "light" or "dark"/);
+        expect(problems.join("\n")).toMatch(/enabled is "yes"/);
+        expect(problems.join("\n")).toMatch(/port is 80; it must be a whole number from 1024 to 65535/);
+        expect(problems.join("\n")).toMatch(/apiKey/);
+        expect(problems.join("\n")).toMatch(/modelPath is "relative\/model.gguf"/);
+    });
+
+    it("falls back for each bad engine setting on its own, with a line naming it and the value used", () => {
+        const { settings, problems } = parseSettingsFile(
+            {
+                localApi: {},
+                engine: {
+                    contextSize: 8,
+                    gpu: "cuda",
+                    threads: -1,
+                    flashAttention: false,
+                    kvCacheType: "q4_0",
+                    decodeSequences: 2.5,
+                    pageTokens: 64,
+                    poolPages: "many"
+                }
+            },
+            key
+        );
+        expect(settings.engine).toEqual({ ...engineSettingDefaults, flashAttention: false, pageTokens: 64 });
+        expect(problems).toEqual([
+            'engine.gpu is "cuda", not "auto" or "off"; using "auto".',
+            "engine.kvCacheType is q4_0, which needs flash attention, and engine.flashAttention is false; using f16.",
+            "engine.contextSize is 8; it must be a whole number from 16 to 4,194,304. Using 4096.",
+            "engine.threads is -1; it must be null (Kvault's choice) or a whole number from 1 to 1,024. Using Kvault's choice.",
+            "engine.decodeSequences is 2.5; it must be a whole number from 1 to 256. Using 4.",
+            `engine.poolPages is "many"; it must be null (Kvault's choice) or a whole number from 1 to 4,194,304. Using Kvault's choice.`
+        ]);
+    });
+
+    it("keeps usable API keys and drops a malformed or repeated one, saying which", () => {
+        const good = { id: "alice", key: "alice-key-0123456789", createdAt: "2026-12-01T10:00:00.000Z" };
+        const { settings, problems } = parseSettingsFile(
+            {
+                localApi: { apiKey: "kv-default-key-1234" },
+                apiKeys: [
+                    good,
+                    { id: "bad:id", key: "bob-key-0123456789", createdAt: good.createdAt },
+                    { ...good, id: "again" },
+                    { id: "same", key: "kv-default-key-1234", createdAt: good.createdAt }
+                ]
+            },
+            key
+        );
+        expect(settings.apiKeys).toEqual([good]);
+        expect(problems).toEqual([
+            expect.stringMatching(/^apiKeys\[1\] is not \{id, key, createdAt\}/),
+            'apiKeys[2] ("again") repeats another key\'s id or secret; only the first is in force.',
+            'apiKeys[3] ("same") repeats another key\'s id or secret; only the first is in force.'
+        ]);
+        expect(parseSettingsFile({ localApi: {}, apiKeys: "x" }, key).problems).toEqual([
+            'apiKeys is "x", not a list; no extra API keys are in force.'
+        ]);
+    });
+
+    it("keeps a newer Kvault's version and fields, and says so", () => {
+        const { settings, problems } = parseSettingsFile({ version: 3, localApi: {}, sync: { every: 5 } }, key);
+        expect(settings.version).toBe(3);
+        expect(settings.extra).toEqual({ sync: { every: 5 } });
+        expect(problems).toEqual([
+            "The settings file is version 3, from a newer Kvault; this one (version 2) uses the fields it knows and keeps the others as they are."
+        ]);
+    });
+
+    it.each([
+        ["a port that is not whole", 8080.5],
+        ["a port above 65535", 70_000],
+        ["a port as a string", "8080"]
+    ])("refuses %s", (_, port) => {
+        expect(parseSettingsFile({ localApi: { port } }, key).settings.localApi.port).toBe(settingsDefaults.localApiPort);
+    });
+
+    it.each([
+        ["null", null],
+        ["a list", []],
+        ["a string", "settings"]
+    ])("survives a file that holds %s", (_, value) => {
+        const { settings, problems } = parseSettingsFile(value, key);
+        expect(settings).toEqual(defaultSettings(key));
+        expect(problems).toEqual(["The settings are not a JSON object; using the defaults."]);
+    });
+
+    it("never echoes a huge value into the log", () => {
+        const { problems } = parseSettingsFile({ localApi: {}, modelPath: "x".repeat(1_000_000) }, key);
+        expect(problems.join("").length).toBeLessThan(300);
+    });
+});
+
+describe("newApiKey", () => {
+    it("makes keys the local API accepts, different each time", () => {
+        const first = newApiKey();
+        expect(first).toMatch(/^kv-[0-9a-f]{48}$/);
+        expect(newApiKey()).not.toBe(first);
+        expect(parseSettingsFile({ localApi: { apiKey: first } }, key).settings.localApi.apiKey).toBe(first);
+    });
+});
