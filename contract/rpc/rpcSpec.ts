@@ -6,6 +6,7 @@
 // its implementation (host/rpc/hostMethods.ts, or engine/process/engineMethods.ts), its use in the
 // UI, and its test.
 import * as v from "valibot";
+import type { BackendView } from "../backends.js";
 import type { EngineSnapshot } from "../EngineSnapshot.js";
 import type { DraftMeasurement, EmbeddingResult, EngineInfo, FinishReason, TurnUsage } from "../engineProtocol.js";
 import type { AuditSummary, CanaryReport, DrillDescription, DrillReport, ReplayableTurn, ReplaySummary } from "../isolation.js";
@@ -346,7 +347,13 @@ export const rpcSpec = {
     chooseModelFile: method<{ readonly kind: "chosen"; readonly path: string } | { readonly kind: "canceled" }>()({
         params: none("chooseModelFile"),
         serve: "host"
-    })
+    }),
+    /**
+     * The remote backends this Kvault was started with (`--backend`), each with its models now
+     * (asked of it at once; one that cannot be asked is listed with why): what a new workspace can
+     * run on besides this computer.
+     */
+    listBackends: method<{ readonly backends: readonly BackendView[] }>()({ params: none("listBackends"), serve: "host" })
 };
 
 export type RpcSpec = typeof rpcSpec;

@@ -7,6 +7,10 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { DEMO_MODEL } from "../../contract/models.js";
+import { Backends } from "../backends/Backends.js";
+import { remoteBackendWarning } from "../backends/parseBackendOption.js";
+import { routeTurns } from "../backends/routeTurns.js";
+import { backendGateway } from "../http/gateway/serveGateway.js";
 import { KvaultError } from "../../engine/index.js";
 import { EngineSupervisor } from "../supervisor/EngineSupervisor.js";
 import { ApiKeys } from "../http/ApiKeys.js";
@@ -102,7 +106,21 @@ async function main(): Promise<void> {
     );
     // The page's RPC: the same server loop as the desktop app's; without settings, the settings methods answer settings_unavailable.
     const engine = async (): Promise<EngineSupervisor> => supervisor;
-    const rpc = new RpcServer(new RpcDispatcher(engine, hostMethods({ engine, models: async () => models, store: () => store })), { log });
+    // Remote backends: a workspace that names one runs its turns there; Kvault's API forwards NAME/… models to it.
+    const backends = new Backends(options.backends);
+    for (const backend of options.backends) {
+        log(
+            `Backend "${backend.name}": ${backend.apiBase}${backend.model === undefined ? "" : `, model ${backend.model}`}${backend.keyEnv === undefined ? "" : `, key from $${backend.keyEnv}`}.`
+        );
+        if (backend.remote) {
+            log(remoteBackendWarning(backend));
+        }
+    }
+    const chatTurns = routeTurns(engine, async (id) => (await store).findMeta(id), backends);
+    const rpc = new RpcServer(
+        new RpcDispatcher(engine, hostMethods({ engine, models: async () => models, store: () => store, backends }), chatTurns),
+        { log }
+    );
     const rendererDirectory = path.join(repositoryRoot, "out", "renderer");
     if (!fs.existsSync(path.join(rendererDirectory, "index.html"))) {
         log("The renderer is not built (out/renderer); serving the API only. `npm run serve` builds it.");
@@ -118,7 +136,8 @@ async function main(): Promise<void> {
         health: () => supervisor.health(),
         rendererDirectory: fs.existsSync(rendererDirectory) ? rendererDirectory : undefined,
         onLoginLink: (link) => void process.stdout.write(loginLine(link)),
-        onRpcUpgrade: (request, socket, head) => rpc.handleUpgrade(request, socket, head)
+        onRpcUpgrade: (request, socket, head) => rpc.handleUpgrade(request, socket, head),
+        gateway: backends.size === 0 ? undefined : backendGateway(backends)
     });
     const address = await server.listen();
 

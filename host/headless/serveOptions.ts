@@ -2,6 +2,8 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { isKvCacheType, KvaultError, kvCacheTypes, type KvCacheType } from "../../engine/index.js";
+import type { BackendConfig } from "../backends/BackendConfig.js";
+import { parseBackendOption } from "../backends/parseBackendOption.js";
 
 export class ServeOptionsError extends KvaultError {
     readonly code = "invalid_serve_options";
@@ -31,6 +33,8 @@ export interface ServeOptions {
     readonly downloadStallSeconds?: number;
     /** The page map's demo mode: milliseconds each handoff step waits (the engine's handoffStepDelayMs); 0 when off. */
     readonly handoffDemoMs: number;
+    /** --backend NAME=URL[,key-env=VAR][,model=ID][,allow-remote], repeatable: remote backends workspaces and the API can use. */
+    readonly backends: readonly BackendConfig[];
 }
 
 export const serveDefaults = {
@@ -68,13 +72,20 @@ export const serveUsage = `Usage: npm run serve -- [options]
   --download-stall-seconds N  stop a download that gains no byte for N seconds, keeping it to resume (default 60)
   --handoff-demo MS           demo mode: each handoff step waits MS milliseconds (up to 5000), so the page
                               map shows pages go prefill → host → decode (default 0: off)
+  --backend NAME=URL[,key-env=VAR][,model=ID][,allow-remote]
+                              a remote OpenAI-compatible server (vLLM, SGLang, llama-server, Ollama,
+                              another Kvault) that workspaces can run on and Kvault's API lists as
+                              NAME/<model id> (repeatable). URL is its base URL, e.g.
+                              http://127.0.0.1:8000/v1 (/v1 is added to a URL without a path);
+                              key-env names the variable that holds its key; model offers that model
+                              only. A URL beyond loopback needs allow-remote, and is warned about
 `;
 
 /** Flags that take no value. */
 const SWITCHES = new Set(["allow-remote"]);
 
 /** Flags that may be given more than once; each value is kept, in order. */
-const REPEATABLE = new Set(["extra-api-key"]);
+const REPEATABLE = new Set(["extra-api-key", "backend"]);
 
 const FLAGS = new Set([
     "host",
@@ -91,7 +102,8 @@ const FLAGS = new Set([
     "extra-api-key",
     "data-dir",
     "download-stall-seconds",
-    "handoff-demo"
+    "handoff-demo",
+    "backend"
 ]);
 
 /** Parses `npm run serve` arguments; every mistake is a `ServeOptionsError` that says which flag and why. */
@@ -179,6 +191,17 @@ export function parseServeOptions(argv: readonly string[], env: Readonly<Record<
             throw new ServeOptionsError(`--extra-api-key: the key for "${id}" is the same as another key; give each its own.`);
         }
     }
+    const backends = (repeated.get("backend") ?? []).map((text) => {
+        try {
+            return parseBackendOption(text, env);
+        } catch (error) {
+            throw new ServeOptionsError((error as Error).message);
+        }
+    });
+    const twice = backends.find((backend, index) => backends.findIndex((other) => other.name === backend.name) !== index);
+    if (twice !== undefined) {
+        throw new ServeOptionsError(`--backend: the name "${twice.name}" is given twice; give each backend its own name.`);
+    }
     const host = given.get("host") ?? serveDefaults.host;
     const allowRemote = given.has("allow-remote");
     if (!allowRemote && !isLoopbackHost(host)) {
@@ -203,7 +226,8 @@ export function parseServeOptions(argv: readonly string[], env: Readonly<Record<
         extraApiKeys,
         dataDir: path.resolve(given.get("data-dir") ?? path.join(os.homedir(), ".kvault")),
         downloadStallSeconds: given.has("download-stall-seconds") ? integer("download-stall-seconds", 0, 1, 3600) : undefined,
-        handoffDemoMs: integer("handoff-demo", 0, 0, 5_000)
+        handoffDemoMs: integer("handoff-demo", 0, 0, 5_000),
+        backends
     };
 }
 

@@ -1,6 +1,7 @@
 import type { EngineClient } from "../../contract/engineProtocol.js";
 import type { AppSettingsView, LocalApiChange } from "../../contract/KvaultBridge.js";
 import type { HostMethod, RpcParams, RpcResult, TurnMethod } from "../../contract/rpc.js";
+import type { Backends } from "../backends/Backends.js";
 import type { WorkspaceStore } from "../store/WorkspaceStore.js";
 import { StoreOpenError } from "../store/storeErrors.js";
 import { modelMethodNames, type HostModels, type ModelMethodName } from "../supervisor/modelMethods.js";
@@ -37,6 +38,8 @@ export interface HostParts {
     readonly settings?: SettingsMethods;
     /** The desktop app's native Open dialog for a GGUF (main/appShell.ts); a host without a window answers dialog_unavailable. */
     readonly chooseModelFile?: () => Promise<RpcResult<"chooseModelFile">>;
+    /** The remote backends (host/backends/); a host without any lists none. */
+    readonly backends?: Backends;
 }
 
 /**
@@ -95,7 +98,8 @@ export function hostMethods(parts: HostParts): HostImplementations {
         },
         getSettings: () => settings.view(),
         setLocalApi: (change) => settings.setLocalApi(change),
-        chooseModelFile: () => (parts.chooseModelFile ?? noModelFileDialog)()
+        chooseModelFile: () => (parts.chooseModelFile ?? noModelFileDialog)(),
+        listBackends: async () => ({ backends: (await parts.backends?.views()) ?? [] })
     };
 }
 

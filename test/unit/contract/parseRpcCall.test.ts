@@ -137,6 +137,7 @@ describe("the RPC spec accepts every well-formed call", () => {
             getSettings: {},
             setLocalApi: { enabled: false, port: 1024 },
             chooseModelFile: {},
+            listBackends: {},
             embed: { inputs: ["Hi", [1, 2, 3]] }
         };
         for (const method of rpcMethods) {

@@ -1,0 +1,26 @@
+// Remote backends as the renderer sees them (rpcSpec `listBackends`): a workspace runs on this
+// computer's engine or on one of them (contract/workspaces.ts WorkspaceMeta.backend).
+
+/** One model a backend offers, with the window it states for it (and where), when it states one. */
+export interface BackendModelView {
+    readonly id: string;
+    readonly window?: { readonly tokens: number; readonly source: string };
+}
+
+export interface BackendView {
+    /** What `--backend NAME=URL` named it. */
+    readonly name: string;
+    /** Its OpenAI-compatible base URL (never its key). */
+    readonly apiBase: string;
+    /** Whether the URL reaches beyond this machine. */
+    readonly remote: boolean;
+    /** Its models now; empty when it could not be asked (then `error` says why). */
+    readonly models: readonly BackendModelView[];
+    readonly error?: { readonly code: string; readonly message: string };
+}
+
+/** A backend's name: 1 to 40 letters, digits, '_' or '-' (Kvault's API lists its models as `NAME/<model id>`). */
+export const backendNamePattern = /^[A-Za-z0-9_-]{1,40}$/;
+
+/** A backend's model id, in characters. */
+export const maxBackendModelChars = 512;
