@@ -4,7 +4,7 @@
 import type { ChatTurnRequest, SamplingParams, TurnCallbacks, TurnResult, TurnUsage } from "../../contract/engineProtocol.js";
 import { InvalidRequestError } from "../../engine/index.js";
 import type { BackendConfig } from "./BackendConfig.js";
-import { backendLimits, BackendMalformedError, BackendNotFoundError, BackendOversizeError } from "./backendErrors.js";
+import { backendLimits, type BackendLimits, BackendMalformedError, BackendNotFoundError, BackendOversizeError } from "./backendErrors.js";
 import { readJson, requestBackend } from "./backendHttp.js";
 import { readChunk, readCompletion, readModelList, type RemoteModel } from "./openAiChunks.js";
 import { readSseEvents } from "./readSseEvents.js";
@@ -13,7 +13,10 @@ import { readSseEvents } from "./readSseEvents.js";
 const NO_USAGE: TurnUsage = { promptTokens: 0, cachedPromptTokens: 0, evaluatedPromptTokens: 0, completionTokens: 0 };
 
 export class RemoteBackend {
-    constructor(readonly config: BackendConfig) {}
+    constructor(
+        readonly config: BackendConfig,
+        readonly limits: BackendLimits = backendLimits
+    ) {}
 
     get name(): string {
         return this.config.name;
@@ -25,9 +28,12 @@ export class RemoteBackend {
             method: "GET",
             url: `${this.config.apiBase}/models`,
             signal,
-            timeoutMs: backendLimits.quickTimeoutMs
+            timeoutMs: this.limits.quickTimeoutMs
         });
-        const listed = readModelList(this.config, await readJson(this.config, response, "model list", backendLimits.quickTimeoutMs));
+        const listed = readModelList(
+            this.config,
+            await readJson(this.config, response, "model list", this.limits.quickTimeoutMs, this.limits.maxBodyBytes)
+        );
         if (this.config.model === undefined) {
             return listed;
         }
@@ -71,23 +77,27 @@ export class RemoteBackend {
                 ...samplingFields(request.sampling)
             },
             signal,
-            timeoutMs: backendLimits.connectTimeoutMs
+            timeoutMs: this.limits.connectTimeoutMs
         });
         callbacks.onStarted?.();
         let text = "";
         let finishReason: TurnResult["finishReason"] | undefined;
         let usage: TurnUsage | undefined;
         let done = false;
-        for await (const data of readSseEvents(this.config, response, { signal })) {
+        for await (const data of readSseEvents(this.config, response, {
+            signal,
+            idleMs: this.limits.idleTimeoutMs,
+            maxEventBytes: this.limits.maxEventBytes
+        })) {
             if (data === "[DONE]") {
                 done = true;
                 break;
             }
             const chunk = readChunk(this.config, data);
             if (chunk.text !== "") {
-                if (text.length + chunk.text.length > backendLimits.maxAnswerChars) {
+                if (text.length + chunk.text.length > this.limits.maxAnswerChars) {
                     throw new BackendOversizeError(
-                        `Backend "${this.name}" streamed an answer of more than ${backendLimits.maxAnswerChars.toLocaleString("en-US")} characters; Kvault stopped it there. Ask for fewer tokens (the workspace's Max tokens).`
+                        `Backend "${this.name}" streamed an answer of more than ${this.limits.maxAnswerChars.toLocaleString("en-US")} characters; Kvault stopped it there. Ask for fewer tokens (the workspace's Max tokens).`
                     );
                 }
                 text += chunk.text;
@@ -112,7 +122,7 @@ export class RemoteBackend {
             url: `${this.config.apiBase}${path}`,
             body: { ...body, model },
             signal,
-            timeoutMs: backendLimits.idleTimeoutMs
+            timeoutMs: this.limits.idleTimeoutMs
         });
     }
 
@@ -123,7 +133,10 @@ export class RemoteBackend {
             model,
             signal ?? new AbortController().signal
         );
-        const read = readCompletion(this.config, await readJson(this.config, response, "chat completion", backendLimits.idleTimeoutMs));
+        const read = readCompletion(
+            this.config,
+            await readJson(this.config, response, "chat completion", this.limits.idleTimeoutMs, this.limits.maxBodyBytes)
+        );
         return { text: read.text, finishReason: read.finishReason, usage: read.usage ?? NO_USAGE };
     }
 }

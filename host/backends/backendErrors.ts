@@ -41,8 +41,18 @@ export class BackendNotFoundError extends KvaultError {
     readonly code = "backend_not_found";
 }
 
-/** The bounds on what Kvault reads from a backend. */
-export const backendLimits = Object.freeze({
+/** The bounds on what Kvault reads from a backend (a policy: RemoteBackend takes it at construction). */
+export interface BackendLimits {
+    readonly maxBodyBytes: number;
+    readonly maxEventBytes: number;
+    readonly maxAnswerChars: number;
+    readonly connectTimeoutMs: number;
+    readonly idleTimeoutMs: number;
+    readonly quickTimeoutMs: number;
+    readonly maxDetailChars: number;
+}
+
+export const backendLimits: BackendLimits = Object.freeze({
     /** A JSON answer (models, a whole completion, tokenize, props, metrics), in bytes. */
     maxBodyBytes: 16 * 1024 * 1024,
     /** One server-sent event (its data lines together), in bytes. */

@@ -130,11 +130,17 @@ function oversize(name: string, what: string, bytes: number, maxBytes: number): 
 }
 
 /** A JSON body, bounded in bytes and in time (`timeoutMs` for the whole body). */
-export async function readJson(config: BackendConfig, response: Response, what: string, timeoutMs: number): Promise<unknown> {
+export async function readJson(
+    config: BackendConfig,
+    response: Response,
+    what: string,
+    timeoutMs: number,
+    maxBytes: number = backendLimits.maxBodyBytes
+): Promise<unknown> {
     const timer = setTimeout(() => void response.body?.cancel().catch(() => undefined), timeoutMs);
     let bytes: Uint8Array;
     try {
-        bytes = await readBytes(response, backendLimits.maxBodyBytes, what, config.name);
+        bytes = await readBytes(response, maxBytes, what, config.name);
     } finally {
         clearTimeout(timer);
     }

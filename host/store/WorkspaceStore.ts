@@ -253,13 +253,7 @@ export class WorkspaceStore {
                 );
             }
             const chat = chatBranches(workspace).toChat();
-            const added: StoredWorkspace = {
-                id: workspace.id,
-                name: workspace.name,
-                colour: workspace.colour,
-                settings: workspace.settings,
-                ...chat
-            };
+            const added: StoredWorkspace = { ...metaOf(workspace), ...chat };
             const journal = this.#journal(workspace.id);
             await journal.rewrite(chat).catch((error: unknown) => {
                 throw writeError(`Could not save the chat to ${journal.filePath}`, error);
