@@ -24,3 +24,21 @@ export const backendNamePattern = /^[A-Za-z0-9_-]{1,40}$/;
 
 /** A backend's model id, in characters. */
 export const maxBackendModelChars = 512;
+
+/** A number a remote backend gave, with where it came from; or why there is none (never a guess). */
+export type RemoteFigure<T> =
+    | ({ readonly kind: "known"; readonly source: string } & T)
+    | { readonly kind: "unknown"; readonly reason: string };
+
+/** A draft measured on a workspace's remote backend (rpcSpec `measureRemote`): each figure from the server itself. */
+export interface RemoteMeasurement {
+    readonly workspace: string;
+    readonly backend: string;
+    readonly model: string;
+    /** Tokens the conversation uses and the draft adds, as the server's own tokenizer and chat template count them. */
+    readonly tokens: RemoteFigure<{ readonly usedTokens: number; readonly draftTokens: number }>;
+    /** The window one request may use (llama-server's: per slot). */
+    readonly window: RemoteFigure<{ readonly tokens: number }>;
+    /** The share of the server's whole KV cache in use now, 0..1, from its Prometheus metrics. */
+    readonly kvUsage: RemoteFigure<{ readonly ratio: number }>;
+}

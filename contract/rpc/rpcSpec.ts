@@ -6,7 +6,7 @@
 // its implementation (host/rpc/hostMethods.ts, or engine/process/engineMethods.ts), its use in the
 // UI, and its test.
 import * as v from "valibot";
-import type { BackendView } from "../backends.js";
+import type { BackendView, RemoteMeasurement } from "../backends.js";
 import type { EngineSnapshot } from "../EngineSnapshot.js";
 import type { DraftMeasurement, EmbeddingResult, EngineInfo, FinishReason, TurnUsage } from "../engineProtocol.js";
 import type { AuditSummary, CanaryReport, DrillDescription, DrillReport, ReplayableTurn, ReplaySummary } from "../isolation.js";
@@ -353,7 +353,19 @@ export const rpcSpec = {
      * (asked of it at once; one that cannot be asked is listed with why): what a new workspace can
      * run on besides this computer.
      */
-    listBackends: method<{ readonly backends: readonly BackendView[] }>()({ params: none("listBackends"), serve: "host" })
+    listBackends: method<{ readonly backends: readonly BackendView[] }>()({ params: none("listBackends"), serve: "host" }),
+    /**
+     * The context meter of a workspace on a remote backend (its stored `backend`): the draft and
+     * the conversation counted by the server's own tokenizer, its window and its KV usage, each
+     * with its source, or why the server does not say (never a guess). A local workspace: measure.
+     */
+    measureRemote: method<RemoteMeasurement>()({
+        params: conversationChecks(
+            params("measureRemote", { workspace: storeIdParam, messages: messagesSchema(0), draft: text(turnLimits.maxMessageChars) }),
+            { endsWithUser: false }
+        ),
+        serve: "host"
+    })
 };
 
 export type RpcSpec = typeof rpcSpec;

@@ -1,13 +1,14 @@
 import type { EngineClient } from "../../contract/engineProtocol.js";
 import type { AppSettingsView, LocalApiChange } from "../../contract/KvaultBridge.js";
 import type { HostMethod, RpcParams, RpcResult, TurnMethod } from "../../contract/rpc.js";
-import type { Backends } from "../backends/Backends.js";
+import { Backends } from "../backends/Backends.js";
+import { measureRemote } from "../backends/remoteMeters.js";
 import type { WorkspaceStore } from "../store/WorkspaceStore.js";
 import { StoreOpenError } from "../store/storeErrors.js";
 import { modelMethodNames, type HostModels, type ModelMethodName } from "../supervisor/modelMethods.js";
 import { ImportStaging } from "./ImportStaging.js";
 import { workspaceLimits } from "../../contract/workspaces.js";
-import { KvaultError } from "../../engine/index.js";
+import { InvalidRequestError, KvaultError } from "../../engine/index.js";
 
 /** Who is calling: turns, cancels and an import in parts belong to their caller (a window, a WebSocket). */
 export interface CallContext {
@@ -99,7 +100,17 @@ export function hostMethods(parts: HostParts): HostImplementations {
         getSettings: () => settings.view(),
         setLocalApi: (change) => settings.setLocalApi(change),
         chooseModelFile: () => (parts.chooseModelFile ?? noModelFileDialog)(),
-        listBackends: async () => ({ backends: (await parts.backends?.views()) ?? [] })
+        listBackends: async () => ({ backends: (await parts.backends?.views()) ?? [] }),
+        measureRemote: async ({ workspace, messages, draft }) => {
+            const meta = await (await store()).findMeta(workspace);
+            if (meta?.backend === undefined) {
+                throw new InvalidRequestError(
+                    `The workspace ${workspace} runs on this computer${meta === undefined ? " (or is not kept)" : ""}: measure it with measure, not measureRemote.`
+                );
+            }
+            const backend = (parts.backends ?? new Backends([])).get(meta.backend.name);
+            return measureRemote(backend, meta.backend.model, workspace, messages, draft);
+        }
     };
 }
 

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { BackendView } from "../../../contract/backends.js";
+import type { BackendView, RemoteMeasurement } from "../../../contract/backends.js";
 import type { LoadedWorkspaces, WorkspaceMeta } from "../../../contract/workspaces.js";
 import { defaultWorkspaceSettings } from "../../../contract/workspaces.js";
 import { listening, RpcSocket, smallEngineArgs, startServe, stopServe, type ServeProcess } from "../../cli/serveProcess.js";
@@ -202,6 +202,42 @@ describe("workspaces on remote backends (llama-server and another Kvault on loop
                 ["m-1", messages[0]!.content],
                 ["m-2", result.text]
             ]);
+        },
+        TIMEOUT_MS
+    );
+
+    it(
+        "the meter of a workspace on a backend: the server's own token count and window, each with its source, or why not",
+        async () => {
+            const conversation = [
+                { role: "user", content: "Tell me about pages." },
+                { role: "assistant", content: "They hold KV." }
+            ];
+            const draft = "And sequences?";
+            const onLs = await rpc.result<RemoteMeasurement>("measureRemote", { workspace: "on-ls", messages: conversation, draft });
+            const counted = await post(`${llama.url}/v1/chat/completions`, {
+                model: "llama3-tiny",
+                messages: [...conversation, { role: "user", content: draft }],
+                max_tokens: 1
+            });
+            const promptTokens = (counted.json.usage as { prompt_tokens: number }).prompt_tokens;
+            expect(onLs.tokens).toMatchObject({ kind: "known", source: "llama.cpp /apply-template + /tokenize" });
+            const tokens = onLs.tokens as { usedTokens: number; draftTokens: number };
+            expect(tokens.usedTokens + tokens.draftTokens).toBe(promptTokens);
+            expect(tokens.draftTokens).toBeGreaterThan(0);
+            expect(onLs.window).toEqual({ kind: "known", source: "/v1/models meta.n_ctx (per slot)", tokens: 4096 });
+            // This llama-server release exports no KV cache gauge on /metrics: the meter says so.
+            expect(onLs.kvUsage).toMatchObject({ kind: "unknown", reason: expect.stringContaining("has no KV cache gauge") });
+
+            const onKv = await rpc.result<RemoteMeasurement>("measureRemote", { workspace: "on-kv", messages: conversation, draft });
+            expect(onKv.window).toEqual({ kind: "known", source: "/v1/models max_model_len", tokens: 512 });
+            expect(onKv.kvUsage).toMatchObject({ kind: "known", source: "Kvault /metrics kvault_pages (the host page pool)" });
+            const ratio = (onKv.kvUsage as { ratio: number }).ratio;
+            expect(ratio).toBeGreaterThanOrEqual(0);
+            expect(ratio).toBeLessThanOrEqual(1);
+
+            const local = await rpc.call("measureRemote", { workspace: "ui-none", messages: [], draft: "x" });
+            expect("error" in local && local.error.message).toMatch(/runs on this computer/);
         },
         TIMEOUT_MS
     );

@@ -138,6 +138,7 @@ describe("the RPC spec accepts every well-formed call", () => {
             setLocalApi: { enabled: false, port: 1024 },
             chooseModelFile: {},
             listBackends: {},
+            measureRemote: { workspace: "ui-1", messages: [], draft: "Hi" },
             embed: { inputs: ["Hi", [1, 2, 3]] }
         };
         for (const method of rpcMethods) {
