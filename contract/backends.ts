@@ -42,3 +42,36 @@ export interface RemoteMeasurement {
     /** The share of the server's whole KV cache in use now, 0..1, from its Prometheus metrics. */
     readonly kvUsage: RemoteFigure<{ readonly ratio: number }>;
 }
+
+/** The leak probe's plan against a target (rpcSpec `planLeakProbe`): shown, with its cost, before anything is sent. */
+export interface LeakProbePlanView {
+    /** "kvault" (this Kvault's own API) or `NAME/<model id>` (a backend's model). */
+    readonly target: string;
+    readonly url: string;
+    readonly model: string;
+    readonly window: number;
+    readonly windowSource: string;
+    readonly numRequests: number;
+    readonly promptTokens: number;
+    readonly completionTokens: number;
+    /** Whether the target is beyond this machine (it may bill for the tokens). */
+    readonly remote: boolean;
+}
+
+/** A finished probe run (rpcSpec `runLeakProbe`): the verdict per probe and overall (probe/probeReport.ts, in short). */
+export interface LeakProbeVerdicts {
+    readonly target: string;
+    readonly url: string;
+    readonly model: string;
+    readonly identities: string;
+    readonly window: number;
+    readonly verdict: "pass" | "finding" | "inconclusive";
+    readonly probes: readonly {
+        readonly id: string;
+        readonly title: string;
+        readonly verdict: "pass" | "finding" | "inconclusive";
+        readonly reason: string;
+    }[];
+    readonly numExchanges: number;
+    readonly elapsedMs: number;
+}

@@ -6,7 +6,7 @@
 // its implementation (host/rpc/hostMethods.ts, or engine/process/engineMethods.ts), its use in the
 // UI, and its test.
 import * as v from "valibot";
-import type { BackendView, RemoteMeasurement } from "../backends.js";
+import type { BackendView, LeakProbePlanView, LeakProbeVerdicts, RemoteMeasurement } from "../backends.js";
 import type { EngineSnapshot } from "../EngineSnapshot.js";
 import type { DraftMeasurement, EmbeddingResult, EngineInfo, FinishReason, TurnUsage } from "../engineProtocol.js";
 import type { AuditSummary, CanaryReport, DrillDescription, DrillReport, ReplayableTurn, ReplaySummary } from "../isolation.js";
@@ -364,6 +364,24 @@ export const rpcSpec = {
             params("measureRemote", { workspace: storeIdParam, messages: messagesSchema(0), draft: text(turnLimits.maxMessageChars) }),
             { endsWithUser: false }
         ),
+        serve: "host"
+    }),
+    /**
+     * The leak probe's plan against `target` ("kvault": this Kvault's own API; `NAME/<model id>`: a
+     * backend's model): the window it found and where, and what the run will send. Sends only the
+     * discovery requests (/v1/models, /props).
+     */
+    planLeakProbe: method<LeakProbePlanView>()({
+        params: params("planLeakProbe", {
+            target: nonEmptyText(600, 'name "kvault" or a backend\'s model, NAME/<model id>, as listBackends lists them')
+        }),
+        serve: "host"
+    }),
+    /** Runs the leak probe against `target` (its plan, bounded; minutes on a CPU); its verdicts. One run at a time. */
+    runLeakProbe: method<LeakProbeVerdicts>()({
+        params: params("runLeakProbe", {
+            target: nonEmptyText(600, 'name "kvault" or a backend\'s model, NAME/<model id>, as listBackends lists them')
+        }),
         serve: "host"
     })
 };

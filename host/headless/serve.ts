@@ -9,6 +9,7 @@ import { fileURLToPath } from "node:url";
 import { DEMO_MODEL } from "../../contract/models.js";
 import { Backends } from "../backends/Backends.js";
 import { remoteBackendWarning } from "../backends/parseBackendOption.js";
+import type { OwnApi } from "../backends/leakProbeTargets.js";
 import { routeTurns } from "../backends/routeTurns.js";
 import { backendGateway } from "../http/gateway/serveGateway.js";
 import { KvaultError } from "../../engine/index.js";
@@ -116,9 +117,14 @@ async function main(): Promise<void> {
             log(remoteBackendWarning(backend));
         }
     }
+    const own: { api?: OwnApi } = {}; // once listening: the leak probe's "kvault" target
     const chatTurns = routeTurns(engine, async (id) => (await store).findMeta(id), backends);
     const rpc = new RpcServer(
-        new RpcDispatcher(engine, hostMethods({ engine, models: async () => models, store: () => store, backends }), chatTurns),
+        new RpcDispatcher(
+            engine,
+            hostMethods({ engine, models: async () => models, store: () => store, backends, ownApi: () => own.api }),
+            chatTurns
+        ),
         { log }
     );
     const rendererDirectory = path.join(repositoryRoot, "out", "renderer");
@@ -140,6 +146,7 @@ async function main(): Promise<void> {
         gateway: backends.size === 0 ? undefined : backendGateway(backends)
     });
     const address = await server.listen();
+    own.api = { url: address.url, key: apiKey, modelId: () => serveModelId(supervisor.info.modelPath) };
 
     let stopping = false;
     const stop = async (): Promise<void> => {

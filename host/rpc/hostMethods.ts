@@ -2,6 +2,7 @@ import type { EngineClient } from "../../contract/engineProtocol.js";
 import type { AppSettingsView, LocalApiChange } from "../../contract/KvaultBridge.js";
 import type { HostMethod, RpcParams, RpcResult, TurnMethod } from "../../contract/rpc.js";
 import { Backends } from "../backends/Backends.js";
+import { LeakProbes, type OwnApi } from "../backends/leakProbeTargets.js";
 import { measureRemote } from "../backends/remoteMeters.js";
 import type { WorkspaceStore } from "../store/WorkspaceStore.js";
 import { StoreOpenError } from "../store/storeErrors.js";
@@ -41,6 +42,8 @@ export interface HostParts {
     readonly chooseModelFile?: () => Promise<RpcResult<"chooseModelFile">>;
     /** The remote backends (host/backends/); a host without any lists none. */
     readonly backends?: Backends;
+    /** Kvault's own API (URL, key, model) for the leak probe, once it listens; undefined while it does not. */
+    readonly ownApi?: () => OwnApi | undefined;
 }
 
 /**
@@ -52,6 +55,7 @@ export function hostMethods(parts: HostParts): HostImplementations {
     const store = parts.store ?? noWorkspaceStore;
     const settings = parts.settings ?? headlessSettings;
     const imports = new ImportStaging();
+    const probes = new LeakProbes(parts.backends ?? new Backends([]), parts.ownApi ?? (() => undefined));
     const chatImports = new ImportStaging({ method: "importChat", what: "chat file", maxChars: workspaceLimits.maxChatImportChars });
     return {
         info: async () => (await parts.engine()).info,
@@ -110,7 +114,9 @@ export function hostMethods(parts: HostParts): HostImplementations {
             }
             const backend = (parts.backends ?? new Backends([])).get(meta.backend.name);
             return measureRemote(backend, meta.backend.model, workspace, messages, draft);
-        }
+        },
+        planLeakProbe: ({ target }) => probes.plan(target),
+        runLeakProbe: ({ target }) => probes.run(target)
     };
 }
 

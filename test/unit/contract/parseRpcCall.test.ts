@@ -139,6 +139,8 @@ describe("the RPC spec accepts every well-formed call", () => {
             chooseModelFile: {},
             listBackends: {},
             measureRemote: { workspace: "ui-1", messages: [], draft: "Hi" },
+            planLeakProbe: { target: "kvault" },
+            runLeakProbe: { target: "gpu/m" },
             embed: { inputs: ["Hi", [1, 2, 3]] }
         };
         for (const method of rpcMethods) {
