@@ -61,6 +61,18 @@ export interface WorkspaceMeta {
     /** An index into the renderer's palette. */
     readonly colour: number;
     readonly settings: WorkspaceSettings;
+    /**
+     * Where its turns run: absent is this computer's engine; else a remote backend Kvault was
+     * started with (`--backend NAME=URL`) and one of its models. Chosen when the workspace is made.
+     * Optional in format 3, so a folder written before backends reads as it did (every workspace local).
+     */
+    readonly backend?: WorkspaceBackend;
+}
+
+/** A workspace's remote backend (contract/backends.ts): its name and the backend's own model id. */
+export interface WorkspaceBackend {
+    readonly name: string;
+    readonly model: string;
 }
 
 export interface StoredWorkspace extends WorkspaceMeta {

@@ -6,6 +6,7 @@
 // its implementation (host/rpc/hostMethods.ts, or engine/process/engineMethods.ts), its use in the
 // UI, and its test.
 import * as v from "valibot";
+import type { BackendView, LeakProbePlanView, LeakProbeVerdicts, RemoteMeasurement } from "../backends.js";
 import type { EngineSnapshot } from "../EngineSnapshot.js";
 import type { DraftMeasurement, EmbeddingResult, EngineInfo, FinishReason, TurnUsage } from "../engineProtocol.js";
 import type { AuditSummary, CanaryReport, DrillDescription, DrillReport, ReplayableTurn, ReplaySummary } from "../isolation.js";
@@ -425,6 +426,42 @@ export const rpcSpec = {
                 nonEmptyText(200, "name a repository as owner/name", { trim: true }),
                 v.regex(/^[\w.-]+\/[\w.-]+$/, (issue) => `is ${describe(issue.input)}; name a Hugging Face repository as owner/name.`)
             )
+        }),
+        serve: "host"
+    }),
+    /**
+     * The remote backends this Kvault was started with (`--backend`), each with its models now
+     * (asked of it at once; one that cannot be asked is listed with why): what a new workspace can
+     * run on besides this computer.
+     */
+    listBackends: method<{ readonly backends: readonly BackendView[] }>()({ params: none("listBackends"), serve: "host" }),
+    /**
+     * The context meter of a workspace on a remote backend (its stored `backend`): the draft and
+     * the conversation counted by the server's own tokenizer, its window and its KV usage, each
+     * with its source, or why the server does not say (never a guess). A local workspace: measure.
+     */
+    measureRemote: method<RemoteMeasurement>()({
+        params: conversationChecks(
+            params("measureRemote", { workspace: storeIdParam, messages: messagesSchema(0), draft: text(turnLimits.maxMessageChars) }),
+            { endsWithUser: false }
+        ),
+        serve: "host"
+    }),
+    /**
+     * The leak probe's plan against `target` ("kvault": this Kvault's own API; `NAME/<model id>`: a
+     * backend's model): the window it found and where, and what the run will send. Sends only the
+     * discovery requests (/v1/models, /props).
+     */
+    planLeakProbe: method<LeakProbePlanView>()({
+        params: params("planLeakProbe", {
+            target: nonEmptyText(600, 'name "kvault" or a backend\'s model, NAME/<model id>, as listBackends lists them')
+        }),
+        serve: "host"
+    }),
+    /** Runs the leak probe against `target` (its plan, bounded; minutes on a CPU); its verdicts. One run at a time. */
+    runLeakProbe: method<LeakProbeVerdicts>()({
+        params: params("runLeakProbe", {
+            target: nonEmptyText(600, 'name "kvault" or a backend\'s model, NAME/<model id>, as listBackends lists them')
         }),
         serve: "host"
     })

@@ -4,6 +4,7 @@
 // Their messages are the reasons a damaged record is set aside for ("role \"system\" is not …"),
 // without a final period: callers put them into sentences of their own.
 import * as v from "valibot";
+import { backendNamePattern, maxBackendModelChars } from "../backends.js";
 import type { StoredMessage, WorkspaceMeta, WorkspaceSettings } from "../workspaces.js";
 import { isStoreId, workspaceLimits } from "../workspaces.js";
 import { describeValue, isRecord, readWith, type Read } from "./fieldSchemas.js";
@@ -140,7 +141,22 @@ export const workspaceMetaSchema = storeRecord(
             (value) => typeof value === "number" && Number.isSafeInteger(value) && value >= 0 && value <= 1_000,
             (issue) => `${said(issue)} is not a whole number from 0 to 1,000`
         ),
-        settings: settingsSchema
+        settings: settingsSchema,
+        backend: v.optional(
+            storeRecord(
+                {
+                    name: v.custom<string>(
+                        (value) => typeof value === "string" && backendNamePattern.test(value),
+                        (issue) => `${said(issue)} is not a backend name (${backendNamePattern.source})`
+                    ),
+                    model: v.custom<string>(
+                        (value) => typeof value === "string" && value !== "" && value.length <= maxBackendModelChars,
+                        (issue) => `${said(issue)} is not a model id of 1 to ${maxBackendModelChars} characters`
+                    )
+                },
+                "is not an object with the backend's name and model"
+            )
+        )
     },
     "the workspace is not an object"
 );

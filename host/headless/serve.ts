@@ -8,6 +8,11 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { DEMO_MODEL } from "../../contract/models.js";
 import type { EngineSettingName, EngineSettings } from "../../contract/KvaultBridge.js";
+import { Backends } from "../backends/Backends.js";
+import { remoteBackendWarning } from "../backends/parseBackendOption.js";
+import type { OwnApi } from "../backends/leakProbeTargets.js";
+import { routeTurns } from "../backends/routeTurns.js";
+import { backendGateway } from "../http/gateway/serveGateway.js";
 import { KvaultError, type EngineConfigInput } from "../../engine/index.js";
 import { EngineSupervisor } from "../supervisor/EngineSupervisor.js";
 import { ApiKeys } from "../http/ApiKeys.js";
@@ -152,11 +157,25 @@ async function main(): Promise<void> {
     });
     // The page's RPC: the same server loop and methods as the desktop app's.
     const engine = async (): Promise<EngineSupervisor> => supervisor;
-    const rpc = new RpcServer(
-        new RpcDispatcher(engine, hostMethods({ engine, models: async () => models, store: () => store, settings })),
-        {
-            log
+    // Remote backends: a workspace that names one runs its turns there; Kvault's API forwards NAME/… models to it.
+    const backends = new Backends(options.backends);
+    for (const backend of options.backends) {
+        log(
+            `Backend "${backend.name}": ${backend.apiBase}${backend.model === undefined ? "" : `, model ${backend.model}`}${backend.keyEnv === undefined ? "" : `, key from $${backend.keyEnv}`}.`
+        );
+        if (backend.remote) {
+            log(remoteBackendWarning(backend));
         }
+    }
+    const own: { api?: OwnApi } = {}; // once listening: the leak probe's "kvault" target
+    const chatTurns = routeTurns(engine, async (id) => (await store).findMeta(id), backends);
+    const rpc = new RpcServer(
+        new RpcDispatcher(
+            engine,
+            hostMethods({ engine, models: async () => models, store: () => store, settings, backends, ownApi: () => own.api }),
+            chatTurns
+        ),
+        { log }
     );
     const rendererDirectory = path.join(repositoryRoot, "out", "renderer");
     if (!fs.existsSync(path.join(rendererDirectory, "index.html"))) {
@@ -173,10 +192,12 @@ async function main(): Promise<void> {
         health: () => supervisor.health(),
         rendererDirectory: fs.existsSync(rendererDirectory) ? rendererDirectory : undefined,
         onLoginLink: (link) => void process.stdout.write(loginLine(link)),
-        onRpcUpgrade: (request, socket, head) => rpc.handleUpgrade(request, socket, head)
+        onRpcUpgrade: (request, socket, head) => rpc.handleUpgrade(request, socket, head),
+        gateway: backends.size === 0 ? undefined : backendGateway(backends)
     });
     const address = await server.listen();
     Object.assign(listening, { url: address.url, port: Number(new URL(address.url).port) });
+    own.api = { url: address.url, key: apiKey, modelId: () => serveModelId(supervisor.info.modelPath) };
 
     let stopping = false;
     const stop = async (): Promise<void> => {

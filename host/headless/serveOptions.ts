@@ -3,6 +3,8 @@ import os from "node:os";
 import path from "node:path";
 import type { EngineSettingName, EngineSettings } from "../../contract/KvaultBridge.js";
 import { isKvCacheType, KvaultError, kvCacheTypes, type KvCacheType } from "../../engine/index.js";
+import type { BackendConfig } from "../backends/BackendConfig.js";
+import { parseBackendOption } from "../backends/parseBackendOption.js";
 
 export class ServeOptionsError extends KvaultError {
     readonly code = "invalid_serve_options";
@@ -41,6 +43,8 @@ export interface ServeOptions {
     readonly modelGiven: boolean;
     /** --prefill-capacity was given (else each prefill sequence is as large as the window). */
     readonly prefillCapacityGiven: boolean;
+    /** --backend NAME=URL[,key-env=VAR][,model=ID][,allow-remote], repeatable: remote backends workspaces and the API can use. */
+    readonly backends: readonly BackendConfig[];
 }
 
 /** Each engine setting's flag, as the settings screen names it for a value given on the command line. */
@@ -93,6 +97,13 @@ export const serveUsage = `Usage: npm run serve -- [options]
   --download-stall-seconds N  stop a download that gains no byte for N seconds, keeping it to resume (default 60)
   --handoff-demo MS           demo mode: each handoff step waits MS milliseconds (up to 5000), so the page
                               map shows pages go prefill → host → decode (default 0: off)
+  --backend NAME=URL[,key-env=VAR][,model=ID][,allow-remote]
+                              a remote OpenAI-compatible server (vLLM, SGLang, llama-server, Ollama,
+                              another Kvault) that workspaces can run on and Kvault's API lists as
+                              NAME/<model id> (repeatable). URL is its base URL, e.g.
+                              http://127.0.0.1:8000/v1 (/v1 is added to a URL without a path);
+                              key-env names the variable that holds its key; model offers that model
+                              only. A URL beyond loopback needs allow-remote, and is warned about.
 
 Engine settings not given here (--context, --threads, --flash-attention, --gpu, --kv-type,
 --decode-sequences, --page-tokens, --pool-pages) come from DIR/settings.json, which the settings
@@ -103,7 +114,7 @@ screen keeps; one given here overrides it for this run, and the screen shows it 
 const SWITCHES = new Set(["allow-remote"]);
 
 /** Flags that may be given more than once; each value is kept, in order. */
-const REPEATABLE = new Set(["extra-api-key"]);
+const REPEATABLE = new Set(["extra-api-key", "backend"]);
 
 const FLAGS = new Set([
     "host",
@@ -123,7 +134,8 @@ const FLAGS = new Set([
     "extra-api-key",
     "data-dir",
     "download-stall-seconds",
-    "handoff-demo"
+    "handoff-demo",
+    "backend"
 ]);
 
 /** Parses `npm run serve` arguments; every mistake is a `ServeOptionsError` that says which flag and why. */
@@ -230,6 +242,17 @@ export function parseServeOptions(argv: readonly string[], env: Readonly<Record<
         pageTokens: given.has("page-tokens") ? pageTokens : undefined,
         poolPages: given.has("pool-pages") ? poolPages : undefined
     };
+    const backends = (repeated.get("backend") ?? []).map((text) => {
+        try {
+            return parseBackendOption(text, env);
+        } catch (error) {
+            throw new ServeOptionsError((error as Error).message);
+        }
+    });
+    const twice = backends.find((backend, index) => backends.findIndex((other) => other.name === backend.name) !== index);
+    if (twice !== undefined) {
+        throw new ServeOptionsError(`--backend: the name "${twice.name}" is given twice; give each backend its own name.`);
+    }
     const host = given.get("host") ?? serveDefaults.host;
     const allowRemote = given.has("allow-remote");
     if (!allowRemote && !isLoopbackHost(host)) {
@@ -257,7 +280,8 @@ export function parseServeOptions(argv: readonly string[], env: Readonly<Record<
         handoffDemoMs: integer("handoff-demo", 0, 0, 5_000),
         engineFromCommandLine: Object.fromEntries(Object.entries(fromCommandLine).filter(([, value]) => value !== undefined)),
         modelGiven: given.has("model"),
-        prefillCapacityGiven: given.has("prefill-capacity")
+        prefillCapacityGiven: given.has("prefill-capacity"),
+        backends
     };
 }
 

@@ -25,6 +25,7 @@ import { allowedHosts, checkApiKey, checkHost, checkOrigin, identifyApiKey } fro
 import { decodePath, parseRequestUrl } from "./requestUrl.js";
 import { describeServedModel } from "./servedModelEntry.js";
 import { serveUi } from "./serveUi.js";
+import type { Gateway } from "./gateway/serveGateway.js";
 
 export const httpDefaults = {
     /** The RPC's one limit on a message (contract/limits.ts): what the WebSocket and the preload take, the API takes. */
@@ -75,6 +76,8 @@ export interface KvaultHttpServerOptions {
     readonly maxConnections?: number;
     /** Called for each WebSocket upgrade on `/rpc` that passed the host and origin checks and carries a session cookie or the API key. */
     readonly onRpcUpgrade?: (request: IncomingMessage, socket: Duplex, head: Buffer) => void;
+    /** Remote backends' models (`NAME/<model id>`), listed in `/v1/models` and forwarded to (host/http/gateway/). */
+    readonly gateway?: Gateway;
 }
 
 /**
@@ -230,7 +233,8 @@ export class KvaultHttpServer {
                     );
                 }
                 if (route === "GET /v1/models") {
-                    return sendJson(response, 200, { object: "list", data: [await this.#modelEntry()] });
+                    const remote = (await this.options.gateway?.modelEntries()) ?? [];
+                    return sendJson(response, 200, { object: "list", data: [await this.#modelEntry(), ...remote] });
                 }
                 if (request.method === "GET" && url.pathname.startsWith("/v1/models/")) {
                     if (decodePath(url.pathname).slice("/v1/models/".length) !== this.#modelId()) {
@@ -239,7 +243,11 @@ export class KvaultHttpServer {
                     return sendJson(response, 200, await this.#modelEntry());
                 }
                 if (route === "POST /v1/chat/completions") {
-                    return await this.#chatCompletion(request, response, keyId);
+                    const body = await this.#readBody(request, response);
+                    if ((await this.options.gateway?.chatCompletion(this.#api, body, request, response, keyId)) === true) {
+                        return; // a backend's model (NAME/…), forwarded
+                    }
+                    return await this.#chatCompletion(body, request, response, keyId);
                 }
                 if (route === "POST /v1/completions") {
                     return await serveCompletion(this.#api, request, response, keyId);
@@ -287,8 +295,8 @@ export class KvaultHttpServer {
         );
     }
 
-    async #chatCompletion(request: IncomingMessage, response: ServerResponse, keyId: string | undefined): Promise<void> {
-        const body = parseChatCompletion(await this.#readBody(request, response));
+    async #chatCompletion(raw: unknown, request: IncomingMessage, response: ServerResponse, keyId: string | undefined): Promise<void> {
+        const body = parseChatCompletion(raw);
         if (body.model !== this.#modelId()) {
             throw this.#unknownModel(body.model);
         }

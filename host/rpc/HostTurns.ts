@@ -81,8 +81,12 @@ export class HostTurns {
     /** Outcomes of the last MAX_ENDED_TURNS ended turns, oldest first (a Map keeps insertion order). */
     readonly #ended = new Map<string, Promise<ChatTurnResult>>();
 
+    /**
+     * `engine` gives what runs a turn: the engine (resolved once it is ready), or for a workspace
+     * on a remote backend that backend (host/backends/routeTurns.ts); it is asked once per turn.
+     */
     constructor(
-        private readonly engine: () => Promise<EngineClient>,
+        private readonly engine: (request: ChatTurnRequest) => Promise<Pick<EngineClient, "chat">>,
         private readonly keep: KeepAnswer,
         private readonly clock: TurnClock = systemClock
     ) {}
@@ -182,7 +186,7 @@ export class HostTurns {
         };
         let result: ChatTurnResult;
         try {
-            const engine = await untilAborted(this.engine(), turn.controller.signal);
+            const engine = await untilAborted(this.engine(turn.request), turn.controller.signal);
             result = await engine.chat(
                 turn.request,
                 {

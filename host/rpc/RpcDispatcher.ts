@@ -42,11 +42,13 @@ export class RpcDispatcher {
     readonly #hostTurns: HostTurns;
 
     /** `engine` resolves once the engine is ready, or rejects with why it could not start. */
+    /** `chatTurns` runs a chat's turn (one with an answerId): the engine unless given (host/backends/routeTurns.ts routes by workspace). */
     constructor(
         private readonly engine: () => Promise<EngineClient>,
-        private readonly host: HostImplementations
+        private readonly host: HostImplementations,
+        chatTurns: (request: ChatTurnRequest) => Promise<Pick<EngineClient, "chat">> = engine
     ) {
-        this.#hostTurns = new HostTurns(engine, (workspace, message) => this.#keepAnswer(workspace, message));
+        this.#hostTurns = new HostTurns(chatTurns, (workspace, message) => this.#keepAnswer(workspace, message));
     }
 
     async call(caller: RpcCaller, method: unknown, params: unknown): Promise<RpcAnswer> {

@@ -7,12 +7,15 @@ import type {
     LocalApiChange
 } from "../../contract/KvaultBridge.js";
 import type { HostMethod, RpcParams, RpcResult, TurnMethod } from "../../contract/rpc.js";
+import { Backends } from "../backends/Backends.js";
+import { LeakProbes, type OwnApi } from "../backends/leakProbeTargets.js";
+import { measureRemote } from "../backends/remoteMeters.js";
 import type { WorkspaceStore } from "../store/WorkspaceStore.js";
 import { StoreOpenError } from "../store/storeErrors.js";
 import { modelMethodNames, type HostModels, type ModelMethodName } from "../supervisor/modelMethods.js";
 import { ImportStaging } from "./ImportStaging.js";
 import { workspaceLimits } from "../../contract/workspaces.js";
-import { KvaultError } from "../../engine/index.js";
+import { InvalidRequestError, KvaultError } from "../../engine/index.js";
 import { ModelCatalogue } from "../models/catalogue/ModelCatalogue.js";
 import { DEFAULT_HUGGING_FACE_URL, HUGGING_FACE_URL_VARIABLE, HuggingFaceClient } from "../models/catalogue/HuggingFaceClient.js";
 import { SettingsUnavailableError } from "../settings/settingsErrors.js";
@@ -52,6 +55,10 @@ export interface HostParts {
     readonly chooseModelFile?: () => Promise<RpcResult<"chooseModelFile">>;
     /** The model catalogue and Hugging Face search; by default over HF's API, or the URL in KVAULT_HUGGINGFACE_URL. */
     readonly catalogue?: ModelCatalogue;
+    /** The remote backends (host/backends/); a host without any lists none. */
+    readonly backends?: Backends;
+    /** Kvault's own API (URL, key, model) for the leak probe, once it listens; undefined while it does not. */
+    readonly ownApi?: () => OwnApi | undefined;
 }
 
 /**
@@ -63,6 +70,7 @@ export function hostMethods(parts: HostParts): HostImplementations {
     const store = parts.store ?? noWorkspaceStore;
     const settings = parts.settings ?? noSettings;
     const imports = new ImportStaging();
+    const probes = new LeakProbes(parts.backends ?? new Backends([]), parts.ownApi ?? (() => undefined));
     const chatImports = new ImportStaging({ method: "importChat", what: "chat file", maxChars: workspaceLimits.maxChatImportChars });
     return {
         info: async () => (await parts.engine()).info,
@@ -115,7 +123,20 @@ export function hostMethods(parts: HostParts): HostImplementations {
         createApiKey: ({ id }) => settings.createApiKey(id),
         revokeApiKey: ({ id }) => settings.revokeApiKey(id),
         chooseModelFile: () => (parts.chooseModelFile ?? noModelFileDialog)(),
-        ...catalogueMethods(parts)
+        ...catalogueMethods(parts),
+        listBackends: async () => ({ backends: (await parts.backends?.views()) ?? [] }),
+        measureRemote: async ({ workspace, messages, draft }) => {
+            const meta = await (await store()).findMeta(workspace);
+            if (meta?.backend === undefined) {
+                throw new InvalidRequestError(
+                    `The workspace ${workspace} runs on this computer${meta === undefined ? " (or is not kept)" : ""}: measure it with measure, not measureRemote.`
+                );
+            }
+            const backend = (parts.backends ?? new Backends([])).get(meta.backend.name);
+            return measureRemote(backend, meta.backend.model, workspace, messages, draft);
+        },
+        planLeakProbe: ({ target }) => probes.plan(target),
+        runLeakProbe: ({ target }) => probes.run(target)
     };
 }
 

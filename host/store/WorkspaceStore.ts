@@ -6,7 +6,7 @@ import { InvalidRequestError, KvaultError } from "../../engine/index.js";
 import { chatBranches, type BranchedChat } from "../../contract/chatBranches.js";
 import { ChatJournal } from "./ChatJournal.js";
 import type { JournalRecord } from "./journalRecords.js";
-import { encodeMetadata } from "./metadataFile.js";
+import { encodeMetadata, metaOf } from "./metadataFile.js";
 import { migrateStore, omissionProblems } from "./migrations.js";
 import { readStoreFiles } from "./readStoreFiles.js";
 import { readV1Workspaces } from "./readV1Workspaces.js";
@@ -94,6 +94,14 @@ export class WorkspaceStore {
     /** Every workspace with its chat, the selection, and what was set aside at open. */
     load(): Promise<LoadedWorkspaces> {
         return this.#enqueue(async () => this.#snapshot());
+    }
+
+    /** A workspace's entry (not its chat), after every change queued before; undefined when none has that id. */
+    findMeta(id: string): Promise<WorkspaceMeta | undefined> {
+        return this.#enqueue(async () => {
+            const workspace = this.#workspaces.find((item) => item.id === id);
+            return workspace === undefined ? undefined : metaOf(workspace);
+        });
     }
 
     /** Creates the workspace (at the end of the list) or changes its name, colour and settings. */
@@ -245,13 +253,7 @@ export class WorkspaceStore {
                 );
             }
             const chat = chatBranches(workspace).toChat();
-            const added: StoredWorkspace = {
-                id: workspace.id,
-                name: workspace.name,
-                colour: workspace.colour,
-                settings: workspace.settings,
-                ...chat
-            };
+            const added: StoredWorkspace = { ...metaOf(workspace), ...chat };
             const journal = this.#journal(workspace.id);
             await journal.rewrite(chat).catch((error: unknown) => {
                 throw writeError(`Could not save the chat to ${journal.filePath}`, error);
@@ -366,7 +368,7 @@ export class WorkspaceStore {
     async #writeMetadata(workspaces: readonly WorkspaceMeta[], selectedId: string | null): Promise<void> {
         const text = encodeMetadata({
             selectedId,
-            workspaces: workspaces.map(({ id, name, colour, settings }) => ({ id, name, colour, settings }))
+            workspaces: workspaces.map(metaOf)
         });
         await writeFileAtomic(this.paths.metadata, text).catch((error: unknown) => {
             throw writeError(`Could not save the workspace list to ${this.paths.metadata}`, error);

@@ -1,5 +1,6 @@
 // The workspace list (`workspaces/index.json`), always replaced whole and atomically:
-// {"v":2,"selectedId":"ui-…","workspaces":[{"id":"ui-…","name":"Workspace 1","colour":0,"settings":{…}}]}
+// {"v":3,"selectedId":"ui-…","workspaces":[{"id":"ui-…","name":"Workspace 1","colour":0,"settings":{…}}]}
+// A workspace on a remote backend also has "backend":{"name":"gpu","model":"…"} (absent: this computer).
 import type { WorkspaceMeta } from "../../contract/workspaces.js";
 import { STORE_FORMAT_VERSION } from "./journalRecords.js";
 import { describe, parseJsonObject, readWorkspaceMeta, type Read } from "./readStoredValues.js";
@@ -14,6 +15,11 @@ export interface ParsedMetadata {
     readonly selectedId: unknown;
     /** Each entry as read, in order: a bad one says why. */
     readonly entries: readonly { readonly raw: unknown; readonly read: Read<WorkspaceMeta> }[];
+}
+
+/** A workspace's entry as the list keeps it: its meta fields only (a backend only when it has one), never its chat. */
+export function metaOf({ id, name, colour, settings, backend }: WorkspaceMeta): WorkspaceMeta {
+    return { id, name, colour, settings, ...(backend === undefined ? {} : { backend }) };
 }
 
 export function encodeMetadata(metadata: Metadata): string {

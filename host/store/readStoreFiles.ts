@@ -5,7 +5,7 @@ import type { StoreProblem, StoredWorkspace, WorkspaceMeta } from "../../contrac
 import { defaultWorkspaceSettings, isStoreId } from "../../contract/workspaces.js";
 import { ChatJournal } from "./ChatJournal.js";
 import { STORE_FORMAT_VERSION } from "./journalRecords.js";
-import { encodeMetadata, parseMetadata } from "./metadataFile.js";
+import { encodeMetadata, metaOf, parseMetadata } from "./metadataFile.js";
 import { preserveCopy } from "./preserveCopy.js";
 import { readJournal } from "./readJournal.js";
 import { journalWorkspace, type StorePaths } from "./storePaths.js";
@@ -59,10 +59,7 @@ export async function readStoreFiles(paths: StorePaths, now: () => Date, log: (l
         rewriteMetadata = true;
     }
     if (rewriteMetadata) {
-        await writeFileAtomic(
-            paths.metadata,
-            encodeMetadata({ selectedId, workspaces: workspaces.map(({ id, name, colour, settings }) => ({ id, name, colour, settings })) })
-        );
+        await writeFileAtomic(paths.metadata, encodeMetadata({ selectedId, workspaces: workspaces.map(metaOf) }));
     }
     return { workspaces, selectedId, problems };
 }

@@ -1,6 +1,6 @@
 import type { StoredWorkspace } from "../../contract/workspaces.js";
 import { ChatJournal } from "./ChatJournal.js";
-import { encodeMetadata } from "./metadataFile.js";
+import { encodeMetadata, metaOf } from "./metadataFile.js";
 import type { StorePaths } from "./storePaths.js";
 import { writeFileAtomic } from "./writeFileAtomic.js";
 
@@ -17,7 +17,7 @@ export async function writeStoreFiles(paths: StorePaths, workspaces: readonly St
         paths.metadata,
         encodeMetadata({
             selectedId,
-            workspaces: workspaces.map(({ id, name, colour, settings }) => ({ id, name, colour, settings }))
+            workspaces: workspaces.map(metaOf)
         })
     );
 }

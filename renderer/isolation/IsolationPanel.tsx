@@ -5,6 +5,7 @@ import { formatCount } from "../util/formatCount.js";
 import { AuditSection } from "./AuditSection.js";
 import { CanarySection } from "./CanarySection.js";
 import { DrillSection } from "./DrillSection.js";
+import { LeakProbeSection } from "./LeakProbeSection.js";
 import { ReplaySection } from "./ReplaySection.js";
 import { useIsolationWatch } from "./useIsolationWatch.js";
 import "./IsolationPanel.css";
@@ -12,7 +13,7 @@ import "./IsolationPanel.css";
 /**
  * Isolation you can check from the app (docs/ARCHITECTURE.md, Isolation you can check): the
  * continuous audit of I1–I7, the canary probe, differential replay of finished turns (I8), fault
- * drills, and the engine's isolation counters.
+ * drills, the leak probe against this Kvault's API or a backend, and the engine's isolation counters.
  */
 export function IsolationPanel() {
     const { isolation } = useAppServices();
@@ -23,6 +24,7 @@ export function IsolationPanel() {
             <CanarySection controller={isolation} />
             <ReplaySection controller={isolation} />
             <DrillSection controller={isolation} />
+            <LeakProbeSection />
             <CounterSection />
         </div>
     );

@@ -4,11 +4,13 @@ import { conversationKey } from "../chat/conversationMessages.js";
 import { formatCount } from "../util/formatCount.js";
 import type { Workspace } from "../workspaces/Workspace.js";
 import { meterReading } from "./meterReading.js";
+import { remoteSourceLines, useRemoteMeterStore } from "./remoteMeter.js";
 import "./ContextMeter.css";
 
 /**
  * The workspace's context: tokens the conversation uses, the draft's size, what is left, the
- * window, and the measured capacity of each role. Numbers are the engine's (measure, snapshot).
+ * window, and the measured capacity of each role. Numbers are the engine's (measure, snapshot);
+ * on a remote backend, the server's, with the source of each (or why it gives none).
  */
 export function ContextMeter({ workspace }: { readonly workspace: Workspace }) {
     const measured = useDraftStore((state) => state.measured[workspace.id]);
@@ -18,6 +20,7 @@ export function ContextMeter({ workspace }: { readonly workspace: Workspace }) {
     const info = useEngineStore((state) => state.info);
     const fresh = measured !== undefined && measured.draft === draft && measured.conversationKey === conversationKey(workspace);
     const reading = measured === undefined ? undefined : meterReading(measured.result, workspace.settings.maxTokens);
+    const remote = useRemoteMeterStore((state) => (workspace.backend === undefined ? undefined : state.measured[workspace.id]));
 
     return (
         <section
@@ -67,15 +70,29 @@ export function ContextMeter({ workspace }: { readonly workspace: Workspace }) {
                     </p>
                 </>
             )}
-            <p className="context-meter-capacities">
-                {info !== undefined && (
-                    <>
-                        Window {formatCount(info.window.limit)} (set by the {info.window.boundBy}) ·{" "}
-                    </>
-                )}
-                {(roles ?? []).map((role) => `${role.role} ${formatCount(role.sequenceCapacity)} per sequence`).join(" · ")}
-                {info !== undefined && <> · pool {formatCount(info.capacities.pool)}</>}
-            </p>
+            {workspace.backend !== undefined ? (
+                <ul className="context-meter-capacities" aria-label="Where the remote figures come from">
+                    {remote === undefined ? (
+                        <li>Asking backend {workspace.backend.name}…</li>
+                    ) : (
+                        remoteSourceLines(remote).map((line) => (
+                            <li key={line.key} data-remote-source={line.key}>
+                                {line.text}
+                            </li>
+                        ))
+                    )}
+                </ul>
+            ) : (
+                <p className="context-meter-capacities">
+                    {info !== undefined && (
+                        <>
+                            Window {formatCount(info.window.limit)} (set by the {info.window.boundBy}) ·{" "}
+                        </>
+                    )}
+                    {(roles ?? []).map((role) => `${role.role} ${formatCount(role.sequenceCapacity)} per sequence`).join(" · ")}
+                    {info !== undefined && <> · pool {formatCount(info.capacities.pool)}</>}
+                </p>
+            )}
         </section>
     );
 }

@@ -4,13 +4,16 @@ import { conversationKey, conversationMessages } from "../chat/conversationMessa
 import { toRpcError } from "../rpc/RpcError.js";
 import { useDraftStore } from "../stores/draftStore.js";
 import { useEngineStore } from "../stores/engineStore.js";
+import { backendValue } from "../workspaces/BackendSelect.js";
 import type { Workspace } from "../workspaces/Workspace.js";
+import { remoteDraftMeasurement, remoteMissing, useRemoteMeterStore } from "./remoteMeter.js";
 
 /** Pause after the last keystroke before measuring (ms). */
 export const MEASURE_DEBOUNCE_MS = 200;
 
 /**
- * Measures the workspace's draft against its conversation with the engine's own tokenizer,
+ * Measures the workspace's draft against its conversation with the engine's own tokenizer (on a
+ * remote backend: the server's, through measureRemote),
  * debounced, whenever either changes. Only the newest answer is kept, so a slow answer to an
  * older draft never overwrites a newer one.
  */
@@ -19,6 +22,7 @@ export function useDraftMeasurement(workspace: Workspace): void {
     const draft = useDraftStore((state) => state.drafts[workspace.id] ?? "");
     const connected = useEngineStore((state) => state.connection.kind === "open");
     const key = conversationKey(workspace);
+    const remote = backendValue(workspace);
     const latestCall = useRef(0);
 
     useEffect(() => {
@@ -27,8 +31,32 @@ export function useDraftMeasurement(workspace: Workspace): void {
         }
         const call = ++latestCall.current;
         const timer = setTimeout(() => {
+            const messages = conversationMessages(workspace);
+            if (remote !== "") {
+                // On a backend: the server's own tokenizer and window, each with its source (host/backends/remoteMeters.ts).
+                rpc.call("measureRemote", { workspace: workspace.id, messages, draft }).then(
+                    (measured) => {
+                        if (call !== latestCall.current) {
+                            return;
+                        }
+                        useRemoteMeterStore.getState().set(measured);
+                        const result = remoteDraftMeasurement(measured);
+                        if (result === undefined) {
+                            useDraftStore.getState().setMeasureError(workspace.id, remoteMissing(measured));
+                        } else {
+                            useDraftStore.getState().setMeasured(workspace.id, { draft, conversationKey: key, result });
+                        }
+                    },
+                    (error: unknown) => {
+                        if (call === latestCall.current) {
+                            useDraftStore.getState().setMeasureError(workspace.id, toRpcError(error).message);
+                        }
+                    }
+                );
+                return;
+            }
             // `key` stands for the messages: when they change, this effect runs again.
-            rpc.call("measure", { workspace: workspace.id, messages: conversationMessages(workspace), draft }).then(
+            rpc.call("measure", { workspace: workspace.id, messages, draft }).then(
                 (result) => {
                     if (call === latestCall.current) {
                         useDraftStore.getState().setMeasured(workspace.id, { draft, conversationKey: key, result });
@@ -43,5 +71,5 @@ export function useDraftMeasurement(workspace: Workspace): void {
         }, MEASURE_DEBOUNCE_MS);
         return () => clearTimeout(timer);
         // `workspace` itself is left out on purpose: `key` changes exactly when its messages do.
-    }, [rpc, workspace.id, draft, key, connected]);
+    }, [rpc, workspace.id, draft, key, connected, remote]);
 }

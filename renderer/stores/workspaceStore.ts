@@ -2,6 +2,7 @@ import { create, type UseBoundStore, type StoreApi } from "zustand";
 import { chatBranches, type ChatBranches } from "../../contract/chatBranches.js";
 import { newId } from "../util/newId.js";
 import { defaultWorkspaceSettings, workspaceLimits } from "../workspaces/workspaceDefaults.js";
+import type { WorkspaceBackend } from "../../contract/workspaces.js";
 import type { StoredMessage, Workspace, WorkspaceSettings } from "../workspaces/Workspace.js";
 import { nextFreeColour, type WorkspaceColour } from "../workspaces/workspacePalette.js";
 
@@ -26,6 +27,8 @@ export interface WorkspaceState {
     remove(id: string): void;
     select(id: string): void;
     updateSettings(id: string, patch: Partial<WorkspaceSettings>): void;
+    /** Where its turns run: a remote backend's model, or undefined for this computer's engine. */
+    setBackend(id: string, backend: WorkspaceBackend | undefined): void;
     /** Adds a message after its parent (absent: after the chat's last message) and shows its branch (contract/chatBranches.ts). */
     appendMessage(id: string, message: StoredMessage): void;
     /** Drops the last message if it is an answer, returning it. */
@@ -122,6 +125,9 @@ export function createWorkspaceStore(initial: { readonly load: WorkspaceLoad } =
             },
             updateSettings(id, patch) {
                 updateWorkspace(id, (workspace) => ({ ...workspace, settings: { ...workspace.settings, ...patch } }));
+            },
+            setBackend(id, backend) {
+                updateWorkspace(id, ({ backend: _old, ...workspace }) => (backend === undefined ? workspace : { ...workspace, backend }));
             },
             appendMessage(id, message) {
                 updateChat(id, (chat) => void chat.append(message));

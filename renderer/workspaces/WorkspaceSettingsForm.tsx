@@ -1,6 +1,7 @@
 import { useState } from "react";
 import { useAppServices } from "../AppServices.js";
 import { useWorkspaceStore } from "../stores/workspaceStore.js";
+import { BackendSelect } from "./BackendSelect.js";
 import { ConfirmDialog } from "./ConfirmDialog.js";
 import { NumberSetting } from "./NumberSetting.js";
 import { parseStopStrings, presetOf, samplingPresets } from "./samplingPresets.js";
@@ -30,6 +31,7 @@ export function WorkspaceSettingsForm({ workspace }: { readonly workspace: Works
 
     return (
         <div className="settings-form">
+            <BackendSelect workspace={workspace} />
             <label className="field">
                 <span>System prompt</span>
                 <textarea

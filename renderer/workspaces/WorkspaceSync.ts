@@ -194,14 +194,16 @@ export class WorkspaceSync {
     }
 }
 
-function metaOf({ id, name, colour, settings }: Workspace): WorkspaceMeta {
-    return { id, name, colour, settings };
+function metaOf({ id, name, colour, settings, backend }: Workspace): WorkspaceMeta {
+    return { id, name, colour, settings, ...(backend === undefined ? {} : { backend }) };
 }
 
 function sameMeta(a: Workspace, b: Workspace): boolean {
     return (
         a.name === b.name &&
         a.colour === b.colour &&
+        a.backend?.name === b.backend?.name &&
+        a.backend?.model === b.backend?.model &&
         (a.settings === b.settings || JSON.stringify(a.settings) === JSON.stringify(b.settings))
     );
 }

@@ -149,7 +149,11 @@ describe("the RPC spec accepts every well-formed call", () => {
             resourceUse: {},
             modelCatalogue: { contextSize: 4096 },
             searchModels: { query: "qwen3" },
-            modelRepoFiles: { repo: "unsloth/Qwen3-0.6B-GGUF" }
+            modelRepoFiles: { repo: "unsloth/Qwen3-0.6B-GGUF" },
+            listBackends: {},
+            measureRemote: { workspace: "ui-1", messages: [], draft: "Hi" },
+            planLeakProbe: { target: "kvault" },
+            runLeakProbe: { target: "gpu/m" }
         };
         for (const method of rpcMethods) {
             expect(accepted(method, good[method]).method).toBe(method);

@@ -21,36 +21,41 @@ describe("parseServeOptions", () => {
     });
 
     it("reads every flag, in both spellings", () => {
-        const options = parseServeOptions([
-            "--host",
-            "::1",
-            "--port=0",
-            "--model",
-            "models/x.gguf",
-            "--mode",
-            "unified",
-            "--kv-type",
-            "q8_0",
-            "--context",
-            "2048",
-            "--prefill-capacity",
-            "1024",
-            "--decode-sequences",
-            "2",
-            "--page-tokens",
-            "64",
-            "--pool-pages",
-            "100",
-            "--api-key",
-            "secret-key-1",
-            "--data-dir",
-            "/tmp/kv",
-            "--download-stall-seconds",
-            "5",
-            "--extra-api-key",
-            "alice=alice-key-1",
-            "--extra-api-key=bob_2=bob.key-2"
-        ]);
+        const options = parseServeOptions(
+            [
+                "--host",
+                "::1",
+                "--port=0",
+                "--model",
+                "models/x.gguf",
+                "--mode",
+                "unified",
+                "--kv-type",
+                "q8_0",
+                "--context",
+                "2048",
+                "--prefill-capacity",
+                "1024",
+                "--decode-sequences",
+                "2",
+                "--page-tokens",
+                "64",
+                "--pool-pages",
+                "100",
+                "--api-key",
+                "secret-key-1",
+                "--data-dir",
+                "/tmp/kv",
+                "--download-stall-seconds",
+                "5",
+                "--extra-api-key",
+                "alice=alice-key-1",
+                "--extra-api-key=bob_2=bob.key-2",
+                "--backend",
+                "gpu=http://127.0.0.1:8000/v1,key-env=GPU_KEY,model=m/1"
+            ],
+            { GPU_KEY: "gpu-secret" }
+        );
         expect(options).toEqual({
             host: "::1",
             allowRemote: false,
@@ -73,7 +78,18 @@ describe("parseServeOptions", () => {
             ],
             engineFromCommandLine: { contextSize: 2048, kvCacheType: "q8_0", decodeSequences: 2, pageTokens: 64, poolPages: 100 },
             modelGiven: true,
-            prefillCapacityGiven: true
+            prefillCapacityGiven: true,
+            backends: [
+                {
+                    name: "gpu",
+                    apiBase: "http://127.0.0.1:8000/v1",
+                    root: "http://127.0.0.1:8000",
+                    keyEnv: "GPU_KEY",
+                    key: "gpu-secret",
+                    model: "m/1",
+                    remote: false
+                }
+            ]
         });
     });
 
@@ -122,6 +138,37 @@ describe("parseServeOptions", () => {
     ])("refuses %j with a clear message", (argv, message) => {
         expect(() => parseServeOptions(argv)).toThrow(ServeOptionsError);
         expect(() => parseServeOptions(argv)).toThrow(message);
+    });
+
+    it("reads --backend: repeatable, /v1 added to a bare URL, a URL beyond loopback only with allow-remote", () => {
+        const { backends } = parseServeOptions(
+            ["--backend", "a=http://localhost:8080", "--backend=cloud=https://api.example.com/openai/v1/,key-env=CLOUD_KEY,allow-remote"],
+            { CLOUD_KEY: "k" }
+        );
+        expect(backends).toEqual([
+            { name: "a", apiBase: "http://localhost:8080/v1", root: "http://localhost:8080", remote: false },
+            {
+                name: "cloud",
+                apiBase: "https://api.example.com/openai/v1",
+                root: "https://api.example.com/openai",
+                keyEnv: "CLOUD_KEY",
+                key: "k",
+                remote: true
+            }
+        ]);
+    });
+
+    it.each([
+        [["--backend", "http://127.0.0.1:8000"], /does not start with NAME=/],
+        [["--backend", "gpu=ftp://127.0.0.1/"], /--backend gpu: ftp: is not http: or https:/],
+        [["--backend", "gpu=http://10.0.0.5:8000/v1"], /10\.0\.0\.5 is not a loopback address.*add ,allow-remote/i],
+        [["--backend", "gpu=http://127.0.0.1:8000,key-env=NOT_SET_ANYWHERE"], /\$NOT_SET_ANYWHERE is not set/],
+        [["--backend", "gpu=http://127.0.0.1:8000,colour=red"], /"colour=red" is not key-env=VAR/],
+        [["--backend", "gpu=http://u:p@127.0.0.1:8000"], /takes no user, password/],
+        [["--backend", "a=http://127.0.0.1:1", "--backend", "a=http://127.0.0.1:2"], /the name "a" is given twice/]
+    ])("refuses --backend %j, saying which part and why", (argv, message) => {
+        expect(() => parseServeOptions(argv, {})).toThrow(ServeOptionsError);
+        expect(() => parseServeOptions(argv, {})).toThrow(message);
     });
 
     it("listens beyond loopback only when --allow-remote says so", () => {

@@ -1,0 +1,165 @@
+// One remote, OpenAI-compatible serving engine (vLLM, SGLang, llama.cpp's llama-server, Ollama's
+// /v1, Kvault itself, a cloud provider) as Kvault drives it: its models, a workspace's turn
+// streamed through it, and the raw forwarding Kvault's own API does as a gateway.
+import type { ChatTurnRequest, SamplingParams, TurnCallbacks, TurnResult, TurnUsage } from "../../contract/engineProtocol.js";
+import { InvalidRequestError } from "../../engine/index.js";
+import type { BackendConfig } from "./BackendConfig.js";
+import { backendLimits, type BackendLimits, BackendMalformedError, BackendNotFoundError, BackendOversizeError } from "./backendErrors.js";
+import { readJson, requestBackend } from "./backendHttp.js";
+import { readChunk, readCompletion, readModelList, type RemoteModel } from "./openAiChunks.js";
+import { readSseEvents } from "./readSseEvents.js";
+
+/** What a turn sends when the backend says nothing of usage: its counts are unknown, so they are 0 and said to be so. */
+const NO_USAGE: TurnUsage = { promptTokens: 0, cachedPromptTokens: 0, evaluatedPromptTokens: 0, completionTokens: 0 };
+
+export class RemoteBackend {
+    constructor(
+        readonly config: BackendConfig,
+        readonly limits: BackendLimits = backendLimits
+    ) {}
+
+    get name(): string {
+        return this.config.name;
+    }
+
+    /** The models to offer: the configured one alone, else every one `/v1/models` lists (with its window where stated). */
+    async models(signal?: AbortSignal): Promise<RemoteModel[]> {
+        const response = await requestBackend(this.config, {
+            method: "GET",
+            url: `${this.config.apiBase}/models`,
+            signal,
+            timeoutMs: this.limits.quickTimeoutMs
+        });
+        const listed = readModelList(
+            this.config,
+            await readJson(this.config, response, "model list", this.limits.quickTimeoutMs, this.limits.maxBodyBytes)
+        );
+        if (this.config.model === undefined) {
+            return listed;
+        }
+        return [listed.find((model) => model.id === this.config.model) ?? { id: this.config.model }];
+    }
+
+    /** Throws BackendNotFoundError unless `model` is one this backend offers (the configured one, when there is one). */
+    checkModel(model: string): void {
+        if (this.config.model !== undefined && model !== this.config.model) {
+            throw new BackendNotFoundError(
+                `Backend "${this.name}" offers the model "${this.config.model}" only (--backend ${this.name}=…,model=${this.config.model}), not "${model.slice(0, 200)}".`
+            );
+        }
+    }
+
+    /**
+     * One workspace's turn on `model`, streamed: text as it arrives, the usage the backend reports.
+     * Aborting `signal` aborts the request upstream (the server stops generating). A stream that
+     * ends without a finish reason is BackendMalformedError: an answer cut short is never a whole one.
+     */
+    async chat(model: string, request: ChatTurnRequest, callbacks: TurnCallbacks = {}, signal?: AbortSignal): Promise<TurnResult> {
+        this.checkModel(model);
+        if (request.prompt !== undefined) {
+            throw new InvalidRequestError(
+                `A raw prompt (no chat template) is not sent to backend "${this.name}": a workspace on a backend sends chat messages only.`
+            );
+        }
+        if (request.sampling.grammar !== undefined || request.sampling.logprobs !== undefined) {
+            throw new InvalidRequestError(
+                `A grammar or log probabilities are not sent to backend "${this.name}" from a workspace; use Kvault's API (${this.name}/${model}) to send response_format or logprobs to it.`
+            );
+        }
+        const response = await requestBackend(this.config, {
+            method: "POST",
+            url: `${this.config.apiBase}/chat/completions`,
+            body: {
+                model,
+                messages: request.messages.map(({ role, content }) => ({ role, content })),
+                stream: true,
+                stream_options: { include_usage: true },
+                ...samplingFields(request.sampling)
+            },
+            signal,
+            timeoutMs: this.limits.connectTimeoutMs
+        });
+        callbacks.onStarted?.();
+        let text = "";
+        let finishReason: TurnResult["finishReason"] | undefined;
+        let usage: TurnUsage | undefined;
+        let done = false;
+        for await (const data of readSseEvents(this.config, response, {
+            signal,
+            idleMs: this.limits.idleTimeoutMs,
+            maxEventBytes: this.limits.maxEventBytes
+        })) {
+            if (data === "[DONE]") {
+                done = true;
+                break;
+            }
+            const chunk = readChunk(this.config, data);
+            if (chunk.text !== "") {
+                if (text.length + chunk.text.length > this.limits.maxAnswerChars) {
+                    throw new BackendOversizeError(
+                        `Backend "${this.name}" streamed an answer of more than ${this.limits.maxAnswerChars.toLocaleString("en-US")} characters; Kvault stopped it there. Ask for fewer tokens (the workspace's Max tokens).`
+                    );
+                }
+                text += chunk.text;
+                callbacks.onText?.(chunk.text);
+            }
+            finishReason = chunk.finishReason ?? finishReason;
+            usage = chunk.usage ?? usage;
+        }
+        if (finishReason === undefined) {
+            throw new BackendMalformedError(
+                `Backend "${this.name}" ended its stream ${done ? "with [DONE] but" : "before [DONE] and"} without a finish reason, after ${text.length.toLocaleString("en-US")} characters: the answer may be cut short, so it is not kept as a whole one. Retry.`
+            );
+        }
+        return { text, finishReason, usage: usage ?? NO_USAGE };
+    }
+
+    /** Kvault's API as a gateway: the client's body as it came, with `model` the backend's id; the response still to be read. */
+    forward(body: Record<string, unknown>, model: string, signal: AbortSignal, path = "/chat/completions"): Promise<Response> {
+        this.checkModel(model);
+        return requestBackend(this.config, {
+            method: "POST",
+            url: `${this.config.apiBase}${path}`,
+            body: { ...body, model },
+            signal,
+            timeoutMs: this.limits.idleTimeoutMs
+        });
+    }
+
+    /** A whole answer, not streamed (what the gateway's tests compare a streamed one to). */
+    async complete(model: string, request: ChatTurnRequest, signal?: AbortSignal): Promise<TurnResult> {
+        const response = await this.forward(
+            { messages: request.messages, stream: false, ...samplingFields(request.sampling) },
+            model,
+            signal ?? new AbortController().signal
+        );
+        const read = readCompletion(
+            this.config,
+            await readJson(this.config, response, "chat completion", this.limits.idleTimeoutMs, this.limits.maxBodyBytes)
+        );
+        return { text: read.text, finishReason: read.finishReason, usage: read.usage ?? NO_USAGE };
+    }
+}
+
+/**
+ * A workspace's sampling as OpenAI's fields; the ones OpenAI lacks (top_k, min_p,
+ * repeat_penalty) in the names vLLM, SGLang and llama-server take. Only what is set is sent.
+ */
+export function samplingFields(sampling: SamplingParams): Record<string, unknown> {
+    return {
+        temperature: sampling.temperature,
+        max_tokens: sampling.maxTokens,
+        ...(sampling.topP === undefined ? {} : { top_p: sampling.topP }),
+        ...(sampling.topK === undefined ? {} : { top_k: sampling.topK }),
+        ...(sampling.minP === undefined ? {} : { min_p: sampling.minP }),
+        ...(sampling.repeatPenalty === undefined ? {} : { repeat_penalty: sampling.repeatPenalty }),
+        ...(sampling.presencePenalty === undefined ? {} : { presence_penalty: sampling.presencePenalty }),
+        ...(sampling.frequencyPenalty === undefined ? {} : { frequency_penalty: sampling.frequencyPenalty }),
+        ...(sampling.repeatLastTokens === undefined ? {} : { repeat_last_n: sampling.repeatLastTokens }),
+        ...(sampling.seed === undefined ? {} : { seed: sampling.seed }),
+        ...(sampling.stop === undefined || sampling.stop.length === 0 ? {} : { stop: sampling.stop }),
+        ...(sampling.tokenBias === undefined
+            ? {}
+            : { logit_bias: Object.fromEntries(sampling.tokenBias.map(({ token, bias }) => [String(token), bias])) })
+    };
+}

@@ -1,0 +1,160 @@
+// Kvault's API as a gateway to its remote backends: `/v1/models` lists each backend's models as
+// `NAME/<model id>`, and `/v1/chat/completions` for one of them is forwarded, streamed or not.
+// The body goes upstream as the client sent it (the backend refuses what it does not serve), with
+// `model` the backend's own id and the workspace (`user`, X-Kvault-Workspace) kept in the key's
+// namespace; the answer comes back checked chunk by chunk (backendErrors for every bad byte) and
+// with `model` the id the client asked for. A greedy answer is the backend's, unchanged.
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Backends } from "../../backends/Backends.js";
+import { backendLimits, BackendStatusError } from "../../backends/backendErrors.js";
+import { readJson } from "../../backends/backendHttp.js";
+import { readChunk, readCompletion } from "../../backends/openAiChunks.js";
+import { readSseEvents } from "../../backends/readSseEvents.js";
+import { namedWorkspace, type ApiContext } from "../ApiContext.js";
+import { sendError, sendJson } from "../httpResponses.js";
+import { invalidRequest, OpenAiError } from "../OpenAiError.js";
+
+/** What KvaultHttpServer asks of the gateway (its one dispatch point for backends' models). */
+export interface Gateway {
+    /** `/v1/models` entries of every backend's models (a backend that cannot be asked now is left out). */
+    modelEntries(): Promise<Record<string, unknown>[]>;
+    /** Serves the chat completion when `body.model` is a backend's (`NAME/…`) and resolves true; false leaves it to the local engine. */
+    chatCompletion(
+        context: ApiContext,
+        body: unknown,
+        request: IncomingMessage,
+        response: ServerResponse,
+        keyId: string | undefined
+    ): Promise<boolean>;
+}
+
+export function backendGateway(backends: Backends): Gateway {
+    return {
+        async modelEntries() {
+            const views = await backends.views();
+            return views.flatMap((view) =>
+                view.models.map((model) => ({
+                    id: `${view.name}/${model.id}`,
+                    object: "model",
+                    created: 0,
+                    owned_by: `backend:${view.name}`,
+                    ...(model.window === undefined ? {} : { max_model_len: model.window.tokens })
+                }))
+            );
+        },
+        async chatCompletion(context, body, request, response, keyId) {
+            const model = typeof body === "object" && body !== null ? (body as { model?: unknown }).model : undefined;
+            const route = typeof model === "string" ? backends.route(model) : undefined;
+            if (route === undefined) {
+                return false;
+            }
+            await forwardChat(context, body as Record<string, unknown>, route, request, response, keyId, model as string);
+            return true;
+        }
+    };
+}
+
+async function forwardChat(
+    context: ApiContext,
+    body: Record<string, unknown>,
+    route: NonNullable<ReturnType<Backends["route"]>>,
+    request: IncomingMessage,
+    response: ServerResponse,
+    keyId: string | undefined,
+    asked: string
+): Promise<void> {
+    if (body.stream !== undefined && typeof body.stream !== "boolean") {
+        throw invalidRequest("stream must be true or false.", "stream");
+    }
+    const named = namedWorkspace(request, typeof body.user === "string" ? body.user : undefined, "user");
+    // Every gateway client reaches the backend with the one upstream key: a workspace name stays in its Kvault key's namespace.
+    const upstream = { ...body, ...(named === undefined ? {} : { user: keyId === undefined ? named : `${keyId}:${named}` }) };
+    const { backend, model } = route;
+    const release = context.admit();
+    const controller = new AbortController();
+    const onClose = (): void => {
+        if (!response.writableFinished) {
+            controller.abort();
+        }
+    };
+    response.on("close", onClose);
+    let timedOut = false;
+    const timer = setTimeout(() => {
+        timedOut = true;
+        controller.abort();
+    }, context.requestTimeoutMs);
+    try {
+        const answer = await backend.forward(upstream, model, controller.signal);
+        if (body.stream !== true) {
+            const json = await readJson(backend.config, answer, "chat completion", backendLimits.idleTimeoutMs);
+            readCompletion(backend.config, json); // checked: an answer Kvault cannot read is a 502, not passed on
+            return sendJson(response, 200, { ...(json as Record<string, unknown>), model: asked });
+        }
+        response.writeHead(200, {
+            "Content-Type": "text/event-stream; charset=utf-8",
+            "Cache-Control": "no-store",
+            Connection: "keep-alive"
+        });
+        let finished = false;
+        for await (const data of readSseEvents(backend.config, answer, { signal: controller.signal })) {
+            if (data === "[DONE]") {
+                break;
+            }
+            finished = readChunk(backend.config, data).finishReason !== undefined || finished;
+            response.write(`data: ${JSON.stringify({ ...(JSON.parse(data) as Record<string, unknown>), model: asked })}\n\n`);
+        }
+        if (!finished) {
+            throw new OpenAiError(
+                502,
+                `Backend "${backend.name}" ended its stream without a finish reason: the answer may be cut short.`,
+                "server_error",
+                "backend_malformed_response"
+            );
+        }
+        response.end("data: [DONE]\n\n");
+    } catch (error) {
+        const failure = timedOut
+            ? new OpenAiError(
+                  504,
+                  `The request ran longer than the limit of ${Math.round(context.requestTimeoutMs / 1000)} s and was cancelled.`,
+                  "server_error",
+                  "request_timeout"
+              )
+            : gatewayError(error);
+        if (!response.headersSent) {
+            sendError(response, failure);
+        } else if (!response.destroyed) {
+            response.end(`data: ${JSON.stringify(failure.body())}\n\n`); // mid-stream: an error event and no [DONE]
+        }
+    } finally {
+        clearTimeout(timer);
+        response.off("close", onClose);
+        release();
+    }
+}
+
+/** A backend failure in OpenAI's shape: the backend's own 4xx passes through (a 400 stays a 400), the rest is a 502 or 504. */
+export function gatewayError(error: unknown): OpenAiError {
+    if (error instanceof OpenAiError) {
+        return error;
+    }
+    const message = error instanceof Error ? error.message : String(error);
+    if (error instanceof BackendStatusError && error.status >= 400 && error.status < 500) {
+        return new OpenAiError(error.status, message, error.status === 400 ? "invalid_request_error" : "server_error", error.code);
+    }
+    const code = (error as { code?: unknown }).code;
+    switch (code) {
+        case "backend_not_found":
+            return new OpenAiError(404, message, "not_found_error", "model_not_found", "model");
+        case "backend_timeout":
+            return new OpenAiError(504, message, "server_error", code);
+        case "backend_unreachable":
+        case "backend_http_error":
+        case "backend_malformed_response":
+        case "backend_response_too_large":
+        case "backend_answer_error":
+            return new OpenAiError(502, message, "server_error", code);
+        default:
+            return new OpenAiError(500, message, "server_error", typeof code === "string" ? code : "internal_error");
+    }
+}
