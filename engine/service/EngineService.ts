@@ -125,7 +125,8 @@ export class EngineService {
     async chat(untrusted: ChatTurnRequest, callbacks: TurnCallbacks = {}, signal?: AbortSignal): Promise<TurnResult> {
         const request = validateChatTurn(untrusted);
         const { workspace, messages, sampling, prompt } = request;
-        const promptTokens = prompt === undefined ? this.#promptTokens(workspace, messages) : rawPromptTokens(this.engine.model, prompt);
+        const promptTokens =
+            prompt === undefined ? this.#promptTokens(workspace, messages, request.tools) : rawPromptTokens(this.engine.model, prompt);
         if (promptTokens.length === 0) {
             throw new InvalidRequestError("The prompt is empty and this model has no BOS token to start from; give the prompt some text.");
         }
@@ -208,9 +209,12 @@ export class EngineService {
      * sampled tokens are kept and only what follows is rendered, so nothing the workspace holds is
      * evaluated again; otherwise the whole conversation is rendered.
      */
-    #promptTokens(workspace: string, messages: readonly ChatMessage[]): number[] {
+    #promptTokens(workspace: string, messages: readonly ChatMessage[], tools: ChatTurnRequest["tools"]): number[] {
         const transcript = this.#transcripts.get(workspace);
+        // With tools the template's tool section and calls shape the whole text: rendered in full (prefix reuse still applies)
+        const withTools = tools !== undefined || messages.some((message) => message.toolCalls !== undefined);
         if (
+            !withTools &&
             transcript !== undefined &&
             messages.length > transcript.messages.length &&
             transcript.messages.every(
@@ -222,7 +226,7 @@ export class EngineService {
                 return [...transcript.tokens, ...continuation];
             }
         }
-        return this.renderer.renderConversation(messages);
+        return this.renderer.renderConversation(messages, tools);
     }
 
     /** Embeddings of each input, in order (rpcSpec `embed`); an input that does not fit the embedding context is refused with the numbers. */

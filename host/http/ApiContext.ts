@@ -6,6 +6,7 @@ import type {
     EngineClient,
     RawPrompt,
     SamplingParams,
+    ToolDefinition,
     TurnCallbacks,
     TurnResult
 } from "../../contract/engineProtocol.js";
@@ -46,6 +47,8 @@ export interface ApiTurn {
     readonly messages?: readonly ChatMessage[];
     readonly prompt?: RawPrompt;
     readonly sampling: SamplingParams;
+    /** The tools the chat template describes to the model (chat completions). */
+    readonly tools?: readonly ToolDefinition[];
 }
 
 /**
@@ -80,6 +83,7 @@ export async function runApiTurn(
                 workspace,
                 messages: turn.messages ?? [],
                 ...(turn.prompt === undefined ? {} : { prompt: turn.prompt }),
+                ...(turn.tools === undefined ? {} : { tools: turn.tools }),
                 sampling: turn.sampling
             },
             callbacks,

@@ -1,4 +1,3 @@
-import crypto from "node:crypto";
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
@@ -8,14 +7,13 @@ import { rpcLimits } from "../../contract/limits.js";
 import { invariant } from "../../engine/index.js";
 import { canServe, type EngineHealth } from "../supervisor/EngineHealth.js";
 import type { ApiContext } from "./ApiContext.js";
-import { apiWorkspace, type ApiKeys } from "./ApiKeys.js";
+import type { ApiKeys } from "./ApiKeys.js";
 import { serveCompletion } from "./completions/serveCompletion.js";
 import { serveEmbeddings } from "./embeddings/serveEmbeddings.js";
 import { serveOllama } from "./ollama/serveOllama.js";
-import { chunkBody, completionBody, usageChunkBody, type CompletionIdentity } from "./chatCompletionResponses.js";
-import { sendError, sendJson, sendText, setSecurityHeaders, writeEvent } from "./httpResponses.js";
+import { sendError, sendJson, sendText, setSecurityHeaders } from "./httpResponses.js";
 import { fromEngineError, OpenAiError } from "./OpenAiError.js";
-import { parseChatCompletion } from "./parseChatCompletion.js";
+import { serveChatCompletion } from "./serveChatCompletion.js";
 import { prometheusMetrics } from "./prometheusMetrics.js";
 import { limitConnections } from "./limitConnections.js";
 import { InFlightLimit } from "./InFlightLimit.js";
@@ -239,7 +237,7 @@ export class KvaultHttpServer {
                     return sendJson(response, 200, await this.#modelEntry());
                 }
                 if (route === "POST /v1/chat/completions") {
-                    return await this.#chatCompletion(request, response, keyId);
+                    return await serveChatCompletion(this.#api, request, response, keyId);
                 }
                 if (route === "POST /v1/completions") {
                     return await serveCompletion(this.#api, request, response, keyId);
@@ -285,98 +283,5 @@ export class KvaultHttpServer {
             "model_not_found",
             "model"
         );
-    }
-
-    async #chatCompletion(request: IncomingMessage, response: ServerResponse, keyId: string | undefined): Promise<void> {
-        const body = parseChatCompletion(await this.#readBody(request, response));
-        if (body.model !== this.#modelId()) {
-            throw this.#unknownModel(body.model);
-        }
-        const header = request.headers["x-kvault-workspace"];
-        const named = (typeof header === "string" && header !== "" ? header : undefined) ?? body.user;
-        if (named !== undefined && named.length > 256) {
-            throw new OpenAiError(400, "The workspace name is longer than 256 characters.", "invalid_request_error", null, "user");
-        }
-        const release = this.#inFlight.admit();
-
-        // Without a workspace, each request is its own: no KV outlives it. With one, it is the key's.
-        const workspace = named !== undefined ? apiWorkspace(keyId, named) : `api-request:${crypto.randomUUID()}`;
-        const identity: CompletionIdentity = {
-            id: `chatcmpl-${crypto.randomUUID().replaceAll("-", "")}`,
-            created: Math.floor(Date.now() / 1000),
-            model: this.#modelId()
-        };
-        const controller = new AbortController();
-        const onClose = (): void => {
-            if (!response.writableFinished) {
-                controller.abort();
-            }
-        };
-        response.on("close", onClose);
-        const timeoutMs = this.options.requestTimeoutMs ?? httpDefaults.requestTimeoutMs;
-        let timedOut = false;
-        const timer = setTimeout(() => {
-            timedOut = true;
-            controller.abort();
-        }, timeoutMs);
-
-        const openStream = (): void => {
-            if (response.headersSent) {
-                return;
-            }
-            response.writeHead(200, {
-                "Content-Type": "text/event-stream; charset=utf-8",
-                "Cache-Control": "no-store",
-                Connection: "keep-alive"
-            });
-            writeEvent(response, chunkBody(identity, { role: "assistant", content: "" }, null));
-        };
-        try {
-            const result = await this.options.engine.chat(
-                { requestId: identity.id, workspace, messages: body.messages, sampling: body.sampling },
-                body.stream
-                    ? {
-                          onText: (text, logprobs) => {
-                              openStream();
-                              writeEvent(response, chunkBody(identity, { content: text }, null, logprobs));
-                          }
-                      }
-                    : {},
-                controller.signal
-            );
-            if (!body.stream) {
-                return sendJson(response, 200, completionBody(identity, result.text, result.finishReason, result.usage, result.logprobs));
-            }
-            openStream();
-            writeEvent(response, chunkBody(identity, {}, result.finishReason));
-            if (body.includeUsageInStream) {
-                writeEvent(response, usageChunkBody(identity, result.usage));
-            }
-            response.end("data: [DONE]\n\n");
-        } catch (error) {
-            const failure = timedOut
-                ? new OpenAiError(
-                      504,
-                      `The request ran longer than the limit of ${Math.round(timeoutMs / 1000)} s and was cancelled. Ask for fewer tokens or retry.`,
-                      "server_error",
-                      "request_timeout"
-                  )
-                : error instanceof OpenAiError
-                  ? error
-                  : fromEngineError(error);
-            if (!response.headersSent) {
-                sendError(response, failure);
-            } else if (!response.destroyed) {
-                // mid-stream: an error event and no [DONE]; never a completed stream
-                response.end(`data: ${JSON.stringify(failure.body())}\n\n`);
-            }
-        } finally {
-            clearTimeout(timer);
-            response.off("close", onClose);
-            release();
-            if (named === undefined) {
-                await this.options.engine.call("forgetWorkspace", { workspace }).catch(() => undefined);
-            }
-        }
     }
 }

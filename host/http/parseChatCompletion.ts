@@ -1,7 +1,9 @@
 import type { ChatMessage, SamplingParams } from "../../contract/engineProtocol.js";
-import { readStreamOptions, refuseUnservedChatFields, refuseUnservedMessageFields } from "./chatCompletionFields.js";
+import { readStreamOptions, refuseUnservedChatFields } from "./chatCompletionFields.js";
 import { invalidRequest } from "./OpenAiError.js";
+import { parseChatMessages } from "./parseChatMessages.js";
 import { readLogitBias, readResponseFormat } from "./readResponseFormat.js";
+import { readTools, type ToolUse } from "./readTools.js";
 
 /** A validated `POST /v1/chat/completions` body. */
 export interface ChatCompletionRequest {
@@ -11,6 +13,8 @@ export interface ChatCompletionRequest {
     readonly includeUsageInStream: boolean;
     readonly sampling: SamplingParams;
     readonly user?: string;
+    /** The tools the model may call, when it has any and `tool_choice` is not "none". */
+    readonly tools?: ToolUse;
 }
 
 /** Without max_tokens, an answer may take what the window leaves, bounded here. */
@@ -31,13 +35,7 @@ export function parseChatCompletion(body: unknown): ChatCompletionRequest {
     if (typeof input.model !== "string" || input.model === "") {
         throw invalidRequest("model is required: use the id from GET /v1/models.", "model");
     }
-    if (!Array.isArray(input.messages) || input.messages.length === 0) {
-        throw invalidRequest("messages must be a non-empty array.", "messages");
-    }
-    const messages = input.messages.map((item: unknown, index: number) => parseMessage(item, index));
-    if (messages.at(-1)!.role !== "user") {
-        throw invalidRequest('The last message must have role "user".', `messages[${messages.length - 1}].role`);
-    }
+    const messages = parseChatMessages(input.messages);
 
     const stream = optionalBoolean(input.stream, "stream") ?? false;
     const includeUsageInStream = readStreamOptions(input.stream_options);
@@ -65,8 +63,15 @@ export function parseChatCompletion(body: unknown): ChatCompletionRequest {
     const presencePenalty = optionalNumber(input.presence_penalty, "presence_penalty", -2, 2);
     const frequencyPenalty = optionalNumber(input.frequency_penalty, "frequency_penalty", -2, 2);
     const tokenBias = readLogitBias(input.logit_bias);
-    const grammar = readResponseFormat(input.response_format);
-    refuseTools(input.tools, input.tool_choice);
+    const tools = readTools(input);
+    const responseGrammar = readResponseFormat(input.response_format);
+    if (tools?.grammar !== undefined && responseGrammar !== undefined) {
+        throw invalidRequest(
+            `response_format asks for JSON while tool_choice requires a tool call; one grammar holds an answer: send one of the two.`,
+            "response_format"
+        );
+    }
+    const grammar = tools?.grammar ?? responseGrammar;
 
     let stop: string[] | undefined;
     if (typeof input.stop === "string") {
@@ -110,58 +115,9 @@ export function parseChatCompletion(body: unknown): ChatCompletionRequest {
             tokenBias,
             grammar
         },
-        user
+        user,
+        ...(tools === undefined ? {} : { tools })
     };
-}
-
-function parseMessage(item: unknown, index: number): ChatMessage {
-    if (typeof item !== "object" || item === null || Array.isArray(item)) {
-        throw invalidRequest(`messages[${index}] must be an object.`, `messages[${index}]`);
-    }
-    const message = item as Record<string, unknown>;
-    refuseUnservedMessageFields(message, index);
-    const role = message.role === "developer" ? "system" : message.role;
-    if (role !== "system" && role !== "user" && role !== "assistant") {
-        throw invalidRequest(`messages[${index}].role must be "system", "developer", "user" or "assistant".`, `messages[${index}].role`);
-    }
-    return { role, content: parseContent(message.content, index) };
-}
-
-function parseContent(content: unknown, index: number): string {
-    if (typeof content === "string") {
-        return content;
-    }
-    if (
-        Array.isArray(content) &&
-        content.every(
-            (part) =>
-                typeof part === "object" &&
-                part !== null &&
-                (part as { type?: unknown }).type === "text" &&
-                typeof (part as { text?: unknown }).text === "string"
-        )
-    ) {
-        return content.map((part) => (part as { text: string }).text).join("");
-    }
-    throw invalidRequest(`messages[${index}].content must be a string or an array of text parts.`, `messages[${index}].content`);
-}
-
-/** Kvault does not call tools yet: `tools` empty or absent, `tool_choice` "none" or absent. */
-function refuseTools(tools: unknown, toolChoice: unknown): void {
-    if (tools !== undefined && tools !== null && !(Array.isArray(tools) && tools.length === 0)) {
-        throw invalidRequest(
-            "tools is not served by Kvault yet (it does not call functions); leave it out.",
-            "tools",
-            "unsupported_parameter"
-        );
-    }
-    if (toolChoice !== undefined && toolChoice !== null && toolChoice !== "none") {
-        throw invalidRequest(
-            'tool_choice is not served by Kvault yet; leave it out or send "none".',
-            "tool_choice",
-            "unsupported_parameter"
-        );
-    }
 }
 
 function optionalBoolean(value: unknown, name: string): boolean | undefined {
