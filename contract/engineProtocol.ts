@@ -115,6 +115,11 @@ export interface EmbeddingResult {
     readonly numTokens: readonly number[];
 }
 
+/** Text's token ids (rpcSpec `tokenize`), each with its piece when asked for: its text, or its bytes when they are not whole UTF-8 alone. */
+export interface TokenizeResult {
+    readonly tokens: readonly number[] | readonly { readonly id: number; readonly piece: string | readonly number[] }[];
+}
+
 export type FinishReason = "stop" | "length";
 
 /** What a turn's caller hears while it runs. */

@@ -7,7 +7,7 @@
 // UI, and its test.
 import * as v from "valibot";
 import type { EngineSnapshot } from "../EngineSnapshot.js";
-import type { DraftMeasurement, EmbeddingResult, EngineInfo, FinishReason, TurnUsage } from "../engineProtocol.js";
+import type { DraftMeasurement, EmbeddingResult, EngineInfo, FinishReason, TokenizeResult, TurnUsage } from "../engineProtocol.js";
 import type { AuditSummary, CanaryReport, DrillDescription, DrillReport, ReplayableTurn, ReplaySummary } from "../isolation.js";
 import type { AppSettingsView } from "../KvaultBridge.js";
 import { localApiPorts } from "../KvaultBridge.js";
@@ -346,6 +346,18 @@ export const rpcSpec = {
     chooseModelFile: method<{ readonly kind: "chosen"; readonly path: string } | { readonly kind: "canceled" }>()({
         params: none("chooseModelFile"),
         serve: "host"
+    }),
+    /** The loaded model's tokens for `content` (special-token names parsed), the BOS in front with `addSpecial`; pieces with `withPieces`. */
+    tokenize: method<TokenizeResult>()({
+        params: params("tokenize", { content: text(turnLimits.maxMessageChars), addSpecial: boolean(), withPieces: boolean() }),
+        ...quick
+    }),
+    /** The text of token ids of the loaded model; an id outside its vocabulary fails with invalid_request. */
+    detokenize: method<{ readonly content: string }>()({
+        params: params("detokenize", {
+            tokens: list(integer(0, 2 ** 31 - 1), { minItems: 0, maxItems: embeddingLimits.maxInputTokens, what: "token ids" })
+        }),
+        ...quick
     })
 };
 

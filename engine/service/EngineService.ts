@@ -7,6 +7,7 @@ import type {
     SamplingParams,
     TokenLogprob,
     TurnCallbacks,
+    TokenizeResult,
     TurnResult
 } from "../../contract/engineProtocol.js";
 
@@ -29,6 +30,7 @@ import { ChatRenderer } from "../runtime/ChatRenderer.js";
 import { LlamaEmbedder } from "../runtime/LlamaEmbedder.js";
 import type { LlamaRuntime } from "../runtime/LlamaRuntime.js";
 import { rawPromptTokens } from "../runtime/rawPromptTokens.js";
+import { detokenizeTokens, tokenizeText } from "../runtime/tokenizeText.js";
 import { DEFAULT_PENALTY_LAST_TOKENS, type SamplingOptions, type TokenProbabilities } from "../runtime/SequenceSlot.js";
 import { TextStreamer } from "./TextStreamer.js";
 import { snapshotEngine } from "./snapshotEngine.js";
@@ -232,6 +234,16 @@ export class EngineService {
     /** Embeddings of each input, in order (rpcSpec `embed`); an input that does not fit the embedding context is refused with the numbers. */
     embed(inputs: readonly (string | readonly number[])[]): Promise<EmbeddingResult> {
         return this.#embedder.embed(inputs);
+    }
+
+    /** The model's tokens for `content` (rpcSpec `tokenize`, the API's `/tokenize`). */
+    tokenize(content: string, options: { readonly addSpecial: boolean; readonly withPieces: boolean }): TokenizeResult {
+        return tokenizeText(this.engine.model, content, options, (token) => this.renderer.describeToken(token));
+    }
+
+    /** The text of `tokens` (rpcSpec `detokenize`, the API's `/detokenize`). */
+    detokenize(tokens: readonly number[]): string {
+        return detokenizeTokens(this.engine.model, tokens);
     }
 
     /** Pre-flight for the context meter: the draft's tokens against what the workspace has left. */

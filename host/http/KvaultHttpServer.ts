@@ -22,7 +22,11 @@ import { readBodyWithin } from "./readBodyWithin.js";
 import { allowedHosts, checkApiKey, checkHost, checkOrigin, identifyApiKey } from "./requestGuards.js";
 import { decodePath, parseRequestUrl } from "./requestUrl.js";
 import { describeServedModel } from "./servedModelEntry.js";
+import { serveDetokenize, serveTokenize } from "./serveTokenize.js";
 import { serveUi } from "./serveUi.js";
+
+/** llama.cpp's tokenizer endpoints, outside /v1/ as its server has them; keyed as /v1/ is. */
+const tokenizerRoutes = new Set(["/tokenize", "/detokenize"]);
 
 export const httpDefaults = {
     /** The RPC's one limit on a message (contract/limits.ts): what the WebSocket and the preload take, the API takes. */
@@ -212,7 +216,7 @@ export class KvaultHttpServer {
                     identifyApiKey(request, this.options.apiKey, this.options.extraApiKeys)
                 );
             }
-            if (url.pathname === "/metrics" || url.pathname.startsWith("/v1/")) {
+            if (url.pathname === "/metrics" || url.pathname.startsWith("/v1/") || tokenizerRoutes.has(url.pathname)) {
                 // /metrics lists every workspace: the default key's alone. The API takes every key, each in its namespace.
                 const { keyId } = identifyApiKey(
                     request,
@@ -244,6 +248,12 @@ export class KvaultHttpServer {
                 }
                 if (route === "POST /v1/embeddings") {
                     return await serveEmbeddings(this.#api, request, response);
+                }
+                if (route === "POST /tokenize") {
+                    return await serveTokenize(this.#api, request, response);
+                }
+                if (route === "POST /detokenize") {
+                    return await serveDetokenize(this.#api, request, response);
                 }
                 throw new OpenAiError(404, `Unknown endpoint ${request.method} ${url.pathname}.`, "not_found_error", "unknown_url");
             }

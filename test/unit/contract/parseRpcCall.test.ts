@@ -137,7 +137,9 @@ describe("the RPC spec accepts every well-formed call", () => {
             getSettings: {},
             setLocalApi: { enabled: false, port: 1024 },
             chooseModelFile: {},
-            embed: { inputs: ["Hi", [1, 2, 3]] }
+            embed: { inputs: ["Hi", [1, 2, 3]] },
+            tokenize: { content: "Hi", addSpecial: true, withPieces: false },
+            detokenize: { tokens: [1, 2, 3] }
         };
         for (const method of rpcMethods) {
             expect(accepted(method, good[method]).method).toBe(method);
@@ -325,7 +327,9 @@ describe("the RPC spec's table", () => {
             "runDrill",
             "runCanary",
             "embed",
-            "ping"
+            "ping",
+            "tokenize",
+            "detokenize"
         ]);
         expect(Object.fromEntries(engineMethods.map((method) => [method, rpcSpec[method].timeoutMs]))).toEqual({
             measure: 30_000,
@@ -338,7 +342,9 @@ describe("the RPC spec's table", () => {
             runDrill: 120_000,
             runCanary: 600_000,
             embed: 120_000,
-            ping: 30_000
+            ping: 30_000,
+            tokenize: 30_000,
+            detokenize: 30_000
         });
         expect(callTimeouts).toEqual({ quickMs: 30_000, longMs: 120_000, canaryMs: 600_000 });
         for (const method of rpcMethods.filter((name) => rpcSpec[name].serve === "host")) {
