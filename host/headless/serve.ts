@@ -111,6 +111,7 @@ async function main(): Promise<void> {
         engine: supervisor,
         apiKey,
         extraApiKeys: new ApiKeys(options.extraApiKeys),
+        corsOrigins: options.corsOrigins,
         host: options.host,
         port: options.port,
         modelId: () => serveModelId(supervisor.info.modelPath),

@@ -22,6 +22,7 @@ import { readBodyWithin } from "./readBodyWithin.js";
 import { allowedHosts, checkApiKey, checkHost, checkOrigin, identifyApiKey } from "./requestGuards.js";
 import { decodePath, parseRequestUrl } from "./requestUrl.js";
 import { describeServedModel } from "./servedModelEntry.js";
+import { CorsPolicy } from "./corsPolicy.js";
 import { serveDetokenize, serveTokenize } from "./serveTokenize.js";
 import { serveUi } from "./serveUi.js";
 
@@ -75,6 +76,8 @@ export interface KvaultHttpServerOptions {
     readonly bodyTimeoutMs?: number;
     readonly idleTimeoutMs?: number;
     readonly maxConnections?: number;
+    /** Origins (`http(s)://host[:port]`) whose pages may call the API from a browser (corsPolicy.ts); none by default. */
+    readonly corsOrigins?: readonly string[];
     /** Called for each WebSocket upgrade on `/rpc` that passed the host and origin checks and carries a session cookie or the API key. */
     readonly onRpcUpgrade?: (request: IncomingMessage, socket: Duplex, head: Buffer) => void;
 }
@@ -82,7 +85,7 @@ export interface KvaultHttpServerOptions {
 /**
  * Kvault's local HTTP server: the OpenAI-compatible API, `/metrics`, `/health`, the renderer and
  * the RPC WebSocket. Loopback by default; every request passes the Host check (no DNS rebinding),
- * no other origin is ever granted CORS, bodies are bounded in size and in time, connections are
+ * no other origin than those of `corsOrigins` (none by default) is granted CORS, bodies are bounded in size and in time, connections are
  * capped, and every chat has a time limit.
  */
 export class KvaultHttpServer {
@@ -96,9 +99,11 @@ export class KvaultHttpServer {
     readonly #wasShed: (socket: Duplex) => boolean;
     /** What /v1/completions, /v1/embeddings and Ollama's /api/ share of the server, in-flight count included. */
     readonly #api: ApiContext;
+    readonly #cors: CorsPolicy;
 
     constructor(private readonly options: KvaultHttpServerOptions) {
         this.#inFlight = new InFlightLimit(options.maxInFlight ?? httpDefaults.maxInFlight);
+        this.#cors = new CorsPolicy(options.corsOrigins ?? []);
         this.#api = {
             engine: options.engine,
             modelId: () => this.#modelId(),
@@ -197,9 +202,19 @@ export class KvaultHttpServer {
         });
         setSecurityHeaders(response);
         try {
-            this.#checkBrowserRequest(request);
+            checkHost(request, this.#allowed);
             const url = parseRequestUrl(request);
+            // an origin on the allow-list may call the API; any other is refused, as is every origin outside the API
+            const corsOrigin = this.#cors.grantedOrigin(request, url.pathname);
+            if (corsOrigin === undefined) {
+                checkOrigin(request, this.#ownOrigins);
+            } else {
+                this.#cors.allow(response, corsOrigin);
+            }
             const route = `${request.method} ${url.pathname}`;
+            if (request.method === "OPTIONS" && corsOrigin !== undefined) {
+                return this.#cors.answerPreflight(response, corsOrigin);
+            }
             if (request.method === "OPTIONS") {
                 throw new OpenAiError(403, "Kvault grants no cross-origin access.", "permission_error", "cors_not_allowed");
             }

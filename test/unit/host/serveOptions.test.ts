@@ -49,7 +49,11 @@ describe("parseServeOptions", () => {
             "5",
             "--extra-api-key",
             "alice=alice-key-1",
-            "--extra-api-key=bob_2=bob.key-2"
+            "--extra-api-key=bob_2=bob.key-2",
+            "--cors-origin",
+            "http://App.example:8000/",
+            "--cors-origin=https://b.example",
+            "--log-prompts"
         ]);
         expect(options).toEqual({
             host: "::1",
@@ -70,7 +74,9 @@ describe("parseServeOptions", () => {
             extraApiKeys: [
                 { id: "alice", key: "alice-key-1" },
                 { id: "bob_2", key: "bob.key-2" }
-            ]
+            ],
+            corsOrigins: ["http://app.example:8000", "https://b.example"],
+            logPrompts: true
         });
     });
 
@@ -90,6 +96,7 @@ describe("parseServeOptions", () => {
         [["--extra-api-key", "alice=short"], /--extra-api-key "alice=short" is not ID=KEY/],
         [["--extra-api-key", "a=key-number-1", "--extra-api-key", "a=key-number-2"], /the id "a" is given twice/],
         [["--api-key", "key-number-1", "--extra-api-key", "a=key-number-1"], /the key for "a" is the same as another key/],
+        [["--cors-origin", "http://a.example/app"], /--cors-origin "http:\/\/a.example\/app" is not an origin/],
         [["--bogus"], /Unknown option "--bogus"/],
         [["--port"], /--port needs a value/],
         [["--port", "70000"], /--port is "70000"; it must be a whole number from 0 to 65,535/],
