@@ -13,6 +13,7 @@ import type { AppSettingsView } from "../KvaultBridge.js";
 import { localApiPorts } from "../KvaultBridge.js";
 import { fieldLimits, rpcLimits, turnLimits, utf8ByteLength } from "../limits.js";
 import type { ModelDownload, ModelFacts, ModelLibraryListing } from "../models.js";
+import { MAX_REQUEST_LOG_ENTRIES, type RequestLogEntry } from "../requestLog.js";
 import { workspaceLimits, type LoadedWorkspaces, type StoredMessage, type StoredWorkspace } from "../workspaces.js";
 import { boolean, describeValue as describe, integer, list, nonEmptyText, params, text } from "./fieldSchemas.js";
 import { readStoredMessage, readWorkspaceMeta, storeIdParam, storeRecordField } from "./storeSchemas.js";
@@ -351,6 +352,11 @@ export const rpcSpec = {
     tokenize: method<TokenizeResult>()({
         params: params("tokenize", { content: text(turnLimits.maxMessageChars), addSpecial: boolean(), withPieces: boolean() }),
         ...quick
+    }),
+    /** The API's request log (contract/requestLog.ts): the last `limit` requests (default 100), oldest first; empty when the API is off. */
+    requestLog: method<readonly RequestLogEntry[]>()({
+        params: params("requestLog", { limit: v.optional(integer(1, MAX_REQUEST_LOG_ENTRIES)) }),
+        serve: "host"
     }),
     /** The text of token ids of the loaded model; an id outside its vocabulary fails with invalid_request. */
     detokenize: method<{ readonly content: string }>()({

@@ -21,6 +21,7 @@ import { WorkspaceStore } from "../store/WorkspaceStore.js";
 import { modelMethods } from "../supervisor/modelMethods.js";
 import { inspectServeModel, resolveServeModel, serveModelId } from "./resolveServeModel.js";
 import { isLoopbackHost, parseServeOptions, remoteListeningWarning, ServeOptionsError } from "./serveOptions.js";
+import { formatRequestLine, RequestLog } from "../http/RequestLog.js";
 
 const log = (line: string): void => void process.stderr.write(`${line}\n`);
 const repositoryRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -102,7 +103,13 @@ async function main(): Promise<void> {
     );
     // The page's RPC: the same server loop as the desktop app's; without settings, the settings methods answer settings_unavailable.
     const engine = async (): Promise<EngineSupervisor> => supervisor;
-    const rpc = new RpcServer(new RpcDispatcher(engine, hostMethods({ engine, models: async () => models, store: () => store })), { log });
+    // one line per API request on stderr, never the prompt unless --log-prompts
+    const requestLog = new RequestLog({ logPrompts: options.logPrompts });
+    requestLog.subscribe((entry) => log(formatRequestLine(entry)));
+    const rpc = new RpcServer(
+        new RpcDispatcher(engine, hostMethods({ engine, models: async () => models, store: () => store, requestLog: () => requestLog })),
+        { log }
+    );
     const rendererDirectory = path.join(repositoryRoot, "out", "renderer");
     if (!fs.existsSync(path.join(rendererDirectory, "index.html"))) {
         log("The renderer is not built (out/renderer); serving the API only. `npm run serve` builds it.");
@@ -112,6 +119,7 @@ async function main(): Promise<void> {
         apiKey,
         extraApiKeys: new ApiKeys(options.extraApiKeys),
         corsOrigins: options.corsOrigins,
+        requestLog,
         host: options.host,
         port: options.port,
         modelId: () => serveModelId(supervisor.info.modelPath),

@@ -12,6 +12,7 @@ import type {
 } from "../../contract/engineProtocol.js";
 import { apiWorkspace } from "./ApiKeys.js";
 import { fromEngineError, invalidRequest, OpenAiError } from "./OpenAiError.js";
+import { noteRequest } from "./RequestLog.js";
 
 /**
  * What the API's endpoints beside chat completions (/v1/completions, /v1/embeddings, Ollama's
@@ -63,6 +64,11 @@ export async function runApiTurn(
     callbacks: TurnCallbacks = {}
 ): Promise<TurnResult> {
     const release = context.admit();
+    const lastText = turn.prompt === undefined ? turn.messages?.at(-1)?.content : "text" in turn.prompt ? turn.prompt.text : undefined;
+    noteRequest(response, {
+        ...(turn.named === undefined ? {} : { workspace: turn.named }),
+        ...(lastText === undefined ? {} : { prompt: lastText })
+    });
     const workspace = turn.named !== undefined ? apiWorkspace(turn.keyId, turn.named) : `api-request:${crypto.randomUUID()}`;
     const controller = new AbortController();
     const onClose = (): void => {
@@ -77,7 +83,7 @@ export async function runApiTurn(
         controller.abort();
     }, context.requestTimeoutMs);
     try {
-        return await context.engine.chat(
+        const result = await context.engine.chat(
             {
                 requestId: turn.requestId,
                 workspace,
@@ -89,6 +95,8 @@ export async function runApiTurn(
             callbacks,
             controller.signal
         );
+        noteRequest(response, { promptTokens: result.usage.promptTokens, completionTokens: result.usage.completionTokens });
+        return result;
     } catch (error) {
         if (timedOut) {
             throw new OpenAiError(
@@ -110,10 +118,18 @@ export async function runApiTurn(
 }
 
 /** An embed call admitted as a turn is; its failures as OpenAiErrors. */
-export async function runApiEmbed(context: ApiContext, inputs: readonly (string | readonly number[])[]): Promise<EmbeddingResult> {
+export async function runApiEmbed(
+    context: ApiContext,
+    inputs: readonly (string | readonly number[])[],
+    response?: ServerResponse
+): Promise<EmbeddingResult> {
     const release = context.admit();
     try {
-        return await context.engine.call("embed", { inputs });
+        const result = await context.engine.call("embed", { inputs });
+        if (response !== undefined) {
+            noteRequest(response, { promptTokens: result.numTokens.reduce((sum, count) => sum + count, 0) });
+        }
+        return result;
     } catch (error) {
         throw error instanceof OpenAiError ? error : fromEngineError(error);
     } finally {

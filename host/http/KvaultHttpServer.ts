@@ -22,7 +22,8 @@ import { readBodyWithin } from "./readBodyWithin.js";
 import { allowedHosts, checkApiKey, checkHost, checkOrigin, identifyApiKey } from "./requestGuards.js";
 import { decodePath, parseRequestUrl } from "./requestUrl.js";
 import { describeServedModel } from "./servedModelEntry.js";
-import { CorsPolicy } from "./corsPolicy.js";
+import { CorsPolicy, isCorsPath } from "./corsPolicy.js";
+import { requestNotes, type RequestLog } from "./RequestLog.js";
 import { serveDetokenize, serveTokenize } from "./serveTokenize.js";
 import { serveUi } from "./serveUi.js";
 
@@ -78,6 +79,8 @@ export interface KvaultHttpServerOptions {
     readonly maxConnections?: number;
     /** Origins (`http(s)://host[:port]`) whose pages may call the API from a browser (corsPolicy.ts); none by default. */
     readonly corsOrigins?: readonly string[];
+    /** Where each API request's line goes (RequestLog.ts): stderr in headless mode, the developer panel; none when absent. */
+    readonly requestLog?: RequestLog;
     /** Called for each WebSocket upgrade on `/rpc` that passed the host and origin checks and carries a session cookie or the API key. */
     readonly onRpcUpgrade?: (request: IncomingMessage, socket: Duplex, head: Buffer) => void;
 }
@@ -200,6 +203,7 @@ export class KvaultHttpServer {
             const key = String(response.statusCode);
             this.#httpStatusCounts[key] = (this.#httpStatusCounts[key] ?? 0) + 1;
         });
+        this.#logWhenDone(request, response);
         setSecurityHeaders(response);
         try {
             checkHost(request, this.#allowed);
@@ -284,6 +288,33 @@ export class KvaultHttpServer {
                 response.end();
             }
         }
+    }
+
+    /** One line in the request log for an API request, once its answer is sent or its connection closed. */
+    #logWhenDone(request: IncomingMessage, response: ServerResponse): void {
+        const log = this.options.requestLog;
+        const pathname = (request.url ?? "").split("?")[0] ?? "";
+        if (log === undefined || !isCorsPath(pathname) || request.method === "OPTIONS") {
+            return;
+        }
+        const arrived = new Date();
+        const startedAt = performance.now();
+        response.once("close", () => {
+            const facts = requestNotes(response);
+            const status = response.headersSent ? response.statusCode : 0;
+            const outcome = facts.outcome ?? (!response.writableFinished ? "closed" : status < 400 ? "ok" : `http_${status}`);
+            log.add({
+                time: arrived.toISOString(),
+                endpoint: `${request.method} ${pathname.slice(0, 200)}`,
+                workspace: facts.workspace ?? null,
+                promptTokens: facts.promptTokens ?? null,
+                completionTokens: facts.completionTokens ?? null,
+                status,
+                outcome,
+                ms: Math.round(performance.now() - startedAt),
+                ...(facts.prompt === undefined ? {} : { prompt: facts.prompt })
+            });
+        });
     }
 
     /** The JSON body, bounded in bytes and in time (readBodyWithin). */

@@ -5,6 +5,7 @@ import { namedWorkspace, runApiTurn, unknownModel, type ApiContext } from "./Api
 import { chunkBody, completionBody, usageChunkBody, type CompletionIdentity } from "./chatCompletionResponses.js";
 import { sendError, sendJson, writeEvent } from "./httpResponses.js";
 import { fromEngineError, OpenAiError } from "./OpenAiError.js";
+import { noteRequest } from "./RequestLog.js";
 import { parseChatCompletion } from "./parseChatCompletion.js";
 import { mayBeToolCall, readToolCallAnswer, toolCallDeltas } from "./toolCallAnswers.js";
 
@@ -103,6 +104,7 @@ export async function serveChatCompletion(
         if (!response.headersSent) {
             sendError(response, failure);
         } else if (!response.destroyed) {
+            noteRequest(response, { outcome: failure.code ?? failure.type });
             // mid-stream: an error event and no [DONE]; never a completed stream
             response.end(`data: ${JSON.stringify(failure.body())}\n\n`);
         }

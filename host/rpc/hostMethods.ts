@@ -7,6 +7,7 @@ import { modelMethodNames, type HostModels, type ModelMethodName } from "../supe
 import { ImportStaging } from "./ImportStaging.js";
 import { workspaceLimits } from "../../contract/workspaces.js";
 import { KvaultError } from "../../engine/index.js";
+import type { RequestLog } from "../http/RequestLog.js";
 
 /** Who is calling: turns, cancels and an import in parts belong to their caller (a window, a WebSocket). */
 export interface CallContext {
@@ -37,6 +38,8 @@ export interface HostParts {
     readonly settings?: SettingsMethods;
     /** The desktop app's native Open dialog for a GGUF (main/appShell.ts); a host without a window answers dialog_unavailable. */
     readonly chooseModelFile?: () => Promise<RpcResult<"chooseModelFile">>;
+    /** The local API's request log (host/http/RequestLog.ts), when the API is served; `requestLog` answers empty otherwise. */
+    readonly requestLog?: () => RequestLog | undefined;
 }
 
 /**
@@ -95,7 +98,8 @@ export function hostMethods(parts: HostParts): HostImplementations {
         },
         getSettings: () => settings.view(),
         setLocalApi: (change) => settings.setLocalApi(change),
-        chooseModelFile: () => (parts.chooseModelFile ?? noModelFileDialog)()
+        chooseModelFile: () => (parts.chooseModelFile ?? noModelFileDialog)(),
+        requestLog: ({ limit }) => parts.requestLog?.()?.recent(limit ?? 100) ?? []
     };
 }
 

@@ -67,7 +67,7 @@ export async function serveOllama(
                         "dimensions"
                     );
                 }
-                const result = await runApiEmbed(context, body.inputs);
+                const result = await runApiEmbed(context, body.inputs, response);
                 if (legacy) {
                     return sendJson(response, 200, { embedding: result.embeddings[0] });
                 }

@@ -139,7 +139,8 @@ describe("the RPC spec accepts every well-formed call", () => {
             chooseModelFile: {},
             embed: { inputs: ["Hi", [1, 2, 3]] },
             tokenize: { content: "Hi", addSpecial: true, withPieces: false },
-            detokenize: { tokens: [1, 2, 3] }
+            detokenize: { tokens: [1, 2, 3] },
+            requestLog: { limit: 50 }
         };
         for (const method of rpcMethods) {
             expect(accepted(method, good[method]).method).toBe(method);
