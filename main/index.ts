@@ -151,7 +151,8 @@ async function startHost(): Promise<void> {
                 models: async () => (await started).models,
                 store: () => store,
                 settings: settingsService,
-                chooseModelFile: () => appShell.chooseModel()
+                chooseModelFile: () => appShell.chooseModel(),
+                requestLog: () => localApi?.requestLog
             })
         )
     });
