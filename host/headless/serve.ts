@@ -120,6 +120,7 @@ async function main(): Promise<void> {
         extraApiKeys: new ApiKeys(options.extraApiKeys),
         corsOrigins: options.corsOrigins,
         requestLog,
+        kvaultVersion: readPackageVersion(),
         host: options.host,
         port: options.port,
         modelId: () => serveModelId(supervisor.info.modelPath),
@@ -170,3 +171,14 @@ main().catch((error: unknown) => {
     );
     process.exit(1);
 });
+
+/** Kvault's version from package.json, for Ollama's /api/version; undefined when it cannot be read (the field is left out). */
+function readPackageVersion(): string | undefined {
+    try {
+        const version: unknown = (JSON.parse(fs.readFileSync(path.join(repositoryRoot, "package.json"), "utf8")) as { version?: unknown })
+            .version;
+        return typeof version === "string" ? version : undefined;
+    } catch {
+        return undefined;
+    }
+}

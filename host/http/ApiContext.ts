@@ -10,6 +10,7 @@ import type {
     TurnCallbacks,
     TurnResult
 } from "../../contract/engineProtocol.js";
+import type { ModelFacts } from "../../contract/models.js";
 import { apiWorkspace } from "./ApiKeys.js";
 import { fromEngineError, invalidRequest, OpenAiError } from "./OpenAiError.js";
 import { noteRequest } from "./RequestLog.js";
@@ -25,6 +26,10 @@ export interface ApiContext {
     /** Longest a turn may run before it is cancelled (ms). */
     readonly requestTimeoutMs: number;
     readBody(request: IncomingMessage, response: ServerResponse): Promise<unknown>;
+    /** The loaded model's file facts (host/models/inspectModelFile.ts), for Ollama's details; absent in a server given none. */
+    readonly modelFacts?: (modelPath: string) => Promise<ModelFacts>;
+    /** Kvault's version (package.json), for Ollama's /api/version; absent when the host did not say. */
+    readonly kvaultVersion?: string;
     /** Takes a place among the requests in flight, or throws 429 when none is left; returns the release. */
     admit(): () => void;
 }

@@ -79,6 +79,8 @@ export interface KvaultHttpServerOptions {
     readonly maxConnections?: number;
     /** Origins (`http(s)://host[:port]`) whose pages may call the API from a browser (corsPolicy.ts); none by default. */
     readonly corsOrigins?: readonly string[];
+    /** Kvault's version, said by Ollama's /api/version beside the Ollama API version. */
+    readonly kvaultVersion?: string;
     /** Where each API request's line goes (RequestLog.ts): stderr in headless mode, the developer panel; none when absent. */
     readonly requestLog?: RequestLog;
     /** Called for each WebSocket upgrade on `/rpc` that passed the host and origin checks and carries a session cookie or the API key. */
@@ -112,7 +114,9 @@ export class KvaultHttpServer {
             modelId: () => this.#modelId(),
             requestTimeoutMs: options.requestTimeoutMs ?? httpDefaults.requestTimeoutMs,
             readBody: (request, response) => this.#readBody(request, response),
-            admit: () => this.#inFlight.admit()
+            admit: () => this.#inFlight.admit(),
+            ...(options.modelFacts === undefined ? {} : { modelFacts: options.modelFacts }),
+            ...(options.kvaultVersion === undefined ? {} : { kvaultVersion: options.kvaultVersion })
         };
         const headersTimeoutMs = options.headersTimeoutMs ?? httpDefaults.headersTimeoutMs;
         const bodyTimeoutMs = options.bodyTimeoutMs ?? httpDefaults.bodyTimeoutMs;

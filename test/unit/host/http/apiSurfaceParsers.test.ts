@@ -3,6 +3,7 @@ import { parseCompletion } from "../../../../host/http/completions/parseCompleti
 import { encodeFloat32 } from "../../../../host/http/embeddings/serveEmbeddings.js";
 import { parseEmbeddings } from "../../../../host/http/embeddings/parseEmbeddings.js";
 import { OpenAiError } from "../../../../host/http/OpenAiError.js";
+import { parameterSize, quantizationLevel } from "../../../../host/http/ollama/ollamaModel.js";
 import { parseOllamaOptions } from "../../../../host/http/ollama/parseOllamaOptions.js";
 import { parseOllamaChat, parseOllamaGenerate } from "../../../../host/http/ollama/parseOllamaRequests.js";
 
@@ -132,5 +133,15 @@ describe("Ollama's requests", () => {
         ]);
         expect(parseOllamaGenerate({ model: "m", prompt: "Hi", raw: true }, 256).prompt).toEqual({ text: "Hi" });
         expect(parseOllamaGenerate({ model: "m" }, 256).loadOnly).toBe(true);
+    });
+});
+
+describe("Ollama's model details", () => {
+    it("says parameters and quantisation as Ollama does", () => {
+        expect(parameterSize(7_615_616_512)).toBe("7.6B");
+        expect(parameterSize(134_515_008)).toBe("134.5M");
+        expect(parameterSize(427_264)).toBe("427.3K");
+        expect(quantizationLevel("MOSTLY_Q4_K_M")).toBe("Q4_K_M");
+        expect(quantizationLevel("ALL_F32")).toBe("F32");
     });
 });
