@@ -141,6 +141,24 @@ describe("tools on the OpenAI API, driven by the official openai client", () => 
         expect(calls[0]!.arguments).toBe(unstreamed.function.arguments);
     }, 300_000);
 
+    it("under auto, serves an answer that is not a call as its text, streamed and not, the same text", async () => {
+        const request = { model: "tiny", messages, tools: [weather], max_tokens: 12, temperature: 0 };
+        const whole = await client.chat.completions.create(request);
+        const stream = await client.chat.completions.create({ ...request, stream: true });
+        let streamed = "";
+        let finishReason: string | null = null;
+        for await (const chunk of stream) {
+            streamed += chunk.choices[0]?.delta.content ?? "";
+            expect(chunk.choices[0]?.delta.tool_calls).toBeUndefined();
+            finishReason = chunk.choices[0]?.finish_reason ?? finishReason;
+        }
+        // random weights do not write the call shape: text, held back while it might have been one, then sent whole
+        expect(whole.choices[0]!.message.tool_calls).toBeUndefined();
+        expect(whole.choices[0]!.finish_reason).toBe("length");
+        expect(streamed).toBe(whole.choices[0]!.message.content);
+        expect(finishReason).toBe("length");
+    }, 300_000);
+
     it("answers a tool result in the history, and the result changes the prompt", async () => {
         const history = (result: string): OpenAI.ChatCompletionMessageParam[] => [
             ...messages,
