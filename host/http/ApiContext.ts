@@ -30,6 +30,8 @@ export interface ApiContext {
     readonly modelFacts?: (modelPath: string) => Promise<ModelFacts>;
     /** Kvault's version (package.json), for Ollama's /api/version; absent when the host did not say. */
     readonly kvaultVersion?: string;
+    /** Counts an embed call for kvault_requests_total: served (true) or failed. */
+    countEmbed?(served: boolean): void;
     /** Takes a place among the requests in flight, or throws 429 when none is left; returns the release. */
     admit(): () => void;
 }
@@ -134,8 +136,10 @@ export async function runApiEmbed(
         if (response !== undefined) {
             noteRequest(response, { promptTokens: result.numTokens.reduce((sum, count) => sum + count, 0) });
         }
+        context.countEmbed?.(true);
         return result;
     } catch (error) {
+        context.countEmbed?.(false);
         throw error instanceof OpenAiError ? error : fromEngineError(error);
     } finally {
         release();

@@ -96,6 +96,7 @@ export interface KvaultHttpServerOptions {
 export class KvaultHttpServer {
     readonly #server: http.Server;
     readonly #httpStatusCounts: Record<string, number> = {};
+    readonly #embedCounts = { embedded: 0, embed_failed: 0 };
     #allowed = new Set<string>();
     #ownOrigins = new Set<string>();
     readonly #inFlight: InFlightLimit;
@@ -115,6 +116,7 @@ export class KvaultHttpServer {
             requestTimeoutMs: options.requestTimeoutMs ?? httpDefaults.requestTimeoutMs,
             readBody: (request, response) => this.#readBody(request, response),
             admit: () => this.#inFlight.admit(),
+            countEmbed: (served) => void (served ? this.#embedCounts.embedded++ : this.#embedCounts.embed_failed++),
             ...(options.modelFacts === undefined ? {} : { modelFacts: options.modelFacts }),
             ...(options.kvaultVersion === undefined ? {} : { kvaultVersion: options.kvaultVersion })
         };
@@ -250,7 +252,10 @@ export class KvaultHttpServer {
                     return sendText(
                         response,
                         200,
-                        prometheusMetrics(await this.options.engine.call("snapshot", {}), { requests: this.#httpStatusCounts }),
+                        prometheusMetrics(await this.options.engine.call("snapshot", {}), {
+                            requests: this.#httpStatusCounts,
+                            embeds: this.#embedCounts
+                        }),
                         "text/plain; version=0.0.4; charset=utf-8"
                     );
                 }

@@ -86,6 +86,13 @@ describe("the API's request log", () => {
         });
         expect(refused).toMatchObject({ endpoint: "POST /v1/chat/completions", status: 400, outcome: "invalid_request_error" });
 
+        // the embed call is counted with the engine's requests
+        const metrics = await (
+            await fetch(`${client.baseURL.replace(/\/v1$/, "")}/metrics`, { headers: { Authorization: `Bearer ${API_KEY}` } })
+        ).text();
+        expect(metrics).toContain('kvault_requests_total{outcome="embedded"} 1');
+        expect(metrics).toContain('kvault_requests_total{outcome="embed_failed"} 0');
+
         expect(lines).toHaveLength(3);
         expect(lines[0]).toMatch(/^\d{4}-\d\d-\d\dT\S+Z POST \/v1\/chat\/completions workspace="notes" tokens=\d+\/3 200 ok \d+ ms$/);
         for (const line of lines) {
