@@ -45,7 +45,11 @@ export function readerField<T>(read: (value: unknown) => T) {
  * `body` read by `schema`, or the 400 for its first problem: the field's path is the `param`, an
  * unlisted key is `unsupported_parameter`. A reader's own OpenAiError passes through as it is.
  */
-export function readApiBody<S extends v.GenericSchema>(schema: S, body: unknown): v.InferOutput<S> {
+export function readApiBody<S extends v.GenericSchema>(
+    schema: S,
+    body: unknown,
+    options: { readonly unlistedCode?: string | null } = {}
+): v.InferOutput<S> {
     const result = v.safeParse(schema, body, { abortEarly: true });
     if (result.success) {
         return result.output;
@@ -57,5 +61,9 @@ export function readApiBody<S extends v.GenericSchema>(schema: S, body: unknown)
             ? null
             : path.map((key, index) => (typeof key === "number" ? `[${key}]` : index === 0 ? String(key) : `.${String(key)}`)).join("");
     const unlisted = issue.kind === "schema" && issue.expected === "never";
-    throw invalidRequest(issue.message, param, unlisted ? "unsupported_parameter" : null);
+    throw invalidRequest(
+        issue.message,
+        param,
+        unlisted ? (options.unlistedCode === undefined ? "unsupported_parameter" : options.unlistedCode) : null
+    );
 }

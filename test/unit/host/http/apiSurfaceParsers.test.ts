@@ -66,6 +66,18 @@ describe("parseEmbeddings", () => {
         expect(refused(() => parseEmbeddings({ model: "m", input: "" })).param).toBe("input");
         expect(refused(() => parseEmbeddings({ model: "m", input: "a", encoding_format: "int8" })).param).toBe("encoding_format");
         expect(refused(() => parseEmbeddings({ model: "m", input: "a", truncate: true })).param).toBe("truncate");
+        expect(refused(() => parseEmbeddings({ input: "a" }))).toEqual({
+            param: "model",
+            message: "model is required: use the id from GET /v1/models."
+        });
+        expect(refused(() => parseEmbeddings({ model: "m" })).param).toBe("input");
+        expect(refused(() => parseEmbeddings({ model: "m", input: "a", dimensions: 1.5 }))).toEqual({
+            param: "dimensions",
+            message: "dimensions must be a whole number; got 1.5."
+        });
+        expect(refused(() => parseEmbeddings({ model: "m", input: "a", encoding_format: "int8" })).message).toBe(
+            'encoding_format must be "float" or "base64"; got "int8".'
+        );
         expect(refused(() => parseEmbeddings({ model: "m", input: new Array(2_049).fill("a") })).message).toMatch(
             /2,049 inputs; .* at most 2,048/
         );
