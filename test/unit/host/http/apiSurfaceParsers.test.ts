@@ -53,6 +53,20 @@ describe("parseCompletion", () => {
     ])("refuses %s by name", (_, body, param) => {
         expect(refused(() => parseCompletion({ model: "m", ...body })).param).toBe(param);
     });
+
+    it("says what a field must be, as before its schema", () => {
+        expect(refused(() => parseCompletion({ model: "m", prompt: "a", temperature: 3 })).message).toBe(
+            "temperature must be a number from 0 to 2; got 3."
+        );
+        expect(refused(() => parseCompletion({ model: "m", prompt: "a", n: 2 })).message).toBe(
+            "n is 2; Kvault generates one completion per request (n = 1)."
+        );
+        expect(refused(() => parseCompletion({ prompt: "a" }))).toEqual({
+            param: "model",
+            message: "model is required: use the id from GET /v1/models."
+        });
+        expect(refused(() => parseCompletion({ model: "m" })).param).toBe("prompt");
+    });
 });
 
 describe("parseEmbeddings", () => {
