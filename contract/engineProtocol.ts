@@ -11,6 +11,26 @@ export type ChatRole = "system" | "user" | "assistant";
 export interface ChatMessage {
     readonly role: ChatRole;
     readonly content: string;
+    /** An assistant message's calls of the turn's tools, each with the tool's result once the client sent it. */
+    readonly toolCalls?: readonly ToolCall[];
+}
+
+/** One call of a tool the model made (OpenAI's `tool_calls` entry), with the result the client sent back (its `tool` message). */
+export interface ToolCall {
+    readonly id: string;
+    readonly name: string;
+    /** The arguments as JSON text, as the model wrote them. */
+    readonly arguments: string;
+    /** The tool's answer, as the client sent it; absent while the call waits for one. */
+    readonly result?: string;
+}
+
+/** A tool the model may call (OpenAI's `tools[].function`): rendered into the prompt by the model's chat template. */
+export interface ToolDefinition {
+    readonly name: string;
+    readonly description?: string;
+    /** The arguments' JSON schema (the parts a grammar enforces, readGrammarSchema). */
+    readonly parameters?: JsonObject;
 }
 
 export interface SamplingParams {
@@ -82,6 +102,8 @@ export interface ChatTurnRequest {
     /** A raw prompt in place of `messages`: the same admission, workspace and pages, no chat template. */
     readonly prompt?: RawPrompt;
     readonly sampling: SamplingParams;
+    /** Tools the chat template tells the model about; with them the last message may be an assistant's calls, all answered. */
+    readonly tools?: readonly ToolDefinition[];
 }
 
 /** Embeddings of each input in order (rpcSpec `embed`), from the loaded model's embedding context. */
@@ -91,6 +113,11 @@ export interface EmbeddingResult {
     readonly embeddings: readonly (readonly number[])[];
     /** Tokens each input took, BOS included. */
     readonly numTokens: readonly number[];
+}
+
+/** Text's token ids (rpcSpec `tokenize`), each with its piece when asked for: its text, or its bytes when they are not whole UTF-8 alone. */
+export interface TokenizeResult {
+    readonly tokens: readonly number[] | readonly { readonly id: number; readonly piece: string | readonly number[] }[];
 }
 
 export type FinishReason = "stop" | "length";

@@ -170,7 +170,8 @@ async function startHost(): Promise<void> {
                 models: async () => (await started).models,
                 store: () => store,
                 settings: settingsHost,
-                chooseModelFile: () => appShell.chooseModel()
+                chooseModelFile: () => appShell.chooseModel(),
+                requestLog: () => localApi?.requestLog
             })
         )
     });

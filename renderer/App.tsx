@@ -1,4 +1,4 @@
-import { useEffect } from "react";
+import { useEffect, useState } from "react";
 import { useAppCommands } from "./appCommands/useAppCommands.js";
 import { useAppServices } from "./AppServices.js";
 import { ChatView } from "./chat/ChatView.js";
@@ -6,6 +6,7 @@ import { currentLinkHost, ExternalLinksProvider } from "./chat/ExternalLinks.js"
 import { ConnectionBadge } from "./ConnectionBadge.js";
 import { EngineProblemBanner } from "./EngineProblemBanner.js";
 import { IsolationPanel } from "./isolation/IsolationPanel.js";
+import { RequestLogPanel } from "./requestLog/RequestLogPanel.js";
 import { ModelPanel } from "./model/ModelPanel.js";
 import { PageMap } from "./pageMap/PageMap.js";
 import { SettingsPanel } from "./settings/SettingsPanel.js";
@@ -35,6 +36,7 @@ export function App() {
     const workspacesLoading = useWorkspaceStore((state) => state.load.kind === "loading");
     const pageMapOpen = useUiStore((state) => state.pageMapOpen);
     const isolationOpen = useUiStore((state) => state.isolationOpen);
+    const [requestLogOpen, setRequestLogOpen] = useState(false);
     const drawers = useShellDrawer();
     const { dismiss } = drawers;
 
@@ -84,6 +86,10 @@ export function App() {
                     >
                         <summary>Isolation</summary>
                         <IsolationPanel />
+                    </details>
+                    <details className="panel" onToggle={(event) => setRequestLogOpen(event.currentTarget.open)}>
+                        <summary>API requests</summary>
+                        <RequestLogPanel open={requestLogOpen} />
                     </details>
                     <details className="panel">
                         <summary>Model</summary>

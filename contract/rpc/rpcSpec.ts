@@ -8,7 +8,7 @@
 import * as v from "valibot";
 import type { BackendView, LeakProbePlanView, LeakProbeVerdicts, RemoteMeasurement } from "../backends.js";
 import type { EngineSnapshot } from "../EngineSnapshot.js";
-import type { DraftMeasurement, EmbeddingResult, EngineInfo, FinishReason, TurnUsage } from "../engineProtocol.js";
+import type { DraftMeasurement, EmbeddingResult, EngineInfo, FinishReason, TokenizeResult, TurnUsage } from "../engineProtocol.js";
 import type { AuditSummary, CanaryReport, DrillDescription, DrillReport, ReplayableTurn, ReplaySummary } from "../isolation.js";
 import type { AppliedEngineSettings, AppSettingsView, CreatedApiKey, EngineSettingsPlan } from "../KvaultBridge.js";
 import { engineSettingLimits, localApiPorts } from "../KvaultBridge.js";
@@ -16,6 +16,7 @@ import { fieldLimits, rpcLimits, turnLimits, utf8ByteLength } from "../limits.js
 import { kvCacheTypes, type ModelDownload, type ModelFacts, type ModelLibraryListing } from "../models.js";
 import type { ResourceUse } from "../resourceUse.js";
 import { catalogueContextSizes, type ModelCatalogueView, type ModelSearchResult, type RepoFilesResult } from "../modelCatalogue.js";
+import { MAX_REQUEST_LOG_ENTRIES, type RequestLogEntry } from "../requestLog.js";
 import { workspaceLimits, type LoadedWorkspaces, type StoredMessage, type StoredWorkspace } from "../workspaces.js";
 import { boolean, describeValue as describe, integer, list, nonEmptyText, oneOf, params, text } from "./fieldSchemas.js";
 import { readStoredMessage, readWorkspaceMeta, storeIdParam, storeRecordField } from "./storeSchemas.js";
@@ -464,6 +465,23 @@ export const rpcSpec = {
             target: nonEmptyText(600, 'name "kvault" or a backend\'s model, NAME/<model id>, as listBackends lists them')
         }),
         serve: "host"
+    }),
+    /** The loaded model's tokens for `content` (special-token names parsed), the BOS in front with `addSpecial`; pieces with `withPieces`. */
+    tokenize: method<TokenizeResult>()({
+        params: params("tokenize", { content: text(turnLimits.maxMessageChars), addSpecial: boolean(), withPieces: boolean() }),
+        ...quick
+    }),
+    /** The API's request log (contract/requestLog.ts): the last `limit` requests (default 100), oldest first; empty when the API is off. */
+    requestLog: method<readonly RequestLogEntry[]>()({
+        params: params("requestLog", { limit: v.optional(integer(1, MAX_REQUEST_LOG_ENTRIES)) }),
+        serve: "host"
+    }),
+    /** The text of token ids of the loaded model; an id outside its vocabulary fails with invalid_request. */
+    detokenize: method<{ readonly content: string }>()({
+        params: params("detokenize", {
+            tokens: list(integer(0, 2 ** 31 - 1), { minItems: 0, maxItems: embeddingLimits.maxInputTokens, what: "token ids" })
+        }),
+        ...quick
     })
 };
 

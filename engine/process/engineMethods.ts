@@ -18,6 +18,8 @@ export type ServedEngine = Pick<
     | "runCanary"
     | "workspaceTokensPerSecond"
     | "vramState"
+    | "tokenize"
+    | "detokenize"
 >;
 
 /** Every engine-served method of the RPC spec, over its params object. */
@@ -46,6 +48,8 @@ export function engineMethods(service: ServedEngine): EngineImplementations {
         runDrill: ({ id }) => service.runDrill(id),
         runCanary: ({ fillerTokens }) => service.runCanary(fillerTokens === undefined ? {} : { fillerTokens }),
         embed: ({ inputs }) => service.embed(inputs),
+        tokenize: ({ content, addSpecial, withPieces }) => service.tokenize(content, { addSpecial, withPieces }),
+        detokenize: ({ tokens }) => ({ content: service.detokenize(tokens) }),
         // Answered here, not by EngineService: liveness is this process's event loop answering, whatever the engine is doing.
         ping: () => ({}),
         resourceUse: () => readResourceUse(service)

@@ -1,7 +1,8 @@
 import { LlamaText, resolveChatWrapper, type ChatHistoryItem, type ChatWrapper, type LlamaModel, type Token } from "node-llama-cpp";
-import type { ChatMessage } from "../../contract/engineProtocol.js";
+import type { ChatMessage, ToolDefinition } from "../../contract/engineProtocol.js";
 import { KvaultError } from "../core/KvaultError.js";
 import { tokenizeLlamaTextInSlices } from "./tokenizeInSlices.js";
+import { availableFunctions, toChatHistory } from "./toolChatHistory.js";
 
 /** Marks where an assistant answer sits in a rendered conversation; private-use code points no model emits in text. */
 const ANSWER_SENTINEL = "\uE000kvault-answer\uE001";
@@ -26,8 +27,8 @@ export class ChatRenderer {
     }
 
     /** The whole conversation, ready for the answer to be generated: BOS, every turn, the assistant's opening. */
-    renderConversation(messages: readonly ChatMessage[]): number[] {
-        return this.renderText(messages).tokenize(this.model.tokenizer);
+    renderConversation(messages: readonly ChatMessage[], tools?: readonly ToolDefinition[]): number[] {
+        return this.renderText(messages, tools).tokenize(this.model.tokenizer);
     }
 
     /**
@@ -35,8 +36,8 @@ export class ChatRenderer {
      * event loop turned between them, so a multi-megabyte prompt does not hold other workspaces'
      * streams (tokenizeInSlices.ts).
      */
-    tokenizeConversation(messages: readonly ChatMessage[]): Promise<number[]> {
-        return tokenizeLlamaTextInSlices(this.renderText(messages), this.model.tokenizer);
+    tokenizeConversation(messages: readonly ChatMessage[], tools?: readonly ToolDefinition[]): Promise<number[]> {
+        return tokenizeLlamaTextInSlices(this.renderText(messages, tools), this.model.tokenizer);
     }
 
     /**
@@ -95,18 +96,9 @@ export class ChatRenderer {
         return Array.isArray(tokens) ? tokens : undefined;
     }
 
-    private renderText(messages: readonly ChatMessage[]): LlamaText {
-        const chatHistory: ChatHistoryItem[] = messages.map((message) => {
-            switch (message.role) {
-                case "system":
-                    return { type: "system", text: message.content };
-                case "user":
-                    return { type: "user", text: message.content };
-                case "assistant":
-                    return { type: "model", response: [message.content] };
-            }
-        });
-        chatHistory.push({ type: "model", response: [] });
-        return this.wrapper.generateContextState({ chatHistory }).contextText;
+    /** With tools (or tool calls in the history), rendered through toolChatHistory.ts in the template's tool format. */
+    private renderText(messages: readonly ChatMessage[], tools?: readonly ToolDefinition[]): LlamaText {
+        const chatHistory: ChatHistoryItem[] = toChatHistory(messages);
+        return this.wrapper.generateContextState({ chatHistory, availableFunctions: availableFunctions(tools) }).contextText;
     }
 }

@@ -7,6 +7,7 @@ import type {
     SamplingParams,
     TokenLogprob,
     TurnCallbacks,
+    TokenizeResult,
     TurnResult
 } from "../../contract/engineProtocol.js";
 
@@ -29,6 +30,7 @@ import { ChatRenderer } from "../runtime/ChatRenderer.js";
 import { LlamaEmbedder } from "../runtime/LlamaEmbedder.js";
 import type { LlamaRuntime } from "../runtime/LlamaRuntime.js";
 import { rawPromptTokens } from "../runtime/rawPromptTokens.js";
+import { detokenizeTokens, tokenizeText } from "../runtime/tokenizeText.js";
 import { DEFAULT_PENALTY_LAST_TOKENS, type SamplingOptions, type TokenProbabilities } from "../runtime/SequenceSlot.js";
 import { TextStreamer } from "./TextStreamer.js";
 import { snapshotEngine } from "./snapshotEngine.js";
@@ -130,7 +132,9 @@ export class EngineService {
         const request = validateChatTurn(untrusted);
         const { workspace, messages, sampling, prompt } = request;
         const promptTokens =
-            prompt === undefined ? await this.#promptTokens(workspace, messages) : await rawPromptTokens(this.engine.model, prompt);
+            prompt === undefined
+                ? await this.#promptTokens(workspace, messages, request.tools)
+                : await rawPromptTokens(this.engine.model, prompt);
         if (promptTokens.length === 0) {
             throw new InvalidRequestError("The prompt is empty and this model has no BOS token to start from; give the prompt some text.");
         }
@@ -214,9 +218,12 @@ export class EngineService {
      * sampled tokens are kept and only what follows is rendered, so nothing the workspace holds is
      * evaluated again; otherwise the whole conversation is rendered.
      */
-    async #promptTokens(workspace: string, messages: readonly ChatMessage[]): Promise<number[]> {
+    async #promptTokens(workspace: string, messages: readonly ChatMessage[], tools: ChatTurnRequest["tools"]): Promise<number[]> {
         const transcript = this.#transcripts.get(workspace);
+        // With tools the template's tool section and calls shape the whole text: rendered in full (prefix reuse still applies)
+        const withTools = tools !== undefined || messages.some((message) => message.toolCalls !== undefined);
         if (
+            !withTools &&
             transcript !== undefined &&
             messages.length > transcript.messages.length &&
             transcript.messages.every(
@@ -228,12 +235,22 @@ export class EngineService {
                 return [...transcript.tokens, ...continuation];
             }
         }
-        return this.renderer.tokenizeConversation(messages);
+        return this.renderer.tokenizeConversation(messages, tools);
     }
 
     /** Embeddings of each input, in order (rpcSpec `embed`); an input that does not fit the embedding context is refused with the numbers. */
     embed(inputs: readonly (string | readonly number[])[]): Promise<EmbeddingResult> {
         return this.#embedder.embed(inputs);
+    }
+
+    /** The model's tokens for `content` (rpcSpec `tokenize`, the API's `/tokenize`). */
+    tokenize(content: string, options: { readonly addSpecial: boolean; readonly withPieces: boolean }): TokenizeResult {
+        return tokenizeText(this.engine.model, content, options, (token) => this.renderer.describeToken(token));
+    }
+
+    /** The text of `tokens` (rpcSpec `detokenize`, the API's `/detokenize`). */
+    detokenize(tokens: readonly number[]): string {
+        return detokenizeTokens(this.engine.model, tokens);
     }
 
     /** Pre-flight for the context meter: the draft's tokens against what the workspace has left. */

@@ -3,6 +3,7 @@ import { turnLimits } from "../../contract/limits.js";
 import { MAX_TOKEN_ID, grammarSchemaProblem } from "../../contract/rpc/turnSchemas.js";
 import { CANARY_WORKSPACE_PREFIX, isCanaryWorkspace } from "../canary/canaryMarkers.js";
 import { InvalidRequestError } from "../request/requestErrors.js";
+import { isAnswerable, readToolCalls, readTools } from "./validateTools.js";
 
 const roles = new Set(["system", "user", "assistant"]);
 
@@ -38,14 +39,19 @@ export function validateChatTurn(value: unknown): ChatTurnRequest {
         if (typeof message.role !== "string" || !roles.has(message.role)) {
             throw new InvalidRequestError(`messages[${index}].role must be "system", "user" or "assistant".`);
         }
+        const toolCalls = readToolCalls(message, `messages[${index}]`);
         return {
             role: message.role as ChatMessage["role"],
-            content: string(message.content, `messages[${index}].content`, turnLimits.maxMessageChars)
+            content: string(message.content, `messages[${index}].content`, turnLimits.maxMessageChars),
+            ...(toolCalls === undefined ? {} : { toolCalls })
         };
     });
-    if (prompt === undefined && messages.at(-1)!.role !== "user") {
-        throw new InvalidRequestError("The last message must be the user's: the engine answers it.");
+    if (prompt === undefined && !isAnswerable(messages.at(-1)!)) {
+        throw new InvalidRequestError(
+            "The last message must be the user's, or an assistant's tool calls with all their results: the engine answers it."
+        );
     }
+    const tools = turn.tools === undefined ? undefined : readTools(turn.tools);
 
     const sampling = record(turn.sampling, "sampling");
     const temperature = number(sampling.temperature, "sampling.temperature", 0, 2);
@@ -82,6 +88,7 @@ export function validateChatTurn(value: unknown): ChatTurnRequest {
         workspace,
         messages,
         ...(prompt === undefined ? {} : { prompt }),
+        ...(tools === undefined ? {} : { tools }),
         sampling: {
             temperature,
             maxTokens,

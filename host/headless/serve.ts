@@ -31,6 +31,7 @@ import { machineMemory } from "../settings/machineMemory.js";
 import { SettingsFile } from "../settings/SettingsFile.js";
 import { SettingsHost } from "../settings/SettingsHost.js";
 import { engineSettingFlags, isLoopbackHost, parseServeOptions, remoteListeningWarning, ServeOptionsError } from "./serveOptions.js";
+import { formatRequestLine, RequestLog } from "../http/RequestLog.js";
 
 const log = (line: string): void => void process.stderr.write(`${line}\n`);
 const repositoryRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -157,6 +158,9 @@ async function main(): Promise<void> {
     });
     // The page's RPC: the same server loop and methods as the desktop app's.
     const engine = async (): Promise<EngineSupervisor> => supervisor;
+    // one line per API request on stderr, never the prompt unless --log-prompts
+    const requestLog = new RequestLog({ logPrompts: options.logPrompts });
+    requestLog.subscribe((entry) => log(formatRequestLine(entry)));
     // Remote backends: a workspace that names one runs its turns there; Kvault's API forwards NAME/… models to it.
     const backends = new Backends(options.backends);
     for (const backend of options.backends) {
@@ -172,7 +176,15 @@ async function main(): Promise<void> {
     const rpc = new RpcServer(
         new RpcDispatcher(
             engine,
-            hostMethods({ engine, models: async () => models, store: () => store, settings, backends, ownApi: () => own.api }),
+            hostMethods({
+                engine,
+                models: async () => models,
+                store: () => store,
+                settings,
+                backends,
+                ownApi: () => own.api,
+                requestLog: () => requestLog
+            }),
             chatTurns
         ),
         { log }
@@ -185,6 +197,9 @@ async function main(): Promise<void> {
         engine: supervisor,
         apiKey,
         extraApiKeys,
+        corsOrigins: options.corsOrigins,
+        requestLog,
+        kvaultVersion: readPackageVersion(),
         host: options.host,
         port: options.port,
         modelId: () => serveModelId(supervisor.info.modelPath),
@@ -238,3 +253,14 @@ main().catch((error: unknown) => {
     );
     process.exit(1);
 });
+
+/** Kvault's version from package.json, for Ollama's /api/version; undefined when it cannot be read (the field is left out). */
+function readPackageVersion(): string | undefined {
+    try {
+        const version: unknown = (JSON.parse(fs.readFileSync(path.join(repositoryRoot, "package.json"), "utf8")) as { version?: unknown })
+            .version;
+        return typeof version === "string" ? version : undefined;
+    } catch {
+        return undefined;
+    }
+}

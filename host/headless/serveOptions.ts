@@ -5,6 +5,7 @@ import type { EngineSettingName, EngineSettings } from "../../contract/KvaultBri
 import { isKvCacheType, KvaultError, kvCacheTypes, type KvCacheType } from "../../engine/index.js";
 import type { BackendConfig } from "../backends/BackendConfig.js";
 import { parseBackendOption } from "../backends/parseBackendOption.js";
+import { normalizeOrigin } from "../http/corsPolicy.js";
 
 export class ServeOptionsError extends KvaultError {
     readonly code = "invalid_serve_options";
@@ -29,6 +30,10 @@ export interface ServeOptions {
     readonly apiKey?: string;
     /** --extra-api-key ID=KEY, repeatable: API keys with a workspace namespace each (host/http/ApiKeys.ts). */
     readonly extraApiKeys: readonly { readonly id: string; readonly key: string }[];
+    /** --cors-origin URL, repeatable: origins whose pages may call the API from a browser (host/http/corsPolicy.ts). */
+    readonly corsOrigins: readonly string[];
+    /** --log-prompts: the request log (stderr, the developer panel) shows each request's prompt text too; off by default. */
+    readonly logPrompts: boolean;
     readonly dataDir: string;
     /** A download that gains no byte for this long is stopped and kept to resume; undefined: ModelDownloads' default (60 s). */
     readonly downloadStallSeconds?: number;
@@ -93,6 +98,10 @@ export const serveUsage = `Usage: npm run serve -- [options]
   --api-key KEY               API key (default: $KVAULT_API_KEY, else a new key printed at start)
   --extra-api-key ID=KEY      one more API key, for the OpenAI API only, whose clients get workspace
                               names of their own: another key's "user" never reaches theirs (repeatable)
+  --cors-origin URL           let pages of this origin (http(s)://host[:port]) call the API from a browser;
+                              every other origin stays refused (repeatable; default: none)
+  --log-prompts               the request log (one line per API request on stderr) shows each prompt's
+                              text too; without it a line never holds what was asked
   --data-dir DIR              where models and chats live (default ~/.kvault)
   --download-stall-seconds N  stop a download that gains no byte for N seconds, keeping it to resume (default 60)
   --handoff-demo MS           demo mode: each handoff step waits MS milliseconds (up to 5000), so the page
@@ -111,10 +120,10 @@ screen keeps; one given here overrides it for this run, and the screen shows it 
 `;
 
 /** Flags that take no value. */
-const SWITCHES = new Set(["allow-remote"]);
+const SWITCHES = new Set(["allow-remote", "log-prompts"]);
 
 /** Flags that may be given more than once; each value is kept, in order. */
-const REPEATABLE = new Set(["extra-api-key", "backend"]);
+const REPEATABLE = new Set(["extra-api-key", "backend", "cors-origin"]);
 
 const FLAGS = new Set([
     "host",
@@ -132,6 +141,7 @@ const FLAGS = new Set([
     "pool-pages",
     "api-key",
     "extra-api-key",
+    "cors-origin",
     "data-dir",
     "download-stall-seconds",
     "handoff-demo",
@@ -253,6 +263,15 @@ export function parseServeOptions(argv: readonly string[], env: Readonly<Record<
     if (twice !== undefined) {
         throw new ServeOptionsError(`--backend: the name "${twice.name}" is given twice; give each backend its own name.`);
     }
+    const corsOrigins = (repeated.get("cors-origin") ?? []).map((text) => {
+        const origin = normalizeOrigin(text);
+        if (origin === undefined) {
+            throw new ServeOptionsError(
+                `--cors-origin "${text.slice(0, 100)}" is not an origin: give http:// or https://, a host and maybe a port, and nothing after (no path).`
+            );
+        }
+        return origin;
+    });
     const host = given.get("host") ?? serveDefaults.host;
     const allowRemote = given.has("allow-remote");
     if (!allowRemote && !isLoopbackHost(host)) {
@@ -275,6 +294,8 @@ export function parseServeOptions(argv: readonly string[], env: Readonly<Record<
         poolPages,
         apiKey: apiKey === "" ? undefined : apiKey,
         extraApiKeys,
+        corsOrigins,
+        logPrompts: given.has("log-prompts"),
         dataDir: path.resolve(given.get("data-dir") ?? path.join(os.homedir(), ".kvault")),
         downloadStallSeconds: given.has("download-stall-seconds") ? integer("download-stall-seconds", 0, 1, 3600) : undefined,
         handoffDemoMs: integer("handoff-demo", 0, 0, 5_000),

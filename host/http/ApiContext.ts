@@ -6,11 +6,14 @@ import type {
     EngineClient,
     RawPrompt,
     SamplingParams,
+    ToolDefinition,
     TurnCallbacks,
     TurnResult
 } from "../../contract/engineProtocol.js";
+import type { ModelFacts } from "../../contract/models.js";
 import { apiWorkspace } from "./ApiKeys.js";
 import { fromEngineError, invalidRequest, OpenAiError } from "./OpenAiError.js";
+import { noteRequest } from "./RequestLog.js";
 
 /**
  * What the API's endpoints beside chat completions (/v1/completions, /v1/embeddings, Ollama's
@@ -23,6 +26,12 @@ export interface ApiContext {
     /** Longest a turn may run before it is cancelled (ms). */
     readonly requestTimeoutMs: number;
     readBody(request: IncomingMessage, response: ServerResponse): Promise<unknown>;
+    /** The loaded model's file facts (host/models/inspectModelFile.ts), for Ollama's details; absent in a server given none. */
+    readonly modelFacts?: (modelPath: string) => Promise<ModelFacts>;
+    /** Kvault's version (package.json), for Ollama's /api/version; absent when the host did not say. */
+    readonly kvaultVersion?: string;
+    /** Counts an embed call for kvault_requests_total: served (true) or failed. */
+    countEmbed?(served: boolean): void;
     /** Takes a place among the requests in flight, or throws 429 when none is left; returns the release. */
     admit(): () => void;
 }
@@ -46,6 +55,8 @@ export interface ApiTurn {
     readonly messages?: readonly ChatMessage[];
     readonly prompt?: RawPrompt;
     readonly sampling: SamplingParams;
+    /** The tools the chat template describes to the model (chat completions). */
+    readonly tools?: readonly ToolDefinition[];
 }
 
 /**
@@ -60,6 +71,11 @@ export async function runApiTurn(
     callbacks: TurnCallbacks = {}
 ): Promise<TurnResult> {
     const release = context.admit();
+    const lastText = turn.prompt === undefined ? turn.messages?.at(-1)?.content : "text" in turn.prompt ? turn.prompt.text : undefined;
+    noteRequest(response, {
+        ...(turn.named === undefined ? {} : { workspace: turn.named }),
+        ...(lastText === undefined ? {} : { prompt: lastText })
+    });
     const workspace = turn.named !== undefined ? apiWorkspace(turn.keyId, turn.named) : `api-request:${crypto.randomUUID()}`;
     const controller = new AbortController();
     const onClose = (): void => {
@@ -74,17 +90,20 @@ export async function runApiTurn(
         controller.abort();
     }, context.requestTimeoutMs);
     try {
-        return await context.engine.chat(
+        const result = await context.engine.chat(
             {
                 requestId: turn.requestId,
                 workspace,
                 messages: turn.messages ?? [],
                 ...(turn.prompt === undefined ? {} : { prompt: turn.prompt }),
+                ...(turn.tools === undefined ? {} : { tools: turn.tools }),
                 sampling: turn.sampling
             },
             callbacks,
             controller.signal
         );
+        noteRequest(response, { promptTokens: result.usage.promptTokens, completionTokens: result.usage.completionTokens });
+        return result;
     } catch (error) {
         if (timedOut) {
             throw new OpenAiError(
@@ -106,11 +125,21 @@ export async function runApiTurn(
 }
 
 /** An embed call admitted as a turn is; its failures as OpenAiErrors. */
-export async function runApiEmbed(context: ApiContext, inputs: readonly (string | readonly number[])[]): Promise<EmbeddingResult> {
+export async function runApiEmbed(
+    context: ApiContext,
+    inputs: readonly (string | readonly number[])[],
+    response?: ServerResponse
+): Promise<EmbeddingResult> {
     const release = context.admit();
     try {
-        return await context.engine.call("embed", { inputs });
+        const result = await context.engine.call("embed", { inputs });
+        if (response !== undefined) {
+            noteRequest(response, { promptTokens: result.numTokens.reduce((sum, count) => sum + count, 0) });
+        }
+        context.countEmbed?.(true);
+        return result;
     } catch (error) {
+        context.countEmbed?.(false);
         throw error instanceof OpenAiError ? error : fromEngineError(error);
     } finally {
         release();

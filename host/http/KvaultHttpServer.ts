@@ -1,4 +1,3 @@
-import crypto from "node:crypto";
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
@@ -8,14 +7,13 @@ import { rpcLimits } from "../../contract/limits.js";
 import { invariant } from "../../engine/index.js";
 import { canServe, type EngineHealth } from "../supervisor/EngineHealth.js";
 import type { ApiContext } from "./ApiContext.js";
-import { apiWorkspace, type ApiKeys } from "./ApiKeys.js";
+import type { ApiKeys } from "./ApiKeys.js";
 import { serveCompletion } from "./completions/serveCompletion.js";
 import { serveEmbeddings } from "./embeddings/serveEmbeddings.js";
 import { serveOllama } from "./ollama/serveOllama.js";
-import { chunkBody, completionBody, usageChunkBody, type CompletionIdentity } from "./chatCompletionResponses.js";
-import { sendError, sendJson, sendText, setSecurityHeaders, writeEvent } from "./httpResponses.js";
+import { sendError, sendJson, sendText, setSecurityHeaders } from "./httpResponses.js";
 import { fromEngineError, OpenAiError } from "./OpenAiError.js";
-import { parseChatCompletion } from "./parseChatCompletion.js";
+import { serveChatCompletion } from "./serveChatCompletion.js";
 import { prometheusMetrics } from "./prometheusMetrics.js";
 import { limitConnections } from "./limitConnections.js";
 import { InFlightLimit } from "./InFlightLimit.js";
@@ -24,8 +22,14 @@ import { readBodyWithin } from "./readBodyWithin.js";
 import { allowedHosts, checkApiKey, checkHost, checkOrigin, identifyApiKey } from "./requestGuards.js";
 import { decodePath, parseRequestUrl } from "./requestUrl.js";
 import { describeServedModel } from "./servedModelEntry.js";
+import { CorsPolicy, isCorsPath } from "./corsPolicy.js";
+import { requestNotes, type RequestLog } from "./RequestLog.js";
+import { serveDetokenize, serveTokenize } from "./serveTokenize.js";
 import { serveUi } from "./serveUi.js";
 import type { Gateway } from "./gateway/serveGateway.js";
+
+/** llama.cpp's tokenizer endpoints, outside /v1/ as its server has them; keyed as /v1/ is. */
+const tokenizerRoutes = new Set(["/tokenize", "/detokenize"]);
 
 export const httpDefaults = {
     /** The RPC's one limit on a message (contract/limits.ts): what the WebSocket and the preload take, the API takes. */
@@ -74,6 +78,12 @@ export interface KvaultHttpServerOptions {
     readonly bodyTimeoutMs?: number;
     readonly idleTimeoutMs?: number;
     readonly maxConnections?: number;
+    /** Origins (`http(s)://host[:port]`) whose pages may call the API from a browser (corsPolicy.ts); none by default. */
+    readonly corsOrigins?: readonly string[];
+    /** Kvault's version, said by Ollama's /api/version beside the Ollama API version. */
+    readonly kvaultVersion?: string;
+    /** Where each API request's line goes (RequestLog.ts): stderr in headless mode, the developer panel; none when absent. */
+    readonly requestLog?: RequestLog;
     /** Called for each WebSocket upgrade on `/rpc` that passed the host and origin checks and carries a session cookie or the API key. */
     readonly onRpcUpgrade?: (request: IncomingMessage, socket: Duplex, head: Buffer) => void;
     /** Remote backends' models (`NAME/<model id>`), listed in `/v1/models` and forwarded to (host/http/gateway/). */
@@ -83,12 +93,13 @@ export interface KvaultHttpServerOptions {
 /**
  * Kvault's local HTTP server: the OpenAI-compatible API, `/metrics`, `/health`, the renderer and
  * the RPC WebSocket. Loopback by default; every request passes the Host check (no DNS rebinding),
- * no other origin is ever granted CORS, bodies are bounded in size and in time, connections are
+ * no other origin than those of `corsOrigins` (none by default) is granted CORS, bodies are bounded in size and in time, connections are
  * capped, and every chat has a time limit.
  */
 export class KvaultHttpServer {
     readonly #server: http.Server;
     readonly #httpStatusCounts: Record<string, number> = {};
+    readonly #embedCounts = { embedded: 0, embed_failed: 0 };
     #allowed = new Set<string>();
     #ownOrigins = new Set<string>();
     readonly #inFlight: InFlightLimit;
@@ -97,15 +108,20 @@ export class KvaultHttpServer {
     readonly #wasShed: (socket: Duplex) => boolean;
     /** What /v1/completions, /v1/embeddings and Ollama's /api/ share of the server, in-flight count included. */
     readonly #api: ApiContext;
+    readonly #cors: CorsPolicy;
 
     constructor(private readonly options: KvaultHttpServerOptions) {
         this.#inFlight = new InFlightLimit(options.maxInFlight ?? httpDefaults.maxInFlight);
+        this.#cors = new CorsPolicy(options.corsOrigins ?? []);
         this.#api = {
             engine: options.engine,
             modelId: () => this.#modelId(),
             requestTimeoutMs: options.requestTimeoutMs ?? httpDefaults.requestTimeoutMs,
             readBody: (request, response) => this.#readBody(request, response),
-            admit: () => this.#inFlight.admit()
+            admit: () => this.#inFlight.admit(),
+            countEmbed: (served) => void (served ? this.#embedCounts.embedded++ : this.#embedCounts.embed_failed++),
+            ...(options.modelFacts === undefined ? {} : { modelFacts: options.modelFacts }),
+            ...(options.kvaultVersion === undefined ? {} : { kvaultVersion: options.kvaultVersion })
         };
         const headersTimeoutMs = options.headersTimeoutMs ?? httpDefaults.headersTimeoutMs;
         const bodyTimeoutMs = options.bodyTimeoutMs ?? httpDefaults.bodyTimeoutMs;
@@ -196,11 +212,22 @@ export class KvaultHttpServer {
             const key = String(response.statusCode);
             this.#httpStatusCounts[key] = (this.#httpStatusCounts[key] ?? 0) + 1;
         });
+        this.#logWhenDone(request, response);
         setSecurityHeaders(response);
         try {
-            this.#checkBrowserRequest(request);
+            checkHost(request, this.#allowed);
             const url = parseRequestUrl(request);
+            // an origin on the allow-list may call the API; any other is refused, as is every origin outside the API
+            const corsOrigin = this.#cors.grantedOrigin(request, url.pathname);
+            if (corsOrigin === undefined) {
+                checkOrigin(request, this.#ownOrigins);
+            } else {
+                this.#cors.allow(response, corsOrigin);
+            }
             const route = `${request.method} ${url.pathname}`;
+            if (request.method === "OPTIONS" && corsOrigin !== undefined) {
+                return this.#cors.answerPreflight(response, corsOrigin);
+            }
             if (request.method === "OPTIONS") {
                 throw new OpenAiError(403, "Kvault grants no cross-origin access.", "permission_error", "cors_not_allowed");
             }
@@ -217,7 +244,7 @@ export class KvaultHttpServer {
                     identifyApiKey(request, this.options.apiKey, this.options.extraApiKeys)
                 );
             }
-            if (url.pathname === "/metrics" || url.pathname.startsWith("/v1/")) {
+            if (url.pathname === "/metrics" || url.pathname.startsWith("/v1/") || tokenizerRoutes.has(url.pathname)) {
                 // /metrics lists every workspace: the default key's alone. The API takes every key, each in its namespace.
                 const { keyId } = identifyApiKey(
                     request,
@@ -228,7 +255,10 @@ export class KvaultHttpServer {
                     return sendText(
                         response,
                         200,
-                        prometheusMetrics(await this.options.engine.call("snapshot", {}), { requests: this.#httpStatusCounts }),
+                        prometheusMetrics(await this.options.engine.call("snapshot", {}), {
+                            requests: this.#httpStatusCounts,
+                            embeds: this.#embedCounts
+                        }),
                         "text/plain; version=0.0.4; charset=utf-8"
                     );
                 }
@@ -247,13 +277,19 @@ export class KvaultHttpServer {
                     if ((await this.options.gateway?.chatCompletion(this.#api, body, request, response, keyId)) === true) {
                         return; // a backend's model (NAME/…), forwarded
                     }
-                    return await this.#chatCompletion(body, request, response, keyId);
+                    return await serveChatCompletion(this.#api, body, request, response, keyId);
                 }
                 if (route === "POST /v1/completions") {
                     return await serveCompletion(this.#api, request, response, keyId);
                 }
                 if (route === "POST /v1/embeddings") {
                     return await serveEmbeddings(this.#api, request, response);
+                }
+                if (route === "POST /tokenize") {
+                    return await serveTokenize(this.#api, request, response);
+                }
+                if (route === "POST /detokenize") {
+                    return await serveDetokenize(this.#api, request, response);
                 }
                 throw new OpenAiError(404, `Unknown endpoint ${request.method} ${url.pathname}.`, "not_found_error", "unknown_url");
             }
@@ -269,6 +305,33 @@ export class KvaultHttpServer {
                 response.end();
             }
         }
+    }
+
+    /** One line in the request log for an API request, once its answer is sent or its connection closed. */
+    #logWhenDone(request: IncomingMessage, response: ServerResponse): void {
+        const log = this.options.requestLog;
+        const pathname = (request.url ?? "").split("?")[0] ?? "";
+        if (log === undefined || !isCorsPath(pathname) || request.method === "OPTIONS") {
+            return;
+        }
+        const arrived = new Date();
+        const startedAt = performance.now();
+        response.once("close", () => {
+            const facts = requestNotes(response);
+            const status = response.headersSent ? response.statusCode : 0;
+            const outcome = facts.outcome ?? (!response.writableFinished ? "closed" : status < 400 ? "ok" : `http_${status}`);
+            log.add({
+                time: arrived.toISOString(),
+                endpoint: `${request.method} ${pathname.slice(0, 200)}`,
+                workspace: facts.workspace ?? null,
+                promptTokens: facts.promptTokens ?? null,
+                completionTokens: facts.completionTokens ?? null,
+                status,
+                outcome,
+                ms: Math.round(performance.now() - startedAt),
+                ...(facts.prompt === undefined ? {} : { prompt: facts.prompt })
+            });
+        });
     }
 
     /** The JSON body, bounded in bytes and in time (readBodyWithin). */
@@ -293,98 +356,5 @@ export class KvaultHttpServer {
             "model_not_found",
             "model"
         );
-    }
-
-    async #chatCompletion(raw: unknown, request: IncomingMessage, response: ServerResponse, keyId: string | undefined): Promise<void> {
-        const body = parseChatCompletion(raw);
-        if (body.model !== this.#modelId()) {
-            throw this.#unknownModel(body.model);
-        }
-        const header = request.headers["x-kvault-workspace"];
-        const named = (typeof header === "string" && header !== "" ? header : undefined) ?? body.user;
-        if (named !== undefined && named.length > 256) {
-            throw new OpenAiError(400, "The workspace name is longer than 256 characters.", "invalid_request_error", null, "user");
-        }
-        const release = this.#inFlight.admit();
-
-        // Without a workspace, each request is its own: no KV outlives it. With one, it is the key's.
-        const workspace = named !== undefined ? apiWorkspace(keyId, named) : `api-request:${crypto.randomUUID()}`;
-        const identity: CompletionIdentity = {
-            id: `chatcmpl-${crypto.randomUUID().replaceAll("-", "")}`,
-            created: Math.floor(Date.now() / 1000),
-            model: this.#modelId()
-        };
-        const controller = new AbortController();
-        const onClose = (): void => {
-            if (!response.writableFinished) {
-                controller.abort();
-            }
-        };
-        response.on("close", onClose);
-        const timeoutMs = this.options.requestTimeoutMs ?? httpDefaults.requestTimeoutMs;
-        let timedOut = false;
-        const timer = setTimeout(() => {
-            timedOut = true;
-            controller.abort();
-        }, timeoutMs);
-
-        const openStream = (): void => {
-            if (response.headersSent) {
-                return;
-            }
-            response.writeHead(200, {
-                "Content-Type": "text/event-stream; charset=utf-8",
-                "Cache-Control": "no-store",
-                Connection: "keep-alive"
-            });
-            writeEvent(response, chunkBody(identity, { role: "assistant", content: "" }, null));
-        };
-        try {
-            const result = await this.options.engine.chat(
-                { requestId: identity.id, workspace, messages: body.messages, sampling: body.sampling },
-                body.stream
-                    ? {
-                          onText: (text, logprobs) => {
-                              openStream();
-                              writeEvent(response, chunkBody(identity, { content: text }, null, logprobs));
-                          }
-                      }
-                    : {},
-                controller.signal
-            );
-            if (!body.stream) {
-                return sendJson(response, 200, completionBody(identity, result.text, result.finishReason, result.usage, result.logprobs));
-            }
-            openStream();
-            writeEvent(response, chunkBody(identity, {}, result.finishReason));
-            if (body.includeUsageInStream) {
-                writeEvent(response, usageChunkBody(identity, result.usage));
-            }
-            response.end("data: [DONE]\n\n");
-        } catch (error) {
-            const failure = timedOut
-                ? new OpenAiError(
-                      504,
-                      `The request ran longer than the limit of ${Math.round(timeoutMs / 1000)} s and was cancelled. Ask for fewer tokens or retry.`,
-                      "server_error",
-                      "request_timeout"
-                  )
-                : error instanceof OpenAiError
-                  ? error
-                  : fromEngineError(error);
-            if (!response.headersSent) {
-                sendError(response, failure);
-            } else if (!response.destroyed) {
-                // mid-stream: an error event and no [DONE]; never a completed stream
-                response.end(`data: ${JSON.stringify(failure.body())}\n\n`);
-            }
-        } finally {
-            clearTimeout(timer);
-            response.off("close", onClose);
-            release();
-            if (named === undefined) {
-                await this.options.engine.call("forgetWorkspace", { workspace }).catch(() => undefined);
-            }
-        }
     }
 }

@@ -30,24 +30,22 @@ export const servedChatFields = [
     "user",
     "response_format",
     "tool_choice",
-    "tools"
+    "tools",
+    "parallel_tool_calls"
 ] as const;
 
 /**
  * Fields OpenAI clients send that change nothing about the answer Kvault gives, so ignoring them
  * drops nothing a client relies on: bookkeeping for OpenAI's own storage, billing and abuse
- * tracking, and a tool setting that has no meaning without tools.
+ * tracking.
  */
-export const ignoredChatFields = [
-    "store",
-    "metadata",
-    "service_tier",
-    "prompt_cache_key",
-    "safety_identifier",
-    "parallel_tool_calls"
-] as const;
+export const ignoredChatFields = ["store", "metadata", "service_tier", "prompt_cache_key", "safety_identifier"] as const;
 
-/** Fields of a message Kvault serves; the others a client echoes back empty (null, []) are ignored, anything else is refused. */
+/**
+ * Fields of a message Kvault serves (besides an assistant's `tool_calls` and a tool message's
+ * `tool_call_id`, parseChatMessages.ts); the others a client echoes back empty (null, []) are
+ * ignored, anything else is refused.
+ */
 export const servedMessageFields = ["role", "content"] as const;
 const echoedMessageFields = new Set(["refusal", "annotations", "audio", "function_call", "tool_calls"]);
 
@@ -80,9 +78,9 @@ export function refuseUnservedChatFields(body: Record<string, unknown>): void {
 }
 
 /** Refuses a message field Kvault does not serve; an echoed empty one (`refusal: null`, `tool_calls: []`) is ignored. */
-export function refuseUnservedMessageFields(message: Record<string, unknown>, index: number): void {
+export function refuseUnservedMessageFields(message: Record<string, unknown>, index: number, servedForRole: readonly string[] = []): void {
     for (const [key, value] of Object.entries(message)) {
-        if ((servedMessageFields as readonly string[]).includes(key)) {
+        if ((servedMessageFields as readonly string[]).includes(key) || servedForRole.includes(key)) {
             continue;
         }
         const empty = value === null || value === undefined || (Array.isArray(value) && value.length === 0) || value === "";
@@ -90,7 +88,7 @@ export function refuseUnservedMessageFields(message: Record<string, unknown>, in
             continue;
         }
         throw invalidRequest(
-            `messages[${index}].${key} is not served by Kvault (a message is its role and its text content); leave it out.`,
+            `messages[${index}].${key} is not served by Kvault (a message is its role and its text content, with an assistant's tool_calls and a tool message's tool_call_id); leave it out.`,
             `messages[${index}].${key}`,
             "unsupported_parameter"
         );

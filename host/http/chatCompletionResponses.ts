@@ -1,4 +1,5 @@
 import type { FinishReason, TokenLogprob, TurnUsage } from "../../contract/engineProtocol.js";
+import type { ApiToolCall } from "./toolCallAnswers.js";
 
 export interface CompletionIdentity {
     readonly id: string;
@@ -38,9 +39,10 @@ export function logprobsBody(logprobs: readonly TokenLogprob[] | undefined): Rec
 export function completionBody(
     identity: CompletionIdentity,
     text: string,
-    finishReason: FinishReason,
+    finishReason: FinishReason | "tool_calls",
     usage: TurnUsage,
-    logprobs?: readonly TokenLogprob[]
+    logprobs?: readonly TokenLogprob[],
+    toolCalls?: readonly ApiToolCall[]
 ): Record<string, unknown> {
     return {
         id: identity.id,
@@ -50,7 +52,10 @@ export function completionBody(
         choices: [
             {
                 index: 0,
-                message: { role: "assistant", content: text, refusal: null },
+                message:
+                    toolCalls === undefined
+                        ? { role: "assistant", content: text, refusal: null }
+                        : { role: "assistant", content: null, refusal: null, tool_calls: toolCalls },
                 logprobs: logprobsBody(logprobs),
                 finish_reason: finishReason
             }
@@ -62,7 +67,7 @@ export function completionBody(
 export function chunkBody(
     identity: CompletionIdentity,
     delta: Record<string, unknown>,
-    finishReason: FinishReason | null,
+    finishReason: FinishReason | "tool_calls" | null,
     logprobs?: readonly TokenLogprob[]
 ): Record<string, unknown> {
     return {

@@ -1,5 +1,6 @@
 import type { ServerResponse } from "node:http";
 import type { OpenAiError } from "./OpenAiError.js";
+import { noteRequest } from "./RequestLog.js";
 
 /** The headers every response carries: no MIME sniffing, no Referer, and no page of another site may frame Kvault's (clickjacking). */
 export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
@@ -33,6 +34,7 @@ export function sendText(response: ServerResponse, status: number, text: string,
 
 /** The error in OpenAI's shape; a cancelled request (499, nginx's) travels as a 400. */
 export function sendError(response: ServerResponse, error: OpenAiError): void {
+    noteRequest(response, { outcome: error.code ?? error.type });
     if (error.retryAfterSeconds !== undefined) {
         response.setHeader("Retry-After", String(error.retryAfterSeconds));
     }

@@ -1,7 +1,14 @@
 import type { EngineSnapshot } from "../../contract/EngineSnapshot.js";
 
 /** The engine's counters in Prometheus text format 0.0.4. */
-export function prometheusMetrics(snapshot: EngineSnapshot, http: { readonly requests: Readonly<Record<string, number>> }): string {
+export function prometheusMetrics(
+    snapshot: EngineSnapshot,
+    http: {
+        readonly requests: Readonly<Record<string, number>>;
+        /** Embed calls the API served (`embedded`) and that failed (`embed_failed`): requests too, though not turns. */
+        readonly embeds?: Readonly<Record<"embedded" | "embed_failed", number>>;
+    }
+): string {
     const lines: string[] = [];
     const metric = (name: string, type: "gauge" | "counter", help: string, samples: readonly [labels: string, value: number][]): void => {
         lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
@@ -20,8 +27,11 @@ export function prometheusMetrics(snapshot: EngineSnapshot, http: { readonly req
     metric(
         "kvault_requests_total",
         "counter",
-        "Engine requests by outcome.",
-        Object.entries(counters.requests).map(([outcome, count]) => [`{outcome="${outcome}"}`, count])
+        "Engine requests by outcome; embeddings as embedded and embed_failed.",
+        [...Object.entries(counters.requests), ...Object.entries(http.embeds ?? {})].map(([outcome, count]) => [
+            `{outcome="${outcome}"}`,
+            count
+        ])
     );
     metric("kvault_integrity_failures_total", "counter", "Handoffs and swaps refused by a page integrity check.", [
         ["", counters.integrityFailures]

@@ -60,8 +60,11 @@ export function identifyApiKey(request: IncomingMessage, apiKey: string, extraKe
     return { keyId };
 }
 
+/** The key in `Authorization: Bearer <key>`, else in `X-Api-Key` (Anthropic-style clients send it there); the same keys either way. */
 function presentedKey(request: IncomingMessage): { given: Buffer; match: RegExpExecArray | null } {
-    const match = /^Bearer\s+(.+)$/i.exec(request.headers.authorization ?? "");
+    const bearer = /^Bearer\s+(.+)$/i.exec(request.headers.authorization ?? "");
+    const header = request.headers["x-api-key"];
+    const match = bearer ?? (typeof header === "string" && header.trim() !== "" ? /^(.+)$/.exec(header.trim()) : null);
     return { given: Buffer.from(match?.[1]?.trim() ?? ""), match };
 }
 
@@ -74,7 +77,7 @@ function keyRefused(match: RegExpExecArray | null): OpenAiError {
     return new OpenAiError(
         401,
         match === null
-            ? 'No API key given. Send it as "Authorization: Bearer <key>"; the key is printed when Kvault starts, or set with --api-key / KVAULT_API_KEY.'
+            ? 'No API key given. Send it as "Authorization: Bearer <key>" (or "X-Api-Key: <key>"); the key is printed when Kvault starts, or set with --api-key / KVAULT_API_KEY.'
             : "Incorrect API key: it is not one this server knows, or it was revoked. Use the key printed when Kvault started, the one set with --api-key / KVAULT_API_KEY, or one given with --extra-api-key.",
         "authentication_error",
         "invalid_api_key"

@@ -19,6 +19,7 @@ import { InvalidRequestError, KvaultError } from "../../engine/index.js";
 import { ModelCatalogue } from "../models/catalogue/ModelCatalogue.js";
 import { DEFAULT_HUGGING_FACE_URL, HUGGING_FACE_URL_VARIABLE, HuggingFaceClient } from "../models/catalogue/HuggingFaceClient.js";
 import { SettingsUnavailableError } from "../settings/settingsErrors.js";
+import type { RequestLog } from "../http/RequestLog.js";
 
 /** Who is calling: turns, cancels and an import in parts belong to their caller (a window, a WebSocket). */
 export interface CallContext {
@@ -59,6 +60,8 @@ export interface HostParts {
     readonly backends?: Backends;
     /** Kvault's own API (URL, key, model) for the leak probe, once it listens; undefined while it does not. */
     readonly ownApi?: () => OwnApi | undefined;
+    /** The local API's request log (host/http/RequestLog.ts), when the API is served; `requestLog` answers empty otherwise. */
+    readonly requestLog?: () => RequestLog | undefined;
 }
 
 /**
@@ -136,7 +139,8 @@ export function hostMethods(parts: HostParts): HostImplementations {
             return measureRemote(backend, meta.backend.model, workspace, messages, draft);
         },
         planLeakProbe: ({ target }) => probes.plan(target),
-        runLeakProbe: ({ target }) => probes.run(target)
+        runLeakProbe: ({ target }) => probes.run(target),
+        requestLog: ({ limit }) => parts.requestLog?.()?.recent(limit ?? 100) ?? []
     };
 }
 

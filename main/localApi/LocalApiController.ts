@@ -7,6 +7,7 @@ import type { ApiKeys } from "../../host/http/ApiKeys.js";
 import { KvaultHttpServer, type EngineHealth } from "../../host/http/KvaultHttpServer.js";
 import { toErrorAnswer } from "../../host/rpc/toErrorAnswer.js";
 import type { LocalApiSettings } from "../settings/AppSettings.js";
+import { RequestLog } from "../../host/http/RequestLog.js";
 
 /** The server could not listen (most often: the port is taken); it is not running. */
 export class LocalApiStartError extends KvaultError {
@@ -44,6 +45,8 @@ export class LocalApiController {
     #server: KvaultHttpServer | undefined;
     #running: { readonly port: number; readonly apiKey: string; readonly url: string } | undefined;
     #problem: EngineErrorPayload | null = null;
+    /** The API's request log for the developer panel (the RPC's requestLog); kept across restarts of the server, never the prompts. */
+    readonly requestLog = new RequestLog({ logPrompts: false });
 
     /** `target` resolves once the engine is ready; enabling waits for it. */
     constructor(
@@ -79,7 +82,8 @@ export class LocalApiController {
                 extraApiKeys,
                 apiKey: settings.apiKey,
                 host: LOCAL_API_HOST,
-                port: settings.port
+                port: settings.port,
+                requestLog: this.requestLog
             });
             const address = await server.listen().catch((error: unknown) => {
                 throw new LocalApiStartError(listenFailure(settings.port, error), { cause: error });

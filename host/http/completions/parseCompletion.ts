@@ -1,14 +1,14 @@
 import type { RawPrompt, SamplingParams } from "../../../contract/engineProtocol.js";
+import * as v from "valibot";
+import { optionalBooleanField, optionalIntegerField, optionalNumberField, readApiBody, readerField } from "../apiBodySchema.js";
 import {
     describe,
     isAbsent,
     optionalBoolean,
-    optionalInteger,
     optionalNumber,
     optionalSeed,
     optionalStop,
     refuseUnlessNeutral,
-    requiredString,
     strictObject
 } from "../bodyFields.js";
 import { turnLimits } from "../../../contract/limits.js";
@@ -49,25 +49,63 @@ const served = [
     "logit_bias"
 ] as const;
 
+const modelRequired = "model is required: use the id from GET /v1/models.";
+const userMessage = "user must be a string of at most 256 characters.";
+
+/** n and best_of: 1 (or absent); more is refused, one completion per request. */
+const oneChoiceField = (name: "n" | "best_of") =>
+    v.pipe(
+        optionalIntegerField(name, 1, 128, { got: true }),
+        v.check(
+            (count) => count === undefined || count === null || count === 1,
+            (issue) => `${name} is ${String(issue.input)}; Kvault generates one completion per request (${name} = 1).`
+        )
+    );
+
+/** The body's schema, its fields in the order they are checked; a key it does not list is refused (the key check runs first). */
+const completionSchema = v.strictObject(
+    {
+        model: v.optional(v.pipe(v.string(modelRequired), v.nonEmpty(modelRequired))),
+        prompt: v.optional(readerField(parsePrompt)),
+        suffix: v.optional(
+            readerField((value) =>
+                refuseUnlessNeutral(value, "suffix", (given) => given === "", "Kvault does not fill in the middle; leave suffix out.")
+            )
+        ),
+        n: oneChoiceField("n"),
+        best_of: oneChoiceField("best_of"),
+        echo: optionalBooleanField("echo"),
+        logprobs: optionalIntegerField("logprobs", 0, 20, { got: true }),
+        stream: optionalBooleanField("stream"),
+        stream_options: v.optional(readerField(readStreamOptions)),
+        user: v.nullish(v.pipe(v.string(userMessage), v.maxLength(256, userMessage))),
+        temperature: optionalNumberField("temperature", 0, 2, { got: true }),
+        top_p: optionalNumberField("top_p", 0, 1, { got: true }),
+        seed: v.optional(readerField((value) => optionalSeed(value, "seed"))),
+        max_tokens: optionalIntegerField("max_tokens", 1, 1_048_576, { got: true }),
+        stop: v.optional(readerField((value) => optionalStop(value, "stop", 4))),
+        presence_penalty: optionalNumberField("presence_penalty", -2, 2, { got: true }),
+        frequency_penalty: optionalNumberField("frequency_penalty", -2, 2, { got: true }),
+        logit_bias: v.optional(readerField(parseLogitBias))
+    },
+    (issue) => `${String(issue.input)} is not a field Kvault serves here; leave it out.`
+);
+
 /**
- * Validates a completions body field by field; every problem is a 400 naming the field, and every
+ * Validates a completions body by its schema; every problem is a 400 naming the field, and every
  * field is either served or refused by name: `suffix` (no fill-in-the-middle), `n` and `best_of`
  * above 1 (one choice per request), several prompts.
  */
 export function parseCompletion(body: unknown): CompletionRequest {
-    const input = strictObject(body, served, "The request body");
-    const model = requiredString(input.model, "model", "use the id from GET /v1/models");
-    const prompt = parsePrompt(input.prompt);
-
-    refuseUnlessNeutral(input.suffix, "suffix", (value) => value === "", "Kvault does not fill in the middle; leave suffix out.");
-    for (const name of ["n", "best_of"] as const) {
-        const count = optionalInteger(input[name], name, 1, 128);
-        if (count !== undefined && count !== 1) {
-            throw invalidRequest(`${name} is ${count}; Kvault generates one completion per request (${name} = 1).`, name);
-        }
+    // the unknown key's refusal first, with the list of what is served
+    strictObject(body, served, "The request body");
+    const input = readApiBody(completionSchema, body, { unlistedCode: null });
+    if (input.model === undefined) {
+        throw invalidRequest(modelRequired, "model");
     }
-    const echo = optionalBoolean(input.echo, "echo") ?? false;
-    const logprobs = optionalInteger(input.logprobs, "logprobs", 0, 20);
+    const prompt = input.prompt ?? parsePrompt(undefined);
+    const echo = input.echo ?? false;
+    const logprobs = input.logprobs ?? undefined;
     if (echo && "tokens" in prompt) {
         throw invalidRequest("echo is served for a text prompt only: send the prompt as text, or leave echo out.", "echo");
     }
@@ -77,41 +115,34 @@ export function parseCompletion(body: unknown): CompletionRequest {
             "echo"
         );
     }
-
-    const stream = optionalBoolean(input.stream, "stream") ?? false;
-    let includeUsageInStream = false;
-    if (!isAbsent(input.stream_options)) {
-        const options = strictObject(input.stream_options, ["include_usage"], "stream_options", "stream_options.");
-        includeUsageInStream = optionalBoolean(options.include_usage, "stream_options.include_usage") ?? false;
-    }
-
-    let user: string | undefined;
-    if (!isAbsent(input.user)) {
-        if (typeof input.user !== "string" || input.user.length > 256) {
-            throw invalidRequest("user must be a string of at most 256 characters.", "user");
-        }
-        user = input.user === "" ? undefined : input.user;
-    }
-
     return {
-        model,
+        model: input.model,
         prompt,
         echo,
-        stream,
-        includeUsageInStream,
+        stream: input.stream ?? false,
+        includeUsageInStream: input.stream_options ?? false,
         sampling: {
-            temperature: optionalNumber(input.temperature, "temperature", 0, 2) ?? 1,
-            topP: optionalNumber(input.top_p, "top_p", 0, 1),
-            seed: optionalSeed(input.seed, "seed"),
-            maxTokens: optionalInteger(input.max_tokens, "max_tokens", 1, 1_048_576) ?? DEFAULT_COMPLETION_TOKENS,
-            stop: optionalStop(input.stop, "stop", 4),
-            presencePenalty: optionalNumber(input.presence_penalty, "presence_penalty", -2, 2),
-            frequencyPenalty: optionalNumber(input.frequency_penalty, "frequency_penalty", -2, 2),
-            tokenBias: parseLogitBias(input.logit_bias),
+            temperature: input.temperature ?? 1,
+            topP: input.top_p ?? undefined,
+            seed: input.seed,
+            maxTokens: input.max_tokens ?? DEFAULT_COMPLETION_TOKENS,
+            stop: input.stop,
+            presencePenalty: input.presence_penalty ?? undefined,
+            frequencyPenalty: input.frequency_penalty ?? undefined,
+            tokenBias: input.logit_bias,
             ...(logprobs === undefined ? {} : { logprobs: { top: logprobs } })
         },
-        user
+        user: typeof input.user === "string" && input.user !== "" ? input.user : undefined
     };
+}
+
+/** `stream_options`: include_usage, and no other option. */
+function readStreamOptions(value: unknown): boolean {
+    if (isAbsent(value)) {
+        return false;
+    }
+    const options = strictObject(value, ["include_usage"], "stream_options", "stream_options.");
+    return optionalBoolean(options.include_usage, "stream_options.include_usage") ?? false;
 }
 
 /** OpenAI's `logit_bias`: token id (as a string key) → bias from -100 to 100, at most turnLimits.maxTokenBiases entries. */

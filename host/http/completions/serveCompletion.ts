@@ -4,6 +4,7 @@ import { namedWorkspace, runApiTurn, unknownModel, type ApiContext } from "../Ap
 import type { CompletionIdentity } from "../chatCompletionResponses.js";
 import { sendJson, sendError, writeEvent } from "../httpResponses.js";
 import { fromEngineError, OpenAiError } from "../OpenAiError.js";
+import { noteRequest } from "../RequestLog.js";
 import { legacyLogprobsBody, textCompletionBody, textUsageChunkBody } from "./completionBodies.js";
 import { parseCompletion } from "./parseCompletion.js";
 
@@ -90,6 +91,7 @@ export async function serveCompletion(
         if (!response.headersSent) {
             sendError(response, failure);
         } else if (!response.destroyed) {
+            noteRequest(response, { outcome: failure.code ?? failure.type });
             response.end(`data: ${JSON.stringify(failure.body())}\n\n`);
         }
     }

@@ -1,6 +1,8 @@
 import { embeddingLimits } from "../../../contract/rpc/rpcSpec.js";
 import { turnLimits } from "../../../contract/limits.js";
-import { describe, isAbsent, optionalInteger, requiredString, strictObject } from "../bodyFields.js";
+import * as v from "valibot";
+import { optionalIntegerField, readApiBody, readerField } from "../apiBodySchema.js";
+import { describe, strictObject } from "../bodyFields.js";
 import { invalidRequest } from "../OpenAiError.js";
 
 export type EmbeddingInput = string | readonly number[];
@@ -15,26 +17,41 @@ export interface EmbeddingsRequest {
     readonly user?: string;
 }
 
+const servedFields = ["model", "input", "encoding_format", "dimensions", "user"];
+const modelRequired = "model is required: use the id from GET /v1/models.";
+const userMessage = "user must be a string of at most 256 characters.";
+
+/** The body's schema: each field's rule; a key it does not list is refused (strictBody checks the keys first). */
+const embeddingsSchema = v.strictObject(
+    {
+        model: v.optional(v.pipe(v.string(modelRequired), v.nonEmpty(modelRequired))),
+        encoding_format: v.nullish(
+            v.picklist(["float", "base64"], (issue) => `encoding_format must be "float" or "base64"; got ${describe(issue.input)}.`)
+        ),
+        user: v.nullish(v.pipe(v.string(userMessage), v.maxLength(256, userMessage))),
+        input: v.optional(readerField((value) => parseInputs(value, "input"))),
+        dimensions: optionalIntegerField("dimensions", 1, 1_000_000, { got: true })
+    },
+    (issue) => `${String(issue.input)} is not a field Kvault serves here; leave it out.`
+);
+
 /**
- * Validates an embeddings body: `input` a string, a list of strings, a list of token ids or a list
- * of lists of them (at most embeddingLimits.maxInputs), `encoding_format` float or base64,
- * `dimensions` (refused later unless it is the model's); any other field is refused by name.
+ * Validates an embeddings body by its schema: `input` a string, a list of strings, a list of token
+ * ids or a list of lists of them (at most embeddingLimits.maxInputs), `encoding_format` float or
+ * base64, `dimensions` (refused later unless it is the model's); any other field is refused by name.
  */
 export function parseEmbeddings(body: unknown): EmbeddingsRequest {
-    const input = strictObject(body, ["model", "input", "encoding_format", "dimensions", "user"], "The request body");
-    const model = requiredString(input.model, "model", "use the id from GET /v1/models");
-    const encoding = isAbsent(input.encoding_format) ? "float" : input.encoding_format;
-    if (encoding !== "float" && encoding !== "base64") {
-        throw invalidRequest(`encoding_format must be "float" or "base64"; got ${describe(encoding)}.`, "encoding_format");
-    }
-    if (!isAbsent(input.user) && (typeof input.user !== "string" || input.user.length > 256)) {
-        throw invalidRequest("user must be a string of at most 256 characters.", "user");
+    // the unknown key's refusal first, with the list of what is served (as every endpoint but chat words it)
+    strictObject(body, servedFields, "The request body");
+    const input = readApiBody(embeddingsSchema, body, { unlistedCode: null });
+    if (input.model === undefined) {
+        throw invalidRequest(modelRequired, "model");
     }
     return {
-        model,
-        inputs: parseInputs(input.input, "input"),
-        encoding,
-        ...(isAbsent(input.dimensions) ? {} : { dimensions: optionalInteger(input.dimensions, "dimensions", 1, 1_000_000) }),
+        model: input.model,
+        inputs: input.input ?? parseInputs(undefined, "input"),
+        encoding: input.encoding_format ?? "float",
+        ...(input.dimensions === undefined || input.dimensions === null ? {} : { dimensions: input.dimensions }),
         ...(typeof input.user === "string" && input.user !== "" ? { user: input.user } : {})
     };
 }

@@ -21,7 +21,7 @@ export async function serveEmbeddings(context: ApiContext, request: IncomingMess
             "dimensions"
         );
     }
-    const result = await runApiEmbed(context, body.inputs);
+    const result = await runApiEmbed(context, body.inputs, response);
     const numTokens = result.numTokens.reduce((sum, count) => sum + count, 0);
     return sendJson(response, 200, {
         object: "list",

@@ -27,11 +27,18 @@ export async function serveOllama(
         const { keyId } = identify();
         switch (route) {
             case "GET /api/version":
-                return sendJson(response, 200, { version: OLLAMA_API_VERSION });
+                // Ollama's shape: `version` is the Ollama API version whose shapes Kvault follows (clients gate features on it);
+                // Kvault's own version is beside it
+                return sendJson(response, 200, {
+                    version: OLLAMA_API_VERSION,
+                    ...(context.kvaultVersion === undefined ? {} : { kvault_version: context.kvaultVersion })
+                });
             case "GET /api/tags":
-                return sendJson(response, 200, { models: [await ollamaModelEntry(context.modelId(), context.engine.info)] });
+                return sendJson(response, 200, {
+                    models: [await ollamaModelEntry(context.modelId(), context.engine.info, context.modelFacts)]
+                });
             case "GET /api/ps": {
-                const entry = await ollamaModelEntry(context.modelId(), context.engine.info);
+                const entry = await ollamaModelEntry(context.modelId(), context.engine.info, context.modelFacts);
                 // loaded until the server stops or the model is switched: keep_alive does not unload it
                 const gpu = !context.engine.info.backend.startsWith("cpu");
                 return sendJson(response, 200, {
@@ -40,7 +47,7 @@ export async function serveOllama(
             }
             case "POST /api/show": {
                 checkModel(context, parseOllamaShow(await context.readBody(request, response)));
-                return sendJson(response, 200, await ollamaShowBody(context.modelId(), context.engine.info));
+                return sendJson(response, 200, await ollamaShowBody(context.modelId(), context.engine.info, context.modelFacts));
             }
             case "POST /api/chat": {
                 const body = parseOllamaChat(await context.readBody(request, response), context.engine.info.window.limit);
@@ -67,7 +74,7 @@ export async function serveOllama(
                         "dimensions"
                     );
                 }
-                const result = await runApiEmbed(context, body.inputs);
+                const result = await runApiEmbed(context, body.inputs, response);
                 if (legacy) {
                     return sendJson(response, 200, { embedding: result.embeddings[0] });
                 }

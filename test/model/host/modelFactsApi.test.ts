@@ -1,10 +1,12 @@
 import os from "node:os";
+import { Ollama } from "ollama";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { localEngine } from "../../../engine/process/localEngine.js";
 import { EngineService } from "../../../engine/service/EngineService.js";
 import { modelPresets } from "../../../engine/model/modelPresets.js";
 import { KvaultHttpServer } from "../../../host/http/KvaultHttpServer.js";
+import { parameterSize } from "../../../host/http/ollama/ollamaModel.js";
 import { inspectModelFile } from "../../../host/models/inspectModelFile.js";
 import { modelFactsCache } from "../../../host/models/modelFactsCache.js";
 import { tinyEngineConfig } from "../../support/engineFixtures.js";
@@ -43,7 +45,8 @@ describe("/v1/models and /v1/models/{id} report the loaded model's facts, throug
             host: "127.0.0.1",
             port: 0,
             modelId: "tiny",
-            modelFacts: facts
+            modelFacts: facts,
+            kvaultVersion: "9.8.7"
         });
         url = (await server.listen()).url;
     });
@@ -115,5 +118,17 @@ describe("/v1/models and /v1/models/{id} report the loaded model's facts, throug
         expect(model.max_model_len).toBe(256);
         const page = await client.models.list();
         expect(page.data.map((entry) => entry.id)).toEqual(["tiny"]);
+    });
+
+    it("gives Ollama's details from the same facts, and Kvault's version beside the Ollama API's", async () => {
+        const ollama = new Ollama({ host: url, headers: { Authorization: `Bearer ${API_KEY}` } });
+        const { models } = await ollama.list();
+        const entry = (await (await get("/v1/models/tiny")).json()) as { kvault: { parameters: number } };
+        expect(models[0]!.details).toMatchObject({ family: "llama", families: ["llama"], quantization_level: "F16" });
+        expect(models[0]!.details.parameter_size).toBe(parameterSize(entry.kvault.parameters));
+        expect((await ollama.show({ model: "tiny" })).details.family).toBe("llama");
+        const version = (await (await get("/api/version")).json()) as { version: string; kvault_version?: string };
+        expect(version.version).toMatch(/^\d+\.\d+\.\d+$/);
+        expect(version.kvault_version).toBe("9.8.7");
     });
 });

@@ -70,7 +70,11 @@ function handPicked(): unknown[] {
         { type: "chat", request: { ...(validChat("hand-12").request as object), sampling: nested(500) } },
         { type: "chat", request: nested(1_000) },
         // unknown fields are dropped, and the command runs
-        { ...validChat("hand-13"), extra: nested(50), request: { ...(validChat("hand-13").request as object), tools: [{ name: "rm" }] } },
+        {
+            ...validChat("hand-13"),
+            extra: nested(50),
+            request: { ...(validChat("hand-13").request as object), functions: [{ name: "rm" }] }
+        },
         // calls: an envelope the engine cannot read is answered by callId, or dropped when that cannot be read either;
         // params the host never checked (a host bug) cost an answer with an error, never the process
         call("hand-m1", "measure", undefined),

@@ -153,7 +153,10 @@ describe("the RPC spec accepts every well-formed call", () => {
             listBackends: {},
             measureRemote: { workspace: "ui-1", messages: [], draft: "Hi" },
             planLeakProbe: { target: "kvault" },
-            runLeakProbe: { target: "gpu/m" }
+            runLeakProbe: { target: "gpu/m" },
+            tokenize: { content: "Hi", addSpecial: true, withPieces: false },
+            detokenize: { tokens: [1, 2, 3] },
+            requestLog: { limit: 50 }
         };
         for (const method of rpcMethods) {
             expect(accepted(method, good[method]).method).toBe(method);
@@ -361,7 +364,9 @@ describe("the RPC spec's table", () => {
             "runCanary",
             "embed",
             "ping",
-            "resourceUse"
+            "resourceUse",
+            "tokenize",
+            "detokenize"
         ]);
         expect(Object.fromEntries(engineMethods.map((method) => [method, rpcSpec[method].timeoutMs]))).toEqual({
             measure: 30_000,
@@ -375,7 +380,9 @@ describe("the RPC spec's table", () => {
             runCanary: 600_000,
             embed: 120_000,
             ping: 30_000,
-            resourceUse: 30_000
+            resourceUse: 30_000,
+            tokenize: 30_000,
+            detokenize: 30_000
         });
         expect(callTimeouts).toEqual({ quickMs: 30_000, longMs: 120_000, canaryMs: 600_000 });
         for (const method of rpcMethods.filter((name) => rpcSpec[name].serve === "host")) {

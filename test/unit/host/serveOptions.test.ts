@@ -52,7 +52,11 @@ describe("parseServeOptions", () => {
                 "alice=alice-key-1",
                 "--extra-api-key=bob_2=bob.key-2",
                 "--backend",
-                "gpu=http://127.0.0.1:8000/v1,key-env=GPU_KEY,model=m/1"
+                "gpu=http://127.0.0.1:8000/v1,key-env=GPU_KEY,model=m/1",
+                "--cors-origin",
+                "http://App.example:8000/",
+                "--cors-origin=https://b.example",
+                "--log-prompts"
             ],
             { GPU_KEY: "gpu-secret" }
         );
@@ -89,7 +93,9 @@ describe("parseServeOptions", () => {
                     model: "m/1",
                     remote: false
                 }
-            ]
+            ],
+            corsOrigins: ["http://app.example:8000", "https://b.example"],
+            logPrompts: true
         });
     });
 
@@ -121,6 +127,7 @@ describe("parseServeOptions", () => {
         [["--extra-api-key", "alice=short"], /--extra-api-key "alice=short" is not ID=KEY/],
         [["--extra-api-key", "a=key-number-1", "--extra-api-key", "a=key-number-2"], /the id "a" is given twice/],
         [["--api-key", "key-number-1", "--extra-api-key", "a=key-number-1"], /the key for "a" is the same as another key/],
+        [["--cors-origin", "http://a.example/app"], /--cors-origin "http:\/\/a.example\/app" is not an origin/],
         [["--bogus"], /Unknown option "--bogus"/],
         [["--port"], /--port needs a value/],
         [["--port", "70000"], /--port is "70000"; it must be a whole number from 0 to 65,535/],

@@ -80,6 +80,14 @@ class FakeEngine implements ServedEngine {
         throw new Error("embed exploded");
     }
 
+    tokenize(): never {
+        throw new Error("tokenize exploded");
+    }
+
+    detokenize(): never {
+        throw new Error("detokenize exploded");
+    }
+
     runDrill(id: string): Promise<DrillReport> {
         if (id !== "flipped-byte") {
             throw new UnknownDrillError(`There is no drill "${id}".`);
@@ -175,7 +183,7 @@ describe("EngineCommandServer", () => {
                 error: {
                     code: "invalid_request",
                     message:
-                        'The call\'s method is "inspectModel"; the engine serves measure, snapshot, forgetWorkspace, audit, replayableTurns, replay, listDrills, runDrill, runCanary, embed, ping, resourceUse.'
+                        'The call\'s method is "inspectModel"; the engine serves measure, snapshot, forgetWorkspace, audit, replayableTurns, replay, listDrills, runDrill, runCanary, embed, ping, resourceUse, tokenize, detokenize.'
                 }
             },
             { type: "answer", callId: "c1", error: { code: "engine_internal_error", message: expect.stringMatching(/measure exploded/) } },

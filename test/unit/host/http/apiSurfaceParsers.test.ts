@@ -3,6 +3,7 @@ import { parseCompletion } from "../../../../host/http/completions/parseCompleti
 import { encodeFloat32 } from "../../../../host/http/embeddings/serveEmbeddings.js";
 import { parseEmbeddings } from "../../../../host/http/embeddings/parseEmbeddings.js";
 import { OpenAiError } from "../../../../host/http/OpenAiError.js";
+import { parameterSize, quantizationLevel } from "../../../../host/http/ollama/ollamaModel.js";
 import { parseOllamaOptions } from "../../../../host/http/ollama/parseOllamaOptions.js";
 import { parseOllamaChat, parseOllamaGenerate } from "../../../../host/http/ollama/parseOllamaRequests.js";
 
@@ -52,6 +53,20 @@ describe("parseCompletion", () => {
     ])("refuses %s by name", (_, body, param) => {
         expect(refused(() => parseCompletion({ model: "m", ...body })).param).toBe(param);
     });
+
+    it("says what a field must be, as before its schema", () => {
+        expect(refused(() => parseCompletion({ model: "m", prompt: "a", temperature: 3 })).message).toBe(
+            "temperature must be a number from 0 to 2; got 3."
+        );
+        expect(refused(() => parseCompletion({ model: "m", prompt: "a", n: 2 })).message).toBe(
+            "n is 2; Kvault generates one completion per request (n = 1)."
+        );
+        expect(refused(() => parseCompletion({ prompt: "a" }))).toEqual({
+            param: "model",
+            message: "model is required: use the id from GET /v1/models."
+        });
+        expect(refused(() => parseCompletion({ model: "m" })).param).toBe("prompt");
+    });
 });
 
 describe("parseEmbeddings", () => {
@@ -65,6 +80,18 @@ describe("parseEmbeddings", () => {
         expect(refused(() => parseEmbeddings({ model: "m", input: "" })).param).toBe("input");
         expect(refused(() => parseEmbeddings({ model: "m", input: "a", encoding_format: "int8" })).param).toBe("encoding_format");
         expect(refused(() => parseEmbeddings({ model: "m", input: "a", truncate: true })).param).toBe("truncate");
+        expect(refused(() => parseEmbeddings({ input: "a" }))).toEqual({
+            param: "model",
+            message: "model is required: use the id from GET /v1/models."
+        });
+        expect(refused(() => parseEmbeddings({ model: "m" })).param).toBe("input");
+        expect(refused(() => parseEmbeddings({ model: "m", input: "a", dimensions: 1.5 }))).toEqual({
+            param: "dimensions",
+            message: "dimensions must be a whole number; got 1.5."
+        });
+        expect(refused(() => parseEmbeddings({ model: "m", input: "a", encoding_format: "int8" })).message).toBe(
+            'encoding_format must be "float" or "base64"; got "int8".'
+        );
         expect(refused(() => parseEmbeddings({ model: "m", input: new Array(2_049).fill("a") })).message).toMatch(
             /2,049 inputs; .* at most 2,048/
         );
@@ -132,5 +159,15 @@ describe("Ollama's requests", () => {
         ]);
         expect(parseOllamaGenerate({ model: "m", prompt: "Hi", raw: true }, 256).prompt).toEqual({ text: "Hi" });
         expect(parseOllamaGenerate({ model: "m" }, 256).loadOnly).toBe(true);
+    });
+});
+
+describe("Ollama's model details", () => {
+    it("says parameters and quantisation as Ollama does", () => {
+        expect(parameterSize(7_615_616_512)).toBe("7.6B");
+        expect(parameterSize(134_515_008)).toBe("134.5M");
+        expect(parameterSize(427_264)).toBe("427.3K");
+        expect(quantizationLevel("MOSTLY_Q4_K_M")).toBe("Q4_K_M");
+        expect(quantizationLevel("ALL_F32")).toBe("F32");
     });
 });

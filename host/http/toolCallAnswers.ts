@@ -1,0 +1,61 @@
+// An answer read as tool calls: under a required tool choice the grammar made it
+// `[{"name", "arguments"}]`; under "auto" the same shape (a list, or one object) is a call when it
+// names one of the tools, and anything else is text. Served as OpenAI's `tool_calls`.
+import crypto from "node:crypto";
+import type { FinishReason } from "../../contract/engineProtocol.js";
+import { isRecord } from "../../contract/rpc/fieldSchemas.js";
+import type { ToolUse } from "./readTools.js";
+
+/** OpenAI's `tool_calls` entry; `arguments` is JSON text. */
+export interface ApiToolCall {
+    readonly id: string;
+    readonly type: "function";
+    readonly function: { readonly name: string; readonly arguments: string };
+}
+
+/** The answer's calls, or undefined when it is text (or a call cut short by max_tokens: it is served as the text it is). */
+export function readToolCallAnswer(text: string, use: ToolUse, finishReason: FinishReason): ApiToolCall[] | undefined {
+    if (finishReason === "length") {
+        return undefined;
+    }
+    let value: unknown;
+    try {
+        value = JSON.parse(text);
+    } catch {
+        return undefined;
+    }
+    const items = Array.isArray(value) ? value : [value];
+    const names = new Set(use.tools.map((tool) => tool.name));
+    const calls: ApiToolCall[] = [];
+    for (const item of items) {
+        if (!isRecord(item) || typeof item.name !== "string" || !names.has(item.name) || !isRecord(item.arguments)) {
+            return undefined;
+        }
+        calls.push({
+            id: `call_${crypto.randomUUID().replaceAll("-", "").slice(0, 24)}`,
+            type: "function",
+            function: { name: item.name, arguments: JSON.stringify(item.arguments) }
+        });
+    }
+    return calls.length === 0 || (!use.parallel && calls.length > 1) ? undefined : calls;
+}
+
+/**
+ * Whether streamed text may still turn out to be a call, so it is held back rather than sent as
+ * content: always under a required choice; under "auto" while it is blank or starts as JSON does.
+ */
+export function mayBeToolCall(textSoFar: string, use: ToolUse): boolean {
+    if (use.choice !== "auto") {
+        return true;
+    }
+    const start = textSoFar.trimStart();
+    return start === "" || start.startsWith("{") || start.startsWith("[");
+}
+
+/** The deltas of streamed calls in OpenAI's shape: each call's id and name, then its arguments. */
+export function toolCallDeltas(calls: readonly ApiToolCall[]): Record<string, unknown>[] {
+    return calls.flatMap((call, index) => [
+        { tool_calls: [{ index, id: call.id, type: "function", function: { name: call.function.name, arguments: "" } }] },
+        { tool_calls: [{ index, function: { arguments: call.function.arguments } }] }
+    ]);
+}
