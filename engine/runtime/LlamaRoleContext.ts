@@ -1,7 +1,7 @@
 import type { LlamaContext, LlamaContextSequence, LlamaModel, Token } from "node-llama-cpp";
 import { invariant } from "../core/invariant.js";
 import { parseSequenceState, type ParsedSequenceState } from "../codec/parseSequenceState.js";
-import { sequenceStateBytes } from "../codec/statePages.js";
+import { sequenceStateBytes, type StateChunks } from "../codec/statePages.js";
 import { StateFormatError } from "../codec/codecErrors.js";
 import type { KvLayout } from "../codec/KvLayout.js";
 import { kvCacheTypeTraits, type KvCacheType } from "../codec/kvCacheTypes.js";
@@ -197,12 +197,13 @@ export class LlamaRoleContext implements RoleContext {
      * done before this call. Throws `StateDirectoryFullError` or `StateDirectoryUnwritableError`
      * when the state file cannot be written, having loaded nothing.
      */
-    async importState(slot: SequenceSlot, state: Buffer, label: string): Promise<void> {
+    async importState(slot: SequenceSlot, state: Buffer | StateChunks, label: string): Promise<void> {
         const own = this.#own(slot, "loaded");
-        this.stateDirectory.ensureRoom(state.length);
+        const { chunks, numBytes } = Buffer.isBuffer(state) ? { chunks: [state], numBytes: state.length } : state;
+        this.stateDirectory.ensureRoom(numBytes);
         const filePath = this.stateDirectory.nextFilePath(label);
         try {
-            this.stateDirectory.writeExclusive(filePath, state);
+            this.stateDirectory.writeExclusive(filePath, chunks, numBytes);
             await own.sequence.loadStateFromFile(filePath, { acceptRisk: true });
         } finally {
             this.stateDirectory.remove(filePath);
