@@ -1,4 +1,4 @@
-import type { LlamaContext, LlamaContextSequence, LlamaModel, Token } from "node-llama-cpp";
+import { InputLookupTokenPredictor, type LlamaContext, type LlamaContextSequence, type LlamaModel, type Token } from "node-llama-cpp";
 import { invariant } from "../core/invariant.js";
 import { parseSequenceState, type ParsedSequenceState } from "../codec/parseSequenceState.js";
 import { sequenceStateBytes, type StateChunks } from "../codec/statePages.js";
@@ -22,6 +22,12 @@ export interface RoleContextOptions {
     /** K and V both, F16 when absent; the layout measured from the probe state shows what llama.cpp made of it. */
     readonly kvCacheType?: KvCacheType;
     readonly threads?: number;
+    /**
+     * Speculative decoding in every sequence: "input-lookup" drafts the next tokens from where the
+     * latest ones occur in the sequence's own tokens (a chat that quotes its context), and one
+     * decode step verifies them all; greedy output is the same token for token. Off when absent.
+     */
+    readonly speculation?: "input-lookup";
 }
 
 /**
@@ -97,7 +103,8 @@ export class LlamaRoleContext implements RoleContext {
         try {
             const slots: LlamaSequenceSlot[] = [];
             for (let i = 0; i < options.numSequences; i++) {
-                slots.push(new LlamaSequenceSlot(context.getSequence({ contextShift: refuseContextShift }), i));
+                const tokenPredictor = options.speculation === "input-lookup" ? new InputLookupTokenPredictor() : undefined;
+                slots.push(new LlamaSequenceSlot(context.getSequence({ contextShift: refuseContextShift, tokenPredictor }), i));
             }
 
             // Measure the layout from a real state of this context: a few tokens, saved and parsed.
