@@ -61,6 +61,11 @@ export interface EngineConfig {
      */
     readonly kvCacheType: KvCacheType;
     readonly batchSize?: number;
+    /**
+     * Speculative decoding in the decode sequences: "input-lookup" drafts tokens from the
+     * sequence's own tokens and verifies them in one step (same greedy output); off when absent.
+     */
+    readonly speculation?: "input-lookup";
     /** A window above what the contexts and pool can hold is clamped and reported, or refused at start. */
     readonly onWindowAboveCapacity: "clamp" | "refuse";
     readonly gpu: "auto" | false;
@@ -126,6 +131,9 @@ export function resolveEngineConfig(input: EngineConfigInput): EngineConfig {
     }
     if (config.mode !== "split" && config.mode !== "unified") {
         throw new EngineConfigError(`mode is "${String(config.mode)}"; use "split" or "unified".`);
+    }
+    if (config.speculation !== undefined && config.speculation !== "input-lookup") {
+        throw new EngineConfigError(`speculation is "${String(config.speculation)}"; use "input-lookup", or leave it out for none.`);
     }
     if (!isKvCacheType(config.kvCacheType)) {
         throw new EngineConfigError(`kvCacheType is "${String(config.kvCacheType)}"; use one of ${kvCacheTypes.join(", ")}.`);

@@ -80,6 +80,7 @@ export async function startEngineParts(input: EngineConfigInput, options: Engine
                 model,
                 {
                     ...options,
+                    speculation: options.role === "prefill" ? undefined : config.speculation, // prefill never samples
                     batchSize: config.batchSize,
                     flashAttention: config.flashAttention,
                     kvCacheType: config.kvCacheType,

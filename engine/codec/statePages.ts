@@ -62,7 +62,13 @@ export interface PageBlockAccess {
     /** Pages available, in token order. */
     readonly numPages: number;
     write(pageIndex: number, pageOffset: number, bytes: Uint8Array): void;
+    /** A copy of the bytes. */
     read(pageIndex: number, pageOffset: number, numBytes: number): Uint8Array;
+    /**
+     * The bytes themselves, no copy: valid only while the caller holds the pages (its read
+     * leases), and never kept past that, since a page's next owner writes the same memory.
+     */
+    view(pageIndex: number, pageOffset: number, numBytes: number): Uint8Array;
 }
 
 /** Page access over plain buffers, each `pageTokens × bytesPerToken` bytes. */
@@ -72,7 +78,8 @@ export function bufferPageAccess(pages: readonly Buffer[]): PageBlockAccess {
         write: (pageIndex, pageOffset, bytes) => {
             pages[pageIndex]!.set(bytes, pageOffset);
         },
-        read: (pageIndex, pageOffset, numBytes) => pages[pageIndex]!.subarray(pageOffset, pageOffset + numBytes)
+        read: (pageIndex, pageOffset, numBytes) => new Uint8Array(pages[pageIndex]!.subarray(pageOffset, pageOffset + numBytes)),
+        view: (pageIndex, pageOffset, numBytes) => pages[pageIndex]!.subarray(pageOffset, pageOffset + numBytes)
     };
 }
 
@@ -101,12 +108,45 @@ export interface AssembleStateOptions {
 }
 
 /**
+ * A state as the runs of bytes it is made of, in file order: its metadata, and views of the
+ * pages' bytes where the KV goes. Written out with one gathered write (`writev`), it reaches the
+ * state file with one copy and no buffer of its size; valid only while the pages are held.
+ */
+export interface StateChunks {
+    readonly chunks: readonly Uint8Array[];
+    /** The chunks' total length: the state file's size. */
+    readonly numBytes: number;
+}
+
+/** A chunked state as one buffer (one copy), for callers that keep it past the pages' leases. */
+export function concatStateChunks(state: StateChunks): Buffer {
+    return Buffer.concat(state.chunks, state.numBytes);
+}
+
+/**
  * Builds a `llama_state_seq_load_file` state for the target context from pages: the header, the
  * tokens, the target's stream count with the sequence in the first stream (llama.cpp loads a
  * single-sequence state into the destination sequence's own stream whichever slot it sits in),
- * cell metadata for positions `[0, n)`, then the layer data.
+ * cell metadata for positions `[0, n)`, then the layer data. One copy of the bytes.
  */
-export function assembleSequenceState({ tokens, layout, targetLayout, targetNumStreams, pages, pageTokens }: AssembleStateOptions): Buffer {
+export function assembleSequenceState(options: AssembleStateOptions): Buffer {
+    return concatStateChunks(assembleSequenceStateChunks(options));
+}
+
+/**
+ * The state `assembleSequenceState` builds, as chunks: the metadata in small buffers of its own,
+ * the KV as views of the pages (`PageBlockAccess.view`), no byte copied. Every byte of the state
+ * is covered by exactly one chunk, checked as they are put in order: a gap would be bytes no page
+ * wrote, an overlap two pages claiming the same position.
+ */
+export function assembleSequenceStateChunks({
+    tokens,
+    layout,
+    targetLayout,
+    targetNumStreams,
+    pages,
+    pageTokens
+}: AssembleStateOptions): StateChunks {
     const mismatch = describeLayoutMismatch(targetLayout, layout);
     if (mismatch !== undefined) {
         throw new StateLayoutMismatchError(mismatch);
@@ -123,16 +163,32 @@ export function assembleSequenceState({ tokens, layout, targetLayout, targetNumS
         () => `target stream count ${targetNumStreams} is not a positive integer`
     );
 
-    const state = Buffer.alloc(sequenceStateBytes(numTokens, layout, targetNumStreams));
-    let offset = 0;
+    const numBytes = sequenceStateBytes(numTokens, layout, targetNumStreams);
+    const meta = Buffer.alloc(numBytes - numTokens * bytesPerToken(layout));
+    /** Runs in file order once sorted: `at` is the run's offset in the state. */
+    const runs: { at: number; bytes: Uint8Array }[] = [];
+    let offset = 0; // in the state
+    let metaOffset = 0;
+    let metaRunStart = 0;
     const u32 = (value: number): void => {
-        offset = state.writeUInt32LE(value, offset);
+        metaOffset = meta.writeUInt32LE(value, metaOffset);
+        offset += 4;
     };
     const i32 = (value: number): void => {
-        offset = state.writeInt32LE(value, offset);
+        metaOffset = meta.writeInt32LE(value, metaOffset);
+        offset += 4;
     };
     const u64 = (value: number): void => {
-        offset = state.writeBigUInt64LE(BigInt(value), offset);
+        metaOffset = meta.writeBigUInt64LE(BigInt(value), metaOffset);
+        offset += 8;
+    };
+    /** Ends the metadata run before `numDataBytes` of KV, which the pages provide. */
+    const skipData = (numDataBytes: number): number => {
+        runs.push({ at: offset - (metaOffset - metaRunStart), bytes: meta.subarray(metaRunStart, metaOffset) });
+        metaRunStart = metaOffset;
+        const start = offset;
+        offset += numDataBytes;
+        return start;
     };
 
     u32(STATE_SEQ_MAGIC);
@@ -157,8 +213,7 @@ export function assembleSequenceState({ tokens, layout, targetLayout, targetNumS
     for (const layer of layout.layers) {
         i32(layer.kType);
         u64(layer.kRowBytes);
-        kStarts.push(offset);
-        offset += numTokens * layer.kRowBytes;
+        kStarts.push(skipData(numTokens * layer.kRowBytes));
     }
     for (const layer of layout.layers) {
         i32(layer.vType);
@@ -168,17 +223,26 @@ export function assembleSequenceState({ tokens, layout, targetLayout, targetNumS
         } else {
             u64(layer.vRowBytes);
         }
-        vStarts.push(offset);
-        offset += numTokens * layer.vRowBytes;
+        vStarts.push(skipData(numTokens * layer.vRowBytes));
     }
     for (let stream = 1; stream < targetNumStreams; stream++) {
         u32(0);
     } // the other streams: no cells
-    invariant(offset === state.length, () => `assembled state is ${offset} bytes, ${state.length} were allocated`);
+    runs.push({ at: offset - (metaOffset - metaRunStart), bytes: meta.subarray(metaRunStart, metaOffset) });
+    invariant(
+        offset === numBytes && metaOffset === meta.length,
+        () => `assembled state is ${offset} bytes (${metaOffset} of metadata), ${numBytes} (${meta.length}) were planned`
+    );
 
-    forEachBlock(layout, numTokens, pageTokens, (page, pageOffset, layer, part, stateOffset, numBytes) => {
-        const start = (part === "k" ? kStarts : vStarts)[layer]! + stateOffset;
-        state.set(pages.read(page, pageOffset, numBytes), start);
+    forEachBlock(layout, numTokens, pageTokens, (page, pageOffset, layer, part, stateOffset, numBlockBytes) => {
+        runs.push({ at: (part === "k" ? kStarts : vStarts)[layer]! + stateOffset, bytes: pages.view(page, pageOffset, numBlockBytes) });
     });
-    return state;
+    runs.sort((a, b) => a.at - b.at);
+    let covered = 0;
+    for (const run of runs) {
+        invariant(run.at === covered, () => `assembled state: a run starts at byte ${run.at}, the runs before it end at ${covered}`);
+        covered += run.bytes.length;
+    }
+    invariant(covered === numBytes, () => `assembled state: the runs cover ${covered} of ${numBytes} bytes`);
+    return { chunks: runs.filter((run) => run.bytes.length > 0).map((run) => run.bytes), numBytes };
 }

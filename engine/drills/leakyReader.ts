@@ -115,6 +115,10 @@ function overReservation(
             read: (pageIndex, pageOffset, numBytes) =>
                 pageIndex < leases.length
                     ? leases[pageIndex]!.read(pageOffset, numBytes)
+                    : unreceived[pageIndex - leases.length]!.subarray(pageOffset, pageOffset + numBytes),
+            view: (pageIndex, pageOffset, numBytes) =>
+                pageIndex < leases.length
+                    ? leases[pageIndex]!.view(pageOffset, numBytes)
                     : unreceived[pageIndex - leases.length]!.subarray(pageOffset, pageOffset + numBytes)
         }
     };

@@ -194,7 +194,9 @@ export class Handoff {
         const manifest = await transfer.write(reservation, state);
         record.throwIfEnded();
         await afterSeal();
-        const assembled = transfer.read(
+        // Verified, then loaded straight from the pages (gathered into the state file, no copy of the
+        // state in between), the read leases held until the load is done.
+        await transfer.load(
             manifest,
             {
                 holder: record.id,
@@ -203,10 +205,12 @@ export class Handoff {
                 tokens: expectedTokens,
                 reservedPages: reservation.pages.map((handle) => handle.pageId)
             },
-            targetOf(target)
+            targetOf(target),
+            async (assembled) => {
+                record.throwIfEnded();
+                await target.importState(targetSlot, assembled, record.id);
+            }
         );
-        record.throwIfEnded();
-        await target.importState(targetSlot, assembled, record.id);
         hooks.afterLoad?.(record.id, targetSlot.tokens);
         record.releasePages();
     }

@@ -2,7 +2,14 @@ import type { PageHolder, RequestId } from "../core/ids.js";
 import { invariant } from "../core/invariant.js";
 import type { KvLayout } from "../codec/KvLayout.js";
 import type { ParsedSequenceState } from "../codec/parseSequenceState.js";
-import { assembleSequenceState, numPagesFor, scatterStateToPages, type PageBlockAccess } from "../codec/statePages.js";
+import {
+    assembleSequenceStateChunks,
+    concatStateChunks,
+    numPagesFor,
+    scatterStateToPages,
+    type PageBlockAccess,
+    type StateChunks
+} from "../codec/statePages.js";
 import type { PageReadLease, PageWriteLease } from "../pages/PageLease.js";
 import type { PagePool } from "../pages/PagePool.js";
 import type { Reservation, ReservationRef } from "../pages/Reservation.js";
@@ -126,6 +133,35 @@ export class PageTransfer {
      * Throws the handoff's integrity error, having assembled nothing, when any check fails.
      */
     read(manifest: PageManifest, expected: ReadExpectation, target: TransferTarget): Buffer {
+        const readLeases: PageReadLease[] = [];
+        try {
+            return concatStateChunks(this.#assemble(manifest, expected, target, readLeases));
+        } finally {
+            releaseAll(readLeases);
+        }
+    }
+
+    /**
+     * `read` without the copy: verifies `manifest` the same way, then hands `load` the state as
+     * chunks that view the pages (`StateChunks`), holding the read leases until `load` settles, so
+     * no page can be scrubbed or reused under the views. Throws the integrity error, having called
+     * nothing, when any check fails.
+     */
+    async load(
+        manifest: PageManifest,
+        expected: ReadExpectation,
+        target: TransferTarget,
+        load: (state: StateChunks) => Promise<void>
+    ): Promise<void> {
+        const readLeases: PageReadLease[] = [];
+        try {
+            await load(this.#assemble(manifest, expected, target, readLeases));
+        } finally {
+            releaseAll(readLeases);
+        }
+    }
+
+    #assemble(manifest: PageManifest, expected: ReadExpectation, target: TransferTarget, readLeases: PageReadLease[]): StateChunks {
         const integrityError = this.reader.verify(
             manifest,
             {
@@ -140,22 +176,21 @@ export class PageTransfer {
         if (integrityError !== undefined) {
             throw integrityError;
         }
-        const readLeases: PageReadLease[] = [];
-        try {
-            const { tokens, pages } = this.reader.assemblyOf(manifest, expected, this.pool, readLeases);
-            return assembleSequenceState({
-                tokens,
-                layout: this.layout,
-                targetLayout: target.layout,
-                targetNumStreams: target.numStreams,
-                pages,
-                pageTokens: this.pool.config.pageTokens
-            });
-        } finally {
-            for (const lease of readLeases) {
-                lease.release();
-            }
-        }
+        const { tokens, pages } = this.reader.assemblyOf(manifest, expected, this.pool, readLeases);
+        return assembleSequenceStateChunks({
+            tokens,
+            layout: this.layout,
+            targetLayout: target.layout,
+            targetNumStreams: target.numStreams,
+            pages,
+            pageTokens: this.pool.config.pageTokens
+        });
+    }
+}
+
+function releaseAll(leases: readonly PageReadLease[]): void {
+    for (const lease of leases) {
+        lease.release();
     }
 }
 
@@ -173,6 +208,9 @@ function leaseWriter(leases: readonly PageWriteLease[], numPages: number): PageB
             }
         },
         read() {
+            throw new Error("a write lease does not read");
+        },
+        view() {
             throw new Error("a write lease does not read");
         }
     };

@@ -92,6 +92,7 @@ export function leaseReader(leases: readonly PageReadLease[]): PageBlockAccess {
         write() {
             throw new Error("a read lease does not write");
         },
-        read: (pageIndex, pageOffset, numBytes) => leases[pageIndex]!.read(pageOffset, numBytes)
+        read: (pageIndex, pageOffset, numBytes) => leases[pageIndex]!.read(pageOffset, numBytes),
+        view: (pageIndex, pageOffset, numBytes) => leases[pageIndex]!.view(pageOffset, numBytes)
     };
 }

@@ -38,6 +38,15 @@ export class PageArena {
         return new Uint8Array(this.#bytes.subarray(start + byteOffset, start + end));
     }
 
+    /**
+     * The bytes `[byteOffset, end)` themselves, no copy: for a reader holding a lease on the page,
+     * which keeps it from being scrubbed and reused, and which must not keep the view past it.
+     */
+    view(page: number, byteOffset: number, end: number): Uint8Array {
+        const start = page * this.pageBytes;
+        return this.#bytes.subarray(start + byteOffset, start + end);
+    }
+
     /** xxh64 of the page's first `numValidBytes` bytes, seeded with its first token position. */
     checksum(page: number, numValidBytes: number, tokenStart: number): bigint {
         const start = page * this.pageBytes;

@@ -10,7 +10,7 @@ export type PageWriteResult =
 /** The part of `PagePool` a lease calls back into; the pool implements it privately. */
 export interface PageLeaseHost {
     writeThrough(lease: PageWriteLease, byteOffset: number, bytes: Uint8Array): PageWriteResult;
-    readThrough(lease: PageReadLease, byteOffset: number, numBytes: number | undefined): Uint8Array;
+    readThrough(lease: PageReadLease, byteOffset: number, numBytes: number | undefined, copy: boolean): Uint8Array;
     numValidBytesOf(lease: PageReadLease): number;
     releaseLease(lease: PageLease): void;
 }
@@ -82,6 +82,16 @@ export class PageReadLease extends PageLease {
      */
     read(byteOffset = 0, numBytes?: number): Uint8Array {
         this.assertHeld("read");
-        return this.host.readThrough(this, byteOffset, numBytes);
+        return this.host.readThrough(this, byteOffset, numBytes, true);
+    }
+
+    /**
+     * The bytes `[byteOffset, byteOffset + numBytes)` themselves, bounded as `read` is, without the
+     * copy: valid only until this lease is released (the page cannot be scrubbed or reused while
+     * it is held), so a caller uses it at once (a gathered write of a state file) and keeps nothing.
+     */
+    view(byteOffset: number, numBytes: number): Uint8Array {
+        this.assertHeld("view");
+        return this.host.readThrough(this, byteOffset, numBytes, false);
     }
 }

@@ -114,7 +114,7 @@ export class PoolLeases implements PageLeaseHost {
         return { ok: true, numValidBytes: ledger.numValidBytes[page] as number };
     }
 
-    readThrough(lease: PageReadLease, byteOffset: number, numBytes: number | undefined): Uint8Array {
+    readThrough(lease: PageReadLease, byteOffset: number, numBytes: number | undefined, copy: boolean): Uint8Array {
         this.pool.assertAlive("read a page");
         const page = lease.pageId;
         const numValidBytes = this.ledger.numValidBytes[page] as number;
@@ -130,7 +130,7 @@ export class PoolLeases implements PageLeaseHost {
                 `read of bytes [${byteOffset}, ${end}) of page ${page} at generation ${lease.generation}, ` +
                 `past its ${numValidBytes} valid bytes`
         );
-        return this.arena.readCopy(page, byteOffset, end);
+        return copy ? this.arena.readCopy(page, byteOffset, end) : this.arena.view(page, byteOffset, end);
     }
 
     numValidBytesOf(lease: PageReadLease): number {

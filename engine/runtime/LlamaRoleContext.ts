@@ -1,7 +1,7 @@
-import type { LlamaContext, LlamaContextSequence, LlamaModel, Token } from "node-llama-cpp";
+import { InputLookupTokenPredictor, type LlamaContext, type LlamaContextSequence, type LlamaModel, type Token } from "node-llama-cpp";
 import { invariant } from "../core/invariant.js";
 import { parseSequenceState, type ParsedSequenceState } from "../codec/parseSequenceState.js";
-import { sequenceStateBytes } from "../codec/statePages.js";
+import { sequenceStateBytes, type StateChunks } from "../codec/statePages.js";
 import { StateFormatError } from "../codec/codecErrors.js";
 import type { KvLayout } from "../codec/KvLayout.js";
 import { kvCacheTypeTraits, type KvCacheType } from "../codec/kvCacheTypes.js";
@@ -22,6 +22,12 @@ export interface RoleContextOptions {
     /** K and V both, F16 when absent; the layout measured from the probe state shows what llama.cpp made of it. */
     readonly kvCacheType?: KvCacheType;
     readonly threads?: number;
+    /**
+     * Speculative decoding in every sequence: "input-lookup" drafts the next tokens from where the
+     * latest ones occur in the sequence's own tokens (a chat that quotes its context), and one
+     * decode step verifies them all; greedy output is the same token for token. Off when absent.
+     */
+    readonly speculation?: "input-lookup";
 }
 
 /**
@@ -97,7 +103,8 @@ export class LlamaRoleContext implements RoleContext {
         try {
             const slots: LlamaSequenceSlot[] = [];
             for (let i = 0; i < options.numSequences; i++) {
-                slots.push(new LlamaSequenceSlot(context.getSequence({ contextShift: refuseContextShift }), i));
+                const tokenPredictor = options.speculation === "input-lookup" ? new InputLookupTokenPredictor() : undefined;
+                slots.push(new LlamaSequenceSlot(context.getSequence({ contextShift: refuseContextShift, tokenPredictor }), i));
             }
 
             // Measure the layout from a real state of this context: a few tokens, saved and parsed.
@@ -197,12 +204,13 @@ export class LlamaRoleContext implements RoleContext {
      * done before this call. Throws `StateDirectoryFullError` or `StateDirectoryUnwritableError`
      * when the state file cannot be written, having loaded nothing.
      */
-    async importState(slot: SequenceSlot, state: Buffer, label: string): Promise<void> {
+    async importState(slot: SequenceSlot, state: Buffer | StateChunks, label: string): Promise<void> {
         const own = this.#own(slot, "loaded");
-        this.stateDirectory.ensureRoom(state.length);
+        const { chunks, numBytes } = Buffer.isBuffer(state) ? { chunks: [state], numBytes: state.length } : state;
+        this.stateDirectory.ensureRoom(numBytes);
         const filePath = this.stateDirectory.nextFilePath(label);
         try {
-            this.stateDirectory.writeExclusive(filePath, state);
+            this.stateDirectory.writeExclusive(filePath, chunks, numBytes);
             await own.sequence.loadStateFromFile(filePath, { acceptRisk: true });
         } finally {
             this.stateDirectory.remove(filePath);

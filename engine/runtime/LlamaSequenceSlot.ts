@@ -31,6 +31,16 @@ export class LlamaSequenceSlot implements SequenceSlot {
         return this.sequence.contextTokens;
     }
 
+    /**
+     * Speculative decoding's drafts in this sequence so far (0s without a token predictor):
+     * `validated` drafts matched what the model chose, `refuted` did not; acceptance is
+     * validated ÷ (validated + refuted).
+     */
+    get tokenPredictions(): { readonly validated: number; readonly refuted: number } {
+        const { validated, refuted } = this.sequence.tokenPredictions;
+        return { validated, refuted };
+    }
+
     /** By node-llama-cpp's token meter, which splits them into "input" (no logits) and "output" (with). */
     get numEvaluatedTokens(): number {
         const meter = this.sequence.tokenMeter;
@@ -103,6 +113,8 @@ export class LlamaSequenceSlot implements SequenceSlot {
             contextShift: refuseContextShift,
             yieldEogToken: true
         };
+        // A token predictor drafts from the sequence's input: the history it holds and the new tokens.
+        this.sequence.tokenPredictor?.updateInputTokens?.([...this.sequence.contextTokens, ...(tokens as Token[])]);
         if (probabilities === undefined) {
             const iterator = this.sequence.evaluate(tokens as Token[], options);
             try {

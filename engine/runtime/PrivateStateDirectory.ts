@@ -46,16 +46,33 @@ export class PrivateStateDirectory {
         }
     }
 
-    /** Throws `StateDirectoryFullError` or `StateDirectoryUnwritableError` when the write fails for want of room or of a directory. */
-    writeExclusive(filePath: string, bytes: Uint8Array): void {
+    /**
+     * Writes a new file (0600, never over an existing one) of `chunks` in order, in one gathered
+     * write: a state assembled from pages reaches the file without a buffer of its size. Throws
+     * `StateDirectoryFullError` or `StateDirectoryUnwritableError` when the write fails for want
+     * of room or of a directory.
+     */
+    writeExclusive(filePath: string, bytes: Uint8Array | readonly Uint8Array[], numBytes?: number): void {
+        const chunks = ArrayBuffer.isView(bytes) ? [bytes] : bytes;
+        numBytes ??= chunks.reduce((sum, chunk) => sum + chunk.length, 0);
+        let fd: number | undefined;
         try {
-            fs.writeFileSync(filePath, bytes, { mode: 0o600, flag: "wx" });
+            fd = fs.openSync(filePath, "wx", 0o600);
+            const numWritten = fs.writevSync(fd, chunks as NodeJS.ArrayBufferView[]);
+            if (numWritten !== numBytes) {
+                throw new Error(`wrote ${numWritten} of the state file's ${numBytes} bytes`);
+            }
+            fs.closeSync(fd);
+            fd = undefined;
         } catch (error) {
+            if (fd !== undefined) {
+                fs.closeSync(fd);
+            }
             if ((error as NodeJS.ErrnoException).code !== "EEXIST") {
                 // the file is not this write's
                 this.remove(filePath);
             } // a short file, when the file system filled up midway
-            throw this.explainWriteFailure(error, bytes.length, "request");
+            throw this.explainWriteFailure(error, numBytes, "request");
         }
     }
 

@@ -1,5 +1,6 @@
 import type { KvLayout } from "../codec/KvLayout.js";
 import type { ParsedSequenceState } from "../codec/parseSequenceState.js";
+import type { StateChunks } from "../codec/statePages.js";
 import type { SequenceSlot } from "./SequenceSlot.js";
 
 export type ContextRole = "prefill" | "decode" | "unified";
@@ -36,8 +37,11 @@ export interface RoleContext {
      * request id, `swap-…`, `export-…`): it is no id of anything.
      */
     exportState(slot: SequenceSlot, label: string): Promise<ParsedSequenceState & { readonly bytes: Buffer }>;
-    /** Loads a state the codec assembled and validated for this context's layout and stream count. */
-    importState(slot: SequenceSlot, state: Buffer, label: string): Promise<void>;
+    /**
+     * Loads a state the codec assembled and validated for this context's layout and stream count:
+     * one buffer, or the chunks that view a transfer's pages (read before the promise settles).
+     */
+    importState(slot: SequenceSlot, state: Buffer | StateChunks, label: string): Promise<void>;
     /** Idempotent. */
     dispose(): Promise<void>;
 }

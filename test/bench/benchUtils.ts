@@ -5,10 +5,18 @@ export interface Benchmark {
     /** What `npm run bench -- <filter>` matches (a substring of the name). */
     readonly name: string;
     readonly description: string;
+    /** Run only when a filter names it (`npm run bench -- gpu`), never in a plain `npm run bench`. */
+    readonly explicitOnly?: boolean;
     run(): Promise<BenchFigures>;
 }
 
 export type BenchFigures = Record<string, unknown>;
+
+/** A benchmark that cannot run on this machine (no GPU, …): reported with its reason, no stack trace. */
+export class BenchmarkRefusedError extends Error {
+    override readonly name = "BenchmarkRefusedError";
+    readonly code = "benchmark_refused";
+}
 
 export interface Column<Row> {
     readonly header: string;

@@ -5,9 +5,10 @@ import fs from "node:fs";
 import path from "node:path";
 import { repositoryRoot } from "../support/generatedModels.js";
 import { auditBench } from "./auditBench.js";
-import { formatNumber, machineDescription, type Benchmark } from "./benchUtils.js";
+import { BenchmarkRefusedError, formatNumber, machineDescription, type Benchmark } from "./benchUtils.js";
 import { decodeBench } from "./decodeBench.js";
 import { familiesBench } from "./familiesBench.js";
+import { gpuBench } from "./gpu/gpuBench.js";
 import { handoffBench } from "./handoffBench.js";
 import { itlBench } from "./itlBench.js";
 import { peerBench } from "./peer/peerBench.js";
@@ -24,7 +25,8 @@ const benchmarks: readonly Benchmark[] = [
     swapBench,
     auditBench,
     peerBench,
-    familiesBench
+    familiesBench,
+    gpuBench
 ];
 const resultsPath = path.join(repositoryRoot, "test", ".artifacts", "bench-results.json");
 /** A hung native call must not hold the machine: the whole run ends after this long (ms). */
@@ -45,7 +47,9 @@ function readStoredResults(): StoredResults | undefined {
 
 async function main(): Promise<number> {
     const filter = process.argv[2]?.toLowerCase();
-    const selected = benchmarks.filter((benchmark) => filter === undefined || benchmark.name.includes(filter));
+    const selected = benchmarks.filter((benchmark) =>
+        filter === undefined ? benchmark.explicitOnly !== true : benchmark.name.includes(filter)
+    );
     if (selected.length === 0) {
         console.error(`No benchmark matches "${filter}". Benchmarks: ${benchmarks.map((benchmark) => benchmark.name).join(", ")}.`);
         return 2;
@@ -70,7 +74,12 @@ async function main(): Promise<number> {
             console.log(`(${benchmark.name}: ${formatNumber(durationS, 1)} s)`);
         } catch (error) {
             numFailed++;
-            const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
+            const message =
+                error instanceof BenchmarkRefusedError
+                    ? `refused: ${error.message}`
+                    : error instanceof Error
+                      ? (error.stack ?? error.message)
+                      : String(error);
             stored.benchmarks[benchmark.name] = { ranAt: new Date().toISOString(), error: message };
             console.error(`${benchmark.name} failed:\n${message}`);
         }

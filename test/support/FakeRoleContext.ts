@@ -1,6 +1,6 @@
 import { bytesPerToken, layerOffsetInPage, type KvLayout } from "../../engine/codec/KvLayout.js";
 import { parseSequenceState, type ParsedSequenceState } from "../../engine/codec/parseSequenceState.js";
-import { assembleSequenceState, bufferPageAccess } from "../../engine/codec/statePages.js";
+import { assembleSequenceState, bufferPageAccess, concatStateChunks, type StateChunks } from "../../engine/codec/statePages.js";
 import { invariant } from "../../engine/core/invariant.js";
 import type { ContextRole, RoleContext } from "../../engine/runtime/RoleContext.js";
 import type { ProbabilityRequest, SamplingOptions, SequenceSlot } from "../../engine/runtime/SequenceSlot.js";
@@ -160,9 +160,9 @@ export class FakeRoleContext implements RoleContext {
         return { ...parseSequenceState(bytes), bytes };
     }
 
-    async importState(slot: SequenceSlot, state: Buffer): Promise<void> {
+    async importState(slot: SequenceSlot, state: Buffer | StateChunks): Promise<void> {
         const own = this.#own(slot);
-        const parsed = parseSequenceState(state);
+        const parsed = parseSequenceState(Buffer.isBuffer(state) ? state : concatStateChunks(state));
         parsed.layout.layers.forEach((layer, index) => {
             const rows = parsed.layers[index]!;
             parsed.tokens.forEach((token, position) => {

@@ -26,6 +26,8 @@ export interface PeerConfig {
     readonly numParallel: number;
     /** CPU threads for llama-server; Kvault's engine uses every core this process may use, the same on the machines the bench runs on. */
     readonly threads: number;
+    /** llama-server's --n-gpu-layers (a CUDA build); absent on the CPU. Kvault offloads by itself (gpu "auto"). */
+    readonly gpuLayers?: number;
 }
 
 const START_TIMEOUT_MS = 180_000;
@@ -89,7 +91,8 @@ export async function startLlamaServer(binary: string, config: PeerConfig): Prom
             // llama-server divides its context among its slots.
             "--ctx-size",
             String(config.contextSize * config.numParallel),
-            "--no-webui"
+            "--no-webui",
+            ...(config.gpuLayers === undefined ? [] : ["--n-gpu-layers", String(config.gpuLayers)])
         ],
         { stdio: ["ignore", "pipe", "pipe"] }
     );

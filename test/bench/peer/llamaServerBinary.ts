@@ -22,12 +22,14 @@ export function bundledLlamaCppRelease(): string {
 
 /**
  * The path of `llama-server` (and `llama-bench` beside it), built natively (GGML_NATIVE, OpenMP,
- * Release) into .cache/llama.cpp/build unless a build of the same release is already there.
+ * Release) into .cache/llama.cpp/build unless a build of the same release is already there. With
+ * `cuda`, built with -DGGML_CUDA=ON for this machine's GPU into .cache/llama.cpp/build-cuda.
  */
-export function ensureLlamaServer(log: (line: string) => void = console.log): string {
+export function ensureLlamaServer(log: (line: string) => void = console.log, options: { readonly cuda?: boolean } = {}): string {
     const release = bundledLlamaCppRelease();
-    const stamp = path.join(buildDirectory, "kvault-release.txt");
-    const binary = path.join(buildDirectory, "bin", "llama-server");
+    const directory = options.cuda === true ? `${buildDirectory}-cuda` : buildDirectory;
+    const stamp = path.join(directory, "kvault-release.txt");
+    const binary = path.join(directory, "bin", "llama-server");
     if (fs.existsSync(binary) && fs.existsSync(stamp) && fs.readFileSync(stamp, "utf8") === release) {
         return binary;
     }
@@ -36,24 +38,26 @@ export function ensureLlamaServer(log: (line: string) => void = console.log): st
         run("git", ["clone", "--quiet", path.join(llamaDirectory, "gitRelease.bundle"), sourceDirectory]);
     }
     log(
-        `Building llama-server ${release} from node-llama-cpp's bundled source into ${path.relative(repositoryRoot, buildDirectory)} (about 10 minutes on 2 cores)…`
+        `Building llama-server ${release}${options.cuda === true ? " for CUDA" : ""} from node-llama-cpp's bundled source into ` +
+            `${path.relative(repositoryRoot, directory)} (about 10 minutes on 2 cores)…`
     );
     run("cmake", [
         "-S",
         sourceDirectory,
         "-B",
-        buildDirectory,
+        directory,
         "-G",
         "Ninja",
         "-DCMAKE_BUILD_TYPE=Release",
         "-DGGML_NATIVE=ON",
+        ...(options.cuda === true ? ["-DGGML_CUDA=ON", "-DCMAKE_CUDA_ARCHITECTURES=native"] : []),
         "-DLLAMA_BUILD_TESTS=OFF",
         "-DLLAMA_BUILD_EXAMPLES=OFF",
         "-DLLAMA_BUILD_SERVER=ON",
         "-DLLAMA_CURL=OFF",
         "-DLLAMA_OPENSSL=OFF"
     ]);
-    run("cmake", ["--build", buildDirectory, "--target", "llama-server", "llama-bench"]);
+    run("cmake", ["--build", directory, "--target", "llama-server", "llama-bench"]);
     fs.writeFileSync(stamp, release);
     return binary;
 }

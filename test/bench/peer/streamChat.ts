@@ -1,6 +1,9 @@
 // One streamed chat completion through the OpenAI-style endpoint both servers serve, timed as a
 // user feels it: time to the first token, the gaps between tokens, and the whole answer.
 import type { PeerServer } from "./PeerServer.js";
+import { wholeCharacterBias } from "./wholeCharacters.js";
+
+const LOGIT_BIAS = wholeCharacterBias();
 
 export interface ChatTiming {
     /** From sending the request to the first content token, ms. */
@@ -46,6 +49,7 @@ export async function streamChat(
             temperature: 0,
             stream: true,
             stream_options: { include_usage: true },
+            logit_bias: LOGIT_BIAS,
             ...extraFields
         }),
         signal: AbortSignal.timeout(ANSWER_TIMEOUT_MS)
