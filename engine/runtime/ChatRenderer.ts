@@ -65,13 +65,16 @@ export class ChatRenderer {
         return undefined; // a template that rewrites answers: the caller renders in full
     }
 
-    /** Tokens the draft message would add as the next user turn (for the context meter). */
-    measureDraft(
+    /**
+     * Tokens the draft message would add as the next user turn (for the context meter), tokenized
+     * in slices as a turn's are: a multi-megabyte draft pasted into the composer holds no stream.
+     */
+    async measureDraft(
         messages: readonly ChatMessage[],
         draft: string
-    ): { readonly numConversationTokens: number; readonly numDraftTokens: number } {
-        const withoutDraft = this.renderConversation(messages.length === 0 ? [{ role: "user", content: "" }] : messages);
-        const withDraft = this.renderConversation([...messages, { role: "user", content: draft }]);
+    ): Promise<{ readonly numConversationTokens: number; readonly numDraftTokens: number }> {
+        const withoutDraft = await this.tokenizeConversation(messages.length === 0 ? [{ role: "user", content: "" }] : messages);
+        const withDraft = await this.tokenizeConversation([...messages, { role: "user", content: draft }]);
         const numConversationTokens = messages.length === 0 ? 0 : withoutDraft.length;
         return { numConversationTokens, numDraftTokens: Math.max(0, withDraft.length - numConversationTokens) };
     }

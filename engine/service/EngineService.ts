@@ -254,8 +254,8 @@ export class EngineService {
     }
 
     /** Pre-flight for the context meter: the draft's tokens against what the workspace has left. */
-    measure(workspace: string, messages: readonly ChatMessage[], draft: string): DraftMeasurement {
-        const { numConversationTokens, numDraftTokens } = this.renderer.measureDraft(messages, draft);
+    async measure(workspace: string, messages: readonly ChatMessage[], draft: string): Promise<DraftMeasurement> {
+        const { numConversationTokens, numDraftTokens } = await this.renderer.measureDraft(messages, draft);
         const limit = this.engine.window.limit;
         const remainingTokens = limit - numConversationTokens - numDraftTokens;
         return {

@@ -203,7 +203,9 @@ async function main(): Promise<void> {
         host: options.host,
         port: options.port,
         modelId: () => serveModelId(supervisor.info.modelPath),
-        modelFacts: (modelPath) => inspectModel(modelPath, { contextSize: options.context, sequences: options.decodeSequences }),
+        // the engine's window and sequences now, which the settings screen may have changed since the start
+        modelFacts: (modelPath) =>
+            inspectModel(modelPath, { contextSize: supervisor.info.window.limit, sequences: supervisor.info.numDecodeSequences }),
         health: () => supervisor.health(),
         rendererDirectory: fs.existsSync(rendererDirectory) ? rendererDirectory : undefined,
         onLoginLink: (link) => void process.stdout.write(loginLine(link)),

@@ -134,7 +134,9 @@ async function startOn(modelPath: string | null, options: StartEngineOptions): P
         models: modelMethods(supervisor, resolveModel, modelsDirectory, { libraryFile: options.libraryFile }),
         modelId: () => appModelId(supervisor.info.modelPath, modelsDirectory),
         health: () => supervisor.health(),
-        modelFacts: (modelPath) => options.inspectModel(modelPath, { contextSize: window, sequences: numDecodeSequences })
+        // the engine's window and sequences now, which the settings screen may have changed since the start
+        modelFacts: (modelPath) =>
+            options.inspectModel(modelPath, { contextSize: supervisor.info.window.limit, sequences: supervisor.info.numDecodeSequences })
     };
 }
 

@@ -14,13 +14,15 @@ export const MEASURE_DEBOUNCE_MS = 200;
 /**
  * Measures the workspace's draft against its conversation with the engine's own tokenizer (on a
  * remote backend: the server's, through measureRemote),
- * debounced, whenever either changes. Only the newest answer is kept, so a slow answer to an
+ * debounced, whenever either changes, and again when the engine's model or window does. Only the newest answer is kept, so a slow answer to an
  * older draft never overwrites a newer one.
  */
 export function useDraftMeasurement(workspace: Workspace): void {
     const { rpc } = useAppServices();
     const draft = useDraftStore((state) => state.drafts[workspace.id] ?? "");
     const connected = useEngineStore((state) => state.connection.kind === "open");
+    // A new engine (a model switch, a settings restart) has another window: measure again against it.
+    const engine = useEngineStore((state) => (state.info === undefined ? "" : `${state.info.modelPath}|${state.info.window.limit}`));
     const key = conversationKey(workspace);
     const remote = backendValue(workspace);
     const latestCall = useRef(0);
@@ -71,5 +73,5 @@ export function useDraftMeasurement(workspace: Workspace): void {
         }, MEASURE_DEBOUNCE_MS);
         return () => clearTimeout(timer);
         // `workspace` itself is left out on purpose: `key` changes exactly when its messages do.
-    }, [rpc, workspace.id, draft, key, connected, remote]);
+    }, [rpc, workspace.id, draft, key, connected, remote, engine]);
 }

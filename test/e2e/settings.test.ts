@@ -83,6 +83,8 @@ describe("the settings screen in a real browser applies a context size with a cl
         expect(server.enginePid()).not.toBe(enginePid);
         expect(await page.locator('[data-fact="window"]').textContent()).toMatch(/^1,024 tokens per workspace/);
         expect(await page.getByLabel("Context meter").textContent()).toContain("Window 1,024 (set by the window)");
+        // The meter measures again against the new engine: what is left counts from its window, not the old one's.
+        await expect.poll(() => page.getByLabel("Context meter").getAttribute("data-limit"), { timeout: 30_000 }).toBe("1024");
         expect(await page.getByLabel("Context size (tokens)").inputValue()).toBe("1024");
         expect(saved().engine).toMatchObject({ ...smallEngine, contextSize: 1024 });
         expect(server.stderr()).toMatch(/Engine: restarted with new settings; 0 request\(s\) ended with engine_settings_changed\./);

@@ -60,7 +60,7 @@ describe("the engine in its own process, behind the supervisor", () => {
             const service = await EngineService.start(tinyProcessConfig, { runtime });
             try {
                 inProcess = await converse(service);
-                inProcessMeasure = service.measure("alice", inProcess.conversations[0]!.messages, "One more question?");
+                inProcessMeasure = await service.measure("alice", inProcess.conversations[0]!.messages, "One more question?");
             } finally {
                 await service.dispose();
             }

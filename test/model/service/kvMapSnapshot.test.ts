@@ -53,8 +53,8 @@ describe("the snapshot's sequences", () => {
             for (const conversation of conversations) {
                 const sequence = decode.find((candidate) => candidate.workspace === conversation.workspace)!;
                 const usage = snapshot.workspaces.find((candidate) => candidate.workspace === conversation.workspace)!;
-                const meter = service.measure(conversation.workspace, conversation.messages, "").usedTokens;
-                const prompt = service.measure(conversation.workspace, conversation.messages.slice(0, -1), "").usedTokens;
+                const meter = (await service.measure(conversation.workspace, conversation.messages, "")).usedTokens;
+                const prompt = (await service.measure(conversation.workspace, conversation.messages.slice(0, -1), "")).usedTokens;
                 expect(usage).toMatchObject({ residency: "resident", sequence: sequence.index, running: false });
                 expect(sequence.numTokens, conversation.workspace).toBe(usage.heldTokens);
                 // The KV holds the last turn's prompt (the meter up to its user message) and the answer's

@@ -165,17 +165,17 @@ describe("the engine service: turns, cancellation, measure, snapshots", () => {
         await expectEngineClean(service.engine);
     });
 
-    it("measures a draft against what the workspace has left, before sending", () => {
+    it("measures a draft against what the workspace has left, before sending", async () => {
         const history: ChatMessage[] = [
             { role: "user", content: "hello" },
             { role: "assistant", content: "hi there" }
         ];
-        const short = service.measure("m", history, "a short draft");
+        const short = await service.measure("m", history, "a short draft");
         expect(short).toMatchObject({ workspace: "m", limit: 256, fits: true });
         expect(short.draftTokens).toBeGreaterThan(3);
         expect(short.usedTokens).toBeGreaterThan(5);
         expect(short.remainingTokens).toBe(256 - short.usedTokens - short.draftTokens);
-        const long = service.measure("m", history, "too long ".repeat(100));
+        const long = await service.measure("m", history, "too long ".repeat(100));
         expect(long.fits).toBe(false);
         expect(long.remainingTokens).toBeLessThan(0);
     });
