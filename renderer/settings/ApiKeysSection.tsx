@@ -81,7 +81,7 @@ export function ApiKeysSection({ view, onView }: { readonly view: AppSettingsVie
             >
                 <label htmlFor="api-key-id">New key's id (letters, digits, _ or -)</label>
                 <input id="api-key-id" value={id} maxLength={40} onChange={(event) => setId(event.currentTarget.value)} />
-                <button type="submit" disabled={busy || id.trim() === ""}>
+                <button type="submit" disabled={busy || id.trim() === ""} aria-label="Create a key">
                     Create a key
                 </button>
             </form>

@@ -114,7 +114,7 @@ export function EngineSettingsSection({
                 })}
                 {reading.kind === "invalid" && <p className="settings-error">{reading.message}</p>}
                 <div className="settings-actions">
-                    <button type="submit" disabled={busy || reading.kind !== "change"}>
+                    <button type="submit" disabled={busy || reading.kind !== "change"} aria-label="Show the memory it takes">
                         {step.kind === "planning" ? "Working out the memory…" : "Show the memory it takes"}
                     </button>
                 </div>
@@ -122,7 +122,12 @@ export function EngineSettingsSection({
             {shown !== undefined && <PlanView plan={shown} />}
             {step.kind === "planned" && step.plan.changed.length > 0 && (
                 <div className="settings-actions">
-                    <button type="button" disabled={!step.plan.fits} onClick={() => apply(step.plan)}>
+                    <button
+                        type="button"
+                        disabled={!step.plan.fits}
+                        onClick={() => apply(step.plan)}
+                        aria-label="Apply and restart the engine"
+                    >
                         Apply and restart the engine
                     </button>
                 </div>

@@ -77,7 +77,7 @@ export function LocalApiSection({ view, onView }: { readonly view: AppSettingsVi
                         onChange={(event) => setPort(event.currentTarget.value)}
                     />
                     <div className="settings-actions">
-                        <button type="submit" disabled={applying}>
+                        <button type="submit" disabled={applying} aria-label="Apply the local API settings">
                             {applying ? "Applying…" : "Apply"}
                         </button>
                     </div>
