@@ -1,11 +1,13 @@
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
+import { ensureLlamaServer } from "../bench/peer/llamaServerBinary.js";
 import { chromiumPath } from "./support/openKvault.js";
 import { repositoryRoot } from "./support/startKvaultServer.js";
 
 // The browser tests drive the built renderer (out/renderer) that the headless server serves:
-// build it once per run, before any test starts a server.
+// build it once per run, before any test starts a server. A workspace on a remote backend runs
+// against a real llama-server, built once (cached under .cache/) by the first project that needs it.
 export default function setup(): void {
     if (!fs.existsSync(chromiumPath)) {
         throw new Error(
@@ -16,4 +18,5 @@ export default function setup(): void {
     if (!fs.existsSync(path.join(repositoryRoot, "out", "renderer", "index.html"))) {
         throw new Error("electron-vite build did not write out/renderer/index.html.");
     }
+    ensureLlamaServer();
 }
