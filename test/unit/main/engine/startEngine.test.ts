@@ -27,7 +27,13 @@ class StandInEngine extends EventEmitter implements EngineChildProcess {
             if (reason === undefined) {
                 this.emit("message", {
                     type: "ready",
-                    info: { modelName: path.basename(config.modelPath), modelPath: config.modelPath, mode: {} }
+                    info: {
+                        modelName: path.basename(config.modelPath),
+                        modelPath: config.modelPath,
+                        mode: {},
+                        window: { limit: config.window ?? 4096 },
+                        numDecodeSequences: config.numDecodeSequences ?? 4
+                    }
                 });
             } else {
                 this.emit("message", { type: "startFailed", error: reason });
