@@ -182,6 +182,22 @@ export interface EngineInfo {
     readonly embeddingDimensions: number;
     /** The type the K and V caches are kept in; pages follow its row size. */
     readonly kvCacheType: KvCacheType;
+    /** How the model's chat template writes a tool call (engine/runtime/toolCallSyntax.ts); absent when it has no syntax of its own. */
+    readonly toolCallSyntax?: ToolCallSyntax;
+}
+
+/**
+ * The chat template's own syntax for a tool call, as it shows in an answer's text (special tokens
+ * are dropped there, as the answer's text drops them): prefix, the name, paramsPrefix, the
+ * arguments as JSON, suffix. `{{functionName}}` in paramsPrefix or suffix stands for the name.
+ */
+export interface ToolCallSyntax {
+    /** The prefix the template renders first, then the others its wrapper also reads as one. */
+    readonly prefixes: readonly string[];
+    readonly paramsPrefix: string;
+    readonly suffix: string;
+    /** Present when the template writes several calls in one answer: around and between them. */
+    readonly parallel?: { readonly sectionPrefixes: readonly string[]; readonly betweenCalls: string; readonly sectionSuffix: string };
 }
 
 /** What a host needs of the engine, whether it runs in its own process behind the supervisor or, in tests of a host alone, in process. */
