@@ -74,8 +74,20 @@ export interface TokenBias {
  */
 export type JsonObject = { readonly [key: string]: unknown };
 
-/** Any JSON text (`json`), or JSON of a schema (`jsonSchema`, the parts node-llama-cpp's grammar supports). */
-export type GrammarSpec = { readonly kind: "json" } | { readonly kind: "jsonSchema"; readonly schema: JsonObject };
+/**
+ * Any JSON text (`json`), or JSON of a schema (`jsonSchema`, the parts node-llama-cpp's grammar
+ * supports), or tool calls in the template's own syntax (`toolCalls`): one to `maxCalls` of
+ * `calls`, each its name and arguments of its schema (engine/runtime/toolCallGrammar.ts).
+ */
+export type GrammarSpec =
+    | { readonly kind: "json" }
+    | { readonly kind: "jsonSchema"; readonly schema: JsonObject }
+    | {
+          readonly kind: "toolCalls";
+          readonly syntax: ToolCallSyntax;
+          readonly calls: readonly { readonly name: string; readonly schema: JsonObject }[];
+          readonly maxCalls: number;
+      };
 
 /** A token of the answer with its natural-log probability (OpenAI's `logprobs.content` entry). */
 export interface TokenLogprob {

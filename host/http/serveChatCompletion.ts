@@ -7,7 +7,7 @@ import { sendError, sendJson, writeEvent } from "./httpResponses.js";
 import { fromEngineError, OpenAiError } from "./OpenAiError.js";
 import { noteRequest } from "./RequestLog.js";
 import { parseChatCompletion } from "./parseChatCompletion.js";
-import { mayBeToolCall, readToolCallAnswer, toolCallDeltas } from "./toolCallAnswers.js";
+import { mayBeToolCall, readToolCallAnswer, templateCallGrammar, toolCallDeltas } from "./toolCallAnswers.js";
 
 /**
  * `POST /v1/chat/completions`: one engine turn for the conversation, streamed as OpenAI's
@@ -36,6 +36,8 @@ export async function serveChatCompletion(
     const tools = body.tools;
     // the template's own call syntax, as the engine reads it from the model's chat wrapper
     const syntax = context.engine.info.toolCallSyntax;
+    // a required call is held to that syntax where there is one, to the JSON shape otherwise
+    const callGrammar = tools === undefined ? undefined : templateCallGrammar(tools, syntax);
     const openStream = (): void => {
         if (response.headersSent) {
             return;
@@ -64,7 +66,7 @@ export async function serveChatCompletion(
                 keyId,
                 named,
                 messages: body.messages,
-                sampling: body.sampling,
+                sampling: callGrammar === undefined ? body.sampling : { ...body.sampling, grammar: callGrammar },
                 ...(tools === undefined ? {} : { tools: tools.tools })
             },
             body.stream

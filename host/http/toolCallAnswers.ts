@@ -4,9 +4,9 @@
 // object) is a call too, as a model without a syntax of its own writes one. Either way a call names
 // one of the tools, with an object of arguments; anything else is text. Served as OpenAI's `tool_calls`.
 import crypto from "node:crypto";
-import type { FinishReason, ToolCallSyntax } from "../../contract/engineProtocol.js";
+import type { FinishReason, GrammarSpec, ToolCallSyntax } from "../../contract/engineProtocol.js";
 import { isRecord } from "../../contract/rpc/fieldSchemas.js";
-import type { ToolUse } from "./readTools.js";
+import { MAX_PARALLEL_CALLS, type ToolUse } from "./readTools.js";
 import { mayBeTemplateCall, parseTemplateCalls } from "./templateToolCalls.js";
 
 /** OpenAI's `tool_calls` entry; `arguments` is JSON text. */
@@ -67,6 +67,25 @@ export function mayBeToolCall(textSoFar: string, use: ToolUse, syntax?: ToolCall
     }
     const start = textSoFar.trimStart();
     return start === "" || start.startsWith("{") || start.startsWith("[") || (syntax !== undefined && mayBeTemplateCall(start, syntax));
+}
+
+/**
+ * For a required or named call where the template has a syntax of its own: the grammar that holds
+ * the answer to calls in that syntax (the engine builds it, engine/runtime/toolCallGrammar.ts), in
+ * place of readTools' JSON shape; undefined otherwise (that JSON grammar stands).
+ */
+export function templateCallGrammar(use: ToolUse, syntax: ToolCallSyntax | undefined): GrammarSpec | undefined {
+    if (use.choice === "auto" || use.grammar === undefined || syntax === undefined) {
+        return undefined;
+    }
+    const named = typeof use.choice === "string" ? undefined : use.choice.name;
+    const called = named === undefined ? use.tools : use.tools.filter((tool) => tool.name === named);
+    return {
+        kind: "toolCalls",
+        syntax,
+        calls: called.map((tool) => ({ name: tool.name, schema: tool.parameters ?? { type: "object", properties: {} } })),
+        maxCalls: use.parallel && named === undefined && syntax.parallel !== undefined ? Math.min(MAX_PARALLEL_CALLS, called.length) : 1
+    };
 }
 
 /** The deltas of streamed calls in OpenAI's shape: each call's id and name, then its arguments. */
