@@ -74,8 +74,20 @@ export interface TokenBias {
  */
 export type JsonObject = { readonly [key: string]: unknown };
 
-/** Any JSON text (`json`), or JSON of a schema (`jsonSchema`, the parts node-llama-cpp's grammar supports). */
-export type GrammarSpec = { readonly kind: "json" } | { readonly kind: "jsonSchema"; readonly schema: JsonObject };
+/**
+ * Any JSON text (`json`), or JSON of a schema (`jsonSchema`, the parts node-llama-cpp's grammar
+ * supports), or tool calls in the template's own syntax (`toolCalls`): one to `maxCalls` of
+ * `calls`, each its name and arguments of its schema (engine/runtime/toolCallGrammar.ts).
+ */
+export type GrammarSpec =
+    | { readonly kind: "json" }
+    | { readonly kind: "jsonSchema"; readonly schema: JsonObject }
+    | {
+          readonly kind: "toolCalls";
+          readonly syntax: ToolCallSyntax;
+          readonly calls: readonly { readonly name: string; readonly schema: JsonObject }[];
+          readonly maxCalls: number;
+      };
 
 /** A token of the answer with its natural-log probability (OpenAI's `logprobs.content` entry). */
 export interface TokenLogprob {
@@ -182,6 +194,22 @@ export interface EngineInfo {
     readonly embeddingDimensions: number;
     /** The type the K and V caches are kept in; pages follow its row size. */
     readonly kvCacheType: KvCacheType;
+    /** How the model's chat template writes a tool call (engine/runtime/toolCallSyntax.ts); absent when it has no syntax of its own. */
+    readonly toolCallSyntax?: ToolCallSyntax;
+}
+
+/**
+ * The chat template's own syntax for a tool call, as it shows in an answer's text (special tokens
+ * are dropped there, as the answer's text drops them): prefix, the name, paramsPrefix, the
+ * arguments as JSON, suffix. `{{functionName}}` in paramsPrefix or suffix stands for the name.
+ */
+export interface ToolCallSyntax {
+    /** The prefix the template renders first, then the others its wrapper also reads as one. */
+    readonly prefixes: readonly string[];
+    readonly paramsPrefix: string;
+    readonly suffix: string;
+    /** Present when the template writes several calls in one answer: around and between them. */
+    readonly parallel?: { readonly sectionPrefixes: readonly string[]; readonly betweenCalls: string; readonly sectionSuffix: string };
 }
 
 /** What a host needs of the engine, whether it runs in its own process behind the supervisor or, in tests of a host alone, in process. */

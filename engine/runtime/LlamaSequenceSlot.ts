@@ -10,6 +10,7 @@ import {
     type Token
 } from "node-llama-cpp";
 import type { GrammarSpec, TokenBias } from "../../contract/engineProtocol.js";
+import { createToolCallGrammar } from "./toolCallGrammar.js";
 import { describeGrammarRefusal, readGrammarSchema } from "../../contract/rpc/readGrammarSchema.js";
 import { InvalidRequestError } from "../request/requestErrors.js";
 import { refuseContextShift } from "./refuseContextShift.js";
@@ -156,6 +157,9 @@ export class LlamaSequenceSlot implements SequenceSlot {
 async function buildGrammar(llama: Llama, grammar: GrammarSpec): Promise<LlamaGrammar> {
     if (grammar.kind === "json") {
         return llama.getGrammarFor("json");
+    }
+    if (grammar.kind === "toolCalls") {
+        return createToolCallGrammar(llama, grammar);
     }
     const read = readGrammarSchema(grammar.schema);
     if (!read.ok) {

@@ -30,6 +30,7 @@ import { ChatRenderer } from "../runtime/ChatRenderer.js";
 import { LlamaEmbedder } from "../runtime/LlamaEmbedder.js";
 import type { LlamaRuntime } from "../runtime/LlamaRuntime.js";
 import { rawPromptTokens } from "../runtime/rawPromptTokens.js";
+import { readToolCallSyntax } from "../runtime/toolCallSyntax.js";
 import { detokenizeTokens, tokenizeText } from "../runtime/tokenizeText.js";
 import { DEFAULT_PENALTY_LAST_TOKENS, type SamplingOptions, type TokenProbabilities } from "../runtime/SequenceSlot.js";
 import { TextStreamer } from "./TextStreamer.js";
@@ -103,6 +104,7 @@ export class EngineService {
 
     info(): EngineInfo {
         const { engine } = this;
+        const toolCallSyntax = readToolCallSyntax(this.renderer.wrapper, engine.model);
         return {
             modelPath: engine.config.modelPath,
             modelName: engine.modelName,
@@ -120,7 +122,8 @@ export class EngineService {
             numPages: engine.pool.config.numPages,
             pageBytes: engine.pool.config.pageBytes,
             embeddingDimensions: this.#embedder.dimensions,
-            kvCacheType: engine.config.kvCacheType
+            kvCacheType: engine.config.kvCacheType,
+            ...(toolCallSyntax === undefined ? {} : { toolCallSyntax })
         };
     }
 

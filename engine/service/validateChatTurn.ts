@@ -3,7 +3,7 @@ import { turnLimits } from "../../contract/limits.js";
 import { MAX_TOKEN_ID, grammarSchemaProblem } from "../../contract/rpc/turnSchemas.js";
 import { CANARY_WORKSPACE_PREFIX, isCanaryWorkspace } from "../canary/canaryMarkers.js";
 import { InvalidRequestError } from "../request/requestErrors.js";
-import { isAnswerable, readToolCalls, readTools } from "./validateTools.js";
+import { isAnswerable, readToolCallGrammar, readToolCalls, readTools } from "./validateTools.js";
 
 const roles = new Set(["system", "user", "assistant"]);
 
@@ -126,9 +126,12 @@ function readGrammar(value: unknown): GrammarSpec {
     if (grammar.kind === "json") {
         return { kind: "json" };
     }
+    if (grammar.kind === "toolCalls") {
+        return readToolCallGrammar(grammar);
+    }
     if (grammar.kind !== "jsonSchema") {
         throw new InvalidRequestError(
-            `sampling.grammar.kind must be "json" or "jsonSchema"; got ${JSON.stringify(grammar.kind) ?? String(grammar.kind)}.`
+            `sampling.grammar.kind must be "json", "jsonSchema" or "toolCalls"; got ${JSON.stringify(grammar.kind) ?? String(grammar.kind)}.`
         );
     }
     const problem = grammarSchemaProblem(grammar.schema);

@@ -7,12 +7,12 @@ import { sendError, sendJson, writeEvent } from "./httpResponses.js";
 import { fromEngineError, OpenAiError } from "./OpenAiError.js";
 import { noteRequest } from "./RequestLog.js";
 import { parseChatCompletion } from "./parseChatCompletion.js";
-import { mayBeToolCall, readToolCallAnswer, toolCallDeltas } from "./toolCallAnswers.js";
+import { mayBeToolCall, readToolCallAnswer, templateCallGrammar, toolCallDeltas } from "./toolCallAnswers.js";
 
 /**
  * `POST /v1/chat/completions`: one engine turn for the conversation, streamed as OpenAI's
- * server-sent events or answered whole. With tools, an answer that is a call (toolCallAnswers.ts)
- * is served as `tool_calls` with `finish_reason: "tool_calls"`; while streamed text may still be
+ * server-sent events or answered whole. With tools, an answer that is a call (toolCallAnswers.ts:
+ * in the template's own syntax or as JSON) is served as `tool_calls` with `finish_reason: "tool_calls"`; while streamed text may still be
  * one it is held back, then sent as call deltas or, when it is not a call, as the text it is. A
  * failure once the stream has begun is an error event and no `[DONE]`.
  */
@@ -34,6 +34,10 @@ export async function serveChatCompletion(
         model: context.modelId()
     };
     const tools = body.tools;
+    // the template's own call syntax, as the engine reads it from the model's chat wrapper
+    const syntax = context.engine.info.toolCallSyntax;
+    // a required call is held to that syntax where there is one, to the JSON shape otherwise
+    const callGrammar = tools === undefined ? undefined : templateCallGrammar(tools, syntax);
     const openStream = (): void => {
         if (response.headersSent) {
             return;
@@ -62,7 +66,7 @@ export async function serveChatCompletion(
                 keyId,
                 named,
                 messages: body.messages,
-                sampling: body.sampling,
+                sampling: callGrammar === undefined ? body.sampling : { ...body.sampling, grammar: callGrammar },
                 ...(tools === undefined ? {} : { tools: tools.tools })
             },
             body.stream
@@ -71,7 +75,7 @@ export async function serveChatCompletion(
                           if (holding) {
                               held += text;
                               heldLogprobs = logprobs === undefined ? heldLogprobs : [...(heldLogprobs ?? []), ...logprobs];
-                              if (mayBeToolCall(held, tools!)) {
+                              if (mayBeToolCall(held, tools!, syntax)) {
                                   return;
                               }
                               holding = false;
@@ -82,7 +86,7 @@ export async function serveChatCompletion(
                   }
                 : {}
         );
-        const calls = tools === undefined ? undefined : readToolCallAnswer(result.text, tools, result.finishReason);
+        const calls = tools === undefined ? undefined : readToolCallAnswer(result.text, tools, result.finishReason, syntax);
         const finishReason: FinishReason | "tool_calls" = calls === undefined ? result.finishReason : "tool_calls";
         if (!body.stream) {
             return sendJson(response, 200, completionBody(identity, result.text, finishReason, result.usage, result.logprobs, calls));

@@ -3,8 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { localEngine } from "../../../engine/process/localEngine.js";
 import { EngineService } from "../../../engine/service/EngineService.js";
 import { KvaultHttpServer } from "../../../host/http/KvaultHttpServer.js";
+import { parseTemplateCalls } from "../../../host/http/templateToolCalls.js";
 import { tinyEngineConfig } from "../../support/engineFixtures.js";
-import { generatedModelPath } from "../../support/generatedModels.js";
+import { ensureFamilyModel, generatedModelPath } from "../../support/generatedModels.js";
 
 const API_KEY = "test-key-0123456789";
 
@@ -241,4 +242,125 @@ describe("tools on the OpenAI API, driven by the official openai client", () => 
             "response_format"
         );
     });
+});
+
+// Real chat templates write calls in their own syntax (Llama 3.2's {"name", "parameters"}, Qwen's
+// <tool_call> JSON): a required call is held to that syntax by its grammar, and read back from it.
+describe.each([
+    { preset: "llama3-tiny" as const, prefix: '{"name": "', paramsPrefix: '"parameters": ' },
+    { preset: "qwen3-tiny" as const, prefix: "<tool_call>", paramsPrefix: '"arguments": ' }
+])("tools on the OpenAI API with $preset's own call syntax", ({ preset, prefix, paramsPrefix }) => {
+    let service: EngineService;
+    let server: KvaultHttpServer;
+    let client: OpenAI;
+    const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: "user", content: "Weather in Oslo?" }];
+
+    beforeAll(async () => {
+        service = await EngineService.start({
+            modelPath: ensureFamilyModel(preset, "q8_0"),
+            window: 1024,
+            prefillContextSize: 1024,
+            decodeContextSize: 1024,
+            numDecodeSequences: 1,
+            pageTokens: 16,
+            numPages: 192,
+            flashAttention: false,
+            gpu: false
+        });
+        server = new KvaultHttpServer({
+            engine: localEngine(service),
+            apiKey: API_KEY,
+            host: "127.0.0.1",
+            port: 0,
+            modelId: preset,
+            requestTimeoutMs: 120_000
+        });
+        const { url } = await server.listen();
+        client = new OpenAI({ baseURL: `${url}/v1`, apiKey: API_KEY, maxRetries: 0 });
+    }, 300_000);
+    afterAll(async () => {
+        await server?.close();
+        await service?.dispose();
+    });
+
+    it("reports the template's syntax, and a grammar of it makes a call written in it that parses back", async () => {
+        const syntax = service.info().toolCallSyntax!;
+        expect(syntax.prefixes[0]).toContain(prefix);
+        expect(syntax.paramsPrefix).toContain(paramsPrefix);
+        const result = await localEngine(service).chat({
+            requestId: "syntax",
+            workspace: "syntax",
+            messages: [{ role: "user", content: "Weather in Oslo?" }],
+            tools: [{ name: "get_weather", parameters: weather.function.parameters! }],
+            sampling: {
+                temperature: 0,
+                maxTokens: 200,
+                grammar: { kind: "toolCalls", syntax, calls: [{ name: "get_weather", schema: weather.function.parameters! }], maxCalls: 1 }
+            }
+        });
+        expect(result.text, result.text).toContain(prefix);
+        expect(result.text, result.text).toContain(paramsPrefix);
+        const calls = parseTemplateCalls(result.text, syntax);
+        expect(calls, result.text).toHaveLength(1);
+        expect(calls![0]!.name).toBe("get_weather");
+        expect(weatherArguments(JSON.stringify(calls![0]!.arguments)), result.text).toBe(true);
+    }, 300_000);
+
+    it("serves a named and a required call from the template's syntax, streamed the same as unstreamed", async () => {
+        const request = {
+            model: preset,
+            messages,
+            tools: [weather],
+            tool_choice: { type: "function" as const, function: { name: "get_weather" } },
+            max_tokens: 200,
+            temperature: 0
+        };
+        const whole = await client.chat.completions.create(request);
+        expect(whole.choices[0]!.finish_reason).toBe("tool_calls");
+        expect(whole.choices[0]!.message.content).toBeNull();
+        const unstreamed = whole.choices[0]!.message.tool_calls![0] as OpenAI.ChatCompletionMessageFunctionToolCall;
+        expect(unstreamed.function.name).toBe("get_weather");
+        expect(weatherArguments(unstreamed.function.arguments), unstreamed.function.arguments).toBe(true);
+
+        const stream = await client.chat.completions.create({ ...request, stream: true });
+        let name = "";
+        let args = "";
+        let content = "";
+        let finishReason: string | null = null;
+        for await (const chunk of stream) {
+            const delta = chunk.choices[0]?.delta;
+            content += delta?.content ?? "";
+            for (const part of delta?.tool_calls ?? []) {
+                expect(part.index).toBe(0);
+                name += part.function?.name ?? "";
+                args += part.function?.arguments ?? "";
+            }
+            finishReason = chunk.choices[0]?.finish_reason ?? finishReason;
+        }
+        expect(content).toBe("");
+        expect(finishReason).toBe("tool_calls");
+        expect(name).toBe("get_weather");
+        expect(args).toBe(unstreamed.function.arguments);
+
+        const required = await client.chat.completions.create({
+            model: preset,
+            messages,
+            tools: [weather, time],
+            tool_choice: "required",
+            max_tokens: 300,
+            temperature: 1,
+            seed: 5
+        });
+        expect(required.choices[0]!.finish_reason).toBe("tool_calls");
+        const calls = required.choices[0]!.message.tool_calls as OpenAI.ChatCompletionMessageFunctionToolCall[];
+        expect(calls.length).toBeGreaterThanOrEqual(1);
+        for (const call of calls) {
+            expect(["get_weather", "get_time"]).toContain(call.function.name);
+            if (call.function.name === "get_weather") {
+                expect(weatherArguments(call.function.arguments), call.function.arguments).toBe(true);
+            } else {
+                expect(["UTC", "CET"]).toContain((JSON.parse(call.function.arguments) as { zone: string }).zone);
+            }
+        }
+    }, 300_000);
 });
