@@ -46,8 +46,12 @@ export interface LocalApiView {
 export interface EngineSettings {
     /** The context window of each workspace, in tokens (also each prefill and decode sequence's size). */
     readonly contextSize: number;
-    /** "auto": every layer on the GPU when there is one (node-llama-cpp's choice); "off": the CPU alone. */
-    readonly gpu: "auto" | "off";
+    /**
+     * "auto": as many layers on the GPU as fit, when there is one (node-llama-cpp's choice); "off":
+     * the CPU alone; a number: that many layers on the GPU (0 to the model's layers plus its output
+     * layer), the rest on the CPU. Without a GPU every layer stays on the CPU, whatever the number.
+     */
+    readonly gpu: GpuOffload;
     /** CPU threads; null: llama.cpp's choice (the machine's cores). */
     readonly threads: number | null;
     readonly flashAttention: boolean;
@@ -61,6 +65,9 @@ export interface EngineSettings {
     readonly poolPages: number | null;
 }
 
+/** GPU offload: "auto", "off", or a number of layers (EngineSettings.gpu). */
+export type GpuOffload = "auto" | "off" | number;
+
 export type EngineSettingName = keyof EngineSettings;
 
 /** What each engine setting may be: checked the same on the screen, in the RPC and in the file. */
@@ -69,7 +76,9 @@ export const engineSettingLimits = Object.freeze({
     threads: { min: 1, max: 1_024 },
     decodeSequences: { min: 1, max: 256 },
     pageTokens: { min: 1, max: 65_536 },
-    poolPages: { min: 1, max: 4_194_304 }
+    poolPages: { min: 1, max: 4_194_304 },
+    /** Layers on the GPU (gpu as a number); the model's own count, checked by the plan, is usually far lower. */
+    gpuLayers: { min: 0, max: 1_024 }
 });
 
 /** An API key beside the default one, as the settings screen lists it: never its secret. */

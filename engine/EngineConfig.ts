@@ -69,6 +69,12 @@ export interface EngineConfig {
     /** A window above what the contexts and pool can hold is clamped and reported, or refused at start. */
     readonly onWindowAboveCapacity: "clamp" | "refuse";
     readonly gpu: "auto" | false;
+    /**
+     * Layers of the model on the GPU (node-llama-cpp's `loadModel({ gpuLayers })`), 0 to the
+     * model's layers plus its output layer; absent: node-llama-cpp's "auto" (as many as fit). On
+     * the CPU (no GPU binary, or gpu false) node-llama-cpp keeps every layer there, whatever the number.
+     */
+    readonly gpuLayers?: number;
     readonly threads?: number;
     /**
      * Where the engine makes its private (0700) directory for KV state files, which live there for
@@ -127,6 +133,11 @@ export function resolveEngineConfig(input: EngineConfigInput): EngineConfig {
     ) {
         throw new EngineConfigError(
             `handoffStepDelayMs is ${config.handoffStepDelayMs}; it must be a whole number of milliseconds from 0 to ${MAX_HANDOFF_STEP_DELAY_MS}.`
+        );
+    }
+    if (config.gpuLayers !== undefined && (!Number.isSafeInteger(config.gpuLayers) || config.gpuLayers < 0)) {
+        throw new EngineConfigError(
+            `gpuLayers is ${config.gpuLayers}; it must be a whole number of layers of at least 0, or left out for node-llama-cpp's choice.`
         );
     }
     if (config.mode !== "split" && config.mode !== "unified") {

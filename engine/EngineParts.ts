@@ -64,7 +64,7 @@ export async function startEngineParts(input: EngineConfigInput, options: Engine
     const cleanup: (() => Promise<void> | void)[] = options.runtime ? [] : [() => runtime.dispose()];
     try {
         const fingerprint = modelFingerprint(config.modelPath);
-        const model = await runtime.loadModel(config.modelPath);
+        const model = await runtime.loadModel(config.modelPath, config.gpuLayers);
         cleanup.unshift(() => model.dispose());
         const stateDirectory = PrivateStateDirectory.create(config.stateRoot);
         cleanup.unshift(() => stateDirectory.dispose());

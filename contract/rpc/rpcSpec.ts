@@ -11,7 +11,7 @@ import type { EngineSnapshot } from "../EngineSnapshot.js";
 import type { DraftMeasurement, EmbeddingResult, EngineInfo, FinishReason, TokenizeResult, TurnUsage } from "../engineProtocol.js";
 import type { AuditSummary, CanaryReport, DrillDescription, DrillReport, ReplayableTurn, ReplaySummary } from "../isolation.js";
 import type { AppliedEngineSettings, AppSettingsView, CreatedApiKey, EngineSettingsPlan } from "../KvaultBridge.js";
-import { engineSettingLimits, localApiPorts } from "../KvaultBridge.js";
+import { engineSettingLimits, localApiPorts, type GpuOffload } from "../KvaultBridge.js";
 import { fieldLimits, rpcLimits, turnLimits, utf8ByteLength } from "../limits.js";
 import { kvCacheTypes, type ModelDownload, type ModelFacts, type ModelLibraryListing } from "../models.js";
 import type { ResourceUse } from "../resourceUse.js";
@@ -127,10 +127,23 @@ function engineCount(name: keyof typeof engineSettingLimits) {
     );
 }
 
+/** GPU offload: "auto", "off" or a number of layers; the model's own layer count is the plan's to check. */
+function gpuOffload() {
+    const { min, max } = engineSettingLimits.gpuLayers;
+    return v.custom<GpuOffload>(
+        (value) =>
+            value === "auto" ||
+            value === "off" ||
+            (typeof value === "number" && Number.isSafeInteger(value) && value >= min && value <= max),
+        (issue) =>
+            `is ${describe(issue.input)}; gpu must be "auto", "off" or a whole number of layers from ${min} to ${max.toLocaleString("en-US")}.`
+    );
+}
+
 /** planEngineSettings' and applyEngineSettings' params: the engine settings to change (contract/KvaultBridge.ts EngineSettings); the others stay. */
 const engineSettingsChange = {
     contextSize: v.optional(engineCount("contextSize")),
-    gpu: v.optional(oneOf(["auto", "off"] as const)),
+    gpu: v.optional(gpuOffload()),
     threads: v.optional(v.nullable(engineCount("threads"))),
     flashAttention: v.optional(boolean()),
     kvCacheType: v.optional(oneOf(kvCacheTypes)),

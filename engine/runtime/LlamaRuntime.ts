@@ -1,5 +1,6 @@
 import os from "node:os";
 import { getLlama, LlamaLogLevel, type Llama, type LlamaModel } from "node-llama-cpp";
+import { KvaultError } from "../core/KvaultError.js";
 import { findLocalBuilds, localBuildCmakeOptions, type LocalBuildFlavor } from "./localLlamaBuild.js";
 
 /** Which compute backend node-llama-cpp chose; "cpu" when no GPU binary could be used. */
@@ -70,8 +71,23 @@ export class LlamaRuntime {
             : `${this.backend}, ${binary} (${this.gpuDeviceNames.join(", ") || "unknown device"})`;
     }
 
-    async loadModel(modelPath: string): Promise<LlamaModel> {
-        return this.llama.loadModel({ modelPath });
+    /**
+     * Loads a model with `gpuLayers` of its layers on the GPU (node-llama-cpp's "auto" when
+     * absent). node-llama-cpp would clamp a number above the model's layers (block count plus the
+     * output layer) in silence, so that is refused here, naming both numbers; on the CPU it keeps
+     * every layer there, and so does this.
+     */
+    async loadModel(modelPath: string, gpuLayers?: number): Promise<LlamaModel> {
+        const model = await this.llama.loadModel({ modelPath, ...(gpuLayers === undefined ? {} : { gpuLayers }) });
+        const totalLayers = model.fileInsights.totalLayers;
+        if (gpuLayers !== undefined && gpuLayers > totalLayers) {
+            await model.dispose();
+            throw new GpuLayersAboveModelError(
+                `gpuLayers is ${gpuLayers}, but this model has ${totalLayers - 1} layers and an output layer (${totalLayers} in all); ` +
+                    `give 0 to ${totalLayers}, or leave it out for node-llama-cpp's choice.`
+            );
+        }
+        return model;
     }
 
     async dispose(): Promise<void> {
@@ -81,4 +97,9 @@ export class LlamaRuntime {
         this.disposed = true;
         await this.llama.dispose();
     }
+}
+
+/** More GPU layers were asked for than the model has. */
+export class GpuLayersAboveModelError extends KvaultError {
+    readonly code = "gpu_layers_above_model";
 }

@@ -30,7 +30,7 @@ import { engineConfigFor } from "../settings/engineConfigFor.js";
 import { machineMemory } from "../settings/machineMemory.js";
 import { SettingsFile } from "../settings/SettingsFile.js";
 import { SettingsHost } from "../settings/SettingsHost.js";
-import { engineSettingFlags, isLoopbackHost, parseServeOptions, remoteListeningWarning, ServeOptionsError } from "./serveOptions.js";
+import { isLoopbackHost, parseServeOptions, remoteListeningWarning, ServeOptionsError } from "./serveOptions.js";
 import { formatRequestLine, RequestLog } from "../http/RequestLog.js";
 
 const log = (line: string): void => void process.stderr.write(`${line}\n`);
@@ -139,7 +139,7 @@ async function main(): Promise<void> {
         engine: async () => supervisor,
         running: engineSettings,
         fromCommandLine: Object.fromEntries(
-            Object.keys(options.engineFromCommandLine).map((name) => [name, engineSettingFlags[name as EngineSettingName]])
+            Object.keys(options.engineFromCommandLine).map((name) => [name, options.engineFlags[name as EngineSettingName]])
         ),
         apiKeys: extraApiKeys,
         commandLineKeyIds: options.extraApiKeys.map(({ id }) => id),

@@ -1,7 +1,7 @@
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
-import type { EngineSettingName, EngineSettings } from "../../contract/KvaultBridge.js";
+import { engineSettingLimits, type EngineSettingName, type EngineSettings, type GpuOffload } from "../../contract/KvaultBridge.js";
 import { isKvCacheType, KvaultError, kvCacheTypes, type KvCacheType } from "../../engine/index.js";
 import type { BackendConfig } from "../backends/BackendConfig.js";
 import { parseBackendOption } from "../backends/parseBackendOption.js";
@@ -44,6 +44,8 @@ export interface ServeOptions {
      * for this run (host/settings/); a setting not given comes from the file.
      */
     readonly engineFromCommandLine: Readonly<Partial<EngineSettings>>;
+    /** Each engine setting's flag as this run's command line gave it (gpu: --gpu, or --gpu-layers when that was given). */
+    readonly engineFlags: Readonly<Record<EngineSettingName, string>>;
     /** Whether --model was given (else the settings' model, or the demo model). */
     readonly modelGiven: boolean;
     /** --prefill-capacity was given (else each prefill sequence is as large as the window). */
@@ -91,6 +93,9 @@ export const serveUsage = `Usage: npm run serve -- [options]
   --threads N                 CPU threads (default: llama.cpp's choice, the machine's cores)
   --flash-attention on|off    flash attention (default on; q8_0 and q4_0 need it)
   --gpu auto|off              offload the layers to a GPU when there is one, or use the CPU alone (default auto)
+  --gpu-layers N|auto|off     N layers on the GPU (0 to the model's layers plus its output layer), the rest
+                              on the CPU; auto and off as --gpu (give one of the two). Without a GPU
+                              every layer stays on the CPU, whatever N
   --prefill-capacity TOKENS   tokens of the prefill context (default: the window)
   --decode-sequences N        workspaces decoding at once; more are swapped to pages (default ${serveDefaults.decodeSequences})
   --page-tokens N             token positions per KV page (default ${serveDefaults.pageTokens})
@@ -114,7 +119,7 @@ export const serveUsage = `Usage: npm run serve -- [options]
                               key-env names the variable that holds its key; model offers that model
                               only. A URL beyond loopback needs allow-remote, and is warned about.
 
-Engine settings not given here (--context, --threads, --flash-attention, --gpu, --kv-type,
+Engine settings not given here (--context, --threads, --flash-attention, --gpu or --gpu-layers, --kv-type,
 --decode-sequences, --page-tokens, --pool-pages) come from DIR/settings.json, which the settings
 screen keeps; one given here overrides it for this run, and the screen shows it as not editable.
 `;
@@ -135,6 +140,7 @@ const FLAGS = new Set([
     "threads",
     "flash-attention",
     "gpu",
+    "gpu-layers",
     "prefill-capacity",
     "decode-sequences",
     "page-tokens",
@@ -237,10 +243,7 @@ export function parseServeOptions(argv: readonly string[], env: Readonly<Record<
     if (flashAttention !== undefined && flashAttention !== "on" && flashAttention !== "off") {
         throw new ServeOptionsError(`--flash-attention is "${flashAttention}"; use "on" or "off".`);
     }
-    const gpu = given.get("gpu");
-    if (gpu !== undefined && gpu !== "auto" && gpu !== "off") {
-        throw new ServeOptionsError(`--gpu is "${gpu}"; use "auto" or "off".`);
-    }
+    const gpu = gpuOption(given.get("gpu"), given.get("gpu-layers"));
     const poolPages = integer("pool-pages", pagesPerWindow * (decodeSequences + 1), 1, 4_194_304);
     const fromCommandLine: Partial<Record<EngineSettingName, unknown>> = {
         contextSize: given.has("context") ? context : undefined,
@@ -300,10 +303,37 @@ export function parseServeOptions(argv: readonly string[], env: Readonly<Record<
         downloadStallSeconds: given.has("download-stall-seconds") ? integer("download-stall-seconds", 0, 1, 3600) : undefined,
         handoffDemoMs: integer("handoff-demo", 0, 0, 5_000),
         engineFromCommandLine: Object.fromEntries(Object.entries(fromCommandLine).filter(([, value]) => value !== undefined)),
+        engineFlags: given.has("gpu-layers") ? { ...engineSettingFlags, gpu: "--gpu-layers" } : engineSettingFlags,
         modelGiven: given.has("model"),
         prefillCapacityGiven: given.has("prefill-capacity"),
         backends
     };
+}
+
+/**
+ * GPU offload from --gpu auto|off or --gpu-layers N|auto|off (one of them). N is bounded here by
+ * the settings' limit; the model's own layer count is checked when it loads (engine/runtime).
+ */
+function gpuOption(gpu: string | undefined, gpuLayers: string | undefined): GpuOffload | undefined {
+    if (gpu !== undefined && gpuLayers !== undefined) {
+        throw new ServeOptionsError(
+            `--gpu ${gpu} and --gpu-layers ${gpuLayers} are both given; give one (--gpu-layers takes auto and off too).`
+        );
+    }
+    if (gpu !== undefined && gpu !== "auto" && gpu !== "off") {
+        throw new ServeOptionsError(`--gpu is "${gpu}"; use "auto" or "off". For a number of layers on the GPU, give --gpu-layers N.`);
+    }
+    if (gpuLayers === undefined || gpuLayers === "auto" || gpuLayers === "off") {
+        return gpuLayers ?? gpu;
+    }
+    const { min, max } = engineSettingLimits.gpuLayers;
+    const value = Number(gpuLayers);
+    if (!/^\d+$/.test(gpuLayers) || value > max) {
+        throw new ServeOptionsError(
+            `--gpu-layers is "${gpuLayers.slice(0, 40)}"; give a whole number of layers from ${min} to ${max.toLocaleString("en-US")} (at most the model's layers plus its output layer), "auto" or "off".`
+        );
+    }
+    return value;
 }
 
 /** Whether `host` is reachable from this machine only: localhost, 127.0.0.0/8, ::1 (also IPv4-mapped, ::ffff:127.0.0.1). */

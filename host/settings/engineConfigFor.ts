@@ -5,7 +5,8 @@ import { defaultPoolPages } from "./KvaultSettings.js";
 /**
  * The engine configuration engine settings stand for: the window is each prefill and decode
  * sequence's size, one prefill sequence per decode sequence (the engine's default), and a pool
- * left to Kvault holds a full window for every decode sequence plus one for the handoff.
+ * left to Kvault holds a full window for every decode sequence plus one for the handoff. GPU
+ * offload as a number keeps the GPU backend and puts that many layers on it (gpuLayers).
  */
 export function engineConfigFor(settings: EngineSettings): Omit<EngineConfigInput, "modelPath"> {
     return {
@@ -19,6 +20,7 @@ export function engineConfigFor(settings: EngineSettings): Omit<EngineConfigInpu
         kvCacheType: settings.kvCacheType,
         flashAttention: settings.flashAttention,
         threads: settings.threads ?? undefined,
-        gpu: settings.gpu === "off" ? false : "auto"
+        gpu: settings.gpu === "off" ? false : "auto",
+        gpuLayers: typeof settings.gpu === "number" ? settings.gpu : undefined
     };
 }

@@ -143,10 +143,13 @@ function readEngineSettings(value: unknown, problems: string[]): EngineSettings 
         return null;
     };
     let gpu = defaults.gpu;
-    if (value.gpu === "auto" || value.gpu === "off") {
+    const layers = engineSettingLimits.gpuLayers;
+    if (value.gpu === "auto" || value.gpu === "off" || isWhole(value.gpu, layers.min, layers.max)) {
         gpu = value.gpu;
     } else if (value.gpu !== undefined) {
-        problems.push(`engine.gpu is ${describe(value.gpu)}, not "auto" or "off"; using "auto".`);
+        problems.push(
+            `engine.gpu is ${describe(value.gpu)}, not "auto", "off" or a whole number of layers from ${range(layers.min, layers.max)}; using "auto".`
+        );
     }
     let flashAttention = defaults.flashAttention;
     if (typeof value.flashAttention === "boolean") {

@@ -5,7 +5,10 @@ import type { KvCacheType, ModelFacts } from "../../contract/models.js";
 import { defaultPoolPages } from "./KvaultSettings.js";
 
 /** What the plan needs of the model: KV bytes per token by type, the file's size (about its weights), its memory kind, its training context. */
-export type PlanModelFacts = Pick<ModelFacts, "kvBytesPerTokenByType" | "fileBytes" | "memory" | "trainContextSize" | "heads">;
+export type PlanModelFacts = Pick<
+    ModelFacts,
+    "kvBytesPerTokenByType" | "fileBytes" | "memory" | "trainContextSize" | "heads" | "numLayers"
+>;
 
 export interface MachineMemory {
     /** RAM the system could give a new process now (Linux: MemAvailable). */
@@ -22,7 +25,7 @@ export interface EngineMemoryInput {
     readonly machine: MachineMemory;
     /** Split mode has a prefill context besides the decode one; unified only the one. */
     readonly mode: "split" | "unified";
-    /** Whether the engine's backend is a GPU (with gpu "auto", the layers and contexts go there). */
+    /** Whether the engine's backend is a GPU (with gpu "auto" or a number of layers, those layers and their KV go there). */
     readonly gpuBackend: boolean;
     /** Running turns the restart would end. */
     readonly numRunningTurns: number;
@@ -39,25 +42,33 @@ export function engineMemoryLines(
 ): readonly MemoryLine[] {
     const perToken = facts.kvBytesPerTokenByType[settings.kvCacheType] ?? 0;
     const type = TYPE_NAMES[settings.kvCacheType];
-    const onGpu = gpuBackend && settings.gpu === "auto";
-    const context: MemoryLine["where"] = onGpu ? "vram" : "ram";
+    const share = gpuShare(settings, facts, gpuBackend);
     const numPages = settings.poolPages ?? defaultPoolPages(settings);
     const tokens = (count: number): string => count.toLocaleString("en-US");
-    const lines: MemoryLine[] = [
-        { what: "weights", label: "Model weights (the file's size)", bytes: facts.fileBytes, where: context },
-        {
-            what: "decodeKv",
-            label: `KV of the decode context: ${tokens(settings.contextSize)} tokens × ${settings.decodeSequences} sequences × ${tokens(perToken)} bytes (${type})`,
-            bytes: settings.contextSize * settings.decodeSequences * perToken,
-            where: context
+    const contextKvBytes = settings.contextSize * settings.decodeSequences * perToken;
+    const lines: MemoryLine[] = [];
+    // A part of the layers on the GPU: that share of the weights and of each context's KV goes
+    // there (llama.cpp keeps an offloaded layer's KV beside it), the rest stays in RAM, one line each.
+    const place = (line: Omit<MemoryLine, "where">): void => {
+        if (share === 0 || share === 1) {
+            lines.push({ ...line, where: share === 1 ? "vram" : "ram" });
+            return;
         }
-    ];
+        const onGpu = Math.round(line.bytes * share);
+        lines.push({ ...line, label: `${line.label}, on the GPU`, bytes: onGpu, where: "vram" });
+        lines.push({ ...line, label: `${line.label}, in RAM`, bytes: line.bytes - onGpu, where: "ram" });
+    };
+    place({ what: "weights", label: "Model weights (the file's size)", bytes: facts.fileBytes });
+    place({
+        what: "decodeKv",
+        label: `KV of the decode context: ${tokens(settings.contextSize)} tokens × ${settings.decodeSequences} sequences × ${tokens(perToken)} bytes (${type})`,
+        bytes: contextKvBytes
+    });
     if (mode === "split") {
-        lines.push({
+        place({
             what: "prefillKv",
             label: `KV of the prefill context: ${tokens(settings.contextSize)} tokens × ${settings.decodeSequences} sequences × ${tokens(perToken)} bytes (${type})`,
-            bytes: settings.contextSize * settings.decodeSequences * perToken,
-            where: context
+            bytes: contextKvBytes
         });
     }
     lines.push({
@@ -67,6 +78,22 @@ export function engineMemoryLines(
         where: "ram"
     });
     return lines;
+}
+
+/**
+ * The layers of the model node-llama-cpp counts for GPU offload: its blocks plus the output layer
+ * (GgufInsights.totalLayers), the most a number of GPU layers may be.
+ */
+export function offloadableLayers(facts: Pick<ModelFacts, "numLayers">): number {
+    return facts.numLayers + 1;
+}
+
+/** The share of the model (0 to 1) on the GPU: all with "auto", none with "off" or without a GPU, else layers / offloadable layers. */
+function gpuShare(settings: EngineSettings, facts: PlanModelFacts, gpuBackend: boolean): number {
+    if (!gpuBackend || settings.gpu === "off") {
+        return 0;
+    }
+    return settings.gpu === "auto" ? 1 : Math.min(1, settings.gpu / offloadableLayers(facts));
 }
 
 /**
@@ -93,6 +120,17 @@ export function planEngineMemory(input: EngineMemoryInput): EngineSettingsPlan {
         const heads = facts.heads === undefined ? "" : ` (K ${facts.heads.kHeadSize}, V ${facts.heads.vHeadSize} values)`;
         problems.push(
             `This model's heads${heads} are not a whole number of 32-value blocks, so the KV cache cannot be kept in ${TYPE_NAMES[settings.kvCacheType]}. Use f16.`
+        );
+    }
+    if (typeof settings.gpu === "number" && settings.gpu > offloadableLayers(facts)) {
+        const total = offloadableLayers(facts);
+        problems.push(
+            `GPU layers is ${settings.gpu}, but this model has ${facts.numLayers} layers and an output layer (${total} in all). Give 0 to ${total}, or "auto" for all that fit.`
+        );
+    }
+    if (typeof settings.gpu === "number" && !gpuBackend) {
+        notes.push(
+            `No GPU: layers stay on the CPU. The engine runs on the CPU alone, so node-llama-cpp keeps all ${offloadableLayers(facts)} layers there, whatever the number.`
         );
     }
     if (settings.kvCacheType !== "f16" && !settings.flashAttention) {

@@ -4,7 +4,15 @@ import { useAppServices } from "../AppServices.js";
 import { formatBytes } from "../model/modelText.js";
 import { toRpcError } from "../rpc/RpcError.js";
 import { useEngineStore } from "../stores/engineStore.js";
-import { engineFields, formOf, readEngineForm, type EngineForm } from "./engineSettingsForm.js";
+import {
+    engineFields,
+    formOf,
+    GPU_LAYERS_CHOICE,
+    gpuChoiceOf,
+    readEngineForm,
+    type EngineField,
+    type EngineForm
+} from "./engineSettingsForm.js";
 
 type Step =
     | { readonly kind: "editing" }
@@ -31,6 +39,8 @@ export function EngineSettingsSection({
     const [form, setForm] = useState<EngineForm>(() => formOf(view.running));
     const [step, setStep] = useState<Step>({ kind: "editing" });
     const reading = readEngineForm(form, view.running);
+    // The engine's backend ("cpu, prebuilt, 2 threads"): without a GPU, node-llama-cpp keeps every layer on the CPU.
+    const cpuOnly = useEngineStore((state) => state.info !== undefined && /^cpu\b/i.test(state.info.backend));
 
     const edit = (name: keyof EngineForm, value: string): void => {
         setForm((current) => ({ ...current, [name]: value }));
@@ -81,7 +91,15 @@ export function EngineSettingsSection({
                     return (
                         <div className="settings-field" key={field.name} data-setting={field.name}>
                             <label htmlFor={id}>{field.label}</label>
-                            {field.kind === "choice" ? (
+                            {field.kind === "gpu" ? (
+                                <GpuOffloadInput
+                                    id={id}
+                                    text={form[field.name]}
+                                    choices={field.choices!}
+                                    disabled={flag !== undefined || busy}
+                                    onChange={(value) => edit(field.name, value)}
+                                />
+                            ) : field.kind === "choice" ? (
                                 <select
                                     id={id}
                                     value={form[field.name]}
@@ -108,6 +126,9 @@ export function EngineSettingsSection({
                                 {flag !== undefined
                                     ? `Given on the command line (${flag}) for this run; restart the server without it to change it here.`
                                     : field.help}
+                                {field.kind === "gpu" && cpuOnly && gpuChoiceOf(form.gpu) !== "off" && (
+                                    <span data-gpu-note="cpu"> No GPU: layers stay on the CPU.</span>
+                                )}
                             </span>
                         </div>
                     );
@@ -147,13 +168,57 @@ export function EngineSettingsSection({
     );
 }
 
+/** GPU offload: Auto, Off, or a number of layers, typed in the input that choosing the number shows. */
+function GpuOffloadInput({
+    id,
+    text,
+    choices,
+    disabled,
+    onChange
+}: {
+    readonly id: string;
+    readonly text: string;
+    readonly choices: NonNullable<EngineField["choices"]>;
+    readonly disabled: boolean;
+    readonly onChange: (text: string) => void;
+}) {
+    const choice = gpuChoiceOf(text);
+    return (
+        <span className="settings-gpu">
+            <select
+                id={id}
+                value={choice}
+                disabled={disabled}
+                onChange={(event) => onChange(event.currentTarget.value === GPU_LAYERS_CHOICE ? "" : event.currentTarget.value)}
+            >
+                {choices.map((option) => (
+                    <option key={option.value} value={option.value}>
+                        {option.label}
+                    </option>
+                ))}
+            </select>
+            {choice === GPU_LAYERS_CHOICE && (
+                <input
+                    id={`${id}-layers`}
+                    aria-label="GPU layers"
+                    inputMode="numeric"
+                    value={text}
+                    placeholder="layers"
+                    disabled={disabled}
+                    onChange={(event) => onChange(event.currentTarget.value)}
+                />
+            )}
+        </span>
+    );
+}
+
 function PlanView({ plan }: { readonly plan: EngineSettingsPlan }) {
     return (
         <div className="settings-plan" data-fits={plan.fits ? "yes" : "no"}>
             <table>
                 <tbody>
                     {plan.memory.map((line) => (
-                        <tr key={line.what} data-memory={line.what}>
+                        <tr key={`${line.what}-${line.where}`} data-memory={line.what} data-where={line.where}>
                             <td>{line.label}</td>
                             <td className="settings-bytes">{formatBytes(line.bytes)}</td>
                             <td>{line.where === "vram" ? "GPU" : "RAM"}</td>

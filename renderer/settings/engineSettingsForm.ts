@@ -11,8 +11,17 @@ export interface EngineField {
     readonly label: string;
     /** One line on what it does and what it costs. */
     readonly help: string;
-    readonly kind: "count" | "countOrAuto" | "choice";
+    /** "gpu": "auto", "off", or a number of layers (a choice, and a count beside it for the number). */
+    readonly kind: "count" | "countOrAuto" | "choice" | "gpu";
     readonly choices?: readonly { readonly value: string; readonly label: string }[];
+}
+
+/** The GPU offload choice that shows the layer count's input; the form holds the count itself (digits) then. */
+export const GPU_LAYERS_CHOICE = "layers";
+
+/** Which of the GPU offload choices the form's text stands for. */
+export function gpuChoiceOf(text: string): string {
+    return text === "auto" || text === "off" ? text : GPU_LAYERS_CHOICE;
 }
 
 export const engineFields: readonly EngineField[] = [
@@ -43,11 +52,12 @@ export const engineFields: readonly EngineField[] = [
     {
         name: "gpu",
         label: "GPU offload",
-        help: "Every layer on the GPU when there is one, or the CPU alone.",
-        kind: "choice",
+        help: "All layers that fit on the GPU when there is one, the CPU alone, or a number of layers on the GPU (the rest on the CPU).",
+        kind: "gpu",
         choices: [
             { value: "auto", label: "Auto (all layers on a GPU if any)" },
-            { value: "off", label: "Off (CPU only)" }
+            { value: "off", label: "Off (CPU only)" },
+            { value: GPU_LAYERS_CHOICE, label: "A number of layers" }
         ]
     },
     { name: "threads", label: "CPU threads", help: "Empty: llama.cpp's choice (the machine's cores).", kind: "countOrAuto" },
@@ -61,7 +71,7 @@ export function formOf(settings: EngineSettings): EngineForm {
         decodeSequences: String(settings.decodeSequences),
         kvCacheType: settings.kvCacheType,
         flashAttention: settings.flashAttention ? "on" : "off",
-        gpu: settings.gpu,
+        gpu: String(settings.gpu),
         threads: settings.threads === null ? "" : String(settings.threads),
         pageTokens: String(settings.pageTokens),
         poolPages: settings.poolPages === null ? "" : String(settings.poolPages)
@@ -77,6 +87,14 @@ export function readEngineForm(form: EngineForm, running: EngineSettings): FormR
     const next: Record<string, unknown> = {};
     for (const field of engineFields) {
         const text = form[field.name].trim();
+        if (field.kind === "gpu") {
+            const reading = readGpu(text, field.label);
+            if (typeof reading === "object") {
+                return reading;
+            }
+            next[field.name] = reading;
+            continue;
+        }
         if (field.kind === "choice") {
             next[field.name] = field.name === "flashAttention" ? text === "on" : text;
             continue;
@@ -105,4 +123,20 @@ export function readEngineForm(form: EngineForm, running: EngineSettings): FormR
         }
     }
     return { kind: "change", change: change as Partial<EngineSettings> };
+}
+
+/** "auto", "off" or a number of layers within the RPC's bounds; the model's own count is the plan's to check. */
+function readGpu(text: string, label: string): "auto" | "off" | number | { readonly kind: "invalid"; readonly message: string } {
+    if (text === "auto" || text === "off") {
+        return text;
+    }
+    const { min, max } = engineSettingLimits.gpuLayers;
+    const value = Number(text);
+    if (!/^\d+$/.test(text) || value < min || value > max) {
+        return {
+            kind: "invalid",
+            message: `${label}: the number of layers is "${text.slice(0, 20)}"; give a whole number from ${min} to ${max.toLocaleString("en-US")} (the plan checks it against the model's layers), or choose Auto or Off.`
+        };
+    }
+    return value;
 }

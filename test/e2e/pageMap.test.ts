@@ -1,13 +1,15 @@
 import fs from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readApp, sendMessage } from "./support/appDriver.js";
+import { configureWorkspace, readApp, sendMessage } from "./support/appDriver.js";
 import { openKvault, type KvaultPage } from "./support/openKvault.js";
 import { seedChats } from "./support/seedChats.js";
 import { startKvaultServer, type KvaultServer } from "./support/startKvaultServer.js";
 
 const BLUE = "#3b82f6"; // workspacePalette[0], the seeded workspace's swatch
 
-describe("the page map after a chat, in a real browser", () => {
+// Under the default engine settings (4 decode sequences, one prefill sequence each, a 4,096-token
+// window in pages of 256 tokens): what a new user sees, not the small e2eServeArgs geometry.
+describe("the page map after a chat under default settings, in a real browser", () => {
     const screenshots: string[] = [];
     let dataDir: string | undefined;
     let server: KvaultServer | undefined;
@@ -15,7 +17,7 @@ describe("the page map after a chat, in a real browser", () => {
 
     beforeAll(async () => {
         dataDir = seedChats([{ id: "ui-notes", name: "Notes", colour: 0, messages: [] }]);
-        server = await startKvaultServer({ dataDir });
+        server = await startKvaultServer({ dataDir, engineArgs: false });
         app = await openKvault(await server.loginUrl(), { width: 1280, height: 900 });
     });
 
@@ -46,9 +48,25 @@ describe("the page map after a chat, in a real browser", () => {
         const sections = page.locator(".kv-section");
         await expect
             .poll(() => sections.evaluateAll((elements) => elements.map((element) => element.getAttribute("aria-label"))))
-            .toEqual(["Prefill sequence 1", "Prefill sequence 2", "Host pages", "Decode sequence 1", "Decode sequence 2"]);
+            .toEqual([
+                "Prefill sequence 1",
+                "Prefill sequence 2",
+                "Prefill sequence 3",
+                "Prefill sequence 4",
+                "Host pages",
+                "Decode sequence 1",
+                "Decode sequence 2",
+                "Decode sequence 3",
+                "Decode sequence 4"
+            ]);
         expect(await page.getByText("A page holds the KV of a fixed number of token positions").isVisible()).toBe(true);
 
+        // The seeded 8 tokens take a few milliseconds under default settings, too short to be seen
+        // running; up to 300 (the tiny model stops earlier, inside the first 256-position block) are not.
+        await configureWorkspace(page, { temperature: 0, maxTokens: 300 });
+        const workspaceSettings = page.locator(".workspace-settings");
+        await workspaceSettings.evaluate((element) => element.removeAttribute("open"));
+        await expect.poll(() => workspaceSettings.getAttribute("open")).toBeNull();
         await sendMessage(page, "Tell me about pages.");
         await expect
             .poll(async () => (await readApp(page)).items.find((item) => item.id === "ui-notes")?.phase, {
@@ -69,13 +87,13 @@ describe("the page map after a chat, in a real browser", () => {
         const selector = '.kv-sequence-canvas[data-workspace="ui-notes"]';
         expect(await pixelsOfColour(selector, BLUE), "the decode blocks are drawn in the workspace's colour").toBeGreaterThan(0);
         const section = page.locator(".kv-section", { has: held });
-        await expect.poll(() => section.locator(".kv-section-summary").textContent()).toMatch(/^Notes: \d+ of 512 tokens$/);
+        await expect.poll(() => section.locator(".kv-section-summary").textContent()).toMatch(/^Notes: \d+ of 4,096 tokens$/);
 
         await held.hover({ position: { x: 3, y: 3 } });
         const tooltip = page.getByRole("tooltip");
         await expect
             .poll(() => tooltip.textContent())
-            .toMatch(/^Decode sequence \d, block 1, owner Notes, positions 0–15, [\d.]+ KiB, kept between turns\.$/);
+            .toMatch(/^Decode sequence \d, block 1, owner Notes, positions 0–\d+, [\d.]+ KiB, kept between turns\.$/);
         expect(await tooltip.textContent()).not.toMatch(/numTokens|heldTokens|ownerSlots/);
         screenshots.push(await app!.screenshot("page-map-decode-blocks"));
 
@@ -84,7 +102,8 @@ describe("the page map after a chat, in a real browser", () => {
         await held.focus();
         await page.keyboard.press("ArrowRight");
         await page.keyboard.press("ArrowRight");
-        await expect.poll(() => tooltip.textContent()).toMatch(/^Decode sequence \d, block 2, owner Notes, positions 16–/);
+        // A block holds 256 positions: a short chat's second block is held from 256 on, or not used yet.
+        await expect.poll(() => tooltip.textContent()).toMatch(/^Decode sequence \d, block 2, (owner Notes|no owner), positions 256–/);
         expect(app!.problems).toEqual([]);
     });
 });

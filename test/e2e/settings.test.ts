@@ -119,3 +119,66 @@ describe("the settings screen in a real browser applies a context size with a cl
         expect(pinnedApp.problems).toEqual([]);
     });
 });
+
+describe("the settings screen in a real browser takes a number of GPU layers", () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "kvault-e2e-gpu-layers-"));
+    let server: KvaultServer | undefined;
+    let app: KvaultPage | undefined;
+    const screenshots: string[] = [];
+
+    afterAll(async () => {
+        await app?.close();
+        await server?.stop();
+        fs.rmSync(dataDir, { recursive: true, force: true });
+        console.log(`screenshots:\n${screenshots.join("\n")}`);
+    });
+
+    it("refuses more layers than the model has before any restart, and applies a count that loads on the CPU", async () => {
+        const settingsFile = path.join(dataDir, "settings.json");
+        fs.writeFileSync(settingsFile, JSON.stringify({ version: 2, engine: smallEngine }));
+        server = await startKvaultServer({ dataDir, engineArgs: false });
+        app = await openKvault(await server.loginUrl(), { width: 1280, height: 1800 });
+        const { page } = app;
+        await foldPageMap(page);
+        await page
+            .locator("details.panel > summary")
+            .filter({ hasText: /^Settings$/ })
+            .click();
+        const panel = page.locator(".settings-panel");
+        await panel.waitFor({ timeout: 30_000 });
+        const engine = panel.locator("[data-engine-settings]");
+        const enginePid = server.enginePid();
+
+        await page.getByLabel("GPU offload", { exact: true }).selectOption("layers");
+        const layers = page.getByLabel("GPU layers", { exact: true });
+        await layers.fill("99");
+        // This machine has no GPU: the screen says where the layers stay.
+        expect(await panel.locator('[data-gpu-note="cpu"]').textContent()).toBe(" No GPU: layers stay on the CPU.");
+        await page.getByRole("button", { name: "Show the memory it takes" }).click();
+        await expect.poll(() => engine.getAttribute("data-engine-settings"), { timeout: 60_000 }).toBe("planned");
+        const plan = panel.locator(".settings-plan");
+        expect(await plan.getAttribute("data-fits")).toBe("no");
+        // The tiny model has 2 layers; node-llama-cpp counts the output layer too.
+        expect(await plan.locator('[data-plan="problem"]').allTextContents()).toEqual([
+            'GPU layers is 99, but this model has 2 layers and an output layer (3 in all). Give 0 to 3, or "auto" for all that fit.'
+        ]);
+        expect(await page.getByRole("button", { name: "Apply and restart the engine" }).isDisabled()).toBe(true);
+        expect(server.enginePid()).toBe(enginePid);
+
+        await layers.fill("2");
+        await page.getByRole("button", { name: "Show the memory it takes" }).click();
+        await expect.poll(() => engine.getAttribute("data-engine-settings"), { timeout: 60_000 }).toBe("planned");
+        expect(await plan.getAttribute("data-fits")).toBe("yes");
+        expect(await plan.textContent()).toContain("No GPU: layers stay on the CPU.");
+        screenshots.push(await app.screenshot("settings-gpu-layers-planned"));
+        await page.getByRole("button", { name: "Apply and restart the engine" }).click();
+        await expect.poll(() => engine.getAttribute("data-engine-settings"), { timeout: 120_000 }).toBe("applied");
+        expect(server.enginePid()).not.toBe(enginePid);
+        expect(await layers.inputValue()).toBe("2");
+        expect((JSON.parse(fs.readFileSync(settingsFile, "utf8")) as { engine: Record<string, unknown> }).engine).toMatchObject({
+            ...smallEngine,
+            gpu: 2
+        });
+        expect(app.problems).toEqual([]);
+    });
+});

@@ -15,3 +15,18 @@ describe("resolveEngineConfig: prefill sequences", () => {
         );
     });
 });
+
+describe("resolveEngineConfig: gpuLayers", () => {
+    it("leaves it to node-llama-cpp when absent, and keeps a whole number of layers", () => {
+        expect(resolveEngineConfig({ modelPath: "m.gguf" }).gpuLayers).toBeUndefined();
+        expect(resolveEngineConfig({ modelPath: "m.gguf", gpuLayers: 0 }).gpuLayers).toBe(0);
+        expect(resolveEngineConfig({ modelPath: "m.gguf", gpuLayers: 12 }).gpuLayers).toBe(12);
+    });
+
+    it("refuses a negative or fractional count with the number it was given", () => {
+        expect(() => resolveEngineConfig({ modelPath: "m.gguf", gpuLayers: -1 })).toThrow(
+            "gpuLayers is -1; it must be a whole number of layers of at least 0, or left out for node-llama-cpp's choice."
+        );
+        expect(() => resolveEngineConfig({ modelPath: "m.gguf", gpuLayers: 1.5 })).toThrow(EngineConfigError);
+    });
+});

@@ -1,6 +1,6 @@
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { isLoopbackHost, parseServeOptions, ServeOptionsError } from "../../../host/headless/serveOptions.js";
+import { engineSettingFlags, isLoopbackHost, parseServeOptions, ServeOptionsError } from "../../../host/headless/serveOptions.js";
 
 describe("parseServeOptions", () => {
     it("defaults to loopback, the built-in tiny model and split mode, with a pool that holds every window", () => {
@@ -81,6 +81,7 @@ describe("parseServeOptions", () => {
                 { id: "bob_2", key: "bob.key-2" }
             ],
             engineFromCommandLine: { contextSize: 2048, kvCacheType: "q8_0", decodeSequences: 2, pageTokens: 64, poolPages: 100 },
+            engineFlags: engineSettingFlags,
             modelGiven: true,
             prefillCapacityGiven: true,
             backends: [
@@ -109,6 +110,27 @@ describe("parseServeOptions", () => {
         expect(() => parseServeOptions(["--flash-attention", "yes"])).toThrow('--flash-attention is "yes"; use "on" or "off".');
         expect(() => parseServeOptions(["--gpu", "cuda"])).toThrow('--gpu is "cuda"; use "auto" or "off".');
         expect(() => parseServeOptions(["--threads", "0"])).toThrow('--threads is "0"; it must be a whole number from 1 to 1,024.');
+    });
+
+    it("takes --gpu-layers N|auto|off for GPU offload, named by that flag on the settings screen", () => {
+        const layers = parseServeOptions(["--gpu-layers", "12"]);
+        expect(layers.engineFromCommandLine).toEqual({ gpu: 12 });
+        expect(layers.engineFlags.gpu).toBe("--gpu-layers");
+        expect(parseServeOptions(["--gpu-layers", "0"]).engineFromCommandLine).toEqual({ gpu: 0 });
+        expect(parseServeOptions(["--gpu-layers=off"]).engineFromCommandLine).toEqual({ gpu: "off" });
+        expect(parseServeOptions(["--gpu-layers", "auto"]).engineFromCommandLine).toEqual({ gpu: "auto" });
+        expect(parseServeOptions(["--gpu", "off"]).engineFlags.gpu).toBe("--gpu");
+        expect(parseServeOptions([]).engineFlags.contextSize).toBe("--context");
+        expect(() => parseServeOptions(["--gpu-layers", "-3"])).toThrow(
+            '--gpu-layers is "-3"; give a whole number of layers from 0 to 1,024 (at most the model\'s layers plus its output layer), "auto" or "off".'
+        );
+        expect(() => parseServeOptions(["--gpu-layers", "1025"])).toThrow(
+            /--gpu-layers is "1025"; give a whole number of layers from 0 to 1,024/
+        );
+        expect(() => parseServeOptions(["--gpu-layers", "half"])).toThrow(/--gpu-layers is "half"/);
+        expect(() => parseServeOptions(["--gpu", "auto", "--gpu-layers", "8"])).toThrow(
+            "--gpu auto and --gpu-layers 8 are both given; give one (--gpu-layers takes auto and off too)."
+        );
     });
 
     it("turns the page map's demo mode on with --handoff-demo, off by default", () => {

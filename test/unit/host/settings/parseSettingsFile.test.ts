@@ -43,6 +43,21 @@ describe("parseSettingsFile", () => {
         expect(parseSettingsFile(file, key)).toEqual({ settings: { ...file, extra: {} }, problems: [] });
     });
 
+    it("keeps a number of GPU layers, and refuses one that is not a whole number in range", () => {
+        expect(parseSettingsFile({ localApi: {}, engine: { gpu: 12 } }, key)).toMatchObject({
+            settings: { engine: { ...engineSettingDefaults, gpu: 12 } },
+            problems: []
+        });
+        expect(parseSettingsFile({ localApi: {}, engine: { gpu: 0 } }, key).settings.engine.gpu).toBe(0);
+        for (const bad of [-1, 2.5, 1025, "12"]) {
+            const { settings, problems } = parseSettingsFile({ localApi: {}, engine: { gpu: bad } }, key);
+            expect(settings.engine.gpu).toBe("auto");
+            expect(problems).toEqual([
+                `engine.gpu is ${JSON.stringify(bad)}, not "auto", "off" or a whole number of layers from 0 to 1,024; using "auto".`
+            ]);
+        }
+    });
+
     it("returns frozen settings (validated once, then frozen)", () => {
         const { settings } = parseSettingsFile({ localApi: { enabled: true } }, key);
         expect(Object.isFrozen(settings)).toBe(true);
@@ -94,7 +109,7 @@ describe("parseSettingsFile", () => {
         );
         expect(settings.engine).toEqual({ ...engineSettingDefaults, flashAttention: false, pageTokens: 64 });
         expect(problems).toEqual([
-            'engine.gpu is "cuda", not "auto" or "off"; using "auto".',
+            'engine.gpu is "cuda", not "auto", "off" or a whole number of layers from 0 to 1,024; using "auto".',
             "engine.kvCacheType is q4_0, which needs flash attention, and engine.flashAttention is false; using f16.",
             "engine.contextSize is 8; it must be a whole number from 16 to 4,194,304. Using 4096.",
             "engine.threads is -1; it must be null (Kvault's choice) or a whole number from 1 to 1,024. Using Kvault's choice.",

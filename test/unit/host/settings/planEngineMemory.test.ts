@@ -17,7 +17,8 @@ const facts: PlanModelFacts = {
     kvBytesPerTokenByType: { f16: 131_072, q8_0: 69_632, q4_0: 36_864 },
     memory: { plainKvCache: true },
     trainContextSize: 32_768,
-    heads: { numHeads: 32, numKvHeads: 8, kHeadSize: 128, vHeadSize: 128 }
+    heads: { numHeads: 32, numKvHeads: 8, kHeadSize: 128, vHeadSize: 128 },
+    numLayers: 31 // node-llama-cpp offloads these and the output layer: 32 in all
 };
 
 const running: EngineSettings = { ...engineSettingDefaults, contextSize: 4096, decodeSequences: 4, pageTokens: 256 };
@@ -101,6 +102,45 @@ describe("planEngineMemory", () => {
         );
         // GPU offload off: everything in RAM, whatever the backend.
         expect(plan({ gpu: "off" }, {}, { gpuBackend: true }).vramNeededBytes).toBe(0);
+    });
+
+    it("puts a number of GPU layers' share of the weights and contexts on the GPU, the rest in RAM", () => {
+        const result = plan({ gpu: 8 }, {}, { gpuBackend: true }); // 8 of 32 layers: a quarter
+        expect(result.memory.map(({ what, where, bytes }) => `${what}:${where}:${bytes / MiB}`)).toEqual([
+            "weights:vram:512",
+            "weights:ram:1536",
+            "decodeKv:vram:512",
+            "decodeKv:ram:1536",
+            "prefillKv:vram:512",
+            "prefillKv:ram:1536",
+            "pagePool:ram:2560"
+        ]);
+        expect(result.memory[0]!.label).toBe("Model weights (the file's size), on the GPU");
+        expect(result.vramNeededBytes).toBe(1.5 * GiB);
+        expect(result.ramNeededBytes).toBe(4.5 * GiB + 2.5 * GiB);
+        expect(result.changed).toEqual(["gpu"]);
+        expect(result.fits).toBe(true);
+        // All 32 are all of it; 0 layers keep everything in RAM.
+        expect(plan({ gpu: 32 }, {}, { gpuBackend: true }).vramNeededBytes).toBe(6 * GiB);
+        expect(plan({ gpu: 0 }, {}, { gpuBackend: true }).vramNeededBytes).toBe(0);
+    });
+
+    it("refuses more GPU layers than the model has, naming both numbers, before anything restarts", () => {
+        const result = plan({ gpu: 33 }, {}, { gpuBackend: true });
+        expect(result.fits).toBe(false);
+        expect(result.problems).toEqual([
+            'GPU layers is 33, but this model has 31 layers and an output layer (32 in all). Give 0 to 32, or "auto" for all that fit.'
+        ]);
+        expect(plan({ gpu: 33 }).fits).toBe(false); // on the CPU too: the number is wrong for this model either way
+    });
+
+    it("says a number of layers stays on the CPU when there is no GPU, and loads there", () => {
+        const result = plan({ gpu: 12 });
+        expect(result.fits).toBe(true);
+        expect(result.vramNeededBytes).toBe(0);
+        expect(result.notes).toEqual([
+            "No GPU: layers stay on the CPU. The engine runs on the CPU alone, so node-llama-cpp keeps all 32 layers there, whatever the number."
+        ]);
     });
 
     it("has no prefill context in unified mode", () => {

@@ -1,0 +1,42 @@
+import { describe, expect, it } from "vitest";
+import type { EngineSettings } from "../../../../contract/KvaultBridge.js";
+import { formOf, gpuChoiceOf, readEngineForm } from "../../../../renderer/settings/engineSettingsForm.js";
+
+const running: EngineSettings = {
+    contextSize: 4096,
+    gpu: "auto",
+    threads: null,
+    flashAttention: true,
+    kvCacheType: "f16",
+    decodeSequences: 4,
+    pageTokens: 256,
+    poolPages: null
+};
+
+describe("the engine settings form: GPU offload", () => {
+    it("reads auto, off and a number of layers as the setting, and asks only for what changed", () => {
+        const form = formOf(running);
+        expect(readEngineForm(form, running)).toEqual({ kind: "change", change: {} });
+        expect(readEngineForm({ ...form, gpu: "off" }, running)).toEqual({ kind: "change", change: { gpu: "off" } });
+        expect(readEngineForm({ ...form, gpu: " 12 " }, running)).toEqual({ kind: "change", change: { gpu: 12 } });
+        expect(readEngineForm({ ...form, gpu: "0" }, running)).toEqual({ kind: "change", change: { gpu: 0 } });
+        expect(formOf({ ...running, gpu: 12 }).gpu).toBe("12");
+    });
+
+    it("shows the number's input for anything but auto and off", () => {
+        expect(gpuChoiceOf("auto")).toBe("auto");
+        expect(gpuChoiceOf("off")).toBe("off");
+        expect(gpuChoiceOf("12")).toBe("layers");
+        expect(gpuChoiceOf("")).toBe("layers");
+    });
+
+    it("says which number is unusable and what to give", () => {
+        const form = formOf(running);
+        for (const text of ["", "-1", "2.5", "1025", "many"]) {
+            expect(readEngineForm({ ...form, gpu: text }, running)).toEqual({
+                kind: "invalid",
+                message: `GPU offload: the number of layers is "${text}"; give a whole number from 0 to 1,024 (the plan checks it against the model's layers), or choose Auto or Off.`
+            });
+        }
+    });
+});
