@@ -41,21 +41,37 @@ export function readerField<T>(read: (value: unknown) => T) {
     return v.pipe(v.unknown(), v.transform(read));
 }
 
+/** What an absent key reads as inside requiredReaderField: never a JSON value, so never confused with one. */
+const absentKey: unique symbol = Symbol("absent key");
+
+/**
+ * A required field read by a reader that throws the field's own OpenAiError: the reader runs in the
+ * schema's order even when the key is absent (it gets undefined then, and refuses it with its own
+ * message), where a missing key would otherwise be the strict object's "not a field" message.
+ */
+export function requiredReaderField<T>(read: (value: unknown) => T) {
+    return v.optional(
+        readerField((value) => read(value === absentKey ? undefined : value)),
+        () => absentKey
+    );
+}
+
 /**
  * `body` read by `schema`, or the 400 for its first problem: the field's path is the `param`, an
- * unlisted key is `unsupported_parameter`. A reader's own OpenAiError passes through as it is.
+ * unlisted key is `unsupported_parameter`. `at` prefixes every param (a nested object read alone). A reader's own OpenAiError passes through as it is.
  */
 export function readApiBody<S extends v.GenericSchema>(
     schema: S,
     body: unknown,
-    options: { readonly unlistedCode?: string | null } = {}
+    options: { readonly unlistedCode?: string | null; readonly at?: string } = {}
 ): v.InferOutput<S> {
     const result = v.safeParse(schema, body, { abortEarly: true });
     if (result.success) {
         return result.output;
     }
     const issue = result.issues[0];
-    const path = (issue.path ?? []).map((item) => item.key);
+    // `at` names a nested object read on its own (`options`, `messages[2]`): its fields' params start with it
+    const path = [...(options.at === undefined ? [] : [options.at]), ...(issue.path ?? []).map((item) => item.key)];
     const param =
         path.length === 0
             ? null
