@@ -3,7 +3,8 @@
 // message names the field and says what it must be. readApiBody turns the first problem into the
 // 400 OpenAiError that names the field (`param`).
 import * as v from "valibot";
-import { describe } from "./bodyFields.js";
+import { turnLimits } from "../../contract/limits.js";
+import { describe, refuseUnlessNeutral } from "./bodyFields.js";
 import { invalidRequest } from "./OpenAiError.js";
 
 /** How a message reports a bad number: "must be a number from 0 to 2." or, with `got`, "…; got 7." */
@@ -40,6 +41,23 @@ export function optionalIntegerField(name: string, min: number, max: number, mes
 export function readerField<T>(read: (value: unknown) => T) {
     return v.pipe(v.unknown(), v.transform(read));
 }
+
+/** A field Kvault knows and does not serve: accepted at its neutral value (or absent), else refused by name with the reason. */
+export const refusedField = (name: string, isNeutral: (value: unknown) => boolean, reason: string) =>
+    v.optional(readerField((value) => refuseUnlessNeutral(value, name, isNeutral, reason)));
+
+/** A string within the engine's limit for one message (turnLimits.maxMessageChars), or absent (undefined or null). */
+export const textField = (name: string) =>
+    v.nullish(
+        v.pipe(
+            v.string((issue) => `${name} must be a string; got ${describe(issue.input)}.`),
+            v.maxLength(
+                turnLimits.maxMessageChars,
+                (issue) =>
+                    `${name} has ${(issue.input as string).length.toLocaleString("en-US")} characters; the limit is ${turnLimits.maxMessageChars.toLocaleString("en-US")}.`
+            )
+        )
+    );
 
 /** What an absent key reads as inside requiredReaderField: never a JSON value, so never confused with one. */
 const absentKey: unique symbol = Symbol("absent key");

@@ -1,12 +1,12 @@
 import type { ChatMessage, JsonObject, RawPrompt, SamplingParams } from "../../../contract/engineProtocol.js";
 import { describeGrammarRefusal, readGrammarSchema } from "../../../contract/rpc/readGrammarSchema.js";
 import { jsonObjectProblem } from "../../../contract/rpc/turnSchemas.js";
-import { turnLimits } from "../../../contract/limits.js";
 import * as v from "valibot";
-import { optionalBooleanField, readApiBody, readerField, requiredReaderField } from "../apiBodySchema.js";
-import { describe, isAbsent, refuseUnlessNeutral, requiredString, strictObject } from "../bodyFields.js";
+import { optionalBooleanField, readApiBody, readerField, refusedField, requiredReaderField, textField } from "../apiBodySchema.js";
+import { describe, isAbsent, requiredString, strictObject } from "../bodyFields.js";
 import { parseInputs, type EmbeddingInput } from "../embeddings/parseEmbeddings.js";
 import { invalidRequest } from "../OpenAiError.js";
+import { neutralList, parseOllamaMessages } from "./parseOllamaMessages.js";
 import { checkOllamaEmbedOptions, parseOllamaOptions } from "./parseOllamaOptions.js";
 
 /** What /api/chat and /api/generate both become: a turn over messages or over a raw prompt. */
@@ -18,27 +18,9 @@ export interface OllamaTurnRequest {
     readonly sampling: SamplingParams;
 }
 
-const neutralList = (value: unknown): boolean => Array.isArray(value) && value.length === 0;
 const modelRemedy = "use a name from GET /api/tags";
 const modelField = requiredReaderField((value) => requiredString(value, "model", modelRemedy));
 const unlisted = (issue: v.BaseIssue<unknown>): string => `${String(issue.input)} is not a field Kvault serves here; leave it out.`;
-
-/** A field Kvault knows and does not serve: accepted at its neutral value (or absent), else refused by name with the reason. */
-const refusedField = (name: string, isNeutral: (value: unknown) => boolean, reason: string) =>
-    v.optional(readerField((value) => refuseUnlessNeutral(value, name, isNeutral, reason)));
-
-/** A string within the engine's limit for one message, or absent (undefined or null). */
-const textField = (name: string) =>
-    v.nullish(
-        v.pipe(
-            v.string((issue) => `${name} must be a string; got ${describe(issue.input)}.`),
-            v.maxLength(
-                turnLimits.maxMessageChars,
-                (issue) =>
-                    `${name} has ${(issue.input as string).length.toLocaleString("en-US")} characters; the limit is ${turnLimits.maxMessageChars.toLocaleString("en-US")}.`
-            )
-        )
-    );
 
 /** What both turn endpoints refuse: `think: true` (no reasoning split). */
 const thinkField = refusedField(
@@ -55,7 +37,7 @@ const chatSchema = (windowTokens: number) =>
         {
             think: thinkField,
             tools: refusedField("tools", neutralList, "Kvault does not call tools on this endpoint yet; leave tools out."),
-            messages: requiredReaderField(parseMessages),
+            messages: requiredReaderField(parseOllamaMessages),
             model: modelField,
             stream: optionalBooleanField("stream"),
             options: v.optional(readerField((value) => parseOllamaOptions(value, windowTokens))),
@@ -245,50 +227,6 @@ export function parseOllamaShow(body: unknown): string {
     strictObject(body, ["model", "name", "verbose", "system", "template", "options"], "The request body");
     const input = readApiBody(showSchema, body, { unlistedCode: null });
     return requiredString(input.model ?? input.name, "model", modelRemedy);
-}
-
-/** `messages`: 1 to turnLimits.maxMessages, each read by its schema, the last one the user's (the model answers it). */
-function parseMessages(value: unknown): ChatMessage[] {
-    if (!Array.isArray(value) || value.length === 0 || value.length > turnLimits.maxMessages) {
-        throw invalidRequest(`messages must be a list of 1 to ${turnLimits.maxMessages} messages.`, "messages");
-    }
-    const messages = value.map((item: unknown, index) => parseMessage(item, index));
-    if (messages.at(-1)!.role !== "user") {
-        throw invalidRequest('The last message must have role "user": the model answers it.', `messages[${messages.length - 1}].role`);
-    }
-    return messages;
-}
-
-const messageFields = ["role", "content", "images", "tool_calls", "thinking", "tool_name"];
-
-/** One message's schema, its fields in the order they are checked; `index` names it in messages. */
-const messageSchema = (index: number) => {
-    const at = `messages[${index}]`;
-    const withoutTools = (name: string) =>
-        refusedField(`${at}.${name}`, neutralList, `Kvault runs text chats without tools; leave ${name} out.`);
-    const emptyOnly = (name: string) => refusedField(`${at}.${name}`, (value) => value === "", `leave ${name} out.`);
-    return v.strictObject(
-        {
-            images: withoutTools("images"),
-            tool_calls: withoutTools("tool_calls"),
-            thinking: emptyOnly("thinking"),
-            tool_name: emptyOnly("tool_name"),
-            role: requiredReaderField((role): ChatMessage["role"] => {
-                if (role !== "system" && role !== "user" && role !== "assistant") {
-                    throw invalidRequest(`${at}.role must be "system", "user" or "assistant"; got ${describe(role)}.`, `${at}.role`);
-                }
-                return role;
-            }),
-            content: textField(`${at}.content`)
-        },
-        (issue) => `${at}.${String(issue.input)} is not a field Kvault serves here; leave it out.`
-    );
-};
-
-function parseMessage(item: unknown, index: number): ChatMessage {
-    strictObject(item, messageFields, `messages[${index}]`, `messages[${index}].`);
-    const message = readApiBody(messageSchema(index), item, { unlistedCode: null, at: `messages[${index}]` });
-    return { role: message.role, content: message.content ?? "" };
 }
 
 /**

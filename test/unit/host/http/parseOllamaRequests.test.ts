@@ -134,6 +134,39 @@ describe("Ollama's chat", () => {
         ]);
     });
 
+    it("names the message a problem is in, a missing role, and a content over the limit with its numbers", () => {
+        const over = "x".repeat(turnLimits.maxMessageChars + 1);
+        expect(
+            refused(() =>
+                parseOllamaChat(
+                    {
+                        model: "m",
+                        messages: [
+                            { role: "system", content: "S" },
+                            { role: "user", content: "x", images: ["a"] }
+                        ]
+                    },
+                    256
+                )
+            )
+        ).toEqual({
+            message: "messages[1].images is not served: Kvault runs text chats without tools; leave images out.",
+            param: "messages[1].images",
+            code: null
+        });
+        expect(refused(() => parseOllamaChat({ model: "m", messages: [{ content: "x" }] }, 256))).toEqual({
+            message: 'messages[0].role must be "system", "user" or "assistant"; got undefined.',
+            param: "messages[0].role",
+            code: null
+        });
+        expect(refused(() => parseOllamaChat({ model: "m", messages: [{ role: "user", content: over }] }, 256))).toEqual({
+            message: `messages[0].content has ${(turnLimits.maxMessageChars + 1).toLocaleString("en-US")} characters; the limit is ${turnLimits.maxMessageChars.toLocaleString("en-US")}.`,
+            param: "messages[0].content",
+            code: null
+        });
+        expect(refused(() => parseOllamaGenerate({ model: "m", prompt: over }, 256)).param).toBe("prompt");
+    });
+
     it("needs a model and reads stream as true or false", () => {
         expect(refused(() => parseOllamaChat({ messages }, 256))).toEqual({
             message: "model is required: use a name from GET /api/tags.",
