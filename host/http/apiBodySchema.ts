@@ -3,7 +3,8 @@
 // message names the field and says what it must be. readApiBody turns the first problem into the
 // 400 OpenAiError that names the field (`param`).
 import * as v from "valibot";
-import { describe } from "./bodyFields.js";
+import { turnLimits } from "../../contract/limits.js";
+import { describe, refuseUnlessNeutral } from "./bodyFields.js";
 import { invalidRequest } from "./OpenAiError.js";
 
 /** How a message reports a bad number: "must be a number from 0 to 2." or, with `got`, "…; got 7." */
@@ -41,21 +42,54 @@ export function readerField<T>(read: (value: unknown) => T) {
     return v.pipe(v.unknown(), v.transform(read));
 }
 
+/** A field Kvault knows and does not serve: accepted at its neutral value (or absent), else refused by name with the reason. */
+export const refusedField = (name: string, isNeutral: (value: unknown) => boolean, reason: string) =>
+    v.optional(readerField((value) => refuseUnlessNeutral(value, name, isNeutral, reason)));
+
+/** A string within the engine's limit for one message (turnLimits.maxMessageChars), or absent (undefined or null). */
+export const textField = (name: string) =>
+    v.nullish(
+        v.pipe(
+            v.string((issue) => `${name} must be a string; got ${describe(issue.input)}.`),
+            v.maxLength(
+                turnLimits.maxMessageChars,
+                (issue) =>
+                    `${name} has ${(issue.input as string).length.toLocaleString("en-US")} characters; the limit is ${turnLimits.maxMessageChars.toLocaleString("en-US")}.`
+            )
+        )
+    );
+
+/** What an absent key reads as inside requiredReaderField: never a JSON value, so never confused with one. */
+const absentKey: unique symbol = Symbol("absent key");
+
+/**
+ * A required field read by a reader that throws the field's own OpenAiError: the reader runs in the
+ * schema's order even when the key is absent (it gets undefined then, and refuses it with its own
+ * message), where a missing key would otherwise be the strict object's "not a field" message.
+ */
+export function requiredReaderField<T>(read: (value: unknown) => T) {
+    return v.optional(
+        readerField((value) => read(value === absentKey ? undefined : value)),
+        () => absentKey
+    );
+}
+
 /**
  * `body` read by `schema`, or the 400 for its first problem: the field's path is the `param`, an
- * unlisted key is `unsupported_parameter`. A reader's own OpenAiError passes through as it is.
+ * unlisted key is `unsupported_parameter`. `at` prefixes every param (a nested object read alone). A reader's own OpenAiError passes through as it is.
  */
 export function readApiBody<S extends v.GenericSchema>(
     schema: S,
     body: unknown,
-    options: { readonly unlistedCode?: string | null } = {}
+    options: { readonly unlistedCode?: string | null; readonly at?: string } = {}
 ): v.InferOutput<S> {
     const result = v.safeParse(schema, body, { abortEarly: true });
     if (result.success) {
         return result.output;
     }
     const issue = result.issues[0];
-    const path = (issue.path ?? []).map((item) => item.key);
+    // `at` names a nested object read on its own (`options`, `messages[2]`): its fields' params start with it
+    const path = [...(options.at === undefined ? [] : [options.at]), ...(issue.path ?? []).map((item) => item.key)];
     const param =
         path.length === 0
             ? null
