@@ -1,5 +1,5 @@
 import crypto from "node:crypto";
-import type { Socket } from "node:net";
+import type { ServerResponse } from "node:http";
 import { KvaultError } from "../../engine/index.js";
 
 /** A key's id names its workspace namespace: letters, digits, '_' and '-' (never ':', which ends the prefix). */
@@ -25,8 +25,8 @@ export interface ApiKeyEntry {
  */
 export class ApiKeys {
     readonly #keys = new Map<string, Buffer>();
-    /** The connections each key's requests came on, so that revoking it closes its open streams (SSE, NDJSON) at once. */
-    readonly #connections = new Map<string, Set<Socket>>();
+    /** Each key's answers still being written, so that revoking it ends its open streams (SSE, NDJSON) at once. */
+    readonly #answering = new Map<string, Set<ServerResponse>>();
 
     constructor(entries: readonly ApiKeyEntry[] = []) {
         for (const entry of entries) {
@@ -62,34 +62,32 @@ export class ApiKeys {
 
     /**
      * Revokes the key `id`; false when there is none by that id. Its next request is a 401, and
-     * every connection one of its requests came on is closed now: a stream it has open ends
-     * (the client sees the connection drop), rather than running on after the key is gone.
+     * every answer of it still being written ends now with its connection: a stream it has open
+     * stops (the client sees the connection drop), rather than running on after the key is gone.
+     * An idle keep-alive connection stays open: its next request is checked, and refused, as any.
      */
     revoke(id: string): boolean {
         const revoked = this.#keys.delete(id);
-        const connections = this.#connections.get(id);
-        this.#connections.delete(id);
-        for (const socket of connections ?? []) {
-            socket.destroy();
+        const answering = this.#answering.get(id);
+        this.#answering.delete(id);
+        for (const response of answering ?? []) {
+            response.socket?.destroy();
         }
         return revoked;
     }
 
-    /** Notes that a request of key `id` came on `socket` (host/http/requestGuards.ts), until that connection closes. */
-    hold(id: string, socket: Socket): void {
-        let sockets = this.#connections.get(id);
-        if (sockets === undefined) {
-            sockets = new Set();
-            this.#connections.set(id, sockets);
+    /** Notes that key `id` is being answered on `response` (host/http/requestGuards.ts), until that answer ends. */
+    hold(id: string, response: ServerResponse): void {
+        let answering = this.#answering.get(id);
+        if (answering === undefined) {
+            answering = new Set();
+            this.#answering.set(id, answering);
         }
-        if (sockets.has(socket)) {
-            return;
-        }
-        sockets.add(socket);
-        socket.once("close", () => {
-            sockets.delete(socket);
-            if (sockets.size === 0 && this.#connections.get(id) === sockets) {
-                this.#connections.delete(id);
+        answering.add(response);
+        response.once("close", () => {
+            answering.delete(response);
+            if (answering.size === 0 && this.#answering.get(id) === answering) {
+                this.#answering.delete(id);
             }
         });
     }

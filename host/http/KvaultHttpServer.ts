@@ -241,13 +241,14 @@ export class KvaultHttpServer {
             if (url.pathname.startsWith("/api/")) {
                 // Ollama's API: the same keys as /v1/, its errors in Ollama's shape
                 return await serveOllama(this.#api, request, response, route, () =>
-                    identifyApiKey(request, this.options.apiKey, this.options.extraApiKeys)
+                    identifyApiKey(request, response, this.options.apiKey, this.options.extraApiKeys)
                 );
             }
             if (url.pathname === "/metrics" || url.pathname.startsWith("/v1/") || tokenizerRoutes.has(url.pathname)) {
                 // /metrics lists every workspace: the default key's alone. The API takes every key, each in its namespace.
                 const { keyId } = identifyApiKey(
                     request,
+                    response,
                     this.options.apiKey,
                     url.pathname === "/metrics" ? undefined : this.options.extraApiKeys
                 );

@@ -1,5 +1,5 @@
 import crypto from "node:crypto";
-import type { IncomingMessage } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ApiKeys } from "./ApiKeys.js";
 import { OpenAiError } from "./OpenAiError.js";
 
@@ -47,7 +47,12 @@ export function checkApiKey(request: IncomingMessage, apiKey: string): void {
  * Which key the request carries: `{ keyId: undefined }` for the default key, the id of one of
  * `extraKeys`, or a 401 (a revoked key is an unknown one).
  */
-export function identifyApiKey(request: IncomingMessage, apiKey: string, extraKeys: ApiKeys | undefined): { keyId: string | undefined } {
+export function identifyApiKey(
+    request: IncomingMessage,
+    response: ServerResponse,
+    apiKey: string,
+    extraKeys: ApiKeys | undefined
+): { keyId: string | undefined } {
     const { given, match } = presentedKey(request);
     if (isKey(given, apiKey)) {
         return { keyId: undefined };
@@ -56,7 +61,7 @@ export function identifyApiKey(request: IncomingMessage, apiKey: string, extraKe
     if (keyId === undefined) {
         throw keyRefused(match);
     }
-    extraKeys?.hold(keyId, request.socket); // revoking the key closes this connection, and a stream open on it
+    extraKeys?.hold(keyId, response); // revoking the key ends this answer, and a stream open in it
     return { keyId };
 }
 
