@@ -122,8 +122,9 @@ describe("a multi-megabyte prompt is tokenized without stopping other workspaces
         // With one native call the engine's event loop is held for the whole tokenization, and no
         // token of the other stream is sampled from the moment the body is read to the refusal.
         // (1 chunk, measured, from the body being read). Sliced, the stream goes on between the slices:
-        // over two hundred slices, dozens of chunks (61 measured).
-        expect(chunksDuringTokenizing, "chunks streamed while the long prompt was tokenized").toBeGreaterThanOrEqual(10);
+        // over two hundred slices, 61 chunks measured with a native local build, 6 with the slower
+        // prebuilt binary in a clean CI run; so at least 3, well above the one a blocking call lets by.
+        expect(chunksDuringTokenizing, "chunks streamed while the long prompt was tokenized").toBeGreaterThanOrEqual(3);
 
         streaming.abort();
         await counted;
