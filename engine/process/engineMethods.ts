@@ -16,6 +16,7 @@ export type ServedEngine = Pick<
     | "listDrills"
     | "runDrill"
     | "runCanary"
+    | "kvHolders"
     | "workspaceTokensPerSecond"
     | "vramState"
     | "tokenize"

@@ -34,7 +34,8 @@ import { readToolCallSyntax } from "../runtime/toolCallSyntax.js";
 import { detokenizeTokens, tokenizeText } from "../runtime/tokenizeText.js";
 import { DEFAULT_PENALTY_LAST_TOKENS, type SamplingOptions, type TokenProbabilities } from "../runtime/SequenceSlot.js";
 import { TextStreamer } from "./TextStreamer.js";
-import { snapshotEngine } from "./snapshotEngine.js";
+import { snapshotEngine, snapshotRoles, type KvHolders } from "./snapshotEngine.js";
+import { snapshotSequences } from "./snapshotSequences.js";
 import { ThroughputMeter } from "./ThroughputMeter.js";
 import { WorkspaceThroughput } from "./WorkspaceThroughput.js";
 import { readVramState } from "../runtime/readVramState.js";
@@ -379,6 +380,18 @@ export class EngineService {
             tokensPerSecond: this.#throughput.perSecond(),
             ...(this.#audits.isRunning ? { audit: this.#audits.feed() } : {})
         });
+    }
+
+    /** What holds KV now, without the page map (the status bar's resourceUse, polled twice a second). */
+    kvHolders(): KvHolders {
+        const { config } = this.engine.pool;
+        return {
+            at: performance.now() - this.#startedAt,
+            roles: snapshotRoles(this.engine),
+            sequences: snapshotSequences(this.engine),
+            bytesPerToken: config.pageBytes / config.pageTokens,
+            pool: { numPages: config.numPages, numFreePages: this.engine.pool.numFreePages, pageBytes: config.pageBytes }
+        };
     }
 
     /** Generated tokens per second of each workspace that generated in the last few seconds, fastest first. */

@@ -18,22 +18,7 @@ export function snapshotEngine(engine: KvEngine, extras: SnapshotExtras): Engine
     ownerSlots.set(pool.ownerSlots);
     const counters = engine.counters;
     const poolCounters = engine.pool.counters;
-    const roles: EngineSnapshot["roles"][number][] = [
-        {
-            role: engine.decode.role,
-            numSequences: engine.decode.numSequences,
-            numBusySequences: engine.decode.numBusySequences,
-            sequenceCapacity: engine.decode.sequenceCapacity
-        }
-    ];
-    if (engine.prefill) {
-        roles.unshift({
-            role: "prefill",
-            numSequences: engine.prefill.numSequences,
-            numBusySequences: engine.prefill.numBusySequences,
-            sequenceCapacity: engine.prefill.sequenceCapacity
-        });
-    }
+    const roles = snapshotRoles(engine);
     return {
         at: extras.at,
         pageMap: {
@@ -92,6 +77,41 @@ export function snapshotEngine(engine: KvEngine, extras: SnapshotExtras): Engine
         tokensPerSecond: extras.tokensPerSecond,
         ...(extras.audit === undefined ? {} : { audit: extras.audit })
     };
+}
+
+/**
+ * What holds KV, in the snapshot's terms but without its page map: each context's sequences and
+ * the pool's page counts (EngineService.kvHolders), so the status bar's twice-a-second poll never
+ * encodes a page map of tens of thousands of pages.
+ */
+export interface KvHolders {
+    /** Milliseconds since the engine started, as a snapshot's `at`. */
+    readonly at: number;
+    readonly roles: EngineSnapshot["roles"];
+    readonly sequences: EngineSnapshot["sequences"];
+    readonly bytesPerToken: number;
+    readonly pool: { readonly numPages: number; readonly numFreePages: number; readonly pageBytes: number };
+}
+
+/** Each context's occupancy, prefill (when split) first. */
+export function snapshotRoles(engine: KvEngine): EngineSnapshot["roles"][number][] {
+    const roles: EngineSnapshot["roles"][number][] = [
+        {
+            role: engine.decode.role,
+            numSequences: engine.decode.numSequences,
+            numBusySequences: engine.decode.numBusySequences,
+            sequenceCapacity: engine.decode.sequenceCapacity
+        }
+    ];
+    if (engine.prefill) {
+        roles.unshift({
+            role: "prefill",
+            numSequences: engine.prefill.numSequences,
+            numBusySequences: engine.prefill.numBusySequences,
+            sequenceCapacity: engine.prefill.sequenceCapacity
+        });
+    }
+    return roles;
 }
 
 /** A typed array's bytes (little-endian on every platform Kvault runs on) as base64. */

@@ -69,7 +69,9 @@ async function main(): Promise<void> {
     const store = WorkspaceStore.open(options.dataDir, { log });
     store.catch((error: unknown) => log(`The workspaces could not be opened: ${(error as Error).message}`));
     const model = resolveServeModel(options, log);
-    await inspectServeModel(options, model);
+    // One cache of model facts for the start's check, the switch's inspection and /v1/models: a file is inspected once.
+    const inspectModel = cachedModelInspector(inspectModelInChild);
+    await inspectServeModel(options, model, inspectModel);
     const apiKey = options.apiKey ?? `kv-${crypto.randomBytes(24).toString("hex")}`;
     if (options.apiKey === undefined) {
         log(`API key (new for this start; set --api-key or KVAULT_API_KEY to keep one): ${apiKey}`);
@@ -78,8 +80,6 @@ async function main(): Promise<void> {
         log(`Extra API keys, each with its own workspaces: ${options.extraApiKeys.map(({ id }) => id).join(", ")}.`);
     }
 
-    // One cache of model facts for the switch's inspection and /v1/models: a file is inspected once.
-    const inspectModel = cachedModelInspector(inspectModelInChild);
     // The mode, a --prefill-capacity and the demo mode are the command line's alone; the rest follows the settings.
     const headlessConfig = (settings: EngineSettings): Omit<EngineConfigInput, "modelPath"> => ({
         ...engineConfigFor(settings),

@@ -11,6 +11,7 @@ import type {
     TurnResult
 } from "../../contract/engineProtocol.js";
 import type { ModelFacts } from "../../contract/models.js";
+import { watchAnswer } from "./answerDeadline.js";
 import { apiWorkspace } from "./ApiKeys.js";
 import { fromEngineError, invalidRequest, OpenAiError } from "./OpenAiError.js";
 import { noteRequest } from "./RequestLog.js";
@@ -77,18 +78,7 @@ export async function runApiTurn(
         ...(lastText === undefined ? {} : { prompt: lastText })
     });
     const workspace = turn.named !== undefined ? apiWorkspace(turn.keyId, turn.named) : `api-request:${crypto.randomUUID()}`;
-    const controller = new AbortController();
-    const onClose = (): void => {
-        if (!response.writableFinished) {
-            controller.abort();
-        }
-    };
-    response.on("close", onClose);
-    let timedOut = false;
-    const timer = setTimeout(() => {
-        timedOut = true;
-        controller.abort();
-    }, context.requestTimeoutMs);
+    const deadline = watchAnswer(response, context.requestTimeoutMs);
     try {
         const result = await context.engine.chat(
             {
@@ -100,23 +90,17 @@ export async function runApiTurn(
                 sampling: turn.sampling
             },
             callbacks,
-            controller.signal
+            deadline.signal
         );
         noteRequest(response, { promptTokens: result.usage.promptTokens, completionTokens: result.usage.completionTokens });
         return result;
     } catch (error) {
-        if (timedOut) {
-            throw new OpenAiError(
-                504,
-                `The request ran longer than the limit of ${Math.round(context.requestTimeoutMs / 1000)} s and was cancelled. Ask for fewer tokens or retry.`,
-                "server_error",
-                "request_timeout"
-            );
+        if (deadline.timedOut) {
+            throw deadline.timeoutError();
         }
         throw error instanceof OpenAiError ? error : fromEngineError(error);
     } finally {
-        clearTimeout(timer);
-        response.off("close", onClose);
+        deadline.dispose();
         release();
         if (turn.named === undefined) {
             await context.engine.call("forgetWorkspace", { workspace }).catch(() => undefined);

@@ -1,6 +1,7 @@
 import { useEffect } from "react";
 import { decodeSnapshot } from "../pageMap/decodeSnapshot.js";
 import type { KvaultRpc } from "../rpc/KvaultRpc.js";
+import { pollWhileVisible } from "../rpc/pollWhileVisible.js";
 import { toRpcError } from "../rpc/RpcError.js";
 import { engineProblemOf } from "./engineProblem.js";
 import { useEngineStore } from "./engineStore.js";
@@ -19,53 +20,38 @@ export const SNAPSHOT_LATE_MS = 1_500;
 export function useEngineMirror(rpc: KvaultRpc): void {
     useEffect(() => {
         const engine = useEngineStore;
-        let disposed = false;
-        let inFlight = false;
-        let timer: ReturnType<typeof setTimeout> | undefined;
-
-        const poll = async (): Promise<void> => {
-            clearTimeout(timer);
-            timer = undefined;
-            if (disposed || inFlight) {
-                return;
-            }
-            if (rpc.status.kind === "open" && document.visibilityState === "visible") {
-                inFlight = true;
+        const loop = pollWhileVisible(
+            rpc,
+            () => (useUiStore.getState().pageMapOpen ? snapshotIntervalsMs.pageMap : snapshotIntervalsMs.counters),
+            async () => {
                 const lateTimer = setTimeout(() => engine.setState({ snapshotLate: true }), SNAPSHOT_LATE_MS);
                 try {
                     const snapshot = decodeSnapshot(await rpc.call("snapshot", {}));
-                    if (!disposed) {
+                    if (!loop.disposed) {
                         engine.setState({ snapshot, snapshotError: undefined, engineProblem: undefined });
                     }
                 } catch (error) {
-                    if (!disposed && rpc.status.kind === "open") {
+                    if (!loop.disposed && rpc.status.kind === "open") {
                         engine.setState({ snapshotError: toRpcError(error).message, engineProblem: engineProblemOf(error) });
                     }
                 } finally {
                     clearTimeout(lateTimer);
-                    inFlight = false;
-                    if (!disposed && engine.getState().snapshotLate) {
+                    if (!loop.disposed && engine.getState().snapshotLate) {
                         engine.setState({ snapshotLate: false });
                     }
                 }
             }
-            if (!disposed && document.visibilityState === "visible") {
-                timer = setTimeout(
-                    () => void poll(),
-                    useUiStore.getState().pageMapOpen ? snapshotIntervalsMs.pageMap : snapshotIntervalsMs.counters
-                );
-            }
-        };
+        );
 
         const loadInfo = (): void => {
             rpc.call("info", {}).then(
                 (info) => {
-                    if (!disposed) {
+                    if (!loop.disposed) {
                         engine.setState({ info, infoError: undefined });
                     }
                 },
                 (error: unknown) => {
-                    if (!disposed) {
+                    if (!loop.disposed) {
                         engine.setState({ infoError: toRpcError(error).message, engineProblem: engineProblemOf(error) });
                     }
                 }
@@ -77,27 +63,22 @@ export function useEngineMirror(rpc: KvaultRpc): void {
             engine.setState({ connection });
             if (connection.kind === "open") {
                 loadInfo();
-                void poll();
             }
         });
         const unsubscribeUi = useUiStore.subscribe((state, previous) => {
             if (state.pageMapOpen && !previous.pageMapOpen) {
-                void poll();
+                void loop.poll();
             }
         });
-        const onVisibility = (): void => void poll();
-        document.addEventListener("visibilitychange", onVisibility);
         if (rpc.status.kind === "open") {
             loadInfo();
         }
-        void poll();
+        void loop.poll();
 
         return () => {
-            disposed = true;
-            clearTimeout(timer);
+            loop.dispose();
             unsubscribeStatus();
             unsubscribeUi();
-            document.removeEventListener("visibilitychange", onVisibility);
         };
     }, [rpc]);
 }

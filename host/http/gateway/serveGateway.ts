@@ -10,6 +10,7 @@ import { backendLimits, BackendStatusError } from "../../backends/backendErrors.
 import { readJson } from "../../backends/backendHttp.js";
 import { readChunk, readCompletion } from "../../backends/openAiChunks.js";
 import { readSseEvents } from "../../backends/readSseEvents.js";
+import { watchAnswer } from "../answerDeadline.js";
 import { namedWorkspace, type ApiContext } from "../ApiContext.js";
 import { sendError, sendJson } from "../httpResponses.js";
 import { invalidRequest, OpenAiError } from "../OpenAiError.js";
@@ -71,20 +72,9 @@ async function forwardChat(
     const upstream = { ...body, ...(named === undefined ? {} : { user: keyId === undefined ? named : `${keyId}:${named}` }) };
     const { backend, model } = route;
     const release = context.admit();
-    const controller = new AbortController();
-    const onClose = (): void => {
-        if (!response.writableFinished) {
-            controller.abort();
-        }
-    };
-    response.on("close", onClose);
-    let timedOut = false;
-    const timer = setTimeout(() => {
-        timedOut = true;
-        controller.abort();
-    }, context.requestTimeoutMs);
+    const deadline = watchAnswer(response, context.requestTimeoutMs);
     try {
-        const answer = await backend.forward(upstream, model, controller.signal);
+        const answer = await backend.forward(upstream, model, deadline.signal);
         if (body.stream !== true) {
             const json = await readJson(backend.config, answer, "chat completion", backendLimits.idleTimeoutMs);
             readCompletion(backend.config, json); // checked: an answer Kvault cannot read is a 502, not passed on
@@ -96,7 +86,7 @@ async function forwardChat(
             Connection: "keep-alive"
         });
         let finished = false;
-        for await (const data of readSseEvents(backend.config, answer, { signal: controller.signal })) {
+        for await (const data of readSseEvents(backend.config, answer, { signal: deadline.signal })) {
             if (data === "[DONE]") {
                 break;
             }
@@ -113,22 +103,14 @@ async function forwardChat(
         }
         response.end("data: [DONE]\n\n");
     } catch (error) {
-        const failure = timedOut
-            ? new OpenAiError(
-                  504,
-                  `The request ran longer than the limit of ${Math.round(context.requestTimeoutMs / 1000)} s and was cancelled.`,
-                  "server_error",
-                  "request_timeout"
-              )
-            : gatewayError(error);
+        const failure = deadline.timedOut ? deadline.timeoutError() : gatewayError(error);
         if (!response.headersSent) {
             sendError(response, failure);
         } else if (!response.destroyed) {
             response.end(`data: ${JSON.stringify(failure.body())}\n\n`); // mid-stream: an error event and no [DONE]
         }
     } finally {
-        clearTimeout(timer);
-        response.off("close", onClose);
+        deadline.dispose();
         release();
     }
 }

@@ -42,6 +42,10 @@ class FakeEngine implements ServedEngine {
         return { numQueued: 0 } as never;
     }
 
+    kvHolders(): never {
+        return { at: 0, roles: [], sequences: [], bytesPerToken: 0, pool: { numPages: 0, numFreePages: 0, pageBytes: 0 } } as never;
+    }
+
     workspaceTokensPerSecond(): { workspace: string; tokensPerSecond: number }[] {
         return [];
     }

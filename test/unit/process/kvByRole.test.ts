@@ -12,12 +12,7 @@ function snapshotOf(sequences: EngineSnapshot["sequences"], free: number): Param
             { role: "decode", numSequences: 2, numBusySequences: 1, sequenceCapacity: 256 }
         ],
         sequences,
-        pageMap: {
-            numPages: 96,
-            pageTokens: 16,
-            pageBytes: 16 * BYTES_PER_TOKEN,
-            numPagesByState: { free, reserved: 0, written: 0, sealed: 96 - free, quarantined: 0 }
-        } as EngineSnapshot["pageMap"]
+        pool: { numPages: 96, numFreePages: free, pageBytes: 16 * BYTES_PER_TOKEN }
     };
 }
 
