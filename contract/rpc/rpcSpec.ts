@@ -484,6 +484,15 @@ export const rpcSpec = {
         params: params("tokenize", { content: text(turnLimits.maxMessageChars), addSpecial: boolean(), withPieces: boolean() }),
         ...quick
     }),
+    /**
+     * The loaded model's tokens for a conversation, rendered by its chat template with the
+     * assistant's turn opened after it, as a chat turn's prompt begins (the API's `/tokenize`
+     * with `messages`, vLLM's shape): what a meter of this Kvault as another's backend counts.
+     */
+    tokenizeChat: method<{ readonly tokens: readonly number[] }>()({
+        params: conversationChecks(params("tokenizeChat", { messages: messagesSchema(1) }), { endsWithUser: false }),
+        ...quick
+    }),
     /** The API's request log (contract/requestLog.ts): the last `limit` requests (default 100), oldest first; empty when the API is off. */
     requestLog: method<readonly RequestLogEntry[]>()({
         params: params("requestLog", { limit: v.optional(integer(1, MAX_REQUEST_LOG_ENTRIES)) }),

@@ -20,6 +20,7 @@ export type ServedEngine = Pick<
     | "workspaceTokensPerSecond"
     | "vramState"
     | "tokenize"
+    | "tokenizeChat"
     | "detokenize"
 >;
 
@@ -50,6 +51,7 @@ export function engineMethods(service: ServedEngine): EngineImplementations {
         runCanary: ({ fillerTokens }) => service.runCanary(fillerTokens === undefined ? {} : { fillerTokens }),
         embed: ({ inputs }) => service.embed(inputs),
         tokenize: ({ content, addSpecial, withPieces }) => service.tokenize(content, { addSpecial, withPieces }),
+        tokenizeChat: async ({ messages }) => ({ tokens: await service.tokenizeChat(messages) }),
         detokenize: ({ tokens }) => ({ content: service.detokenize(tokens) }),
         // Answered here, not by EngineService: liveness is this process's event loop answering, whatever the engine is doing.
         ping: () => ({}),

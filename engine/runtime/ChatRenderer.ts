@@ -79,8 +79,9 @@ export class ChatRenderer {
         return { numConversationTokens, numDraftTokens: Math.max(0, withDraft.length - numConversationTokens) };
     }
 
-    detokenize(tokens: readonly number[]): string {
-        return this.model.detokenize(tokens as Token[]);
+    /** The text of `tokens`; with `previous`, as their continuation (a leading space decided by the tokens before). */
+    detokenize(tokens: readonly number[], previous?: readonly number[]): string {
+        return this.model.detokenize(tokens as Token[], false, previous as Token[] | undefined);
     }
 
     /**

@@ -144,7 +144,7 @@ export class EngineService {
         }
         this.#transcripts.delete(workspace);
 
-        const streamer = new TextStreamer((tokens) => this.renderer.detokenize(tokens), sampling.stop ?? []);
+        const streamer = new TextStreamer((tokens, previous) => this.renderer.detokenize(tokens, previous), sampling.stop ?? []);
         const logprobs: TokenLogprob[] | undefined = sampling.logprobs === undefined ? undefined : [];
         let numLogprobsSent = 0;
         const takeLogprobs = (): readonly TokenLogprob[] | undefined => {
@@ -250,6 +250,11 @@ export class EngineService {
     /** The model's tokens for `content` (rpcSpec `tokenize`, the API's `/tokenize`). */
     tokenize(content: string, options: { readonly addSpecial: boolean; readonly withPieces: boolean }): TokenizeResult {
         return tokenizeText(this.engine.model, content, options, (token) => this.renderer.describeToken(token));
+    }
+
+    /** A conversation's tokens as the chat template renders it for the next answer (rpcSpec `tokenizeChat`, the API's `/tokenize` with messages). */
+    tokenizeChat(messages: readonly ChatMessage[]): Promise<number[]> {
+        return this.renderer.tokenizeConversation(messages);
     }
 
     /** The text of `tokens` (rpcSpec `detokenize`, the API's `/detokenize`). */

@@ -1,19 +1,31 @@
 // llama.cpp's server's `POST /tokenize` and `POST /detokenize`, keyed and bounded as the API is:
 // `{content, add_special?, parse_special?, with_pieces?}` → `{tokens}`, and `{tokens}` → `{content}`,
-// by the loaded model's own tokenizer (engine/runtime/tokenizeText.ts).
+// by the loaded model's own tokenizer (engine/runtime/tokenizeText.ts). `/tokenize` also takes
+// vLLM's chat shape, `{messages, add_generation_prompt?}` → `{count, max_model_len, tokens}`: the
+// conversation as the chat template renders it for the next answer, which is how another Kvault
+// (or any client that meters vLLM) counts a workspace on this one exactly.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { embeddingLimits } from "../../contract/rpc/rpcSpec.js";
 import { unknownModel, type ApiContext } from "./ApiContext.js";
-import { isAbsent, optionalBoolean, refuseUnlessNeutral, strictObject } from "./bodyFields.js";
+import type { ChatMessage } from "../../contract/engineProtocol.js";
+import { isRecord } from "../../contract/rpc/fieldSchemas.js";
+import { isAbsent, optionalBoolean, refuseUnlessNeutral, strictObject, type Body } from "./bodyFields.js";
+import { refuseUnservedMessageFields } from "./chatCompletionFields.js";
+import { parseContent } from "./parseChatMessages.js";
 import { sendJson } from "./httpResponses.js";
 import { fromEngineError, invalidRequest, OpenAiError } from "./OpenAiError.js";
 import { turnLimits } from "../../contract/limits.js";
 
 const tokenizeFields = ["content", "add_special", "parse_special", "with_pieces", "model"];
+const tokenizeChatFields = ["messages", "add_generation_prompt", "add_special_tokens", "model"];
 const detokenizeFields = ["tokens", "model"];
 
 export async function serveTokenize(context: ApiContext, request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const body = strictObject(await context.readBody(request, response), tokenizeFields, "The request body");
+    const read = await context.readBody(request, response);
+    if (isRecord(read) && "messages" in read && !("content" in read)) {
+        return serveTokenizeChat(context, strictObject(read, tokenizeChatFields, "The request body (vLLM's chat shape)"), response);
+    }
+    const body = strictObject(read, tokenizeFields, "The request body");
     checkModel(context, body.model);
     if (typeof body.content !== "string" || body.content.length > turnLimits.maxMessageChars) {
         throw invalidRequest(
@@ -27,6 +39,39 @@ export async function serveTokenize(context: ApiContext, request: IncomingMessag
     const withPieces = optionalBoolean(body.with_pieces, "with_pieces") ?? false;
     const content = body.content;
     return sendJson(response, 200, await call(context, () => context.engine.call("tokenize", { content, addSpecial, withPieces })));
+}
+
+async function serveTokenizeChat(context: ApiContext, body: Body, response: ServerResponse): Promise<void> {
+    checkModel(context, body.model);
+    if (!Array.isArray(body.messages) || body.messages.length === 0 || body.messages.length > turnLimits.maxMessages) {
+        throw invalidRequest(`messages must be a list of 1 to ${turnLimits.maxMessages} messages.`, "messages");
+    }
+    const messages: ChatMessage[] = body.messages.map((item: unknown, index) => {
+        const role = isRecord(item) ? (item.role === "developer" ? "system" : item.role) : undefined;
+        if (!isRecord(item) || (role !== "system" && role !== "user" && role !== "assistant")) {
+            throw invalidRequest(
+                `messages[${index}] must be a system, developer, user or assistant message; tool calls and results are not counted by /tokenize.`,
+                `messages[${index}]`
+            );
+        }
+        refuseUnservedMessageFields(item, index);
+        return { role, content: parseContent(item.content, index) };
+    });
+    // the template opens the assistant's turn after the conversation, as a chat turn's prompt does; the template places BOS itself
+    refuseUnlessNeutral(
+        body.add_generation_prompt,
+        "add_generation_prompt",
+        (value) => value === true,
+        "Kvault counts the conversation with the assistant's turn opened (true)."
+    );
+    refuseUnlessNeutral(
+        body.add_special_tokens,
+        "add_special_tokens",
+        (value) => value === false,
+        "the chat template places the model's special tokens itself (false)."
+    );
+    const { tokens } = await call(context, () => context.engine.call("tokenizeChat", { messages }));
+    return sendJson(response, 200, { count: tokens.length, max_model_len: context.engine.info.window.limit, tokens });
 }
 
 export async function serveDetokenize(context: ApiContext, request: IncomingMessage, response: ServerResponse): Promise<void> {

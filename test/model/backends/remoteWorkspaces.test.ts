@@ -230,6 +230,16 @@ describe("workspaces on remote backends (llama-server and another Kvault on loop
             expect(onLs.kvUsage).toMatchObject({ kind: "unknown", reason: expect.stringContaining("has no KV cache gauge") });
 
             const onKv = await rpc.result<RemoteMeasurement>("measureRemote", { workspace: "on-kv", messages: conversation, draft });
+            // another Kvault counts with its /tokenize in vLLM's chat shape, as its own chat turn's prompt would be
+            const countedOnB = await post(
+                `${urlB}/v1/chat/completions`,
+                { model: "tiny", messages: [...conversation, { role: "user", content: draft }], max_tokens: 1 },
+                KEY_B
+            );
+            expect(onKv.tokens).toMatchObject({ kind: "known", source: "vLLM /tokenize (messages)" });
+            const tokensOnKv = onKv.tokens as { usedTokens: number; draftTokens: number };
+            expect(tokensOnKv.usedTokens + tokensOnKv.draftTokens).toBe((countedOnB.json.usage as { prompt_tokens: number }).prompt_tokens);
+            expect(tokensOnKv.draftTokens).toBeGreaterThan(0);
             expect(onKv.window).toEqual({ kind: "known", source: "/v1/models max_model_len", tokens: 512 });
             expect(onKv.kvUsage).toMatchObject({ kind: "known", source: "Kvault /metrics kvault_pages (the host page pool)" });
             const ratio = (onKv.kvUsage as { ratio: number }).ratio;

@@ -71,4 +71,35 @@ describe("/tokenize and /detokenize in llama.cpp's server's shape", () => {
         expect((await refused("/detokenize", { tokens: [1_000_000] })).status).toBe(400);
         expect(await refused("/tokenize", { content: "x", model: "other" })).toEqual({ status: 404, param: "model" });
     });
+
+    it("counts a conversation in vLLM's chat shape as a chat turn's prompt is counted", async () => {
+        const messages = [
+            { role: "system", content: "Answer briefly." },
+            { role: "user", content: "What is a page?" },
+            { role: "assistant", content: "Sixteen tokens of KV." },
+            { role: "user", content: [{ type: "text", text: "And a sequence?" }] }
+        ];
+        const answer = await post("/tokenize", { model: "tiny", messages, add_generation_prompt: true });
+        expect(answer.status).toBe(200);
+        const counted = (await answer.json()) as { count: number; max_model_len: number; tokens: number[] };
+        const chat = await post("/v1/chat/completions", { model: "tiny", messages, max_tokens: 1, temperature: 0 });
+        expect(chat.status).toBe(200);
+        const { prompt_tokens } = ((await chat.json()) as { usage: { prompt_tokens: number } }).usage;
+        expect(counted.count).toBe(prompt_tokens);
+        expect(counted.tokens).toHaveLength(counted.count);
+        expect(counted.max_model_len).toBe(service.engine.window.limit);
+        // a conversation may end with the assistant's message (what a meter counts before the draft)
+        const before = (await (await post("/tokenize", { messages: messages.slice(0, 3) })).json()) as { count: number };
+        expect(before.count).toBeGreaterThan(0);
+        expect(before.count).toBeLessThan(counted.count);
+
+        const refused = async (body: unknown): Promise<{ status: number; param: string | null }> => {
+            const response = await post("/tokenize", body);
+            return { status: response.status, param: ((await response.json()) as { error: { param: string | null } }).error.param };
+        };
+        expect(await refused({ messages, add_generation_prompt: false })).toEqual({ status: 400, param: "add_generation_prompt" });
+        expect(await refused({ messages, chat_template: "{{ x }}" })).toEqual({ status: 400, param: "chat_template" });
+        expect(await refused({ messages: [{ role: "tool", content: "42" }] })).toEqual({ status: 400, param: "messages[0]" });
+        expect(await refused({ messages: [] })).toEqual({ status: 400, param: "messages" });
+    });
 });

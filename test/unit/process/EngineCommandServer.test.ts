@@ -88,6 +88,9 @@ class FakeEngine implements ServedEngine {
         throw new Error("tokenize exploded");
     }
 
+    tokenizeChat(): never {
+        throw new Error("tokenizeChat exploded");
+    }
     detokenize(): never {
         throw new Error("detokenize exploded");
     }
@@ -187,7 +190,7 @@ describe("EngineCommandServer", () => {
                 error: {
                     code: "invalid_request",
                     message:
-                        'The call\'s method is "inspectModel"; the engine serves measure, snapshot, forgetWorkspace, audit, replayableTurns, replay, listDrills, runDrill, runCanary, embed, ping, resourceUse, tokenize, detokenize.'
+                        'The call\'s method is "inspectModel"; the engine serves measure, snapshot, forgetWorkspace, audit, replayableTurns, replay, listDrills, runDrill, runCanary, embed, ping, resourceUse, tokenize, tokenizeChat, detokenize.'
                 }
             },
             { type: "answer", callId: "c1", error: { code: "engine_internal_error", message: expect.stringMatching(/measure exploded/) } },

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { TextStreamer } from "../../../engine/service/TextStreamer.js";
 
-/** A fake detokenizer over a fixed piece table: token i is pieces[i]. */
+/** A fake detokenizer over a fixed piece table: token i is pieces[i] (the tokens before do not change it). */
 const pieces = ["Hel", "lo", " wor", "ld", "\uFFFD", "é", "EN", "D!", "."];
-const detokenize = (tokens: readonly number[]): string => {
+const detokenize = (tokens: readonly number[], _previous: readonly number[] = []): string => {
     // Token 4 alone is half a character: it shows as U+FFFD until token 5 completes it as "é".
     let text = "";
     tokens.forEach((token, index) => {
@@ -47,5 +47,23 @@ describe("TextStreamer", () => {
         streamer.push(6);
         expect(streamer.push(8)).toBe("EN.");
         expect(streamer.rest()).toBe("");
+    });
+
+    it("detokenizes only the tokens since the last complete character, whatever the answer's length", () => {
+        const calls: { tokens: number; previous: number }[] = [];
+        const streamer = new TextStreamer(
+            (tokens, previous) => {
+                calls.push({ tokens: tokens.length, previous: previous.length });
+                return detokenize(tokens, previous);
+            },
+            ["END!"]
+        );
+        const answer = [...Array.from({ length: 500 }, (_, index) => index % 4), 0, 4, 5, 6, 8];
+        const chunks = answer.map((token) => streamer.push(token));
+        expect(chunks.join("") + streamer.rest()).toBe(detokenize(answer));
+        // one token per call, but two while "é" is half done; the context is at most 8 tokens
+        expect(Math.max(...calls.map((call) => call.tokens))).toBe(2);
+        expect(Math.max(...calls.map((call) => call.previous))).toBe(8);
+        expect(calls.length).toBe(answer.length); // rest() has no unsettled tokens to ask about
     });
 });
