@@ -73,6 +73,7 @@ export const peerBench: Benchmark = {
             )
         );
         figures.arrival = arrival;
+        rows.push({ workload: "stream alone: inter-token p50", ...pair(arrival, (f) => f.soloP50Ms), unit: "ms", better: "lower" });
         rows.push({ workload: "stream alone: inter-token p99", ...pair(arrival, (f) => f.soloP99Ms), unit: "ms", better: "lower" });
         rows.push({
             workload: `${workloadShape.longPromptTokens}-token arrival: worst gap`,

@@ -13,7 +13,8 @@ export interface ConcurrentFigures {
 }
 
 export interface ArrivalFigures {
-    /** The stream's p99 inter-token gap with nothing else running, ms. */
+    /** The stream's median and p99 inter-token gap with nothing else running, ms. */
+    readonly soloP50Ms: number;
     readonly soloP99Ms: number;
     /** The stream's worst and p99 gap while the long prompt arrived and was prefilled, ms. */
     readonly worstGapMs: number;
@@ -100,6 +101,7 @@ export async function runArrival(server: PeerServer, prompts: PeerPrompts): Prom
     });
     const gaps = overlapping.length > 0 ? overlapping : streamed.gapsMs;
     return {
+        soloP50Ms: percentile(solo.gapsMs, 50),
         soloP99Ms: percentile(solo.gapsMs, 99),
         worstGapMs: Math.max(...gaps),
         overlapP99Ms: percentile(gaps, 99),
