@@ -155,6 +155,7 @@ describe("the RPC spec accepts every well-formed call", () => {
             planLeakProbe: { target: "kvault" },
             runLeakProbe: { target: "gpu/m" },
             tokenize: { content: "Hi", addSpecial: true, withPieces: false },
+            tokenizeChat: { messages: [{ role: "user", content: "Hi" }] },
             detokenize: { tokens: [1, 2, 3] },
             requestLog: { limit: 50 }
         };
@@ -366,6 +367,7 @@ describe("the RPC spec's table", () => {
             "ping",
             "resourceUse",
             "tokenize",
+            "tokenizeChat",
             "detokenize"
         ]);
         expect(Object.fromEntries(engineMethods.map((method) => [method, rpcSpec[method].timeoutMs]))).toEqual({
@@ -382,6 +384,7 @@ describe("the RPC spec's table", () => {
             ping: 30_000,
             resourceUse: 30_000,
             tokenize: 30_000,
+            tokenizeChat: 30_000,
             detokenize: 30_000
         });
         expect(callTimeouts).toEqual({ quickMs: 30_000, longMs: 120_000, canaryMs: 600_000 });
