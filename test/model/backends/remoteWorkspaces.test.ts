@@ -252,40 +252,66 @@ describe("workspaces on remote backends (llama-server and another Kvault on loop
         TIMEOUT_MS
     );
 
-    it(
-        "Stop mid-answer aborts the request upstream and keeps what streamed as a stopped answer",
-        async () => {
+    it.each(["ls", "kv"] as const)(
+        "Stop mid-answer on %s aborts the request upstream and keeps what streamed as a stopped answer",
+        async (backend) => {
             const workspace: WorkspaceMeta = {
-                id: "stopped-on-ls",
+                id: `stopped-on-${backend}`,
                 name: "Stopped",
                 colour: 2,
                 settings: defaultWorkspaceSettings,
-                backend: { name: "ls", model: "llama3-tiny" }
+                backend: { name: backend, model: backend === "ls" ? "llama3-tiny" : "tiny" }
             };
             await rpc.result("saveWorkspace", { workspace });
             const messages = [{ role: "user", content: "Write a very long story." }];
             await rpc.result("appendMessage", { workspace: workspace.id, message: { id: "q-1", ...messages[0] } });
-            const predicted = async (): Promise<number> =>
-                Number(/^llamacpp:tokens_predicted_total (\d+)/m.exec(await (await fetch(`${llama.url}/metrics`)).text())?.[1]);
-            const before = await predicted();
-            const requestId = "turn-stopped";
+            // What the backend says it did: llama-server's predicted tokens and busy slots, the other Kvault's generated tokens and cancelled requests
+            const metric = async (url: string, pattern: RegExp, key?: string): Promise<number> =>
+                Number(
+                    pattern.exec(
+                        await (
+                            await fetch(`${url}/metrics`, { headers: key === undefined ? {} : { authorization: `Bearer ${key}` } })
+                        ).text()
+                    )?.[1] ?? 0
+                );
+            const generated = (): Promise<number> =>
+                backend === "ls"
+                    ? metric(llama.url, /^llamacpp:tokens_predicted_total (\d+)/m)
+                    : metric(urlB, /^kvault_tokens_total\{kind="generated"\} (\d+)/m, KEY_B);
+            const cancelled = (): Promise<number> => metric(urlB, /^kvault_requests_total\{outcome="cancelled"\} (\d+)/m, KEY_B);
+            const before = await generated();
+            const cancelledBefore = await cancelled();
+            const requestId = `turn-stopped-${backend}`;
             const events = turnEvents(rpc, requestId);
-            // Unstopped, the answer would run until the slot's 4,096 tokens are full (random weights rarely say end of text).
+            // Unstopped, the answer would run until the slot (4,096) or the window (512) is full: random weights rarely say end of text.
+            const maxTokens = backend === "ls" ? 100_000 : 400;
             const answer = rpc.call(
                 "chat",
-                { requestId, workspace: workspace.id, messages, sampling: { temperature: 0, maxTokens: 100_000 }, answerId: "a-1" },
+                { requestId, workspace: workspace.id, messages, sampling: { temperature: 0, maxTokens }, answerId: "a-1" },
                 TIMEOUT_MS
             );
-            await until(() => events.some((event) => event.event === "text"), "the first text");
+            const endedFirst = answer.then((ended) => {
+                throw new Error(`The turn ended before its first text: ${JSON.stringify(ended).slice(0, 400)}`);
+            });
+            await Promise.race([until(() => events.some((event) => event.event === "text"), "the first text"), endedFirst]);
+            endedFirst.catch(() => undefined);
             await rpc.result("cancel", { requestId });
             const reply = await answer;
             expect("error" in reply && reply.error.code).toBe("turn_stopped");
-            const slots = async (): Promise<boolean> =>
-                ((await (await fetch(`${llama.url}/slots`)).json()) as { is_processing: boolean }[]).every((slot) => !slot.is_processing);
-            await until(slots, "llama-server's slots going idle after the Stop");
-            const generated = (await predicted()) - before;
-            expect(generated).toBeGreaterThan(0);
-            expect(generated).toBeLessThan(3_000);
+            if (backend === "ls") {
+                const slots = async (): Promise<boolean> =>
+                    ((await (await fetch(`${llama.url}/slots`)).json()) as { is_processing: boolean }[]).every(
+                        (slot) => !slot.is_processing
+                    );
+                await until(slots, "llama-server's slots going idle after the Stop");
+                const numGenerated = (await generated()) - before;
+                expect(numGenerated).toBeGreaterThan(0);
+                expect(numGenerated).toBeLessThan(3_000);
+            } else {
+                // the other Kvault's request ended as cancelled, not finished: the Stop reached it
+                await until(async () => (await cancelled()) === cancelledBefore + 1, "the other Kvault counting its request cancelled");
+                expect((await generated()) - before).toBeGreaterThan(0);
+            }
             const loaded = await rpc.result<LoadedWorkspaces>("loadWorkspaces", {});
             const kept = loaded.workspaces.find((candidate) => candidate.id === workspace.id)!;
             const streamedText = events
