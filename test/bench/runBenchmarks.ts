@@ -13,6 +13,7 @@ import { handoffBench } from "./handoffBench.js";
 import { itlBench } from "./itlBench.js";
 import { peerBench } from "./peer/peerBench.js";
 import { scrubChecksumBench } from "./scrubChecksumBench.js";
+import { speculationBench } from "./speculationBench.js";
 import { swapBench } from "./swapBench.js";
 import { workspacesBench } from "./workspacesBench.js";
 
@@ -25,6 +26,7 @@ const benchmarks: readonly Benchmark[] = [
     swapBench,
     auditBench,
     peerBench,
+    speculationBench,
     familiesBench,
     gpuBench
 ];
