@@ -156,7 +156,9 @@ describe("the RPC spec accepts every well-formed call", () => {
             runLeakProbe: { target: "gpu/m" },
             tokenize: { content: "Hi", addSpecial: true, withPieces: false },
             detokenize: { tokens: [1, 2, 3] },
-            requestLog: { limit: 50 }
+            requestLog: { limit: 50 },
+            setBackend: { name: "ls", url: "http://127.0.0.1:8081", model: null, key: "sk-1", allowRemote: false },
+            removeBackend: { name: "ls" }
         };
         for (const method of rpcMethods) {
             expect(accepted(method, good[method]).method).toBe(method);
