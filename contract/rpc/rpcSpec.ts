@@ -458,7 +458,7 @@ export const rpcSpec = {
         serve: "host"
     }),
     /**
-     * The remote backends this Kvault was started with (`--backend`), each with its models now
+     * The remote backends in force (the settings screen's, or `--backend`'s for a run), each with its models now
      * (asked of it at once; one that cannot be asked is listed with why): what a new workspace can
      * run on besides this computer.
      */
