@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { DEMO_MODEL } from "../contract/models.js";
 import { KvaultError } from "../engine/index.js";
+import { backendSummary } from "../host/backends/BackendConfig.js";
 import { Backends } from "../host/backends/Backends.js";
 import { remoteBackendWarning } from "../host/backends/parseBackendOption.js";
 import { routeTurns } from "../host/backends/routeTurns.js";
@@ -167,7 +168,7 @@ async function startHost(): Promise<void> {
     const appShell = installAppShell({ settings: settingsService, window: () => mainWindow, development: devServerUrl !== undefined, log });
     shell = appShell;
     for (const { config } of backends.all()) {
-        log(`Backend "${config.name}" (settings): ${config.apiBase}${config.model === undefined ? "" : `, model ${config.model}`}.`);
+        log(`Backend "${config.name}" (settings): ${backendSummary(config)}.`);
         if (config.remote) {
             log(remoteBackendWarning(config));
         }

@@ -54,6 +54,12 @@ export function isLoopbackUrl(url: string): boolean {
     return urls.ok && isLoopbackHost(urls.host);
 }
 
+/** A backend in one line for the log: its base URL, its one model, and where its key comes from (never the key). */
+export function backendSummary(config: BackendConfig): string {
+    const key = config.keyEnv !== undefined ? `, key from $${config.keyEnv}` : config.key !== undefined ? ", with a key" : "";
+    return `${config.apiBase}${config.model === undefined ? "" : `, model ${config.model}`}${key}`;
+}
+
 /** A backend as the user gave it, before it is checked: the parts of `--backend` or of a settings entry. */
 export interface BackendEntry {
     readonly name: string;

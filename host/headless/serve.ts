@@ -8,6 +8,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { DEMO_MODEL } from "../../contract/models.js";
 import type { EngineSettingName, EngineSettings } from "../../contract/KvaultBridge.js";
+import { backendSummary } from "../backends/BackendConfig.js";
 import { Backends } from "../backends/Backends.js";
 import { remoteBackendWarning } from "../backends/parseBackendOption.js";
 import type { OwnApi } from "../backends/leakProbeTargets.js";
@@ -167,9 +168,7 @@ async function main(): Promise<void> {
     const requestLog = new RequestLog({ logPrompts: options.logPrompts });
     requestLog.subscribe((entry) => log(formatRequestLine(entry)));
     for (const { config: backend } of backends.all()) {
-        log(
-            `Backend "${backend.name}"${options.backends.length > 0 ? "" : " (settings)"}: ${backend.apiBase}${backend.model === undefined ? "" : `, model ${backend.model}`}${backend.keyEnv === undefined ? (backend.key === undefined ? "" : ", with a key") : `, key from $${backend.keyEnv}`}.`
-        );
+        log(`Backend "${backend.name}"${options.backends.length > 0 ? "" : " (settings)"}: ${backendSummary(backend)}.`);
         if (backend.remote) {
             log(remoteBackendWarning(backend));
         }

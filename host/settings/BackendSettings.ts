@@ -3,7 +3,7 @@
 // gave its own (`--backend`), which then stand for that run and cannot be changed here.
 import { maxStoredBackends, remoteBackendWarning, type BackendsSettingView } from "../../contract/backends.js";
 import { invariant } from "../../engine/index.js";
-import { checkBackendEntry, type BackendConfig, type BackendEntryField } from "../backends/BackendConfig.js";
+import { backendSummary, checkBackendEntry, type BackendConfig, type BackendEntryField } from "../backends/BackendConfig.js";
 import type { Backends, BackendsPlan } from "../backends/Backends.js";
 import type { StoredBackend } from "./KvaultSettings.js";
 import { BackendSettingError, SettingFromCommandLineError } from "./settingsErrors.js";
@@ -93,7 +93,7 @@ export class BackendSettings {
         await this.parts.file.update((settings) => ({ ...settings, backends: next }));
         const plan = this.parts.backends.replace(configs);
         this.parts.log(
-            `Settings: backend "${change.name}" ${existing === undefined ? "added" : "changed"}: ${checked.config.apiBase}${model === undefined ? "" : `, model ${model}`}${key === undefined ? "" : ", with a key"}.`
+            `Settings: backend "${change.name}" ${existing === undefined ? "added" : "changed"}: ${backendSummary(checked.config)}.`
         );
         if (checked.config.remote) {
             this.parts.log(remoteBackendWarning(checked.config));

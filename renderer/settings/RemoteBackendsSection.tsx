@@ -104,8 +104,10 @@ export function RemoteBackendsSection({
             </p>
             {!editable && (
                 <p className="settings-note" data-backends-note>
-                    Given on the command line (--backend) for this run, so not editable here; settings.json keeps its own {numStored} for a
-                    start without --backend.
+                    Given on the command line (--backend) for this run, so not editable here;{" "}
+                    {numStored === 0
+                        ? "settings.json has none of its own."
+                        : `settings.json keeps its own ${numStored} for a start without --backend.`}
                 </p>
             )}
             <ul className="settings-keys">

@@ -34,10 +34,10 @@ describe("remote backends set on the settings screen, in a real browser", () => 
     const screenshots: string[] = [];
     let llama: LlamaServer;
 
-    const open = async (): Promise<{ server: KvaultServer; app: KvaultPage }> => {
+    const open = async (extraArgs: readonly string[] = []): Promise<{ server: KvaultServer; app: KvaultPage }> => {
         const entry: { server?: KvaultServer; app?: KvaultPage } = {};
         started.push(entry);
-        entry.server = await startKvaultServer({ dataDir }); // no --backend: the settings' backends are in force
+        entry.server = await startKvaultServer({ dataDir, extraArgs }); // without --backend the settings' backends are in force
         entry.app = await openKvault(await entry.server.loginUrl(), { width: 1280, height: 1800 }, recordReceived);
         await foldPageMap(entry.app.page);
         await entry.app.page
@@ -82,6 +82,7 @@ describe("remote backends set on the settings screen, in a real browser", () => 
         expect(await entry.textContent()).toContain(`ls at ${llama.url}/v1, key set`);
         expect(saved().backends).toEqual([{ name: "ls", url: llama.url, key: secret, allowRemote: false }]);
         expect(fs.statSync(settingsFile).mode & 0o777).toBe(0o600);
+        await section.scrollIntoViewIfNeeded();
         screenshots.push(await app.screenshot("settings-backends"));
 
         // The workspace already open lists it at once: no restart.
@@ -143,5 +144,27 @@ describe("remote backends set on the settings screen, in a real browser", () => 
         expect(await received(again.app)).not.toContain(secret);
         expect(again.server.stderr()).not.toContain(secret);
         expect(again.app.problems).toEqual([]);
+        await again.app.close();
+        await again.server.stop();
+    });
+
+    it("shows --backend's backends as the command line's for that run, not editable, and leaves settings.json's as they are", async () => {
+        const stored = [{ name: "ls", url: llama.url, allowRemote: false }];
+        fs.writeFileSync(settingsFile, JSON.stringify({ ...JSON.parse(fs.readFileSync(settingsFile, "utf8")), backends: stored }));
+        const { server, app } = await open(["--backend", `cli=${llama.url}`]);
+        const section = app.page.locator('section[aria-labelledby="backends-heading"]');
+        expect(await section.getAttribute("data-backends-source")).toBe("command line");
+        await expect
+            .poll(() => section.locator('[data-backend="cli"] [data-backend-status]').textContent(), { timeout: 30_000 })
+            .toBe("Models: llama3-tiny (window 2,048)");
+        expect(await section.locator("[data-backend]").count()).toBe(1);
+        expect(await section.locator("[data-backends-note]").textContent()).toBe(
+            "Given on the command line (--backend) for this run, so not editable here; settings.json keeps its own 1 for a start without --backend."
+        );
+        expect(await section.getByRole("button").count()).toBe(0);
+        expect(await section.locator("input").count()).toBe(0);
+        expect(server.stderr()).toContain("Settings: --backend is given, so settings.json's 1 backend(s) are not in force for this run.");
+        expect(saved().backends).toEqual(stored);
+        expect(app.problems).toEqual([]);
     });
 });
