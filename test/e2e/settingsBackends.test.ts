@@ -85,6 +85,16 @@ describe("remote backends set on the settings screen, in a real browser", () => 
         await section.scrollIntoViewIfNeeded();
         screenshots.push(await app.screenshot("settings-backends"));
 
+        // Edited in place: the model narrowed to one, the key kept (the key field left empty).
+        await page.getByRole("button", { name: "Edit the backend ls" }).click();
+        expect(await page.getByLabel(/^Name \(letters/).isDisabled()).toBe(true);
+        await page.getByLabel(/^Model \(optional/).fill("llama3-tiny");
+        await page.getByRole("button", { name: "Save the backend ls" }).click();
+        await expect
+            .poll(() => entry.textContent(), { timeout: 30_000 })
+            .toContain(`ls at ${llama.url}/v1, model llama3-tiny only, key set`);
+        expect(saved().backends).toEqual([{ name: "ls", url: `${llama.url}/v1`, model: "llama3-tiny", key: secret, allowRemote: false }]);
+
         // The workspace already open lists it at once: no restart.
         const details = page.locator(".workspace-settings");
         await details.locator("summary").click();
@@ -115,6 +125,7 @@ describe("remote backends set on the settings screen, in a real browser", () => 
         expect(await received(app)).not.toContain(secret);
         expect(server.stderr()).not.toContain(secret);
         expect(server.stderr()).toContain(`Settings: backend "ls" added: ${llama.url}/v1, with a key.`);
+        expect(server.stderr()).toContain(`Settings: backend "ls" changed: ${llama.url}/v1, model llama3-tiny, with a key.`);
         expect(app.problems).toEqual([]);
         await app.close();
         await server.stop(); // one server per data directory
@@ -127,7 +138,7 @@ describe("remote backends set on the settings screen, in a real browser", () => 
             .poll(() => entry2.locator("[data-backend-status]").textContent(), { timeout: 30_000 })
             .toBe("Models: llama3-tiny (window 2,048)");
         expect(await entry2.locator("[data-backend-key]").textContent()).toBe(", key set");
-        expect(again.server.stderr()).toContain(`Backend "ls" (settings): ${llama.url}/v1, with a key.`);
+        expect(again.server.stderr()).toContain(`Backend "ls" (settings): ${llama.url}/v1, model llama3-tiny, with a key.`);
 
         // Removed: gone from the screen and the file, and the workspace on it says what happened and what to do.
         await again.app.page.getByRole("button", { name: "Remove the backend ls" }).click();
