@@ -3,6 +3,7 @@
 // the headless host serves over its WebSocket.
 
 import type { AppCommand } from "./appCommands.js";
+import type { BackendsSettingView } from "./backends.js";
 import type { EngineErrorPayload, EngineInfo } from "./engineProtocol.js";
 import type { KvCacheType } from "./models.js";
 import type { RpcAnswer, RpcTurnEvent } from "./rpc.js";
@@ -106,6 +107,8 @@ export interface AppSettingsView {
     /** Settings given on the command line for this run, each with its flag (e.g. contextSize: "--context"): not editable here. */
     readonly fromCommandLine: Readonly<Partial<Record<EngineSettingName, string>>>;
     readonly apiKeys: readonly ApiKeyView[];
+    /** The remote backends in force (their keys never: whether one is set), and whether the screen may change them. */
+    readonly backends: BackendsSettingView;
     /** What reading settings.json at start found unusable, one line each (that field fell back to its default). */
     readonly problems: readonly string[];
 }

@@ -75,3 +75,52 @@ export interface LeakProbeVerdicts {
     readonly numExchanges: number;
     readonly elapsedMs: number;
 }
+
+/** A key typed in the settings, sent upstream as a Bearer token: printable ASCII without spaces (safe in a header). */
+export const backendKeyPattern = /^[\x21-\x7e]{1,4096}$/;
+
+/** A backend's URL as typed, in characters. */
+export const maxBackendUrlChars = 2_048;
+
+/** More backends than anyone sets up by hand; a settings file with more is damaged or hostile. */
+export const maxStoredBackends = 64;
+
+/**
+ * The warning for a backend beyond loopback: serve prints it on stderr, and the settings screen
+ * shows it beside "allow beyond this machine" and on the backend's line.
+ */
+export function remoteBackendWarning(config: { readonly name: string; readonly apiBase: string }): string {
+    return (
+        `Warning: backend "${config.name}" is at ${config.apiBase}, beyond this machine: the chats of workspaces on it, and requests for ${config.name}/… to Kvault's API, are sent there` +
+        (config.apiBase.startsWith("http:") ? ", over plain HTTP (no TLS)." : ".")
+    );
+}
+
+/** One backend in force, as the settings screen lists it (rpcSpec `getSettings`): never its key. */
+export interface BackendSettingView {
+    readonly name: string;
+    /** Its OpenAI-compatible base URL (a URL typed without a path gets `/v1`). */
+    readonly apiBase: string;
+    /** The one model it offers; null: every model its `/v1/models` lists. */
+    readonly model: string | null;
+    /** Whether a key is sent to it (typed in the settings, or from `key-env=VAR`); the key itself never leaves the host. */
+    readonly hasKey: boolean;
+    /** The environment variable the command line's key was read from; null otherwise. */
+    readonly keyEnv: string | null;
+    /** Whether its URL reaches beyond this machine (allowed with "allow beyond this machine", or `,allow-remote`). */
+    readonly remote: boolean;
+    /** remoteBackendWarning's text for a remote one; null on loopback. */
+    readonly warning: string | null;
+}
+
+/** The remote backends on the settings screen: the ones in force, and where they come from. */
+export interface BackendsSettingView {
+    readonly list: readonly BackendSettingView[];
+    /**
+     * "settings": settings.json's, added, edited and removed on the screen; "command line":
+     * `--backend` was given for this run, so its backends are in force instead and cannot be changed
+     * here (settings.json keeps its own `numStored` for a start without `--backend`).
+     */
+    readonly source: "settings" | "command line";
+    readonly numStored: number;
+}

@@ -62,8 +62,8 @@ export interface WorkspaceMeta {
     readonly colour: number;
     readonly settings: WorkspaceSettings;
     /**
-     * Where its turns run: absent is this computer's engine; else a remote backend Kvault was
-     * started with (`--backend NAME=URL`) and one of its models. Chosen when the workspace is made.
+     * Where its turns run: absent is this computer's engine; else a remote backend of Kvault's
+     * (the settings screen's, or `--backend NAME=URL`) and one of its models. Chosen when the workspace is made.
      * Optional in format 3, so a folder written before backends reads as it did (every workspace local).
      */
     readonly backend?: WorkspaceBackend;

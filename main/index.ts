@@ -8,6 +8,10 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { DEMO_MODEL } from "../contract/models.js";
 import { KvaultError } from "../engine/index.js";
+import { backendSummary } from "../host/backends/BackendConfig.js";
+import { Backends } from "../host/backends/Backends.js";
+import { remoteBackendWarning } from "../host/backends/parseBackendOption.js";
+import { routeTurns } from "../host/backends/routeTurns.js";
 import { childInspector } from "../host/models/inspectModelInChild.js";
 import { DataDirectoryLock } from "../host/store/DataDirectoryLock.js";
 import { WorkspaceStore } from "../host/store/WorkspaceStore.js";
@@ -133,6 +137,8 @@ async function startHost(): Promise<void> {
         return { engine: supervisor, modelId, health, modelFacts, extraApiKeys: apiKeys };
     }, log);
     const settingsService = new SettingsService(settings, localApi, log);
+    // The remote backends of the settings screen, in one live set: workspaces on one run their turns there.
+    const backends = new Backends([]);
     const settingsHost = new SettingsHost({
         host: "desktop",
         file: settings,
@@ -140,6 +146,7 @@ async function startHost(): Promise<void> {
         engine: async () => (await started).supervisor,
         running: settings.current.engine,
         apiKeys,
+        backends,
         localApi: (current) => settingsService.localApiView(current),
         switchLocalApi: async (change) => void (await settingsService.setLocalApi(change)),
         machine: machineMemory,
@@ -160,6 +167,12 @@ async function startHost(): Promise<void> {
     );
     const appShell = installAppShell({ settings: settingsService, window: () => mainWindow, development: devServerUrl !== undefined, log });
     shell = appShell;
+    for (const { config } of backends.all()) {
+        log(`Backend "${config.name}" (settings): ${backendSummary(config)}.`);
+        if (config.remote) {
+            log(remoteBackendWarning(config));
+        }
+    }
     const engineReady = async (): Promise<EngineSupervisor> => (await started).supervisor;
     registerIpcHandlers({
         appUrl,
@@ -171,8 +184,10 @@ async function startHost(): Promise<void> {
                 store: () => store,
                 settings: settingsHost,
                 chooseModelFile: () => appShell.chooseModel(),
-                requestLog: () => localApi?.requestLog
-            })
+                requestLog: () => localApi?.requestLog,
+                backends
+            }),
+            routeTurns(engineReady, async (id) => (await store).findMeta(id), backends)
         )
     });
     openMainWindow();

@@ -6,7 +6,15 @@
 // its implementation (host/rpc/hostMethods.ts, or engine/process/engineMethods.ts), its use in the
 // UI, and its test.
 import * as v from "valibot";
-import type { BackendView, LeakProbePlanView, LeakProbeVerdicts, RemoteMeasurement } from "../backends.js";
+import {
+    backendNamePattern,
+    maxBackendModelChars,
+    maxBackendUrlChars,
+    type BackendView,
+    type LeakProbePlanView,
+    type LeakProbeVerdicts,
+    type RemoteMeasurement
+} from "../backends.js";
 import type { EngineSnapshot } from "../EngineSnapshot.js";
 import type { DraftMeasurement, EmbeddingResult, EngineInfo, FinishReason, TokenizeResult, TurnUsage } from "../engineProtocol.js";
 import type { AuditSummary, CanaryReport, DrillDescription, DrillReport, ReplayableTurn, ReplaySummary } from "../isolation.js";
@@ -156,6 +164,12 @@ const engineSettingsChange = {
 const apiKeyId = v.pipe(
     v.string((issue) => `must be a string; got ${describe(issue.input)}.`),
     v.regex(/^[A-Za-z0-9_-]{1,40}$/, (issue) => `is ${describe(issue.input)}; an API key's id is 1 to 40 letters, digits, '_' or '-'.`)
+);
+
+/** A remote backend's name (contract/backends.ts backendNamePattern). */
+const backendName = v.pipe(
+    v.string((issue) => `must be a string; got ${describe(issue.input)}.`),
+    v.regex(backendNamePattern, (issue) => `is ${describe(issue.input)}; a backend's name is 1 to 40 letters, digits, '_' or '-'.`)
 );
 
 /** What importWorkspaces and importChat answer for every part but the last. */
@@ -444,7 +458,7 @@ export const rpcSpec = {
         serve: "host"
     }),
     /**
-     * The remote backends this Kvault was started with (`--backend`), each with its models now
+     * The remote backends in force (the settings screen's, or `--backend`'s for a run), each with its models now
      * (asked of it at once; one that cannot be asked is listed with why): what a new workspace can
      * run on besides this computer.
      */
@@ -504,7 +518,25 @@ export const rpcSpec = {
             tokens: list(integer(0, 2 ** 31 - 1), { minItems: 0, maxItems: embeddingLimits.maxInputTokens, what: "token ids" })
         }),
         ...quick
-    })
+    }),
+    /**
+     * Adds a remote backend to the settings, or replaces the one of that name, in force at once
+     * (the same rules as `--backend`; invalid_backend_setting says which part and why). `key`:
+     * absent keeps the one it has (none for a new backend), null removes it. A headless server
+     * started with --backend answers setting_from_command_line.
+     */
+    setBackend: method<AppSettingsView>()({
+        params: params("setBackend", {
+            name: backendName,
+            url: nonEmptyText(maxBackendUrlChars, "give the server's base URL, e.g. http://127.0.0.1:8000/v1", { trim: true }),
+            model: v.optional(v.nullable(nonEmptyText(maxBackendModelChars, "give the backend's model id, or leave it out for all"))),
+            key: v.optional(v.nullable(nonEmptyText(4_096, "give the backend's key, or leave it out"))),
+            allowRemote: boolean()
+        }),
+        serve: "host"
+    }),
+    /** Removes a backend of the settings: its workspaces' next turns fail with backend_not_found; a turn running on it finishes. */
+    removeBackend: method<AppSettingsView>()({ params: params("removeBackend", { name: backendName }), serve: "host" })
 };
 
 export type RpcSpec = typeof rpcSpec;

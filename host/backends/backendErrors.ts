@@ -36,7 +36,7 @@ export class BackendOversizeError extends KvaultError {
     readonly code = "backend_response_too_large";
 }
 
-/** A workspace or a request names a backend this Kvault was not started with. */
+/** A workspace or a request names a backend this Kvault does not have now (not started with it, or removed in the settings). */
 export class BackendNotFoundError extends KvaultError {
     readonly code = "backend_not_found";
 }

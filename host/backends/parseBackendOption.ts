@@ -1,14 +1,13 @@
 // `--backend NAME=URL[,key-env=VAR][,model=ID][,allow-remote]` (npm run serve, repeatable).
-import { backendNamePattern, maxBackendModelChars } from "../../contract/backends.js";
+import { backendNamePattern } from "../../contract/backends.js";
 import { KvaultError } from "../../engine/index.js";
-import { backendUrls, type BackendConfig } from "./BackendConfig.js";
-import { isLoopbackHost } from "../headless/serveOptions.js";
+import { checkBackendEntry, type BackendConfig, type BackendEntryField } from "./BackendConfig.js";
 
 export class BackendOptionError extends KvaultError {
     readonly code = "invalid_backend_option";
 }
 
-/** One --backend value, its key read from `env`; every mistake says which part and why. */
+/** One --backend value, its key read from `env`; every mistake says which part and why (the rules: checkBackendEntry). */
 export function parseBackendOption(text: string, env: Readonly<Record<string, string | undefined>>): BackendConfig {
     const equals = text.indexOf("=");
     const name = equals === -1 ? "" : text.slice(0, equals);
@@ -18,10 +17,6 @@ export function parseBackendOption(text: string, env: Readonly<Record<string, st
         );
     }
     const [url = "", ...parts] = text.slice(equals + 1).split(",");
-    const urls = backendUrls(url);
-    if (!urls.ok) {
-        throw new BackendOptionError(`--backend ${name}: ${urls.reason}.`);
-    }
     let keyEnv: string | undefined;
     let model: string | undefined;
     let allowRemote = false;
@@ -30,7 +25,7 @@ export function parseBackendOption(text: string, env: Readonly<Record<string, st
         const value = rest.join("=");
         if (key === "key-env" && /^[A-Za-z_][A-Za-z0-9_]{0,127}$/.test(value) && keyEnv === undefined) {
             keyEnv = value;
-        } else if (key === "model" && value !== "" && value.length <= maxBackendModelChars && model === undefined) {
+        } else if (key === "model" && value !== "" && model === undefined) {
             model = value;
         } else if (part === "allow-remote") {
             allowRemote = true;
@@ -44,26 +39,21 @@ export function parseBackendOption(text: string, env: Readonly<Record<string, st
     if (keyEnv !== undefined && (key === undefined || key === "")) {
         throw new BackendOptionError(`--backend ${name}: key-env=${keyEnv}, but $${keyEnv} is not set. Set it to the backend's key.`);
     }
-    const remote = !isLoopbackHost(urls.host);
-    if (remote && !allowRemote) {
-        throw new BackendOptionError(
-            `--backend ${name}: ${urls.host} is not a loopback address, so the chats of its workspaces leave this machine. Add ,allow-remote if that is what you want.`
-        );
+    const checked = checkBackendEntry({ name, url, model, key, keyEnv, allowRemote });
+    if (!checked.ok) {
+        throw new BackendOptionError(`--backend ${name}: ${checked.reason}.${optionRemedies[checked.field]}`);
     }
-    return {
-        name,
-        apiBase: urls.apiBase,
-        root: urls.root,
-        ...(keyEnv === undefined ? {} : { keyEnv, key }),
-        ...(model === undefined ? {} : { model }),
-        remote
-    };
+    return checked.config;
 }
 
-/** The warning serve prints for each backend beyond loopback. */
-export function remoteBackendWarning(config: BackendConfig): string {
-    return (
-        `Warning: backend "${config.name}" is at ${config.apiBase}, beyond this machine: the chats of workspaces on it, and requests for ${config.name}/… to Kvault's API, are sent there` +
-        (config.apiBase.startsWith("http:") ? ", over plain HTTP (no TLS)." : ".")
-    );
-}
+/** What to change on the command line, for each part checkBackendEntry may refuse. */
+const optionRemedies: Readonly<Record<BackendEntryField, string>> = {
+    name: "",
+    url: "",
+    model: " Give model=ID with the backend's own id.",
+    key: ` Set the variable to the backend's key as its server expects it.`,
+    allowRemote: " Add ,allow-remote if that is what you want."
+};
+
+/** The warning serve prints for each backend beyond loopback (the settings screen shows the same). */
+export { remoteBackendWarning } from "../../contract/backends.js";

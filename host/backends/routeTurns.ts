@@ -1,5 +1,6 @@
 // Where a chat's turn runs: on this computer's engine, or on the backend its workspace names
-// (WorkspaceMeta.backend). The host's turn runner (host/rpc/HostTurns.ts) asks this once per turn.
+// (WorkspaceMeta.backend). The host's turn runner (host/rpc/HostTurns.ts) asks this once per turn,
+// of the backends in force then (the settings screen may have added or removed one since).
 import type { ChatTurnRequest, EngineClient } from "../../contract/engineProtocol.js";
 import type { WorkspaceMeta } from "../../contract/workspaces.js";
 import type { Backends } from "./Backends.js";
@@ -27,7 +28,7 @@ export function routeTurns(
             backend = backends.get(chosen.name);
         } catch (error) {
             throw new BackendNotFoundError(
-                `The workspace "${meta!.name}" runs on backend "${chosen.name}" (${chosen.model}), which this Kvault was not started with. Start it with --backend ${chosen.name}=URL, or make a workspace on this computer.`,
+                `The workspace "${meta!.name}" runs on backend "${chosen.name}" (${chosen.model}), which this Kvault does not have now: it was not started with it, or it was removed in the settings. Add it again in Settings › Remote backends (or start the server with --backend ${chosen.name}=URL), or make a workspace on this computer.`,
                 { cause: error }
             );
         }

@@ -8,6 +8,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { DEMO_MODEL } from "../../contract/models.js";
 import type { EngineSettingName, EngineSettings } from "../../contract/KvaultBridge.js";
+import { backendSummary } from "../backends/BackendConfig.js";
 import { Backends } from "../backends/Backends.js";
 import { remoteBackendWarning } from "../backends/parseBackendOption.js";
 import type { OwnApi } from "../backends/leakProbeTargets.js";
@@ -132,6 +133,9 @@ async function main(): Promise<void> {
     // The API keys: --extra-api-key's for this run, and the settings screen's (created and revoked live, kept in settings.json).
     const extraApiKeys = new ApiKeys(options.extraApiKeys);
     const listening: { url?: string; port?: number } = {}; // once the server listens
+    // Remote backends: a workspace that names one runs its turns there; Kvault's API forwards NAME/… models to it.
+    // One live set: settings.json's (changed on the settings screen), or --backend's for this run.
+    const backends = new Backends([]);
     const settings = new SettingsHost({
         host: "headless",
         file: settingsFile,
@@ -143,6 +147,8 @@ async function main(): Promise<void> {
         ),
         apiKeys: extraApiKeys,
         commandLineKeyIds: options.extraApiKeys.map(({ id }) => id),
+        backends,
+        commandLineBackends: options.backends,
         // The API is this server itself; the page is never given its key (it was printed at start).
         localApi: () => ({
             enabled: true,
@@ -161,12 +167,8 @@ async function main(): Promise<void> {
     // one line per API request on stderr, never the prompt unless --log-prompts
     const requestLog = new RequestLog({ logPrompts: options.logPrompts });
     requestLog.subscribe((entry) => log(formatRequestLine(entry)));
-    // Remote backends: a workspace that names one runs its turns there; Kvault's API forwards NAME/… models to it.
-    const backends = new Backends(options.backends);
-    for (const backend of options.backends) {
-        log(
-            `Backend "${backend.name}": ${backend.apiBase}${backend.model === undefined ? "" : `, model ${backend.model}`}${backend.keyEnv === undefined ? "" : `, key from $${backend.keyEnv}`}.`
-        );
+    for (const { config: backend } of backends.all()) {
+        log(`Backend "${backend.name}"${options.backends.length > 0 ? "" : " (settings)"}: ${backendSummary(backend)}.`);
         if (backend.remote) {
             log(remoteBackendWarning(backend));
         }
@@ -210,7 +212,8 @@ async function main(): Promise<void> {
         rendererDirectory: fs.existsSync(rendererDirectory) ? rendererDirectory : undefined,
         onLoginLink: (link) => void process.stdout.write(loginLine(link)),
         onRpcUpgrade: (request, socket, head) => rpc.handleUpgrade(request, socket, head),
-        gateway: backends.size === 0 ? undefined : backendGateway(backends)
+        // always there: the settings screen may add a backend to the live set at any time
+        gateway: backendGateway(backends)
     });
     const address = await server.listen();
     Object.assign(listening, { url: address.url, port: Number(new URL(address.url).port) });

@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { engineSettingLimits, type EngineSettingName, type EngineSettings, type GpuOffload } from "../../contract/KvaultBridge.js";
 import { isKvCacheType, KvaultError, kvCacheTypes, type KvCacheType } from "../../engine/index.js";
-import type { BackendConfig } from "../backends/BackendConfig.js";
+import { repeatedBackendName, type BackendConfig } from "../backends/BackendConfig.js";
 import { parseBackendOption } from "../backends/parseBackendOption.js";
 import { normalizeOrigin } from "../http/corsPolicy.js";
 
@@ -50,7 +50,10 @@ export interface ServeOptions {
     readonly modelGiven: boolean;
     /** --prefill-capacity was given (else each prefill sequence is as large as the window). */
     readonly prefillCapacityGiven: boolean;
-    /** --backend NAME=URL[,key-env=VAR][,model=ID][,allow-remote], repeatable: remote backends workspaces and the API can use. */
+    /**
+     * --backend NAME=URL[,key-env=VAR][,model=ID][,allow-remote], repeatable: remote backends workspaces and the API can use.
+     * Given, they replace settings.json's list for this run (the settings screen shows them, not editable).
+     */
     readonly backends: readonly BackendConfig[];
 }
 
@@ -118,6 +121,7 @@ export const serveUsage = `Usage: npm run serve -- [options]
                               http://127.0.0.1:8000/v1 (/v1 is added to a URL without a path);
                               key-env names the variable that holds its key; model offers that model
                               only. A URL beyond loopback needs allow-remote, and is warned about.
+                              Given, these replace the settings screen's backends for this run
 
 Engine settings not given here (--context, --threads, --flash-attention, --gpu or --gpu-layers, --kv-type,
 --decode-sequences, --page-tokens, --pool-pages) come from DIR/settings.json, which the settings
@@ -262,9 +266,9 @@ export function parseServeOptions(argv: readonly string[], env: Readonly<Record<
             throw new ServeOptionsError((error as Error).message);
         }
     });
-    const twice = backends.find((backend, index) => backends.findIndex((other) => other.name === backend.name) !== index);
+    const twice = repeatedBackendName(backends);
     if (twice !== undefined) {
-        throw new ServeOptionsError(`--backend: the name "${twice.name}" is given twice; give each backend its own name.`);
+        throw new ServeOptionsError(`--backend: the name "${twice}" is given twice; give each backend its own name.`);
     }
     const corsOrigins = (repeated.get("cors-origin") ?? []).map((text) => {
         const origin = normalizeOrigin(text);

@@ -41,6 +41,8 @@ export interface SettingsMethods {
     applyEngineSettings(change: RpcParams<"applyEngineSettings">): Promise<AppliedEngineSettings>;
     createApiKey(id: string): Promise<CreatedApiKey>;
     revokeApiKey(id: string): Promise<AppSettingsView>;
+    setBackend(change: RpcParams<"setBackend">): Promise<AppSettingsView>;
+    removeBackend(name: string): Promise<AppSettingsView>;
 }
 
 export interface HostParts {
@@ -140,7 +142,9 @@ export function hostMethods(parts: HostParts): HostImplementations {
         },
         planLeakProbe: ({ target }) => probes.plan(target),
         runLeakProbe: ({ target }) => probes.run(target),
-        requestLog: ({ limit }) => parts.requestLog?.()?.recent(limit ?? 100) ?? []
+        requestLog: ({ limit }) => parts.requestLog?.()?.recent(limit ?? 100) ?? [],
+        setBackend: (change) => settings.setBackend(change),
+        removeBackend: ({ name }) => settings.removeBackend(name)
     };
 }
 
@@ -201,7 +205,9 @@ const noSettings: SettingsMethods = {
     planEngineSettings: () => Promise.reject(unavailable()),
     applyEngineSettings: () => Promise.reject(unavailable()),
     createApiKey: () => Promise.reject(unavailable()),
-    revokeApiKey: () => Promise.reject(unavailable())
+    revokeApiKey: () => Promise.reject(unavailable()),
+    setBackend: () => Promise.reject(unavailable()),
+    removeBackend: () => Promise.reject(unavailable())
 };
 
 function unavailable(): SettingsUnavailableError {

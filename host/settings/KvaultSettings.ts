@@ -4,7 +4,10 @@
 import crypto from "node:crypto";
 import type { EngineSettings } from "../../contract/KvaultBridge.js";
 
-/** The version this Kvault writes. 1: the desktop app's local API, model and theme; 2: engine settings and API keys added. */
+/**
+ * The version this Kvault writes. 1: the desktop app's local API, model and theme; 2: engine
+ * settings and API keys added, then remote backends (a field older version-2 readers keep as it is).
+ */
 export const SETTINGS_VERSION = 2;
 
 export interface LocalApiSettings {
@@ -25,6 +28,22 @@ export interface StoredApiKey {
     readonly createdAt: string;
 }
 
+/**
+ * A remote backend added on the settings screen (the same rules as `--backend`: checkBackendEntry).
+ * `key` is kept here, as the API keys are (the file is mode 0600), and never sent to the renderer.
+ */
+export interface StoredBackend {
+    readonly name: string;
+    /** As typed: an OpenAI-compatible base URL (a URL without a path gets `/v1`). */
+    readonly url: string;
+    readonly model?: string;
+    readonly key?: string;
+    /** The user allowed a URL beyond loopback (its chats leave this machine). */
+    readonly allowRemote: boolean;
+    /** Fields of the entry this Kvault does not know (a newer one's), written back as they were. */
+    readonly extra?: Readonly<Record<string, unknown>>;
+}
+
 export interface KvaultSettings {
     /** SETTINGS_VERSION, or the higher version of a newer Kvault's file (kept, so that one reads its file back whole). */
     readonly version: number;
@@ -34,6 +53,8 @@ export interface KvaultSettings {
     readonly modelPath: string | null;
     readonly engine: EngineSettings;
     readonly theme: ThemeSource;
+    /** The remote backends in force when the command line gives none (`--backend` replaces them for its run). */
+    readonly backends: readonly StoredBackend[];
     /** Fields this Kvault does not know (a newer one's), written back as they were: never lost. */
     readonly extra: Readonly<Record<string, unknown>>;
 }
@@ -78,6 +99,7 @@ export function defaultSettings(makeApiKey: () => string = newApiKey): KvaultSet
         modelPath: settingsDefaults.modelPath,
         engine: engineSettingDefaults,
         theme: settingsDefaults.theme,
+        backends: Object.freeze([]),
         extra: Object.freeze({})
     });
 }
@@ -89,6 +111,7 @@ export function defaultPoolPages(settings: Pick<EngineSettings, "contextSize" | 
 
 /** The file's text: the known fields in a stable order, then the unknown ones as they were. */
 export function serializeSettings(settings: KvaultSettings): string {
-    const { extra, ...known } = settings;
-    return `${JSON.stringify({ ...known, ...extra }, null, 4)}\n`;
+    const { extra, backends, ...known } = settings;
+    const entries = backends.map(({ extra: entryExtra, ...entry }) => ({ ...entry, ...entryExtra }));
+    return `${JSON.stringify({ ...known, backends: entries, ...extra }, null, 4)}\n`;
 }

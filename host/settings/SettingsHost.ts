@@ -11,7 +11,10 @@ import type {
 import type { EngineInfo } from "../../contract/engineProtocol.js";
 import type { ModelFacts } from "../../contract/models.js";
 import type { EngineConfigInput } from "../../engine/index.js";
+import type { BackendConfig } from "../backends/BackendConfig.js";
+import { Backends } from "../backends/Backends.js";
 import { ApiKeys } from "../http/ApiKeys.js";
+import { BackendSettings, type BackendChange } from "./BackendSettings.js";
 import type { EngineSupervisor } from "../supervisor/EngineSupervisor.js";
 import { engineConfigFor } from "./engineConfigFor.js";
 import { newApiKey, type KvaultSettings } from "./KvaultSettings.js";
@@ -44,6 +47,10 @@ export interface SettingsHostParts {
     readonly apiKeys: ApiKeys;
     /** Ids of keys given on the command line (--extra-api-key): in force for this run, not revocable here. */
     readonly commandLineKeyIds?: readonly string[];
+    /** The live set of remote backends the host routes through (host/backends/Backends.ts): settings.json's are put in it at start and on each change. */
+    readonly backends?: Backends;
+    /** `--backend`'s for this run: in force instead of settings.json's, not changeable here. */
+    readonly commandLineBackends?: readonly BackendConfig[];
     /** The local API as this host shows it (the desktop app's switch, or the headless server itself). */
     readonly localApi: (settings: KvaultSettings) => LocalApiView;
     /** The desktop app's local API switch (main/settings/SettingsService.ts); the headless server's API is itself: none. */
@@ -62,7 +69,8 @@ export type EngineSettingsChange = Readonly<Partial<EngineSettings>>;
 /**
  * The settings screen's side in the host, the same for both hosts: the view, the engine settings
  * planned (memory, what restarts) and then applied with a restart of the engine, and the API keys
- * created and revoked live. Changes run one at a time, in call order; each is saved in
+ * created and revoked live, and the remote backends added, changed and removed live
+ * (BackendSettings). Changes run one at a time, in call order; each is saved in
  * settings.json before it answers.
  */
 export class SettingsHost {
@@ -70,9 +78,16 @@ export class SettingsHost {
     #queue: Promise<unknown> = Promise.resolve();
     /** The facts of the model loaded (the plan's KV bytes per token), read once per model file. */
     readonly #facts = new Map<string, Promise<ModelFacts>>();
+    readonly #backends: BackendSettings;
 
     constructor(private readonly parts: SettingsHostParts) {
         this.#running = parts.running;
+        this.#backends = new BackendSettings({
+            file: parts.file,
+            backends: parts.backends ?? new Backends([]),
+            fromCommandLine: parts.commandLineBackends,
+            log: parts.log
+        });
         for (const { id, key } of parts.file.current.apiKeys) {
             if (parts.apiKeys.has(id)) {
                 parts.log(
@@ -101,6 +116,7 @@ export class SettingsHost {
                 ...stored.map(({ id, createdAt }) => ({ id, createdAt, source: "settings" as const })),
                 ...commandLineKeyIds.map((id) => ({ id, createdAt: null, source: "command line" as const }))
             ],
+            backends: this.#backends.view(),
             problems: file.problems
         };
     }
@@ -196,6 +212,22 @@ export class SettingsHost {
                 apiKeys: Object.freeze(current.apiKeys.filter((entry) => entry.id !== id))
             }));
             this.parts.log(`Settings: API key "${id}" revoked.`);
+            return this.view();
+        });
+    }
+
+    /** Adds a remote backend, or puts a new one in place of the one of that name: checked, saved, then in force (BackendSettings.set). */
+    setBackend(change: BackendChange): Promise<AppSettingsView> {
+        return this.#serialized(async () => {
+            await this.#backends.set(change);
+            return this.view();
+        });
+    }
+
+    /** Takes a remote backend of the settings out of force, then out of settings.json (BackendSettings.remove). */
+    removeBackend(name: string): Promise<AppSettingsView> {
+        return this.#serialized(async () => {
+            await this.#backends.remove(name);
             return this.view();
         });
     }

@@ -3,7 +3,9 @@
 // does not know are kept to be written back. Never throws. Unit-tested alone.
 import path from "node:path";
 import { engineSettingLimits, type EngineSettings } from "../../contract/KvaultBridge.js";
+import { maxStoredBackends } from "../../contract/backends.js";
 import { kvCacheTypes, type KvCacheType } from "../../contract/models.js";
+import { checkBackendEntry, repeatedBackendName } from "../backends/BackendConfig.js";
 import { API_KEY_ID_PATTERN } from "../http/ApiKeys.js";
 import {
     API_KEY_PATTERN,
@@ -14,6 +16,7 @@ import {
     settingsDefaults,
     type KvaultSettings,
     type StoredApiKey,
+    type StoredBackend,
     type ThemeSource
 } from "./KvaultSettings.js";
 
@@ -23,7 +26,7 @@ export interface ParsedSettings {
     readonly problems: readonly string[];
 }
 
-const KNOWN_FIELDS = new Set(["version", "localApi", "apiKeys", "modelPath", "engine", "theme"]);
+const KNOWN_FIELDS = new Set(["version", "localApi", "apiKeys", "modelPath", "engine", "theme", "backends"]);
 const THEME_SOURCES: readonly ThemeSource[] = ["system", "light", "dark"];
 const MAX_MODEL_PATH_CHARS = 4_096;
 /** More than anyone creates by hand; a file with more is damaged or hostile. */
@@ -100,6 +103,7 @@ export function parseSettingsFile(value: unknown, makeApiKey: () => string = new
             modelPath,
             engine: readEngineSettings(file.engine, problems),
             theme,
+            backends: readBackends(file.backends, problems),
             extra: Object.freeze(extra)
         }),
         problems
@@ -215,6 +219,61 @@ function readApiKeys(value: unknown, defaultKey: string, problems: string[]): re
         keys.push(Object.freeze({ id: entry.id as string, key: entry.key as string, createdAt: entry.createdAt as string }));
     }
     return Object.freeze(keys);
+}
+
+const BACKEND_FIELDS = new Set(["name", "url", "model", "key", "allowRemote"]);
+
+/**
+ * `backends`: each entry is checked with `--backend`'s rules (checkBackendEntry); one that breaks
+ * them, or repeats an earlier one's name, is dropped with a line (it is not in force). Missing: none.
+ */
+function readBackends(value: unknown, problems: string[]): readonly StoredBackend[] {
+    if (value === undefined) {
+        return Object.freeze([]);
+    }
+    if (!Array.isArray(value)) {
+        problems.push(`backends is ${describe(value)}, not a list; no remote backend from the settings is in force.`);
+        return Object.freeze([]);
+    }
+    const backends: StoredBackend[] = [];
+    for (const [index, entry] of value.entries()) {
+        if (backends.length === maxStoredBackends) {
+            problems.push(`backends holds ${value.length} backends; only the first ${maxStoredBackends} are in force.`);
+            break;
+        }
+        const shaped =
+            isRecord(entry) &&
+            typeof entry.name === "string" &&
+            typeof entry.url === "string" &&
+            (entry.model === undefined || typeof entry.model === "string") &&
+            (entry.key === undefined || typeof entry.key === "string") &&
+            (entry.allowRemote === undefined || typeof entry.allowRemote === "boolean");
+        if (!shaped) {
+            problems.push(
+                `backends[${index}] is not {name, url, model?, key?, allowRemote} with text for the first four and true or false for allowRemote; that backend is not in force.`
+            );
+            continue;
+        }
+        const stored: StoredBackend = {
+            name: entry.name as string,
+            url: entry.url as string,
+            ...(entry.model === undefined ? {} : { model: entry.model as string }),
+            ...(entry.key === undefined ? {} : { key: entry.key as string }),
+            allowRemote: entry.allowRemote === true
+        };
+        const checked = checkBackendEntry(stored);
+        if (!checked.ok) {
+            problems.push(`backends[${index}] (${describe(stored.name)}): ${checked.reason}; that backend is not in force.`);
+            continue;
+        }
+        if (repeatedBackendName([...backends, stored]) !== undefined) {
+            problems.push(`backends[${index}] repeats the name "${stored.name}" of an earlier backend; only the first is in force.`);
+            continue;
+        }
+        const extra = Object.entries(entry).filter(([name]) => !BACKEND_FIELDS.has(name));
+        backends.push(Object.freeze(extra.length === 0 ? stored : { ...stored, extra: Object.freeze(Object.fromEntries(extra)) }));
+    }
+    return Object.freeze(backends);
 }
 
 function isWhole(value: unknown, min: number, max: number): value is number {

@@ -32,3 +32,8 @@ export class ApiKeyNotRevocableError extends KvaultError {
 export class SettingsUnavailableError extends KvaultError {
     readonly code = "settings_unavailable";
 }
+
+/** A remote backend asked for on the settings screen breaks `--backend`'s rules, or is not there to remove. */
+export class BackendSettingError extends KvaultError {
+    readonly code = "invalid_backend_setting";
+}

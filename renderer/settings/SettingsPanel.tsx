@@ -7,6 +7,7 @@ import { toRpcError } from "../rpc/RpcError.js";
 import { ApiKeysSection } from "./ApiKeysSection.js";
 import { EngineSettingsSection } from "./EngineSettingsSection.js";
 import { LocalApiSection } from "./LocalApiSection.js";
+import { RemoteBackendsSection } from "./RemoteBackendsSection.js";
 import "./SettingsPanel.css";
 
 type Loaded =
@@ -16,7 +17,7 @@ type Loaded =
 
 /**
  * The settings screen, the same in the desktop app and the headless server's page (getSettings):
- * the API and its keys, the engine settings with the memory they take, the model loaded at start
+ * the API and its keys, the remote backends, the engine settings with the memory they take, the model loaded at start
  * and the state directory. Everything is kept in `<state directory>/settings.json`.
  */
 export function SettingsPanel() {
@@ -61,6 +62,7 @@ export function SettingsPanel() {
         <div ref={revealRef} className="settings-panel" data-settings-host={view.host}>
             <LocalApiSection view={view} onView={onView} />
             <ApiKeysSection view={view} onView={onView} />
+            <RemoteBackendsSection view={view} onView={onView} />
             <EngineSettingsSection view={view} onView={onView} />
             <section className="settings-section" aria-labelledby="state-heading">
                 <h3 id="state-heading">Model and state</h3>

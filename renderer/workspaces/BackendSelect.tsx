@@ -2,6 +2,7 @@ import { useEffect, useState } from "react";
 import type { BackendView } from "../../contract/backends.js";
 import { useAppServices } from "../AppServices.js";
 import { toRpcError } from "../rpc/RpcError.js";
+import { onBackendsChanged } from "../settings/backendsChanged.js";
 import { useWorkspaceStore } from "../stores/workspaceStore.js";
 import { formatCount } from "../util/formatCount.js";
 import type { Workspace } from "./Workspace.js";
@@ -13,7 +14,7 @@ export function backendValue(workspace: Pick<Workspace, "backend">): string {
 
 /**
  * Where the workspace's turns run: "This computer" (the engine) or a model of one of the remote
- * backends Kvault was started with (listBackends, asked when this opens). A backend that cannot be
+ * backends in force (listBackends, asked when this opens and when the settings change them). A backend that cannot be
  * asked is listed with why, and cannot be chosen; a workspace's backend that is gone stays shown.
  */
 export function BackendSelect({ workspace }: { readonly workspace: Workspace }) {
@@ -22,12 +23,22 @@ export function BackendSelect({ workspace }: { readonly workspace: Workspace }) 
     const [error, setError] = useState<string | undefined>(undefined);
     useEffect(() => {
         let live = true;
-        rpc.call("listBackends", {}).then(
-            (result) => live && setBackends(result.backends),
-            (failure: unknown) => live && setError(toRpcError(failure).message)
-        );
+        const ask = (): void => {
+            rpc.call("listBackends", {}).then(
+                (result) => {
+                    if (live) {
+                        setBackends(result.backends);
+                        setError(undefined);
+                    }
+                },
+                (failure: unknown) => live && setError(toRpcError(failure).message)
+            );
+        };
+        ask();
+        const unsubscribe = onBackendsChanged(ask); // the settings screen added, changed or removed one
         return () => {
             live = false;
+            unsubscribe();
         };
     }, [rpc]);
     const value = backendValue(workspace);
@@ -65,7 +76,7 @@ export function BackendSelect({ workspace }: { readonly workspace: Workspace }) 
                     : backends === undefined
                       ? "Asking the backends…"
                       : backends.length === 0
-                        ? "This Kvault has no remote backends (npm run serve -- --backend NAME=URL adds one)."
+                        ? "This Kvault has no remote backends (add one in Settings › Remote backends)."
                         : (backends.find((backend) => backend.error !== undefined)?.error?.message ??
                           "Chats on a backend are sent to it; its own server keeps its KV, not Kvault's pages.")}
             </span>

@@ -157,7 +157,9 @@ describe("the RPC spec accepts every well-formed call", () => {
             tokenize: { content: "Hi", addSpecial: true, withPieces: false },
             tokenizeChat: { messages: [{ role: "user", content: "Hi" }] },
             detokenize: { tokens: [1, 2, 3] },
-            requestLog: { limit: 50 }
+            requestLog: { limit: 50 },
+            setBackend: { name: "ls", url: "http://127.0.0.1:8081", model: null, key: "sk-1", allowRemote: false },
+            removeBackend: { name: "ls" }
         };
         for (const method of rpcMethods) {
             expect(accepted(method, good[method]).method).toBe(method);
@@ -210,7 +212,8 @@ describe("the RPC spec refuses, naming the field", () => {
         ["forgetModel", { id: "m", path: "/m.gguf" }],
         ["runCanary", { fillerTokens: 64, guards: "off" }],
         ["setLocalApi", { enabled: true, port: 8081, apiKey: "mine" }],
-        ["applyEngineSettings", { contextSize: 1024, window: 1024 }]
+        ["applyEngineSettings", { contextSize: 1024, window: 1024 }],
+        ["setBackend", { name: "ls", url: "http://127.0.0.1:1", allowRemote: false, keyEnv: "KEY" }]
     ])("%s with a field the contract does not name", (method, params) => {
         expect(refused(method, params)).toMatch(/takes no field/);
     });
@@ -292,6 +295,25 @@ describe("the RPC spec refuses, naming the field", () => {
             { kvCacheType: "q2_k" },
             /^kvCacheType must be "f16", "q8_0" or "q4_0"; got "q2_k"\.$/
         ],
+        [
+            "setBackend with a space in the name",
+            "setBackend",
+            { name: "my gpu", url: "http://127.0.0.1:1", allowRemote: false },
+            /^name is "my gpu"; a backend's name is 1 to 40 letters, digits, '_' or '-'\.$/
+        ],
+        [
+            "setBackend without allowRemote",
+            "setBackend",
+            { name: "ls", url: "http://127.0.0.1:1" },
+            /^allowRemote must be true or false; got undefined\.$/
+        ],
+        [
+            "setBackend with a blank URL",
+            "setBackend",
+            { name: "ls", url: " ", allowRemote: false },
+            /^url is empty; give the server's base URL/
+        ],
+        ["removeBackend without a name", "removeBackend", {}, /^name must be a string; got undefined\.$/],
         [
             "createApiKey with a ':' in the id",
             "createApiKey",

@@ -194,10 +194,19 @@ describe("parseServeOptions", () => {
         [["--backend", "gpu=http://127.0.0.1:8000,key-env=NOT_SET_ANYWHERE"], /\$NOT_SET_ANYWHERE is not set/],
         [["--backend", "gpu=http://127.0.0.1:8000,colour=red"], /"colour=red" is not key-env=VAR/],
         [["--backend", "gpu=http://u:p@127.0.0.1:8000"], /takes no user, password/],
-        [["--backend", "a=http://127.0.0.1:1", "--backend", "a=http://127.0.0.1:2"], /the name "a" is given twice/]
+        [["--backend", "a=http://127.0.0.1:1", "--backend", "a=http://127.0.0.1:2"], /the name "a" is given twice/],
+        // The settings screen's rules (checkBackendEntry) hold here too.
+        [
+            ["--backend", `gpu=http://127.0.0.1:8000,model=${"m".repeat(513)}`],
+            /--backend gpu: the model id is empty or over 512 characters\./
+        ],
+        [
+            ["--backend", "gpu=http://127.0.0.1:8000,key-env=SPACED_KEY"],
+            /^--backend gpu: the key is not 1 to 4,096 printable characters without spaces \(it has 9 characters\)\. Set the variable/
+        ]
     ])("refuses --backend %j, saying which part and why", (argv, message) => {
-        expect(() => parseServeOptions(argv, {})).toThrow(ServeOptionsError);
-        expect(() => parseServeOptions(argv, {})).toThrow(message);
+        expect(() => parseServeOptions(argv, { SPACED_KEY: "two words" })).toThrow(ServeOptionsError);
+        expect(() => parseServeOptions(argv, { SPACED_KEY: "two words" })).toThrow(message);
     });
 
     it("listens beyond loopback only when --allow-remote says so", () => {

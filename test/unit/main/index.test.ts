@@ -3,12 +3,15 @@
 // The engine process is a fake utilityProcess that answers like one.
 import { EventEmitter } from "node:events";
 import fs from "node:fs";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { ipcChannels } from "../../../contract/channels.js";
 import type { EngineCommand } from "../../../contract/engineProtocol.js";
 import type { AppSettingsView, BridgeResult } from "../../../contract/KvaultBridge.js";
+import { defaultWorkspaceSettings } from "../../../contract/workspaces.js";
 import { freePort } from "./loopbackPorts.js";
 
 type Handler = (event: unknown, ...args: unknown[]) => unknown;
@@ -305,6 +308,71 @@ describe("the Electron host, wired (electron faked)", () => {
             ok: false,
             error: { code: "invalid_request" }
         });
+    });
+
+    it("runs a workspace's turns on a backend added in the settings, at once, and says so once it is removed", async () => {
+        // An OpenAI-compatible server on loopback: its model list, and a streamed answer.
+        let authorization: string | undefined;
+        const server = http.createServer((request, response) => {
+            authorization = request.headers.authorization;
+            request.resume();
+            request.on("end", () => {
+                if (request.url === "/v1/models") {
+                    response.writeHead(200, { "content-type": "application/json" });
+                    response.end(JSON.stringify({ object: "list", data: [{ id: "m", object: "model" }] }));
+                    return;
+                }
+                const chunk = (content: string, finish: string | null): string =>
+                    `data: ${JSON.stringify({ object: "chat.completion.chunk", choices: [{ index: 0, delta: { content }, finish_reason: finish }] })}\n\n`;
+                response.writeHead(200, { "content-type": "text/event-stream" });
+                response.end(`${chunk("From ", null)}${chunk("afar", "stop")}data: [DONE]\n\n`);
+            });
+        });
+        await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+        try {
+            const app = renderer(1);
+            const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+            expect(
+                await call(ipcChannels.call, app.event, "setBackend", { name: "ls", url, key: "sk-desktop-1", allowRemote: false })
+            ).toMatchObject({
+                ok: true,
+                value: { backends: { source: "settings", list: [{ name: "ls", apiBase: `${url}/v1`, hasKey: true }] } }
+            });
+            expect(await call(ipcChannels.call, app.event, "listBackends", {})).toMatchObject({
+                ok: true,
+                value: { backends: [{ name: "ls", models: [{ id: "m" }] }] }
+            });
+            const workspace = {
+                id: "ui-remote",
+                name: "Remote",
+                colour: 0,
+                settings: defaultWorkspaceSettings,
+                backend: { name: "ls", model: "m" }
+            };
+            await call(ipcChannels.call, app.event, "saveWorkspace", { workspace });
+            await call(ipcChannels.call, app.event, "appendMessage", {
+                workspace: workspace.id,
+                message: { id: "q-1", role: "user", content: "Hi" }
+            });
+            const chat = (requestId: string, answerId: string): Promise<unknown> =>
+                call(ipcChannels.call, app.event, "chat", { ...(turn(requestId, workspace.id) as object), answerId });
+            expect(await chat("remote-1", "a-1")).toMatchObject({ ok: true, value: { text: "From afar", finishReason: "stop" } });
+            expect(authorization).toBe("Bearer sk-desktop-1");
+            const saved = JSON.parse(fs.readFileSync(path.join(fake.userData, "settings.json"), "utf8")) as { backends: unknown[] };
+            expect(saved.backends).toEqual([{ name: "ls", url, key: "sk-desktop-1", allowRemote: false }]);
+
+            expect(await call(ipcChannels.call, app.event, "removeBackend", { name: "ls" })).toMatchObject({
+                ok: true,
+                value: { backends: { list: [] } }
+            });
+            expect(await chat("remote-2", "a-2")).toMatchObject({
+                ok: false,
+                error: { code: "backend_not_found", message: expect.stringContaining("it was removed in the settings") }
+            });
+        } finally {
+            server.closeAllConnections();
+            await new Promise((resolve) => server.close(resolve));
+        }
     });
 
     it("answers chooseModelFile with the file chosen in the native dialog, or canceled", async () => {

@@ -127,6 +127,7 @@ describe("SettingsFile", () => {
             modelPath: null,
             engine: store.current.engine,
             theme: "dark",
+            backends: [],
             window: { pinned: true }
         });
         expect(store.current.engine.contextSize).toBe(4096);

@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { defaultSettings, engineSettingDefaults, newApiKey, settingsDefaults } from "../../../../host/settings/KvaultSettings.js";
+import {
+    defaultSettings,
+    engineSettingDefaults,
+    newApiKey,
+    serializeSettings,
+    settingsDefaults
+} from "../../../../host/settings/KvaultSettings.js";
 import { parseSettingsFile } from "../../../../host/settings/parseSettingsFile.js";
 
 const key = (): string => "kv-test-key-0001";
@@ -15,6 +21,7 @@ describe("parseSettingsFile", () => {
                 modelPath: null,
                 engine: engineSettingDefaults,
                 theme: "system",
+                backends: [],
                 extra: {}
             },
             problems: ["localApi is missing or not an object; using the defaults."]
@@ -38,7 +45,11 @@ describe("parseSettingsFile", () => {
                 pageTokens: 128,
                 poolPages: 300
             },
-            theme: "dark"
+            theme: "dark",
+            backends: [
+                { name: "ls", url: "http://127.0.0.1:8081", allowRemote: false },
+                { name: "cloud", url: "https://api.example.com/v1", model: "org/m-7b", key: "sk-cloud-1", allowRemote: true }
+            ]
         };
         expect(parseSettingsFile(file, key)).toEqual({ settings: { ...file, extra: {} }, problems: [] });
     });
@@ -80,6 +91,7 @@ describe("parseSettingsFile", () => {
             modelPath: null,
             engine: engineSettingDefaults,
             theme: "system",
+            backends: [],
             extra: {}
         });
         expect(problems).toHaveLength(5);
@@ -141,6 +153,55 @@ describe("parseSettingsFile", () => {
         expect(parseSettingsFile({ localApi: {}, apiKeys: "x" }, key).problems).toEqual([
             'apiKeys is "x", not a list; no extra API keys are in force.'
         ]);
+    });
+
+    it("checks each backend with --backend's rules, dropping a bad or repeated one with a line saying why", () => {
+        const good = { name: "ls", url: "http://127.0.0.1:8081", allowRemote: false };
+        const { settings, problems } = parseSettingsFile(
+            {
+                localApi: {},
+                backends: [
+                    good,
+                    { name: "far", url: "http://10.0.0.5:8000/v1", allowRemote: false },
+                    { name: "bad name", url: "http://127.0.0.1:1", allowRemote: false },
+                    { name: "ftp", url: "ftp://127.0.0.1/", allowRemote: false },
+                    { name: "creds", url: "http://u:p@127.0.0.1:1", allowRemote: false },
+                    { name: "spaced", url: "http://127.0.0.1:1", key: "has a space", allowRemote: false },
+                    { name: "long", url: "http://127.0.0.1:1", model: "m".repeat(513), allowRemote: false },
+                    { ...good, url: "http://127.0.0.1:9999" },
+                    { name: "typed", url: 8080, allowRemote: "yes" },
+                    "ls=http://127.0.0.1:8081"
+                ]
+            },
+            key
+        );
+        expect(settings.backends).toEqual([good]);
+        expect(problems).toEqual([
+            'backends[1] ("far"): 10.0.0.5 is not a loopback address, so the chats of its workspaces leave this machine; that backend is not in force.',
+            "backends[2] (\"bad name\"): the name is 1 to 40 letters, digits, '_' or '-'; that backend is not in force.",
+            'backends[3] ("ftp"): ftp: is not http: or https:; that backend is not in force.',
+            expect.stringMatching(/^backends\[4\] \("creds"\): a backend URL takes no user, password, query or fragment/),
+            'backends[5] ("spaced"): the key is not 1 to 4,096 printable characters without spaces (it has 11 characters); that backend is not in force.',
+            'backends[6] ("long"): the model id is empty or over 512 characters; that backend is not in force.',
+            'backends[7] repeats the name "ls" of an earlier backend; only the first is in force.',
+            expect.stringMatching(/^backends\[8\] is not \{name, url, model\?, key\?, allowRemote\}/),
+            expect.stringMatching(/^backends\[9\] is not \{name, url/)
+        ]);
+        expect(parseSettingsFile({ localApi: {}, backends: { ls: "x" } }, key).problems).toEqual([
+            "backends is an object, not a list; no remote backend from the settings is in force."
+        ]);
+        // The problems never hold a key.
+        expect(problems.join("\n")).not.toContain("has a space");
+    });
+
+    it("keeps a backend beyond loopback only with allowRemote, and a newer Kvault's fields of an entry", () => {
+        const entry = { name: "far", url: "https://10.0.0.5/v1", allowRemote: true, priority: 2 };
+        const { settings, problems } = parseSettingsFile({ localApi: {}, backends: [entry] }, key);
+        expect(problems).toEqual([]);
+        expect(settings.backends).toEqual([{ name: "far", url: "https://10.0.0.5/v1", allowRemote: true, extra: { priority: 2 } }]);
+        expect(JSON.parse(serializeSettings(settings)).backends).toEqual([entry]);
+        // A version 2 file from before backends reads as none, without a problem.
+        expect(parseSettingsFile({ version: 2, localApi: {} }, key)).toMatchObject({ settings: { backends: [] }, problems: [] });
     });
 
     it("keeps a newer Kvault's version and fields, and says so", () => {
