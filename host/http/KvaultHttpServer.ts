@@ -275,16 +275,24 @@ export class KvaultHttpServer {
                 }
                 if (route === "POST /v1/chat/completions") {
                     const body = await this.#readBody(request, response);
-                    if ((await this.options.gateway?.chatCompletion(this.#api, body, request, response, keyId)) === true) {
+                    if ((await this.options.gateway?.forward("/chat/completions", this.#api, body, request, response, keyId)) === true) {
                         return; // a backend's model (NAME/…), forwarded
                     }
                     return await serveChatCompletion(this.#api, body, request, response, keyId);
                 }
                 if (route === "POST /v1/completions") {
-                    return await serveCompletion(this.#api, request, response, keyId);
+                    const body = await this.#readBody(request, response);
+                    if ((await this.options.gateway?.forward("/completions", this.#api, body, request, response, keyId)) === true) {
+                        return;
+                    }
+                    return await serveCompletion(this.#api, body, request, response, keyId);
                 }
                 if (route === "POST /v1/embeddings") {
-                    return await serveEmbeddings(this.#api, request, response);
+                    const body = await this.#readBody(request, response);
+                    if ((await this.options.gateway?.forward("/embeddings", this.#api, body, request, response, keyId)) === true) {
+                        return;
+                    }
+                    return await serveEmbeddings(this.#api, body, response);
                 }
                 if (route === "POST /tokenize") {
                     return await serveTokenize(this.#api, request, response);
