@@ -240,8 +240,13 @@ export class KvaultHttpServer {
             }
             if (url.pathname.startsWith("/api/")) {
                 // Ollama's API: the same keys as /v1/, its errors in Ollama's shape
-                return await serveOllama(this.#api, request, response, route, () =>
-                    identifyApiKey(request, response, this.options.apiKey, this.options.extraApiKeys)
+                return await serveOllama(
+                    this.#api,
+                    request,
+                    response,
+                    route,
+                    () => identifyApiKey(request, response, this.options.apiKey, this.options.extraApiKeys),
+                    this.options.gateway
                 );
             }
             if (url.pathname === "/metrics" || url.pathname.startsWith("/v1/") || tokenizerRoutes.has(url.pathname)) {
