@@ -121,7 +121,7 @@ export class RemoteBackend {
         });
         const read = readEmbeddingList(
             this.config,
-            await readJson(this.config, response, "embeddings answer", this.limits.idleTimeoutMs, this.limits.maxBodyBytes)
+            await readJson(this.config, response, "list of embeddings", this.limits.idleTimeoutMs, this.limits.maxBodyBytes)
         );
         if (read.embeddings.length !== inputs.length) {
             throw new BackendMalformedError(

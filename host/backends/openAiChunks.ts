@@ -1,6 +1,7 @@
 // Reading a backend's OpenAI-shaped answers: a whole chat completion, a streamed chunk, a model
-// list, a text completion (`/v1/completions`), whole or streamed, and an embeddings answer. Each reader checks the fields Kvault uses and says which one is wrong; a field Kvault
-// does not use is left alone (it is the backend's), never taken for something else.
+// list, a text completion (`/v1/completions`, whole or streamed) and a list of embeddings. Each
+// reader checks the fields Kvault uses and says which one is wrong; a field Kvault does not use is
+// left alone (it is the backend's), never taken for something else.
 import type { FinishReason, TurnUsage } from "../../contract/engineProtocol.js";
 import type { BackendConfig } from "./BackendConfig.js";
 import { BackendAnswerError, BackendMalformedError } from "./backendErrors.js";
@@ -208,7 +209,7 @@ function readChoiceText(config: BackendConfig, what: string, choice: unknown): s
     return choice.text;
 }
 
-/** An embeddings answer (`/v1/embeddings`): one vector per input, in the order of the inputs, and the prompt tokens when said. */
+/** A list of embeddings (`/v1/embeddings`): one vector per input, in the order of the inputs, and the prompt tokens when said. */
 export interface EmbeddingsReading {
     readonly embeddings: readonly (readonly number[])[];
     readonly promptTokens?: number;
@@ -220,7 +221,7 @@ export interface EmbeddingsReading {
  * put in the order of their `index` (the position where an entry has none).
  */
 export function readEmbeddingList(config: BackendConfig, value: unknown): EmbeddingsReading {
-    const what = "embeddings answer";
+    const what = "list of embeddings";
     if (!isRecord(value)) {
         throw malformed(config, what, "not a JSON object");
     }

@@ -44,7 +44,7 @@ interface EndpointShape {
 const endpointShapes: Readonly<Record<ForwardedEndpoint, EndpointShape>> = {
     "/chat/completions": { what: "chat completion", readWhole: readCompletion, readChunk },
     "/completions": { what: "text completion", readWhole: readTextCompletion, readChunk: readTextChunk },
-    "/embeddings": { what: "embeddings answer", readWhole: readEmbeddingList }
+    "/embeddings": { what: "list of embeddings", readWhole: readEmbeddingList }
 };
 
 /** What KvaultHttpServer and Ollama's endpoints ask of the gateway (their one dispatch point for backends' models). */
