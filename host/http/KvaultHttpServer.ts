@@ -273,7 +273,15 @@ export class KvaultHttpServer {
                     return sendJson(response, 200, { object: "list", data: [await this.#modelEntry(), ...remote] });
                 }
                 if (request.method === "GET" && url.pathname.startsWith("/v1/models/")) {
-                    if (decodePath(url.pathname).slice("/v1/models/".length) !== this.#modelId()) {
+                    const asked = decodePath(url.pathname).slice("/v1/models/".length);
+                    const remote =
+                        this.options.gateway?.route(asked) === undefined
+                            ? undefined
+                            : (await this.options.gateway.modelEntries()).find((entry) => entry.id === asked);
+                    if (remote !== undefined) {
+                        return sendJson(response, 200, remote); // a backend's model (NAME/…), as /v1/models lists it
+                    }
+                    if (asked !== this.#modelId()) {
                         throw this.#unknownModel(url.pathname.slice("/v1/models/".length));
                     }
                     return sendJson(response, 200, await this.#modelEntry());
