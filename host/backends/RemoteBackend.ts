@@ -63,7 +63,14 @@ export class RemoteBackend {
      * Aborting `signal` aborts the request upstream (the server stops generating). A stream that
      * ends without a finish reason is BackendMalformedError: an answer cut short is never a whole one.
      */
-    async chat(model: string, request: ChatTurnRequest, callbacks: TurnCallbacks = {}, signal?: AbortSignal): Promise<TurnResult> {
+    async chat(
+        model: string,
+        request: ChatTurnRequest,
+        callbacks: TurnCallbacks = {},
+        signal?: AbortSignal,
+        /** OpenAI's `user`, the workspace name the backend keeps the conversation under (Kvault's gateway sends one); none when absent. */
+        user?: string
+    ): Promise<TurnResult> {
         this.checkModel(model);
         if (request.prompt !== undefined) {
             throw new InvalidRequestError(
@@ -80,7 +87,8 @@ export class RemoteBackend {
             messages: request.messages.map(({ role, content }) => ({ role, content })),
             stream: true,
             stream_options: { include_usage: true },
-            ...samplingFields(request.sampling)
+            ...samplingFields(request.sampling),
+            ...(user === undefined ? {} : { user })
         };
         return this.#streamTurn("/chat/completions", body, readChunk, callbacks, signal);
     }
@@ -90,7 +98,13 @@ export class RemoteBackend {
      * backend's `/v1/completions` as chat streams through its chat endpoint: text as it arrives, the
      * usage it reports, BackendMalformedError for a stream without a finish reason.
      */
-    async generate(model: string, request: ChatTurnRequest, callbacks: TurnCallbacks = {}, signal?: AbortSignal): Promise<TurnResult> {
+    async generate(
+        model: string,
+        request: ChatTurnRequest,
+        callbacks: TurnCallbacks = {},
+        signal?: AbortSignal,
+        user?: string
+    ): Promise<TurnResult> {
         this.checkModel(model);
         const prompt = request.prompt;
         invariant(prompt !== undefined, `RemoteBackend.generate needs a raw prompt; the turn has ${request.messages.length} messages`);
@@ -104,7 +118,8 @@ export class RemoteBackend {
             prompt: "text" in prompt ? prompt.text : prompt.tokens,
             stream: true,
             stream_options: { include_usage: true },
-            ...samplingFields(request.sampling)
+            ...samplingFields(request.sampling),
+            ...(user === undefined ? {} : { user })
         };
         return this.#streamTurn("/completions", body, readTextChunk, callbacks, signal);
     }

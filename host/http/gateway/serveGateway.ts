@@ -108,9 +108,8 @@ async function forwardAnswer(
     if (shape.readChunk !== undefined && body.stream !== undefined && typeof body.stream !== "boolean") {
         throw invalidRequest("stream must be true or false.", "stream");
     }
-    const named = namedWorkspace(request, typeof body.user === "string" ? body.user : undefined, "user");
-    // Every gateway client reaches the backend with the one upstream key: a workspace name stays in its Kvault key's namespace.
-    const upstream = { ...body, ...(named === undefined ? {} : { user: keyId === undefined ? named : `${keyId}:${named}` }) };
+    const user = upstreamUser(keyId, namedWorkspace(request, typeof body.user === "string" ? body.user : undefined, "user"));
+    const upstream = { ...body, ...(user === undefined ? {} : { user }) };
     const { backend, model } = route;
     const release = context.admit();
     const deadline = watchAnswer(response, context.requestTimeoutMs);
@@ -155,6 +154,15 @@ async function forwardAnswer(
         deadline.dispose();
         release();
     }
+}
+
+/**
+ * The `user` a named workspace goes upstream as: every gateway client reaches the backend with the
+ * one upstream key, so the name stays in its Kvault key's namespace (`ID:name`; the default key's
+ * names as they are). Undefined for a request that names none.
+ */
+export function upstreamUser(keyId: string | undefined, named: string | undefined): string | undefined {
+    return named === undefined ? undefined : keyId === undefined ? named : `${keyId}:${named}`;
 }
 
 /** A backend failure in OpenAI's shape: the backend's own 4xx passes through (a 400 stays a 400), the rest is a 502 or 504. */

@@ -111,9 +111,11 @@ export async function checkBackendNumCtx(route: BackendRoute, body: unknown): Pr
 
 /**
  * What runs an Ollama turn on a backend's model: messages through RemoteBackend.chat, a raw prompt
- * through RemoteBackend.generate. `format` (a grammar) is refused here, before anything is sent.
+ * through RemoteBackend.generate, the workspace the request names going upstream as `user`
+ * (upstreamUser: in its key's namespace, as the gateway sends it). `format` (a grammar) is
+ * refused here, before anything is sent.
  */
-export function backendTurnRunner(route: BackendRoute, sampling: SamplingParams): TurnRunner {
+export function backendTurnRunner(route: BackendRoute, sampling: SamplingParams, user: string | undefined): TurnRunner {
     if (sampling.grammar !== undefined) {
         throw invalidRequest(
             `format is not sent to backend "${route.backend.name}" over Ollama's API. Leave it out, or use POST /v1/chat/completions with response_format for ${route.backend.name}/${route.model}: Kvault forwards that body as it is.`,
@@ -125,8 +127,8 @@ export function backendTurnRunner(route: BackendRoute, sampling: SamplingParams)
         chat: async (turn, callbacks, signal) => {
             try {
                 return turn.prompt === undefined
-                    ? await backend.chat(model, turn, callbacks, signal)
-                    : await backend.generate(model, turn, callbacks, signal);
+                    ? await backend.chat(model, turn, callbacks, signal, user)
+                    : await backend.generate(model, turn, callbacks, signal, user);
             } catch (error) {
                 throw gatewayError(error);
             }

@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { TurnResult } from "../../../contract/engineProtocol.js";
 import type { TurnRunner } from "../../backends/routeTurns.js";
 import { namedWorkspace, runApiEmbed, runApiTurn, type ApiContext } from "../ApiContext.js";
-import type { BackendRoute, Gateway } from "../gateway/serveGateway.js";
+import { upstreamUser, type BackendRoute, type Gateway } from "../gateway/serveGateway.js";
 import { sendJson } from "../httpResponses.js";
 import { fromEngineError, invalidRequest, OpenAiError } from "../OpenAiError.js";
 import {
@@ -81,13 +81,13 @@ export async function serveOllama(
                 const received = await context.readBody(request, response);
                 const target = await readTarget(context, gateway, received);
                 const body = parseOllamaChat(received, target.windowTokens);
-                return await runTurn(context, request, response, keyId, body, "chat", servedModel(context, target, body));
+                return await runTurn(context, request, response, keyId, body, "chat", servedModel(context, target, body, request, keyId));
             }
             case "POST /api/generate": {
                 const received = await context.readBody(request, response);
                 const target = await readTarget(context, gateway, received);
                 const body = parseOllamaGenerate(received, target.windowTokens);
-                const served = servedModel(context, target, body);
+                const served = servedModel(context, target, body, request, keyId);
                 if (body.loadOnly) {
                     return sendJson(response, 200, { ...stamp(served.name), response: "", done: true, done_reason: "load" });
                 }
@@ -195,9 +195,16 @@ async function readTarget(context: ApiContext, gateway: Gateway | undefined, rec
 }
 
 /** The backend's turn runner under the name the client asked for, or the local engine once the name is checked to be its model's. */
-function servedModel(context: ApiContext, target: Target, body: OllamaTurnRequest): ServedModel {
+function servedModel(
+    context: ApiContext,
+    target: Target,
+    body: OllamaTurnRequest,
+    request: IncomingMessage,
+    keyId: string | undefined
+): ServedModel {
     if (target.remote !== undefined) {
-        return { name: body.model, runner: backendTurnRunner(target.remote, body.sampling) };
+        const user = upstreamUser(keyId, namedWorkspace(request, undefined, "X-Kvault-Workspace"));
+        return { name: body.model, runner: backendTurnRunner(target.remote, body.sampling, user) };
     }
     checkModel(context, body.model);
     return { name: context.modelId(), runner: context.engine };

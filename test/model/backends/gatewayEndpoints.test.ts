@@ -72,6 +72,16 @@ async function streamedCompletion(
     return { text, finish, models: [...models], usage, done: events.at(-1) === "data: [DONE]" };
 }
 
+async function until(condition: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
+    for (let waited = 0; waited < timeoutMs; waited += 50) {
+        if (condition()) {
+            return;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    throw new Error(`${what} did not come within ${timeoutMs / 1000} s`);
+}
+
 const textOf = (json: Json): string => (json.choices as { text: string }[])[0]!.text;
 const contentOf = (json: Json): string => (json.choices as { message: { content: string } }[])[0]!.message.content;
 const vectorsOf = (json: Json): number[][] => (json.data as { embedding: number[] }[]).map((entry) => entry.embedding);
@@ -257,6 +267,22 @@ describe("Kvault's gateway serves every API endpoint for a backend's models (lla
         },
         TIMEOUT_MS
     );
+
+    it("an Ollama request's workspace (X-Kvault-Workspace) reaches the backend as its `user`", async () => {
+        const response = await fetch(`${urlA}/api/chat`, {
+            method: "POST",
+            headers: { "content-type": "application/json", authorization: `Bearer ${KEY_A}`, "x-kvault-workspace": "gateway-notes" },
+            body: JSON.stringify({
+                model: kv.asked,
+                messages: [{ role: "user", content: "Hi" }],
+                options: { num_predict: 2 },
+                stream: false
+            })
+        });
+        expect(response.status).toBe(200);
+        // Kvault B's request log (stderr in headless mode) names the workspace its API was asked for
+        await until(() => kvaultB.stderr().includes('POST /v1/chat/completions workspace="gateway-notes"'), "B's log line");
+    });
 
     it.each([
         ["ls", ls],

@@ -85,11 +85,13 @@ describe("RemoteBackend.generate", () => {
         ]);
     });
 
-    it("sends token ids as the prompt, and refuses a stream without a finish reason", async () => {
+    it("sends token ids as the prompt and the workspace as `user`, and refuses a stream without a finish reason", async () => {
         sent = [];
         script = (response) => sse(response, { choices: [{ text: "x", finish_reason: null }] }, "[DONE]");
-        await expect(backend().generate("m", rawTurn({ tokens: [1, 2] }))).rejects.toThrow(BackendMalformedError);
-        expect(sent[0]!.body.prompt).toEqual([1, 2]);
+        await expect(backend().generate("m", rawTurn({ tokens: [1, 2] }), {}, undefined, "key7:notes")).rejects.toThrow(
+            BackendMalformedError
+        );
+        expect(sent[0]!.body).toMatchObject({ prompt: [1, 2], user: "key7:notes" });
     });
 
     it("refuses a grammar before anything is sent", async () => {
