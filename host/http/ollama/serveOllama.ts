@@ -100,40 +100,19 @@ export async function serveOllama(
                 const received = await context.readBody(request, response);
                 const { remote, windowTokens } = await readTarget(context, gateway, received);
                 const body = parseOllamaEmbed(received, windowTokens, legacy);
-                if (remote !== undefined) {
-                    const result = await embedOnBackend(context, remote, body.inputs, body.dimensions, response);
-                    return sendJson(
-                        response,
-                        200,
-                        legacy
-                            ? { embedding: result.embeddings[0] }
-                            : {
-                                  model: body.model,
-                                  embeddings: result.embeddings,
-                                  total_duration: Number(process.hrtime.bigint() - startedAt),
-                                  load_duration: 0,
-                                  prompt_eval_count: result.promptTokens
-                              }
-                    );
-                }
-                checkModel(context, body.model);
-                const dimensions = context.engine.info.embeddingDimensions;
-                if (body.dimensions !== undefined && body.dimensions !== dimensions) {
-                    throw invalidRequest(
-                        `dimensions is ${body.dimensions}; this model's embeddings have ${dimensions} and Kvault does not shorten them. Send ${dimensions} or leave it out.`,
-                        "dimensions"
-                    );
-                }
-                const result = await runApiEmbed(context, body.inputs, response);
+                const embedded =
+                    remote === undefined
+                        ? await embedLocally(context, body, response)
+                        : await embedOnBackend(context, remote, body.inputs, body.dimensions, response);
                 if (legacy) {
-                    return sendJson(response, 200, { embedding: result.embeddings[0] });
+                    return sendJson(response, 200, { embedding: embedded.embeddings[0] });
                 }
                 return sendJson(response, 200, {
-                    model: context.modelId(),
-                    embeddings: result.embeddings,
+                    model: remote === undefined ? context.modelId() : body.model,
+                    embeddings: embedded.embeddings,
                     total_duration: Number(process.hrtime.bigint() - startedAt),
                     load_duration: 0,
-                    prompt_eval_count: result.numTokens.reduce((sum, count) => sum + count, 0)
+                    prompt_eval_count: embedded.promptTokens
                 });
             }
             default:
@@ -162,6 +141,24 @@ function checkModel(context: ApiContext, model: string): void {
             "model"
         );
     }
+}
+
+/** The local model's vectors, once the name is its model's and `dimensions` (if given) its width. */
+async function embedLocally(
+    context: ApiContext,
+    body: ReturnType<typeof parseOllamaEmbed>,
+    response: ServerResponse
+): Promise<{ readonly embeddings: readonly (readonly number[])[]; readonly promptTokens: number }> {
+    checkModel(context, body.model);
+    const dimensions = context.engine.info.embeddingDimensions;
+    if (body.dimensions !== undefined && body.dimensions !== dimensions) {
+        throw invalidRequest(
+            `dimensions is ${body.dimensions}; this model's embeddings have ${dimensions} and Kvault does not shorten them. Send ${dimensions} or leave it out.`,
+            "dimensions"
+        );
+    }
+    const result = await runApiEmbed(context, body.inputs, response);
+    return { embeddings: result.embeddings, promptTokens: result.numTokens.reduce((sum, count) => sum + count, 0) };
 }
 
 function stamp(model: string): { model: string; created_at: string } {
