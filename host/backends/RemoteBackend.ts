@@ -2,11 +2,20 @@
 // /v1, Kvault itself, a cloud provider) as Kvault drives it: its models, a workspace's turn
 // streamed through it, and the raw forwarding Kvault's own API does as a gateway.
 import type { ChatTurnRequest, SamplingParams, TurnCallbacks, TurnResult, TurnUsage } from "../../contract/engineProtocol.js";
-import { InvalidRequestError } from "../../engine/index.js";
+import { InvalidRequestError, invariant } from "../../engine/index.js";
 import type { BackendConfig } from "./BackendConfig.js";
 import { backendLimits, type BackendLimits, BackendMalformedError, BackendNotFoundError, BackendOversizeError } from "./backendErrors.js";
 import { readJson, requestBackend } from "./backendHttp.js";
-import { readChunk, readCompletion, readModelList, type RemoteModel } from "./openAiChunks.js";
+import {
+    type ChunkReading,
+    type EmbeddingsReading,
+    readChunk,
+    readCompletion,
+    readEmbeddingList,
+    readModelList,
+    readTextChunk,
+    type RemoteModel
+} from "./openAiChunks.js";
 import { readSseEvents } from "./readSseEvents.js";
 
 /** What a turn sends when the backend says nothing of usage: its counts are unknown, so they are 0 and said to be so. */
@@ -54,7 +63,14 @@ export class RemoteBackend {
      * Aborting `signal` aborts the request upstream (the server stops generating). A stream that
      * ends without a finish reason is BackendMalformedError: an answer cut short is never a whole one.
      */
-    async chat(model: string, request: ChatTurnRequest, callbacks: TurnCallbacks = {}, signal?: AbortSignal): Promise<TurnResult> {
+    async chat(
+        model: string,
+        request: ChatTurnRequest,
+        callbacks: TurnCallbacks = {},
+        signal?: AbortSignal,
+        /** OpenAI's `user`, the workspace name the backend keeps the conversation under (Kvault's gateway sends one); none when absent. */
+        user?: string
+    ): Promise<TurnResult> {
         this.checkModel(model);
         if (request.prompt !== undefined) {
             throw new InvalidRequestError(
@@ -66,16 +82,82 @@ export class RemoteBackend {
                 `A grammar or log probabilities are not sent to backend "${this.name}" from a workspace; use Kvault's API (${this.name}/${model}) to send response_format or logprobs to it.`
             );
         }
+        const body = {
+            model,
+            messages: request.messages.map(({ role, content }) => ({ role, content })),
+            stream: true,
+            stream_options: { include_usage: true },
+            ...samplingFields(request.sampling),
+            ...(user === undefined ? {} : { user })
+        };
+        return this.#streamTurn("/chat/completions", body, readChunk, callbacks, signal);
+    }
+
+    /**
+     * A raw prompt (`request.prompt`, no chat template) continued on `model`, streamed through the
+     * backend's `/v1/completions` as chat streams through its chat endpoint: text as it arrives, the
+     * usage it reports, BackendMalformedError for a stream without a finish reason.
+     */
+    async generate(
+        model: string,
+        request: ChatTurnRequest,
+        callbacks: TurnCallbacks = {},
+        signal?: AbortSignal,
+        user?: string
+    ): Promise<TurnResult> {
+        this.checkModel(model);
+        const prompt = request.prompt;
+        invariant(prompt !== undefined, `RemoteBackend.generate needs a raw prompt; the turn has ${request.messages.length} messages`);
+        if (request.sampling.grammar !== undefined || request.sampling.logprobs !== undefined) {
+            throw new InvalidRequestError(
+                `A grammar or log probabilities are not sent to backend "${this.name}" with a raw prompt; use Kvault's API (POST /v1/completions for ${this.name}/${model}), which sends the body as it is.`
+            );
+        }
+        const body = {
+            model,
+            prompt: "text" in prompt ? prompt.text : prompt.tokens,
+            stream: true,
+            stream_options: { include_usage: true },
+            ...samplingFields(request.sampling),
+            ...(user === undefined ? {} : { user })
+        };
+        return this.#streamTurn("/completions", body, readTextChunk, callbacks, signal);
+    }
+
+    /** Each input's vector from the backend's `/v1/embeddings` (as floats), in order; a count other than the inputs' is BackendMalformedError. */
+    async embed(model: string, inputs: readonly (string | readonly number[])[], signal?: AbortSignal): Promise<EmbeddingsReading> {
+        this.checkModel(model);
         const response = await requestBackend(this.config, {
             method: "POST",
-            url: `${this.config.apiBase}/chat/completions`,
-            body: {
-                model,
-                messages: request.messages.map(({ role, content }) => ({ role, content })),
-                stream: true,
-                stream_options: { include_usage: true },
-                ...samplingFields(request.sampling)
-            },
+            url: `${this.config.apiBase}/embeddings`,
+            body: { model, input: inputs, encoding_format: "float" },
+            signal,
+            timeoutMs: this.limits.connectTimeoutMs
+        });
+        const read = readEmbeddingList(
+            this.config,
+            await readJson(this.config, response, "list of embeddings", this.limits.idleTimeoutMs, this.limits.maxBodyBytes)
+        );
+        if (read.embeddings.length !== inputs.length) {
+            throw new BackendMalformedError(
+                `Backend "${this.name}" sent ${read.embeddings.length} embedding vectors for ${inputs.length} inputs; Kvault cannot tell which is whose.`
+            );
+        }
+        return read;
+    }
+
+    /** One streamed turn: POST `body` to `path`, each event read by `read`, the text fanned out and bounded. */
+    async #streamTurn(
+        path: string,
+        body: Record<string, unknown>,
+        read: (config: BackendConfig, data: string) => ChunkReading,
+        callbacks: TurnCallbacks,
+        signal: AbortSignal | undefined
+    ): Promise<TurnResult> {
+        const response = await requestBackend(this.config, {
+            method: "POST",
+            url: `${this.config.apiBase}${path}`,
+            body,
             signal,
             timeoutMs: this.limits.connectTimeoutMs
         });
@@ -93,7 +175,7 @@ export class RemoteBackend {
                 done = true;
                 break;
             }
-            const chunk = readChunk(this.config, data);
+            const chunk = read(this.config, data);
             if (chunk.text !== "") {
                 if (text.length + chunk.text.length > this.limits.maxAnswerChars) {
                     throw new BackendOversizeError(

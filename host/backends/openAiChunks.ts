@@ -1,6 +1,7 @@
 // Reading a backend's OpenAI-shaped answers: a whole chat completion, a streamed chunk, a model
-// list. Each reader checks the fields Kvault uses and says which one is wrong; a field Kvault
-// does not use is left alone (it is the backend's), never taken for something else.
+// list, a text completion (`/v1/completions`, whole or streamed) and a list of embeddings. Each
+// reader checks the fields Kvault uses and says which one is wrong; a field Kvault does not use is
+// left alone (it is the backend's), never taken for something else.
 import type { FinishReason, TurnUsage } from "../../contract/engineProtocol.js";
 import type { BackendConfig } from "./BackendConfig.js";
 import { BackendAnswerError, BackendMalformedError } from "./backendErrors.js";
@@ -65,25 +66,38 @@ export function answerError(config: BackendConfig, value: Record<string, unknown
     return new BackendAnswerError(`Backend "${config.name}" ended the answer with an error: ${message.slice(0, 300)}`);
 }
 
-/** One streamed chunk's JSON text. */
-export function readChunk(config: BackendConfig, data: string): ChunkReading {
+/**
+ * A streamed chunk's JSON text as an object with a choices list (an error event thrown as
+ * BackendAnswerError), with its usage; what chat's and the text completion's chunks share.
+ */
+function readChunkObject(
+    config: BackendConfig,
+    data: string,
+    what: string
+): { readonly value: Record<string, unknown> & { readonly choices: unknown[] }; readonly usage?: TurnUsage } {
     let value: unknown;
     try {
         value = JSON.parse(data);
     } catch {
-        throw malformed(config, "streamed chunk", `not JSON (starting ${JSON.stringify(data.slice(0, 80))})`);
+        throw malformed(config, what, `not JSON (starting ${JSON.stringify(data.slice(0, 80))})`);
     }
     if (!isRecord(value)) {
-        throw malformed(config, "streamed chunk", "not a JSON object");
+        throw malformed(config, what, "not a JSON object");
     }
     const failure = answerError(config, value);
     if (failure !== undefined) {
         throw failure;
     }
     if (!Array.isArray(value.choices)) {
-        throw malformed(config, "streamed chunk", "it has no choices list");
+        throw malformed(config, what, "it has no choices list");
     }
-    const usage = readUsage(config, "streamed chunk", value.usage);
+    const usage = readUsage(config, what, value.usage);
+    return { value: value as Record<string, unknown> & { choices: unknown[] }, ...(usage === undefined ? {} : { usage }) };
+}
+
+/** One streamed chunk's JSON text. */
+export function readChunk(config: BackendConfig, data: string): ChunkReading {
+    const { value, usage } = readChunkObject(config, data, "streamed chunk");
     const choice: unknown = value.choices[0];
     if (choice === undefined) {
         return { text: "", ...(usage === undefined ? {} : { usage }) }; // the usage chunk has no choices
@@ -151,4 +165,112 @@ export function readModelList(config: BackendConfig, value: unknown): RemoteMode
 
 function isPositive(value: unknown): value is number {
     return isCount(value) && value > 0;
+}
+
+/** One streamed chunk of a text completion (`/v1/completions`): `choices[0].text`, its finish reason, the usage. */
+export function readTextChunk(config: BackendConfig, data: string): ChunkReading {
+    const { value, usage } = readChunkObject(config, data, "streamed text completion chunk");
+    const choice: unknown = value.choices[0];
+    if (choice === undefined) {
+        return { text: "", ...(usage === undefined ? {} : { usage }) }; // the usage chunk has no choices
+    }
+    const text = readChoiceText(config, "streamed text completion chunk", choice);
+    const finishReason = readFinish((choice as Record<string, unknown>).finish_reason);
+    return { text, ...(finishReason === undefined ? {} : { finishReason }), ...(usage === undefined ? {} : { usage }) };
+}
+
+/** A whole (not streamed) text completion: `choices[0].text`, its finish reason (required: an answer says how it ended) and usage. */
+export function readTextCompletion(config: BackendConfig, value: unknown): { text: string; finishReason: FinishReason; usage?: TurnUsage } {
+    const what = "text completion";
+    if (!isRecord(value)) {
+        throw malformed(config, what, "not a JSON object");
+    }
+    const failure = answerError(config, value);
+    if (failure !== undefined) {
+        throw failure;
+    }
+    const choice: unknown = Array.isArray(value.choices) ? value.choices[0] : undefined;
+    const text = readChoiceText(config, what, choice);
+    const finishReason = readFinish((choice as Record<string, unknown>).finish_reason);
+    if (finishReason === undefined) {
+        throw malformed(config, what, "choices[0].finish_reason is missing");
+    }
+    const usage = readUsage(config, what, value.usage);
+    return { text, finishReason, ...(usage === undefined ? {} : { usage }) };
+}
+
+function readChoiceText(config: BackendConfig, what: string, choice: unknown): string {
+    if (!isRecord(choice)) {
+        throw malformed(config, what, "choices[0] is missing");
+    }
+    if (typeof choice.text !== "string") {
+        throw malformed(config, what, "choices[0].text is not a string");
+    }
+    return choice.text;
+}
+
+/** A list of embeddings (`/v1/embeddings`): one vector per input, in the order of the inputs, and the prompt tokens when said. */
+export interface EmbeddingsReading {
+    readonly embeddings: readonly (readonly number[])[];
+    readonly promptTokens?: number;
+}
+
+/**
+ * `/v1/embeddings`' answer: `data[]`, each `embedding` a list of finite numbers (or, when
+ * `encoding_format: "base64"` was asked for, base64 of little-endian float32), all of one width,
+ * put in the order of their `index` (the position where an entry has none).
+ */
+export function readEmbeddingList(config: BackendConfig, value: unknown): EmbeddingsReading {
+    const what = "list of embeddings";
+    if (!isRecord(value)) {
+        throw malformed(config, what, "not a JSON object");
+    }
+    const failure = answerError(config, value);
+    if (failure !== undefined) {
+        throw failure;
+    }
+    if (!Array.isArray(value.data) || value.data.length === 0) {
+        throw malformed(config, what, "it has no data list with an entry");
+    }
+    const ordered: (readonly number[] | undefined)[] = new Array<undefined>(value.data.length).fill(undefined);
+    value.data.forEach((entry: unknown, position) => {
+        if (!isRecord(entry)) {
+            throw malformed(config, what, `data[${position}] is not an object`);
+        }
+        const index = entry.index === undefined ? position : entry.index;
+        if (!isCount(index) || index >= ordered.length || ordered[index] !== undefined) {
+            throw malformed(config, what, `data[${position}].index is not a distinct position from 0 to ${ordered.length - 1}`);
+        }
+        ordered[index] = readVector(config, what, entry.embedding, position);
+    });
+    const embeddings = ordered as (readonly number[])[];
+    const width = embeddings[0]!.length;
+    const other = embeddings.findIndex((vector) => vector.length !== width);
+    if (other >= 0) {
+        throw malformed(config, what, `vector ${other} has ${embeddings[other]!.length} numbers and vector 0 has ${width}`);
+    }
+    const usage = value.usage;
+    const promptTokens = isRecord(usage) && isCount(usage.prompt_tokens) ? usage.prompt_tokens : undefined;
+    if (usage !== undefined && usage !== null && promptTokens === undefined) {
+        throw malformed(config, what, "usage has no whole prompt_tokens");
+    }
+    return { embeddings, ...(promptTokens === undefined ? {} : { promptTokens }) };
+}
+
+function readVector(config: BackendConfig, what: string, value: unknown, position: number): readonly number[] {
+    if (typeof value === "string") {
+        const bytes = Buffer.from(value, "base64");
+        if (bytes.byteLength === 0 || bytes.byteLength % 4 !== 0 || bytes.toString("base64") !== value) {
+            throw malformed(config, what, `data[${position}].embedding is a string but not base64 of float32 values`);
+        }
+        const decoded = Array.from({ length: bytes.byteLength / 4 }, (_, index) => bytes.readFloatLE(index * 4));
+        if (!decoded.every(Number.isFinite)) {
+            throw malformed(config, what, `data[${position}].embedding holds a float32 that is not finite`);
+        }
+        return decoded;
+    }
+    if (!Array.isArray(value) || value.length === 0 || !value.every((number) => typeof number === "number" && Number.isFinite(number))) {
+        throw malformed(config, what, `data[${position}].embedding is not a non-empty list of finite numbers`);
+    }
+    return value as number[];
 }

@@ -11,6 +11,7 @@ import type {
     TurnResult
 } from "../../contract/engineProtocol.js";
 import type { ModelFacts } from "../../contract/models.js";
+import type { TurnRunner } from "../backends/routeTurns.js";
 import { watchAnswer } from "./answerDeadline.js";
 import { apiWorkspace } from "./ApiKeys.js";
 import { fromEngineError, invalidRequest, OpenAiError } from "./OpenAiError.js";
@@ -64,12 +65,15 @@ export interface ApiTurn {
  * One turn for an API request, as chat completions run theirs: admitted against the in-flight
  * limit, in the key's namespace, cancelled when the client goes away or the time limit passes
  * (then a 504 OpenAiError), its own workspace forgotten afterwards. Every failure is an OpenAiError.
+ * `runner` runs it: the engine, or a backend's model (a TurnRunner over RemoteBackend, which keeps
+ * no workspace here, so there is none to forget).
  */
 export async function runApiTurn(
     context: ApiContext,
     response: ServerResponse,
     turn: ApiTurn,
-    callbacks: TurnCallbacks = {}
+    callbacks: TurnCallbacks = {},
+    runner: TurnRunner = context.engine
 ): Promise<TurnResult> {
     const release = context.admit();
     const lastText = turn.prompt === undefined ? turn.messages?.at(-1)?.content : "text" in turn.prompt ? turn.prompt.text : undefined;
@@ -80,7 +84,7 @@ export async function runApiTurn(
     const workspace = turn.named !== undefined ? apiWorkspace(turn.keyId, turn.named) : `api-request:${crypto.randomUUID()}`;
     const deadline = watchAnswer(response, context.requestTimeoutMs);
     try {
-        const result = await context.engine.chat(
+        const result = await runner.chat(
             {
                 requestId: turn.requestId,
                 workspace,
@@ -102,7 +106,7 @@ export async function runApiTurn(
     } finally {
         deadline.dispose();
         release();
-        if (turn.named === undefined) {
+        if (turn.named === undefined && runner === context.engine) {
             await context.engine.call("forgetWorkspace", { workspace }).catch(() => undefined);
         }
     }

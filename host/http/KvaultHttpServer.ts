@@ -240,8 +240,13 @@ export class KvaultHttpServer {
             }
             if (url.pathname.startsWith("/api/")) {
                 // Ollama's API: the same keys as /v1/, its errors in Ollama's shape
-                return await serveOllama(this.#api, request, response, route, () =>
-                    identifyApiKey(request, response, this.options.apiKey, this.options.extraApiKeys)
+                return await serveOllama(
+                    this.#api,
+                    request,
+                    response,
+                    route,
+                    () => identifyApiKey(request, response, this.options.apiKey, this.options.extraApiKeys),
+                    this.options.gateway
                 );
             }
             if (url.pathname === "/metrics" || url.pathname.startsWith("/v1/") || tokenizerRoutes.has(url.pathname)) {
@@ -268,23 +273,39 @@ export class KvaultHttpServer {
                     return sendJson(response, 200, { object: "list", data: [await this.#modelEntry(), ...remote] });
                 }
                 if (request.method === "GET" && url.pathname.startsWith("/v1/models/")) {
-                    if (decodePath(url.pathname).slice("/v1/models/".length) !== this.#modelId()) {
+                    const asked = decodePath(url.pathname).slice("/v1/models/".length);
+                    const remote =
+                        this.options.gateway?.route(asked) === undefined
+                            ? undefined
+                            : (await this.options.gateway.modelEntries()).find((entry) => entry.id === asked);
+                    if (remote !== undefined) {
+                        return sendJson(response, 200, remote); // a backend's model (NAME/…), as /v1/models lists it
+                    }
+                    if (asked !== this.#modelId()) {
                         throw this.#unknownModel(url.pathname.slice("/v1/models/".length));
                     }
                     return sendJson(response, 200, await this.#modelEntry());
                 }
                 if (route === "POST /v1/chat/completions") {
                     const body = await this.#readBody(request, response);
-                    if ((await this.options.gateway?.chatCompletion(this.#api, body, request, response, keyId)) === true) {
+                    if ((await this.options.gateway?.forward("/chat/completions", this.#api, body, request, response, keyId)) === true) {
                         return; // a backend's model (NAME/…), forwarded
                     }
                     return await serveChatCompletion(this.#api, body, request, response, keyId);
                 }
                 if (route === "POST /v1/completions") {
-                    return await serveCompletion(this.#api, request, response, keyId);
+                    const body = await this.#readBody(request, response);
+                    if ((await this.options.gateway?.forward("/completions", this.#api, body, request, response, keyId)) === true) {
+                        return;
+                    }
+                    return await serveCompletion(this.#api, body, request, response, keyId);
                 }
                 if (route === "POST /v1/embeddings") {
-                    return await serveEmbeddings(this.#api, request, response);
+                    const body = await this.#readBody(request, response);
+                    if ((await this.options.gateway?.forward("/embeddings", this.#api, body, request, response, keyId)) === true) {
+                        return;
+                    }
+                    return await serveEmbeddings(this.#api, body, response);
                 }
                 if (route === "POST /tokenize") {
                     return await serveTokenize(this.#api, request, response);

@@ -46,7 +46,11 @@ const served = [
     "suffix",
     "frequency_penalty",
     "presence_penalty",
-    "logit_bias"
+    "logit_bias",
+    "top_k",
+    "min_p",
+    "repeat_penalty",
+    "repeat_last_n"
 ] as const;
 
 const modelRequired = "model is required: use the id from GET /v1/models.";
@@ -86,7 +90,13 @@ const completionSchema = v.strictObject(
         stop: v.optional(readerField((value) => optionalStop(value, "stop", 4))),
         presence_penalty: optionalNumberField("presence_penalty", -2, 2, { got: true }),
         frequency_penalty: optionalNumberField("frequency_penalty", -2, 2, { got: true }),
-        logit_bias: v.optional(readerField(parseLogitBias))
+        logit_bias: v.optional(readerField(parseLogitBias)),
+        // llama.cpp's samplers under vLLM's, SGLang's and llama-server's names, as chat completions take them
+        // (what a backend's turn sends, host/backends/RemoteBackend.ts samplingFields)
+        top_k: optionalIntegerField("top_k", 0, 1_000_000, { got: true }),
+        min_p: optionalNumberField("min_p", 0, 1, { got: true }),
+        repeat_penalty: optionalNumberField("repeat_penalty", 0, 2, { got: true }),
+        repeat_last_n: optionalIntegerField("repeat_last_n", 0, 4096, { got: true })
     },
     (issue) => `${String(issue.input)} is not a field Kvault serves here; leave it out.`
 );
@@ -130,6 +140,10 @@ export function parseCompletion(body: unknown): CompletionRequest {
             presencePenalty: input.presence_penalty ?? undefined,
             frequencyPenalty: input.frequency_penalty ?? undefined,
             tokenBias: input.logit_bias,
+            topK: input.top_k ?? undefined,
+            minP: input.min_p ?? undefined,
+            repeatPenalty: input.repeat_penalty ?? undefined,
+            repeatLastTokens: input.repeat_last_n ?? undefined,
             ...(logprobs === undefined ? {} : { logprobs: { top: logprobs } })
         },
         user: typeof input.user === "string" && input.user !== "" ? input.user : undefined

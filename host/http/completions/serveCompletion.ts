@@ -12,15 +12,17 @@ import { parseCompletion } from "./parseCompletion.js";
  * `POST /v1/completions`: the prompt continued as it stands, without the chat template, through the
  * same admission, workspaces and engine turn as a chat completion. Streamed as OpenAI's server-sent
  * events (`text_completion` chunks, then `[DONE]`); a failure once the stream has begun is an error
- * event and no `[DONE]`.
+ * event and no `[DONE]`. `received` is the request's JSON body, read by the caller (which first
+ * offered it to the gateway: a backend's model is forwarded there).
  */
 export async function serveCompletion(
     context: ApiContext,
+    received: unknown,
     request: IncomingMessage,
     response: ServerResponse,
     keyId: string | undefined
 ): Promise<void> {
-    const body = parseCompletion(await context.readBody(request, response));
+    const body = parseCompletion(received);
     if (body.model !== context.modelId()) {
         throw unknownModel(context, body.model);
     }

@@ -1,4 +1,4 @@
-import type { IncomingMessage, ServerResponse } from "node:http";
+import type { ServerResponse } from "node:http";
 import { runApiEmbed, unknownModel, type ApiContext } from "../ApiContext.js";
 import { sendJson } from "../httpResponses.js";
 import { invalidRequest } from "../OpenAiError.js";
@@ -7,10 +7,11 @@ import { parseEmbeddings } from "./parseEmbeddings.js";
 /**
  * `POST /v1/embeddings`: one vector per input, in order, from the engine's embedding context, as
  * float lists or as base64 of little-endian float32 (what the openai client decodes). Embeddings hold
- * no workspace state: the same input gives the same vector whoever asks.
+ * no workspace state: the same input gives the same vector whoever asks. `received` is the JSON
+ * body, read by the caller (a backend's model was forwarded by the gateway before this).
  */
-export async function serveEmbeddings(context: ApiContext, request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const body = parseEmbeddings(await context.readBody(request, response));
+export async function serveEmbeddings(context: ApiContext, received: unknown, response: ServerResponse): Promise<void> {
+    const body = parseEmbeddings(received);
     if (body.model !== context.modelId()) {
         throw unknownModel(context, body.model);
     }

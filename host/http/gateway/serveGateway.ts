@@ -1,26 +1,63 @@
 // Kvault's API as a gateway to its remote backends: `/v1/models` lists each backend's models as
-// `NAME/<model id>`, and `/v1/chat/completions` for one of them is forwarded, streamed or not.
+// `NAME/<model id>`, and `/v1/chat/completions`, `/v1/completions` (streamed or not) and
+// `/v1/embeddings` for one of them are forwarded by one forwarder.
 // The body goes upstream as the client sent it (the backend refuses what it does not serve), with
 // `model` the backend's own id and the workspace (`user`, X-Kvault-Workspace) kept in the key's
 // namespace; the answer comes back checked chunk by chunk (backendErrors for every bad byte) and
 // with `model` the id the client asked for. A greedy answer is the backend's, unchanged.
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { BackendView } from "../../../contract/backends.js";
+import type { BackendConfig } from "../../backends/BackendConfig.js";
 import type { Backends } from "../../backends/Backends.js";
 import { backendLimits, BackendStatusError } from "../../backends/backendErrors.js";
 import { readJson } from "../../backends/backendHttp.js";
-import { readChunk, readCompletion } from "../../backends/openAiChunks.js";
+import {
+    type ChunkReading,
+    readChunk,
+    readCompletion,
+    readEmbeddingList,
+    readTextChunk,
+    readTextCompletion
+} from "../../backends/openAiChunks.js";
 import { readSseEvents } from "../../backends/readSseEvents.js";
 import { watchAnswer } from "../answerDeadline.js";
 import { namedWorkspace, type ApiContext } from "../ApiContext.js";
 import { sendError, sendJson } from "../httpResponses.js";
 import { invalidRequest, OpenAiError } from "../OpenAiError.js";
 
-/** What KvaultHttpServer asks of the gateway (its one dispatch point for backends' models). */
+/** A backend's model as Kvault's API names it (`NAME/<id>`), split: Backends.route's answer. */
+export type BackendRoute = NonNullable<ReturnType<Backends["route"]>>;
+
+/** The OpenAI endpoints forwarded to a backend, by their path under `/v1`. */
+export type ForwardedEndpoint = "/chat/completions" | "/completions" | "/embeddings";
+
+/** How one forwarded endpoint's answer is checked: the whole JSON, and (for one that streams) each event. */
+interface EndpointShape {
+    /** What the answer is called in an error ("chat completion"). */
+    readonly what: string;
+    /** Throws a backend error (a 502) for an answer Kvault cannot read. */
+    readWhole(config: BackendConfig, json: unknown): void;
+    /** Each streamed event's reading; absent where the endpoint does not stream (the answer is read whole whatever `stream` says). */
+    readonly readChunk?: (config: BackendConfig, data: string) => ChunkReading;
+}
+
+const endpointShapes: Readonly<Record<ForwardedEndpoint, EndpointShape>> = {
+    "/chat/completions": { what: "chat completion", readWhole: readCompletion, readChunk },
+    "/completions": { what: "text completion", readWhole: readTextCompletion, readChunk: readTextChunk },
+    "/embeddings": { what: "list of embeddings", readWhole: readEmbeddingList }
+};
+
+/** What KvaultHttpServer and Ollama's endpoints ask of the gateway (their one dispatch point for backends' models). */
 export interface Gateway {
     /** `/v1/models` entries of every backend's models (a backend that cannot be asked now is left out). */
     modelEntries(): Promise<Record<string, unknown>[]>;
-    /** Serves the chat completion when `body.model` is a backend's (`NAME/…`) and resolves true; false leaves it to the local engine. */
-    chatCompletion(
+    /** Each backend with its models now (Backends.views): what Ollama's `/api/tags` lists. */
+    views(): Promise<BackendView[]>;
+    /** The backend and its model id when `model` is a backend's (`NAME/…`); undefined leaves it to the local engine. */
+    route(model: string): BackendRoute | undefined;
+    /** Serves `endpoint` when `body.model` is a backend's (`NAME/…`) and resolves true; false leaves it to the local engine. */
+    forward(
+        endpoint: ForwardedEndpoint,
         context: ApiContext,
         body: unknown,
         request: IncomingMessage,
@@ -43,43 +80,47 @@ export function backendGateway(backends: Backends): Gateway {
                 }))
             );
         },
-        async chatCompletion(context, body, request, response, keyId) {
+        views: () => backends.views(),
+        route: (model) => backends.route(model),
+        async forward(endpoint, context, body, request, response, keyId) {
             const model = typeof body === "object" && body !== null ? (body as { model?: unknown }).model : undefined;
             const route = typeof model === "string" ? backends.route(model) : undefined;
             if (route === undefined) {
                 return false;
             }
-            await forwardChat(context, body as Record<string, unknown>, route, request, response, keyId, model as string);
+            await forwardAnswer(endpoint, context, body as Record<string, unknown>, route, request, response, keyId, model as string);
             return true;
         }
     };
 }
 
-async function forwardChat(
+async function forwardAnswer(
+    endpoint: ForwardedEndpoint,
     context: ApiContext,
     body: Record<string, unknown>,
-    route: NonNullable<ReturnType<Backends["route"]>>,
+    route: BackendRoute,
     request: IncomingMessage,
     response: ServerResponse,
     keyId: string | undefined,
     asked: string
 ): Promise<void> {
-    if (body.stream !== undefined && typeof body.stream !== "boolean") {
+    const shape = endpointShapes[endpoint];
+    if (shape.readChunk !== undefined && body.stream !== undefined && typeof body.stream !== "boolean") {
         throw invalidRequest("stream must be true or false.", "stream");
     }
-    const named = namedWorkspace(request, typeof body.user === "string" ? body.user : undefined, "user");
-    // Every gateway client reaches the backend with the one upstream key: a workspace name stays in its Kvault key's namespace.
-    const upstream = { ...body, ...(named === undefined ? {} : { user: keyId === undefined ? named : `${keyId}:${named}` }) };
+    const user = upstreamUser(keyId, namedWorkspace(request, typeof body.user === "string" ? body.user : undefined, "user"));
+    const upstream = { ...body, ...(user === undefined ? {} : { user }) };
     const { backend, model } = route;
     const release = context.admit();
     const deadline = watchAnswer(response, context.requestTimeoutMs);
     try {
-        const answer = await backend.forward(upstream, model, deadline.signal);
-        if (body.stream !== true) {
-            const json = await readJson(backend.config, answer, "chat completion", backendLimits.idleTimeoutMs);
-            readCompletion(backend.config, json); // checked: an answer Kvault cannot read is a 502, not passed on
+        const answer = await backend.forward(upstream, model, deadline.signal, endpoint);
+        if (shape.readChunk === undefined || body.stream !== true) {
+            const json = await readJson(backend.config, answer, shape.what, backendLimits.idleTimeoutMs);
+            shape.readWhole(backend.config, json); // checked: an answer Kvault cannot read is a 502, not passed on
             return sendJson(response, 200, { ...(json as Record<string, unknown>), model: asked });
         }
+        const readEvent = shape.readChunk;
         response.writeHead(200, {
             "Content-Type": "text/event-stream; charset=utf-8",
             "Cache-Control": "no-store",
@@ -90,7 +131,7 @@ async function forwardChat(
             if (data === "[DONE]") {
                 break;
             }
-            finished = readChunk(backend.config, data).finishReason !== undefined || finished;
+            finished = readEvent(backend.config, data).finishReason !== undefined || finished;
             response.write(`data: ${JSON.stringify({ ...(JSON.parse(data) as Record<string, unknown>), model: asked })}\n\n`);
         }
         if (!finished) {
@@ -115,6 +156,15 @@ async function forwardChat(
     }
 }
 
+/**
+ * The `user` a named workspace goes upstream as: every gateway client reaches the backend with the
+ * one upstream key, so the name stays in its Kvault key's namespace (`ID:name`; the default key's
+ * names as they are). Undefined for a request that names none.
+ */
+export function upstreamUser(keyId: string | undefined, named: string | undefined): string | undefined {
+    return named === undefined ? undefined : keyId === undefined ? named : `${keyId}:${named}`;
+}
+
 /** A backend failure in OpenAI's shape: the backend's own 4xx passes through (a 400 stays a 400), the rest is a 502 or 504. */
 export function gatewayError(error: unknown): OpenAiError {
     if (error instanceof OpenAiError) {
@@ -126,6 +176,8 @@ export function gatewayError(error: unknown): OpenAiError {
     }
     const code = (error as { code?: unknown }).code;
     switch (code) {
+        case "invalid_request":
+            return invalidRequest(message);
         case "backend_not_found":
             return new OpenAiError(404, message, "not_found_error", "model_not_found", "model");
         case "backend_timeout":
