@@ -12,6 +12,7 @@ import { backendSummary } from "../host/backends/BackendConfig.js";
 import { Backends } from "../host/backends/Backends.js";
 import { remoteBackendWarning } from "../host/backends/parseBackendOption.js";
 import { routeTurns } from "../host/backends/routeTurns.js";
+import { backendGateway } from "../host/http/gateway/serveGateway.js";
 import { childInspector } from "../host/models/inspectModelInChild.js";
 import { DataDirectoryLock } from "../host/store/DataDirectoryLock.js";
 import { WorkspaceStore } from "../host/store/WorkspaceStore.js";
@@ -132,13 +133,15 @@ async function startHost(): Promise<void> {
 
     // The keys created on the settings screen, each with its own workspaces; the local API serves them beside its own key.
     const apiKeys = new ApiKeys();
+    // The remote backends of the settings screen, in one live set: workspaces on one run their turns
+    // there, and the local API forwards requests for their models (`NAME/<model id>`).
+    const backends = new Backends([]);
+    const gateway = backendGateway(backends);
     localApi = new LocalApiController(async () => {
         const { supervisor, modelId, health, modelFacts } = await started;
-        return { engine: supervisor, modelId, health, modelFacts, extraApiKeys: apiKeys };
+        return { engine: supervisor, modelId, health, modelFacts, extraApiKeys: apiKeys, gateway };
     }, log);
     const settingsService = new SettingsService(settings, localApi, log);
-    // The remote backends of the settings screen, in one live set: workspaces on one run their turns there.
-    const backends = new Backends([]);
     const settingsHost = new SettingsHost({
         host: "desktop",
         file: settings,

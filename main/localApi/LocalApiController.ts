@@ -4,6 +4,7 @@ import type { EngineClient, EngineErrorPayload } from "../../contract/engineProt
 import type { ModelFacts } from "../../contract/models.js";
 import { KvaultError } from "../../engine/index.js";
 import type { ApiKeys } from "../../host/http/ApiKeys.js";
+import type { Gateway } from "../../host/http/gateway/serveGateway.js";
 import { KvaultHttpServer, type EngineHealth } from "../../host/http/KvaultHttpServer.js";
 import { toErrorAnswer } from "../../host/rpc/toErrorAnswer.js";
 import type { LocalApiSettings } from "../settings/AppSettings.js";
@@ -25,6 +26,8 @@ export interface LocalApiTarget {
     readonly modelFacts?: (modelPath: string) => Promise<ModelFacts>;
     /** The keys created on the settings screen (host/settings/SettingsHost.ts), each with its own workspaces; revoked ones are refused at once. */
     readonly extraApiKeys?: ApiKeys;
+    /** The settings' remote backends: their models listed as `NAME/<model id>` and requests for them forwarded, as in headless mode. */
+    readonly gateway?: Gateway;
 }
 
 export interface LocalApiStatus {
@@ -73,13 +76,14 @@ export class LocalApiController {
             return;
         }
         try {
-            const { engine, modelId, health, modelFacts, extraApiKeys } = await this.target();
+            const { engine, modelId, health, modelFacts, extraApiKeys, gateway } = await this.target();
             const server = new KvaultHttpServer({
                 engine,
                 modelId,
                 health,
                 modelFacts,
                 extraApiKeys,
+                gateway,
                 apiKey: settings.apiKey,
                 host: LOCAL_API_HOST,
                 port: settings.port,

@@ -3,6 +3,7 @@ import type { BackendView, LeakProbePlanView, LeakProbeVerdicts } from "../../co
 import { useAppServices } from "../AppServices.js";
 import { toRpcError } from "../rpc/RpcError.js";
 import { formatCount } from "../util/formatCount.js";
+import { onBackendsChanged } from "../settings/backendsChanged.js";
 
 type ProbeStep =
     | { readonly kind: "idle" }
@@ -24,12 +25,17 @@ export function LeakProbeSection() {
     const [step, setStep] = useState<ProbeStep>({ kind: "idle" });
     useEffect(() => {
         let live = true;
-        rpc.call("listBackends", {}).then(
-            (result) => live && setBackends(result.backends),
-            () => undefined // the select then offers this Kvault only; the backends' own trouble shows in a workspace's settings
-        );
+        const ask = (): void => {
+            rpc.call("listBackends", {}).then(
+                (result) => live && setBackends(result.backends),
+                () => undefined // the select then offers this Kvault only; the backends' own trouble shows in a workspace's settings
+            );
+        };
+        ask();
+        const unsubscribe = onBackendsChanged(ask); // the settings screen added, changed or removed one
         return () => {
             live = false;
+            unsubscribe();
         };
     }, [rpc]);
     const failed = (error: unknown): void => setStep({ kind: "failed", message: toRpcError(error).message });

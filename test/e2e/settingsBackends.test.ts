@@ -95,6 +95,11 @@ describe("remote backends set on the settings screen, in a real browser", () => 
             .toContain(`ls at ${llama.url}/v1, model llama3-tiny only, key set`);
         expect(saved().backends).toEqual([{ name: "ls", url: `${llama.url}/v1`, model: "llama3-tiny", key: secret, allowRemote: false }]);
 
+        // The isolation panel's leak probe, mounted since the page opened, offers it too.
+        await expect
+            .poll(() => page.getByLabel("Probe target", { exact: true }).locator("option").allTextContents(), { timeout: 30_000 })
+            .toEqual(["This Kvault's API", "ls: llama3-tiny"]);
+
         // The workspace already open lists it at once: no restart.
         const details = page.locator(".workspace-settings");
         await details.locator("summary").click();

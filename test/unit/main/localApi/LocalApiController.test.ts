@@ -1,4 +1,9 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
+import { backendUrls } from "../../../../host/backends/BackendConfig.js";
+import { Backends } from "../../../../host/backends/Backends.js";
+import { backendGateway } from "../../../../host/http/gateway/serveGateway.js";
 import type { EngineInfo } from "../../../../contract/engineProtocol.js";
 import type { ModelFacts } from "../../../../contract/models.js";
 import { EngineStartError } from "../../../../host/supervisor/engineHostErrors.js";
@@ -142,5 +147,54 @@ describe("LocalApiController", () => {
             kvault: { architecture: "llama", quantization: "MOSTLY_Q4_K_M", layers: 32, mode: "split", paged: true }
         });
         expect(asked).toEqual(["/m/llama.gguf"]);
+    });
+
+    it("lists the settings' backends' models and forwards a request for one, as the headless server does", async () => {
+        // a backend on loopback that lists one model and answers a chat completion
+        const backend = http.createServer((request, response) => {
+            response.setHeader("content-type", "application/json");
+            if (request.url === "/v1/models") {
+                response.end(JSON.stringify({ object: "list", data: [{ id: "m1", object: "model", max_model_len: 2048 }] }));
+                return;
+            }
+            request.resume();
+            request.on("end", () =>
+                response.end(
+                    JSON.stringify({
+                        id: "c-1",
+                        object: "chat.completion",
+                        created: 0,
+                        model: "m1",
+                        choices: [{ index: 0, message: { role: "assistant", content: "From the backend." }, finish_reason: "stop" }],
+                        usage: { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 }
+                    })
+                )
+            );
+        });
+        await new Promise<void>((resolve) => backend.listen(0, "127.0.0.1", resolve));
+        try {
+            const urls = backendUrls(`http://127.0.0.1:${(backend.address() as AddressInfo).port}`);
+            if (!urls.ok) {
+                throw new Error(urls.reason);
+            }
+            const backends = new Backends([{ name: "lab", apiBase: urls.apiBase, root: urls.root, remote: false }]);
+            const api = controller(async () => ({ engine, modelId: () => "tiny", gateway: backendGateway(backends) }));
+            await api.apply({ enabled: true, port: await freePort(), apiKey });
+            const listed = (await (await models(api.status.url!)).json()) as { data: { id: string; max_model_len?: number }[] };
+            expect(listed.data.map((entry) => [entry.id, entry.max_model_len])).toEqual([
+                ["tiny", undefined],
+                ["lab/m1", 2048]
+            ]);
+            const answer = await fetch(`${api.status.url}/v1/chat/completions`, {
+                method: "POST",
+                headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
+                body: JSON.stringify({ model: "lab/m1", messages: [{ role: "user", content: "Hi" }] })
+            });
+            expect(answer.status).toBe(200);
+            expect(await answer.json()).toMatchObject({ model: "lab/m1", choices: [{ message: { content: "From the backend." } }] });
+        } finally {
+            backend.closeAllConnections();
+            await new Promise((resolve) => backend.close(resolve));
+        }
     });
 });
