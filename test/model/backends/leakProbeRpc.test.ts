@@ -6,6 +6,7 @@ import type { LeakProbePlanView, LeakProbeVerdicts } from "../../../contract/bac
 import { listening, RpcSocket, smallEngineArgs, startServe, stopServe, type ServeProcess } from "../../cli/serveProcess.js";
 import { ensureFamilyModel, generatedModelPath } from "../../support/generatedModels.js";
 import { startLlamaServer, type LlamaServer } from "../../support/llamaServer.js";
+import { wholeCharacterBiasArgs } from "./wholeCharacterBias.js";
 
 // The isolation panel's leak probe, through the RPC as the panel calls it: the plan and its cost
 // first, then the run and its verdicts, against a real llama-server backend on loopback and
@@ -21,7 +22,9 @@ describe("the leak probe from the isolation panel (planLeakProbe, runLeakProbe)"
 
     beforeAll(async () => {
         scratch = fs.mkdtempSync(path.join(os.tmpdir(), "kvault-probe-rpc-"));
-        llama = await startLlamaServer(ensureFamilyModel("llama3-tiny", "f16"), ["--alias", "llama3-tiny", "--ctx-size", "1024"]);
+        // its answers kept to whole characters: else its own chat parser ends some with a 500 by chance (wholeCharacterBias.ts)
+        const model = ensureFamilyModel("llama3-tiny", "f16");
+        llama = await startLlamaServer(model, ["--alias", "llama3-tiny", "--ctx-size", "1024", ...(await wholeCharacterBiasArgs(model))]);
         kvault = startServe(
             [
                 "--port",
@@ -57,6 +60,10 @@ describe("the leak probe from the isolation panel (planLeakProbe, runLeakProbe)"
             expect(plan.numRequests).toBe(20);
             expect(plan.promptTokens).toBeGreaterThan(window);
             const verdicts = await rpc.result<LeakProbeVerdicts>("runLeakProbe", { target }, TIMEOUT_MS);
+            // a finding's reason says which probe and why, when there is one
+            expect(verdicts.probes.filter((probe) => probe.verdict === "finding").map((probe) => `${probe.id}: ${probe.reason}`)).toEqual(
+                []
+            );
             expect(verdicts.verdict).toBe("inconclusive");
             expect(verdicts.probes.map((probe) => probe.id)).toEqual(
                 expect.arrayContaining(["window-sweep", "recall", "completion", "divergence", "cancel-race"])
