@@ -4,7 +4,8 @@
 // finished build and returns at once; --force rebuilds. Takes minutes; CI never runs it.
 import os from "node:os";
 import { getLlama, LlamaLogLevel } from "node-llama-cpp";
-import { findLocalBuilds, localBuildCmakeOptions, type LocalBuildFlavor } from "./localLlamaBuild.js";
+import { applyAddonPatch } from "./addonPatch/applyAddonPatch.js";
+import { addonSourceDirectory, findLocalBuilds, localBuildCmakeOptions, type LocalBuildFlavor } from "./localLlamaBuild.js";
 
 type BuildGpu = false | "cuda" | "vulkan" | "metal";
 
@@ -50,6 +51,8 @@ async function main(): Promise<number> {
         process.stdout.write(`llama.cpp ${args.flavor} build already there: ${existing.folder} (--force rebuilds it)\n`);
         return 0;
     }
+    const patch = applyAddonPatch(addonSourceDirectory());
+    process.stdout.write(`Kvault's addon patch (one thread per context): ${patch} in ${addonSourceDirectory()}\n`);
     const started = performance.now();
     process.stdout.write(
         `Building llama.cpp (${args.flavor}, ${args.gpu === false ? "cpu" : args.gpu}) from node-llama-cpp's source; ` +

@@ -6,13 +6,19 @@ import path from "node:path";
  * The llama.cpp builds Kvault can compile from the source node-llama-cpp ships (`npm run build-llama`).
  *
  * Why a build of our own: node-llama-cpp's prebuilt linux-x64 binaries are made in its CI mode, with
- * GGML_NATIVE=OFF, GGML_OPENMP=OFF and every CPU variant loaded as a dynamic backend; on the 2-core
- * zen4 machine this was measured on, that costs about 2× in prefill against the same source built
- * with the machine's own instruction set and OpenMP's thread pool (docs/ARCHITECTURE.md, Threads).
+ * GGML_NATIVE=OFF and every CPU variant loaded as a dynamic backend, and its addon runs each
+ * context's decodes on whichever libuv pool thread is free. On the 2-core zen4 machine this was
+ * measured on, the first costs about 2× in prefill, the second about 2× in decode once a second
+ * context (prefill beside decode) exists (docs/ARCHITECTURE.md, Threads). So both flavours carry
+ * Kvault's patch of the addon (addonPatch/applyAddonPatch.ts: one thread per context for all of its
+ * jobs), named in the cmake options (KVAULT_ADDON_PATCH, which cmake itself ignores) so that a build
+ * made without it is never taken for one with it, and both keep ggml's own thread pool (GGML_OPENMP=OFF):
+ * with OpenMP, every thread that calls llama_decode owns a team of its own, and two contexts' teams
+ * slowed each other's decode by a third even with the patch.
  *
- * - "native": for this machine only (GGML_NATIVE=ON, OpenMP). What `npm run build-llama` makes.
- * - "portable": for shipping (every CPU variant chosen at load time, as the prebuilt does, but with
- *   OpenMP), made per platform by the installers workflow (`npm run build-llama -- --portable`).
+ * - "native": for this machine only (GGML_NATIVE=ON). What `npm run build-llama` makes.
+ * - "portable": for shipping (every CPU variant chosen at load time, as the prebuilt does), made per
+ *   platform by the installers workflow (`npm run build-llama -- --portable`).
  *
  * node-llama-cpp names a build folder by its cmake options, so a flavour's folder is found only when
  * getLlama is given the same options; a plain getLlama() (every other caller in node_modules) never
@@ -20,9 +26,18 @@ import path from "node:path";
  */
 export type LocalBuildFlavor = "native" | "portable";
 
+/** The addon patch's name and revision, recorded in a local build's cmake options. */
+export const addonPatchName = "context-thread-1";
+
 export const localBuildCmakeOptions: Readonly<Record<LocalBuildFlavor, Readonly<Record<string, string>>>> = {
-    native: { GGML_NATIVE: "ON", GGML_OPENMP: "ON", GGML_BACKEND_DL: "OFF" },
-    portable: { GGML_NATIVE: "OFF", GGML_OPENMP: "ON", GGML_CPU_ALL_VARIANTS: "ON", GGML_BACKEND_DL: "ON" }
+    native: { GGML_NATIVE: "ON", GGML_OPENMP: "OFF", GGML_BACKEND_DL: "OFF", KVAULT_ADDON_PATCH: addonPatchName },
+    portable: {
+        GGML_NATIVE: "OFF",
+        GGML_OPENMP: "OFF",
+        GGML_CPU_ALL_VARIANTS: "ON",
+        GGML_BACKEND_DL: "ON",
+        KVAULT_ADDON_PATCH: addonPatchName
+    }
 };
 
 /** The flavours in the order the engine prefers them: a build for this very machine first. */
@@ -34,6 +49,11 @@ export interface LocalBuildInfo {
     /** node-llama-cpp's gpu for it: false for the CPU, else "cuda", "vulkan" or "metal". */
     readonly gpu: string | false;
     readonly folder: string;
+}
+
+/** The addon source node-llama-cpp compiles (llama/addon), which the build patches first. */
+export function addonSourceDirectory(): string {
+    return path.join(localBuildsDirectory(), "..", "addon");
 }
 
 /** node-llama-cpp's own folder of local builds (unpacked from the asar in the installers). */
