@@ -51,8 +51,9 @@ async function main(): Promise<number> {
         process.stdout.write(`llama.cpp ${args.flavor} build already there: ${existing.folder} (--force rebuilds it)\n`);
         return 0;
     }
-    const patch = applyAddonPatch(addonSourceDirectory());
-    process.stdout.write(`Kvault's addon patch (one thread per context): ${patch} in ${addonSourceDirectory()}\n`);
+    const addonDirectory = addonSourceDirectory();
+    const patch = applyAddonPatch(addonDirectory);
+    process.stdout.write(`Kvault's addon patch (one thread per context): ${patch} in ${addonDirectory}\n`);
     const started = performance.now();
     process.stdout.write(
         `Building llama.cpp (${args.flavor}, ${args.gpu === false ? "cpu" : args.gpu}) from node-llama-cpp's source; ` +

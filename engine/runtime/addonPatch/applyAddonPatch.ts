@@ -1,4 +1,4 @@
-import { copyFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { KvaultError } from "../../core/KvaultError.js";
@@ -46,17 +46,12 @@ export const addonEdits: readonly AddonEdit[] = [
         count: 1
     },
     {
+        // the end of the constructor, then the destructor
         file: "AddonContext.cpp",
-        find: '            context_params.swa_full = options.Get("swaFullCache").As<Napi::Boolean>().Value();\n        }\n    }\n}\n',
+        find: "    }\n}\nAddonContext::~AddonContext() {\n    disposeMT();\n}\n",
         replace:
-            '            context_params.swa_full = options.Get("swaFullCache").As<Napi::Boolean>().Value();\n        }\n    }\n\n' +
-            "    thread = new AddonContextThread(info.Env());\n}\n",
-        count: 1
-    },
-    {
-        file: "AddonContext.cpp",
-        find: "AddonContext::~AddonContext() {\n    disposeMT();\n}\n",
-        replace: "AddonContext::~AddonContext() {\n    disposeMT();\n    delete thread;\n    thread = nullptr;\n}\n",
+            "    }\n\n    thread = new AddonContextThread(info.Env());\n}\n" +
+            "AddonContext::~AddonContext() {\n    disposeMT();\n    delete thread;\n    thread = nullptr;\n}\n",
         count: 1
     },
     {
@@ -89,7 +84,7 @@ export function applyAddonPatch(addonDirectory: string): AddonPatchOutcome {
     const files = [...new Set(addonEdits.map((edit) => edit.file))];
     const texts = new Map(files.map((file) => [file, readFileSync(path.join(addonDirectory, file), "utf8")]));
     const patched = files.filter((file) => texts.get(file)!.includes(patchMarker));
-    if (patched.length === files.length && existsSync(path.join(addonDirectory, "AddonContextThread.h"))) {
+    if (patched.length === files.length) {
         copyFileSync(header, path.join(addonDirectory, "AddonContextThread.h")); // the newest thread code
         return "already-applied";
     }
