@@ -16,6 +16,8 @@ export interface Exchange {
     /** The server's own counts, where it gave them. */
     readonly promptTokens?: number;
     readonly completionTokens?: number;
+    /** The chosen tokens with their log-probabilities, in order, where they were asked for and the server gave them. */
+    readonly scoredTokens?: readonly ScoredToken[];
     /** An error's `code` (or `type`) and message, where the body had one. */
     readonly errorCode?: string;
     readonly errorMessage?: string;
@@ -24,11 +26,21 @@ export interface Exchange {
     readonly elapsedMs: number;
 }
 
+/** One generated token as the server scored it. */
+export interface ScoredToken {
+    readonly token: string;
+    readonly logprob: number;
+    /** The best other candidate's log-probability, where the server listed alternatives. */
+    readonly runnerUp?: number;
+}
+
 export interface CompletionRequest {
     readonly key: string | undefined;
     readonly user: string;
     readonly prompt: string;
     readonly maxTokens: number;
+    /** Ask for the chosen tokens' log-probabilities and the best alternative (OpenAI's `logprobs`, `top_logprobs`). */
+    readonly logprobs?: boolean;
 }
 
 export interface EndpointOptions {
@@ -132,9 +144,12 @@ export class EndpointClient {
 
     #body(request: CompletionRequest, stream: boolean): Record<string, unknown> {
         const common = { model: this.options.model, max_tokens: request.maxTokens, temperature: 0, user: request.user, stream };
+        // Chat takes a boolean and how many alternatives to list; the legacy completions endpoint, the count alone.
+        const logprobs =
+            request.logprobs !== true ? {} : this.options.kind === "chat" ? { logprobs: true, top_logprobs: 2 } : { logprobs: 2 };
         return this.options.kind === "chat"
-            ? { ...common, messages: [{ role: "user", content: request.prompt }] }
-            : { ...common, prompt: request.prompt };
+            ? { ...common, ...logprobs, messages: [{ role: "user", content: request.prompt }] }
+            : { ...common, ...logprobs, prompt: request.prompt };
     }
 }
 
@@ -160,6 +175,7 @@ export function readAnswer(status: number, body: unknown, kind: EndpointKind): O
     const reasoning = message?.reasoning_content ?? message?.reasoning;
     const text = [content, reasoning].filter((part): part is string => typeof part === "string").join("\n");
     const usage = record.usage as Record<string, unknown> | undefined;
+    const scoredTokens = scoredTokensOf(choice?.logprobs, kind);
     const error = (typeof record.error === "object" && record.error !== null ? record.error : undefined) as
         | Record<string, unknown>
         | undefined;
@@ -169,6 +185,7 @@ export function readAnswer(status: number, body: unknown, kind: EndpointKind): O
         text,
         ...(typeof usage?.prompt_tokens === "number" ? { promptTokens: usage.prompt_tokens } : {}),
         ...(typeof usage?.completion_tokens === "number" ? { completionTokens: usage.completion_tokens } : {}),
+        ...(scoredTokens !== undefined ? { scoredTokens } : {}),
         ...(error !== undefined || errorText !== undefined
             ? {
                   errorCode: String(error?.code ?? error?.type ?? ""),
@@ -176,6 +193,43 @@ export function readAnswer(status: number, body: unknown, kind: EndpointKind): O
               }
             : {})
     };
+}
+
+/**
+ * The chosen tokens of a choice's `logprobs`: chat's `content[]` ({ token, logprob,
+ * top_logprobs[] }), completions' `tokens[]`, `token_logprobs[]` and `top_logprobs[]` ({ token:
+ * logprob }). Undefined unless every token has a string and a finite log-probability.
+ */
+function scoredTokensOf(logprobs: unknown, kind: EndpointKind): readonly ScoredToken[] | undefined {
+    const record = typeof logprobs === "object" && logprobs !== null ? (logprobs as Record<string, unknown>) : undefined;
+    const entries: { token: unknown; logprob: unknown; alternatives: [unknown, unknown][] }[] = [];
+    if (kind === "chat" && Array.isArray(record?.content)) {
+        for (const entry of record.content as (Record<string, unknown> | null)[]) {
+            const top = Array.isArray(entry?.top_logprobs) ? (entry.top_logprobs as (Record<string, unknown> | null)[]) : [];
+            entries.push({ token: entry?.token, logprob: entry?.logprob, alternatives: top.map((alt) => [alt?.token, alt?.logprob]) });
+        }
+    } else if (kind === "completions" && Array.isArray(record?.tokens) && Array.isArray(record?.token_logprobs)) {
+        const top = Array.isArray(record.top_logprobs) ? (record.top_logprobs as unknown[]) : [];
+        record.tokens.forEach((token: unknown, index: number) => {
+            const alternatives = top[index];
+            entries.push({
+                token,
+                logprob: (record.token_logprobs as unknown[])[index],
+                alternatives: typeof alternatives === "object" && alternatives !== null ? Object.entries(alternatives) : []
+            });
+        });
+    }
+    const scored: ScoredToken[] = [];
+    for (const { token, logprob, alternatives } of entries) {
+        if (typeof token !== "string" || typeof logprob !== "number" || !Number.isFinite(logprob)) {
+            return undefined;
+        }
+        const others = alternatives
+            .filter(([alternative, value]) => alternative !== token && typeof value === "number" && Number.isFinite(value))
+            .map(([, value]) => value as number);
+        scored.push(others.length > 0 ? { token, logprob, runnerUp: Math.max(...others) } : { token, logprob });
+    }
+    return scored.length > 0 ? scored : undefined;
 }
 
 function describeFetchError(error: unknown, timeoutMs: number): string {

@@ -37,7 +37,16 @@ async function main(): Promise<number> {
     if (!isLoopbackUrl(client.root) && !options.yes) {
         throw new ProbeCannotRunError(`${client.root} is not loopback and may bill for this: ${describeCost(cost)}. Add --yes to run it.`);
     }
-    const report = await runLeakProbe({ client, keys, window, windowSource, maxTokens: options.maxTokens, deadline, log });
+    const report = await runLeakProbe({
+        client,
+        keys,
+        window,
+        windowSource,
+        maxTokens: options.maxTokens,
+        logprobs: options.logprobs,
+        deadline,
+        log
+    });
     process.stdout.write(formatReport(report));
     if (options.json !== undefined) {
         fs.writeFileSync(options.json, `${JSON.stringify(report, null, 2)}\n`);

@@ -16,6 +16,8 @@ export interface ProbeOptions {
     readonly timeoutSeconds: number;
     readonly json: string | undefined;
     readonly yes: boolean;
+    /** Whether the divergence probe asks for log-probabilities (off with --no-logprobs). */
+    readonly logprobs: boolean;
 }
 
 export class ProbeOptionsError extends Error {
@@ -40,16 +42,23 @@ divergence probe and a cancel-during-prefill race. Exit 0: no finding; 1: a find
   --deadline S            stop sending after S seconds; what is left is inconclusive (default 900)
   --timeout S             per request, in seconds (default 300)
   --json FILE             also write the report as JSON
+  --no-logprobs           do not ask for log-probabilities (for a server that refuses them); the
+                          divergence probe then compares B's answers by their text alone
   --yes                   run against a URL that is not loopback (it prints the cost estimate first)
 `;
 
 export function parseProbeOptions(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): ProbeOptions {
     const values = new Map<string, string>();
     let yes = false;
+    let logprobs = true;
     for (let index = 0; index < argv.length; index += 1) {
         const arg = argv[index]!;
         if (arg === "--yes") {
             yes = true;
+            continue;
+        }
+        if (arg === "--no-logprobs") {
+            logprobs = false;
             continue;
         }
         const [name, inline] = arg.includes("=") ? [arg.slice(0, arg.indexOf("=")), arg.slice(arg.indexOf("=") + 1)] : [arg, undefined];
@@ -98,7 +107,8 @@ export function parseProbeOptions(argv: readonly string[], env: Readonly<Record<
         deadlineSeconds: optionalInteger(values.get("--deadline"), "--deadline", 1, 86_400) ?? 900,
         timeoutSeconds: optionalInteger(values.get("--timeout"), "--timeout", 1, 3600) ?? 300,
         json: values.get("--json"),
-        yes
+        yes,
+        logprobs
     };
 }
 

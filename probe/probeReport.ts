@@ -1,6 +1,6 @@
 // What a run sent and got, the verdict per probe, and the two forms it is given in: text for a
 // person (stdout) and JSON for CI (--json).
-import { EXCERPT_CHARS } from "./EndpointClient.js";
+import { EXCERPT_CHARS, type ScoredToken } from "./EndpointClient.js";
 import { describeCost, type CostEstimate, type Identity, type ProbeId } from "./probePlan.js";
 import type { Verdict } from "./probeVerdicts.js";
 
@@ -24,6 +24,8 @@ export interface ExchangeRecord {
         readonly completionTokens?: number;
         /** The answer's first characters (EXCERPT_CHARS at most). */
         readonly excerpt: string;
+        /** The chosen tokens with their log-probabilities, where they were asked for and given. */
+        readonly scoredTokens?: readonly ScoredToken[];
         readonly error?: string;
         readonly aborted?: boolean;
     };

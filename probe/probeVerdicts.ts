@@ -142,38 +142,126 @@ export function judgeAsk(exchange: Exchange, foreignMarkers: readonly string[]):
 }
 
 /**
+ * How far a sound server's log-probabilities may move between identical greedy requests and
+ * still count as the same answer, at least (ten times the short question's own movement where
+ * that is more). llama-server's move by up to about 0.001 between a prompt evaluated whole and
+ * the same prompt from its cache; the 2026 configuration's stale pages moved the first token's
+ * by 0.02–0.05 on the test's model.
+ */
+export const LOGPROB_TOLERANCE = 5e-3;
+
+/**
  * B asked the same two questions at temperature 0 three times each: after A's document, after
  * the same document again, and after a different one. A greedy answer is a function of its
  * prompt; on a sound server neither changes. The short question is the control: when its
  * answers vary too, the server's greedy answers vary anyway (batching, a sampler that is not
  * greedy) and a change says nothing. When only the long question's answers vary, long prompts
  * are served over state that other requests left, the 2026 incident's signature.
+ * Where the server gave the chosen tokens' log-probabilities, they are compared as well: a
+ * small model's greedy text can hold over stale state its log-probabilities do not.
  */
 export function judgeDivergence(short: readonly Exchange[], long: readonly Exchange[]): Judgement {
     const unanswered = [...short, ...long].find((exchange) => exchange.status !== 200);
     if (unanswered !== undefined) {
         return { verdict: "inconclusive", reason: `B's questions were not all answered: ${describeStatus(unanswered)}` };
     }
+    const numAnswers = short.length + long.length;
     const same = (answers: readonly Exchange[]): boolean => answers.every((answer) => answer.text === answers[0]!.text);
-    if (same(long) && same(short)) {
-        return {
-            verdict: "pass",
-            reason: `B's greedy answers are the same whatever A sent before (${short.length + long.length} answers)`
-        };
-    }
     if (!same(short)) {
         return {
             verdict: "inconclusive",
             reason: "B's greedy answers to its short question vary between runs: answers at temperature 0 are not repeatable here, so a change cannot be traced to A"
         };
     }
-    const afterSame = long[0]!.text === long[1]!.text;
+    const shortSpread = logprobSpread(short);
+    const tolerance = Math.max(LOGPROB_TOLERANCE, 10 * (shortSpread ?? 0));
+    if (!same(long)) {
+        const tie = nearTieSplit(long, tolerance);
+        if (tie !== undefined) {
+            return {
+                verdict: "pass",
+                reason:
+                    `B's long answers part at token ${tie.index + 1}, where the top two candidates were ${tie.gap.toPrecision(3)} apart, ` +
+                    `and every token before it scored the same within ${tolerance.toPrecision(3)}: a near tie that float rounding flips, not state other requests left (${numAnswers} answers)`
+            };
+        }
+        const afterSame = long[0]!.text === long[1]!.text;
+        return {
+            verdict: "finding",
+            reason: afterSame
+                ? "B's greedy answer to its long prompt changed when A's document changed (and not when it stayed the same), while its short prompt's answer never changed: B's answer depends on A's data"
+                : "B's greedy answer to its long prompt changed from run to run while its short prompt's answer never did: long prompts are served over state other requests left (stale KV)"
+        };
+    }
+    const longSpread = logprobSpread(long);
+    if (shortSpread === undefined || longSpread === undefined) {
+        return {
+            verdict: "pass",
+            reason: `B's greedy answers are the same whatever A sent before (${numAnswers} answers; no log-probabilities to compare)`
+        };
+    }
+    if (longSpread > tolerance) {
+        return {
+            verdict: "finding",
+            reason:
+                `B's greedy answer to its long prompt kept its text, but its tokens' log-probabilities moved by up to ${longSpread.toPrecision(3)} ` +
+                `from run to run while its short prompt's moved by ${shortSpread.toPrecision(3)} (tolerance ${tolerance.toPrecision(3)}): ` +
+                "long prompts are served over state other requests left (stale KV)"
+        };
+    }
     return {
-        verdict: "finding",
-        reason: afterSame
-            ? "B's greedy answer to its long prompt changed when A's document changed (and not when it stayed the same), while its short prompt's answer never changed: B's answer depends on A's data"
-            : "B's greedy answer to its long prompt changed from run to run while its short prompt's answer never did: long prompts are served over state other requests left (stale KV)"
+        verdict: "pass",
+        reason: `B's greedy answers and their log-probabilities are the same whatever A sent before (${numAnswers} answers; the long prompt's moved by ${longSpread.toPrecision(3)}, within ${tolerance.toPrecision(3)})`
     };
+}
+
+/**
+ * The most any token's log-probability differs between answers, over the first `numTokens`
+ * tokens (by default all that every answer lists); undefined when an answer has none.
+ */
+export function logprobSpread(answers: readonly Exchange[], numTokens?: number): number | undefined {
+    const lists = answers.map((answer) => answer.scoredTokens);
+    if (lists.length === 0 || lists.some((list) => list === undefined || list.length === 0)) {
+        return undefined;
+    }
+    const upTo = Math.min(numTokens ?? Infinity, ...lists.map((list) => list!.length));
+    let spread = 0;
+    for (let index = 0; index < upTo; index++) {
+        const values = lists.map((list) => list![index]!.logprob);
+        spread = Math.max(spread, Math.max(...values) - Math.min(...values));
+    }
+    return spread;
+}
+
+/**
+ * Whether every answer whose text differs from the first parts from it at a near tie: the same
+ * tokens, scored the same within `tolerance`, up to a token where both answers' top two
+ * candidates were within `tolerance` of each other. The first such token and the widest of those
+ * gaps; undefined when any answer lacks scores or parts otherwise.
+ */
+export function nearTieSplit(answers: readonly Exchange[], tolerance: number): { index: number; gap: number } | undefined {
+    const first = answers[0]!;
+    let split: { index: number; gap: number } | undefined;
+    for (const answer of answers.slice(1)) {
+        if (answer.text === first.text) {
+            continue;
+        }
+        const [a, b] = [first.scoredTokens, answer.scoredTokens];
+        if (a === undefined || b === undefined) {
+            return undefined;
+        }
+        const index = a.findIndex((scored, position) => b[position] !== undefined && b[position]!.token !== scored.token);
+        if (index < 0 || (logprobSpread([first, answer], index) ?? Infinity) > tolerance) {
+            return undefined;
+        }
+        const gaps = [a[index]!, b[index]!].map((scored) => (scored.runnerUp === undefined ? Infinity : scored.logprob - scored.runnerUp));
+        const gap = Math.max(...gaps);
+        if (gap > tolerance) {
+            return undefined;
+        }
+        split = { index: Math.min(index, split?.index ?? index), gap: Math.max(gap, split?.gap ?? 0) };
+    }
+    return split;
 }
 
 /**

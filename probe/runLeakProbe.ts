@@ -23,6 +23,8 @@ export interface LeakProbeRun {
     readonly window: number;
     readonly windowSource: string;
     readonly maxTokens: number;
+    /** Whether the divergence probe asks for the chosen tokens' log-probabilities. */
+    readonly logprobs: boolean;
     /** The run stops sending at this time (performance.now() milliseconds); what is left is inconclusive. */
     readonly deadline: number;
     /** How long A's streamed request may run before it is cancelled, at most. */
@@ -58,7 +60,7 @@ export async function runLeakProbe(run: LeakProbeRun): Promise<ProbeReport> {
         identity: Identity,
         prompt: string,
         sentMarkers: readonly string[],
-        options: { maxTokens?: number; stream?: boolean } = {}
+        options: { maxTokens?: number; stream?: boolean; logprobs?: boolean } = {}
     ): Promise<Exchange & { aborted?: boolean }> => {
         if (performance.now() > run.deadline) {
             throw new DeadlineReached(`the deadline was reached after ${numSent} of ${planned.length} requests`);
@@ -81,7 +83,8 @@ export async function runLeakProbe(run: LeakProbeRun): Promise<ProbeReport> {
             key: identity === "A" ? run.keys.a : (run.keys.b ?? run.keys.a),
             user: `kvault-probe-${runId}-${identity.toLowerCase()}-${numSent}`,
             prompt,
-            maxTokens: target.maxTokens
+            maxTokens: target.maxTokens,
+            logprobs: options.logprobs ?? false
         };
         const exchange = options.stream ? await client.streamAndAbort(request, run.cancelAfterMs ?? 250) : await client.complete(request);
         const foreign = markers[identity === "A" ? "B" : "A"];
@@ -100,6 +103,7 @@ export async function runLeakProbe(run: LeakProbeRun): Promise<ProbeReport> {
                 ...(exchange.promptTokens === undefined ? {} : { promptTokens: exchange.promptTokens }),
                 ...(exchange.completionTokens === undefined ? {} : { completionTokens: exchange.completionTokens }),
                 excerpt: excerptOf(exchange.text),
+                ...(exchange.scoredTokens === undefined ? {} : { scoredTokens: exchange.scoredTokens }),
                 ...(exchange.errorMessage || exchange.failure ? { error: excerptOf(exchange.errorMessage || exchange.failure || "") } : {}),
                 ...("aborted" in exchange ? { aborted: exchange.aborted as boolean } : {})
             },
@@ -199,8 +203,8 @@ export async function runLeakProbe(run: LeakProbeRun): Promise<ProbeReport> {
             const markersNow = round < 2 ? [...seedMarkers] : [newMarker("A"), newMarker("A")];
             const text = round < 2 ? seed : document(seedTokens(window), markersNow[0]!, markersNow[1]!, ASK_START, 7);
             await send("divergence", "A", text, markersNow, { maxTokens: 1 });
-            short.push(await send("divergence", "B", shortQuestion, [bStart, bEnd]));
-            long.push(await send("divergence", "B", question, [bStart, bEnd]));
+            short.push(await send("divergence", "B", shortQuestion, [bStart, bEnd], { logprobs: run.logprobs }));
+            long.push(await send("divergence", "B", question, [bStart, bEnd], { logprobs: run.logprobs }));
         }
         baseline = long.every((answer) => answer.status === 200 && answer.text === long[0]!.text) ? long[0] : undefined;
         return judgeDivergence(short, long);

@@ -80,6 +80,7 @@ export class LeakProbes {
                 window,
                 windowSource,
                 maxTokens: PROBE_MAX_TOKENS,
+                logprobs: true,
                 deadline: performance.now() + RUN_DEADLINE_MS
             });
             return {

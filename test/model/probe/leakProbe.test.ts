@@ -179,7 +179,8 @@ describe("npm run probe against an engine with the 2026 incident's guards off", 
             // The window is what the engine admits, so the sweep looks sound: the stale KV shows in B's answers.
             expect(report.probes.find((probe) => probe.id === "divergence")).toMatchObject({
                 verdict: "finding",
-                reason: expect.stringMatching(/long prompt changed/)
+                // Its text, or where the text held on this small model, its tokens' log-probabilities.
+                reason: expect.stringMatching(/long prompt (changed|kept its text, but its tokens' log-probabilities moved)/)
             });
         },
         PROBE_TIMEOUT_MS

@@ -15,8 +15,10 @@ describe("npm run probe's options", () => {
             maxRequests: 40,
             maxTokens: 32,
             endpoint: "chat",
-            yes: true
+            yes: true,
+            logprobs: true
         });
+        expect(parseProbeOptions(["--url", "http://127.0.0.1:1", "--model", "m", "--no-logprobs"], {}).logprobs).toBe(false);
     });
 
     it("refuses what it cannot use, naming the option", () => {

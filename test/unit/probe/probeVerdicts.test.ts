@@ -2,7 +2,16 @@ import { describe, expect, it } from "vitest";
 import type { Exchange } from "../../../probe/EndpointClient.js";
 import { readAnswer } from "../../../probe/EndpointClient.js";
 import type { SweepStep } from "../../../probe/probePlan.js";
-import { judgeAsk, judgeCancelRace, judgeDivergence, judgeSweepStep, judgeTruncation, worstOf } from "../../../probe/probeVerdicts.js";
+import {
+    judgeAsk,
+    judgeCancelRace,
+    judgeDivergence,
+    judgeSweepStep,
+    judgeTruncation,
+    logprobSpread,
+    nearTieSplit,
+    worstOf
+} from "../../../probe/probeVerdicts.js";
 
 const A1 = "KV-PROBE-AAAAAAAAAAAA";
 const A2 = "KV-PROBE-CCCCCCCCCCCC";
@@ -95,6 +104,70 @@ describe("the identities' verdicts", () => {
         expect(judgeDivergence(same, [answer("l"), refused(500), answer("l")]).verdict).toBe("inconclusive");
     });
 
+    it("compares log-probabilities where the text held: a move beyond the short question's own is a finding", () => {
+        const scored = (text: string, logprobs: number[]): Exchange =>
+            answer(text, { scoredTokens: logprobs.map((logprob, index) => ({ token: `${text}${index}`, logprob })) });
+        const short = [scored("s", [-1, -2]), scored("s", [-1, -2]), scored("s", [-1, -2])];
+        // The 2026 configuration on the test's model: the text holds, the first token moves by 0.05.
+        expect(judgeDivergence(short, [scored("l", [-3.8, -4.2]), scored("l", [-3.75, -4.2]), scored("l", [-3.8, -4.2])])).toMatchObject({
+            verdict: "finding",
+            reason: expect.stringMatching(/long prompt kept its text, but its tokens' log-probabilities moved by up to 0\.0500/)
+        });
+        expect(judgeDivergence(short, [scored("l", [-3.8, -4.2]), scored("l", [-3.8, -4.2]), scored("l", [-3.8, -4.2])])).toMatchObject({
+            verdict: "pass",
+            reason: expect.stringContaining("and their log-probabilities are the same")
+        });
+        // llama-server's own movement between a prompt evaluated whole and from its cache, and a
+        // server whose short answers move as much as the long ones.
+        expect(judgeDivergence(short, [scored("l", [-3.8]), scored("l", [-3.801]), scored("l", [-3.8])]).verdict).toBe("pass");
+        const jittery = [scored("s", [-1]), scored("s", [-1.004]), scored("s", [-1])];
+        expect(judgeDivergence(jittery, [scored("l", [-3.8]), scored("l", [-3.83]), scored("l", [-3.8])]).verdict).toBe("pass");
+        expect(judgeDivergence(jittery, [scored("l", [-3.8]), scored("l", [-3.9]), scored("l", [-3.8])]).verdict).toBe("finding");
+        // Without log-probabilities on every answer, the text decides alone and says so.
+        expect(judgeDivergence(short, [scored("l", [-3.8]), answer("l"), scored("l", [-3.7])])).toMatchObject({
+            verdict: "pass",
+            reason: expect.stringContaining("no log-probabilities to compare")
+        });
+        expect(logprobSpread([scored("x", [-1, -2, -3]), scored("x", [-1.5, -2])])).toBe(0.5);
+        expect(logprobSpread([scored("x", [-1, -2, -3]), scored("x", [-1, -3])], 1)).toBe(0);
+        expect(logprobSpread([])).toBeUndefined();
+    });
+
+    it("passes long answers that part at a near tie after the same scores, and finds those that part otherwise", () => {
+        const tokens = (...entries: [string, number, number][]): Exchange =>
+            answer(entries.map(([token]) => token).join(""), {
+                scoredTokens: entries.map(([token, logprob, runnerUp]) => ({ token, logprob, runnerUp }))
+            });
+        const short = [tokens(["s", -1, -2]), tokens(["s", -1, -2]), tokens(["s", -1, -2])];
+        // llama-server on a random model: the top two 0.0004 apart at the second token, swapped by rounding.
+        const tie = judgeDivergence(short, [
+            tokens(["a", -10.8, -10.85], ["b", -10.8901, -10.8905]),
+            tokens(["a", -10.8, -10.85], ["c", -10.8902, -10.8906]),
+            tokens(["a", -10.8, -10.85], ["b", -10.8901, -10.8905])
+        ]);
+        expect(tie).toMatchObject({
+            verdict: "pass",
+            reason: expect.stringContaining("part at token 2, where the top two candidates were 0.000400 apart")
+        });
+        // Stale state: the scores before the split moved too.
+        expect(
+            judgeDivergence(short, [
+                tokens(["a", -10.8, -10.85], ["b", -10.8901, -10.8905]),
+                tokens(["a", -10.75, -10.85], ["c", -10.8902, -10.8906]),
+                tokens(["a", -10.8, -10.85], ["b", -10.8901, -10.8905])
+            ]).verdict
+        ).toBe("finding");
+        // A clear winner replaced: no tie.
+        expect(
+            judgeDivergence(short, [
+                tokens(["a", -10.8, -10.85], ["b", -10.5, -10.9]),
+                tokens(["a", -10.8, -10.85], ["c", -10.5, -10.9]),
+                tokens(["a", -10.8, -10.85], ["b", -10.5, -10.9])
+            ]).verdict
+        ).toBe("finding");
+        expect(nearTieSplit([answer("x"), answer("y")], 0.005)).toBeUndefined();
+    });
+
     it("judges the cancel race by A's markers, and by B's answer against a repeatable baseline", () => {
         const cancelled = { status: 0, text: "", aborted: true, elapsedMs: 1 };
         expect(judgeCancelRace(cancelled, answer("l"), answer("l"), [A1]).verdict).toBe("pass");
@@ -128,5 +201,46 @@ describe("reading an answer", () => {
             errorMessage: "too long"
         });
         expect(readAnswer(502, "Bad Gateway", "chat")).toMatchObject({ status: 502, text: "", errorMessage: "Bad Gateway" });
+    });
+
+    it("takes the chosen tokens, their log-probabilities and the best alternative of chat and completion bodies", () => {
+        const chat = {
+            choices: [
+                {
+                    message: { content: "ab" },
+                    logprobs: {
+                        content: [
+                            {
+                                token: "a",
+                                logprob: -0.5,
+                                top_logprobs: [
+                                    { token: "a", logprob: -0.5 },
+                                    { token: "z", logprob: -0.75 }
+                                ]
+                            },
+                            { token: "b", logprob: -1.25, top_logprobs: [] }
+                        ]
+                    }
+                }
+            ]
+        };
+        expect(readAnswer(200, chat, "chat").scoredTokens).toEqual([
+            { token: "a", logprob: -0.5, runnerUp: -0.75 },
+            { token: "b", logprob: -1.25 }
+        ]);
+        const completion = {
+            choices: [
+                { text: "ab", logprobs: { tokens: ["a", "b"], token_logprobs: [-0.5, -2], top_logprobs: [{ a: -0.5, y: -1 }, null] } }
+            ]
+        };
+        expect(readAnswer(200, completion, "completions").scoredTokens).toEqual([
+            { token: "a", logprob: -0.5, runnerUp: -1 },
+            { token: "b", logprob: -2 }
+        ]);
+        expect(readAnswer(200, { choices: [{ message: { content: "a" }, logprobs: null }] }, "chat").scoredTokens).toBeUndefined();
+        expect(
+            readAnswer(200, { choices: [{ message: { content: "a" }, logprobs: { content: [{ token: "a", logprob: "x" }] } }] }, "chat")
+                .scoredTokens
+        ).toBeUndefined();
     });
 });
