@@ -20,6 +20,8 @@ export const engineDefaults = {
     kvCacheType: "f16",
     onWindowAboveCapacity: "clamp",
     gpu: "auto",
+    stateExchange: "auto",
+    llamaBinary: "auto",
     handoffStepDelayMs: 0
 } as const;
 
@@ -82,6 +84,20 @@ export interface EngineConfig {
      * memory), else the OS temp directory.
      */
     readonly stateRoot?: string;
+    /**
+     * How KV states leave and enter llama.cpp in handoffs and swaps. "auto" (the default): through
+     * memory when the loaded binary carries Kvault's addon patch (`npm run build-llama`'s builds),
+     * else through files in the private state directory. "file": always through the directory,
+     * whatever the binary (to rule the patch out, and for tests of the directory's faults).
+     */
+    readonly stateExchange: "auto" | "file";
+    /**
+     * Which llama.cpp binary the engine loads. "auto" (the default): a local build of Kvault's
+     * (`npm run build-llama`, patched) when there is one, else node-llama-cpp's prebuilt. "prebuilt":
+     * always the prebuilt, the fallback that always works (to rule a local build out, and for tests
+     * of the prebuilt's own start-up).
+     */
+    readonly llamaBinary: "auto" | "prebuilt";
     /**
      * The page map's demo mode: milliseconds a handoff waits before each of its steps, so that a
      * person sees pages go prefill → host → decode. 0 (the default) waits not at all.
@@ -162,6 +178,12 @@ export function resolveEngineConfig(input: EngineConfigInput): EngineConfig {
         throw new EngineConfigError(
             `stateRoot is ${JSON.stringify(config.stateRoot)}; give the path of a directory, or leave it out for /dev/shm.`
         );
+    }
+    if (config.llamaBinary !== "auto" && config.llamaBinary !== "prebuilt") {
+        throw new EngineConfigError(`llamaBinary is "${String(config.llamaBinary)}"; use "auto" or "prebuilt".`);
+    }
+    if (config.stateExchange !== "auto" && config.stateExchange !== "file") {
+        throw new EngineConfigError(`stateExchange is "${String(config.stateExchange)}"; use "auto" or "file".`);
     }
     if (typeof config.modelPath !== "string" || config.modelPath === "") {
         throw new EngineConfigError("modelPath is empty; give the path of a GGUF file.");

@@ -12,6 +12,7 @@ import { describeModelMemory } from "./runtime/describeModelMemory.js";
 import { LlamaRoleContext, type RoleContextOptions } from "./runtime/LlamaRoleContext.js";
 import { LlamaRuntime } from "./runtime/LlamaRuntime.js";
 import { PrivateStateDirectory } from "./runtime/PrivateStateDirectory.js";
+import { chooseStateExchange, createStateExchange, type StateExchangeChoice } from "./runtime/createStateExchange.js";
 import { readKvHeadGeometry } from "./runtime/readKvHeadGeometry.js";
 import type { RoleContext } from "./runtime/RoleContext.js";
 import type { LlamaModel } from "./runtime/types.js";
@@ -28,6 +29,8 @@ export interface EngineParts {
     readonly layoutFingerprint: string;
     readonly pool: PagePool;
     readonly stateDirectory: PrivateStateDirectory;
+    /** How states leave and enter llama.cpp, and why: "memory" through the patched addon, "file" through `stateDirectory`. */
+    readonly stateExchange: StateExchangeChoice;
     /** The context that generates: decode in split mode, the unified context otherwise. */
     readonly decode: RoleContext;
     readonly prefill: RoleContext | undefined;
@@ -60,7 +63,9 @@ export async function startEngineParts(input: EngineConfigInput, options: Engine
     const config = resolveEngineConfig(input);
     await refuseUnfitKvCacheType(config);
     const policies: EnginePolicies = { ...productionPolicies, ...options.policies };
-    const runtime = options.runtime ?? (await LlamaRuntime.start({ gpu: config.gpu, maxThreads: config.threads }));
+    const runtime =
+        options.runtime ??
+        (await LlamaRuntime.start({ gpu: config.gpu, maxThreads: config.threads, preferLocalBuild: config.llamaBinary === "auto" }));
     const cleanup: (() => Promise<void> | void)[] = options.runtime ? [] : [() => runtime.dispose()];
     try {
         const fingerprint = modelFingerprint(config.modelPath);
@@ -68,6 +73,7 @@ export async function startEngineParts(input: EngineConfigInput, options: Engine
         cleanup.unshift(() => model.dispose());
         const stateDirectory = PrivateStateDirectory.create(config.stateRoot);
         cleanup.unshift(() => stateDirectory.dispose());
+        const stateExchange = chooseStateExchange(config.stateExchange, runtime.llama);
 
         const memory = describeModelMemory(model);
         const mode: ModeReport =
@@ -86,7 +92,7 @@ export async function startEngineParts(input: EngineConfigInput, options: Engine
                     kvCacheType: config.kvCacheType,
                     threads: config.threads
                 },
-                stateDirectory
+                createStateExchange(stateExchange, stateDirectory)
             );
 
         const decode = await role({
@@ -126,6 +132,7 @@ export async function startEngineParts(input: EngineConfigInput, options: Engine
             layoutFingerprint: layoutFingerprint(layout, fingerprint),
             pool,
             stateDirectory,
+            stateExchange,
             decode,
             prefill,
             window: measureWindow(config, decode, prefill, split),
@@ -143,7 +150,7 @@ export async function startEngineParts(input: EngineConfigInput, options: Engine
                         kvCacheType: config.kvCacheType,
                         threads: config.threads
                     },
-                    stateDirectory
+                    createStateExchange(stateExchange, stateDirectory)
                 )
         };
     } catch (error) {

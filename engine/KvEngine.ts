@@ -62,6 +62,8 @@ export class KvEngine {
     /** @internal for the fault drills' sandboxes, which share the loaded binding. */
     readonly runtime: EngineParts["runtime"];
     readonly stateDirectory: EngineParts["stateDirectory"];
+    /** How states leave and enter llama.cpp in handoffs and swaps ("memory" or "file"), and why. */
+    readonly stateExchange: EngineParts["stateExchange"];
     readonly #parts: EngineParts;
     readonly #requests: RequestRunner;
     readonly #inFlight = new Set<InFlight>();
@@ -76,7 +78,7 @@ export class KvEngine {
         this.#parts = parts;
         ({ config: this.config, pool: this.pool, decode: this.decode, prefill: this.prefill, window: this.window } = parts);
         ({ mode: this.mode, layout: this.layout, modelFingerprint: this.modelFingerprint, model: this.model } = parts);
-        ({ runtime: this.runtime, stateDirectory: this.stateDirectory } = parts);
+        ({ runtime: this.runtime, stateDirectory: this.stateDirectory, stateExchange: this.stateExchange } = parts);
         const { pool, decode, prefill, hooks, policies, window } = parts;
         const counters = this.counters;
         const transferHooks = watchedTransferHooks(hooks, this.#sealWatchers);

@@ -5,7 +5,7 @@ import { invariant } from "../core/invariant.js";
 import type { RequestTimings } from "../engineTypes.js";
 import type { PagePool } from "../pages/PagePool.js";
 import type { RequestRecord } from "../request/RequestRecord.js";
-import type { RoleContext } from "../runtime/RoleContext.js";
+import type { ExportedState, RoleContext } from "../runtime/RoleContext.js";
 import type { SequenceSlot } from "../runtime/SequenceSlot.js";
 import type { PageWaits } from "../scheduler/TurnScheduler.js";
 import type { PageTransfer, PageTransferHooks, TransferTarget } from "./PageTransfer.js";
@@ -88,7 +88,7 @@ export class Handoff {
     ): Promise<void> {
         const { prefill, decode, prefillOverflow, pool } = this.parts;
         const startedAt = performance.now();
-        let exported: ParsedSequenceState;
+        let exported: ExportedState;
         const prefillSlot = await this.#acquirePrefillSequence();
         this.#prefillHolders.set(prefillSlot.index, { workspace, slot: prefillSlot });
         const step = async (name: HandoffStepName): Promise<void> => {
@@ -100,7 +100,12 @@ export class Handoff {
             record.enter({ kind: "prefilling" });
             if (numReused > 0) {
                 await step("history to prefill");
-                await this.#movePages(record, workspace, await decode.exportState(slot, record.id), prefill, prefillSlot);
+                const history = await decode.exportState(slot, record.id);
+                try {
+                    await this.#movePages(record, workspace, history, prefill, prefillSlot);
+                } finally {
+                    history.release();
+                }
             }
             await step("prefilling");
             const prefillStartedAt = performance.now();
@@ -124,6 +129,7 @@ export class Handoff {
             record.throwIfEnded();
             await this.#movePages(record, workspace, exported, decode, slot, prompt.slice(0, -1), () => step("pages to decode"));
         } finally {
+            exported.release();
             this.#progress.delete(record.id);
         }
         invariant(

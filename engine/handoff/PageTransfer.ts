@@ -4,7 +4,6 @@ import type { KvLayout } from "../codec/KvLayout.js";
 import type { ParsedSequenceState } from "../codec/parseSequenceState.js";
 import {
     assembleSequenceStateChunks,
-    concatStateChunks,
     numPagesFor,
     scatterStateToPages,
     type PageBlockAccess,
@@ -129,23 +128,10 @@ export class PageTransfer {
     }
 
     /**
-     * Verifies `manifest` against what the reader expects and assembles the state for `target`.
-     * Throws the handoff's integrity error, having assembled nothing, when any check fails.
-     */
-    read(manifest: PageManifest, expected: ReadExpectation, target: TransferTarget): Buffer {
-        const readLeases: PageReadLease[] = [];
-        try {
-            return concatStateChunks(this.#assemble(manifest, expected, target, readLeases));
-        } finally {
-            releaseAll(readLeases);
-        }
-    }
-
-    /**
-     * `read` without the copy: verifies `manifest` the same way, then hands `load` the state as
-     * chunks that view the pages (`StateChunks`), holding the read leases until `load` settles, so
-     * no page can be scrubbed or reused under the views. Throws the integrity error, having called
-     * nothing, when any check fails.
+     * Verifies `manifest` against what the reader expects, then hands `load` the state assembled
+     * for `target` as chunks that view the pages (`StateChunks`), holding the read leases until
+     * `load` settles, so no page can be scrubbed or reused under the views. Throws the handoff's
+     * integrity error, having assembled nothing and called nothing, when any check fails.
      */
     async load(
         manifest: PageManifest,

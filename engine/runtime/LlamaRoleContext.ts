@@ -1,15 +1,14 @@
-import { InputLookupTokenPredictor, type LlamaContext, type LlamaContextSequence, type LlamaModel, type Token } from "node-llama-cpp";
+import { InputLookupTokenPredictor, type LlamaContext, type LlamaModel, type Token } from "node-llama-cpp";
 import { invariant } from "../core/invariant.js";
 import { parseSequenceState, type ParsedSequenceState } from "../codec/parseSequenceState.js";
 import { sequenceStateBytes, type StateChunks } from "../codec/statePages.js";
 import { StateFormatError } from "../codec/codecErrors.js";
 import type { KvLayout } from "../codec/KvLayout.js";
 import { kvCacheTypeTraits, type KvCacheType } from "../codec/kvCacheTypes.js";
-import type { PrivateStateDirectory } from "./PrivateStateDirectory.js";
-import type { StateWriteStage } from "./stateDirectoryErrors.js";
+import type { StateExchange } from "./StateExchange.js";
 import { refuseContextShift } from "./refuseContextShift.js";
 import { LlamaSequenceSlot } from "./LlamaSequenceSlot.js";
-import type { ContextRole, RoleContext } from "./RoleContext.js";
+import type { ContextRole, ExportedState, RoleContext } from "./RoleContext.js";
 import type { SequenceSlot } from "./SequenceSlot.js";
 
 export interface RoleContextOptions {
@@ -28,38 +27,6 @@ export interface RoleContextOptions {
      * decode step verifies them all; greedy output is the same token for token. Off when absent.
      */
     readonly speculation?: "input-lookup";
-}
-
-/**
- * Has llama.cpp write a sequence's state into the private directory and reads it back; the file is
- * gone on return. llama.cpp reports a failed write only when it fails before its file is closed:
- * on a full file system, a small state's only flush comes at the close, whose error it ignores,
- * and it reports success over a short file. So the size read back must be the size it reported.
- */
-async function saveState(
-    sequence: LlamaContextSequence,
-    stateDirectory: PrivateStateDirectory,
-    label: string,
-    numBytes: number | undefined,
-    stage: StateWriteStage
-): Promise<Buffer> {
-    const filePath = stateDirectory.nextFilePath(label);
-    let numBytesReported: number;
-    try {
-        numBytesReported = (await sequence.saveStateToFile(filePath)).fileSize;
-    } catch (error) {
-        stateDirectory.remove(filePath);
-        throw stateDirectory.explainWriteFailure(error, numBytes, stage);
-    }
-    const bytes = stateDirectory.readAndRemove(filePath);
-    if (bytes.length !== numBytesReported) {
-        throw stateDirectory.explainWriteFailure(
-            new Error(`llama.cpp reported writing a ${numBytesReported}-byte state file, which holds ${bytes.length} bytes`),
-            numBytes ?? numBytesReported,
-            stage
-        );
-    }
-    return bytes;
 }
 
 /**
@@ -83,13 +50,14 @@ export class LlamaRoleContext implements RoleContext {
         /** Measured from a real state; undefined when the memory is not a plain KV cache (unified mode only). */
         readonly layout: KvLayout | undefined,
         slots: LlamaSequenceSlot[],
-        private readonly stateDirectory: PrivateStateDirectory
+        /** How states leave and enter llama.cpp: through memory or through the private state directory. */
+        readonly states: StateExchange
     ) {
         this.allSlots = [...slots];
         this.freeSlots = slots.reverse(); // acquired from the end: slot 0 first
     }
 
-    static async create(model: LlamaModel, options: RoleContextOptions, stateDirectory: PrivateStateDirectory): Promise<LlamaRoleContext> {
+    static async create(model: LlamaModel, options: RoleContextOptions, states: StateExchange): Promise<LlamaRoleContext> {
         const kvType = kvCacheTypeTraits[options.kvCacheType ?? "f16"].ggmlName;
         const context = await model.createContext({
             contextSize: options.contextSize,
@@ -110,16 +78,18 @@ export class LlamaRoleContext implements RoleContext {
             // Measure the layout from a real state of this context: a few tokens, saved and parsed.
             const probe = slots[0]!.sequence;
             await probe.evaluateWithoutGeneratingNewTokens(model.tokenize("probe"));
-            const probeState = await saveState(probe, stateDirectory, `${options.role}-probe`, undefined, "start");
+            const probeState = await states.save(probe, `${options.role}-probe`, undefined, "start");
             await probe.clearHistory();
             let measured: ParsedSequenceState | undefined;
             try {
-                measured = parseSequenceState(probeState);
+                measured = parseSequenceState(probeState.bytes);
             } catch (error) {
                 if (!(error instanceof StateFormatError) || options.role !== "unified") {
                     throw error;
                 }
                 measured = undefined; // a memory pages cannot hold; unified mode needs no handoff
+            } finally {
+                probeState.release();
             }
 
             return new LlamaRoleContext(
@@ -130,7 +100,7 @@ export class LlamaRoleContext implements RoleContext {
                 measured?.numStreams,
                 measured?.layout,
                 slots,
-                stateDirectory
+                states
             );
         } catch (error) {
             await context.dispose();
@@ -182,39 +152,34 @@ export class LlamaRoleContext implements RoleContext {
     }
 
     /**
-     * Writes the sequence's state through the private directory and parses it; the file is gone on
-     * return. Throws `StateDirectoryFullError` before writing when the state will not fit, and it or
-     * `StateDirectoryUnwritableError` when llama.cpp's write fails for want of room or of a directory.
+     * The sequence's state, saved through the context's state exchange and parsed. Through files,
+     * throws `StateDirectoryFullError` before writing when the state will not fit, and it or
+     * `StateDirectoryUnwritableError` when llama.cpp's write fails for want of room or of a
+     * directory; through memory, `SequenceStateError`. Release it once its bytes are in pages.
      */
-    async exportState(slot: SequenceSlot, label: string): Promise<ParsedSequenceState & { readonly bytes: Buffer }> {
+    async exportState(slot: SequenceSlot, label: string): Promise<ExportedState> {
         const numBytes =
             this.layout === undefined || this.numStreams === undefined
                 ? undefined
                 : sequenceStateBytes(slot.numTokens, this.layout, this.numStreams);
-        if (numBytes !== undefined) {
-            this.stateDirectory.ensureRoom(numBytes);
+        const saved = await this.states.save(this.#own(slot, "exported").sequence, label, numBytes, "request");
+        try {
+            return { ...parseSequenceState(saved.bytes), bytes: saved.bytes, release: saved.release };
+        } catch (error) {
+            saved.release();
+            throw error;
         }
-        const bytes = await saveState(this.#own(slot, "exported").sequence, this.stateDirectory, label, numBytes, "request");
-        return { ...parseSequenceState(bytes), bytes };
     }
 
     /**
      * Loads a state the codec assembled and validated for this context's layout and stream count.
-     * node-llama-cpp's `acceptRisk` is required by its API; the safety comes from that validation,
-     * done before this call. Throws `StateDirectoryFullError` or `StateDirectoryUnwritableError`
-     * when the state file cannot be written, having loaded nothing.
+     * Throws, having loaded nothing, when the exchange cannot carry it (a full or unwritable state
+     * directory, or memory that could not be had).
      */
     async importState(slot: SequenceSlot, state: Buffer | StateChunks, label: string): Promise<void> {
         const own = this.#own(slot, "loaded");
         const { chunks, numBytes } = Buffer.isBuffer(state) ? { chunks: [state], numBytes: state.length } : state;
-        this.stateDirectory.ensureRoom(numBytes);
-        const filePath = this.stateDirectory.nextFilePath(label);
-        try {
-            this.stateDirectory.writeExclusive(filePath, chunks, numBytes);
-            await own.sequence.loadStateFromFile(filePath, { acceptRisk: true });
-        } finally {
-            this.stateDirectory.remove(filePath);
-        }
+        await this.states.load(own.sequence, chunks, numBytes, label);
     }
 
     /** `slot` as this context's own sequence; one of another context is a bug. */
@@ -229,6 +194,7 @@ export class LlamaRoleContext implements RoleContext {
             return;
         }
         this.disposed = true;
+        this.states.dispose();
         await this.context.dispose();
     }
 }

@@ -5,6 +5,17 @@ import type { SequenceSlot } from "./SequenceSlot.js";
 
 export type ContextRole = "prefill" | "decode" | "unified";
 
+/** A sequence's state out of its context: parsed, with its bytes, and the way to give their memory back. */
+export type ExportedState = ParsedSequenceState & {
+    readonly bytes: Buffer;
+    /**
+     * Gives the bytes' memory back for the context's next state, once they are in pages; idempotent.
+     * Nothing may read the state after (its bytes may read as empty). Never calling it only costs
+     * the next state a fresh buffer.
+     */
+    readonly release: () => void;
+};
+
 /**
  * A context serving one role, as scheduling and handoff see it: sequences to take and give back,
  * evaluation, and KV states in and out in llama.cpp's format. `LlamaRoleContext` is the one over
@@ -36,7 +47,7 @@ export interface RoleContext {
      * The sequence's state, parsed, with its bytes. `label` names the state file for a moment (a
      * request id, `swap-…`, `export-…`): it is no id of anything.
      */
-    exportState(slot: SequenceSlot, label: string): Promise<ParsedSequenceState & { readonly bytes: Buffer }>;
+    exportState(slot: SequenceSlot, label: string): Promise<ExportedState>;
     /**
      * Loads a state the codec assembled and validated for this context's layout and stream count:
      * one buffer, or the chunks that view a transfer's pages (read before the promise settles).

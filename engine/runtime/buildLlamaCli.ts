@@ -1,7 +1,8 @@
 // `npm run build-llama [-- --portable] [--gpu cuda|vulkan|metal] [--force]` compiles node-llama-cpp's
 // binary from the llama.cpp source it ships, with the flags that measured fastest (localLlamaBuild.ts),
 // into node-llama-cpp's llama/localBuilds, where the engine looks first. A second run finds the
-// finished build and returns at once; --force rebuilds. Takes minutes; CI never runs it.
+// finished build and returns at once; --force rebuilds. Takes minutes; the model and browser tests'
+// global setups run it once (test/support/ensureLocalLlamaBuild.ts).
 import os from "node:os";
 import { getLlama, LlamaLogLevel } from "node-llama-cpp";
 import { applyAddonPatch } from "./addonPatch/applyAddonPatch.js";
@@ -53,7 +54,7 @@ async function main(): Promise<number> {
     }
     const addonDirectory = addonSourceDirectory();
     const patch = applyAddonPatch(addonDirectory);
-    process.stdout.write(`Kvault's addon patch (one thread per context): ${patch} in ${addonDirectory}\n`);
+    process.stdout.write(`Kvault's addon patch (one thread per context, states through memory): ${patch} in ${addonDirectory}\n`);
     const started = performance.now();
     process.stdout.write(
         `Building llama.cpp (${args.flavor}, ${args.gpu === false ? "cpu" : args.gpu}) from node-llama-cpp's source; ` +

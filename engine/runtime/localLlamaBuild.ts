@@ -11,7 +11,7 @@ import path from "node:path";
  * measured on, the first costs about 2× in prefill, the second about 2× in decode once a second
  * context (prefill beside decode) exists (docs/ARCHITECTURE.md, Threads). So both flavours carry
  * Kvault's patch of the addon (addonPatch/applyAddonPatch.ts: one thread per context for all of its
- * jobs), named in the cmake options (KVAULT_ADDON_PATCH, which cmake itself ignores) so that a build
+ * jobs, and KV states saved and loaded through memory instead of files), named in the cmake options (KVAULT_ADDON_PATCH, which cmake itself ignores) so that a build
  * made without it is never taken for one with it, and both keep ggml's own thread pool (GGML_OPENMP=OFF):
  * with OpenMP, every thread that calls llama_decode owns a team of its own, and two contexts' teams
  * slowed each other's decode by a third even with the patch.
@@ -27,7 +27,7 @@ import path from "node:path";
 export type LocalBuildFlavor = "native" | "portable";
 
 /** The addon patch's name and revision, recorded in a local build's cmake options. */
-export const addonPatchName = "context-thread-1";
+export const addonPatchName = "context-thread-state-memory-2";
 
 export const localBuildCmakeOptions: Readonly<Record<LocalBuildFlavor, Readonly<Record<string, string>>>> = {
     native: { GGML_NATIVE: "ON", GGML_OPENMP: "OFF", GGML_BACKEND_DL: "OFF", KVAULT_ADDON_PATCH: addonPatchName },

@@ -58,7 +58,8 @@ export class WorkspaceTable {
         const slot = await this.#freeSlot();
         if (residency.kind === "swapped") {
             try {
-                const state = this.transfer.read(
+                // verified, then loaded straight from the pages, as a handoff is
+                await this.transfer.load(
                     residency.manifest,
                     {
                         holder: residency.reservation.holder,
@@ -66,9 +67,9 @@ export class WorkspaceTable {
                         generation: residency.reservation.generation,
                         tokens: residency.manifest.tokens
                     },
-                    this.target!
+                    this.target!,
+                    (state) => this.decode.importState(slot, state, fileLabel)
                 );
-                await this.decode.importState(slot, state, fileLabel);
                 this.counters.swapIns++;
                 workspace.numSwapIns++;
             } catch (error) {
@@ -124,20 +125,24 @@ export class WorkspaceTable {
             return;
         } // unified mode pages nothing: the workspace recomputes from its history
         const state = await this.decode.exportState(slot, `swap-${victim.id}`);
-        const numPages = this.transfer.numPagesFor(state.tokens.length);
-        if (!this.makeRoom(numPages)) {
-            this.counters.swapDrops++;
-            return;
-        }
-        const holder = swapId(victim.id, ++victim.numSwapOuts);
-        const reservation = this.pool.reserve({ workspace: victim.id, holder, numPages, firstToken: 0 });
         try {
-            const manifest = await this.transfer.write(reservation, state);
-            victim.residency = { kind: "swapped", reservation, manifest };
-            this.counters.swapOuts++;
-        } catch (error) {
-            this.pool.release(reservation);
-            throw error;
+            const numPages = this.transfer.numPagesFor(state.tokens.length);
+            if (!this.makeRoom(numPages)) {
+                this.counters.swapDrops++;
+                return;
+            }
+            const holder = swapId(victim.id, ++victim.numSwapOuts);
+            const reservation = this.pool.reserve({ workspace: victim.id, holder, numPages, firstToken: 0 });
+            try {
+                const manifest = await this.transfer.write(reservation, state);
+                victim.residency = { kind: "swapped", reservation, manifest };
+                this.counters.swapOuts++;
+            } catch (error) {
+                this.pool.release(reservation);
+                throw error;
+            }
+        } finally {
+            state.release(); // its bytes are in pages now, or dropped
         }
     }
 

@@ -7,6 +7,7 @@ import { LlamaRoleContext } from "../../engine/runtime/LlamaRoleContext.js";
 import { LlamaRuntime } from "../../engine/runtime/LlamaRuntime.js";
 import type { LlamaSequenceSlot } from "../../engine/runtime/LlamaSequenceSlot.js";
 import { PrivateStateDirectory } from "../../engine/runtime/PrivateStateDirectory.js";
+import { FileStateExchange } from "../../engine/runtime/FileStateExchange.js";
 import { ensureGeneratedModel } from "../support/generatedModels.js";
 import { BENCH_GPU, BENCH_THREADS, PROMPT_TEXT, repetitionsFromEnvironment } from "./benchPrompt.js";
 import { formatNumber, median, printTable, TokenClock, type Benchmark, type BenchFigures } from "./benchUtils.js";
@@ -81,7 +82,7 @@ export const speculationBench: Benchmark = {
                         threads: BENCH_THREADS,
                         speculation
                     },
-                    stateDirectory
+                    new FileStateExchange(stateDirectory)
                 );
                 contexts.push(context);
                 return context;

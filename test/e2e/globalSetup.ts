@@ -2,6 +2,7 @@ import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { ensureLlamaServer } from "../bench/peer/llamaServerBinary.js";
+import { ensureLocalLlamaBuild } from "../support/ensureLocalLlamaBuild.js";
 import { chromiumPath } from "./support/openKvault.js";
 import { repositoryRoot } from "./support/startKvaultServer.js";
 
@@ -19,4 +20,5 @@ export default function setup(): void {
         throw new Error("electron-vite build did not write out/renderer/index.html.");
     }
     ensureLlamaServer();
+    ensureLocalLlamaBuild(); // the engine the headless server starts prefers it, as in the model tests
 }

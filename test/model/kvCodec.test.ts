@@ -6,6 +6,7 @@ import { parseSequenceState } from "../../engine/codec/parseSequenceState.js";
 import { assembleSequenceState, bufferPageAccess, numPagesFor, scatterStateToPages } from "../../engine/codec/statePages.js";
 import { LlamaRuntime } from "../../engine/runtime/LlamaRuntime.js";
 import { PrivateStateDirectory } from "../../engine/runtime/PrivateStateDirectory.js";
+import { FileStateExchange } from "../../engine/runtime/FileStateExchange.js";
 import { LlamaRoleContext } from "../../engine/runtime/LlamaRoleContext.js";
 import type { SequenceSlot } from "../../engine/runtime/SequenceSlot.js";
 import { generatedModelPath } from "../support/generatedModels.js";
@@ -52,12 +53,12 @@ describe("the KV codec on real node-llama-cpp states of the tiny model", () => {
                 const prefill = await LlamaRoleContext.create(
                     model,
                     { role: "prefill", contextSize: 256, numSequences: 1, flashAttention },
-                    stateDirectory
+                    new FileStateExchange(stateDirectory)
                 );
                 const decode = await LlamaRoleContext.create(
                     model,
                     { role: "decode", contextSize: 256, numSequences: 3, flashAttention },
-                    stateDirectory
+                    new FileStateExchange(stateDirectory)
                 );
                 try {
                     expect(prefill.numStreams).toBe(1);
@@ -118,12 +119,12 @@ describe("the KV codec on real node-llama-cpp states of the tiny model", () => {
         const rows = await LlamaRoleContext.create(
             model,
             { role: "prefill", contextSize: 256, numSequences: 1, flashAttention: true },
-            stateDirectory
+            new FileStateExchange(stateDirectory)
         );
         const transposed = await LlamaRoleContext.create(
             model,
             { role: "decode", contextSize: 256, numSequences: 1, flashAttention: false },
-            stateDirectory
+            new FileStateExchange(stateDirectory)
         );
         try {
             const source = rows.acquireSequence()!;
@@ -154,12 +155,12 @@ describe("the KV codec on real node-llama-cpp states of the tiny model", () => {
         const tinyContext = await LlamaRoleContext.create(
             model,
             { role: "decode", contextSize: 256, numSequences: 1, flashAttention: true },
-            stateDirectory
+            new FileStateExchange(stateDirectory)
         );
         const smallContext = await LlamaRoleContext.create(
             small,
             { role: "prefill", contextSize: 256, numSequences: 1, flashAttention: true },
-            stateDirectory
+            new FileStateExchange(stateDirectory)
         );
         try {
             const source = smallContext.acquireSequence()!;
@@ -190,7 +191,7 @@ describe("the KV codec on real node-llama-cpp states of the tiny model", () => {
         const context = await LlamaRoleContext.create(
             model,
             { role: "prefill", contextSize: 256, numSequences: 2, flashAttention: false },
-            stateDirectory
+            new FileStateExchange(stateDirectory)
         );
         try {
             const source = context.acquireSequence()!;

@@ -4,6 +4,7 @@ import { LlamaRuntime } from "../../engine/runtime/LlamaRuntime.js";
 import { LlamaRoleContext } from "../../engine/runtime/LlamaRoleContext.js";
 import type { LlamaSequenceSlot } from "../../engine/runtime/LlamaSequenceSlot.js";
 import { PrivateStateDirectory } from "../../engine/runtime/PrivateStateDirectory.js";
+import { FileStateExchange } from "../../engine/runtime/FileStateExchange.js";
 import { generatedModelPath } from "../support/generatedModels.js";
 
 // Speculative decoding by input lookup must change how fast tokens come, never which: greedy output
@@ -47,7 +48,7 @@ describe("speculative decoding by input lookup", () => {
                 LlamaRoleContext.create(
                     model,
                     { role: "unified", contextSize: 256, numSequences: 2, flashAttention, speculation },
-                    stateDirectory
+                    new FileStateExchange(stateDirectory)
                 );
             const plain = await create(undefined);
             const speculative = await create("input-lookup");

@@ -1,8 +1,8 @@
 import { bytesPerToken, layerOffsetInPage, type KvLayout } from "../../engine/codec/KvLayout.js";
-import { parseSequenceState, type ParsedSequenceState } from "../../engine/codec/parseSequenceState.js";
+import { parseSequenceState } from "../../engine/codec/parseSequenceState.js";
 import { assembleSequenceState, bufferPageAccess, concatStateChunks, type StateChunks } from "../../engine/codec/statePages.js";
 import { invariant } from "../../engine/core/invariant.js";
-import type { ContextRole, RoleContext } from "../../engine/runtime/RoleContext.js";
+import type { ContextRole, ExportedState, RoleContext } from "../../engine/runtime/RoleContext.js";
 import type { ProbabilityRequest, SamplingOptions, SequenceSlot } from "../../engine/runtime/SequenceSlot.js";
 
 // A stand-in for node-llama-cpp behind the engine's RoleContext and SequenceSlot interfaces, for
@@ -86,6 +86,8 @@ export class FakeRoleContext implements RoleContext {
     readonly #free: FakeSequenceSlot[];
     /** Every `evaluate` call's token count, in order. */
     readonly evaluations: number[] = [];
+    /** States exported and not yet released: 0 once every transfer gave its state's memory back. */
+    numUnreleasedStates = 0;
     disposed = false;
 
     constructor(
@@ -131,7 +133,7 @@ export class FakeRoleContext implements RoleContext {
         this.#own(slot).append(tokens);
     }
 
-    async exportState(slot: SequenceSlot): Promise<ParsedSequenceState & { readonly bytes: Buffer }> {
+    async exportState(slot: SequenceSlot): Promise<ExportedState> {
         const layout = this.#layout();
         const tokens = slot.tokens;
         const numTokens = tokens.length;
@@ -157,7 +159,15 @@ export class FakeRoleContext implements RoleContext {
             pages: bufferPageAccess([page]),
             pageTokens: numTokens
         });
-        return { ...parseSequenceState(bytes), bytes };
+        this.numUnreleasedStates++;
+        let released = false;
+        const release = (): void => {
+            if (!released) {
+                released = true;
+                this.numUnreleasedStates--;
+            }
+        };
+        return { ...parseSequenceState(bytes), bytes, release };
     }
 
     async importState(slot: SequenceSlot, state: Buffer | StateChunks): Promise<void> {

@@ -5,18 +5,25 @@ import { KvaultError } from "../../core/KvaultError.js";
 
 /**
  * Kvault's patch of node-llama-cpp's native addon, applied to the source it ships before
- * `npm run build-llama` compiles it: each llama context gets a thread of its own
- * (AddonContextThread.h, beside this file) on which all of that context's jobs run in order,
- * instead of hopping between libuv's pool threads on every token. Measured on 2 cores with a
- * second context beside it: decode about 2× faster (docs/ARCHITECTURE.md, Threads), while prefill
- * and decode keep threads of their own, so a long prompt still never stalls a stream. The patch's
- * name (localLlamaBuild.ts, addonPatchName) goes into the build's cmake options; change it with the
- * thread code so that builds made before are rebuilt.
+ * `npm run build-llama` compiles it:
  *
- * The edits are exact text replacements, each expected a known number of times in the file; if
- * node-llama-cpp's source has moved on, nothing is written and the error says which edit no
- * longer fits. A source that already carries the patch is left as it is (the edits are idempotent).
- * The prebuilt binaries are never touched: they stay the fallback that always works.
+ * - each llama context gets a thread of its own (AddonContextThread.h, beside this file) on which
+ *   all of that context's jobs run in order, instead of hopping between libuv's pool threads on
+ *   every token. Measured on 2 cores with a second context beside it: decode about 2× faster
+ *   (docs/ARCHITECTURE.md, Threads), while prefill and decode keep threads of their own, so a long
+ *   prompt still never stalls a stream;
+ * - a sequence's state is saved into and loaded from memory JavaScript owns
+ *   (AddonContextStateBuffers.cpp), in the state file's own format, instead of through a file:
+ *   the handoff's passes over the bytes go from six to three (runtime/MemoryStateExchange.ts).
+ *
+ * The patch's name (localLlamaBuild.ts, addonPatchName) goes into the build's cmake options;
+ * change it with the patch so that builds made before are rebuilt.
+ *
+ * The edits are exact text replacements, each expected a known number of times in the file. An
+ * edit whose replacement is already there counts as applied, so a source patched by an earlier
+ * revision gets only the edits it lacks; if node-llama-cpp's source has moved on, nothing is
+ * written and the error says which edit no longer fits. The prebuilt binaries are never touched:
+ * they stay the fallback that always works.
  */
 export class AddonPatchError extends KvaultError {
     readonly code = "addon_patch_mismatch";
@@ -30,7 +37,8 @@ interface AddonEdit {
     readonly count: number;
 }
 
-const patchMarker = "AddonContextThread";
+/** Files of the patch's own, copied beside node-llama-cpp's addon sources (its CMakeLists globs addon/*.cpp). */
+const patchFiles = ["AddonContextThread.h", "AddonContextStateBuffers.cpp"] as const;
 
 export const addonEdits: readonly AddonEdit[] = [
     {
@@ -66,6 +74,24 @@ export const addonEdits: readonly AddonEdit[] = [
         find: "    worker->Queue();\n",
         replace: "    thread->queue(worker);\n",
         count: 7
+    },
+    {
+        file: "AddonContext.h",
+        find: "        Napi::Value LoadSequenceStateFromFile(const Napi::CallbackInfo& info);\n",
+        replace:
+            "        Napi::Value LoadSequenceStateFromFile(const Napi::CallbackInfo& info);\n" +
+            "        Napi::Value SaveSequenceStateToBuffer(const Napi::CallbackInfo& info);\n" +
+            "        Napi::Value LoadSequenceStateFromChunks(const Napi::CallbackInfo& info);\n",
+        count: 1
+    },
+    {
+        file: "AddonContext.cpp",
+        find: '                InstanceMethod("loadSequenceStateFromFile", &AddonContext::LoadSequenceStateFromFile),\n',
+        replace:
+            '                InstanceMethod("loadSequenceStateFromFile", &AddonContext::LoadSequenceStateFromFile),\n' +
+            '                InstanceMethod("saveSequenceStateToBuffer", &AddonContext::SaveSequenceStateToBuffer),\n' +
+            '                InstanceMethod("loadSequenceStateFromChunks", &AddonContext::LoadSequenceStateFromChunks),\n',
+        count: 1
     }
 ];
 
@@ -77,37 +103,36 @@ export type AddonPatchOutcome = "applied" | "already-applied";
 
 /**
  * Applies the patch to `addonDirectory` (node-llama-cpp's llama/addon). Plan, then apply: every
- * edit is checked against the unpatched text first, and files are written only when all fit.
+ * edit is checked against the text first, and files are written only when all fit. "applied" when
+ * any edit was made, "already-applied" when every one was there; the patch's own files are copied
+ * either way (their newest revision).
  */
 export function applyAddonPatch(addonDirectory: string): AddonPatchOutcome {
-    const header = path.join(path.dirname(fileURLToPath(import.meta.url)), "AddonContextThread.h");
+    const here = path.dirname(fileURLToPath(import.meta.url));
     const files = [...new Set(addonEdits.map((edit) => edit.file))];
     const texts = new Map(files.map((file) => [file, readFileSync(path.join(addonDirectory, file), "utf8")]));
-    const patched = files.filter((file) => texts.get(file)!.includes(patchMarker));
-    if (patched.length === files.length) {
-        copyFileSync(header, path.join(addonDirectory, "AddonContextThread.h")); // the newest thread code
-        return "already-applied";
-    }
-    if (patched.length > 0) {
-        throw new AddonPatchError(
-            `node-llama-cpp's addon in ${addonDirectory} is partly patched (${patched.join(", ")} of ${files.join(", ")}); ` +
-                "reinstall it (npm ci) and run npm run build-llama again."
-        );
-    }
+    let numApplied = 0;
     for (const edit of addonEdits) {
-        const found = occurrences(texts.get(edit.file)!, edit.find);
+        const text = texts.get(edit.file)!;
+        if (text.includes(edit.replace)) {
+            continue; // an earlier run, or an earlier revision of the patch, made it
+        }
+        const found = occurrences(text, edit.find);
         if (found !== edit.count) {
             throw new AddonPatchError(
-                `Kvault's context-thread patch expects ${edit.count} occurrence(s) of ${JSON.stringify(edit.find.trim())} in ` +
+                `Kvault's addon patch expects ${edit.count} occurrence(s) of ${JSON.stringify(edit.find.trim())} in ` +
                     `${edit.file}, found ${found}: this node-llama-cpp's addon source differs from the one the patch was written for. ` +
                     "Update engine/runtime/addonPatch to the new source; until then Kvault runs node-llama-cpp's prebuilt binary."
             );
         }
-        texts.set(edit.file, texts.get(edit.file)!.split(edit.find).join(edit.replace));
+        texts.set(edit.file, text.split(edit.find).join(edit.replace));
+        numApplied++;
     }
-    copyFileSync(header, path.join(addonDirectory, "AddonContextThread.h"));
+    for (const file of patchFiles) {
+        copyFileSync(path.join(here, file), path.join(addonDirectory, file));
+    }
     for (const [file, text] of texts) {
         writeFileSync(path.join(addonDirectory, file), text);
     }
-    return "applied";
+    return numApplied > 0 ? "applied" : "already-applied";
 }

@@ -5,15 +5,19 @@ import { alice, bob, expectEngineClean, freshWorkspace, promptOf, startTinyEngin
 
 const MAX_TOKENS = 8;
 
+// Both binaries: the local build the model tests' global setup makes (Kvault's patched addon, states
+// through memory) and node-llama-cpp's prebuilt (states through the private state directory).
 describe.each([
-    { name: "V in rows (flash attention)", flashAttention: true },
-    { name: "V transposed", flashAttention: false }
-])("split mode hands prompts through pages and matches unified mode token for token: $name", ({ flashAttention }) => {
+    { name: "V in rows (flash attention), local build", flashAttention: true, preferLocalBuild: true },
+    { name: "V transposed, local build", flashAttention: false, preferLocalBuild: true },
+    { name: "V in rows (flash attention), prebuilt", flashAttention: true, preferLocalBuild: false },
+    { name: "V transposed, prebuilt", flashAttention: false, preferLocalBuild: false }
+])("split mode hands prompts through pages and matches unified mode token for token: $name", ({ flashAttention, preferLocalBuild }) => {
     let runtime: LlamaRuntime;
     let split: KvEngine;
     let unified: KvEngine;
     beforeAll(async () => {
-        runtime = await LlamaRuntime.start({ gpu: false });
+        runtime = await LlamaRuntime.start({ gpu: false, preferLocalBuild });
         split = await startTinyEngine(runtime, { flashAttention });
         unified = await startTinyEngine(runtime, { flashAttention, mode: "unified" });
     });
@@ -36,6 +40,8 @@ describe.each([
         expect(split.layout.vTransposed).toBe(!flashAttention);
         expect(split.mode).toEqual({ requested: "split", effective: "split" });
         expect(unified.mode).toEqual({ requested: "unified", effective: "unified" });
+        expect(runtime.binary.kind).toBe(preferLocalBuild ? "localBuild" : "prebuilt");
+        expect(split.stateExchange.kind).toBe(preferLocalBuild ? "memory" : "file");
     });
 
     // Handed-off positions are prompt − 1 (decode evaluates the last prompt token): these straddle

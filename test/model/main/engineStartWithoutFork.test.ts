@@ -75,7 +75,9 @@ async function startAppEngine(
             spawner,
             inspectModel,
             log: () => undefined,
-            binaryTests: binaryTests satisfies BindingTestLog | undefined
+            binaryTests: binaryTests satisfies BindingTestLog | undefined,
+            // node-llama-cpp tests only its prebuilt binaries before loading one; a local build loads without
+            engine: { llamaBinary: "prebuilt" }
         });
         cleanups.push(() => started.supervisor.dispose());
         return { started, output };

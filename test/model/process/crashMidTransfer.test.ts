@@ -43,6 +43,9 @@ function freeze(pid: number): void {
 // thread) and its directory read: a transfer state file there means it is frozen mid-transfer, and
 // it is killed (SIGKILL) where it stands. Otherwise (frozen between the two files) it goes on
 // (SIGCONT) to the next. So the kill lands mid-transfer every time, not most times.
+
+// The private state directory is the file path's: these engines move states through it
+// (stateExchange "file") whatever the binary; a local build's go through memory and write no file.
 describe("SIGKILL of the engine process mid-transfer", () => {
     const root = makeStateRoot("crash-transfer");
     const spawner = new RecordingSpawner({ quiet: true });
@@ -53,7 +56,7 @@ describe("SIGKILL of the engine process mid-transfer", () => {
     });
 
     it("ends the turn with engine_crashed, restarts, sweeps the dead engine's state files, and every workspace's next turn works", async () => {
-        supervisor = await EngineSupervisor.start({ ...tinyProcessConfig, stateRoot: root }, { spawner });
+        supervisor = await EngineSupervisor.start({ ...tinyProcessConfig, stateRoot: root, stateExchange: "file" }, { spawner });
         const events: (keyof EngineSupervisorEvents)[] = [];
         supervisor.on("crashed", () => events.push("crashed"));
         supervisor.on("restarted", () => events.push("restarted"));

@@ -103,6 +103,8 @@ async function expectEngineCleanThenGone(
     expect(engineDirectoriesIn(root)).toEqual([]);
 }
 
+// The private state directory is the file path's: these engines move states through it
+// (stateExchange "file") whatever the binary; a local build's go through memory and write no file.
 describe("the state directory unwritable or full: a typed error with the numbers, the request's pages released, the engine healthy once the condition clears", () => {
     let supervisor: EngineSupervisor | undefined;
     const roots: string[] = [];
@@ -123,7 +125,7 @@ describe("the state directory unwritable or full: a typed error with the numbers
         const root = makeStateRoot("state-replaced");
         roots.push(root);
         const spawner = new RecordingSpawner({ quiet: true });
-        supervisor = await EngineSupervisor.start({ ...tinyProcessConfig, stateRoot: root }, { spawner });
+        supervisor = await EngineSupervisor.start({ ...tinyProcessConfig, stateRoot: root, stateExchange: "file" }, { spawner });
         const [alice, bob] = [new Conversation("alice"), new Conversation("bob")];
         await alice.turn(supervisor, FIRST);
         const [directory] = engineDirectoriesIn(root, supervisor.pid);
@@ -154,9 +156,10 @@ describe("the state directory unwritable or full: a typed error with the numbers
         fs.writeFileSync(path.join(root, "file"), "");
         const unmakeable = path.join(root, "file", "states");
         const spawner = new RecordingSpawner({ quiet: true });
-        const error = (await EngineSupervisor.start({ ...tinyProcessConfig, stateRoot: unmakeable }, { spawner }).catch(
-            (caught: unknown) => caught
-        )) as EngineStartError;
+        const error = (await EngineSupervisor.start(
+            { ...tinyProcessConfig, stateRoot: unmakeable, stateExchange: "file" },
+            { spawner }
+        ).catch((caught: unknown) => caught)) as EngineStartError;
         expect(error).toBeInstanceOf(EngineStartError);
         expect(error.reason).toEqual({
             code: "state_directory_unwritable",
@@ -170,7 +173,7 @@ describe("the state directory unwritable or full: a typed error with the numbers
     it("the file system full mid-run (a 1 MiB tmpfs, 32 KiB left): state_directory_full before anything is written, with the bytes needed and free", async () => {
         const fileSystem = mounted();
         const spawner = new RecordingSpawner({ quiet: true });
-        supervisor = await EngineSupervisor.start({ ...tinyProcessConfig, stateRoot: fileSystem.path }, { spawner });
+        supervisor = await EngineSupervisor.start({ ...tinyProcessConfig, stateRoot: fileSystem.path, stateExchange: "file" }, { spawner });
         const [alice, bob] = [new Conversation("alice"), new Conversation("bob")];
         await alice.turn(supervisor, FIRST);
         const [directory] = engineDirectoriesIn(fileSystem.path, supervisor.pid);
@@ -201,9 +204,10 @@ describe("the state directory unwritable or full: a typed error with the numbers
         const removeFiller = fillFileSystem(fileSystem.path, 0);
         try {
             const spawner = new RecordingSpawner({ quiet: true });
-            const error = (await EngineSupervisor.start({ ...tinyProcessConfig, stateRoot: fileSystem.path }, { spawner }).catch(
-                (caught: unknown) => caught
-            )) as EngineStartError;
+            const error = (await EngineSupervisor.start(
+                { ...tinyProcessConfig, stateRoot: fileSystem.path, stateExchange: "file" },
+                { spawner }
+            ).catch((caught: unknown) => caught)) as EngineStartError;
             expect(error).toBeInstanceOf(EngineStartError);
             expect(error.reason?.code).toBe("state_directory_full");
             // llama.cpp reported success over an empty file (its stdio buffer is flushed only at close,
@@ -217,7 +221,7 @@ describe("the state directory unwritable or full: a typed error with the numbers
             removeFiller();
         }
         const spawner = new RecordingSpawner({ quiet: true });
-        supervisor = await EngineSupervisor.start({ ...tinyProcessConfig, stateRoot: fileSystem.path }, { spawner }); // the condition cleared: it starts
+        supervisor = await EngineSupervisor.start({ ...tinyProcessConfig, stateRoot: fileSystem.path, stateExchange: "file" }, { spawner }); // the condition cleared: it starts
         expect((await new Conversation("alice").turn(supervisor, FIRST)).usage.completionTokens).toBeGreaterThan(0);
         await expectEngineCleanThenGone(supervisor, spawner, fileSystem.path, ["alice"]);
     });
@@ -249,7 +253,7 @@ describe("the state directory unwritable or full: a typed error with the numbers
     it("a swap-out whose state does not fit: the turn that needed the sequence fails; the workspace being swapped keeps its KV and its sequence", async () => {
         const fileSystem = mounted();
         const runtime = await LlamaRuntime.start({ gpu: false });
-        const engine = await startTinyEngine(runtime, { numDecodeSequences: 1, stateRoot: fileSystem.path });
+        const engine = await startTinyEngine(runtime, { numDecodeSequences: 1, stateRoot: fileSystem.path, stateExchange: "file" });
         try {
             const alicePrompt = promptOf(engine, 100, "Alice's ledger. ");
             await engine.generate({ workspace: alice, promptTokens: alicePrompt, maxTokens: 2 });
@@ -282,7 +286,7 @@ describe("the state directory unwritable or full: a typed error with the numbers
     it("the file system remounted read-only mid-run (EROFS, which stops root too): state_directory_unwritable; served again once writable", async () => {
         const fileSystem = mounted();
         const spawner = new RecordingSpawner({ quiet: true });
-        supervisor = await EngineSupervisor.start({ ...tinyProcessConfig, stateRoot: fileSystem.path }, { spawner });
+        supervisor = await EngineSupervisor.start({ ...tinyProcessConfig, stateRoot: fileSystem.path, stateExchange: "file" }, { spawner });
         const [alice, bob] = [new Conversation("alice"), new Conversation("bob")];
         await alice.turn(supervisor, FIRST);
 

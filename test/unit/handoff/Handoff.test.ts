@@ -75,6 +75,7 @@ describe("Handoff", () => {
         expect(stack.stages).toEqual(["prefilling", "transferring"]);
         expect(stack.prefill.numFreeSequences).toBe(1);
         expect(stack.pool.counters.numReservations).toBe(1);
+        expect(stack.prefill.numUnreleasedStates).toBe(0); // the exported state's memory went back once its bytes were in pages
         expectPoolDrained(stack.pool);
     });
 
@@ -87,6 +88,7 @@ describe("Handoff", () => {
         expect(slot.tokens).toEqual(PROMPT.slice(0, -1));
         expect(slot.numForeignRows).toBe(0);
         expect(stack.pool.counters.numReservations).toBe(2); // the history to prefill, then the whole sequence back
+        expect([stack.decode.numUnreleasedStates, stack.prefill.numUnreleasedStates]).toEqual([0, 0]);
         expectPoolDrained(stack.pool);
     });
 
@@ -116,6 +118,7 @@ describe("Handoff", () => {
         });
         expect(stack.pool.counters.staleWritesRefused).toBe(1);
         expect(slot.tokens).toEqual([]);
+        expect(stack.prefill.numUnreleasedStates).toBe(0); // released on the failed path too
         expectPoolDrained(stack.pool);
     });
 

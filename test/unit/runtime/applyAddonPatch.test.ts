@@ -23,6 +23,7 @@ function unpatchedAddonCopy(): string {
         writeFileSync(path.join(directory, file), text);
     }
     rmSync(path.join(directory, "AddonContextThread.h"), { force: true });
+    rmSync(path.join(directory, "AddonContextStateBuffers.cpp"), { force: true });
     return directory;
 }
 
@@ -54,6 +55,16 @@ describe("applyAddonPatch", () => {
         expect(source).toContain("delete thread;");
         expect(readFileSync(path.join(directory, "AddonContext.h"), "utf8")).toContain('#include "AddonContextThread.h"');
         expect(readFileSync(path.join(directory, "AddonContextThread.h"), "utf8")).toContain("class AddonContextThread");
+        // the in-memory state methods: declared, registered for JavaScript, and defined in the patch's own file
+        const header = readFileSync(path.join(directory, "AddonContext.h"), "utf8");
+        expect(header).toContain("Napi::Value SaveSequenceStateToBuffer(const Napi::CallbackInfo& info);");
+        expect(header).toContain("Napi::Value LoadSequenceStateFromChunks(const Napi::CallbackInfo& info);");
+        expect(source).toContain('InstanceMethod("saveSequenceStateToBuffer", &AddonContext::SaveSequenceStateToBuffer),');
+        expect(source).toContain('InstanceMethod("loadSequenceStateFromChunks", &AddonContext::LoadSequenceStateFromChunks),');
+        const stateBuffers = readFileSync(path.join(directory, "AddonContextStateBuffers.cpp"), "utf8");
+        expect(stateBuffers).toContain("Napi::Value AddonContext::SaveSequenceStateToBuffer(");
+        expect(stateBuffers).toContain("Napi::Value AddonContext::LoadSequenceStateFromChunks(");
+        expect(stateBuffers.split("thread->queue(worker);").length - 1).toBe(2);
 
         const patched = snapshot(directory);
         expect(applyAddonPatch(directory)).toBe("already-applied");
@@ -71,17 +82,21 @@ describe("applyAddonPatch", () => {
         expect(snapshot(directory)).toEqual(before);
     });
 
-    it("refuses a source patched in one file and not the other", () => {
+    it("gives a source patched by the earlier revision (the context thread alone) only the edits it lacks", () => {
         const directory = unpatchedAddonCopy();
-        const header = path.join(directory, "AddonContext.h");
-        writeFileSync(
-            header,
-            readFileSync(header, "utf8").replace(
-                '#include "AddonSampler.h"\n',
-                '#include "AddonSampler.h"\n#include "AddonContextThread.h"\n'
-            )
-        );
+        const threadEdits = addonEdits.filter((edit) => !edit.replace.includes("SequenceStateToBuffer"));
+        expect(threadEdits.length).toBe(addonEdits.length - 2);
+        for (const edit of threadEdits) {
+            const file = path.join(directory, edit.file);
+            writeFileSync(file, readFileSync(file, "utf8").split(edit.find).join(edit.replace));
+        }
+        const earlier = readFileSync(path.join(directory, "AddonContext.cpp"), "utf8");
+        expect(earlier).not.toContain("saveSequenceStateToBuffer");
 
-        expect(() => applyAddonPatch(directory)).toThrow(/partly patched \(AddonContext\.h of AddonContext\.h, AddonContext\.cpp\)/);
+        expect(applyAddonPatch(directory)).toBe("applied");
+        const source = readFileSync(path.join(directory, "AddonContext.cpp"), "utf8");
+        expect(source.split("thread->queue(worker);").length - 1).toBe(8); // the thread edits were not made twice
+        expect(source.split('InstanceMethod("saveSequenceStateToBuffer"').length - 1).toBe(1);
+        expect(readFileSync(path.join(directory, "AddonContext.h"), "utf8").split("SaveSequenceStateToBuffer").length - 1).toBe(1);
     });
 });

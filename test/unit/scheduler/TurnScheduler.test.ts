@@ -232,6 +232,7 @@ describe("TurnScheduler: page waits", () => {
             12,
             2
         ]);
+        expect(stack.decode.numUnreleasedStates).toBe(0); // each swap gave its exported state's memory back
 
         // 15 pages with 2 held elsewhere: even both swaps would not make the room, so neither is dropped.
         const held = pool.reserve({ workspace: ws("x"), holder: requestId("held"), numPages: 2, firstToken: 0 });

@@ -1,0 +1,333 @@
+// Kvault's patch of node-llama-cpp's addon: a sequence's state saved into memory JavaScript owns,
+// and loaded from the runs of bytes JavaScript gives (views of the engine's pages), in the very
+// format llama_state_seq_save_file writes and llama_state_seq_load_file reads (magic, version,
+// token count, tokens, then the state), so the engine's codec reads both paths alike. The file
+// path passes over the bytes four times more (tmpfs write, read, write, read) and faults in fresh
+// pages on each; this one copies the KV once each way: out of the cache into a buffer, and from
+// the pages into the cache. Both jobs run on the context's own thread (AddonContextThread.h), in
+// order with its decodes.
+
+#include <cstdio>
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "llama.h"
+#include "ggml-backend.h"
+#include "llama-io.h"
+#include "llama-memory.h"
+#include "addonGlobals.h"
+#include "AddonContext.h"
+
+// llama_state_seq_get_data and llama_state_seq_set_data put 8 bytes of their own before the state
+// a file holds: this magic (llama-context.cpp's io_magic, not in llama.h) and the sequence id.
+static constexpr uint32_t kvaultSequenceBufferMagic = 0xaf143cd8u;
+static constexpr size_t kvaultSequenceBufferHeaderBytes = sizeof(uint32_t) + sizeof(llama_seq_id);
+
+static size_t kvaultFileHeaderBytes(size_t numTokens) {
+    return 3 * sizeof(uint32_t) + numTokens * sizeof(llama_token);
+}
+
+static std::string kvaultHex(uint32_t value) {
+    char text[11];
+    std::snprintf(text, sizeof(text), "0x%08x", value);
+    return text;
+}
+
+// saveSequenceStateToBuffer(sequenceId, tokens, target): resolves with the state's size in bytes,
+// written into target when target holds that many (the rest of target untouched), else nothing
+// written: the caller gives a buffer of that size and calls again.
+class AddonContextSaveSequenceStateToBufferWorker : public Napi::AsyncWorker {
+    public:
+        AddonContext* context;
+        llama_seq_id sequenceId;
+        std::vector<llama_token> tokens;
+        Napi::ObjectReference targetReference;
+        uint8_t* target;
+        size_t targetSize;
+        size_t stateSize = 0;
+
+        AddonContextSaveSequenceStateToBufferWorker(const Napi::CallbackInfo& info, AddonContext* context)
+            : Napi::AsyncWorker(info.Env(), "AddonContextSaveSequenceStateToBufferWorker"),
+              context(context),
+              deferred(Napi::Promise::Deferred::New(info.Env())) {
+            context->Ref();
+
+            sequenceId = info[0].As<Napi::Number>().Int32Value();
+            Napi::Uint32Array inputTokens = info[1].As<Napi::Uint32Array>();
+            tokens.assign(inputTokens.Data(), inputTokens.Data() + inputTokens.ElementLength());
+            Napi::Uint8Array targetArray = info[2].As<Napi::Uint8Array>();
+            targetReference = Napi::Persistent(targetArray.As<Napi::Object>()); // kept alive until the job is done
+            target = targetArray.Data();
+            targetSize = targetArray.ByteLength();
+        }
+        ~AddonContextSaveSequenceStateToBufferWorker() {
+            context->Unref();
+        }
+
+        Napi::Promise GetPromise() {
+            return deferred.Promise();
+        }
+
+    protected:
+        Napi::Promise::Deferred deferred;
+
+        void Execute() {
+            try {
+                const size_t fileHeaderBytes = kvaultFileHeaderBytes(tokens.size());
+                const size_t bufferStateBytes = llama_state_seq_get_size(context->ctx, sequenceId);
+                if (bufferStateBytes < kvaultSequenceBufferHeaderBytes) {
+                    SetError("llama_state_seq_get_size reported " + std::to_string(bufferStateBytes) + " bytes for sequence " +
+                             std::to_string(sequenceId) + ", less than its own " + std::to_string(kvaultSequenceBufferHeaderBytes) +
+                             "-byte header");
+                    return;
+                }
+                stateSize = fileHeaderBytes + bufferStateBytes - kvaultSequenceBufferHeaderBytes;
+                if (stateSize > targetSize) {
+                    return; // the caller comes back with room for stateSize bytes
+                }
+
+                // llama.cpp's own 8-byte header lands on the last 8 bytes of the file's header and
+                // is overwritten by it below: the bytes come out as the file's, copied once.
+                uint8_t* bufferState = target + fileHeaderBytes - kvaultSequenceBufferHeaderBytes;
+                const size_t written = llama_state_seq_get_data(context->ctx, bufferState, bufferStateBytes, sequenceId);
+                if (written != bufferStateBytes) {
+                    SetError("llama_state_seq_get_data wrote " + std::to_string(written) + " of sequence " + std::to_string(sequenceId) +
+                             "'s " + std::to_string(bufferStateBytes) + " state bytes");
+                    return;
+                }
+                uint32_t magic;
+                std::memcpy(&magic, bufferState, sizeof(magic));
+                if (magic != kvaultSequenceBufferMagic) {
+                    SetError("llama_state_seq_get_data began with " + kvaultHex(magic) + ", not the " + kvaultHex(kvaultSequenceBufferMagic) +
+                             " Kvault's patch expects: this llama.cpp changed its state format; rebuild with a patch that knows it");
+                    return;
+                }
+
+                const uint32_t header[3] = {LLAMA_STATE_SEQ_MAGIC, LLAMA_STATE_SEQ_VERSION, static_cast<uint32_t>(tokens.size())};
+                std::memcpy(target, header, sizeof(header));
+                std::memcpy(target + sizeof(header), tokens.data(), tokens.size() * sizeof(llama_token));
+            } catch (const std::exception& e) {
+                SetError(e.what());
+            } catch (...) {
+                SetError("Unknown error when calling \"llama_state_seq_get_data\"");
+            }
+        }
+        void OnOK() {
+            deferred.Resolve(Napi::Number::New(Env(), static_cast<double>(stateSize)));
+        }
+        void OnError(const Napi::Error& err) {
+            deferred.Reject(err.Value());
+        }
+};
+Napi::Value AddonContext::SaveSequenceStateToBuffer(const Napi::CallbackInfo& info) {
+    if (disposed) {
+        Napi::Error::New(info.Env(), "Context is disposed").ThrowAsJavaScriptException();
+        return info.Env().Undefined();
+    }
+    if (info.Length() < 3 || !info[0].IsNumber() || !info[1].IsTypedArray() || !info[2].IsTypedArray() ||
+        info[1].As<Napi::TypedArray>().TypedArrayType() != napi_uint32_array ||
+        info[2].As<Napi::TypedArray>().TypedArrayType() != napi_uint8_array) {
+        Napi::TypeError::New(info.Env(), "saveSequenceStateToBuffer(sequenceId: number, tokens: Uint32Array, target: Uint8Array)")
+            .ThrowAsJavaScriptException();
+        return info.Env().Undefined();
+    }
+
+    AddonContextSaveSequenceStateToBufferWorker* worker = new AddonContextSaveSequenceStateToBufferWorker(info, this);
+    thread->queue(worker);
+    return worker->GetPromise();
+}
+
+// Reads a state from runs of bytes in order, as llama_io_read_host reads one buffer: a read or a
+// tensor's rows may span runs. Tensor rows go straight from the runs into the cache.
+class KvaultChunkReader : public llama_io_read_i {
+    public:
+        explicit KvaultChunkReader(std::vector<std::pair<const uint8_t*, size_t>> chunks) : chunks(std::move(chunks)) {
+            for (const auto& chunk : this->chunks) {
+                numRemaining += chunk.second;
+            }
+        }
+
+        void read(void* dst, size_t size) override {
+            take(size, [dst](const uint8_t* bytes, size_t numBytes, size_t done) {
+                std::memcpy(static_cast<uint8_t*>(dst) + done, bytes, numBytes);
+            });
+        }
+
+        void read_tensor(ggml_tensor* tensor, size_t offset, size_t size) override {
+            take(size, [tensor, offset](const uint8_t* bytes, size_t numBytes, size_t done) {
+                ggml_backend_tensor_set(tensor, bytes, offset + done, numBytes);
+            });
+        }
+
+        size_t n_bytes() override {
+            return numRead;
+        }
+
+        size_t remaining() const {
+            return numRemaining;
+        }
+
+    private:
+        template <typename Piece>
+        void take(size_t size, Piece&& piece) {
+            if (size > numRemaining) {
+                throw std::runtime_error("the state ends " + std::to_string(numRemaining) + " bytes after byte " + std::to_string(numRead) +
+                                         ", where llama.cpp reads " + std::to_string(size) + " more");
+            }
+            size_t done = 0;
+            while (done < size) {
+                while (offsetInChunk == chunks[chunk].second) {
+                    chunk++;
+                    offsetInChunk = 0;
+                }
+                const size_t numBytes = std::min(size - done, chunks[chunk].second - offsetInChunk);
+                piece(chunks[chunk].first + offsetInChunk, numBytes, done);
+                offsetInChunk += numBytes;
+                done += numBytes;
+            }
+            numRemaining -= size;
+            numRead += size;
+        }
+
+        std::vector<std::pair<const uint8_t*, size_t>> chunks;
+        size_t chunk = 0;
+        size_t offsetInChunk = 0;
+        size_t numRemaining = 0;
+        size_t numRead = 0;
+};
+
+// loadSequenceStateFromChunks(sequenceId, chunks, maxContextSize): loads a state in the file's
+// format, given as runs of bytes in order, into the sequence and resolves with its tokens. The runs
+// are read, never written, and must stay as they are until the promise settles.
+class AddonContextLoadSequenceStateFromChunksWorker : public Napi::AsyncWorker {
+    public:
+        AddonContext* context;
+        llama_seq_id sequenceId;
+        Napi::ObjectReference chunksReference;
+        std::vector<Napi::ObjectReference> chunkReferences;
+        std::vector<std::pair<const uint8_t*, size_t>> chunks;
+        size_t numBytes = 0;
+        size_t maxContextSize;
+        std::vector<llama_token> tokens;
+
+        AddonContextLoadSequenceStateFromChunksWorker(const Napi::CallbackInfo& info, AddonContext* context, Napi::Array chunkArray)
+            : Napi::AsyncWorker(info.Env(), "AddonContextLoadSequenceStateFromChunksWorker"),
+              context(context),
+              deferred(Napi::Promise::Deferred::New(info.Env())) {
+            context->Ref();
+
+            sequenceId = info[0].As<Napi::Number>().Int32Value();
+            chunksReference = Napi::Persistent(chunkArray.As<Napi::Object>());
+            for (uint32_t i = 0; i < chunkArray.Length(); i++) {
+                Napi::Uint8Array chunk = chunkArray.Get(i).As<Napi::Uint8Array>();
+                chunkReferences.push_back(Napi::Persistent(chunk.As<Napi::Object>())); // kept alive until the job is done
+                chunks.emplace_back(chunk.Data(), chunk.ByteLength());
+                numBytes += chunk.ByteLength();
+            }
+            maxContextSize = info[2].As<Napi::Number>().Uint32Value();
+        }
+        ~AddonContextLoadSequenceStateFromChunksWorker() {
+            context->Unref();
+        }
+
+        Napi::Promise GetPromise() {
+            return deferred.Promise();
+        }
+
+    protected:
+        Napi::Promise::Deferred deferred;
+
+        void Execute() {
+            try {
+                KvaultChunkReader reader(chunks);
+                if (reader.remaining() < kvaultFileHeaderBytes(0)) {
+                    SetError("a " + std::to_string(numBytes) + "-byte state is shorter than its " + std::to_string(kvaultFileHeaderBytes(0)) +
+                             "-byte header");
+                    return;
+                }
+                uint32_t header[3];
+                reader.read(header, sizeof(header));
+                if (header[0] != LLAMA_STATE_SEQ_MAGIC || header[1] != LLAMA_STATE_SEQ_VERSION) {
+                    SetError("the state's magic and version are " + kvaultHex(header[0]) + " and " + std::to_string(header[1]) + ", not " +
+                             kvaultHex(LLAMA_STATE_SEQ_MAGIC) + " and " + std::to_string(LLAMA_STATE_SEQ_VERSION));
+                    return;
+                }
+                const size_t numTokens = header[2];
+                if (numTokens > maxContextSize) {
+                    SetError("the state holds " + std::to_string(numTokens) + " tokens, more than the sequence's " +
+                             std::to_string(maxContextSize));
+                    return;
+                }
+                if (numTokens * sizeof(llama_token) > reader.remaining()) {
+                    SetError("the state's " + std::to_string(numTokens) + " tokens need " + std::to_string(kvaultFileHeaderBytes(numTokens)) +
+                             " bytes; it has " + std::to_string(numBytes));
+                    return;
+                }
+                tokens.resize(numTokens);
+                reader.read(tokens.data(), numTokens * sizeof(llama_token));
+
+                // what llama_state_seq_set_data does after its own 8-byte header (llama_context::
+                // state_seq_read_data), reading the runs in place of one buffer
+                llama_memory_t memory = llama_get_memory(context->ctx);
+                if (memory == nullptr) {
+                    SetError("the context has no memory to load a state into");
+                    return;
+                }
+                llama_synchronize(context->ctx);
+                try {
+                    memory->state_read(reader, sequenceId, 0); // on failure it clears the sequence and throws
+                } catch (const std::exception& e) {
+                    llama_memory_seq_rm(memory, sequenceId, -1, -1);
+                    SetError(std::string("llama.cpp refused the state: ") + e.what());
+                    return;
+                }
+                if (reader.remaining() != 0) {
+                    // KV the engine cannot vouch for: a state is exactly as long as what it holds
+                    llama_memory_seq_rm(memory, sequenceId, -1, -1);
+                    SetError("llama.cpp read " + std::to_string(reader.n_bytes()) + " of the state's " + std::to_string(numBytes) +
+                             " bytes; the rest is not a state's");
+                    return;
+                }
+            } catch (const std::exception& e) {
+                SetError(e.what());
+            } catch (...) {
+                SetError("Unknown error when loading a sequence state");
+            }
+        }
+        void OnOK() {
+            Napi::Uint32Array result = Napi::Uint32Array::New(Env(), tokens.size());
+            std::memcpy(result.Data(), tokens.data(), tokens.size() * sizeof(llama_token));
+            deferred.Resolve(result);
+        }
+        void OnError(const Napi::Error& err) {
+            deferred.Reject(err.Value());
+        }
+};
+Napi::Value AddonContext::LoadSequenceStateFromChunks(const Napi::CallbackInfo& info) {
+    if (disposed) {
+        Napi::Error::New(info.Env(), "Context is disposed").ThrowAsJavaScriptException();
+        return info.Env().Undefined();
+    }
+    bool valid = info.Length() >= 3 && info[0].IsNumber() && info[1].IsArray() && info[2].IsNumber();
+    if (valid) {
+        Napi::Array chunkArray = info[1].As<Napi::Array>();
+        for (uint32_t i = 0; valid && i < chunkArray.Length(); i++) {
+            Napi::Value chunk = chunkArray.Get(i);
+            valid = chunk.IsTypedArray() && chunk.As<Napi::TypedArray>().TypedArrayType() == napi_uint8_array;
+        }
+    }
+    if (!valid) {
+        Napi::TypeError::New(info.Env(), "loadSequenceStateFromChunks(sequenceId: number, chunks: Uint8Array[], maxContextSize: number)")
+            .ThrowAsJavaScriptException();
+        return info.Env().Undefined();
+    }
+
+    AddonContextLoadSequenceStateFromChunksWorker* worker =
+        new AddonContextLoadSequenceStateFromChunksWorker(info, this, info[1].As<Napi::Array>());
+    thread->queue(worker);
+    return worker->GetPromise();
+}

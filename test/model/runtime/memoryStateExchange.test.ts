@@ -1,0 +1,167 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { LlamaModel } from "node-llama-cpp";
+import { parseSequenceState } from "../../../engine/codec/parseSequenceState.js";
+import { assembleSequenceStateChunks, bufferPageAccess, numPagesFor, scatterStateToPages } from "../../../engine/codec/statePages.js";
+import { inMemoryStateUnsupported } from "../../../engine/runtime/addonPatch/sequenceStateInMemory.js";
+import { FileStateExchange } from "../../../engine/runtime/FileStateExchange.js";
+import { LlamaRoleContext } from "../../../engine/runtime/LlamaRoleContext.js";
+import { LlamaRuntime } from "../../../engine/runtime/LlamaRuntime.js";
+import { MemoryStateExchange } from "../../../engine/runtime/MemoryStateExchange.js";
+import { PrivateStateDirectory } from "../../../engine/runtime/PrivateStateDirectory.js";
+import { SequenceStateError } from "../../../engine/runtime/sequenceStateErrors.js";
+import type { SequenceSlot } from "../../../engine/runtime/SequenceSlot.js";
+import { generatedModelPath } from "../../support/generatedModels.js";
+
+// The patched addon's in-memory state methods (engine/runtime/addonPatch/AddonContextStateBuffers.cpp)
+// in the local build `npm run build-llama` makes (test/e2e's global setup makes one), against
+// llama.cpp's own state files from the same binary: the same bytes out, the same KV in.
+
+const PAGE_TOKENS = 16;
+const PROMPT = "A state saved into memory is the state file's bytes, and a state loaded from pages continues as the original.";
+
+async function greedy(slot: SequenceSlot, tokens: readonly number[], count: number): Promise<number[]> {
+    const out: number[] = [];
+    for await (const token of slot.generate(tokens, { temperature: 0 })) {
+        out.push(token);
+        if (out.length >= count) {
+            break;
+        }
+    }
+    return out;
+}
+
+describe("states through memory in Kvault's patched local build, against llama.cpp's state files", () => {
+    let runtime: LlamaRuntime;
+    let model: LlamaModel;
+    let directory: PrivateStateDirectory;
+    const contexts: LlamaRoleContext[] = [];
+    beforeAll(async () => {
+        runtime = await LlamaRuntime.start({ gpu: false });
+        model = await runtime.loadModel(generatedModelPath("tiny"));
+        directory = PrivateStateDirectory.create();
+    });
+    afterAll(async () => {
+        for (const context of contexts.splice(0)) {
+            await context.dispose();
+        }
+        expect(directory.listFiles()).toEqual([]);
+        directory.dispose();
+        await model.dispose();
+        await runtime.dispose();
+    });
+
+    async function context(exchange: "memory" | "file", numSequences: number, flashAttention: boolean): Promise<LlamaRoleContext> {
+        const created = await LlamaRoleContext.create(
+            model,
+            { role: "decode", contextSize: 256, numSequences, flashAttention },
+            exchange === "memory" ? new MemoryStateExchange() : new FileStateExchange(directory)
+        );
+        contexts.push(created);
+        return created;
+    }
+
+    it("runs on the local build, whose addon carries the in-memory state methods", () => {
+        expect(runtime.binary, "npm run build-llama's build (the e2e global setup makes it)").toEqual({
+            kind: "localBuild",
+            flavor: "native"
+        });
+        expect(inMemoryStateUnsupported(runtime.llama)).toBeUndefined();
+    });
+
+    describe.each([
+        { name: "V transposed (no flash attention)", flashAttention: false },
+        { name: "V in rows (flash attention)", flashAttention: true }
+    ])("$name", ({ flashAttention }) => {
+        it.each([1, 17, 47])(
+            "saves a %i-token sequence as the state file's very bytes, and loads it from pages to continue as a fresh run",
+            async (numPrefill) => {
+                const tokens = model.tokenize(PROMPT.repeat(3)).slice(0, numPrefill + 1);
+                expect(tokens).toHaveLength(numPrefill + 1);
+                const throughMemory = await context("memory", 1, flashAttention);
+                const throughFiles = await context("file", 1, flashAttention);
+                const decode = await context("memory", 3, flashAttention);
+
+                const source = throughMemory.acquireSequence()!;
+                await throughMemory.evaluate(source, tokens.slice(0, numPrefill));
+                const inMemory = await throughMemory.exportState(source, "memory");
+                const asFile = await throughFiles.exportState(
+                    await (async () => {
+                        const slot = throughFiles.acquireSequence()!;
+                        await throughFiles.evaluate(slot, tokens.slice(0, numPrefill));
+                        return slot;
+                    })(),
+                    "file"
+                );
+                expect(inMemory.bytes.length).toBe(asFile.bytes.length);
+                expect(inMemory.bytes.equals(asFile.bytes)).toBe(true);
+                expect(inMemory.numCells).toBe(numPrefill);
+
+                // through pages, re-framed for the 3-stream context, loaded from views of the pages into its last sequence
+                const pages = Array.from({ length: numPagesFor(numPrefill, PAGE_TOKENS) }, () =>
+                    Buffer.alloc(PAGE_TOKENS * inMemory.layout.layers.reduce((sum, layer) => sum + layer.kRowBytes + layer.vRowBytes, 0))
+                );
+                scatterStateToPages(inMemory, bufferPageAccess(pages), PAGE_TOKENS);
+                inMemory.release();
+                expect(inMemory.bytes.length).toBe(0);
+                const slots = [decode.acquireSequence()!, decode.acquireSequence()!, decode.acquireSequence()!];
+                const chunks = assembleSequenceStateChunks({
+                    tokens: tokens.slice(0, numPrefill),
+                    layout: throughMemory.layout!,
+                    targetLayout: decode.layout!,
+                    targetNumStreams: decode.numStreams!,
+                    pages: bufferPageAccess(pages),
+                    pageTokens: PAGE_TOKENS
+                });
+                expect(chunks.chunks.length).toBeGreaterThan(1);
+                await decode.importState(slots[2]!, chunks, "pages");
+                expect(slots[2]!.tokens).toEqual(tokens.slice(0, numPrefill));
+                const handedOff = await greedy(slots[2]!, [tokens[numPrefill]!], 12);
+                const recomputed = await greedy(slots[0]!, tokens, 12);
+                expect(handedOff).toEqual(recomputed);
+                for (const slot of slots) {
+                    await decode.releaseSequence(slot);
+                }
+            }
+        );
+    });
+
+    it("refuses a state with a wrong magic, a short one, and one with bytes past its end, each a SequenceStateError that leaves no cell behind", async () => {
+        const source = await context("memory", 1, true);
+        const target = await context("memory", 1, true);
+        const tokens = model.tokenize(PROMPT).slice(0, 20);
+        const slot = source.acquireSequence()!;
+        await source.evaluate(slot, tokens);
+        const saved = await source.exportState(slot, "good");
+        const good = Buffer.from(saved.bytes);
+        saved.release();
+        const into = target.acquireSequence()!;
+
+        const wrongMagic = Buffer.from(good);
+        wrongMagic.writeUInt32LE(0x12345678, 0);
+        const shortOne = good.subarray(0, good.length - 100);
+        const withTrailing = Buffer.concat([good, Buffer.from([1, 2, 3, 4])]);
+        const refusals: [Buffer, RegExp][] = [
+            [wrongMagic, /the state's magic and version are 0x12345678 and \d+, not 0x67677371/],
+            [shortOne, /llama\.cpp refused the state: .*|the state ends/],
+            [withTrailing, new RegExp(`llama\\.cpp read ${good.length} of the state's ${good.length + 4} bytes`)]
+        ];
+        for (const [state, reason] of refusals) {
+            const error = await target.importState(into, state, "bad").catch((caught: unknown) => caught);
+            expect(error).toBeInstanceOf(SequenceStateError);
+            expect((error as Error).message).toMatch(reason);
+            expect(into.numTokens).toBe(0);
+            // no cell of the refused state is left: the same tokens evaluated afresh give the source's very state
+            await target.evaluate(into, tokens);
+            const afresh = await target.exportState(into, "afresh");
+            expect(afresh.bytes.equals(good)).toBe(true);
+            afresh.release();
+            await target.clearSequence(into);
+        }
+        // the good one still loads into the same sequence, and holds what the source held
+        await target.importState(into, good, "good");
+        expect(into.tokens).toEqual(tokens);
+        const back = await target.exportState(into, "back");
+        expect(parseSequenceState(back.bytes).numCells).toBe(tokens.length);
+        expect(back.bytes.equals(good)).toBe(true);
+    });
+});
