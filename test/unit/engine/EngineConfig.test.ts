@@ -30,3 +30,22 @@ describe("resolveEngineConfig: gpuLayers", () => {
         expect(() => resolveEngineConfig({ modelPath: "m.gguf", gpuLayers: 1.5 })).toThrow(EngineConfigError);
     });
 });
+
+describe("resolveEngineConfig: the binary and the state exchange", () => {
+    it("prefers a local build and the in-memory path by default, and takes the prebuilt and files when asked", () => {
+        expect(resolveEngineConfig({ modelPath: "m.gguf" })).toMatchObject({ llamaBinary: "auto", stateExchange: "auto" });
+        expect(resolveEngineConfig({ modelPath: "m.gguf", llamaBinary: "prebuilt", stateExchange: "file" })).toMatchObject({
+            llamaBinary: "prebuilt",
+            stateExchange: "file"
+        });
+    });
+
+    it("refuses any other value, naming it and the ones there are", () => {
+        expect(() => resolveEngineConfig({ modelPath: "m.gguf", llamaBinary: "local" as "auto" })).toThrow(
+            'llamaBinary is "local"; use "auto" or "prebuilt".'
+        );
+        expect(() => resolveEngineConfig({ modelPath: "m.gguf", stateExchange: "memory" as "auto" })).toThrow(
+            'stateExchange is "memory"; use "auto" or "file".'
+        );
+    });
+});
