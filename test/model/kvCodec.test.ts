@@ -8,22 +8,11 @@ import { LlamaRuntime } from "../../engine/runtime/LlamaRuntime.js";
 import { PrivateStateDirectory } from "../../engine/runtime/PrivateStateDirectory.js";
 import { FileStateExchange } from "../../engine/runtime/FileStateExchange.js";
 import { LlamaRoleContext } from "../../engine/runtime/LlamaRoleContext.js";
-import type { SequenceSlot } from "../../engine/runtime/SequenceSlot.js";
 import { generatedModelPath } from "../support/generatedModels.js";
+import { greedyTokens } from "../support/greedyTokens.js";
 
 const PAGE_TOKENS = 16;
 const PROMPT = "Pages hold the real KV bytes of one sequence. The codec moves them between contexts, and nothing else.";
-
-async function greedy(slot: SequenceSlot, tokens: readonly number[], count: number): Promise<number[]> {
-    const out: number[] = [];
-    for await (const token of slot.generate(tokens, { temperature: 0 })) {
-        out.push(token);
-        if (out.length >= count) {
-            break;
-        }
-    }
-    return out;
-}
 
 describe("the KV codec on real node-llama-cpp states of the tiny model", () => {
     let runtime: LlamaRuntime;
@@ -99,10 +88,10 @@ describe("the KV codec on real node-llama-cpp states of the tiny model", () => {
                     });
                     await decode.importState(target, reframed, "test");
                     expect(target.tokens).toEqual(tokens.slice(0, numPrefill));
-                    const handedOff = await greedy(target, [tokens[numPrefill]!], 12);
+                    const handedOff = await greedyTokens(target, [tokens[numPrefill]!], 12);
 
                     const fresh = decodeSequences[0]!;
-                    const recomputed = await greedy(fresh, tokens, 12);
+                    const recomputed = await greedyTokens(fresh, tokens, 12);
                     expect(handedOff).toEqual(recomputed);
                     for (const sequence of decodeSequences) {
                         await decode.releaseSequence(sequence);
