@@ -8,6 +8,7 @@ import { kvCacheTypeTraits, type KvCacheType } from "../codec/kvCacheTypes.js";
 import type { StateExchange } from "./StateExchange.js";
 import { refuseContextShift } from "./refuseContextShift.js";
 import { LlamaSequenceSlot } from "./LlamaSequenceSlot.js";
+import { attachThreadpool, type ContextThreadpool } from "./addonPatch/contextThreadpool.js";
 import type { ContextRole, ExportedState, RoleContext } from "./RoleContext.js";
 import type { SequenceSlot } from "./SequenceSlot.js";
 
@@ -27,6 +28,12 @@ export interface RoleContextOptions {
      * decode step verifies them all; greedy output is the same token for token. Off when absent.
      */
     readonly speculation?: "input-lookup";
+    /**
+     * How long this context's ggml pool threads poll for the next graph before they sleep, 0–100
+     * (ggml's level; llama-server's default is 50), in a binary with Kvault's patch. Absent: ggml's
+     * own pool per graph, as in node-llama-cpp's prebuilt.
+     */
+    readonly threadpoolPoll?: number;
 }
 
 /**
@@ -51,7 +58,9 @@ export class LlamaRoleContext implements RoleContext {
         readonly layout: KvLayout | undefined,
         slots: LlamaSequenceSlot[],
         /** How states leave and enter llama.cpp: through memory or through the private state directory. */
-        readonly states: StateExchange
+        readonly states: StateExchange,
+        /** The context's own ggml thread pool; undefined where the binary computes each graph on a pool of its own (the prebuilt). */
+        readonly threadpool: ContextThreadpool | undefined
     ) {
         this.allSlots = [...slots];
         this.freeSlots = slots.reverse(); // acquired from the end: slot 0 first
@@ -69,6 +78,7 @@ export class LlamaRoleContext implements RoleContext {
             threads: options.threads
         });
         try {
+            const threadpool = options.threadpoolPoll === undefined ? undefined : await attachThreadpool(context, options.threadpoolPoll);
             const slots: LlamaSequenceSlot[] = [];
             for (let i = 0; i < options.numSequences; i++) {
                 const tokenPredictor = options.speculation === "input-lookup" ? new InputLookupTokenPredictor() : undefined;
@@ -100,7 +110,8 @@ export class LlamaRoleContext implements RoleContext {
                 measured?.numStreams,
                 measured?.layout,
                 slots,
-                states
+                states,
+                threadpool
             );
         } catch (error) {
             await context.dispose();

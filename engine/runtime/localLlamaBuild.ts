@@ -27,7 +27,7 @@ import path from "node:path";
 export type LocalBuildFlavor = "native" | "portable";
 
 /** The addon patch's name and revision, recorded in a local build's cmake options. */
-export const addonPatchName = "context-thread-state-memory-2";
+export const addonPatchName = "context-thread-state-memory-threadpool-3";
 
 export const localBuildCmakeOptions: Readonly<Record<LocalBuildFlavor, Readonly<Record<string, string>>>> = {
     native: { GGML_NATIVE: "ON", GGML_OPENMP: "OFF", GGML_BACKEND_DL: "OFF", KVAULT_ADDON_PATCH: addonPatchName },

@@ -14,7 +14,9 @@ import { KvaultError } from "../../core/KvaultError.js";
  *   prompt still never stalls a stream;
  * - a sequence's state is saved into and loaded from memory JavaScript owns
  *   (AddonContextStateBuffers.cpp), in the state file's own format, instead of through a file:
- *   the handoff's passes over the bytes go from six to three (runtime/MemoryStateExchange.ts).
+ *   the handoff's passes over the bytes go from six to three (runtime/MemoryStateExchange.ts);
+ * - each context gets a ggml thread pool for its life (AddonContextThreadpool.cpp), as llama-server
+ *   has, instead of one made and joined for every graph (addonPatch/contextThreadpool.ts).
  *
  * The patch's name (localLlamaBuild.ts, addonPatchName) goes into the build's cmake options;
  * change it with the patch so that builds made before are rebuilt.
@@ -38,7 +40,7 @@ interface AddonEdit {
 }
 
 /** Files of the patch's own, copied beside node-llama-cpp's addon sources (its CMakeLists globs addon/*.cpp). */
-const patchFiles = ["AddonContextThread.h", "AddonContextStateBuffers.cpp"] as const;
+const patchFiles = ["AddonContextThread.h", "AddonContextStateBuffers.cpp", "AddonContextThreadpool.cpp"] as const;
 
 export const addonEdits: readonly AddonEdit[] = [
     {
@@ -91,6 +93,37 @@ export const addonEdits: readonly AddonEdit[] = [
             '                InstanceMethod("loadSequenceStateFromFile", &AddonContext::LoadSequenceStateFromFile),\n' +
             '                InstanceMethod("saveSequenceStateToBuffer", &AddonContext::SaveSequenceStateToBuffer),\n' +
             '                InstanceMethod("loadSequenceStateFromChunks", &AddonContext::LoadSequenceStateFromChunks),\n',
+        count: 1
+    },
+    {
+        file: "AddonContext.h",
+        find: "        AddonContextThread* thread = nullptr;\n",
+        replace:
+            "        AddonContextThread* thread = nullptr;\n" +
+            "        ggml_threadpool* threadpool = nullptr;\n" +
+            "        void (*threadpoolFree)(ggml_threadpool*) = nullptr;\n" +
+            "        Napi::Value AttachThreadpool(const Napi::CallbackInfo& info);\n",
+        count: 1
+    },
+    {
+        file: "AddonContext.h",
+        find: '#include "AddonContextThread.h"\n',
+        replace: '#include "AddonContextThread.h"\nclass AddonContext;\nvoid kvaultFreeThreadpool(AddonContext* context);\n',
+        count: 1
+    },
+    {
+        file: "AddonContext.cpp",
+        find: '                InstanceMethod("loadSequenceStateFromChunks", &AddonContext::LoadSequenceStateFromChunks),\n',
+        replace:
+            '                InstanceMethod("loadSequenceStateFromChunks", &AddonContext::LoadSequenceStateFromChunks),\n' +
+            '                InstanceMethod("attachThreadpool", &AddonContext::AttachThreadpool),\n',
+        count: 1
+    },
+    {
+        // disposeMemory: the pool outlives the context that computes on it
+        file: "AddonContext.cpp",
+        find: "    if (currentCtx != nullptr) {\n        llama_free(currentCtx);\n    }\n",
+        replace: "    if (currentCtx != nullptr) {\n        llama_free(currentCtx);\n    }\n    kvaultFreeThreadpool(this);\n",
         count: 1
     }
 ];

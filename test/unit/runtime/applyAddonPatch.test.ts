@@ -24,6 +24,7 @@ function unpatchedAddonCopy(): string {
     }
     rmSync(path.join(directory, "AddonContextThread.h"), { force: true });
     rmSync(path.join(directory, "AddonContextStateBuffers.cpp"), { force: true });
+    rmSync(path.join(directory, "AddonContextThreadpool.cpp"), { force: true });
     return directory;
 }
 
@@ -65,6 +66,15 @@ describe("applyAddonPatch", () => {
         expect(stateBuffers).toContain("Napi::Value AddonContext::SaveSequenceStateToBuffer(");
         expect(stateBuffers).toContain("Napi::Value AddonContext::LoadSequenceStateFromChunks(");
         expect(stateBuffers.split("thread->queue(worker);").length - 1).toBe(2);
+        // the context's own ggml pool: a member, a method registered for JavaScript, freed after llama_free
+        expect(header).toContain("ggml_threadpool* threadpool = nullptr;");
+        expect(header).toContain("Napi::Value AttachThreadpool(const Napi::CallbackInfo& info);");
+        expect(source).toContain('InstanceMethod("attachThreadpool", &AddonContext::AttachThreadpool),');
+        expect(source).toMatch(/llama_free\(currentCtx\);\n {4}\}\n {4}kvaultFreeThreadpool\(this\);/);
+        const threadpool = readFileSync(path.join(directory, "AddonContextThreadpool.cpp"), "utf8");
+        expect(threadpool).toContain("Napi::Value AddonContext::AttachThreadpool(");
+        expect(threadpool).toContain("llama_attach_threadpool(context->ctx, pool, nullptr);");
+        expect(threadpool.split("thread->queue(worker);").length - 1).toBe(1);
 
         const patched = snapshot(directory);
         expect(applyAddonPatch(directory)).toBe("already-applied");
@@ -82,10 +92,10 @@ describe("applyAddonPatch", () => {
         expect(snapshot(directory)).toEqual(before);
     });
 
-    it("gives a source patched by the earlier revision (the context thread alone) only the edits it lacks", () => {
+    it("gives a source patched by the earliest revision (the context thread alone) only the edits it lacks", () => {
         const directory = unpatchedAddonCopy();
-        const threadEdits = addonEdits.filter((edit) => !edit.replace.includes("SequenceStateToBuffer"));
-        expect(threadEdits.length).toBe(addonEdits.length - 2);
+        const threadEdits = addonEdits.filter((edit) => !/SequenceStateToBuffer|SequenceStateFromChunks|[Tt]hreadpool/.test(edit.replace));
+        expect(threadEdits.length).toBe(addonEdits.length - 6);
         for (const edit of threadEdits) {
             const file = path.join(directory, edit.file);
             writeFileSync(file, readFileSync(file, "utf8").split(edit.find).join(edit.replace));
@@ -98,5 +108,7 @@ describe("applyAddonPatch", () => {
         expect(source.split("thread->queue(worker);").length - 1).toBe(8); // the thread edits were not made twice
         expect(source.split('InstanceMethod("saveSequenceStateToBuffer"').length - 1).toBe(1);
         expect(readFileSync(path.join(directory, "AddonContext.h"), "utf8").split("SaveSequenceStateToBuffer").length - 1).toBe(1);
+        expect(source.split("kvaultFreeThreadpool(this);").length - 1).toBe(1);
+        expect(readFileSync(path.join(directory, "AddonContext.h"), "utf8").split("AttachThreadpool").length - 1).toBe(1);
     });
 });
