@@ -250,4 +250,10 @@ export type EngineEvent =
       }
     | { readonly type: "failed"; readonly requestId: string; readonly error: EngineErrorPayload }
     /** A call's answer: its result, or why it failed (a refused call is answered so too). */
-    | { readonly type: "answer"; readonly callId: string; readonly result?: unknown; readonly error?: EngineErrorPayload };
+    | { readonly type: "answer"; readonly callId: string; readonly result?: unknown; readonly error?: EngineErrorPayload }
+    /**
+     * The events of one turn of the engine's event loop, in order, as one message (every
+     * sequence's token of one decode step, say): one write on the channel and one wake of the
+     * host instead of one per event. Never nested.
+     */
+    | { readonly type: "batch"; readonly events: readonly EngineEvent[] };

@@ -22,7 +22,8 @@ export const engineDefaults = {
     gpu: "auto",
     stateExchange: "auto",
     llamaBinary: "auto",
-    handoffStepDelayMs: 0
+    handoffStepDelayMs: 0,
+    tokenDelayMs: 0
 } as const;
 
 export type EngineMode = "split" | "unified";
@@ -103,10 +104,20 @@ export interface EngineConfig {
      * person sees pages go prefill → host → decode. 0 (the default) waits not at all.
      */
     readonly handoffStepDelayMs: number;
+    /**
+     * The streaming demo mode: milliseconds each generated token waits before the next is
+     * decoded, so that an answer of a model too small to watch (the generated demo model decodes
+     * 1,800 tokens a second on 2 cores) streams at a pace a person, or a test, can follow. 0 (the
+     * default) waits not at all.
+     */
+    readonly tokenDelayMs: number;
 }
 
 /** The demo mode's longest pause per handoff step: long enough to watch, short of a request's timeouts. */
 export const MAX_HANDOFF_STEP_DELAY_MS = 5_000;
+
+/** The streaming demo's longest pause per token: slower than reading already. */
+export const MAX_TOKEN_DELAY_MS = 1_000;
 
 export type EngineConfigInput = Pick<EngineConfig, "modelPath"> & Partial<Omit<EngineConfig, "modelPath">>;
 
@@ -149,6 +160,11 @@ export function resolveEngineConfig(input: EngineConfigInput): EngineConfig {
     ) {
         throw new EngineConfigError(
             `handoffStepDelayMs is ${config.handoffStepDelayMs}; it must be a whole number of milliseconds from 0 to ${MAX_HANDOFF_STEP_DELAY_MS}.`
+        );
+    }
+    if (!Number.isSafeInteger(config.tokenDelayMs) || config.tokenDelayMs < 0 || config.tokenDelayMs > MAX_TOKEN_DELAY_MS) {
+        throw new EngineConfigError(
+            `tokenDelayMs is ${config.tokenDelayMs}; it must be a whole number of milliseconds from 0 to ${MAX_TOKEN_DELAY_MS}.`
         );
     }
     if (config.gpuLayers !== undefined && (!Number.isSafeInteger(config.gpuLayers) || config.gpuLayers < 0)) {

@@ -95,11 +95,12 @@ export class KvEngine {
             prefill &&
             new Handoff({ prefill, decode, pool, transfer, pages: scheduler, prefillOverflow: policies.prefillOverflow, hooks, pacing });
         const replays = new ReplayLog(parts.freshContext);
-        const { inPlacePrefillTokens } = parts.config;
+        const { inPlacePrefillTokens, tokenDelayMs } = parts.config;
         this.#requests = new RequestRunner({
             pool,
             window,
             inPlacePrefillTokens,
+            tokenDelayMs,
             admission: policies.admission,
             hooks,
             counters,

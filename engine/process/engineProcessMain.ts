@@ -6,6 +6,7 @@ import { auditIntervalFromEnvironment } from "../audit/PeriodicAudit.js";
 import { EngineService } from "../service/EngineService.js";
 import { EngineCommandServer } from "./EngineCommandServer.js";
 import { connectToHost } from "./EngineTransport.js";
+import { batchEvents } from "./batchEvents.js";
 import { readEngineProcessConfig } from "./readEngineProcessConfig.js";
 import { toErrorPayload } from "./toErrorPayload.js";
 import { withDeadline } from "../core/withDeadline.js";
@@ -20,11 +21,12 @@ function log(line: string): void {
 }
 
 async function main(): Promise<void> {
-    const transport = connectToHost();
-    if (transport === undefined) {
+    const connection = connectToHost();
+    if (connection === undefined) {
         log("no host: start the engine through the app or the headless server (utilityProcess or child_process.fork).");
         process.exit(2);
     }
+    const transport = batchEvents(connection);
 
     let server: EngineCommandServer | undefined = undefined; // set once the engine is ready
     const early: unknown[] = [];

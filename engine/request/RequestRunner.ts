@@ -22,6 +22,8 @@ export interface RequestRunnerParts {
     readonly window: WindowReport;
     /** New tokens up to this many are evaluated in place in the decode context; more go through the handoff. */
     readonly inPlacePrefillTokens: number;
+    /** The streaming demo mode's wait after each token (EngineConfig.tokenDelayMs); 0 waits not at all. */
+    readonly tokenDelayMs: number;
     readonly admission: AdmissionPolicy;
     readonly hooks: Pick<KvEngineHooks, "onStatus">;
     readonly counters: EngineCounters;
@@ -123,7 +125,7 @@ export class RequestRunner {
             await handoff.run(record, workspace.id, slot, prompt, numReused, timings);
             decodeInput = prompt.slice(-1);
         }
-        const decoded = await runDecode(record, slot, decodeInput, input, timings, admittedAt, counters);
+        const decoded = await runDecode(record, slot, decodeInput, input, timings, admittedAt, counters, this.parts.tokenDelayMs);
         if (isPlainGreedy(input.sampling ?? GREEDY)) {
             this.parts.replays.record({ request: record.id, turn: input.turn, workspace: workspace.id, prompt, tokens: decoded.tokens });
         }

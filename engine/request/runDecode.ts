@@ -14,7 +14,8 @@ export interface DecodeOutcome {
  * The decode loop of one request: evaluates `tokens` (the prompt's tail the sequence does not hold
  * yet) and samples until an end-of-generation token, a stop the consumer asks for, or `maxTokens`.
  * A cancel takes effect within one step: every token first asks whether the request still lives.
- * Ends the request as finished.
+ * `tokenDelayMs` (the streaming demo mode, EngineConfig) waits that long after each token before
+ * the next is decoded. Ends the request as finished.
  */
 export async function runDecode(
     record: RequestRecord,
@@ -23,7 +24,8 @@ export async function runDecode(
     input: GenerateRequest,
     timings: RequestTimings,
     admittedAt: number,
-    counters: EngineCounters
+    counters: EngineCounters,
+    tokenDelayMs = 0
 ): Promise<DecodeOutcome> {
     record.enter({ kind: "decoding" });
     const generated: number[] = [];
@@ -53,6 +55,9 @@ export async function runDecode(
         if (generated.length >= input.maxTokens) {
             finishReason = "length";
             break;
+        }
+        if (tokenDelayMs > 0) {
+            await new Promise((resolve) => setTimeout(resolve, tokenDelayMs));
         }
     }
     record.throwIfEnded();

@@ -81,13 +81,14 @@ async function main(): Promise<void> {
         log(`Extra API keys, each with its own workspaces: ${options.extraApiKeys.map(({ id }) => id).join(", ")}.`);
     }
 
-    // The mode, a --prefill-capacity and the demo mode are the command line's alone; the rest follows the settings.
+    // The mode, a --prefill-capacity and the demo modes are the command line's alone; the rest follows the settings.
     const headlessConfig = (settings: EngineSettings): Omit<EngineConfigInput, "modelPath"> => ({
         ...engineConfigFor(settings),
         mode: options.mode,
         ...(options.prefillCapacityGiven ? { prefillContextSize: options.prefillCapacity } : {}),
         onWindowAboveCapacity: "clamp",
-        handoffStepDelayMs: options.handoffDemoMs
+        handoffStepDelayMs: options.handoffDemoMs,
+        tokenDelayMs: options.streamDemoMs
     });
     const supervisor = await EngineSupervisor.start({ modelPath: model.path, ...headlessConfig(engineSettings) }, { log, inspectModel });
     const info = supervisor.info;

@@ -39,6 +39,8 @@ export interface ServeOptions {
     readonly downloadStallSeconds?: number;
     /** The page map's demo mode: milliseconds each handoff step waits (the engine's handoffStepDelayMs); 0 when off. */
     readonly handoffDemoMs: number;
+    /** The streaming demo mode: milliseconds each generated token waits before the next (the engine's tokenDelayMs); 0 when off. */
+    readonly streamDemoMs: number;
     /**
      * The engine settings given on the command line, which override `<data-dir>/settings.json`'s
      * for this run (host/settings/); a setting not given comes from the file.
@@ -114,6 +116,8 @@ export const serveUsage = `Usage: npm run serve -- [options]
   --download-stall-seconds N  stop a download that gains no byte for N seconds, keeping it to resume (default 60)
   --handoff-demo MS           demo mode: each handoff step waits MS milliseconds (up to 5000), so the page
                               map shows pages go prefill → host → decode (default 0: off)
+  --stream-demo MS            demo mode: each generated token waits MS milliseconds (up to 1000) before
+                              the next, so a model too small to watch streams at reading pace (default 0: off)
   --backend NAME=URL[,key-env=VAR][,model=ID][,allow-remote]
                               a remote OpenAI-compatible server (vLLM, SGLang, llama-server, Ollama,
                               another Kvault) that workspaces can run on and Kvault's API lists as
@@ -155,6 +159,7 @@ const FLAGS = new Set([
     "data-dir",
     "download-stall-seconds",
     "handoff-demo",
+    "stream-demo",
     "backend"
 ]);
 
@@ -306,6 +311,7 @@ export function parseServeOptions(argv: readonly string[], env: Readonly<Record<
         dataDir: path.resolve(given.get("data-dir") ?? path.join(os.homedir(), ".kvault")),
         downloadStallSeconds: given.has("download-stall-seconds") ? integer("download-stall-seconds", 0, 1, 3600) : undefined,
         handoffDemoMs: integer("handoff-demo", 0, 0, 5_000),
+        streamDemoMs: integer("stream-demo", 0, 0, 1_000),
         engineFromCommandLine: Object.fromEntries(Object.entries(fromCommandLine).filter(([, value]) => value !== undefined)),
         engineFlags: given.has("gpu-layers") ? { ...engineSettingFlags, gpu: "--gpu-layers" } : engineSettingFlags,
         modelGiven: given.has("model"),

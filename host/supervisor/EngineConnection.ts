@@ -258,7 +258,7 @@ export class EngineConnection {
                 signal?.removeEventListener("abort", abort);
             };
 
-            this.child.on("message", (message) => {
+            const receive = (message: unknown): void => {
                 if (!isRecord(message)) {
                     return;
                 }
@@ -271,6 +271,18 @@ export class EngineConnection {
                     reason = isErrorPayload(message.error) ? message.error : undefined;
                 } else {
                     this.#route(message);
+                }
+            };
+            this.child.on("message", (message) => {
+                // One turn's events in one message (engine/process/batchEvents.ts), never nested.
+                if (isRecord(message) && message.type === "batch" && Array.isArray(message.events)) {
+                    for (const event of message.events as unknown[]) {
+                        if (!(isRecord(event) && event.type === "batch")) {
+                            receive(event);
+                        }
+                    }
+                } else {
+                    receive(message);
                 }
             });
             this.child.on("exit", (code, signalName) => {

@@ -3,7 +3,11 @@ import { configureWorkspace, newWorkspace, readApp, sendMessage, storedWorkspace
 import { useKvaultApp } from "./support/useKvaultApp.js";
 
 describe("a turn that fails in the engine, in a real browser", () => {
-    const { app, server, screenshots } = useKvaultApp();
+    const { app, server, screenshots } = useKvaultApp({
+        // 10 ms per token (the streaming demo mode): the generated model's 400-token answer lasts
+        // seconds, long enough to press Esc mid-answer, however fast this machine decodes it.
+        serveArgs: ["--stream-demo", "10"]
+    });
 
     it("shows the engine's error in place of the answer and never stores it, nor the text streamed before it", async () => {
         const { page } = app();

@@ -6,7 +6,11 @@ import { useKvaultApp } from "./support/useKvaultApp.js";
 // for it. Reloading mid-answer neither cancels nor loses it: the reloaded page attaches to the
 // running turn, shows what was written so far and the rest as it comes, and the server keeps it.
 describe("an answer being written survives a page reload", () => {
-    const { app, screenshots } = useKvaultApp();
+    const { app, screenshots } = useKvaultApp({
+        // 20 ms per token (the streaming demo mode): 120 tokens last seconds, long enough to reload
+        // mid-answer, however fast this machine decodes them.
+        serveArgs: ["--stream-demo", "20"]
+    });
 
     it("reloads mid-answer, sees the answer continue and finish, and finds it stored", async () => {
         const { page } = app();

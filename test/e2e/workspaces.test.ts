@@ -24,9 +24,11 @@ import { useKvaultApp } from "./support/useKvaultApp.js";
 const ANSWER_TOKENS = 1_200;
 
 describe("workspaces in a real browser: two stream at once, the page map follows them", () => {
-    // A 2,048-token window, so each of the first two answers can run to 1,200 tokens: seconds of
-    // streaming even on a fast local llama build (150 tokens ended before the second was sent).
-    const { app, screenshots } = useKvaultApp({ serveArgs: ["--context", "2048"] });
+    // A 2,048-token window, so each of the first two answers can run to 1,200 tokens, and 10 ms per
+    // token (the streaming demo mode): seconds of streaming however fast this machine decodes (the
+    // generated model's local build makes 1,800 tokens a second on 2 cores; 150 tokens ended
+    // before the second was sent).
+    const { app, screenshots } = useKvaultApp({ serveArgs: ["--context", "2048", "--stream-demo", "10"] });
     let first: WorkspaceItem;
     let second: WorkspaceItem;
 

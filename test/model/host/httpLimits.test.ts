@@ -10,7 +10,16 @@ const API_KEY = "limits-test-key";
 describe("the API's limits: a full queue and the per-request time limit", () => {
     let service: EngineService;
     beforeAll(async () => {
-        service = await EngineService.start({ modelPath: generatedModelPath("tiny"), ...tinyEngineConfig, gpu: false });
+        // Every turn's handoff (inPlacePrefillTokens 0: every prompt is handed off) waits 150 ms
+        // before each of its steps, so a turn takes longer than the 100 ms limit below by
+        // construction, never by how fast this machine decodes: the tiny model's 200 tokens alone
+        // take less than 100 ms on 2 cores.
+        service = await EngineService.start({
+            modelPath: generatedModelPath("tiny"),
+            ...tinyEngineConfig,
+            handoffStepDelayMs: 150,
+            gpu: false
+        });
     });
     afterAll(async () => {
         await service.dispose();

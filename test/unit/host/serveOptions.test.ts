@@ -76,6 +76,7 @@ describe("parseServeOptions", () => {
             dataDir: "/tmp/kv",
             downloadStallSeconds: 5,
             handoffDemoMs: 0,
+            streamDemoMs: 0,
             extraApiKeys: [
                 { id: "alice", key: "alice-key-1" },
                 { id: "bob_2", key: "bob.key-2" }
@@ -138,6 +139,11 @@ describe("parseServeOptions", () => {
         expect(parseServeOptions(["--handoff-demo", "800"]).handoffDemoMs).toBe(800);
     });
 
+    it("turns the streaming demo mode on with --stream-demo, off by default", () => {
+        expect(parseServeOptions([]).streamDemoMs).toBe(0);
+        expect(parseServeOptions(["--stream-demo", "25"]).streamDemoMs).toBe(25);
+    });
+
     it("takes the key from KVAULT_API_KEY when no flag gives one", () => {
         expect(parseServeOptions([], { KVAULT_API_KEY: "from-the-environment" }).apiKey).toBe("from-the-environment");
         expect(parseServeOptions(["--api-key", "flag-wins-1"], { KVAULT_API_KEY: "from-the-environment" }).apiKey).toBe("flag-wins-1");
@@ -163,7 +169,8 @@ describe("parseServeOptions", () => {
         [["--host", "192.168.1.20"], /--host 192.168.1.20 is not a loopback address/],
         [["--host", "kvault.example"], /--host kvault.example is not a loopback address/],
         [["--allow-remote=yes"], /--allow-remote takes no value/],
-        [["--handoff-demo", "9000"], /--handoff-demo is "9000"; it must be a whole number from 0 to 5,000/]
+        [["--handoff-demo", "9000"], /--handoff-demo is "9000"; it must be a whole number from 0 to 5,000/],
+        [["--stream-demo", "1001"], /--stream-demo is "1001"; it must be a whole number from 0 to 1,000/]
     ])("refuses %j with a clear message", (argv, message) => {
         expect(() => parseServeOptions(argv)).toThrow(ServeOptionsError);
         expect(() => parseServeOptions(argv)).toThrow(message);

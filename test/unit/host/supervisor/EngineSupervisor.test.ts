@@ -73,6 +73,33 @@ describe("EngineSupervisor routes a turn's events and calls' answers by id", () 
         expect(seen).toEqual(["queued 2", "started", "text Hel", "text lo"]);
     });
 
+    it("routes a batch's events in their order as if each came alone, and ignores a batch nested in one", async () => {
+        const spawner = new FakeSpawner();
+        const supervisor = await start(spawner);
+        const seen: string[] = [];
+        const result = supervisor.chat(turn, { onStarted: () => seen.push("started"), onText: (text) => seen.push(`text ${text}`) });
+        await Promise.resolve();
+        const usage = { promptTokens: 5, cachedPromptTokens: 0, evaluatedPromptTokens: 5, completionTokens: 2 };
+        spawner.last.emit({
+            type: "batch",
+            events: [
+                { type: "started", requestId: "r1" },
+                { type: "token", requestId: "r1", text: "Hel" },
+                { type: "batch", events: [{ type: "token", requestId: "r1", text: "nested" }] },
+                { type: "token", requestId: "other", text: "not mine" }
+            ]
+        });
+        spawner.last.emit({
+            type: "batch",
+            events: [
+                { type: "token", requestId: "r1", text: "lo" },
+                { type: "finished", requestId: "r1", text: "Hello", finishReason: "stop", usage }
+            ]
+        });
+        await expect(result).resolves.toEqual({ text: "Hello", finishReason: "stop", usage });
+        expect(seen).toEqual(["started", "text Hel", "text lo"]);
+    });
+
     it("rejects with the engine's code when it reports failed", async () => {
         const spawner = new FakeSpawner();
         const supervisor = await start(spawner);

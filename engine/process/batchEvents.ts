@@ -1,0 +1,36 @@
+import type { EngineEvent } from "../../contract/engineProtocol.js";
+import type { EngineTransport } from "./EngineTransport.js";
+
+/**
+ * `transport`, with the events sent in one turn of the event loop leaving together, in order:
+ * one event as itself, more as one `batch` message, once the turn's callbacks have run
+ * (setImmediate). A decode step of eight sequences resolves eight tokens in one turn; unbatched,
+ * each was a write on the channel and a wake of the host's process, CPU the compute threads lack
+ * on a small machine. Each send resolves when its message is handed to the channel.
+ */
+export function batchEvents(transport: EngineTransport): EngineTransport {
+    let pending: { readonly event: EngineEvent; readonly sent: () => void }[] = [];
+    const flush = (): void => {
+        const batch = pending;
+        pending = [];
+        const message: EngineEvent = batch.length === 1 ? batch[0]!.event : { type: "batch", events: batch.map(({ event }) => event) };
+        void transport.send(message).then(() => {
+            for (const { sent } of batch) {
+                sent();
+            }
+        });
+    };
+    return {
+        kind: transport.kind,
+        onMessage: (listener) => transport.onMessage(listener),
+        onHostGone: (listener) => transport.onHostGone(listener),
+        send(event) {
+            return new Promise((resolve) => {
+                if (pending.length === 0) {
+                    setImmediate(flush);
+                }
+                pending.push({ event, sent: resolve });
+            });
+        }
+    };
+}
