@@ -257,3 +257,16 @@ export type EngineEvent =
      * host instead of one per event. Never nested.
      */
     | { readonly type: "batch"; readonly events: readonly EngineEvent[] };
+
+/**
+ * The events one message from the engine process carries, in order: a `batch`'s events (a batch
+ * nested in one is dropped: the engine never sends one), else the message itself. Unchecked
+ * `unknown`s, as every message from another process is.
+ */
+export function eventsOfEngineMessage(message: unknown): unknown[] {
+    const batch = message as { type?: unknown; events?: unknown } | null;
+    if (typeof batch !== "object" || batch === null || batch.type !== "batch" || !Array.isArray(batch.events)) {
+        return [message];
+    }
+    return (batch.events as unknown[]).filter((event) => (event as { type?: unknown } | null)?.type !== "batch");
+}

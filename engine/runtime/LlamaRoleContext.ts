@@ -9,6 +9,7 @@ import type { StateExchange } from "./StateExchange.js";
 import { refuseContextShift } from "./refuseContextShift.js";
 import { LlamaSequenceSlot } from "./LlamaSequenceSlot.js";
 import { attachThreadpool, type ContextThreadpool } from "./addonPatch/contextThreadpool.js";
+import { releaseThreadsPromptly } from "./releaseThreadsPromptly.js";
 import type { ContextRole, ExportedState, RoleContext } from "./RoleContext.js";
 import type { SequenceSlot } from "./SequenceSlot.js";
 
@@ -77,6 +78,7 @@ export class LlamaRoleContext implements RoleContext {
             experimentalKvCacheValueType: kvType,
             threads: options.threads
         });
+        releaseThreadsPromptly(context);
         try {
             const threadpool = options.threadpoolPoll === undefined ? undefined : await attachThreadpool(context, options.threadpoolPoll);
             const slots: LlamaSequenceSlot[] = [];

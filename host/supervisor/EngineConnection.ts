@@ -1,11 +1,12 @@
-import type {
-    ChatTurnRequest,
-    EngineCommand,
-    EngineErrorPayload,
-    EngineInfo,
-    FinishReason,
-    TokenLogprob,
-    TurnUsage
+import {
+    eventsOfEngineMessage,
+    type ChatTurnRequest,
+    type EngineCommand,
+    type EngineErrorPayload,
+    type EngineInfo,
+    type FinishReason,
+    type TokenLogprob,
+    type TurnUsage
 } from "../../contract/engineProtocol.js";
 import type { EngineMethod, RpcParams, RpcResult } from "../../contract/rpc.js";
 import { EngineStoppedError, InvalidRequestError } from "../../engine/index.js";
@@ -273,18 +274,8 @@ export class EngineConnection {
                     this.#route(message);
                 }
             };
-            this.child.on("message", (message) => {
-                // One turn's events in one message (engine/process/batchEvents.ts), never nested.
-                if (isRecord(message) && message.type === "batch" && Array.isArray(message.events)) {
-                    for (const event of message.events as unknown[]) {
-                        if (!(isRecord(event) && event.type === "batch")) {
-                            receive(event);
-                        }
-                    }
-                } else {
-                    receive(message);
-                }
-            });
+            // One turn's events may come in one message (engine/process/batchEvents.ts).
+            this.child.on("message", (message) => eventsOfEngineMessage(message).forEach(receive));
             this.child.on("exit", (code, signalName) => {
                 const exit: EngineExit = { pid: this.child.pid, code, signal: signalName };
                 this.#exit = exit;

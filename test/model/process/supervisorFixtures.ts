@@ -2,7 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { expect } from "vitest";
-import type { ChatMessage, ChatTurnRequest, SamplingParams } from "../../../contract/engineProtocol.js";
+import { eventsOfEngineMessage, type ChatMessage, type ChatTurnRequest, type SamplingParams } from "../../../contract/engineProtocol.js";
 import type { EngineConfigInput } from "../../../engine/EngineConfig.js";
 import type { EngineChildProcess, EngineProcessSpawner } from "../../../host/supervisor/EngineProcessSpawner.js";
 import { forkEngineSpawner } from "../../../host/supervisor/forkEngineProcess.js";
@@ -74,7 +74,7 @@ export class RecordingSpawner implements EngineProcessSpawner {
         const child = this.#inner.spawnEngineProcess(config);
         const received: unknown[] = [];
         this.received.set(child, received);
-        child.on("message", (message) => received.push(message));
+        child.on("message", (message) => received.push(...eventsOfEngineMessage(message)));
         this.processes.push(child);
         return child;
     }

@@ -1,0 +1,57 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { LlamaContext, LlamaModel, Token } from "node-llama-cpp";
+import { LlamaRuntime } from "../../../engine/runtime/LlamaRuntime.js";
+import { releaseThreadsPromptly } from "../../../engine/runtime/releaseThreadsPromptly.js";
+import { generatedModelPath } from "../../support/generatedModels.js";
+
+// node-llama-cpp frees a context's claim on the llama's threads a timer after its last decode; a
+// context that decodes in that same turn of the event loop gets half the threads (and, through
+// flash attention's split of the KV among threads, other sums). Role contexts free it at once.
+
+/** Whether the context holds a claim on the llama's threads (node-llama-cpp's private member). */
+const holdsClaim = (context: LlamaContext): boolean =>
+    (context as unknown as { _threadSplitterConsumer?: object })._threadSplitterConsumer !== undefined;
+
+describe("a context's claim on the llama's threads", () => {
+    let runtime: LlamaRuntime;
+    let model: LlamaModel;
+    const contexts: LlamaContext[] = [];
+    beforeAll(async () => {
+        runtime = await LlamaRuntime.start({ gpu: false, maxThreads: 2 });
+        model = await runtime.loadModel(generatedModelPath("tiny"));
+    });
+    afterAll(async () => {
+        for (const context of contexts.splice(0)) {
+            await context.dispose();
+        }
+        await model.dispose();
+        await runtime.dispose();
+    });
+
+    async function context(prompt: boolean): Promise<LlamaContext> {
+        const created = await model.createContext({ contextSize: 256, sequences: 1, flashAttention: true, threads: 2 });
+        contexts.push(created);
+        if (prompt) {
+            releaseThreadsPromptly(created);
+        }
+        return created;
+    }
+
+    it("is given up once the last decode ends, not a timer later as node-llama-cpp's own", async () => {
+        const tokens = model.tokenize("A claim on threads outlives its decode by a timer.") as Token[];
+        const own = await context(false);
+        await own.getSequence().evaluateWithoutGeneratingNewTokens(tokens);
+        expect(holdsClaim(own), "node-llama-cpp's own: still held right after the decode").toBe(true);
+
+        const prompt = await context(true);
+        const sequence = prompt.getSequence();
+        await sequence.evaluateWithoutGeneratingNewTokens(tokens);
+        expect(holdsClaim(prompt)).toBe(false);
+        // and taken again by the next decode, while it runs
+        const running = sequence.evaluateWithoutGeneratingNewTokens(model.tokenize(" More tokens.") as Token[]);
+        await new Promise((resolve) => setImmediate(resolve));
+        expect(holdsClaim(prompt), "held while a decode runs").toBe(true);
+        await running;
+        expect(holdsClaim(prompt)).toBe(false);
+    });
+});
