@@ -17,18 +17,18 @@ import { readKvHeadGeometry } from "./runtime/readKvHeadGeometry.js";
 import type { RoleContext } from "./runtime/RoleContext.js";
 import type { LlamaModel } from "./runtime/types.js";
 
-/** Everything a `KvEngine` is made of, measured from what was actually created. */
 /**
  * How long each role's ggml pool threads poll for the next graph before they sleep (ggml's level,
  * 0–100: about 131,000 spins per step). Decode polls briefly, long enough to bridge the
- * millisecond between a token's graph and the next (2: a stream alone keeps llama-server's 7.6 ms
- * per token), short enough that a pool whose stream has just ended does not hold a core while the
+ * millisecond between a token's graph and the next (at 1–2 a stream alone ran 7.7–8.4 ms per token,
+ * llama-server 7.6), short enough that a pool whose stream has just ended does not hold a core while the
  * next prompt prefills (at 50, llama-server's default, a chat's later turns waited 354 ms for
  * their first token instead of 223–240). Prefill sleeps at once: its graphs come in bursts, and a
  * thread polling after one would take a core from the decode context beside it.
  */
 const THREADPOOL_POLL: Readonly<Record<RoleContextOptions["role"], number>> = { prefill: 0, decode: 2, unified: 2 };
 
+/** Everything a `KvEngine` is made of, measured from what was actually created. */
 export interface EngineParts {
     readonly config: EngineConfig;
     readonly runtime: LlamaRuntime;

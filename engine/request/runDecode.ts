@@ -25,7 +25,7 @@ export async function runDecode(
     timings: RequestTimings,
     admittedAt: number,
     counters: EngineCounters,
-    tokenDelayMs = 0
+    tokenDelayMs: number
 ): Promise<DecodeOutcome> {
     record.enter({ kind: "decoding" });
     const generated: number[] = [];

@@ -84,9 +84,8 @@ describe("a chat's turn belongs to the host (npm run serve, RPC WebSocket)", () 
     beforeAll(async () => {
         scratch = fs.mkdtempSync(path.join(os.tmpdir(), "kvault-host-turns-"));
         dataDir = path.join(scratch, "data");
-        // 20 ms per token (the streaming demo mode): the answer (about a hundred tokens before its
-        // end of generation) lasts seconds, long enough to close a socket and attach another
-        // mid-answer, however fast this machine decodes it.
+        // 20 ms per token (the streaming demo mode): the answer lasts seconds (1.8 s here), long
+        // enough to close a socket and attach another mid-answer, however fast this machine decodes it.
         const args = ["--port", "0", "--data-dir", dataDir, "--context", "2048", "--decode-sequences", "2", "--page-tokens", "16"];
         server = startServe([...args, "--stream-demo", "20"], {
             KVAULT_API_KEY: API_KEY

@@ -25,7 +25,7 @@ describe("the OpenAI-compatible API, driven by the official openai client", () =
     let api: TinyApiServer;
 
     beforeAll(async () => {
-        api = await startTinyApiServer(API_KEY);
+        api = await startTinyApiServer(API_KEY, { tokenDelayMs: 5 }); // paced, so the abort test's cancel lands mid-answer
         ({ service, url, client } = api);
     });
     afterAll(async () => {

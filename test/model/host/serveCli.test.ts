@@ -56,6 +56,8 @@ describe("npm run serve: the headless server in its own processes", () => {
         started = serve(
             [
                 ...["--port", "0", "--data-dir", dataDir, "--context", "512", "--decode-sequences", "2", "--page-tokens", "16"],
+                // paced (5 ms a token), so the abort lands mid-answer: unpaced, the tiny model writes 400 tokens in 0.2 s
+                ...["--stream-demo", "5"],
                 ...["--extra-api-key", `alice=${aliceKey}`]
             ],
             {

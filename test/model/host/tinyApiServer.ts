@@ -15,9 +15,18 @@ export interface TinyApiServer {
     close(): Promise<void>;
 }
 
-/** Starts the tiny model's engine and a KvaultHttpServer over it on a free loopback port, with `apiKey`. */
-export async function startTinyApiServer(apiKey: string): Promise<TinyApiServer> {
-    const service = await EngineService.start({ modelPath: generatedModelPath("tiny"), ...tinyEngineConfig, gpu: false });
+/**
+ * Starts the tiny model's engine and a KvaultHttpServer over it on a free loopback port, with `apiKey`.
+ * `tokenDelayMs` paces the answers (the streaming demo mode), for tests that act in the middle of one:
+ * the tiny model alone writes 200 tokens in about a tenth of a second, before a client's abort arrives.
+ */
+export async function startTinyApiServer(apiKey: string, { tokenDelayMs = 0 }: { tokenDelayMs?: number } = {}): Promise<TinyApiServer> {
+    const service = await EngineService.start({
+        modelPath: generatedModelPath("tiny"),
+        ...tinyEngineConfig,
+        gpu: false,
+        tokenDelayMs
+    });
     const server = new KvaultHttpServer({
         engine: localEngine(service),
         apiKey,
