@@ -10,6 +10,7 @@ import { refuseContextShift } from "./refuseContextShift.js";
 import { LlamaSequenceSlot } from "./LlamaSequenceSlot.js";
 import { attachThreadpool, type ContextThreadpool } from "./addonPatch/contextThreadpool.js";
 import { releaseThreadsPromptly } from "./releaseThreadsPromptly.js";
+import { gatherDecodes } from "./gatherDecodes.js";
 import type { ContextRole, ExportedState, RoleContext } from "./RoleContext.js";
 import type { SequenceSlot } from "./SequenceSlot.js";
 
@@ -81,11 +82,14 @@ export class LlamaRoleContext implements RoleContext {
         releaseThreadsPromptly(context);
         try {
             const threadpool = options.threadpoolPoll === undefined ? undefined : await attachThreadpool(context, options.threadpoolPoll);
-            const slots: LlamaSequenceSlot[] = [];
-            for (let i = 0; i < options.numSequences; i++) {
-                const tokenPredictor = options.speculation === "input-lookup" ? new InputLookupTokenPredictor() : undefined;
-                slots.push(new LlamaSequenceSlot(context.getSequence({ contextShift: refuseContextShift, tokenPredictor }), i));
-            }
+            const sequences = Array.from({ length: options.numSequences }, () =>
+                context.getSequence({
+                    contextShift: refuseContextShift,
+                    tokenPredictor: options.speculation === "input-lookup" ? new InputLookupTokenPredictor() : undefined
+                })
+            );
+            const gathering = gatherDecodes(context, sequences);
+            const slots = sequences.map((sequence, i) => new LlamaSequenceSlot(sequence, i, gathering));
 
             // Measure the layout from a real state of this context: a few tokens, saved and parsed.
             const probe = slots[0]!.sequence;

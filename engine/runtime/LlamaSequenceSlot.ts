@@ -15,13 +15,16 @@ import { describeGrammarRefusal, readGrammarSchema } from "../../contract/rpc/re
 import { InvalidRequestError } from "../request/requestErrors.js";
 import { refuseContextShift } from "./refuseContextShift.js";
 import type { ProbabilityRequest, RepeatPenalties, SamplingOptions, SequenceSlot } from "./SequenceSlot.js";
+import type { DecodeGathering } from "./gatherDecodes.js";
 
 /** A `SequenceSlot` over one node-llama-cpp context sequence. */
 export class LlamaSequenceSlot implements SequenceSlot {
     constructor(
         /** @internal runtime only */
         readonly sequence: LlamaContextSequence,
-        readonly index: number
+        readonly index: number,
+        /** Its context's count of generating sequences, which keeps them in one batch a step (gatherDecodes). */
+        private readonly gathering?: DecodeGathering
     ) {}
 
     get numTokens(): number {
@@ -116,39 +119,44 @@ export class LlamaSequenceSlot implements SequenceSlot {
         };
         // A token predictor drafts from the sequence's input: the history it holds and the new tokens.
         this.sequence.tokenPredictor?.updateInputTokens?.([...this.sequence.contextTokens, ...(tokens as Token[])]);
-        if (probabilities === undefined) {
-            const iterator = this.sequence.evaluate(tokens as Token[], options);
+        const ended = this.gathering?.generating();
+        try {
+            if (probabilities === undefined) {
+                const iterator = this.sequence.evaluate(tokens as Token[], options);
+                try {
+                    for await (const token of iterator) {
+                        if (this.sequence.model.isEogToken(token)) {
+                            return "eog";
+                        }
+                        yield token;
+                    }
+                    return "eog";
+                } finally {
+                    await iterator.return();
+                }
+            }
+            // With temperature 0 node-llama-cpp reports the model's whole softmax; above 0, the distribution after the sampling options.
+            const iterator = this.sequence.evaluateWithMetadata(tokens as Token[], { probabilities: true }, options);
             try {
-                for await (const token of iterator) {
-                    if (this.sequence.model.isEogToken(token)) {
+                for await (const output of iterator) {
+                    if (this.sequence.model.isEogToken(output.token)) {
                         return "eog";
                     }
-                    yield token;
+                    const distribution = output.probabilities;
+                    const probability = distribution.get(output.token) ?? 0;
+                    probabilities.onToken({
+                        token: output.token,
+                        logprob: Math.log(probability),
+                        top: mostLikely(distribution, probabilities.top)
+                    });
+                    yield output.token;
                 }
                 return "eog";
             } finally {
                 await iterator.return();
             }
-        }
-        // With temperature 0 node-llama-cpp reports the model's whole softmax; above 0, the distribution after the sampling options.
-        const iterator = this.sequence.evaluateWithMetadata(tokens as Token[], { probabilities: true }, options);
-        try {
-            for await (const output of iterator) {
-                if (this.sequence.model.isEogToken(output.token)) {
-                    return "eog";
-                }
-                const distribution = output.probabilities;
-                const probability = distribution.get(output.token) ?? 0;
-                probabilities.onToken({
-                    token: output.token,
-                    logprob: Math.log(probability),
-                    top: mostLikely(distribution, probabilities.top)
-                });
-                yield output.token;
-            }
-            return "eog";
         } finally {
-            await iterator.return();
+            ended?.();
         }
     }
 }

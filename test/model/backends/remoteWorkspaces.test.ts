@@ -125,7 +125,11 @@ describe("workspaces on remote backends (llama-server and another Kvault on loop
             "--metrics"
         ]);
         kvaultB = startServe(
-            ["--port", "0", "--data-dir", path.join(scratch, "b"), "--model", generatedModelPath("tiny"), ...smallEngineArgs],
+            // paced (5 ms a token), so a Stop lands mid-answer: unpaced, the tiny model writes 400 tokens in 0.2 s
+            [
+                ...["--port", "0", "--data-dir", path.join(scratch, "b"), "--model", generatedModelPath("tiny"), ...smallEngineArgs],
+                ...["--stream-demo", "5"]
+            ],
             {
                 KVAULT_API_KEY: KEY_B
             }
