@@ -28,6 +28,13 @@ import type { LlamaModel } from "./runtime/types.js";
  */
 const THREADPOOL_POLL: Readonly<Record<RoleContextOptions["role"], number>> = { prefill: 0, decode: 2, unified: 2 };
 
+/**
+ * Which roles keep their generating sequences in one batch a step, in sequence order, with state
+ * operations let in between steps (gatherDecodes): the contexts that sample. Prefill keeps
+ * node-llama-cpp's own batching, which shares each batch among the prompts queued.
+ */
+const GATHER_DECODES: Readonly<Record<RoleContextOptions["role"], boolean>> = { prefill: false, decode: true, unified: true };
+
 /** Everything a `KvEngine` is made of, measured from what was actually created. */
 export interface EngineParts {
     readonly config: EngineConfig;
@@ -102,7 +109,8 @@ export async function startEngineParts(input: EngineConfigInput, options: Engine
                     flashAttention: config.flashAttention,
                     kvCacheType: config.kvCacheType,
                     threads: config.threads,
-                    threadpoolPoll: THREADPOOL_POLL[options.role]
+                    threadpoolPoll: THREADPOOL_POLL[options.role],
+                    gatherDecodes: GATHER_DECODES[options.role]
                 },
                 createStateExchange(stateExchange, stateDirectory)
             );
@@ -161,7 +169,8 @@ export async function startEngineParts(input: EngineConfigInput, options: Engine
                         flashAttention: config.flashAttention,
                         kvCacheType: config.kvCacheType,
                         threads: config.threads,
-                        threadpoolPoll: THREADPOOL_POLL.unified
+                        threadpoolPoll: THREADPOOL_POLL.unified,
+                        gatherDecodes: GATHER_DECODES.unified
                     },
                     createStateExchange(stateExchange, stateDirectory)
                 )

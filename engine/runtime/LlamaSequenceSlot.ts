@@ -96,7 +96,12 @@ export class LlamaSequenceSlot implements SequenceSlot {
 
     async truncate(position: number): Promise<void> {
         if (position < this.sequence.nextTokenIndex) {
-            await this.sequence.eraseContextTokenRanges([{ start: position, end: this.sequence.nextTokenIndex }]);
+            const done = this.gathering?.needsContext(); // between two steps of the other streams
+            try {
+                await this.sequence.eraseContextTokenRanges([{ start: position, end: this.sequence.nextTokenIndex }]);
+            } finally {
+                done?.();
+            }
         }
     }
 

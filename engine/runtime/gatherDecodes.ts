@@ -2,8 +2,9 @@ import type { LlamaContext, LlamaContextSequence } from "node-llama-cpp";
 
 /** node-llama-cpp's private members of a context and its sequences that the gathering uses (3.21). */
 interface QueueInternals {
-    readonly _queuedDecodeSequenceIds?: ReadonlySet<number>;
+    readonly _queuedDecodeSequenceIds?: Set<number>;
     readonly _queuedDecodes?: { readonly sequenceId: number }[];
+    readonly _scheduleDecode?: () => void;
 }
 interface AfterBatchInternals {
     _takeIntervalCheckpointIfNeededAfterBatch?: (sequenceStateLength: number) => Promise<void> | void;
@@ -17,6 +18,12 @@ export interface DecodeGathering {
     readonly numGenerating: number;
     /** A sequence starts generating; the function returned says it stopped (idempotent). */
     generating(): () => void;
+    /**
+     * Something other than a decode is about to wait for the context (a state save or load, a
+     * clear): until the function returned is called (idempotent), the context ends its run of
+     * batches after the current one, so that it goes between two steps; see `gatherDecodes`.
+     */
+    needsContext(): () => void;
 }
 
 /**
@@ -37,23 +44,57 @@ export interface DecodeGathering {
  * split_equal: "accept only increasing sequence ids"), and node-llama-cpp orders its batch by
  * when each sequence queued: after handoffs that finished 1, 2, 3, 0, every step of the four
  * streams was two graphs, 3 tokens and 1 (25–27 ms a step against 18–20 in order).
+ *
+ * node-llama-cpp decodes batch after batch under the context's lock for as long as decodes are
+ * queued, and a state save or load, or a clear, waits for that lock; with the streams kept in
+ * step the queue is never empty while one generates, so a second workspace's handoff waited for
+ * the first stream's last token (300 tokens, 2.7 s) instead of going between two of them (first
+ * token after 1.0 s). So while such an operation waits (`needsContext`), the queue is set aside
+ * after a batch and put back a turn later: the run of batches ends, the operation takes the lock,
+ * and the decodes follow it.
  */
 export function gatherDecodes(context: LlamaContext, sequences: readonly LlamaContextSequence[]): DecodeGathering {
-    const { _queuedDecodeSequenceIds: queued, _queuedDecodes: queue } = context as unknown as QueueInternals;
+    const {
+        _queuedDecodeSequenceIds: queued,
+        _queuedDecodes: queue,
+        _scheduleDecode: scheduleDecode
+    } = context as unknown as QueueInternals;
     const hooks = sequences.map((sequence) => sequence as unknown as AfterBatchInternals);
     if (
         !(queued instanceof Set) ||
         !Array.isArray(queue) ||
+        typeof scheduleDecode !== "function" ||
         hooks.some((hook) => typeof hook._takeIntervalCheckpointIfNeededAfterBatch !== "function")
     ) {
-        return { active: false, numGenerating: 0, generating: () => () => undefined };
+        return { active: false, numGenerating: 0, generating: () => () => undefined, needsContext: () => () => undefined };
     }
     keepInSequenceOrder(queue);
     let numGenerating = 0;
+    let numWaiting = 0;
+    /** Empties the queue, so that the run of batches ends after this one, and refills it a turn later. */
+    const yieldContext = (): void => {
+        const setAside = queue.splice(0, queue.length);
+        for (const decode of setAside) {
+            queued.delete(decode.sequenceId);
+        }
+        if (setAside.length > 0) {
+            setImmediate(() => {
+                for (const decode of setAside) {
+                    queue.push(decode);
+                    queued.add(decode.sequenceId);
+                }
+                scheduleDecode.call(context); // its dispatch waits for the lock behind the operation
+            });
+        }
+    };
     for (const hook of hooks) {
         const own = hook._takeIntervalCheckpointIfNeededAfterBatch!; // bound to its sequence by node-llama-cpp
         hook._takeIntervalCheckpointIfNeededAfterBatch = (sequenceStateLength) => {
             const checkpoint = own(sequenceStateLength);
+            if (numWaiting > 0) {
+                // synchronously when it can: node-llama-cpp checks its queue right after the last of these
+                return checkpoint instanceof Promise ? checkpoint.then(yieldContext) : yieldContext();
+            }
             if (queued.size >= numGenerating) {
                 return checkpoint;
             }
@@ -68,13 +109,21 @@ export function gatherDecodes(context: LlamaContext, sequences: readonly LlamaCo
         },
         generating() {
             numGenerating++;
-            let ended = false;
-            return () => {
-                if (!ended) {
-                    ended = true;
-                    numGenerating--;
-                }
-            };
+            return once(() => numGenerating--);
+        },
+        needsContext() {
+            numWaiting++;
+            return once(() => numWaiting--);
+        }
+    };
+}
+
+function once(end: () => void): () => void {
+    let ended = false;
+    return () => {
+        if (!ended) {
+            ended = true;
+            end();
         }
     };
 }
