@@ -81,7 +81,11 @@ export class LlamaSequenceSlot implements SequenceSlot {
                     `The token bias names token ${token}; this model's vocabulary has ${vocabularySize.toLocaleString("en-US")} tokens (ids 0 to ${(vocabularySize - 1).toLocaleString("en-US")}).`
                 );
             }
-            bias.set(token as Token, { logit });
+            if (model.isEogToken(token as Token)) {
+                setEndOfGenerationBias(bias, token, logit);
+            } else {
+                bias.set(token as Token, { logit });
+            }
         }
         return bias;
     }
@@ -164,6 +168,22 @@ export class LlamaSequenceSlot implements SequenceSlot {
             ended?.();
         }
     }
+}
+
+/**
+ * Biases an end-of-generation token, which node-llama-cpp's `TokenBias.set` skips without a word
+ * (3.21: "if (this._tokenizer.isEogToken(token)) continue"), so that OpenAI's logit_bias on one
+ * (to keep an answer going, or to end it) takes effect: its map of biases goes to the sampler
+ * as it is. A node-llama-cpp without that map gets the request refused, never the bias dropped.
+ */
+function setEndOfGenerationBias(bias: LlamaTokenBias, token: number, logit: number): void {
+    const biases = (bias as unknown as { _biases?: unknown })._biases;
+    if (!(biases instanceof Map)) {
+        throw new InvalidRequestError(
+            `The token bias names token ${token}, an end-of-generation token, which this engine's node-llama-cpp cannot bias; leave it out of logit_bias.`
+        );
+    }
+    biases.set(token, logit);
 }
 
 /** A grammar's data as node-llama-cpp builds it; a schema the grammar cannot enforce is an InvalidRequestError naming the part. */
