@@ -10,7 +10,7 @@ interface AfterBatchInternals {
     _takeIntervalCheckpointIfNeededAfterBatch?: (sequenceStateLength: number) => Promise<void> | void;
 }
 
-/** Counts the sequences of one context that are generating; see `gatherDecodes`. */
+/** What one context's gathering counts: its generating sequences, and the operations waiting for it; see `gatherDecodes`. */
 export interface DecodeGathering {
     /** Whether node-llama-cpp had the members the gathering needs; without them its own batching stands. */
     readonly active: boolean;
@@ -118,6 +118,7 @@ export function gatherDecodes(context: LlamaContext, sequences: readonly LlamaCo
     };
 }
 
+/** `end`, run on the first call only: the idempotent end of a count. */
 function once(end: () => void): () => void {
     let ended = false;
     return () => {
