@@ -9,7 +9,7 @@ import { expectEngineClean, promptOf, startTinyEngine } from "../../support/engi
 // without a word, so the engine sets their bias itself. The tiny model's end-of-generation tokens
 // are </s> and <|im_end|>.
 
-const END_TOKENS = [specialTokens.eos.id, specialTokens.imEnd.id];
+const END_TOKENS: readonly number[] = [specialTokens.eos.id, specialTokens.imEnd.id];
 const MAX_TOKENS = 100;
 
 describe("a token bias on the end-of-generation tokens", () => {
