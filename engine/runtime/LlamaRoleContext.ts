@@ -10,7 +10,7 @@ import { refuseContextShift } from "./refuseContextShift.js";
 import { LlamaSequenceSlot } from "./LlamaSequenceSlot.js";
 import { attachThreadpool, type ContextThreadpool } from "./addonPatch/contextThreadpool.js";
 import { releaseThreadsPromptly } from "./releaseThreadsPromptly.js";
-import { gatherDecodes, type DecodeGathering } from "./gatherDecodes.js";
+import { gatherDecodes, ungathered, type DecodeGathering } from "./gatherDecodes.js";
 import type { ContextRole, ExportedState, RoleContext } from "./RoleContext.js";
 import type { SequenceSlot } from "./SequenceSlot.js";
 
@@ -68,8 +68,8 @@ export class LlamaRoleContext implements RoleContext {
         readonly states: StateExchange,
         /** The context's own ggml thread pool; undefined where the binary computes each graph on a pool of its own (the prebuilt). */
         readonly threadpool: ContextThreadpool | undefined,
-        /** Keeps its generating sequences in step, and lets state operations in between (gatherDecodes); undefined for prefill. */
-        private readonly gathering: DecodeGathering | undefined
+        /** Keeps its generating sequences in step, and lets state operations in between (gatherDecodes); `ungathered` for prefill. */
+        private readonly gathering: DecodeGathering
     ) {
         this.allSlots = [...slots];
         this.freeSlots = slots.reverse(); // acquired from the end: slot 0 first
@@ -95,7 +95,7 @@ export class LlamaRoleContext implements RoleContext {
                     tokenPredictor: options.speculation === "input-lookup" ? new InputLookupTokenPredictor() : undefined
                 })
             );
-            const gathering = options.gatherDecodes === true ? gatherDecodes(context, sequences) : undefined;
+            const gathering = options.gatherDecodes === true ? gatherDecodes(context, sequences) : ungathered;
             const slots = sequences.map((sequence, i) => new LlamaSequenceSlot(sequence, i, gathering));
 
             // Measure the layout from a real state of this context: a few tokens, saved and parsed.
@@ -154,7 +154,7 @@ export class LlamaRoleContext implements RoleContext {
         const own = this.#own(slot, "released");
         invariant(!this.freeSlots.includes(own), () => `sequence ${slot.index} released twice into the ${this.role} context`);
         if (!own.sequence.disposed) {
-            await this.#betweenSteps(() => own.sequence.clearHistory());
+            await this.gathering.betweenSteps(() => own.sequence.clearHistory());
         }
         this.freeSlots.push(own);
     }
@@ -162,7 +162,7 @@ export class LlamaRoleContext implements RoleContext {
     async clearSequence(slot: SequenceSlot): Promise<void> {
         const own = this.#own(slot, "cleared");
         invariant(!this.freeSlots.includes(own), () => `sequence ${slot.index} of the ${this.role} context is cleared while free`);
-        await this.#betweenSteps(() => own.sequence.clearHistory());
+        await this.gathering.betweenSteps(() => own.sequence.clearHistory());
     }
 
     async evaluate(slot: SequenceSlot, tokens: readonly number[]): Promise<void> {
@@ -188,7 +188,7 @@ export class LlamaRoleContext implements RoleContext {
                 ? undefined
                 : sequenceStateBytes(slot.numTokens, this.layout, this.numStreams);
         const sequence = this.#own(slot, "exported").sequence;
-        const saved = await this.#betweenSteps(() => this.states.save(sequence, label, numBytes, "request"));
+        const saved = await this.gathering.betweenSteps(() => this.states.save(sequence, label, numBytes, "request"));
         try {
             return { ...parseSequenceState(saved.bytes), bytes: saved.bytes, release: saved.release };
         } catch (error) {
@@ -205,17 +205,7 @@ export class LlamaRoleContext implements RoleContext {
     async importState(slot: SequenceSlot, state: Buffer | StateChunks, label: string): Promise<void> {
         const own = this.#own(slot, "loaded");
         const { chunks, numBytes } = Buffer.isBuffer(state) ? { chunks: [state], numBytes: state.length } : state;
-        await this.#betweenSteps(() => this.states.load(own.sequence, chunks, numBytes, label));
-    }
-
-    /** Runs an operation that needs the context's lock between two decode steps of its streams, not after them. */
-    async #betweenSteps<T>(operation: () => Promise<T>): Promise<T> {
-        const done = this.gathering?.needsContext();
-        try {
-            return await operation();
-        } finally {
-            done?.();
-        }
+        await this.gathering.betweenSteps(() => this.states.load(own.sequence, chunks, numBytes, label));
     }
 
     /** `slot` as this context's own sequence; one of another context is a bug. */

@@ -15,7 +15,7 @@ import { describeGrammarRefusal, readGrammarSchema } from "../../contract/rpc/re
 import { InvalidRequestError } from "../request/requestErrors.js";
 import { refuseContextShift } from "./refuseContextShift.js";
 import type { ProbabilityRequest, RepeatPenalties, SamplingOptions, SequenceSlot } from "./SequenceSlot.js";
-import type { DecodeGathering } from "./gatherDecodes.js";
+import { ungathered, type DecodeGathering } from "./gatherDecodes.js";
 
 /** A `SequenceSlot` over one node-llama-cpp context sequence. */
 export class LlamaSequenceSlot implements SequenceSlot {
@@ -24,7 +24,7 @@ export class LlamaSequenceSlot implements SequenceSlot {
         readonly sequence: LlamaContextSequence,
         readonly index: number,
         /** Its context's count of generating sequences, which keeps them in one batch a step (gatherDecodes). */
-        private readonly gathering?: DecodeGathering
+        private readonly gathering: DecodeGathering = ungathered
     ) {}
 
     get numTokens(): number {
@@ -100,12 +100,10 @@ export class LlamaSequenceSlot implements SequenceSlot {
 
     async truncate(position: number): Promise<void> {
         if (position < this.sequence.nextTokenIndex) {
-            const done = this.gathering?.needsContext(); // between two steps of the other streams
-            try {
-                await this.sequence.eraseContextTokenRanges([{ start: position, end: this.sequence.nextTokenIndex }]);
-            } finally {
-                done?.();
-            }
+            // between two decode steps of the other streams
+            await this.gathering.betweenSteps(() =>
+                this.sequence.eraseContextTokenRanges([{ start: position, end: this.sequence.nextTokenIndex }])
+            );
         }
     }
 
@@ -128,7 +126,7 @@ export class LlamaSequenceSlot implements SequenceSlot {
         };
         // A token predictor drafts from the sequence's input: the history it holds and the new tokens.
         this.sequence.tokenPredictor?.updateInputTokens?.([...this.sequence.contextTokens, ...(tokens as Token[])]);
-        const ended = this.gathering?.generating();
+        const ended = this.gathering.generating();
         try {
             if (probabilities === undefined) {
                 const iterator = this.sequence.evaluate(tokens as Token[], options);
@@ -165,7 +163,7 @@ export class LlamaSequenceSlot implements SequenceSlot {
                 await iterator.return();
             }
         } finally {
-            ended?.();
+            ended();
         }
     }
 }

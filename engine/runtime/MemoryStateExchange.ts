@@ -2,6 +2,7 @@ import type { LlamaContextSequence } from "node-llama-cpp";
 import { loadSequenceStateInMemory, saveSequenceStateInMemory } from "./addonPatch/sequenceStateInMemory.js";
 import { SequenceStateError } from "./sequenceStateErrors.js";
 import type { SavedState, StateExchange } from "./StateExchange.js";
+import { once } from "../core/once.js";
 
 /**
  * A saved state's buffer this big or smaller is kept for the next save; a bigger one goes back to
@@ -94,16 +95,6 @@ export class MemoryStateExchange implements StateExchange {
 interface TransferableArrayBuffer extends ArrayBuffer {
     readonly detached: boolean;
     transfer(): ArrayBuffer;
-}
-
-function once(action: () => void): () => void {
-    let done = false;
-    return () => {
-        if (!done) {
-            done = true;
-            action();
-        }
-    };
 }
 
 function describe(error: unknown): string {

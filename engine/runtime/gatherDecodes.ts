@@ -1,4 +1,5 @@
 import type { LlamaContext, LlamaContextSequence } from "node-llama-cpp";
+import { once } from "../core/once.js";
 
 /** node-llama-cpp's private members of a context and its sequences that the gathering uses (3.21). */
 interface QueueInternals {
@@ -19,12 +20,20 @@ export interface DecodeGathering {
     /** A sequence starts generating; the function returned says it stopped (idempotent). */
     generating(): () => void;
     /**
-     * Something other than a decode is about to wait for the context (a state save or load, a
-     * clear): until the function returned is called (idempotent), the context ends its run of
-     * batches after the current one, so that it goes between two steps; see `gatherDecodes`.
+     * Runs an operation that waits for the context's lock (a state save or load, a clear): while it
+     * waits, the context ends its run of batches after the current one, so that the operation goes
+     * between two decode steps, not after the streams' last; see `gatherDecodes`.
      */
-    needsContext(): () => void;
+    betweenSteps<T>(operation: () => Promise<T>): Promise<T>;
 }
+
+/** A context's sequences left to node-llama-cpp's own batching (the prefill context). */
+export const ungathered: DecodeGathering = {
+    active: false,
+    numGenerating: 0,
+    generating: () => () => undefined,
+    betweenSteps: (operation) => operation()
+};
 
 /**
  * Makes the generating sequences of `context` decode together, one batch a step, as llama-server's
@@ -49,7 +58,7 @@ export interface DecodeGathering {
  * queued, and a state save or load, or a clear, waits for that lock; with the streams kept in
  * step the queue is never empty while one generates, so a second workspace's handoff waited for
  * the first stream's last token (300 tokens, 2.7 s) instead of going between two of them (first
- * token after 1.0 s). So while such an operation waits (`needsContext`), the queue is set aside
+ * token after 1.0 s). So while such an operation waits (`betweenSteps`), the queue is set aside
  * after a batch and put back a turn later: the run of batches ends, the operation takes the lock,
  * and the decodes follow it.
  */
@@ -66,7 +75,7 @@ export function gatherDecodes(context: LlamaContext, sequences: readonly LlamaCo
         typeof scheduleDecode !== "function" ||
         hooks.some((hook) => typeof hook._takeIntervalCheckpointIfNeededAfterBatch !== "function")
     ) {
-        return { active: false, numGenerating: 0, generating: () => () => undefined, needsContext: () => () => undefined };
+        return ungathered;
     }
     keepInSequenceOrder(queue);
     let numGenerating = 0;
@@ -111,20 +120,13 @@ export function gatherDecodes(context: LlamaContext, sequences: readonly LlamaCo
             numGenerating++;
             return once(() => numGenerating--);
         },
-        needsContext() {
+        async betweenSteps(operation) {
             numWaiting++;
-            return once(() => numWaiting--);
-        }
-    };
-}
-
-/** `end`, run on the first call only: the idempotent end of a count. */
-function once(end: () => void): () => void {
-    let ended = false;
-    return () => {
-        if (!ended) {
-            ended = true;
-            end();
+            try {
+                return await operation();
+            } finally {
+                numWaiting--;
+            }
         }
     };
 }

@@ -91,7 +91,8 @@ describe("crafted model files against the running server", () => {
         const answer = await client.chat.completions.create({
             model: "tiny",
             messages: [{ role: "user", content: "hello" }],
-            max_tokens: 4
+            max_tokens: 4,
+            temperature: 0 // greedy: sampled, the random-weight model can end at once (an empty answer; seen once in a full run)
         });
         expect(answer.choices[0]!.message.content!.length).toBeGreaterThan(0);
         expect((await fetch(`${url}/health`)).status).toBe(200);
