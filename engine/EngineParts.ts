@@ -11,6 +11,7 @@ import { requestLimit, type MeasuredCapacities } from "./request/admission.js";
 import { describeModelMemory } from "./runtime/describeModelMemory.js";
 import { LlamaRoleContext, type RoleContextOptions } from "./runtime/LlamaRoleContext.js";
 import { LlamaRuntime } from "./runtime/LlamaRuntime.js";
+import { oneSequenceABatch } from "./runtime/oneSequenceABatch.js";
 import { PrivateStateDirectory } from "./runtime/PrivateStateDirectory.js";
 import { chooseStateExchange, createStateExchange, type StateExchangeChoice } from "./runtime/createStateExchange.js";
 import { readKvHeadGeometry } from "./runtime/readKvHeadGeometry.js";
@@ -29,11 +30,22 @@ import type { LlamaModel } from "./runtime/types.js";
 const THREADPOOL_POLL: Readonly<Record<RoleContextOptions["role"], number>> = { prefill: 0, decode: 2, unified: 2 };
 
 /**
- * Which roles keep their generating sequences in one batch a step, in sequence order, with state
- * operations let in between steps (gatherDecodes): the contexts that sample. Prefill keeps
- * node-llama-cpp's own batching, which shares each batch among the prompts queued.
+ * Which roles keep their generating sequences in one batch a step, with state operations let in
+ * between steps (gatherDecodes): the contexts that sample. Every role fills its batches in
+ * sequence order (orderDecodesBySequence).
  */
 const GATHER_DECODES: Readonly<Record<RoleContextOptions["role"], boolean>> = { prefill: false, decode: true, unified: true };
+
+/**
+ * How each role fills a batch from the tokens queued: prefill gives each batch to one prompt, so
+ * that llama.cpp's flash attention computes it on its tiled path (oneSequenceABatch); the contexts
+ * that sample share each batch among their sequences (node-llama-cpp's default), a token each.
+ */
+const BATCH_ITEMS: Readonly<Record<RoleContextOptions["role"], RoleContextOptions["batchItems"]>> = {
+    prefill: oneSequenceABatch,
+    decode: undefined,
+    unified: undefined
+};
 
 /** Everything a `KvEngine` is made of, measured from what was actually created. */
 export interface EngineParts {
@@ -110,7 +122,8 @@ export async function startEngineParts(input: EngineConfigInput, options: Engine
                     kvCacheType: config.kvCacheType,
                     threads: config.threads,
                     threadpoolPoll: THREADPOOL_POLL[options.role],
-                    gatherDecodes: GATHER_DECODES[options.role]
+                    gatherDecodes: GATHER_DECODES[options.role],
+                    batchItems: BATCH_ITEMS[options.role]
                 },
                 createStateExchange(stateExchange, stateDirectory)
             );

@@ -1,4 +1,10 @@
-import { InputLookupTokenPredictor, type LlamaContext, type LlamaModel, type Token } from "node-llama-cpp";
+import {
+    InputLookupTokenPredictor,
+    type CustomBatchingPrioritizationStrategy,
+    type LlamaContext,
+    type LlamaModel,
+    type Token
+} from "node-llama-cpp";
 import { invariant } from "../core/invariant.js";
 import { parseSequenceState, type ParsedSequenceState } from "../codec/parseSequenceState.js";
 import { sequenceStateBytes, type StateChunks } from "../codec/statePages.js";
@@ -11,6 +17,8 @@ import { LlamaSequenceSlot } from "./LlamaSequenceSlot.js";
 import { attachThreadpool, type ContextThreadpool } from "./addonPatch/contextThreadpool.js";
 import { releaseThreadsPromptly } from "./releaseThreadsPromptly.js";
 import { gatherDecodes, ungathered, type DecodeGathering } from "./gatherDecodes.js";
+import { orderDecodesBySequence } from "./orderDecodesBySequence.js";
+import { takeLowestIndex } from "./takeLowestIndex.js";
 import type { ContextRole, ExportedState, RoleContext } from "./RoleContext.js";
 import type { SequenceSlot } from "./SequenceSlot.js";
 
@@ -37,10 +45,13 @@ export interface RoleContextOptions {
      */
     readonly threadpoolPoll?: number;
     /**
-     * Whether the context's generating sequences decode together, one batch a step in sequence
-     * order (gatherDecodes): for the contexts that sample.
+     * Whether the context's generating sequences decode together, one batch a step
+     * (gatherDecodes): for the contexts that sample. Every context fills its batches in sequence
+     * order (orderDecodesBySequence).
      */
     readonly gatherDecodes?: boolean;
+    /** Which queued tokens go into each batch; node-llama-cpp's "maximumParallelism" when absent (oneSequenceABatch for prefill). */
+    readonly batchItems?: CustomBatchingPrioritizationStrategy;
 }
 
 /**
@@ -72,7 +83,7 @@ export class LlamaRoleContext implements RoleContext {
         private readonly gathering: DecodeGathering
     ) {
         this.allSlots = [...slots];
-        this.freeSlots = slots.reverse(); // acquired from the end: slot 0 first
+        this.freeSlots = [...slots];
     }
 
     static async create(model: LlamaModel, options: RoleContextOptions, states: StateExchange): Promise<LlamaRoleContext> {
@@ -84,9 +95,11 @@ export class LlamaRoleContext implements RoleContext {
             flashAttention: options.flashAttention,
             experimentalKvCacheKeyType: kvType,
             experimentalKvCacheValueType: kvType,
-            threads: options.threads
+            threads: options.threads,
+            batching: options.batchItems === undefined ? undefined : { itemPrioritizationStrategy: options.batchItems }
         });
         releaseThreadsPromptly(context);
+        orderDecodesBySequence(context);
         try {
             const threadpool = options.threadpoolPoll === undefined ? undefined : await attachThreadpool(context, options.threadpoolPoll);
             const sequences = Array.from({ length: options.numSequences }, () =>
@@ -146,8 +159,12 @@ export class LlamaRoleContext implements RoleContext {
         return this.numSequences - this.freeSlots.length;
     }
 
+    /**
+     * The free sequence of the lowest index (takeLowestIndex): a stack gave the most recently
+     * released first, and a run's eight prompts got ids in falling order, cut into a graph each.
+     */
     acquireSequence(): SequenceSlot | undefined {
-        return this.freeSlots.pop();
+        return takeLowestIndex(this.freeSlots);
     }
 
     async releaseSequence(slot: SequenceSlot): Promise<void> {

@@ -35,7 +35,7 @@ export interface RoleContext {
     /** Input tokens evaluated in this context's sequences so far. */
     readonly numEvaluatedTokens: number;
 
-    /** Takes a free sequence, or undefined when all are in use (ask `numFreeSequences` first). */
+    /** Takes the free sequence of the lowest index, or undefined when all are in use (ask `numFreeSequences` first). */
     acquireSequence(): SequenceSlot | undefined;
     /** Clears a sequence's cells and returns it to the free list. */
     releaseSequence(slot: SequenceSlot): Promise<void>;

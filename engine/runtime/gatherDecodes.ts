@@ -47,13 +47,6 @@ export const ungathered: DecodeGathering = {
  * it. A sequence waiting on something else (the streaming demo's delay) costs a turn for each
  * sequence of the batch, a few microseconds each.
  *
- * The queue is also kept in sequence order, as llama-server fills its batch slot by slot. A
- * context with a KV stream per sequence (llama.cpp's default, kv_unified off) splits a batch into
- * one micro-batch per run of consecutive sequence ids in batch order (llama-batch.cpp,
- * split_equal: "accept only increasing sequence ids"), and node-llama-cpp orders its batch by
- * when each sequence queued: after handoffs that finished 1, 2, 3, 0, every step of the four
- * streams was two graphs, 3 tokens and 1 (25–27 ms a step against 18–20 in order).
- *
  * node-llama-cpp decodes batch after batch under the context's lock for as long as decodes are
  * queued, and a state save or load, or a clear, waits for that lock; with the streams kept in
  * step the queue is never empty while one generates, so a second workspace's handoff waited for
@@ -77,7 +70,6 @@ export function gatherDecodes(context: LlamaContext, sequences: readonly LlamaCo
     ) {
         return ungathered;
     }
-    keepInSequenceOrder(queue);
     let numGenerating = 0;
     let numWaiting = 0;
     /** Empties the queue, so that the run of batches ends after this one, and refills it a turn later. */
@@ -129,20 +121,4 @@ export function gatherDecodes(context: LlamaContext, sequences: readonly LlamaCo
             }
         }
     };
-}
-
-/** Makes node-llama-cpp's queue of decodes insert each new one after those of lower or equal sequence ids. */
-function keepInSequenceOrder(queue: { readonly sequenceId: number }[]): void {
-    Object.defineProperty(queue, "push", {
-        value: (...items: { readonly sequenceId: number }[]): number => {
-            for (const item of items) {
-                let at = queue.length;
-                while (at > 0 && queue[at - 1]!.sequenceId > item.sequenceId) {
-                    at--;
-                }
-                queue.splice(at, 0, item);
-            }
-            return queue.length;
-        }
-    });
 }

@@ -4,6 +4,7 @@ import { assembleSequenceState, bufferPageAccess, concatStateChunks, type StateC
 import { invariant } from "../../engine/core/invariant.js";
 import type { ContextRole, ExportedState, RoleContext } from "../../engine/runtime/RoleContext.js";
 import type { ProbabilityRequest, SamplingOptions, SequenceSlot } from "../../engine/runtime/SequenceSlot.js";
+import { takeLowestIndex } from "../../engine/runtime/takeLowestIndex.js";
 
 // A stand-in for node-llama-cpp behind the engine's RoleContext and SequenceSlot interfaces, for
 // fast unit tests of scheduling and handoff. It keeps no model: a position's KV row is a function
@@ -98,7 +99,7 @@ export class FakeRoleContext implements RoleContext {
         readonly numStreams: number | undefined = numSequences
     ) {
         this.slots = Array.from({ length: numSequences }, (_, index) => new FakeSequenceSlot(index, sequenceCapacity));
-        this.#free = [...this.slots].reverse();
+        this.#free = [...this.slots];
     }
 
     get numFreeSequences(): number {
@@ -114,7 +115,7 @@ export class FakeRoleContext implements RoleContext {
     }
 
     acquireSequence(): SequenceSlot | undefined {
-        return this.#free.pop();
+        return takeLowestIndex(this.#free);
     }
 
     async releaseSequence(slot: SequenceSlot): Promise<void> {

@@ -3,12 +3,14 @@ import type { LlamaContext, LlamaModel } from "node-llama-cpp";
 import { LlamaRuntime } from "../../../engine/runtime/LlamaRuntime.js";
 import { LlamaSequenceSlot } from "../../../engine/runtime/LlamaSequenceSlot.js";
 import { gatherDecodes } from "../../../engine/runtime/gatherDecodes.js";
+import { orderDecodesBySequence } from "../../../engine/runtime/orderDecodesBySequence.js";
 import { refuseContextShift } from "../../../engine/runtime/refuseContextShift.js";
 import { generatedModelPath } from "../../support/generatedModels.js";
 
 // node-llama-cpp composes a context's next batch as soon as the last sample of the previous one is
 // in, before the sequence sampled last has queued its next token, so one stream misses every batch.
-// gatherDecodes keeps the generating sequences of a context in one batch a step.
+// gatherDecodes keeps the generating sequences of a context in one batch a step, and
+// orderDecodesBySequence fills it in sequence order, as every Kvault context does.
 
 const NUM_SEQUENCES = 4;
 const NUM_TOKENS = 24;
@@ -34,7 +36,8 @@ describe("the generating sequences of one context", () => {
 
     /**
      * Four streams at once in a fresh context, each `NUM_TOKENS` greedy tokens after its own prompt,
-     * started in `order`: every batch the context decoded, and the tokens.
+     * started in `order`, gathered and ordered as a Kvault decode context or left to node-llama-cpp:
+     * every batch the context decoded, and the tokens.
      */
     async function streamTogether(
         gathered: boolean,
@@ -64,6 +67,7 @@ describe("the generating sequences of one context", () => {
         const sequences = Array.from({ length: NUM_SEQUENCES }, () => context.getSequence({ contextShift: refuseContextShift }));
         const gathering = gathered ? gatherDecodes(context, sequences) : undefined;
         expect(gathering?.active ?? true, "node-llama-cpp has the members gatherDecodes needs").toBe(true);
+        expect(!gathered || orderDecodesBySequence(context), "node-llama-cpp has the queue orderDecodesBySequence orders").toBe(true);
         const indexes = sequences.map((_, index) => index);
         const started = (order === "forward" ? indexes : indexes.reverse()).map(async (index) => {
             const slot = new LlamaSequenceSlot(sequences[index]!, index, gathering);
