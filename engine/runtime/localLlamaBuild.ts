@@ -29,8 +29,27 @@ export type LocalBuildFlavor = "native" | "portable";
 /** The addon patch's name and revision, recorded in a local build's cmake options. */
 export const addonPatchName = "context-thread-state-memory-threadpool-3";
 
+/**
+ * The compiler flags a native build adds on x86-64 (GCC or Clang; MSVC's native build detects
+ * features its own way): AMX left out. -march=native turns on whatever the CPU's cpuid reports,
+ * and a machine can report AMX that its hypervisor never enabled: on a KVM guest of an Intel Xeon
+ * (amx_tile, amx_int8 and amx_bf16 in /proc/cpuinfo) the native build's first matrix product of a
+ * quantized model died with an invalid opcode at `tileloadd` (ggml-cpu's AMX kernels). Without
+ * AMX such products take the AVX-512 path, as on every machine without it.
+ */
+export const nativeCompilerFlags = (arch: string = process.arch, platform: string = process.platform): Readonly<Record<string, string>> =>
+    arch === "x64" && platform !== "win32"
+        ? { CMAKE_C_FLAGS: "-mno-amx-tile -mno-amx-int8 -mno-amx-bf16", CMAKE_CXX_FLAGS: "-mno-amx-tile -mno-amx-int8 -mno-amx-bf16" }
+        : {};
+
 export const localBuildCmakeOptions: Readonly<Record<LocalBuildFlavor, Readonly<Record<string, string>>>> = {
-    native: { GGML_NATIVE: "ON", GGML_OPENMP: "OFF", GGML_BACKEND_DL: "OFF", KVAULT_ADDON_PATCH: addonPatchName },
+    native: {
+        GGML_NATIVE: "ON",
+        GGML_OPENMP: "OFF",
+        GGML_BACKEND_DL: "OFF",
+        ...nativeCompilerFlags(),
+        KVAULT_ADDON_PATCH: addonPatchName
+    },
     portable: {
         GGML_NATIVE: "OFF",
         GGML_OPENMP: "OFF",

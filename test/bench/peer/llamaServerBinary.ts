@@ -3,6 +3,7 @@
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
+import { nativeCompilerFlags } from "../../../engine/runtime/localLlamaBuild.js";
 import { repositoryRoot } from "../../support/generatedModels.js";
 
 const llamaDirectory = path.join(repositoryRoot, "node_modules", "node-llama-cpp", "llama");
@@ -27,10 +28,13 @@ export function bundledLlamaCppRelease(): string {
  */
 export function ensureLlamaServer(log: (line: string) => void = console.log, options: { readonly cuda?: boolean } = {}): string {
     const release = bundledLlamaCppRelease();
+    // the same flags as Kvault's native build (AMX left out where cpuid may claim it), so both run the same kernels
+    const flags = Object.entries(nativeCompilerFlags()).map(([name, value]) => `-D${name}=${value}`);
+    const stampText = [release, ...flags].join("\n");
     const directory = options.cuda === true ? `${buildDirectory}-cuda` : buildDirectory;
     const stamp = path.join(directory, "kvault-release.txt");
     const binary = path.join(directory, "bin", "llama-server");
-    if (fs.existsSync(binary) && fs.existsSync(stamp) && fs.readFileSync(stamp, "utf8") === release) {
+    if (fs.existsSync(binary) && fs.existsSync(stamp) && fs.readFileSync(stamp, "utf8") === stampText) {
         return binary;
     }
     if (!fs.existsSync(path.join(sourceDirectory, "CMakeLists.txt"))) {
@@ -50,6 +54,7 @@ export function ensureLlamaServer(log: (line: string) => void = console.log, opt
         "Ninja",
         "-DCMAKE_BUILD_TYPE=Release",
         "-DGGML_NATIVE=ON",
+        ...flags,
         ...(options.cuda === true ? ["-DGGML_CUDA=ON", "-DCMAKE_CUDA_ARCHITECTURES=native"] : []),
         "-DLLAMA_BUILD_TESTS=OFF",
         "-DLLAMA_BUILD_EXAMPLES=OFF",
@@ -58,7 +63,7 @@ export function ensureLlamaServer(log: (line: string) => void = console.log, opt
         "-DLLAMA_OPENSSL=OFF"
     ]);
     run("cmake", ["--build", directory, "--target", "llama-server", "llama-bench"]);
-    fs.writeFileSync(stamp, release);
+    fs.writeFileSync(stamp, stampText);
     return binary;
 }
 

@@ -1,7 +1,7 @@
 // `npm run bench -- peer`: Kvault's `serve` against llama.cpp's own `llama-server` (built from the
 // source node-llama-cpp ships), same generated GGUF, same threads, flash attention on, through the
-// same streaming client, each server started fresh per configuration. Every figure is reported
-// beside the peer's from the same run, as a ratio.
+// same streaming client, both started fresh per configuration and measured by turns. Every figure
+// is reported beside the peer's from the same run, as a ratio.
 import os from "node:os";
 import { ensureGeneratedModel } from "../../support/generatedModels.js";
 import { formatNumber, formatTable, median, type Benchmark, type BenchFigures } from "../benchUtils.js";
@@ -27,7 +27,7 @@ interface Row {
 
 export const peerBench: Benchmark = {
     name: "peer",
-    description: `Kvault serve vs llama-server on the small preset: 1/4/8 workspaces, a long prompt beside a stream, a ${workloadShape.chatTurns}-turn chat (best of ${NUM_REPETITIONS})`,
+    description: `Kvault serve vs llama-server on the small preset: 1/4/8 workspaces, a long prompt beside a stream, a ${workloadShape.chatTurns}-turn chat (best of ${NUM_REPETITIONS}, the two servers by turns)`,
     async run(): Promise<BenchFigures> {
         const binary = ensureLlamaServer();
         const modelPath = ensureGeneratedModel("small");
@@ -41,8 +41,12 @@ export const peerBench: Benchmark = {
         const rows: Row[] = [];
         const figures: Record<string, unknown> = { threads, contextTokens: CONTEXT_TOKENS, shape: workloadShape };
         for (const numWorkspaces of WORKSPACE_COUNTS) {
-            const best = await bothServers(start, numWorkspaces, async (server) =>
-                bestOf(NUM_REPETITIONS, () => runConcurrent(server, prompts, numWorkspaces), compareConcurrent)
+            const best = await interleaved(
+                start,
+                numWorkspaces,
+                NUM_REPETITIONS,
+                (server) => runConcurrent(server, prompts, numWorkspaces),
+                compareConcurrent
             );
             figures[`workspaces${numWorkspaces}`] = best;
             rows.push({
@@ -65,12 +69,12 @@ export const peerBench: Benchmark = {
             });
         }
 
-        const arrival = await bothServers(start, 2, async (server) =>
-            bestOf(
-                NUM_REPETITIONS,
-                () => runArrival(server, prompts),
-                (a: ArrivalFigures, b: ArrivalFigures) => a.worstGapMs - b.worstGapMs
-            )
+        const arrival = await interleaved(
+            start,
+            2,
+            NUM_REPETITIONS,
+            (server) => runArrival(server, prompts),
+            (a: ArrivalFigures, b: ArrivalFigures) => a.worstGapMs - b.worstGapMs
         );
         figures.arrival = arrival;
         rows.push({ workload: "stream alone: inter-token p50", ...pair(arrival, (f) => f.soloP50Ms), unit: "ms", better: "lower" });
@@ -94,7 +98,13 @@ export const peerBench: Benchmark = {
             better: "lower"
         });
 
-        const chat = await bothServers(start, 1, (server) => runChat(server, prompts));
+        const chat = await interleaved(
+            start,
+            1,
+            1,
+            (server) => runChat(server, prompts),
+            () => 0
+        );
         figures.chat = chat;
         rows.push({ workload: "chat: turn 1 TTFT", ...pair(chat, (f) => f.ttftMs[0]!), unit: "ms", better: "lower" });
         rows.push({
@@ -137,33 +147,41 @@ function pair<T>(figures: Record<ServerName, T>, value: (figures: T) => number):
     return { kvault: value(figures.kvault), llama: value(figures.llama) };
 }
 
-/** Runs `measure` on a fresh llama-server, then on a fresh Kvault, one at a time (they share the cores). */
-async function bothServers<T>(
+/**
+ * Starts a fresh llama-server and a fresh Kvault side by side and measures them by turns, one at a
+ * time (they share the cores), the order swapped each repetition (llama, Kvault, Kvault, llama, …),
+ * so that a machine that speeds up or slows down during the run moves both alike. The best
+ * repetition of each by `compare` (negative when the first is better).
+ */
+async function interleaved<T>(
     start: (name: ServerName, numParallel: number) => Promise<PeerServer>,
     numParallel: number,
-    measure: (server: PeerServer) => Promise<T>
+    numRepetitions: number,
+    measure: (server: PeerServer) => Promise<T>,
+    compare: (a: T, b: T) => number
 ): Promise<Record<ServerName, T>> {
-    const results: Partial<Record<ServerName, T>> = {};
-    for (const name of ["llama", "kvault"] as const) {
-        const server = await start(name, numParallel);
-        try {
-            results[name] = await measure(server);
-        } finally {
+    const servers: Partial<Record<ServerName, PeerServer>> = {};
+    const best: Partial<Record<ServerName, T>> = {};
+    try {
+        for (const name of ["llama", "kvault"] as const) {
+            servers[name] = await start(name, numParallel);
+        }
+        for (let repetition = 0; repetition < numRepetitions; repetition++) {
+            const order = repetition % 2 === 0 ? (["llama", "kvault"] as const) : (["kvault", "llama"] as const);
+            for (const name of order) {
+                const figures = await measure(servers[name]!);
+                const previous = best[name];
+                if (previous === undefined || compare(figures, previous) < 0) {
+                    best[name] = figures;
+                }
+            }
+        }
+    } finally {
+        for (const server of Object.values(servers)) {
             await server.stop();
         }
     }
-    return results as Record<ServerName, T>;
-}
-
-async function bestOf<T>(numRepetitions: number, measure: () => Promise<T>, compare: (a: T, b: T) => number): Promise<T> {
-    let best: T | undefined;
-    for (let repetition = 0; repetition < numRepetitions; repetition++) {
-        const figures = await measure();
-        if (best === undefined || compare(figures, best) < 0) {
-            best = figures;
-        }
-    }
-    return best!;
+    return best as Record<ServerName, T>;
 }
 
 /** Best is the highest rate. */

@@ -6,7 +6,7 @@ import type { LeakProbePlanView, LeakProbeVerdicts } from "../../../contract/bac
 import { listening, RpcSocket, smallEngineArgs, startServe, stopServe, type ServeProcess } from "../../cli/serveProcess.js";
 import { ensureFamilyModel, generatedModelPath } from "../../support/generatedModels.js";
 import { startLlamaServer, type LlamaServer } from "../../support/llamaServer.js";
-import { wholeCharacterBiasArgs } from "./wholeCharacterBias.js";
+import { wholeCharacterBiasArgs } from "../../bench/peer/wholeCharacterBiasArgs.js";
 
 // The isolation panel's leak probe, through the RPC as the panel calls it: the plan and its cost
 // first, then the run and its verdicts, against a real llama-server backend on loopback and
@@ -22,7 +22,7 @@ describe("the leak probe from the isolation panel (planLeakProbe, runLeakProbe)"
 
     beforeAll(async () => {
         scratch = fs.mkdtempSync(path.join(os.tmpdir(), "kvault-probe-rpc-"));
-        // its answers kept to whole characters: else its own chat parser ends some with a 500 by chance (wholeCharacterBias.ts)
+        // its answers kept to whole characters: else its own chat parser ends some with a 500 by chance (wholeCharacterBiasArgs.ts)
         const model = ensureFamilyModel("llama3-tiny", "f16");
         llama = await startLlamaServer(model, ["--alias", "llama3-tiny", "--ctx-size", "1024", ...(await wholeCharacterBiasArgs(model))]);
         kvault = startServe(

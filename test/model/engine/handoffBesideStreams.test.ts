@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { KvEngine } from "../../../engine/KvEngine.js";
 import { workspaceId } from "../../../engine/core/ids.js";
+import { specialTokens } from "../../../engine/model/syntheticVocabulary.js";
 import { LlamaRuntime } from "../../../engine/runtime/LlamaRuntime.js";
 import { expectEngineClean, promptOf, startTinyEngine } from "../../support/engineFixtures.js";
 
@@ -11,6 +12,8 @@ import { expectEngineClean, promptOf, startTinyEngine } from "../../support/engi
 
 const WINDOW = 1024;
 const STREAM_TOKENS = 900;
+/** The streams never end by themselves: the tiny model's random weights would end one wherever its greedy sums lead. */
+const NEVER_END = { temperature: 0, tokenBias: [specialTokens.eos.id, specialTokens.imEnd.id].map((token) => ({ token, bias: -100 })) };
 describe("a handoff beside running streams", () => {
     let runtime: LlamaRuntime;
     let engine: KvEngine;
@@ -38,6 +41,7 @@ describe("a handoff beside running streams", () => {
                 workspace: workspaceId(`streaming-${index}`),
                 promptTokens: promptOf(engine, 20 + index, `Stream ${index} goes on and on. `),
                 maxTokens: STREAM_TOKENS,
+                sampling: NEVER_END,
                 onToken: () => {
                     streamed[index]!++;
                     if (index === 0 && streamed[0] === 10) {
@@ -58,7 +62,7 @@ describe("a handoff beside running streams", () => {
         const arrived = (await late) as { numHandedOffTokens: number };
         expect(arrived.numHandedOffTokens, "the prompt went through prefill and pages").toBeGreaterThan(0);
         expect(atFirstToken, "the arriving prompt's first token").toBeDefined();
-        // The tiny model's random weights end some answers early; the longer stream is the witness.
+        // Neither stream can end early (NEVER_END); the longer is the witness all the same.
         const longest = results.reduce((best, result, index) => (result.tokens.length > results[best]!.tokens.length ? index : best), 0);
         const numLongest = results[longest]!.tokens.length;
         expect(numLongest, "a stream that outlasts the handoff by far").toBeGreaterThanOrEqual(300);

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { findLocalBuilds, localBuildCmakeOptions } from "../../../engine/runtime/localLlamaBuild.js";
+import { findLocalBuilds, localBuildCmakeOptions, nativeCompilerFlags } from "../../../engine/runtime/localLlamaBuild.js";
 
 // The folders node-llama-cpp leaves in llama/localBuilds, written as it writes them (a Release/
 // folder with _nlcBuildMetadata.json, and buildDone.status once the build finished), in a temp
@@ -69,5 +69,18 @@ describe("findLocalBuilds", () => {
         expect(findLocalBuilds(directory)).toEqual([
             { flavor: "portable", gpu: "cuda", folder: path.join(directory, "linux-x64-cuda-ccc") }
         ]);
+    });
+
+    it("leaves AMX out of a native x86-64 build with GCC or Clang, and adds nothing elsewhere", () => {
+        const amxOff = "-mno-amx-tile -mno-amx-int8 -mno-amx-bf16";
+        for (const platform of ["linux", "darwin"]) {
+            expect(nativeCompilerFlags("x64", platform)).toEqual({ CMAKE_C_FLAGS: amxOff, CMAKE_CXX_FLAGS: amxOff });
+        }
+        expect(nativeCompilerFlags("x64", "win32")).toEqual({});
+        expect(nativeCompilerFlags("arm64", "darwin")).toEqual({});
+        expect(nativeCompilerFlags("arm64", "linux")).toEqual({});
+        // the native flavour carries this machine's flags, so a build made before them is not taken for it
+        expect(localBuildCmakeOptions.native).toMatchObject(nativeCompilerFlags());
+        expect(localBuildCmakeOptions.portable).not.toHaveProperty("CMAKE_C_FLAGS");
     });
 });
