@@ -31,23 +31,41 @@ export const addonPatchName = "context-thread-state-memory-threadpool-3";
 
 /**
  * The compiler flags a native build adds on x86-64 (GCC or Clang; MSVC's native build detects
- * features its own way): AMX left out. -march=native turns on whatever the CPU's cpuid reports,
- * and a machine can report AMX that its hypervisor never enabled: on a KVM guest of an Intel Xeon
- * (amx_tile, amx_int8 and amx_bf16 in /proc/cpuinfo) the native build's first matrix product of a
- * quantized model died with an invalid opcode at `tileloadd` (ggml-cpu's AMX kernels). Without
- * AMX such products take the AVX-512 path, as on every machine without it.
+ * features its own way): -march=native turns on whatever the CPU's cpuid reports, and two of those
+ * features are left out, by undefining the macros ggml chooses its kernels by (which every
+ * compiler version takes, unlike a -mno- flag for an extension it may not know):
+ * - AMX (`__AMX_*__`): a machine can report AMX that its hypervisor never enabled. On a KVM guest
+ *   of an Intel Xeon (amx_tile, amx_int8 and amx_bf16 in /proc/cpuinfo) the native build's first
+ *   matrix product of a quantized model died with an invalid opcode at `tileloadd`.
+ * - AVX512-FP16 (`__AVX512FP16__`): with it, ggml's F16 vector kernels (the F16 KV cache's dot
+ *   products in flash attention among them) multiply and add in half precision, so each sum
+ *   depends on where its blocks start: the same prompt in another sequence of the same context
+ *   left a different state, and greedy answers differed between split and unified mode after
+ *   four tokens. Without it they convert to F32 and add there, as on every other CPU.
  */
-export const nativeCompilerFlags = (arch: string = process.arch, platform: string = process.platform): Readonly<Record<string, string>> =>
-    arch === "x64" && platform !== "win32"
-        ? { CMAKE_C_FLAGS: "-mno-amx-tile -mno-amx-int8 -mno-amx-bf16", CMAKE_CXX_FLAGS: "-mno-amx-tile -mno-amx-int8 -mno-amx-bf16" }
-        : {};
+export function nativeCompilerFlags(arch: string = process.arch, platform: string = process.platform): readonly string[] {
+    return arch === "x64" && platform !== "win32" ? ["-U__AMX_TILE__", "-U__AMX_INT8__", "-U__AMX_BF16__", "-U__AVX512FP16__"] : [];
+}
+
+/**
+ * `flags` as cmake options of a node-llama-cpp build: in the Release configuration's flags, with
+ * CMake's own (-O3 -DNDEBUG) kept, because cmake-js sets CMAKE_CXX_FLAGS itself
+ * (-DBUILDING_NODE_EXTENSION) and a CMAKE_CXX_FLAGS of ours never reached a C++ file.
+ */
+function releaseFlagOptions(flags: readonly string[]): Readonly<Record<string, string>> {
+    if (flags.length === 0) {
+        return {};
+    }
+    const release = ["-O3", "-DNDEBUG", ...flags].join(" ");
+    return { CMAKE_C_FLAGS_RELEASE: release, CMAKE_CXX_FLAGS_RELEASE: release };
+}
 
 export const localBuildCmakeOptions: Readonly<Record<LocalBuildFlavor, Readonly<Record<string, string>>>> = {
     native: {
         GGML_NATIVE: "ON",
         GGML_OPENMP: "OFF",
         GGML_BACKEND_DL: "OFF",
-        ...nativeCompilerFlags(),
+        ...releaseFlagOptions(nativeCompilerFlags()),
         KVAULT_ADDON_PATCH: addonPatchName
     },
     portable: {

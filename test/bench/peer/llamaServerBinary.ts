@@ -28,8 +28,9 @@ export function bundledLlamaCppRelease(): string {
  */
 export function ensureLlamaServer(log: (line: string) => void = console.log, options: { readonly cuda?: boolean } = {}): string {
     const release = bundledLlamaCppRelease();
-    // the same flags as Kvault's native build (AMX left out where cpuid may claim it), so both run the same kernels
-    const flags = Object.entries(nativeCompilerFlags()).map(([name, value]) => `-D${name}=${value}`);
+    // the same flags as Kvault's native build (AMX and AVX512-FP16 left out), so both run the same kernels
+    const compilerFlags = nativeCompilerFlags().join(" ");
+    const flags = compilerFlags === "" ? [] : [`-DCMAKE_C_FLAGS=${compilerFlags}`, `-DCMAKE_CXX_FLAGS=${compilerFlags}`];
     const stampText = [release, ...flags].join("\n");
     const directory = options.cuda === true ? `${buildDirectory}-cuda` : buildDirectory;
     const stamp = path.join(directory, "kvault-release.txt");

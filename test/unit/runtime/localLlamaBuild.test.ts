@@ -71,16 +71,23 @@ describe("findLocalBuilds", () => {
         ]);
     });
 
-    it("leaves AMX out of a native x86-64 build with GCC or Clang, and adds nothing elsewhere", () => {
-        const amxOff = "-mno-amx-tile -mno-amx-int8 -mno-amx-bf16";
+    it("leaves AMX and AVX512-FP16 out of a native x86-64 build with GCC or Clang, and adds nothing elsewhere", () => {
+        const amxOff = ["-U__AMX_TILE__", "-U__AMX_INT8__", "-U__AMX_BF16__", "-U__AVX512FP16__"];
         for (const platform of ["linux", "darwin"]) {
-            expect(nativeCompilerFlags("x64", platform)).toEqual({ CMAKE_C_FLAGS: amxOff, CMAKE_CXX_FLAGS: amxOff });
+            expect(nativeCompilerFlags("x64", platform)).toEqual(amxOff);
         }
-        expect(nativeCompilerFlags("x64", "win32")).toEqual({});
-        expect(nativeCompilerFlags("arm64", "darwin")).toEqual({});
-        expect(nativeCompilerFlags("arm64", "linux")).toEqual({});
-        // the native flavour carries this machine's flags, so a build made before them is not taken for it
-        expect(localBuildCmakeOptions.native).toMatchObject(nativeCompilerFlags());
-        expect(localBuildCmakeOptions.portable).not.toHaveProperty("CMAKE_C_FLAGS");
+        expect(nativeCompilerFlags("x64", "win32")).toEqual([]);
+        expect(nativeCompilerFlags("arm64", "darwin")).toEqual([]);
+        expect(nativeCompilerFlags("arm64", "linux")).toEqual([]);
+        // in the Release flags, which cmake-js leaves alone, after CMake's own; a build made before them is not taken for the native flavour
+        const native = localBuildCmakeOptions.native;
+        if (nativeCompilerFlags().length > 0) {
+            const release = `-O3 -DNDEBUG ${nativeCompilerFlags().join(" ")}`;
+            expect(native).toMatchObject({ CMAKE_C_FLAGS_RELEASE: release, CMAKE_CXX_FLAGS_RELEASE: release });
+        } else {
+            expect(native).not.toHaveProperty("CMAKE_CXX_FLAGS_RELEASE");
+        }
+        expect(native).not.toHaveProperty("CMAKE_CXX_FLAGS"); // cmake-js overwrites it
+        expect(localBuildCmakeOptions.portable).not.toHaveProperty("CMAKE_CXX_FLAGS_RELEASE");
     });
 });
