@@ -4,6 +4,7 @@ import { LlamaRoleContext } from "../../../engine/runtime/LlamaRoleContext.js";
 import { LlamaRuntime } from "../../../engine/runtime/LlamaRuntime.js";
 import type { SequenceSlot } from "../../../engine/runtime/SequenceSlot.js";
 import { startTinyEngine } from "../../support/engineFixtures.js";
+import { recordBatches, type RecordedBatch } from "../../support/recordBatches.js";
 
 // The engine's prefill context gives each batch to one prompt (oneSequenceABatch): llama.cpp cuts a
 // batch of several sequences into micro-batches of equal tokens a sequence, and its CPU flash
@@ -19,31 +20,14 @@ describe("the engine's prefill context", () => {
     let engine: KvEngine;
     let prefill: LlamaRoleContext;
     /** Each batch the prefill context decoded: the sequences added, in batch order, and the tokens each. */
-    const batches: { readonly sequenceId: number; readonly numTokens: number }[][] = [];
+    let batches: RecordedBatch[] = [];
 
     beforeAll(async () => {
         runtime = await LlamaRuntime.start({ gpu: false, maxThreads: 2 });
         engine = await startTinyEngine(runtime, { numDecodeSequences: NUM_SEQUENCES, batchSize: BATCH_SIZE });
         expect(engine.prefill).toBeInstanceOf(LlamaRoleContext);
         prefill = engine.prefill as LlamaRoleContext;
-        type Native = {
-            initBatch(size: number): void;
-            addToBatch(sequenceId: number, first: number, tokens: Uint32Array, logits: Uint32Array): Uint32Array;
-        };
-        const native = (prefill.context as unknown as { _ctx: Native })._ctx;
-        const { initBatch, addToBatch } = { initBatch: native.initBatch.bind(native), addToBatch: native.addToBatch.bind(native) };
-        Object.defineProperty(native, "initBatch", {
-            value: (size: number) => {
-                batches.push([]);
-                initBatch(size);
-            }
-        });
-        Object.defineProperty(native, "addToBatch", {
-            value: (sequenceId: number, first: number, tokens: Uint32Array, logits: Uint32Array) => {
-                batches.at(-1)!.push({ sequenceId, numTokens: tokens.length });
-                return addToBatch(sequenceId, first, tokens, logits);
-            }
-        });
+        batches = recordBatches(prefill.context);
     });
     afterAll(async () => {
         await engine?.dispose();

@@ -6,6 +6,7 @@ import { gatherDecodes } from "../../../engine/runtime/gatherDecodes.js";
 import { orderDecodesBySequence } from "../../../engine/runtime/orderDecodesBySequence.js";
 import { refuseContextShift } from "../../../engine/runtime/refuseContextShift.js";
 import { generatedModelPath } from "../../support/generatedModels.js";
+import { recordBatches, type RecordedBatch } from "../../support/recordBatches.js";
 
 // node-llama-cpp composes a context's next batch as soon as the last sample of the previous one is
 // in, before the sequence sampled last has queued its next token, so one stream misses every batch.
@@ -31,9 +32,6 @@ describe("the generating sequences of one context", () => {
         await runtime.dispose();
     });
 
-    /** One batch the context decoded: each sequence added (node-llama-cpp's addToBatch) and its token count, in batch order. */
-    type Batch = { readonly sequenceId: number; readonly numTokens: number }[];
-
     /**
      * Four streams at once in a fresh context, each `NUM_TOKENS` greedy tokens after its own prompt,
      * started in `order`, gathered and ordered as a Kvault decode context or left to node-llama-cpp:
@@ -42,28 +40,10 @@ describe("the generating sequences of one context", () => {
     async function streamTogether(
         gathered: boolean,
         order: "forward" | "reverse" = "forward"
-    ): Promise<{ batches: Batch[]; tokens: number[][] }> {
+    ): Promise<{ batches: RecordedBatch[]; tokens: number[][] }> {
         const context = await model.createContext({ contextSize: 256, sequences: NUM_SEQUENCES, flashAttention: true, threads: 2 });
         contexts.push(context);
-        const batches: Batch[] = [];
-        type Native = {
-            initBatch(size: number): void;
-            addToBatch(sequenceId: number, first: number, tokens: Uint32Array, logits: Uint32Array): Uint32Array;
-        };
-        const native = (context as unknown as { _ctx: Native })._ctx;
-        const { initBatch, addToBatch } = { initBatch: native.initBatch.bind(native), addToBatch: native.addToBatch.bind(native) };
-        Object.defineProperty(native, "initBatch", {
-            value: (size: number) => {
-                batches.push([]);
-                initBatch(size);
-            }
-        });
-        Object.defineProperty(native, "addToBatch", {
-            value: (sequenceId: number, first: number, tokens: Uint32Array, logits: Uint32Array) => {
-                batches.at(-1)!.push({ sequenceId, numTokens: tokens.length });
-                return addToBatch(sequenceId, first, tokens, logits);
-            }
-        });
+        const batches = recordBatches(context);
         const sequences = Array.from({ length: NUM_SEQUENCES }, () => context.getSequence({ contextShift: refuseContextShift }));
         const gathering = gathered ? gatherDecodes(context, sequences) : undefined;
         expect(gathering?.active ?? true, "node-llama-cpp has the members gatherDecodes needs").toBe(true);
@@ -89,9 +69,10 @@ describe("the generating sequences of one context", () => {
     }
 
     /** The batches of one token per stream (the prompts go in one batch first). */
-    const decodeSteps = (batches: Batch[]): Batch[] => batches.filter((batch) => batch.every((item) => item.numTokens === 1));
-    const describeBatch = (batch: Batch): string => batch.map((item) => item.sequenceId).join(",");
-    const describe = (batches: Batch[]): string => batches.map(describeBatch).join(" ");
+    const decodeSteps = (batches: RecordedBatch[]): RecordedBatch[] =>
+        batches.filter((batch) => batch.every((item) => item.numTokens === 1));
+    const describeBatch = (batch: RecordedBatch): string => batch.map((item) => item.sequenceId).join(",");
+    const describe = (batches: RecordedBatch[]): string => batches.map(describeBatch).join(" ");
 
     it("decode in one batch a step, where node-llama-cpp alone leaves one out of each", async () => {
         const own = await streamTogether(false);
@@ -113,7 +94,7 @@ describe("the generating sequences of one context", () => {
     it("fill each batch in sequence order, whatever order the streams started in", async () => {
         const own = await streamTogether(false, "reverse");
         const gathered = await streamTogether(true, "reverse");
-        const inOrder = (batch: Batch): boolean => batch.every((item, i) => i === 0 || item.sequenceId > batch[i - 1]!.sequenceId);
+        const inOrder = (batch: RecordedBatch): boolean => batch.every((item, i) => i === 0 || item.sequenceId > batch[i - 1]!.sequenceId);
         // node-llama-cpp's own keeps the order in which the streams queued: 3, 2, 1, 0, which llama.cpp splits into a graph each
         expect(
             own.batches[0]!.map((item) => item.sequenceId),

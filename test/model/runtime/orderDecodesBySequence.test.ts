@@ -4,6 +4,7 @@ import { LlamaRuntime } from "../../../engine/runtime/LlamaRuntime.js";
 import { orderDecodesBySequence } from "../../../engine/runtime/orderDecodesBySequence.js";
 import { refuseContextShift } from "../../../engine/runtime/refuseContextShift.js";
 import { generatedModelPath } from "../../support/generatedModels.js";
+import { recordBatches, type RecordedBatch } from "../../support/recordBatches.js";
 
 // llama.cpp cuts a batch of a context with a KV stream per sequence into one graph per run of
 // consecutive sequence ids in batch order; node-llama-cpp fills its batch in the order the sequences
@@ -30,11 +31,8 @@ describe("prompts prefilled together in one context", () => {
         await runtime.dispose();
     });
 
-    /** Each batch the context decoded: the sequence ids added, in batch order, and the tokens each. */
-    type Batch = { readonly sequenceId: number; readonly numTokens: number }[];
-
     /** Four prompts of `PROMPT_TOKENS` evaluated at once, queued from the last sequence to the first. */
-    async function prefillInReverse(ordered: boolean): Promise<Batch[]> {
+    async function prefillInReverse(ordered: boolean): Promise<RecordedBatch[]> {
         const context = await model.createContext({
             contextSize: 256,
             sequences: NUM_SEQUENCES,
@@ -44,25 +42,7 @@ describe("prompts prefilled together in one context", () => {
         });
         contexts.push(context);
         expect(!ordered || orderDecodesBySequence(context), "node-llama-cpp has the queue orderDecodesBySequence orders").toBe(true);
-        const batches: Batch[] = [];
-        type Native = {
-            initBatch(size: number): void;
-            addToBatch(sequenceId: number, first: number, tokens: Uint32Array, logits: Uint32Array): Uint32Array;
-        };
-        const native = (context as unknown as { _ctx: Native })._ctx;
-        const { initBatch, addToBatch } = { initBatch: native.initBatch.bind(native), addToBatch: native.addToBatch.bind(native) };
-        Object.defineProperty(native, "initBatch", {
-            value: (size: number) => {
-                batches.push([]);
-                initBatch(size);
-            }
-        });
-        Object.defineProperty(native, "addToBatch", {
-            value: (sequenceId: number, first: number, tokens: Uint32Array, logits: Uint32Array) => {
-                batches.at(-1)!.push({ sequenceId, numTokens: tokens.length });
-                return addToBatch(sequenceId, first, tokens, logits);
-            }
-        });
+        const batches = recordBatches(context);
         const sequences = Array.from({ length: NUM_SEQUENCES }, () => context.getSequence({ contextShift: refuseContextShift }));
         const words = model.tokenize("word ".repeat(PROMPT_TOKENS * 2)).slice(0, PROMPT_TOKENS);
         expect(words).toHaveLength(PROMPT_TOKENS);
@@ -78,7 +58,7 @@ describe("prompts prefilled together in one context", () => {
         return batches;
     }
 
-    const describeBatches = (batches: Batch[]): string =>
+    const describeBatches = (batches: RecordedBatch[]): string =>
         batches.map((batch) => batch.map((item) => `${item.sequenceId}×${item.numTokens}`).join(",")).join(" ");
 
     it("fill each batch in rising sequence order, where node-llama-cpp alone keeps the falling order they queued in", async () => {
