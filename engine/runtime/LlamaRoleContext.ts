@@ -160,8 +160,9 @@ export class LlamaRoleContext implements RoleContext {
     }
 
     /**
-     * The free sequence of the lowest index (takeLowestIndex): a stack gave the most recently
-     * released first, and a run's eight prompts got ids in falling order, cut into a graph each.
+     * The free sequence of the lowest index (takeLowestIndex), not the most recently released, as a
+     * stack gives: sequences at work together then tend to have consecutive ids, which llama.cpp
+     * computes as one graph.
      */
     acquireSequence(): SequenceSlot | undefined {
         return takeLowestIndex(this.freeSlots);

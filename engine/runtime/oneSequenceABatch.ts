@@ -11,9 +11,10 @@ import type { BatchItem, PrioritizedBatchItem } from "node-llama-cpp";
  * below that it takes one dot product per query and cached token. Shared out, seven prompts of
  * 503 tokens got 77, 77, …, 50 tokens a batch, cut into micro-batches of 50 and 27 tokens a
  * sequence, and each 512-token batch took 1.0 s at first and 4.2 s at the end, as the prompts'
- * cache grew (2 cores, small preset): 4,024 tokens in 19.9 s. One prompt a batch took 0.7–1.0 s a
- * batch, whatever its place. The prompts' handoffs wait for the context's lock, which node-llama-cpp
- * holds while decodes are queued, so a shared batch finished none of them sooner.
+ * cache grew (bare node-llama-cpp, 2 cores, small preset): 4,024 tokens in 19.9 s. One prompt a
+ * batch took 0.57–0.71 s a batch, whatever its place: 5.0–5.2 s. The prompts' handoffs wait for
+ * the context's lock, which node-llama-cpp holds while decodes are queued, so a shared batch
+ * finished none of them sooner.
  */
 export function oneSequenceABatch({
     items,
