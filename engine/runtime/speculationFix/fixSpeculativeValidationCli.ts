@@ -1,0 +1,16 @@
+// The postinstall step: applies the speculative validation fix to the installed node-llama-cpp
+// (speculativeValidation.ts says what it fixes). Idempotent. A node-llama-cpp the fix does not
+// know is left as it is, with a warning: installing never fails for it, and the engine then
+// refuses speculative decoding, saying why, while everything else works.
+import fs from "node:fs";
+import { fixSpeculativeValidation, installedLlamaContextFile, speculativeValidationState } from "./speculativeValidation.js";
+
+const file = installedLlamaContextFile();
+const source = fs.readFileSync(file, "utf8");
+const state = speculativeValidationState(source);
+if (state === "unfixed") {
+    fs.writeFileSync(file, fixSpeculativeValidation(source));
+    console.log(`kvault: applied the speculative validation fix to ${file}`);
+} else if (state === "unrecognized") {
+    console.warn(`kvault: ${file} is not the one the speculative validation fix knows; speculative decoding stays off until it is`);
+}
