@@ -127,6 +127,9 @@ export interface EngineSnapshot {
         readonly generatedTokens: number;
         readonly evaluatedPromptTokens: number;
         readonly reusedPromptTokens: number;
+        /** Speculative decoding's drafted tokens the model confirmed, and those it did not (0s without speculation). */
+        readonly acceptedDraftTokens: number;
+        readonly rejectedDraftTokens: number;
     };
     /** Generated tokens per second over the last few seconds, all workspaces together. */
     readonly tokensPerSecond: number;

@@ -158,6 +158,12 @@ export interface TurnUsage {
     /** Prompt tokens evaluated for this turn (in the decode context or through the prefill handoff). */
     readonly evaluatedPromptTokens: number;
     readonly completionTokens: number;
+    /**
+     * With speculative decoding on: tokens drafted for this turn that the model's own choice
+     * confirmed (each saved a decode step), and those it did not. Absent when the engine does not speculate.
+     */
+    readonly acceptedDraftTokens?: number;
+    readonly rejectedDraftTokens?: number;
 }
 
 /** A failure the caller sees: a stable code and a message with the numbers and what to do. */

@@ -23,7 +23,10 @@ export const engineDefaults = {
     stateExchange: "auto",
     llamaBinary: "auto",
     handoffStepDelayMs: 0,
-    tokenDelayMs: 0
+    tokenDelayMs: 0,
+    /** node-llama-cpp's defaults for its draft predictor: up to 16 tokens, each at least 60 % likely. */
+    draftMaxTokens: 16,
+    draftMinConfidence: 0.6
 } as const;
 
 export type EngineMode = "split" | "unified";
@@ -65,10 +68,18 @@ export interface EngineConfig {
     readonly kvCacheType: KvCacheType;
     readonly batchSize?: number;
     /**
-     * Speculative decoding in the decode sequences: "input-lookup" drafts tokens from the
-     * sequence's own tokens and verifies them in one step (same greedy output); off when absent.
+     * Speculative decoding in the decode sequences, verified in one step (greedy output as plain
+     * decoding's, but where the model's two likeliest tokens are within rounding of a tie); off
+     * when absent. "input-lookup" drafts tokens from the sequence's own tokens (a chat that quotes
+     * its context); "draft-model" has `draftModelPath` draft them.
      */
-    readonly speculation?: "input-lookup";
+    readonly speculation?: "input-lookup" | "draft-model";
+    /** The draft model of speculation "draft-model": a GGUF with the model's tokenizer (a smaller or more quantized model of the same family). */
+    readonly draftModelPath?: string;
+    /** Most tokens the draft model drafts ahead of one decode step, 1–64. */
+    readonly draftMaxTokens: number;
+    /** A token the draft model gives less than this probability ends its draft, 0–1; 0 always drafts `draftMaxTokens`. */
+    readonly draftMinConfidence: number;
     /** A window above what the contexts and pool can hold is clamped and reported, or refused at start. */
     readonly onWindowAboveCapacity: "clamp" | "refuse";
     readonly gpu: "auto" | false;
@@ -118,6 +129,9 @@ export const MAX_HANDOFF_STEP_DELAY_MS = 5_000;
 
 /** The streaming demo's longest pause per token: slower than reading already. */
 export const MAX_TOKEN_DELAY_MS = 1_000;
+
+/** The most tokens a draft model drafts ahead of one step: a verification batch beyond it costs more than it can save. */
+export const MAX_DRAFT_TOKENS = 64;
 
 export type EngineConfigInput = Pick<EngineConfig, "modelPath"> & Partial<Omit<EngineConfig, "modelPath">>;
 
@@ -175,8 +189,29 @@ export function resolveEngineConfig(input: EngineConfigInput): EngineConfig {
     if (config.mode !== "split" && config.mode !== "unified") {
         throw new EngineConfigError(`mode is "${String(config.mode)}"; use "split" or "unified".`);
     }
-    if (config.speculation !== undefined && config.speculation !== "input-lookup") {
-        throw new EngineConfigError(`speculation is "${String(config.speculation)}"; use "input-lookup", or leave it out for none.`);
+    if (config.speculation !== undefined && config.speculation !== "input-lookup" && config.speculation !== "draft-model") {
+        throw new EngineConfigError(
+            `speculation is "${String(config.speculation)}"; use "input-lookup" or "draft-model", or leave it out for none.`
+        );
+    }
+    if (config.speculation === "draft-model" && (typeof config.draftModelPath !== "string" || config.draftModelPath === "")) {
+        throw new EngineConfigError(
+            'speculation is "draft-model" but draftModelPath is empty; give the path of the draft model\'s GGUF file.'
+        );
+    }
+    if (config.speculation !== "draft-model" && config.draftModelPath !== undefined) {
+        throw new EngineConfigError(
+            `draftModelPath is given but speculation is ${config.speculation === undefined ? "off" : `"${config.speculation}"`}; ` +
+                'set speculation to "draft-model" to use it, or leave draftModelPath out.'
+        );
+    }
+    if (!Number.isSafeInteger(config.draftMaxTokens) || config.draftMaxTokens < 1 || config.draftMaxTokens > MAX_DRAFT_TOKENS) {
+        throw new EngineConfigError(
+            `draftMaxTokens is ${config.draftMaxTokens}; it must be a whole number of tokens from 1 to ${MAX_DRAFT_TOKENS}.`
+        );
+    }
+    if (typeof config.draftMinConfidence !== "number" || !(config.draftMinConfidence >= 0 && config.draftMinConfidence <= 1)) {
+        throw new EngineConfigError(`draftMinConfidence is ${config.draftMinConfidence}; it must be a probability from 0 to 1.`);
     }
     if (!isKvCacheType(config.kvCacheType)) {
         throw new EngineConfigError(`kvCacheType is "${String(config.kvCacheType)}"; use one of ${kvCacheTypes.join(", ")}.`);

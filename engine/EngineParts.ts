@@ -2,7 +2,7 @@ import { invariant } from "./core/invariant.js";
 import { bytesPerToken, describeLayoutMismatch, layoutFingerprint, type KvLayout } from "./codec/KvLayout.js";
 import { KvCacheTypeError, StateLayoutMismatchError } from "./codec/codecErrors.js";
 import { whyKvCacheTypeRefused } from "./codec/kvCacheTypes.js";
-import { CapacityConfigError, resolveEngineConfig, type EngineConfig, type EngineConfigInput } from "./EngineConfig.js";
+import { CapacityConfigError, EngineConfigError, resolveEngineConfig, type EngineConfig, type EngineConfigInput } from "./EngineConfig.js";
 import { productionPolicies, type EnginePolicies } from "./EnginePolicies.js";
 import type { KvEngineHooks, ModeReport, WindowReport } from "./engineTypes.js";
 import { modelFingerprint } from "./model/modelFingerprint.js";
@@ -15,6 +15,9 @@ import { oneSequenceABatch } from "./runtime/oneSequenceABatch.js";
 import { PrivateStateDirectory } from "./runtime/PrivateStateDirectory.js";
 import { chooseStateExchange, createStateExchange, type StateExchangeChoice } from "./runtime/createStateExchange.js";
 import { readKvHeadGeometry } from "./runtime/readKvHeadGeometry.js";
+import type { Speculation } from "./runtime/createTokenPredictors.js";
+import { DraftModelError } from "./runtime/DraftModelError.js";
+import { installedSpeculativeValidation } from "./runtime/speculationFix/speculativeValidation.js";
 import type { RoleContext } from "./runtime/RoleContext.js";
 import type { LlamaModel } from "./runtime/types.js";
 
@@ -54,6 +57,8 @@ export interface EngineParts {
     /** Whether the engine started the runtime itself (and so disposes of it). */
     readonly ownsRuntime: boolean;
     readonly model: LlamaModel;
+    /** The draft model of speculative decoding ("draft-model"); the engine disposes of it after the contexts. */
+    readonly draftModel: LlamaModel | undefined;
     readonly modelFingerprint: string;
     readonly layout: KvLayout;
     readonly layoutFingerprint: string;
@@ -111,12 +116,16 @@ export async function startEngineParts(input: EngineConfigInput, options: Engine
                 ? { requested: "split", effective: "unified", reason: `Running unified (no prefill/decode split): ${memory.reason}.` }
                 : { requested: config.mode, effective: config.mode };
         const split = mode.effective === "split";
+        const speculation = await loadSpeculation(config, runtime);
+        if (speculation !== undefined && typeof speculation !== "string") {
+            cleanup.unshift(() => speculation.draftModel.dispose());
+        }
         const role = (options: Pick<RoleContextOptions, "role" | "contextSize" | "numSequences">): Promise<LlamaRoleContext> =>
             LlamaRoleContext.create(
                 model,
                 {
                     ...options,
-                    speculation: options.role === "prefill" ? undefined : config.speculation, // prefill never samples
+                    speculation: options.role === "prefill" ? undefined : speculation, // prefill never samples
                     batchSize: config.batchSize,
                     flashAttention: config.flashAttention,
                     kvCacheType: config.kvCacheType,
@@ -160,6 +169,7 @@ export async function startEngineParts(input: EngineConfigInput, options: Engine
             runtime,
             ownsRuntime: options.runtime === undefined,
             model,
+            draftModel: speculation !== undefined && typeof speculation !== "string" ? speculation.draftModel : undefined,
             modelFingerprint: fingerprint,
             layout,
             layoutFingerprint: layoutFingerprint(layout, fingerprint),
@@ -194,6 +204,39 @@ export async function startEngineParts(input: EngineConfigInput, options: Engine
         }
         throw error;
     }
+}
+
+/**
+ * The speculation configured, its draft model loaded. Refused (EngineConfigError) where the
+ * installed node-llama-cpp lacks the speculative validation fix `npm install` applies: without it
+ * at most one drafted token a step is accepted.
+ */
+async function loadSpeculation(config: EngineConfig, runtime: LlamaRuntime): Promise<Speculation | undefined> {
+    if (config.speculation === undefined) {
+        return undefined;
+    }
+    const fix = installedSpeculativeValidation();
+    if (fix !== "fixed") {
+        throw new EngineConfigError(
+            `speculation is "${config.speculation}", but the installed node-llama-cpp ${fix === "unfixed" ? "lacks" : "is not one that Kvault knows for"} ` +
+                "the speculative validation fix (without it at most one drafted token a step is accepted). " +
+                (fix === "unfixed" ? "Run npm install, which applies it, or leave speculation out." : "Leave speculation out.")
+        );
+    }
+    if (config.speculation === "input-lookup") {
+        return "input-lookup";
+    }
+    const draftModelPath = config.draftModelPath!;
+    let draftModel: LlamaModel;
+    try {
+        draftModel = await runtime.loadModel(draftModelPath);
+    } catch (error) {
+        throw new DraftModelError(
+            `The draft model ${draftModelPath} did not load (${error instanceof Error ? error.message : String(error)}); ` +
+                "check the path, or leave speculation out."
+        );
+    }
+    return { draftModel, maxTokens: config.draftMaxTokens, minConfidence: config.draftMinConfidence };
 }
 
 /**

@@ -283,6 +283,7 @@ export class KvEngine {
         await this.decode.dispose();
         this.pool.dispose();
         this.stateDirectory.dispose();
+        await this.#parts.draftModel?.dispose(); // after the contexts, whose draft contexts are its
         await this.model.dispose();
         if (this.#parts.ownsRuntime) {
             await this.runtime.dispose();

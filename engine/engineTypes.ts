@@ -5,7 +5,7 @@ import type { PagePool } from "./pages/PagePool.js";
 import type { Reservation } from "./pages/Reservation.js";
 import type { MeasuredCapacities, RequestLimit } from "./request/admission.js";
 import type { RequestStatus } from "./request/RequestStatus.js";
-import type { SamplingOptions, TokenProbabilities } from "./runtime/SequenceSlot.js";
+import type { DraftCounts, SamplingOptions, TokenProbabilities } from "./runtime/SequenceSlot.js";
 
 // What KvEngine takes and gives: its requests, results, reports, counters and test hooks.
 
@@ -37,6 +37,8 @@ export interface GenerateResult {
     readonly numEvaluatedTokens: number;
     /** Prompt tokens evaluated by prefill and handed off through pages (0 when evaluated in place). */
     readonly numHandedOffTokens: number;
+    /** Tokens speculative decoding drafted for this request, by whether the model confirmed them (0s without speculation). */
+    readonly drafts: DraftCounts;
     readonly timings: RequestTimings;
 }
 
@@ -81,6 +83,8 @@ export function createEngineCounters(): EngineCounters {
         generatedTokens: 0,
         evaluatedPromptTokens: 0,
         reusedPromptTokens: 0,
+        validatedDraftTokens: 0,
+        refutedDraftTokens: 0,
         staleCompletionsIgnored: 0
     };
 }
@@ -98,6 +102,9 @@ export interface EngineCounters {
     generatedTokens: number;
     evaluatedPromptTokens: number;
     reusedPromptTokens: number;
+    /** Tokens speculative decoding drafted that the model's own choice confirmed, and those it did not. */
+    validatedDraftTokens: number;
+    refutedDraftTokens: number;
     /** Replayed completions (docs/FAILURE-MODES.md): late or duplicate ones a reader ignored by their generation tag. */
     staleCompletionsIgnored: number;
 }

@@ -1,13 +1,14 @@
 import type { EngineCounters, GenerateRequest, RequestTimings } from "../engineTypes.js";
-import type { SamplingOptions, SequenceSlot, TokenProbabilities } from "../runtime/SequenceSlot.js";
+import type { DraftCounts, SamplingOptions, SequenceSlot, TokenProbabilities } from "../runtime/SequenceSlot.js";
 import type { RequestRecord } from "./RequestRecord.js";
 
 export const GREEDY: SamplingOptions = { temperature: 0 };
 
-/** What a request's decode produced: its tokens, and why it stopped. */
+/** What a request's decode produced: its tokens, why it stopped, and the tokens speculation drafted for it. */
 export interface DecodeOutcome {
     readonly tokens: readonly number[];
     readonly finishReason: "stop" | "length";
+    readonly drafts: DraftCounts;
 }
 
 /**
@@ -28,6 +29,7 @@ export async function runDecode(
     tokenDelayMs: number
 ): Promise<DecodeOutcome> {
     record.enter({ kind: "decoding" });
+    const draftsBefore = slot.tokenPredictions;
     const generated: number[] = [];
     let finishReason: "stop" | "length" = "stop";
     let firstTokenAt = performance.now();
@@ -63,5 +65,12 @@ export async function runDecode(
     record.throwIfEnded();
     timings.decodeMs = performance.now() - firstTokenAt;
     record.finish({ kind: "finished", reason: finishReason });
-    return { tokens: generated, finishReason };
+    const draftsAfter = slot.tokenPredictions;
+    const drafts = {
+        validated: draftsAfter.validated - draftsBefore.validated,
+        refuted: draftsAfter.refuted - draftsBefore.refuted
+    };
+    counters.validatedDraftTokens += drafts.validated;
+    counters.refutedDraftTokens += drafts.refuted;
+    return { tokens: generated, finishReason, drafts };
 }

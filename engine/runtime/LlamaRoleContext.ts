@@ -1,10 +1,4 @@
-import {
-    InputLookupTokenPredictor,
-    type CustomBatchingPrioritizationStrategy,
-    type LlamaContext,
-    type LlamaModel,
-    type Token
-} from "node-llama-cpp";
+import { type CustomBatchingPrioritizationStrategy, type LlamaContext, type LlamaModel, type Token } from "node-llama-cpp";
 import { invariant } from "../core/invariant.js";
 import { parseSequenceState, type ParsedSequenceState } from "../codec/parseSequenceState.js";
 import { sequenceStateBytes, type StateChunks } from "../codec/statePages.js";
@@ -19,6 +13,8 @@ import { releaseThreadsPromptly } from "./releaseThreadsPromptly.js";
 import { gatherDecodes, ungathered, type DecodeGathering } from "./gatherDecodes.js";
 import { orderDecodesBySequence } from "./orderDecodesBySequence.js";
 import { takeLowestIndex } from "./takeLowestIndex.js";
+import { createTokenPredictors, type Speculation, type TokenPredictors } from "./createTokenPredictors.js";
+import { DraftModelPredictor } from "./DraftModelPredictor.js";
 import type { ContextRole, ExportedState, RoleContext } from "./RoleContext.js";
 import type { SequenceSlot } from "./SequenceSlot.js";
 
@@ -34,10 +30,13 @@ export interface RoleContextOptions {
     readonly threads?: number;
     /**
      * Speculative decoding in every sequence: "input-lookup" drafts the next tokens from where the
-     * latest ones occur in the sequence's own tokens (a chat that quotes its context), and one
-     * decode step verifies them all; greedy output is the same token for token. Off when absent.
+     * latest ones occur in the sequence's own tokens (a chat that quotes its context); a draft
+     * model drafts them in a context of its own (DraftModelPredictor). One decode step verifies
+     * them all. Greedy output is plain decoding's but where the model's two likeliest tokens are
+     * within rounding of a tie: a verification batch sums in another order than one token's, as in
+     * llama.cpp's own speculative decoding. Off when absent.
      */
-    readonly speculation?: "input-lookup";
+    readonly speculation?: Speculation;
     /**
      * How long this context's ggml pool threads poll for the next graph before they sleep, 0–100
      * (ggml's level; llama-server's default is 50), in a binary with Kvault's patch. Absent: ggml's
@@ -80,7 +79,9 @@ export class LlamaRoleContext implements RoleContext {
         /** The context's own ggml thread pool; undefined where the binary computes each graph on a pool of its own (the prebuilt). */
         readonly threadpool: ContextThreadpool | undefined,
         /** Keeps its generating sequences in step, and lets state operations in between (gatherDecodes); `ungathered` for prefill. */
-        private readonly gathering: DecodeGathering
+        private readonly gathering: DecodeGathering,
+        /** The sequences' token predictors, and the draft model's context when there is one. */
+        private readonly predictors: TokenPredictors
     ) {
         this.allSlots = [...slots];
         this.freeSlots = [...slots];
@@ -100,14 +101,19 @@ export class LlamaRoleContext implements RoleContext {
         });
         releaseThreadsPromptly(context);
         orderDecodesBySequence(context);
+        let predictors: TokenPredictors | undefined;
         try {
             const threadpool = options.threadpoolPoll === undefined ? undefined : await attachThreadpool(context, options.threadpoolPoll);
-            const sequences = Array.from({ length: options.numSequences }, () =>
-                context.getSequence({
-                    contextShift: refuseContextShift,
-                    tokenPredictor: options.speculation === "input-lookup" ? new InputLookupTokenPredictor() : undefined
-                })
+            predictors = await createTokenPredictors(options.speculation, {
+                numSequences: options.numSequences,
+                contextSize: context.contextSize,
+                flashAttention: options.flashAttention,
+                threads: options.threads
+            });
+            const sequences = Array.from({ length: options.numSequences }, (_, i) =>
+                context.getSequence({ contextShift: refuseContextShift, tokenPredictor: predictors!.forSequence(i) })
             );
+            await predictors.checkDraft(sequences[0]!);
             const gathering = options.gatherDecodes === true ? gatherDecodes(context, sequences) : ungathered;
             const slots = sequences.map((sequence, i) => new LlamaSequenceSlot(sequence, i, gathering));
 
@@ -138,10 +144,12 @@ export class LlamaRoleContext implements RoleContext {
                 slots,
                 states,
                 threadpool,
-                gathering
+                gathering,
+                predictors
             );
         } catch (error) {
             await context.dispose();
+            await predictors?.dispose();
             throw error;
         }
     }
@@ -174,6 +182,7 @@ export class LlamaRoleContext implements RoleContext {
         if (!own.sequence.disposed) {
             await this.gathering.betweenSteps(() => own.sequence.clearHistory());
         }
+        await forgetDraft(own);
         this.freeSlots.push(own);
     }
 
@@ -181,6 +190,7 @@ export class LlamaRoleContext implements RoleContext {
         const own = this.#own(slot, "cleared");
         invariant(!this.freeSlots.includes(own), () => `sequence ${slot.index} of the ${this.role} context is cleared while free`);
         await this.gathering.betweenSteps(() => own.sequence.clearHistory());
+        await forgetDraft(own);
     }
 
     async evaluate(slot: SequenceSlot, tokens: readonly number[]): Promise<void> {
@@ -240,5 +250,14 @@ export class LlamaRoleContext implements RoleContext {
         this.disposed = true;
         this.states.dispose();
         await this.context.dispose();
+        await this.predictors.dispose();
+    }
+}
+
+/** A cleared sequence's draft holds nothing either: its next tokens may be another workspace's. */
+async function forgetDraft(slot: LlamaSequenceSlot): Promise<void> {
+    const predictor = slot.sequence.tokenPredictor;
+    if (predictor instanceof DraftModelPredictor) {
+        await predictor.forget();
     }
 }

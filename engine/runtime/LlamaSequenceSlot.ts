@@ -14,7 +14,7 @@ import { createToolCallGrammar } from "./toolCallGrammar.js";
 import { describeGrammarRefusal, readGrammarSchema } from "../../contract/rpc/readGrammarSchema.js";
 import { InvalidRequestError } from "../request/requestErrors.js";
 import { refuseContextShift } from "./refuseContextShift.js";
-import type { ProbabilityRequest, RepeatPenalties, SamplingOptions, SequenceSlot } from "./SequenceSlot.js";
+import type { DraftCounts, ProbabilityRequest, RepeatPenalties, SamplingOptions, SequenceSlot } from "./SequenceSlot.js";
 import { ungathered, type DecodeGathering } from "./gatherDecodes.js";
 
 /** A `SequenceSlot` over one node-llama-cpp context sequence. */
@@ -35,12 +35,8 @@ export class LlamaSequenceSlot implements SequenceSlot {
         return this.sequence.contextTokens;
     }
 
-    /**
-     * Speculative decoding's drafts in this sequence so far (0s without a token predictor):
-     * `validated` drafts matched what the model chose, `refuted` did not; acceptance is
-     * validated ÷ (validated + refuted).
-     */
-    get tokenPredictions(): { readonly validated: number; readonly refuted: number } {
+    /** By node-llama-cpp's counts of the sequence's token predictions; acceptance is validated ÷ (validated + refuted). */
+    get tokenPredictions(): DraftCounts {
         const { validated, refuted } = this.sequence.tokenPredictions;
         return { validated, refuted };
     }

@@ -1,5 +1,11 @@
 import type { GrammarSpec, TokenBias } from "../../contract/engineProtocol.js";
 
+/** Drafted tokens, by whether the model's own choice confirmed them. */
+export interface DraftCounts {
+    readonly validated: number;
+    readonly refuted: number;
+}
+
 /** A generated token's probability and the most likely alternatives, as natural logs. */
 export interface TokenProbabilities {
     readonly token: number;
@@ -69,6 +75,11 @@ export interface SequenceSlot {
     readonly tokens: readonly number[];
     /** Tokens evaluated in this sequence so far (input and output): proof of what prefix reuse saved. */
     readonly numEvaluatedTokens: number;
+    /**
+     * Speculative decoding's drafted tokens in this sequence so far (0s without speculation):
+     * `validated` matched what the model chose, `refuted` did not.
+     */
+    readonly tokenPredictions: DraftCounts;
     /** Drops positions `[position, numTokens)` from the sequence's KV. */
     truncate(position: number): Promise<void>;
     /**

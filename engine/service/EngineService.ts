@@ -198,7 +198,10 @@ export class EngineService {
                 promptTokens: promptTokens.length,
                 cachedPromptTokens: result.numReusedTokens,
                 evaluatedPromptTokens: result.numEvaluatedTokens,
-                completionTokens: result.tokens.length
+                completionTokens: result.tokens.length,
+                ...(this.engine.config.speculation === undefined
+                    ? {}
+                    : { acceptedDraftTokens: result.drafts.validated, rejectedDraftTokens: result.drafts.refuted })
             },
             ...(logprobs === undefined ? {} : { logprobs })
         };

@@ -72,7 +72,9 @@ export function snapshotEngine(engine: KvEngine, extras: SnapshotExtras): Engine
             swapDrops: counters.swapDrops,
             generatedTokens: counters.generatedTokens,
             evaluatedPromptTokens: counters.evaluatedPromptTokens,
-            reusedPromptTokens: counters.reusedPromptTokens
+            reusedPromptTokens: counters.reusedPromptTokens,
+            acceptedDraftTokens: counters.validatedDraftTokens,
+            rejectedDraftTokens: counters.refutedDraftTokens
         },
         tokensPerSecond: extras.tokensPerSecond,
         ...(extras.audit === undefined ? {} : { audit: extras.audit })

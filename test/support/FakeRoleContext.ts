@@ -26,6 +26,8 @@ export function kvByte(token: number, position: number, layer: number, part: 0 |
 export class FakeSequenceSlot implements SequenceSlot {
     readonly #tokens: number[] = [];
     numEvaluatedTokens = 0;
+    /** A fake sequence never speculates. */
+    readonly tokenPredictions = { validated: 0, refuted: 0 };
     /** Rows of loaded states whose bytes were not those of their tokens at their positions. */
     numForeignRows = 0;
 

@@ -30,6 +30,19 @@ export function ensureGeneratedModel(preset: ModelPresetName): string {
     return modelPath;
 }
 
+/** The preset's model with its matrices in `quant` (the same seeded weights, quantized), generated unless there. */
+export function ensureQuantizedModel(preset: ModelPresetName, quant: ModelQuant): string {
+    if (quant === "f16") {
+        return ensureGeneratedModel(preset);
+    }
+    const modelPath = generatedModelPath(preset).replace(/\.gguf$/, `-${quant}.gguf`);
+    if (!fs.existsSync(modelPath)) {
+        fs.mkdirSync(modelCacheDirectory, { recursive: true });
+        makeSyntheticModel(preset, modelPath, { quant });
+    }
+    return modelPath;
+}
+
 /** Where tests find a family preset's model in `quant`: the generator version and node-llama-cpp's llama.cpp commit (whose tokenizers it holds) retire stale files. */
 export function familyModelPath(preset: FamilyPresetName, quant: ModelQuant, variant = ""): string {
     const commit = llamaCppBundle().commit.slice(0, 10);

@@ -31,6 +31,46 @@ describe("resolveEngineConfig: gpuLayers", () => {
     });
 });
 
+describe("resolveEngineConfig: speculative decoding", () => {
+    it("is off by default, and takes input lookup, or a draft model with how it drafts", () => {
+        const plain = resolveEngineConfig({ modelPath: "m.gguf" });
+        expect(plain.speculation).toBeUndefined();
+        expect(plain).toMatchObject({ draftMaxTokens: 16, draftMinConfidence: 0.6 });
+        expect(resolveEngineConfig({ modelPath: "m.gguf", speculation: "input-lookup" }).speculation).toBe("input-lookup");
+        expect(
+            resolveEngineConfig({
+                modelPath: "m.gguf",
+                speculation: "draft-model",
+                draftModelPath: "d.gguf",
+                draftMaxTokens: 4,
+                draftMinConfidence: 0
+            })
+        ).toMatchObject({ speculation: "draft-model", draftModelPath: "d.gguf", draftMaxTokens: 4, draftMinConfidence: 0 });
+    });
+
+    it("refuses a draft model without its path, a path without the draft model, and drafting out of range", () => {
+        expect(() => resolveEngineConfig({ modelPath: "m.gguf", speculation: "draft-model" })).toThrow(
+            'speculation is "draft-model" but draftModelPath is empty'
+        );
+        expect(() => resolveEngineConfig({ modelPath: "m.gguf", draftModelPath: "d.gguf" })).toThrow(
+            'draftModelPath is given but speculation is off; set speculation to "draft-model" to use it, or leave draftModelPath out.'
+        );
+        expect(() => resolveEngineConfig({ modelPath: "m.gguf", speculation: "input-lookup", draftModelPath: "d.gguf" })).toThrow(
+            'draftModelPath is given but speculation is "input-lookup"'
+        );
+        expect(() => resolveEngineConfig({ modelPath: "m.gguf", speculation: "ngram" as "input-lookup" })).toThrow(
+            'speculation is "ngram"; use "input-lookup" or "draft-model", or leave it out for none.'
+        );
+        expect(() => resolveEngineConfig({ modelPath: "m.gguf", draftMaxTokens: 0 })).toThrow(
+            "draftMaxTokens is 0; it must be a whole number of tokens from 1 to 64."
+        );
+        expect(() => resolveEngineConfig({ modelPath: "m.gguf", draftMinConfidence: 1.2 })).toThrow(
+            "draftMinConfidence is 1.2; it must be a probability from 0 to 1."
+        );
+        expect(() => resolveEngineConfig({ modelPath: "m.gguf", draftMinConfidence: Number.NaN })).toThrow(EngineConfigError);
+    });
+});
+
 describe("resolveEngineConfig: the binary and the state exchange", () => {
     it("prefers a local build and the in-memory path by default, and takes the prebuilt and files when asked", () => {
         expect(resolveEngineConfig({ modelPath: "m.gguf" })).toMatchObject({ llamaBinary: "auto", stateExchange: "auto" });

@@ -71,7 +71,9 @@ export function encodedSnapshot(
             swapDrops: 0,
             generatedTokens: 0,
             evaluatedPromptTokens: 0,
-            reusedPromptTokens: 0
+            reusedPromptTokens: 0,
+            acceptedDraftTokens: 0,
+            rejectedDraftTokens: 0
         },
         tokensPerSecond: 0
     };
