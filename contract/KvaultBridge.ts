@@ -64,7 +64,17 @@ export interface EngineSettings {
     readonly pageTokens: number;
     /** Pages in the host pool; null: a window for every decode sequence, plus one. */
     readonly poolPages: number | null;
+    /**
+     * Speculative decoding: "off"; "input-lookup", drafts from the chat's own tokens; "draft-model",
+     * `draftModel` drafts and the model verifies. Greedy answers stay the model's own.
+     */
+    readonly speculation: SpeculationSetting;
+    /** The draft model's GGUF file, for speculation "draft-model" (kept when speculation is switched off); null: none chosen. */
+    readonly draftModel: string | null;
 }
+
+export const speculationSettings = ["off", "input-lookup", "draft-model"] as const;
+export type SpeculationSetting = (typeof speculationSettings)[number];
 
 /** GPU offload: "auto", "off", or a number of layers (EngineSettings.gpu). */
 export type GpuOffload = "auto" | "off" | number;
@@ -125,7 +135,7 @@ export const localApiPorts = Object.freeze({ min: 1024, max: 65_535 });
 
 /** One line of an engine settings plan's memory: what takes it, and how many bytes. */
 export interface MemoryLine {
-    readonly what: "weights" | "decodeKv" | "prefillKv" | "pagePool";
+    readonly what: "weights" | "decodeKv" | "prefillKv" | "pagePool" | "draftWeights" | "draftKv";
     /** E.g. "KV of the decode context: 4,096 tokens × 4 sequences × 512 bytes (F16)". */
     readonly label: string;
     readonly bytes: number;

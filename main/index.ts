@@ -165,6 +165,9 @@ async function startHost(): Promise<void> {
             if (running.fallback !== undefined) {
                 void tellAboutFallback(running.fallback);
             }
+            if (running.draftFallback !== undefined) {
+                void tellAboutDraftFallback(running.draftFallback);
+            }
         },
         () => undefined
     );
@@ -204,6 +207,17 @@ async function tellAboutFallback(fallback: NonNullable<StartedEngine["fallback"]
         buttons: ["OK"],
         message: `Kvault could not load ${fallback.modelPath}.`,
         detail: `${fallback.reason}\n\nThe built-in demo model runs instead. Open another model with File › Open Model…; Kvault tries yours again at its next start.`
+    };
+    await (mainWindow === undefined ? dialog.showMessageBox(box) : dialog.showMessageBox(mainWindow, box));
+}
+
+/** Says, over the window, that the draft model did not serve and speculative decoding is off for this run. */
+async function tellAboutDraftFallback(fallback: NonNullable<StartedEngine["draftFallback"]>): Promise<void> {
+    const box = {
+        type: "warning" as const,
+        buttons: ["OK"],
+        message: `Kvault could not use the draft model ${fallback.draftModel}.`,
+        detail: `${fallback.reason}\n\nThe model runs without speculative decoding. Choose another draft model, or turn speculative decoding off, in Settings › Engine.`
     };
     await (mainWindow === undefined ? dialog.showMessageBox(box) : dialog.showMessageBox(mainWindow, box));
 }

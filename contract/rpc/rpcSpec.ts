@@ -19,7 +19,7 @@ import type { EngineSnapshot } from "../EngineSnapshot.js";
 import type { DraftMeasurement, EmbeddingResult, EngineInfo, FinishReason, TokenizeResult, TurnUsage } from "../engineProtocol.js";
 import type { AuditSummary, CanaryReport, DrillDescription, DrillReport, ReplayableTurn, ReplaySummary } from "../isolation.js";
 import type { AppliedEngineSettings, AppSettingsView, CreatedApiKey, EngineSettingsPlan } from "../KvaultBridge.js";
-import { engineSettingLimits, localApiPorts, type GpuOffload } from "../KvaultBridge.js";
+import { engineSettingLimits, localApiPorts, speculationSettings, type GpuOffload } from "../KvaultBridge.js";
 import { fieldLimits, rpcLimits, turnLimits, utf8ByteLength } from "../limits.js";
 import { kvCacheTypes, type ModelDownload, type ModelFacts, type ModelLibraryListing } from "../models.js";
 import type { ResourceUse } from "../resourceUse.js";
@@ -157,7 +157,15 @@ const engineSettingsChange = {
     kvCacheType: v.optional(oneOf(kvCacheTypes)),
     decodeSequences: v.optional(engineCount("decodeSequences")),
     pageTokens: v.optional(engineCount("pageTokens")),
-    poolPages: v.optional(v.nullable(engineCount("poolPages")))
+    poolPages: v.optional(v.nullable(engineCount("poolPages"))),
+    speculation: v.optional(oneOf(speculationSettings)),
+    draftModel: v.optional(
+        v.nullable(
+            nonEmptyText(fieldLimits.maxModelPathChars, "give the full path of the draft model's .gguf file, or null for none", {
+                trim: true
+            })
+        )
+    )
 };
 
 /** An API key's id: its workspace namespace (host/http/ApiKeys.ts API_KEY_ID_PATTERN). */

@@ -81,7 +81,14 @@ export const storedMessageSchema = storeRecord(
         ),
         usage: v.optional(
             storeRecord(
-                { promptTokens: count, cachedPromptTokens: count, evaluatedPromptTokens: count, completionTokens: count },
+                {
+                    promptTokens: count,
+                    cachedPromptTokens: count,
+                    evaluatedPromptTokens: count,
+                    completionTokens: count,
+                    acceptedDraftTokens: v.optional(count),
+                    rejectedDraftTokens: v.optional(count)
+                },
                 "is not an object"
             )
         ),

@@ -12,7 +12,16 @@ export function usageBody(usage: TurnUsage): Record<string, unknown> {
         prompt_tokens: usage.promptTokens,
         completion_tokens: usage.completionTokens,
         total_tokens: usage.promptTokens + usage.completionTokens,
-        prompt_tokens_details: { cached_tokens: usage.cachedPromptTokens }
+        prompt_tokens_details: { cached_tokens: usage.cachedPromptTokens },
+        // OpenAI's fields for predicted tokens: here the drafts of speculative decoding
+        ...(usage.acceptedDraftTokens === undefined
+            ? {}
+            : {
+                  completion_tokens_details: {
+                      accepted_prediction_tokens: usage.acceptedDraftTokens,
+                      rejected_prediction_tokens: usage.rejectedDraftTokens ?? 0
+                  }
+              })
     };
 }
 

@@ -56,6 +56,10 @@ export function prometheusMetrics(
         [`{kind="prompt_evaluated"}`, counters.evaluatedPromptTokens],
         [`{kind="prompt_reused"}`, counters.reusedPromptTokens]
     ]);
+    metric("kvault_draft_tokens_total", "counter", "Tokens speculative decoding drafted, by whether the model confirmed them.", [
+        [`{outcome="accepted"}`, counters.acceptedDraftTokens],
+        [`{outcome="rejected"}`, counters.rejectedDraftTokens]
+    ]);
     metric("kvault_tokens_per_second", "gauge", "Generated tokens per second, all workspaces, over the last seconds.", [
         ["", snapshot.tokensPerSecond]
     ]);

@@ -77,7 +77,9 @@ export const engineSettingDefaults: EngineSettings = Object.freeze({
     kvCacheType: "f16",
     decodeSequences: 4,
     pageTokens: 256,
-    poolPages: null
+    poolPages: null,
+    speculation: "off",
+    draftModel: null
 });
 
 /** Ports below 1024 need administrator rights on most systems. */

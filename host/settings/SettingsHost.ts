@@ -18,7 +18,7 @@ import { BackendSettings, type BackendChange } from "./BackendSettings.js";
 import type { EngineSupervisor } from "../supervisor/EngineSupervisor.js";
 import { engineConfigFor } from "./engineConfigFor.js";
 import { newApiKey, type KvaultSettings } from "./KvaultSettings.js";
-import type { MachineMemory } from "./planEngineMemory.js";
+import type { EngineMemoryInput, MachineMemory } from "./planEngineMemory.js";
 import { planEngineMemory } from "./planEngineMemory.js";
 import {
     ApiKeyNotRevocableError,
@@ -242,21 +242,40 @@ export class SettingsHost {
         }
         const engine = await this.parts.engine();
         const { info } = engine;
-        let facts = this.#facts.get(info.modelPath);
-        if (facts === undefined) {
-            facts = engine.inspectModel(info.modelPath);
-            this.#facts.set(info.modelPath, facts);
-            facts.catch(() => this.#facts.delete(info.modelPath));
+        const settings = Object.freeze({ ...this.#running, ...change });
+        let draft: EngineMemoryInput["draft"];
+        if (settings.speculation === "draft-model" && settings.draftModel !== null) {
+            // the draft is a model file like any other: inspected in a child process, a crafted one refused with why
+            draft = await this.#factsOf(engine, settings.draftModel).then(
+                (facts) => ({ facts }),
+                (error: unknown) => ({
+                    problem: `The draft model ${settings.draftModel} cannot be used: ${error instanceof Error ? error.message : String(error)}`
+                })
+            );
+        } else if (settings.speculation === "draft-model") {
+            draft = { problem: "Speculative decoding is Draft model, but no draft model is chosen; give its full path." };
         }
         return planEngineMemory({
-            settings: Object.freeze({ ...this.#running, ...change }),
+            settings,
             running: this.#running,
-            facts: await facts,
+            facts: await this.#factsOf(engine, info.modelPath),
+            draft,
             machine: this.parts.machine(),
             mode: info.mode.effective,
             gpuBackend: !/^cpu\b/i.test(info.backend),
             numRunningTurns: engine.numTurns
         });
+    }
+
+    /** A model file's facts, read once per file; a failed read is tried again next time. */
+    #factsOf(engine: SettingsEngine, modelPath: string): Promise<ModelFacts> {
+        let facts = this.#facts.get(modelPath);
+        if (facts === undefined) {
+            facts = engine.inspectModel(modelPath);
+            this.#facts.set(modelPath, facts);
+            facts.catch(() => this.#facts.delete(modelPath));
+        }
+        return facts;
     }
 
     #isFromCommandLine(name: EngineSettingName): boolean {

@@ -7,6 +7,7 @@ import { defaultPoolPages } from "./KvaultSettings.js";
  * sequence's size, one prefill sequence per decode sequence (the engine's default), and a pool
  * left to Kvault holds a full window for every decode sequence plus one for the handoff. GPU
  * offload as a number keeps the GPU backend and puts that many layers on it (gpuLayers).
+ * Speculation "off" is none; a draft model is the engine's only with speculation "draft-model".
  */
 export function engineConfigFor(settings: EngineSettings): Omit<EngineConfigInput, "modelPath"> {
     return {
@@ -21,6 +22,9 @@ export function engineConfigFor(settings: EngineSettings): Omit<EngineConfigInpu
         flashAttention: settings.flashAttention,
         threads: settings.threads ?? undefined,
         gpu: settings.gpu === "off" ? false : "auto",
-        gpuLayers: typeof settings.gpu === "number" ? settings.gpu : undefined
+        gpuLayers: typeof settings.gpu === "number" ? settings.gpu : undefined,
+        speculation: settings.speculation === "off" ? undefined : settings.speculation,
+        // the path is kept while speculation is off or by input lookup; the engine takes it for "draft-model" alone
+        draftModelPath: settings.speculation === "draft-model" ? (settings.draftModel ?? undefined) : undefined
     };
 }

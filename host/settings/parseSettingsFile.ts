@@ -2,7 +2,7 @@
 // usable, each other field falls back to its default with a line saying so, and fields this Kvault
 // does not know are kept to be written back. Never throws. Unit-tested alone.
 import path from "node:path";
-import { engineSettingLimits, type EngineSettings } from "../../contract/KvaultBridge.js";
+import { engineSettingLimits, speculationSettings, type EngineSettings, type SpeculationSetting } from "../../contract/KvaultBridge.js";
 import { maxStoredBackends } from "../../contract/backends.js";
 import { kvCacheTypes, type KvCacheType } from "../../contract/models.js";
 import { checkBackendEntry, repeatedBackendName } from "../backends/BackendConfig.js";
@@ -171,6 +171,22 @@ function readEngineSettings(value: unknown, problems: string[]): EngineSettings 
         problems.push(`engine.kvCacheType is ${kvCacheType}, which needs flash attention, and engine.flashAttention is false; using f16.`);
         kvCacheType = "f16";
     }
+    let draftModel: string | null = defaults.draftModel;
+    if (typeof value.draftModel === "string" && value.draftModel.length <= MAX_MODEL_PATH_CHARS && path.isAbsolute(value.draftModel)) {
+        draftModel = value.draftModel;
+    } else if (value.draftModel !== undefined && value.draftModel !== null) {
+        problems.push(`engine.draftModel is ${describe(value.draftModel)}, not an absolute path; no draft model.`);
+    }
+    let speculation: SpeculationSetting = defaults.speculation;
+    if (speculationSettings.includes(value.speculation as SpeculationSetting)) {
+        speculation = value.speculation as SpeculationSetting;
+    } else if (value.speculation !== undefined) {
+        problems.push(`engine.speculation is ${describe(value.speculation)}, not one of ${speculationSettings.join(", ")}; it stays off.`);
+    }
+    if (speculation === "draft-model" && draftModel === null) {
+        problems.push('engine.speculation is "draft-model", but engine.draftModel names no draft model; it stays off.');
+        speculation = "off";
+    }
     return Object.freeze({
         contextSize: whole("contextSize"),
         gpu,
@@ -179,7 +195,9 @@ function readEngineSettings(value: unknown, problems: string[]): EngineSettings 
         kvCacheType,
         decodeSequences: whole("decodeSequences"),
         pageTokens: whole("pageTokens"),
-        poolPages: wholeOrAuto("poolPages")
+        poolPages: wholeOrAuto("poolPages"),
+        speculation,
+        draftModel
     });
 }
 

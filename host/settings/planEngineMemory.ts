@@ -29,6 +29,11 @@ export interface EngineMemoryInput {
     readonly gpuBackend: boolean;
     /** Running turns the restart would end. */
     readonly numRunningTurns: number;
+    /**
+     * The draft model of speculation "draft-model": its facts, or why its file cannot serve (the
+     * plan refuses then); absent without one. The running settings' draft is taken as the same file's.
+     */
+    readonly draft?: { readonly facts: PlanModelFacts } | { readonly problem: string };
 }
 
 const TYPE_NAMES: Readonly<Record<KvCacheType, string>> = { f16: "F16", q8_0: "Q8_0", q4_0: "Q4_0" };
@@ -38,7 +43,8 @@ export function engineMemoryLines(
     settings: EngineSettings,
     facts: PlanModelFacts,
     mode: "split" | "unified",
-    gpuBackend: boolean
+    gpuBackend: boolean,
+    draftFacts?: PlanModelFacts
 ): readonly MemoryLine[] {
     const perToken = facts.kvBytesPerTokenByType[settings.kvCacheType] ?? 0;
     const type = TYPE_NAMES[settings.kvCacheType];
@@ -77,6 +83,18 @@ export function engineMemoryLines(
         bytes: numPages * settings.pageTokens * perToken,
         where: "ram"
     });
+    if (settings.speculation === "draft-model" && draftFacts !== undefined) {
+        // node-llama-cpp puts all of the draft model on a GPU when there is one and offload is not off; its context keeps F16 KV
+        const where = gpuBackend && settings.gpu !== "off" ? "vram" : "ram";
+        const draftPerToken = draftFacts.kvBytesPerTokenByType.f16 ?? 0;
+        lines.push({ what: "draftWeights", label: "Draft model weights (the file's size)", bytes: draftFacts.fileBytes, where });
+        lines.push({
+            what: "draftKv",
+            label: `KV of the draft model: ${tokens(settings.contextSize)} tokens × ${settings.decodeSequences} sequences × ${tokens(draftPerToken)} bytes (F16)`,
+            bytes: settings.contextSize * settings.decodeSequences * draftPerToken,
+            where
+        });
+    }
     return lines;
 }
 
@@ -103,15 +121,26 @@ function gpuShare(settings: EngineSettings, facts: PlanModelFacts, gpuBackend: b
  */
 export function planEngineMemory(input: EngineMemoryInput): EngineSettingsPlan {
     const { settings, running, facts, machine, mode, gpuBackend } = input;
-    const memory = engineMemoryLines(settings, facts, mode, gpuBackend);
-    const runningMemory = engineMemoryLines(running, facts, mode, gpuBackend);
+    const draftFacts = input.draft !== undefined && "facts" in input.draft ? input.draft.facts : undefined;
+    const memory = engineMemoryLines(settings, facts, mode, gpuBackend, draftFacts);
+    const runningMemory = engineMemoryLines(
+        running,
+        facts,
+        mode,
+        gpuBackend,
+        running.draftModel === settings.draftModel ? draftFacts : undefined
+    );
     const sum = (lines: readonly MemoryLine[], where: MemoryLine["where"]): number =>
         lines.filter((line) => line.where === where).reduce((total, line) => total + line.bytes, 0);
     const ramNeededBytes = sum(memory, "ram");
     const vramNeededBytes = sum(memory, "vram");
     const ramAvailableBytes = machine.freeRamBytes + sum(runningMemory, "ram");
     const vramAvailableBytes = machine.freeVramBytes === null ? null : machine.freeVramBytes + sum(runningMemory, "vram");
-    const changed = (Object.keys(settings) as EngineSettingName[]).filter((name) => settings[name] !== running[name]);
+    // a draft model's path is in force only with speculation "draft-model": changed without it, it restarts nothing
+    const inForce = (of: EngineSettings, name: EngineSettingName): boolean => name !== "draftModel" || of.speculation === "draft-model";
+    const changed = (Object.keys(settings) as EngineSettingName[]).filter(
+        (name) => settings[name] !== running[name] && (inForce(settings, name) || inForce(running, name))
+    );
 
     const problems: string[] = [];
     const notes: string[] = [];
@@ -132,6 +161,9 @@ export function planEngineMemory(input: EngineMemoryInput): EngineSettingsPlan {
         notes.push(
             `No GPU: layers stay on the CPU. The engine runs on the CPU alone, so node-llama-cpp keeps all ${offloadableLayers(facts)} layers there, whatever the number.`
         );
+    }
+    if (input.draft !== undefined && "problem" in input.draft) {
+        problems.push(input.draft.problem);
     }
     if (settings.kvCacheType !== "f16" && !settings.flashAttention) {
         problems.push(
@@ -186,8 +218,9 @@ export function planEngineMemory(input: EngineMemoryInput): EngineSettingsPlan {
 function remedy(input: EngineMemoryInput, availableBytes: number, where: MemoryLine["where"]): string {
     const { settings, facts, mode, gpuBackend } = input;
     // The bytes in `where` that do not depend on the window, and those of each page-sized block of it.
+    const draftFacts = input.draft !== undefined && "facts" in input.draft ? input.draft.facts : undefined;
     const at = (contextSize: number): number =>
-        engineMemoryLines({ ...settings, contextSize }, facts, mode, gpuBackend)
+        engineMemoryLines({ ...settings, contextSize }, facts, mode, gpuBackend, draftFacts)
             .filter((line) => line.where === where)
             .reduce((total, line) => total + line.bytes, 0);
     const fixed = at(0);

@@ -9,6 +9,7 @@ import type { ModelInspector } from "../../host/models/inspectModelInChild.js";
 import { cachedModelInspector } from "../../host/models/modelFactsCache.js";
 import type { EngineProcessSpawner } from "../../host/supervisor/EngineProcessSpawner.js";
 import { EngineSupervisor } from "../../host/supervisor/EngineSupervisor.js";
+import { EngineStartError } from "../../host/supervisor/engineHostErrors.js";
 import type { BindingTestLog, BindingTestRecord } from "./BindingTestRelay.js";
 import { NoUsableBinaryError, explainStartFailure } from "./NoUsableBinaryError.js";
 import { appModelId, inspectAppModel, resolveAppModel } from "./resolveAppModel.js";
@@ -53,24 +54,65 @@ export interface StartedEngine {
     health(): EngineHealth;
     /** Set when the model the settings name could not be loaded and the demo model runs instead. */
     readonly fallback?: { readonly modelPath: string; readonly reason: string };
+    /** Set when the draft model the settings name cannot serve (unreadable, another tokenizer) and speculative decoding is off for this run. */
+    readonly draftFallback?: { readonly draftModel: string; readonly reason: string };
 }
 
 /**
  * Chooses the model and starts the supervised engine process; resolves once it is ready. A model
  * from the settings that cannot be loaded (moved, deleted, damaged) does not leave the app without
  * an engine: the demo model starts instead, and `fallback` says why, while the settings keep the
- * path for the next start. No usable llama.cpp binary is NoUsableBinaryError, with no fallback.
+ * path for the next start. A draft model that cannot serve (unreadable, or another tokenizer)
+ * leaves the model as it is and speculative decoding off for this run, `draftFallback` saying why.
+ * No usable llama.cpp binary is NoUsableBinaryError, with no fallback.
  */
 export async function startEngine(given: StartEngineOptions): Promise<StartedEngine> {
     // One cache of model facts for the start's check, the switch's, the model panel and the local API.
     const options: StartEngineOptions = { ...given, inspectModel: cachedModelInspector(given.inspectModel) };
+    const draftModel = options.engine?.speculation === "draft-model" ? options.engine.draftModelPath : undefined;
+    if (draftModel === undefined) {
+        return startOnModel(options);
+    }
+    try {
+        // A draft model from the settings is untrusted input too: read in a child process before an engine sees it.
+        await options.inspectModel(draftModel, {
+            contextSize: options.engine?.window ?? appEngineDefaults.window,
+            sequences: options.engine?.numDecodeSequences ?? appEngineDefaults.numDecodeSequences
+        });
+    } catch (error) {
+        return startWithoutDraft(options, draftModel, error);
+    }
+    try {
+        return await startOnModel(options);
+    } catch (error) {
+        if (!isDraftModelRefusal(error)) {
+            throw error;
+        }
+        return startWithoutDraft(options, draftModel, error);
+    }
+}
+
+/** The engine refused the draft model (engine/runtime/DraftModelError: another tokenizer, or a file it could not load). */
+function isDraftModelRefusal(error: unknown): boolean {
+    return error instanceof EngineStartError && error.reason?.code === "draft_model_unfit";
+}
+
+/** The settings' model without speculative decoding, saying why the draft model cannot serve: the app keeps its model. */
+async function startWithoutDraft(options: StartEngineOptions, draftModel: string, error: unknown): Promise<StartedEngine> {
+    const reason = error instanceof Error ? error.message : String(error);
+    options.log(`The draft model ${draftModel} cannot serve (${reason}); speculative decoding is off for this run.`);
+    const engine = { ...options.engine, speculation: undefined, draftModelPath: undefined };
+    return { ...(await startOnModel({ ...options, engine })), draftFallback: { draftModel, reason } };
+}
+
+async function startOnModel(options: StartEngineOptions): Promise<StartedEngine> {
     if (options.modelPath === null) {
         return startOn(null, options);
     }
     try {
         return await startOn(options.modelPath, options);
     } catch (error) {
-        if (error instanceof NoUsableBinaryError) {
+        if (error instanceof NoUsableBinaryError || isDraftModelRefusal(error)) {
             throw error;
         }
         const reason = (error as Error).message;

@@ -4,6 +4,7 @@ import { useAppServices } from "../AppServices.js";
 import { formatCount } from "../util/formatCount.js";
 import type { StoredMessage } from "../workspaces/Workspace.js";
 import { tokensPerSecond } from "./chatEdits.js";
+import { draftAcceptance } from "./draftAcceptance.js";
 import { CopyButton } from "./CopyButton.js";
 import { MessageEditor } from "./MessageEditor.js";
 import { MessageText } from "./MessageText.js";
@@ -41,6 +42,7 @@ export const MessageItem = memo(function MessageItem({
         message.usage !== undefined && message.timing !== undefined
             ? tokensPerSecond(message.usage.completionTokens, message.timing)
             : undefined;
+    const drafts = message.usage === undefined ? undefined : draftAcceptance(message.usage);
     return (
         <li className={`message message-${message.role}`} data-role={message.role} data-message-id={message.id}>
             <p className="message-author">{message.role === "user" ? "You" : "Model"}</p>
@@ -88,6 +90,11 @@ export const MessageItem = memo(function MessageItem({
                     <span className="message-note">
                         {formatCount(message.usage.completionTokens)} tokens; prompt {formatCount(message.usage.promptTokens)} (
                         {formatCount(message.usage.cachedPromptTokens)} reused)
+                    </span>
+                )}
+                {drafts !== undefined && (
+                    <span className="message-note message-drafts" title="Speculative decoding: drafted tokens the model confirmed">
+                        {drafts}
                     </span>
                 )}
                 {message.timing !== undefined && (

@@ -75,7 +75,11 @@ function Counters({ counters }: { readonly counters: EngineSnapshot["counters"] 
             </table>
             <p className="panel-note">
                 Prompt tokens evaluated {formatCount(counters.evaluatedPromptTokens)}, reused {formatCount(counters.reusedPromptTokens)};{" "}
-                {formatCount(counters.generatedTokens)} generated.
+                {formatCount(counters.generatedTokens)} generated
+                {counters.acceptedDraftTokens + counters.rejectedDraftTokens > 0 &&
+                    `; speculative decoding drafted ${formatCount(counters.acceptedDraftTokens + counters.rejectedDraftTokens)}, ` +
+                        `${formatCount(counters.acceptedDraftTokens)} accepted`}
+                .
             </p>
         </>
     );

@@ -115,9 +115,11 @@ export function EngineSettingsSection({
                             ) : (
                                 <input
                                     id={id}
-                                    inputMode="numeric"
+                                    inputMode={field.kind === "path" ? "text" : "numeric"}
                                     value={form[field.name]}
-                                    placeholder={field.kind === "countOrAuto" ? "Kvault's choice" : undefined}
+                                    placeholder={
+                                        field.kind === "countOrAuto" ? "Kvault's choice" : field.kind === "path" ? "none" : undefined
+                                    }
                                     disabled={flag !== undefined || busy}
                                     onChange={(event) => edit(field.name, event.currentTarget.value)}
                                 />

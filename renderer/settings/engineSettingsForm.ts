@@ -1,9 +1,9 @@
 // The engine settings form's pure parts: its fields, what the inputs hold, and the change they
 // ask for (checked here as the host checks it, so a typo is said at once, by name).
-import { engineSettingLimits, type EngineSettingName, type EngineSettings } from "../../contract/KvaultBridge.js";
+import { engineSettingLimits, speculationSettings, type EngineSettingName, type EngineSettings } from "../../contract/KvaultBridge.js";
 import { kvCacheTypes, type KvCacheType } from "../../contract/models.js";
 
-/** What each input holds, as text (numbers) or a choice; "" in threads and poolPages is Kvault's choice. */
+/** What each input holds, as text (numbers, a path) or a choice; "" in threads and poolPages is Kvault's choice, in draftModel none. */
 export type EngineForm = Readonly<Record<EngineSettingName, string>>;
 
 export interface EngineField {
@@ -11,8 +11,8 @@ export interface EngineField {
     readonly label: string;
     /** One line on what it does and what it costs. */
     readonly help: string;
-    /** "gpu": "auto", "off", or a number of layers (a choice, and a count beside it for the number). */
-    readonly kind: "count" | "countOrAuto" | "choice" | "gpu";
+    /** "gpu": "auto", "off", or a number of layers (a choice, and a count beside it for the number); "path": a file's full path, or none. */
+    readonly kind: "count" | "countOrAuto" | "choice" | "gpu" | "path";
     readonly choices?: readonly { readonly value: string; readonly label: string }[];
 }
 
@@ -62,7 +62,23 @@ export const engineFields: readonly EngineField[] = [
     },
     { name: "threads", label: "CPU threads", help: "Empty: llama.cpp's choice (the machine's cores).", kind: "countOrAuto" },
     { name: "pageTokens", label: "Page size (tokens)", help: "Token positions per KV page in host memory.", kind: "count" },
-    { name: "poolPages", label: "Pool size (pages)", help: "Empty: a window for every decode sequence, plus one.", kind: "countOrAuto" }
+    { name: "poolPages", label: "Pool size (pages)", help: "Empty: a window for every decode sequence, plus one.", kind: "countOrAuto" },
+    {
+        name: "speculation",
+        label: "Speculative decoding",
+        help: "Tokens drafted ahead and checked by the model in one step: from the chat's own text, or by a draft model. Each answer shows how many drafts were accepted.",
+        kind: "choice",
+        choices: speculationSettings.map((value) => ({
+            value,
+            label: value === "off" ? "Off" : value === "input-lookup" ? "Input lookup (the chat's own tokens)" : "Draft model"
+        }))
+    },
+    {
+        name: "draftModel",
+        label: "Draft model (GGUF path)",
+        help: "A smaller or more quantized model with this model's tokenizer; used when speculative decoding is Draft model.",
+        kind: "path"
+    }
 ];
 
 export function formOf(settings: EngineSettings): EngineForm {
@@ -74,7 +90,9 @@ export function formOf(settings: EngineSettings): EngineForm {
         gpu: String(settings.gpu),
         threads: settings.threads === null ? "" : String(settings.threads),
         pageTokens: String(settings.pageTokens),
-        poolPages: settings.poolPages === null ? "" : String(settings.poolPages)
+        poolPages: settings.poolPages === null ? "" : String(settings.poolPages),
+        speculation: settings.speculation,
+        draftModel: settings.draftModel ?? ""
     };
 }
 
@@ -99,6 +117,16 @@ export function readEngineForm(form: EngineForm, running: EngineSettings): FormR
             next[field.name] = field.name === "flashAttention" ? text === "on" : text;
             continue;
         }
+        if (field.kind === "path") {
+            if (text !== "" && !isFullPath(text)) {
+                return {
+                    kind: "invalid",
+                    message: `${field.label} is "${text.slice(0, 60)}"; give the file's full path, or leave it empty.`
+                };
+            }
+            next[field.name] = text === "" ? null : text;
+            continue;
+        }
         if (field.kind === "countOrAuto" && text === "") {
             next[field.name] = null;
             continue;
@@ -116,6 +144,9 @@ export function readEngineForm(form: EngineForm, running: EngineSettings): FormR
     if (!kvCacheTypes.includes(next.kvCacheType as KvCacheType)) {
         return { kind: "invalid", message: `KV cache type is "${String(next.kvCacheType)}"; choose ${kvCacheTypes.join(", ")}.` };
     }
+    if (next.speculation === "draft-model" && next.draftModel === null) {
+        return { kind: "invalid", message: "Speculative decoding is Draft model; give the draft model's full path." };
+    }
     const change: Partial<Record<EngineSettingName, unknown>> = {};
     for (const name of Object.keys(next) as EngineSettingName[]) {
         if (next[name] !== running[name]) {
@@ -123,6 +154,11 @@ export function readEngineForm(form: EngineForm, running: EngineSettings): FormR
         }
     }
     return { kind: "change", change: change as Partial<EngineSettings> };
+}
+
+/** A full path: from the root on POSIX, from a drive letter or a network share on Windows; the host resolves nothing relative to its own folder. */
+function isFullPath(text: string): boolean {
+    return text.startsWith("/") || /^[A-Za-z]:[\\/]/.test(text) || text.startsWith("\\\\");
 }
 
 /** "auto", "off" or a number of layers within the RPC's bounds; the model's own count is the plan's to check. */

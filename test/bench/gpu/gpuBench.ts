@@ -2,12 +2,10 @@
 // in Q4_K on CUDA (node-llama-cpp's local CUDA build when there is one, else its prebuilt CUDA
 // binary), the handoff's time as a share of prefill, and Kvault's `serve` beside llama-server built
 // with -DGGML_CUDA=ON (skipped, saying why, without nvcc). Refuses, saying why, without a GPU.
-import fs from "node:fs";
 import { workspaceId } from "../../../engine/core/ids.js";
 import { bytesPerToken } from "../../../engine/codec/KvLayout.js";
 import { KvEngine } from "../../../engine/KvEngine.js";
-import { makeSyntheticModel } from "../../../engine/model/makeSyntheticModel.js";
-import { ensureGeneratedModel, generatedModelPath, repositoryRoot } from "../../support/generatedModels.js";
+import { ensureQuantizedModel, repositoryRoot } from "../../support/generatedModels.js";
 import { benchEngineConfig, BENCH_THREADS, promptTokensOfLength } from "../benchPrompt.js";
 import { BenchmarkRefusedError, formatNumber, median, printTable, type Benchmark, type BenchFigures } from "../benchUtils.js";
 import { ensureLlamaServer } from "../peer/llamaServerBinary.js";
@@ -22,14 +20,7 @@ const NUM_REPETITIONS = 2;
 const PEER_CONTEXT_TOKENS = 4096;
 
 function modelPathOf(model: GpuModelArm): string {
-    if (model.quant === "f16") {
-        return ensureGeneratedModel(model.preset);
-    }
-    const modelPath = generatedModelPath(model.preset).replace(/\.gguf$/, `-${model.quant}.gguf`);
-    if (!fs.existsSync(modelPath)) {
-        makeSyntheticModel(model.preset, modelPath, { quant: model.quant });
-    }
-    return modelPath;
+    return ensureQuantizedModel(model.preset, model.quant);
 }
 
 interface HandoffRow {

@@ -1,6 +1,12 @@
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { engineSettingFlags, isLoopbackHost, parseServeOptions, ServeOptionsError } from "../../../host/headless/serveOptions.js";
+import {
+    draftingConfig,
+    engineSettingFlags,
+    isLoopbackHost,
+    parseServeOptions,
+    ServeOptionsError
+} from "../../../host/headless/serveOptions.js";
 
 describe("parseServeOptions", () => {
     it("defaults to loopback, the built-in tiny model and split mode, with a pool that holds every window", () => {
@@ -77,6 +83,7 @@ describe("parseServeOptions", () => {
             downloadStallSeconds: 5,
             handoffDemoMs: 0,
             streamDemoMs: 0,
+            drafting: {},
             extraApiKeys: [
                 { id: "alice", key: "alice-key-1" },
                 { id: "bob_2", key: "bob.key-2" }
@@ -137,6 +144,36 @@ describe("parseServeOptions", () => {
     it("turns the page map's demo mode on with --handoff-demo, off by default", () => {
         expect(parseServeOptions([]).handoffDemoMs).toBe(0);
         expect(parseServeOptions(["--handoff-demo", "800"]).handoffDemoMs).toBe(800);
+    });
+
+    it("takes speculative decoding as engine settings: --speculation off|input-lookup, or --draft-model PATH with its drafting", () => {
+        const none = parseServeOptions([]);
+        expect(none.engineFromCommandLine).not.toHaveProperty("speculation");
+        expect(none.drafting).toEqual({});
+        expect(draftingConfig(none.drafting)).toEqual({});
+        expect(parseServeOptions(["--speculation", "input-lookup"]).engineFromCommandLine).toMatchObject({ speculation: "input-lookup" });
+        expect(parseServeOptions(["--speculation", "off"]).engineFromCommandLine).toMatchObject({ speculation: "off" });
+        const draft = parseServeOptions(["--draft-model", "draft.gguf", "--draft-max", "8", "--draft-p-min", "0.75"]);
+        expect(draft.engineFromCommandLine).toMatchObject({ speculation: "draft-model", draftModel: path.resolve("draft.gguf") });
+        expect(draft.engineFlags.speculation).toBe("--draft-model");
+        expect(draftingConfig(draft.drafting)).toEqual({ draftMaxTokens: 8, draftMinConfidence: 0.75 });
+        expect(parseServeOptions(["--draft-model", "d.gguf", "--draft-p-min", "0"]).drafting).toEqual({ minConfidence: 0 });
+    });
+
+    it("refuses a speculation it cannot run, naming the flag", () => {
+        expect(() => parseServeOptions(["--speculation", "draft"])).toThrow(
+            '--speculation is "draft"; use "off" or "input-lookup", or give --draft-model PATH for a draft model.'
+        );
+        expect(() => parseServeOptions(["--speculation", "input-lookup", "--draft-model", "d.gguf"])).toThrow(
+            "--speculation input-lookup and --draft-model are both given; give one."
+        );
+        expect(() => parseServeOptions(["--draft-max", "8"])).toThrow("--draft-max is given without --draft-model");
+        expect(() => parseServeOptions(["--draft-model", "d.gguf", "--draft-max", "65"])).toThrow(
+            '--draft-max is "65"; it must be a whole number from 1 to 64.'
+        );
+        for (const pMin of ["1.5", "-0.1", "half", "NaN"]) {
+            expect(() => parseServeOptions(["--draft-model", "d.gguf", "--draft-p-min", pMin])).toThrow(ServeOptionsError);
+        }
     });
 
     it("turns the streaming demo mode on with --stream-demo, off by default", () => {

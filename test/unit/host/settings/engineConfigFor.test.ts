@@ -13,3 +13,17 @@ describe("engineConfigFor: GPU offload", () => {
         expect(engineConfigFor({ ...engineSettingDefaults, gpu: "off" })).toMatchObject({ gpu: false, gpuLayers: undefined });
     });
 });
+
+describe("engineConfigFor: speculative decoding", () => {
+    it("speculates only when asked, and gives the draft model only to speculation by draft model", () => {
+        expect(engineConfigFor(engineSettingDefaults)).toMatchObject({ speculation: undefined, draftModelPath: undefined });
+        expect(engineConfigFor({ ...engineSettingDefaults, speculation: "input-lookup", draftModel: "/m/d.gguf" })).toMatchObject({
+            speculation: "input-lookup",
+            draftModelPath: undefined
+        });
+        expect(engineConfigFor({ ...engineSettingDefaults, speculation: "draft-model", draftModel: "/m/d.gguf" })).toMatchObject({
+            speculation: "draft-model",
+            draftModelPath: "/m/d.gguf"
+        });
+    });
+});

@@ -43,7 +43,9 @@ describe("parseSettingsFile", () => {
                 kvCacheType: "q8_0",
                 decodeSequences: 2,
                 pageTokens: 128,
-                poolPages: 300
+                poolPages: 300,
+                speculation: "draft-model",
+                draftModel: absoluteModel
             },
             theme: "dark",
             backends: [
@@ -67,6 +69,25 @@ describe("parseSettingsFile", () => {
                 `engine.gpu is ${JSON.stringify(bad)}, not "auto", "off" or a whole number of layers from 0 to 1,024; using "auto".`
             ]);
         }
+    });
+
+    it("keeps speculative decoding and its draft model, and turns a draft model without a usable path off, saying why", () => {
+        expect(parseSettingsFile({ localApi: {}, engine: { speculation: "draft-model", draftModel: absoluteModel } }, key)).toMatchObject({
+            settings: { engine: { speculation: "draft-model", draftModel: absoluteModel } },
+            problems: []
+        });
+        expect(parseSettingsFile({ localApi: {}, engine: { speculation: "input-lookup" } }, key).settings.engine.speculation).toBe(
+            "input-lookup"
+        );
+        const relative = parseSettingsFile({ localApi: {}, engine: { speculation: "draft-model", draftModel: "draft.gguf" } }, key);
+        expect(relative.settings.engine).toMatchObject({ speculation: "off", draftModel: null });
+        expect(relative.problems).toEqual([
+            'engine.draftModel is "draft.gguf", not an absolute path; no draft model.',
+            'engine.speculation is "draft-model", but engine.draftModel names no draft model; it stays off.'
+        ]);
+        const unknown = parseSettingsFile({ localApi: {}, engine: { speculation: "eagle" } }, key);
+        expect(unknown.settings.engine.speculation).toBe("off");
+        expect(unknown.problems).toEqual(['engine.speculation is "eagle", not one of off, input-lookup, draft-model; it stays off.']);
     });
 
     it("returns frozen settings (validated once, then frozen)", () => {

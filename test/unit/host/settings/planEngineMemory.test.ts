@@ -199,3 +199,38 @@ describe("readableBytes", () => {
         expect(readableBytes(10.25 * GiB)).toBe("10.3 GiB");
     });
 });
+
+describe("planEngineMemory: a draft model", () => {
+    const draftFacts: PlanModelFacts = { ...facts, fileBytes: 512 * MiB, kvBytesPerTokenByType: { f16: 16_384, q8_0: 8_704, q4_0: 4_608 } };
+
+    it("counts the draft model's weights and its F16 KV for every decode sequence, where the model goes", () => {
+        const result = plan({ speculation: "draft-model", draftModel: "/m/d.gguf" }, {}, { draft: { facts: draftFacts } });
+        expect(result.memory.filter((line) => line.what.startsWith("draft"))).toEqual([
+            { what: "draftWeights", label: "Draft model weights (the file's size)", bytes: 512 * MiB, where: "ram" },
+            {
+                what: "draftKv",
+                label: "KV of the draft model: 4,096 tokens × 4 sequences × 16,384 bytes (F16)",
+                bytes: 4096 * 4 * 16_384,
+                where: "ram"
+            }
+        ]);
+        const without = plan({});
+        expect(result.ramNeededBytes - without.ramNeededBytes).toBe(512 * MiB + 4096 * 4 * 16_384);
+        expect(result.changed).toEqual(["speculation", "draftModel"]);
+        const onGpu = plan({ speculation: "draft-model", draftModel: "/m/d.gguf" }, {}, { draft: { facts: draftFacts }, gpuBackend: true });
+        expect(onGpu.memory.filter((line) => line.what.startsWith("draft")).map((line) => line.where)).toEqual(["vram", "vram"]);
+    });
+
+    it("refuses a draft model whose file cannot serve, with why; a path changed while it is off restarts nothing", () => {
+        const refused = plan(
+            { speculation: "draft-model", draftModel: "/m/d.gguf" },
+            {},
+            { draft: { problem: "The draft model /m/d.gguf cannot be used: no such file." } }
+        );
+        expect(refused.fits).toBe(false);
+        expect(refused.problems).toEqual(["The draft model /m/d.gguf cannot be used: no such file."]);
+        const pathOnly = plan({ draftModel: "/m/d.gguf" });
+        expect(pathOnly.changed).toEqual([]);
+        expect(pathOnly.memory.some((line) => line.what.startsWith("draft"))).toBe(false);
+    });
+});

@@ -22,7 +22,8 @@ class StandInEngine extends EventEmitter implements EngineChildProcess {
 
     constructor(config: EngineConfigInput, refuse: ReadonlyMap<string, EngineErrorPayload>) {
         super();
-        const reason = refuse.get(config.modelPath);
+        const reason =
+            refuse.get(config.modelPath) ?? (config.draftModelPath === undefined ? undefined : refuse.get(config.draftModelPath));
         setTimeout(() => {
             if (reason === undefined) {
                 this.emit("message", {
@@ -56,12 +57,17 @@ class StandInEngine extends EventEmitter implements EngineChildProcess {
 let userData: string;
 const started: StartedEngine[] = [];
 
-function spawner(refuse: ReadonlyMap<string, EngineErrorPayload> = new Map()): EngineProcessSpawner & { readonly models: string[] } {
+function spawner(
+    refuse: ReadonlyMap<string, EngineErrorPayload> = new Map()
+): EngineProcessSpawner & { readonly models: string[]; readonly configs: EngineConfigInput[] } {
     const models: string[] = [];
+    const configs: EngineConfigInput[] = [];
     return {
         models,
+        configs,
         spawnEngineProcess: (config) => {
             models.push(config.modelPath);
+            configs.push(config);
             return new StandInEngine(config, refuse);
         }
     };
@@ -72,12 +78,14 @@ async function start(
     engines: EngineProcessSpawner,
     tests: readonly BindingTestRecord[] = [],
     // These files are stand-ins too; the inspection of real and crafted files is tested in test/model/host/models/.
-    inspectModel: ModelInspector = async () => ({}) as ModelFacts
+    inspectModel: ModelInspector = async () => ({}) as ModelFacts,
+    engineSettings?: Omit<EngineConfigInput, "modelPath">
 ): Promise<StartedEngine> {
     const engine = await startEngine({
         modelsDirectory: path.join(userData, "models"),
         libraryFile: path.join(userData, "models.json"),
         modelPath,
+        engine: engineSettings,
         spawner: engines,
         inspectModel,
         log: () => undefined,
@@ -163,5 +171,53 @@ describe("startEngine", () => {
         fs.writeFileSync(other, "GGUF replaced");
         await engine.modelFacts(other);
         expect(inspected).toEqual(["first.gguf", "second.gguf", "second.gguf"]);
+    });
+
+    describe("with a draft model in the settings", () => {
+        const drafting = (draftModelPath: string): Omit<EngineConfigInput, "modelPath"> => ({ speculation: "draft-model", draftModelPath });
+
+        it("starts the model with it when it serves", async () => {
+            const saved = path.join(userData, "model.gguf");
+            fs.writeFileSync(saved, "GGUF");
+            const draft = path.join(userData, "draft.gguf");
+            const engines = spawner();
+            const engine = await start(saved, engines, [], async () => ({}) as ModelFacts, drafting(draft));
+            expect(engines.configs.map((config) => [config.modelPath, config.draftModelPath])).toEqual([[saved, draft]]);
+            expect(engine.draftFallback).toBeUndefined();
+        });
+
+        it("keeps the model and turns speculation off, saying why, when the draft model's file cannot be read", async () => {
+            const saved = path.join(userData, "model.gguf");
+            fs.writeFileSync(saved, "GGUF");
+            const draft = path.join(userData, "crafted-draft.gguf");
+            const engines = spawner();
+            const inspect: ModelInspector = async (modelPath) => {
+                if (modelPath === draft) {
+                    throw new Error("The file is not a GGUF model (its magic is 0x00000000).");
+                }
+                return {} as ModelFacts;
+            };
+            const engine = await start(saved, engines, [], inspect, drafting(draft));
+            expect(engines.configs.map((config) => [config.modelPath, config.speculation, config.draftModelPath])).toEqual([
+                [saved, undefined, undefined]
+            ]);
+            expect(engine.fallback).toBeUndefined();
+            expect(engine.draftFallback).toEqual({ draftModel: draft, reason: "The file is not a GGUF model (its magic is 0x00000000)." });
+        });
+
+        it("keeps the model and turns speculation off when the engine refuses the draft, never falling back to the demo model", async () => {
+            const saved = path.join(userData, "model.gguf");
+            fs.writeFileSync(saved, "GGUF");
+            const draft = path.join(userData, "other-tokenizer.gguf");
+            const unfit = { code: "draft_model_unfit", message: "The draft model cannot draft for this model: vocabulary type differs." };
+            const engines = spawner(new Map([[draft, unfit]]));
+            const engine = await start(saved, engines, [], async () => ({}) as ModelFacts, drafting(draft));
+            expect(engines.configs.map((config) => [config.modelPath, config.draftModelPath])).toEqual([
+                [saved, draft],
+                [saved, undefined]
+            ]);
+            expect(engine.modelId()).toBe("model");
+            expect(engine.draftFallback?.reason).toContain("vocabulary type differs");
+        });
     });
 });

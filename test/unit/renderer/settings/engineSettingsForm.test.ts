@@ -10,7 +10,9 @@ const running: EngineSettings = {
     kvCacheType: "f16",
     decodeSequences: 4,
     pageTokens: 256,
-    poolPages: null
+    poolPages: null,
+    speculation: "off",
+    draftModel: null
 };
 
 describe("the engine settings form: GPU offload", () => {
@@ -38,5 +40,41 @@ describe("the engine settings form: GPU offload", () => {
                 message: `GPU offload: the number of layers is "${text}"; give a whole number from 0 to 1,024 (the plan checks it against the model's layers), or choose Auto or Off.`
             });
         }
+    });
+});
+
+describe("the engine settings form: speculative decoding", () => {
+    it("reads the choice and the draft model's path, empty as none", () => {
+        const form = formOf(running);
+        expect(form).toMatchObject({ speculation: "off", draftModel: "" });
+        expect(readEngineForm({ ...form, speculation: "input-lookup" }, running)).toEqual({
+            kind: "change",
+            change: { speculation: "input-lookup" }
+        });
+        expect(readEngineForm({ ...form, speculation: "draft-model", draftModel: " /models/draft-q4_0.gguf " }, running)).toEqual({
+            kind: "change",
+            change: { speculation: "draft-model", draftModel: "/models/draft-q4_0.gguf" }
+        });
+        expect(readEngineForm({ ...form, draftModel: "C:\\Models\\draft.gguf" }, running)).toEqual({
+            kind: "change",
+            change: { draftModel: "C:\\Models\\draft.gguf" }
+        });
+        const withDraft = { ...running, speculation: "draft-model" as const, draftModel: "/models/d.gguf" };
+        expect(readEngineForm({ ...formOf(withDraft), speculation: "off" }, withDraft)).toEqual({
+            kind: "change",
+            change: { speculation: "off" }
+        });
+    });
+
+    it("refuses a relative path, and a draft model chosen without one, by name", () => {
+        const form = formOf(running);
+        expect(readEngineForm({ ...form, draftModel: "draft.gguf" }, running)).toEqual({
+            kind: "invalid",
+            message: 'Draft model (GGUF path) is "draft.gguf"; give the file\'s full path, or leave it empty.'
+        });
+        expect(readEngineForm({ ...form, speculation: "draft-model" }, running)).toEqual({
+            kind: "invalid",
+            message: "Speculative decoding is Draft model; give the draft model's full path."
+        });
     });
 });
