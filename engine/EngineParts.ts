@@ -50,6 +50,11 @@ const BATCH_ITEMS: Readonly<Record<RoleContextOptions["role"], RoleContextOption
     unified: undefined
 };
 
+/** How the engine tunes a context of `role`: its pool's polling, whether it gathers decodes, how it fills batches. */
+export function roleTuning(role: RoleContextOptions["role"]): Pick<RoleContextOptions, "threadpoolPoll" | "gatherDecodes" | "batchItems"> {
+    return { threadpoolPoll: THREADPOOL_POLL[role], gatherDecodes: GATHER_DECODES[role], batchItems: BATCH_ITEMS[role] };
+}
+
 /** Everything a `KvEngine` is made of, measured from what was actually created. */
 export interface EngineParts {
     readonly config: EngineConfig;
@@ -130,9 +135,7 @@ export async function startEngineParts(input: EngineConfigInput, options: Engine
                     flashAttention: config.flashAttention,
                     kvCacheType: config.kvCacheType,
                     threads: config.threads,
-                    threadpoolPoll: THREADPOOL_POLL[options.role],
-                    gatherDecodes: GATHER_DECODES[options.role],
-                    batchItems: BATCH_ITEMS[options.role]
+                    ...roleTuning(options.role)
                 },
                 createStateExchange(stateExchange, stateDirectory)
             );
@@ -192,8 +195,7 @@ export async function startEngineParts(input: EngineConfigInput, options: Engine
                         flashAttention: config.flashAttention,
                         kvCacheType: config.kvCacheType,
                         threads: config.threads,
-                        threadpoolPoll: THREADPOOL_POLL.unified,
-                        gatherDecodes: GATHER_DECODES.unified
+                        ...roleTuning("unified")
                     },
                     createStateExchange(stateExchange, stateDirectory)
                 )

@@ -108,7 +108,8 @@ export class LlamaRoleContext implements RoleContext {
                 numSequences: options.numSequences,
                 contextSize: context.contextSize,
                 flashAttention: options.flashAttention,
-                threads: options.threads
+                threads: options.threads,
+                threadpoolPoll: options.threadpoolPoll
             });
             const sequences = Array.from({ length: options.numSequences }, (_, i) =>
                 context.getSequence({ contextShift: refuseContextShift, tokenPredictor: predictors!.forSequence(i) })

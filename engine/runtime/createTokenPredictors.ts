@@ -9,6 +9,8 @@ import {
 import { DraftModelError } from "./DraftModelError.js";
 import { DraftModelPredictor, type DraftOptions } from "./DraftModelPredictor.js";
 import { refuseContextShift } from "./refuseContextShift.js";
+import { releaseThreadsPromptly } from "./releaseThreadsPromptly.js";
+import { attachThreadpool } from "./addonPatch/contextThreadpool.js";
 
 /** Speculative decoding with a draft model: the model, loaded, and how it drafts. */
 export interface DraftSpeculation extends DraftOptions {
@@ -32,7 +34,14 @@ export interface TokenPredictors {
  */
 export async function createTokenPredictors(
     speculation: Speculation | undefined,
-    target: { readonly numSequences: number; readonly contextSize: number; readonly flashAttention: boolean; readonly threads?: number }
+    target: {
+        readonly numSequences: number;
+        readonly contextSize: number;
+        readonly flashAttention: boolean;
+        readonly threads?: number;
+        /** The target context's thread pool polling (RoleContextOptions.threadpoolPoll), which the draft context takes too. */
+        readonly threadpoolPoll?: number;
+    }
 ): Promise<TokenPredictors> {
     if (speculation === undefined) {
         return { forSequence: () => undefined, checkDraft: async () => {}, dispose: async () => {} };
@@ -53,6 +62,13 @@ export async function createTokenPredictors(
             `The draft model's context of ${target.numSequences} × ${target.contextSize.toLocaleString("en-US")} tokens could not be made ` +
                 `(${error instanceof Error ? error.message : String(error)}); choose a smaller draft model, fewer decode sequences or a smaller window.`
         );
+    }
+    // The draft decodes in turn with its target, never beside it: like the target, it gives up its
+    // claim on the threads as soon as it is idle (else the target's next step gets half of them),
+    // and computes on a pool of its own where the binary has Kvault's patch.
+    releaseThreadsPromptly(draftContext);
+    if (target.threadpoolPoll !== undefined) {
+        await attachThreadpool(draftContext, target.threadpoolPoll);
     }
     const predictors = Array.from(
         { length: target.numSequences },

@@ -5,6 +5,7 @@
 // chat that quotes its context and one that does not. The arms alternate within one run; the
 // verdict is each arm's decode rate as a ratio of plain decoding's, with the drafts' acceptance.
 import type { LlamaModel } from "node-llama-cpp";
+import { roleTuning } from "../../engine/EngineParts.js";
 import type { Speculation } from "../../engine/runtime/createTokenPredictors.js";
 import { LlamaRoleContext } from "../../engine/runtime/LlamaRoleContext.js";
 import { LlamaRuntime } from "../../engine/runtime/LlamaRuntime.js";
@@ -145,7 +146,8 @@ export const speculationBench: Benchmark = {
                         numSequences: 1,
                         flashAttention: true,
                         threads: BENCH_THREADS,
-                        speculation
+                        speculation,
+                        ...roleTuning("decode")
                     },
                     new FileStateExchange(stateDirectory)
                 );
