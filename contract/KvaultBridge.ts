@@ -71,6 +71,10 @@ export interface EngineSettings {
     readonly speculation: SpeculationSetting;
     /** The draft model's GGUF file, for speculation "draft-model" (kept when speculation is switched off); null: none chosen. */
     readonly draftModel: string | null;
+    /** Most tokens the draft model drafts ahead of one step (llama-server's --draft-max). */
+    readonly draftMaxTokens: number;
+    /** A token the draft model gives less than this probability, 0 to 1, ends its draft (llama-server's --draft-p-min); 0 always drafts draftMaxTokens. */
+    readonly draftMinConfidence: number;
 }
 
 export const speculationSettings = ["off", "input-lookup", "draft-model"] as const;
@@ -89,8 +93,15 @@ export const engineSettingLimits = Object.freeze({
     pageTokens: { min: 1, max: 65_536 },
     poolPages: { min: 1, max: 4_194_304 },
     /** Layers on the GPU (gpu as a number); the model's own count, checked by the plan, is usually far lower. */
-    gpuLayers: { min: 0, max: 1_024 }
+    gpuLayers: { min: 0, max: 1_024 },
+    /** The engine's own bound (MAX_DRAFT_TOKENS): a verification batch beyond it costs more than it can save. */
+    draftMaxTokens: { min: 1, max: 64 }
 });
+
+/** Whether `value` is a probability the draft's threshold may be: a number from 0 to 1. */
+export function isDraftConfidence(value: unknown): value is number {
+    return typeof value === "number" && value >= 0 && value <= 1;
+}
 
 /** An API key beside the default one, as the settings screen lists it: never its secret. */
 export interface ApiKeyView {

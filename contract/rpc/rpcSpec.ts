@@ -19,7 +19,7 @@ import type { EngineSnapshot } from "../EngineSnapshot.js";
 import type { DraftMeasurement, EmbeddingResult, EngineInfo, FinishReason, TokenizeResult, TurnUsage } from "../engineProtocol.js";
 import type { AuditSummary, CanaryReport, DrillDescription, DrillReport, ReplayableTurn, ReplaySummary } from "../isolation.js";
 import type { AppliedEngineSettings, AppSettingsView, CreatedApiKey, EngineSettingsPlan } from "../KvaultBridge.js";
-import { engineSettingLimits, localApiPorts, speculationSettings, type GpuOffload } from "../KvaultBridge.js";
+import { engineSettingLimits, isDraftConfidence, localApiPorts, speculationSettings, type GpuOffload } from "../KvaultBridge.js";
 import { fieldLimits, rpcLimits, turnLimits, utf8ByteLength } from "../limits.js";
 import { kvCacheTypes, type ModelDownload, type ModelFacts, type ModelLibraryListing } from "../models.js";
 import type { ResourceUse } from "../resourceUse.js";
@@ -159,6 +159,10 @@ const engineSettingsChange = {
     pageTokens: v.optional(engineCount("pageTokens")),
     poolPages: v.optional(v.nullable(engineCount("poolPages"))),
     speculation: v.optional(oneOf(speculationSettings)),
+    draftMaxTokens: v.optional(engineCount("draftMaxTokens")),
+    draftMinConfidence: v.optional(
+        v.custom<number>(isDraftConfidence, (issue) => `is ${describe(issue.input)}; draftMinConfidence must be a probability from 0 to 1.`)
+    ),
     draftModel: v.optional(
         v.nullable(
             nonEmptyText(fieldLimits.maxModelPathChars, "give the full path of the draft model's .gguf file, or null for none", {

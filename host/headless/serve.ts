@@ -31,7 +31,7 @@ import { engineConfigFor } from "../settings/engineConfigFor.js";
 import { machineMemory } from "../settings/machineMemory.js";
 import { SettingsFile } from "../settings/SettingsFile.js";
 import { SettingsHost } from "../settings/SettingsHost.js";
-import { draftingConfig, isLoopbackHost, parseServeOptions, remoteListeningWarning, ServeOptionsError } from "./serveOptions.js";
+import { isLoopbackHost, parseServeOptions, remoteListeningWarning, ServeOptionsError } from "./serveOptions.js";
 import { formatRequestLine, RequestLog } from "../http/RequestLog.js";
 
 const log = (line: string): void => void process.stderr.write(`${line}\n`);
@@ -73,6 +73,14 @@ async function main(): Promise<void> {
     // One cache of model facts for the start's check, the switch's inspection and /v1/models: a file is inspected once.
     const inspectModel = cachedModelInspector(inspectModelInChild);
     await inspectServeModel(options, model, inspectModel);
+    if (
+        engineSettings.speculation !== "draft-model" &&
+        (given.engineFromCommandLine.draftMaxTokens !== undefined || given.engineFromCommandLine.draftMinConfidence !== undefined)
+    ) {
+        log(
+            "--draft-max and --draft-p-min tune a draft model, and speculation is not by draft model this run (--draft-model PATH, or the settings' Draft model): they have no effect until it is."
+        );
+    }
     if (engineSettings.speculation === "draft-model" && engineSettings.draftModel !== null) {
         // a draft model is a model file like any other: a crafted one is refused here, not in the engine
         await inspectModel(engineSettings.draftModel, { contextSize: options.context, sequences: options.decodeSequences });
@@ -92,8 +100,7 @@ async function main(): Promise<void> {
         ...(options.prefillCapacityGiven ? { prefillContextSize: options.prefillCapacity } : {}),
         onWindowAboveCapacity: "clamp",
         handoffStepDelayMs: options.handoffDemoMs,
-        tokenDelayMs: options.streamDemoMs,
-        ...draftingConfig(options.drafting)
+        tokenDelayMs: options.streamDemoMs
     });
     const supervisor = await EngineSupervisor.start({ modelPath: model.path, ...headlessConfig(engineSettings) }, { log, inspectModel });
     const info = supervisor.info;

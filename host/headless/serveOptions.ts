@@ -1,8 +1,14 @@
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { engineSettingLimits, type EngineSettingName, type EngineSettings, type GpuOffload } from "../../contract/KvaultBridge.js";
-import { isKvCacheType, KvaultError, kvCacheTypes, type EngineConfigInput, type KvCacheType } from "../../engine/index.js";
+import {
+    engineSettingLimits,
+    isDraftConfidence,
+    type EngineSettingName,
+    type EngineSettings,
+    type GpuOffload
+} from "../../contract/KvaultBridge.js";
+import { isKvCacheType, KvaultError, kvCacheTypes, type KvCacheType } from "../../engine/index.js";
 import { repeatedBackendName, type BackendConfig } from "../backends/BackendConfig.js";
 import { parseBackendOption } from "../backends/parseBackendOption.js";
 import { normalizeOrigin } from "../http/corsPolicy.js";
@@ -41,8 +47,6 @@ export interface ServeOptions {
     readonly handoffDemoMs: number;
     /** The streaming demo mode: milliseconds each generated token waits before the next (the engine's tokenDelayMs); 0 when off. */
     readonly streamDemoMs: number;
-    /** How a draft model given with --draft-model drafts (--draft-max, --draft-p-min); the engine's defaults where absent. */
-    readonly drafting: { readonly maxTokens?: number; readonly minConfidence?: number };
     /**
      * The engine settings given on the command line, which override `<data-dir>/settings.json`'s
      * for this run (host/settings/); a setting not given comes from the file.
@@ -72,7 +76,9 @@ export const engineSettingFlags: Readonly<Record<EngineSettingName, string>> = {
     pageTokens: "--page-tokens",
     poolPages: "--pool-pages",
     speculation: "--speculation",
-    draftModel: "--draft-model"
+    draftModel: "--draft-model",
+    draftMaxTokens: "--draft-max",
+    draftMinConfidence: "--draft-p-min"
 };
 
 export const serveDefaults = {
@@ -126,9 +132,8 @@ export const serveUsage = `Usage: npm run serve -- [options]
                               speculative decoding off, or drafting from the chat's own tokens (default off)
   --draft-model PATH          speculative decoding with a draft model: a GGUF with the model's tokenizer
                               (a smaller or more quantized model of its family) drafts, the model verifies
-  --draft-max N               with --draft-model: most tokens drafted ahead of one step, 1 to 64 (default 16)
-  --draft-p-min P             with --draft-model: a drafted token less likely than P (0 to 1) ends the
-                              draft (default 0.6)
+  --draft-max N               a draft model's most tokens drafted ahead of one step, 1 to 64 (default 16)
+  --draft-p-min P             a token the draft model gives less than P (0 to 1) ends its draft (default 0.6)
   --backend NAME=URL[,key-env=VAR][,model=ID][,allow-remote]
                               a remote OpenAI-compatible server (vLLM, SGLang, llama-server, Ollama,
                               another Kvault) that workspaces can run on and Kvault's API lists as
@@ -139,7 +144,7 @@ export const serveUsage = `Usage: npm run serve -- [options]
                               Given, these replace the settings screen's backends for this run
 
 Engine settings not given here (--context, --threads, --flash-attention, --gpu or --gpu-layers, --kv-type,
---decode-sequences, --page-tokens, --pool-pages, --speculation or --draft-model) come from DIR/settings.json, which the settings
+--decode-sequences, --page-tokens, --pool-pages, --speculation or --draft-model, --draft-max, --draft-p-min) come from DIR/settings.json, which the settings
 screen keeps; one given here overrides it for this run, and the screen shows it as not editable.
 `;
 
@@ -279,7 +284,7 @@ export function parseServeOptions(argv: readonly string[], env: Readonly<Record<
         decodeSequences: given.has("decode-sequences") ? decodeSequences : undefined,
         pageTokens: given.has("page-tokens") ? pageTokens : undefined,
         poolPages: given.has("pool-pages") ? poolPages : undefined,
-        ...speculation.settings
+        ...speculation
     };
     const backends = (repeated.get("backend") ?? []).map((text) => {
         try {
@@ -329,7 +334,6 @@ export function parseServeOptions(argv: readonly string[], env: Readonly<Record<
         downloadStallSeconds: given.has("download-stall-seconds") ? integer("download-stall-seconds", 0, 1, 3600) : undefined,
         handoffDemoMs: integer("handoff-demo", 0, 0, 5_000),
         streamDemoMs: integer("stream-demo", 0, 0, 1_000),
-        drafting: speculation.drafting,
         engineFromCommandLine: Object.fromEntries(Object.entries(fromCommandLine).filter(([, value]) => value !== undefined)),
         engineFlags: {
             ...engineSettingFlags,
@@ -342,22 +346,14 @@ export function parseServeOptions(argv: readonly string[], env: Readonly<Record<
     };
 }
 
-/** The engine configuration --draft-max and --draft-p-min stand for; nothing when neither was given. */
-export function draftingConfig(drafting: ServeOptions["drafting"]): Pick<EngineConfigInput, "draftMaxTokens" | "draftMinConfidence"> {
-    return {
-        ...(drafting.maxTokens === undefined ? {} : { draftMaxTokens: drafting.maxTokens }),
-        ...(drafting.minConfidence === undefined ? {} : { draftMinConfidence: drafting.minConfidence })
-    };
-}
-
 /**
  * --speculation off|input-lookup, or --draft-model PATH (speculation "draft-model" with that
- * model) with its --draft-max and --draft-p-min: the engine settings they give, and the drafting.
+ * model), and --draft-max and --draft-p-min: the engine settings they give.
  */
 function speculationOption(
     given: ReadonlyMap<string, string>,
     integer: (flag: string, fallback: number, min: number, max: number) => number
-): { settings: Partial<Pick<EngineSettings, "speculation" | "draftModel">>; drafting: ServeOptions["drafting"] } {
+): Partial<Pick<EngineSettings, "speculation" | "draftModel" | "draftMaxTokens" | "draftMinConfidence">> {
     const speculation = given.get("speculation");
     const draftModel = given.get("draft-model");
     if (speculation !== undefined && speculation !== "off" && speculation !== "input-lookup") {
@@ -368,25 +364,17 @@ function speculationOption(
     if (speculation !== undefined && draftModel !== undefined) {
         throw new ServeOptionsError(`--speculation ${speculation} and --draft-model are both given; give one.`);
     }
-    if (draftModel === undefined) {
-        for (const flag of ["draft-max", "draft-p-min"]) {
-            if (given.has(flag)) {
-                throw new ServeOptionsError(`--${flag} is given without --draft-model; give the draft model too, or leave --${flag} out.`);
-            }
-        }
-        return { settings: speculation === undefined ? {} : { speculation }, drafting: {} };
-    }
     const pMin = given.get("draft-p-min");
     const minConfidence = pMin === undefined ? undefined : Number(pMin);
-    if (pMin !== undefined && (!/^(0|1|0?\.\d+|1\.0*)$/.test(pMin) || !(minConfidence! >= 0 && minConfidence! <= 1))) {
+    if (pMin !== undefined && (!/^(0|1|0?\.\d+|1\.0*)$/.test(pMin) || !isDraftConfidence(minConfidence))) {
         throw new ServeOptionsError(`--draft-p-min is "${pMin.slice(0, 40)}"; it must be a probability from 0 to 1, such as 0.6.`);
     }
+    const { min, max } = engineSettingLimits.draftMaxTokens;
     return {
-        settings: { speculation: "draft-model", draftModel: path.resolve(draftModel) },
-        drafting: {
-            ...(given.has("draft-max") ? { maxTokens: integer("draft-max", 0, 1, 64) } : {}),
-            ...(minConfidence === undefined ? {} : { minConfidence })
-        }
+        ...(draftModel === undefined ? {} : { speculation: "draft-model" as const, draftModel: path.resolve(draftModel) }),
+        ...(speculation === undefined ? {} : { speculation }),
+        ...(given.has("draft-max") ? { draftMaxTokens: integer("draft-max", 0, min, max) } : {}),
+        ...(minConfidence === undefined ? {} : { draftMinConfidence: minConfidence })
     };
 }
 

@@ -79,7 +79,10 @@ export const engineSettingDefaults: EngineSettings = Object.freeze({
     pageTokens: 256,
     poolPages: null,
     speculation: "off",
-    draftModel: null
+    draftModel: null,
+    // the engine's own defaults (engine/EngineConfig.ts engineDefaults), node-llama-cpp's for its draft predictor
+    draftMaxTokens: 16,
+    draftMinConfidence: 0.6
 });
 
 /** Ports below 1024 need administrator rights on most systems. */

@@ -25,6 +25,8 @@ export function engineConfigFor(settings: EngineSettings): Omit<EngineConfigInpu
         gpuLayers: typeof settings.gpu === "number" ? settings.gpu : undefined,
         speculation: settings.speculation === "off" ? undefined : settings.speculation,
         // the path is kept while speculation is off or by input lookup; the engine takes it for "draft-model" alone
-        draftModelPath: settings.speculation === "draft-model" ? (settings.draftModel ?? undefined) : undefined
+        draftModelPath: settings.speculation === "draft-model" ? (settings.draftModel ?? undefined) : undefined,
+        draftMaxTokens: settings.draftMaxTokens,
+        draftMinConfidence: settings.draftMinConfidence
     };
 }

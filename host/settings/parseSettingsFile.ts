@@ -2,7 +2,13 @@
 // usable, each other field falls back to its default with a line saying so, and fields this Kvault
 // does not know are kept to be written back. Never throws. Unit-tested alone.
 import path from "node:path";
-import { engineSettingLimits, speculationSettings, type EngineSettings, type SpeculationSetting } from "../../contract/KvaultBridge.js";
+import {
+    engineSettingLimits,
+    isDraftConfidence,
+    speculationSettings,
+    type EngineSettings,
+    type SpeculationSetting
+} from "../../contract/KvaultBridge.js";
 import { maxStoredBackends } from "../../contract/backends.js";
 import { kvCacheTypes, type KvCacheType } from "../../contract/models.js";
 import { checkBackendEntry, repeatedBackendName } from "../backends/BackendConfig.js";
@@ -120,7 +126,7 @@ function readEngineSettings(value: unknown, problems: string[]): EngineSettings 
         return engineSettingDefaults;
     }
     const defaults = engineSettingDefaults;
-    const whole = (name: "contextSize" | "decodeSequences" | "pageTokens"): number => {
+    const whole = (name: "contextSize" | "decodeSequences" | "pageTokens" | "draftMaxTokens"): number => {
         const { min, max } = engineSettingLimits[name];
         const given = value[name];
         if (isWhole(given, min, max)) {
@@ -187,6 +193,14 @@ function readEngineSettings(value: unknown, problems: string[]): EngineSettings 
         problems.push('engine.speculation is "draft-model", but engine.draftModel names no draft model; it stays off.');
         speculation = "off";
     }
+    let draftMinConfidence = defaults.draftMinConfidence;
+    if (isDraftConfidence(value.draftMinConfidence)) {
+        draftMinConfidence = value.draftMinConfidence;
+    } else if (value.draftMinConfidence !== undefined) {
+        problems.push(
+            `engine.draftMinConfidence is ${describe(value.draftMinConfidence)}, not a probability from 0 to 1; using ${defaults.draftMinConfidence}.`
+        );
+    }
     return Object.freeze({
         contextSize: whole("contextSize"),
         gpu,
@@ -197,7 +211,9 @@ function readEngineSettings(value: unknown, problems: string[]): EngineSettings 
         pageTokens: whole("pageTokens"),
         poolPages: wholeOrAuto("poolPages"),
         speculation,
-        draftModel
+        draftModel,
+        draftMaxTokens: whole("draftMaxTokens"),
+        draftMinConfidence
     });
 }
 

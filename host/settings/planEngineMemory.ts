@@ -38,6 +38,9 @@ export interface EngineMemoryInput {
 
 const TYPE_NAMES: Readonly<Record<KvCacheType, string>> = { f16: "F16", q8_0: "Q8_0", q4_0: "Q4_0" };
 
+/** The settings only a draft model uses. */
+const DRAFT_SETTINGS: ReadonlySet<EngineSettingName> = new Set(["draftModel", "draftMaxTokens", "draftMinConfidence"]);
+
 /** The memory lines of `settings` on this model; undefined KV bytes (a type the heads do not fit) count as 0, the plan refuses it. */
 export function engineMemoryLines(
     settings: EngineSettings,
@@ -136,8 +139,8 @@ export function planEngineMemory(input: EngineMemoryInput): EngineSettingsPlan {
     const vramNeededBytes = sum(memory, "vram");
     const ramAvailableBytes = machine.freeRamBytes + sum(runningMemory, "ram");
     const vramAvailableBytes = machine.freeVramBytes === null ? null : machine.freeVramBytes + sum(runningMemory, "vram");
-    // a draft model's path is in force only with speculation "draft-model": changed without it, it restarts nothing
-    const inForce = (of: EngineSettings, name: EngineSettingName): boolean => name !== "draftModel" || of.speculation === "draft-model";
+    // the draft model's path and drafting are in force only with speculation "draft-model": changed without it, they restart nothing
+    const inForce = (of: EngineSettings, name: EngineSettingName): boolean => !DRAFT_SETTINGS.has(name) || of.speculation === "draft-model";
     const changed = (Object.keys(settings) as EngineSettingName[]).filter(
         (name) => settings[name] !== running[name] && (inForce(settings, name) || inForce(running, name))
     );

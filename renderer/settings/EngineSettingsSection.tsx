@@ -115,7 +115,7 @@ export function EngineSettingsSection({
                             ) : (
                                 <input
                                     id={id}
-                                    inputMode={field.kind === "path" ? "text" : "numeric"}
+                                    inputMode={field.kind === "path" ? "text" : field.kind === "probability" ? "decimal" : "numeric"}
                                     value={form[field.name]}
                                     placeholder={
                                         field.kind === "countOrAuto" ? "Kvault's choice" : field.kind === "path" ? "none" : undefined

@@ -1,6 +1,12 @@
 // The engine settings form's pure parts: its fields, what the inputs hold, and the change they
 // ask for (checked here as the host checks it, so a typo is said at once, by name).
-import { engineSettingLimits, speculationSettings, type EngineSettingName, type EngineSettings } from "../../contract/KvaultBridge.js";
+import {
+    engineSettingLimits,
+    isDraftConfidence,
+    speculationSettings,
+    type EngineSettingName,
+    type EngineSettings
+} from "../../contract/KvaultBridge.js";
 import { kvCacheTypes, type KvCacheType } from "../../contract/models.js";
 
 /** What each input holds, as text (numbers, a path) or a choice; "" in threads and poolPages is Kvault's choice, in draftModel none. */
@@ -11,8 +17,11 @@ export interface EngineField {
     readonly label: string;
     /** One line on what it does and what it costs. */
     readonly help: string;
-    /** "gpu": "auto", "off", or a number of layers (a choice, and a count beside it for the number); "path": a file's full path, or none. */
-    readonly kind: "count" | "countOrAuto" | "choice" | "gpu" | "path";
+    /**
+     * "gpu": "auto", "off", or a number of layers (a choice, and a count beside it for the number);
+     * "path": a file's full path, or none; "probability": a number from 0 to 1.
+     */
+    readonly kind: "count" | "countOrAuto" | "choice" | "gpu" | "path" | "probability";
     readonly choices?: readonly { readonly value: string; readonly label: string }[];
 }
 
@@ -78,6 +87,18 @@ export const engineFields: readonly EngineField[] = [
         label: "Draft model (GGUF path)",
         help: "A smaller or more quantized model with this model's tokenizer; used when speculative decoding is Draft model.",
         kind: "path"
+    },
+    {
+        name: "draftMaxTokens",
+        label: "Draft tokens (most ahead of a step)",
+        help: "The draft model drafts up to this many tokens before the model checks them.",
+        kind: "count"
+    },
+    {
+        name: "draftMinConfidence",
+        label: "Draft min probability (0–1)",
+        help: "A token the draft model gives less than this ends its draft; 0 always drafts the most.",
+        kind: "probability"
     }
 ];
 
@@ -92,7 +113,9 @@ export function formOf(settings: EngineSettings): EngineForm {
         pageTokens: String(settings.pageTokens),
         poolPages: settings.poolPages === null ? "" : String(settings.poolPages),
         speculation: settings.speculation,
-        draftModel: settings.draftModel ?? ""
+        draftModel: settings.draftModel ?? "",
+        draftMaxTokens: String(settings.draftMaxTokens),
+        draftMinConfidence: String(settings.draftMinConfidence)
     };
 }
 
@@ -115,6 +138,17 @@ export function readEngineForm(form: EngineForm, running: EngineSettings): FormR
         }
         if (field.kind === "choice") {
             next[field.name] = field.name === "flashAttention" ? text === "on" : text;
+            continue;
+        }
+        if (field.kind === "probability") {
+            const value = Number(text);
+            if (!/^(0|1|0?\.\d+|1\.0*)$/.test(text) || !isDraftConfidence(value)) {
+                return {
+                    kind: "invalid",
+                    message: `${field.label} is "${text.slice(0, 20)}"; give a probability from 0 to 1, such as 0.6.`
+                };
+            }
+            next[field.name] = value;
             continue;
         }
         if (field.kind === "path") {

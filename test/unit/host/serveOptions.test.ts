@@ -1,12 +1,6 @@
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import {
-    draftingConfig,
-    engineSettingFlags,
-    isLoopbackHost,
-    parseServeOptions,
-    ServeOptionsError
-} from "../../../host/headless/serveOptions.js";
+import { engineSettingFlags, isLoopbackHost, parseServeOptions, ServeOptionsError } from "../../../host/headless/serveOptions.js";
 
 describe("parseServeOptions", () => {
     it("defaults to loopback, the built-in tiny model and split mode, with a pool that holds every window", () => {
@@ -83,7 +77,6 @@ describe("parseServeOptions", () => {
             downloadStallSeconds: 5,
             handoffDemoMs: 0,
             streamDemoMs: 0,
-            drafting: {},
             extraApiKeys: [
                 { id: "alice", key: "alice-key-1" },
                 { id: "bob_2", key: "bob.key-2" }
@@ -146,18 +139,26 @@ describe("parseServeOptions", () => {
         expect(parseServeOptions(["--handoff-demo", "800"]).handoffDemoMs).toBe(800);
     });
 
-    it("takes speculative decoding as engine settings: --speculation off|input-lookup, or --draft-model PATH with its drafting", () => {
+    it("takes speculative decoding as engine settings: --speculation off|input-lookup, or --draft-model PATH, and its drafting", () => {
         const none = parseServeOptions([]);
         expect(none.engineFromCommandLine).not.toHaveProperty("speculation");
-        expect(none.drafting).toEqual({});
-        expect(draftingConfig(none.drafting)).toEqual({});
+        expect(none.engineFromCommandLine).not.toHaveProperty("draftMaxTokens");
         expect(parseServeOptions(["--speculation", "input-lookup"]).engineFromCommandLine).toMatchObject({ speculation: "input-lookup" });
         expect(parseServeOptions(["--speculation", "off"]).engineFromCommandLine).toMatchObject({ speculation: "off" });
         const draft = parseServeOptions(["--draft-model", "draft.gguf", "--draft-max", "8", "--draft-p-min", "0.75"]);
-        expect(draft.engineFromCommandLine).toMatchObject({ speculation: "draft-model", draftModel: path.resolve("draft.gguf") });
-        expect(draft.engineFlags.speculation).toBe("--draft-model");
-        expect(draftingConfig(draft.drafting)).toEqual({ draftMaxTokens: 8, draftMinConfidence: 0.75 });
-        expect(parseServeOptions(["--draft-model", "d.gguf", "--draft-p-min", "0"]).drafting).toEqual({ minConfidence: 0 });
+        expect(draft.engineFromCommandLine).toEqual({
+            speculation: "draft-model",
+            draftModel: path.resolve("draft.gguf"),
+            draftMaxTokens: 8,
+            draftMinConfidence: 0.75
+        });
+        expect(draft.engineFlags).toMatchObject({
+            speculation: "--draft-model",
+            draftModel: "--draft-model",
+            draftMaxTokens: "--draft-max"
+        });
+        // the drafting alone tunes the settings' draft model
+        expect(parseServeOptions(["--draft-p-min", "0"]).engineFromCommandLine).toEqual({ draftMinConfidence: 0 });
     });
 
     it("refuses a speculation it cannot run, naming the flag", () => {
@@ -167,7 +168,6 @@ describe("parseServeOptions", () => {
         expect(() => parseServeOptions(["--speculation", "input-lookup", "--draft-model", "d.gguf"])).toThrow(
             "--speculation input-lookup and --draft-model are both given; give one."
         );
-        expect(() => parseServeOptions(["--draft-max", "8"])).toThrow("--draft-max is given without --draft-model");
         expect(() => parseServeOptions(["--draft-model", "d.gguf", "--draft-max", "65"])).toThrow(
             '--draft-max is "65"; it must be a whole number from 1 to 64.'
         );

@@ -21,9 +21,14 @@ describe("engineConfigFor: speculative decoding", () => {
             speculation: "input-lookup",
             draftModelPath: undefined
         });
-        expect(engineConfigFor({ ...engineSettingDefaults, speculation: "draft-model", draftModel: "/m/d.gguf" })).toMatchObject({
-            speculation: "draft-model",
-            draftModelPath: "/m/d.gguf"
-        });
+        expect(
+            engineConfigFor({
+                ...engineSettingDefaults,
+                speculation: "draft-model",
+                draftModel: "/m/d.gguf",
+                draftMaxTokens: 8,
+                draftMinConfidence: 0
+            })
+        ).toMatchObject({ speculation: "draft-model", draftModelPath: "/m/d.gguf", draftMaxTokens: 8, draftMinConfidence: 0 });
     });
 });

@@ -45,7 +45,9 @@ describe("parseSettingsFile", () => {
                 pageTokens: 128,
                 poolPages: 300,
                 speculation: "draft-model",
-                draftModel: absoluteModel
+                draftModel: absoluteModel,
+                draftMaxTokens: 8,
+                draftMinConfidence: 0.75
             },
             theme: "dark",
             backends: [
@@ -88,6 +90,12 @@ describe("parseSettingsFile", () => {
         const unknown = parseSettingsFile({ localApi: {}, engine: { speculation: "eagle" } }, key);
         expect(unknown.settings.engine.speculation).toBe("off");
         expect(unknown.problems).toEqual(['engine.speculation is "eagle", not one of off, input-lookup, draft-model; it stays off.']);
+        const drafting = parseSettingsFile({ localApi: {}, engine: { draftMaxTokens: 65, draftMinConfidence: 1.5 } }, key);
+        expect(drafting.settings.engine).toMatchObject({ draftMaxTokens: 16, draftMinConfidence: 0.6 });
+        expect(drafting.problems).toEqual([
+            "engine.draftMinConfidence is 1.5, not a probability from 0 to 1; using 0.6.",
+            "engine.draftMaxTokens is 65; it must be a whole number from 1 to 64. Using 16."
+        ]);
     });
 
     it("returns frozen settings (validated once, then frozen)", () => {

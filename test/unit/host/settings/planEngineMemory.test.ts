@@ -229,8 +229,21 @@ describe("planEngineMemory: a draft model", () => {
         );
         expect(refused.fits).toBe(false);
         expect(refused.problems).toEqual(["The draft model /m/d.gguf cannot be used: no such file."]);
-        const pathOnly = plan({ draftModel: "/m/d.gguf" });
+        const pathOnly = plan({ draftModel: "/m/d.gguf", draftMaxTokens: 4, draftMinConfidence: 0 });
         expect(pathOnly.changed).toEqual([]);
+        const withDraft = { ...running, speculation: "draft-model" as const, draftModel: "/m/d.gguf" };
+        expect(
+            planEngineMemory({
+                settings: { ...withDraft, draftMaxTokens: 4 },
+                running: withDraft,
+                facts,
+                draft: { facts: draftFacts },
+                machine: { freeRamBytes: 16 * GiB, freeVramBytes: null },
+                mode: "split",
+                gpuBackend: false,
+                numRunningTurns: 0
+            }).changed
+        ).toEqual(["draftMaxTokens"]);
         expect(pathOnly.memory.some((line) => line.what.startsWith("draft"))).toBe(false);
     });
 });

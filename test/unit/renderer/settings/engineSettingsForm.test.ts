@@ -12,7 +12,9 @@ const running: EngineSettings = {
     pageTokens: 256,
     poolPages: null,
     speculation: "off",
-    draftModel: null
+    draftModel: null,
+    draftMaxTokens: 16,
+    draftMinConfidence: 0.6
 };
 
 describe("the engine settings form: GPU offload", () => {
@@ -76,5 +78,28 @@ describe("the engine settings form: speculative decoding", () => {
             kind: "invalid",
             message: "Speculative decoding is Draft model; give the draft model's full path."
         });
+    });
+
+    it("reads the drafting: a count of tokens and a probability", () => {
+        const form = formOf(running);
+        expect(form).toMatchObject({ draftMaxTokens: "16", draftMinConfidence: "0.6" });
+        expect(readEngineForm({ ...form, draftMaxTokens: "8", draftMinConfidence: "0" }, running)).toEqual({
+            kind: "change",
+            change: { draftMaxTokens: 8, draftMinConfidence: 0 }
+        });
+        expect(readEngineForm({ ...form, draftMinConfidence: ".75" }, running)).toEqual({
+            kind: "change",
+            change: { draftMinConfidence: 0.75 }
+        });
+        expect(readEngineForm({ ...form, draftMaxTokens: "65" }, running)).toEqual({
+            kind: "invalid",
+            message: 'Draft tokens (most ahead of a step) is "65"; give a whole number from 1 to 64.'
+        });
+        for (const bad of ["1.5", "-0.1", "half", ""]) {
+            expect(readEngineForm({ ...form, draftMinConfidence: bad }, running)).toEqual({
+                kind: "invalid",
+                message: `Draft min probability (0–1) is "${bad}"; give a probability from 0 to 1, such as 0.6.`
+            });
+        }
     });
 });
