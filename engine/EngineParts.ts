@@ -122,8 +122,9 @@ export async function startEngineParts(input: EngineConfigInput, options: Engine
                 : { requested: config.mode, effective: config.mode };
         const split = mode.effective === "split";
         const speculation = await loadSpeculation(config, runtime);
-        if (speculation !== undefined && typeof speculation !== "string") {
-            cleanup.unshift(() => speculation.draftModel.dispose());
+        const draftModel = typeof speculation === "object" ? speculation.draftModel : undefined;
+        if (draftModel !== undefined) {
+            cleanup.unshift(() => draftModel.dispose());
         }
         const role = (options: Pick<RoleContextOptions, "role" | "contextSize" | "numSequences">): Promise<LlamaRoleContext> =>
             LlamaRoleContext.create(
@@ -172,7 +173,7 @@ export async function startEngineParts(input: EngineConfigInput, options: Engine
             runtime,
             ownsRuntime: options.runtime === undefined,
             model,
-            draftModel: speculation !== undefined && typeof speculation !== "string" ? speculation.draftModel : undefined,
+            draftModel,
             modelFingerprint: fingerprint,
             layout,
             layoutFingerprint: layoutFingerprint(layout, fingerprint),

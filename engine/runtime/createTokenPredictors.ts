@@ -68,7 +68,10 @@ export async function createTokenPredictors(
     // and computes on a pool of its own where the binary has Kvault's patch.
     releaseThreadsPromptly(draftContext);
     if (target.threadpoolPoll !== undefined) {
-        await attachThreadpool(draftContext, target.threadpoolPoll);
+        await attachThreadpool(draftContext, target.threadpoolPoll).catch(async (error: unknown) => {
+            await draftContext.dispose();
+            throw error;
+        });
     }
     const predictors = Array.from(
         { length: target.numSequences },

@@ -124,7 +124,7 @@ function gpuShare(settings: EngineSettings, facts: PlanModelFacts, gpuBackend: b
  */
 export function planEngineMemory(input: EngineMemoryInput): EngineSettingsPlan {
     const { settings, running, facts, machine, mode, gpuBackend } = input;
-    const draftFacts = input.draft !== undefined && "facts" in input.draft ? input.draft.facts : undefined;
+    const draftFacts = draftFactsOf(input);
     const memory = engineMemoryLines(settings, facts, mode, gpuBackend, draftFacts);
     const runningMemory = engineMemoryLines(
         running,
@@ -217,13 +217,17 @@ export function planEngineMemory(input: EngineMemoryInput): EngineSettingsPlan {
     };
 }
 
+/** The draft model's facts, when the plan has a draft model that can serve. */
+function draftFactsOf(input: EngineMemoryInput): PlanModelFacts | undefined {
+    return input.draft !== undefined && "facts" in input.draft ? input.draft.facts : undefined;
+}
+
 /** What to change so that it fits: the largest context size that would, and the other levers. */
 function remedy(input: EngineMemoryInput, availableBytes: number, where: MemoryLine["where"]): string {
     const { settings, facts, mode, gpuBackend } = input;
     // The bytes in `where` that do not depend on the window, and those of each page-sized block of it.
-    const draftFacts = input.draft !== undefined && "facts" in input.draft ? input.draft.facts : undefined;
     const at = (contextSize: number): number =>
-        engineMemoryLines({ ...settings, contextSize }, facts, mode, gpuBackend, draftFacts)
+        engineMemoryLines({ ...settings, contextSize }, facts, mode, gpuBackend, draftFactsOf(input))
             .filter((line) => line.where === where)
             .reduce((total, line) => total + line.bytes, 0);
     const fixed = at(0);

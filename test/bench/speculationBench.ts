@@ -10,7 +10,7 @@ import type { Speculation } from "../../engine/runtime/createTokenPredictors.js"
 import { LlamaRoleContext } from "../../engine/runtime/LlamaRoleContext.js";
 import { LlamaRuntime } from "../../engine/runtime/LlamaRuntime.js";
 import type { LlamaSequenceSlot } from "../../engine/runtime/LlamaSequenceSlot.js";
-import type { TokenProbabilities } from "../../engine/runtime/SequenceSlot.js";
+import type { ProbabilityRequest } from "../../engine/runtime/SequenceSlot.js";
 import { PrivateStateDirectory } from "../../engine/runtime/PrivateStateDirectory.js";
 import { FileStateExchange } from "../../engine/runtime/FileStateExchange.js";
 import { ensureGeneratedModel, ensureQuantizedModel } from "../support/generatedModels.js";
@@ -47,36 +47,8 @@ interface Run {
  */
 const NEAR_TIE = 0.01;
 
-/** Plain decoding's greedy answer, with each step's two likeliest tokens' probabilities (untimed: the softmax costs). */
-async function referenceAnswer(
-    context: LlamaRoleContext,
-    promptTokens: readonly number[]
-): Promise<{ tokens: number[]; top2: number[][] }> {
-    const slot = context.acquireSequence() as LlamaSequenceSlot | undefined;
-    if (slot === undefined) {
-        throw new Error("the benchmark's context has no free sequence");
-    }
-    const tokens: number[] = [];
-    const top2: number[][] = [];
-    const probabilities = {
-        top: 2,
-        onToken: (entry: TokenProbabilities) => top2.push(entry.top.map((candidate) => Math.exp(candidate.logprob)))
-    };
-    try {
-        for await (const token of slot.generate(promptTokens, { temperature: 0 }, probabilities)) {
-            tokens.push(token);
-            if (tokens.length >= NUM_GENERATED) {
-                break;
-            }
-        }
-        return { tokens, top2 };
-    } finally {
-        await context.releaseSequence(slot);
-    }
-}
-
 /** "yes", or where an answer first parts from the reference and whether that was a near tie (else "NO"). */
-function sameTokens(runs: readonly Run[], reference: { tokens: number[]; top2: number[][] }): string {
+function sameTokens(runs: readonly Run[], reference: { readonly tokens: readonly number[]; readonly top2: readonly number[][] }): string {
     let verdict = "yes";
     for (const run of runs) {
         const at = run.tokens.findIndex((token, i) => token !== reference.tokens[i]);
@@ -92,15 +64,15 @@ function sameTokens(runs: readonly Run[], reference: { tokens: number[]; top2: n
     return verdict;
 }
 
-/** One greedy answer in a fresh sequence of `context`; the sequence is released after. */
-async function answer(context: LlamaRoleContext, promptTokens: readonly number[]): Promise<Run> {
+/** One greedy answer in a fresh sequence of `context`, with `probabilities` told each token's when given; the sequence is released after. */
+async function answer(context: LlamaRoleContext, promptTokens: readonly number[], probabilities?: ProbabilityRequest): Promise<Run> {
     const slot = context.acquireSequence() as LlamaSequenceSlot | undefined;
     if (slot === undefined) {
         throw new Error("the benchmark's context has no free sequence");
     }
     const clock = new TokenClock();
     try {
-        for await (const token of slot.generate(promptTokens, { temperature: 0 })) {
+        for await (const token of slot.generate(promptTokens, { temperature: 0 }, probabilities)) {
             clock.onToken(token);
             if (clock.tokens.length >= NUM_GENERATED) {
                 break;
@@ -171,7 +143,13 @@ export const speculationBench: Benchmark = {
                         runs[arm].push(await answer(arms[arm], prompt));
                     }
                 }
-                const reference = await referenceAnswer(arms.plain, prompt);
+                // plain decoding's answer again, with each step's two likeliest tokens (untimed: the softmax costs)
+                const top2: number[][] = [];
+                const { tokens } = await answer(arms.plain, prompt, {
+                    top: 2,
+                    onToken: (entry) => top2.push(entry.top.map((candidate) => Math.exp(candidate.logprob)))
+                });
+                const reference = { tokens, top2 };
                 const plainRate = median(runs.plain.map((run) => run.decodeTokensPerSecond));
                 for (const arm of ARMS) {
                     const validated = runs[arm].reduce((sum, run) => sum + run.validated, 0);

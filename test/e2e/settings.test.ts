@@ -2,7 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { foldPageMap, openModelPanel } from "./support/appDriver.js";
+import { foldPageMap, openModelPanel, openSettingsPanel } from "./support/appDriver.js";
 import { openKvault, type KvaultPage } from "./support/openKvault.js";
 import { startKvaultServer, type KvaultServer } from "./support/startKvaultServer.js";
 
@@ -23,13 +23,6 @@ describe("the settings screen in a real browser applies a context size with a cl
     const settingsFile = path.join(dataDir, "settings.json");
     const saved = (): { engine: Record<string, unknown> } =>
         JSON.parse(fs.readFileSync(settingsFile, "utf8")) as { engine: Record<string, unknown> };
-    const openSettings = async (app: KvaultPage): Promise<void> => {
-        await app.page
-            .locator("details.panel > summary")
-            .filter({ hasText: /^Settings$/ })
-            .click();
-        await app.page.locator(".settings-panel").waitFor({ timeout: 30_000 });
-    };
 
     afterAll(async () => {
         for (const { server, app } of started) {
@@ -47,7 +40,7 @@ describe("the settings screen in a real browser applies a context size with a cl
         await foldPageMap(page);
         await openModelPanel(page);
         expect(await page.locator('[data-fact="window"]').textContent()).toMatch(/^512 tokens per workspace/);
-        await openSettings(app);
+        await openSettingsPanel(app.page);
         const panel = page.locator(".settings-panel");
         expect(await panel.getAttribute("data-settings-host")).toBe("headless");
         expect(await panel.locator("[data-state-directory]").getAttribute("data-state-directory")).toBe(dataDir);
@@ -109,7 +102,7 @@ describe("the settings screen in a real browser applies a context size with a cl
         const pinnedApp = await openKvault(await pinned.loginUrl(), { width: 1280, height: 1800 });
         started.push({ app: pinnedApp });
         await foldPageMap(pinnedApp.page);
-        await openSettings(pinnedApp);
+        await openSettingsPanel(pinnedApp.page);
         const field = pinnedApp.page.locator('[data-setting="decodeSequences"]');
         expect(await pinnedApp.page.getByLabel("Decode sequences (workspaces generating at once)").isDisabled()).toBe(true);
         expect(await field.textContent()).toContain("Given on the command line (--decode-sequences) for this run");
@@ -140,12 +133,8 @@ describe("the settings screen in a real browser takes a number of GPU layers", (
         app = await openKvault(await server.loginUrl(), { width: 1280, height: 1800 });
         const { page } = app;
         await foldPageMap(page);
-        await page
-            .locator("details.panel > summary")
-            .filter({ hasText: /^Settings$/ })
-            .click();
+        await openSettingsPanel(page);
         const panel = page.locator(".settings-panel");
-        await panel.waitFor({ timeout: 30_000 });
         const engine = panel.locator("[data-engine-settings]");
         const enginePid = server.enginePid();
 

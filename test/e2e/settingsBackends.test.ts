@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureFamilyModel } from "../support/generatedModels.js";
 import { startLlamaServer, type LlamaServer } from "../support/llamaServer.js";
 import { wholeCharacterBiasArgs } from "../bench/peer/wholeCharacterBiasArgs.js";
-import { foldPageMap, readApp, sendMessage, storedWorkspaces } from "./support/appDriver.js";
+import { foldPageMap, openSettingsPanel, readApp, sendMessage, storedWorkspaces } from "./support/appDriver.js";
 import { openKvault, type KvaultPage } from "./support/openKvault.js";
 import { startKvaultServer, type KvaultServer } from "./support/startKvaultServer.js";
 
@@ -41,11 +41,7 @@ describe("remote backends set on the settings screen, in a real browser", () => 
         entry.server = await startKvaultServer({ dataDir, extraArgs }); // without --backend the settings' backends are in force
         entry.app = await openKvault(await entry.server.loginUrl(), { width: 1280, height: 1800 }, recordReceived);
         await foldPageMap(entry.app.page);
-        await entry.app.page
-            .locator("details.panel > summary")
-            .filter({ hasText: /^Settings$/ })
-            .click();
-        await entry.app.page.locator(".settings-panel").waitFor({ timeout: 30_000 });
+        await openSettingsPanel(entry.app.page);
         return { server: entry.server, app: entry.app };
     };
     const received = (app: KvaultPage): Promise<string> => app.page.evaluate<string>("window.__received.join('\\n')");

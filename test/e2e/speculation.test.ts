@@ -2,7 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { configureWorkspace, sendMessage, storedWorkspaces } from "./support/appDriver.js";
+import { configureWorkspace, openSettingsPanel, sendMessage, storedWorkspaces } from "./support/appDriver.js";
 import { openKvault, type KvaultPage } from "./support/openKvault.js";
 import { startKvaultServer, type KvaultServer } from "./support/startKvaultServer.js";
 import { ensureGeneratedModel } from "../support/generatedModels.js";
@@ -98,12 +98,8 @@ describe("speculative decoding chosen on the settings screen", () => {
         server = await startKvaultServer({ dataDir, engineArgs: false, extraArgs: ["--model", model] });
         app = await openKvault(await server.loginUrl(), { width: 1280, height: 1800 });
         const { page } = app;
-        await page
-            .locator("details.panel > summary")
-            .filter({ hasText: /^Settings$/ })
-            .click();
+        await openSettingsPanel(page);
         const panel = page.locator(".settings-panel");
-        await panel.waitFor({ timeout: 30_000 });
 
         await page.getByLabel("Speculative decoding").selectOption("draft-model");
         expect(await panel.locator(".settings-error").textContent()).toBe(

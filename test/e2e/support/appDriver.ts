@@ -148,6 +148,15 @@ export async function foldPageMap(page: Page): Promise<void> {
 }
 
 /** Folds the page map and opens the model panel, waiting for the loaded model's facts. */
+/** Opens the settings panel and waits for it. */
+export async function openSettingsPanel(page: Page): Promise<void> {
+    await page
+        .locator("details.panel > summary")
+        .filter({ hasText: /^Settings$/ })
+        .click();
+    await page.locator(".settings-panel").waitFor({ timeout: 30_000 });
+}
+
 export async function openModelPanel(page: Page): Promise<void> {
     await foldPageMap(page);
     await page

@@ -10,6 +10,7 @@ import type { LlamaSequenceSlot } from "../../../engine/runtime/LlamaSequenceSlo
 import { PrivateStateDirectory } from "../../../engine/runtime/PrivateStateDirectory.js";
 import { alice, expectEngineClean, promptOf, startTinyEngine } from "../../support/engineFixtures.js";
 import { ensureFamilyModel, generatedModelPath } from "../../support/generatedModels.js";
+import { greedyTokens } from "../../support/greedyTokens.js";
 
 // Speculative decoding with a draft model (DraftModelPredictor) changes how fast tokens come, never
 // which; a draft that is the model itself has every draft accepted, several a step (node-llama-cpp
@@ -73,22 +74,12 @@ describe("speculative decoding with a draft model", () => {
             new FileStateExchange(stateDirectory)
         );
         try {
-            const generate = async (slot: LlamaSequenceSlot, prompt: number[]): Promise<number[]> => {
-                const out: number[] = [];
-                for await (const token of slot.generate(prompt, { temperature: 0 })) {
-                    out.push(token);
-                    if (out.length >= 16) {
-                        break;
-                    }
-                }
-                return out;
-            };
             const slot = context.acquireSequence() as LlamaSequenceSlot;
             const draft = slot.sequence.tokenPredictor;
             expect(draft).toBeInstanceOf(DraftModelPredictor);
             const { draftSequence } = draft as DraftModelPredictor;
             const promptOfA = model.tokenize("Workspace A keeps its ledger here: account 4471, balance 918.");
-            await generate(slot, promptOfA);
+            await greedyTokens(slot, promptOfA, 16);
             expect(draftSequence.contextTokens.slice(0, promptOfA.length)).toEqual(promptOfA);
 
             await context.releaseSequence(slot);
@@ -97,7 +88,7 @@ describe("speculative decoding with a draft model", () => {
             const again = context.acquireSequence() as LlamaSequenceSlot;
             expect(again).toBe(slot);
             const promptOfB = model.tokenize("Workspace B asks about the weather in a town far away.");
-            const answerOfB = await generate(again, promptOfB);
+            const answerOfB = await greedyTokens(again, promptOfB, 16);
             // from its first cell, B's prompt and answer; beyond the answer only the draft's own last drafts, which continued them
             const held = draftSequence.contextTokens;
             const ownTokens = [...promptOfB, ...answerOfB];
