@@ -2,6 +2,7 @@ import type { LlamaContextSequence } from "node-llama-cpp";
 import { loadSequenceStateInMemory, saveSequenceStateInMemory } from "./addonPatch/sequenceStateInMemory.js";
 import { SequenceStateError } from "./sequenceStateErrors.js";
 import type { SavedState, StateExchange } from "./StateExchange.js";
+import { invariant } from "../core/invariant.js";
 import { once } from "../core/once.js";
 
 /**
@@ -11,6 +12,25 @@ import { once } from "../core/once.js";
  * reused one 6–7 ms.
  */
 export const DEFAULT_MAX_RETAINED_STATE_BYTES = 256 * 1024 * 1024;
+
+/** The smallest buffer a save takes: one memory page. */
+const MIN_STATE_BUFFER_BYTES = 4096;
+
+/**
+ * The size of the buffer a state of `numBytes` is saved into: `numBytes` rounded up to a quarter
+ * of its power of two (at most 25 % over, jemalloc's size classes), so that the spare a state
+ * leaves serves the next state that is a little longer. A chat's states grow a turn at a time:
+ * with buffers of the exact size, every next state missed the spare and was copied into fresh
+ * memory (2,048 tokens of the small model: 19–38 ms against 5 ms into the spare).
+ */
+export function stateBufferBytes(numBytes: number): number {
+    invariant(Number.isSafeInteger(numBytes) && numBytes >= 0, () => `a state buffer for ${numBytes} bytes`);
+    if (numBytes <= MIN_STATE_BUFFER_BYTES) {
+        return MIN_STATE_BUFFER_BYTES;
+    }
+    const quarter = 2 ** (Math.floor(Math.log2(numBytes)) - 2);
+    return Math.ceil(numBytes / quarter) * quarter;
+}
 
 /**
  * States through memory, with the patched addon's `saveSequenceStateToBuffer` and
@@ -59,7 +79,7 @@ export class MemoryStateExchange implements StateExchange {
         }
     }
 
-    /** The spare when it holds `numBytes`, else a fresh buffer of that size (the spare stays for later). */
+    /** The spare when it holds `numBytes`, else a fresh buffer of `numBytes`' size class (the spare stays for later). */
     #take(numBytes: number): Buffer {
         const spare = this.#spare;
         if (spare !== undefined && spare.byteLength >= numBytes) {
@@ -67,7 +87,7 @@ export class MemoryStateExchange implements StateExchange {
             return Buffer.from(spare);
         }
         try {
-            return Buffer.allocUnsafeSlow(numBytes); // never from Node's shared pool: the buffer is wholly this state's
+            return Buffer.allocUnsafeSlow(stateBufferBytes(numBytes)); // never from Node's shared pool: the buffer is wholly this state's
         } catch (error) {
             throw new SequenceStateError("save", numBytes, `no memory for a buffer of that size (${describe(error)})`, error);
         }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { MemoryStateExchange } from "../../../engine/runtime/MemoryStateExchange.js";
+import { MemoryStateExchange, stateBufferBytes } from "../../../engine/runtime/MemoryStateExchange.js";
 import { SequenceStateError } from "../../../engine/runtime/sequenceStateErrors.js";
 
 // The buffer policy of the in-memory exchange over a stand-in of the patched addon's two methods
@@ -56,45 +56,56 @@ const bytesOf = (length: number, seed: number): Buffer => Buffer.from(Array.from
 describe("MemoryStateExchange", () => {
     it("saves the state's bytes; once released, every view of them reads as empty, and their memory is the next save's", async () => {
         const exchange = new MemoryStateExchange();
-        const addon = standIn(bytesOf(64, 1));
+        const addon = standIn(bytesOf(6000, 1));
 
         const first = await exchange.save(addon.sequence, "a", undefined);
-        expect(Buffer.compare(first.bytes, bytesOf(64, 1))).toBe(0);
-        expect(addon.saveCalls).toEqual([0, 64]); // nothing to reuse yet: asked for the size, then saved into a buffer of it
+        expect(Buffer.compare(first.bytes, bytesOf(6000, 1))).toBe(0);
+        expect(addon.saveCalls).toEqual([4096, 6144]); // nothing to reuse yet: a page-sized try told the size, then saved into a buffer of its class
         const view = first.bytes.subarray(10, 20);
         first.release();
         first.release(); // idempotent
         expect(first.bytes.length).toBe(0);
         expect(view.length).toBe(0);
-        expect(exchange.numRetainedBytes).toBe(64);
+        expect(exchange.numRetainedBytes).toBe(6144);
 
-        addon.state = bytesOf(40, 2); // a shorter state into the spare: read only up to its own length
-        const second = await exchange.save(addon.sequence, "b", 40);
-        expect(addon.saveCalls).toEqual([0, 64, 64]);
+        addon.state = bytesOf(5000, 2); // a shorter state into the spare: read only up to its own length
+        const second = await exchange.save(addon.sequence, "b", 5000);
+        expect(addon.saveCalls).toEqual([4096, 6144, 6144]);
         expect(exchange.numRetainedBytes).toBe(0); // lent out
-        expect(second.bytes.length).toBe(40);
-        expect(Buffer.compare(second.bytes, bytesOf(40, 2))).toBe(0);
+        expect(second.bytes.length).toBe(5000);
+        expect(Buffer.compare(second.bytes, bytesOf(5000, 2))).toBe(0);
         second.release();
-        expect(exchange.numRetainedBytes).toBe(64);
+        expect(exchange.numRetainedBytes).toBe(6144);
     });
 
-    it("a state bigger than the spare gets a buffer of its size, saved in the same call", async () => {
+    it("a state bigger than the spare gets a buffer of its size class, saved in the same call", async () => {
         const exchange = new MemoryStateExchange();
         const addon = standIn(bytesOf(16, 3));
         (await exchange.save(addon.sequence, "a", 16)).release();
-        addon.state = bytesOf(200, 4);
+        addon.state = bytesOf(9000, 4);
 
         const saved = await exchange.save(addon.sequence, "b", undefined);
-        expect(addon.saveCalls).toEqual([16, 16, 200]);
-        expect(Buffer.compare(saved.bytes, bytesOf(200, 4))).toBe(0);
+        expect(addon.saveCalls).toEqual([4096, 4096, 10240]);
+        expect(Buffer.compare(saved.bytes, bytesOf(9000, 4))).toBe(0);
         saved.release();
-        expect(exchange.numRetainedBytes).toBe(200); // the bigger one is kept
+        expect(exchange.numRetainedBytes).toBe(10240); // the bigger one is kept
+    });
+
+    it("saves a state a little longer than the last one into the last one's buffer, as a chat's next turn", async () => {
+        const exchange = new MemoryStateExchange();
+        const addon = standIn(bytesOf(9000, 5));
+        (await exchange.save(addon.sequence, "turn 1", 9000)).release();
+        addon.state = bytesOf(10_000, 6);
+
+        const saved = await exchange.save(addon.sequence, "turn 2", 10_000);
+        expect(addon.saveCalls).toEqual([10240, 10240]); // no fresh buffer for turn 2
+        expect(Buffer.compare(saved.bytes, bytesOf(10_000, 6))).toBe(0);
     });
 
     it("keeps no spare above its limit", async () => {
-        const exchange = new MemoryStateExchange(100);
-        const addon = standIn(bytesOf(101, 5));
-        const saved = await exchange.save(addon.sequence, "a", 101);
+        const exchange = new MemoryStateExchange(8192);
+        const addon = standIn(bytesOf(9000, 5));
+        const saved = await exchange.save(addon.sequence, "a", 9000);
         saved.release();
         expect(saved.bytes.length).toBe(0);
         expect(exchange.numRetainedBytes).toBe(0);
@@ -125,5 +136,25 @@ describe("MemoryStateExchange", () => {
         expect((error as Error).message).toMatch(
             /^The KV state \(6 bytes\) could not be loaded into its sequence: llama\.cpp refused the state: failed to restore kv cache\. Nothing was generated/
         );
+    });
+
+    it("sizes buffers in classes a quarter of a power of two apart, from one memory page up", () => {
+        expect([0, 1, 4096, 4097, 5120, 5121, 8192, 2 ** 20 + 1, 3 * 2 ** 30].map(stateBufferBytes)).toEqual([
+            4096,
+            4096,
+            4096,
+            5120,
+            5120,
+            6144,
+            8192,
+            1.25 * 2 ** 20,
+            3 * 2 ** 30
+        ]);
+        for (let numBytes = 4097; numBytes < 4_000_000; numBytes += 9973) {
+            const size = stateBufferBytes(numBytes);
+            expect(size).toBeGreaterThanOrEqual(numBytes);
+            expect(size).toBeLessThanOrEqual(1.25 * numBytes);
+        }
+        expect(() => stateBufferBytes(-1)).toThrow(/a state buffer for -1 bytes/);
     });
 });
