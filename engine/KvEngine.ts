@@ -253,7 +253,13 @@ export class KvEngine {
     audit(options: AuditOptions = {}): AuditResult {
         const liveRequests = this.#requests.liveGenerations();
         return auditEngine(
-            { pool: this.pool, workspaces: this.#workspaces.all(), liveRequests, numDecodeSequences: this.decode.numSequences },
+            {
+                pool: this.pool,
+                workspaces: this.#workspaces.all(),
+                liveRequests,
+                swapOutsInFlight: this.#workspaces.swapOutsInFlight(),
+                numDecodeSequences: this.decode.numSequences
+            },
             options
         );
     }

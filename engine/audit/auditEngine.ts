@@ -9,14 +9,16 @@ export interface EngineAuditView {
     readonly workspaces: readonly WorkspaceRecord[];
     /** Requests not yet terminal, with the reservation each holds (if any). */
     readonly liveRequests: ReadonlyMap<RequestId, { readonly generation: number | undefined }>;
+    /** Swap-outs writing their pages, with the generation each reserved (`WorkspaceTable.swapOutsInFlight`). */
+    readonly swapOutsInFlight: ReadonlyMap<PageHolder, number>;
     readonly numDecodeSequences: number;
 }
 
 /**
  * Checks I1–I7 over the whole engine: the pool's own audit (I1–I6, and every sealed page's checksum
- * recomputed for I7), then what only the engine knows: every owned page belongs to a live request or
- * to a swapped workspace's manifest at its generation, whose checksums equal the pages' (I4, I5, I7),
- * and no decode sequence is held by two workspaces (I1).
+ * recomputed for I7), then what only the engine knows: every owned page belongs to a live request,
+ * to a swap-out writing it, or to a swapped workspace's manifest at its generation, whose checksums
+ * equal the pages' (I4, I5, I7), and no decode sequence is held by two workspaces (I1).
  */
 export function auditEngine(view: EngineAuditView, options: AuditOptions = {}): AuditResult {
     const startedAt = performance.now();
@@ -24,7 +26,7 @@ export function auditEngine(view: EngineAuditView, options: AuditOptions = {}): 
     const log = new ViolationLog();
     log.add(pool); // the pool's violations first, then the engine's
 
-    const owners = new Map<PageHolder, number>(); // holder → generation, from live requests and swapped workspaces
+    const owners = new Map<PageHolder, number>(view.swapOutsInFlight); // holder → generation, from live requests, swap-outs and swapped workspaces
     for (const [request, { generation }] of view.liveRequests) {
         if (generation !== undefined) {
             owners.set(request, generation);
@@ -74,7 +76,7 @@ export function auditEngine(view: EngineAuditView, options: AuditOptions = {}): 
             log.report(
                 "I4",
                 page,
-                `page ${page} is ${state === PageState.Sealed ? "sealed" : "owned"} by ${holder}, which is neither running nor a swapped workspace`
+                `page ${page} is ${state === PageState.Sealed ? "sealed" : "owned"} by ${holder}, which is neither running, nor swapping out, nor a swapped workspace`
             );
         } else if (generation !== pageGeneration) {
             log.report("I5", page, `page ${page} is at generation ${pageGeneration}; its owner ${holder} holds generation ${generation}`);

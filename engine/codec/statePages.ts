@@ -20,18 +20,25 @@ export function numPagesFor(numTokens: number, pageTokens: number): number {
 
 /**
  * Runs `copy(pageIndex, pageOffset, stateOffset, numBytes)` for every contiguous block that moves
- * between a state's layer-major data and the pages' layout (see `bytesPerToken`). Positions
- * `[0, numTokens)` only: nothing past the owner's valid length is ever read or written.
+ * between a state's layer-major data and the pages' layout (see `bytesPerToken`), for the layers
+ * `[firstLayer, endLayer)`. Positions `[0, numTokens)` only: nothing past the owner's valid length
+ * is ever read or written.
  */
 function forEachBlock(
     layout: KvLayout,
     numTokens: number,
     pageTokens: number,
-    copy: (pageIndex: number, pageOffset: number, layer: number, part: "k" | "v", stateOffset: number, numBytes: number) => void
+    copy: (pageIndex: number, pageOffset: number, layer: number, part: "k" | "v", stateOffset: number, numBytes: number) => void,
+    firstLayer = 0,
+    endLayer = layout.layers.length
 ): void {
     const numPages = numPagesFor(numTokens, pageTokens);
     let layerOffset = 0;
     layout.layers.forEach((layer, layerIndex) => {
+        if (layerIndex < firstLayer || layerIndex >= endLayer) {
+            layerOffset += pageTokens * (layer.kRowBytes + layer.vRowBytes);
+            return;
+        }
         const kBlock = pageTokens * layer.kRowBytes;
         for (let page = 0; page < numPages; page++) {
             const first = page * pageTokens;
@@ -85,14 +92,36 @@ export function bufferPageAccess(pages: readonly Buffer[]): PageBlockAccess {
 
 /** Copies a parsed state's KV into pages (zeroed, `pageTokens × bytesPerToken(layout)` bytes each). */
 export function scatterStateToPages(state: ParsedSequenceState, pages: PageBlockAccess, pageTokens: number): void {
+    scatterLayersToPages(state, pages, pageTokens, 0, state.layout.layers.length);
+}
+
+/** `scatterStateToPages` for the layers `[firstLayer, endLayer)` only: a long scatter done a few layers at a time. */
+export function scatterLayersToPages(
+    state: ParsedSequenceState,
+    pages: PageBlockAccess,
+    pageTokens: number,
+    firstLayer: number,
+    endLayer: number
+): void {
     invariant(
         pages.numPages === numPagesFor(state.numCells, pageTokens),
         () =>
             `scatter of ${state.numCells} tokens at ${pageTokens} per page needs ${numPagesFor(state.numCells, pageTokens)} pages, got ${pages.numPages}`
     );
-    forEachBlock(state.layout, state.numCells, pageTokens, (page, pageOffset, layer, part, stateOffset, numBytes) => {
-        pages.write(page, pageOffset, state.layers[layer]![part].subarray(stateOffset, stateOffset + numBytes));
-    });
+    invariant(
+        Number.isSafeInteger(firstLayer) && firstLayer >= 0 && endLayer >= firstLayer && endLayer <= state.layout.layers.length,
+        () => `scatter of layers [${firstLayer}, ${endLayer}) of a state with ${state.layout.layers.length}`
+    );
+    forEachBlock(
+        state.layout,
+        state.numCells,
+        pageTokens,
+        (page, pageOffset, layer, part, stateOffset, numBytes) => {
+            pages.write(page, pageOffset, state.layers[layer]![part].subarray(stateOffset, stateOffset + numBytes));
+        },
+        firstLayer,
+        endLayer
+    );
 }
 
 export interface AssembleStateOptions {

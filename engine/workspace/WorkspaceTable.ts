@@ -1,4 +1,4 @@
-import { swapId, type WorkspaceId } from "../core/ids.js";
+import { swapId, type SwapId, type WorkspaceId } from "../core/ids.js";
 import { invariant } from "../core/invariant.js";
 import type { EngineCounters } from "../engineTypes.js";
 import type { PageTransfer, TransferTarget } from "../handoff/PageTransfer.js";
@@ -16,6 +16,8 @@ import { WorkspaceRecord, type WorkspaceResidency } from "./WorkspaceRecord.js";
  */
 export class WorkspaceTable {
     readonly #workspaces = new Map<WorkspaceId, WorkspaceRecord>();
+    /** Swap-outs writing their pages, by holder: the generation each reserved. Their workspace is marked swapped once the write is sealed. */
+    readonly #swapOutsInFlight = new Map<SwapId, number>();
 
     constructor(
         private readonly decode: RoleContext,
@@ -34,6 +36,15 @@ export class WorkspaceTable {
 
     all(): readonly WorkspaceRecord[] {
         return [...this.#workspaces.values()];
+    }
+
+    /**
+     * The swap-outs whose pages are being written now, each holder with the generation it
+     * reserved: the write gives the event loop back between layers and pages, so an audit can
+     * come while they own pages that no swapped workspace lists yet.
+     */
+    swapOutsInFlight(): ReadonlyMap<SwapId, number> {
+        return new Map(this.#swapOutsInFlight);
     }
 
     /** The workspace's record, made on first use. */
@@ -133,6 +144,7 @@ export class WorkspaceTable {
             }
             const holder = swapId(victim.id, ++victim.numSwapOuts);
             const reservation = this.pool.reserve({ workspace: victim.id, holder, numPages, firstToken: 0 });
+            this.#swapOutsInFlight.set(holder, reservation.generation);
             try {
                 const manifest = await this.transfer.write(reservation, state);
                 victim.residency = { kind: "swapped", reservation, manifest };
@@ -140,6 +152,8 @@ export class WorkspaceTable {
             } catch (error) {
                 this.pool.release(reservation);
                 throw error;
+            } finally {
+                this.#swapOutsInFlight.delete(holder);
             }
         } finally {
             state.release(); // its bytes are in pages now, or dropped

@@ -22,7 +22,7 @@ export interface SchedulingStack {
     readonly counters: EngineCounters;
 }
 
-export function schedulingStack(options: { numSequences?: number; numPages?: number } = {}): SchedulingStack {
+export function schedulingStack(options: { numSequences?: number; numPages?: number; sliceBudgetMs?: number } = {}): SchedulingStack {
     const numSequences = options.numSequences ?? 2;
     const pool = new PagePool({
         numPages: options.numPages ?? 16,
@@ -31,7 +31,15 @@ export function schedulingStack(options: { numSequences?: number; numPages?: num
     });
     const decode = new FakeRoleContext("decode", numSequences, 64);
     const counters = createEngineCounters();
-    const transfer = new PageTransfer(pool, FAKE_LAYOUT, layoutFingerprint(FAKE_LAYOUT, "fake"), {}, counters);
+    const transfer = new PageTransfer(
+        pool,
+        FAKE_LAYOUT,
+        layoutFingerprint(FAKE_LAYOUT, "fake"),
+        {},
+        counters,
+        undefined,
+        options.sliceBudgetMs
+    );
     const target = { layout: FAKE_LAYOUT, numStreams: numSequences };
     const workspaces = new WorkspaceTable(decode, pool, transfer, target, counters, () => scheduler.requestSchedule());
     const scheduler = new TurnScheduler(workspaces, pool, numSequences);
