@@ -104,9 +104,11 @@ export class PageTransfer {
             await this.hooks.beforeTransferWrite?.(reservation.holder);
             const writer = leaseWriter(writeLeases, numStatePages);
             for (let layer = 0; layer < state.layout.layers.length; layer++) {
-                // a request cancelled during a pause has released its pages: the next write is refused
+                if (layer > 0) {
+                    await slices.pause(); // between two layers, never after the last: a short write pauses not at all
+                }
+                // a request cancelled during a pause has released its pages: this write is refused
                 scatterLayersToPages(state, writer, pageTokens, layer, layer + 1);
-                await slices.pause();
             }
         } finally {
             for (const lease of writeLeases) {
@@ -115,12 +117,12 @@ export class PageTransfer {
         }
         const checksums: bigint[] = [];
         for (const [index, handle] of delivered.entries()) {
+            await slices.pause();
             const sealed = this.pool.seal(handle.pageId, handle.generation, Math.min(pageTokens, numTokens - index * pageTokens));
             if (!sealed.ok) {
                 throw sealed.error;
             }
             checksums.push(sealed.checksum);
-            await slices.pause();
         }
         const manifest: PageManifest = {
             holder: reservation.holder,
