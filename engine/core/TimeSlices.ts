@@ -2,7 +2,7 @@ import { invariant } from "./invariant.js";
 
 /**
  * A long synchronous job cut into slices of at most about `budgetMs` of the event loop: the job
- * calls `await slices.pause()` after each unit of its work, which resolves at once while the slice
+ * calls `await slices.pause()` between two units of its work, which resolves at once while the slice
  * has time left and otherwise after one turn of the event loop, where streams' tokens and their
  * next decode steps go. One per job: the clock starts when it is made.
  */

@@ -64,7 +64,7 @@ export class PageTransfer {
         private readonly hooks: PageTransferHooks,
         private readonly counters: PageTransferCounters = { staleCompletionsIgnored: 0 },
         private readonly reader: TransferReader = verifyingReader,
-        /** See `TRANSFER_SLICE_MS`; 0 gives the loop back after every layer and page. */
+        /** See `TRANSFER_SLICE_MS`; 0 gives the loop back between every two layers and before every seal. */
         private readonly sliceBudgetMs: number = TRANSFER_SLICE_MS
     ) {}
 

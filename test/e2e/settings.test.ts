@@ -2,7 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { foldPageMap, openModelPanel, openSettingsPanel } from "./support/appDriver.js";
+import { applyEngineSettings, foldPageMap, openModelPanel, openSettingsPanel, planEngineSettings } from "./support/appDriver.js";
 import { openKvault, type KvaultPage } from "./support/openKvault.js";
 import { startKvaultServer, type KvaultServer } from "./support/startKvaultServer.js";
 
@@ -50,10 +50,7 @@ describe("the settings screen in a real browser applies a context size with a cl
         const enginePid = server.enginePid();
         expect(enginePid).toBeDefined();
         await page.getByLabel("Context size (tokens)").fill("1024");
-        await page.getByRole("button", { name: "Show the memory it takes" }).click();
-        const engine = panel.locator("[data-engine-settings]");
-        await expect.poll(() => engine.getAttribute("data-engine-settings"), { timeout: 60_000 }).toBe("planned");
-        const plan = panel.locator(".settings-plan");
+        const plan = await planEngineSettings(page);
         expect(await plan.getAttribute("data-fits")).toBe("yes");
         // The tiny model keeps a token's K and V of both layers in 512 bytes (F16): 1,024 × 2 × 512 bytes each for decode and prefill.
         expect(await plan.locator('[data-memory="decodeKv"]').textContent()).toBe(
@@ -70,8 +67,7 @@ describe("the settings screen in a real browser applies a context size with a cl
         );
         screenshots.push(await app.screenshot("settings-context-planned"));
 
-        await page.getByRole("button", { name: "Apply and restart the engine" }).click();
-        await expect.poll(() => engine.getAttribute("data-engine-settings"), { timeout: 120_000 }).toBe("applied");
+        await applyEngineSettings(page);
         // A new engine process, on the new window: the model panel shows it at once.
         expect(server.enginePid()).not.toBe(enginePid);
         expect(await page.locator('[data-fact="window"]').textContent()).toMatch(/^1,024 tokens per workspace/);
@@ -135,7 +131,6 @@ describe("the settings screen in a real browser takes a number of GPU layers", (
         await foldPageMap(page);
         await openSettingsPanel(page);
         const panel = page.locator(".settings-panel");
-        const engine = panel.locator("[data-engine-settings]");
         const enginePid = server.enginePid();
 
         await page.getByLabel("GPU offload", { exact: true }).selectOption("layers");
@@ -143,9 +138,7 @@ describe("the settings screen in a real browser takes a number of GPU layers", (
         await layers.fill("99");
         // This machine has no GPU: the screen says where the layers stay.
         expect(await panel.locator('[data-gpu-note="cpu"]').textContent()).toBe(" No GPU: layers stay on the CPU.");
-        await page.getByRole("button", { name: "Show the memory it takes" }).click();
-        await expect.poll(() => engine.getAttribute("data-engine-settings"), { timeout: 60_000 }).toBe("planned");
-        const plan = panel.locator(".settings-plan");
+        const plan = await planEngineSettings(page);
         expect(await plan.getAttribute("data-fits")).toBe("no");
         // The tiny model has 2 layers; node-llama-cpp counts the output layer too.
         expect(await plan.locator('[data-plan="problem"]').allTextContents()).toEqual([
@@ -155,13 +148,11 @@ describe("the settings screen in a real browser takes a number of GPU layers", (
         expect(server.enginePid()).toBe(enginePid);
 
         await layers.fill("2");
-        await page.getByRole("button", { name: "Show the memory it takes" }).click();
-        await expect.poll(() => engine.getAttribute("data-engine-settings"), { timeout: 60_000 }).toBe("planned");
+        await planEngineSettings(page);
         expect(await plan.getAttribute("data-fits")).toBe("yes");
         expect(await plan.textContent()).toContain("No GPU: layers stay on the CPU.");
         screenshots.push(await app.screenshot("settings-gpu-layers-planned"));
-        await page.getByRole("button", { name: "Apply and restart the engine" }).click();
-        await expect.poll(() => engine.getAttribute("data-engine-settings"), { timeout: 120_000 }).toBe("applied");
+        await applyEngineSettings(page);
         expect(server.enginePid()).not.toBe(enginePid);
         expect(await layers.inputValue()).toBe("2");
         expect((JSON.parse(fs.readFileSync(settingsFile, "utf8")) as { engine: Record<string, unknown> }).engine).toMatchObject({

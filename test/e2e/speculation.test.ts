@@ -2,7 +2,14 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { configureWorkspace, openSettingsPanel, sendMessage, storedWorkspaces } from "./support/appDriver.js";
+import {
+    applyEngineSettings,
+    configureWorkspace,
+    openSettingsPanel,
+    planEngineSettings,
+    sendMessage,
+    storedWorkspaces
+} from "./support/appDriver.js";
 import { openKvault, type KvaultPage } from "./support/openKvault.js";
 import { startKvaultServer, type KvaultServer } from "./support/startKvaultServer.js";
 import { ensureGeneratedModel } from "../support/generatedModels.js";
@@ -107,10 +114,7 @@ describe("speculative decoding chosen on the settings screen", () => {
         );
         expect(await page.getByRole("button", { name: "Show the memory it takes" }).isDisabled()).toBe(true);
         await page.getByLabel("Draft model (GGUF path)").fill(model);
-        await page.getByRole("button", { name: "Show the memory it takes" }).click();
-        const engine = panel.locator("[data-engine-settings]");
-        await expect.poll(() => engine.getAttribute("data-engine-settings"), { timeout: 60_000 }).toBe("planned");
-        const plan = panel.locator(".settings-plan");
+        const plan = await planEngineSettings(page);
         expect(await plan.getAttribute("data-fits")).toBe("yes");
         expect(await plan.locator('[data-memory="draftWeights"]').textContent()).toMatch(
             /^Draft model weights \(the file's size\)[\d.]+ \w+RAM$/
@@ -120,8 +124,7 @@ describe("speculative decoding chosen on the settings screen", () => {
             "KV of the draft model: 512 tokens × 2 sequences × 512 bytes (F16)512 KiBRAM"
         );
 
-        await page.getByRole("button", { name: "Apply and restart the engine" }).click();
-        await expect.poll(() => engine.getAttribute("data-engine-settings"), { timeout: 120_000 }).toBe("applied");
+        await applyEngineSettings(page);
         const saved = JSON.parse(fs.readFileSync(path.join(dataDir, "settings.json"), "utf8")) as { engine: Record<string, unknown> };
         expect(saved.engine).toMatchObject({ speculation: "draft-model", draftModel: model });
 

@@ -1,4 +1,5 @@
-import type { Page } from "playwright-core";
+import { expect } from "vitest";
+import type { Locator, Page } from "playwright-core";
 import type { LoadedWorkspaces, StoredWorkspace } from "../../../contract/workspaces.js";
 
 /** What the sidebar shows of each workspace (WorkspaceList's data attributes). */
@@ -155,6 +156,25 @@ export async function openSettingsPanel(page: Page): Promise<void> {
         .filter({ hasText: /^Settings$/ })
         .click();
     await page.locator(".settings-panel").waitFor({ timeout: 30_000 });
+}
+
+/** Waits until the settings panel's engine settings reach `state` ("planned", "applied"). */
+async function engineSettingsReach(page: Page, state: string, timeoutMs: number): Promise<void> {
+    const engine = page.locator(".settings-panel [data-engine-settings]");
+    await expect.poll(() => engine.getAttribute("data-engine-settings"), { timeout: timeoutMs }).toBe(state);
+}
+
+/** Asks the settings panel for the memory its engine settings take, and returns the plan once it is shown. */
+export async function planEngineSettings(page: Page): Promise<Locator> {
+    await page.getByRole("button", { name: "Show the memory it takes" }).click();
+    await engineSettingsReach(page, "planned", 60_000);
+    return page.locator(".settings-panel .settings-plan");
+}
+
+/** Applies the planned engine settings and waits until the engine has restarted with them. */
+export async function applyEngineSettings(page: Page): Promise<void> {
+    await page.getByRole("button", { name: "Apply and restart the engine" }).click();
+    await engineSettingsReach(page, "applied", 120_000);
 }
 
 export async function openModelPanel(page: Page): Promise<void> {
