@@ -20,7 +20,7 @@ const llamaOnlyInRuntime = {
         "Only engine/runtime/ (and host/models/, for GGUF headers and downloads) may import node-llama-cpp. Add a function there instead."
 };
 
-const extensionless = "Literal[value=/^\\.{1,2}\\/(?!.*\\.(js|css|json|html)$)/]";
+const extensionless = "Literal[value=/^\\.{1,2}\\/(?!.*\\.(js|mjs|css|json|html)$)/]";
 const relativeImportsWithExtension = [
     { selector: `ImportDeclaration > ${extensionless}`, message: "Name the file of a relative import with its .js extension." },
     { selector: `ExportNamedDeclaration > ${extensionless}`, message: "Name the file of a relative export with its .js extension." },

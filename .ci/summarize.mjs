@@ -1,5 +1,6 @@
 // Prints vitest's JSON results as the one closing line CI reads: "N passed, N failed".
 import fs from "node:fs";
+import { countResults } from "./countResults.mjs";
 
 const [resultsPath] = process.argv.slice(2);
 if (!fs.existsSync(resultsPath)) {
@@ -7,6 +8,5 @@ if (!fs.existsSync(resultsPath)) {
     console.log("0 passed, 1 failed");
     process.exit(0);
 }
-const results = JSON.parse(fs.readFileSync(resultsPath, "utf8"));
-const failed = results.numFailedTests + (results.numFailedTestSuites ?? 0);
-console.log(`${results.numPassedTests} passed, ${failed} failed`);
+const { passed, failed } = countResults(JSON.parse(fs.readFileSync(resultsPath, "utf8")));
+console.log(`${passed} passed, ${failed} failed`);
