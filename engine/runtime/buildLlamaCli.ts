@@ -2,11 +2,23 @@
 // binary from the llama.cpp source it ships, with the flags that measured fastest (localLlamaBuild.ts),
 // into node-llama-cpp's llama/localBuilds, where the engine looks first. A second run finds the
 // finished build and returns at once; --force rebuilds. Takes minutes; the model and browser tests'
-// global setups run it once (test/support/ensureLocalLlamaBuild.ts).
+// global setups run it once (test/support/ensureLocalLlamaBuild.ts). A finished build is also kept in
+// the native build cache outside the checkout (nativeBuildCache.ts), so that after `npm ci` or in a
+// fresh clone the same build is copied back instead of compiled again.
+import { existsSync, readdirSync } from "node:fs";
 import os from "node:os";
+import path from "node:path";
 import { getLlama, LlamaLogLevel } from "node-llama-cpp";
 import { applyAddonPatch } from "./addonPatch/applyAddonPatch.js";
-import { addonSourceDirectory, findLocalBuilds, localBuildCmakeOptions, type LocalBuildFlavor } from "./localLlamaBuild.js";
+import {
+    addonSourceDirectory,
+    findLocalBuilds,
+    localBuildCacheEntry,
+    localBuildCmakeOptions,
+    localBuildsDirectory,
+    type LocalBuildFlavor
+} from "./localLlamaBuild.js";
+import { nativeBuildCacheDirectory, restoreFromCache, storeInCache } from "./nativeBuildCache.js";
 
 type BuildGpu = false | "cuda" | "vulkan" | "metal";
 
@@ -48,9 +60,22 @@ async function main(): Promise<number> {
         return 2;
     }
     const existing = findLocalBuilds().find((build) => build.flavor === args.flavor && build.gpu === args.gpu);
+    const cacheEntry = localBuildCacheEntry(args.flavor, args.gpu);
     if (existing !== undefined && !args.force) {
         process.stdout.write(`llama.cpp ${args.flavor} build already there: ${existing.folder} (--force rebuilds it)\n`);
+        if (!existsSync(path.join(nativeBuildCacheDirectory(), cacheEntry))) {
+            storeInCache(existing.folder, path.join(cacheEntry, path.basename(existing.folder)));
+        }
         return 0;
+    }
+    if (!args.force && restoreCachedBuild(cacheEntry)) {
+        const restored = findLocalBuilds().find((build) => build.flavor === args.flavor && build.gpu === args.gpu);
+        if (restored !== undefined) {
+            process.stdout.write(
+                `llama.cpp ${args.flavor} build copied from the build cache (${path.join(nativeBuildCacheDirectory(), cacheEntry)}): ${restored.folder}\n`
+            );
+            return 0;
+        }
     }
     const addonDirectory = addonSourceDirectory();
     const patch = applyAddonPatch(addonDirectory);
@@ -78,9 +103,27 @@ async function main(): Promise<number> {
         );
         return 1;
     }
+    const cached = storeInCache(built.folder, path.join(cacheEntry, path.basename(built.folder)));
+    process.stdout.write(`Kept in the build cache: ${cached}\n`);
     const seconds = ((performance.now() - started) / 1000).toFixed(0);
     process.stdout.write(`Built in ${seconds} s: ${built.folder}\nKvault's engine now prefers it ("cpu, local build, …").\n`);
     return 0;
+}
+
+/** Copies the cached build of this key (one folder under it) into node-llama-cpp's localBuilds; false when there is none. */
+function restoreCachedBuild(cacheEntry: string): boolean {
+    let folders: string[];
+    try {
+        folders = readdirSync(path.join(nativeBuildCacheDirectory(), cacheEntry)).filter((name) => !name.endsWith(".partial"));
+    } catch {
+        return false;
+    }
+    const folder = folders[0];
+    return (
+        folders.length === 1 &&
+        folder !== undefined &&
+        restoreFromCache(path.join(cacheEntry, folder), path.join(localBuildsDirectory(), folder))
+    );
 }
 
 process.exitCode = await main();

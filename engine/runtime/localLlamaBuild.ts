@@ -1,6 +1,9 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
+import os from "node:os";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { buildKey, compilerVersion, directoryContents } from "./nativeBuildCache.js";
 
 /**
  * The llama.cpp builds Kvault can compile from the source node-llama-cpp ships (`npm run build-llama`).
@@ -135,4 +138,39 @@ export function findLocalBuilds(directory: string = localBuildsDirectory()): Loc
         }
     }
     return builds.sort((a, b) => localBuildFlavors.indexOf(a.flavor) - localBuildFlavors.indexOf(b.flavor));
+}
+
+/** What a native build is compiled for: the CPU's feature flags (a -march=native binary runs only where they are). */
+export function cpuFeatures(): string {
+    try {
+        const flags = /^flags\s*:(.*)$/m.exec(readFileSync("/proc/cpuinfo", "utf8"));
+        if (flags?.[1] !== undefined) {
+            return flags[1].trim();
+        }
+    } catch {
+        // not Linux: the model name stands for the features
+    }
+    return os.cpus()[0]?.model ?? "unknown cpu";
+}
+
+/**
+ * The build cache's entry for a flavour's build (nativeBuildCache.ts): keyed by node-llama-cpp's version,
+ * the llama.cpp release it ships, the flavour's cmake options, the GPU, the addon patch's files, the
+ * compiler and, for a native build, the CPU it is compiled for.
+ */
+export function localBuildCacheEntry(flavor: LocalBuildFlavor, gpu: string | false): string {
+    const packageDirectory = path.join(localBuildsDirectory(), "..", "..");
+    const patchDirectory = path.join(path.dirname(fileURLToPath(import.meta.url)), "addonPatch");
+    const key = buildKey([
+        readFileSync(path.join(packageDirectory, "package.json"), "utf8"),
+        readFileSync(path.join(packageDirectory, "llama", "llama.cpp.info.json"), "utf8"),
+        flavor,
+        String(gpu),
+        JSON.stringify(localBuildCmakeOptions[flavor]),
+        ...directoryContents(patchDirectory),
+        compilerVersion(),
+        `${process.platform}-${process.arch}`,
+        flavor === "native" ? cpuFeatures() : "portable"
+    ]);
+    return path.join("node-llama-cpp", `${flavor}-${gpu === false ? "cpu" : gpu}-${key}`);
 }

@@ -4,12 +4,8 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { findLocalBuilds } from "../../../engine/runtime/localLlamaBuild.js";
+import { llamaServerBuildDirectory } from "../peer/llamaServerBinary.js";
 import type { GpuMachine } from "./gpuPlan.js";
-
-/** Where `ensureLlamaServer(…, { cuda: true })` builds the CUDA llama-server, beside the CPU one of the peer benchmark. */
-function cudaLlamaServerDirectory(repositoryRoot: string): string {
-    return path.join(repositoryRoot, ".cache", "llama.cpp", "build-cuda");
-}
 
 export function probeGpuMachine(repositoryRoot: string): GpuMachine {
     const smi = spawnSync("nvidia-smi", ["--query-gpu=name,memory.total", "--format=csv,noheader,nounits"], {
@@ -39,7 +35,7 @@ export function probeGpuMachine(repositoryRoot: string): GpuMachine {
         ),
         hasLocalCudaBuild: findLocalBuilds().some((build) => build.gpu === "cuda"),
         nvccPath: findNvcc(),
-        hasCudaLlamaServer: fs.existsSync(path.join(cudaLlamaServerDirectory(repositoryRoot), "bin", "llama-server"))
+        hasCudaLlamaServer: fs.existsSync(path.join(llamaServerBuildDirectory({ cuda: true }), "bin", "llama-server"))
     };
 }
 

@@ -3,12 +3,11 @@
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { nativeCompilerFlags } from "../../../engine/runtime/localLlamaBuild.js";
+import { cpuFeatures, nativeCompilerFlags } from "../../../engine/runtime/localLlamaBuild.js";
+import { buildKey, compilerVersion, nativeBuildCacheDirectory } from "../../../engine/runtime/nativeBuildCache.js";
 import { repositoryRoot } from "../../support/generatedModels.js";
 
 const llamaDirectory = path.join(repositoryRoot, "node_modules", "node-llama-cpp", "llama");
-const sourceDirectory = path.join(repositoryRoot, ".cache", "llama.cpp");
-const buildDirectory = path.join(sourceDirectory, "build");
 /** A full build takes about 10 minutes on 2 cores; past this something is wrong. */
 const BUILD_TIMEOUT_MS = 40 * 60 * 1000;
 
@@ -23,16 +22,16 @@ export function bundledLlamaCppRelease(): string {
 
 /**
  * The path of `llama-server` (and `llama-bench` beside it), built natively (GGML_NATIVE, OpenMP,
- * Release) into .cache/llama.cpp/build unless a build of the same release is already there. With
- * `cuda`, built with -DGGML_CUDA=ON for this machine's GPU into .cache/llama.cpp/build-cuda.
+ * Release) unless a build of the same release, flags and compiler is already there. With `cuda`,
+ * built with -DGGML_CUDA=ON for this machine's GPU. Builds live in the native build cache outside
+ * the checkout (engine/runtime/nativeBuildCache.ts: llama-server/<release>-<key>), so a fresh clone
+ * of the project on the same machine reuses them.
  */
 export function ensureLlamaServer(log: (line: string) => void = console.log, options: { readonly cuda?: boolean } = {}): string {
     const release = bundledLlamaCppRelease();
-    // the same flags as Kvault's native build (AMX and AVX512-FP16 left out), so both run the same kernels
-    const compilerFlags = nativeCompilerFlags().join(" ");
-    const flags = compilerFlags === "" ? [] : [`-DCMAKE_C_FLAGS=${compilerFlags}`, `-DCMAKE_CXX_FLAGS=${compilerFlags}`];
-    const stampText = [release, ...flags].join("\n");
-    const directory = options.cuda === true ? `${buildDirectory}-cuda` : buildDirectory;
+    const { flags, stampText } = buildFlags(release);
+    const sourceDirectory = path.join(nativeBuildCacheDirectory(), "llama.cpp", release);
+    const directory = llamaServerBuildDirectory(options);
     const stamp = path.join(directory, "kvault-release.txt");
     const binary = path.join(directory, "bin", "llama-server");
     if (fs.existsSync(binary) && fs.existsSync(stamp) && fs.readFileSync(stamp, "utf8") === stampText) {
@@ -44,7 +43,7 @@ export function ensureLlamaServer(log: (line: string) => void = console.log, opt
     }
     log(
         `Building llama-server ${release}${options.cuda === true ? " for CUDA" : ""} from node-llama-cpp's bundled source into ` +
-            `${path.relative(repositoryRoot, directory)} (about 10 minutes on 2 cores)…`
+            `${directory} (about 10 minutes on 2 cores)…`
     );
     run("cmake", [
         "-S",
@@ -66,6 +65,21 @@ export function ensureLlamaServer(log: (line: string) => void = console.log, opt
     run("cmake", ["--build", directory, "--target", "llama-server", "llama-bench"]);
     fs.writeFileSync(stamp, stampText);
     return binary;
+}
+
+/** The same flags as Kvault's native build (AMX and AVX512-FP16 left out), so both run the same kernels. */
+function buildFlags(release: string): { readonly flags: readonly string[]; readonly stampText: string } {
+    const compilerFlags = nativeCompilerFlags().join(" ");
+    const flags = compilerFlags === "" ? [] : [`-DCMAKE_C_FLAGS=${compilerFlags}`, `-DCMAKE_CXX_FLAGS=${compilerFlags}`];
+    return { flags, stampText: [release, ...flags].join("\n") };
+}
+
+/** The build folder of llama-server for this release, flags, compiler and CPU (or CUDA), in the native build cache. */
+export function llamaServerBuildDirectory(options: { readonly cuda?: boolean } = {}): string {
+    const release = bundledLlamaCppRelease();
+    const target = options.cuda === true ? "cuda" : "cpu";
+    const key = buildKey([buildFlags(release).stampText, target, compilerVersion(), `${process.platform}-${process.arch}`, cpuFeatures()]);
+    return path.join(nativeBuildCacheDirectory(), "llama-server", `${release}-${target}-${key}`);
 }
 
 function run(command: string, args: readonly string[]): void {
