@@ -4,13 +4,18 @@
 // (it ignores keywords it does not know), so it is refused here by name, before the engine.
 // Annotations that constrain nothing (title, default, examples…) are dropped; anyOf is served as
 // oneOf, which the grammar already enforces as "matches at least one" (anyOf's meaning).
+// A schema whose alternatives would keep too many parse stacks open is refused too
+// (ambiguityRefusal), since the sampler cannot be stopped inside a token.
 import type { JsonObject } from "../engineProtocol.js";
 import { describeValue, isRecord } from "./fieldSchemas.js";
+import { ambiguityRefusal } from "./grammarAmbiguity.js";
 
-/** The schema as node-llama-cpp takes it, or where and why it cannot be enforced. */
+/** The schema as node-llama-cpp takes it, or where and why it cannot be enforced (`code`: a part it cannot enforce, or too many alternatives at once). */
 export type GrammarSchemaRead =
     | { readonly ok: true; readonly schema: JsonObject }
-    | { readonly ok: false; readonly path: string; readonly reason: string };
+    | { readonly ok: false; readonly path: string; readonly reason: string; readonly code: GrammarSchemaRefusalCode };
+
+export type GrammarSchemaRefusalCode = "unsupported_schema" | "ambiguous_schema";
 
 const basicTypes = new Set(["string", "number", "integer", "boolean", "null"]);
 const formats = new Set(["date-time", "time", "date"]);
@@ -37,14 +42,18 @@ class Refusal {
 
 /** Reads `schema` (already checked to be JSON) into one node-llama-cpp can enforce in full, or says which part it cannot. */
 export function readGrammarSchema(schema: JsonObject): GrammarSchemaRead {
+    let read: JsonObject;
     try {
-        return { ok: true, schema: readNode(schema, "", new Set()) };
+        read = readNode(schema, "", new Set());
     } catch (error) {
         if (error instanceof Refusal) {
-            return { ok: false, path: error.path, reason: error.reason };
+            return { ok: false, path: error.path, reason: error.reason, code: "unsupported_schema" };
         }
         throw error;
     }
+    // measured on the schema as sent, so that a refusal's path names anyOf where the sender wrote it
+    const ambiguous = ambiguityRefusal(schema);
+    return ambiguous === undefined ? { ok: true, schema: read } : { ok: false, ...ambiguous, code: "ambiguous_schema" };
 }
 
 /** The sentence for a refusal, with `prefix` (the field's own name) in front of the part's path. */

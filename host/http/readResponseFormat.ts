@@ -78,7 +78,7 @@ function readJsonSchemaFormat(value: unknown): GrammarSpec {
     const schema = value.schema as Record<string, unknown>;
     const read = readGrammarSchema(schema);
     if (!read.ok) {
-        throw invalidRequest(`${where}.schema${read.path} ${read.reason}`, `${where}.schema${read.path}`, "unsupported_schema");
+        throw invalidRequest(`${where}.schema${read.path} ${read.reason}`, `${where}.schema${read.path}`, read.code);
     }
     return { kind: "jsonSchema", schema };
 }

@@ -132,7 +132,7 @@ function readFunction(value: unknown, where: string): ToolDefinition {
     // the schema a grammar enforces when a call is required; refused by path where it cannot be
     const read = readGrammarSchema(value.parameters as JsonObject);
     if (!read.ok) {
-        throw invalidRequest(`${where}.parameters${read.path} ${read.reason}`, `${where}.parameters${read.path}`, "unsupported_schema");
+        throw invalidRequest(`${where}.parameters${read.path} ${read.reason}`, `${where}.parameters${read.path}`, read.code);
     }
     return { name: value.name, ...(description === undefined ? {} : { description }), parameters: read.schema };
 }

@@ -1,0 +1,126 @@
+import { describe, expect, it } from "vitest";
+import { MAX_OPEN_GRAMMAR_ALTERNATIVES, measureGrammarAmbiguity } from "../../../contract/rpc/grammarAmbiguity.js";
+import { readGrammarSchema } from "../../../contract/rpc/readGrammarSchema.js";
+import { grammarSchemaProblem } from "../../../contract/rpc/turnSchemas.js";
+import { ambiguousSchema } from "../../support/ambiguousSchema.js";
+
+const numOpen = (schema: Record<string, unknown>) => measureGrammarAmbiguity(schema).numOpen;
+
+describe("measureGrammarAmbiguity", () => {
+    it("multiplies alike branches along their nesting: the issue's schema keeps 8^6 open and is refused at its fourth level", () => {
+        expect([1, 2, 3, 4, 6].map((levels) => numOpen(ambiguousSchema(levels)))).toEqual([8, 64, 512, 4096, 262_144]);
+        const read = readGrammarSchema(ambiguousSchema());
+        expect(read).toMatchObject({ ok: false, code: "ambiguous_schema", path: ".$defs.L4" });
+        const reason = read.ok ? "" : read.reason;
+        expect(reason).toContain("keeps 4,096 alternatives open at once (8 branches that start alike");
+        expect(reason).toContain("262,144 in the whole schema");
+        expect(reason).toContain(`the ${MAX_OPEN_GRAMMAR_ALTERNATIVES} Kvault allows`);
+        expect(reason).toContain("make the alternatives start differently");
+        expect(grammarSchemaProblem(ambiguousSchema())).toContain("4,096 alternatives");
+    });
+
+    it("takes the limit itself and refuses one past it, wherever the alike branches sit", () => {
+        expect(readGrammarSchema(ambiguousSchema(3)).ok).toBe(true);
+        const wide = ambiguousSchema(1, MAX_OPEN_GRAMMAR_ALTERNATIVES + 1);
+        expect(readGrammarSchema(wide)).toMatchObject({ ok: false, path: ".$defs.L1" });
+        const nested = { type: "object", properties: { list: ambiguousSchema(4) } };
+        expect(readGrammarSchema(nested)).toMatchObject({ ok: false, path: ".properties.list.$defs.L4" });
+    });
+
+    it("counts branches that start differently as one each: nullable fields, first properties, const tags, type lists", () => {
+        expect(numOpen({ anyOf: [{ type: "string" }, { type: "null" }] })).toBe(2);
+        const tagged = {
+            oneOf: ["circle", "square", "triangle"].map((kind) => ({
+                type: "object",
+                properties: { kind: { const: kind }, size: { anyOf: [{ type: "number" }, { type: "null" }] } }
+            }))
+        };
+        // three objects all start `{"kind"`; then each is alone
+        expect(numOpen(tagged)).toBe(3);
+        const nestedTagged = {
+            type: "array",
+            items: { oneOf: [tagged, { type: "object", properties: { group: { type: "array", items: tagged } } }] }
+        };
+        expect(numOpen(nestedTagged)).toBe(4);
+        expect(numOpen({ type: ["number", "integer", "null"] })).toBe(3);
+        expect(numOpen({ enum: Array.from({ length: 250 }, (_, index) => `country-${index}`) })).toBe(250);
+    });
+
+    it("serves OpenAI's structured-output examples and recursive unions whose branches part", () => {
+        const mathReasoning = {
+            type: "object",
+            properties: {
+                steps: {
+                    type: "array",
+                    items: { type: "object", properties: { explanation: { type: "string" }, output: { type: "string" } } }
+                },
+                final_answer: { type: "string" }
+            },
+            required: ["steps", "final_answer"],
+            additionalProperties: false
+        };
+        const ui = {
+            $defs: {
+                ui: {
+                    type: "object",
+                    properties: {
+                        type: { enum: ["div", "button", "header", "section", "field", "form"] },
+                        label: { type: "string" },
+                        children: { type: "array", items: { $ref: "#/$defs/ui" } },
+                        attributes: {
+                            type: "array",
+                            items: { type: "object", properties: { name: { type: "string" }, value: { type: "string" } } }
+                        }
+                    }
+                }
+            },
+            $ref: "#/$defs/ui"
+        };
+        const linkedList = {
+            $defs: {
+                node: {
+                    type: "object",
+                    properties: { value: { type: "number" }, next: { anyOf: [{ $ref: "#/$defs/node" }, { type: "null" }] } }
+                }
+            },
+            $ref: "#/$defs/node"
+        };
+        const filter = {
+            $defs: {
+                filter: {
+                    oneOf: [
+                        { type: "object", properties: { and: { type: "array", items: { $ref: "#/$defs/filter" } } } },
+                        { type: "object", properties: { or: { type: "array", items: { $ref: "#/$defs/filter" } } } },
+                        { type: "object", properties: { field: { type: "string" }, equals: { type: ["string", "number"] } } }
+                    ]
+                }
+            },
+            $ref: "#/$defs/filter"
+        };
+        for (const schema of [mathReasoning, ui, linkedList, filter]) {
+            expect(readGrammarSchema(schema).ok).toBe(true);
+        }
+        expect([mathReasoning, ui, linkedList, filter].map(numOpen)).toEqual([1, 6, 2, 3]);
+    });
+
+    it("refuses a recursion through alike branches, which has no bound, naming the definition", () => {
+        const nest = {
+            $defs: {
+                tree: {
+                    anyOf: [
+                        { type: "array", items: { $ref: "#/$defs/tree" } },
+                        { type: "array", items: { type: "string" } }
+                    ]
+                }
+            },
+            $ref: "#/$defs/tree"
+        };
+        const ambiguity = measureGrammarAmbiguity(nest);
+        expect(ambiguity.unboundedAt).toBe(".$defs.tree");
+        const read = readGrammarSchema(nest);
+        expect(read).toMatchObject({ ok: false, code: "ambiguous_schema", path: ".$defs.tree" });
+        expect(read.ok ? "" : read.reason).toContain("without bound");
+        const selfAlternative = { $defs: { loop: { anyOf: [{ $ref: "#/$defs/loop" }, { type: "string" }] } }, $ref: "#/$defs/loop" };
+        expect(readGrammarSchema(selfAlternative)).toMatchObject({ ok: false, code: "ambiguous_schema" });
+    });
+});
