@@ -173,11 +173,26 @@ const legacyEmbedSchema = (windowTokens: number) =>
         {
             model: modelField,
             options: embedOptionsField(windowTokens),
-            prompt: requiredReaderField((value) => parseInputs(value, "prompt")),
+            prompt: requiredReaderField(legacyPrompt),
             keep_alive: v.optional(v.unknown())
         },
         unlisted
     );
+
+/**
+ * The legacy endpoint's `prompt`: one string, as Ollama's own takes it, since its answer holds one
+ * vector; a list would lose every input but the first, so it is refused, pointing to /api/embed.
+ */
+function legacyPrompt(value: unknown): EmbeddingInput[] {
+    if (typeof value !== "string") {
+        const got = Array.isArray(value) ? `a list of ${value.length.toLocaleString("en-US")}` : describe(value);
+        throw invalidRequest(
+            `prompt must be one string: /api/embeddings answers one vector; got ${got}. For several inputs, use /api/embed with input: [...].`,
+            "prompt"
+        );
+    }
+    return parseInputs(value, "prompt");
+}
 
 /**
  * `POST /api/embed` (`input`: a string or a list) and the legacy `POST /api/embeddings` (`prompt`:

@@ -123,6 +123,18 @@ describe("Ollama's API on the same port, driven by the official ollama client", 
         expect((await ollama.embeddings({ model: "tiny", prompt: "isolated pages" })).embedding).toEqual(first.embeddings[0]);
     });
 
+    it("refuses a list as the legacy /api/embeddings' prompt, whose answer holds one vector, rather than drop all but the first", async () => {
+        const response = await fetch(`${url}/api/embeddings`, {
+            method: "POST",
+            headers: { Authorization: `Bearer ${API_KEY}`, "Content-Type": "application/json" },
+            body: JSON.stringify({ model: "tiny", prompt: ["other words", "isolated pages"] })
+        });
+        expect(response.status).toBe(400);
+        expect(((await response.json()) as { error: string }).error).toBe(
+            "prompt must be one string: /api/embeddings answers one vector; got a list of 2. For several inputs, use /api/embed with input: [...]."
+        );
+    });
+
     it("refuses by name what it does not serve: options, format, num_ctx above the window, another model", async () => {
         const messages = [{ role: "user", content: "Hi" }];
         const unknown = await refusal(ollama.chat({ model: "tiny", messages, options: { mirostat: 1 }, stream: false }));

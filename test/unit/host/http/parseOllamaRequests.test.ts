@@ -232,6 +232,14 @@ describe("Ollama's embed and show", () => {
             inputs: ["a", "b"]
         });
         expect(parseOllamaEmbed({ model: "m", prompt: "a", options: { num_ctx: 128 } }, 256, true)).toEqual({ model: "m", inputs: ["a"] });
+        // the legacy answer holds one vector: a list of prompts would lose all but its first
+        expect(refused(() => parseOllamaEmbed({ model: "m", prompt: ["a", "b"] }, 256, true))).toEqual({
+            message:
+                "prompt must be one string: /api/embeddings answers one vector; got a list of 2. For several inputs, use /api/embed with input: [...].",
+            param: "prompt",
+            code: null
+        });
+        expect(refused(() => parseOllamaEmbed({ model: "m", prompt: [1, 2, 3] }, 256, true)).param).toBe("prompt");
         expect(parseOllamaEmbed({ model: "m", input: "a", dimensions: 8 }, 256, false).dimensions).toBe(8);
         expect(refused(() => parseOllamaEmbed({ model: "m", input: "a", truncate: true }, 256, false))).toEqual({
             message: "truncate is not served: Kvault refuses an input over the window rather than cut it; send false or leave it out.",
