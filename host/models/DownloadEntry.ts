@@ -15,7 +15,7 @@ export interface DownloadEntry {
     /** What the server said when the bytes on disk started arriving. */
     remote: RemoteFileFacts | undefined;
     state: ModelDownload["state"];
-    /** The most bytes ipull reported in this run: its count falls back while it fetches a cut chunk again. */
+    /** The most bytes on disk in this run: the count falls back while a cut chunk is fetched again. */
     downloadedBytes: number;
     totalBytes: number;
     keptBytes: number;

@@ -1,28 +1,38 @@
-// One run of one download: from asking the server, through node-llama-cpp's downloader writing the
-// bytes (its progress, a stall, the disk filling), to the check that what arrived is the file the
-// server had and a usable GGUF. downloadModel.ts says what the downloader does that shapes this.
+// One run of one download: from asking the server, through fetchModelFile writing the bytes (its
+// progress, a stall, the disk filling), to the check that what arrived is the file the server had
+// and a usable GGUF. downloadModel.ts says what shapes this.
 import fs from "node:fs";
-import { createModelDownloader, type ModelDownloader } from "node-llama-cpp";
 import type { ModelDownload, ModelFacts } from "../../contract/models.js";
 import { checkDownloadSpace, freeDiskBytes, type DownloadNoSpaceError } from "./checkDownloadSpace.js";
 import { addSpeedSample, downloadRecord, type DownloadEntry } from "./DownloadEntry.js";
 import { describeName, payload } from "./describeDownload.js";
-import { downloadFileName, isDirectlyInside } from "./downloadFileName.js";
-import { failDownload, fileIdentity, haltDownload } from "./haltDownload.js";
+import { downloadFileName } from "./downloadFileName.js";
+import { fetchModelFile } from "./fetchModelFile.js";
+import { failDownload, haltDownload } from "./haltDownload.js";
 import { DownloadChangedError, DownloadFailedError } from "./modelErrors.js";
-import { partialPath, preparePartialFile, removePartialFiles, removePartialRecord, writePartialRecord } from "./partialDownloads.js";
+import {
+    partialPath,
+    preparePartialFile,
+    readKeptBytes,
+    removePartialFiles,
+    removePartialRecord,
+    writePartialRecord
+} from "./partialDownloads.js";
 import { describeRemoteChange, probeRemoteFile, whyNotResumable } from "./probeRemoteFile.js";
+import { resolveDownloadSource } from "./resolveDownloadSource.js";
 import { isHttpUrl } from "./validateDownloadSource.js";
-import { resolvedUrl, whyRestart } from "./whyRestart.js";
+import { whyRestart } from "./whyRestart.js";
 
+/** Progress reports go out at most this often (ms); the disk check and the stall clock see every write. */
+const PROGRESS_REPORT_MS = 100;
 /** While bytes arrive, the free disk is checked again after each this many (statfs costs microseconds). */
 const SPACE_CHECK_EVERY_BYTES = 1024 * 1024;
 
 /**
- * Why a run was stopped from outside: the user, no progress, the host stopping, ipull restarting a
- * body it cannot place, or the disk filling up.
+ * Why a run was stopped: the user, no progress, the host stopping, a server without Range support
+ * dropping the connection (the rest cannot be asked for), or the disk filling up.
  */
-export type StopReason = "cancelled" | "stalled" | "stopping" | "restarted" | "noSpace";
+export type StopReason = "cancelled" | "stalled" | "stopping" | "dropped" | "noSpace";
 
 /** What a run needs from ModelDownloads, its defaults already applied. */
 export interface DownloadRunContext {
@@ -51,7 +61,10 @@ export class DownloadRun {
     #resolveStopped!: (reason: StopReason) => void;
     /** Resolves with the first stop reason. */
     readonly stopped = new Promise<StopReason>((resolve) => void (this.#resolveStopped = resolve));
-    #downloader: ModelDownloader | undefined = undefined;
+    /** Aborted on the first stop: ends fetchModelFile's request and its retries. */
+    readonly #abort = new AbortController();
+    /** When a progress report last went out (ms); undefined before the first. */
+    #reportedAt: number | undefined = undefined;
     /** Whether a stall stops it: from the start until the bytes are all there (checking and inspecting are not stalls). */
     #watching = true;
     /** Settles when the run let go of its files (never rejects). */
@@ -59,7 +72,6 @@ export class DownloadRun {
     /** Bytes received when the free disk was last checked; undefined until the first byte is to be written. */
     #spaceCheckedAt: number | undefined = undefined;
     #noSpace: DownloadNoSpaceError | undefined = undefined;
-    #finalBefore: string | undefined = undefined;
 
     private constructor(context: DownloadRunContext, entry: DownloadEntry, resuming: boolean) {
         this.#context = context;
@@ -92,28 +104,16 @@ export class DownloadRun {
         return this.#stopReason;
     }
 
-    get downloader(): ModelDownloader | undefined {
-        return this.#downloader;
-    }
-
     /** Why the disk stopped it, when it did. */
     get noSpace(): DownloadNoSpaceError | undefined {
         return this.#noSpace;
-    }
-
-    /**
-     * What was at the final path when this run's bytes started (fileIdentity; "none" when nothing):
-     * ipull renames its partial file there when a download of unknown size is stopped, and that
-     * stray is deleted, never a model that was there before.
-     */
-    get finalBefore(): string | undefined {
-        return this.#finalBefore;
     }
 
     /** Stops the run; only the first reason counts. */
     stop(reason: StopReason): void {
         if (this.#stopReason === undefined) {
             this.#stopReason = reason;
+            this.#abort.abort();
             this.#resolveStopped(reason);
         }
     }
@@ -123,9 +123,7 @@ export class DownloadRun {
         const entry = this.#entry;
         try {
             fs.mkdirSync(context.modelsDirectory, { recursive: true, mode: 0o700 });
-            // Asked before node-llama-cpp's downloader sees the URL: as it is created, it plans one entry per 5 MiB
-            // of the size the server claims, so a claim of 2^50 bytes would end the process (2^28 entries). A server
-            // that claims one size here and another to the downloader can still get that far: its GET is ipull's own.
+            // A size refused here costs no request more; every response's own size is checked again as it comes (fetchModelFile).
             const direct = isHttpUrl(entry.source)
                 ? await probeRemoteFile(entry.source, context.stallMs).catch(() => undefined)
                 : undefined;
@@ -136,19 +134,14 @@ export class DownloadRun {
             if (refused !== undefined) {
                 throw refused;
             }
-            let downloader = await this.#create();
-            const filePath = downloader.entrypointFilePath;
-            if (!downloader.filesInfo.every((file) => isDirectlyInside(context.modelsDirectory, file.filePath))) {
-                // Only an hf: reference can get here (Kvault names URL downloads itself); nothing was written yet.
-                await downloader.cancel({ deleteTempFile: false }).catch(() => undefined);
-                throw new DownloadFailedError(
-                    `${entry.source.slice(0, 200)} resolves to the file name ${JSON.stringify(downloader.entrypointFilename ?? "")}, which is not a file name in ${context.modelsDirectory}; download it by its URL instead.`
-                );
+            const target = await Promise.race([resolveDownloadSource(entry.source, context.modelsDirectory), this.stopped]);
+            if (typeof target === "string" || this.#stopReason !== undefined) {
+                return await haltDownload(entry, this, context.stallMs);
             }
+            const filePath = target.filePath;
             const other = [...context.entries()].find((candidate) => candidate !== entry && candidate.path === filePath);
             if (other?.state === "downloading") {
                 // Its files are not ours to touch.
-                await downloader.cancel({ deleteTempFile: false }).catch(() => undefined);
                 entry.state = "failed";
                 entry.error = payload(
                     new DownloadFailedError(
@@ -158,13 +151,8 @@ export class DownloadRun {
                 return;
             }
             entry.path = filePath;
-            const url = resolvedUrl(downloader, entry.source);
             // A URL was asked above; an hf: reference is asked at the URL it resolved to.
-            const remote = isHttpUrl(entry.source)
-                ? direct
-                : url === undefined
-                  ? undefined
-                  : await probeRemoteFile(url, context.stallMs).catch(() => undefined);
+            const remote = isHttpUrl(entry.source) ? direct : await probeRemoteFile(target.url, context.stallMs).catch(() => undefined);
             if (this.#stopReason !== undefined) {
                 return await haltDownload(entry, this, context.stallMs);
             }
@@ -172,8 +160,6 @@ export class DownloadRun {
             const restartReason = !resuming ? undefined : hasPartial ? whyRestart(entry.remote, remote) : "the partial file is gone";
             if (!resuming || restartReason !== undefined) {
                 if (hasPartial) {
-                    // node-llama-cpp read that partial file's progress when it was created: a fresh downloader must not see it.
-                    await downloader.cancel({ deleteTempFile: false }).catch(() => undefined);
                     removePartialFiles(filePath);
                     if (other !== undefined && other.resumable) {
                         Object.assign(other, {
@@ -183,10 +169,6 @@ export class DownloadRun {
                             notice: `A download of ${entry.source.slice(0, 200)} into the same file replaced it.`
                         });
                     }
-                    downloader = await this.#create();
-                    if (this.#stopReason !== undefined) {
-                        return await haltDownload(entry, this, context.stallMs);
-                    }
                 }
                 if (restartReason !== undefined) {
                     entry.notice = `Started again from zero: ${restartReason}.`;
@@ -195,25 +177,37 @@ export class DownloadRun {
                 entry.startedAt = new Date(context.now()).toISOString();
             }
             writePartialRecord({ id: entry.id, source: entry.source, path: filePath, remote: entry.remote, startedAt: entry.startedAt });
-            entry.totalBytes = downloader.totalSize;
-            entry.keptBytes = downloader.downloadedSize;
-            entry.downloadedBytes = downloader.downloadedSize;
+            const expectedBytes = entry.remote?.totalBytes ?? 0;
+            const keptBytes = resuming && restartReason === undefined ? readKeptBytes(filePath, expectedBytes) : 0;
+            entry.totalBytes = expectedBytes;
+            entry.keptBytes = keptBytes;
+            entry.downloadedBytes = keptBytes;
             entry.resumable = false;
             entry.lastAdvanceAt = context.now();
             const noSpace = this.#checkSpace();
             if (noSpace !== undefined) {
                 throw noSpace;
             }
-            for (const file of downloader.filesInfo) {
-                preparePartialFile(file.filePath);
+            preparePartialFile(filePath);
+            const fetched = await fetchModelFile({
+                url: target.url,
+                filePath,
+                name: describeName(entry),
+                expectedBytes,
+                keptBytes,
+                signal: this.#abort.signal,
+                // The disk check on the size the very answer announced, before it writes a byte.
+                admit: (totalBytes, fromByte) => this.#checkSpace(totalBytes, fromByte),
+                onBytes: (totalBytes, receivedBytes) => this.#progress(totalBytes, receivedBytes, false)
+            });
+            if (fetched.kind === "dropped") {
+                this.stop("dropped");
             }
-            this.#finalBefore = fileIdentity(filePath);
-            const finished = await Promise.race([downloader.download().then(() => true), this.stopped.then(() => false)]);
-            if (!finished || this.#stopReason !== undefined) {
+            if (fetched.kind !== "done" || this.#stopReason !== undefined) {
                 return await haltDownload(entry, this, context.stallMs);
             }
             this.#watching = false;
-            this.#progress(downloader.totalSize, downloader.downloadedSize);
+            this.#progress(fetched.totalBytes, fetched.totalBytes, true);
             await this.#checkUnchanged();
             // Nothing is listed as done that the engine could not load; read in a child, as any file from the network is untrusted.
             const facts = await context.inspect(entry.path);
@@ -228,40 +222,8 @@ export class DownloadRun {
             if (this.#stopReason !== undefined) {
                 return await haltDownload(entry, this, context.stallMs);
             }
-            await failDownload(entry, this, error);
+            await failDownload(entry, error);
         }
-    }
-
-    /** A new downloader for the entry; rejects when the run is stopped first (ipull retries an unreachable server's first request for minutes). */
-    async #create(): Promise<ModelDownloader> {
-        const entry = this.#entry;
-        const creating = createModelDownloader({
-            modelUri: entry.source,
-            dirPath: this.#context.modelsDirectory,
-            // Never the URL's own last segment or the server's Content-Disposition as is; an hf: reference names its file itself.
-            fileName: isHttpUrl(entry.source) ? downloadFileName(entry.source) : undefined,
-            showCliProgress: false,
-            skipExisting: false,
-            // Kept on cancel: haltDownload decides what to delete (a stalled download keeps its chunks).
-            deleteTempFileOnCancel: false,
-            // Only this run's: a stopped downloader's late report must not move a resumed run's counts.
-            onProgress: ({ totalSize, downloadedSize }) => {
-                if (entry.run === this) {
-                    this.#progress(totalSize, downloadedSize);
-                }
-            }
-        });
-        const downloader = await Promise.race([creating, this.stopped.then(() => undefined)]);
-        if (downloader === undefined) {
-            // It may still arrive: closed then, its partial file left to whoever stopped the run.
-            void creating.then(
-                (late) => late.cancel({ deleteTempFile: false }),
-                () => undefined
-            );
-            throw new Error(`The download of ${describeName(entry)} was stopped before it started.`);
-        }
-        this.#downloader = downloader;
-        return downloader;
     }
 
     /** The server's file must be the one the bytes on disk came from; otherwise they may mix two versions. */
@@ -284,42 +246,44 @@ export class DownloadRun {
      * byte from the size the server gave, then as the bytes arrive (a server that sends more than it
      * said, or gave no size). Starts the running check.
      */
-    #checkSpace(totalBytes = this.#entry.totalBytes): DownloadNoSpaceError | undefined {
+    #checkSpace(totalBytes = this.#entry.totalBytes, fromByte = this.#entry.downloadedBytes): DownloadNoSpaceError | undefined {
         const entry = this.#entry;
-        this.#spaceCheckedAt = entry.downloadedBytes;
+        this.#spaceCheckedAt = fromByte;
         return checkDownloadSpace({
             directory: this.#context.modelsDirectory,
             name: entry.path === "" && isHttpUrl(entry.source) ? downloadFileName(entry.source) : describeName(entry),
-            remainingBytes: totalBytes > 0 ? Math.max(0, totalBytes - entry.downloadedBytes) : undefined,
-            receivedBytes: entry.downloadedBytes,
+            remainingBytes: totalBytes > 0 ? Math.max(0, totalBytes - fromByte) : undefined,
+            receivedBytes: fromByte,
             freeBytes: freeDiskBytes(this.#context.modelsDirectory),
             keepFreeBytes: this.#context.keepFreeBytes
         });
     }
 
-    #progress(totalSize: number, downloadedSize: number): void {
+    /** After each write, and `force`d once the bytes are all there: the stall clock, the running disk check, then at most one report per PROGRESS_REPORT_MS. */
+    #progress(totalBytes: number, receivedBytes: number, force: boolean): void {
         const entry = this.#entry;
         if (entry.state !== "downloading" || this.#stopReason !== undefined) {
             return;
         }
-        entry.totalBytes = totalSize;
+        entry.totalBytes = totalBytes;
         const now = this.#context.now();
-        if (downloadedSize < entry.downloadedBytes && entry.remote?.acceptsRanges === false) {
-            this.stop("restarted");
-            return;
-        }
-        if (downloadedSize > entry.downloadedBytes) {
-            entry.downloadedBytes = downloadedSize;
+        // A chunk cut short is fetched again whole: the record's count never falls back.
+        if (receivedBytes > entry.downloadedBytes) {
+            entry.downloadedBytes = receivedBytes;
             entry.lastAdvanceAt = now;
         }
-        if (this.#spaceCheckedAt !== undefined && entry.downloadedBytes - this.#spaceCheckedAt >= SPACE_CHECK_EVERY_BYTES) {
-            this.#noSpace = this.#checkSpace();
+        if (this.#spaceCheckedAt !== undefined && receivedBytes - this.#spaceCheckedAt >= SPACE_CHECK_EVERY_BYTES) {
+            this.#noSpace = this.#checkSpace(totalBytes, receivedBytes);
             if (this.#noSpace !== undefined) {
                 this.stop("noSpace");
                 return;
             }
         }
+        if (!force && this.#reportedAt !== undefined && now - this.#reportedAt < PROGRESS_REPORT_MS) {
+            return;
+        }
+        this.#reportedAt = now;
         addSpeedSample(entry, now);
-        this.#context.onProgress?.(downloadRecord(entry, this.#context.now()));
+        this.#context.onProgress?.(downloadRecord(entry, now));
     }
 }

@@ -1,29 +1,23 @@
-// Model downloads for the model manager (contract/rpc.ts startDownload, resumeDownload):
-// node-llama-cpp's createModelDownloader into the host's models directory, a small table of what
-// runs and ran, resuming a download that stopped part-way, and a check that what arrived is a
+// Model downloads for the model manager (contract/rpc.ts startDownload, resumeDownload): Kvault's
+// own streaming downloader (fetchModelFile) into the host's models directory, a small table of
+// what runs and ran, resuming a download that stopped part-way, and a check that what arrived is a
 // usable GGUF before anyone can load it.
 //
-// What node-llama-cpp 3.21.1's downloader (ipull 3.9) does, which shapes these files:
-// - It writes `<file>.ipull` and records which 5 MiB chunks are complete (partialDownloads.ts); a
-//   new downloader for the same file asks only for the missing chunks, with Range requests. That
-//   is the resume. A chunk cut short is fetched again whole.
-// - It retries a dropped connection by itself (150 times, backing off to 5 s between tries), from
-//   the start of the chunk: one drop never fails a download, and a connection that stays down
-//   keeps it retrying for many minutes. So a download that gains no new byte for `stallMs` is
-//   stopped here, its complete chunks kept.
-// - It keeps no ETag: continuing a file that changed on the server would splice two versions.
-//   The server is asked (probeRemoteFile) when a download starts, when it resumes and when it ends.
-// - From a server without Range support its retry takes the body from byte 0 again but writes it
-//   where the cut chunk began, corrupting the file; a byte count that falls there stops the
-//   download and deletes it.
-// - It names the file after the URL's last path segment, or the server's Content-Disposition: a
-//   URL ending in `/` gave an empty name, and it wrote `<models>.ipull` beside the models
-//   directory. So Kvault names every URL download itself (downloadFileName), and checks that an
-//   `hf:` one lands directly inside the directory.
-// - It creates its partial file with the process's umask (0644, readable by every user); Kvault
-//   creates it first, 0600 (preparePartialFile), and ipull then writes into that one.
-// - It writes whatever the server sends, for as long as it sends it (an endless body filled a disk
-//   at 250 MB/s); the free disk is checked before the first byte and again as the bytes arrive.//
+// Why Kvault downloads by itself rather than with node-llama-cpp's downloader (ipull 3.9):
+// - ipull plans one entry per 5 MiB of the size the server claims, as it is created, from a GET
+//   of its own: a server that answered Kvault's HEAD with 1,000 bytes and that GET with 2^51 ended
+//   the host. fetchModelFile reads every size from the response whose bytes it writes, checks it
+//   against the HEAD and the free disk before the first byte, and allocates by bytes received.
+// - ipull wrote a retried body from a server without Range support at the wrong offset, named
+//   files after the server's Content-Disposition, created them 0644, and left rejections no one
+//   handled. Kvault names every URL download itself (downloadFileName), creates the partial file
+//   0600 (preparePartialFile), and fails a cut body from such a server.
+// What stays: the partial file `<file>.ipull` in ipull's layout with 5 MiB chunks (partialDownloads.ts),
+// so an older Kvault's partial downloads resume; a dropped connection retried from the cut chunk
+// until no byte arrives for `stallMs`; and the server asked (probeRemoteFile) when a download
+// starts, resumes and ends, as no byte stream carries an ETag. An `hf:` reference is still
+// resolved by node-llama-cpp (resolveDownloadSource.ts).
+//
 // This file keeps the table and its calls; one run of one download is DownloadRun.ts, how a run
 // that did not finish ends is haltDownload.ts, a table row and its record are DownloadEntry.ts.
 import crypto from "node:crypto";
@@ -40,7 +34,7 @@ import { readKeptBytes, readPartialRecords, removePartialFiles } from "./partial
 import { whyNotResumable } from "./probeRemoteFile.js";
 import { validateDownloadSource } from "./validateDownloadSource.js";
 
-/** Without a new byte for this long a download is stopped and kept to resume; ipull's own retries back off to 5 s. */
+/** Without a new byte for this long a download is stopped and kept to resume; its retries back off to 5 s. */
 export const DEFAULT_DOWNLOAD_STALL_MS = 60_000;
 /** How long cancel and dispose wait for a run to let go of its files (a hung connection must not hang them). */
 const HALT_WAIT_MS = 5_000;
@@ -53,7 +47,7 @@ export interface ModelDownloadsOptions {
     readonly modelsDirectory: string;
     /** For tests: the clock speed and stalls are measured by. */
     readonly now?: () => number;
-    /** Called with the record after each progress report of node-llama-cpp's downloader. */
+    /** Called with the record as the bytes arrive (at most every 100 ms, and once they are all there). */
     readonly onProgress?: (download: ModelDownload) => void;
     /** A download that gains no new byte for this long is stopped, its partial file kept (ms); default DEFAULT_DOWNLOAD_STALL_MS. */
     readonly stallMs?: number;

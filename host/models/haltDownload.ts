@@ -7,25 +7,15 @@ import { DownloadNoSpaceError } from "./checkDownloadSpace.js";
 import type { DownloadEntry } from "./DownloadEntry.js";
 import type { DownloadRun } from "./DownloadRun.js";
 import { bytes, describeHost, describeName, payload, seconds } from "./describeDownload.js";
-import { DownloadChangedError, DownloadFailedError, DownloadInterruptedError } from "./modelErrors.js";
+import { DownloadChangedError, DownloadFailedError, DownloadInterruptedError, DownloadSizeMismatchError } from "./modelErrors.js";
 import { readKeptBytes, removePartialFiles } from "./partialDownloads.js";
 import { whyNotResumable } from "./probeRemoteFile.js";
-
-/**
- * ipull records a finished chunk with a write queued behind a lock, which can land just after
- * `cancel()` resolved (and would create the partial file again); files are read or deleted once it has.
- */
-const PROGRESS_WRITE_SETTLE_MS = 100;
-
-const NO_FILE = "none";
 
 /** After a stop from outside: keep what a resume can use (a stall, the host stopping), delete the rest. `stallMs` is the cutoff, for the message. */
 export async function haltDownload(entry: DownloadEntry, run: DownloadRun, stallMs: number): Promise<void> {
     const reason = run.stopReason!;
-    await run.downloader?.cancel({ deleteTempFile: reason === "cancelled" || reason === "restarted" }).catch(() => undefined);
-    await delay(PROGRESS_WRITE_SETTLE_MS);
     if (reason === "noSpace") {
-        keepOrDelete(entry, run, run.noSpace!.message, "download_no_space");
+        keepOrDelete(entry, run.noSpace!.message, "download_no_space");
         return;
     }
     if (reason === "cancelled") {
@@ -37,30 +27,33 @@ export async function haltDownload(entry: DownloadEntry, run: DownloadRun, stall
         entry.totalBytes > 0
             ? `${entry.downloadedBytes.toLocaleString("en-US")} of ${bytes(entry.totalBytes)}`
             : bytes(entry.downloadedBytes);
-    if (reason === "restarted") {
+    if (reason === "dropped") {
         removePartialFiles(entry.path);
         Object.assign(entry, { state: "failed", resumable: false, keptBytes: 0 });
         entry.error = payload(
             new DownloadInterruptedError(
                 `The connection to ${describeHost(entry)} dropped after ${received}, and the server does not accept range requests, so the download cannot ` +
-                    "continue where it stopped (node-llama-cpp's downloader would write the bytes it fetches again at the wrong place). The partial file was deleted; download it again."
+                    "continue where it stopped (it can only send the file from its start again). The partial file was deleted; download it again."
             )
         );
         return;
     }
     const what =
         reason === "stalled"
-            ? `The download of ${describeName(entry)} stopped: no data arrived for ${seconds(stallMs)} after ${received}, and node-llama-cpp's retries got no further.`
+            ? `The download of ${describeName(entry)} stopped: no data arrived for ${seconds(stallMs)} after ${received}, and Kvault's retries got no further.`
             : `Kvault stopped while ${describeName(entry)} downloaded (${received}).`;
-    keepOrDelete(entry, run, what);
+    keepOrDelete(entry, what);
 }
 
 /** After the run threw `error`: a file that is no usable model, or changed on the server, is deleted; anything else is kept where it can be. */
-export async function failDownload(entry: DownloadEntry, run: DownloadRun, error: unknown): Promise<void> {
-    await run.downloader?.cancel({ deleteTempFile: false }).catch(() => undefined);
-    await delay(PROGRESS_WRITE_SETTLE_MS);
+export async function failDownload(entry: DownloadEntry, error: unknown): Promise<void> {
     if (error instanceof DownloadNoSpaceError) {
-        keepOrDelete(entry, run, error.message, "download_no_space"); // a resume whose rest does not fit keeps what it has
+        keepOrDelete(entry, error.message, "download_no_space"); // a resume whose rest does not fit keeps what it has
+        return;
+    }
+    if (error instanceof DownloadSizeMismatchError) {
+        // What arrived before the sizes disagreed matched the size the download started with.
+        keepOrDelete(entry, error.message, "download_size_mismatch");
         return;
     }
     if (error instanceof KvaultError && !(error instanceof DownloadFailedError)) {
@@ -77,25 +70,14 @@ export async function failDownload(entry: DownloadEntry, run: DownloadRun, error
         return;
     }
     const detail = error instanceof Error ? error.message : String(error);
-    keepOrDelete(entry, run, `Downloading ${entry.source.slice(0, 200)} failed: ${detail}`, "download_failed");
-}
-
-/** A file's identity (device, inode, size, mtime), or NO_FILE: tells a file replaced since from the same one. */
-export function fileIdentity(filePath: string): string {
-    try {
-        const stats = fs.statSync(filePath);
-        return `${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeMs}`;
-    } catch {
-        return NO_FILE;
-    }
+    keepOrDelete(entry, `Downloading ${entry.source.slice(0, 200)} failed: ${detail}`, "download_failed");
 }
 
 /** Failed: resumable with the complete chunks on disk when there are any and the file can be checked at resume; else deleted. */
 function keepOrDelete(
     entry: DownloadEntry,
-    run: DownloadRun,
     what: string,
-    code: "download_failed" | "download_interrupted" | "download_no_space" = "download_interrupted"
+    code: "download_failed" | "download_interrupted" | "download_no_space" | "download_size_mismatch" = "download_interrupted"
 ): void {
     const why = whyNotResumable(entry.remote);
     const keptBytes = why === undefined ? readKeptBytes(entry.path, entry.totalBytes) : 0;
@@ -107,11 +89,10 @@ function keepOrDelete(
         next = `${bytes(keptBytes)} are kept; Resume continues from there.`;
     } else {
         removePartialFiles(entry.path);
-        removeStrayFinal(entry, run);
         next =
             entry.downloadedBytes === 0
                 ? ""
-                : `Nothing could be kept (${why ?? "no whole 5 MiB chunk had arrived, and node-llama-cpp's downloader keeps whole chunks"}); download it again.`;
+                : `Nothing could be kept (${why ?? "no whole 5 MiB chunk had arrived, and Kvault keeps whole chunks"}); download it again.`;
     }
     const message = next === "" ? what : `${what} ${next}`;
     entry.error = payload(
@@ -119,18 +100,8 @@ function keepOrDelete(
             ? new DownloadFailedError(message)
             : code === "download_no_space"
               ? new DownloadNoSpaceError(message)
-              : new DownloadInterruptedError(message)
+              : code === "download_size_mismatch"
+                ? new DownloadSizeMismatchError(message)
+                : new DownloadInterruptedError(message)
     );
-}
-
-/** Deletes what a stopped run of unknown size left under the final name (see DownloadRun.finalBefore). */
-function removeStrayFinal(entry: DownloadEntry, run: DownloadRun): void {
-    const before = run.finalBefore;
-    if (before !== undefined && entry.path !== "" && fileIdentity(entry.path) !== before) {
-        fs.rmSync(entry.path, { force: true });
-    }
-}
-
-function delay(ms: number): Promise<void> {
-    return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -77,3 +77,12 @@ export class LibraryFileNotOwnedError extends KvaultError {
 export class LibraryModelInUseError extends KvaultError {
     readonly code = "library_model_in_use";
 }
+
+/**
+ * The server's sizes disagree: HEAD said one and the GET whose bytes are written another, a range
+ * answer does not match the range asked, or a body ran past the length it announced. Nothing past
+ * the announced size is written.
+ */
+export class DownloadSizeMismatchError extends KvaultError {
+    readonly code = "download_size_mismatch";
+}

@@ -1,10 +1,10 @@
-// What a download leaves on disk between runs, and across host restarts. node-llama-cpp's
-// downloader (ipull) writes `<file>.ipull`: the bytes so far at their offsets, then its progress
-// as JSON after the file's total size ({"part":0,"chunks":[2,1,0],"chunkSize":5242880,…}, 2 being a
-// complete chunk); a new downloader for the same file continues from the complete chunks. Beside
-// it Kvault writes `<file>.download.json`: the download's id, source and what the server said
-// about the file when it started, so a resume can tell whether the file changed. No node-llama-cpp
-// import here: the host reads these without loading it.
+// What a download leaves on disk between runs, and across host restarts. fetchModelFile writes
+// `<file>.ipull` in the layout node-llama-cpp's downloader (ipull) used, so partial files an older
+// Kvault left still resume: the bytes so far at their offsets, then the progress as JSON after the
+// file's total size ({"part":0,"chunks":[2,2],"chunkSize":5242880}, 2 being a complete chunk); a
+// new run continues after the complete chunks at the start. Beside it Kvault writes
+// `<file>.download.json`: the download's id, source and what the server said about the file when
+// it started, so a resume can tell whether the file changed. No node-llama-cpp import here.
 import fs from "node:fs";
 import path from "node:path";
 
@@ -13,6 +13,8 @@ export const RECORD_SUFFIX = ".download.json";
 const RECORD_VERSION = 1;
 /** ipull's ChunkStatus.COMPLETE. */
 const CHUNK_COMPLETE = 2;
+/** Progress is kept in chunks of this many bytes: a cut chunk is fetched again whole. */
+export const PARTIAL_CHUNK_BYTES = 5 * 1024 * 1024;
 /** ipull's progress JSON is a few bytes per 5 MiB chunk; anything longer is not it. */
 const MAX_PROGRESS_BYTES = 4 * 1024 * 1024;
 
@@ -178,9 +180,20 @@ function parseRemote(value: unknown): RemoteFileFacts | undefined | null {
 }
 
 /**
- * Bytes of `filePath`'s partial file that a new node-llama-cpp downloader would keep: its complete
- * chunks, by the progress ipull wrote after the first `totalBytes` bytes. 0 when there is no
- * partial file, no progress (a server without Range support), or progress this cannot read.
+ * The progress JSON for a partial file whose first `keptBytes` (whole chunks, or the whole file)
+ * have arrived: one entry per complete chunk, so its length follows the bytes on disk, never a
+ * size a server claimed.
+ */
+export function partialProgress(keptBytes: number): string {
+    const chunks = new Array<number>(Math.ceil(keptBytes / PARTIAL_CHUNK_BYTES)).fill(CHUNK_COMPLETE);
+    return JSON.stringify({ part: 0, chunks, chunkSize: PARTIAL_CHUNK_BYTES });
+}
+
+/**
+ * Bytes of `filePath`'s partial file that a new run keeps: the complete chunks at its start, by
+ * the progress written after the first `totalBytes` bytes (a chunk after a missing one, which an
+ * older Kvault's parallel downloader could leave, is fetched again). 0 when there is no partial
+ * file, no progress (a server without Range support), or progress this cannot read.
  */
 export function readKeptBytes(filePath: string, totalBytes: number): number {
     if (filePath === "" || totalBytes <= 0) {
@@ -208,13 +221,9 @@ export function readKeptBytes(filePath: string, totalBytes: number): number {
             return 0;
         }
         const chunkSize = progress.chunkSize;
-        let kept = 0;
-        progress.chunks.forEach((status, index) => {
-            if (status === CHUNK_COMPLETE) {
-                kept += Math.max(0, Math.min(chunkSize, totalBytes - index * chunkSize));
-            }
-        });
-        return kept;
+        const numComplete = progress.chunks.findIndex((status) => status !== CHUNK_COMPLETE);
+        const numPrefix = numComplete === -1 ? progress.chunks.length : numComplete;
+        return Math.min(totalBytes, numPrefix * chunkSize);
     } catch {
         return 0;
     } finally {

@@ -3,7 +3,7 @@ import type { RemoteFileFacts } from "./partialDownloads.js";
 
 /**
  * Asks the server about `url` without downloading it: HEAD, or for a server that refuses HEAD a
- * GET of its first byte. node-llama-cpp's downloader keeps no ETag, so these facts are how a
+ * GET of its first byte. A byte stream carries no ETag, so these facts are how a
  * resume tells the same file from a changed one. Rejects with download_failed on an HTTP error.
  */
 export async function probeRemoteFile(url: string, timeoutMs: number): Promise<RemoteFileFacts> {

@@ -1,7 +1,7 @@
 // A loopback HTTP server for download tests: serves files with or without Range support, an ETag
 // and Last-Modified, can cut every response at a byte offset of the file (a connection that
 // drops there and stays down) or only the first ranged one (a single drop), serves hostile
-// answers (a body that never ends, a size no disk holds), and logs every request; and `settled`,
+// answers (a body that never ends, a size no disk holds, a GET whose size is not the HEAD's), and logs every request; and `settled`,
 // which waits for a download to stop running.
 import crypto from "node:crypto";
 import fs from "node:fs";
@@ -72,6 +72,12 @@ export interface ModelFileServer {
     serveEndless(name: string): void;
     /** `name` claims `declaredBytes` (Content-Length) and then sends nothing, holding the connection open. */
     serveDeclared(name: string, declaredBytes: number): void;
+    /**
+     * `name` answers HEAD with `headBytes` (Content-Length; none when undefined) and GET with
+     * `getBytes`: a Content-Length it then never sends (holding the connection open), or "endless",
+     * zeros without a length for as long as the client reads.
+     */
+    serveLyingSize(name: string, headBytes: number | undefined, getBytes: number | "endless"): void;
     /** Called with each request once its response is sent or cut (e.g. to change a file part-way). */
     onResponse(listener: ((request: LoggedRequest) => void) | undefined): void;
     close(): Promise<void>;
@@ -84,6 +90,7 @@ export async function startModelFileServer(): Promise<ModelFileServer> {
     const hanging = new Set<string>();
     const endless = new Set<string>();
     const declared = new Map<string, number>();
+    const lying = new Map<string, { headBytes: number | undefined; getBytes: number | "endless" }>();
     const log: LoggedRequest[] = [];
     let responded: ((request: LoggedRequest) => void) | undefined;
     const server = http.createServer((request, response) => {
@@ -102,9 +109,32 @@ export async function startModelFileServer(): Promise<ModelFileServer> {
         if (hanging.has(name)) {
             return;
         }
-        if (endless.has(name)) {
+        const lie = lying.get(name);
+        if (lie !== undefined) {
             entry.status = 200;
-            response.writeHead(200, { "content-type": "application/octet-stream" });
+            const claimed = request.method === "HEAD" ? lie.headBytes : lie.getBytes;
+            const headers: http.OutgoingHttpHeaders = {
+                "content-type": "application/octet-stream",
+                "accept-ranges": "bytes",
+                etag: '"lie"'
+            };
+            if (typeof claimed === "number") {
+                headers["content-length"] = claimed;
+            }
+            response.writeHead(200, headers);
+            if (request.method === "HEAD") {
+                return void response.end();
+            }
+            if (claimed !== "endless") {
+                response.flushHeaders();
+                return void response.on("close", () => responded?.(entry));
+            }
+        }
+        if (endless.has(name) || lie !== undefined) {
+            if (lie === undefined) {
+                entry.status = 200;
+                response.writeHead(200, { "content-type": "application/octet-stream" });
+            }
             if (request.method === "HEAD") {
                 return void response.end();
             }
@@ -196,6 +226,7 @@ export async function startModelFileServer(): Promise<ModelFileServer> {
         hang: (name, hang) => void (hang ? hanging.add(name) : hanging.delete(name)),
         serveEndless: (name) => void endless.add(name),
         serveDeclared: (name, declaredBytes) => void declared.set(name, declaredBytes),
+        serveLyingSize: (name, headBytes, getBytes) => void lying.set(name, { headBytes, getBytes }),
         onResponse: (listener) => void (responded = listener),
         close: async () => {
             server.closeAllConnections();

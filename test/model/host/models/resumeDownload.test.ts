@@ -90,7 +90,7 @@ async function dropHalfway(downloads: ModelDownloads, name: string): Promise<Mod
     return failed;
 }
 
-describe("resuming downloads with node-llama-cpp's downloader (loopback)", () => {
+describe("resuming downloads (loopback)", () => {
     it("a single dropped connection is retried by the downloader itself, from the cut chunk, and the file arrives whole", async () => {
         server.serve("once.gguf", { body: model, ranges: true });
         server.cutNextRangedAfter("once.gguf", 2 * 1024 * 1024);
@@ -126,7 +126,7 @@ describe("resuming downloads with node-llama-cpp's downloader (loopback)", () =>
         expect(failed.error?.code).toBe("download_interrupted");
         expect(failed.error?.message).toBe(
             `The download of drop.gguf stopped: no data arrived for 1.5 s after 7,340,032 of ${model.length.toLocaleString("en-US")} bytes, ` +
-                "and node-llama-cpp's retries got no further. 5,242,880 bytes are kept; Resume continues from there."
+                "and Kvault's retries got no further. 5,242,880 bytes are kept; Resume continues from there."
         );
         expect(filesIn(directory)).toEqual(["drop.gguf.download.json", "drop.gguf.ipull"]);
 
@@ -283,7 +283,7 @@ describe("resuming downloads with node-llama-cpp's downloader (loopback)", () =>
         });
         expect(again.error?.message).toBe(
             `The download of silent.gguf stopped: no data arrived for 1.5 s after 5,242,880 of ${model.length.toLocaleString("en-US")} bytes, ` +
-                "and node-llama-cpp's retries got no further. 5,242,880 bytes are kept; Resume continues from there."
+                "and Kvault's retries got no further. 5,242,880 bytes are kept; Resume continues from there."
         );
         server.hang("silent.gguf", false);
         downloads.resume(failed.id);
