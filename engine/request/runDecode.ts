@@ -1,5 +1,6 @@
 import type { EngineCounters, GenerateRequest, RequestTimings } from "../engineTypes.js";
 import type { DraftCounts, SamplingOptions, SequenceSlot, TokenProbabilities } from "../runtime/SequenceSlot.js";
+import { GrammarBudgetError, MAX_GRAMMAR_TOKEN_MS } from "./GrammarBudgetError.js";
 import type { RequestRecord } from "./RequestRecord.js";
 
 export const GREEDY: SamplingOptions = { temperature: 0 };
@@ -15,6 +16,8 @@ export interface DecodeOutcome {
  * The decode loop of one request: evaluates `tokens` (the prompt's tail the sequence does not hold
  * yet) and samples until an end-of-generation token, a stop the consumer asks for, or `maxTokens`.
  * A cancel takes effect within one step: every token first asks whether the request still lives.
+ * Under a grammar, a token after the first (which waits for the prompt) that took longer than
+ * MAX_GRAMMAR_TOKEN_MS ends the turn with a GrammarBudgetError.
  * `tokenDelayMs` (the streaming demo mode, EngineConfig) waits that long after each token before
  * the next is decoded. Ends the request as finished.
  */
@@ -43,8 +46,14 @@ export async function runDecode(
                       probabilities = entry;
                   }
               };
+    const grammarBudgetMs = input.sampling?.grammar === undefined ? undefined : MAX_GRAMMAR_TOKEN_MS;
+    let askedAt = performance.now();
     for await (const token of slot.generate(tokens, input.sampling ?? GREEDY, wantProbabilities)) {
         record.throwIfEnded();
+        const tookMs = performance.now() - askedAt;
+        if (grammarBudgetMs !== undefined && generated.length > 0 && tookMs > grammarBudgetMs) {
+            throw new GrammarBudgetError(generated.length, tookMs, grammarBudgetMs);
+        }
         if (generated.length === 0) {
             firstTokenAt = performance.now();
             timings.timeToFirstTokenMs = firstTokenAt - admittedAt;
@@ -61,6 +70,7 @@ export async function runDecode(
         if (tokenDelayMs > 0) {
             await new Promise((resolve) => setTimeout(resolve, tokenDelayMs));
         }
+        askedAt = performance.now();
     }
     record.throwIfEnded();
     timings.decodeMs = performance.now() - firstTokenAt;

@@ -34,6 +34,8 @@ export function fromEngineError(error: unknown): OpenAiError {
             return invalidRequest(message);
         case "context_length_exceeded":
             return invalidRequest(message, "messages", "context_length_exceeded");
+        case "grammar_budget_exceeded":
+            return invalidRequest(message, null, code);
         case "engine_busy":
             return new OpenAiError(503, message, "server_error", "engine_busy", null, 1);
         case "engine_crashed":
