@@ -1,6 +1,8 @@
 // The probe's side of an OpenAI-compatible endpoint: Node's fetch, each request under a time
-// limit, answers read into plain values. Failures to reach the server are values too
-// (status 0 with the reason), so a probe can judge them; nothing here throws on a bad answer.
+// limit (headers and body), each answer read through one bounded reader (readAnswerText) into
+// plain values. Failures to reach the server, and answers past the byte cap, are values too
+// (with the reason), so a probe can judge them; nothing here throws on a bad answer.
+import { MAX_ANSWER_BYTES, ProbeAnswerTooLargeError, readAnswerText } from "./readAnswerText.js";
 
 /** Characters of an answer or error kept in the report. */
 export const EXCERPT_CHARS = 240;
@@ -9,7 +11,7 @@ export type EndpointKind = "chat" | "completions";
 
 /** One request and what came back. */
 export interface Exchange {
-    /** HTTP status; 0 when no answer came (unreachable, timed out, aborted before the headers). */
+    /** HTTP status; 0 when no answer came, or none that could be read (unreachable, timed out, aborted before the headers, over the byte cap). */
     readonly status: number;
     /** The generated text, whole (judged in full; the report keeps an excerpt). */
     readonly text: string;
@@ -47,8 +49,10 @@ export interface EndpointOptions {
     readonly baseUrl: string;
     readonly model: string;
     readonly kind: EndpointKind;
-    /** Per request, in milliseconds. */
+    /** Per request, headers and body together, in milliseconds. */
     readonly timeoutMs: number;
+    /** Bytes of one answer read at most (MAX_ANSWER_BYTES when absent). */
+    readonly maxAnswerBytes?: number;
 }
 
 /** "http://h:p", "http://h:p/" and "http://h:p/v1" all name the same server root. */
@@ -63,17 +67,21 @@ export class EndpointClient {
         this.root = serverRoot(options.baseUrl);
     }
 
-    /** A GET of `path` (JSON expected): its status and body, or status 0 with why. */
+    /**
+     * A GET of `path` (JSON expected): its status and body; status 0 with why when no answer came,
+     * and its status with why (no body) when the answer could not be read whole.
+     */
     async getJson(path: string, key: string | undefined): Promise<{ status: number; body: unknown; failure?: string }> {
+        let status = 0;
         try {
             const response = await fetch(`${this.root}${path}`, {
                 headers: headersFor(key),
                 signal: AbortSignal.timeout(this.options.timeoutMs)
             });
-            const text = await response.text();
-            return { status: response.status, body: parseJson(text) };
+            status = response.status;
+            return { status, body: parseJson(await this.#read(response)) };
         } catch (error) {
-            return { status: 0, body: undefined, failure: describeFetchError(error, this.options.timeoutMs) };
+            return { status, body: undefined, failure: describeFetchError(error, this.options.timeoutMs) };
         }
     }
 
@@ -87,7 +95,7 @@ export class EndpointClient {
                 body: JSON.stringify(this.#body(request, false)),
                 signal: AbortSignal.timeout(this.options.timeoutMs)
             });
-            const body = parseJson(await response.text());
+            const body = parseJson(await this.#read(response));
             return { ...readAnswer(response.status, body, this.options.kind), elapsedMs: performance.now() - started };
         } catch (error) {
             return {
@@ -116,7 +124,7 @@ export class EndpointClient {
                 signal: AbortSignal.any([controller.signal, AbortSignal.timeout(this.options.timeoutMs)])
             });
             if (!response.ok) {
-                const body = parseJson(await response.text());
+                const body = parseJson(await this.#read(response));
                 return { ...readAnswer(response.status, body, this.options.kind), aborted: false, elapsedMs: performance.now() - started };
             }
             controller.abort();
@@ -136,6 +144,11 @@ export class EndpointClient {
         } finally {
             clearTimeout(timer);
         }
+    }
+
+    /** The answer's text through the one bounded reader; the request's signal bounds it in time. */
+    #read(response: Response): Promise<string> {
+        return readAnswerText(response, response.url, this.options.maxAnswerBytes ?? MAX_ANSWER_BYTES);
     }
 
     #endpointUrl(): string {
@@ -234,8 +247,11 @@ function scoredTokensOf(logprobs: unknown, kind: EndpointKind): readonly ScoredT
 
 function describeFetchError(error: unknown, timeoutMs: number): string {
     const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+    if (error instanceof ProbeAnswerTooLargeError) {
+        return error.message;
+    }
     if ((error as Error).name === "TimeoutError") {
-        return `no answer within ${Math.round(timeoutMs / 1000)} s`;
+        return `no whole answer within ${timeoutMs >= 1000 ? `${Math.round(timeoutMs / 1000)} s` : `${timeoutMs} ms`}`;
     }
     return cause?.code ?? cause?.message ?? (error as Error).message;
 }

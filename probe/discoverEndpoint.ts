@@ -54,6 +54,7 @@ export async function discoverEndpoint(
     if (listed.status === 0) {
         throw new ProbeCannotRunError(`${client.root} is unreachable (${listed.failure}). Check --url and that the server is running.`);
     }
+    throwIfUnreadable(client, "/v1/models", listed);
     if (listed.status === 401 || listed.status === 403) {
         throw new ProbeCannotRunError(
             `${client.root}/v1/models answered ${listed.status}: the key was refused${keys.a === undefined ? " (none was sent: pass --key-env VAR)" : ""}.`
@@ -89,6 +90,7 @@ export async function discoverEndpoint(
         return { window: advertised.window, windowSource: `/v1/models ${advertised.field}` };
     }
     const props = await client.getJson("/props", keys.a);
+    throwIfUnreadable(client, "/props", props);
     const nCtx = props.status === 200 ? windowOfProps(props.body) : undefined;
     if (nCtx !== undefined) {
         return { window: nCtx, windowSource: "/props n_ctx" };
@@ -96,4 +98,13 @@ export async function discoverEndpoint(
     throw new ProbeCannotRunError(
         `${client.root} does not advertise a window (no max_model_len or context_length in /v1/models, no /props n_ctx): pass --window N, the tokens it serves per request.`
     );
+}
+
+/** An answer that came (a status) but could not be read whole (over the byte cap, past the time limit) ends discovery, saying which. */
+function throwIfUnreadable(client: EndpointClient, path: string, answer: { readonly status: number; readonly failure?: string }): void {
+    if (answer.status !== 0 && answer.failure !== undefined) {
+        throw new ProbeCannotRunError(
+            `${client.root}${path} answered ${answer.status}, but the answer could not be read: ${answer.failure}.`
+        );
+    }
 }

@@ -5,7 +5,7 @@
 import type { BackendView } from "../../contract/backends.js";
 import { invariant } from "../../engine/index.js";
 import type { BackendConfig } from "./BackendConfig.js";
-import { BackendNotFoundError } from "./backendErrors.js";
+import { backendLimits, type BackendLimits, BackendNotFoundError } from "./backendErrors.js";
 import { RemoteBackend } from "./RemoteBackend.js";
 
 /** What replacing the set with other configurations changes, by name (planned before anything changes). */
@@ -21,7 +21,11 @@ export interface BackendsPlan {
 export class Backends {
     #byName = new Map<string, RemoteBackend>();
 
-    constructor(configs: readonly BackendConfig[]) {
+    constructor(
+        configs: readonly BackendConfig[],
+        /** The bounds every backend of the set reads under (a policy: tests pass tighter ones). */
+        private readonly limits: BackendLimits = backendLimits
+    ) {
         this.replace(configs);
     }
 
@@ -65,7 +69,7 @@ export class Backends {
         const next = new Map<string, RemoteBackend>();
         for (const config of configs) {
             const kept = plan.kept.includes(config.name) ? this.#byName.get(config.name) : undefined;
-            next.set(config.name, kept ?? new RemoteBackend(config));
+            next.set(config.name, kept ?? new RemoteBackend(config, this.limits));
         }
         this.#byName = next;
         return plan;

@@ -4,7 +4,7 @@
 import type { ChatTurnRequest, SamplingParams, TurnCallbacks, TurnResult, TurnUsage } from "../../contract/engineProtocol.js";
 import { InvalidRequestError, invariant } from "../../engine/index.js";
 import type { BackendConfig } from "./BackendConfig.js";
-import { backendLimits, type BackendLimits, BackendMalformedError, BackendNotFoundError, BackendOversizeError } from "./backendErrors.js";
+import { answerTooLong, backendLimits, type BackendLimits, BackendMalformedError, BackendNotFoundError } from "./backendErrors.js";
 import { readJson, requestBackend } from "./backendHttp.js";
 import {
     type ChunkReading,
@@ -132,7 +132,7 @@ export class RemoteBackend {
             url: `${this.config.apiBase}/embeddings`,
             body: { model, input: inputs, encoding_format: "float" },
             signal,
-            timeoutMs: this.limits.connectTimeoutMs
+            timeoutMs: this.limits.headersTimeoutMs
         });
         const read = readEmbeddingList(
             this.config,
@@ -159,7 +159,7 @@ export class RemoteBackend {
             url: `${this.config.apiBase}${path}`,
             body,
             signal,
-            timeoutMs: this.limits.connectTimeoutMs
+            timeoutMs: this.limits.headersTimeoutMs
         });
         callbacks.onStarted?.();
         let text = "";
@@ -178,9 +178,7 @@ export class RemoteBackend {
             const chunk = read(this.config, data);
             if (chunk.text !== "") {
                 if (text.length + chunk.text.length > this.limits.maxAnswerChars) {
-                    throw new BackendOversizeError(
-                        `Backend "${this.name}" streamed an answer of more than ${this.limits.maxAnswerChars.toLocaleString("en-US")} characters; Kvault stopped it there. Ask for fewer tokens (the workspace's Max tokens).`
-                    );
+                    throw answerTooLong(this.name, this.limits.maxAnswerChars, "Ask for fewer tokens (the workspace's Max tokens).");
                 }
                 text += chunk.text;
                 callbacks.onText?.(chunk.text);
@@ -196,7 +194,12 @@ export class RemoteBackend {
         return { text, finishReason, usage: usage ?? NO_USAGE };
     }
 
-    /** Kvault's API as a gateway: the client's body as it came, with `model` the backend's id; the response still to be read. */
+    /**
+     * Kvault's API as a gateway: the client's body as it came, with `model` the backend's id; the
+     * response still to be read. A streamed answer's headers come at once (headersTimeoutMs); a
+     * whole answer's come with the answer, after the generation, so they get the wait for a first
+     * byte (idleTimeoutMs).
+     */
     forward(body: Record<string, unknown>, model: string, signal: AbortSignal, path = "/chat/completions"): Promise<Response> {
         this.checkModel(model);
         return requestBackend(this.config, {
@@ -204,7 +207,7 @@ export class RemoteBackend {
             url: `${this.config.apiBase}${path}`,
             body: { ...body, model },
             signal,
-            timeoutMs: this.limits.idleTimeoutMs
+            timeoutMs: body.stream === true ? this.limits.headersTimeoutMs : this.limits.idleTimeoutMs
         });
     }
 

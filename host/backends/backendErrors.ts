@@ -46,7 +46,7 @@ export interface BackendLimits {
     readonly maxBodyBytes: number;
     readonly maxEventBytes: number;
     readonly maxAnswerChars: number;
-    readonly connectTimeoutMs: number;
+    readonly headersTimeoutMs: number;
     readonly idleTimeoutMs: number;
     readonly quickTimeoutMs: number;
     readonly maxDetailChars: number;
@@ -57,10 +57,10 @@ export const backendLimits: BackendLimits = Object.freeze({
     maxBodyBytes: 16 * 1024 * 1024,
     /** One server-sent event (its data lines together), in bytes. */
     maxEventBytes: 1024 * 1024,
-    /** An answer streamed in full, in characters. */
+    /** An answer streamed in full, in characters of its text: a workspace's turn, Ollama's API and the gateway's relay alike. */
     maxAnswerChars: 4 * 1024 * 1024,
-    /** Waiting for the response headers, ms. */
-    connectTimeoutMs: 30_000,
+    /** Waiting for the response headers of a streamed answer (a turn, a forwarded stream) or of embeddings, ms; apart from idleTimeoutMs. */
+    headersTimeoutMs: 30_000,
     /** Waiting for the next byte of a streamed answer (a model may prefill a long prompt first), ms. */
     idleTimeoutMs: 300_000,
     /** A request that is not a turn (models, tokenize, props, metrics), in full, ms. */
@@ -68,6 +68,13 @@ export const backendLimits: BackendLimits = Object.freeze({
     /** The error text kept from a backend's non-2xx answer, in characters. */
     maxDetailChars: 300
 });
+
+/** The answer ran past `maxAnswerChars` characters of text; `advice` says how to ask for less. */
+export function answerTooLong(name: string, maxAnswerChars: number, advice: string): BackendOversizeError {
+    return new BackendOversizeError(
+        `Backend "${name}" streamed an answer of more than ${maxAnswerChars.toLocaleString("en-US")} characters; Kvault stopped it there. ${advice}`
+    );
+}
 
 /** The backend's stream carried an error in place of the rest of the answer (OpenAI's `{"error": …}` event). */
 export class BackendAnswerError extends KvaultError {

@@ -46,7 +46,7 @@ export async function requestBackend(config: BackendConfig, request: BackendRequ
         }
         if (timeout.signal.aborted) {
             throw new BackendTimeoutError(
-                `Backend "${config.name}" did not answer ${request.method} ${request.url} within ${Math.round(request.timeoutMs / 1000)} s. Check that the server runs and is not overloaded.`
+                `Backend "${config.name}" sent no response headers to ${request.method} ${request.url} within ${describeWait(request.timeoutMs)}. Check that the server runs and is not overloaded.`
             );
         }
         const cause = (error as { cause?: { code?: string; message?: string } }).cause;
@@ -172,6 +172,11 @@ export async function readText(config: BackendConfig, response: Response, what: 
 /** Wraps a timeout as BackendTimeoutError for a body read that stalls (used by readSseEvents). */
 export function stalled(config: BackendConfig, idleMs: number): BackendTimeoutError {
     return new BackendTimeoutError(
-        `Backend "${config.name}" sent nothing for ${Math.round(idleMs / 1000)} s in the middle of an answer; Kvault stopped waiting. Retry, or check the server.`
+        `Backend "${config.name}" sent nothing for ${describeWait(idleMs)} in the middle of an answer; Kvault stopped waiting. Retry, or check the server.`
     );
+}
+
+/** A wait as a person reads it: whole seconds, or milliseconds under a second (a test's tight limit). */
+function describeWait(ms: number): string {
+    return ms >= 1000 ? `${Math.round(ms / 1000)} s` : `${ms} ms`;
 }

@@ -4,10 +4,10 @@
 // (planLeakProbe); the run (runLeakProbe) sends that plan and nothing more, one run at a time.
 import type { LeakProbePlanView, LeakProbeVerdicts } from "../../contract/backends.js";
 import { KvaultError } from "../../engine/index.js";
-import { discoverEndpoint } from "../../probe/discoverEndpoint.js";
+import { discoverEndpoint, ProbeCannotRunError } from "../../probe/discoverEndpoint.js";
 import { EndpointClient } from "../../probe/EndpointClient.js";
-import { estimateCost, planProbe } from "../../probe/probePlan.js";
-import { describeIdentities, runLeakProbe } from "../../probe/runLeakProbe.js";
+import { estimateCost, planProbe, ProbePlanError } from "../../probe/probePlan.js";
+import { CalibrationFailed, describeIdentities, runLeakProbe } from "../../probe/runLeakProbe.js";
 import type { Backends } from "./Backends.js";
 
 /** Kvault's own API, as the headless server listens: its URL, the default key and the model it serves now. */
@@ -23,6 +23,23 @@ export class LeakProbeUnavailableError extends KvaultError {
 
 export class LeakProbeBusyError extends KvaultError {
     readonly code = "probe_busy";
+}
+
+/** The probe could not run against its target (no usable model list, an answer over the probe's byte cap, calibration not served); `code` is the probe's own. */
+export class LeakProbeCannotRunError extends KvaultError {
+    constructor(
+        readonly code: string,
+        message: string,
+        options?: { cause?: unknown }
+    ) {
+        super(message, options);
+    }
+}
+
+/** probe/'s errors that say the target cannot be probed, as the RPC answers them (a named code, not a bug); anything else as it is. */
+function asProbeError(error: unknown): unknown {
+    const known = [ProbeCannotRunError, CalibrationFailed, ProbePlanError].some((type) => error instanceof type);
+    return known ? new LeakProbeCannotRunError((error as { code: string }).code, (error as Error).message, { cause: error }) : error;
 }
 
 /** Answers per probe request and the run in all, ms (the CLI's defaults). */
@@ -49,7 +66,11 @@ export class LeakProbes {
     async plan(target: string): Promise<LeakProbePlanView> {
         const resolved = this.#resolve(target);
         const client = this.#client(resolved);
-        const { window, windowSource } = await discoverEndpoint(client, { a: resolved.key, b: undefined }, undefined);
+        const { window, windowSource } = await discoverEndpoint(client, { a: resolved.key, b: undefined }, undefined).catch(
+            (error: unknown) => {
+                throw asProbeError(error);
+            }
+        );
         const cost = estimateCost(planProbe(window, PROBE_MAX_TOKENS));
         return {
             target,
@@ -73,16 +94,22 @@ export class LeakProbes {
             const resolved = this.#resolve(target);
             const client = this.#client(resolved);
             const keys = { a: resolved.key, b: undefined };
-            const { window, windowSource } = await discoverEndpoint(client, keys, undefined);
-            const report = await runLeakProbe({
-                client,
-                keys,
-                window,
-                windowSource,
-                maxTokens: PROBE_MAX_TOKENS,
-                logprobs: true,
-                deadline: performance.now() + RUN_DEADLINE_MS
-            });
+            const report = await discoverEndpoint(client, keys, undefined)
+                .then(({ window, windowSource }) =>
+                    runLeakProbe({
+                        client,
+                        keys,
+                        window,
+                        windowSource,
+                        maxTokens: PROBE_MAX_TOKENS,
+                        logprobs: true,
+                        deadline: performance.now() + RUN_DEADLINE_MS
+                    })
+                )
+                .catch((error: unknown) => {
+                    throw asProbeError(error);
+                });
+            const { window } = report;
             return {
                 target,
                 url: resolved.url,

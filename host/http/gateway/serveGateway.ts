@@ -9,7 +9,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { BackendView } from "../../../contract/backends.js";
 import type { BackendConfig } from "../../backends/BackendConfig.js";
 import type { Backends } from "../../backends/Backends.js";
-import { backendLimits, BackendStatusError } from "../../backends/backendErrors.js";
+import { answerTooLong, BackendStatusError } from "../../backends/backendErrors.js";
 import { readJson } from "../../backends/backendHttp.js";
 import {
     type ChunkReading,
@@ -24,6 +24,7 @@ import { watchAnswer } from "../answerDeadline.js";
 import { namedWorkspace, type ApiContext } from "../ApiContext.js";
 import { sendError, sendJson } from "../httpResponses.js";
 import { invalidRequest, OpenAiError } from "../OpenAiError.js";
+import { writeOrWait } from "./writeOrWait.js";
 
 /** A backend's model as Kvault's API names it (`NAME/<id>`), split: Backends.route's answer. */
 export type BackendRoute = NonNullable<ReturnType<Backends["route"]>>;
@@ -115,8 +116,9 @@ async function forwardAnswer(
     const deadline = watchAnswer(response, context.requestTimeoutMs);
     try {
         const answer = await backend.forward(upstream, model, deadline.signal, endpoint);
+        const { limits } = backend;
         if (shape.readChunk === undefined || body.stream !== true) {
-            const json = await readJson(backend.config, answer, shape.what, backendLimits.idleTimeoutMs);
+            const json = await readJson(backend.config, answer, shape.what, limits.idleTimeoutMs, limits.maxBodyBytes);
             shape.readWhole(backend.config, json); // checked: an answer Kvault cannot read is a 502, not passed on
             return sendJson(response, 200, { ...(json as Record<string, unknown>), model: asked });
         }
@@ -127,12 +129,28 @@ async function forwardAnswer(
             Connection: "keep-alive"
         });
         let finished = false;
-        for await (const data of readSseEvents(backend.config, answer, { signal: deadline.signal })) {
+        let numAnswerChars = 0;
+        const events = readSseEvents(backend.config, answer, {
+            signal: deadline.signal,
+            idleMs: limits.idleTimeoutMs,
+            maxEventBytes: limits.maxEventBytes
+        });
+        for await (const data of events) {
             if (data === "[DONE]") {
                 break;
             }
-            finished = readEvent(backend.config, data).finishReason !== undefined || finished;
-            response.write(`data: ${JSON.stringify({ ...(JSON.parse(data) as Record<string, unknown>), model: asked })}\n\n`);
+            const reading = readEvent(backend.config, data);
+            numAnswerChars += reading.text.length;
+            if (numAnswerChars > limits.maxAnswerChars) {
+                throw answerTooLong(backend.name, limits.maxAnswerChars, "Ask for fewer tokens (max_tokens).");
+            }
+            finished = reading.finishReason !== undefined || finished;
+            // The next event is read only once the client has taken this one (writeOrWait.ts).
+            await writeOrWait(
+                response,
+                `data: ${JSON.stringify({ ...(JSON.parse(data) as Record<string, unknown>), model: asked })}\n\n`,
+                deadline.signal
+            );
         }
         if (!finished) {
             throw new OpenAiError(

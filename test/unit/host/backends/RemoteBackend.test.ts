@@ -29,7 +29,7 @@ const small = {
     maxBodyBytes: 4_096,
     maxEventBytes: 1_024,
     maxAnswerChars: 2_000,
-    connectTimeoutMs: 300,
+    headersTimeoutMs: 300,
     idleTimeoutMs: 300
 };
 const turn: ChatTurnRequest = {
@@ -169,9 +169,9 @@ describe("RemoteBackend.chat", () => {
                 response.write(`data: ${chunk("wait")}\n\n`);
             },
             BackendTimeoutError,
-            /sent nothing for 0 s in the middle of an answer/
+            /sent nothing for 300 ms in the middle of an answer/
         ],
-        ["no response headers in time", () => undefined, BackendTimeoutError, /did not answer POST .* within 0 s/]
+        ["no response headers in time", () => undefined, BackendTimeoutError, /sent no response headers to POST .* within 300 ms/]
     ])("%s is a named error that says so", async (_name, answer, type, message) => {
         script = answer;
         const error = await backend()

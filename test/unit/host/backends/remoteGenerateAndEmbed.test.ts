@@ -37,7 +37,7 @@ afterAll(async () => {
     await new Promise((resolve) => server.close(resolve));
 });
 
-const backend = (): RemoteBackend => new RemoteBackend(config, { ...backendLimits, connectTimeoutMs: 1_000, idleTimeoutMs: 1_000 });
+const backend = (): RemoteBackend => new RemoteBackend(config, { ...backendLimits, headersTimeoutMs: 1_000, idleTimeoutMs: 1_000 });
 const sse = (response: http.ServerResponse, ...events: unknown[]): void => {
     response.writeHead(200, { "content-type": "text/event-stream" });
     response.end(events.map((event) => `data: ${typeof event === "string" ? event : JSON.stringify(event)}\n\n`).join(""));
