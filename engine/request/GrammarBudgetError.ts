@@ -1,12 +1,6 @@
 import { KvaultError } from "../core/KvaultError.js";
 
-/**
- * The longest one token of an answer held to a grammar may take, after its first: llama.cpp's
- * grammar sampler runs natively on the step every sequence of the context shares, so a grammar
- * that slips past the schema's static bound (grammarAmbiguity) holds them all for each of its
- * tokens; ending its turn after one such token bounds that to one token.
- */
-export const MAX_GRAMMAR_TOKEN_MS = 20_000;
+export { MAX_GRAMMAR_TOKEN_MS } from "../../contract/grammarTokenBudget.js";
 
 /** An answer's grammar took longer than MAX_GRAMMAR_TOKEN_MS for one token; its turn was ended. */
 export class GrammarBudgetError extends KvaultError {

@@ -34,8 +34,11 @@ export interface ApiContext {
     readonly kvaultVersion?: string;
     /** Counts an embed call for kvault_requests_total: served (true) or failed. */
     countEmbed?(served: boolean): void;
-    /** Takes a place among the requests in flight, or throws 429 when none is left; returns the release. */
-    admit(): () => void;
+    /**
+     * Takes a place among the requests in flight for the key `keyNamespace` (undefined: the default
+     * key), or throws 429 when none is left or the key holds its fair share (InFlightLimit); returns the release.
+     */
+    admit(keyNamespace: string | undefined): () => void;
 }
 
 /** The workspace a request names: the `X-Kvault-Workspace` header, else the body's field (OpenAI's `user`); undefined for none. */
@@ -50,7 +53,7 @@ export function namedWorkspace(request: IncomingMessage, fromBody: string | unde
 
 export interface ApiTurn {
     readonly requestId: string;
-    /** The API key's id (ApiKeys), whose namespace a named workspace is in. */
+    /** The API key's namespace (ApiKeys.namespaceOf; undefined: the default key), which a named workspace is in. */
     readonly keyId: string | undefined;
     /** The workspace the request names; without one the turn has a workspace of its own, forgotten when it ends. */
     readonly named: string | undefined;
@@ -75,7 +78,7 @@ export async function runApiTurn(
     callbacks: TurnCallbacks = {},
     runner: TurnRunner = context.engine
 ): Promise<TurnResult> {
-    const release = context.admit();
+    const release = context.admit(turn.keyId);
     const lastText = turn.prompt === undefined ? turn.messages?.at(-1)?.content : "text" in turn.prompt ? turn.prompt.text : undefined;
     noteRequest(response, {
         ...(turn.named === undefined ? {} : { workspace: turn.named }),
@@ -112,13 +115,14 @@ export async function runApiTurn(
     }
 }
 
-/** An embed call admitted as a turn is; its failures as OpenAiErrors. */
+/** An embed call admitted as a turn is (for the key `keyId`, a namespace); its failures as OpenAiErrors. */
 export async function runApiEmbed(
     context: ApiContext,
+    keyId: string | undefined,
     inputs: readonly (string | readonly number[])[],
     response?: ServerResponse
 ): Promise<EmbeddingResult> {
-    const release = context.admit();
+    const release = context.admit(keyId);
     try {
         const result = await context.engine.call("embed", { inputs });
         if (response !== undefined) {

@@ -111,14 +111,18 @@ export class KvaultHttpServer {
     readonly #cors: CorsPolicy;
 
     constructor(private readonly options: KvaultHttpServerOptions) {
-        this.#inFlight = new InFlightLimit(options.maxInFlight ?? httpDefaults.maxInFlight);
+        // the default key and each extra key share the places fairly (InFlightLimit)
+        this.#inFlight = new InFlightLimit(
+            options.maxInFlight ?? httpDefaults.maxInFlight,
+            () => 1 + (options.extraApiKeys?.ids.length ?? 0)
+        );
         this.#cors = new CorsPolicy(options.corsOrigins ?? []);
         this.#api = {
             engine: options.engine,
             modelId: () => this.#modelId(),
             requestTimeoutMs: options.requestTimeoutMs ?? httpDefaults.requestTimeoutMs,
             readBody: (request, response) => this.#readBody(request, response),
-            admit: () => this.#inFlight.admit(),
+            admit: (keyNamespace) => this.#inFlight.admit(keyNamespace),
             countEmbed: (served) => void (served ? this.#embedCounts.embedded++ : this.#embedCounts.embed_failed++),
             ...(options.modelFacts === undefined ? {} : { modelFacts: options.modelFacts }),
             ...(options.kvaultVersion === undefined ? {} : { kvaultVersion: options.kvaultVersion })
@@ -305,13 +309,13 @@ export class KvaultHttpServer {
                     if ((await this.options.gateway?.forward("/embeddings", this.#api, body, request, response, keyId)) === true) {
                         return;
                     }
-                    return await serveEmbeddings(this.#api, body, response);
+                    return await serveEmbeddings(this.#api, body, response, keyId);
                 }
                 if (route === "POST /tokenize") {
-                    return await serveTokenize(this.#api, request, response);
+                    return await serveTokenize(this.#api, request, response, keyId);
                 }
                 if (route === "POST /detokenize") {
-                    return await serveDetokenize(this.#api, request, response);
+                    return await serveDetokenize(this.#api, request, response, keyId);
                 }
                 throw new OpenAiError(404, `Unknown endpoint ${request.method} ${url.pathname}.`, "not_found_error", "unknown_url");
             }

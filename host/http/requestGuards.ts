@@ -44,8 +44,10 @@ export function checkApiKey(request: IncomingMessage, apiKey: string): void {
 }
 
 /**
- * Which key the request carries: `{ keyId: undefined }` for the default key, the id of one of
- * `extraKeys`, or a 401 (a revoked key is an unknown one).
+ * Which key the request carries: `{ keyId: undefined }` for the default key, the namespace
+ * (`ID~GENERATION`, ApiKeys.namespaceOf) of one of `extraKeys`, or a 401 (a revoked key is an
+ * unknown one). The namespace, not the id, stands for the key from here on: a key made later under
+ * the same id is another key.
  */
 export function identifyApiKey(
     request: IncomingMessage,
@@ -62,7 +64,7 @@ export function identifyApiKey(
         throw keyRefused(match);
     }
     extraKeys?.hold(keyId, response); // revoking the key ends this answer, and a stream open in it
-    return { keyId };
+    return { keyId: extraKeys?.namespaceOf(keyId) };
 }
 
 /** The key in `Authorization: Bearer <key>`, else in `X-Api-Key` (Anthropic-style clients send it there); the same keys either way. */

@@ -20,10 +20,16 @@ const tokenizeFields = ["content", "add_special", "parse_special", "with_pieces"
 const tokenizeChatFields = ["messages", "add_generation_prompt", "add_special_tokens", "model"];
 const detokenizeFields = ["tokens", "model"];
 
-export async function serveTokenize(context: ApiContext, request: IncomingMessage, response: ServerResponse): Promise<void> {
+/** `keyId`: the key's namespace (undefined: the default key), whose share of the places in flight the call takes. */
+export async function serveTokenize(
+    context: ApiContext,
+    request: IncomingMessage,
+    response: ServerResponse,
+    keyId: string | undefined
+): Promise<void> {
     const read = await context.readBody(request, response);
     if (isRecord(read) && "messages" in read && !("content" in read)) {
-        return serveTokenizeChat(context, strictObject(read, tokenizeChatFields, "The request body (vLLM's chat shape)"), response);
+        return serveTokenizeChat(context, strictObject(read, tokenizeChatFields, "The request body (vLLM's chat shape)"), response, keyId);
     }
     const body = strictObject(read, tokenizeFields, "The request body");
     checkModel(context, body.model);
@@ -38,10 +44,10 @@ export async function serveTokenize(context: ApiContext, request: IncomingMessag
     const addSpecial = optionalBoolean(body.add_special, "add_special") ?? false;
     const withPieces = optionalBoolean(body.with_pieces, "with_pieces") ?? false;
     const content = body.content;
-    return sendJson(response, 200, await call(context, () => context.engine.call("tokenize", { content, addSpecial, withPieces })));
+    return sendJson(response, 200, await call(context, keyId, () => context.engine.call("tokenize", { content, addSpecial, withPieces })));
 }
 
-async function serveTokenizeChat(context: ApiContext, body: Body, response: ServerResponse): Promise<void> {
+async function serveTokenizeChat(context: ApiContext, body: Body, response: ServerResponse, keyId: string | undefined): Promise<void> {
     checkModel(context, body.model);
     if (!Array.isArray(body.messages) || body.messages.length === 0 || body.messages.length > turnLimits.maxMessages) {
         throw invalidRequest(`messages must be a list of 1 to ${turnLimits.maxMessages} messages.`, "messages");
@@ -70,11 +76,16 @@ async function serveTokenizeChat(context: ApiContext, body: Body, response: Serv
         (value) => value === false,
         "the chat template places the model's special tokens itself (false)."
     );
-    const { tokens } = await call(context, () => context.engine.call("tokenizeChat", { messages }));
+    const { tokens } = await call(context, keyId, () => context.engine.call("tokenizeChat", { messages }));
     return sendJson(response, 200, { count: tokens.length, max_model_len: context.engine.info.window.limit, tokens });
 }
 
-export async function serveDetokenize(context: ApiContext, request: IncomingMessage, response: ServerResponse): Promise<void> {
+export async function serveDetokenize(
+    context: ApiContext,
+    request: IncomingMessage,
+    response: ServerResponse,
+    keyId: string | undefined
+): Promise<void> {
     const body = strictObject(await context.readBody(request, response), detokenizeFields, "The request body");
     checkModel(context, body.model);
     const tokens = body.tokens;
@@ -88,7 +99,7 @@ export async function serveDetokenize(context: ApiContext, request: IncomingMess
             "tokens"
         );
     }
-    return sendJson(response, 200, await call(context, () => context.engine.call("detokenize", { tokens: tokens as number[] })));
+    return sendJson(response, 200, await call(context, keyId, () => context.engine.call("detokenize", { tokens: tokens as number[] })));
 }
 
 function checkModel(context: ApiContext, model: unknown): void {
@@ -98,8 +109,8 @@ function checkModel(context: ApiContext, model: unknown): void {
 }
 
 /** An engine call admitted as a turn is, against the same in-flight limit; its failures as OpenAiErrors. */
-async function call<T>(context: ApiContext, run: () => Promise<T>): Promise<T> {
-    const release = context.admit();
+async function call<T>(context: ApiContext, keyId: string | undefined, run: () => Promise<T>): Promise<T> {
+    const release = context.admit(keyId);
     try {
         return await run();
     } catch (error) {

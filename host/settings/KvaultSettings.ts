@@ -20,12 +20,14 @@ export interface LocalApiSettings {
 /** Light or dark: as the system says, or one of them whatever it says (the desktop app's View › Dark Mode). */
 export type ThemeSource = "system" | "light" | "dark";
 
-/** A key created on the settings screen: its own workspace namespace (`api@ID:`), until revoked there. */
+/** A key created on the settings screen: its own workspace namespace (`api@ID~GENERATION:`), until revoked there. */
 export interface StoredApiKey {
     readonly id: string;
     readonly key: string;
     /** ISO 8601. */
     readonly createdAt: string;
+    /** Drawn when the key is created (ApiKeys' API_KEY_GENERATION_PATTERN): a later key by the same id gets another namespace. */
+    readonly generation: string;
 }
 
 /**

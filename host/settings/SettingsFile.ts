@@ -1,6 +1,6 @@
 import fs from "node:fs/promises";
 import { KvaultError } from "../../engine/index.js";
-import { writeFileAtomic } from "../store/writeFileAtomic.js";
+import { removeStaleTemporaries, writeFileAtomic } from "../store/writeFileAtomic.js";
 import { newApiKey, serializeSettings, type KvaultSettings } from "./KvaultSettings.js";
 import { parseSettingsFile } from "./parseSettingsFile.js";
 
@@ -33,10 +33,21 @@ export class SettingsFile {
         this.#current = settings;
     }
 
+    /**
+     * Reads the settings at start. The caller holds the data directory's lock: a write a killed
+     * Kvault left half done (a temporary file with every key secret of that moment) is removed first.
+     */
     static async open(filePath: string, options: SettingsFileOptions): Promise<SettingsFile> {
         const { log } = options;
         let text: string | undefined;
         const problems: string[] = [];
+        const stale = await removeStaleTemporaries(filePath).catch((error: unknown) => {
+            problems.push(`Could not remove the settings' unfinished writes (${(error as Error).message}); they may hold API keys.`);
+            return [];
+        });
+        if (stale.length > 0) {
+            log(`Settings: removed ${stale.length} unfinished write(s) of a Kvault that was stopped while saving: ${stale.join(", ")}.`);
+        }
         try {
             text = await fs.readFile(filePath, "utf8");
         } catch (error) {

@@ -13,14 +13,16 @@ import type { ModelFacts } from "../../contract/models.js";
 import type { EngineConfigInput } from "../../engine/index.js";
 import type { BackendConfig } from "../backends/BackendConfig.js";
 import { Backends } from "../backends/Backends.js";
-import { ApiKeys } from "../http/ApiKeys.js";
+import { apiNamespacePrefix, ApiKeys, newApiKeyGeneration } from "../http/ApiKeys.js";
 import { BackendSettings, type BackendChange } from "./BackendSettings.js";
 import type { EngineSupervisor } from "../supervisor/EngineSupervisor.js";
 import { engineConfigFor } from "./engineConfigFor.js";
 import { newApiKey, type KvaultSettings } from "./KvaultSettings.js";
 import type { EngineMemoryInput, MachineMemory } from "./planEngineMemory.js";
 import { planEngineMemory } from "./planEngineMemory.js";
+import { MAX_STORED_API_KEYS } from "./parseSettingsFile.js";
 import {
+    ApiKeyLimitError,
     ApiKeyNotRevocableError,
     EngineSettingsChangedError,
     EngineSettingsRefusedError,
@@ -30,7 +32,7 @@ import {
 import type { SettingsFile } from "./SettingsFile.js";
 
 /** What the settings need of the engine: its model and mode, its facts, its running turns, and a restart with other settings. */
-export type SettingsEngine = Pick<EngineSupervisor, "info" | "inspectModel" | "reconfigure" | "numTurns">;
+export type SettingsEngine = Pick<EngineSupervisor, "info" | "inspectModel" | "reconfigure" | "numTurns" | "call">;
 
 export interface SettingsHostParts {
     readonly host: AppSettingsView["host"];
@@ -63,6 +65,9 @@ export interface SettingsHostParts {
     readonly log: (line: string) => void;
 }
 
+/** How often a revoke looks again for its key's workspaces, each time forgetting those it finds. */
+const MAX_FORGET_ROUNDS = 3;
+
 /** What planEngineSettings and applyEngineSettings take: the settings to change, the others as they run. */
 export type EngineSettingsChange = Readonly<Partial<EngineSettings>>;
 
@@ -88,14 +93,14 @@ export class SettingsHost {
             fromCommandLine: parts.commandLineBackends,
             log: parts.log
         });
-        for (const { id, key } of parts.file.current.apiKeys) {
+        for (const { id, key, generation } of parts.file.current.apiKeys) {
             if (parts.apiKeys.has(id)) {
                 parts.log(
                     `Settings: the API key "${id}" of settings.json is also given on the command line; the command line's is in force.`
                 );
                 continue;
             }
-            parts.apiKeys.add({ id, key });
+            parts.apiKeys.add({ id, key, generation });
         }
     }
 
@@ -173,10 +178,21 @@ export class SettingsHost {
         });
     }
 
-    /** A new key with its own workspace namespace: in force at once, kept in settings.json; its secret is in this answer only. */
+    /**
+     * A new key with its own workspace namespace (a new generation: never an earlier key's of the
+     * same id): in force at once, kept in settings.json; its secret is in this answer only. Past
+     * MAX_STORED_API_KEYS it is refused (api_key_limit_reached), as the next start would drop it.
+     */
     createApiKey(id: string): Promise<CreatedApiKey> {
         return this.#serialized(async () => {
+            const numStored = this.parts.file.current.apiKeys.length;
+            if (numStored >= MAX_STORED_API_KEYS) {
+                throw new ApiKeyLimitError(
+                    `The settings hold ${numStored} API keys, the most Kvault keeps (${MAX_STORED_API_KEYS}); "${id}" was not created. Revoke a key you no longer use, then create it.`
+                );
+            }
             const key = (this.parts.makeApiKey ?? newApiKey)();
+            const generation = newApiKeyGeneration();
             // ApiKeys checks the id and refuses one in use (invalid_api_key_entry); a probe set keeps the live one untouched until saved.
             new ApiKeys(this.parts.file.current.apiKeys.filter((entry) => this.parts.apiKeys.has(entry.id))).add({ id, key });
             if (this.parts.apiKeys.has(id)) {
@@ -185,15 +201,19 @@ export class SettingsHost {
             const createdAt = new Date().toISOString();
             await this.parts.file.update((current) => ({
                 ...current,
-                apiKeys: Object.freeze([...current.apiKeys, Object.freeze({ id, key, createdAt })])
+                apiKeys: Object.freeze([...current.apiKeys, Object.freeze({ id, key, createdAt, generation })])
             }));
-            this.parts.apiKeys.add({ id, key });
-            this.parts.log(`Settings: API key "${id}" created; its clients get workspaces of their own (api@${id}:…).`);
+            this.parts.apiKeys.add({ id, key, generation });
+            this.parts.log(`Settings: API key "${id}" created; its clients get workspaces of their own (api@${id}~${generation}:…).`);
             return { id, key, view: this.view() };
         });
     }
 
-    /** Revokes a key created here: its next request is a 401 and its open streams close, then settings.json forgets it. */
+    /**
+     * Revokes a key created here: its next request is a 401 and its open streams close, then
+     * settings.json forgets it, then the engine forgets its workspaces (their KV scrubbed). A key
+     * created later by the same id has another generation, so another namespace, whatever is left.
+     */
     revokeApiKey(id: string): Promise<AppSettingsView> {
         return this.#serialized(async () => {
             if ((this.parts.commandLineKeyIds ?? []).includes(id)) {
@@ -206,14 +226,45 @@ export class SettingsHost {
                     `There is no API key "${id}" in the settings; the keys are listed on the settings screen.`
                 );
             }
+            const namespace = this.parts.apiKeys.namespaceOf(id);
             this.parts.apiKeys.revoke(id); // first: a key being revoked must not open anything more, even if the file cannot be written
             await this.parts.file.update((current) => ({
                 ...current,
                 apiKeys: Object.freeze(current.apiKeys.filter((entry) => entry.id !== id))
             }));
-            this.parts.log(`Settings: API key "${id}" revoked.`);
+            const numForgotten = namespace === undefined ? 0 : await this.#forgetNamespace(namespace);
+            this.parts.log(`Settings: API key "${id}" revoked; ${numForgotten} workspace(s) of it forgotten.`);
             return this.view();
         });
+    }
+
+    /**
+     * Forgets every engine workspace of a revoked key's namespace, until the engine lists none (a
+     * turn of the key sent just before the revoke may make one after the first look); returns how
+     * many. A failure is logged, not thrown: the key is revoked and no key reaches the namespace.
+     */
+    async #forgetNamespace(namespace: string): Promise<number> {
+        const prefix = apiNamespacePrefix(namespace);
+        let numForgotten = 0;
+        try {
+            const engine = await this.parts.engine();
+            for (let round = 0; round < MAX_FORGET_ROUNDS; round++) {
+                const snapshot = await engine.call("snapshot", {});
+                const left = snapshot.workspaces.map(({ workspace }) => workspace).filter((name) => name.startsWith(prefix));
+                if (left.length === 0) {
+                    break;
+                }
+                for (const workspace of left) {
+                    await engine.call("forgetWorkspace", { workspace });
+                    numForgotten++;
+                }
+            }
+        } catch (error) {
+            this.parts.log(
+                `Settings: the workspaces of the revoked key's namespace ${namespace} could not all be forgotten (${(error as Error).message}); no key reaches them, and the engine's next start drops them.`
+            );
+        }
+        return numForgotten;
     }
 
     /** Adds a remote backend, or puts a new one in place of the one of that name: checked, saved, then in force (BackendSettings.set). */

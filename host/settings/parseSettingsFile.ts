@@ -12,7 +12,7 @@ import {
 import { maxStoredBackends } from "../../contract/backends.js";
 import { kvCacheTypes, type KvCacheType } from "../../contract/models.js";
 import { checkBackendEntry, repeatedBackendName } from "../backends/BackendConfig.js";
-import { API_KEY_ID_PATTERN } from "../http/ApiKeys.js";
+import { API_KEY_GENERATION_PATTERN, API_KEY_ID_PATTERN, newApiKeyGeneration } from "../http/ApiKeys.js";
 import {
     API_KEY_PATTERN,
     engineSettingDefaults,
@@ -35,7 +35,7 @@ export interface ParsedSettings {
 const KNOWN_FIELDS = new Set(["version", "localApi", "apiKeys", "modelPath", "engine", "theme", "backends"]);
 const THEME_SOURCES: readonly ThemeSource[] = ["system", "light", "dark"];
 const MAX_MODEL_PATH_CHARS = 4_096;
-/** More than anyone creates by hand; a file with more is damaged or hostile. */
+/** More than anyone creates by hand; a file with more is damaged or hostile, and createApiKey refuses one more (api_key_limit_reached). */
 export const MAX_STORED_API_KEYS = 256;
 
 /** Reads what the settings file held (version 1 files are migrated: they had no engine settings nor API keys). */
@@ -217,7 +217,11 @@ function readEngineSettings(value: unknown, problems: string[]): EngineSettings 
     });
 }
 
-/** `apiKeys`: each usable entry is kept; a malformed or duplicate one is dropped with a line (it no longer opens anything). */
+/**
+ * `apiKeys`: each usable entry is kept; a malformed or duplicate one is dropped with a line (it no
+ * longer opens anything). An entry without a generation (an older Kvault's) gets a new one, kept
+ * from then on: its workspaces of before are in no namespace any key reaches.
+ */
 function readApiKeys(value: unknown, defaultKey: string, problems: string[]): readonly StoredApiKey[] {
     if (value === undefined) {
         return Object.freeze([]);
@@ -250,7 +254,14 @@ function readApiKeys(value: unknown, defaultKey: string, problems: string[]): re
             problems.push(`apiKeys[${index}] ("${entry.id as string}") repeats another key's id or secret; only the first is in force.`);
             continue;
         }
-        keys.push(Object.freeze({ id: entry.id as string, key: entry.key as string, createdAt: entry.createdAt as string }));
+        const generation =
+            typeof entry.generation === "string" && API_KEY_GENERATION_PATTERN.test(entry.generation)
+                ? entry.generation
+                : newApiKeyGeneration();
+        if (entry.generation !== undefined && entry.generation !== generation) {
+            problems.push(`apiKeys[${index}] ("${entry.id as string}") has a generation that is not 16 hex digits; it got a new one.`);
+        }
+        keys.push(Object.freeze({ id: entry.id as string, key: entry.key as string, createdAt: entry.createdAt as string, generation }));
     }
     return Object.freeze(keys);
 }

@@ -28,6 +28,11 @@ export class ApiKeyNotRevocableError extends KvaultError {
     readonly code = "api_key_not_revocable";
 }
 
+/** Creating one more API key than settings.json keeps (MAX_STORED_API_KEYS): the next start would drop it. */
+export class ApiKeyLimitError extends KvaultError {
+    readonly code = "api_key_limit_reached";
+}
+
 /** A host without settings (a test's server) was asked for them, or the headless server for the desktop app's local API switch. */
 export class SettingsUnavailableError extends KvaultError {
     readonly code = "settings_unavailable";

@@ -2,6 +2,9 @@ import crypto from "node:crypto";
 import fs from "node:fs/promises";
 import path from "node:path";
 
+/** The random part of a temporary file's name, in bytes (twice as many hex digits). */
+const TEMPORARY_RANDOM_BYTES = 6;
+
 /**
  * Replaces `filePath` with `text` so that a reader, or the next start after a crash or power
  * loss, sees the old file or the new one, never half of either: the text goes to a temporary
@@ -13,7 +16,7 @@ import path from "node:path";
 export async function writeFileAtomic(filePath: string, text: string, mode = 0o600): Promise<void> {
     const temporary = path.join(
         path.dirname(filePath),
-        `.${path.basename(filePath)}.${process.pid}.${crypto.randomBytes(6).toString("hex")}.tmp`
+        `.${path.basename(filePath)}.${process.pid}.${crypto.randomBytes(TEMPORARY_RANDOM_BYTES).toString("hex")}.tmp`
     );
     try {
         const handle = await fs.open(temporary, "wx", mode);
@@ -29,6 +32,39 @@ export async function writeFileAtomic(filePath: string, text: string, mode = 0o6
         throw error;
     }
     await syncDirectory(path.dirname(filePath));
+}
+
+/**
+ * Removes the temporary files writeFileAtomic left beside `filePath` when its process was killed
+ * mid-write (`.<name>.<pid>.<hex>.tmp`, nothing else): they hold what was being written, the
+ * settings' every key secret among it, readable long after. Call it only while holding the data
+ * directory's lock (host/store/DataDirectoryLock.ts), before writing `filePath`: then no other
+ * writer of it runs. Returns the names removed.
+ */
+export async function removeStaleTemporaries(filePath: string): Promise<readonly string[]> {
+    const directory = path.dirname(filePath);
+    const pattern = new RegExp(`^\\.${escapeRegExp(path.basename(filePath))}\\.\\d+\\.[0-9a-f]{${TEMPORARY_RANDOM_BYTES * 2}}\\.tmp$`);
+    let names: string[];
+    try {
+        names = await fs.readdir(directory);
+    } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === "ENOENT") {
+            return [];
+        }
+        throw error;
+    }
+    const stale = names.filter((name) => pattern.test(name));
+    for (const name of stale) {
+        await fs.rm(path.join(directory, name), { force: true });
+    }
+    if (stale.length > 0) {
+        await syncDirectory(directory);
+    }
+    return stale;
+}
+
+function escapeRegExp(text: string): string {
+    return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
 /**

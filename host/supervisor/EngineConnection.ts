@@ -38,6 +38,10 @@ export interface OpenEngineOptions {
 
 interface PendingTurn {
     readonly callbacks: TurnCallbacks;
+    /** Held to a grammar: its wait for a token after its first is watched (MAX_GRAMMAR_TOKEN_MS). */
+    readonly hasGrammar: boolean;
+    /** When its latest token came (performance.now()); undefined before the first. */
+    lastTokenAt?: number;
     resolve(result: TurnResult): void;
     reject(error: Error): void;
 }
@@ -103,6 +107,18 @@ export class EngineConnection {
         return this.#turns.size;
     }
 
+    /** The longest a turn held to a grammar has now waited for its next token, after its first; 0 when none waits. */
+    get longestGrammarWaitMs(): number {
+        const now = performance.now();
+        let longest = 0;
+        for (const turn of this.#turns.values()) {
+            if (turn.hasGrammar && turn.lastTokenAt !== undefined) {
+                longest = Math.max(longest, now - turn.lastTokenAt);
+            }
+        }
+        return longest;
+    }
+
     chat(request: ChatTurnRequest, callbacks: TurnCallbacks, signal?: AbortSignal): Promise<TurnResult> {
         const { requestId } = request;
         const closed = this.#closedError("turn");
@@ -126,6 +142,7 @@ export class EngineConnection {
             };
             this.#turns.set(requestId, {
                 callbacks,
+                hasGrammar: request.sampling.grammar !== undefined,
                 resolve: (result) => {
                     settle();
                     resolve(result);
@@ -320,6 +337,10 @@ export class EngineConnection {
                 return;
             case "token":
                 if (typeof message.text === "string") {
+                    const turn = this.#turns.get(id);
+                    if (turn !== undefined) {
+                        turn.lastTokenAt = performance.now();
+                    }
                     this.#notify(id, (callbacks) =>
                         callbacks.onText?.(
                             message.text as string,

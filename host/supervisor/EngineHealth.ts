@@ -1,4 +1,5 @@
 import type { EngineErrorPayload } from "../../contract/engineProtocol.js";
+import { MAX_GRAMMAR_TOKEN_MS } from "../../contract/grammarTokenBudget.js";
 import type { KvaultError } from "../../engine/index.js";
 
 /** The supervisor's own life cycle (EngineSupervisor.state). */
@@ -17,6 +18,8 @@ export interface EngineHealth {
     readonly reason: string;
     /** Set when `failed`: the error every call gets until the host is restarted. */
     readonly error?: EngineErrorPayload;
+    /** Set when a turn held to a grammar has waited past MAX_GRAMMAR_TOKEN_MS for a token: how long, in ms. */
+    readonly grammarWaitMs?: number;
 }
 
 /** Whether the engine takes requests now: `/health` answers 200 for these, 503 otherwise. */
@@ -33,6 +36,8 @@ export function describeHealth(now: {
     readonly restartReason: string | undefined;
     readonly pid: number | undefined;
     readonly numTurns: number;
+    /** The longest a turn held to a grammar has waited for its next token (EngineConnection). */
+    readonly longestGrammarWaitMs?: number;
 }): EngineHealth {
     switch (now.state) {
         case "disposed":
@@ -45,9 +50,20 @@ export function describeHealth(now: {
         }
         case "restarting":
             return { state: "restarting", reason: now.restartReason ?? "The engine is restarting; try again in a moment." };
-        case "running":
+        case "running": {
+            const waitMs = now.longestGrammarWaitMs ?? 0;
+            if (now.numTurns > 0 && waitMs > MAX_GRAMMAR_TOKEN_MS) {
+                return {
+                    state: "busy",
+                    reason:
+                        `Engine process ${now.pid} is running ${now.numTurns} turn(s); one held to a grammar has waited ${(waitMs / 1000).toFixed(1)} s for a token, ` +
+                        `past the ${MAX_GRAMMAR_TOKEN_MS / 1000} s a token may take: every stream of its context waits for that token, and the turn ends with grammar_budget_exceeded when it comes.`,
+                    grammarWaitMs: Math.round(waitMs)
+                };
+            }
             return now.numTurns > 0
                 ? { state: "busy", reason: `Engine process ${now.pid} is running ${now.numTurns} turn(s); new ones queue behind them.` }
                 : { state: "ready", reason: `Engine process ${now.pid} answers its liveness pings and runs no turn.` };
+        }
     }
 }

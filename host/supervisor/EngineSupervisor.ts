@@ -114,7 +114,8 @@ export class EngineSupervisor implements EngineClient {
             downError: this.#downError,
             restartReason: this.#restartReason,
             pid: this.#connection?.pid,
-            numTurns: this.#connection?.numTurns ?? 0
+            numTurns: this.#connection?.numTurns ?? 0,
+            longestGrammarWaitMs: this.#connection?.longestGrammarWaitMs ?? 0
         });
     }
 

@@ -10,7 +10,12 @@ import { parseEmbeddings } from "./parseEmbeddings.js";
  * no workspace state: the same input gives the same vector whoever asks. `received` is the JSON
  * body, read by the caller (a backend's model was forwarded by the gateway before this).
  */
-export async function serveEmbeddings(context: ApiContext, received: unknown, response: ServerResponse): Promise<void> {
+export async function serveEmbeddings(
+    context: ApiContext,
+    received: unknown,
+    response: ServerResponse,
+    keyId: string | undefined
+): Promise<void> {
     const body = parseEmbeddings(received);
     if (body.model !== context.modelId()) {
         throw unknownModel(context, body.model);
@@ -22,7 +27,7 @@ export async function serveEmbeddings(context: ApiContext, received: unknown, re
             "dimensions"
         );
     }
-    const result = await runApiEmbed(context, body.inputs, response);
+    const result = await runApiEmbed(context, keyId, body.inputs, response);
     const numTokens = result.numTokens.reduce((sum, count) => sum + count, 0);
     return sendJson(response, 200, {
         object: "list",

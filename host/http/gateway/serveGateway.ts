@@ -109,10 +109,18 @@ async function forwardAnswer(
     if (shape.readChunk !== undefined && body.stream !== undefined && typeof body.stream !== "boolean") {
         throw invalidRequest("stream must be true or false.", "stream");
     }
-    const user = upstreamUser(keyId, namedWorkspace(request, typeof body.user === "string" ? body.user : undefined, "user"));
-    const upstream = { ...body, ...(user === undefined ? {} : { user }) };
+    if (body.user !== undefined && body.user !== null && typeof body.user !== "string") {
+        // it would go upstream outside the key's namespace: a name is a string, or absent
+        throw invalidRequest(
+            `user must be a string (the workspace's name), not ${typeof body.user}; send a string or leave it out.`,
+            "user"
+        );
+    }
+    const user = upstreamUser(keyId, namedWorkspace(request, body.user ?? undefined, "user"));
+    const { user: _given, ...rest } = body;
+    const upstream = { ...rest, ...(user === undefined ? {} : { user }) };
     const { backend, model } = route;
-    const release = context.admit();
+    const release = context.admit(keyId);
     const deadline = watchAnswer(response, context.requestTimeoutMs);
     try {
         const answer = await backend.forward(upstream, model, deadline.signal, endpoint);
@@ -176,11 +184,18 @@ async function forwardAnswer(
 
 /**
  * The `user` a named workspace goes upstream as: every gateway client reaches the backend with the
- * one upstream key, so the name stays in its Kvault key's namespace (`ID:name`; the default key's
- * names as they are). Undefined for a request that names none.
+ * one upstream key, so the name stays in its Kvault key's namespace, one to one: a key's names as
+ * `ID~GENERATION:name` (a namespace has no ':'), the default key's as they are when they hold no
+ * ':', else after one more ':' (so no default name reads as a key's). Undefined for a request that names none.
  */
-export function upstreamUser(keyId: string | undefined, named: string | undefined): string | undefined {
-    return named === undefined ? undefined : keyId === undefined ? named : `${keyId}:${named}`;
+export function upstreamUser(keyNamespace: string | undefined, named: string | undefined): string | undefined {
+    if (named === undefined) {
+        return undefined;
+    }
+    if (keyNamespace !== undefined) {
+        return `${keyNamespace}:${named}`;
+    }
+    return named.includes(":") ? `:${named}` : named;
 }
 
 /** A backend failure in OpenAI's shape: the backend's own 4xx passes through (a 400 stays a 400), the rest is a 502 or 504. */

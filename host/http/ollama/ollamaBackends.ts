@@ -142,9 +142,10 @@ export async function embedOnBackend(
     route: BackendRoute,
     inputs: readonly EmbeddingInput[],
     dimensions: number | undefined,
-    response: ServerResponse
+    response: ServerResponse,
+    keyId: string | undefined
 ): Promise<{ readonly embeddings: readonly (readonly number[])[]; readonly promptTokens: number }> {
-    const release = context.admit();
+    const release = context.admit(keyId);
     const deadline = watchAnswer(response, context.requestTimeoutMs);
     let read;
     try {

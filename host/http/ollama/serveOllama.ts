@@ -102,8 +102,8 @@ export async function serveOllama(
                 const body = parseOllamaEmbed(received, windowTokens, legacy);
                 const embedded =
                     remote === undefined
-                        ? await embedLocally(context, body, response)
-                        : await embedOnBackend(context, remote, body.inputs, body.dimensions, response);
+                        ? await embedLocally(context, body, response, keyId)
+                        : await embedOnBackend(context, remote, body.inputs, body.dimensions, response, keyId);
                 if (legacy) {
                     return sendJson(response, 200, { embedding: embedded.embeddings[0] });
                 }
@@ -147,7 +147,8 @@ function checkModel(context: ApiContext, model: string): void {
 async function embedLocally(
     context: ApiContext,
     body: ReturnType<typeof parseOllamaEmbed>,
-    response: ServerResponse
+    response: ServerResponse,
+    keyId: string | undefined
 ): Promise<{ readonly embeddings: readonly (readonly number[])[]; readonly promptTokens: number }> {
     checkModel(context, body.model);
     const dimensions = context.engine.info.embeddingDimensions;
@@ -157,7 +158,7 @@ async function embedLocally(
             "dimensions"
         );
     }
-    const result = await runApiEmbed(context, body.inputs, response);
+    const result = await runApiEmbed(context, keyId, body.inputs, response);
     return { embeddings: result.embeddings, promptTokens: result.numTokens.reduce((sum, count) => sum + count, 0) };
 }
 

@@ -14,7 +14,12 @@ import { SettingsFile } from "../../../../host/settings/SettingsFile.js";
 import { SettingsHost, type SettingsEngine } from "../../../../host/settings/SettingsHost.js";
 
 const GiB = 1024 ** 3;
-const info = { modelPath: "/m.gguf", backend: "cpu, 2 threads", mode: { requested: "split", effective: "split" } } as EngineInfo;
+const info = {
+    modelPath: "/m.gguf",
+    backend: "cpu, local build, 2 threads",
+    compute: { backend: "cpu", binary: "local build", devices: [], layers: { numOnDevice: 0, numTotal: 3, numPlanned: 0 } },
+    mode: { requested: "split", effective: "split" }
+} as unknown as EngineInfo;
 const facts = {
     fileBytes: 1024,
     kvBytesPerTokenByType: { f16: 512, q8_0: 272, q4_0: 144 },
@@ -29,6 +34,7 @@ const engine: SettingsEngine = {
     info,
     numTurns: 0,
     inspectModel: async () => facts,
+    call: async (method: string) => (method === "snapshot" ? { workspaces: [] } : {}),
     reconfigure: async (changes: unknown) => {
         restarts.push(changes);
         return info;
@@ -96,7 +102,9 @@ describe("SettingsHost", () => {
         const created = await settings.createApiKey("dana");
         expect(created).toMatchObject({ id: "dana", key: "kv-created-key-0001" });
         expect(keys.identify("kv-created-key-0001")).toBe("dana");
-        expect(onDisk().apiKeys).toEqual([{ id: "dana", key: "kv-created-key-0001", createdAt: expect.any(String) }]);
+        expect(onDisk().apiKeys).toEqual([
+            { id: "dana", key: "kv-created-key-0001", createdAt: expect.any(String), generation: expect.stringMatching(/^[0-9a-f]{16}$/) }
+        ]);
         await expect(settings.createApiKey("dana")).rejects.toMatchObject({ code: "invalid_api_key_entry" });
         await expect(settings.createApiKey("a:b")).rejects.toMatchObject({ code: "invalid_api_key_entry" });
         expect((await settings.revokeApiKey("dana")).apiKeys).toEqual([]);

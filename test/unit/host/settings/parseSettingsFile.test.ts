@@ -33,7 +33,7 @@ describe("parseSettingsFile", () => {
         const file = {
             version: 2,
             localApi: { enabled: true, port: 11434, apiKey: "my-own.key_1" },
-            apiKeys: [{ id: "alice", key: "alice-key-0123456789", createdAt: "2026-12-01T10:00:00.000Z" }],
+            apiKeys: [{ id: "alice", key: "alice-key-0123456789", createdAt: "2026-12-01T10:00:00.000Z", generation: "0123456789abcdef" }],
             modelPath: absoluteModel,
             engine: {
                 contextSize: 8192,
@@ -64,11 +64,12 @@ describe("parseSettingsFile", () => {
             problems: []
         });
         expect(parseSettingsFile({ localApi: {}, engine: { gpu: 0 } }, key).settings.engine.gpu).toBe(0);
+        expect(parseSettingsFile({ localApi: {}, engine: { gpu: "vulkan" } }, key).settings.engine.gpu).toBe("vulkan");
         for (const bad of [-1, 2.5, 1025, "12"]) {
             const { settings, problems } = parseSettingsFile({ localApi: {}, engine: { gpu: bad } }, key);
             expect(settings.engine.gpu).toBe("auto");
             expect(problems).toEqual([
-                `engine.gpu is ${JSON.stringify(bad)}, not "auto", "off" or a whole number of layers from 0 to 1,024; using "auto".`
+                `engine.gpu is ${JSON.stringify(bad)}, not "auto", "off", "cuda", "vulkan", "metal" or a whole number of layers from 0 to 1,024; using "auto".`
             ]);
         }
     });
@@ -137,7 +138,7 @@ describe("parseSettingsFile", () => {
                 localApi: {},
                 engine: {
                     contextSize: 8,
-                    gpu: "cuda",
+                    gpu: "opencl",
                     threads: -1,
                     flashAttention: false,
                     kvCacheType: "q4_0",
@@ -150,7 +151,7 @@ describe("parseSettingsFile", () => {
         );
         expect(settings.engine).toEqual({ ...engineSettingDefaults, flashAttention: false, pageTokens: 64 });
         expect(problems).toEqual([
-            'engine.gpu is "cuda", not "auto", "off" or a whole number of layers from 0 to 1,024; using "auto".',
+            'engine.gpu is "opencl", not "auto", "off", "cuda", "vulkan", "metal" or a whole number of layers from 0 to 1,024; using "auto".',
             "engine.kvCacheType is q4_0, which needs flash attention, and engine.flashAttention is false; using f16.",
             "engine.contextSize is 8; it must be a whole number from 16 to 4,194,304. Using 4096.",
             "engine.threads is -1; it must be null (Kvault's choice) or a whole number from 1 to 1,024. Using Kvault's choice.",
@@ -159,8 +160,9 @@ describe("parseSettingsFile", () => {
         ]);
     });
 
-    it("keeps usable API keys and drops a malformed or repeated one, saying which", () => {
-        const good = { id: "alice", key: "alice-key-0123456789", createdAt: "2026-12-01T10:00:00.000Z" };
+    it("keeps usable API keys and drops a malformed or repeated one, saying which; an older entry gets a generation", () => {
+        const good = { id: "alice", key: "alice-key-0123456789", createdAt: "2026-12-01T10:00:00.000Z", generation: "0123456789abcdef" };
+        const older = { id: "older", key: "older-key-0123456789", createdAt: good.createdAt };
         const { settings, problems } = parseSettingsFile(
             {
                 localApi: { apiKey: "kv-default-key-1234" },
@@ -168,12 +170,13 @@ describe("parseSettingsFile", () => {
                     good,
                     { id: "bad:id", key: "bob-key-0123456789", createdAt: good.createdAt },
                     { ...good, id: "again" },
-                    { id: "same", key: "kv-default-key-1234", createdAt: good.createdAt }
+                    { id: "same", key: "kv-default-key-1234", createdAt: good.createdAt },
+                    older
                 ]
             },
             key
         );
-        expect(settings.apiKeys).toEqual([good]);
+        expect(settings.apiKeys).toEqual([good, { ...older, generation: expect.stringMatching(/^[0-9a-f]{16}$/) }]);
         expect(problems).toEqual([
             expect.stringMatching(/^apiKeys\[1\] is not \{id, key, createdAt\}/),
             'apiKeys[2] ("again") repeats another key\'s id or secret; only the first is in force.',
