@@ -1,7 +1,8 @@
 // The postinstall step: applies the speculative validation fix to the installed node-llama-cpp
-// (speculativeValidation.ts says what it fixes). Idempotent. A node-llama-cpp the fix does not
+// (speculativeValidation.js says what it fixes). Idempotent. A node-llama-cpp the fix does not
 // know is left as it is, with a warning: installing never fails for it, and the engine then
-// refuses speculative decoding, saying why, while everything else works.
+// refuses speculative decoding, saying why, while everything else works. Plain JavaScript, run
+// with node alone: `npm ci --omit=dev` installs no tsx.
 import fs from "node:fs";
 import { fixSpeculativeValidation, installedLlamaContextFile, speculativeValidationState } from "./speculativeValidation.js";
 
