@@ -1,6 +1,6 @@
 // Builds the three bundles of the Electron app from this repo's layout (not electron-vite's
-// src/ default): main/ and the engine process → out/main, main/preload/ → out/preload,
-// renderer/ → out/renderer.
+// src/ default): main/, the headless server and the processes both start → out/main,
+// main/preload/ → out/preload, renderer/ → out/renderer.
 import { resolve } from "node:path";
 import react from "@vitejs/plugin-react";
 import { defineConfig } from "electron-vite";
@@ -13,12 +13,14 @@ export default defineConfig({
     main: {
         build: {
             outDir: resolve(root, "out/main"),
-            // Three entries: the app's main process, and the engine process and the model inspection
-            // process it starts with utilityProcess.fork (out/main/engineProcess.js and
-            // out/main/inspectModelProcess.js, beside index.js).
+            // Four entries: the app's main process; the headless server (out/main/serve.js, which
+            // `npm run serve` runs with node alone); and the engine process and the model inspection
+            // process that both start, main with utilityProcess.fork and serve with child_process.fork
+            // (out/main/engineProcess.js and out/main/inspectModelProcess.js, found beside the bundle).
             lib: {
                 entry: {
                     index: resolve(root, "main/index.ts"),
+                    serve: resolve(root, "host/headless/serve.ts"),
                     engineProcess: resolve(root, "engine/process/appEngineProcessMain.ts"),
                     inspectModelProcess: resolve(root, "host/models/appInspectModelProcessMain.ts")
                 },

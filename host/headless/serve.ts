@@ -1,5 +1,6 @@
-// `npm run serve -- [options]`: Kvault headless. The engine in its own process, the renderer, the
-// RPC WebSocket and the OpenAI-compatible API on one loopback port. When ready it prints
+// `npm run serve -- [options]`: Kvault headless, built as out/main/serve.js (startBuiltServer.js runs
+// it). The engine in its own process, the renderer, the RPC WebSocket and the OpenAI-compatible API
+// on one loopback port. When ready it prints
 // `Kvault listening on URL` on stdout, then (with the renderer built) the browser's one-time
 // login link, and a new link on stdout each time one is used; everything else goes to stderr.
 import crypto from "node:crypto";
@@ -206,7 +207,7 @@ async function main(): Promise<void> {
     );
     const rendererDirectory = path.join(repositoryRoot, "out", "renderer");
     if (!fs.existsSync(path.join(rendererDirectory, "index.html"))) {
-        log("The renderer is not built (out/renderer); serving the API only. `npm run serve` builds it.");
+        log("The renderer is not built (out/renderer); serving the API only. `npm run build` builds it.");
     }
     const server = new KvaultHttpServer({
         engine: supervisor,

@@ -1,5 +1,5 @@
-// `npm run serve`'s server as a user runs it (node with tsx, without npm's banner), and a client
-// of its RPC WebSocket: for the tests that drive the headless server from outside.
+// The headless server run from its sources (node with tsx, without npm's banner) or as built, and a
+// client of its RPC WebSocket: for the tests that drive the headless server from outside.
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import WebSocket from "ws";
@@ -15,12 +15,26 @@ export interface ServeProcess {
     readonly exit: Promise<{ readonly code: number | null; readonly signal: NodeJS.Signals | null }>;
 }
 
-/** The small engine these tests run: a 512-token window, two decode sequences, 16-token pages. */
-export const smallEngineArgs = ["--context", "512", "--decode-sequences", "2", "--page-tokens", "16"] as const;
+/** The small engine these tests run: a 512-token window, two decode sequences, 16-token pages, on the CPU whatever GPU drivers the machine has. */
+export const smallEngineArgs = ["--context", "512", "--decode-sequences", "2", "--page-tokens", "16", "--gpu", "off"] as const;
 
-export function startServe(args: readonly string[], env: Readonly<Record<string, string>> = {}): ServeProcess {
-    const child = spawn(process.execPath, ["--import", "tsx", "host/headless/serve.ts", ...args], {
-        cwd: repositoryRoot,
+/** How the server is started: node's arguments before serve's own, in a working directory. */
+export interface ServeCommand {
+    readonly nodeArgs: readonly string[];
+    readonly cwd: string;
+}
+
+/** serve.ts from this checkout's sources, through tsx. */
+export const serveFromSources: ServeCommand = { nodeArgs: ["--import", "tsx", "host/headless/serve.ts"], cwd: repositoryRoot };
+
+/** Starts the server; an `env` entry that is undefined is left out of its environment. */
+export function startServe(
+    args: readonly string[],
+    env: Readonly<Record<string, string | undefined>> = {},
+    command: ServeCommand = serveFromSources
+): ServeProcess {
+    const child = spawn(process.execPath, [...command.nodeArgs, ...args], {
+        cwd: command.cwd,
         env: { ...process.env, ...env },
         stdio: ["ignore", "pipe", "pipe"]
     });
