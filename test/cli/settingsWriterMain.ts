@@ -13,7 +13,12 @@ const dataDir = process.argv[2]!;
 DataDirectoryLock.acquire(dataDir, { owner: "the settings writer of a test", log: () => undefined });
 const file = await SettingsFile.open(path.join(dataDir, "settings.json"), { log: () => undefined });
 const key = (index: number) =>
-    Object.freeze({ id: `key-${index}`, key: newApiKey(), createdAt: new Date().toISOString(), generation: crypto.randomBytes(8).toString("hex") });
+    Object.freeze({
+        id: `key-${index}`,
+        key: newApiKey(),
+        createdAt: new Date().toISOString(),
+        generation: crypto.randomBytes(8).toString("hex")
+    });
 await file.update((current) => ({
     ...current,
     apiKeys: Object.freeze(Array.from({ length: MAX_STORED_API_KEYS }, (_, index) => key(index)))

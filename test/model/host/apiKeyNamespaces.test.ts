@@ -86,7 +86,11 @@ describe("each API key has its own workspace namespace", () => {
         expect(bobGuess.usage.prompt_tokens).toBe(viaDefault.usage.prompt_tokens);
         expect(bobGuess.choices[0]!.message.content).toBe(viaDefault.choices[0]!.message.content);
         const names = service.snapshot().workspaces.map((workspace) => workspace.workspace);
-        expect(names).toEqual(expect.arrayContaining(["api@alice:shared", "api@bob:shared", "api:shared"]));
+        // Each key's names are in its generation's namespace (api@ID~GENERATION:), the default key's where they always were.
+        expect(keys.namespaceOf("alice")).toMatch(/^alice~[0-9a-f]{16}$/);
+        expect(names).toEqual(
+            expect.arrayContaining([`api@${keys.namespaceOf("alice")}:shared`, `api@${keys.namespaceOf("bob")}:shared`, "api:shared"])
+        );
     });
 
     it("refuses a revoked or unknown key with 401, and keeps the others working", async () => {

@@ -90,7 +90,7 @@ describe("API keys created and revoked on the settings screen (npm run serve, it
         // settings.json keeps it, readable by this user alone.
         const file = path.join(dataDir, "settings.json");
         expect((JSON.parse(fs.readFileSync(file, "utf8")) as { apiKeys: { id: string; key: string }[] }).apiKeys).toEqual([
-            { id: "carol", key, createdAt: expect.any(String) }
+            { id: "carol", key, createdAt: expect.any(String), generation: expect.stringMatching(/^[0-9a-f]{16}$/) }
         ]);
         expect(fs.statSync(file).mode & 0o777).toBe(0o600);
         // The view never lists a secret.
@@ -134,7 +134,7 @@ describe("API keys created and revoked on the settings screen (npm run serve, it
         expect((await complete(DEFAULT_KEY, first)).choices[0]!.message.content.length).toBeGreaterThan(0);
         expect(await rpc.call(4, "revokeApiKey", { id: "carol" })).toMatchObject({ id: 4, error: { code: "api_key_not_revocable" } });
         expect(await rpc.call(5, "createApiKey", { id: "bad:id" })).toMatchObject({ id: 5, error: { code: "invalid_request" } });
-        expect(stderr).toContain('Settings: API key "carol" revoked.');
+        expect(stderr).toContain('Settings: API key "carol" revoked; 1 workspace(s) of it forgotten.');
         rpc.socket.close();
     });
 });

@@ -33,8 +33,21 @@ describe("ApiKeys", () => {
 
     it("puts each key's workspaces in a namespace of its own, and the default key's where they always were", () => {
         expect(apiWorkspace(undefined, "w")).toBe("api:w");
-        expect(apiWorkspace("alice", "w")).toBe("api@alice:w");
+        expect(apiWorkspace("alice~0123456789abcdef", "w")).toBe("api@alice~0123456789abcdef:w");
         // The default key cannot name its way into a key's namespace: its names always start "api:".
-        expect(apiWorkspace(undefined, "@alice:w")).not.toBe(apiWorkspace("alice", "w"));
+        expect(apiWorkspace(undefined, "@alice~0123456789abcdef:w")).not.toBe(apiWorkspace("alice~0123456789abcdef", "w"));
+    });
+
+    it("gives a key made again under a revoked key's id another namespace, and keeps a stored generation", () => {
+        const keys = new ApiKeys([{ id: "alice", key: "alice-key-1", generation: "0123456789abcdef" }]);
+        expect(keys.namespaceOf("alice")).toBe("alice~0123456789abcdef");
+        keys.revoke("alice");
+        expect(keys.namespaceOf("alice")).toBeUndefined();
+        keys.add({ id: "alice", key: "alice-key-2" });
+        expect(keys.namespaceOf("alice")).toMatch(/^alice~[0-9a-f]{16}$/);
+        expect(keys.namespaceOf("alice")).not.toBe("alice~0123456789abcdef");
+        expect(() => keys.add({ id: "bob", key: "bob-key-22", generation: "not-hex" })).toThrow(
+            expect.objectContaining({ code: "invalid_api_key_entry" })
+        );
     });
 });
