@@ -3,6 +3,7 @@
 // Electron's MessagePort unchanged. Besides a turn's own commands and events, every engine-served
 // method of the RPC (contract/rpc/rpcSpec.ts) crosses as one generic `call` and its `answer`.
 
+import type { EngineCompute } from "./engineCompute.js";
 import type { KvCacheType } from "./models.js";
 import type { EngineMethod, RpcParams, RpcResult } from "./rpc/rpcSpec.js";
 
@@ -188,7 +189,10 @@ export interface DraftMeasurement {
 export interface EngineInfo {
     readonly modelPath: string;
     readonly modelName: string;
+    /** The backend line (contract/engineCompute.ts describeCompute), e.g. "cpu, local build, 2 threads". */
     readonly backend: string;
+    /** What that line says, field by field. */
+    readonly compute: EngineCompute;
     readonly mode: { readonly requested: "split" | "unified"; readonly effective: "split" | "unified"; readonly reason?: string };
     readonly window: { readonly configured: number; readonly limit: number; readonly boundBy: string; readonly clamped: boolean };
     readonly capacities: { readonly window: number; readonly prefill: number; readonly decode: number; readonly pool: number };

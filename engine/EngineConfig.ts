@@ -1,3 +1,4 @@
+import { gpuBackendNames, type GpuBackendName } from "../contract/engineCompute.js";
 import { isKvCacheType, kvCacheTypes, type KvCacheType } from "./codec/kvCacheTypes.js";
 import { KvaultError } from "./core/KvaultError.js";
 
@@ -82,7 +83,11 @@ export interface EngineConfig {
     readonly draftMinConfidence: number;
     /** A window above what the contexts and pool can hold is clamped and reported, or refused at start. */
     readonly onWindowAboveCapacity: "clamp" | "refuse";
-    readonly gpu: "auto" | false;
+    /**
+     * "auto": a GPU binary when it has a hardware device, else the CPU with Kvault's own build; a
+     * named backend whatever its devices (a software one too), refused when it cannot start; false: the CPU.
+     */
+    readonly gpu: "auto" | GpuBackendName | false;
     /**
      * Layers of the model on the GPU (node-llama-cpp's `loadModel({ gpuLayers })`), 0 to the
      * model's layers plus its output layer; absent: node-llama-cpp's "auto" (as many as fit). On
@@ -179,6 +184,11 @@ export function resolveEngineConfig(input: EngineConfigInput): EngineConfig {
     if (!Number.isSafeInteger(config.tokenDelayMs) || config.tokenDelayMs < 0 || config.tokenDelayMs > MAX_TOKEN_DELAY_MS) {
         throw new EngineConfigError(
             `tokenDelayMs is ${config.tokenDelayMs}; it must be a whole number of milliseconds from 0 to ${MAX_TOKEN_DELAY_MS}.`
+        );
+    }
+    if (config.gpu !== "auto" && config.gpu !== false && !gpuBackendNames.includes(config.gpu)) {
+        throw new EngineConfigError(
+            `gpu is "${String(config.gpu)}"; use "auto", ${gpuBackendNames.map((name) => `"${name}"`).join(", ")} or false (the CPU).`
         );
     }
     if (config.gpuLayers !== undefined && (!Number.isSafeInteger(config.gpuLayers) || config.gpuLayers < 0)) {

@@ -1,3 +1,4 @@
+import type { EngineCompute } from "../contract/engineCompute.js";
 import { invariant } from "./core/invariant.js";
 import { bytesPerToken, describeLayoutMismatch, layoutFingerprint, type KvLayout } from "./codec/KvLayout.js";
 import { KvCacheTypeError, StateLayoutMismatchError } from "./codec/codecErrors.js";
@@ -62,6 +63,8 @@ export interface EngineParts {
     /** Whether the engine started the runtime itself (and so disposes of it). */
     readonly ownsRuntime: boolean;
     readonly model: LlamaModel;
+    /** What the engine computes on, measured once the model and contexts are loaded (backend, binary, devices, layers, device memory). */
+    readonly compute: EngineCompute;
     /** The draft model of speculative decoding ("draft-model"); the engine disposes of it after the contexts. */
     readonly draftModel: LlamaModel | undefined;
     readonly modelFingerprint: string;
@@ -173,6 +176,7 @@ export async function startEngineParts(input: EngineConfigInput, options: Engine
             runtime,
             ownsRuntime: options.runtime === undefined,
             model,
+            compute: await runtime.report(model, config.gpuLayers),
             draftModel,
             modelFingerprint: fingerprint,
             layout,

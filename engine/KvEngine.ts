@@ -3,6 +3,7 @@ import type { AuditOptions, AuditResult } from "./pages/AuditResult.js";
 import { ReplayLog, type ServedRequest } from "./audit/ReplayLog.js";
 import type { ParsedSequenceState } from "./codec/parseSequenceState.js";
 import type { HandoffProgress } from "../contract/EngineSnapshot.js";
+import { describeCompute } from "../contract/engineCompute.js";
 import type { RequestId, WorkspaceId } from "./core/ids.js";
 import type { EngineConfig, EngineConfigInput } from "./EngineConfig.js";
 import { startEngineParts, type EngineParts, type EngineStartOptions } from "./EngineParts.js";
@@ -62,6 +63,7 @@ export class KvEngine {
     /** @internal for the fault drills' sandboxes, which share the loaded binding. */
     readonly runtime: EngineParts["runtime"];
     readonly stateDirectory: EngineParts["stateDirectory"];
+    readonly compute: EngineParts["compute"];
     /** How states leave and enter llama.cpp in handoffs and swaps ("memory" or "file"), and why. */
     readonly stateExchange: EngineParts["stateExchange"];
     readonly #parts: EngineParts;
@@ -78,7 +80,7 @@ export class KvEngine {
         this.#parts = parts;
         ({ config: this.config, pool: this.pool, decode: this.decode, prefill: this.prefill, window: this.window } = parts);
         ({ mode: this.mode, layout: this.layout, modelFingerprint: this.modelFingerprint, model: this.model } = parts);
-        ({ runtime: this.runtime, stateDirectory: this.stateDirectory, stateExchange: this.stateExchange } = parts);
+        ({ runtime: this.runtime, stateDirectory: this.stateDirectory, stateExchange: this.stateExchange, compute: this.compute } = parts);
         const { pool, decode, prefill, hooks, policies, window } = parts;
         const counters = this.counters;
         const transferHooks = watchedTransferHooks(hooks, this.#sealWatchers);
@@ -123,8 +125,9 @@ export class KvEngine {
         return String(this.model.fileInfo.metadata.general?.name ?? this.config.modelPath.split(/[\\/]/).at(-1));
     }
 
+    /** The backend line (contract/engineCompute.ts describeCompute): backend, binary, devices, layers, device memory. */
     get backend(): string {
-        return this.runtime.describe();
+        return describeCompute(this.compute, this.runtime.llama.maxThreads);
     }
 
     tokenize(text: string): number[] {

@@ -1,14 +1,30 @@
 import os from "node:os";
 import { getLlama, LlamaLogLevel, type Llama, type LlamaModel } from "node-llama-cpp";
+import {
+    describeCompute,
+    type ComputeBackend,
+    type ComputeBinary,
+    type ComputeDevice,
+    type EngineCompute,
+    type GpuBackendName
+} from "../../contract/engineCompute.js";
 import { KvaultError } from "../core/KvaultError.js";
-import { findLocalBuilds, localBuildCmakeOptions, type LocalBuildFlavor } from "./localLlamaBuild.js";
+import { autoGpuRefusal, computeDeviceOf } from "./autoGpuRefusal.js";
+import { findLocalBuilds, localBuildCmakeOptions, type LocalBuildFlavor, type LocalBuildInfo } from "./localLlamaBuild.js";
 
-/** Which compute backend node-llama-cpp chose; "cpu" when no GPU binary could be used. */
-export type ComputeBackend = "cuda" | "vulkan" | "metal" | "cpu";
+export type { ComputeBackend } from "../../contract/engineCompute.js";
+
+/** Which backend to start: "auto" a GPU with a hardware device, else the CPU; a named one or none; false the CPU alone. */
+export type GpuChoice = "auto" | GpuBackendName | false;
 
 export interface LlamaRuntimeOptions {
-    /** "auto" tries CUDA, Vulkan and Metal in node-llama-cpp's order and falls back to the CPU. */
-    readonly gpu?: "auto" | false;
+    /**
+     * "auto" takes the GPU binary node-llama-cpp finds (CUDA, Vulkan, Metal in its order) only when
+     * it has a hardware device, else the CPU path with Kvault's own build (autoGpuRefusal.ts); a
+     * named backend is used whatever its devices (a software one included), or refused with
+     * GpuBackendUnavailableError; false is the CPU alone.
+     */
+    readonly gpu?: GpuChoice;
     /**
      * CPU threads for every context. node-llama-cpp defaults to at least 4, which on a 2-core
      * machine oversubscribes and slows decode by ~60× (docs/ARCHITECTURE.md, Threads),
@@ -32,8 +48,10 @@ export class LlamaRuntime {
     private constructor(
         readonly llama: Llama,
         readonly backend: ComputeBackend,
-        readonly gpuDeviceNames: readonly string[],
-        readonly binary: BinarySource
+        readonly devices: readonly ComputeDevice[],
+        readonly binary: BinarySource,
+        /** Why "auto" left a GPU binary for the CPU; absent when it did not. */
+        readonly fallback?: string
     ) {}
 
     static async start({
@@ -41,34 +59,118 @@ export class LlamaRuntime {
         maxThreads = os.availableParallelism(),
         preferLocalBuild = true
     }: LlamaRuntimeOptions = {}): Promise<LlamaRuntime> {
-        // node-llama-cpp finds a local build only by its cmake options, and for each GPU type in turn it
-        // tries that local build and then the prebuilt, so a prebuilt CUDA binary still wins over a
-        // CPU-only local build. With no local build of ours there, this is the plain prebuilt lookup.
-        const local = preferLocalBuild ? findLocalBuilds()[0] : undefined;
+        const builds = preferLocalBuild ? findLocalBuilds() : [];
+        if (gpu === false) {
+            return LlamaRuntime.open(false, builds, maxThreads);
+        }
+        if (gpu === "auto") {
+            const chosen = await LlamaRuntime.open("auto", builds, maxThreads);
+            if (chosen.backend === "cpu") {
+                return chosen;
+            }
+            const refusal = autoGpuRefusal(chosen.backend, chosen.devices, await chosen.vram());
+            if (refusal === undefined) {
+                return chosen;
+            }
+            await chosen.dispose();
+            return LlamaRuntime.open(false, builds, maxThreads, refusal);
+        }
+        let named: LlamaRuntime;
+        try {
+            named = await LlamaRuntime.open(gpu, builds, maxThreads);
+        } catch (error) {
+            throw new GpuBackendUnavailableError(
+                `--gpu ${gpu}: node-llama-cpp could not load a ${gpu} binary (${(error as Error).message.split("\n")[0]}). ` +
+                    `Install the ${gpu} driver and runtime, or give --gpu auto (a GPU when there is one, else the CPU) or --gpu off.`
+            );
+        }
+        if (named.devices.length === 0) {
+            await named.dispose();
+            throw new GpuBackendUnavailableError(
+                `--gpu ${gpu}: the ${gpu} binary loaded but found no device` +
+                    (gpu === "vulkan"
+                        ? " (ggml's Vulkan backend skips software devices such as llvmpipe unless GGML_VK_VISIBLE_DEVICES names them, e.g. GGML_VK_VISIBLE_DEVICES=0)"
+                        : "") +
+                    ". Give --gpu auto or --gpu off to run on the CPU."
+            );
+        }
+        return named;
+    }
+
+    /**
+     * One getLlama: node-llama-cpp finds a local build only by its cmake options, and for each GPU
+     * type in turn it tries that local build and then the prebuilt, so a prebuilt GPU binary wins
+     * over a CPU-only local build under "auto". The local build offered is one for this very backend
+     * (the first flavour for "auto"). `build: "never"`: nothing is compiled or downloaded here.
+     */
+    private static async open(
+        gpu: GpuChoice,
+        builds: readonly LocalBuildInfo[],
+        maxThreads: number,
+        fallback?: string
+    ): Promise<LlamaRuntime> {
+        const local = gpu === "auto" ? builds[0] : builds.find((build) => build.gpu === gpu);
         const llama = await getLlama({
             gpu,
             maxThreads,
-            build: "never", // never compile or download here: a local build is made by `npm run build-llama`
+            build: "never",
             ...(local === undefined ? {} : { cmakeOptions: { ...localBuildCmakeOptions[local.flavor] } }),
             logLevel: LlamaLogLevel.error,
             progressLogs: false
         });
         const backend: ComputeBackend = llama.gpu === false ? "cpu" : llama.gpu;
-        const gpuDeviceNames = backend === "cpu" ? [] : await llama.getGpuDeviceNames();
+        const devices = backend === "cpu" ? [] : (await llama.getGpuDeviceNames()).map(computeDeviceOf);
         const binary: BinarySource =
             llama.buildType === "localBuild" && local !== undefined ? { kind: "localBuild", flavor: local.flavor } : { kind: "prebuilt" };
-        return new LlamaRuntime(llama, backend, gpuDeviceNames, binary);
+        return new LlamaRuntime(llama, backend, devices, binary, fallback);
+    }
+
+    /** The GPU devices' memory now, bytes (node-llama-cpp's getVramState); zeros on the CPU. */
+    async vram(): Promise<{ usedBytes: number; totalBytes: number }> {
+        if (this.backend === "cpu") {
+            return { usedBytes: 0, totalBytes: 0 };
+        }
+        const { used, total } = await this.llama.getVramState();
+        return { usedBytes: used, totalBytes: total };
+    }
+
+    get binaryName(): ComputeBinary {
+        return this.binary.kind === "prebuilt" ? "prebuilt" : this.binary.flavor === "native" ? "local build" : "portable build";
     }
 
     /**
-     * A one-line description for logs and the UI, e.g. "cpu, local build, 2 threads",
-     * "cpu, prebuilt, 2 threads" or "cuda, prebuilt (NVIDIA H200)".
+     * What the engine computes on once `model` is loaded: backend, binary, devices, the layers
+     * node-llama-cpp placed on the device against `numPlannedLayers` (all of them when absent:
+     * "auto" asks for all that fit), and the device memory now.
+     */
+    async report(model: LlamaModel, numPlannedLayers?: number): Promise<EngineCompute> {
+        const numTotal = model.fileInsights.totalLayers;
+        const onDevice = this.backend !== "cpu";
+        return {
+            backend: this.backend,
+            binary: this.binaryName,
+            devices: this.devices,
+            layers: { numOnDevice: onDevice ? model.gpuLayers : 0, numTotal, numPlanned: onDevice ? (numPlannedLayers ?? numTotal) : 0 },
+            ...(onDevice ? { deviceMemory: await this.vram() } : {}),
+            ...(this.fallback === undefined ? {} : { fallback: this.fallback })
+        };
+    }
+
+    /**
+     * A one-line description before a model is loaded, for logs and benchmarks, e.g. "cpu, local
+     * build, 2 threads" or "vulkan, prebuilt, llvmpipe (LLVM 15.0.6, 256 bits) (cpu device), …".
      */
     describe(): string {
-        const binary = this.binary.kind === "prebuilt" ? "prebuilt" : this.binary.flavor === "native" ? "local build" : "portable build";
-        return this.backend === "cpu"
-            ? `cpu, ${binary}, ${this.llama.maxThreads} threads`
-            : `${this.backend}, ${binary} (${this.gpuDeviceNames.join(", ") || "unknown device"})`;
+        return describeCompute(
+            {
+                backend: this.backend,
+                binary: this.binaryName,
+                devices: this.devices,
+                layers: { numOnDevice: 0, numTotal: 0, numPlanned: 0 },
+                ...(this.fallback === undefined ? {} : { fallback: this.fallback })
+            },
+            this.llama.maxThreads
+        );
     }
 
     /**
@@ -97,6 +199,11 @@ export class LlamaRuntime {
         this.disposed = true;
         await this.llama.dispose();
     }
+}
+
+/** A named GPU backend (--gpu cuda|vulkan|metal) has no binary that loads here, or no device. */
+export class GpuBackendUnavailableError extends KvaultError {
+    readonly code = "gpu_backend_unavailable";
 }
 
 /** More GPU layers were asked for than the model has. */

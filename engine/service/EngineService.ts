@@ -110,6 +110,7 @@ export class EngineService {
             modelPath: engine.config.modelPath,
             modelName: engine.modelName,
             backend: engine.backend,
+            compute: engine.compute,
             mode: engine.mode,
             window: {
                 configured: engine.window.configured,

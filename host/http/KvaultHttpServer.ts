@@ -15,6 +15,7 @@ import { sendError, sendJson, sendText, setSecurityHeaders } from "./httpRespons
 import { fromEngineError, OpenAiError } from "./OpenAiError.js";
 import { serveChatCompletion } from "./serveChatCompletion.js";
 import { prometheusMetrics } from "./prometheusMetrics.js";
+import { computeFields, engineComputeOf } from "./computeFields.js";
 import { limitConnections } from "./limitConnections.js";
 import { InFlightLimit } from "./InFlightLimit.js";
 import { LoginSessions } from "./LoginSessions.js";
@@ -240,7 +241,12 @@ export class KvaultHttpServer {
                 // missed liveness ping, failed), so a monitor or a load balancer sees it; no key needed.
                 const engine: EngineHealth = this.options.health?.() ?? { state: "ready", reason: "The engine runs in this process." };
                 const up = canServe(engine.state);
-                return sendJson(response, up ? 200 : 503, { status: up ? "ok" : engine.state, ...engine });
+                const compute = engineComputeOf(this.options.engine);
+                return sendJson(response, up ? 200 : 503, {
+                    status: up ? "ok" : engine.state,
+                    ...engine,
+                    ...(compute === undefined ? {} : { compute: computeFields(compute) })
+                });
             }
             if (url.pathname.startsWith("/api/")) {
                 // Ollama's API: the same keys as /v1/, its errors in Ollama's shape
@@ -267,7 +273,8 @@ export class KvaultHttpServer {
                         200,
                         prometheusMetrics(await this.options.engine.call("snapshot", {}), {
                             requests: this.#httpStatusCounts,
-                            embeds: this.#embedCounts
+                            embeds: this.#embedCounts,
+                            compute: engineComputeOf(this.options.engine)
                         }),
                         "text/plain; version=0.0.4; charset=utf-8"
                     );

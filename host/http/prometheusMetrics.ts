@@ -1,3 +1,4 @@
+import type { EngineCompute } from "../../contract/engineCompute.js";
 import type { EngineSnapshot } from "../../contract/EngineSnapshot.js";
 
 /** The engine's counters in Prometheus text format 0.0.4. */
@@ -7,6 +8,8 @@ export function prometheusMetrics(
         readonly requests: Readonly<Record<string, number>>;
         /** Embed calls the API served (`embedded`) and that failed (`embed_failed`): requests too, though not turns. */
         readonly embeds?: Readonly<Record<"embedded" | "embed_failed", number>>;
+        /** What the engine computes on (EngineInfo.compute); absent before its first start. */
+        readonly compute?: EngineCompute;
     }
 ): string {
     const lines: string[] = [];
@@ -76,5 +79,34 @@ export function prometheusMetrics(
         "HTTP API responses by status.",
         Object.entries(http.requests).map(([status, count]) => [`{status="${status}"}`, count])
     );
+    const { compute } = http;
+    if (compute !== undefined) {
+        const devices = compute.devices.map((device) => device.name).join(", ");
+        const types = compute.devices.map((device) => device.type).join(", ");
+        metric("kvault_compute_info", "gauge", "What the engine computes on: backend, binary, devices and their types (1).", [
+            [`{backend="${compute.backend}",binary="${compute.binary}",devices="${labelValue(devices)}",device_types="${types}"}`, 1]
+        ]);
+        metric(
+            "kvault_model_layers",
+            "gauge",
+            "The model's layers, by where node-llama-cpp placed them and how many were planned on the device.",
+            [
+                [`{where="device"}`, compute.layers.numOnDevice],
+                [`{where="cpu"}`, compute.layers.numTotal - compute.layers.numOnDevice],
+                [`{where="planned_on_device"}`, compute.layers.numPlanned]
+            ]
+        );
+        if (compute.deviceMemory !== undefined) {
+            metric("kvault_device_memory_bytes", "gauge", "The GPU devices' memory when the engine came up, bytes.", [
+                [`{state="used"}`, compute.deviceMemory.usedBytes],
+                [`{state="total"}`, compute.deviceMemory.totalBytes]
+            ]);
+        }
+    }
     return lines.join("\n") + "\n";
+}
+
+/** A label value in Prometheus' text format: backslash, quote and newline escaped. */
+function labelValue(text: string): string {
+    return text.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n");
 }

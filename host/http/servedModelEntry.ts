@@ -1,5 +1,6 @@
 import type { EngineInfo } from "../../contract/engineProtocol.js";
 import type { ModelFacts } from "../../contract/models.js";
+import { computeFields } from "./computeFields.js";
 
 /**
  * The `/v1/models` entry of the loaded model: OpenAI's four fields, vLLM's `max_model_len` (the
@@ -24,7 +25,8 @@ export function servedModelEntry(
         pool_pages: info.numPages,
         pool_bytes: info.numPages * info.pageBytes,
         decode_sequences: info.numDecodeSequences,
-        backend: info.backend
+        backend: info.backend,
+        compute: computeFields(info.compute)
     };
     return {
         id,

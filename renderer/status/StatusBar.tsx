@@ -1,6 +1,7 @@
 import { useId, type ReactNode } from "react";
 import type { KvRoleUse, ResourceUse } from "../../contract/resourceUse.js";
 import { ownerLabel } from "../pageMap/ownerLabel.js";
+import { useEngineStore } from "../stores/engineStore.js";
 import { useWorkspaceStore } from "../stores/workspaceStore.js";
 import { formatBytes, formatBytesInFull, formatRate } from "./formatBytes.js";
 import { useResourceStore } from "./resourceStore.js";
@@ -34,6 +35,7 @@ export function StatusBar() {
     }
     return (
         <div className="status-bar" role="group" aria-label="Engine resource use" data-at={use.at}>
+            <BackendItem />
             <RamItem use={use} />
             {use.vram !== undefined && <VramItem vram={use.vram} />}
             <KvItem kv={use.kv} />
@@ -65,6 +67,25 @@ function StatusItem({
                 {detail}
             </span>
         </span>
+    );
+}
+
+/** The backend the engine computes on, as EngineInfo's backend line gives it in full. */
+function BackendItem() {
+    const info = useEngineStore((state) => state.info);
+    if (info === undefined) {
+        return null;
+    }
+    const { compute } = info;
+    const device = compute.devices[0]?.name.replace(/ \(.*$/, "");
+    return (
+        <StatusItem
+            data={{ "data-status": "backend", "data-backend": compute.backend, "data-binary": compute.binary }}
+            detail={info.backend}
+        >
+            {compute.backend}
+            {device === undefined ? ` · ${compute.binary}` : ` · ${device}`}
+        </StatusItem>
     );
 }
 

@@ -18,7 +18,7 @@ describe("the first vertical slice: node-llama-cpp loads a generated model and g
     it("reports the backend it chose", () => {
         expect(["cuda", "vulkan", "metal", "cpu"]).toContain(runtime.backend);
         expect(runtime.describe()).toMatch(
-            /^(cpu, (prebuilt|local build|portable build), \d+ threads|(cuda|vulkan|metal), (prebuilt|local build|portable build) \(.+\))$/
+            /^(cpu, (prebuilt|local build|portable build), \d+ threads( \(auto: .+\))?|(cuda|vulkan|metal), (prebuilt|local build|portable build), .+ \((gpu|cpu) device\).*)$/
         );
     });
 

@@ -57,7 +57,9 @@ export async function serveOllama(
             case "GET /api/ps": {
                 const entry = await ollamaModelEntry(context.modelId(), context.engine.info, context.modelFacts);
                 // loaded until the server stops or the model is switched: keep_alive does not unload it
-                const gpu = !context.engine.info.backend.startsWith("cpu");
+                // Ollama's size_vram: the share of the model on the device, by the layers node-llama-cpp placed there
+                const { layers } = context.engine.info.compute;
+                const sizeVram = layers.numTotal === 0 ? 0 : Math.round((Number(entry.size) * layers.numOnDevice) / layers.numTotal);
                 // a backend's model is as loaded as its server keeps it; Kvault does not know its memory
                 const remote = (await backendTagEntries(gateway)).map((entry) => ({
                     ...entry,
@@ -65,7 +67,7 @@ export async function serveOllama(
                     size_vram: 0
                 }));
                 return sendJson(response, 200, {
-                    models: [{ ...entry, expires_at: "9999-12-31T23:59:59Z", size_vram: gpu ? entry.size : 0 }, ...remote]
+                    models: [{ ...entry, expires_at: "9999-12-31T23:59:59Z", size_vram: sizeVram }, ...remote]
                 });
             }
             case "POST /api/show": {

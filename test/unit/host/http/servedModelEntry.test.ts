@@ -5,7 +5,8 @@ import { describeServedModel } from "../../../../host/http/servedModelEntry.js";
 const info: EngineInfo = {
     modelPath: "/models/gemma.gguf",
     modelName: "Gemma",
-    backend: "cpu",
+    backend: "cpu, local build, 2 threads",
+    compute: { backend: "cpu", binary: "local build", devices: [], layers: { numOnDevice: 0, numTotal: 19, numPlanned: 0 } },
     mode: { requested: "split", effective: "unified", reason: "Running unified (no prefill/decode split): sliding window." },
     window: { configured: 8192, limit: 4096, boundBy: "decode", clamped: true },
     capacities: { window: 8192, prefill: 4096, decode: 4096, pool: 8192 },
@@ -38,7 +39,17 @@ describe("describeServedModel", () => {
                 pool_pages: 512,
                 pool_bytes: 512 * 16 * 1088,
                 decode_sequences: 2,
-                backend: "cpu",
+                backend: "cpu, local build, 2 threads",
+                compute: {
+                    backend: "cpu",
+                    binary: "local build",
+                    devices: [],
+                    layers_on_device: 0,
+                    layers_total: 19,
+                    layers_planned: 0,
+                    device_memory_used_bytes: null,
+                    device_memory_total_bytes: null
+                },
                 facts_error: "the model file's header could not be read: the file is gone"
             }
         });
