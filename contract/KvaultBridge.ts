@@ -4,6 +4,7 @@
 
 import type { AppCommand } from "./appCommands.js";
 import type { BackendsSettingView } from "./backends.js";
+import { gpuBackendNames, type GpuBackendName } from "./engineCompute.js";
 import type { EngineErrorPayload, EngineInfo } from "./engineProtocol.js";
 import type { KvCacheType } from "./models.js";
 import type { RpcAnswer, RpcTurnEvent } from "./rpc.js";
@@ -80,8 +81,17 @@ export interface EngineSettings {
 export const speculationSettings = ["off", "input-lookup", "draft-model"] as const;
 export type SpeculationSetting = (typeof speculationSettings)[number];
 
-/** GPU offload: "auto", "off", or a number of layers (EngineSettings.gpu). */
-export type GpuOffload = "auto" | "off" | number;
+/**
+ * GPU offload (EngineSettings.gpu): "auto" (a GPU with a hardware device, all layers that fit;
+ * else the CPU), a named backend (all layers on its device, a software one too), "off" (the CPU
+ * alone), or a number of layers on the GPU "auto" finds.
+ */
+export type GpuOffload = "auto" | "off" | GpuBackendName | number;
+
+/** Whether `value` is a GPU offload's word: "auto", "off" or a backend's name. */
+export function isGpuOffloadWord(value: unknown): value is Exclude<GpuOffload, number> {
+    return value === "auto" || value === "off" || (gpuBackendNames as readonly unknown[]).includes(value);
+}
 
 export type EngineSettingName = keyof EngineSettings;
 

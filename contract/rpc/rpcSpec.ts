@@ -19,7 +19,14 @@ import type { EngineSnapshot } from "../EngineSnapshot.js";
 import type { DraftMeasurement, EmbeddingResult, EngineInfo, FinishReason, TokenizeResult, TurnUsage } from "../engineProtocol.js";
 import type { AuditSummary, CanaryReport, DrillDescription, DrillReport, ReplayableTurn, ReplaySummary } from "../isolation.js";
 import type { AppliedEngineSettings, AppSettingsView, CreatedApiKey, EngineSettingsPlan } from "../KvaultBridge.js";
-import { engineSettingLimits, isDraftConfidence, localApiPorts, speculationSettings, type GpuOffload } from "../KvaultBridge.js";
+import {
+    engineSettingLimits,
+    isDraftConfidence,
+    isGpuOffloadWord,
+    localApiPorts,
+    speculationSettings,
+    type GpuOffload
+} from "../KvaultBridge.js";
 import { fieldLimits, rpcLimits, turnLimits, utf8ByteLength } from "../limits.js";
 import { kvCacheTypes, type ModelDownload, type ModelFacts, type ModelLibraryListing } from "../models.js";
 import type { ResourceUse } from "../resourceUse.js";
@@ -135,16 +142,13 @@ function engineCount(name: keyof typeof engineSettingLimits) {
     );
 }
 
-/** GPU offload: "auto", "off" or a number of layers; the model's own layer count is the plan's to check. */
+/** GPU offload: "auto", "off", a backend's name or a number of layers; the model's own layer count is the plan's to check. */
 function gpuOffload() {
     const { min, max } = engineSettingLimits.gpuLayers;
     return v.custom<GpuOffload>(
-        (value) =>
-            value === "auto" ||
-            value === "off" ||
-            (typeof value === "number" && Number.isSafeInteger(value) && value >= min && value <= max),
+        (value) => isGpuOffloadWord(value) || (typeof value === "number" && Number.isSafeInteger(value) && value >= min && value <= max),
         (issue) =>
-            `is ${describe(issue.input)}; gpu must be "auto", "off" or a whole number of layers from ${min} to ${max.toLocaleString("en-US")}.`
+            `is ${describe(issue.input)}; gpu must be "auto", "off", "cuda", "vulkan", "metal" or a whole number of layers from ${min} to ${max.toLocaleString("en-US")}.`
     );
 }
 

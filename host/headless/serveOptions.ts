@@ -4,6 +4,7 @@ import path from "node:path";
 import {
     engineSettingLimits,
     isDraftConfidence,
+    isGpuOffloadWord,
     type EngineSettingName,
     type EngineSettings,
     type GpuOffload
@@ -107,10 +108,14 @@ export const serveUsage = `Usage: npm run serve -- [options]
   --context TOKENS            context window per workspace (default ${serveDefaults.context})
   --threads N                 CPU threads (default: llama.cpp's choice, the machine's cores)
   --flash-attention on|off    flash attention (default on; q8_0 and q4_0 need it)
-  --gpu auto|off              offload the layers to a GPU when there is one, or use the CPU alone (default auto)
-  --gpu-layers N|auto|off     N layers on the GPU (0 to the model's layers plus its output layer), the rest
-                              on the CPU; auto and off as --gpu (give one of the two). Without a GPU
-                              every layer stays on the CPU, whatever N
+  --gpu auto|cuda|vulkan|metal|off
+                              the compute backend (default auto): auto takes a GPU with a hardware
+                              device, else the CPU with Kvault's own build; a named one is used whatever
+                              its device (a software one, such as llvmpipe, only when named) or refused;
+                              off is the CPU alone. What runs is shown in /health and /v1/models
+  --gpu-layers N|auto|off     N layers on the GPU auto finds (0 to the model's layers plus its output
+                              layer), the rest on the CPU; auto and off as --gpu (give one of the two).
+                              Without a GPU every layer stays on the CPU, whatever N
   --prefill-capacity TOKENS   tokens of the prefill context (default: the window)
   --decode-sequences N        workspaces decoding at once; more are swapped to pages (default ${serveDefaults.decodeSequences})
   --page-tokens N             token positions per KV page (default ${serveDefaults.pageTokens})
@@ -379,7 +384,7 @@ function speculationOption(
 }
 
 /**
- * GPU offload from --gpu auto|off or --gpu-layers N|auto|off (one of them). N is bounded here by
+ * GPU offload from --gpu auto|cuda|vulkan|metal|off or --gpu-layers N|auto|off (one of them). N is bounded here by
  * the settings' limit; the model's own layer count is checked when it loads (engine/runtime).
  */
 function gpuOption(gpu: string | undefined, gpuLayers: string | undefined): GpuOffload | undefined {
@@ -388,11 +393,16 @@ function gpuOption(gpu: string | undefined, gpuLayers: string | undefined): GpuO
             `--gpu ${gpu} and --gpu-layers ${gpuLayers} are both given; give one (--gpu-layers takes auto and off too).`
         );
     }
-    if (gpu !== undefined && gpu !== "auto" && gpu !== "off") {
-        throw new ServeOptionsError(`--gpu is "${gpu}"; use "auto" or "off". For a number of layers on the GPU, give --gpu-layers N.`);
+    if (gpu !== undefined) {
+        if (!isGpuOffloadWord(gpu)) {
+            throw new ServeOptionsError(
+                `--gpu is "${gpu.slice(0, 40)}"; use auto, cuda, vulkan, metal or off. For a number of layers on the GPU, give --gpu-layers N.`
+            );
+        }
+        return gpu;
     }
     if (gpuLayers === undefined || gpuLayers === "auto" || gpuLayers === "off") {
-        return gpuLayers ?? gpu;
+        return gpuLayers;
     }
     const { min, max } = engineSettingLimits.gpuLayers;
     const value = Number(gpuLayers);

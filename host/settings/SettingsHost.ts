@@ -311,9 +311,9 @@ export class SettingsHost {
             running: this.#running,
             facts: await this.#factsOf(engine, info.modelPath),
             draft,
-            machine: this.parts.machine(),
+            machine: withDeviceMemory(this.parts.machine(), info),
             mode: info.mode.effective,
-            gpuBackend: !/^cpu\b/i.test(info.backend),
+            gpuBackend: info.compute.devices.some((device) => device.type === "gpu"),
             numRunningTurns: engine.numTurns
         });
     }
@@ -338,4 +338,16 @@ export class SettingsHost {
         this.#queue = run.catch(() => undefined);
         return run;
     }
+}
+
+/**
+ * The machine's memory with the GPU's free memory the engine measured when it came up (its own
+ * weights and KV counted as used, which the plan gives back), where the host knows none itself.
+ */
+function withDeviceMemory(machine: MachineMemory, info: EngineInfo): MachineMemory {
+    const device = info.compute.deviceMemory;
+    if (machine.freeVramBytes !== null || device === undefined) {
+        return machine;
+    }
+    return { ...machine, freeVramBytes: Math.max(0, device.totalBytes - device.usedBytes) };
 }

@@ -5,6 +5,7 @@ import path from "node:path";
 import {
     engineSettingLimits,
     isDraftConfidence,
+    isGpuOffloadWord,
     speculationSettings,
     type EngineSettings,
     type SpeculationSetting
@@ -154,11 +155,11 @@ function readEngineSettings(value: unknown, problems: string[]): EngineSettings 
     };
     let gpu = defaults.gpu;
     const layers = engineSettingLimits.gpuLayers;
-    if (value.gpu === "auto" || value.gpu === "off" || isWhole(value.gpu, layers.min, layers.max)) {
+    if (isGpuOffloadWord(value.gpu) || isWhole(value.gpu, layers.min, layers.max)) {
         gpu = value.gpu;
     } else if (value.gpu !== undefined) {
         problems.push(
-            `engine.gpu is ${describe(value.gpu)}, not "auto", "off" or a whole number of layers from ${range(layers.min, layers.max)}; using "auto".`
+            `engine.gpu is ${describe(value.gpu)}, not "auto", "off", "cuda", "vulkan", "metal" or a whole number of layers from ${range(layers.min, layers.max)}; using "auto".`
         );
     }
     let flashAttention = defaults.flashAttention;

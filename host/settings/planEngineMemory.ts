@@ -25,7 +25,11 @@ export interface EngineMemoryInput {
     readonly machine: MachineMemory;
     /** Split mode has a prefill context besides the decode one; unified only the one. */
     readonly mode: "split" | "unified";
-    /** Whether the engine's backend is a GPU (with gpu "auto" or a number of layers, those layers and their KV go there). */
+    /**
+     * Whether gpu "auto" finds a GPU with a hardware device here (the running engine's
+     * EngineInfo.compute): with "auto" or a number of layers, those layers and their KV go there.
+     * Without one no byte is planned on a GPU, unless the settings name a backend.
+     */
     readonly gpuBackend: boolean;
     /** Running turns the restart would end. */
     readonly numRunningTurns: number;
@@ -88,7 +92,7 @@ export function engineMemoryLines(
     });
     if (settings.speculation === "draft-model" && draftFacts !== undefined) {
         // node-llama-cpp puts all of the draft model on a GPU when there is one and offload is not off; its context keeps F16 KV
-        const where = gpuBackend && settings.gpu !== "off" ? "vram" : "ram";
+        const where = onGpu(settings, gpuBackend) ? "vram" : "ram";
         const draftPerToken = draftFacts.kvBytesPerTokenByType.f16 ?? 0;
         lines.push({ what: "draftWeights", label: "Draft model weights (the file's size)", bytes: draftFacts.fileBytes, where });
         lines.push({
@@ -109,12 +113,17 @@ export function offloadableLayers(facts: Pick<ModelFacts, "numLayers">): number 
     return facts.numLayers + 1;
 }
 
-/** The share of the model (0 to 1) on the GPU: all with "auto", none with "off" or without a GPU, else layers / offloadable layers. */
+/** Whether `settings` put the model on a GPU: a named backend always, "off" never, else when "auto" finds a hardware GPU. */
+function onGpu(settings: EngineSettings, gpuBackend: boolean): boolean {
+    return settings.gpu === "off" ? false : typeof settings.gpu === "string" && settings.gpu !== "auto" ? true : gpuBackend;
+}
+
+/** The share of the model (0 to 1) on the GPU: all with "auto" or a backend's name, none with "off" or without a GPU, else layers / offloadable layers. */
 function gpuShare(settings: EngineSettings, facts: PlanModelFacts, gpuBackend: boolean): number {
-    if (!gpuBackend || settings.gpu === "off") {
+    if (!onGpu(settings, gpuBackend)) {
         return 0;
     }
-    return settings.gpu === "auto" ? 1 : Math.min(1, settings.gpu / offloadableLayers(facts));
+    return typeof settings.gpu === "number" ? Math.min(1, settings.gpu / offloadableLayers(facts)) : 1;
 }
 
 /**

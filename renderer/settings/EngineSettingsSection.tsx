@@ -39,8 +39,9 @@ export function EngineSettingsSection({
     const [form, setForm] = useState<EngineForm>(() => formOf(view.running));
     const [step, setStep] = useState<Step>({ kind: "editing" });
     const reading = readEngineForm(form, view.running);
-    // The engine's backend ("cpu, prebuilt, 2 threads"): without a GPU, node-llama-cpp keeps every layer on the CPU.
-    const cpuOnly = useEngineStore((state) => state.info !== undefined && /^cpu\b/i.test(state.info.backend));
+    // The engine's backend: without a GPU, node-llama-cpp keeps every layer on the CPU.
+    const compute = useEngineStore((state) => state.info?.compute);
+    const cpuOnly = compute?.backend === "cpu";
 
     const edit = (name: keyof EngineForm, value: string): void => {
         setForm((current) => ({ ...current, [name]: value }));
@@ -130,6 +131,19 @@ export function EngineSettingsSection({
                                     : field.help}
                                 {field.kind === "gpu" && cpuOnly && gpuChoiceOf(form.gpu) !== "off" && (
                                     <span data-gpu-note="cpu"> No GPU: layers stay on the CPU.</span>
+                                )}
+                                {field.kind === "gpu" && compute !== undefined && (
+                                    <span data-gpu-devices={compute.backend}>
+                                        {" "}
+                                        Running on {compute.backend} ({compute.binary})
+                                        {compute.devices.length === 0
+                                            ? ""
+                                            : `: ${compute.devices.map((device) => `${device.name}, ${device.type} device`).join("; ")}`}
+                                        {compute.deviceMemory === undefined
+                                            ? ""
+                                            : `, ${formatBytes(compute.deviceMemory.usedBytes)} of ${formatBytes(compute.deviceMemory.totalBytes)} device memory`}
+                                        {compute.fallback === undefined ? "." : `. ${compute.fallback}.`}
+                                    </span>
                                 )}
                             </span>
                         </div>

@@ -3,9 +3,11 @@
 import {
     engineSettingLimits,
     isDraftConfidence,
+    isGpuOffloadWord,
     speculationSettings,
     type EngineSettingName,
-    type EngineSettings
+    type EngineSettings,
+    type GpuOffload
 } from "../../contract/KvaultBridge.js";
 import { kvCacheTypes, type KvCacheType } from "../../contract/models.js";
 
@@ -30,7 +32,7 @@ export const GPU_LAYERS_CHOICE = "layers";
 
 /** Which of the GPU offload choices the form's text stands for. */
 export function gpuChoiceOf(text: string): string {
-    return text === "auto" || text === "off" ? text : GPU_LAYERS_CHOICE;
+    return isGpuOffloadWord(text) ? text : GPU_LAYERS_CHOICE;
 }
 
 export const engineFields: readonly EngineField[] = [
@@ -64,8 +66,11 @@ export const engineFields: readonly EngineField[] = [
         help: "All layers that fit on the GPU when there is one, the CPU alone, or a number of layers on the GPU (the rest on the CPU).",
         kind: "gpu",
         choices: [
-            { value: "auto", label: "Auto (all layers on a GPU if any)" },
+            { value: "auto", label: "Auto (all layers on a hardware GPU if any)" },
             { value: "off", label: "Off (CPU only)" },
+            { value: "cuda", label: "CUDA" },
+            { value: "vulkan", label: "Vulkan (a software device too)" },
+            { value: "metal", label: "Metal" },
             { value: GPU_LAYERS_CHOICE, label: "A number of layers" }
         ]
     },
@@ -196,8 +201,8 @@ function isFullPath(text: string): boolean {
 }
 
 /** "auto", "off" or a number of layers within the RPC's bounds; the model's own count is the plan's to check. */
-function readGpu(text: string, label: string): "auto" | "off" | number | { readonly kind: "invalid"; readonly message: string } {
-    if (text === "auto" || text === "off") {
+function readGpu(text: string, label: string): GpuOffload | { readonly kind: "invalid"; readonly message: string } {
+    if (isGpuOffloadWord(text)) {
         return text;
     }
     const { min, max } = engineSettingLimits.gpuLayers;

@@ -1,6 +1,8 @@
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { engineSettingFlags, isLoopbackHost, parseServeOptions, ServeOptionsError } from "../../../host/headless/serveOptions.js";
+import { engineConfigFor } from "../../../host/settings/engineConfigFor.js";
+import { engineSettingDefaults } from "../../../host/settings/KvaultSettings.js";
 
 describe("parseServeOptions", () => {
     it("defaults to loopback, the built-in tiny model and split mode, with a pool that holds every window", () => {
@@ -109,8 +111,22 @@ describe("parseServeOptions", () => {
             gpu: "off"
         });
         expect(() => parseServeOptions(["--flash-attention", "yes"])).toThrow('--flash-attention is "yes"; use "on" or "off".');
-        expect(() => parseServeOptions(["--gpu", "cuda"])).toThrow('--gpu is "cuda"; use "auto" or "off".');
+        expect(() => parseServeOptions(["--gpu", "opencl"])).toThrow(
+            '--gpu is "opencl"; use auto, cuda, vulkan, metal or off. For a number of layers on the GPU, give --gpu-layers N.'
+        );
         expect(() => parseServeOptions(["--threads", "0"])).toThrow('--threads is "0"; it must be a whole number from 1 to 1,024.');
+    });
+
+    it("takes --gpu cuda|vulkan|metal, a backend named for this run, which reaches the engine's configuration", () => {
+        for (const backend of ["cuda", "vulkan", "metal"] as const) {
+            const named = parseServeOptions(["--gpu", backend]);
+            expect(named.engineFromCommandLine).toEqual({ gpu: backend });
+            expect(named.engineFlags.gpu).toBe("--gpu");
+            expect(engineConfigFor({ ...engineSettingDefaults, gpu: backend })).toMatchObject({ gpu: backend, gpuLayers: undefined });
+        }
+        expect(engineConfigFor({ ...engineSettingDefaults, gpu: "off" })).toMatchObject({ gpu: false });
+        expect(engineConfigFor({ ...engineSettingDefaults, gpu: 5 })).toMatchObject({ gpu: "auto", gpuLayers: 5 });
+        expect(() => parseServeOptions(["--gpu", "vulkan", "--gpu-layers", "8"])).toThrow(/--gpu vulkan and --gpu-layers 8 are both given/);
     });
 
     it("takes --gpu-layers N|auto|off for GPU offload, named by that flag on the settings screen", () => {

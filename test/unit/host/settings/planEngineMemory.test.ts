@@ -200,6 +200,33 @@ describe("readableBytes", () => {
     });
 });
 
+describe("planEngineMemory: the backend", () => {
+    it("plans no byte on a GPU when auto finds none (the engine on the CPU): weights, KV and a draft model all in RAM", () => {
+        const draftFacts: PlanModelFacts = { ...facts, fileBytes: 512 * MiB };
+        const result = plan(
+            { speculation: "draft-model", draftModel: "/m/d.gguf" },
+            {},
+            { draft: { facts: draftFacts }, gpuBackend: false }
+        );
+        expect(result.vramNeededBytes).toBe(0);
+        expect(result.memory.every((line) => line.where === "ram")).toBe(true);
+    });
+
+    it("plans a named backend's model on its device, against the device's free memory, even while auto finds no GPU", () => {
+        const result = plan({ gpu: "vulkan" }, { freeVramBytes: 1 * GiB }, { gpuBackend: false });
+        expect(result.memory.filter((line) => line.where === "vram").map((line) => line.what)).toEqual([
+            "weights",
+            "decodeKv",
+            "prefillKv"
+        ]);
+        expect(result.vramNeededBytes).toBe(2 * GiB + 2 * 4096 * 4 * 131_072);
+        expect(result.fits).toBe(false);
+        expect(result.problems[0]).toMatch(
+            /^These settings need 6 GiB of GPU memory, and the GPU has 1 GiB for the engine: 5 GiB too much\./
+        );
+    });
+});
+
 describe("planEngineMemory: a draft model", () => {
     const draftFacts: PlanModelFacts = { ...facts, fileBytes: 512 * MiB, kvBytesPerTokenByType: { f16: 16_384, q8_0: 8_704, q4_0: 4_608 } };
 
