@@ -1,13 +1,15 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { applyEngineSettings, foldPageMap, openModelPanel, openSettingsPanel, planEngineSettings } from "./support/appDriver.js";
 import { openKvault, type KvaultPage } from "./support/openKvault.js";
 import { startKvaultServer, type KvaultServer } from "./support/startKvaultServer.js";
 
 /** The small engine of the other browser tests, but in settings.json rather than on the command line, so the screen may change it. */
 const smallEngine = { contextSize: 512, decodeSequences: 2, pageTokens: 16 };
+/** The same on the CPU whatever GPU drivers the machine has: the context size's plan means RAM. */
+const cpuEngine = { ...smallEngine, gpu: "off" };
 
 describe("the settings screen in a real browser applies a context size with a clear engine restart", () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "kvault-e2e-settings-"));
@@ -24,17 +26,20 @@ describe("the settings screen in a real browser applies a context size with a cl
     const saved = (): { engine: Record<string, unknown> } =>
         JSON.parse(fs.readFileSync(settingsFile, "utf8")) as { engine: Record<string, unknown> };
 
-    afterAll(async () => {
-        for (const { server, app } of started) {
+    // after each test, passed or failed: a server left running holds the data directory the next test starts on
+    afterEach(async () => {
+        for (const { server, app } of started.splice(0)) {
             await app?.close();
             await server?.stop();
         }
+    });
+    afterAll(() => {
         fs.rmSync(dataDir, { recursive: true, force: true });
         console.log(`screenshots:\n${screenshots.join("\n")}`);
     });
 
     it("plans the memory, restarts the engine on apply, shows the new window, and keeps it in settings.json", async () => {
-        fs.writeFileSync(settingsFile, JSON.stringify({ version: 2, engine: smallEngine }));
+        fs.writeFileSync(settingsFile, JSON.stringify({ version: 2, engine: cpuEngine }));
         const { server, app } = await open();
         const { page } = app;
         await foldPageMap(page);
@@ -75,13 +80,11 @@ describe("the settings screen in a real browser applies a context size with a cl
         // The meter measures again against the new engine: what is left counts from its window, not the old one's.
         await expect.poll(() => page.getByLabel("Context meter").getAttribute("data-limit"), { timeout: 30_000 }).toBe("1024");
         expect(await page.getByLabel("Context size (tokens)").inputValue()).toBe("1024");
-        expect(saved().engine).toMatchObject({ ...smallEngine, contextSize: 1024 });
+        expect(saved().engine).toMatchObject({ ...cpuEngine, contextSize: 1024 });
         expect(server.stderr()).toMatch(/Engine: restarted with new settings; 0 request\(s\) ended with engine_settings_changed\./);
         await panel.locator("[data-engine-settings]").scrollIntoViewIfNeeded();
         screenshots.push(await app.screenshot("settings-context-applied"));
         expect(app.problems).toEqual([]);
-        await app.close();
-        await server.stop();
     });
 
     it("a reopened server starts with the applied window; a value from the command line is shown with its flag and cannot be edited", async () => {
@@ -91,7 +94,7 @@ describe("the settings screen in a real browser applies a context size with a cl
         await openModelPanel(page);
         expect(await page.locator('[data-fact="window"]').textContent()).toMatch(/^1,024 tokens per workspace/);
         await app.close();
-        await server.stop(); // one server per data directory
+        await server.stop(); // one server per data directory (afterEach stops it again, idempotent, after a failure)
 
         const pinned = await startKvaultServer({ dataDir, engineArgs: false, extraArgs: ["--decode-sequences", "1"] });
         started.push({ server: pinned });

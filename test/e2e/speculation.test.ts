@@ -100,7 +100,7 @@ describe("speculative decoding chosen on the settings screen", () => {
         // the other browser tests' small engine, in settings.json so that the screen may change it
         fs.writeFileSync(
             path.join(dataDir, "settings.json"),
-            JSON.stringify({ version: 2, engine: { contextSize: 512, decodeSequences: 2, pageTokens: 16 } })
+            JSON.stringify({ version: 2, engine: { contextSize: 512, decodeSequences: 2, pageTokens: 16, gpu: "off" } })
         );
         server = await startKvaultServer({ dataDir, engineArgs: false, extraArgs: ["--model", model] });
         app = await openKvault(await server.loginUrl(), { width: 1280, height: 1800 });

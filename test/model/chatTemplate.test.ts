@@ -7,7 +7,7 @@ describe("the chat template in a generated model's metadata", () => {
     let runtime: LlamaRuntime;
     let model: LlamaModel;
     beforeAll(async () => {
-        runtime = await LlamaRuntime.start();
+        runtime = await LlamaRuntime.start({ gpu: false });
         model = await runtime.loadModel(generatedModelPath("tiny"));
     });
     afterAll(async () => {

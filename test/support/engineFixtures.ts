@@ -15,7 +15,8 @@ export const tinyEngineConfig: Omit<EngineConfigInput, "modelPath"> = {
     pageTokens: 16,
     numPages: 48,
     inPlacePrefillTokens: 0,
-    flashAttention: true
+    flashAttention: true,
+    gpu: false // the CPU, whatever GPU drivers the machine has (an engine given a runtime uses the runtime's)
 };
 
 export async function startTinyEngine(

@@ -11,7 +11,11 @@ export const repositoryRoot = path.resolve(path.dirname(fileURLToPath(import.met
 /** The browser's one-time login link, as serve prints it on stdout (host/headless/serve.ts). */
 const LOGIN_LINE = /^Kvault login link \(works once\): (\S+)$/gm;
 
-export const e2eServeArgs = ["--context", "512", "--decode-sequences", "2", "--page-tokens", "16"] as const;
+/**
+ * The small engine every browser test runs: a 512-token window, two decode sequences, 16-token
+ * pages, on the CPU whatever GPU drivers the machine has (a test of a GPU names its backend).
+ */
+export const e2eServeArgs = ["--context", "512", "--decode-sequences", "2", "--page-tokens", "16", "--gpu", "off"] as const;
 
 export interface KvaultServer {
     readonly url: string;
