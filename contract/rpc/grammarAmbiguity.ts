@@ -12,6 +12,12 @@ import { isRecord } from "./fieldSchemas.js";
 /** At most this many alternatives open at once: a few hundred stacks cost a token milliseconds. */
 export const MAX_OPEN_GRAMMAR_ALTERNATIVES = 512;
 
+/** Rounds over a recursive schema before a count still growing is taken as unbounded: bounds the work a hostile schema costs. */
+const MAX_ROUNDS = 8;
+
+/** Definitions walked inside one another at most; deeper ones count as the round before counted them. */
+const MAX_NESTED_DEFINITIONS = 16;
+
 /** Counts stop growing here, so a hostile schema's product stays a finite number. */
 const SATURATED = 1e12;
 
@@ -38,15 +44,23 @@ interface Definition {
 
 type Scope = ReadonlyMap<string, Definition>;
 
-/** Measures `schema`, one readGrammarSchema accepted (so its forms are known); the work is bounded by its size times its number of $defs. */
+/** Measures `schema`, one readGrammarSchema accepted (so its forms are known); the work is at most MAX_ROUNDS + 2 walks of it. */
 export function measureGrammarAmbiguity(schema: unknown): GrammarAmbiguity {
     const measure = new Measure();
-    const numDefinitions = countDefinitions(schema);
-    // Values only grow; a schema without a growing recursion settles within one round a definition, plus one to see it settled.
-    for (let round = 0; round <= numDefinitions + 1; round++) {
+    const definitions: Definition[] = [];
+    collectDefinitions(schema, "", new Map(), definitions);
+    // Values only grow, and each round follows every recursion once more: a schema whose recursion
+    // does not multiply settles within a round per definition on it, plus one to see it settled.
+    const numRounds = Math.min(definitions.length, MAX_ROUNDS) + 2;
+    for (let round = 0; round < numRounds; round++) {
         measure.startRound();
         const numOpen = measure.open(schema, "", new Map());
-        if (!measure.changed) {
+        // every definition is walked each round, also those only reached past MAX_NESTED_DEFINITIONS
+        for (const definition of definitions) {
+            measure.openDefinition(definition);
+        }
+        // counts only grow, so one past the limit is a refusal whether or not the rest has settled
+        if (!measure.changed || measure.firstOver !== undefined) {
             return measure.firstOver === undefined ? { numOpen } : { numOpen, firstOver: measure.firstOver };
         }
     }
@@ -76,7 +90,7 @@ class Measure {
         const scope = withDefinitions(node, path, outer);
         if (typeof node.$ref === "string") {
             const definition = resolve(node.$ref, scope);
-            return definition === undefined ? 1 : this.#openDefinition(definition);
+            return definition === undefined ? 1 : this.openDefinition(definition);
         }
         if (isUnion(node)) {
             return this.#openUnion(node, path, scope);
@@ -102,9 +116,11 @@ class Measure {
         return numOpen;
     }
 
-    #openDefinition(definition: Definition): number {
+    /** A definition's count, walked once a round; the last round's estimate inside its own walk or past MAX_NESTED_DEFINITIONS. */
+    openDefinition(definition: Definition): number {
         const key = definition.node;
-        if (this.#done.has(key) || this.#inProgress.has(key)) {
+        // past MAX_NESTED_DEFINITIONS the walk takes the last round's estimate, as for a recursion, so the stack stays shallow
+        if (this.#done.has(key) || this.#inProgress.has(key) || this.#inProgress.size >= MAX_NESTED_DEFINITIONS) {
             return this.#estimates.get(key) ?? 1;
         }
         this.#inProgress.add(key);
@@ -144,7 +160,10 @@ class Measure {
                 return [{ lead: "", numOpen: 1 }];
             }
             if (!isUnion(definition.node) && typeof definition.node.$ref !== "string") {
-                return [{ lead: lead(definition.node), numOpen: this.#openDefinition(definition) }];
+                return [{ lead: lead(definition.node), numOpen: this.openDefinition(definition) }];
+            }
+            if (flattening.size >= MAX_NESTED_DEFINITIONS) {
+                return [{ lead: "", numOpen: this.openDefinition(definition) }];
             }
             if (flattening.has(definition.node)) {
                 // a union that is its own alternative before any text: every answer can be read a new way
@@ -264,11 +283,19 @@ function worstPoint(alternatives: readonly Alternative[]): { numOpen: number; nu
     return worst;
 }
 
+/** The scope each node with $defs opens, made once: a node of parsed JSON has one place, so one scope. */
+const scopes = new WeakMap<object, Scope>();
+
 function withDefinitions(node: Record<string, unknown>, path: string, outer: Scope): Scope {
     if (!isRecord(node.$defs)) {
         return outer;
     }
+    const known = scopes.get(node);
+    if (known !== undefined) {
+        return known;
+    }
     const scope = new Map(outer);
+    scopes.set(node, scope);
     for (const [name, definition] of Object.entries(node.$defs)) {
         if (isRecord(definition)) {
             scope.set(name, { node: definition, path: `${path}.$defs.${name}`, scope });
@@ -281,15 +308,28 @@ function resolve(ref: string, scope: Scope): Definition | undefined {
     return ref.startsWith("#/$defs/") ? scope.get(ref.slice("#/$defs/".length)) : undefined;
 }
 
-function countDefinitions(node: unknown): number {
+function collectDefinitions(node: unknown, path: string, outer: Scope, into: Definition[]): void {
     if (Array.isArray(node)) {
-        return node.reduce((sum: number, item) => sum + countDefinitions(item), 0);
+        node.forEach((item, index) => collectDefinitions(item, `${path}[${index}]`, outer, into));
+        return;
     }
     if (!isRecord(node)) {
-        return 0;
+        return;
     }
-    const own = isRecord(node.$defs) ? Object.keys(node.$defs).length : 0;
-    return Object.values(node).reduce((sum: number, value) => sum + countDefinitions(value), own);
+    const scope = withDefinitions(node, path, outer);
+    for (const [key, value] of Object.entries(node)) {
+        if (key === "$defs" && isRecord(value)) {
+            for (const name of Object.keys(value)) {
+                const definition = scope.get(name);
+                if (definition !== undefined && definition.node === value[name]) {
+                    into.push(definition);
+                    collectDefinitions(definition.node, definition.path, scope, into);
+                }
+            }
+        } else if (key !== "enum" && key !== "const") {
+            collectDefinitions(value, `${path}.${key}`, scope, into);
+        }
+    }
 }
 
 /**

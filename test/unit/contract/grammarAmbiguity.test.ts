@@ -120,6 +120,22 @@ describe("measureGrammarAmbiguity", () => {
         const read = readGrammarSchema(nest);
         expect(read).toMatchObject({ ok: false, code: "ambiguous_schema", path: ".$defs.tree" });
         expect(read.ok ? "" : read.reason).toContain("without bound");
+        // a cycle through thousands of definitions (the size limit's worth) is walked a bounded number of times, without a deep stack
+        const numDefinitions = 3_000;
+        const ring = Object.fromEntries(
+            Array.from({ length: numDefinitions }, (_, index) => [
+                `d${index}`,
+                { anyOf: [{ type: "array", items: { $ref: `#/$defs/d${(index + 1) % numDefinitions}` } }, { type: "array" }] }
+            ])
+        );
+        expect(measureGrammarAmbiguity({ $defs: ring, $ref: "#/$defs/d0" }).unboundedAt).toMatch(/^\.\$defs\.d\d+$/);
+        const chain = Object.fromEntries(
+            Array.from({ length: numDefinitions }, (_, index) => [
+                `d${index}`,
+                index === numDefinitions - 1 ? { type: "string" } : { type: "array", items: { $ref: `#/$defs/d${index + 1}` } }
+            ])
+        );
+        expect(measureGrammarAmbiguity({ $defs: chain, $ref: "#/$defs/d0" })).toEqual({ numOpen: 1 });
         const selfAlternative = { $defs: { loop: { anyOf: [{ $ref: "#/$defs/loop" }, { type: "string" }] } }, $ref: "#/$defs/loop" };
         expect(readGrammarSchema(selfAlternative)).toMatchObject({ ok: false, code: "ambiguous_schema" });
     });
