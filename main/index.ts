@@ -3,35 +3,21 @@
 // from appShell.ts. The pieces live in main/window, main/ipc, main/engine, main/settings,
 // main/localApi and main/updates so that they can be read, and the pure ones tested, alone.
 import { app, BrowserWindow, dialog, screen, session } from "electron";
-import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+import type { EngineSettings } from "../contract/KvaultBridge.js";
 import { DEMO_MODEL } from "../contract/models.js";
-import { KvaultError } from "../engine/index.js";
-import { backendSummary } from "../host/backends/BackendConfig.js";
-import { Backends } from "../host/backends/Backends.js";
-import { remoteBackendWarning } from "../host/backends/parseBackendOption.js";
-import { routeTurns } from "../host/backends/routeTurns.js";
-import { backendGateway } from "../host/http/gateway/serveGateway.js";
+import { createHost, type Host } from "../host/createHost.js";
 import { childInspector } from "../host/models/inspectModelInChild.js";
-import { DataDirectoryLock } from "../host/store/DataDirectoryLock.js";
-import { WorkspaceStore } from "../host/store/WorkspaceStore.js";
 import { installAppShell, type AppShell } from "./appShell.js";
 import { BindingTestRelay, nodeLlamaCppBindingTestModule } from "./engine/BindingTestRelay.js";
-import type { EngineSupervisor } from "../host/supervisor/EngineSupervisor.js";
-import { hostMethods } from "../host/rpc/hostMethods.js";
-import { RpcDispatcher } from "../host/rpc/RpcDispatcher.js";
 import { startEngine, type StartedEngine } from "./engine/startEngine.js";
 import { utilityInspectionSpawner } from "./engine/utilityInspectionSpawner.js";
 import { utilityFork, utilityProcessSpawner } from "./engine/utilityProcessSpawner.js";
 import { registerIpcHandlers } from "./ipc/registerIpcHandlers.js";
 import { LocalApiController } from "./localApi/LocalApiController.js";
 import { SettingsService } from "./settings/SettingsService.js";
-import { ApiKeys } from "../host/http/ApiKeys.js";
 import { engineConfigFor } from "../host/settings/engineConfigFor.js";
-import { machineMemory } from "../host/settings/machineMemory.js";
-import { SettingsFile } from "../host/settings/SettingsFile.js";
-import { SettingsHost } from "../host/settings/SettingsHost.js";
 import { contentSecurityPolicy } from "./window/contentSecurityPolicy.js";
 import { createMainWindow } from "./window/createMainWindow.js";
 import { focusWindow } from "./window/focusWindow.js";
@@ -52,13 +38,11 @@ const inspectionEntry = join(import.meta.dirname, "inspectModelProcess.js");
 const log = (line: string): void => void process.stderr.write(`[kvault] ${line}\n`);
 
 let mainWindow: BrowserWindow | undefined;
-let engine: Promise<StartedEngine> | undefined;
+let host: Host<StartedEngine> | undefined;
 let localApi: LocalApiController | undefined;
-let workspaceStore: Promise<WorkspaceStore> | undefined;
 let bindingTestRelay: BindingTestRelay | undefined;
 let windowState: WindowStateStore | undefined;
 let shell: AppShell | undefined;
-let dataLock: DataDirectoryLock | undefined;
 
 /**
  * node-llama-cpp tests a llama.cpp binary in a child process before loading it; an engine
@@ -96,71 +80,52 @@ function openMainWindow(): void {
 async function startHost(): Promise<void> {
     hardenSession(session.defaultSession, contentSecurityPolicy(devServerUrl === undefined ? "production" : "development"));
     const userData = app.getPath("userData");
-    // One owner per data directory: the single-instance lock covers this app, not a headless
-    // server started with --data-dir on the same folder.
-    mkdirSync(userData, { recursive: true });
-    try {
-        dataLock = DataDirectoryLock.acquire(userData, { owner: "the Kvault app", log });
-    } catch (error) {
-        if (error instanceof KvaultError) {
-            dialog.showErrorBox("Kvault cannot open its data", error.message);
-        }
-        throw error;
-    }
-    process.once("exit", () => dataLock?.release());
-    const settings = await SettingsFile.open(join(userData, "settings.json"), { log });
-    windowState = await WindowStateStore.open(join(userData, "window-state.json"), log);
-    // The workspaces and chats (userData/workspaces/); one that cannot open answers every store call with why.
-    const store = WorkspaceStore.open(userData, { log });
-    workspaceStore = store;
-    store.catch((error: unknown) => log(`The workspaces could not be opened: ${(error as Error).message}`));
-
-    const relay = await startBindingTestRelay();
-    bindingTestRelay = relay;
-    const started = startEngine({
-        modelsDirectory: join(userData, "models"),
-        libraryFile: join(userData, "models.json"),
-        modelPath: settings.current.modelPath,
-        spawner: utilityProcessSpawner({ entry: engineEntry, env: { ...process.env, ...relay?.engineEnv() } }),
-        inspectModel: childInspector({ spawn: utilityInspectionSpawner(inspectionEntry, relay?.engineEnv()) }),
+    let settingsService: SettingsService | undefined;
+    const started = await createHost<StartedEngine>({
+        kind: "desktop",
+        // The single-instance lock covers this app; the data directory's lock a headless server started with --data-dir on it too.
+        dataDirectory: userData,
+        lockOwner: "the Kvault app",
         log,
-        binaryTests: relay,
-        engine: engineConfigFor(settings.current.engine)
+        dataRefused: (error) => dialog.showErrorBox("Kvault cannot open its data", error.message),
+        // the developer panel's, never the prompts
+        requestLines: { printed: false, withPrompts: false },
+        startEngine: (settingsFile, engineSettings) => {
+            const running = startAppEngine(userData, settingsFile.current.modelPath, engineSettings);
+            // Every call that needs the engine gets this failure as its answer; logged once here.
+            running.catch((error: unknown) => log(`The engine could not start: ${(error as Error).message}`));
+            return running;
+        },
+        parts: ({ settingsFile, engine, apiKeys, gateway, requestLog }) => {
+            // The OpenAI-compatible API on 127.0.0.1, on and off as the settings say; the settings screen's keys beside its own.
+            const api = new LocalApiController(
+                async () => {
+                    const { supervisor, modelId, health, modelFacts } = await engine;
+                    return { engine: supervisor, modelId, health, modelFacts, extraApiKeys: apiKeys, gateway };
+                },
+                log,
+                requestLog
+            );
+            localApi = api;
+            const service = new SettingsService(settingsFile, api, log);
+            settingsService = service;
+            const appShell = installAppShell({ settings: service, window: () => mainWindow, development: devServerUrl !== undefined, log });
+            shell = appShell;
+            return {
+                localApi: (current) => service.localApiView(current),
+                switchLocalApi: async (change) => void (await service.setLocalApi(change)),
+                chooseModelFile: () => appShell.chooseModel()
+            };
+        }
     });
-    engine = started;
-    // Every call that needs the engine gets this failure as its answer; logged once here.
-    started.catch((error: unknown) => log(`The engine could not start: ${(error as Error).message}`));
-
-    // The keys created on the settings screen, each with its own workspaces; the local API serves them beside its own key.
-    const apiKeys = new ApiKeys();
-    // The remote backends of the settings screen, in one live set: workspaces on one run their turns
-    // there, and the local API forwards requests for their models (`NAME/<model id>`).
-    const backends = new Backends([]);
-    const gateway = backendGateway(backends);
-    localApi = new LocalApiController(async () => {
-        const { supervisor, modelId, health, modelFacts } = await started;
-        return { engine: supervisor, modelId, health, modelFacts, extraApiKeys: apiKeys, gateway };
-    }, log);
-    const settingsService = new SettingsService(settings, localApi, log);
-    const settingsHost = new SettingsHost({
-        host: "desktop",
-        file: settings,
-        stateDirectory: userData,
-        engine: async () => (await started).supervisor,
-        running: settings.current.engine,
-        apiKeys,
-        backends,
-        localApi: (current) => settingsService.localApiView(current),
-        switchLocalApi: async (change) => void (await settingsService.setLocalApi(change)),
-        machine: machineMemory,
-        log
-    });
-    void started.then(
+    host = started;
+    windowState = await WindowStateStore.open(join(userData, "window-state.json"), log);
+    void started.engine.then(
         (running) => {
             // The model loaded last is the one the next start loads (null: the demo model).
             running.supervisor.on("switched", (event) => {
                 const modelPath = running.modelId() === DEMO_MODEL ? null : event.info.modelPath;
-                settingsService.rememberModel(modelPath).catch((error: unknown) => log((error as Error).message));
+                settingsService?.rememberModel(modelPath).catch((error: unknown) => log((error as Error).message));
             });
             if (running.fallback !== undefined) {
                 void tellAboutFallback(running.fallback);
@@ -171,33 +136,25 @@ async function startHost(): Promise<void> {
         },
         () => undefined
     );
-    const appShell = installAppShell({ settings: settingsService, window: () => mainWindow, development: devServerUrl !== undefined, log });
-    shell = appShell;
-    for (const { config } of backends.all()) {
-        log(`Backend "${config.name}" (settings): ${backendSummary(config)}.`);
-        if (config.remote) {
-            log(remoteBackendWarning(config));
-        }
-    }
-    const engineReady = async (): Promise<EngineSupervisor> => (await started).supervisor;
-    registerIpcHandlers({
-        appUrl,
-        rpc: new RpcDispatcher(
-            engineReady,
-            hostMethods({
-                engine: engineReady,
-                models: async () => (await started).models,
-                store: () => store,
-                settings: settingsHost,
-                chooseModelFile: () => appShell.chooseModel(),
-                requestLog: () => localApi?.requestLog,
-                backends
-            }),
-            routeTurns(engineReady, async (id) => (await store).findMeta(id), backends)
-        )
-    });
+    registerIpcHandlers({ appUrl, rpc: started.rpc });
     openMainWindow();
-    void settingsService.startLocalApi();
+    void settingsService?.startLocalApi();
+}
+
+/** Starts the engine in a utilityProcess, with main relaying its binary tests, on the settings' model and engine settings. */
+async function startAppEngine(userData: string, modelPath: string | null, engineSettings: EngineSettings): Promise<StartedEngine> {
+    const relay = await startBindingTestRelay();
+    bindingTestRelay = relay;
+    return startEngine({
+        modelsDirectory: join(userData, "models"),
+        libraryFile: join(userData, "models.json"),
+        modelPath,
+        spawner: utilityProcessSpawner({ entry: engineEntry, env: { ...process.env, ...relay?.engineEnv() } }),
+        inspectModel: childInspector({ spawn: utilityInspectionSpawner(inspectionEntry, relay?.engineEnv()) }),
+        log,
+        binaryTests: relay,
+        engine: engineConfigFor(engineSettings)
+    });
 }
 
 /** Says, over the window, that the saved model did not load and the demo model runs instead. */
@@ -231,20 +188,9 @@ const QUIT_WAIT_FOR_START_MS = 2_000;
 /** Stops the local API and the engine (running turns end with engine_stopped); never rejects. */
 async function stopHost(): Promise<void> {
     await localApi?.close().catch((error: unknown) => log(`Stopping the local API failed: ${(error as Error).message}`));
-    const started = await Promise.race([
-        engine?.catch(() => undefined),
-        new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), QUIT_WAIT_FOR_START_MS))
-    ]);
-    await started?.models.stopDownloads().catch((error: unknown) => log(`Cancelling the downloads failed: ${(error as Error).message}`));
-    await started?.supervisor.dispose().catch((error: unknown) => log(`Stopping the engine failed: ${(error as Error).message}`));
-    await bindingTestRelay?.close();
     await windowState?.flush();
-    // Waits for the saves already asked for: each is one short write and fsync.
-    await workspaceStore?.then(
-        (store) => store.close(),
-        () => undefined
-    );
-    dataLock?.release();
+    await host?.close({ waitForStartMs: QUIT_WAIT_FOR_START_MS });
+    await bindingTestRelay?.close();
 }
 
 // Sandbox every renderer, including any a future feature opens, not only the main window.

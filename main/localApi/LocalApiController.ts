@@ -48,13 +48,14 @@ export class LocalApiController {
     #server: KvaultHttpServer | undefined;
     #running: { readonly port: number; readonly apiKey: string; readonly url: string } | undefined;
     #problem: EngineErrorPayload | null = null;
-    /** The API's request log for the developer panel (the RPC's requestLog); kept across restarts of the server, never the prompts. */
-    readonly requestLog = new RequestLog({ logPrompts: false });
-
-    /** `target` resolves once the engine is ready; enabling waits for it. */
+    /**
+     * `target` resolves once the engine is ready; enabling waits for it. `requestLog` is the host's
+     * (host/createHost.ts), for the developer panel: kept across restarts of the server, never the prompts.
+     */
     constructor(
         private readonly target: () => Promise<LocalApiTarget>,
-        private readonly log: (line: string) => void
+        private readonly log: (line: string) => void,
+        readonly requestLog: RequestLog = new RequestLog({ logPrompts: false })
     ) {}
 
     get status(): LocalApiStatus {

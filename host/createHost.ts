@@ -1,0 +1,193 @@
+// The one composition root of a Kvault host (STYLE.md 21): the desktop app (main/index.ts) and the
+// headless server (host/headless/serve.ts) both call createHost, and pass only what differs: where
+// the data lives, how the engine starts, the dialogs, and the settings screen's view of the API.
+// Each then puts the returned dispatcher on its own transport (IPC, or the WebSocket beside the HTTP API).
+import fs from "node:fs";
+import path from "node:path";
+import type { EngineSettings } from "../contract/KvaultBridge.js";
+import type { RpcResult } from "../contract/rpc.js";
+import { KvaultError } from "../engine/index.js";
+import { backendSummary } from "./backends/BackendConfig.js";
+import { Backends } from "./backends/Backends.js";
+import type { OwnApi } from "./backends/leakProbeTargets.js";
+import { remoteBackendWarning } from "./backends/parseBackendOption.js";
+import { routeTurns } from "./backends/routeTurns.js";
+import { ApiKeys, type ApiKeyEntry } from "./http/ApiKeys.js";
+import { backendGateway, type Gateway } from "./http/gateway/serveGateway.js";
+import { formatRequestLine, RequestLog } from "./http/RequestLog.js";
+import { hostMethods } from "./rpc/hostMethods.js";
+import { RpcDispatcher } from "./rpc/RpcDispatcher.js";
+import { machineMemory } from "./settings/machineMemory.js";
+import { SettingsFile } from "./settings/SettingsFile.js";
+import { SettingsHost, type SettingsHostParts } from "./settings/SettingsHost.js";
+import { DataDirectoryLock } from "./store/DataDirectoryLock.js";
+import { WorkspaceStore } from "./store/WorkspaceStore.js";
+import type { EngineSupervisor } from "./supervisor/EngineSupervisor.js";
+import type { HostModels } from "./supervisor/modelMethods.js";
+
+/** What a platform's engine start gives the host: the supervised engine and the model manager over it. */
+export interface HostEngine {
+    readonly supervisor: EngineSupervisor;
+    readonly models: HostModels;
+}
+
+/** The parts every host has, as the platform's own parts (the local API, the app shell) are built from them. */
+export interface SharedHostParts<E extends HostEngine> {
+    readonly settingsFile: SettingsFile;
+    /** Resolves once the engine is ready, or rejects with why it could not start. */
+    readonly engine: Promise<E>;
+    /** The live key set the API serves: the command line's, then settings.json's (added by the settings). */
+    readonly apiKeys: ApiKeys;
+    /** The remote backends, one live set: workspaces on one run their turns there, and the API forwards `NAME/<model id>` to it. */
+    readonly backends: Backends;
+    /** Forwards the API's requests for a backend's models; always there, as the settings screen may add a backend at any time. */
+    readonly gateway: Gateway;
+    /** One line per API request, never the prompt unless the platform asks: the developer panel's and /metrics' source. */
+    readonly requestLog: RequestLog;
+}
+
+/** What differs in a platform's settings screen and RPC: the rest of SettingsHost's and hostMethods' parts are the root's. */
+export interface PlatformParts
+    extends Pick<SettingsHostParts, "fromCommandLine" | "commandLineBackends" | "localApi" | "switchLocalApi" | "configFor"> {
+    /** The native Open dialog for a GGUF; a host without a window leaves it out (dialog_unavailable). */
+    readonly chooseModelFile?: () => Promise<RpcResult<"chooseModelFile">>;
+    /** Kvault's own API for the leak probe, once it listens. */
+    readonly ownApi?: () => OwnApi | undefined;
+}
+
+export interface HostPlatform<E extends HostEngine> {
+    /** Which settings screen the host shows. */
+    readonly kind: SettingsHostParts["host"];
+    /** Where the data lives: its lock, settings.json, the workspaces, the models and the model library. */
+    readonly dataDirectory: string;
+    /** Who holds the data directory, as a second owner's refusal names it ("npm run serve", "the Kvault app"). */
+    readonly lockOwner: string;
+    readonly log: (line: string) => void;
+    /** Tells the user that the data cannot be opened (the app: an error box); the error is thrown after it either way. */
+    readonly dataRefused?: (error: KvaultError) => void;
+    /** `--extra-api-key`'s for this run: in force beside settings.json's, not revocable on the settings screen. */
+    readonly commandLineKeys?: readonly ApiKeyEntry[];
+    /** The headless server prints every request line on stderr (prompts with --log-prompts); the app keeps them for its panel alone. */
+    readonly requestLines: { readonly printed: boolean; readonly withPrompts: boolean };
+    /** The engine settings this run starts with: the file's, by default; the headless server puts its command line's on top. */
+    readonly engineSettings?: (settingsFile: SettingsFile) => EngineSettings;
+    /** Starts the engine on those settings; the host does not wait for it (the app's window opens while it loads). */
+    startEngine(settingsFile: SettingsFile, engineSettings: EngineSettings): Promise<E>;
+    /** The platform's own parts, built once the shared ones exist. */
+    parts(shared: SharedHostParts<E>): PlatformParts;
+}
+
+export interface Host<E extends HostEngine> extends SharedHostParts<E> {
+    /** The workspaces and chats; one that cannot open answers every store call with why. */
+    readonly store: Promise<WorkspaceStore>;
+    readonly settings: SettingsHost;
+    /** The RPC's one server loop and methods; the platform puts it on its transport. */
+    readonly rpc: RpcDispatcher;
+    /**
+     * Cancels the downloads, stops the engine (its running turns end with engine_stopped), closes the
+     * store after its pending saves and releases the data directory; never rejects. An engine still
+     * starting is waited for at most `waitForStartMs`; past it, it is left to the platform (Electron
+     * ends its utility processes when the app quits).
+     */
+    close(options?: { readonly waitForStartMs?: number }): Promise<void>;
+}
+
+/** Assembles a host from its platform: opens the data (refusing a directory another host holds), starts the engine, builds the RPC. */
+export async function createHost<E extends HostEngine>(platform: HostPlatform<E>): Promise<Host<E>> {
+    const { dataDirectory, log } = platform;
+    fs.mkdirSync(dataDirectory, { recursive: true, mode: 0o700 });
+    const dataLock = acquireDataLock(platform);
+    process.once("exit", () => dataLock.release());
+    // The settings screen's file: the engine settings, the model loaded last, the keys and backends.
+    const settingsFile = await SettingsFile.open(path.join(dataDirectory, "settings.json"), { log });
+    // The workspaces and chats live in the data directory too; the rest of the host runs without them.
+    const store = WorkspaceStore.open(dataDirectory, { log });
+    store.catch((error: unknown) => log(`The workspaces could not be opened: ${(error as Error).message}`));
+    const running = platform.engineSettings?.(settingsFile) ?? settingsFile.current.engine;
+    const engine = platform.startEngine(settingsFile, running);
+    engine.catch(() => undefined); // each call that needs the engine answers with why it could not start
+    const engineReady = async (): Promise<EngineSupervisor> => (await engine).supervisor;
+
+    const apiKeys = new ApiKeys(platform.commandLineKeys);
+    const backends = new Backends([]);
+    const gateway = backendGateway(backends);
+    const requestLog = new RequestLog({ logPrompts: platform.requestLines.withPrompts });
+    if (platform.requestLines.printed) {
+        requestLog.subscribe((entry) => log(formatRequestLine(entry)));
+    }
+    const shared: SharedHostParts<E> = { settingsFile, engine, apiKeys, backends, gateway, requestLog };
+    const own = platform.parts(shared);
+    const settings = new SettingsHost({
+        host: platform.kind,
+        file: settingsFile,
+        stateDirectory: dataDirectory,
+        engine: engineReady,
+        running,
+        fromCommandLine: own.fromCommandLine,
+        apiKeys,
+        commandLineKeyIds: platform.commandLineKeys?.map(({ id }) => id),
+        backends,
+        commandLineBackends: own.commandLineBackends,
+        localApi: own.localApi,
+        switchLocalApi: own.switchLocalApi,
+        configFor: own.configFor,
+        machine: machineMemory,
+        log
+    });
+    // The settings put settings.json's backends (or the command line's) in the live set above.
+    const origin = (own.commandLineBackends?.length ?? 0) > 0 ? "" : " (settings)";
+    for (const { config } of backends.all()) {
+        log(`Backend "${config.name}"${origin}: ${backendSummary(config)}.`);
+        if (config.remote) {
+            log(remoteBackendWarning(config));
+        }
+    }
+    const rpc = new RpcDispatcher(
+        engineReady,
+        hostMethods({
+            engine: engineReady,
+            models: async () => (await engine).models,
+            store: () => store,
+            settings,
+            backends,
+            chooseModelFile: own.chooseModelFile,
+            ownApi: own.ownApi,
+            requestLog: () => requestLog
+        }),
+        routeTurns(engineReady, async (id) => (await store).findMeta(id), backends)
+    );
+
+    const close = async ({ waitForStartMs }: { readonly waitForStartMs?: number } = {}): Promise<void> => {
+        const started = await Promise.race([
+            engine.catch(() => undefined),
+            ...(waitForStartMs === undefined
+                ? []
+                : [new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), waitForStartMs))])
+        ]);
+        await started?.models
+            .stopDownloads()
+            .catch((error: unknown) => log(`Cancelling the downloads failed: ${(error as Error).message}`));
+        await started?.supervisor.dispose().catch((error: unknown) => log(`Stopping the engine failed: ${(error as Error).message}`));
+        // Waits for the saves already asked for: each is one short write and fsync.
+        await store.then(
+            (opened) => opened.close(),
+            () => undefined
+        );
+        dataLock.release();
+    };
+    return { ...shared, store, settings, rpc, close };
+}
+
+/** One owner per data directory: a second host on it (the app, or a server with --data-dir) refuses to start, naming the first. */
+function acquireDataLock(
+    platform: Pick<HostPlatform<HostEngine>, "dataDirectory" | "lockOwner" | "log" | "dataRefused">
+): DataDirectoryLock {
+    try {
+        return DataDirectoryLock.acquire(platform.dataDirectory, { owner: platform.lockOwner, log: platform.log });
+    } catch (error) {
+        if (error instanceof KvaultError) {
+            platform.dataRefused?.(error);
+        }
+        throw error;
+    }
+}
