@@ -2,12 +2,18 @@ import { gpuBackendNames, type GpuBackendName } from "../contract/engineCompute.
 import { isKvCacheType, kvCacheTypes, type KvCacheType } from "./codec/kvCacheTypes.js";
 import { KvaultError } from "./core/KvaultError.js";
 
-/** Defaults in one place. */
+/** The window by default, in tokens; the prefill and decode contexts are as large. */
+const DEFAULT_WINDOW = 4096;
+
+/**
+ * The engine's defaults, the one place every layer reads them from (STYLE.md 13 and 21): the
+ * settings' (host/settings/KvaultSettings.ts), the headless server's options and the app's start.
+ */
 export const engineDefaults = {
     mode: "split",
-    window: 4096,
-    prefillContextSize: 4096,
-    decodeContextSize: 4096,
+    window: DEFAULT_WINDOW,
+    prefillContextSize: DEFAULT_WINDOW,
+    decodeContextSize: DEFAULT_WINDOW,
     numDecodeSequences: 4,
     pageTokens: 256,
     numPages: 256,

@@ -4,7 +4,7 @@
 // library are the host's (host/models/modelErrors.ts); the RPC's limits are contract/limits.ts's.
 
 export type { TurnCallbacks, TurnResult } from "../contract/engineProtocol.js";
-export type { EngineConfigInput } from "./EngineConfig.js";
+export { engineDefaults, type EngineConfigInput } from "./EngineConfig.js";
 export { isKvCacheType, kvCacheTypes, kvRowBytes, type KvCacheType } from "./codec/kvCacheTypes.js";
 export { invariant } from "./core/invariant.js";
 export { KvaultError } from "./core/KvaultError.js";

@@ -9,7 +9,7 @@ import {
     type EngineSettings,
     type GpuOffload
 } from "../../contract/KvaultBridge.js";
-import { isKvCacheType, KvaultError, kvCacheTypes, type KvCacheType } from "../../engine/index.js";
+import { engineDefaults, isKvCacheType, KvaultError, kvCacheTypes, type KvCacheType } from "../../engine/index.js";
 import { repeatedBackendName, type BackendConfig } from "../backends/BackendConfig.js";
 import { parseBackendOption } from "../backends/parseBackendOption.js";
 import { normalizeOrigin } from "../http/corsPolicy.js";
@@ -82,15 +82,16 @@ export const engineSettingFlags: Readonly<Record<EngineSettingName, string>> = {
     draftMinConfidence: "--draft-p-min"
 };
 
+/** The command line's defaults; the engine's are engineDefaults (engine/EngineConfig.ts), under the flags' names. */
 export const serveDefaults = {
     host: "127.0.0.1",
     port: 8080,
     model: "tiny",
-    mode: "split",
-    kvType: "f16",
-    context: 4096,
-    decodeSequences: 4,
-    pageTokens: 256
+    mode: engineDefaults.mode,
+    kvType: engineDefaults.kvCacheType,
+    context: engineDefaults.window,
+    decodeSequences: engineDefaults.numDecodeSequences,
+    pageTokens: engineDefaults.pageTokens
 } as const;
 
 export const serveUsage = `Usage: npm run serve -- [options]

@@ -3,6 +3,7 @@
 // tolerant reader is parseSettingsFile.ts, the store SettingsFile.ts.
 import crypto from "node:crypto";
 import type { EngineSettings } from "../../contract/KvaultBridge.js";
+import { engineDefaults } from "../../engine/index.js";
 
 /**
  * The version this Kvault writes. 1: the desktop app's local API, model and theme; 2: engine
@@ -70,21 +71,21 @@ export const settingsDefaults = {
     theme: "system"
 } as const;
 
-/** The engine's defaults: the headless server's and the desktop app's (engine/EngineConfig.ts's, but for the window and pages). */
+/** The engine settings by default, the headless server's and the desktop app's: engine/EngineConfig.ts's engineDefaults, under the settings' names. */
 export const engineSettingDefaults: EngineSettings = Object.freeze({
-    contextSize: 4096,
-    gpu: "auto",
+    contextSize: engineDefaults.window,
+    gpu: engineDefaults.gpu,
     threads: null,
-    flashAttention: true,
-    kvCacheType: "f16",
-    decodeSequences: 4,
-    pageTokens: 256,
+    flashAttention: engineDefaults.flashAttention,
+    kvCacheType: engineDefaults.kvCacheType,
+    decodeSequences: engineDefaults.numDecodeSequences,
+    pageTokens: engineDefaults.pageTokens,
+    // null: a full window for every decode sequence, plus one (defaultPoolPages), not the engine's own numPages
     poolPages: null,
     speculation: "off",
     draftModel: null,
-    // the engine's own defaults (engine/EngineConfig.ts engineDefaults), node-llama-cpp's for its draft predictor
-    draftMaxTokens: 16,
-    draftMinConfidence: 0.6
+    draftMaxTokens: engineDefaults.draftMaxTokens,
+    draftMinConfidence: engineDefaults.draftMinConfidence
 });
 
 /** Ports below 1024 need administrator rights on most systems. */

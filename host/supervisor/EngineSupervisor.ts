@@ -1,7 +1,7 @@
 import type { ChatTurnRequest, EngineClient, EngineInfo } from "../../contract/engineProtocol.js";
 import type { ModelFacts } from "../../contract/models.js";
 import { callTimeoutMs, type EngineMethod, type RpcParams, type RpcResult } from "../../contract/rpc/rpcSpec.js";
-import { EngineStoppedError, invariant } from "../../engine/index.js";
+import { engineDefaults, EngineStoppedError, invariant } from "../../engine/index.js";
 import type { EngineConfigInput, TurnCallbacks, TurnResult } from "../../engine/index.js";
 import { inspectModelInChild } from "../models/inspectModelInChild.js";
 import { ModelSwitchedError } from "../models/modelErrors.js";
@@ -149,7 +149,10 @@ export class EngineSupervisor implements EngineClient {
      */
     inspectModel(modelPath: string): Promise<ModelFacts> {
         const { decodeContextSize, window, numDecodeSequences } = this.#config;
-        return this.#inspect(modelPath, { contextSize: decodeContextSize ?? window ?? 4096, sequences: numDecodeSequences ?? 1 });
+        return this.#inspect(modelPath, {
+            contextSize: decodeContextSize ?? window ?? engineDefaults.window,
+            sequences: numDecodeSequences ?? 1
+        });
     }
 
     /**

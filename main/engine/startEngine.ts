@@ -2,10 +2,11 @@
 // userData paths, so this reads and is tested like the headless host's startup.
 import path from "node:path";
 import { DEMO_MODEL } from "../../contract/models.js";
-import type { EngineConfigInput } from "../../engine/index.js";
+import { engineDefaults, type EngineConfigInput } from "../../engine/index.js";
 import type { EngineHealth } from "../../host/http/KvaultHttpServer.js";
 import type { ModelFacts } from "../../contract/models.js";
 import type { ModelInspector } from "../../host/models/inspectModelInChild.js";
+import { defaultPoolPages } from "../../host/settings/KvaultSettings.js";
 import { cachedModelInspector } from "../../host/models/modelFactsCache.js";
 import type { EngineProcessSpawner } from "../../host/supervisor/EngineProcessSpawner.js";
 import { EngineSupervisor } from "../../host/supervisor/EngineSupervisor.js";
@@ -15,15 +16,8 @@ import { NoUsableBinaryError, explainStartFailure } from "./NoUsableBinaryError.
 import { appModelId, inspectAppModel, resolveAppModel } from "./resolveAppModel.js";
 import { modelMethods, type HostModels } from "../../host/supervisor/modelMethods.js";
 
-/** The app's engine configuration; defaults in one place, as the headless server's. */
-export const appEngineDefaults = {
-    mode: "split",
-    window: 4096,
-    numDecodeSequences: 4,
-    pageTokens: 256,
-    /** From app quit to killing an engine that has not exited: quitting should not hang. */
-    shutdownGraceMs: 3_000
-} as const;
+/** From app quit to killing an engine that has not exited: quitting should not hang. */
+const SHUTDOWN_GRACE_MS = 3_000;
 
 export interface StartEngineOptions {
     /** Where the built-in demo model is generated and downloads go: `<userData>/models`. */
@@ -38,7 +32,7 @@ export interface StartEngineOptions {
     readonly log: (line: string) => void;
     /** The binding tests main relays for engine processes (the BindingTestRelay), to say which backends failed. */
     readonly binaryTests?: BindingTestLog;
-    /** The engine settings of settings.json (host/settings/engineConfigFor.ts), over appEngineDefaults. */
+    /** The engine settings of settings.json (host/settings/engineConfigFor.ts), over engineDefaults. */
     readonly engine?: Omit<EngineConfigInput, "modelPath">;
 }
 
@@ -76,8 +70,8 @@ export async function startEngine(given: StartEngineOptions): Promise<StartedEng
     try {
         // A draft model from the settings is untrusted input too: read in a child process before an engine sees it.
         await options.inspectModel(draftModel, {
-            contextSize: options.engine?.window ?? appEngineDefaults.window,
-            sequences: options.engine?.numDecodeSequences ?? appEngineDefaults.numDecodeSequences
+            contextSize: options.engine?.window ?? engineDefaults.window,
+            sequences: options.engine?.numDecodeSequences ?? engineDefaults.numDecodeSequences
         });
     } catch (error) {
         return startWithoutDraft(options, draftModel, error);
@@ -124,17 +118,17 @@ async function startOnModel(options: StartEngineOptions): Promise<StartedEngine>
 async function startOn(modelPath: string | null, options: StartEngineOptions): Promise<StartedEngine> {
     const { log, modelsDirectory } = options;
     const model = resolveAppModel(modelsDirectory, modelPath, log);
-    const { window, numDecodeSequences, pageTokens } = appEngineDefaults;
+    const { mode, window, prefillContextSize, decodeContextSize, numDecodeSequences, pageTokens } = engineDefaults;
     const config: EngineConfigInput = {
         modelPath: model.path,
-        mode: appEngineDefaults.mode,
+        mode,
         window,
-        prefillContextSize: window,
-        decodeContextSize: window,
+        prefillContextSize,
+        decodeContextSize,
         numDecodeSequences,
         pageTokens,
-        // A full window for every decode sequence, plus one for the prefill handoff.
-        numPages: Math.ceil(window / pageTokens) * (numDecodeSequences + 1),
+        // A full window for every decode sequence, plus one for the prefill handoff, as the settings leave it.
+        numPages: defaultPoolPages({ contextSize: window, pageTokens, decodeSequences: numDecodeSequences }),
         onWindowAboveCapacity: "clamp",
         ...options.engine
     };
@@ -147,7 +141,7 @@ async function startOn(modelPath: string | null, options: StartEngineOptions): P
     const supervisor = await EngineSupervisor.start(config, {
         spawner: options.spawner,
         inspectModel: options.inspectModel,
-        shutdownGraceMs: appEngineDefaults.shutdownGraceMs,
+        shutdownGraceMs: SHUTDOWN_GRACE_MS,
         log
     }).catch((error: unknown) => {
         // A start that found no binary says which backends were tried and what to do, not "check the model".
