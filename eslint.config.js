@@ -1,7 +1,7 @@
 // Lint rules that keep the process boundaries honest (docs/ARCHITECTURE.md, Processes):
 // only main/ may import electron, only engine/runtime/ and host/models/ may import node-llama-cpp,
 // main/ and host/ reach the engine only through engine/index.ts,
-// and the renderer reaches the rest of the app only through contract/.
+// the renderer reaches the rest of the app only through contract/, and only host/createHost.ts assembles a host (STYLE.md 21).
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
@@ -18,6 +18,13 @@ const llamaOnlyInRuntime = {
     name: "node-llama-cpp",
     message:
         "Only engine/runtime/ (and host/models/, for GGUF headers and downloads) may import node-llama-cpp. Add a function there instead."
+};
+
+/** One composition root (STYLE.md 21): host/createHost.ts assembles a host's RPC; tests may build their own dispatcher. */
+const oneCompositionRoot = {
+    selector: "NewExpression[callee.name='RpcDispatcher']",
+    message:
+        "Hosts are assembled by createHost (host/createHost.ts): pass what differs in its platform instead of building a dispatcher here."
 };
 
 const extensionless = "Literal[value=/^\\.{1,2}\\/(?!.*\\.(js|mjs|css|json|html)$)/]";
@@ -66,6 +73,11 @@ export default tseslint.config(
             curly: ["error", "all"],
             "no-restricted-syntax": ["error", ...relativeImportsWithExtension]
         }
+    },
+    {
+        files: ["main/**", "host/**"],
+        ignores: ["host/createHost.ts"],
+        rules: { "no-restricted-syntax": ["error", ...relativeImportsWithExtension, oneCompositionRoot] }
     },
     {
         files: ["main/**"],
