@@ -7,18 +7,16 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { DEMO_MODEL } from "../../contract/models.js";
 import type { EngineSettingName, EngineSettings } from "../../contract/KvaultBridge.js";
 import type { OwnApi } from "../backends/leakProbeTargets.js";
 import { KvaultError, type EngineConfigInput } from "../../engine/index.js";
 import { createHost } from "../createHost.js";
-import { EngineSupervisor } from "../supervisor/EngineSupervisor.js";
 import { KvaultHttpServer } from "../http/KvaultHttpServer.js";
 import { inspectModelInChild } from "../models/inspectModelInChild.js";
 import { cachedModelInspector } from "../models/modelFactsCache.js";
 import { RpcServer } from "../rpc/RpcServer.js";
-import { modelMethods } from "../supervisor/modelMethods.js";
-import { inspectServeModel, resolveServeModel, serveModelId } from "./resolveServeModel.js";
+import { serveModelId } from "./resolveServeModel.js";
+import { startServeEngine } from "./startServeEngine.js";
 import { engineConfigFor } from "../settings/engineConfigFor.js";
 import { isLoopbackHost, parseServeOptions, remoteListeningWarning, ServeOptionsError } from "./serveOptions.js";
 
@@ -59,66 +57,24 @@ async function main(): Promise<void> {
         requestLines: { printed: true, withPrompts: given.logPrompts },
         // The settings screen's engine settings, with the command line's on top for this run.
         engineSettings: (file) => Object.freeze({ ...file.current.engine, ...given.engineFromCommandLine }),
-        startEngine: async (settingsFile, engineSettings) => {
-            const savedModel = settingsFile.current.modelPath;
-            const options = {
-                ...given,
-                model:
-                    !given.modelGiven && savedModel !== null && fs.existsSync(savedModel)
-                        ? { kind: "file" as const, path: savedModel }
-                        : given.model,
-                kvType: engineSettings.kvCacheType,
-                context: engineSettings.contextSize,
-                decodeSequences: engineSettings.decodeSequences
-            };
-            const model = resolveServeModel(options, log);
-            await inspectServeModel(options, model, inspectModel);
-            if (
-                engineSettings.speculation !== "draft-model" &&
-                (given.engineFromCommandLine.draftMaxTokens !== undefined || given.engineFromCommandLine.draftMinConfidence !== undefined)
-            ) {
-                log(
-                    "--draft-max and --draft-p-min tune a draft model, and speculation is not by draft model this run (--draft-model PATH, or the settings' Draft model): they have no effect until it is."
-                );
-            }
-            if (engineSettings.speculation === "draft-model" && engineSettings.draftModel !== null) {
-                // a draft model is a model file like any other: a crafted one is refused here, not in the engine
-                await inspectModel(engineSettings.draftModel, { contextSize: options.context, sequences: options.decodeSequences });
-            }
-            if (given.apiKey === undefined) {
-                log(`API key (new for this start; set --api-key or KVAULT_API_KEY to keep one): ${apiKey}`);
-            }
-            if (given.extraApiKeys.length > 0) {
-                log(`Extra API keys, each with its own workspaces: ${given.extraApiKeys.map(({ id }) => id).join(", ")}.`);
-            }
-            const supervisor = await EngineSupervisor.start(
-                { modelPath: model.path, ...headlessConfig(engineSettings) },
-                { log, inspectModel }
-            );
-            logEngineStart(supervisor);
-            supervisor.on("switched", (event) => {
-                // The model loaded last is the one the next start loads, unless --model names one (null: the demo model).
-                const modelPath = serveModelId(event.info.modelPath) === DEMO_MODEL ? null : event.info.modelPath;
-                if (settingsFile.current.modelPath !== modelPath) {
-                    settingsFile.update((current) => ({ ...current, modelPath })).catch((error: unknown) => log((error as Error).message));
+        startEngine: (settingsFile, engineSettings) =>
+            startServeEngine({
+                given,
+                settingsFile,
+                engineSettings,
+                inspectModel,
+                configFor: headlessConfig,
+                log,
+                // once the model passed its checks: the keys this server will take
+                beforeStart: () => {
+                    if (given.apiKey === undefined) {
+                        log(`API key (new for this start; set --api-key or KVAULT_API_KEY to keep one): ${apiKey}`);
+                    }
+                    if (given.extraApiKeys.length > 0) {
+                        log(`Extra API keys, each with its own workspaces: ${given.extraApiKeys.map(({ id }) => id).join(", ")}.`);
+                    }
                 }
-            });
-            // "tiny" is the built-in demo model, generated into the data directory as at start.
-            const models = modelMethods(
-                supervisor,
-                (name) =>
-                    name === DEMO_MODEL
-                        ? resolveServeModel({ ...options, model: { kind: "preset", preset: DEMO_MODEL } }, log).path
-                        : path.resolve(name),
-                // Downloads go next to the demo model; the model library is the data directory's models.json.
-                path.join(options.dataDir, "models"),
-                {
-                    libraryFile: path.join(options.dataDir, "models.json"),
-                    downloadStallMs: options.downloadStallSeconds === undefined ? undefined : options.downloadStallSeconds * 1000
-                }
-            );
-            return { supervisor, models };
-        },
+            }),
         parts: () => ({
             fromCommandLine: Object.fromEntries(
                 Object.keys(given.engineFromCommandLine).map((name) => [name, given.engineFlags[name as EngineSettingName]])
@@ -182,30 +138,6 @@ async function main(): Promise<void> {
     process.on("SIGINT", () => void stop());
     process.on("SIGTERM", () => void stop());
     process.stdout.write(`Kvault listening on ${address.url}\n${address.loginLink === undefined ? "" : loginLine(address.loginLink)}`);
-}
-
-/** The engine's first lines on stderr: what runs, a clamped window, and each switch, stop and restart after. */
-function logEngineStart(supervisor: EngineSupervisor): void {
-    const info = supervisor.info;
-    log(`Engine: ${info.modelName} on ${info.backend}, ${info.mode.effective} mode${info.mode.reason ? ` (${info.mode.reason})` : ""}.`);
-    if (info.window.clamped) {
-        log(
-            `The window was clamped from ${info.window.configured.toLocaleString("en-US")} to ${info.window.limit.toLocaleString("en-US")} tokens: the measured ${info.window.boundBy} capacity is smaller.`
-        );
-    }
-    supervisor.on("switched", (event) =>
-        log(
-            event.cause === "settings"
-                ? `Engine: restarted with new settings; ${event.numEnded} request(s) ended with engine_settings_changed.`
-                : `Engine: switched to ${event.info.modelName}; ${event.numEnded} request(s) ended with model_switched.`
-        )
-    );
-    supervisor.on("down", (event) => log(event.error.message));
-    supervisor.on("crashed", (event) =>
-        log(
-            `The engine process stopped (${event.signal ?? `exit ${event.exitCode}`}); ${event.numInterrupted} requests ended with an error.${event.willRestart ? " Restarting it." : ""}`
-        )
-    );
 }
 
 /** Only whoever started the server sees its stdout: the login link is the browser's way in (host/http/LoginSessions.ts). */
