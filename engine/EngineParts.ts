@@ -24,12 +24,11 @@ import type { LlamaModel } from "./runtime/types.js";
 
 /**
  * How long each role's ggml pool threads poll for the next graph before they sleep (ggml's level,
- * 0–100: about 131,000 spins per step). Decode polls briefly, long enough to bridge the
- * millisecond between a token's graph and the next (at 1–2 a stream alone ran 7.7–8.4 ms per token,
- * llama-server 7.6), short enough that a pool whose stream has just ended does not hold a core while the
- * next prompt prefills (at 50, llama-server's default, a chat's later turns waited 354 ms for
- * their first token instead of 223–240). Prefill sleeps at once: its graphs come in bursts, and a
- * thread polling after one would take a core from the decode context beside it.
+ * 0–100: about 131,000 spins per step). Decode polls briefly, long enough to bridge the gap
+ * between a token's graph and the next, short enough that a pool whose stream has just ended does
+ * not hold a core while the next prompt prefills (llama-server's default of 50 delayed a chat's
+ * later turns; figures in docs/measurements.md). Prefill sleeps at once: its graphs come in bursts,
+ * and a thread polling after one would take a core from the decode context beside it.
  */
 const THREADPOOL_POLL: Readonly<Record<RoleContextOptions["role"], number>> = { prefill: 0, decode: 2, unified: 2 };
 

@@ -44,9 +44,9 @@ export interface TransferTarget {
 /**
  * Longest a transfer's write holds the engine's thread between two turns of its event loop (ms):
  * the scatter goes a layer at a time and the seal a page at a time, so that streams decoding beside
- * a long prompt's handoff get their tokens and start their next steps in between. In one piece,
- * 96 MiB of the small model's KV held the thread for 36 ms (scatter 17.5, seals 18.4), and every
- * stream's next step waited for it.
+ * a long prompt's handoff get their tokens and start their next steps in between. In one piece, a
+ * long prompt's KV held the thread for tens of milliseconds, and every stream's next step waited for
+ * it (docs/measurements.md).
  */
 export const TRANSFER_SLICE_MS = 2;
 

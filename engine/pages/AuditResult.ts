@@ -11,7 +11,7 @@ export interface AuditViolation {
 
 /** Which byte scans an audit runs besides the metadata checks (I1–I5). */
 export interface AuditOptions {
-    /** I6: read every free page's bytes for zeros. O(free bytes), a native memcmp of roughly 20–30 GB/s. */
+    /** I6: read every free page's bytes for zeros. O(free bytes), a native memcmp (its rate: docs/measurements.md). */
     readonly scanFreePages?: boolean;
     /** The pool's share of I7: recompute every sealed page's checksum. O(sealed bytes). */
     readonly verifySealedPages?: boolean;

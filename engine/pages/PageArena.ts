@@ -2,8 +2,8 @@ import { invariant } from "../core/invariant.js";
 import { ArenaAllocationError } from "./pageErrors.js";
 import { pageChecksum } from "./pageChecksum.js";
 
-// Compared against with Buffer.compare (a native memcmp): about 6× faster than a BigUint64Array
-// scan, which allocates a bigint per word (measured over 65,536 pages of 4 KiB: 14 ms against 83 ms).
+// Compared against with Buffer.compare (a native memcmp), several times faster than a BigUint64Array
+// scan, which allocates a bigint per word (docs/measurements.md).
 const ZERO_BLOCK = Buffer.alloc(64 * 1024);
 
 /**

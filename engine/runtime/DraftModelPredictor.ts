@@ -16,10 +16,9 @@ export interface DraftOptions {
  * it is unsure of, and the target verifies them all in its next decode step.
  *
  * node-llama-cpp's own `DraftSequenceTokenPredictor` drafts in the background instead, beside the
- * target's steps. On 2 cores (llama3-tiny drafting with its Q4_0 twin, 128 greedy tokens) that ran
- * 10× slower than plain decoding with no draft used (minTokens 0) and 5× slower with 9 of 18
- * accepted (minTokens 1); with minTokens 4 the generation never resolved. Here the draft runs only
- * while the target waits for it.
+ * target's steps, where on a small machine it competes for the cores with the steps it is to speed
+ * up: slower than plain decoding, and with minTokens 4 the generation never resolved (figures in
+ * docs/measurements.md). Here the draft runs only while the target waits for it.
  *
  * The draft sequence holds nothing but its own target's tokens: it keeps only an exact prefix of
  * them (never shifted cells), and `forget` empties it when the target sequence changes workspace.

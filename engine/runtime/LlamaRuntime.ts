@@ -27,7 +27,8 @@ export interface LlamaRuntimeOptions {
     readonly gpu?: GpuChoice;
     /**
      * CPU threads for every context. node-llama-cpp defaults to at least 4, which on a 2-core
-     * machine oversubscribes and slows decode by ~60× (docs/ARCHITECTURE.md, Threads),
+     * machine oversubscribes and slows decode many times over (docs/ARCHITECTURE.md, Threads;
+     * figures in docs/measurements.md),
      * so the default is the number of cores this process may actually use.
      */
     readonly maxThreads?: number;

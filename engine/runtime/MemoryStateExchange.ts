@@ -7,9 +7,8 @@ import { once } from "../core/once.js";
 
 /**
  * A saved state's buffer this big or smaller is kept for the next save; a bigger one goes back to
- * the system when released. Fresh memory costs a page fault per 4 KiB on first touch: on the
- * 2-core machine this was measured on, a 98 MB copy into a fresh buffer took 42–55 ms, into a
- * reused one 6–7 ms.
+ * the system when released. Fresh memory costs a page fault per 4 KiB on first touch, so a copy
+ * into a reused buffer is several times faster than into a fresh one (docs/measurements.md).
  */
 export const DEFAULT_MAX_RETAINED_STATE_BYTES = 256 * 1024 * 1024;
 
@@ -21,7 +20,7 @@ const MIN_STATE_BUFFER_BYTES = 4096;
  * of its power of two (at most 25 % over, jemalloc's size classes), so that the spare a state
  * leaves serves the next state that is a little longer. A chat's states grow a turn at a time:
  * with buffers of the exact size, every next state missed the spare and was copied into fresh
- * memory (2,048 tokens of the small model: 19–38 ms against 5 ms into the spare).
+ * memory (docs/measurements.md).
  */
 export function stateBufferBytes(numBytes: number): number {
     invariant(Number.isSafeInteger(numBytes) && numBytes >= 0, () => `a state buffer for ${numBytes} bytes`);

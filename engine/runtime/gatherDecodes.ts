@@ -40,8 +40,8 @@ export const ungathered: DecodeGathering = {
  * slots do. node-llama-cpp samples each sequence of a batch separately and, once the last sample
  * is in, composes the next batch at once from the decodes queued by then; the sequence sampled
  * last has not queued its next token yet (it is still on its way up through the generators), so
- * it misses every batch and decodes in the next: 4 streams measured 378 batches of 3 tokens, 8
- * streams batches of 7, each batch costing a whole pass over the weights. Here, after a batch,
+ * it misses every batch and decodes in the next: 4 streams decoded in batches of 3 tokens, 8 in
+ * batches of 7, each batch costing a whole pass over the weights (docs/measurements.md). Here, after a batch,
  * when fewer sequences have queued than are generating, the context waits one turn of the event
  * loop before it composes the next; the promise chains of every sampled sequence run out within
  * it. A sequence waiting on something else (the streaming demo's delay) costs a turn for each
@@ -50,8 +50,8 @@ export const ungathered: DecodeGathering = {
  * node-llama-cpp decodes batch after batch under the context's lock for as long as decodes are
  * queued, and a state save or load, or a clear, waits for that lock; with the streams kept in
  * step the queue is never empty while one generates, so a second workspace's handoff waited for
- * the first stream's last token (300 tokens, 2.7 s) instead of going between two of them (first
- * token after 1.0 s). So while such an operation waits (`betweenSteps`), the queue is set aside
+ * the first stream's last token instead of going between two of its steps (docs/measurements.md).
+ * So while such an operation waits (`betweenSteps`), the queue is set aside
  * after a batch and put back a turn later: the run of batches ends, the operation takes the lock,
  * and the decodes follow it.
  */

@@ -10,14 +10,14 @@ import { buildKey, compilerVersion, directoryContents } from "./nativeBuildCache
  *
  * Why a build of our own: node-llama-cpp's prebuilt linux-x64 binaries are made in its CI mode, with
  * GGML_NATIVE=OFF and every CPU variant loaded as a dynamic backend, and its addon runs each
- * context's decodes on whichever libuv pool thread is free. On the 2-core zen4 machine this was
- * measured on, the first costs about 2× in prefill, the second about 2× in decode once a second
- * context (prefill beside decode) exists (docs/ARCHITECTURE.md, Threads). So both flavours carry
+ * context's decodes on whichever libuv pool thread is free. The first slows prefill, the second
+ * decode once a second context (prefill beside decode) exists (docs/ARCHITECTURE.md, Threads;
+ * figures in docs/measurements.md). So both flavours carry
  * Kvault's patch of the addon (addonPatch/applyAddonPatch.ts: one thread per context for all of its
  * jobs, and KV states saved and loaded through memory instead of files), named in the cmake options (KVAULT_ADDON_PATCH, which cmake itself ignores) so that a build
  * made without it is never taken for one with it, and both keep ggml's own thread pool (GGML_OPENMP=OFF):
  * with OpenMP, every thread that calls llama_decode owns a team of its own, and two contexts' teams
- * slowed each other's decode by a third even with the patch.
+ * slowed each other's decode even with the patch.
  *
  * - "native": for this machine only (GGML_NATIVE=ON). What `npm run build-llama` makes.
  * - "portable": for shipping (every CPU variant chosen at load time, as the prebuilt does), made per

@@ -10,9 +10,9 @@ import type { BatchItem, PrioritizedBatchItem } from "node-llama-cpp";
  * a micro-batch holds at least 64 tokens of each sequence (ggml-cpu ops.cpp, GGML_FA_TILE_Q);
  * below that it takes one dot product per query and cached token. Shared out, seven prompts of
  * 503 tokens got 77, 77, …, 50 tokens a batch, cut into micro-batches of 50 and 27 tokens a
- * sequence, and each 512-token batch took 1.0 s at first and 4.2 s at the end, as the prompts'
- * cache grew (bare node-llama-cpp, 2 cores, small preset): 4,024 tokens in 19.9 s. One prompt a
- * batch took 0.57–0.71 s a batch, whatever its place: 5.0–5.2 s. The prompts' handoffs wait for
+ * sequence, and each batch took longer than the last as the prompts' cache grew; one prompt a batch
+ * takes the same time a batch whatever its place, and all of them about a quarter of the time
+ * (docs/measurements.md). The prompts' handoffs wait for
  * the context's lock, which node-llama-cpp holds while decodes are queued, so a shared batch
  * finished none of them sooner.
  */

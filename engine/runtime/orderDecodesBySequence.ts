@@ -11,8 +11,8 @@ interface QueueInternals {
  * micro-batches of sequences with consecutive ids in batch order (llama-batch.cpp, split_equal:
  * "accept only increasing sequence ids", each the last plus one), and every micro-batch is a pass
  * over the weights of its own. node-llama-cpp orders a batch by when each sequence queued: four
- * streams whose handoffs finished 1, 2, 3, 0 decoded as two graphs a step, 3 tokens and 1 (25–27 ms
- * a step against 18–20 in order). Prompts prefilled together are cut the same way. Returns whether
+ * streams whose handoffs finished 1, 2, 3, 0 decoded as two graphs a step, 3 tokens and 1, each
+ * step slower than in order (docs/measurements.md). Prompts prefilled together are cut the same way. Returns whether
  * node-llama-cpp had the queue to order; without it its own order stands.
  */
 export function orderDecodesBySequence(context: LlamaContext): boolean {

@@ -12,7 +12,7 @@ interface ThreadClaimInternals {
  * ThreadsSplitter) and frees a context's claim a timer (`setTimeout(0)`) after its last decode, so
  * a context that decodes in that same turn of the event loop, say decode's first token right after
  * a handoff's prefill, or the next turn's prefill right after a stream ended, gets half the
- * threads: a 512-token prefill took 632–693 ms against 333 ms this way. Half the threads also
+ * threads and runs about twice as long (docs/measurements.md). Half the threads also
  * changes a decode's sums: llama.cpp's flash attention splits one query's KV among the threads
  * (ggml-cpu ops.cpp, use_split_kv_path), so greedy output then depended on the timer, and split
  * mode answered a long chat's turn unlike unified mode beside a second test on 2 cores. Freed at

@@ -2,7 +2,7 @@ import { SpecialToken, SpecialTokensText, type LlamaText, type Token, type Token
 
 /**
  * Tokenizing a multi-megabyte prompt in one native call holds the engine's event loop for seconds
- * (measured 1.5–2.3 s for a few MB), and with it every other workspace's stream: the decode loop
+ * (docs/measurements.md), and with it every other workspace's stream: the decode loop
  * is JavaScript between native steps. So long runs of plain text are tokenized in slices, with a
  * turn of the event loop between them, and the tokens are the same as in one call.
  *
@@ -23,7 +23,7 @@ import { SpecialToken, SpecialTokensText, type LlamaText, type Token, type Token
  * vocabularies (test/model/engine/tokenizeInSlices.test.ts).
  */
 export interface TokenizeInSlicesOptions {
-    /** Characters per slice aimed at; at about 1–2 MB/s of tokenizing, 16,384 characters hold the loop ~10 ms. */
+    /** Characters per slice aimed at: few enough that a slice holds the loop for milliseconds (docs/measurements.md). */
     readonly sliceChars?: number;
     /** Characters either side of a cut for its local check. */
     readonly contextChars?: number;

@@ -10,7 +10,8 @@ export const PROMPT_TEXT =
 
 /**
  * CPU threads for every context, bare and engine alike. node-llama-cpp's own default oversubscribes a
- * 2-core machine (4 threads) and decodes ~60× slower (docs/ARCHITECTURE.md, Threads).
+ * 2-core machine (4 threads) and decodes many times slower (docs/ARCHITECTURE.md, Threads; figures in
+ * docs/measurements.md).
  */
 export const BENCH_THREADS = os.availableParallelism();
 

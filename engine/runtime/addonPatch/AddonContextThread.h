@@ -2,9 +2,9 @@
 
 // Kvault's patch of node-llama-cpp's addon: every job of one context (init, decode, sample,
 // state save and load, checkpoints, unload) runs on one thread of that context's own, in the
-// order JavaScript queued it, instead of on whichever libuv pool thread is free. On 2 cores,
-// with a second context beside it, the small model decoded 95-104 tokens/s this way and 42-50
-// hopping between pool threads (docs/ARCHITECTURE.md, Threads).
+// order JavaScript queued it, instead of on whichever libuv pool thread is free: hopping between
+// pool threads slowed decode once a second context was beside it (docs/ARCHITECTURE.md, Threads;
+// figures in docs/measurements.md).
 // Completions go back to the JavaScript thread through a thread-safe function, which holds the
 // event loop open only while jobs are pending. KVAULT_CONTEXT_THREAD=0 restores the pool.
 

@@ -3,8 +3,8 @@
 // pool for every graph it computes and joins it after (ggml_graph_compute's disposable_threadpool):
 // a thread created and ended per decoded token, and workers that start every graph cold. With a
 // pool, workers poll for the next graph for a while (`poll`, 0-100, ggml's level: 0 sleeps at once,
-// 50 is llama-server's default) before they sleep. Measured on 2 cores, the small model, one stream
-// through `serve`: 11.0-12.0 ms per token without a pool, 8.5-9.6 with one polling at 50.
+// 50 is llama-server's default) before they sleep, so a stream's next token starts warm (figures in
+// docs/measurements.md).
 
 #include <string>
 

@@ -9,8 +9,8 @@ import { KvaultError } from "../../core/KvaultError.js";
  *
  * - each llama context gets a thread of its own (AddonContextThread.h, beside this file) on which
  *   all of that context's jobs run in order, instead of hopping between libuv's pool threads on
- *   every token. Measured on 2 cores with a second context beside it: decode about 2× faster
- *   (docs/ARCHITECTURE.md, Threads), while prefill and decode keep threads of their own, so a long
+ *   every token, which slowed decode once a second context was beside it (docs/ARCHITECTURE.md,
+ *   Threads; figures in docs/measurements.md), while prefill and decode keep threads of their own, so a long
  *   prompt still never stalls a stream;
  * - a sequence's state is saved into and loaded from memory JavaScript owns
  *   (AddonContextStateBuffers.cpp), in the state file's own format, instead of through a file:

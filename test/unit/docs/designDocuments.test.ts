@@ -1,9 +1,11 @@
 // The design documents in docs/ and every citation of them: each cited document and section exists,
 // every failure mode the contract names has its section, and nothing points outside the repository.
+// Links between the pages are docPaths.test.ts's.
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { failureModeNames } from "../../../contract/isolation.js";
+import { type MarkdownOutline, outlineOf } from "./markdownOutline.js";
 
 const root = path.resolve(import.meta.dirname, "../../..");
 const DOCUMENTS = ["ARCHITECTURE.md", "FAILURE-MODES.md", "GLOSSARY.md", "STATE-FORMAT.md"] as const;
@@ -31,28 +33,11 @@ const sourceFiles = [
 ];
 const read = (file: string): string => fs.readFileSync(path.join(root, file), "utf8");
 
-/** GitHub's anchor for a heading: lower case, punctuation dropped, spaces to hyphens. */
-function headingSlug(heading: string): string {
-    return heading
-        .trim()
-        .toLowerCase()
-        .replace(/[^\p{L}\p{N} _-]/gu, "")
-        .replace(/ /g, "-");
+function outlineOfDocument(document: string): MarkdownOutline {
+    return outlineOf(read(`docs/${document}`));
 }
 
-interface DocumentOutline {
-    readonly headings: ReadonlySet<string>;
-    readonly anchors: ReadonlySet<string>;
-}
-
-function outlineOf(document: string): DocumentOutline {
-    const text = read(`docs/${document}`).replace(/```[\s\S]*?```/g, "");
-    const headings = [...text.matchAll(/^#{1,6} (.+)$/gm)].map((match) => match[1]!.trim());
-    const explicit = [...text.matchAll(/<a id="([^"]+)"><\/a>/g)].map((match) => match[1]!);
-    return { headings: new Set(headings), anchors: new Set([...headings.map(headingSlug), ...explicit]) };
-}
-
-const outlines = new Map(DOCUMENTS.map((document) => [document, outlineOf(document)]));
+const outlines = new Map(DOCUMENTS.map((document) => [document, outlineOfDocument(document)]));
 
 describe("the design documents", () => {
     it.each(DOCUMENTS)("docs/%s exists and the README links it", (document) => {
@@ -69,28 +54,6 @@ describe("the design documents", () => {
         }
         const sections = [...read("docs/FAILURE-MODES.md").matchAll(/<a id="([^"]+)"><\/a>\n## /g)].map((match) => match[1]);
         expect(sections.sort()).toEqual(Object.keys(failureModeNames).sort());
-    });
-
-    it("resolve every link between them, anchors included", () => {
-        const broken: string[] = [];
-        for (const file of ["README.md", ...DOCUMENTS.map((document) => `docs/${document}`)]) {
-            for (const match of read(file).matchAll(/\]\(([^)\s]+)\)/g)) {
-                const [target, anchor] = match[1]!.split("#") as [string, string | undefined];
-                if (/^[a-z]+:/.test(target)) {
-                    continue; // a web address
-                }
-                const resolved = target === "" ? file : path.posix.normalize(path.posix.join(path.posix.dirname(file), target));
-                if (!fs.existsSync(path.join(root, resolved))) {
-                    broken.push(`${file}: ${match[1]} (no file ${resolved})`);
-                } else if (anchor !== undefined) {
-                    const outline = outlines.get(path.posix.basename(resolved) as (typeof DOCUMENTS)[number]);
-                    if (outline === undefined || !outline.anchors.has(anchor)) {
-                        broken.push(`${file}: ${match[1]} (no section #${anchor} in ${resolved})`);
-                    }
-                }
-            }
-        }
-        expect(broken).toEqual([]);
     });
 });
 
