@@ -19,8 +19,8 @@ export const engineDefaults = {
     numPages: 256,
     /**
      * 128: short turns arriving together batch with decode in place; through the single prefill
-     * sequence they would queue one behind another (npm run bench -- workspaces: 4 workspaces of
-     * 64-token prompts ran at half of bare's rate through the handoff, 108 % in place).
+     * sequence they would queue one behind another (npm run bench -- workspaces; figures in
+     * docs/measurements.md).
      */
     inPlacePrefillTokens: 128,
     flashAttention: true,
