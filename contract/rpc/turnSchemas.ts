@@ -74,7 +74,11 @@ export function grammarSchemaProblem(value: unknown): string | undefined {
         return problem;
     }
     const read = readGrammarSchema(value as JsonObject);
-    return read.ok ? undefined : read.path === "" ? read.reason : `has a part Kvault cannot enforce: ${read.path.slice(1)} ${read.reason}`;
+    if (read.ok) {
+        return undefined;
+    }
+    const part = read.code === "ambiguous_schema" ? "has a part too ambiguous for a grammar" : "has a part Kvault cannot enforce";
+    return read.path === "" ? read.reason : `${part}: ${read.path.slice(1)} ${read.reason}`;
 }
 
 /**
