@@ -5,6 +5,7 @@ import { ChatView } from "./chat/ChatView.js";
 import { currentLinkHost, ExternalLinksProvider } from "./chat/ExternalLinks.js";
 import { ConnectionBadge } from "./ConnectionBadge.js";
 import { EngineProblemBanner } from "./EngineProblemBanner.js";
+import { LogoutButton } from "./LogoutButton.js";
 import { IsolationPanel } from "./isolation/IsolationPanel.js";
 import { RequestLogPanel } from "./requestLog/RequestLogPanel.js";
 import { ModelPanel } from "./model/ModelPanel.js";
@@ -54,6 +55,7 @@ export function App() {
                     </div>
                     <div className="shell-header-end">
                         <ConnectionBadge />
+                        <LogoutButton />
                         <DrawerToggle drawers={drawers} drawer="engine" label="engine panels" text="Engine" />
                     </div>
                 </header>

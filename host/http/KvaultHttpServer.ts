@@ -18,7 +18,9 @@ import { prometheusMetrics } from "./prometheusMetrics.js";
 import { computeFields, engineComputeOf } from "./computeFields.js";
 import { limitConnections } from "./limitConnections.js";
 import { InFlightLimit } from "./InFlightLimit.js";
-import { LoginSessions } from "./LoginSessions.js";
+import { LoginSessions, type LoginSessionsOptions } from "./LoginSessions.js";
+import { authorizeBrowser, serveLogout } from "./browserSession.js";
+import { LOGOUT_PATH, SESSION_TOKEN_PARAM } from "../../contract/browserLogin.js";
 import { readBodyWithin } from "./readBodyWithin.js";
 import { allowedHosts, checkApiKey, checkHost, checkOrigin, identifyApiKey } from "./requestGuards.js";
 import { decodePath, parseRequestUrl } from "./requestUrl.js";
@@ -46,7 +48,9 @@ export const httpDefaults = {
     /** A request body that gains no byte, or a kept-alive connection with no next request, for this long is closed (ms). */
     idleTimeoutMs: 5_000,
     /** Open connections, WebSockets included; one more is answered 503 with Retry-After and closed. */
-    maxConnections: 256
+    maxConnections: 256,
+    /** How often sessions past their lifetime are ended, their open RPC connections with them (ms); any request checks too. */
+    sessionSweepIntervalMs: 60_000
 } as const;
 
 export type { EngineHealth } from "../supervisor/EngineHealth.js";
@@ -70,6 +74,8 @@ export interface KvaultHttpServerOptions {
     readonly rendererDirectory?: string;
     /** Called with each login link after the first (listen returns that one): a link was just used. */
     readonly onLoginLink?: (link: string) => void;
+    /** The login sessions' lifetimes and clock (LoginSessions); a test shortens or moves them. */
+    readonly loginSessions?: LoginSessionsOptions;
     readonly maxBodyBytes?: number;
     readonly requestTimeoutMs?: number;
     readonly maxInFlight?: number;
@@ -85,7 +91,10 @@ export interface KvaultHttpServerOptions {
     readonly kvaultVersion?: string;
     /** Where each API request's line goes (RequestLog.ts): stderr in headless mode, the developer panel; none when absent. */
     readonly requestLog?: RequestLog;
-    /** Called for each WebSocket upgrade on `/rpc` that passed the host and origin checks and carries a session cookie or the API key. */
+    /**
+     * Called for each WebSocket upgrade on `/rpc` that passed the host and origin checks and carries
+     * the API key, or the session cookie and RPC token of a page of this server's own origin.
+     */
     readonly onRpcUpgrade?: (request: IncomingMessage, socket: Duplex, head: Buffer) => void;
     /** Remote backends' models (`NAME/<model id>`), listed in `/v1/models` and forwarded to (host/http/gateway/). */
     readonly gateway?: Gateway;
@@ -110,6 +119,7 @@ export class KvaultHttpServer {
     /** What /v1/completions, /v1/embeddings and Ollama's /api/ share of the server, in-flight count included. */
     readonly #api: ApiContext;
     readonly #cors: CorsPolicy;
+    #sessionSweep: ReturnType<typeof setInterval> | undefined;
 
     constructor(private readonly options: KvaultHttpServerOptions) {
         // the default key and each extra key share the places fairly (InFlightLimit)
@@ -157,10 +167,14 @@ export class KvaultHttpServer {
                 if (url.pathname !== "/rpc" || this.options.onRpcUpgrade === undefined) {
                     throw new OpenAiError(404, "Not found", "not_found_error", "not_found");
                 }
-                // The page's session cookie, or for API clients the key (`?key=`): a browser cannot set headers on a WebSocket.
-                if (this.#sessions?.hasSession(request.headers.cookie) !== true) {
-                    const key = url.searchParams.get("key") ?? "";
+                // API clients give the key (`?key=`), a page its session cookie and RPC token: a browser cannot set a WebSocket's headers.
+                const key = url.searchParams.get("key");
+                if (key !== null) {
                     checkApiKey({ headers: { authorization: `Bearer ${key}` } } as IncomingMessage, this.options.apiKey);
+                } else {
+                    const id = authorizeBrowser(request, this.#sessions, url.searchParams.get(SESSION_TOKEN_PARAM) ?? "");
+                    const release = this.#sessions!.hold(id, () => socket.destroy());
+                    socket.once("close", release);
                 }
                 this.options.onRpcUpgrade(request, socket, head);
             } catch (error) {
@@ -185,7 +199,14 @@ export class KvaultHttpServer {
         const shownHost = this.options.host.includes(":") ? `[${this.options.host}]` : this.options.host;
         const url = `http://${shownHost}:${port}`;
         if (this.options.rendererDirectory !== undefined) {
-            this.#sessions = new LoginSessions(port, (token) => this.options.onLoginLink?.(`${url}/?token=${token}`));
+            const sessions = new LoginSessions(
+                port,
+                (token) => this.options.onLoginLink?.(`${url}/?token=${token}`),
+                this.options.loginSessions
+            );
+            this.#sessions = sessions;
+            this.#sessionSweep = setInterval(() => sessions.sweep(), httpDefaults.sessionSweepIntervalMs);
+            this.#sessionSweep.unref();
         }
         return {
             host: this.options.host,
@@ -196,6 +217,7 @@ export class KvaultHttpServer {
     }
 
     async close(): Promise<void> {
+        clearInterval(this.#sessionSweep);
         this.#server.closeAllConnections();
         await new Promise<void>((resolve) => this.#server.close(() => resolve()));
     }
@@ -219,6 +241,7 @@ export class KvaultHttpServer {
         });
         this.#logWhenDone(request, response);
         setSecurityHeaders(response);
+        this.#sessions?.sweep();
         try {
             checkHost(request, this.#allowed);
             const url = parseRequestUrl(request);
@@ -325,6 +348,9 @@ export class KvaultHttpServer {
                     return await serveDetokenize(this.#api, request, response, keyId);
                 }
                 throw new OpenAiError(404, `Unknown endpoint ${request.method} ${url.pathname}.`, "not_found_error", "unknown_url");
+            }
+            if (route === `POST ${LOGOUT_PATH}` && this.#sessions !== undefined) {
+                return serveLogout(request, response, this.#sessions);
             }
             if (request.method === "GET" && this.options.rendererDirectory !== undefined && this.#sessions !== undefined) {
                 return serveUi(request, url, response, this.options.rendererDirectory, this.#sessions);

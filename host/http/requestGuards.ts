@@ -35,6 +35,26 @@ export function checkOrigin(request: IncomingMessage, ownOrigins: ReadonlySet<st
     }
 }
 
+/**
+ * A request that a login session authorizes (the RPC's WebSocket, log out) must come from this
+ * server's own page: an Origin present and equal to `http://` and the (already checked) Host. A
+ * missing one is refused too: whatever replays a session cookie from outside a browser sends none.
+ */
+export function checkOwnOrigin(request: IncomingMessage): void {
+    const origin = request.headers.origin;
+    const own = `http://${(request.headers.host ?? "").toLowerCase()}`;
+    if (origin?.toLowerCase() !== own) {
+        throw new OpenAiError(
+            403,
+            origin === undefined
+                ? `A login session is taken only from this server's own page (Origin ${own}); this request sent no Origin. API clients use the API key (/rpc?key=…).`
+                : `A login session is taken only from this server's own page (Origin ${own}), not from ${origin.slice(0, 100)}.`,
+            "permission_error",
+            "origin_not_own"
+        );
+    }
+}
+
 /** Refuses (401) a request that does not carry the default key: the RPC and `/metrics` see every workspace. */
 export function checkApiKey(request: IncomingMessage, apiKey: string): void {
     const { given, match } = presentedKey(request);

@@ -3,12 +3,8 @@ import { RpcClient } from "./RpcClient.js";
 import { clientErrorCodes, RpcError } from "./RpcError.js";
 import { BridgeTransport } from "./BridgeTransport.js";
 import { WebSocketTransport } from "./WebSocketTransport.js";
-
-/**
- * The meta tag the headless server adds to index.html (host/http/serveUi.ts): "active" when this
- * browser has a login session, "none" when not. Never a secret: the session is an HttpOnly cookie.
- */
-const SESSION_META = "kvault-session";
+import { SESSION_META, SESSION_TOKEN_PARAM } from "../../contract/browserLogin.js";
+import { forgetSessionToken, takeSessionToken } from "./browserSession.js";
 
 /** What a page without a session says. */
 export const NOT_LOGGED_IN =
@@ -17,25 +13,32 @@ export const NOT_LOGGED_IN =
 
 /**
  * The RPC for this page. Electron: the preload's `window.kvault` carries the calls. Headless: a
- * WebSocket on the page's own origin, which the browser sends the session cookie with.
+ * WebSocket on the page's own origin, which the browser sends the session cookie with, and which
+ * carries the session's RPC token (browserSession.ts) that only this origin's page holds. The
+ * server's meta tag says whether this browser has a live session cookie (never a secret).
  */
 export function connectRpc(): KvaultRpc {
     if (window.kvault !== undefined) {
         return new RpcClient(new BridgeTransport(window.kvault));
     }
     const session = document.querySelector<HTMLMetaElement>(`meta[name="${SESSION_META}"]`)?.content;
+    const token = takeSessionToken();
     if (session === "none") {
+        forgetSessionToken();
         return new UnavailableRpc(NOT_LOGGED_IN);
     }
-    if (session === "active" && (location.protocol === "http:" || location.protocol === "https:")) {
-        return new RpcClient(new WebSocketTransport(rpcUrl(location)));
+    if (session === "active" && token === undefined) {
+        return new UnavailableRpc(NOT_LOGGED_IN);
+    }
+    if (session === "active" && token !== undefined && (location.protocol === "http:" || location.protocol === "https:")) {
+        return new RpcClient(new WebSocketTransport(rpcUrl(location, token)));
     }
     return new UnavailableRpc("This page was not served by Kvault. Run `npm run serve` and open the login link it prints.");
 }
 
-/** `ws(s)://<the page's host>/rpc`. */
-export function rpcUrl(page: Pick<Location, "protocol" | "host">): string {
-    return `${page.protocol === "https:" ? "wss:" : "ws:"}//${page.host}/rpc`;
+/** `ws(s)://<the page's host>/rpc?session_token=<token>`. */
+export function rpcUrl(page: Pick<Location, "protocol" | "host">, token: string): string {
+    return `${page.protocol === "https:" ? "wss:" : "ws:"}//${page.host}/rpc?${SESSION_TOKEN_PARAM}=${encodeURIComponent(token)}`;
 }
 
 /** The RPC of a page with no way to an engine: every call says why. */

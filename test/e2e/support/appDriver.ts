@@ -97,7 +97,7 @@ export async function sendMessage(page: Page, text: string): Promise<void> {
     await box.press("Enter");
 }
 
-/** The saved workspaces, as the server keeps them: its loadWorkspaces, asked over a second RPC connection from the page (its session cookie). */
+/** The saved workspaces, as the server keeps them: its loadWorkspaces, asked over a second RPC connection from the page (its session cookie and RPC token). */
 export async function storedWorkspaces(page: Page): Promise<readonly StoredWorkspace[]> {
     return (await storedState(page)).workspaces;
 }
@@ -105,7 +105,7 @@ export async function storedWorkspaces(page: Page): Promise<readonly StoredWorks
 /** The server's whole loadWorkspaces answer: workspaces, selection and the problems it set aside at start. */
 export function storedState(page: Page): Promise<LoadedWorkspaces> {
     return page.evaluate<LoadedWorkspaces>(`new Promise((resolve, reject) => {
-        const socket = new WebSocket((location.protocol === "https:" ? "wss:" : "ws:") + "//" + location.host + "/rpc");
+        const socket = new WebSocket((location.protocol === "https:" ? "wss:" : "ws:") + "//" + location.host + "/rpc?session_token=" + localStorage.getItem("kvault.sessionToken"));
         const timer = setTimeout(() => { socket.close(); reject(new Error("loadWorkspaces got no answer in 10 s")); }, 10000);
         socket.onopen = () => socket.send(JSON.stringify({ id: 1, method: "loadWorkspaces", params: {} }));
         socket.onmessage = (event) => {

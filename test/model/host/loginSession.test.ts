@@ -14,10 +14,18 @@ import { generatedModelPath } from "../../support/generatedModels.js";
 
 const API_KEY = "login-test-key-0001";
 
-/** Opens the RPC WebSocket with these headers; resolves with the result of an `info` call, or rejects with the server's refusal. */
-async function rpcInfo(url: string, options: { cookie?: string; key?: string }): Promise<unknown> {
-    const target = `${url.replace("http", "ws")}/rpc${options.key === undefined ? "" : `?key=${options.key}`}`;
-    const socket = new WebSocket(target, { origin: url, headers: options.cookie === undefined ? {} : { Cookie: options.cookie } });
+/**
+ * Opens the RPC WebSocket as a page of `origin` (the server's own unless given; null: none, as a
+ * replay from outside a browser) would; resolves with the result of an `info` call, or rejects with
+ * the server's refusal.
+ */
+async function rpcInfo(url: string, options: { cookie?: string; key?: string; token?: string; origin?: string | null }): Promise<unknown> {
+    const query = options.key !== undefined ? `?key=${options.key}` : options.token !== undefined ? `?session_token=${options.token}` : "";
+    const origin = options.origin === undefined ? url : options.origin;
+    const socket = new WebSocket(`${url.replace("http", "ws")}/rpc${query}`, {
+        ...(origin === null ? {} : { origin }),
+        headers: options.cookie === undefined ? {} : { Cookie: options.cookie }
+    });
     try {
         await new Promise<void>((resolve, reject) => {
             socket.once("open", () => resolve());
@@ -48,6 +56,8 @@ describe("logging a browser in with a one-time link (headless mode)", () => {
     let url: string;
     let port: number;
     const links: string[] = [];
+    /** The login sessions' clock, which a test moves past their lifetimes. */
+    const clock = { now: Date.now() };
     const rendererDirectory = fs.mkdtempSync(path.join(os.tmpdir(), "kvault-renderer-"));
 
     beforeAll(async () => {
@@ -71,6 +81,7 @@ describe("logging a browser in with a one-time link (headless mode)", () => {
             modelId: "tiny",
             rendererDirectory,
             onLoginLink: (link) => links.push(link),
+            loginSessions: { now: () => clock.now },
             onRpcUpgrade: (request, socket, head) => rpc.handleUpgrade(request, socket, head)
         });
         const address = await server.listen();
@@ -88,6 +99,13 @@ describe("logging a browser in with a one-time link (headless mode)", () => {
     const login = (link: string, cookie?: string): Promise<Response> =>
         fetch(link, { redirect: "manual", headers: cookie === undefined ? {} : { Cookie: cookie } });
     const sessionCookie = (response: Response): string => response.headers.get("set-cookie")!.split(";")[0]!;
+    /** The RPC token the login's redirect hands the page in the address's fragment. */
+    const rpcToken = (response: Response): string => /#kvault-session-token=([0-9a-f]{64})$/.exec(response.headers.get("location")!)![1]!;
+    const logOut = (options: { cookie: string; token: string; origin?: string }): Promise<Response> =>
+        fetch(`${url}/logout`, {
+            method: "POST",
+            headers: { Cookie: options.cookie, "X-Kvault-Session-Token": options.token, Origin: options.origin ?? url }
+        });
 
     it("serves a page that carries no secret: not the API key, not a login token", async () => {
         expect(links).toHaveLength(1);
@@ -98,18 +116,89 @@ describe("logging a browser in with a one-time link (headless mode)", () => {
         expect(page).toContain('<meta name="kvault-session" content="none">');
     });
 
-    it("trades the link for an HttpOnly, SameSite=Strict session cookie and sends the browser to / without the token", async () => {
+    it("trades the link for an HttpOnly, SameSite=Strict session cookie and an RPC token in the fragment of the address it sends the browser to", async () => {
         const response = await login(links.at(-1)!);
         expect(response.status).toBe(303);
-        expect(response.headers.get("location")).toBe("/");
+        expect(response.headers.get("location")).toMatch(/^\/#kvault-session-token=[0-9a-f]{64}$/);
         expect(response.headers.get("cache-control")).toBe("no-store");
         expect(response.headers.get("set-cookie")).toMatch(
-            new RegExp(`^kvault_session_${port}=[0-9a-f]{64}; Path=/; HttpOnly; SameSite=Strict$`)
+            new RegExp(`^kvault_session_${port}_[0-9a-f]{8}=[0-9a-f]{64}; Path=/; HttpOnly; SameSite=Strict$`)
         );
         const page = await (await fetch(`${url}/`, { headers: { Cookie: sessionCookie(response) } })).text();
         expect(page).toContain('<meta name="kvault-session" content="active">');
         expect(page).not.toContain(API_KEY);
-        expect(await rpcInfo(url, { cookie: sessionCookie(response) })).toMatchObject({ modelName: expect.any(String) });
+        expect(page).not.toContain(rpcToken(response));
+        expect(await rpcInfo(url, { cookie: sessionCookie(response), token: rpcToken(response) })).toMatchObject({
+            modelName: expect.any(String)
+        });
+    });
+
+    it("refuses the session cookie alone, as another loopback server that received it would replay it: no Origin, another port's, or no RPC token", async () => {
+        const response = await login(links.at(-1)!);
+        const cookie = sessionCookie(response);
+        await expect(rpcInfo(url, { cookie, origin: null })).rejects.toThrow("Unexpected server response: 403");
+        await expect(rpcInfo(url, { cookie, token: rpcToken(response), origin: null })).rejects.toThrow("Unexpected server response: 403");
+        await expect(rpcInfo(url, { cookie, token: rpcToken(response), origin: `http://127.0.0.1:${port + 1}` })).rejects.toThrow(
+            "Unexpected server response: 403"
+        );
+        await expect(rpcInfo(url, { cookie })).rejects.toThrow("Unexpected server response: 401");
+        await expect(rpcInfo(url, { cookie, token: "0".repeat(64) })).rejects.toThrow("Unexpected server response: 401");
+        expect(await rpcInfo(url, { cookie, token: rpcToken(response) })).toMatchObject({ modelName: expect.any(String) });
+    });
+
+    it("logs out: the cookie is cleared, the session's open RPC connection closes, and the old cookie and token open nothing", async () => {
+        const response = await login(links.at(-1)!);
+        const session = { cookie: sessionCookie(response), token: rpcToken(response) };
+        const open = new WebSocket(`${url.replace("http", "ws")}/rpc?session_token=${session.token}`, {
+            origin: url,
+            headers: { Cookie: session.cookie }
+        });
+        await new Promise<void>((resolve, reject) => {
+            open.once("open", () => resolve());
+            open.once("error", reject);
+        });
+        const closed = new Promise<void>((resolve) => open.once("close", () => resolve()));
+
+        // Only the page itself may log out: not a replay of the cookie without its token, not another origin.
+        expect((await logOut({ cookie: session.cookie, token: "" })).status).toBe(401);
+        expect((await logOut({ ...session, origin: `http://127.0.0.1:${port + 1}` })).status).toBe(403);
+        const out = await logOut(session);
+        expect(out.status).toBe(204);
+        expect(out.headers.get("set-cookie")).toBe(`${session.cookie.split("=")[0]}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0`);
+        await closed;
+        await expect(rpcInfo(url, { ...session })).rejects.toThrow("Unexpected server response: 401");
+        const page = await (await fetch(`${url}/`, { headers: { Cookie: session.cookie } })).text();
+        expect(page).toContain('<meta name="kvault-session" content="none">');
+        expect((await logOut(session)).status).toBe(401);
+    });
+
+    it("ends a session unused for 12 hours, and any session 7 days after its login with its open RPC connection", async () => {
+        const idle = await login(links.at(-1)!);
+        clock.now += 12 * 60 * 60 * 1000;
+        await expect(rpcInfo(url, { cookie: sessionCookie(idle), token: rpcToken(idle) })).rejects.toThrow(
+            "Unexpected server response: 401"
+        );
+
+        const busy = await login(links.at(-1)!);
+        const open = new WebSocket(`${url.replace("http", "ws")}/rpc?session_token=${rpcToken(busy)}`, {
+            origin: url,
+            headers: { Cookie: sessionCookie(busy) }
+        });
+        await new Promise<void>((resolve, reject) => {
+            open.once("open", () => resolve());
+            open.once("error", reject);
+        });
+        const closed = new Promise<void>((resolve) => open.once("close", () => resolve()));
+        clock.now += 6 * 24 * 60 * 60 * 1000; // in use all along: an open connection is never idle
+        expect(await rpcInfo(url, { cookie: sessionCookie(busy), token: rpcToken(busy) })).toMatchObject({
+            modelName: expect.any(String)
+        });
+        clock.now += 24 * 60 * 60 * 1000;
+        expect((await fetch(`${url}/health`)).status).toBe(200); // any request ends what is past its lifetime
+        await closed;
+        await expect(rpcInfo(url, { cookie: sessionCookie(busy), token: rpcToken(busy) })).rejects.toThrow(
+            "Unexpected server response: 401"
+        );
     });
 
     it("lets each link in once, and prints the next one", async () => {
@@ -133,16 +222,16 @@ describe("logging a browser in with a one-time link (headless mode)", () => {
         expect(stale.headers.get("set-cookie")).toBeNull();
     });
 
-    it("opens the RPC WebSocket only with a session cookie, or the API key for API clients", async () => {
+    it("opens the RPC WebSocket only with a session cookie and its RPC token, or the API key for API clients", async () => {
         await expect(rpcInfo(url, {})).rejects.toThrow("Unexpected server response: 401");
-        await expect(rpcInfo(url, { cookie: `kvault_session_${port}=${"0".repeat(64)}` })).rejects.toThrow(
+        await expect(rpcInfo(url, { cookie: `kvault_session_${port}=${"0".repeat(64)}`, token: "0".repeat(64) })).rejects.toThrow(
             "Unexpected server response: 401"
         );
         await expect(rpcInfo(url, { key: "not-the-key" })).rejects.toThrow("Unexpected server response: 401");
         // A session of another Kvault server (another port) is not this one's.
         const response = await login(links.at(-1)!);
-        const cookie = sessionCookie(response).replace(`kvault_session_${port}=`, `kvault_session_${port + 1}=`);
-        await expect(rpcInfo(url, { cookie })).rejects.toThrow("Unexpected server response: 401");
+        const cookie = sessionCookie(response).replace(`kvault_session_${port}_`, `kvault_session_${port + 1}_`);
+        await expect(rpcInfo(url, { cookie, token: rpcToken(response) })).rejects.toThrow("Unexpected server response: 401");
         expect(await rpcInfo(url, { key: API_KEY })).toMatchObject({ modelName: expect.any(String) });
     });
 
