@@ -96,6 +96,35 @@ describe("SettingsHost", () => {
         expect(onDisk().engine).toEqual(engineSettingDefaults);
     });
 
+    it("plans no byte on a GPU while the engine runs on a software Vulkan device, and a named backend's against the memory it measured", async () => {
+        const llvmpipe = "llvmpipe (LLVM 15.0.6, 256 bits)";
+        const mutable = engine as unknown as { info: EngineInfo };
+        mutable.info = {
+            ...info,
+            backend: `vulkan, prebuilt, ${llvmpipe} (cpu device), 3 of 3 layers on the device, 1,024 MiB of 2,048 MiB device memory`,
+            compute: {
+                backend: "vulkan",
+                binary: "prebuilt",
+                devices: [{ name: llvmpipe, type: "cpu" }],
+                layers: { numOnDevice: 3, numTotal: 3, numPlanned: 3 },
+                deviceMemory: { usedBytes: 1 * GiB, totalBytes: 2 * GiB }
+            }
+        };
+        try {
+            const settings = await host();
+            // gpu auto would leave llvmpipe for the CPU: the decode KV, the weights, everything in RAM
+            const auto = await settings.planEngineSettings({ contextSize: 1024 });
+            expect(auto.vramNeededBytes).toBe(0);
+            expect(auto.memory.filter((line) => line.where === "vram")).toEqual([]);
+            // Vulkan named: the model on its device, against the 1 GiB free the engine measured there
+            const named = await settings.planEngineSettings({ gpu: "vulkan" });
+            expect(named.memory.find((line) => line.what === "weights")?.where).toBe("vram");
+            expect(named.vramAvailableBytes).toBe(1 * GiB);
+        } finally {
+            mutable.info = info;
+        }
+    });
+
     it("creates a key in the live set and the file, refuses an id in use, and revokes it from both", async () => {
         const keys = new ApiKeys();
         const settings = await host(64 * GiB, keys);

@@ -201,17 +201,6 @@ describe("readableBytes", () => {
 });
 
 describe("planEngineMemory: the backend", () => {
-    it("plans no byte on a GPU when auto finds none (the engine on the CPU): weights, KV and a draft model all in RAM", () => {
-        const draftFacts: PlanModelFacts = { ...facts, fileBytes: 512 * MiB };
-        const result = plan(
-            { speculation: "draft-model", draftModel: "/m/d.gguf" },
-            {},
-            { draft: { facts: draftFacts }, gpuBackend: false }
-        );
-        expect(result.vramNeededBytes).toBe(0);
-        expect(result.memory.every((line) => line.where === "ram")).toBe(true);
-    });
-
     it("plans a named backend's model on its device, against the device's free memory, even while auto finds no GPU", () => {
         const result = plan({ gpu: "vulkan" }, { freeVramBytes: 1 * GiB }, { gpuBackend: false });
         expect(result.memory.filter((line) => line.where === "vram").map((line) => line.what)).toEqual([
