@@ -39,6 +39,10 @@ class ByteSink {
     }
 
     // Each writer reserves first: reserving may replace `this.buffer`.
+    u16(value: number): void {
+        const at = this.reserve(2);
+        this.buffer.writeUInt16LE(value, at);
+    }
     u32(value: number): void {
         const at = this.reserve(4);
         this.buffer.writeUInt32LE(value, at);
@@ -74,6 +78,10 @@ class ByteSink {
 
 function writeValue(sink: ByteSink, value: GgufValue): void {
     switch (value.type) {
+        case "u16":
+            sink.u32(GgufValueType.UInt16);
+            sink.u16(value.value);
+            return;
         case "u32":
             sink.u32(GgufValueType.UInt32);
             sink.u32(value.value);

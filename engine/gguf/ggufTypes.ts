@@ -61,6 +61,8 @@ export function tensorDataBytes(type: GgmlTensorType, numElements: number): numb
 }
 
 export type GgufScalar =
+    // llama.cpp's split.no and split.count are u16.
+    | { readonly type: "u16"; readonly value: number }
     | { readonly type: "u32"; readonly value: number }
     | { readonly type: "i32"; readonly value: number }
     | { readonly type: "u64"; readonly value: bigint }

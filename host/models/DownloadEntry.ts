@@ -2,7 +2,7 @@
 // (contract/models.ts ModelDownload).
 import type { ModelDownload } from "../../contract/models.js";
 import type { DownloadRun } from "./DownloadRun.js";
-import type { RemoteFileFacts } from "./partialDownloads.js";
+import type { PartialPart } from "./partialDownloads.js";
 
 /** Speed is averaged over this window. */
 const SPEED_WINDOW_MS = 3_000;
@@ -12,8 +12,8 @@ export interface DownloadEntry {
     readonly source: string;
     path: string;
     startedAt: string;
-    /** What the server said when the bytes on disk started arriving. */
-    remote: RemoteFileFacts | undefined;
+    /** Its files (one, or a split model's parts) and what the server said about each when the bytes on disk started arriving; none before it is resolved. */
+    parts: readonly PartialPart[];
     state: ModelDownload["state"];
     /** The most bytes on disk in this run: the count falls back while a cut chunk is fetched again. */
     downloadedBytes: number;

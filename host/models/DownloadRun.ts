@@ -2,12 +2,15 @@
 // progress, a stall, the disk filling), to the check that what arrived is the file the server had
 // and a usable GGUF. downloadModel.ts says what shapes this.
 import fs from "node:fs";
+import path from "node:path";
 import type { ModelDownload, ModelFacts } from "../../contract/models.js";
+import type { HuggingFaceClient } from "./catalogue/HuggingFaceClient.js";
 import { checkDownloadSpace, freeDiskBytes, type DownloadNoSpaceError } from "./checkDownloadSpace.js";
 import { addSpeedSample, downloadRecord, type DownloadEntry } from "./DownloadEntry.js";
 import { describeName, payload } from "./describeDownload.js";
 import { downloadFileName } from "./downloadFileName.js";
 import { fetchModelFile } from "./fetchModelFile.js";
+import { finishDownloadParts } from "./finishDownloadParts.js";
 import { failDownload, haltDownload } from "./haltDownload.js";
 import { DownloadChangedError, DownloadFailedError } from "./modelErrors.js";
 import {
@@ -16,12 +19,13 @@ import {
     readKeptBytes,
     removePartialFiles,
     removePartialRecord,
-    writePartialRecord
+    writePartialRecord,
+    type PartialPart
 } from "./partialDownloads.js";
-import { describeRemoteChange, probeRemoteFile, whyNotResumable } from "./probeRemoteFile.js";
+import { describeRemoteChange, probeRemoteFile } from "./probeRemoteFile.js";
 import { resolveDownloadSource } from "./resolveDownloadSource.js";
 import { isHttpUrl } from "./validateDownloadSource.js";
-import { whyRestart } from "./whyRestart.js";
+import { whyPartsNotResumable, whyPartsRestart } from "./whyRestart.js";
 
 /** Progress reports go out at most this often (ms); the disk check and the stall clock see every write. */
 const PROGRESS_REPORT_MS = 100;
@@ -44,6 +48,8 @@ export interface DownloadRunContext {
     readonly stallMs: number;
     /** Bytes the run leaves free on the models directory's disk. */
     readonly keepFreeBytes: number;
+    /** Where `hf:` references resolve. */
+    readonly huggingFace: HuggingFaceClient;
     /** Reads a finished file's facts, or refuses it. */
     readonly inspect: (modelPath: string) => Promise<ModelFacts>;
     readonly onProgress: ((download: ModelDownload) => void) | undefined;
@@ -72,6 +78,8 @@ export class DownloadRun {
     /** Bytes received when the free disk was last checked; undefined until the first byte is to be written. */
     #spaceCheckedAt: number | undefined = undefined;
     #noSpace: DownloadNoSpaceError | undefined = undefined;
+    /** Bytes joining binary parts needs on top of the parts themselves (0 for any other download). */
+    #joinBytes = 0;
 
     private constructor(context: DownloadRunContext, entry: DownloadEntry, resuming: boolean) {
         this.#context = context;
@@ -123,22 +131,14 @@ export class DownloadRun {
         const entry = this.#entry;
         try {
             fs.mkdirSync(context.modelsDirectory, { recursive: true, mode: 0o700 });
-            // A size refused here costs no request more; every response's own size is checked again as it comes (fetchModelFile).
-            const direct = isHttpUrl(entry.source)
-                ? await probeRemoteFile(entry.source, context.stallMs).catch(() => undefined)
-                : undefined;
-            if (this.#stopReason !== undefined) {
+            const layout = await Promise.race([
+                resolveDownloadSource(entry.source, context.modelsDirectory, context.huggingFace),
+                this.stopped
+            ]);
+            if (typeof layout === "string" || this.#stopReason !== undefined) {
                 return await haltDownload(entry, this, context.stallMs);
             }
-            const refused = direct === undefined || direct.totalBytes === 0 ? undefined : this.#checkSpace(direct.totalBytes);
-            if (refused !== undefined) {
-                throw refused;
-            }
-            const target = await Promise.race([resolveDownloadSource(entry.source, context.modelsDirectory), this.stopped]);
-            if (typeof target === "string" || this.#stopReason !== undefined) {
-                return await haltDownload(entry, this, context.stallMs);
-            }
-            const filePath = target.filePath;
+            const filePath = layout.filePath;
             const other = [...context.entries()].find((candidate) => candidate !== entry && candidate.path === filePath);
             if (other?.state === "downloading") {
                 // Its files are not ours to touch.
@@ -151,17 +151,28 @@ export class DownloadRun {
                 return;
             }
             entry.path = filePath;
-            // A URL was asked above; an hf: reference is asked at the URL it resolved to.
-            const remote = isHttpUrl(entry.source) ? direct : await probeRemoteFile(target.url, context.stallMs).catch(() => undefined);
-            if (this.#stopReason !== undefined) {
-                return await haltDownload(entry, this, context.stallMs);
+            // Every part is asked before a byte of any is written, so the disk check sees them all.
+            const now: PartialPart[] = [];
+            for (const part of layout.parts) {
+                now.push({ path: part.path, remote: await probeRemoteFile(part.url, context.stallMs).catch(() => undefined) });
+                if (this.#stopReason !== undefined) {
+                    return await haltDownload(entry, this, context.stallMs);
+                }
             }
-            const hasPartial = fs.existsSync(partialPath(filePath));
-            const restartReason = !resuming ? undefined : hasPartial ? whyRestart(entry.remote, remote) : "the partial file is gone";
+            const sizes = now.map((part) => part.remote?.totalBytes ?? 0);
+            // Joining binary parts appends each to the first: the disk holds one part twice meanwhile.
+            this.#joinBytes = layout.joined ? Math.max(0, ...sizes.slice(1)) : 0;
+            // A size refused here costs no request more; every response's own size is checked again as it comes (fetchModelFile).
+            const refused = sum(sizes) === 0 ? undefined : this.#checkSpace(sum(sizes));
+            if (refused !== undefined) {
+                throw refused;
+            }
+            const hasPartial = now.some((part) => fs.existsSync(partialPath(part.path)));
+            const restartReason = !resuming ? undefined : hasPartial ? whyPartsRestart(entry.parts, now) : "the partial file is gone";
             if (!resuming || restartReason !== undefined) {
-                if (hasPartial) {
-                    removePartialFiles(filePath);
-                    if (other !== undefined && other.resumable) {
+                if (hasPartial || entry.parts.length > 0) {
+                    removePartialFiles(filePath, [...entry.parts, ...now]);
+                    if (hasPartial && other !== undefined && other.resumable) {
                         Object.assign(other, {
                             state: "cancelled",
                             resumable: false,
@@ -173,41 +184,58 @@ export class DownloadRun {
                 if (restartReason !== undefined) {
                     entry.notice = `Started again from zero: ${restartReason}.`;
                 }
-                entry.remote = remote;
+                entry.parts = now;
                 entry.startedAt = new Date(context.now()).toISOString();
             }
-            writePartialRecord({ id: entry.id, source: entry.source, path: filePath, remote: entry.remote, startedAt: entry.startedAt });
-            const expectedBytes = entry.remote?.totalBytes ?? 0;
-            const keptBytes = resuming && restartReason === undefined ? readKeptBytes(filePath, expectedBytes) : 0;
-            entry.totalBytes = expectedBytes;
-            entry.keptBytes = keptBytes;
-            entry.downloadedBytes = keptBytes;
+            writePartialRecord({ id: entry.id, source: entry.source, path: filePath, parts: entry.parts, startedAt: entry.startedAt });
+            // What the server said when the bytes on disk started arriving: every response must agree with it.
+            const expected = entry.parts.map((part) => part.remote?.totalBytes ?? 0);
+            const kept = entry.parts.map((part, index) =>
+                resuming && restartReason === undefined ? readKeptBytes(part.path, expected[index]!) : 0
+            );
+            /** Each part's size as its latest response announced it (0: not known yet). */
+            const partBytes = [...expected];
+            entry.totalBytes = expected.includes(0) ? 0 : sum(expected);
+            entry.keptBytes = sum(kept);
+            entry.downloadedBytes = sum(kept);
             entry.resumable = false;
             entry.lastAdvanceAt = context.now();
-            const noSpace = this.#checkSpace();
+            const noSpace = this.#checkSpace(sum(expected), sum(kept));
             if (noSpace !== undefined) {
                 throw noSpace;
             }
-            preparePartialFile(filePath);
-            const fetched = await fetchModelFile({
-                url: target.url,
-                filePath,
-                name: describeName(entry),
-                expectedBytes,
-                keptBytes,
-                signal: this.#abort.signal,
-                // The disk check on the size the very answer announced, before it writes a byte.
-                admit: (totalBytes, fromByte) => this.#checkSpace(totalBytes, fromByte),
-                onBytes: (totalBytes, receivedBytes) => this.#progress(totalBytes, receivedBytes, false)
-            });
-            if (fetched.kind === "dropped") {
-                this.stop("dropped");
-            }
-            if (fetched.kind !== "done" || this.#stopReason !== undefined) {
-                return await haltDownload(entry, this, context.stallMs);
+            for (const [index, part] of layout.parts.entries()) {
+                const before = sum(partBytes.slice(0, index));
+                const total = (): number => (partBytes.includes(0) ? 0 : sum(partBytes));
+                preparePartialFile(part.path);
+                const fetched = await fetchModelFile({
+                    url: part.url,
+                    filePath: part.path,
+                    name: path.basename(part.path),
+                    expectedBytes: expected[index]!,
+                    keptBytes: kept[index]!,
+                    signal: this.#abort.signal,
+                    // The disk check on the size the very answer announced, with the parts still to come, before it writes a byte.
+                    admit: (totalBytes, fromByte) => {
+                        partBytes[index] = totalBytes;
+                        return this.#checkSpace(sum(partBytes), before + fromByte);
+                    },
+                    onBytes: (totalBytes, receivedBytes) => {
+                        partBytes[index] = totalBytes;
+                        this.#progress(total(), before + receivedBytes, false);
+                    }
+                });
+                if (fetched.kind === "dropped") {
+                    this.stop("dropped");
+                }
+                if (fetched.kind !== "done" || this.#stopReason !== undefined) {
+                    return await haltDownload(entry, this, context.stallMs);
+                }
+                partBytes[index] = fetched.totalBytes;
             }
             this.#watching = false;
-            this.#progress(fetched.totalBytes, fetched.totalBytes, true);
+            this.#progress(sum(partBytes), sum(partBytes), true);
+            await finishDownloadParts(filePath, layout.parts, partBytes, layout.joined);
             await this.#checkUnchanged();
             // Nothing is listed as done that the engine could not load; read in a child, as any file from the network is untrusted.
             const facts = await context.inspect(entry.path);
@@ -226,18 +254,21 @@ export class DownloadRun {
         }
     }
 
-    /** The server's file must be the one the bytes on disk came from; otherwise they may mix two versions. */
+    /** The server's files must be the ones the bytes on disk came from; otherwise they may mix two versions. */
     async #checkUnchanged(): Promise<void> {
         const entry = this.#entry;
-        if (entry.remote === undefined || whyNotResumable(entry.remote) !== undefined) {
+        if (whyPartsNotResumable(entry.parts) !== undefined) {
             return;
         }
-        const after = await probeRemoteFile(entry.remote.url, this.#context.stallMs).catch(() => undefined);
-        const change = after === undefined ? undefined : describeRemoteChange(entry.remote, after);
-        if (change !== undefined) {
-            throw new DownloadChangedError(
-                `The file on the server changed while ${describeName(entry)} downloaded (${change}), so what arrived may mix two versions; it was deleted. Download it again.`
-            );
+        for (const part of entry.parts) {
+            const after = await probeRemoteFile(part.remote!.url, this.#context.stallMs).catch(() => undefined);
+            const change = after === undefined ? undefined : describeRemoteChange(part.remote!, after);
+            if (change !== undefined) {
+                const what = entry.parts.length === 1 ? "" : ` (part ${path.basename(part.path)})`;
+                throw new DownloadChangedError(
+                    `The file on the server changed while ${describeName(entry)}${what} downloaded (${change}), so what arrived may mix two versions; it was deleted. Download it again.`
+                );
+            }
         }
     }
 
@@ -252,7 +283,7 @@ export class DownloadRun {
         return checkDownloadSpace({
             directory: this.#context.modelsDirectory,
             name: entry.path === "" && isHttpUrl(entry.source) ? downloadFileName(entry.source) : describeName(entry),
-            remainingBytes: totalBytes > 0 ? Math.max(0, totalBytes - fromByte) : undefined,
+            remainingBytes: totalBytes > 0 ? Math.max(0, totalBytes - fromByte) + this.#joinBytes : undefined,
             receivedBytes: fromByte,
             freeBytes: freeDiskBytes(this.#context.modelsDirectory),
             keepFreeBytes: this.#context.keepFreeBytes
@@ -286,4 +317,8 @@ export class DownloadRun {
         addSpeedSample(entry, now);
         this.#context.onProgress?.(downloadRecord(entry, now));
     }
+}
+
+function sum(values: readonly number[]): number {
+    return values.reduce((total, value) => total + value, 0);
 }

@@ -11,7 +11,7 @@ export function describeName(entry: DownloadEntry): string {
 /** The host the bytes come from, or "the server" when the source is no URL. */
 export function describeHost(entry: DownloadEntry): string {
     try {
-        return new URL(entry.remote?.url ?? entry.source).host;
+        return new URL(entry.parts[0]?.remote?.url ?? entry.source).host;
     } catch {
         return "the server";
     }

@@ -5,28 +5,41 @@ import path from "node:path";
 const MAX_NAME_CHARS = 100;
 /** llama.cpp's split parts: `model-00001-of-00003.gguf`, and the binary parts `model.gguf.part1of3`. */
 const BINARY_PART = /\.gguf\.part\d+of\d+$/i;
+/** The name of one of llama.cpp's parts ends so; a cut name keeps it, as the loader finds the other parts by it. */
+const SPLIT_SUFFIX = /-\d{5}-of-\d{5}\.gguf$/;
 
 /**
  * The file name a download from `url` (http or https) is saved under, in the models directory: the
  * last non-empty segment of its path, %-decoded, with anything but letters, digits, `.`, `-`, `_`
  * and `+` replaced by `_`, no leading dot, and `.gguf` at the end. Never empty, never a path, never
  * `.` or `..`: a URL ending in `/` (or with no path at all) is named after its host and a hash of
- * the URL. A binary split part names the file its parts are joined into.
+ * the URL. A binary split part names the file its parts are joined into; a part of llama.cpp's
+ * split keeps its `-00001-of-00003.gguf` when the name is cut.
  */
 export function downloadFileName(url: string): string {
     const parsed = new URL(url);
     const segments = parsed.pathname.split("/").filter((segment) => segment !== "");
     const last = segments.at(-1);
-    let name = last === undefined ? "" : sanitize(decodeSegment(last)).replace(BINARY_PART, ".gguf");
+    const name = last === undefined ? "" : sanitize(decodeSegment(last));
     if (name.replace(/[._]/g, "") === "") {
         const hash = crypto.createHash("sha256").update(parsed.href).digest("hex").slice(0, 12);
-        name = `${sanitize(parsed.hostname) || "download"}-${hash}`;
+        return modelFileName(`${sanitize(parsed.hostname) || "download"}-${hash}`);
     }
+    return modelFileName(name);
+}
+
+/**
+ * `text` as a file name in the models directory, by downloadFileName's rules (no name made of
+ * dots and underscores only: the caller gives another).
+ */
+export function modelFileName(text: string): string {
+    let name = sanitize(text).replace(BINARY_PART, ".gguf");
     if (!name.toLowerCase().endsWith(".gguf")) {
         name = `${name}.gguf`;
     }
     if (name.length > MAX_NAME_CHARS) {
-        name = `${name.slice(0, MAX_NAME_CHARS - ".gguf".length)}.gguf`;
+        const suffix = SPLIT_SUFFIX.exec(name)?.[0] ?? ".gguf";
+        name = `${name.slice(0, MAX_NAME_CHARS - suffix.length)}${suffix}`;
     }
     return name;
 }

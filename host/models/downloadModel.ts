@@ -8,6 +8,8 @@
 //   of its own: a server that answered Kvault's HEAD with 1,000 bytes and that GET with 2^51 ended
 //   the host. fetchModelFile reads every size from the response whose bytes it writes, checks it
 //   against the HEAD and the free disk before the first byte, and allocates by bytes received.
+// - ipull was also created to resolve an `hf:` reference, so that step believed a claimed size
+//   too; resolveHuggingFaceReference builds Hugging Face's URL itself.
 // - ipull wrote a retried body from a server without Range support at the wrong offset, named
 //   files after the server's Content-Disposition, created them 0644, and left rejections no one
 //   handled. Kvault names every URL download itself (downloadFileName), creates the partial file
@@ -15,13 +17,15 @@
 // What stays: the partial file `<file>.ipull` in ipull's layout with 5 MiB chunks (partialDownloads.ts),
 // so an older Kvault's partial downloads resume; a dropped connection retried from the cut chunk
 // until no byte arrives for `stallMs`; and the server asked (probeRemoteFile) when a download
-// starts, resumes and ends, as no byte stream carries an ETag. An `hf:` reference is still
-// resolved by node-llama-cpp (resolveDownloadSource.ts).
+// starts, resumes and ends, as no byte stream carries an ETag; and split models: every part of
+// `model-00001-of-00003.gguf` side by side, binary parts `model.gguf.part1of3` joined into one
+// file (downloadLayout.ts), one part after another, each checked as a file of its own.
 //
 // This file keeps the table and its calls; one run of one download is DownloadRun.ts, how a run
 // that did not finish ends is haltDownload.ts, a table row and its record are DownloadEntry.ts.
 import crypto from "node:crypto";
 import type { ModelDownload, ModelFacts } from "../../contract/models.js";
+import { DEFAULT_HUGGING_FACE_URL, HUGGING_FACE_URL_VARIABLE, HuggingFaceClient } from "./catalogue/HuggingFaceClient.js";
 import { DEFAULT_KEEP_FREE_BYTES } from "./checkDownloadSpace.js";
 import { downloadRecord, type DownloadEntry } from "./DownloadEntry.js";
 import { DownloadRun, type DownloadRunContext } from "./DownloadRun.js";
@@ -30,9 +34,9 @@ import { ignoreIpullRejections } from "./ignoreIpullRejections.js";
 import { inspectDefaults } from "./inspectModelFile.js";
 import { inspectModelInChild } from "./inspectModelInChild.js";
 import { DownloadInterruptedError, DownloadNotResumableError, DownloadUnknownError } from "./modelErrors.js";
-import { readKeptBytes, readPartialRecords, removePartialFiles } from "./partialDownloads.js";
-import { whyNotResumable } from "./probeRemoteFile.js";
+import { readPartialRecords, readPartsKeptBytes, removePartialFiles } from "./partialDownloads.js";
 import { validateDownloadSource } from "./validateDownloadSource.js";
+import { whyPartsNotResumable } from "./whyRestart.js";
 
 /** Without a new byte for this long a download is stopped and kept to resume; its retries back off to 5 s. */
 export const DEFAULT_DOWNLOAD_STALL_MS = 60_000;
@@ -57,6 +61,8 @@ export interface ModelDownloadsOptions {
     readonly inspect?: (modelPath: string) => Promise<ModelFacts>;
     /** Bytes every download leaves free on the models directory's disk; default DEFAULT_KEEP_FREE_BYTES. */
     readonly keepFreeBytes?: number;
+    /** Where `hf:` references resolve; default the catalogue's (KVAULT_HUGGINGFACE_URL, else huggingface.co). */
+    readonly huggingFaceUrl?: string;
 }
 
 /** The host's downloads: start, resume, list, cancel. Finished entries stay listed until the host stops. */
@@ -72,6 +78,9 @@ export class ModelDownloads {
             now: this.#now,
             stallMs: options.stallMs ?? DEFAULT_DOWNLOAD_STALL_MS,
             keepFreeBytes: options.keepFreeBytes ?? DEFAULT_KEEP_FREE_BYTES,
+            huggingFace: new HuggingFaceClient(
+                options.huggingFaceUrl ?? process.env[HUGGING_FACE_URL_VARIABLE] ?? DEFAULT_HUGGING_FACE_URL
+            ),
             inspect: options.inspect ?? ((modelPath) => inspectModelInChild(modelPath, inspectDefaults)),
             onProgress: options.onProgress,
             onDone: options.onDone,
@@ -100,7 +109,7 @@ export class ModelDownloads {
             source: checked,
             path: "",
             startedAt: new Date(this.#now()).toISOString(),
-            remote: undefined,
+            parts: [],
             state: "downloading",
             downloadedBytes: 0,
             totalBytes: 0,
@@ -163,7 +172,7 @@ export class ModelDownloads {
             entry.run.stop("cancelled");
             await untilOrAfter(entry.run.done, HALT_WAIT_MS);
         } else if (entry.state === "failed" && entry.resumable) {
-            removePartialFiles(entry.path);
+            removePartialFiles(entry.path, entry.parts);
             Object.assign(entry, { state: "cancelled", resumable: false, keptBytes: 0 });
         }
         return this.#record(entry);
@@ -192,10 +201,10 @@ export class ModelDownloads {
     /** Partial downloads a previous host left (it stopped, or crashed): listed as failed, resumable where a chunk is kept. */
     #restore(): void {
         for (const record of readPartialRecords(this.options.modelsDirectory)) {
-            const totalBytes = record.remote?.totalBytes ?? 0;
-            const keptBytes = whyNotResumable(record.remote) === undefined ? readKeptBytes(record.path, totalBytes) : 0;
+            const totalBytes = record.parts.reduce((sum, part) => sum + (part.remote?.totalBytes ?? 0), 0);
+            const keptBytes = whyPartsNotResumable(record.parts) === undefined ? readPartsKeptBytes(record.parts) : 0;
             if (keptBytes === 0) {
-                removePartialFiles(record.path);
+                removePartialFiles(record.path, record.parts);
                 continue;
             }
             const entry: DownloadEntry = {
@@ -203,7 +212,7 @@ export class ModelDownloads {
                 source: record.source,
                 path: record.path,
                 startedAt: record.startedAt,
-                remote: record.remote,
+                parts: record.parts,
                 state: "failed",
                 downloadedBytes: keptBytes,
                 totalBytes,

@@ -19,7 +19,7 @@ const RETRY_MAX_DELAY_MS = 5_000;
 export interface FetchModelFileOptions {
     /** The http(s) URL; redirects are followed. */
     readonly url: string;
-    /** The final file; the bytes go to its partial file (created 0600 by the caller), renamed here once whole. */
+    /** The final file; the bytes go to its partial file (created 0600 by the caller), which stays so (finishDownloadParts renames it). */
     readonly filePath: string;
     /** The file's name, for messages. */
     readonly name: string;
@@ -45,22 +45,22 @@ export type FetchOutcome =
     | { readonly kind: "dropped"; readonly receivedBytes: number };
 
 /**
- * Downloads `url` into `filePath`'s partial file from `keptBytes` on, then renames it to
- * `filePath`. Rejects with download_failed on an HTTP error, download_size_mismatch when a size
- * the server gave disagrees with another or a body runs past its announced length, or the error
- * `admit` returned; the partial file is left for the caller to keep or delete.
+ * Downloads `url` into `filePath`'s partial file from `keptBytes` on; a file whose bytes are all
+ * kept is done without a request. Once whole, the partial file keeps its progress (all chunks
+ * complete), so the other parts of a split model can fail and resume without it. Rejects with
+ * download_failed on an HTTP error, download_size_mismatch when a size the server gave disagrees
+ * with another or a body runs past its announced length, or the error `admit` returned; the
+ * partial file is left for the caller to keep or delete.
  */
 export async function fetchModelFile(options: FetchModelFileOptions): Promise<FetchOutcome> {
+    if (options.expectedBytes > 0 && options.keptBytes >= options.expectedBytes) {
+        return { kind: "done", totalBytes: options.expectedBytes };
+    }
     const handle = await fs.promises.open(partialPath(options.filePath), "r+");
     try {
         const fetched = await fetchInto(handle, options);
         if (fetched.kind === "done") {
-            await handle.truncate(fetched.totalBytes); // drops the progress written after the bytes
             await handle.datasync();
-        }
-        await handle.close();
-        if (fetched.kind === "done") {
-            fs.renameSync(partialPath(options.filePath), options.filePath);
         }
         return fetched;
     } finally {

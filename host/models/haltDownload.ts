@@ -8,8 +8,8 @@ import type { DownloadEntry } from "./DownloadEntry.js";
 import type { DownloadRun } from "./DownloadRun.js";
 import { bytes, describeHost, describeName, payload, seconds } from "./describeDownload.js";
 import { DownloadChangedError, DownloadFailedError, DownloadInterruptedError, DownloadSizeMismatchError } from "./modelErrors.js";
-import { readKeptBytes, removePartialFiles } from "./partialDownloads.js";
-import { whyNotResumable } from "./probeRemoteFile.js";
+import { readPartsKeptBytes, removePartialFiles } from "./partialDownloads.js";
+import { whyPartsNotResumable } from "./whyRestart.js";
 
 /** After a stop from outside: keep what a resume can use (a stall, the host stopping), delete the rest. `stallMs` is the cutoff, for the message. */
 export async function haltDownload(entry: DownloadEntry, run: DownloadRun, stallMs: number): Promise<void> {
@@ -19,7 +19,7 @@ export async function haltDownload(entry: DownloadEntry, run: DownloadRun, stall
         return;
     }
     if (reason === "cancelled") {
-        removePartialFiles(entry.path);
+        removePartialFiles(entry.path, entry.parts);
         Object.assign(entry, { state: "cancelled", resumable: false, keptBytes: 0 });
         return;
     }
@@ -28,7 +28,7 @@ export async function haltDownload(entry: DownloadEntry, run: DownloadRun, stall
             ? `${entry.downloadedBytes.toLocaleString("en-US")} of ${bytes(entry.totalBytes)}`
             : bytes(entry.downloadedBytes);
     if (reason === "dropped") {
-        removePartialFiles(entry.path);
+        removePartialFiles(entry.path, entry.parts);
         Object.assign(entry, { state: "failed", resumable: false, keptBytes: 0 });
         entry.error = payload(
             new DownloadInterruptedError(
@@ -58,9 +58,11 @@ export async function failDownload(entry: DownloadEntry, error: unknown): Promis
     }
     if (error instanceof KvaultError && !(error instanceof DownloadFailedError)) {
         // Not a usable model, or a file that changed on the server: nothing of it is worth keeping.
-        removePartialFiles(entry.path);
-        if (entry.path !== "") {
-            fs.rmSync(entry.path, { force: true });
+        removePartialFiles(entry.path, entry.parts);
+        for (const filePath of [entry.path, ...entry.parts.map((part) => part.path)]) {
+            if (filePath !== "") {
+                fs.rmSync(filePath, { force: true });
+            }
         }
         Object.assign(entry, { state: "failed", resumable: false, keptBytes: 0 });
         entry.error =
@@ -79,8 +81,8 @@ function keepOrDelete(
     what: string,
     code: "download_failed" | "download_interrupted" | "download_no_space" | "download_size_mismatch" = "download_interrupted"
 ): void {
-    const why = whyNotResumable(entry.remote);
-    const keptBytes = why === undefined ? readKeptBytes(entry.path, entry.totalBytes) : 0;
+    const why = whyPartsNotResumable(entry.parts);
+    const keptBytes = why === undefined ? readPartsKeptBytes(entry.parts) : 0;
     entry.state = "failed";
     entry.keptBytes = keptBytes;
     entry.resumable = keptBytes > 0;
@@ -88,7 +90,7 @@ function keepOrDelete(
     if (keptBytes > 0) {
         next = `${bytes(keptBytes)} are kept; Resume continues from there.`;
     } else {
-        removePartialFiles(entry.path);
+        removePartialFiles(entry.path, entry.parts);
         next =
             entry.downloadedBytes === 0
                 ? ""

@@ -2,11 +2,14 @@
 // `<file>.ipull` in the layout node-llama-cpp's downloader (ipull) used, so partial files an older
 // Kvault left still resume: the bytes so far at their offsets, then the progress as JSON after the
 // file's total size ({"part":0,"chunks":[2,2],"chunkSize":5242880}, 2 being a complete chunk); a
-// new run continues after the complete chunks at the start. Beside it Kvault writes
-// `<file>.download.json`: the download's id, source and what the server said about the file when
-// it started, so a resume can tell whether the file changed. No node-llama-cpp import here.
+// new run continues after the complete chunks at the start. A model split into parts has one
+// partial file per part (`<part>.ipull`), each whole one kept so until all have arrived. Beside the
+// download's file Kvault writes `<file>.download.json`: the download's id, source, its parts and
+// what the server said about each when it started, so a resume can tell whether one changed. No
+// node-llama-cpp import here.
 import fs from "node:fs";
 import path from "node:path";
+import { MAX_DOWNLOAD_PARTS } from "./downloadLayout.js";
 
 export const PARTIAL_SUFFIX = ".ipull";
 export const RECORD_SUFFIX = ".download.json";
@@ -30,13 +33,21 @@ export interface RemoteFileFacts {
     readonly acceptsRanges: boolean;
 }
 
+/** One file a download fetches: the download's file itself, or one part of a model split into several. */
+export interface PartialPart {
+    /** The part's own file; its partial one is this plus PARTIAL_SUFFIX. */
+    readonly path: string;
+    /** What the server said about it when its bytes started arriving; undefined when it could not be asked. */
+    readonly remote: RemoteFileFacts | undefined;
+}
+
 export interface PartialDownloadRecord {
     readonly id: string;
     readonly source: string;
-    /** The final file; the partial one is this plus PARTIAL_SUFFIX. */
+    /** The final file (for llama.cpp's parts, the first); the record is this plus RECORD_SUFFIX. */
     readonly path: string;
-    /** What the server said when the download started; undefined when it could not be asked. */
-    readonly remote: RemoteFileFacts | undefined;
+    /** In order; one, at `path`, for a file that is not split. */
+    readonly parts: readonly PartialPart[];
     /** ISO 8601. */
     readonly startedAt: string;
 }
@@ -50,9 +61,9 @@ function recordPath(filePath: string): string {
 }
 
 /**
- * Creates `filePath`'s partial file, empty and 0600, before node-llama-cpp's downloader writes into
- * it: ipull would create it with the process's umask (0644, readable by every user of the machine),
- * and it opens an existing one as it is. One already there (a resume) is made 0600 too.
+ * Creates `filePath`'s partial file, empty and 0600 (not the process's umask, often 0644: readable
+ * by every user of the machine), before fetchModelFile writes into it. One already there (a
+ * resume) is made 0600 too.
  */
 export function preparePartialFile(filePath: string): void {
     const partial = partialPath(filePath);
@@ -64,7 +75,9 @@ export function preparePartialFile(filePath: string): void {
 export function writePartialRecord(record: PartialDownloadRecord): void {
     const target = recordPath(record.path);
     const temporary = `${target}.${process.pid}.tmp`;
-    fs.writeFileSync(temporary, JSON.stringify({ version: RECORD_VERSION, ...record }), { mode: 0o600 });
+    // `remote` is the first part's, as a record without parts (an older Kvault's) says.
+    const json = { version: RECORD_VERSION, ...record, remote: record.parts[0]?.remote };
+    fs.writeFileSync(temporary, JSON.stringify(json), { mode: 0o600 });
     fs.renameSync(temporary, target);
 }
 
@@ -74,13 +87,19 @@ export function removePartialRecord(filePath: string): void {
     }
 }
 
-/** Deletes the partial file and its record; the final file, if any, stays. */
-export function removePartialFiles(filePath: string): void {
-    if (filePath === "") {
-        return;
+/** Deletes the partial files of `parts` and the record at `filePath`; final files, if any, stay. */
+export function removePartialFiles(filePath: string, parts: readonly PartialPart[] = [{ path: filePath, remote: undefined }]): void {
+    for (const part of parts) {
+        if (part.path !== "") {
+            fs.rmSync(partialPath(part.path), { force: true });
+        }
     }
-    fs.rmSync(partialPath(filePath), { force: true });
     removePartialRecord(filePath);
+}
+
+/** Bytes of `parts`' partial files that a new run keeps (readKeptBytes of each, by the size its server gave). */
+export function readPartsKeptBytes(parts: readonly PartialPart[]): number {
+    return parts.reduce((sum, part) => sum + readKeptBytes(part.path, part.remote?.totalBytes ?? 0), 0);
 }
 
 /** Whether `directory` holds any download record: the host then lists its downloads at start. */
@@ -108,11 +127,17 @@ export function readPartialRecords(directory: string): PartialDownloadRecord[] {
     for (const name of names.filter((entry) => entry.endsWith(RECORD_SUFFIX)).sort()) {
         const file = path.join(directory, name);
         const record = parseRecord(file);
-        if (record === undefined || path.dirname(record.path) !== path.resolve(directory) || recordPath(record.path) !== file) {
+        const inside = (filePath: string): boolean => path.dirname(filePath) === path.resolve(directory);
+        if (
+            record === undefined ||
+            !inside(record.path) ||
+            !record.parts.every((part) => inside(part.path)) ||
+            recordPath(record.path) !== file
+        ) {
             fs.rmSync(file, { force: true });
             continue;
         }
-        if (!fs.existsSync(partialPath(record.path))) {
+        if (!record.parts.some((part) => fs.existsSync(partialPath(part.path)))) {
             fs.rmSync(file, { force: true });
             continue;
         }
@@ -142,11 +167,28 @@ function parseRecord(file: string): PartialDownloadRecord | undefined {
     ) {
         return undefined;
     }
-    const remote = parseRemote(record.remote);
-    if (remote === null) {
+    const parts = parseParts(record.parts ?? [{ path: record.path, remote: record.remote }]);
+    if (parts === undefined) {
         return undefined;
     }
-    return { id: record.id, source: record.source, path: record.path, remote, startedAt: record.startedAt };
+    return { id: record.id, source: record.source, path: record.path, parts, startedAt: record.startedAt };
+}
+
+/** undefined unless a list of at most MAX_DOWNLOAD_PARTS parts, each an absolute path and valid facts. */
+function parseParts(value: unknown): PartialPart[] | undefined {
+    if (!Array.isArray(value) || value.length === 0 || value.length > MAX_DOWNLOAD_PARTS) {
+        return undefined;
+    }
+    const parts: PartialPart[] = [];
+    for (const item of value as unknown[]) {
+        const part = (typeof item === "object" && item !== null ? item : {}) as Record<string, unknown>;
+        const remote = parseRemote(part.remote);
+        if (typeof part.path !== "string" || !path.isAbsolute(part.path) || remote === null) {
+            return undefined;
+        }
+        parts.push({ path: part.path, remote });
+    }
+    return parts;
 }
 
 /** undefined for a record without one; null for one that is malformed. */

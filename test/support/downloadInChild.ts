@@ -23,7 +23,7 @@ const STDERR_CHARS = 4_000;
 export function downloadInChild(
     source: string,
     modelsDirectory: string,
-    options: { readonly maxHeapMb: number; readonly keepFreeBytes?: number }
+    options: { readonly maxHeapMb: number; readonly keepFreeBytes?: number; readonly env?: Readonly<Record<string, string>> }
 ): Promise<ChildDownload> {
     const entry = fileURLToPath(new URL("./downloadProcessMain.ts", import.meta.url));
     const tsx = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
@@ -31,6 +31,7 @@ export function downloadInChild(
     const child = fork(entry, args, {
         execArgv: [`--max-old-space-size=${options.maxHeapMb}`, "--import", tsx],
         serialization: "json",
+        env: { ...process.env, ...options.env },
         stdio: ["ignore", "ignore", "pipe", "ipc"]
     });
     let stderr = "";

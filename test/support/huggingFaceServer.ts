@@ -34,6 +34,16 @@ export const recordedTrees: Readonly<Record<string, readonly Record<string, unkn
     ]
 };
 
+export interface HuggingFaceServerOptions {
+    /** More repositories' file lists (made up for a test), by repository. */
+    readonly trees?: Readonly<Record<string, readonly Record<string, unknown>[]>>;
+    /**
+     * Where `/{repo}/resolve/{branch}/{file}` redirects (302, as huggingface.co sends a download to
+     * its storage): `${filesUrl}/{file}`, the file's last path segment. Without it, 404.
+     */
+    readonly filesUrl?: string;
+}
+
 export interface HuggingFaceServer {
     readonly url: string;
     /** Every path and query asked for, in order. */
@@ -41,8 +51,9 @@ export interface HuggingFaceServer {
     close(): Promise<void>;
 }
 
-export async function startHuggingFaceServer(): Promise<HuggingFaceServer> {
+export async function startHuggingFaceServer(options: HuggingFaceServerOptions = {}): Promise<HuggingFaceServer> {
     const requests: string[] = [];
+    const trees = { ...recordedTrees, ...options.trees };
     const server = http.createServer((request, response) => {
         const url = new URL(request.url ?? "/", "http://127.0.0.1");
         requests.push(`${url.pathname}${url.search}`);
@@ -62,12 +73,18 @@ export async function startHuggingFaceServer(): Promise<HuggingFaceServer> {
         }
         const tree = /^\/api\/models\/([^/]+\/[^/]+)\/tree\/main$/.exec(url.pathname);
         if (tree !== null) {
-            const files = recordedTrees[decodeURIComponent(tree[1]!)];
+            const files = trees[decodeURIComponent(tree[1]!)];
             if (files === undefined) {
                 send(404, { error: "Repository not found" });
                 return;
             }
             send(200, files);
+            return;
+        }
+        const resolve = /^\/[^/]+\/[^/]+\/resolve\/[^/]+\/(?:.+\/)?([^/]+)$/.exec(url.pathname);
+        if (resolve !== null && options.filesUrl !== undefined) {
+            response.writeHead(302, { location: `${options.filesUrl}/${resolve[1]}` });
+            response.end();
             return;
         }
         send(404, { error: "Not found" });

@@ -78,7 +78,10 @@ export interface ModelFileServer {
      * zeros without a length for as long as the client reads.
      */
     serveLyingSize(name: string, headBytes: number | undefined, getBytes: number | "endless"): void;
-    /** Called with each request once its response is sent or cut (e.g. to change a file part-way). */
+    /**
+     * Called with each request once its response is cut, or once a whole body is handed to the
+     * socket, before the client can have read its end (e.g. to change a file part-way).
+     */
     onResponse(listener: ((request: LoggedRequest) => void) | undefined): void;
     close(): Promise<void>;
 }
@@ -200,7 +203,9 @@ export async function startModelFileServer(): Promise<ModelFileServer> {
         }
         if (stop === undefined || stop > end) {
             entry.sentBytes = end + 1 - start;
-            response.end(file.body.subarray(start, end + 1), () => responded?.(entry));
+            response.end(file.body.subarray(start, end + 1));
+            // Before the client can have read the body's end: a file changed here is changed for whatever it asks next.
+            responded?.(entry);
             return;
         }
         entry.cut = true;

@@ -35,9 +35,9 @@ export interface RepoFile {
 export class HuggingFaceClient {
     constructor(readonly baseUrl: string = DEFAULT_HUGGING_FACE_URL) {}
 
-    /** The URL startDownload takes for a file of a repository. */
-    resolveUrl(repo: string, path: string): string {
-        return `${this.baseUrl.replace(/\/+$/, "")}/${repo}/resolve/main/${path.split("/").map(encodeURIComponent).join("/")}`;
+    /** The URL startDownload takes for a file of a repository (at `branch`, main by default). */
+    resolveUrl(repo: string, path: string, branch = "main"): string {
+        return `${this.baseUrl.replace(/\/+$/, "")}/${repo}/resolve/${encodeURIComponent(branch)}/${path.split("/").map(encodeURIComponent).join("/")}`;
     }
 
     async search(query: string): Promise<Fetched<ModelSearchHit[]>> {

@@ -2,7 +2,9 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { HUGGING_FACE_URL_VARIABLE } from "../../../../host/models/catalogue/HuggingFaceClient.js";
 import { downloadInChild } from "../../../support/downloadInChild.js";
+import { startHuggingFaceServer, type HuggingFaceServer } from "../../../support/huggingFaceServer.js";
 import { startModelFileServer, type ModelFileServer } from "../../../support/modelFileServer.js";
 
 /** The download's process gets this V8 heap: a download needs a few MiB, whatever size a server claims. */
@@ -17,22 +19,29 @@ const MAX_RSS_BYTES = 400 * 1024 * 1024;
 // instead of ending the test runner.
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "kvault-lying-size-"));
 let server: ModelFileServer;
+let huggingFace: HuggingFaceServer;
 let runNumber = 0;
 
 beforeAll(async () => {
     server = await startModelFileServer();
+    huggingFace = await startHuggingFaceServer({ filesUrl: server.url });
 });
 
 afterAll(async () => {
     await server.close();
+    await huggingFace.close();
     fs.rmSync(scratch, { recursive: true, force: true });
 });
 
+/** Downloads `name` from the file server, or `source` as it is (an hf: reference, resolved at the loopback Hugging Face). */
 async function downloadFrom(
-    name: string
+    name: string,
+    source = `${server.url}/${name}`
 ): Promise<{ record: NonNullable<Awaited<ReturnType<typeof downloadInChild>>["record"]>; directory: string }> {
     const directory = path.join(scratch, `run-${++runNumber}`);
-    const child = await downloadInChild(`${server.url}/${name}`, directory, { maxHeapMb: MAX_HEAP_MB });
+    // MODEL_ENDPOINT: where node-llama-cpp resolves hf: references, for a Kvault that still asks it.
+    const env = { [HUGGING_FACE_URL_VARIABLE]: huggingFace.url, MODEL_ENDPOINT: huggingFace.url };
+    const child = await downloadInChild(source, directory, { maxHeapMb: MAX_HEAP_MB, env });
     // The host lives through it: it exited by itself, after posting the record, within its memory.
     expect({ exitCode: child.exitCode, signal: child.signal, posted: child.record !== undefined }, child.stderr).toEqual({
         exitCode: 0,
@@ -79,6 +88,16 @@ describe("a server that lies about a download's size gets a typed refusal, and t
         expect(record.error!.message).toBe(
             "runs-on.gguf: the server announced 1,000 bytes in this answer and sent more, so Kvault stopped reading it (nothing past the announced size was written). " +
                 "The server is broken or hostile; download the file from another source."
+        );
+        expect(fs.readdirSync(directory)).toEqual([]);
+    });
+
+    it("an hf: reference to such a file is refused the same way: resolving it to a URL believes no size", async () => {
+        server.serveLyingSize("hf-two-sizes.gguf", 1_000, 2 ** 51);
+        const { record, directory } = await downloadFrom("", "hf:kvault/Lying-GGUF/hf-two-sizes.gguf");
+        expect(record).toMatchObject({ state: "failed", downloadedBytes: 0, error: { code: "download_size_mismatch" } });
+        expect(record.error!.message).toMatch(
+            /^hf_kvault_Lying-GGUF_hf-two-sizes\.gguf: the server said the file has 1,000 bytes when asked \(HEAD\) and announced 2,251,799,813,685,248 bytes for the download itself \(GET\)/
         );
         expect(fs.readdirSync(directory)).toEqual([]);
     });

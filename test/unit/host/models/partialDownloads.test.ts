@@ -7,6 +7,7 @@ import {
     partialPath,
     readKeptBytes,
     readPartialRecords,
+    readPartsKeptBytes,
     removePartialFiles,
     writePartialRecord,
     type PartialDownloadRecord
@@ -57,9 +58,16 @@ describe("partial downloads on disk", () => {
 
     it("lists records whose partial file is there, and deletes records that are unreadable, point elsewhere or lost their file", () => {
         const kept = partial("kept.gguf", 100, [2]);
-        const record: PartialDownloadRecord = { id: "d1", source: remote.url, path: kept, remote, startedAt: "2026-01-05T10:00:00.000Z" };
+        const record: PartialDownloadRecord = {
+            id: "d1",
+            source: remote.url,
+            path: kept,
+            parts: [{ path: kept, remote }],
+            startedAt: "2026-01-05T10:00:00.000Z"
+        };
         writePartialRecord(record);
-        writePartialRecord({ ...record, id: "d2", path: path.join(directory, "gone.gguf") });
+        const gone = path.join(directory, "gone.gguf");
+        writePartialRecord({ ...record, id: "d2", path: gone, parts: [{ path: gone, remote }] });
         fs.writeFileSync(path.join(directory, "bad.gguf.download.json"), "{");
         fs.writeFileSync(
             path.join(directory, "elsewhere.gguf.download.json"),
@@ -72,6 +80,35 @@ describe("partial downloads on disk", () => {
         expect(fs.readdirSync(directory)).toEqual([]);
         expect(hasPartialRecords(directory)).toBe(false);
         expect(hasPartialRecords(path.join(directory, "missing"))).toBe(false);
+    });
+
+    it("reads a split model's record with each part's facts, and an older Kvault's record (no parts) as one part; keeps the kept chunks of every part", () => {
+        const first = partial("m-00001-of-00002.gguf", remote.totalBytes, [2, 2, 2]);
+        const second = partial("m-00002-of-00002.gguf", remote.totalBytes, [2, 0, 0]);
+        const split: PartialDownloadRecord = {
+            id: "s1",
+            source: "https://example.com/m-00001-of-00002.gguf",
+            path: first,
+            parts: [
+                { path: first, remote },
+                { path: second, remote: { ...remote, etag: '"v2"' } }
+            ],
+            startedAt: "2026-01-05T10:00:00.000Z"
+        };
+        writePartialRecord(split);
+        const old = partial("old.gguf", remote.totalBytes, [2]);
+        fs.writeFileSync(
+            `${old}.download.json`,
+            JSON.stringify({ version: 1, id: "o1", source: remote.url, path: old, remote, startedAt: "2026-01-04T10:00:00.000Z" })
+        );
+        const records = readPartialRecords(directory);
+        expect(records).toEqual([
+            { ...split, id: "o1", source: remote.url, path: old, parts: [{ path: old, remote }], startedAt: "2026-01-04T10:00:00.000Z" },
+            split
+        ]);
+        expect(readPartsKeptBytes(split.parts)).toBe(remote.totalBytes + CHUNK);
+        removePartialFiles(split.path, split.parts);
+        expect(fs.readdirSync(directory).sort()).toEqual(["old.gguf.download.json", "old.gguf.ipull"]);
     });
 
     it("tells a changed file by size, then ETag, then Last-Modified, and says when a file cannot be checked", () => {
