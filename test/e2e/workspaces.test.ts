@@ -1,3 +1,5 @@
+import fs from "node:fs";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import {
     canvasPixelsOfColour,
@@ -22,6 +24,13 @@ import { useKvaultApp } from "./support/useKvaultApp.js";
  * neither can end while the other is sent, at any decode speed of the tiny model seen so far.
  */
 const ANSWER_TOKENS = 1_200;
+/**
+ * The README's picture: two workspaces streaming at once, each in its colour on the page map. The
+ * moment below is saved there when this variable is 1 (a run that should refresh it), and only under
+ * test/.artifacts otherwise, so that a test run leaves the checkout as it was.
+ */
+const UPDATE_FRONT_PAGE_IMAGE = "KVAULT_UPDATE_FRONT_PAGE_IMAGE";
+const FRONT_PAGE_IMAGE = path.resolve(import.meta.dirname, "..", "..", "docs", "images", "kvault.png");
 
 describe("workspaces in a real browser: two stream at once, the page map follows them", () => {
     // A 2,048-token window, so each of the first two answers can run to 1,200 tokens, and 10 ms per
@@ -55,7 +64,11 @@ describe("workspaces in a real browser: two stream at once, the page map follows
             samples.push(sample);
             const [a, b] = [first, second].map((workspace) => sample.items.find((item) => item.id === workspace.id)!);
             if (!screenshotTaken && a!.phase === "running" && b!.phase === "running" && a!.streamedChars > 0 && b!.streamedChars > 0) {
-                screenshots.push(await app().screenshot("workspaces-two-streaming"));
+                const screenshot = await app().screenshot("workspaces-two-streaming");
+                screenshots.push(screenshot);
+                if (process.env[UPDATE_FRONT_PAGE_IMAGE] === "1") {
+                    fs.copyFileSync(screenshot, FRONT_PAGE_IMAGE);
+                }
                 screenshotTaken = true;
             }
             if (a!.phase === "idle" && b!.phase === "idle") {
