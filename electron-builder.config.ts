@@ -107,7 +107,7 @@ const config: Configuration = {
         syncDesktopName: true,
         category: "Utility",
         synopsis: "Local language models in isolated chat workspaces",
-        // A deb needs a maintainer; its homepage comes from the GitHub remote (see README).
+        // A deb needs a maintainer; its homepage comes from the GitHub remote (see docs/development.md, Installers).
         maintainer: "Kvault contributors"
     },
     win: {

@@ -1,4 +1,4 @@
-// The binding-test relay between the desktop app's engine process and Electron main (README,
+// The binding-test relay between the desktop app's engine process and Electron main (docs/backends.md,
 // "The engine's binary test"). node-llama-cpp tests a prebuilt llama.cpp binary in a child
 // process before loading it (always on Linux, for GPU builds on Windows). Inside the engine's
 // utilityProcess it can only use child_process.fork, which needs Electron's RunAsNode fuse, and

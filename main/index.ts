@@ -46,7 +46,7 @@ let shell: AppShell | undefined;
 
 /**
  * node-llama-cpp tests a llama.cpp binary in a child process before loading it; an engine
- * process cannot fork one with the RunAsNode fuse off, so main forks it for the engine (README,
+ * process cannot fork one with the RunAsNode fuse off, so main forks it for the engine (docs/backends.md,
  * "The engine's binary test"). Without the relay the engine still starts wherever no test is
  * needed (macOS, Windows on the CPU); elsewhere its start error says which backends failed.
  */

@@ -21,7 +21,7 @@ interface FamilyVocabulary {
     /** In the llama.cpp repository node-llama-cpp ships (llamaCppAssets.ts). */
     readonly file: string;
     readonly numTokens: number;
-    /** What the tokenizer is, in words, for `make-model --list` and the README. */
+    /** What the tokenizer is, in words, for `make-model --list` and docs/models.md. */
     readonly description: string;
     /**
      * Pieces the model's own tokenizer has where the vocabulary file has placeholders: tokens added

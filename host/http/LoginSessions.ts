@@ -3,7 +3,7 @@ import crypto from "node:crypto";
 /** Sessions kept at once; a login past this many ends the oldest (its page asks for a login link again). */
 const DEFAULT_MAX_SESSIONS = 32;
 
-/** How long a browser's login session lasts (ms); both documented in README.md's headless section. */
+/** How long a browser's login session lasts (ms); both documented in docs/headless.md. */
 export const loginSessionLifetimes = {
     /** A session ends once this long passes with no page load and no RPC connection open: a tab left closed overnight logs in again. */
     idleMs: 12 * 60 * 60 * 1000,

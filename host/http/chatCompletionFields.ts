@@ -64,7 +64,7 @@ const chatBodyKeys = v.pipe(
 function unservedField(key: string): string {
     return (
         `${key} is not served by Kvault; leave it out. Kvault serves ${servedChatFields.join(", ")} ` +
-        `and ignores ${ignoredChatFields.join(", ")} (see the README's API section).`
+        `and ignores ${ignoredChatFields.join(", ")} (see docs/http-api.md, Chat completions).`
     );
 }
 

@@ -97,7 +97,7 @@ function readStop(value: unknown): string[] | undefined {
 
 /**
  * Validates an OpenAI chat completion body by its schema; every problem is a 400 naming the
- * field. A field is served, knowingly ignored (chatCompletionFields.ts, listed in the README), or
+ * field. A field is served, knowingly ignored (chatCompletionFields.ts, listed in docs/http-api.md), or
  * refused by name: nothing a client sends is silently dropped.
  */
 export function parseChatCompletion(body: unknown): ChatCompletionRequest {

@@ -39,7 +39,7 @@ export type UpdateOutcome = "development" | "manual" | "up-to-date" | "declined"
 /**
  * One check at a time, started by the user. macOS gets the releases page instead of a download:
  * Squirrel.Mac, which electron-updater uses there, installs only updates of a signed app, and
- * Kvault's macOS builds carry an ad-hoc signature only (README, Installers).
+ * Kvault's macOS builds carry an ad-hoc signature only (docs/development.md, Installers).
  */
 export class UpdateFlow {
     #updater: Updater | undefined;

@@ -42,7 +42,7 @@ describe("WorkspaceStore", () => {
         await reopened.close();
     });
 
-    it("writes the workspace list as one JSON document and each chat as JSON lines (the format README documents)", async () => {
+    it("writes the workspace list as one JSON document and each chat as JSON lines (the format docs/app.md documents)", async () => {
         const store = await temp.open();
         await store.saveWorkspace(workspaceA);
         await store.appendMessage(workspaceA.id, userMessage("m-1", "Hi"));
