@@ -1,7 +1,7 @@
 // Lint rules that keep the process boundaries honest (docs/ARCHITECTURE.md, Processes):
 // only main/ may import electron, only engine/runtime/ and host/models/ may import node-llama-cpp,
 // main/ and host/ reach the engine only through engine/index.ts,
-// the renderer reaches the rest of the app only through contract/, and only host/createHost.ts assembles a host (STYLE.md 21).
+// the renderer reaches the rest of the app only through contract/, and only host/createHost.ts assembles a host.
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
@@ -20,7 +20,7 @@ const llamaOnlyInRuntime = {
         "Only engine/runtime/ (and host/models/, for GGUF headers and downloads) may import node-llama-cpp. Add a function there instead."
 };
 
-/** One composition root (STYLE.md 21): host/createHost.ts assembles a host's RPC; tests may build their own dispatcher. */
+/** One composition root: host/createHost.ts assembles a host's RPC; tests may build their own dispatcher. */
 const oneCompositionRoot = {
     selector: "NewExpression[callee.name='RpcDispatcher']",
     message:

@@ -6,7 +6,7 @@ import { KvaultError } from "./core/KvaultError.js";
 const DEFAULT_WINDOW = 4096;
 
 /**
- * The engine's defaults, the one place every layer reads them from (STYLE.md 13 and 21): the
+ * The engine's defaults, the one place every layer reads them from: the
  * settings' (host/settings/KvaultSettings.ts), the headless server's options and the app's start.
  */
 export const engineDefaults = {

@@ -1,4 +1,4 @@
-// The one composition root of a Kvault host (STYLE.md 21): the desktop app (main/index.ts) and the
+// The one composition root of a Kvault host: the desktop app (main/index.ts) and the
 // headless server (host/headless/serve.ts) both call createHost, and pass only what differs: where
 // the data lives, how the engine starts, the dialogs, and the settings screen's view of the API.
 // Each then puts the returned dispatcher on its own transport (IPC, or the WebSocket beside the HTTP API).
