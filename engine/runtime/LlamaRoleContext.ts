@@ -120,7 +120,7 @@ export class LlamaRoleContext implements RoleContext {
 
             // Measure the layout from a real state of this context: a few tokens, saved and parsed.
             const probe = slots[0]!.sequence;
-            await probe.evaluateWithoutGeneratingNewTokens(model.tokenize("probe"));
+            await probe.evaluateWithoutGeneratingNewTokens(probeTokens(model));
             const probeState = await states.save(probe, `${options.role}-probe`, undefined, "start");
             await probe.clearHistory();
             let measured: ParsedSequenceState | undefined;
@@ -261,4 +261,25 @@ async function forgetDraft(slot: LlamaSequenceSlot): Promise<void> {
     if (predictor instanceof DraftModelPredictor) {
         await predictor.forget();
     }
+}
+
+/**
+ * The start-up probe's text, several tokens in every vocabulary: the probe is a context's first
+ * graph, and on ggml's Vulkan backend (node-llama-cpp's prebuilt) a context whose first graph is a
+ * single token with flash attention and several sequences crashes the process (SIGSEGV) at its
+ * first one-token decode once a sequence holds more than 256 tokens (Qwen3 and Gemma 3 presets on
+ * llvmpipe); a first graph of two or more tokens never did.
+ */
+const PROBE_TEXT = "Kvault probes the state layout";
+
+/** The fewest tokens the probe may be, by the crash above. */
+const MIN_PROBE_TOKENS = 2;
+
+function probeTokens(model: LlamaModel): Token[] {
+    const tokens = model.tokenize(PROBE_TEXT);
+    invariant(
+        tokens.length >= MIN_PROBE_TOKENS,
+        () => `the probe text is ${tokens.length} token(s) in this vocabulary; it needs ${MIN_PROBE_TOKENS}`
+    );
+    return tokens;
 }
