@@ -2,7 +2,8 @@ import { defineConfig } from "vitest/config";
 
 // test/unit is pure and fast; test/cli runs the project's commands as a user would; test/model loads generated GGUF files with real node-llama-cpp
 // and runs one file at a time, because native contexts compete for the same cores. test/e2e drives Debian's Chromium against the
-// headless server (one server and one browser per file, one file at a time), after globalSetup builds the renderer.
+// headless server (one server and one browser per file, one file at a time), after globalSetup builds the renderer. test/gpu runs
+// the engine on a Vulkan device (lavapipe in CI), every layer offloaded; its globalSetup finds the driver or fails the run.
 export default defineConfig({
     test: {
         projects: [
@@ -30,6 +31,17 @@ export default defineConfig({
                     fileParallelism: false,
                     testTimeout: 120_000,
                     hookTimeout: 300_000
+                }
+            },
+            {
+                test: {
+                    name: "gpu",
+                    include: ["test/gpu/**/*.test.ts"],
+                    environment: "node",
+                    globalSetup: ["test/gpu/globalSetup.ts"],
+                    fileParallelism: false,
+                    testTimeout: 240_000,
+                    hookTimeout: 240_000
                 }
             },
             {
