@@ -29,6 +29,8 @@ import { whyPartsNotResumable, whyPartsRestart } from "./whyRestart.js";
 
 /** Progress reports go out at most this often (ms); the disk check and the stall clock see every write. */
 const PROGRESS_REPORT_MS = 100;
+/** A server that gave no answer to a probe (a timeout, a refused connection), as opposed to an HTTP error. */
+const UNREACHABLE = "unreachable";
 /** While bytes arrive, the free disk is checked again after each this many (statfs costs microseconds). */
 const SPACE_CHECK_EVERY_BYTES = 1024 * 1024;
 
@@ -154,7 +156,14 @@ export class DownloadRun {
             // Every part is asked before a byte of any is written, so the disk check sees them all.
             const now: PartialPart[] = [];
             for (const part of layout.parts) {
-                now.push({ path: part.path, remote: await probeRemoteFile(part.url, context.stallMs).catch(() => undefined) });
+                const remote = await probeRemoteFile(part.url, context.stallMs).catch((error: unknown) =>
+                    error instanceof DownloadFailedError ? undefined : UNREACHABLE
+                );
+                if (remote === UNREACHABLE && resuming && entry.parts.length > 0) {
+                    // No answer at all is a stall, not a changed file: the bytes on disk stay for the next Resume.
+                    this.stop("stalled");
+                }
+                now.push({ path: part.path, remote: remote === UNREACHABLE ? undefined : remote });
                 if (this.#stopReason !== undefined) {
                     return await haltDownload(entry, this, context.stallMs);
                 }
