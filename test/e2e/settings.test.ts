@@ -49,6 +49,9 @@ describe("the settings screen in a real browser applies a context size with a cl
         const panel = page.locator(".settings-panel");
         expect(await panel.getAttribute("data-settings-host")).toBe("headless");
         expect(await panel.locator("[data-state-directory]").getAttribute("data-state-directory")).toBe(dataDir);
+        // What the engine computes on, beside the GPU offload choice and in the status bar: gpu "off" is the CPU, with Kvault's own build.
+        expect(await panel.locator("[data-gpu-devices]").textContent()).toBe(" Running on cpu (local build).");
+        expect(await page.locator('[data-status="backend"]').getAttribute("data-binary")).toBe("local build");
         // The server was started with --api-key and --port: the API is the server itself, and its key is never handed to the page.
         expect(await panel.textContent()).not.toContain(server.apiKey);
 
