@@ -139,8 +139,12 @@ export type FinishReason = "stop" | "length";
 export interface TurnCallbacks {
     onQueued?(position: number): void;
     onStarted?(): void;
-    /** Text as it can be shown; with logprobs asked for, the entries of the tokens that made it. */
-    onText?(text: string, logprobs?: readonly TokenLogprob[]): void;
+    /**
+     * Text as it can be shown; with logprobs asked for, the entries of the tokens that made it. A
+     * promise back asks for a pause: a runner that can pause (a remote backend's stream) reads no
+     * more until it settles or the turn's signal aborts; the engine cannot, and does not wait. It must not reject.
+     */
+    onText?(text: string, logprobs?: readonly TokenLogprob[]): void | Promise<void>;
 }
 
 /** A turn served in full. */

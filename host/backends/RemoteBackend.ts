@@ -181,7 +181,9 @@ export class RemoteBackend {
                     throw answerTooLong(this.name, this.limits.maxAnswerChars, "Ask for fewer tokens (the workspace's Max tokens).");
                 }
                 text += chunk.text;
-                callbacks.onText?.(chunk.text);
+                // the caller may not have passed the last piece on yet (its client reads slowly): the
+                // backend is read no faster than the answer is taken, and the turn's signal still ends the wait
+                await passedOn(callbacks.onText?.(chunk.text), signal);
             }
             finishReason = chunk.finishReason ?? finishReason;
             usage = chunk.usage ?? usage;
@@ -247,4 +249,22 @@ export function samplingFields(sampling: SamplingParams): Record<string, unknown
             ? {}
             : { logit_bias: Object.fromEntries(sampling.tokenBias.map(({ token, bias }) => [String(token), bias])) })
     };
+}
+
+/** Resolves once the caller's `wait` (onText's promise, when it gave one) has settled, or at once when `signal` aborts. */
+function passedOn(wait: void | Promise<void>, signal: AbortSignal | undefined): Promise<void> | void {
+    if (wait === undefined || signal === undefined) {
+        return wait;
+    }
+    if (signal.aborted) {
+        return;
+    }
+    return new Promise((resolve) => {
+        const settle = (): void => {
+            signal.removeEventListener("abort", settle);
+            resolve();
+        };
+        signal.addEventListener("abort", settle, { once: true });
+        void wait.then(settle);
+    });
 }

@@ -27,6 +27,8 @@ export interface ApiContext {
     modelId(): string;
     /** Longest a turn may run before it is cancelled (ms). */
     readonly requestTimeoutMs: number;
+    /** Bytes of a streamed answer a client may leave unread before its turn is stopped (StreamWriter). */
+    readonly maxUnreadBytes: number;
     readBody(request: IncomingMessage, response: ServerResponse): Promise<unknown>;
     /** The loaded model's file facts (host/models/inspectModelFile.ts), for Ollama's details; absent in a server given none. */
     readonly modelFacts?: (modelPath: string) => Promise<ModelFacts>;
@@ -62,12 +64,15 @@ export interface ApiTurn {
     readonly sampling: SamplingParams;
     /** The tools the chat template describes to the model (chat completions). */
     readonly tools?: readonly ToolDefinition[];
+    /** Ends the turn early, failing it with the signal's reason: its StreamWriter's `stopped` (a client that does not read). */
+    readonly stop?: AbortSignal;
 }
 
 /**
  * One turn for an API request, as chat completions run theirs: admitted against the in-flight
  * limit, in the key's namespace, cancelled when the client goes away or the time limit passes
- * (then a 504 OpenAiError), its own workspace forgotten afterwards. Every failure is an OpenAiError.
+ * (then a 504 OpenAiError) or when `turn.stop` aborts (then its reason), its own workspace forgotten
+ * afterwards. Every failure is an OpenAiError.
  * `runner` runs it: the engine, or a backend's model (a TurnRunner over RemoteBackend, which keeps
  * no workspace here, so there is none to forget).
  */
@@ -97,11 +102,18 @@ export async function runApiTurn(
                 sampling: turn.sampling
             },
             callbacks,
-            deadline.signal
+            turn.stop === undefined ? deadline.signal : AbortSignal.any([deadline.signal, turn.stop])
         );
+        // a turn that ended as it was stopped has lost text on the way: it is no whole answer
+        if (turn.stop?.aborted === true) {
+            throw turn.stop.reason;
+        }
         noteRequest(response, { promptTokens: result.usage.promptTokens, completionTokens: result.usage.completionTokens });
         return result;
     } catch (error) {
+        if (turn.stop?.aborted === true) {
+            throw turn.stop.reason;
+        }
         if (deadline.timedOut) {
             throw deadline.timeoutError();
         }

@@ -39,6 +39,11 @@ export const httpDefaults = {
     maxBodyBytes: rpcLimits.maxMessageBytes,
     /** Longest a chat completion may run before it is cancelled and answered with an error. */
     requestTimeoutMs: 10 * 60 * 1000,
+    /**
+     * Bytes of a streamed answer a client may leave unread (StreamWriter) before a local turn, which
+     * cannot pause, is stopped with client_not_reading; far above what a reading client leaves behind.
+     */
+    maxUnreadBytes: 8 * 1024 * 1024,
     /** Chat completions in flight (running or queued in the engine) before new ones get 429. */
     maxInFlight: 64,
     /** The request line and headers must arrive within this (ms), else 408 and the connection closes. */
@@ -78,6 +83,7 @@ export interface KvaultHttpServerOptions {
     readonly loginSessions?: LoginSessionsOptions;
     readonly maxBodyBytes?: number;
     readonly requestTimeoutMs?: number;
+    readonly maxUnreadBytes?: number;
     readonly maxInFlight?: number;
     /** What `/health` reports (EngineSupervisor.health); always ready when absent (an engine in process). */
     readonly health?: () => EngineHealth;
@@ -132,6 +138,7 @@ export class KvaultHttpServer {
             engine: options.engine,
             modelId: () => this.#modelId(),
             requestTimeoutMs: options.requestTimeoutMs ?? httpDefaults.requestTimeoutMs,
+            maxUnreadBytes: options.maxUnreadBytes ?? httpDefaults.maxUnreadBytes,
             readBody: (request, response) => this.#readBody(request, response),
             admit: (keyNamespace) => this.#inFlight.admit(keyNamespace),
             countEmbed: (served) => void (served ? this.#embedCounts.embedded++ : this.#embedCounts.embed_failed++),

@@ -1,6 +1,7 @@
 import type { ServerResponse } from "node:http";
 import type { OpenAiError } from "./OpenAiError.js";
 import { noteRequest } from "./RequestLog.js";
+import type { StreamWriter } from "./StreamWriter.js";
 
 /** The headers every response carries: no MIME sniffing, no Referer, and no page of another site may frame Kvault's (clickjacking). */
 export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
@@ -16,9 +17,9 @@ export function setSecurityHeaders(response: ServerResponse): void {
     }
 }
 
-/** One server-sent event of a streamed chat completion. */
-export function writeEvent(response: ServerResponse, body: Record<string, unknown>): void {
-    response.write(`data: ${JSON.stringify(body)}\n\n`);
+/** One server-sent event of a streamed (chat) completion, through the response's StreamWriter: its promise settles once the client has taken it. */
+export function writeEvent(writer: StreamWriter, body: Record<string, unknown>): Promise<void> {
+    return writer.write(`data: ${JSON.stringify(body)}\n\n`);
 }
 
 export function sendJson(response: ServerResponse, status: number, body: unknown): void {

@@ -7,6 +7,7 @@ import { sendError, sendJson, writeEvent } from "./httpResponses.js";
 import { fromEngineError, OpenAiError } from "./OpenAiError.js";
 import { noteRequest } from "./RequestLog.js";
 import { parseChatCompletion } from "./parseChatCompletion.js";
+import { StreamWriter } from "./StreamWriter.js";
 import { mayBeToolCall, readToolCallAnswer, templateCallGrammar, toolCallDeltas } from "./toolCallAnswers.js";
 
 /**
@@ -38,6 +39,7 @@ export async function serveChatCompletion(
     const syntax = context.engine.info.toolCallSyntax;
     // a required call is held to that syntax where there is one, to the JSON shape otherwise
     const callGrammar = tools === undefined ? undefined : templateCallGrammar(tools, syntax);
+    const writer = new StreamWriter(response, context.maxUnreadBytes);
     const openStream = (): void => {
         if (response.headersSent) {
             return;
@@ -47,15 +49,15 @@ export async function serveChatCompletion(
             "Cache-Control": "no-store",
             Connection: "keep-alive"
         });
-        writeEvent(response, chunkBody(identity, { role: "assistant", content: "" }, null));
+        void writeEvent(writer, chunkBody(identity, { role: "assistant", content: "" }, null));
     };
     // streamed text held back while it may be a call, with its logprobs
     let held = "";
     let heldLogprobs: TokenLogprob[] | undefined;
     let holding = tools !== undefined;
-    const send = (text: string, logprobs: readonly TokenLogprob[] | undefined): void => {
+    const send = (text: string, logprobs: readonly TokenLogprob[] | undefined): Promise<void> => {
         openStream();
-        writeEvent(response, chunkBody(identity, { content: text }, null, logprobs));
+        return writeEvent(writer, chunkBody(identity, { content: text }, null, logprobs));
     };
     try {
         const result = await runApiTurn(
@@ -67,7 +69,8 @@ export async function serveChatCompletion(
                 named,
                 messages: body.messages,
                 sampling: callGrammar === undefined ? body.sampling : { ...body.sampling, grammar: callGrammar },
-                ...(tools === undefined ? {} : { tools: tools.tools })
+                ...(tools === undefined ? {} : { tools: tools.tools }),
+                stop: writer.stopped
             },
             body.stream
                 ? {
@@ -81,7 +84,7 @@ export async function serveChatCompletion(
                               holding = false;
                               return send(held, heldLogprobs);
                           }
-                          send(text, logprobs);
+                          return send(text, logprobs);
                       }
                   }
                 : {}
@@ -94,14 +97,14 @@ export async function serveChatCompletion(
         openStream();
         if (calls !== undefined) {
             for (const delta of toolCallDeltas(calls)) {
-                writeEvent(response, chunkBody(identity, delta, null));
+                void writeEvent(writer, chunkBody(identity, delta, null));
             }
         } else if (holding && held !== "") {
-            send(held, heldLogprobs);
+            void send(held, heldLogprobs);
         }
-        writeEvent(response, chunkBody(identity, {}, finishReason));
+        void writeEvent(writer, chunkBody(identity, {}, finishReason));
         if (body.includeUsageInStream) {
-            writeEvent(response, usageChunkBody(identity, result.usage));
+            void writeEvent(writer, usageChunkBody(identity, result.usage));
         }
         response.end("data: [DONE]\n\n");
     } catch (error) {

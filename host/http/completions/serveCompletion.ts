@@ -7,6 +7,7 @@ import { fromEngineError, OpenAiError } from "../OpenAiError.js";
 import { noteRequest } from "../RequestLog.js";
 import { legacyLogprobsBody, textCompletionBody, textUsageChunkBody } from "./completionBodies.js";
 import { parseCompletion } from "./parseCompletion.js";
+import { StreamWriter } from "../StreamWriter.js";
 
 /**
  * `POST /v1/completions`: the prompt continued as it stands, without the chat template, through the
@@ -35,6 +36,7 @@ export async function serveCompletion(
     const top = body.sampling.logprobs?.top ?? 0;
     const echoed = body.echo && "text" in body.prompt ? body.prompt.text : "";
     let numCharsSent = 0;
+    const writer = new StreamWriter(response, context.maxUnreadBytes);
     const openStream = (): void => {
         if (response.headersSent) {
             return;
@@ -45,21 +47,21 @@ export async function serveCompletion(
             Connection: "keep-alive"
         });
         if (echoed !== "") {
-            writeEvent(response, textCompletionBody(identity, echoed, null, null));
+            void writeEvent(writer, textCompletionBody(identity, echoed, null, null));
         }
     };
     try {
         const result = await runApiTurn(
             context,
             response,
-            { requestId: identity.id, keyId, named, prompt: body.prompt, sampling: body.sampling },
+            { requestId: identity.id, keyId, named, prompt: body.prompt, sampling: body.sampling, stop: writer.stopped },
             body.stream
                 ? {
                       onText: (text, logprobs) => {
                           openStream();
                           const entries = legacyLogprobsBody(logprobs, top, numCharsSent);
                           numCharsSent += text.length;
-                          writeEvent(response, textCompletionBody(identity, text, null, entries));
+                          return writeEvent(writer, textCompletionBody(identity, text, null, entries));
                       }
                   }
                 : {}
@@ -78,9 +80,9 @@ export async function serveCompletion(
             );
         }
         openStream();
-        writeEvent(response, textCompletionBody(identity, "", result.finishReason, null));
+        void writeEvent(writer, textCompletionBody(identity, "", result.finishReason, null));
         if (body.includeUsageInStream) {
-            writeEvent(response, textUsageChunkBody(identity, result.usage));
+            void writeEvent(writer, textUsageChunkBody(identity, result.usage));
         }
         response.end("data: [DONE]\n\n");
     } catch (error) {

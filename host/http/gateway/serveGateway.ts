@@ -24,7 +24,7 @@ import { watchAnswer } from "../answerDeadline.js";
 import { namedWorkspace, type ApiContext } from "../ApiContext.js";
 import { sendError, sendJson } from "../httpResponses.js";
 import { invalidRequest, OpenAiError } from "../OpenAiError.js";
-import { writeOrWait } from "./writeOrWait.js";
+import { StreamWriter } from "../StreamWriter.js";
 
 /** A backend's model as Kvault's API names it (`NAME/<id>`), split: Backends.route's answer. */
 export type BackendRoute = NonNullable<ReturnType<Backends["route"]>>;
@@ -136,6 +136,7 @@ async function forwardAnswer(
             "Cache-Control": "no-store",
             Connection: "keep-alive"
         });
+        const writer = new StreamWriter(response, context.maxUnreadBytes);
         let finished = false;
         let numAnswerChars = 0;
         const events = readSseEvents(backend.config, answer, {
@@ -153,9 +154,8 @@ async function forwardAnswer(
                 throw answerTooLong(backend.name, limits.maxAnswerChars, "Ask for fewer tokens (max_tokens).");
             }
             finished = reading.finishReason !== undefined || finished;
-            // The next event is read only once the client has taken this one (writeOrWait.ts).
-            await writeOrWait(
-                response,
+            // The next event is read only once the client has taken this one (StreamWriter.ts).
+            await writer.write(
                 `data: ${JSON.stringify({ ...(JSON.parse(data) as Record<string, unknown>), model: asked })}\n\n`,
                 deadline.signal
             );

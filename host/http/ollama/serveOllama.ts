@@ -6,6 +6,7 @@ import { namedWorkspace, runApiEmbed, runApiTurn, type ApiContext } from "../Api
 import { upstreamUser, type BackendRoute, type Gateway } from "../gateway/serveGateway.js";
 import { sendJson } from "../httpResponses.js";
 import { fromEngineError, invalidRequest, OpenAiError } from "../OpenAiError.js";
+import { StreamWriter } from "../StreamWriter.js";
 import {
     backendRouteOf,
     backendShowBody,
@@ -224,8 +225,10 @@ async function runTurn(
     let firstTokenAt: bigint | undefined;
     const piece = (text: string): Record<string, unknown> =>
         kind === "chat" ? { message: { role: "assistant", content: text } } : { response: text };
-    const line = (fields: Record<string, unknown>): void =>
-        void response.write(`${JSON.stringify({ ...stamp(served.name), ...fields })}\n`);
+    // a backend's stream waits on each line; the engine's turn is stopped past the unread cap (StreamWriter.ts)
+    const writer = new StreamWriter(response, context.maxUnreadBytes);
+    const line = (fields: Record<string, unknown>): Promise<void> =>
+        writer.write(`${JSON.stringify({ ...stamp(served.name), ...fields })}\n`);
     const result: TurnResult = await runApiTurn(
         context,
         response,
@@ -235,7 +238,8 @@ async function runTurn(
             named: namedWorkspace(request, undefined, "X-Kvault-Workspace"),
             ...(body.messages === undefined ? {} : { messages: body.messages }),
             ...(body.prompt === undefined ? {} : { prompt: body.prompt }),
-            sampling: body.sampling
+            sampling: body.sampling,
+            stop: writer.stopped
         },
         {
             onText: (text) => {
@@ -246,7 +250,7 @@ async function runTurn(
                 if (!response.headersSent) {
                     response.writeHead(200, { "Content-Type": "application/x-ndjson; charset=utf-8", "Cache-Control": "no-store" });
                 }
-                line({ ...piece(text), done: false });
+                return line({ ...piece(text), done: false });
             }
         },
         served.runner
@@ -270,6 +274,6 @@ async function runTurn(
     if (!response.headersSent) {
         response.writeHead(200, { "Content-Type": "application/x-ndjson; charset=utf-8", "Cache-Control": "no-store" });
     }
-    line(final);
+    void line(final);
     response.end();
 }

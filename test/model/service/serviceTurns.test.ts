@@ -43,7 +43,7 @@ describe("the engine service: turns, cancellation, measure, snapshots", () => {
                         messages: ask("Please write a long answer about pages and leases."),
                         sampling: { temperature: 0, maxTokens: 40 }
                     },
-                    { onText: (text) => texts.push(text) },
+                    { onText: (text) => void texts.push(text) },
                     controller.signal
                 )
             ).rejects.toMatchObject({ code: "request_cancelled" });
@@ -97,7 +97,7 @@ describe("the engine service: turns, cancellation, measure, snapshots", () => {
             const turn = (name: string) =>
                 two.chat(
                     { requestId: name, workspace: "same", messages: ask(`turn ${name}`), sampling: { temperature: 0, maxTokens: 4 } },
-                    { onStarted: () => events.push(`${name} started`), onText: () => events.push(`${name} text`) }
+                    { onStarted: () => events.push(`${name} started`), onText: () => void events.push(`${name} text`) }
                 );
             await Promise.all([
                 turn("a"),
@@ -132,7 +132,7 @@ describe("the engine service: turns, cancellation, measure, snapshots", () => {
                 messages: ask("Say something."),
                 sampling: { temperature: 0, maxTokens: 12, stop: [stop] }
             },
-            { onText: (text) => streamed.push(text) }
+            { onText: (text) => void streamed.push(text) }
         );
         expect(stopped.finishReason).toBe("stop");
         expect(stopped.text).toBe(plain.text.slice(0, plain.text.indexOf(stop)));

@@ -82,7 +82,7 @@ describe("RemoteBackend.chat", () => {
             );
         };
         const texts: string[] = [];
-        const result = await backend().chat("m", turn, { onText: (text) => texts.push(text) });
+        const result = await backend().chat("m", turn, { onText: (text) => void texts.push(text) });
         expect(result).toEqual({
             text: "Hello",
             finishReason: "length",

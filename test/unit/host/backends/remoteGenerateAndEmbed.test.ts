@@ -62,7 +62,7 @@ describe("RemoteBackend.generate", () => {
                 "[DONE]"
             );
         const texts: string[] = [];
-        const result = await backend().generate("m", rawTurn({ text: "Tell" }), { onText: (text) => texts.push(text) });
+        const result = await backend().generate("m", rawTurn({ text: "Tell" }), { onText: (text) => void texts.push(text) });
         expect(result).toEqual({
             text: "Once more",
             finishReason: "length",

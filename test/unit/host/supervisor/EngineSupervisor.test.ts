@@ -57,7 +57,7 @@ describe("EngineSupervisor routes a turn's events and calls' answers by id", () 
         const result = supervisor.chat(turn, {
             onQueued: (position) => seen.push(`queued ${position}`),
             onStarted: () => seen.push("started"),
-            onText: (text) => seen.push(`text ${text}`)
+            onText: (text) => void seen.push(`text ${text}`)
         });
         await Promise.resolve();
         expect(spawner.last.lastSent("chat").request.requestId).toBe("r1");
@@ -77,7 +77,7 @@ describe("EngineSupervisor routes a turn's events and calls' answers by id", () 
         const spawner = new FakeSpawner();
         const supervisor = await start(spawner);
         const seen: string[] = [];
-        const result = supervisor.chat(turn, { onStarted: () => seen.push("started"), onText: (text) => seen.push(`text ${text}`) });
+        const result = supervisor.chat(turn, { onStarted: () => seen.push("started"), onText: (text) => void seen.push(`text ${text}`) });
         await Promise.resolve();
         const usage = { promptTokens: 5, cachedPromptTokens: 0, evaluatedPromptTokens: 5, completionTokens: 2 };
         spawner.last.emit({
