@@ -191,7 +191,18 @@ vi.mock("electron", async () => {
                     () =>
                         child.emit("message", {
                             type: "ready",
-                            info: { modelName: "tiny", modelPath, mode: { effective: "split" }, window: { limit: 512 } }
+                            info: {
+                                modelName: "tiny",
+                                modelPath,
+                                mode: { effective: "split" },
+                                window: { limit: 512 },
+                                compute: {
+                                    backend: "cpu",
+                                    binary: "local build",
+                                    devices: [],
+                                    layers: { numOnDevice: 0, numTotal: 3, numPlanned: 0 }
+                                }
+                            }
                         }),
                     1
                 );

@@ -107,6 +107,7 @@ describe("LocalApiController", () => {
             modelName: "Llama 3.1 8B",
             modelPath: "/m/llama.gguf",
             backend: "cpu",
+            compute: { backend: "cpu", binary: "local build", devices: [], layers: { numOnDevice: 0, numTotal: 33, numPlanned: 0 } },
             mode: { requested: "split", effective: "split" },
             window: { configured: 4096, limit: 4096, boundBy: "configured", clamped: false },
             numDecodeSequences: 4,
