@@ -24,8 +24,6 @@ export type AppCommand =
     /** Kvault › Settings… (Ctrl/Cmd+,). */
     | { readonly command: "openSettings" };
 
-export type AppCommandName = AppCommand["command"];
-
 /**
  * Checks a value that crossed the process boundary; the renderer calls it on each event before it
  * acts, so a malformed one is dropped (and can be reported) rather than half-applied.

@@ -5,7 +5,7 @@
 // without a final period: callers put them into sentences of their own.
 import * as v from "valibot";
 import { backendNamePattern, maxBackendModelChars } from "../backends.js";
-import type { StoredMessage, WorkspaceMeta, WorkspaceSettings } from "../workspaces.js";
+import type { StoredMessage, WorkspaceMeta } from "../workspaces.js";
 import { isStoreId, workspaceLimits } from "../workspaces.js";
 import { describeValue, isRecord, readWith, type Read } from "./fieldSchemas.js";
 
@@ -170,10 +170,6 @@ export const workspaceMetaSchema = storeRecord(
 
 export function readStoredMessage(value: unknown): Read<StoredMessage> {
     return readWith(storedMessageSchema, value);
-}
-
-export function readWorkspaceSettings(value: unknown): Read<WorkspaceSettings> {
-    return readWith(settingsSchema, value);
 }
 
 export function readWorkspaceMeta(value: unknown): Read<WorkspaceMeta> {

@@ -78,14 +78,3 @@ export function chatTemplateText(source: ChatTemplateSource): string {
             return source.template;
     }
 }
-
-export function describeChatTemplateSource(source: ChatTemplateSource): string {
-    switch (source.kind) {
-        case "llama.cpp":
-            return `llama.cpp ${source.file}`;
-        case "vocabulary":
-            return `the ${source.vocabulary} vocabulary file's own`;
-        case "inline":
-            return `${source.model}'s, in engine/model/familyChatTemplates.ts`;
-    }
-}

@@ -1,10 +1,10 @@
 import { InvariantError } from "../core/invariant.js";
 import { familyPresetNames, familyPresets, isFamilyPresetName, modelFamilies } from "./familyPresets.js";
 import { familyVocabularies } from "./familyVocabularies.js";
-import { FAMILY_MODEL_VERSION, planFamilyModel } from "./familyModel.js";
+import { planFamilyModel } from "./familyModel.js";
 import type { ModelQuant } from "./modelQuantization.js";
 import { isModelPresetName, modelPresetNames, modelPresets } from "./modelPresets.js";
-import { planSyntheticModel, SYNTHETIC_MODEL_VERSION, type SyntheticModelPlan } from "./syntheticModel.js";
+import { planSyntheticModel, type SyntheticModelPlan } from "./syntheticModel.js";
 
 /** Every preset `make-model` knows: the llama presets with Kvault's own vocabulary, then the families. */
 export const allPresetNames: readonly string[] = [...modelPresetNames, ...familyPresetNames];
@@ -22,11 +22,6 @@ export function planPresetModel(name: string, quant: ModelQuant): SyntheticModel
         return planFamilyModel(familyPresets[name], quant);
     }
     throw new InvariantError(`no preset named ${name}: check isPresetName first`);
-}
-
-/** The generator version of a preset's bytes: a cached file carries it in its name. */
-export function presetVersion(name: string): number {
-    return isFamilyPresetName(name) ? FAMILY_MODEL_VERSION : SYNTHETIC_MODEL_VERSION;
 }
 
 export interface PresetSummary {
