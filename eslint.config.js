@@ -93,7 +93,8 @@ export default tseslint.config(
         rules: { "no-restricted-imports": ["error", { paths: [electronOnlyInMain], patterns: [engineThroughIndex] }] }
     },
     {
-        files: ["engine/runtime/**", "test/model/**", "test/bench/**"],
+        // test/support/generateGreedy.ts drives a bare node-llama-cpp model for the model tier's first-generation test.
+        files: ["engine/runtime/**", "test/model/**", "test/bench/**", "test/support/generateGreedy.ts"],
         rules: { "no-restricted-imports": ["error", { paths: [electronOnlyInMain] }] }
     },
     {

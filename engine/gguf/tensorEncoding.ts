@@ -1,5 +1,5 @@
 import { float16BitsToFloat32, float32ToFloat16Bits } from "./float16.js";
-import { GgmlTensorType, tensorDataBytes } from "./ggufTypes.js";
+import { GgmlTensorType } from "./ggufTypes.js";
 import { dequantizeQ4_0, dequantizeQ8_0, quantizeQ4_0, quantizeQ8_0 } from "./quantizeBlocks.js";
 import { dequantizeQ4_K, quantizeQ4_K } from "./quantizeQ4K.js";
 
@@ -53,11 +53,4 @@ export function decodeTensorValues(type: GgmlTensorType, bytes: Uint8Array, out:
             dequantizeQ4_K(bytes, out);
             return;
     }
-}
-
-/** What `values` become once stored as `type` and read back: the values a file of that type holds. */
-export function roundTripValues(type: GgmlTensorType, values: Float32Array): void {
-    const bytes = new Uint8Array(tensorDataBytes(type, values.length));
-    encodeTensorValues(type, values, bytes);
-    decodeTensorValues(type, bytes, values);
 }

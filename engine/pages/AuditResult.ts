@@ -1,5 +1,4 @@
 import { pageId as toPageId, type PageId } from "../core/ids.js";
-import { invariant } from "../core/invariant.js";
 
 export type AuditInvariant = "I1" | "I2" | "I3" | "I4" | "I5" | "I6" | "I7";
 
@@ -72,14 +71,4 @@ export class ViolationLog {
         this.numViolations += other.numViolations;
         this.violations.push(...other.violations.slice(0, Math.max(0, MAX_REPORTED_VIOLATIONS - this.violations.length)));
     }
-}
-
-/** For tests and debug builds: throws an `InvariantError` listing the violations. */
-export function assertAuditClean(result: AuditResult): void {
-    invariant(
-        result.ok,
-        () =>
-            `page pool audit found ${result.numViolations} violations over ${result.numPagesChecked} pages:\n` +
-            result.violations.map((violation) => `  ${violation.invariant}: ${violation.message}`).join("\n")
-    );
 }

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LlamaModel } from "node-llama-cpp";
-import { generateGreedy } from "../../engine/runtime/generateGreedy.js";
+import { generateGreedy } from "../support/generateGreedy.js";
 import { LlamaRuntime } from "../../engine/runtime/LlamaRuntime.js";
 import { generatedModelPath } from "../support/generatedModels.js";
 

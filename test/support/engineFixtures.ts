@@ -2,7 +2,7 @@ import { expect } from "vitest";
 import { workspaceId, type WorkspaceId } from "../../engine/core/ids.js";
 import type { EngineConfigInput } from "../../engine/EngineConfig.js";
 import { KvEngine, type KvEngineHooks } from "../../engine/KvEngine.js";
-import { assertAuditClean } from "../../engine/pages/AuditResult.js";
+import { assertAuditClean } from "./assertAuditClean.js";
 import type { LlamaRuntime } from "../../engine/runtime/LlamaRuntime.js";
 import { generatedModelPath } from "./generatedModels.js";
 

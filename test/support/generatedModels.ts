@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { GgmlTensorType, type GgufTensorSpec } from "../../engine/gguf/ggufTypes.js";
-import { roundTripValues } from "../../engine/gguf/tensorEncoding.js";
+import { roundTripValues } from "./roundTripValues.js";
 import { writeGgufFile } from "../../engine/gguf/writeGgufFile.js";
 import { FAMILY_MODEL_VERSION, planFamilyModel } from "../../engine/model/familyModel.js";
 import { familyPresets, type FamilyPresetName } from "../../engine/model/familyPresets.js";

@@ -76,6 +76,3 @@ export function lookUpGgmlType(id: number): GgmlTypeLookup {
     const name = retired[id];
     return name !== undefined ? { kind: "retired", name } : { kind: "unknown" };
 }
-
-/** Every id with a size, for the test that compares them with llama.cpp's. */
-export const knownGgmlTypeIds: readonly number[] = Object.keys(known).map(Number);

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { requestId, workspaceId, type WorkspaceId } from "../../../engine/core/ids.js";
 import type { PageReadLease, PageWriteLease } from "../../../engine/pages/PageLease.js";
 import type { PagePool } from "../../../engine/pages/PagePool.js";
-import { assertAuditClean } from "../../../engine/pages/AuditResult.js";
+import { assertAuditClean } from "../../support/assertAuditClean.js";
 import type { PageHandle, Reservation } from "../../../engine/pages/Reservation.js";
 import { expectNoLeaks, makePool } from "./pagePoolFixtures.js";
 

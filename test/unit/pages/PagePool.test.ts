@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { InvariantError } from "../../../engine/core/invariant.js";
-import { assertAuditClean } from "../../../engine/pages/AuditResult.js";
+import { assertAuditClean } from "../../support/assertAuditClean.js";
 import { PageState } from "../../../engine/pages/PageState.js";
 import { alice, bob, expectNoLeaks, makePool, pattern, readThrough, req, writeAndSeal, writeThrough } from "./pagePoolFixtures.js";
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { pageId, requestId, workspaceId, type PageHolder } from "../../../engine/core/ids.js";
 import { InvariantError } from "../../../engine/core/invariant.js";
 import { PageArena } from "../../../engine/pages/PageArena.js";
-import { assertAuditClean } from "../../../engine/pages/AuditResult.js";
+import { assertAuditClean } from "../../support/assertAuditClean.js";
 import { auditPagePool, type PagePoolAuditView } from "../../../engine/pages/PagePoolAudit.js";
 import { PageState } from "../../../engine/pages/PageState.js";
 import { PageLedger, type PageOwner } from "../../../engine/pages/PageLedger.js";

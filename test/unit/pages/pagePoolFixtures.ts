@@ -2,7 +2,7 @@ import { expect } from "vitest";
 import { requestId, workspaceId, type RequestId, type WorkspaceId } from "../../../engine/core/ids.js";
 import { PagePool } from "../../../engine/pages/PagePool.js";
 import type { PagePoolConfigInput } from "../../../engine/pages/PagePoolConfig.js";
-import { assertAuditClean } from "../../../engine/pages/AuditResult.js";
+import { assertAuditClean } from "../../support/assertAuditClean.js";
 import type { PageHandle } from "../../../engine/pages/Reservation.js";
 
 /** Small enough to read a whole pool in a failure message: 8 pages of 4 tokens, 64 bytes each. */

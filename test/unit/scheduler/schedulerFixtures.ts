@@ -5,7 +5,7 @@ import { createEngineCounters, type EngineCounters } from "../../../engine/engin
 import { PageTransfer } from "../../../engine/handoff/PageTransfer.js";
 import { bytesPerToken } from "../../../engine/codec/KvLayout.js";
 import { PagePool } from "../../../engine/pages/PagePool.js";
-import { assertAuditClean } from "../../../engine/pages/AuditResult.js";
+import { assertAuditClean } from "../../support/assertAuditClean.js";
 import { TurnScheduler } from "../../../engine/scheduler/TurnScheduler.js";
 import { WorkspaceTable } from "../../../engine/workspace/WorkspaceTable.js";
 import { FAKE_LAYOUT, FakeRoleContext } from "../../support/FakeRoleContext.js";
