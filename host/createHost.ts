@@ -4,7 +4,7 @@
 // Each then puts the returned dispatcher on its own transport (IPC, or the WebSocket beside the HTTP API).
 import fs from "node:fs";
 import path from "node:path";
-import type { EngineSettings } from "../contract/KvaultBridge.js";
+import type { EngineSettings } from "../contract/settings.js";
 import type { RpcResult } from "../contract/rpc.js";
 import { KvaultError } from "../engine/index.js";
 import { backendSummary } from "./backends/BackendConfig.js";

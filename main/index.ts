@@ -5,7 +5,7 @@
 import { app, BrowserWindow, dialog, screen, session } from "electron";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import type { EngineSettings } from "../contract/KvaultBridge.js";
+import type { EngineSettings } from "../contract/settings.js";
 import { DEMO_MODEL } from "../contract/models.js";
 import { createHost, type Host } from "../host/createHost.js";
 import { childInspector } from "../host/models/inspectModelInChild.js";

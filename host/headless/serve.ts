@@ -7,7 +7,7 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import type { EngineSettingName, EngineSettings } from "../../contract/KvaultBridge.js";
+import type { EngineSettingName, EngineSettings } from "../../contract/settings.js";
 import type { OwnApi } from "../backends/leakProbeTargets.js";
 import { KvaultError, type EngineConfigInput } from "../../engine/index.js";
 import { createHost } from "../createHost.js";

@@ -8,7 +8,7 @@ import {
     type EngineSettingName,
     type EngineSettings,
     type GpuOffload
-} from "../../contract/KvaultBridge.js";
+} from "../../contract/settings.js";
 import { engineDefaults, isKvCacheType, KvaultError, kvCacheTypes, type KvCacheType } from "../../engine/index.js";
 import { repeatedBackendName, type BackendConfig } from "../backends/BackendConfig.js";
 import { parseBackendOption } from "../backends/parseBackendOption.js";

@@ -3,7 +3,7 @@
 // engine process and the model manager over it.
 import fs from "node:fs";
 import path from "node:path";
-import type { EngineSettings } from "../../contract/KvaultBridge.js";
+import type { EngineSettings } from "../../contract/settings.js";
 import { DEMO_MODEL } from "../../contract/models.js";
 import type { EngineConfigInput } from "../../engine/index.js";
 import type { HostEngine } from "../createHost.js";

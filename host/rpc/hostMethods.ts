@@ -1,11 +1,5 @@
 import type { EngineClient } from "../../contract/engineProtocol.js";
-import type {
-    AppliedEngineSettings,
-    AppSettingsView,
-    CreatedApiKey,
-    EngineSettingsPlan,
-    LocalApiChange
-} from "../../contract/KvaultBridge.js";
+import type { AppliedEngineSettings, AppSettingsView, CreatedApiKey, EngineSettingsPlan, LocalApiChange } from "../../contract/settings.js";
 import type { HostMethod, RpcParams, RpcResult, TurnMethod } from "../../contract/rpc.js";
 import { Backends } from "../backends/Backends.js";
 import { LeakProbes, type OwnApi } from "../backends/leakProbeTargets.js";

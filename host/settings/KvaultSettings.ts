@@ -2,7 +2,7 @@
 // server's --data-dir): its shape, its defaults and its version. Pure (no file access); the file's
 // tolerant reader is parseSettingsFile.ts, the store SettingsFile.ts.
 import crypto from "node:crypto";
-import type { EngineSettings } from "../../contract/KvaultBridge.js";
+import type { EngineSettings } from "../../contract/settings.js";
 import { engineDefaults } from "../../engine/index.js";
 
 /**

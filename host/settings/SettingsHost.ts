@@ -7,7 +7,7 @@ import type {
     EngineSettingsPlan,
     LocalApiChange,
     LocalApiView
-} from "../../contract/KvaultBridge.js";
+} from "../../contract/settings.js";
 import type { EngineInfo } from "../../contract/engineProtocol.js";
 import type { ModelFacts } from "../../contract/models.js";
 import type { EngineConfigInput } from "../../engine/index.js";

@@ -1,4 +1,4 @@
-import type { EngineSettings } from "../../contract/KvaultBridge.js";
+import type { EngineSettings } from "../../contract/settings.js";
 import type { EngineConfigInput } from "../../engine/index.js";
 import { defaultPoolPages } from "./KvaultSettings.js";
 

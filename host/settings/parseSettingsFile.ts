@@ -9,7 +9,7 @@ import {
     speculationSettings,
     type EngineSettings,
     type SpeculationSetting
-} from "../../contract/KvaultBridge.js";
+} from "../../contract/settings.js";
 import { maxStoredBackends } from "../../contract/backends.js";
 import { kvCacheTypes, type KvCacheType } from "../../contract/models.js";
 import { checkBackendEntry, repeatedBackendName } from "../backends/BackendConfig.js";

@@ -1,6 +1,6 @@
 // What engine settings will take in memory, before they are applied (the settings screen's plan).
 // Pure arithmetic over the model's facts and the machine's free memory; unit-tested alone.
-import type { EngineSettings, EngineSettingName, EngineSettingsPlan, MemoryLine } from "../../contract/KvaultBridge.js";
+import type { EngineSettings, EngineSettingName, EngineSettingsPlan, MemoryLine } from "../../contract/settings.js";
 import type { KvCacheType, ModelFacts } from "../../contract/models.js";
 import { defaultPoolPages } from "./KvaultSettings.js";
 

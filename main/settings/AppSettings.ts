@@ -1,7 +1,7 @@
 // The desktop app's own bits of the settings (pure on purpose: no electron, no file access): the
 // theme's toggle and the check of a local API change from the renderer (strict: a bad change is
 // refused). The settings file itself, shared with the headless server, is host/settings/.
-import type { LocalApiChange } from "../../contract/KvaultBridge.js";
+import type { LocalApiChange } from "../../contract/settings.js";
 import { InvalidRequestError } from "../../engine/index.js";
 import { describe } from "../../host/settings/parseSettingsFile.js";
 import { localApiPorts } from "../../host/settings/KvaultSettings.js";

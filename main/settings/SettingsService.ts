@@ -1,4 +1,4 @@
-import type { LocalApiChange, LocalApiView } from "../../contract/KvaultBridge.js";
+import type { LocalApiChange, LocalApiView } from "../../contract/settings.js";
 import type { KvaultSettings } from "../../host/settings/KvaultSettings.js";
 import type { SettingsFile } from "../../host/settings/SettingsFile.js";
 import type { LocalApiController } from "../localApi/LocalApiController.js";

@@ -1,5 +1,5 @@
 import { useState } from "react";
-import type { AppSettingsView } from "../../contract/KvaultBridge.js";
+import type { AppSettingsView } from "../../contract/settings.js";
 import { useAppServices } from "../AppServices.js";
 import { CopyButton } from "../chat/CopyButton.js";
 import { toRpcError } from "../rpc/RpcError.js";

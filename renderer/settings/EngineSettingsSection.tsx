@@ -1,5 +1,5 @@
 import { useState } from "react";
-import type { AppSettingsView, EngineSettingsPlan } from "../../contract/KvaultBridge.js";
+import type { AppSettingsView, EngineSettingsPlan } from "../../contract/settings.js";
 import { useAppServices } from "../AppServices.js";
 import { formatBytes } from "../model/modelText.js";
 import { toRpcError } from "../rpc/RpcError.js";

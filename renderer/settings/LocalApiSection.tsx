@@ -1,6 +1,6 @@
 import { useState } from "react";
-import type { AppSettingsView } from "../../contract/KvaultBridge.js";
-import { localApiPorts } from "../../contract/KvaultBridge.js";
+import type { AppSettingsView } from "../../contract/settings.js";
+import { localApiPorts } from "../../contract/settings.js";
 import { useAppServices } from "../AppServices.js";
 import { CopyButton } from "../chat/CopyButton.js";
 import { toRpcError } from "../rpc/RpcError.js";

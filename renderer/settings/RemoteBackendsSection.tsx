@@ -1,6 +1,6 @@
 import { useEffect, useState } from "react";
 import { remoteBackendWarning, type BackendSettingView, type BackendView } from "../../contract/backends.js";
-import type { AppSettingsView } from "../../contract/KvaultBridge.js";
+import type { AppSettingsView } from "../../contract/settings.js";
 import { useAppServices } from "../AppServices.js";
 import { toRpcError } from "../rpc/RpcError.js";
 import { formatCount } from "../util/formatCount.js";

@@ -1,5 +1,5 @@
 import { useEffect, useState } from "react";
-import type { AppSettingsView } from "../../contract/KvaultBridge.js";
+import type { AppSettingsView } from "../../contract/settings.js";
 import { useRevealOnRequest } from "../appCommands/useRevealOnRequest.js";
 import { useAppServices } from "../AppServices.js";
 import { CopyButton } from "../chat/CopyButton.js";

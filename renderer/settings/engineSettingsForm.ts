@@ -8,7 +8,7 @@ import {
     type EngineSettingName,
     type EngineSettings,
     type GpuOffload
-} from "../../contract/KvaultBridge.js";
+} from "../../contract/settings.js";
 import { kvCacheTypes, type KvCacheType } from "../../contract/models.js";
 
 /** What each input holds, as text (numbers, a path) or a choice; "" in threads and poolPages is Kvault's choice, in draftModel none. */

@@ -10,7 +10,8 @@ import path from "node:path";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { ipcChannels } from "../../../contract/channels.js";
 import type { EngineCommand } from "../../../contract/engineProtocol.js";
-import type { AppSettingsView, BridgeResult } from "../../../contract/KvaultBridge.js";
+import type { BridgeResult } from "../../../contract/KvaultBridge.js";
+import type { AppSettingsView } from "../../../contract/settings.js";
 import { defaultWorkspaceSettings } from "../../../contract/workspaces.js";
 import { freePort } from "./loopbackPorts.js";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { EngineSettings } from "../../../../contract/KvaultBridge.js";
+import type { EngineSettings } from "../../../../contract/settings.js";
 import { engineSettingDefaults } from "../../../../host/settings/KvaultSettings.js";
 import {
     planEngineMemory,

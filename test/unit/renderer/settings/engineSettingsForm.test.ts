@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { EngineSettings } from "../../../../contract/KvaultBridge.js";
+import type { EngineSettings } from "../../../../contract/settings.js";
 import { formOf, gpuChoiceOf, readEngineForm } from "../../../../renderer/settings/engineSettingsForm.js";
 
 const running: EngineSettings = {
