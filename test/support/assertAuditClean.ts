@@ -1,7 +1,7 @@
 import type { AuditResult } from "../../engine/pages/AuditResult.js";
 import { invariant } from "../../engine/core/invariant.js";
 
-/** Throws an `InvariantError` listing the violations: tests run it after every step (STYLE.md 7). */
+/** Throws an `InvariantError` listing the violations: tests run it after every step, production never. */
 export function assertAuditClean(result: AuditResult): void {
     invariant(
         result.ok,
