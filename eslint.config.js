@@ -1,6 +1,6 @@
 // Lint rules that keep the process boundaries honest (docs/ARCHITECTURE.md, Processes):
 // only main/ may import electron, only engine/runtime/ and host/models/ may import node-llama-cpp,
-// main/ and host/ reach the engine only through engine/index.ts,
+// main/ and host/ reach the engine only through engine/index.ts, and everyone reaches synthetic/ through synthetic/index.ts,
 // the renderer reaches the rest of the app only through contract/, and only host/createHost.ts assembles a host.
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
@@ -18,6 +18,17 @@ const llamaOnlyInRuntime = {
     name: "node-llama-cpp",
     message:
         "Only engine/runtime/ (and host/models/, for GGUF headers and downloads) may import node-llama-cpp. Add a function there instead."
+};
+
+/** Synthetic models are one library behind synthetic/index.ts: the hosts, the engine's drills and the tests ask it for files. */
+const syntheticThroughIndex = {
+    regex: "^(\\.\\./)+synthetic/(?!index\\.js$)",
+    message: "Import synthetic models through synthetic/index.js, their public surface; add the export there if you need it."
+};
+/** synthetic/ takes only the engine's leaf modules (invariant, errors, GGML types), so the engine can use it without a cycle. */
+const engineLeavesOnly = {
+    regex: "^(\\.\\./)+engine/(?!core/|gguf/ggufTypes\\.js$)",
+    message: "synthetic/ may import only engine/core/ and engine/gguf/ggufTypes.js: the engine's drills import synthetic/."
 };
 
 /** One composition root: host/createHost.ts assembles a host's RPC; tests may build their own dispatcher. */
@@ -81,16 +92,35 @@ export default tseslint.config(
     },
     {
         files: ["main/**"],
-        rules: { "no-restricted-imports": ["error", { paths: [llamaOnlyInRuntime], patterns: [engineThroughIndex] }] }
+        rules: {
+            "no-restricted-imports": ["error", { paths: [llamaOnlyInRuntime], patterns: [engineThroughIndex, syntheticThroughIndex] }]
+        }
     },
     {
         files: ["host/**"],
-        rules: { "no-restricted-imports": ["error", { paths: [electronOnlyInMain, llamaOnlyInRuntime], patterns: [engineThroughIndex] }] }
+        rules: {
+            "no-restricted-imports": [
+                "error",
+                { paths: [electronOnlyInMain, llamaOnlyInRuntime], patterns: [engineThroughIndex, syntheticThroughIndex] }
+            ]
+        }
+    },
+    {
+        files: ["engine/**"],
+        rules: {
+            "no-restricted-imports": ["error", { paths: [electronOnlyInMain, llamaOnlyInRuntime], patterns: [syntheticThroughIndex] }]
+        }
+    },
+    {
+        files: ["synthetic/**"],
+        rules: { "no-restricted-imports": ["error", { paths: [electronOnlyInMain, llamaOnlyInRuntime], patterns: [engineLeavesOnly] }] }
     },
     {
         // The host reads GGUF headers and downloads models with node-llama-cpp's own readers, in the host's process.
         files: ["host/models/**"],
-        rules: { "no-restricted-imports": ["error", { paths: [electronOnlyInMain], patterns: [engineThroughIndex] }] }
+        rules: {
+            "no-restricted-imports": ["error", { paths: [electronOnlyInMain], patterns: [engineThroughIndex, syntheticThroughIndex] }]
+        }
     },
     {
         // test/support/generateGreedy.ts drives a bare node-llama-cpp model for the model tier's first-generation test.

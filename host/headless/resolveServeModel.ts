@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
-import { KvaultError, SYNTHETIC_MODEL_VERSION, makeSyntheticModel } from "../../engine/index.js";
+import { KvaultError } from "../../engine/index.js";
+import { makeSyntheticModel, SYNTHETIC_MODEL_VERSION } from "../../synthetic/index.js";
 import { inspectModelInChild, type ModelInspector } from "../models/inspectModelInChild.js";
 import type { ServeOptions } from "./serveOptions.js";
 

@@ -1,6 +1,6 @@
 import os from "node:os";
 import type { EngineConfigInput } from "../../engine/EngineConfig.js";
-import { specialTokens } from "../../engine/model/syntheticVocabulary.js";
+import { specialTokens } from "../../synthetic/model/syntheticVocabulary.js";
 
 /** Text for prompts; its tokens are repeated to any length. Prefill cost does not depend on the words. */
 export const PROMPT_TEXT =

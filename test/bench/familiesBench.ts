@@ -8,8 +8,8 @@ import {
     modelFamilies,
     type FamilyPresetName,
     type ModelFamily
-} from "../../engine/model/familyPresets.js";
-import { isModelQuant, quantTraits, type ModelQuant } from "../../engine/model/modelQuantization.js";
+} from "../../synthetic/model/familyPresets.js";
+import { isModelQuant, quantTraits, type ModelQuant } from "../../synthetic/model/modelQuantization.js";
 import { LlamaRuntime } from "../../engine/runtime/LlamaRuntime.js";
 import { ensureFamilyModel } from "../support/generatedModels.js";
 import { BENCH_GPU, BENCH_THREADS, benchEngineConfig, PROMPT_TEXT, repetitionsFromEnvironment } from "./benchPrompt.js";

@@ -1,6 +1,6 @@
 import { randomFillSync } from "node:crypto";
 import { requestId, workspaceId } from "../../engine/core/ids.js";
-import { modelPresets, headDimension, type ModelPreset } from "../../engine/model/modelPresets.js";
+import { modelPresets, headDimension, type ModelPreset } from "../../synthetic/model/modelPresets.js";
 import { pageChecksum } from "../../engine/pages/pageChecksum.js";
 import { PagePool } from "../../engine/pages/PagePool.js";
 import { engineDefaults } from "../../engine/EngineConfig.js";

@@ -12,7 +12,7 @@ const run = promisify(execFile);
 /** Runs the CLI exactly as `npm run make-model -- ...` does, and never throws on a non-zero exit. */
 async function makeModel(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
     try {
-        const { stdout, stderr } = await run(process.execPath, ["--import", "tsx", "engine/model/makeModelCli.ts", ...args], {
+        const { stdout, stderr } = await run(process.execPath, ["--import", "tsx", "synthetic/model/makeModelCli.ts", ...args], {
             cwd: repositoryRoot
         });
         return { code: 0, stdout, stderr };

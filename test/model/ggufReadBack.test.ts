@@ -2,8 +2,8 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import { readGgufFileInfo, type GgufFileInfo } from "node-llama-cpp";
 import { describe, expect, it } from "vitest";
-import { encodeGgufHeader } from "../../engine/gguf/GgufHeaderEncoder.js";
-import { float32ToFloat16Bits } from "../../engine/gguf/float16.js";
+import { encodeGgufHeader } from "../../synthetic/gguf/GgufHeaderEncoder.js";
+import { float32ToFloat16Bits } from "../../synthetic/gguf/float16.js";
 import {
     GGUF_DEFAULT_ALIGNMENT,
     GgmlTensorType,
@@ -11,8 +11,8 @@ import {
     type GgufTensorSpec,
     type GgufValue
 } from "../../engine/gguf/ggufTypes.js";
-import { modelPresets, type ModelPresetName } from "../../engine/model/modelPresets.js";
-import { planSyntheticModel } from "../../engine/model/syntheticModel.js";
+import { modelPresets, type ModelPresetName } from "../../synthetic/model/modelPresets.js";
+import { planSyntheticModel } from "../../synthetic/model/syntheticModel.js";
 import { generatedModelPath } from "../support/generatedModels.js";
 
 /** node-llama-cpp's reader nests keys by their dots: "llama.attention.head_count" → metadata.llama.attention.head_count. */

@@ -9,9 +9,9 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import type { ModelDownload } from "../../contract/models.js";
-import { writeGgufFile } from "../../engine/gguf/writeGgufFile.js";
-import { modelPresets } from "../../engine/model/modelPresets.js";
-import { planSyntheticModel, SYNTHETIC_MODEL_VERSION } from "../../engine/model/syntheticModel.js";
+import { writeGgufFile } from "../../synthetic/gguf/writeGgufFile.js";
+import { modelPresets } from "../../synthetic/model/modelPresets.js";
+import { planSyntheticModel, SYNTHETIC_MODEL_VERSION } from "../../synthetic/model/syntheticModel.js";
 import type { ModelDownloads } from "../../host/models/downloadModel.js";
 import { repositoryRoot } from "./generatedModels.js";
 

@@ -1,4 +1,4 @@
-import { decodeTensorValues, encodeTensorValues } from "../../engine/gguf/tensorEncoding.js";
+import { decodeTensorValues, encodeTensorValues } from "../../synthetic/gguf/tensorEncoding.js";
 import { type GgmlTensorType, tensorDataBytes } from "../../engine/gguf/ggufTypes.js";
 
 /** What `values` become once stored as `type` and read back: the values a file of that type holds. */

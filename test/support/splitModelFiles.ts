@@ -5,9 +5,9 @@
 import fs from "node:fs";
 import path from "node:path";
 import type { GgufMetadataEntry } from "../../engine/gguf/ggufTypes.js";
-import { writeGgufFile } from "../../engine/gguf/writeGgufFile.js";
-import { modelPresets } from "../../engine/model/modelPresets.js";
-import { planSyntheticModel } from "../../engine/model/syntheticModel.js";
+import { writeGgufFile } from "../../synthetic/gguf/writeGgufFile.js";
+import { modelPresets } from "../../synthetic/model/modelPresets.js";
+import { planSyntheticModel } from "../../synthetic/model/syntheticModel.js";
 
 /** The tiny model written as `numParts` split parts in `directory`; their paths, in order. */
 export function writeSplitModel(directory: string, stem: string, numParts: number): string[] {

@@ -2,7 +2,7 @@
 // first byte that is not valid UTF-8 ("does not match the expected … format"), whatever the
 // template or --skip-chat-parsing. A generated model's byte-fallback tokens 0x80–0xFF make such
 // bytes; both servers get the same logit_bias against them, so both sample the same distribution.
-import { buildSyntheticVocabulary } from "../../../engine/model/syntheticVocabulary.js";
+import { buildSyntheticVocabulary } from "../../../synthetic/model/syntheticVocabulary.js";
 
 /** Enough for the fixed pieces (control, the 256 byte tokens, punctuation), whose ids do not depend on the size. */
 const FIXED_VOCABULARY_SIZE = 512;

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ChatMessage } from "../../../contract/engineProtocol.js";
 import { EngineService } from "../../../engine/service/EngineService.js";
 import { LlamaRuntime } from "../../../engine/runtime/LlamaRuntime.js";
-import { SeededRandom } from "../../../engine/model/SeededRandom.js";
+import { SeededRandom } from "../../../synthetic/model/SeededRandom.js";
 import { expectEngineClean, tinyEngineConfig } from "../../support/engineFixtures.js";
 import { generatedModelPath } from "../../support/generatedModels.js";
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { KvEngine } from "../../../engine/KvEngine.js";
 import { workspaceId } from "../../../engine/core/ids.js";
-import { specialTokens } from "../../../engine/model/syntheticVocabulary.js";
+import { specialTokens } from "../../../synthetic/model/syntheticVocabulary.js";
 import { LlamaRuntime } from "../../../engine/runtime/LlamaRuntime.js";
 import { expectEngineClean, promptOf, startTinyEngine } from "../../support/engineFixtures.js";
 

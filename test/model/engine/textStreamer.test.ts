@@ -1,6 +1,6 @@
 import { getLlama, LlamaLogLevel, type Llama, type LlamaModel, type Token } from "node-llama-cpp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { llamaCppAsset } from "../../../engine/model/llamaCppAssets.js";
+import { llamaCppAsset } from "../../../synthetic/model/llamaCppAssets.js";
 import { TextStreamer } from "../../../engine/service/TextStreamer.js";
 import { generatedModelPath } from "../../support/generatedModels.js";
 import { mixedText, VOCABULARIES } from "../../support/mixedText.js";

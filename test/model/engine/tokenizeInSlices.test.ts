@@ -1,6 +1,6 @@
 import { getLlama, LlamaLogLevel, LlamaText, SpecialToken, SpecialTokensText, type Llama, type LlamaModel } from "node-llama-cpp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { llamaCppAsset } from "../../../engine/model/llamaCppAssets.js";
+import { llamaCppAsset } from "../../../synthetic/model/llamaCppAssets.js";
 import { tokenizeLlamaTextInSlices, tokenizePlainTextInSlices } from "../../../engine/runtime/tokenizeInSlices.js";
 import { generatedModelPath } from "../../support/generatedModels.js";
 import { mixedText, VOCABULARIES } from "../../support/mixedText.js";

@@ -3,9 +3,9 @@ import os from "node:os";
 import path from "node:path";
 import { GgufInsights, readGgufFileInfo } from "node-llama-cpp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { writeGgufFile } from "../../../engine/gguf/writeGgufFile.js";
-import { planFamilyModel } from "../../../engine/model/familyModel.js";
-import { familyPresets } from "../../../engine/model/familyPresets.js";
+import { writeGgufFile } from "../../../synthetic/gguf/writeGgufFile.js";
+import { planFamilyModel } from "../../../synthetic/model/familyModel.js";
+import { familyPresets } from "../../../synthetic/model/familyPresets.js";
 import { describeInsightsMemory } from "../../../engine/runtime/describeModelMemory.js";
 import { ensureFamilyModel } from "../../support/generatedModels.js";
 

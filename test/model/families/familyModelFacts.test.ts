@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { familyPresets, modelFamilies, type FamilyPresetName } from "../../../engine/model/familyPresets.js";
+import { familyPresets, modelFamilies, type FamilyPresetName } from "../../../synthetic/model/familyPresets.js";
 import { inspectModelFile } from "../../../host/models/inspectModelFile.js";
 import { ensureFamilyModel } from "../../support/generatedModels.js";
 

@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import type { LlamaModel, Token } from "node-llama-cpp";
-import { llamaCppAsset } from "../../../engine/model/llamaCppAssets.js";
+import { llamaCppAsset } from "../../../synthetic/model/llamaCppAssets.js";
 
 /** llama.cpp's separator between test inputs in models/ggml-vocab-*.gguf.inp (tests/test-tokenizer-0.cpp). */
 const TEST_SEPARATOR = "\n__ggml_vocab_test__\n";

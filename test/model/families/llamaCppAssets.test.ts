@@ -3,8 +3,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readGgufHeader } from "../../../engine/gguf/readGgufHeader.js";
-import { llamaCppAsset, llamaCppBundle } from "../../../engine/model/llamaCppAssets.js";
+import { readGgufHeader } from "../../../synthetic/gguf/readGgufHeader.js";
+import { llamaCppAsset, llamaCppBundle } from "../../../synthetic/model/llamaCppAssets.js";
 
 describe("the llama.cpp files the family presets read, from node-llama-cpp's bundle", () => {
     let cache: string;

@@ -4,7 +4,7 @@ import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { localEngine } from "../../../engine/process/localEngine.js";
 import { EngineService } from "../../../engine/service/EngineService.js";
-import { modelPresets } from "../../../engine/model/modelPresets.js";
+import { modelPresets } from "../../../synthetic/model/modelPresets.js";
 import { KvaultHttpServer } from "../../../host/http/KvaultHttpServer.js";
 import { parameterSize } from "../../../host/http/ollama/ollamaModel.js";
 import { inspectModelFile } from "../../../host/models/inspectModelFile.js";

@@ -1,6 +1,6 @@
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { modelPresets } from "../../../engine/model/modelPresets.js";
+import { modelPresets } from "../../../synthetic/model/modelPresets.js";
 import { localEngine } from "../../../engine/process/localEngine.js";
 import { EngineService } from "../../../engine/service/EngineService.js";
 import { KvaultHttpServer } from "../../../host/http/KvaultHttpServer.js";

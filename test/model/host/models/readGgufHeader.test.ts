@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { lookUpGgmlType } from "../../../../host/models/gguf/ggmlTypeSizes.js";
 import { knownGgmlTypeIds } from "../../../support/knownGgmlTypeIds.js";
 import { readGgufHeader, type GgufHeader, type GgufMetadataValue } from "../../../../host/models/gguf/readGgufHeader.js";
-import { llamaCppAsset } from "../../../../engine/model/llamaCppAssets.js";
+import { llamaCppAsset } from "../../../../synthetic/model/llamaCppAssets.js";
 import { ensureGeneratedModel } from "../../../support/generatedModels.js";
 import { ensureChunkedModel } from "../../../support/modelFileServer.js";
 

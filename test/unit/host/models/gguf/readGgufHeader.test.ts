@@ -3,9 +3,9 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { GgmlTensorType } from "../../../../../engine/gguf/ggufTypes.js";
-import { writeGgufFile } from "../../../../../engine/gguf/writeGgufFile.js";
+import { writeGgufFile } from "../../../../../synthetic/gguf/writeGgufFile.js";
 import { readGgufHeader, type GgufHeader } from "../../../../../host/models/gguf/readGgufHeader.js";
-import { ggufStart, T, type RawGguf } from "../../../gguf/rawGguf.js";
+import { ggufStart, T, type RawGguf } from "../../../synthetic/gguf/rawGguf.js";
 
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "kvault-gguf-header-"));
 afterAll(() => fs.rmSync(scratch, { recursive: true, force: true }));
@@ -284,7 +284,7 @@ describe("readGgufHeader reads well-formed files whole", () => {
         }
     });
 
-    it("a file engine/gguf wrote: its metadata and tensor layout", () => {
+    it("a file synthetic/gguf wrote: its metadata and tensor layout", () => {
         const filePath = path.join(scratch, "written.gguf");
         const written = writeGgufFile(filePath, {
             metadata: [

@@ -1,5 +1,5 @@
-import { invariant } from "../core/invariant.js";
-import type { GgufMetadataEntry } from "../gguf/ggufTypes.js";
+import { invariant } from "../../engine/core/invariant.js";
+import type { GgufMetadataEntry } from "../../engine/gguf/ggufTypes.js";
 import { readGgufHeader } from "../gguf/readGgufHeader.js";
 import { llamaCppAsset } from "./llamaCppAssets.js";
 

@@ -1,6 +1,6 @@
 import fs from "node:fs";
-import { KvaultError } from "../core/KvaultError.js";
-import { alignUp, GGUF_DEFAULT_ALIGNMENT, GGUF_MAGIC, GgufValueType, type GgufValue } from "./ggufTypes.js";
+import { KvaultError } from "../../engine/core/KvaultError.js";
+import { alignUp, GGUF_DEFAULT_ALIGNMENT, GGUF_MAGIC, GgufValueType, type GgufValue } from "../../engine/gguf/ggufTypes.js";
 
 /** A GGUF file this reader cannot read: not GGUF, another version, cut short, or a value out of range. */
 export class GgufReadError extends KvaultError {

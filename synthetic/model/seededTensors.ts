@@ -1,4 +1,4 @@
-import { GgmlTensorType, type GgufTensorSpec } from "../gguf/ggufTypes.js";
+import { GgmlTensorType, type GgufTensorSpec } from "../../engine/gguf/ggufTypes.js";
 import { hashString, SeededRandom } from "./SeededRandom.js";
 
 /**

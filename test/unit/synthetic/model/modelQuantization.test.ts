@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { GgmlTensorType } from "../../../engine/gguf/ggufTypes.js";
-import { isModelQuant, matrixTypeFor, quantTraits } from "../../../engine/model/modelQuantization.js";
+import { GgmlTensorType } from "../../../../engine/gguf/ggufTypes.js";
+import { isModelQuant, matrixTypeFor, quantTraits } from "../../../../synthetic/model/modelQuantization.js";
 
 describe("matrixTypeFor", () => {
     it("stores matrices as the quantisation asked for when their rows are whole blocks", () => {

@@ -2,10 +2,10 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { encodeGgufHeader } from "../../../engine/gguf/GgufHeaderEncoder.js";
-import { GgmlTensorType, type GgufMetadataEntry, type GgufTensorSpec, type GgufValue } from "../../../engine/gguf/ggufTypes.js";
-import { readGgufHeader, type UnsupportedGgufValue } from "../../../engine/gguf/readGgufHeader.js";
-import { writeGgufFile } from "../../../engine/gguf/writeGgufFile.js";
+import { encodeGgufHeader } from "../../../../synthetic/gguf/GgufHeaderEncoder.js";
+import { GgmlTensorType, type GgufMetadataEntry, type GgufTensorSpec, type GgufValue } from "../../../../engine/gguf/ggufTypes.js";
+import { readGgufHeader, type UnsupportedGgufValue } from "../../../../synthetic/gguf/readGgufHeader.js";
+import { writeGgufFile } from "../../../../synthetic/gguf/writeGgufFile.js";
 
 const metadata: GgufMetadataEntry[] = [
     { key: "general.architecture", value: { type: "string", value: "llama" } },

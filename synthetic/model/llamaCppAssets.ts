@@ -3,7 +3,7 @@ import fs from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { KvaultError } from "../core/KvaultError.js";
+import { KvaultError } from "../../engine/core/KvaultError.js";
 
 /**
  * Files of the llama.cpp source node-llama-cpp ships, as a git bundle (node-llama-cpp's
@@ -81,7 +81,7 @@ function explainGitFailure(error: unknown, what: string): LlamaCppAssetError {
     const reason = failure.stderr?.toString().trim() || failure.message;
     return new LlamaCppAssetError(
         `Cannot ${what} from node-llama-cpp's llama.cpp bundle: ${reason}. Run npm ci to restore node-llama-cpp; ` +
-            "if a newer llama.cpp no longer has the file, the family presets (engine/model/) name another.",
+            "if a newer llama.cpp no longer has the file, the family presets (synthetic/model/) name another.",
         { cause: error }
     );
 }

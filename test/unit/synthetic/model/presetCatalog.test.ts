@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatPresetCatalog, type PresetSizes } from "../../../engine/model/presetCatalog.js";
+import { formatPresetCatalog, type PresetSizes } from "../../../../synthetic/model/presetCatalog.js";
 
 const sizes: PresetSizes[] = [
     {

@@ -1,5 +1,5 @@
 import { encodeGgufHeader } from "../gguf/GgufHeaderEncoder.js";
-import { GGUF_DEFAULT_ALIGNMENT } from "../gguf/ggufTypes.js";
+import { GGUF_DEFAULT_ALIGNMENT } from "../../engine/gguf/ggufTypes.js";
 import { modelQuants, quantTraits, type ModelQuant } from "./modelQuantization.js";
 import { allPresetNames, describePreset, planPresetModel, type PresetSummary } from "./presetPlans.js";
 

@@ -1,5 +1,5 @@
 import { float16BitsToFloat32, float32ToFloat16Bits } from "./float16.js";
-import { GgmlTensorType } from "./ggufTypes.js";
+import { GgmlTensorType } from "../../engine/gguf/ggufTypes.js";
 import { dequantizeQ4_0, dequantizeQ8_0, quantizeQ4_0, quantizeQ8_0 } from "./quantizeBlocks.js";
 import { dequantizeQ4_K, quantizeQ4_K } from "./quantizeQ4K.js";
 

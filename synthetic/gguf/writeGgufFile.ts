@@ -1,7 +1,13 @@
 import fs from "node:fs";
 import path from "node:path";
 import { encodeGgufHeader } from "./GgufHeaderEncoder.js";
-import { GGUF_DEFAULT_ALIGNMENT, numTensorElements, tensorDataBytes, type GgufMetadataEntry, type GgufTensorSpec } from "./ggufTypes.js";
+import {
+    GGUF_DEFAULT_ALIGNMENT,
+    numTensorElements,
+    tensorDataBytes,
+    type GgufMetadataEntry,
+    type GgufTensorSpec
+} from "../../engine/gguf/ggufTypes.js";
 import { encodeTensorValues } from "./tensorEncoding.js";
 
 /**

@@ -1,4 +1,4 @@
-import { GgmlTensorType, ggmlTypeTraits } from "../gguf/ggufTypes.js";
+import { GgmlTensorType, ggmlTypeTraits } from "../../engine/gguf/ggufTypes.js";
 
 /** How a generated model stores its weight matrices. Norms, biases and other vectors are always F32, as llama.cpp's quantizer keeps them. */
 export type ModelQuant = "f16" | "q8_0" | "q4_0" | "q4_k";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { buildSyntheticVocabulary, specialTokens, TokenType, WORD_BOUNDARY } from "../../../engine/model/syntheticVocabulary.js";
+import { buildSyntheticVocabulary, specialTokens, TokenType, WORD_BOUNDARY } from "../../../../synthetic/model/syntheticVocabulary.js";
 
 describe("buildSyntheticVocabulary", () => {
     it.each([512, 32_000, 128_256])("fills exactly %i unique pieces", (size) => {

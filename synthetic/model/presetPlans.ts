@@ -1,4 +1,4 @@
-import { InvariantError } from "../core/invariant.js";
+import { InvariantError } from "../../engine/core/invariant.js";
 import { familyPresetNames, familyPresets, isFamilyPresetName, modelFamilies } from "./familyPresets.js";
 import { familyVocabularies } from "./familyVocabularies.js";
 import { planFamilyModel } from "./familyModel.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { float16BitsToFloat32, float32ToFloat16Bits } from "../../../engine/gguf/float16.js";
+import { float16BitsToFloat32, float32ToFloat16Bits } from "../../../../synthetic/gguf/float16.js";
 
 describe("float32ToFloat16Bits", () => {
     it("encodes exact values", () => {

@@ -1,5 +1,5 @@
 import fs from "node:fs";
-import { invariant } from "../core/invariant.js";
+import { invariant } from "../../engine/core/invariant.js";
 import { llamaCppAsset } from "./llamaCppAssets.js";
 import { vocabularyChatTemplate, type FamilyVocabularyName } from "./familyVocabularies.js";
 

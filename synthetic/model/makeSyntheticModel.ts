@@ -1,5 +1,5 @@
 import { writeGgufFile, type WrittenGguf } from "../gguf/writeGgufFile.js";
-import { KvaultError } from "../core/KvaultError.js";
+import { KvaultError } from "../../engine/core/KvaultError.js";
 import { isModelQuant, modelQuants, type ModelQuant } from "./modelQuantization.js";
 import { allPresetNames, isPresetName, planPresetModel } from "./presetPlans.js";
 

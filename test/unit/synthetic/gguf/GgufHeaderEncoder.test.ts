@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { encodeGgufHeader } from "../../../engine/gguf/GgufHeaderEncoder.js";
-import { GGUF_MAGIC, GgmlTensorType, type GgufTensorSpec } from "../../../engine/gguf/ggufTypes.js";
+import { encodeGgufHeader } from "../../../../synthetic/gguf/GgufHeaderEncoder.js";
+import { GGUF_MAGIC, GgmlTensorType, type GgufTensorSpec } from "../../../../engine/gguf/ggufTypes.js";
 
 const tensor = (name: string, dims: number[], type: GgmlTensorType): GgufTensorSpec => ({ name, dims, type, fill: (out) => out.fill(0) });
 

@@ -1,4 +1,4 @@
-import { invariant } from "../core/invariant.js";
+import { invariant } from "../../engine/core/invariant.js";
 import {
     alignUp,
     GGUF_MAGIC,
@@ -10,7 +10,7 @@ import {
     type GgufMetadataEntry,
     type GgufTensorSpec,
     type GgufValue
-} from "./ggufTypes.js";
+} from "../../engine/gguf/ggufTypes.js";
 
 /** Where each tensor's data lands, in bytes from the start of the file. */
 export interface GgufLayout {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { float16BitsToFloat32, float32ToFloat16Bits } from "../../../engine/gguf/float16.js";
-import { GgmlTensorType, ggmlTypeTraits, tensorDataBytes } from "../../../engine/gguf/ggufTypes.js";
+import { float16BitsToFloat32, float32ToFloat16Bits } from "../../../../synthetic/gguf/float16.js";
+import { GgmlTensorType, ggmlTypeTraits, tensorDataBytes } from "../../../../engine/gguf/ggufTypes.js";
 import {
     dequantizeQ4_0,
     dequantizeQ8_0,
@@ -8,8 +8,8 @@ import {
     Q8_0_BLOCK_BYTES,
     quantizeQ4_0,
     quantizeQ8_0
-} from "../../../engine/gguf/quantizeBlocks.js";
-import { SeededRandom } from "../../../engine/model/SeededRandom.js";
+} from "../../../../synthetic/gguf/quantizeBlocks.js";
+import { SeededRandom } from "../../../../synthetic/model/SeededRandom.js";
 
 function noise(count: number, seed: number, bound = 1): Float32Array {
     const random = new SeededRandom(seed);

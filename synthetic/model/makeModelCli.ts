@@ -1,7 +1,7 @@
 // `npm run make-model -- <preset> <out.gguf> [--quant q8_0]` writes a generated GGUF model;
 // `npm run make-model -- --list` shows the presets with their sizes.
 import path from "node:path";
-import { KvaultError } from "../core/KvaultError.js";
+import { KvaultError } from "../../engine/core/KvaultError.js";
 import { makeSyntheticModel } from "./makeSyntheticModel.js";
 import { modelQuants } from "./modelQuantization.js";
 import { formatPresetCatalog } from "./presetCatalog.js";

@@ -1,4 +1,4 @@
-import { GgmlTensorType, numTensorElements, type GgufMetadataEntry, type GgufTensorSpec } from "../gguf/ggufTypes.js";
+import { GgmlTensorType, numTensorElements, type GgufMetadataEntry, type GgufTensorSpec } from "../../engine/gguf/ggufTypes.js";
 import { chatTemplateText } from "./familyChatTemplates.js";
 import { modelFamilies, type FamilyPreset } from "./familyPresets.js";
 import { familyTokenizerMetadata } from "./familyVocabularies.js";

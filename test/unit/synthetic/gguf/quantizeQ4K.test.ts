@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { float16BitsToFloat32, float32ToFloat16Bits } from "../../../engine/gguf/float16.js";
-import { GgmlTensorType, tensorDataBytes } from "../../../engine/gguf/ggufTypes.js";
-import { dequantizeQ4_K, Q4_K_BLOCK_BYTES, quantizeQ4_K } from "../../../engine/gguf/quantizeQ4K.js";
-import { SeededRandom } from "../../../engine/model/SeededRandom.js";
+import { float16BitsToFloat32, float32ToFloat16Bits } from "../../../../synthetic/gguf/float16.js";
+import { GgmlTensorType, tensorDataBytes } from "../../../../engine/gguf/ggufTypes.js";
+import { dequantizeQ4_K, Q4_K_BLOCK_BYTES, quantizeQ4_K } from "../../../../synthetic/gguf/quantizeQ4K.js";
+import { SeededRandom } from "../../../../synthetic/model/SeededRandom.js";
 
 /** A block_q4_K built by hand, field by field, as ggml-common.h lays it out. */
 function handBlock(d: number, dmin: number, scales: readonly number[], mins: readonly number[], levels: readonly number[]): Uint8Array {

@@ -1,5 +1,5 @@
 // Builds GGUF bytes by hand, lies included: any count, length, type or dimension, whatever the
-// bytes that follow. engine/gguf writes only well-formed files; the reader's tests need the rest.
+// bytes that follow. synthetic/gguf writes only well-formed files; the reader's tests need the rest.
 
 /** `gguf_type` ids. */
 export const T = {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { familyPresetNames, familyPresets, modelFamilies } from "../../../engine/model/familyPresets.js";
-import { familyVocabularies } from "../../../engine/model/familyVocabularies.js";
-import { allPresetNames, isPresetName } from "../../../engine/model/presetPlans.js";
+import { familyPresetNames, familyPresets, modelFamilies } from "../../../../synthetic/model/familyPresets.js";
+import { familyVocabularies } from "../../../../synthetic/model/familyVocabularies.js";
+import { allPresetNames, isPresetName } from "../../../../synthetic/model/presetPlans.js";
 
 describe("the family presets", () => {
     it("give every family a tiny preset for tests and one of 0.5–1.3B parameters for benchmarks", () => {

@@ -1,4 +1,4 @@
-import type { GgufMetadataEntry, GgufTensorSpec } from "../gguf/ggufTypes.js";
+import type { GgufMetadataEntry, GgufTensorSpec } from "../../engine/gguf/ggufTypes.js";
 import { CHAT_ML_TEMPLATE } from "./chatMlTemplate.js";
 import { headDimension, type ModelPreset } from "./modelPresets.js";
 import { matrixTypeFor, quantTraits, type ModelQuant } from "./modelQuantization.js";
