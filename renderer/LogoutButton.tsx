@@ -11,6 +11,7 @@ export function LogoutButton() {
         <button
             type="button"
             className="logout-button"
+            aria-label="Log out"
             disabled={loggingOut}
             title="End this browser's session: opening the app again needs a new login link."
             onClick={() => {
