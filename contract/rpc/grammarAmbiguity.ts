@@ -1,16 +1,29 @@
-// How many alternatives of a JSON schema's grammar can be open at once. llama.cpp's grammar
+// How many parse stacks of a JSON schema's grammar can be open at once. llama.cpp's grammar
 // sampler keeps one parse stack per way the answer so far can still be read, and checks every
 // candidate token against each of them, natively and without a way to stop; oneOf/anyOf branches
 // that start with the same text each keep a stack, and nested inside one another they multiply
-// (eight array branches six levels deep keep 8^6 stacks through the answer's `[[[[[[`). This
-// bounds that count from the schema alone, conservatively, so that a schema that would hold the
-// engine for minutes is refused before it is built, while unions whose branches start
-// differently (nullable fields, a distinct first property, const tags, enums) count as what they
-// are: one stack each until their text parts.
+// (eight array branches six levels deep keep 8^6 and more through the answer's `[[[[[[`). This
+// bounds that count from the schema alone, so that a schema that would hold the engine for
+// minutes is refused before it is built, while unions whose branches start differently (nullable
+// fields, a distinct first property, const tags) count as what they are: one stack each until
+// their text parts, then about STACKS_WHERE_TEXT_BEGINS for the one that goes on. The engine
+// writes a union's literals (enum values, consts) as one trie of their characters
+// (factorLiteralAlternatives), so those count one stack per distinct next character, not one per value.
 import { isRecord } from "./fieldSchemas.js";
 
-/** At most this many alternatives open at once: a few hundred stacks cost a token milliseconds. */
-export const MAX_OPEN_GRAMMAR_ALTERNATIVES = 512;
+/**
+ * At most this many parse stacks open at once: each may check every token of the vocabulary,
+ * natively, inside the step every stream of the context waits for; chosen from
+ * `npm run bench -- grammar` on a real vocabulary (docs/measurements.md).
+ */
+export const MAX_OPEN_GRAMMAR_ALTERNATIVES = 32;
+
+/**
+ * The stacks a union's branch keeps where its own text begins, past the lead it shares: a string's
+ * three kinds of character, a number's sign and digits, each behind optional whitespace; what the
+ * benchmark's costs per branch came to, against one stack per literal character.
+ */
+const STACKS_WHERE_TEXT_BEGINS = 4;
 
 /** Rounds over a recursive schema before a count still growing is taken as unbounded: bounds the work a hostile schema costs. */
 const MAX_ROUNDS = 8;
@@ -22,7 +35,7 @@ const MAX_NESTED_DEFINITIONS = 16;
 const SATURATED = 1e12;
 
 export interface GrammarAmbiguity {
-    /** The most alternatives open at once anywhere in an answer (saturating at a trillion). */
+    /** The most parse stacks open at once anywhere in an answer (saturating at a trillion). */
     readonly numOpen: number;
     /** The innermost schema part whose count passes MAX_OPEN_GRAMMAR_ALTERNATIVES, with its count. */
     readonly firstOver?: { readonly path: string; readonly numOpen: number; readonly numBranches: number };
@@ -30,10 +43,15 @@ export interface GrammarAmbiguity {
     readonly unboundedAt?: string;
 }
 
-/** One way a union may go: the text all its answers start with (whitespace aside), and its count once past it. */
+/**
+ * One way a union may go: the text all its answers start with (whitespace aside), and its count
+ * once past it; a literal (an enum value, a const) is the whole of its text and shares a trie with
+ * the union's other literals.
+ */
 interface Alternative {
     readonly lead: string;
     readonly numOpen: number;
+    readonly literal?: boolean;
 }
 
 interface Definition {
@@ -180,18 +198,17 @@ class Measure {
             return branches.flatMap((branch, index) => this.#alternatives(branch, `${path}.${key}[${index}]`, scope, flattening));
         }
         if (Array.isArray(node.enum)) {
-            return node.enum.map((value) => ({ lead: literalLead(value), numOpen: 1 }));
+            return node.enum.map((value) => ({ lead: literalLead(value), numOpen: 1, literal: true }));
         }
         if (Array.isArray(node.type) || node.type === "boolean") {
             const types = Array.isArray(node.type) ? node.type : [node.type];
             return types.flatMap((type) =>
-                (type === "boolean" ? [true, false] : [undefined]).map((value) => ({
-                    lead: value === undefined ? lead({ type }) : literalLead(value),
-                    numOpen: 1
-                }))
+                (type === "boolean" ? [true, false] : [undefined]).map((value) =>
+                    value === undefined ? { lead: lead({ type }), numOpen: 1 } : { lead: literalLead(value), numOpen: 1, literal: true }
+                )
             );
         }
-        return [{ lead: lead(node), numOpen: this.open(node, path, outer) }];
+        return [{ lead: lead(node), numOpen: this.open(node, path, outer), ...(node.const !== undefined ? { literal: true } : {}) }];
     }
 }
 
@@ -240,31 +257,36 @@ function literalLead(value: unknown): string {
 
 /**
  * The worst point of a union's text, over every prefix of its alternatives' leads (a trie): the
- * alternatives whose lead goes on past the point count one each, those whose lead ended at or
- * before it count their own worst.
+ * alternatives whose lead goes on past the point count one each, except literals, which count one
+ * per distinct next character among them (the engine's trie of them); those whose lead ended at or
+ * before it count their own worst, at least STACKS_WHERE_TEXT_BEGINS unless they are literals.
  */
 function worstPoint(alternatives: readonly Alternative[]): { numOpen: number; numBranches: number } {
     interface TrieNode {
         readonly children: Map<string, TrieNode>;
         numBelow: number;
+        hasLiteralBelow: boolean;
         numEndingHere: number;
         sumEndingHere: number;
     }
-    const newNode = (): TrieNode => ({ children: new Map(), numBelow: 0, numEndingHere: 0, sumEndingHere: 0 });
+    const newNode = (): TrieNode => ({ children: new Map(), numBelow: 0, hasLiteralBelow: false, numEndingHere: 0, sumEndingHere: 0 });
     const root = newNode();
-    for (const { lead: text, numOpen } of alternatives) {
+    for (const { lead: text, numOpen, literal = false } of alternatives) {
         let at = root;
         for (const char of text) {
-            at.numBelow++;
+            if (!literal) {
+                at.numBelow++;
+            }
             let next = at.children.get(char);
             if (next === undefined) {
                 next = newNode();
                 at.children.set(char, next);
             }
+            next.hasLiteralBelow ||= literal;
             at = next;
         }
         at.numEndingHere++;
-        at.sumEndingHere = Math.min(SATURATED, at.sumEndingHere + numOpen);
+        at.sumEndingHere = Math.min(SATURATED, at.sumEndingHere + (literal ? numOpen : Math.max(numOpen, STACKS_WHERE_TEXT_BEGINS)));
     }
     let worst = { numOpen: 0, numBranches: 0 };
     const stack: { node: TrieNode; sumEnded: number; numEnded: number }[] = [{ node: root, sumEnded: 0, numEnded: 0 }];
@@ -272,9 +294,13 @@ function worstPoint(alternatives: readonly Alternative[]): { numOpen: number; nu
         const { node, sumEnded, numEnded } = stack.pop()!;
         const sum = Math.min(SATURATED, sumEnded + node.sumEndingHere);
         const ended = numEnded + node.numEndingHere;
-        const numOpen = Math.min(SATURATED, sum + node.numBelow);
+        let numLiteralStarts = 0;
+        for (const child of node.children.values()) {
+            numLiteralStarts += child.hasLiteralBelow ? 1 : 0;
+        }
+        const numOpen = Math.min(SATURATED, sum + node.numBelow + numLiteralStarts);
         if (numOpen > worst.numOpen) {
-            worst = { numOpen, numBranches: ended + node.numBelow };
+            worst = { numOpen, numBranches: ended + node.numBelow + numLiteralStarts };
         }
         for (const child of node.children.values()) {
             stack.push({ node: child, sumEnded: sum, numEnded: ended });
@@ -344,7 +370,7 @@ export function ambiguityRefusal(schema: unknown): { readonly path: string; read
     if (ambiguity.unboundedAt !== undefined) {
         return {
             path: ambiguity.unboundedAt,
-            reason: `refers to itself through oneOf/anyOf branches that start alike, so each level of its nesting multiplies the alternatives a grammar keeps open at once, without bound (Kvault allows at most ${limit}); ${reshape}.`
+            reason: `refers to itself through oneOf/anyOf branches that start alike, so each level of its nesting multiplies the parse stacks a grammar keeps open at once, without bound (Kvault allows at most ${limit}); ${reshape}.`
         };
     }
     const over = ambiguity.firstOver;
@@ -354,6 +380,6 @@ export function ambiguityRefusal(schema: unknown): { readonly path: string; read
     const format = (count: number) => (count >= SATURATED ? `over ${SATURATED.toLocaleString("en-US")}` : count.toLocaleString("en-US"));
     return {
         path: over.path,
-        reason: `keeps ${format(over.numOpen)} alternatives open at once (${over.numBranches.toLocaleString("en-US")} branches that start alike, times those nested in them; ${format(ambiguity.numOpen)} in the whole schema), more than the ${limit} Kvault allows, since the grammar checks every token against each open alternative and cannot be stopped inside one; ${reshape}.`
+        reason: `keeps about ${format(over.numOpen)} parse stacks open at once (${over.numBranches.toLocaleString("en-US")} branches that start alike, times those nested in them and the ways each one's own text can begin; ${format(ambiguity.numOpen)} in the whole schema), more than the ${limit} Kvault allows, since the grammar checks every token against each open stack and cannot be stopped inside one; ${reshape}.`
     };
 }

@@ -1,7 +1,6 @@
 import {
     LlamaGrammarEvaluationState,
     TokenBias as LlamaTokenBias,
-    type GbnfJsonBasicSchema,
     type Llama,
     type LlamaContextSequence,
     type LlamaContextSequenceRepeatPenalty,
@@ -10,6 +9,7 @@ import {
     type Token
 } from "node-llama-cpp";
 import type { GrammarSpec, TokenBias } from "../../contract/engineProtocol.js";
+import { createSchemaGrammar } from "./schemaGrammar.js";
 import { createToolCallGrammar } from "./toolCallGrammar.js";
 import { describeGrammarRefusal, readGrammarSchema } from "../../contract/rpc/readGrammarSchema.js";
 import { InvalidRequestError } from "../request/requestErrors.js";
@@ -193,8 +193,7 @@ async function buildGrammar(llama: Llama, grammar: GrammarSpec): Promise<LlamaGr
         throw new InvalidRequestError(describeGrammarRefusal("The grammar's JSON schema", read));
     }
     try {
-        // readGrammarSchema produced only GbnfJsonSchema's forms; its generic type cannot be named for data known at run time
-        return await llama.createGrammarForJsonSchema(read.schema as unknown as GbnfJsonBasicSchema);
+        return createSchemaGrammar(llama, read.schema);
     } catch (error) {
         throw new InvalidRequestError(
             `The grammar's JSON schema could not be built into a grammar (${error instanceof Error ? error.message : String(error)}); simplify the schema.`

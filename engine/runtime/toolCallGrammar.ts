@@ -1,12 +1,13 @@
 // The grammar of a required tool call in the template's own syntax: prefix, one of the tools'
 // names, paramsPrefix, arguments of that tool's JSON schema, suffix; several such calls between a
 // section's prefix and betweenCalls where the syntax has a parallel section. Each tool's arguments
-// grammar is node-llama-cpp's own for its schema (LlamaJsonSchemaGrammar), its rules renamed apart
+// grammar is node-llama-cpp's own for its schema (schemaGrammarText), its rules renamed apart
 // so the tools' grammars sit side by side, its trailing newlines (node-llama-cpp's end of a JSON
 // answer) left out, so the call's suffix follows the arguments directly.
-import { LlamaGrammar, LlamaJsonSchemaGrammar, type GbnfJsonBasicSchema, type Llama } from "node-llama-cpp";
+import { LlamaGrammar, type Llama } from "node-llama-cpp";
 import type { GrammarSpec } from "../../contract/engineProtocol.js";
 import { InvalidRequestError } from "../request/requestErrors.js";
+import { schemaGrammarText } from "./schemaGrammar.js";
 
 type ToolCallsGrammar = Extract<GrammarSpec, { kind: "toolCalls" }>;
 
@@ -16,7 +17,7 @@ export function toolCallGrammarText(llama: Llama, spec: ToolCallsGrammar): strin
     const rules: string[] = [];
     const alternatives = spec.calls.map((call, index) => {
         // readGrammarSchema (validateTools) passed the schema: only GbnfJsonSchema's forms
-        const schemaGrammar = new LlamaJsonSchemaGrammar(llama, call.schema as unknown as GbnfJsonBasicSchema).grammar;
+        const schemaGrammar = schemaGrammarText(llama, call.schema);
         rules.push(...renameRules(schemaGrammar, `call${index}-`));
         const fill = (piece: string): string => piece.replaceAll("{{functionName}}", call.name);
         return sequence([

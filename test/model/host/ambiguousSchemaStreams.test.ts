@@ -98,9 +98,9 @@ describe("a schema of alike alternatives neither stalls nor outlives its turn", 
         expect(refused.status).toBe(400);
         const { error } = (await refused.json()) as { error: { code: string; message: string; param: string } };
         expect(error.code).toBe("ambiguous_schema");
-        expect(error.param).toBe("response_format.json_schema.schema.$defs.L4");
-        expect(error.message).toContain("keeps 4,096 alternatives open at once");
-        expect(error.message).toContain("262,144 in the whole schema");
+        expect(error.param).toBe("response_format.json_schema.schema.$defs.L2");
+        expect(error.message).toContain("keeps about 256 parse stacks open at once");
+        expect(error.message).toContain("1,048,576 in the whole schema");
         expect(error.message).toContain(`the ${MAX_OPEN_GRAMMAR_ALTERNATIVES} Kvault allows`);
         const ollama = await fetch(`${url}/api/chat`, {
             method: "POST",
@@ -113,10 +113,10 @@ describe("a schema of alike alternatives neither stalls nor outlives its turn", 
             })
         });
         expect(ollama.status).toBe(400);
-        expect(((await ollama.json()) as { error: string }).error).toContain("4,096 alternatives");
+        expect(((await ollama.json()) as { error: string }).error).toContain("256 parse stacks");
 
-        // the worst schema of this shape that is served: three levels, the limit's 512 alternatives, open through a long string
-        const worst = ambiguousSchema(3, 8, { type: "string", minLength: 400 }, 1);
+        // the worst schema of this shape that is served: one level of alike arrays, about 4 stacks each, at the limit through a long string
+        const worst = ambiguousSchema(1, MAX_OPEN_GRAMMAR_ALTERNATIVES / 4, { type: "string", minLength: 400 }, 1);
         expect(measureGrammarAmbiguity(worst).numOpen).toBe(MAX_OPEN_GRAMMAR_ALTERNATIVES);
         const cancelled = new AbortController();
         const chunksBeforeWorst = stream.numChunks();
@@ -157,5 +157,41 @@ describe("a schema of alike alternatives neither stalls nor outlives its turn", 
             body: JSON.stringify({ model: "tiny", messages: [{ role: "user", content: "Short now." }], max_tokens: 4, temperature: 0 })
         });
         expect(after.status).toBe(200);
+    });
+
+    it("serves an enum of 4,056 three-letter codes (counted 26 open, as the engine's trie of them keeps), answering one of them", async () => {
+        const letters = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+        const codes = [...letters].flatMap((first) =>
+            [...letters].flatMap((second) => [..."ABCDEF"].map((third) => first + second + third))
+        );
+        const schema = {
+            type: "object",
+            properties: { currency: { enum: codes }, note: { type: "string", maxLength: 12 } },
+            required: ["currency", "note"],
+            additionalProperties: false
+        };
+        expect(measureGrammarAmbiguity(schema).numOpen).toBe(26);
+        for (const temperature of [0, 1]) {
+            const response = await fetch(`${url}/v1/chat/completions`, {
+                method: "POST",
+                headers: headers("codes"),
+                body: JSON.stringify({
+                    model: "tiny",
+                    messages: [{ role: "user", content: "A price, please." }],
+                    max_tokens: 48,
+                    temperature,
+                    seed: 7,
+                    response_format: { type: "json_schema", json_schema: { name: "price", schema } }
+                })
+            });
+            const body = (await response.json()) as {
+                choices?: { message: { content: string }; finish_reason: string }[];
+                error?: unknown;
+            };
+            expect(response.status, JSON.stringify(body.error)).toBe(200);
+            const answer = JSON.parse(body.choices![0]!.message.content) as { currency: string; note: string };
+            expect(codes).toContain(answer.currency);
+            expect(answer.note.length).toBeLessThanOrEqual(12);
+        }
     });
 });

@@ -44,7 +44,7 @@ describe("a grammar's token budget", () => {
         const error = await run.catch((caught: unknown) => caught);
         expect(error).toBeInstanceOf(GrammarBudgetError);
         expect(error).toMatchObject({ code: "grammar_budget_exceeded", numTokens: 2, budgetMs: MAX_GRAMMAR_TOKEN_MS });
-        expect((error as Error).message).toContain("for token 3 (at most 20 s a token)");
+        expect((error as Error).message).toContain("for token 3 (at most 5 s a token)");
         expect((error as Error).message).toContain("different starts");
     });
 

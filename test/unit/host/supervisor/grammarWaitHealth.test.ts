@@ -11,7 +11,7 @@ describe("/health and a turn held to a grammar", () => {
         expect(canServe(health.state)).toBe(true);
         expect(health.grammarWaitMs).toBe(MAX_GRAMMAR_TOKEN_MS + 25_300);
         expect(health.reason).toBe(
-            "Engine process 42 is running 2 turn(s); one held to a grammar has waited 45.3 s for a token, past the 20 s a token may take: " +
+            "Engine process 42 is running 2 turn(s); one held to a grammar has waited 30.3 s for a token, past the 5 s a token may take: " +
                 "every stream of its context waits for that token, and the turn ends with grammar_budget_exceeded when it comes."
         );
     });
