@@ -9,6 +9,7 @@ import { BenchmarkRefusedError, formatNumber, machineDescription, type Benchmark
 import { decodeBench } from "./decodeBench.js";
 import { familiesBench } from "./familiesBench.js";
 import { gpuBench } from "./gpu/gpuBench.js";
+import { grammarBench } from "./grammarBench.js";
 import { handoffBench } from "./handoffBench.js";
 import { itlBench } from "./itlBench.js";
 import { peerBench } from "./peer/peerBench.js";
@@ -28,7 +29,8 @@ const benchmarks: readonly Benchmark[] = [
     peerBench,
     speculationBench,
     familiesBench,
-    gpuBench
+    gpuBench,
+    grammarBench
 ];
 const resultsPath = path.join(repositoryRoot, "test", ".artifacts", "bench-results.json");
 /** A hung native call must not hold the machine: the whole run ends after this long (ms). */
