@@ -1,5 +1,16 @@
 import { defineConfig } from "vitest/config";
 
+/**
+ * Model-tier files the gpu project runs again on the Vulkan device: each starts its runtime through
+ * test/support/testRuntime.ts, which reads KVAULT_TEST_GPU; the small ones that cover what a device
+ * could get wrong (the handoff's checks against every tampering, aborts at each stage, the meters).
+ */
+const modelTestsOnDevice = [
+    "test/model/engine/handoffIntegrity.test.ts",
+    "test/model/engine/cancellation.test.ts",
+    "test/model/service/resourceUse.test.ts"
+];
+
 // test/unit is pure and fast; test/cli runs the project's commands as a user would; test/model loads generated GGUF files with real node-llama-cpp
 // and runs one file at a time, because native contexts compete for the same cores. test/e2e drives Debian's Chromium against the
 // headless server (one server and one browser per file, one file at a time), after globalSetup builds the renderer. test/gpu runs
@@ -36,8 +47,9 @@ export default defineConfig({
             {
                 test: {
                     name: "gpu",
-                    include: ["test/gpu/**/*.test.ts"],
+                    include: ["test/gpu/**/*.test.ts", ...modelTestsOnDevice],
                     environment: "node",
+                    env: { KVAULT_TEST_GPU: "vulkan" },
                     globalSetup: ["test/gpu/globalSetup.ts"],
                     fileParallelism: false,
                     testTimeout: 240_000,

@@ -4,7 +4,7 @@ import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { ensureFamilyModel } from "../support/generatedModels.js";
+import { ensureFamilyModel, ensureGeneratedModel } from "../support/generatedModels.js";
 
 /** Where Debian's mesa-vulkan-drivers puts lavapipe's ICD (`.ci/run` installs it). */
 const SYSTEM_LAVAPIPE_ICD = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json";
@@ -40,7 +40,10 @@ export default function setup(): void {
         );
     }
     console.log(`gpu project: Vulkan devices ${devices.join(", ")}`);
-    ensureFamilyModel("qwen3-tiny", "q8_0");
+    ensureGeneratedModel("tiny");
+    for (const preset of ["qwen3-tiny", "llama3-tiny", "gemma3-tiny"] as const) {
+        ensureFamilyModel(preset, "q8_0");
+    }
 }
 
 /**

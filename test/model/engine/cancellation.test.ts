@@ -4,7 +4,8 @@ import type { PageManifest } from "../../../engine/handoff/PageManifest.js";
 import type { PagePool } from "../../../engine/pages/PagePool.js";
 import { PageState } from "../../../engine/pages/PageState.js";
 import { RequestCancelledError } from "../../../engine/request/requestErrors.js";
-import { LlamaRuntime } from "../../../engine/runtime/LlamaRuntime.js";
+import type { LlamaRuntime } from "../../../engine/runtime/LlamaRuntime.js";
+import { expectEveryLayerOnDevice, startTestRuntime } from "../../support/testRuntime.js";
 import { alice, bob, expectEngineClean, promptOf, startTinyEngine } from "../../support/engineFixtures.js";
 
 const MAX_TOKENS = 8;
@@ -33,8 +34,9 @@ describe("cancellation at every stage frees through quarantine and leaks nothing
     let referenceB: readonly number[];
 
     beforeAll(async () => {
-        runtime = await LlamaRuntime.start({ gpu: false });
+        runtime = await startTestRuntime();
         engine = await startTinyEngine(runtime, {}, hooks);
+        expectEveryLayerOnDevice(engine);
         promptA = promptOf(engine, 60, "Workspace A's secret: the launch code is 0000. ");
         promptB = promptOf(engine, 50, "Workspace B asks about the weather. ");
         const unified = await startTinyEngine(runtime, { mode: "unified" });

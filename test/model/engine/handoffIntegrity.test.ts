@@ -10,7 +10,8 @@ import { modelFingerprint } from "../../../engine/model/modelFingerprint.js";
 import { modelPresets } from "../../../synthetic/model/modelPresets.js";
 import { planSyntheticModel } from "../../../synthetic/model/syntheticModel.js";
 import type { PagePool } from "../../../engine/pages/PagePool.js";
-import { LlamaRuntime } from "../../../engine/runtime/LlamaRuntime.js";
+import type { LlamaRuntime } from "../../../engine/runtime/LlamaRuntime.js";
+import { expectEveryLayerOnDevice, startTestRuntime } from "../../support/testRuntime.js";
 import { alice, bob, expectEngineClean, freshWorkspace, promptOf, startTinyEngine } from "../../support/engineFixtures.js";
 
 const MAX_TOKENS = 6;
@@ -25,8 +26,9 @@ describe("each broken handoff is refused with its own error, and the engine stay
     const hooks: KvEngineHooks = {};
 
     beforeAll(async () => {
-        runtime = await LlamaRuntime.start({ gpu: false });
+        runtime = await startTestRuntime();
         engine = await startTinyEngine(runtime, {}, hooks);
+        expectEveryLayerOnDevice(engine);
         const unified = await startTinyEngine(runtime, { mode: "unified" });
         reference = (await unified.generate({ workspace: alice, promptTokens: promptOf(engine, NUM_PROMPT_TOKENS), maxTokens: MAX_TOKENS }))
             .tokens;

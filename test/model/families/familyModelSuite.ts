@@ -14,6 +14,7 @@ import { Conversation } from "../../support/chatDriver.js";
 import { expectEngineClean, freshWorkspace, promptOf } from "../../support/engineFixtures.js";
 import { expectCorruptedHandoffRefused } from "../../support/corruptedHandoff.js";
 import { ensureDequantizedTwin, ensureFamilyModel } from "../../support/generatedModels.js";
+import { expectSplitMatchesUnified, expectSwapMatchesResident, type FamilyMemory } from "./familyEquivalence.js";
 import { maxLogprobDifference, nextTokenLogprobs, tokenizerTestCases } from "./familyProbes.js";
 
 export interface FamilyExpectations {
@@ -22,7 +23,7 @@ export interface FamilyExpectations {
     /** The real model's general.name and file name, and the chat wrapper node-llama-cpp resolves for it. */
     readonly realModel: { readonly name: string; readonly fileName: string; readonly chatWrapper: string };
     /** Split mode through pages, or unified mode and the reason it gives. */
-    readonly memory: { readonly paged: true } | { readonly paged: false; readonly reason: RegExp };
+    readonly memory: FamilyMemory;
     /** Pieces the tokenizer reads as one special token each. */
     readonly specialTokens: readonly string[];
 }
@@ -193,13 +194,7 @@ export function describeFamily({ preset, quants, realModel, memory, specialToken
                 }
                 // page boundaries at 16 and 32 by one either way, and a prompt beyond any sliding window
                 for (const numPromptTokens of [17, 33, 100]) {
-                    const prompt = promptOf(engine, numPromptTokens);
-                    const served = await engine.generate({ workspace: freshWorkspace(), promptTokens: prompt, maxTokens: MAX_TOKENS });
-                    const reference = await unified.generate({ workspace: freshWorkspace(), promptTokens: prompt, maxTokens: MAX_TOKENS });
-                    expect(served.tokens.length).toBeGreaterThan(0);
-                    expect(new Set(served.tokens).size, "greedy tokens of seeded weights vary").toBeGreaterThan(1);
-                    expect(served.tokens, `${numPromptTokens}-token prompt`).toEqual(reference.tokens);
-                    expect(served.numHandedOffTokens).toBe(memory.paged ? numPromptTokens - 1 : 0);
+                    const served = await expectSplitMatchesUnified(engine, unified, memory, numPromptTokens, MAX_TOKENS);
                     if (numPromptTokens === 100) {
                         const replay = await engine.replay(served.request);
                         expect(replay.identical, "replayed alone in a fresh context").toBe(true);
@@ -214,38 +209,7 @@ export function describeFamily({ preset, quants, realModel, memory, specialToken
             memory.paged
                 ? "swaps a workspace out to pages and back in, and continues exactly as a resident one"
                 : "evicts a workspace by forgetting its KV (it cannot be paged) and recomputes it, continuing exactly as a resident one",
-            async () => {
-                const [a, b, resident] = [freshWorkspace(), freshWorkspace(), freshWorkspace()];
-                const first = promptOf(engine, 40, "a: ");
-                const counters = { ...engine.counters };
-                const answer = await engine.generate({ workspace: a, promptTokens: first, maxTokens: MAX_TOKENS });
-                await engine.generate({ workspace: b, promptTokens: promptOf(engine, 30, "b: "), maxTokens: 4 }); // takes a's sequence
-                const evicted = engine.workspaces().find((workspace) => workspace.id === a);
-                expect(evicted?.residency.kind).toBe(memory.paged ? "swapped" : "none");
-                const next = [...first, ...answer.tokens, ...engine.tokenize(" and then?")];
-                const continued = await engine.generate({ workspace: a, promptTokens: next, maxTokens: MAX_TOKENS });
-
-                if (memory.paged) {
-                    expect(engine.counters.swapOuts - counters.swapOuts).toBeGreaterThanOrEqual(1);
-                    expect(engine.counters.swapIns - counters.swapIns).toBe(1);
-                    expect(engine.counters.swapDrops).toBe(counters.swapDrops);
-                    expect(continued.numReusedTokens).toBeGreaterThan(first.length);
-                } else {
-                    // unified mode pages nothing: the evicted workspace held no KV until its turn recomputed it all
-                    expect(engine.counters.swapOuts).toBe(counters.swapOuts);
-                    expect(engine.counters.swapDrops).toBe(counters.swapDrops);
-                    expect(continued.numReusedTokens).toBe(0);
-                    expect(continued.numEvaluatedTokens).toBe(next.length);
-                }
-
-                const residentAnswer = await unified.generate({ workspace: resident, promptTokens: first, maxTokens: MAX_TOKENS });
-                expect(residentAnswer.tokens).toEqual(answer.tokens);
-                const residentContinued = await unified.generate({ workspace: resident, promptTokens: next, maxTokens: MAX_TOKENS });
-                expect(residentContinued.numReusedTokens).toBeGreaterThan(first.length);
-                expect(continued.tokens).toEqual(residentContinued.tokens);
-                await expectEngineClean(engine);
-                await unified.forgetAllWorkspaces();
-            }
+            () => expectSwapMatchesResident(engine, unified, memory, MAX_TOKENS)
         );
 
         if (memory.paged && quant === quants[0]) {

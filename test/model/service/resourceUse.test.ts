@@ -1,8 +1,9 @@
-// resourceUse on a real engine (a generated model, node-llama-cpp on the CPU): the figures the
+// resourceUse on a real engine (a generated model, node-llama-cpp on the CPU, or the Vulkan device in the gpu project): the figures the
 // status bar shows, as the engine process's method table answers them.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { engineMethods } from "../../../engine/process/engineMethods.js";
-import { LlamaRuntime } from "../../../engine/runtime/LlamaRuntime.js";
+import type { LlamaRuntime } from "../../../engine/runtime/LlamaRuntime.js";
+import { startTestRuntime } from "../../support/testRuntime.js";
 import { EngineService } from "../../../engine/service/EngineService.js";
 import { expectEngineClean, tinyEngineConfig } from "../../support/engineFixtures.js";
 import { generatedModelPath } from "../../support/generatedModels.js";
@@ -10,7 +11,7 @@ import { generatedModelPath } from "../../support/generatedModels.js";
 describe("resourceUse", () => {
     let runtime: LlamaRuntime;
     beforeAll(async () => {
-        runtime = await LlamaRuntime.start({ gpu: false });
+        runtime = await startTestRuntime();
     });
     afterAll(async () => {
         await runtime.dispose();
@@ -22,7 +23,13 @@ describe("resourceUse", () => {
             const methods = engineMethods(service);
             const idle = await methods.resourceUse({});
             expect(idle.workspaces).toEqual([]);
-            expect(idle.vram, "the CPU has no VRAM to report").toBeUndefined();
+            if (runtime.backend === "cpu") {
+                expect(idle.vram, "the CPU has no VRAM to report").toBeUndefined();
+            } else {
+                // the device's memory as node-llama-cpp measures it (llvmpipe reports its size, and 0 used)
+                expect(idle.vram?.totalBytes, "a GPU reports its memory").toBeGreaterThan(0);
+                expect(idle.vram?.usedBytes).toBeGreaterThanOrEqual(0);
+            }
             expect(idle.process.pid).toBe(process.pid);
             expect(idle.process.rssBytes).toBeGreaterThan(idle.process.heapUsedBytes);
 
