@@ -75,7 +75,15 @@ describe("liveness: an engine process frozen with SIGSTOP", () => {
             throw new Error(`/health did not say "${state}" within ${WAIT_MS} ms; it last said ${JSON.stringify(last)}.`);
         };
 
-        expect(await health()).toEqual({ status: 200, body: { status: "ok", state: "ready", reason: expect.any(String) } });
+        expect(await health()).toEqual({
+            status: 200,
+            body: {
+                status: "ok",
+                state: "ready",
+                reason: expect.any(String),
+                compute: expect.objectContaining({ backend: "cpu", binary: "local build" })
+            }
+        });
         expect((await chat("Before.")).status).toBe(200);
         const firstPid = engine.pid!;
 
