@@ -1,4 +1,5 @@
 import { defineConfig } from "vitest/config";
+import { vulkanTestEnvironment } from "./test/gpu/vulkanEnvironment.js";
 
 /**
  * Model-tier files the gpu project runs again on the Vulkan device: each starts its runtime through
@@ -49,7 +50,7 @@ export default defineConfig({
                     name: "gpu",
                     include: ["test/gpu/**/*.test.ts", ...modelTestsOnDevice],
                     environment: "node",
-                    env: { KVAULT_TEST_GPU: "vulkan" },
+                    env: { KVAULT_TEST_GPU: "vulkan", ...vulkanTestEnvironment() },
                     globalSetup: ["test/gpu/globalSetup.ts"],
                     fileParallelism: false,
                     testTimeout: 240_000,

@@ -1,35 +1,23 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { ensureFamilyModel, ensureGeneratedModel } from "../support/generatedModels.js";
-
-/** Where Debian's mesa-vulkan-drivers puts lavapipe's ICD (`.ci/run` installs it). */
-const SYSTEM_LAVAPIPE_ICD = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json";
+import { privateDriverLibraryDirectory, vulkanTestEnvironment } from "./vulkanEnvironment.js";
 
 /**
- * The gpu project runs on a real Vulkan device: the system's (lavapipe from mesa-vulkan-drivers in
- * CI), or a driver unpacked privately and named by KVAULT_VULKAN_ICD (an ICD JSON whose library
- * sits beside the Vulkan loader), so that nothing is installed system-wide for other tests to see.
- * The variables are set here, before the test workers start, because the loader reads
- * LD_LIBRARY_PATH only when a process starts. ggml skips software devices unless
- * GGML_VK_VISIBLE_DEVICES names them. No device fails the run, with what to do; it never skips.
+ * The gpu project runs on a real Vulkan device (vulkanEnvironment.ts says which, and how only this
+ * project's workers see it). A private driver's library folder goes on LD_LIBRARY_PATH here, before
+ * any worker starts, since the loader reads it only at a process's start. No device fails the run,
+ * with what to do; it never skips.
  */
 export default function setup(): void {
-    const privateIcd = process.env.KVAULT_VULKAN_ICD;
-    if (privateIcd !== undefined && privateIcd !== "") {
-        if (!existsSync(privateIcd)) {
-            throw new Error(`KVAULT_VULKAN_ICD is ${privateIcd}, which does not exist; give the path of a Vulkan ICD JSON file.`);
-        }
-        const library = (JSON.parse(readFileSync(privateIcd, "utf8")) as { ICD: { library_path: string } }).ICD.library_path;
-        process.env.VK_ICD_FILENAMES = privateIcd;
-        process.env.LD_LIBRARY_PATH = [path.dirname(library), process.env.LD_LIBRARY_PATH].filter(Boolean).join(":");
-    } else if (existsSync(SYSTEM_LAVAPIPE_ICD) && process.env.VK_ICD_FILENAMES === undefined) {
-        process.env.VK_ICD_FILENAMES = SYSTEM_LAVAPIPE_ICD;
+    const libraryDirectory = privateDriverLibraryDirectory();
+    if (libraryDirectory !== undefined) {
+        process.env.LD_LIBRARY_PATH = [libraryDirectory, process.env.LD_LIBRARY_PATH].filter(Boolean).join(":");
     }
-    process.env.GGML_VK_VISIBLE_DEVICES ??= "0";
 
     const devices = listVulkanDevices();
     if (devices.length === 0) {
@@ -63,7 +51,11 @@ function listVulkanDevices(): string[] {
             "await llama.dispose();\n"
     );
     try {
-        const output = execFileSync(process.execPath, [scriptPath], { env: process.env, encoding: "utf8", timeout: 120_000 });
+        const output = execFileSync(process.execPath, [scriptPath], {
+            env: { ...process.env, ...vulkanTestEnvironment() },
+            encoding: "utf8",
+            timeout: 120_000
+        });
         return JSON.parse(output.trim().split("\n").at(-1) ?? "[]") as string[];
     } catch (error) {
         console.error(`gpu project: node-llama-cpp's Vulkan binary did not start: ${(error as Error).message.split("\n")[0]}`);
