@@ -5,10 +5,11 @@ import { useDraftMeasurement } from "../meter/useDraftMeasurement.js";
 import { WorkspaceHeader } from "../workspaces/WorkspaceHeader.js";
 import type { Workspace } from "../workspaces/Workspace.js";
 import { Composer } from "./Composer.js";
+import { DemoModelNote } from "./DemoModelNote.js";
 import { MessageList } from "./MessageList.js";
 import "./ChatView.css";
 
-/** The selected workspace: its header and settings, chat, context meter and message box. Esc stops its answer. */
+/** The selected workspace: its header and settings, the demo model's note, chat, context meter and message box. Esc stops its answer. */
 export function ChatView({ workspace }: { readonly workspace: Workspace }) {
     const { chat } = useAppServices();
     useDraftMeasurement(workspace);
@@ -26,6 +27,7 @@ export function ChatView({ workspace }: { readonly workspace: Workspace }) {
     return (
         <section className="chat-view" aria-label={`Workspace ${workspace.name}`} data-workspace-id={workspace.id}>
             <WorkspaceHeader workspace={workspace} />
+            <DemoModelNote />
             <MessageList workspace={workspace} />
             <ContextMeter workspace={workspace} />
             <Composer workspace={workspace} />
