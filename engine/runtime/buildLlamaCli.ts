@@ -5,6 +5,7 @@
 // global setups run it once (test/support/ensureLocalLlamaBuild.ts). A finished build is also kept in
 // the native build cache outside the checkout (nativeBuildCache.ts), so that after `npm ci` or in a
 // fresh clone the same build is copied back instead of compiled again.
+import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -70,7 +71,7 @@ async function main(): Promise<number> {
     }
     if (!args.force && restoreCachedBuild(cacheEntry)) {
         const restored = findLocalBuilds().find((build) => build.flavor === args.flavor && build.gpu === args.gpu);
-        if (restored !== undefined) {
+        if (restored !== undefined && ensureLlamaCppSource()) {
             process.stdout.write(
                 `llama.cpp ${args.flavor} build copied from the build cache (${path.join(nativeBuildCacheDirectory(), cacheEntry)}): ${restored.folder}\n`
             );
@@ -109,6 +110,28 @@ async function main(): Promise<number> {
     process.stdout.write(`Built in ${seconds} s: ${built.folder}\nKvault's engine now prefers it ("cpu, local build, …").\n`);
     return 0;
 }
+
+/**
+ * node-llama-cpp looks for a local build's grammars (and more) in its own clone of llama.cpp's source
+ * (llama/llama.cpp), which a build makes and `npm ci` removes; a build copied from the cache needs it
+ * too. Cloned as node-llama-cpp clones it, from the git bundle it ships (no network), its patches
+ * applied, without building. False when that fails: the caller then builds, which clones as well.
+ */
+function ensureLlamaCppSource(): boolean {
+    const packageDirectory = path.join(localBuildsDirectory(), "..", "..");
+    if (existsSync(path.join(packageDirectory, "llama", "llama.cpp", ".git"))) {
+        return true;
+    }
+    const result = spawnSync(
+        process.execPath,
+        [path.join(packageDirectory, "dist", "cli", "cli.js"), "source", "download", "--skipBuild", "--noUsageExample"],
+        { stdio: ["ignore", "ignore", "inherit"], timeout: SOURCE_CLONE_TIMEOUT_MS }
+    );
+    return result.status === 0 && existsSync(path.join(packageDirectory, "llama", "llama.cpp", ".git"));
+}
+
+/** Cloning llama.cpp from the bundle takes seconds; past this something is wrong. */
+const SOURCE_CLONE_TIMEOUT_MS = 5 * 60 * 1000;
 
 /** Copies the cached build of this key (one folder under it) into node-llama-cpp's localBuilds; false when there is none. */
 function restoreCachedBuild(cacheEntry: string): boolean {
