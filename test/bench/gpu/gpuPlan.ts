@@ -96,8 +96,8 @@ const STEP_BUDGET_S = {
 const SMOKE_STEP_BUDGET_S = { modelGeneration: 5, handoffArm: 30, speculationArm: 30 } as const;
 
 const HANDOFF_PROMPT_TOKENS = [2048, 8192] as const;
-/** Short prompts on a software device: the arm runs end to end, the figures mean nothing. */
-const SMOKE_HANDOFF_PROMPT_TOKENS = [64, 256] as const;
+/** Short prompts on a software device, each at least a page so that prefill hands it off: the arm runs end to end, the figures mean nothing. */
+const SMOKE_HANDOFF_PROMPT_TOKENS = [256, 512] as const;
 const PEER_WORKSPACE_COUNTS = [1, 4] as const;
 const SOFTWARE_VULKAN_ENVIRONMENT = { GGML_VK_VISIBLE_DEVICES: "0" } as const;
 

@@ -100,7 +100,7 @@ describe("the GPU benchmark's plan on Vulkan", () => {
             smoke: true,
             binary: "Vulkan binary",
             environment: { GGML_VK_VISIBLE_DEVICES: "0" },
-            models: [{ preset: "tiny", quant: "f16", handoffPromptTokens: [64, 256] }],
+            models: [{ preset: "tiny", quant: "f16", handoffPromptTokens: [256, 512] }],
             speculation: { target: { preset: "tiny" }, draft: { preset: "tiny" }, promptTokens: 64, numGenerated: 32 },
             peer: { kind: "skip", reason: VULKAN_PEER_SKIP_REASON },
             peerModels: []
