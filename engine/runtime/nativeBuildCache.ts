@@ -48,17 +48,11 @@ export function directoryContents(directory: string): string[] {
 }
 
 /**
- * Copies `source` into the cache as `entry` (a relative path), whole or not at all: it is copied beside
- * its place and renamed into it, so a build interrupted mid-copy never looks finished.
+ * Copies `source` into the cache as `entry` (a relative path), whole or not at all: see copyWhole.
  */
 export function storeInCache(source: string, entry: string, cache: string = nativeBuildCacheDirectory()): string {
     const target = path.join(cache, entry);
-    const staging = `${target}.${process.pid}.partial`;
-    rmSync(staging, { recursive: true, force: true });
-    mkdirSync(path.dirname(target), { recursive: true });
-    cpSync(source, staging, { recursive: true, verbatimSymlinks: true });
-    rmSync(target, { recursive: true, force: true });
-    renameSync(staging, target);
+    copyWhole(source, target);
     return target;
 }
 
@@ -68,11 +62,16 @@ export function restoreFromCache(entry: string, target: string, cache: string = 
     if (!existsSync(source)) {
         return false;
     }
+    copyWhole(source, target);
+    return true;
+}
+
+/** Copies beside `target` and renames into it, so a copy interrupted midway never looks finished. */
+function copyWhole(source: string, target: string): void {
     const staging = `${target}.${process.pid}.partial`;
     rmSync(staging, { recursive: true, force: true });
     mkdirSync(path.dirname(target), { recursive: true });
     cpSync(source, staging, { recursive: true, verbatimSymlinks: true });
     rmSync(target, { recursive: true, force: true });
     renameSync(staging, target);
-    return true;
 }

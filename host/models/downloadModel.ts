@@ -51,7 +51,7 @@ export interface ModelDownloadsOptions {
     readonly modelsDirectory: string;
     /** For tests: the clock speed and stalls are measured by. */
     readonly now?: () => number;
-    /** Called with the record as the bytes arrive (at most every 100 ms, and once they are all there). */
+    /** Called with the record as the bytes arrive (at most once per DownloadRun's PROGRESS_REPORT_MS, and once they are all there). */
     readonly onProgress?: (download: ModelDownload) => void;
     /** A download that gains no new byte for this long is stopped, its partial file kept (ms); default DEFAULT_DOWNLOAD_STALL_MS. */
     readonly stallMs?: number;
