@@ -117,6 +117,11 @@ export interface ChatTurnRequest {
     readonly sampling: SamplingParams;
     /** Tools the chat template tells the model about; with them the last message may be an assistant's calls, all answered. */
     readonly tools?: readonly ToolDefinition[];
+    /**
+     * The workspace keeps its KV on disk, encrypted (WorkspaceSettings.keepKvOnDisk): its first turn
+     * after a restart loads it instead of prefilling. Absent or false: no KV of it touches a disk.
+     */
+    readonly keepKvOnDisk?: boolean;
 }
 
 /** Embeddings of each input in order (rpcSpec `embed`), from the loaded model's embedding context. */
@@ -169,6 +174,10 @@ export interface TurnUsage {
      */
     readonly acceptedDraftTokens?: number;
     readonly rejectedDraftTokens?: number;
+    /** A turn of a workspace that keeps its KV on disk, started with none in memory: tokens loaded from its file instead of prefilled. */
+    readonly restoredFromDiskTokens?: number;
+    /** Why its file was refused (another model or setting, a torn or altered file): deleted, and the history prefilled again. */
+    readonly diskKvRefused?: string;
 }
 
 /** A failure the caller sees: a stable code and a message with the numbers and what to do. */

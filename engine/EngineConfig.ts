@@ -1,6 +1,7 @@
 import { gpuBackendNames, type GpuBackendName } from "../contract/engineCompute.js";
 import { isKvCacheType, kvCacheTypes, type KvCacheType } from "./codec/kvCacheTypes.js";
 import { KvaultError } from "./core/KvaultError.js";
+import { DISK_KV_KEY_BYTES } from "./workspace/diskKvFormat.js";
 
 /** The window by default, in tokens; the prefill and decode contexts are as large. */
 const DEFAULT_WINDOW = 4096;
@@ -133,6 +134,12 @@ export interface EngineConfig {
      * default) waits not at all.
      */
     readonly tokenDelayMs: number;
+    /**
+     * Where workspaces that keep their KV on disk (a turn's `keepKvOnDisk`) keep it, and the
+     * AES-256-GCM key, base64, that seals it (host: a 0600 key file headless, the OS keychain
+     * through Electron's safeStorage in the app). Absent: no KV ever touches a disk.
+     */
+    readonly kvDisk?: { readonly directory: string; readonly key: string };
 }
 
 /** The demo mode's longest pause per handoff step: long enough to watch, short of a request's timeouts. */
@@ -245,6 +252,19 @@ export function resolveEngineConfig(input: EngineConfigInput): EngineConfig {
         throw new EngineConfigError(
             `stateRoot is ${JSON.stringify(config.stateRoot)}; give the path of a directory, or leave it out for /dev/shm.`
         );
+    }
+    if (config.kvDisk !== undefined) {
+        const { directory, key } = config.kvDisk as { directory?: unknown; key?: unknown };
+        if (
+            typeof directory !== "string" ||
+            directory === "" ||
+            typeof key !== "string" ||
+            Buffer.from(key, "base64").length !== DISK_KV_KEY_BYTES
+        ) {
+            throw new EngineConfigError(
+                `kvDisk needs a directory and a key of ${DISK_KV_KEY_BYTES} bytes in base64; leave it out to keep no KV on disk.`
+            );
+        }
     }
     if (config.llamaBinary !== "auto" && config.llamaBinary !== "prebuilt") {
         throw new EngineConfigError(`llamaBinary is "${String(config.llamaBinary)}"; use "auto" or "prebuilt".`);

@@ -17,6 +17,7 @@ import type { RoleContext } from "./runtime/RoleContext.js";
 import { TurnScheduler } from "./scheduler/TurnScheduler.js";
 import type { WorkspaceRecord } from "./workspace/WorkspaceRecord.js";
 import { WorkspaceTable } from "./workspace/WorkspaceTable.js";
+import { DiskKvStore } from "./workspace/DiskKvStore.js";
 
 export type {
     EngineCounters,
@@ -35,6 +36,23 @@ interface InFlight {
     readonly workspace: WorkspaceId;
     readonly cancel: AbortController;
     readonly settled: Promise<void>;
+}
+
+/** The disk store of `parts.config.kvDisk`, bound to this model, KV layout and type, page size and decode context. */
+function diskKvStoreFor(parts: EngineParts): DiskKvStore | undefined {
+    const { config, decode } = parts;
+    if (config.kvDisk === undefined || decode.layout === undefined || decode.numStreams === undefined) {
+        return undefined;
+    }
+    const binding = {
+        model: parts.modelFingerprint,
+        layout: parts.layoutFingerprint,
+        kvCacheType: config.kvCacheType,
+        pageTokens: config.pageTokens,
+        numStreams: decode.numStreams,
+        sequenceCapacity: decode.sequenceCapacity
+    };
+    return new DiskKvStore(config.kvDisk.directory, Buffer.from(config.kvDisk.key, "base64"), binding, decode);
 }
 
 /** Rounds of cancelling a workspace's turns before a forget gives up: a turn can only start again if a caller keeps sending. */
@@ -74,6 +92,10 @@ export class KvEngine {
     readonly #scheduler: TurnScheduler;
     readonly #replays: ReplayLog;
     readonly #handoff: Handoff | undefined;
+    /** Workspaces' KV on disk (the engine's `kvDisk`); undefined when none is configured or the memory is no plain KV cache. */
+    readonly #diskKv: DiskKvStore | undefined;
+    /** Writes of finished turns' KV to disk in flight: dispose waits for them. */
+    readonly #diskSaves = new Set<Promise<void>>();
     #disposed = false;
 
     private constructor(parts: EngineParts) {
@@ -97,6 +119,7 @@ export class KvEngine {
             prefill &&
             new Handoff({ prefill, decode, pool, transfer, pages: scheduler, prefillOverflow: policies.prefillOverflow, hooks, pacing });
         const replays = new ReplayLog(parts.freshContext);
+        const diskKv = diskKvStoreFor(parts);
         const { inPlacePrefillTokens, tokenDelayMs } = parts.config;
         this.#requests = new RequestRunner({
             pool,
@@ -109,8 +132,10 @@ export class KvEngine {
             scheduler,
             workspaces,
             handoff,
-            replays
+            replays,
+            diskKv
         });
+        this.#diskKv = diskKv;
         this.#workspaces = workspaces;
         this.#scheduler = scheduler;
         this.#replays = replays;
@@ -175,7 +200,9 @@ export class KvEngine {
         for (let round = 0; round < MAX_FORGET_ROUNDS; round++) {
             const ending = [...this.#inFlight].filter((turn) => turn.workspace === id);
             if (ending.length === 0) {
-                return this.#workspaces.forget(id);
+                await this.#workspaces.forget(id);
+                this.#diskKv?.remove(id); // a deleted or cleared workspace's KV leaves the disk too
+                return;
             }
             ending.forEach((turn) => turn.cancel.abort());
             await Promise.all(ending.map((turn) => turn.settled));
@@ -183,6 +210,11 @@ export class KvEngine {
         throw new EngineBusyError(
             `Workspace ${id} kept receiving new turns while it was forgotten (${MAX_FORGET_ROUNDS} rounds); forget it again.`
         );
+    }
+
+    /** Settles once the writes of workspaces' KV to disk begun so far have ended (each written, or logged as not). */
+    async diskKvWritten(): Promise<void> {
+        await Promise.all([...this.#diskSaves]);
     }
 
     /** Forgets every workspace that runs no turn now. */
@@ -230,7 +262,35 @@ export class KvEngine {
     async generate(input: GenerateRequest): Promise<GenerateResult> {
         this.#assertRunning();
         const cancel = new AbortController();
-        return this.#track(input.workspace, cancel, () => this.#requests.run(input, cancel));
+        const result = await this.#track(input.workspace, cancel, () => this.#requests.run(input, cancel));
+        if (input.keepKvOnDisk === true && this.#diskKv !== undefined) {
+            this.#saveToDisk(input.workspace, this.#diskKv);
+        }
+        return result;
+    }
+
+    /**
+     * Writes the workspace's KV to its file after the answer was given, taking a turn of the
+     * workspace as a request does (its next turn waits for the write). A workspace swapped out
+     * meanwhile keeps its last file, which holds a prefix of its conversation still.
+     */
+    #saveToDisk(id: WorkspaceId, diskKv: DiskKvStore): void {
+        const cancel = new AbortController();
+        const saving = this.#track(id, cancel, async () => {
+            const workspace = await this.#scheduler.acquireTurn({ workspace: id, signal: cancel.signal });
+            try {
+                if (workspace.residency.kind === "resident") {
+                    await diskKv.save(id, workspace.residency.slot, `disk-${id}`);
+                }
+            } finally {
+                this.#scheduler.endTurn(workspace);
+            }
+        }).catch((error: unknown) => {
+            // the KV stays in memory; the next restart recomputes this workspace
+            this.#parts.hooks.onDiskKv?.(id, `not written: ${(error as Error).message}`);
+        });
+        this.#diskSaves.add(saving);
+        void saving.finally(() => this.#diskSaves.delete(saving));
     }
 
     /** Runs `work` as in flight for `workspace`, so that forgetting the workspace cancels it through `cancel` and waits for it. */
@@ -287,6 +347,7 @@ export class KvEngine {
             return;
         }
         this.#disposed = true;
+        await Promise.all([...this.#diskSaves]);
         this.#scheduler.stop(new EngineStoppedError("The engine stopped before this request's turn came. Retry once it has restarted."));
         await this.prefill?.dispose();
         await this.decode.dispose();

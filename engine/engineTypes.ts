@@ -1,3 +1,4 @@
+import type { DiskKvRestore } from "./workspace/DiskKvStore.js";
 import type { PageHolder, RequestId, TurnId, WorkspaceId } from "./core/ids.js";
 import type { EngineMode } from "./EngineConfig.js";
 import type { PageManifest } from "./handoff/PageManifest.js";
@@ -25,6 +26,11 @@ export interface GenerateRequest {
     readonly onStarted?: () => void;
     /** Called when the request must wait, with its 1-based place in the queue. */
     readonly onQueued?: (position: number) => void;
+    /**
+     * The workspace keeps its KV on disk (needs the engine's `kvDisk`): a turn that starts with
+     * nothing resident loads it instead of prefilling, and a finished turn writes it back.
+     */
+    readonly keepKvOnDisk?: boolean;
 }
 
 export interface GenerateResult {
@@ -40,6 +46,8 @@ export interface GenerateResult {
     /** Tokens speculative decoding drafted for this request, by whether the model confirmed them (0s without speculation). */
     readonly drafts: DraftCounts;
     readonly timings: RequestTimings;
+    /** What the turn's start found on disk for a workspace that keeps its KV there; absent when it looked for none. */
+    readonly diskKv?: DiskKvRestore;
 }
 
 /** Milliseconds, from `performance.now()`. */
@@ -126,6 +134,8 @@ export interface KvEngineHooks {
     /** Completions that reach a transfer's reader before its own: late or duplicate ones of earlier transfers. */
     earlierArrivals?(own: PageManifest): readonly PageManifest[] | void;
     onStatus?(request: RequestId, status: RequestStatus): void;
+    /** A workspace's KV could not be written to disk (`what` says why): it stays in memory, and a restart recomputes it. */
+    onDiskKv?(workspace: WorkspaceId, what: string): void;
 }
 
 /** A finished request's first divergence from its replay alone in a fresh context, if any. */

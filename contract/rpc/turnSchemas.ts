@@ -140,7 +140,8 @@ export const chatTurnEntries = {
     requestId: idSchema(),
     workspace: workspaceSchema,
     messages: messagesSchema(1),
-    sampling: samplingSchema
+    sampling: samplingSchema,
+    keepKvOnDisk: v.optional(v.boolean())
 };
 
 interface Conversation {

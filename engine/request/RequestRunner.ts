@@ -7,6 +7,7 @@ import { isIntegrityFailure } from "../handoff/integrityErrors.js";
 import type { PagePool } from "../pages/PagePool.js";
 import type { TurnScheduler } from "../scheduler/TurnScheduler.js";
 import { isPlainGreedy } from "../runtime/SequenceSlot.js";
+import type { DiskKvStore } from "../workspace/DiskKvStore.js";
 import { reusePrefix } from "../workspace/reusePrefix.js";
 import type { WorkspaceRecord } from "../workspace/WorkspaceRecord.js";
 import type { WorkspaceTable } from "../workspace/WorkspaceTable.js";
@@ -32,6 +33,8 @@ export interface RequestRunnerParts {
     /** Split mode only. */
     readonly handoff: Handoff | undefined;
     readonly replays: ReplayLog;
+    /** Where workspaces that keep their KV on disk find it (the engine's `kvDisk`); undefined when none is configured. */
+    readonly diskKv: DiskKvStore | undefined;
 }
 
 /**
@@ -116,6 +119,11 @@ export class RequestRunner {
         const timings: RequestTimings = { prefillMs: 0, handoffMs: 0, timeToFirstTokenMs: 0, decodeMs: 0 };
         const prompt = input.promptTokens;
         const slot = await this.parts.workspaces.residentSlot(workspace, record.id);
+        // after a restart (or a dropped swap) the workspace's KV may wait on disk: loaded, not prefilled
+        const diskKv =
+            input.keepKvOnDisk === true && slot.numTokens === 0
+                ? await this.parts.diskKv?.restore(workspace.id, slot, record.id)
+                : undefined;
         const numReused = await reusePrefix(slot, prompt);
         const delta = prompt.slice(numReused);
         let decodeInput = delta;
@@ -137,7 +145,8 @@ export class RequestRunner {
             numReusedTokens: numReused,
             numEvaluatedTokens: delta.length,
             numHandedOffTokens: numHandedOff,
-            timings
+            timings,
+            ...(diskKv === undefined ? {} : { diskKv })
         };
     }
 

@@ -8,8 +8,10 @@ import type {
     TokenLogprob,
     TurnCallbacks,
     TokenizeResult,
-    TurnResult
+    TurnResult,
+    TurnUsage
 } from "../../contract/engineProtocol.js";
+import type { DiskKvRestore } from "../workspace/DiskKvStore.js";
 
 export type { TurnCallbacks, TurnResult } from "../../contract/engineProtocol.js";
 import type { EngineSnapshot } from "../../contract/EngineSnapshot.js";
@@ -166,6 +168,7 @@ export class EngineService {
             signal,
             onQueued: callbacks.onQueued,
             onStarted: callbacks.onStarted,
+            keepKvOnDisk: request.keepKvOnDisk === true,
             onToken: (token, probabilities) => {
                 this.#throughput.add(1);
                 this.#workspaceThroughput.add(workspace, 1);
@@ -200,6 +203,7 @@ export class EngineService {
                 cachedPromptTokens: result.numReusedTokens,
                 evaluatedPromptTokens: result.numEvaluatedTokens,
                 completionTokens: result.tokens.length,
+                ...diskKvUsage(result.diskKv),
                 ...(this.engine.config.speculation === undefined
                     ? {}
                     : { acceptedDraftTokens: result.drafts.validated, rejectedDraftTokens: result.drafts.refuted })
@@ -441,4 +445,16 @@ function samplingOptions(sampling: SamplingParams): SamplingOptions {
         tokenBias: sampling.tokenBias,
         grammar: sampling.grammar
     };
+}
+
+/** What a turn's usage says of its workspace's KV on disk: tokens loaded instead of prefilled, or why its file was refused. */
+function diskKvUsage(restore: DiskKvRestore | undefined): Pick<TurnUsage, "restoredFromDiskTokens" | "diskKvRefused"> {
+    switch (restore?.kind) {
+        case undefined:
+            return {};
+        case "restored":
+            return { restoredFromDiskTokens: restore.numTokens };
+        case "refused":
+            return { diskKvRefused: `Its KV on disk was refused, deleted and recomputed: ${restore.reason}.` };
+    }
 }

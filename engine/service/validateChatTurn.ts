@@ -89,6 +89,7 @@ export function validateChatTurn(value: unknown): ChatTurnRequest {
         messages,
         ...(prompt === undefined ? {} : { prompt }),
         ...(tools === undefined ? {} : { tools }),
+        ...(turn.keepKvOnDisk === true ? { keepKvOnDisk: true } : {}),
         sampling: {
             temperature,
             maxTokens,
