@@ -22,7 +22,9 @@ export default defineConfig({
                     index: resolve(root, "main/index.ts"),
                     serve: resolve(root, "host/headless/serve.ts"),
                     engineProcess: resolve(root, "engine/process/appEngineProcessMain.ts"),
-                    inspectModelProcess: resolve(root, "host/models/appInspectModelProcessMain.ts")
+                    inspectModelProcess: resolve(root, "host/models/appInspectModelProcessMain.ts"),
+                    cli: resolve(root, "host/cli/cliMain.ts"),
+                    probe: resolve(root, "probe/probeCli.ts")
                 },
                 formats: ["es"]
             },

@@ -40,7 +40,7 @@ afterAll(() => {
 describe("the production build (npm run build, then npm ci --omit=dev)", () => {
     it("emits the server, the engine process and the inspection process as JavaScript that imports no tsx", () => {
         const built = path.join(copy, "out", "main");
-        for (const entry of ["serve.js", "engineProcess.js", "inspectModelProcess.js"]) {
+        for (const entry of ["serve.js", "engineProcess.js", "inspectModelProcess.js", "cli.js", "probe.js"]) {
             expect(fs.existsSync(path.join(built, entry)), entry).toBe(true);
         }
         for (const file of fs.readdirSync(built).filter((name) => name.endsWith(".js"))) {
@@ -73,6 +73,13 @@ describe("the production build (npm run build, then npm ci --omit=dev)", () => {
             expect(typeof answer.choices[0]!.message.content).toBe("string");
             // the engine ran in its own process, started from the built engineProcess.js
             expect(server.stderr()).toMatch(/^Engine: Kvault synthetic tiny on /m);
+            // the `kvault` command (package.json's bin) runs as built too, with node alone: issue 38, item 4
+            const bin = JSON.parse(fs.readFileSync(path.join(copy, "package.json"), "utf8")) as { bin: { kvault: string } };
+            const ps = await promisify(execFile)(process.execPath, [path.join(copy, bin.bin.kvault), "ps", "--url", url], {
+                cwd: os.tmpdir(),
+                env: { ...process.env, ...nodeAlone, KVAULT_API_KEY: API_KEY }
+            });
+            expect(ps.stdout).toMatch(/^NAME\s+SIZE\s+PROCESSOR\s+UNTIL\n\S+\s+\d+ KB\s+100% CPU\s+Forever\n/);
         } finally {
             expect(await stopServe(server)).toEqual({ code: 0, signal: null });
         }

@@ -11,6 +11,7 @@ import { repositoryRoot } from "../support/generatedModels.js";
 /** The files package.json's serve and postinstall scripts run with node alone, besides the build. */
 export const plainScriptFiles = [
     "host/headless/startBuiltServer.js",
+    "bin/kvault.js",
     "engine/runtime/speculationFix/fixSpeculativeValidationCli.js",
     "engine/runtime/speculationFix/speculativeValidation.js"
 ] as const;
