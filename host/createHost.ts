@@ -15,6 +15,9 @@ import { routeTurns } from "./backends/routeTurns.js";
 import { ApiKeys, type ApiKeyEntry } from "./http/ApiKeys.js";
 import { backendGateway, type Gateway } from "./http/gateway/serveGateway.js";
 import { formatRequestLine, RequestLog } from "./http/RequestLog.js";
+import { McpManager } from "./mcp/McpManager.js";
+import { McpPermissionPrompts } from "./mcp/McpPermissionPrompts.js";
+import { withMcpTools } from "./mcp/mcpToolTurns.js";
 import { hostMethods } from "./rpc/hostMethods.js";
 import { RpcDispatcher } from "./rpc/RpcDispatcher.js";
 import { machineMemory } from "./settings/machineMemory.js";
@@ -142,6 +145,10 @@ export async function createHost<E extends HostEngine>(platform: HostPlatform<E>
             log(remoteBackendWarning(config));
         }
     }
+    // The MCP tool servers of mcp.json, connected in the background: a chat's turn offers the tools its workspace picks.
+    const mcp = { manager: new McpManager(dataDirectory, log), prompts: new McpPermissionPrompts() };
+    void mcp.manager.connectAll();
+    const findWorkspace = async (id: string) => (await store).findMeta(id);
     const rpc = new RpcDispatcher(
         engineReady,
         hostMethods({
@@ -152,9 +159,10 @@ export async function createHost<E extends HostEngine>(platform: HostPlatform<E>
             backends,
             chooseModelFile: own.chooseModelFile,
             ownApi: own.ownApi,
+            mcp,
             requestLog: () => requestLog
         }),
-        routeTurns(engineReady, async (id) => (await store).findMeta(id), backends)
+        withMcpTools(routeTurns(engineReady, findWorkspace, backends), { ...mcp, mcp: mcp.manager, engine: engineReady, findWorkspace, log })
     );
 
     const close = async ({ waitForStartMs }: { readonly waitForStartMs?: number } = {}): Promise<void> => {
@@ -168,6 +176,7 @@ export async function createHost<E extends HostEngine>(platform: HostPlatform<E>
             .stopDownloads()
             .catch((error: unknown) => log(`Cancelling the downloads failed: ${(error as Error).message}`));
         await started?.supervisor.dispose().catch((error: unknown) => log(`Stopping the engine failed: ${(error as Error).message}`));
+        await mcp.manager.dispose();
         // Waits for the saves already asked for: each is one short write and fsync.
         await store.then(
             (opened) => opened.close(),

@@ -16,6 +16,7 @@ import {
     type RemoteMeasurement
 } from "../backends.js";
 import type { EngineSnapshot } from "../EngineSnapshot.js";
+import { mcpPermissions, type McpServersView } from "../mcp.js";
 import type { DraftMeasurement, EmbeddingResult, EngineInfo, FinishReason, TokenizeResult, TurnUsage } from "../engineProtocol.js";
 import type { AuditSummary, CanaryReport, DrillDescription, DrillReport, ReplayableTurn, ReplaySummary } from "../isolation.js";
 import type { AppliedEngineSettings, AppSettingsView, CreatedApiKey, EngineSettingsPlan } from "../settings.js";
@@ -552,7 +553,22 @@ export const rpcSpec = {
         serve: "host"
     }),
     /** Removes a backend of the settings: its workspaces' next turns fail with backend_not_found; a turn running on it finishes. */
-    removeBackend: method<AppSettingsView>()({ params: params("removeBackend", { name: backendName }), serve: "host" })
+    removeBackend: method<AppSettingsView>()({ params: params("removeBackend", { name: backendName }), serve: "host" }),
+    /** The MCP servers of the data directory's mcp.json, each connected with its tools or failed with why (host/mcp/McpManager.ts). */
+    listMcpServers: method<McpServersView>()({ params: none("listMcpServers"), serve: "host" }),
+    /**
+     * The user's answer to a chat turn's tool call waiting for permission (its `tool` event): run
+     * it once, for the rest of this chat, always (that tool of that server), or deny it. `answered`
+     * is false when no call by that id waits (answered already from another page, or the turn ended).
+     */
+    answerToolCall: method<{ readonly answered: boolean }>()({
+        params: params("answerToolCall", {
+            requestId: idSchema(),
+            callId: idSchema("name the call its tool event named"),
+            permission: oneOf(mcpPermissions)
+        }),
+        serve: "host"
+    })
 };
 
 export type RpcSpec = typeof rpcSpec;

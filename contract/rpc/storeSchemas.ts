@@ -5,6 +5,8 @@
 // without a final period: callers put them into sentences of their own.
 import * as v from "valibot";
 import { backendNamePattern, maxBackendModelChars } from "../backends.js";
+import { mcpLimits } from "../mcp.js";
+import { isMcpToolCallOutcome, isMcpServerList } from "../mcpRecords.js";
 import type { StoredMessage, WorkspaceMeta } from "../workspaces.js";
 import { isStoreId, workspaceLimits } from "../workspaces.js";
 import { describeValue, isRecord, readWith, type Read } from "./fieldSchemas.js";
@@ -94,7 +96,13 @@ export const storedMessageSchema = storeRecord(
         ),
         parent: parentField,
         at: v.optional(count),
-        timing: v.optional(storeRecord({ firstTokenMs: count, totalMs: count }, "is not an object"))
+        timing: v.optional(storeRecord({ firstTokenMs: count, totalMs: count }, "is not an object")),
+        toolCalls: v.optional(
+            v.custom<NonNullable<StoredMessage["toolCalls"]>>(
+                (value) => Array.isArray(value) && value.length <= mcpLimits.maxToolRounds && value.every(isMcpToolCallOutcome),
+                `is not a list of at most ${mcpLimits.maxToolRounds} tool calls (callId, server, tool, arguments, result or error)`
+            )
+        )
     },
     "the message is not an object"
 );
@@ -131,6 +139,15 @@ const settingsSchema = storeRecord(
                     value.every((item) => typeof item === "string" && item.length <= workspaceLimits.maxStopChars),
                 `is not a list of at most ${workspaceLimits.maxStopStrings} strings of at most ${workspaceLimits.maxStopChars} characters`
             )
+        ),
+        mcpServers: v.optional(
+            v.custom<readonly string[]>(
+                isMcpServerList,
+                `is not a list of at most ${mcpLimits.maxWorkspaceServers} MCP server names (1 to ${mcpLimits.maxNameChars} letters, digits, '_' or '-')`
+            )
+        ),
+        toolChoice: v.optional(
+            v.custom<"auto" | "required">((value) => value === "auto" || value === "required", (issue) => `${said(issue)} is not "auto" or "required"`)
         )
     },
     "is not an object"

@@ -14,6 +14,8 @@ import { ModelCatalogue } from "../models/catalogue/ModelCatalogue.js";
 import { DEFAULT_HUGGING_FACE_URL, HUGGING_FACE_URL_VARIABLE, HuggingFaceClient } from "../models/catalogue/HuggingFaceClient.js";
 import { SettingsUnavailableError } from "../settings/settingsErrors.js";
 import type { RequestLog } from "../http/RequestLog.js";
+import type { McpManager } from "../mcp/McpManager.js";
+import type { McpPermissionPrompts } from "../mcp/McpPermissionPrompts.js";
 
 /** Who is calling: turns, cancels and an import in parts belong to their caller (a window, a WebSocket). */
 export interface CallContext {
@@ -58,6 +60,8 @@ export interface HostParts {
     readonly ownApi?: () => OwnApi | undefined;
     /** The local API's request log (host/http/RequestLog.ts), when the API is served; `requestLog` answers empty otherwise. */
     readonly requestLog?: () => RequestLog | undefined;
+    /** The MCP tool servers of mcp.json and the tool calls waiting for the user's permission; a host without them lists none. */
+    readonly mcp?: { readonly manager: McpManager; readonly prompts: McpPermissionPrompts };
 }
 
 /**
@@ -102,6 +106,7 @@ export function hostMethods(parts: HostParts): HostImplementations {
         dropLastAnswer: async ({ workspace, messageId }) => (await store()).dropLastAnswer(workspace, messageId),
         clearChat: async ({ workspace }) => {
             await (await store()).clearChat(workspace);
+            parts.mcp?.manager.forgetChat(workspace);
             return {};
         },
         selectBranch: async ({ workspace, messageId }) => (await store()).selectBranch(workspace, messageId),
@@ -138,7 +143,11 @@ export function hostMethods(parts: HostParts): HostImplementations {
         runLeakProbe: ({ target }) => probes.run(target),
         requestLog: ({ limit }) => parts.requestLog?.()?.recent(limit ?? 100) ?? [],
         setBackend: (change) => settings.setBackend(change),
-        removeBackend: ({ name }) => settings.removeBackend(name)
+        removeBackend: ({ name }) => settings.removeBackend(name),
+        listMcpServers: () => parts.mcp?.manager.list() ?? { configPath: "", servers: [] },
+        answerToolCall: ({ requestId, callId, permission }) => ({
+            answered: parts.mcp?.prompts.answer(requestId, callId, permission) ?? false
+        })
     };
 }
 

@@ -1,5 +1,6 @@
 import { useState } from "react";
 import { useAppServices } from "../AppServices.js";
+import { WorkspaceMcpSettings } from "../mcp/WorkspaceMcpSettings.js";
 import { useWorkspaceStore } from "../stores/workspaceStore.js";
 import { BackendSelect } from "./BackendSelect.js";
 import { ConfirmDialog } from "./ConfirmDialog.js";
@@ -154,6 +155,7 @@ export function WorkspaceSettingsForm({ workspace }: { readonly workspace: Works
                 )}
             </label>
             <WorkspaceKvShare workspace={workspace} />
+            <WorkspaceMcpSettings workspace={workspace} />
             <fieldset className="colour-picker">
                 <legend>Colour</legend>
                 {workspacePalette.map((colour, index) => (
