@@ -24,6 +24,12 @@ export interface WorkspaceSettings {
     readonly seed?: number;
     /** Generation ends before any of these strings. */
     readonly stop?: readonly string[];
+    /**
+     * Keep the workspace's KV on disk, encrypted (AES-256-GCM, bound to the model and KV settings),
+     * so its first turn after a restart loads it instead of reading the whole chat again. Absent is
+     * off: by default no KV ever touches a disk.
+     */
+    readonly keepKvOnDisk?: boolean;
 }
 
 /** How long an answer took, measured where the turn was run from, in milliseconds. */

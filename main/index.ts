@@ -6,6 +6,7 @@ import { app, BrowserWindow, dialog, screen, session } from "electron";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { EngineSettings } from "../contract/settings.js";
+import type { EngineConfigInput } from "../engine/index.js";
 import { DEMO_MODEL } from "../contract/models.js";
 import { createHost, type Host } from "../host/createHost.js";
 import { childInspector } from "../host/models/inspectModelInChild.js";
@@ -18,6 +19,8 @@ import { registerIpcHandlers } from "./ipc/registerIpcHandlers.js";
 import { LocalApiController } from "./localApi/LocalApiController.js";
 import { SettingsService } from "./settings/SettingsService.js";
 import { engineConfigFor } from "../host/settings/engineConfigFor.js";
+import { diskKvConfig, DISK_KV_KEY_FILE } from "../host/settings/diskKvKey.js";
+import { readOrCreateKeychainKey } from "./settings/diskKvKeychain.js";
 import { contentSecurityPolicy } from "./window/contentSecurityPolicy.js";
 import { createMainWindow } from "./window/createMainWindow.js";
 import { focusWindow } from "./window/focusWindow.js";
@@ -153,8 +156,18 @@ async function startAppEngine(userData: string, modelPath: string | null, engine
         inspectModel: childInspector({ spawn: utilityInspectionSpawner(inspectionEntry, relay?.engineEnv()) }),
         log,
         binaryTests: relay,
-        engine: engineConfigFor(engineSettings)
+        engine: { ...engineConfigFor(engineSettings), ...appDiskKv(userData) }
     });
+}
+
+/** The engine's `kvDisk`, its key kept by the OS keychain; none (and a log line) where the OS has no keychain. */
+function appDiskKv(userData: string): Pick<EngineConfigInput, "kvDisk"> {
+    const keychain = readOrCreateKeychainKey(join(userData, `${DISK_KV_KEY_FILE}.safe`));
+    if (keychain.key === undefined) {
+        log(`Workspaces cannot keep their KV on disk: ${keychain.why}.`);
+        return {};
+    }
+    return { kvDisk: diskKvConfig(userData, keychain.key) };
 }
 
 /** Says, over the window, that the saved model did not load and the demo model runs instead. */

@@ -16,6 +16,9 @@ export function describeStored(value: unknown): string {
     return value === undefined ? "missing" : describeValue(value);
 }
 
+/** A refusal's reason is one sentence with a few numbers; a longer one is no note of Kvault's. */
+const DISK_KV_NOTE_MAX_CHARS = 1_000;
+
 const said = (issue: v.BaseIssue<unknown>): string => describeStored(issue.input);
 
 /** An object rebuilt from `entries` only; `notObject` is the reason when it is not one. */
@@ -89,7 +92,14 @@ export const storedMessageSchema = storeRecord(
                     evaluatedPromptTokens: count,
                     completionTokens: count,
                     acceptedDraftTokens: v.optional(count),
-                    rejectedDraftTokens: v.optional(count)
+                    rejectedDraftTokens: v.optional(count),
+                    restoredFromDiskTokens: v.optional(count),
+                    diskKvRefused: v.optional(
+                        v.custom<string>(
+                            (value) => typeof value === "string" && value.length <= DISK_KV_NOTE_MAX_CHARS,
+                            "is not a short text"
+                        )
+                    )
                 },
                 "is not an object"
             )
@@ -131,6 +141,12 @@ const settingsSchema = storeRecord(
         minP: v.optional(between(0, 1, false)),
         repeatPenalty: v.optional(between(0, workspaceLimits.maxRepeatPenalty, false)),
         seed: v.optional(between(0, workspaceLimits.maxSeed, true)),
+        keepKvOnDisk: v.optional(
+            v.custom<boolean>(
+                (value) => typeof value === "boolean",
+                (issue) => `${said(issue)} is not true or false`
+            )
+        ),
         stop: v.optional(
             v.custom<readonly string[]>(
                 (value) =>
@@ -147,7 +163,10 @@ const settingsSchema = storeRecord(
             )
         ),
         toolChoice: v.optional(
-            v.custom<"auto" | "required">((value) => value === "auto" || value === "required", (issue) => `${said(issue)} is not "auto" or "required"`)
+            v.custom<"auto" | "required">(
+                (value) => value === "auto" || value === "required",
+                (issue) => `${said(issue)} is not "auto" or "required"`
+            )
         )
     },
     "is not an object"

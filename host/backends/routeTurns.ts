@@ -21,7 +21,11 @@ export function routeTurns(
         const meta = await findWorkspace(request.workspace);
         const chosen = meta?.backend;
         if (chosen === undefined) {
-            return engine();
+            const local = await engine();
+            // the workspace's setting, read where the store is: the engine keeps its KV on disk for this turn's workspace
+            return meta?.settings.keepKvOnDisk === true
+                ? { chat: (turn, callbacks, signal) => local.chat({ ...turn, keepKvOnDisk: true }, callbacks, signal) }
+                : local;
         }
         let backend;
         try {

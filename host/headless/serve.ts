@@ -18,6 +18,7 @@ import { RpcServer } from "../rpc/RpcServer.js";
 import { serveModelId } from "./resolveServeModel.js";
 import { startServeEngine } from "./startServeEngine.js";
 import { engineConfigFor } from "../settings/engineConfigFor.js";
+import { diskKvConfig, DISK_KV_KEY_FILE, readOrCreateDiskKvKeyFile } from "../settings/diskKvKey.js";
 import { isLoopbackHost, parseServeOptions, remoteListeningWarning, ServeOptionsError } from "./serveOptions.js";
 
 const log = (line: string): void => void process.stderr.write(`${line}\n`);
@@ -43,7 +44,9 @@ async function main(): Promise<void> {
         ...(given.prefillCapacityGiven ? { prefillContextSize: given.prefillCapacity } : {}),
         onWindowAboveCapacity: "clamp",
         handoffStepDelayMs: given.handoffDemoMs,
-        tokenDelayMs: given.streamDemoMs
+        tokenDelayMs: given.streamDemoMs,
+        // workspaces that keep their KV on disk seal it with the data directory's 0600 key file
+        kvDisk: diskKvConfig(given.dataDir, readOrCreateDiskKvKeyFile(path.join(given.dataDir, DISK_KV_KEY_FILE)))
     });
     const listening: { url?: string; port?: number } = {}; // once the server listens
     const own: { api?: OwnApi } = {}; // once listening: the leak probe's "kvault" target

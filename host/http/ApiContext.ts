@@ -99,6 +99,8 @@ export async function runApiTurn(
                 messages: turn.messages ?? [],
                 ...(turn.prompt === undefined ? {} : { prompt: turn.prompt }),
                 ...(turn.tools === undefined ? {} : { tools: turn.tools }),
+                // a named workspace may keep its KV on disk for the next start: `X-Kvault-Keep-Kv: on`
+                ...(turn.named !== undefined && response.req?.headers["x-kvault-keep-kv"] === "on" ? { keepKvOnDisk: true } : {}),
                 sampling: turn.sampling
             },
             callbacks,

@@ -1,4 +1,5 @@
 import { memo, useState } from "react";
+import { DiskKvNote } from "./DiskKvNote.js";
 import type { BranchPosition } from "../../contract/chatBranches.js";
 import { useAppServices } from "../AppServices.js";
 import { formatCount } from "../util/formatCount.js";
@@ -92,6 +93,7 @@ export const MessageItem = memo(function MessageItem({
                         {formatCount(message.usage.cachedPromptTokens)} reused)
                     </span>
                 )}
+                {message.usage !== undefined && <DiskKvNote usage={message.usage} />}
                 {drafts !== undefined && (
                     <span className="message-note message-drafts" title="Speculative decoding: drafted tokens the model confirmed">
                         {drafts}

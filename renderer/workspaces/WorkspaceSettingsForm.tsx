@@ -10,6 +10,7 @@ import { Swatch } from "./Swatch.js";
 import type { Workspace, WorkspaceSettings } from "./Workspace.js";
 import { workspaceLimits } from "./workspaceDefaults.js";
 import { WorkspaceKvShare } from "./WorkspaceKvShare.js";
+import { KeepKvOnDiskToggle } from "./KeepKvOnDiskToggle.js";
 import { paletteColour, workspacePalette } from "./workspacePalette.js";
 
 export { parseSetting } from "./parseSetting.js";
@@ -155,6 +156,7 @@ export function WorkspaceSettingsForm({ workspace }: { readonly workspace: Works
                 )}
             </label>
             <WorkspaceKvShare workspace={workspace} />
+            <KeepKvOnDiskToggle workspace={workspace} />
             <WorkspaceMcpSettings workspace={workspace} />
             <fieldset className="colour-picker">
                 <legend>Colour</legend>
