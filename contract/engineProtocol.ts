@@ -4,6 +4,7 @@
 // method of the RPC (contract/rpc/rpcSpec.ts) crosses as one generic `call` and its `answer`.
 
 import type { EngineCompute } from "./engineCompute.js";
+import type { McpToolCallOutcome, McpTurnEvent } from "./mcp.js";
 import type { KvCacheType } from "./models.js";
 import type { EngineMethod, RpcParams, RpcResult } from "./rpc/rpcSpec.js";
 
@@ -150,6 +151,8 @@ export interface TurnCallbacks {
      * more until it settles or the turn's signal aborts; the engine cannot, and does not wait. It must not reject.
      */
     onText?(text: string, logprobs?: readonly TokenLogprob[]): void | Promise<void>;
+    /** A chat's turn with MCP tools (host/mcp/mcpToolTurns.ts): a call awaiting permission, then its outcome. */
+    onTool?(event: McpTurnEvent): void;
 }
 
 /** A turn served in full. */
@@ -159,6 +162,8 @@ export interface TurnResult {
     readonly usage: TurnUsage;
     /** One entry per answer token, when asked for. */
     readonly logprobs?: readonly TokenLogprob[];
+    /** A chat's turn with MCP tools: the calls it made before this answer, in order, each with its result or error. */
+    readonly toolCalls?: readonly McpToolCallOutcome[];
 }
 
 export interface TurnUsage {

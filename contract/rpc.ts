@@ -3,6 +3,7 @@
 // stream by requestId. The methods, their params and results are contract/rpc/rpcSpec.ts's.
 
 import type { EngineErrorPayload } from "./engineProtocol.js";
+import type { McpTurnEvent } from "./mcp.js";
 import type { RpcMethod, RpcParams, RpcResult } from "./rpc/rpcSpec.js";
 
 export type { ActiveTurn, ChatTurnResult, EngineMethod, HostMethod, RpcMethod, RpcParams, RpcResult, TurnMethod } from "./rpc/rpcSpec.js";
@@ -18,7 +19,8 @@ export type RpcRequest = {
 export type RpcTurnEvent =
     | { readonly event: "queued"; readonly requestId: string; readonly position: number }
     | { readonly event: "started"; readonly requestId: string }
-    | { readonly event: "text"; readonly requestId: string; readonly text: string };
+    | { readonly event: "text"; readonly requestId: string; readonly text: string }
+    | { readonly event: "tool"; readonly requestId: string; readonly tool: McpTurnEvent };
 
 /** A call's answer: its value, or a failure with a stable code (BridgeResult over IPC, `{id, …}` over the WebSocket). */
 export type RpcAnswer<T = unknown> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: EngineErrorPayload };

@@ -3,6 +3,7 @@
 // (contract/rpc.ts: loadWorkspaces, saveWorkspace, appendMessage, …).
 
 import type { FinishReason, TurnUsage } from "./engineProtocol.js";
+import type { McpToolCallOutcome } from "./mcp.js";
 import { turnLimits } from "./limits.js";
 
 export interface WorkspaceSettings {
@@ -24,12 +25,10 @@ export interface WorkspaceSettings {
     readonly seed?: number;
     /** Generation ends before any of these strings. */
     readonly stop?: readonly string[];
-    /**
-     * Keep the workspace's KV on disk, encrypted (AES-256-GCM, bound to the model and KV settings),
-     * so its first turn after a restart loads it instead of reading the whole chat again. Absent is
-     * off: by default no KV ever touches a disk.
-     */
-    readonly keepKvOnDisk?: boolean;
+    /** The MCP servers (mcp.json's names) whose tools the chat offers the model; absent or empty is none. */
+    readonly mcpServers?: readonly string[];
+    /** "required": the answer's first part is a tool call (a grammar holds it), then the model answers freely; absent is "auto". */
+    readonly toolChoice?: "auto" | "required";
 }
 
 /** How long an answer took, measured where the turn was run from, in milliseconds. */
@@ -57,6 +56,8 @@ export interface StoredMessage {
     /** When it was made, milliseconds since 1970 (UTC); orders branches. Absent for messages from before format 3. */
     readonly at?: number;
     readonly timing?: MessageTiming;
+    /** An answer's MCP tool calls, made before its text, each with its result or named error (shown collapsed above the answer). */
+    readonly toolCalls?: readonly McpToolCallOutcome[];
 }
 
 /** A workspace without its chat: what the metadata file holds, and what saveWorkspace takes. */

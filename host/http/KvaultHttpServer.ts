@@ -11,6 +11,9 @@ import type { ApiKeys } from "./ApiKeys.js";
 import { serveCompletion } from "./completions/serveCompletion.js";
 import { serveEmbeddings } from "./embeddings/serveEmbeddings.js";
 import { serveOllama } from "./ollama/serveOllama.js";
+import { anthropicPaths, serveAnthropic } from "./anthropic/serveAnthropic.js";
+import { serveResponses } from "./responses/serveResponses.js";
+import { StoredResponses } from "./responses/StoredResponses.js";
 import { sendError, sendJson, sendText, setSecurityHeaders } from "./httpResponses.js";
 import { fromEngineError, OpenAiError } from "./OpenAiError.js";
 import { serveChatCompletion } from "./serveChatCompletion.js";
@@ -125,6 +128,8 @@ export class KvaultHttpServer {
     /** What /v1/completions, /v1/embeddings and Ollama's /api/ share of the server, in-flight count included. */
     readonly #api: ApiContext;
     readonly #cors: CorsPolicy;
+    /** The Responses API's answers kept for `previous_response_id`, per workspace, in memory (StoredResponses). */
+    readonly #responses = new StoredResponses();
     #sessionSweep: ReturnType<typeof setInterval> | undefined;
 
     constructor(private readonly options: KvaultHttpServerOptions) {
@@ -289,6 +294,12 @@ export class KvaultHttpServer {
                     this.options.gateway
                 );
             }
+            if (anthropicPaths.has(url.pathname)) {
+                // Anthropic's Messages API: the same keys as /v1/, its errors in Anthropic's shape
+                return await serveAnthropic(this.#api, request, response, route, () =>
+                    identifyApiKey(request, response, this.options.apiKey, this.options.extraApiKeys)
+                );
+            }
             if (url.pathname === "/metrics" || url.pathname.startsWith("/v1/") || tokenizerRoutes.has(url.pathname)) {
                 // /metrics lists every workspace: the default key's alone. The API takes every key, each in its namespace.
                 const { keyId } = identifyApiKey(
@@ -340,6 +351,10 @@ export class KvaultHttpServer {
                         return;
                     }
                     return await serveCompletion(this.#api, body, request, response, keyId);
+                }
+                if (route === "POST /v1/responses") {
+                    const body = await this.#readBody(request, response);
+                    return await serveResponses(this.#api, this.#responses, body, request, response, keyId);
                 }
                 if (route === "POST /v1/embeddings") {
                     const body = await this.#readBody(request, response);

@@ -1,4 +1,4 @@
-import type { ChatTurnRequest, EngineClient } from "../../contract/engineProtocol.js";
+import type { ChatTurnRequest, EngineClient, TurnResult } from "../../contract/engineProtocol.js";
 import type { ActiveTurn, ChatTurnResult, RpcTurnEvent } from "../../contract/rpc.js";
 import { turnTiming } from "../../contract/turnTiming.js";
 import type { StoredMessage } from "../../contract/workspaces.js";
@@ -62,6 +62,8 @@ interface HostTurn {
     phase: ActiveTurn["phase"];
     queuePosition: number | undefined;
     text: string;
+    /** Its MCP tool events so far (calls awaiting permission, outcomes), replayed to a page that attaches. */
+    readonly toolEvents: RpcTurnEvent[];
     done?: Promise<ChatTurnResult>;
 }
 
@@ -115,7 +117,8 @@ export class HostTurns {
             stopped: false,
             phase: "waiting",
             queuePosition: undefined,
-            text: ""
+            text: "",
+            toolEvents: []
         };
         // Registered before the engine wait, so a turn stopped while the engine starts never runs.
         this.#running.set(request.requestId, turn);
@@ -139,6 +142,9 @@ export class HostTurns {
             follower.send({ event: "queued", requestId, position: turn.queuePosition ?? 1 });
         } else if (turn.phase === "running") {
             follower.send({ event: "started", requestId });
+        }
+        for (const event of turn.toolEvents) {
+            follower.send(event);
         }
         if (turn.text !== "") {
             follower.send({ event: "text", requestId, text: turn.text });
@@ -184,7 +190,7 @@ export class HostTurns {
                 follower.send(event);
             }
         };
-        let result: ChatTurnResult;
+        let result: TurnResult;
         try {
             const engine = await untilAborted(this.engine(turn.request), turn.controller.signal);
             result = await engine.chat(
@@ -203,6 +209,11 @@ export class HostTurns {
                         turn.timing.text();
                         turn.text += text;
                         fanOut({ event: "text", requestId, text });
+                    },
+                    onTool: (tool) => {
+                        const event: RpcTurnEvent = { event: "tool", requestId, tool };
+                        turn.toolEvents.push(event);
+                        fanOut(event);
                     }
                 },
                 turn.controller.signal
@@ -216,13 +227,18 @@ export class HostTurns {
             }
             throw new TurnStoppedError(turn.text.length);
         }
-        const answer = this.#answer(turn, { content: result.text, finish: result.finishReason, usage: result.usage });
+        const answer = this.#answer(turn, {
+            content: result.text,
+            finish: result.finishReason,
+            usage: result.usage,
+            ...(result.toolCalls === undefined ? {} : { toolCalls: result.toolCalls })
+        });
         await this.#keep(workspace, answer);
         return { text: result.text, finishReason: result.finishReason, usage: result.usage, answer };
     }
 
     /** The answer as kept: its id, its parent, stamped now, with the turn's timing. */
-    #answer(turn: HostTurn, content: Pick<StoredMessage, "content" | "finish" | "usage">): StoredMessage {
+    #answer(turn: HostTurn, content: Pick<StoredMessage, "content" | "finish" | "usage" | "toolCalls">): StoredMessage {
         return {
             id: turn.answerId,
             role: "assistant",

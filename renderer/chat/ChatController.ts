@@ -2,6 +2,7 @@ import type { ChatTurnResult } from "../../contract/rpc.js";
 import type { StoredMessage } from "../../contract/workspaces.js";
 import type { KvaultRpc, TurnListener } from "../rpc/KvaultRpc.js";
 import { CANCELLED_CODE, clientErrorCodes, STOPPED_CODE, toRpcError } from "../rpc/RpcError.js";
+import { useLiveToolCalls } from "../mcp/liveToolCalls.js";
 import { keptByHostMessage } from "../stores/hostKeptMessages.js";
 import type { createDraftStore } from "../stores/draftStore.js";
 import type { createTurnStore } from "../stores/turnStore.js";
@@ -231,7 +232,8 @@ export class ChatController {
         return {
             onQueued: (position) => turns.getState().queued(workspace, requestId, position),
             onStarted: () => turns.getState().started(workspace, requestId),
-            onText: (text) => turns.getState().appendText(workspace, requestId, text)
+            onText: (text) => turns.getState().appendText(workspace, requestId, text),
+            onTool: (event) => useLiveToolCalls.getState().record(workspace, requestId, event)
         };
     }
 
@@ -285,6 +287,9 @@ export class ChatController {
                 }
             )
             .finally(() => {
+                if (!this.#detached.has(workspace)) {
+                    useLiveToolCalls.getState().end(workspace, requestId);
+                }
                 if (this.#running.get(workspace) === followed) {
                     this.#running.delete(workspace);
                     if (!this.#detached.has(workspace)) {

@@ -2,6 +2,7 @@ import { memo, useState } from "react";
 import { DiskKvNote } from "./DiskKvNote.js";
 import type { BranchPosition } from "../../contract/chatBranches.js";
 import { useAppServices } from "../AppServices.js";
+import { ToolCallCards } from "../mcp/ToolCallCard.js";
 import { formatCount } from "../util/formatCount.js";
 import type { StoredMessage } from "../workspaces/Workspace.js";
 import { tokensPerSecond } from "./chatEdits.js";
@@ -47,6 +48,7 @@ export const MessageItem = memo(function MessageItem({
     return (
         <li className={`message message-${message.role}`} data-role={message.role} data-message-id={message.id}>
             <p className="message-author">{message.role === "user" ? "You" : "Model"}</p>
+            <ToolCallCards calls={message.toolCalls} />
             {editing ? (
                 <MessageEditor
                     text={message.content}

@@ -3,6 +3,7 @@ import { branchPositions } from "../../contract/chatBranches.js";
 import { useAppServices } from "../AppServices.js";
 import { useTurnStore } from "../stores/turnStore.js";
 import type { Workspace } from "../workspaces/Workspace.js";
+import { LiveToolCalls } from "../mcp/LiveToolCalls.js";
 import { LiveAnswer } from "./LiveAnswer.js";
 import { MessageItem } from "./MessageItem.js";
 import { TurnFailureNotice } from "./TurnFailureNotice.js";
@@ -66,6 +67,7 @@ export function MessageList({ workspace }: { readonly workspace: Workspace }) {
                     }
                 />
             ))}
+            {live !== undefined && <LiveToolCalls workspace={workspace.id} />}
             {live !== undefined && <LiveAnswer turn={live} />}
             {idle && failure !== undefined && (
                 <TurnFailureNotice

@@ -1,9 +1,10 @@
 import type { ChatMessage } from "../../contract/engineProtocol.js";
+import { withToolCalls } from "../mcp/toolCallContext.js";
 import type { Workspace } from "../workspaces/Workspace.js";
 
 /** What a turn sends: the system prompt when there is one, then the whole chat. */
 export function conversationMessages(workspace: Workspace): ChatMessage[] {
-    const messages: ChatMessage[] = workspace.messages.map((message) => ({ role: message.role, content: message.content }));
+    const messages: ChatMessage[] = workspace.messages.map((message) => ({ role: message.role, content: withToolCalls(message) }));
     return workspace.settings.systemPrompt.trim() === ""
         ? messages
         : [{ role: "system", content: workspace.settings.systemPrompt }, ...messages];

@@ -1,4 +1,5 @@
 import type { ChatTurnRequest } from "../../contract/engineProtocol.js";
+import type { McpTurnEvent } from "../../contract/mcp.js";
 import type { RpcMethod, RpcMethods } from "../../contract/rpc.js";
 
 /**
@@ -16,6 +17,8 @@ export interface TurnListener {
     onQueued?(position: number): void;
     onStarted?(): void;
     onText?(text: string): void;
+    /** A chat's turn with MCP tools: a call waiting for permission, then its outcome. */
+    onTool?(event: McpTurnEvent): void;
 }
 
 /** Every method but `chat` and `attachTurn`, which stream and so have their own calls. */

@@ -1,5 +1,6 @@
 import type { ChatTurnRequest } from "../../contract/engineProtocol.js";
 import type { RpcMethod, RpcMethods, RpcRequest } from "../../contract/rpc.js";
+import type { McpTurnEvent } from "../../contract/mcp.js";
 import type { ConnectionStatus, KvaultRpc, PlainRpcMethod, TurnListener } from "./KvaultRpc.js";
 import { clientErrorCodes, RpcError, toRpcError } from "./RpcError.js";
 import type { RpcTransport } from "./RpcTransport.js";
@@ -168,6 +169,8 @@ export class RpcClient implements KvaultRpc {
             listener.onStarted?.();
         } else if (record.event === "text" && typeof record.text === "string") {
             listener.onText?.(record.text);
+        } else if (record.event === "tool" && typeof record.tool === "object" && record.tool !== null) {
+            listener.onTool?.(record.tool as McpTurnEvent);
         }
     }
 

@@ -7,6 +7,7 @@ import { toRpcError } from "../rpc/RpcError.js";
 import { ApiKeysSection } from "./ApiKeysSection.js";
 import { EngineSettingsSection } from "./EngineSettingsSection.js";
 import { LocalApiSection } from "./LocalApiSection.js";
+import { McpServersSection } from "../mcp/McpServersSection.js";
 import { RemoteBackendsSection } from "./RemoteBackendsSection.js";
 import "./SettingsPanel.css";
 
@@ -63,6 +64,7 @@ export function SettingsPanel() {
             <LocalApiSection view={view} onView={onView} />
             <ApiKeysSection view={view} onView={onView} />
             <RemoteBackendsSection view={view} onView={onView} />
+            <McpServersSection />
             <EngineSettingsSection view={view} onView={onView} />
             <section className="settings-section" aria-labelledby="state-heading">
                 <h3 id="state-heading">Model and state</h3>
