@@ -25,6 +25,7 @@ import { SettingsFile } from "./settings/SettingsFile.js";
 import { SettingsHost, type SettingsHostParts } from "./settings/SettingsHost.js";
 import { DataDirectoryLock } from "./store/DataDirectoryLock.js";
 import { WorkspaceStore } from "./store/WorkspaceStore.js";
+import { PresetStore } from "./presets/PresetStore.js";
 import type { EngineSupervisor } from "./supervisor/EngineSupervisor.js";
 import type { HostModels } from "./supervisor/modelMethods.js";
 
@@ -160,9 +161,16 @@ export async function createHost<E extends HostEngine>(platform: HostPlatform<E>
             chooseModelFile: own.chooseModelFile,
             ownApi: own.ownApi,
             mcp,
-            requestLog: () => requestLog
+            requestLog: () => requestLog,
+            presets: () => PresetStore.open(dataDirectory)
         }),
-        withMcpTools(routeTurns(engineReady, findWorkspace, backends), { ...mcp, mcp: mcp.manager, engine: engineReady, findWorkspace, log })
+        withMcpTools(routeTurns(engineReady, findWorkspace, backends), {
+            ...mcp,
+            mcp: mcp.manager,
+            engine: engineReady,
+            findWorkspace,
+            log
+        })
     );
 
     const close = async ({ waitForStartMs }: { readonly waitForStartMs?: number } = {}): Promise<void> => {

@@ -36,6 +36,8 @@ import { MAX_REQUEST_LOG_ENTRIES, type RequestLogEntry } from "../requestLog.js"
 import { workspaceLimits, type LoadedWorkspaces, type StoredMessage, type StoredWorkspace } from "../workspaces.js";
 import { boolean, describeValue as describe, integer, list, nonEmptyText, oneOf, params, text } from "./fieldSchemas.js";
 import { readStoredMessage, readWorkspaceMeta, storeIdParam, storeRecordField } from "./storeSchemas.js";
+import { readPreset } from "./presetSchemas.js";
+import { presetLimits, type PresetImportResult, type PresetList } from "../presets.js";
 import { chatTurnEntries, conversationChecks, idSchema, messagesSchema, workspaceSchema } from "./turnSchemas.js";
 
 /** How long a host waits for the engine's answer to a call, ms (host/supervisor/EngineConnection.ts). */
@@ -566,6 +568,26 @@ export const rpcSpec = {
             requestId: idSchema(),
             callId: idSchema("name the call its tool event named"),
             permission: oneOf(mcpPermissions)
+        }),
+        serve: "host"
+    }),
+    /** The saved presets (contract/presets.ts), the shipped ones until the first change; a damaged presets file fails with preset_file_invalid. */
+    listPresets: method<PresetList>()({ params: none("listPresets"), serve: "host" }),
+    /** Adds a preset, or replaces the one with its id (an edit, a rename); on disk before it answers. */
+    savePreset: method<PresetList>()({ params: params("savePreset", { preset: storeRecordField(readPreset) }), serve: "host" }),
+    deletePreset: method<PresetList & { readonly deleted: boolean }>()({
+        params: params("deletePreset", { id: storeIdParam }),
+        serve: "host"
+    }),
+    /**
+     * Import: a file Export wrote, or an LM Studio preset file; every preset in it is added under a
+     * new id, and the LM Studio fields Kvault has no setting for are named. A bad file fails with
+     * preset_import_invalid, and nothing is imported.
+     */
+    importPresets: method<PresetImportResult>()({
+        params: params("importPresets", {
+            fileName: nonEmptyText(255, "give the file's name", { trim: true }),
+            text: text(presetLimits.maxImportChars)
         }),
         serve: "host"
     })

@@ -117,7 +117,8 @@ export const storedMessageSchema = storeRecord(
     "the message is not an object"
 );
 
-const settingsSchema = storeRecord(
+/** A workspace's settings (a preset's too: contract/rpc/presetSchemas.ts). */
+export const settingsSchema = storeRecord(
     {
         systemPrompt: v.custom<string>(
             (value) => typeof value === "string" && value.length <= workspaceLimits.maxSystemPromptChars,

@@ -14,6 +14,7 @@ import { ModelCatalogue } from "../models/catalogue/ModelCatalogue.js";
 import { DEFAULT_HUGGING_FACE_URL, HUGGING_FACE_URL_VARIABLE, HuggingFaceClient } from "../models/catalogue/HuggingFaceClient.js";
 import { SettingsUnavailableError } from "../settings/settingsErrors.js";
 import type { RequestLog } from "../http/RequestLog.js";
+import type { PresetStore } from "../presets/PresetStore.js";
 import type { McpManager } from "../mcp/McpManager.js";
 import type { McpPermissionPrompts } from "../mcp/McpPermissionPrompts.js";
 
@@ -60,6 +61,8 @@ export interface HostParts {
     readonly ownApi?: () => OwnApi | undefined;
     /** The local API's request log (host/http/RequestLog.ts), when the API is served; `requestLog` answers empty otherwise. */
     readonly requestLog?: () => RequestLog | undefined;
+    /** The saved presets (host/presets/PresetStore.ts); a host without a data folder answers store_unavailable. */
+    readonly presets?: () => Promise<PresetStore>;
     /** The MCP tool servers of mcp.json and the tool calls waiting for the user's permission; a host without them lists none. */
     readonly mcp?: { readonly manager: McpManager; readonly prompts: McpPermissionPrompts };
 }
@@ -147,7 +150,29 @@ export function hostMethods(parts: HostParts): HostImplementations {
         listMcpServers: () => parts.mcp?.manager.list() ?? { configPath: "", servers: [] },
         answerToolCall: ({ requestId, callId, permission }) => ({
             answered: parts.mcp?.prompts.answer(requestId, callId, permission) ?? false
-        })
+        }),
+        ...presetMethods(
+            parts.presets ??
+                (() => Promise.reject(new StoreOpenError("This Kvault host keeps no presets: it was started without a data folder.")))
+        )
+    };
+}
+
+/** The preset methods; a presets file that could not be read is read again at the next call, so fixing it needs no restart. */
+function presetMethods(
+    open: () => Promise<PresetStore>
+): Pick<HostImplementations, "listPresets" | "savePreset" | "deletePreset" | "importPresets"> {
+    let opened: Promise<PresetStore> | undefined;
+    const presets = (): Promise<PresetStore> => {
+        opened ??= open();
+        opened.catch(() => (opened = undefined));
+        return opened;
+    };
+    return {
+        listPresets: async () => (await presets()).list(),
+        savePreset: async ({ preset }) => (await presets()).save(preset),
+        deletePreset: async ({ id }) => (await presets()).remove(id),
+        importPresets: async ({ text, fileName }) => (await presets()).import(text, fileName)
     };
 }
 

@@ -1,5 +1,6 @@
 import { useState } from "react";
 import { useAppServices } from "../AppServices.js";
+import { PresetPanel } from "../presets/PresetPanel.js";
 import { WorkspaceMcpSettings } from "../mcp/WorkspaceMcpSettings.js";
 import { useWorkspaceStore } from "../stores/workspaceStore.js";
 import { BackendSelect } from "./BackendSelect.js";
@@ -60,6 +61,7 @@ export function WorkspaceSettingsForm({ workspace }: { readonly workspace: Works
                 ))}
                 <span className="field-hint">{preset === undefined ? "Custom settings." : `${preset}.`}</span>
             </fieldset>
+            <PresetPanel workspace={workspace} />
             <div className="field-row">
                 <NumberSetting
                     label="Temperature"
