@@ -45,29 +45,33 @@ export function leakyReader(off: readonly ReaderCheck[]): TransferReader {
     const on = (check: ReaderCheck): boolean => !off.includes(check);
     const generationOf = (manifest: PageManifest, page: PageId, pool: PagePool): number =>
         on("generations") ? manifest.generation : pool.pageInfo(page).generation;
+    // The same checks in the same order as verifyManifest, one page at a time on this thread (a drill needs no speed).
+    const verifyLeaky = (manifest: PageManifest, expected: ManifestExpectation, pool: PagePool): HandoffIntegrityError | undefined => {
+        const failure =
+            (on("ownership") ? (checkIdentity(manifest, expected) ?? checkLayout(manifest, expected)) : undefined) ??
+            (on("pageCount") ? checkPageCount(manifest, expected, pool.config.pageTokens) : undefined);
+        if (failure !== undefined) {
+            return failure;
+        }
+        for (let index = 0; index < manifest.pages.length; index++) {
+            const pageFailure =
+                (on("ownership") ? checkPageOwner(manifest, index, expected, pool) : undefined) ??
+                (on("checksums")
+                    ? checkPageChecksum(manifest, index, generationOf(manifest, manifest.pages[index]!, pool), pool)
+                    : undefined);
+            if (pageFailure !== undefined) {
+                return pageFailure;
+            }
+        }
+        return undefined;
+    };
     return {
         take(arrivals: readonly PageManifest[], own: ReservationRef): number {
             return on("generations") ? verifyingReader.take(arrivals, own) : 0; // by handle alone: the first to arrive
         },
 
-        verify(manifest: PageManifest, expected: ManifestExpectation, pool: PagePool): HandoffIntegrityError | undefined {
-            const failure =
-                (on("ownership") ? (checkIdentity(manifest, expected) ?? checkLayout(manifest, expected)) : undefined) ??
-                (on("pageCount") ? checkPageCount(manifest, expected, pool.config.pageTokens) : undefined);
-            if (failure !== undefined) {
-                return failure;
-            }
-            for (let index = 0; index < manifest.pages.length; index++) {
-                const pageFailure =
-                    (on("ownership") ? checkPageOwner(manifest, index, expected, pool) : undefined) ??
-                    (on("checksums")
-                        ? checkPageChecksum(manifest, index, generationOf(manifest, manifest.pages[index]!, pool), pool)
-                        : undefined);
-                if (pageFailure !== undefined) {
-                    return pageFailure;
-                }
-            }
-            return undefined;
+        verify(manifest: PageManifest, expected: ManifestExpectation, pool: PagePool): Promise<HandoffIntegrityError | undefined> {
+            return Promise.resolve(verifyLeaky(manifest, expected, pool));
         },
 
         assemblyOf(manifest: PageManifest, expected: ReadExpectation, pool: PagePool, leases: PageReadLease[]): Assembly {

@@ -43,8 +43,9 @@ export interface TransferTarget {
 
 /**
  * Longest a transfer's write holds the engine's thread between two turns of its event loop (ms):
- * the scatter goes a layer at a time and the seal a page at a time, so that streams decoding beside
- * a long prompt's handoff get their tokens and start their next steps in between. In one piece, a
+ * the scatter goes a layer at a time and the seal of small pages a page at a time (big ones are
+ * hashed off the thread, `PagePool.sealPages`), so that streams decoding beside a long prompt's
+ * handoff get their tokens and start their next steps in between. In one piece, a
  * long prompt's KV held the thread for tens of milliseconds, and every stream's next step waited for
  * it (docs/measurements.md).
  */
@@ -115,15 +116,16 @@ export class PageTransfer {
                 lease.release();
             }
         }
-        const checksums: bigint[] = [];
-        for (const [index, handle] of delivered.entries()) {
-            await slices.pause();
-            const sealed = this.pool.seal(handle.pageId, handle.generation, Math.min(pageTokens, numTokens - index * pageTokens));
-            if (!sealed.ok) {
-                throw sealed.error;
-            }
-            checksums.push(sealed.checksum);
+        // Big pages are hashed off the engine's thread, in parallel; small ones here, a page a slice.
+        const sealed = await this.pool.sealPages(
+            delivered.map((handle, index) => ({ pageId: handle.pageId, numTokens: Math.min(pageTokens, numTokens - index * pageTokens) })),
+            reservation.generation,
+            () => slices.pause()
+        );
+        if (!sealed.ok) {
+            throw sealed.error;
         }
+        const { checksums } = sealed;
         const manifest: PageManifest = {
             holder: reservation.holder,
             workspace: reservation.workspace,
@@ -131,7 +133,7 @@ export class PageTransfer {
             pages: delivered.map((handle) => handle.pageId),
             tokens: Array.from(state.tokens),
             layoutFingerprint: this.layoutFingerprint,
-            checksums
+            checksums: [...checksums]
         };
         const received = this.hooks.afterSeal?.(manifest, this.pool) ?? manifest;
         return this.#receive([...(this.hooks.earlierArrivals?.(manifest) ?? []), received], reservation);
@@ -163,14 +165,19 @@ export class PageTransfer {
     ): Promise<void> {
         const readLeases: PageReadLease[] = [];
         try {
-            await load(this.#assemble(manifest, expected, target, readLeases));
+            await load(await this.#assemble(manifest, expected, target, readLeases));
         } finally {
             releaseAll(readLeases);
         }
     }
 
-    #assemble(manifest: PageManifest, expected: ReadExpectation, target: TransferTarget, readLeases: PageReadLease[]): StateChunks {
-        const integrityError = this.reader.verify(
+    async #assemble(
+        manifest: PageManifest,
+        expected: ReadExpectation,
+        target: TransferTarget,
+        readLeases: PageReadLease[]
+    ): Promise<StateChunks> {
+        const integrityError = await this.reader.verify(
             manifest,
             {
                 holder: expected.holder,

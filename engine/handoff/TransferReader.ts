@@ -37,7 +37,7 @@ export interface TransferReader {
      */
     take(arrivals: readonly PageManifest[], own: ReservationRef): number;
     /** The first integrity failure of `manifest` against what the reader expects, as a value. */
-    verify(manifest: PageManifest, expected: ManifestExpectation, pool: PagePool): HandoffIntegrityError | undefined;
+    verify(manifest: PageManifest, expected: ManifestExpectation, pool: PagePool): Promise<HandoffIntegrityError | undefined>;
     /**
      * The tokens and page bytes to assemble, once `manifest` passed `verify`. Read leases it takes
      * go onto `leases` as they are taken, so the caller's `finally` releases every one.

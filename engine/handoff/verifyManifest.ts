@@ -1,7 +1,9 @@
 import type { PagePool } from "../pages/PagePool.js";
+import { ChecksumMismatchError } from "../pages/pageErrors.js";
+import type { PagesVerifyResult, VerifyResult } from "../pages/pagePoolResults.js";
 import { PageState, pageStateName } from "../pages/PageState.js";
 import { numPagesFor } from "../codec/statePages.js";
-import type { PageHolder, PageId, WorkspaceId } from "../core/ids.js";
+import type { PageHolder, WorkspaceId } from "../core/ids.js";
 import {
     LayoutFingerprintMismatchError,
     PageChecksumMismatchError,
@@ -102,14 +104,20 @@ export function checkPageChecksum(
     generation: number,
     pool: PagePool
 ): HandoffIntegrityError | undefined {
-    const page: PageId = manifest.pages[index]!;
-    const verified = pool.verify(page, generation);
-    if (verified.ok && verified.checksum === manifest.checksums[index]) {
-        return undefined;
-    }
+    const verified = pool.verify(manifest.pages[index]!, generation);
+    return verified.ok && verified.checksum === manifest.checksums[index] ? undefined : checksumFailure(manifest, index, verified);
+}
+
+/** Why page `index` of the manifest failed its checksum: the pool's verification failed, or it passed with another checksum than the manifest's. */
+function checksumFailure(manifest: PageManifest, index: number, verified: VerifyResult | PagesVerifyResult): PageChecksumMismatchError {
+    const recomputed = verified.ok
+        ? ("checksum" in verified ? verified.checksum : verified.checksums[index]!).toString(16)
+        : verified.error instanceof ChecksumMismatchError
+          ? verified.error.actualChecksum.toString(16)
+          : verified.error.message;
     return new PageChecksumMismatchError(
-        `page ${page} (${index + 1} of ${manifest.pages.length}) recomputes to ` +
-            `${verified.ok ? verified.checksum.toString(16) : verified.error.message}; it was sealed as ${manifest.checksums[index]?.toString(16)}`
+        `page ${manifest.pages[index]} (${index + 1} of ${manifest.pages.length}) recomputes to ${recomputed}; ` +
+            `it was sealed as ${manifest.checksums[index]?.toString(16)}`
     );
 }
 
@@ -117,20 +125,31 @@ export function checkPageChecksum(
  * Decode's checks before it assembles anything (docs/ARCHITECTURE.md, handoff step 4): the manifest is
  * for this holder at this generation, the page count is ⌈tokens / pageTokens⌉, every page is sealed
  * by this holder at this generation and holds the next positions, and every checksum recomputes
- * equal. Returns the first failure as a value.
+ * equal. Returns the first failure as a value, the one a page-by-page pass would meet first: the
+ * owners and positions are checked first (they read only the ledger), then the checksums of the
+ * pages before the first page that failed them, recomputed together, off the engine's thread where
+ * the pages are big (`PagePool.verifyPages`).
  */
-export function verifyManifest(manifest: PageManifest, expected: ManifestExpectation, pool: PagePool): HandoffIntegrityError | undefined {
+export async function verifyManifest(
+    manifest: PageManifest,
+    expected: ManifestExpectation,
+    pool: PagePool
+): Promise<HandoffIntegrityError | undefined> {
     const failure =
         checkIdentity(manifest, expected) ?? checkLayout(manifest, expected) ?? checkPageCount(manifest, expected, pool.config.pageTokens);
     if (failure !== undefined) {
         return failure;
     }
-    for (let index = 0; index < manifest.pages.length; index++) {
-        const pageFailure =
-            checkPageOwner(manifest, index, expected, pool) ?? checkPageChecksum(manifest, index, expected.generation, pool);
-        if (pageFailure !== undefined) {
-            return pageFailure;
-        }
+    let ownerFailure: HandoffIntegrityError | undefined;
+    let numOwned = manifest.pages.length;
+    for (let index = 0; index < manifest.pages.length && ownerFailure === undefined; index++) {
+        ownerFailure = checkPageOwner(manifest, index, expected, pool);
+        numOwned = ownerFailure === undefined ? numOwned : index;
     }
-    return undefined;
+    const verified = await pool.verifyPages(manifest.pages.slice(0, numOwned), expected.generation);
+    if (!verified.ok) {
+        return checksumFailure(manifest, verified.index, verified);
+    }
+    const mismatch = verified.checksums.findIndex((checksum, index) => checksum !== manifest.checksums[index]);
+    return mismatch >= 0 ? checksumFailure(manifest, mismatch, verified) : ownerFailure;
 }

@@ -1,6 +1,7 @@
 import { invariant } from "../core/invariant.js";
 import { ArenaAllocationError } from "./pageErrors.js";
 import { pageChecksum } from "./pageChecksum.js";
+import type { HashJob } from "./PageHasher.js";
 
 // Compared against with Buffer.compare (a native memcmp), several times faster than a BigUint64Array
 // scan, which allocates a bigint per word (docs/measurements.md).
@@ -13,6 +14,8 @@ const ZERO_BLOCK = Buffer.alloc(64 * 1024);
  */
 export class PageArena {
     #bytes: Buffer;
+    /** The memory `#bytes` views, shared so that page hashing threads read it in place (PageHasher). */
+    #shared: SharedArrayBuffer;
 
     /** Throws `ArenaAllocationError` when the host cannot provide the memory. */
     constructor(
@@ -21,11 +24,17 @@ export class PageArena {
     ) {
         const numBytes = numPages * pageBytes;
         try {
-            // Its own ArrayBuffer (never Node's shared slab): starts at offset 0, and is zero.
-            this.#bytes = Buffer.from(new ArrayBuffer(numBytes));
+            // Its own memory (never Node's shared slab): starts at offset 0, and is zero.
+            this.#shared = new SharedArrayBuffer(numBytes);
+            this.#bytes = Buffer.from(this.#shared);
         } catch (cause) {
             throw new ArenaAllocationError(numBytes, cause);
         }
+    }
+
+    /** The arena's memory itself, for threads that only read it (PageHasher); empty once disposed. */
+    get shared(): SharedArrayBuffer {
+        return this.#shared;
     }
 
     write(page: number, byteOffset: number, bytes: Uint8Array): void {
@@ -51,6 +60,11 @@ export class PageArena {
     checksum(page: number, numValidBytes: number, tokenStart: number): bigint {
         const start = page * this.pageBytes;
         return pageChecksum(this.#bytes.subarray(start, start + numValidBytes), tokenStart);
+    }
+
+    /** The same checksum as a job for `PageHasher`, which computes it over `shared` off this thread. */
+    hashJob(page: number, numValidBytes: number, tokenStart: number): HashJob {
+        return { byteOffset: page * this.pageBytes, numBytes: numValidBytes, tokenStart };
     }
 
     /** Zeroes the whole page, not only the bytes its owner wrote: the free-list contract (I6) is "all zero". */
@@ -79,5 +93,6 @@ export class PageArena {
     /** Lets the memory go; the pool refuses every call before it reaches a disposed arena. */
     dispose(): void {
         this.#bytes = Buffer.alloc(0);
+        this.#shared = new SharedArrayBuffer(0);
     }
 }

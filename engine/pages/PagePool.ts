@@ -7,16 +7,34 @@ import { validatePagePoolConfig, type PagePoolConfig, type PagePoolConfigInput }
 import type { AuditOptions, AuditResult } from "./AuditResult.js";
 import { auditPagePool } from "./PagePoolAudit.js";
 import { scanPoolBytes, type ByteScanOptions, type ByteScanResult } from "./scanPoolBytes.js";
-import { createPagePoolCounters, type PagePoolCounters } from "./PagePoolCounters.js";
+import { createPagePoolCounters, type MutablePagePoolCounters, type PagePoolCounters } from "./PagePoolCounters.js";
 import { snapshotPageLedger, type PagePoolSnapshot } from "./PagePoolSnapshot.js";
 import { pageInfoOf, type PageInfo } from "./PageInfo.js";
-import type { PageLeaseResult, ReleaseResult, SealResult, VerifyResult } from "./pagePoolResults.js";
+import type {
+    PageAccessRefusal,
+    PageLeaseResult,
+    PagesSealResult,
+    PagesVerifyResult,
+    PageToSeal,
+    ReleaseResult,
+    SealResult,
+    VerifyResult
+} from "./pagePoolResults.js";
+import { PageHasher } from "./PageHasher.js";
 import { PageState, isLiveState, pageStateName } from "./PageState.js";
 import { PageLedger, type PageOwner } from "./PageLedger.js";
 import type { PageHandle, Reservation, ReservationRef, ReserveRequest } from "./Reservation.js";
 import { drainingLeases, type LeasePolicy } from "./LeasePolicy.js";
 import { PoolLeases, type LeasePoolSide } from "./PoolLeases.js";
 import { zeroingScrubber, type PageScrubber } from "./PageScrubber.js";
+
+/** A refusal and the counter it bumps when it is returned. */
+interface CountedRefusal {
+    readonly error: PageAccessRefusal;
+    readonly counter: keyof MutablePagePoolCounters;
+}
+
+const noPause = (): Promise<void> => Promise.resolve();
 
 /** The rules a pool follows where a fault drill's sandbox may swap in a leaky one (engine/drills/). */
 export interface PagePoolPolicies {
@@ -38,6 +56,8 @@ export class PagePool {
     readonly #counters = createPagePoolCounters();
     readonly #leases: PoolLeases;
     readonly #scrubber: PageScrubber;
+    /** Hashes big batches of pages off the engine's thread; made at the first batch. */
+    #hasher: PageHasher | undefined;
     #nextGeneration = 1;
     #disposed = false;
     readonly #freedWatchers = new Set<() => void>();
@@ -176,57 +196,85 @@ export class PagePool {
      */
     seal(pageId: PageId, generation: number, numTokens: number = this.config.pageTokens): SealResult {
         this.#assertAlive("seal a page");
-        const ledger = this.#ledger;
-        const refusal = this.#ledger.claimRefusal(pageId, generation, "seal");
+        const refusal = this.#sealRefusal(pageId, generation, numTokens);
         if (refusal !== undefined) {
-            this.#counters.staleSealsRefused++;
-            return { ok: false, error: refusal };
+            return { ok: false, error: this.#counted(refusal) };
         }
-        const state = ledger.states[pageId] as number;
-        if (state === PageState.Sealed) {
-            this.#counters.writesAfterSealRefused++;
-            return { ok: false, error: new PageStateError("page_already_sealed", pageId, generation, "seal", "sealed") };
-        }
-        invariant(
-            state === PageState.Written,
-            () => `seal of page ${pageId} at generation ${generation}, which is ${pageStateName(state)} with 0 bytes written`
-        );
-        invariant(
-            ledger.writeLeased[pageId] === 0,
-            () => `seal of page ${pageId} at generation ${generation} while its writer still holds a lease`
-        );
-        invariant(
-            Number.isSafeInteger(numTokens) && numTokens >= 1 && numTokens <= this.config.pageTokens,
-            () => `seal of page ${pageId} with ${numTokens} tokens, outside [1, ${this.config.pageTokens}]`
-        );
-
         const checksum = this.#checksumOf(pageId);
-        ledger.tokenEnds[pageId] = (ledger.tokenStarts[pageId] as number) + numTokens;
-        ledger.checksums[pageId] = checksum;
-        ledger.setState(pageId, PageState.Sealed);
+        this.#applySeal(pageId, numTokens, checksum);
         return { ok: true, checksum };
+    }
+
+    /**
+     * `seal()` of each page in order, all at `generation`, stopping at the first refusal (the pages
+     * before it stay sealed). A batch of at least `OFF_THREAD_MIN_BYTES` is hashed off the engine's
+     * thread, its pages in parallel (PageHasher), and every check is made again once the checksums
+     * are back, so a claim that ended meanwhile is refused as a late seal; a smaller batch is sealed
+     * here a page at a time, `pause()` before each.
+     */
+    async sealPages(pages: readonly PageToSeal[], generation: number, pause: () => Promise<void> = noPause): Promise<PagesSealResult> {
+        this.#assertAlive("seal pages");
+        const checksums: bigint[] = [];
+        const hashed = await this.#hashOffThread(
+            pages.map(({ pageId }) => pageId),
+            (page, index) => this.#sealRefusal(page, generation, pages[index]!.numTokens)
+        );
+        for (const [index, { pageId, numTokens }] of pages.entries()) {
+            if (hashed === undefined) {
+                await pause();
+            }
+            this.#assertAlive("seal a page");
+            const refusal = this.#sealRefusal(pageId, generation, numTokens);
+            if (refusal !== undefined) {
+                return { ok: false, index, error: this.#counted(refusal) };
+            }
+            const checksum = hashed === undefined ? this.#checksumOf(pageId) : hashed.checksumOf(index);
+            this.#applySeal(pageId, numTokens, checksum);
+            checksums.push(checksum);
+        }
+        return { ok: true, checksums };
     }
 
     /** Recomputes a sealed page's checksum and compares it with the one recorded at seal (I7). */
     verify(pageId: PageId, generation: number): VerifyResult {
         this.#assertAlive("verify a page");
-        const refusal = this.#ledger.claimRefusal(pageId, generation, "verify");
+        const refusal = this.#verifyRefusal(pageId, generation);
         if (refusal !== undefined) {
-            this.#counters.staleSealsRefused++;
-            return { ok: false, error: refusal };
+            return { ok: false, error: this.#counted(refusal) };
         }
-        const state = this.#ledger.states[pageId] as number;
-        if (state !== PageState.Sealed) {
-            this.#counters.readsBeforeSealRefused++;
-            return { ok: false, error: new PageStateError("page_not_sealed", pageId, generation, "verify", pageStateName(state)) };
+        return this.#compareChecksum(pageId, generation, this.#checksumOf(pageId));
+    }
+
+    /**
+     * `verify()` of each page in order, all at `generation`, stopping at the first failure. A batch
+     * of at least `OFF_THREAD_MIN_BYTES` is hashed off the engine's thread, its pages in parallel,
+     * and each page's claim is checked again once the checksums are back: a page released (and
+     * scrubbed) meanwhile is refused, never passed. A smaller batch is verified here, `pause()` before each page.
+     */
+    async verifyPages(pages: readonly PageId[], generation: number, pause: () => Promise<void> = noPause): Promise<PagesVerifyResult> {
+        this.#assertAlive("verify pages");
+        const checksums: bigint[] = [];
+        const hashed = await this.#hashOffThread(pages, (page) => this.#verifyRefusal(page, generation));
+        for (const [index, pageId] of pages.entries()) {
+            if (hashed === undefined) {
+                await pause();
+            }
+            this.#assertAlive("verify a page");
+            const refusal = this.#verifyRefusal(pageId, generation);
+            if (refusal !== undefined) {
+                return { ok: false, index, error: this.#counted(refusal) };
+            }
+            const verified = this.#compareChecksum(
+                pageId,
+                generation,
+                hashed === undefined ? this.#checksumOf(pageId) : hashed.checksumOf(index)
+            );
+            if (!verified.ok) {
+                return { ok: false, index, error: verified.error };
+            }
+            checksums.push(verified.checksum);
         }
-        const sealed = this.#ledger.checksums[pageId] as bigint;
-        const actual = this.#checksumOf(pageId);
-        if (actual !== sealed) {
-            this.#counters.checksumFailures++;
-            return { ok: false, error: new ChecksumMismatchError(pageId, generation, sealed, actual) };
-        }
-        return { ok: true, checksum: actual };
+        return { ok: true, checksums };
     }
 
     /**
@@ -355,6 +403,8 @@ export class PagePool {
         }
         this.#disposed = true;
         this.#reservations.clear();
+        this.#hasher?.dispose();
+        this.#hasher = undefined;
         this.#arena.dispose();
     }
 
@@ -374,6 +424,113 @@ export class PagePool {
         for (const watcher of this.#freedWatchers) {
             watcher();
         }
+    }
+
+    /**
+     * The checksums of `pages` up to the first that `refusal` refuses now (that one and those after
+     * it are not hashed), computed off the engine's thread; undefined when the batch is too small
+     * to be worth it, and the caller hashes inline. The caller checks every claim again afterwards.
+     */
+    async #hashOffThread(
+        pages: readonly PageId[],
+        refusal: (page: PageId, index: number) => CountedRefusal | undefined
+    ): Promise<{ checksumOf(index: number): bigint } | undefined> {
+        const ledger = this.#ledger;
+        const numBytes = pages.reduce((sum, page) => sum + (ledger.numValidBytes[page] as number), 0);
+        this.#hasher ??= new PageHasher(this.#arena.shared);
+        const hasher = this.#hasher;
+        if (!hasher.isWorthThreads(numBytes)) {
+            return undefined;
+        }
+        const firstRefused = pages.findIndex((page, index) => refusal(page, index) !== undefined);
+        const toHash = firstRefused < 0 ? pages : pages.slice(0, firstRefused);
+        const jobs = toHash.map((page) =>
+            this.#arena.hashJob(page, ledger.numValidBytes[page] as number, ledger.tokenStarts[page] as number)
+        );
+        let checksums: bigint[];
+        try {
+            checksums = await hasher.hash(jobs);
+        } catch (error) {
+            this.#assertAlive("hash pages"); // disposed meanwhile: the pool's own error
+            throw error;
+        }
+        return {
+            checksumOf: (index) => {
+                const job = jobs[index];
+                invariant(
+                    job !== undefined && job.numBytes === (ledger.numValidBytes[pages[index]!] as number),
+                    () =>
+                        `page ${pages[index]} (${index + 1} of ${pages.length}) passed its checks after the hash, but was not hashed as it is now`
+                );
+                return checksums[index]!;
+            }
+        };
+    }
+
+    /** Why `seal()` of the page is refused now, with the counter that refusal bumps; no side effect. */
+    #sealRefusal(pageId: PageId, generation: number, numTokens: number): CountedRefusal | undefined {
+        const ledger = this.#ledger;
+        const refusal = ledger.claimRefusal(pageId, generation, "seal");
+        if (refusal !== undefined) {
+            return { error: refusal, counter: "staleSealsRefused" };
+        }
+        const state = ledger.states[pageId] as number;
+        if (state === PageState.Sealed) {
+            return {
+                error: new PageStateError("page_already_sealed", pageId, generation, "seal", "sealed"),
+                counter: "writesAfterSealRefused"
+            };
+        }
+        invariant(
+            state === PageState.Written,
+            () => `seal of page ${pageId} at generation ${generation}, which is ${pageStateName(state)} with 0 bytes written`
+        );
+        invariant(
+            ledger.writeLeased[pageId] === 0,
+            () => `seal of page ${pageId} at generation ${generation} while its writer still holds a lease`
+        );
+        invariant(
+            Number.isSafeInteger(numTokens) && numTokens >= 1 && numTokens <= this.config.pageTokens,
+            () => `seal of page ${pageId} with ${numTokens} tokens, outside [1, ${this.config.pageTokens}]`
+        );
+        return undefined;
+    }
+
+    #applySeal(pageId: PageId, numTokens: number, checksum: bigint): void {
+        const ledger = this.#ledger;
+        ledger.tokenEnds[pageId] = (ledger.tokenStarts[pageId] as number) + numTokens;
+        ledger.checksums[pageId] = checksum;
+        ledger.setState(pageId, PageState.Sealed);
+    }
+
+    /** Why `verify()` of the page is refused now, with the counter that refusal bumps; no side effect. */
+    #verifyRefusal(pageId: PageId, generation: number): CountedRefusal | undefined {
+        const refusal = this.#ledger.claimRefusal(pageId, generation, "verify");
+        if (refusal !== undefined) {
+            return { error: refusal, counter: "staleSealsRefused" };
+        }
+        const state = this.#ledger.states[pageId] as number;
+        if (state !== PageState.Sealed) {
+            return {
+                error: new PageStateError("page_not_sealed", pageId, generation, "verify", pageStateName(state)),
+                counter: "readsBeforeSealRefused"
+            };
+        }
+        return undefined;
+    }
+
+    #compareChecksum(pageId: PageId, generation: number, actual: bigint): VerifyResult {
+        const sealed = this.#ledger.checksums[pageId] as bigint;
+        if (actual !== sealed) {
+            this.#counters.checksumFailures++;
+            return { ok: false, error: new ChecksumMismatchError(pageId, generation, sealed, actual) };
+        }
+        return { ok: true, checksum: actual };
+    }
+
+    #counted(refusal: CountedRefusal): PageAccessRefusal {
+        this.#counters[refusal.counter]++;
+        return refusal.error;
     }
 
     #checksumOf(page: PageId): bigint {

@@ -1,5 +1,6 @@
 import type { ChecksumMismatchError, DoubleReleaseError, PageStateError, StaleGenerationError } from "./pageErrors.js";
 import type { PageLease } from "./PageLease.js";
+import type { PageId } from "../core/ids.js";
 
 // Expected outcomes of the pool's calls, as values; `error.code` is stable.
 
@@ -15,6 +16,22 @@ export type SealResult = { readonly ok: true; readonly checksum: bigint } | { re
 export type VerifyResult =
     | { readonly ok: true; readonly checksum: bigint }
     | { readonly ok: false; readonly error: PageAccessRefusal | ChecksumMismatchError };
+
+/** A page of a batch seal and its token count (`PagePool.sealPages`). */
+export interface PageToSeal {
+    readonly pageId: PageId;
+    readonly numTokens: number;
+}
+
+/** A batch seal: every page's checksum in order, or the first refusal and its page's index in the batch. */
+export type PagesSealResult =
+    | { readonly ok: true; readonly checksums: readonly bigint[] }
+    | { readonly ok: false; readonly index: number; readonly error: PageAccessRefusal };
+
+/** A batch verification: every page's checksum in order, or the first failure and its page's index in the batch. */
+export type PagesVerifyResult =
+    | { readonly ok: true; readonly checksums: readonly bigint[] }
+    | { readonly ok: false; readonly index: number; readonly error: PageAccessRefusal | ChecksumMismatchError };
 
 export type ReleaseResult =
     | {

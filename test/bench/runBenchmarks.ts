@@ -14,12 +14,14 @@ import { handoffBench } from "./handoffBench.js";
 import { itlBench } from "./itlBench.js";
 import { peerBench } from "./peer/peerBench.js";
 import { scrubChecksumBench } from "./scrubChecksumBench.js";
+import { sealVerifyBench } from "./sealVerifyBench.js";
 import { speculationBench } from "./speculationBench.js";
 import { swapBench } from "./swapBench.js";
 import { workspacesBench } from "./workspacesBench.js";
 
 const benchmarks: readonly Benchmark[] = [
     scrubChecksumBench,
+    sealVerifyBench,
     handoffBench,
     decodeBench,
     workspacesBench,

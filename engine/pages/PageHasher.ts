@@ -1,0 +1,185 @@
+import { createRequire } from "node:module";
+import os from "node:os";
+import { Worker } from "node:worker_threads";
+import { invariant } from "../core/invariant.js";
+import { pageChecksum } from "./pageChecksum.js";
+
+/** One page's checksum to compute: the arena's bytes `[byteOffset, byteOffset + numBytes)`, seeded with `tokenStart`. */
+export interface HashJob {
+    readonly byteOffset: number;
+    readonly numBytes: number;
+    readonly tokenStart: number;
+}
+
+/**
+ * Below this many bytes a batch is hashed on the engine's thread: a worker's round trip (a message
+ * each way and a wake) costs about what hashing this much does.
+ */
+export const OFF_THREAD_MIN_BYTES = 1024 * 1024;
+
+/** Most hashing threads: a handoff's pages are hashed in parallel, one contiguous share each. */
+export const MAX_HASH_WORKERS = 4;
+
+/**
+ * The worker's whole program, evaluated as CommonJS: `pageChecksum` (xxh64 seeded with the page's
+ * first token position) over views of the shared arena. Evaluated, not a file, so the engine's
+ * bundle needs no second entry point; the hash module is passed as the path the engine resolved.
+ */
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require("node:worker_threads");
+const { xxh64 } = require(workerData.xxhashPath);
+const bytes = new Uint8Array(workerData.arena);
+parentPort.on("message", ({ id, jobs }) => {
+    const checksums = jobs.map(([byteOffset, numBytes, tokenStart]) =>
+        xxh64(bytes.subarray(byteOffset, byteOffset + numBytes), BigInt(tokenStart)));
+    parentPort.postMessage({ id, checksums });
+});`;
+
+interface PendingBatch {
+    readonly resolve: (checksums: bigint[]) => void;
+    readonly reject: (error: Error) => void;
+}
+
+interface HashThread {
+    readonly worker: Worker;
+    readonly pending: Map<number, PendingBatch>;
+}
+
+/**
+ * Computes page checksums off the engine's thread, in parallel: the arena's memory is shared with
+ * a few worker threads, each hashing a contiguous share of a batch's pages, so a long prompt's
+ * seal and verify neither hold the event loop nor run one page after another on one core. The
+ * checksum is the same function `PageArena.checksum` computes inline. Where threads cannot be
+ * started (or one fails), batches are hashed inline from then on, with the same result.
+ */
+export class PageHasher {
+    #threads: HashThread[] | undefined;
+    #nextBatchId = 0;
+    #broken = false;
+    #disposed = false;
+
+    constructor(
+        private readonly arena: SharedArrayBuffer,
+        private readonly numThreads: number = Math.min(MAX_HASH_WORKERS, os.availableParallelism())
+    ) {
+        invariant(Number.isSafeInteger(numThreads) && numThreads >= 1, () => `a page hasher of ${numThreads} threads`);
+    }
+
+    /** Whether a batch of `numBytes` goes to the threads: big enough to be worth a round trip, and threads to take it. */
+    isWorthThreads(numBytes: number): boolean {
+        return !this.#broken && !this.#disposed && numBytes >= OFF_THREAD_MIN_BYTES;
+    }
+
+    /** Every job's checksum, in job order. Rejects when the hasher is disposed meanwhile. */
+    async hash(jobs: readonly HashJob[]): Promise<bigint[]> {
+        const threads = this.#broken ? undefined : this.#startThreads();
+        if (threads === undefined) {
+            return jobs.map((job) => this.#hashInline(job));
+        }
+        const shares = splitJobs(jobs, threads.length);
+        try {
+            const results = await Promise.all(shares.map((share, index) => this.#send(threads[index]!, share)));
+            return results.flat();
+        } catch (error) {
+            if (this.#disposed) {
+                throw error;
+            }
+            return jobs.map((job) => this.#hashInline(job)); // a failed thread is never used again (#fail)
+        }
+    }
+
+    /** Ends the threads; a batch in flight rejects. Idempotent. */
+    dispose(): void {
+        this.#disposed = true;
+        this.#fail(new Error("the page hasher was disposed"));
+    }
+
+    #hashInline(job: HashJob): bigint {
+        return pageChecksum(new Uint8Array(this.arena, job.byteOffset, job.numBytes), job.tokenStart);
+    }
+
+    #send(thread: HashThread, jobs: readonly HashJob[]): Promise<bigint[]> {
+        const id = this.#nextBatchId++;
+        return new Promise<bigint[]>((resolve, reject) => {
+            if (thread.pending.size === 0) {
+                thread.worker.ref(); // a batch in flight keeps the process alive until it comes back
+            }
+            thread.pending.set(id, { resolve, reject });
+            thread.worker.postMessage({ id, jobs: jobs.map((job) => [job.byteOffset, job.numBytes, job.tokenStart]) });
+        });
+    }
+
+    #startThreads(): HashThread[] | undefined {
+        if (this.#threads !== undefined || this.#disposed) {
+            return this.#threads;
+        }
+        try {
+            const xxhashPath = createRequire(import.meta.url).resolve("@node-rs/xxhash");
+            this.#threads = Array.from({ length: this.numThreads }, () => this.#startThread(xxhashPath));
+        } catch {
+            this.#fail(new Error("the page hashing threads could not start"));
+        }
+        return this.#threads;
+    }
+
+    #startThread(xxhashPath: string): HashThread {
+        const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { arena: this.arena, xxhashPath } });
+        const thread: HashThread = { worker, pending: new Map() };
+        worker.unref(); // an idle hasher never keeps the process alive
+        worker.on("message", ({ id, checksums }: { id: number; checksums: bigint[] }) => {
+            thread.pending.get(id)?.resolve(checksums);
+            thread.pending.delete(id);
+            if (thread.pending.size === 0) {
+                worker.unref();
+            }
+        });
+        worker.on("error", (error) => this.#fail(error));
+        worker.on("exit", (code) => this.#fail(new Error(`a page hashing thread exited (code ${code})`)));
+        return thread;
+    }
+
+    /** A thread failed or exited: every batch in flight rejects, and no thread is used again. */
+    #fail(error: Error): void {
+        if (!this.#disposed) {
+            this.#broken = true;
+        }
+        const threads = this.#threads ?? [];
+        this.#stopThreads();
+        for (const thread of threads) {
+            for (const batch of thread.pending.values()) {
+                batch.reject(error);
+            }
+            thread.pending.clear();
+        }
+    }
+
+    #stopThreads(): void {
+        const threads = this.#threads ?? [];
+        this.#threads = undefined;
+        for (const { worker } of threads) {
+            void worker.terminate();
+        }
+    }
+}
+
+/** `jobs` cut into at most `numShares` contiguous runs of about equal bytes, none empty, in order. */
+export function splitJobs(jobs: readonly HashJob[], numShares: number): HashJob[][] {
+    invariant(Number.isSafeInteger(numShares) && numShares >= 1, () => `${jobs.length} hash jobs split ${numShares} ways`);
+    const totalBytes = jobs.reduce((sum, job) => sum + job.numBytes, 0);
+    const shares: HashJob[][] = [];
+    let current: HashJob[] = [];
+    let doneBytes = 0;
+    for (const job of jobs) {
+        current.push(job);
+        doneBytes += job.numBytes;
+        // close a share once it reaches its fair part of the bytes, keeping the last share open
+        if (shares.length < numShares - 1 && doneBytes >= (totalBytes * (shares.length + 1)) / numShares) {
+            shares.push(current);
+            current = [];
+        }
+    }
+    if (current.length > 0) {
+        shares.push(current);
+    }
+    return shares;
+}

@@ -1,0 +1,97 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { bytesPerToken } from "../../../engine/codec/KvLayout.js";
+import type { KvEngine, KvEngineHooks } from "../../../engine/KvEngine.js";
+import { OFF_THREAD_MIN_BYTES } from "../../../engine/pages/PageHasher.js";
+import type { LlamaRuntime } from "../../../engine/runtime/LlamaRuntime.js";
+import { startTestRuntime } from "../../support/testRuntime.js";
+import { expectEngineClean, freshWorkspace, promptOf, startTinyEngine } from "../../support/engineFixtures.js";
+
+// A long prompt's handoff in pages big enough that their seal and verify are hashed off the engine's
+// thread (PagePool.sealPages / verifyPages): decode still loads exactly what prefill wrote, and a
+// byte flipped after the seal is still refused before anything is decoded.
+
+const MAX_TOKENS = 6;
+const NUM_PROMPT_TOKENS = 2600;
+const PAGE_TOKENS = 512;
+const WINDOW = 3072;
+const config = {
+    window: WINDOW,
+    prefillContextSize: WINDOW,
+    decodeContextSize: WINDOW,
+    numDecodeSequences: 1,
+    pageTokens: PAGE_TOKENS,
+    numPages: 2 * (WINDOW / PAGE_TOKENS)
+};
+
+describe("a handoff whose pages are hashed off the engine's thread", () => {
+    let runtime: LlamaRuntime;
+    let engine: KvEngine;
+    let reference: readonly number[];
+    const hooks: KvEngineHooks = {};
+
+    beforeAll(async () => {
+        runtime = await startTestRuntime();
+        engine = await startTinyEngine(runtime, config, hooks);
+        const unified = await startTinyEngine(runtime, { ...config, mode: "unified" });
+        reference = (
+            await unified.generate({
+                workspace: freshWorkspace(),
+                promptTokens: promptOf(unified, NUM_PROMPT_TOKENS),
+                maxTokens: MAX_TOKENS
+            })
+        ).tokens;
+        await unified.dispose();
+    });
+    afterAll(async () => {
+        await engine?.dispose();
+        await runtime?.dispose();
+    });
+
+    it("hands off more bytes than the off-thread threshold and decodes exactly what unified mode does", async () => {
+        let numSealedBytes = 0;
+        hooks.afterSeal = (manifest) => {
+            numSealedBytes = manifest.tokens.length * bytesPerToken(engine.layout);
+        };
+        const result = await engine.generate({
+            workspace: freshWorkspace(),
+            promptTokens: promptOf(engine, NUM_PROMPT_TOKENS),
+            maxTokens: MAX_TOKENS
+        });
+        delete hooks.afterSeal;
+        expect(numSealedBytes).toBeGreaterThanOrEqual(OFF_THREAD_MIN_BYTES); // the batch went to the hashing threads
+        expect(result.numHandedOffTokens).toBe(NUM_PROMPT_TOKENS - 1);
+        expect(result.tokens).toEqual(reference);
+        await expectEngineClean(engine);
+    });
+
+    it("refuses a byte flipped in the last page after the seal, decodes nothing, and serves the next request", async () => {
+        const failuresBefore = engine.counters.integrityFailures;
+        const tokensSeen: number[] = [];
+        hooks.afterSeal = (manifest, pool) => {
+            pool.injectByteFlip(manifest.pages.at(-1)!, manifest.generation, 3);
+        };
+        await expect(
+            engine.generate({
+                workspace: freshWorkspace(),
+                promptTokens: promptOf(engine, NUM_PROMPT_TOKENS),
+                maxTokens: MAX_TOKENS,
+                onToken: (token) => {
+                    tokensSeen.push(token);
+                }
+            })
+        ).rejects.toMatchObject({ code: "handoff_checksum_mismatch" });
+        delete hooks.afterSeal;
+        expect(tokensSeen).toEqual([]);
+        expect(engine.counters.integrityFailures).toBe(failuresBefore + 1);
+        expect(engine.pool.counters.checksumFailures).toBe(1);
+        await expectEngineClean(engine);
+
+        const next = await engine.generate({
+            workspace: freshWorkspace(),
+            promptTokens: promptOf(engine, NUM_PROMPT_TOKENS),
+            maxTokens: MAX_TOKENS
+        });
+        expect(next.tokens).toEqual(reference);
+        await expectEngineClean(engine);
+    });
+});
