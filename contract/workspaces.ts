@@ -25,6 +25,12 @@ export interface WorkspaceSettings {
     readonly seed?: number;
     /** Generation ends before any of these strings. */
     readonly stop?: readonly string[];
+    /**
+     * Keep the workspace's KV on disk, encrypted (AES-256-GCM, bound to the model and KV settings),
+     * so its first turn after a restart loads it instead of reading the whole chat again. Absent is
+     * off: by default no KV ever touches a disk.
+     */
+    readonly keepKvOnDisk?: boolean;
     /** The MCP servers (mcp.json's names) whose tools the chat offers the model; absent or empty is none. */
     readonly mcpServers?: readonly string[];
     /** "required": the answer's first part is a tool call (a grammar holds it), then the model answers freely; absent is "auto". */
