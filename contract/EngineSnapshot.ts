@@ -87,12 +87,25 @@ export interface WorkspaceUsage {
     readonly numSwapIns: number;
 }
 
+/**
+ * Where a context's KV lives: in the GPU's memory, in RAM, or split between them by layer (llama.cpp
+ * keeps an offloaded layer's KV on the device beside it, and the rest's in RAM).
+ */
+export interface KvMemory {
+    readonly where: "device" | "ram" | "split";
+    /** The model's layers (blocks, each with its KV) whose KV is in device memory, of `numLayers`. */
+    readonly numLayersOnDevice: number;
+    readonly numLayers: number;
+}
+
 export interface RoleOccupancy {
     readonly role: "prefill" | "decode" | "unified";
     readonly numSequences: number;
     readonly numBusySequences: number;
     /** Tokens one sequence holds, measured. */
     readonly sequenceCapacity: number;
+    /** Where this context's KV lives (from the layers node-llama-cpp placed on the device). */
+    readonly kvMemory: KvMemory;
 }
 
 export interface EngineSnapshot {

@@ -9,8 +9,12 @@ export type GpuBackendName = (typeof gpuBackendNames)[number];
 /** The backend the engine's llama.cpp binary computes with. */
 export type ComputeBackend = GpuBackendName | "cpu";
 
-/** Where the loaded binary came from: Kvault's own build (`npm run build-llama`, native or portable) or node-llama-cpp's prebuilt. */
-export type ComputeBinary = "local build" | "portable build" | "prebuilt";
+/**
+ * Where the loaded binary came from: Kvault's own build (`npm run build-llama`: native, portable, or
+ * "patched prebuilt", the patched addon on the prebuilt's own libraries, `--gpu X`) or node-llama-cpp's
+ * prebuilt, the one without Kvault's patch.
+ */
+export type ComputeBinary = "local build" | "portable build" | "patched prebuilt" | "prebuilt";
 
 /**
  * A device's kind: "gpu" a hardware one (discrete or integrated), "cpu" a software rasterizer a GPU
@@ -34,6 +38,11 @@ export interface EngineCompute {
     readonly deviceMemory?: { readonly usedBytes: number; readonly totalBytes: number };
     /** Why "auto" left a GPU binary for the CPU (a software device only, or none at all); absent when it did not. */
     readonly fallback?: string;
+    /**
+     * Set when the engine runs node-llama-cpp's unpatched prebuilt: that it is the slower path
+     * (sequence states through files, decode on libuv's pool) and why no Kvault build runs instead.
+     */
+    readonly slowerPath?: string;
 }
 
 /**
@@ -41,8 +50,9 @@ export interface EngineCompute {
  * 2 threads" or "vulkan, prebuilt, llvmpipe (cpu device), 3 of 3 layers on the device, 12 MiB of 2 GiB".
  */
 export function describeCompute(compute: EngineCompute, numThreads: number): string {
+    const slower = compute.slowerPath === undefined ? "" : ` (${compute.slowerPath})`;
     if (compute.backend === "cpu") {
-        return `cpu, ${compute.binary}, ${numThreads} threads${compute.fallback === undefined ? "" : ` (auto: ${compute.fallback})`}`;
+        return `cpu, ${compute.binary}, ${numThreads} threads${compute.fallback === undefined ? "" : ` (auto: ${compute.fallback})`}${slower}`;
     }
     const devices = compute.devices.map((device) => `${device.name} (${device.type} device)`).join(", ") || "no device";
     const { numOnDevice, numTotal, numPlanned } = compute.layers;
@@ -52,12 +62,14 @@ export function describeCompute(compute: EngineCompute, numThreads: number): str
             ? ""
             : numOnDevice < numPlanned
               ? `${numOnDevice} of ${numTotal} layers on the device, not the ${numPlanned} planned: the other ${numTotal - numOnDevice} on the CPU`
-              : `${numOnDevice} of ${numTotal} layers on the device`;
+              : numOnDevice < numTotal
+                ? `${numOnDevice} of ${numTotal} layers on the device as planned, the other ${numTotal - numOnDevice} on the CPU`
+                : `${numOnDevice} of ${numTotal} layers on the device`;
     const memory =
         compute.deviceMemory === undefined
             ? ""
             : `, ${mebibytes(compute.deviceMemory.usedBytes)} of ${mebibytes(compute.deviceMemory.totalBytes)} device memory`;
-    return `${compute.backend}, ${compute.binary}, ${devices}${placed === "" ? "" : `, ${placed}`}${memory}`;
+    return `${compute.backend}, ${compute.binary}, ${devices}${placed === "" ? "" : `, ${placed}`}${memory}${slower}`;
 }
 
 function mebibytes(numBytes: number): string {

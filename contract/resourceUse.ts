@@ -2,6 +2,8 @@
 // shows it: read by the engine process itself (engine/process/readResourceUse.ts), never estimated
 // by the UI. Bytes are bytes; rates are per second of wall time.
 
+import type { KvMemory } from "./EngineSnapshot.js";
+
 /** One holder of KV: a llama.cpp context's sequences (by role), or the host page pool. */
 export interface KvRoleUse {
     /** "prefill" and "decode" are the split contexts, "unified" the one context of unified mode, "pool" the host pages. */
@@ -10,6 +12,8 @@ export interface KvRoleUse {
     readonly usedBytes: number;
     /** Bytes set aside for it: positions it can hold × bytes per token (a context), or every page × page bytes (the pool). */
     readonly reservedBytes: number;
+    /** Where these bytes are: a context's KV in device memory, in RAM or split by layer (RoleOccupancy.kvMemory); the pool's pages always in RAM. */
+    readonly where: KvMemory["where"];
 }
 
 /** Generated tokens per second of one workspace over the last few seconds (only workspaces that generated in them). */

@@ -28,7 +28,8 @@ export async function readResourceUse(source: ResourceSource): Promise<ResourceU
 /**
  * KV bytes per holder: each context's sequences (positions held, and positions they can hold,
  * × bytes per token; a page is `pageTokens` such positions, so the contexts and the pool count in
- * the same bytes), then the pool (pages not free, and all pages, × page bytes).
+ * the same bytes), then the pool (pages not free, and all pages, × page bytes), each with where its
+ * bytes are: a context's where its KV lives, the pool's in RAM (host pages).
  */
 export function kvByRole(holders: Omit<KvHolders, "at">): KvRoleUse[] {
     const { bytesPerToken, pool } = holders;
@@ -36,10 +37,20 @@ export function kvByRole(holders: Omit<KvHolders, "at">): KvRoleUse[] {
         const sequences = holders.sequences.filter((sequence) => sequence.role === role.role);
         const usedTokens = sequences.reduce((sum, sequence) => sum + sequence.numTokens, 0);
         const capacityTokens = sequences.reduce((sum, sequence) => sum + sequence.capacity, 0);
-        return { role: role.role, usedBytes: usedTokens * bytesPerToken, reservedBytes: capacityTokens * bytesPerToken };
+        return {
+            role: role.role,
+            usedBytes: usedTokens * bytesPerToken,
+            reservedBytes: capacityTokens * bytesPerToken,
+            where: role.kvMemory.where
+        };
     });
     return [
         ...contexts,
-        { role: "pool", usedBytes: (pool.numPages - pool.numFreePages) * pool.pageBytes, reservedBytes: pool.numPages * pool.pageBytes }
+        {
+            role: "pool",
+            usedBytes: (pool.numPages - pool.numFreePages) * pool.pageBytes,
+            reservedBytes: pool.numPages * pool.pageBytes,
+            where: "ram"
+        }
     ];
 }

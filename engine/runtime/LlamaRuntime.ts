@@ -52,7 +52,9 @@ export class LlamaRuntime {
         readonly devices: readonly ComputeDevice[],
         readonly binary: BinarySource,
         /** Why "auto" left a GPU binary for the CPU; absent when it did not. */
-        readonly fallback?: string
+        readonly fallback?: string,
+        /** Why the unpatched prebuilt runs (EngineCompute.slowerPath); absent when a Kvault build does. */
+        readonly slowerPath?: string
     ) {}
 
     static async start({
@@ -60,13 +62,18 @@ export class LlamaRuntime {
         maxThreads = os.availableParallelism(),
         preferLocalBuild = true
     }: LlamaRuntimeOptions = {}): Promise<LlamaRuntime> {
-        const builds = preferLocalBuild ? findLocalBuilds() : [];
+        const builds = preferLocalBuild ? findLocalBuilds() : undefined;
         if (gpu === false) {
             return LlamaRuntime.open(false, builds, maxThreads);
         }
         if (gpu === "auto") {
             const chosen = await LlamaRuntime.open("auto", builds, maxThreads);
             if (chosen.backend === "cpu") {
+                // offered a GPU build's options, node-llama-cpp found no CPU build under them: offer the CPU's own
+                if (chosen.binary.kind === "prebuilt" && builds?.some((build) => build.gpu === false) === true) {
+                    await chosen.dispose();
+                    return LlamaRuntime.open(false, builds, maxThreads);
+                }
                 return chosen;
             }
             const refusal = autoGpuRefusal(chosen.backend, chosen.devices, await chosen.vram());
@@ -106,11 +113,12 @@ export class LlamaRuntime {
      */
     private static async open(
         gpu: GpuChoice,
-        builds: readonly LocalBuildInfo[],
+        /** Kvault's builds found; undefined when they are turned off (preferLocalBuild: false). */
+        builds: readonly LocalBuildInfo[] | undefined,
         maxThreads: number,
         fallback?: string
     ): Promise<LlamaRuntime> {
-        const local = gpu === "auto" ? builds[0] : builds.find((build) => build.gpu === gpu);
+        const local = builds === undefined ? undefined : localBuildFor(gpu, builds);
         const llama = await getLlama({
             gpu,
             maxThreads,
@@ -123,7 +131,8 @@ export class LlamaRuntime {
         const devices = backend === "cpu" ? [] : (await llama.getGpuDeviceNames()).map(computeDeviceOf);
         const binary: BinarySource =
             llama.buildType === "localBuild" && local !== undefined ? { kind: "localBuild", flavor: local.flavor } : { kind: "prebuilt" };
-        return new LlamaRuntime(llama, backend, devices, binary, fallback);
+        const slowerPath = binary.kind === "prebuilt" ? slowerPathOf(backend, local, builds) : undefined;
+        return new LlamaRuntime(llama, backend, devices, binary, fallback, slowerPath);
     }
 
     /** The GPU devices' memory now, bytes (node-llama-cpp's getVramState); zeros on the CPU. */
@@ -136,7 +145,7 @@ export class LlamaRuntime {
     }
 
     get binaryName(): ComputeBinary {
-        return this.binary.kind === "prebuilt" ? "prebuilt" : this.binary.flavor === "native" ? "local build" : "portable build";
+        return this.binary.kind === "prebuilt" ? "prebuilt" : binaryNames[this.binary.flavor];
     }
 
     /**
@@ -153,7 +162,8 @@ export class LlamaRuntime {
             devices: this.devices,
             layers: { numOnDevice: onDevice ? model.gpuLayers : 0, numTotal, numPlanned: onDevice ? (numPlannedLayers ?? numTotal) : 0 },
             ...(onDevice ? { deviceMemory: await this.vram() } : {}),
-            ...(this.fallback === undefined ? {} : { fallback: this.fallback })
+            ...(this.fallback === undefined ? {} : { fallback: this.fallback }),
+            ...(this.slowerPath === undefined ? {} : { slowerPath: this.slowerPath })
         };
     }
 
@@ -168,7 +178,8 @@ export class LlamaRuntime {
                 binary: this.binaryName,
                 devices: this.devices,
                 layers: { numOnDevice: 0, numTotal: 0, numPlanned: 0 },
-                ...(this.fallback === undefined ? {} : { fallback: this.fallback })
+                ...(this.fallback === undefined ? {} : { fallback: this.fallback }),
+                ...(this.slowerPath === undefined ? {} : { slowerPath: this.slowerPath })
             },
             this.llama.maxThreads
         );
@@ -200,6 +211,45 @@ export class LlamaRuntime {
         this.disposed = true;
         await this.llama.dispose();
     }
+}
+
+const binaryNames: Readonly<Record<LocalBuildFlavor, ComputeBinary>> = {
+    native: "local build",
+    portable: "portable build",
+    "patched-prebuilt": "patched prebuilt"
+};
+
+/**
+ * The local build offered to getLlama for `gpu` (it takes the cmake options of one): for a named
+ * backend or the CPU, the first of that backend; for "auto", the first of a GPU backend when there is
+ * one, since node-llama-cpp tries the GPU binaries before the CPU's (and "auto" falls back to the CPU
+ * with a second getLlama that offers the CPU's build), else the CPU's.
+ */
+export function localBuildFor(gpu: GpuChoice, builds: readonly LocalBuildInfo[]): LocalBuildInfo | undefined {
+    if (gpu === "auto") {
+        return builds.find((build) => build.gpu !== false) ?? builds[0];
+    }
+    return builds.find((build) => build.gpu === gpu);
+}
+
+/**
+ * Why node-llama-cpp's unpatched prebuilt runs on `backend`, said as the slower path it is: sequence
+ * states go through files and decode runs on libuv's pool, without a thread pool per context.
+ */
+export function slowerPathOf(
+    backend: ComputeBackend,
+    offered: LocalBuildInfo | undefined,
+    builds: readonly LocalBuildInfo[] | undefined
+): string {
+    const what = "slower path: node-llama-cpp's prebuilt without Kvault's patch, states through files, decode on libuv's pool";
+    if (builds === undefined) {
+        return `${what}; Kvault's builds are turned off for this engine (llamaBinary: prebuilt)`;
+    }
+    if (offered !== undefined && (offered.gpu === false ? "cpu" : offered.gpu) === backend) {
+        return `${what}; Kvault's build in ${offered.folder} did not load (rebuild it with npm run build-llama -- --force)`;
+    }
+    const command = backend === "cpu" ? "npm run build-llama" : `npm run build-llama -- --gpu ${backend}`;
+    return `${what}; no Kvault build for ${backend} here (${command} makes one)`;
 }
 
 /** A named GPU backend (--gpu cuda|vulkan|metal) has no binary that loads here, or no device. */

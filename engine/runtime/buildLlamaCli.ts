@@ -1,6 +1,7 @@
-// `npm run build-llama [-- --portable] [--gpu cuda|vulkan|metal] [--force]` compiles node-llama-cpp's
+// `npm run build-llama [-- --portable] [--gpu cuda|vulkan|metal [--full]] [--force]` compiles node-llama-cpp's
 // binary from the llama.cpp source it ships, with the flags that measured fastest (localLlamaBuild.ts),
-// into node-llama-cpp's llama/localBuilds, where the engine looks first. A second run finds the
+// into node-llama-cpp's llama/localBuilds, where the engine looks first. `--gpu X` alone compiles only
+// the patched addon, against the prebuilt X package's libraries (buildLlamaArgs.ts, prebuiltAddonBuild.ts). A second run finds the
 // finished build and returns at once; --force rebuilds. Takes minutes; the model and browser tests'
 // global setups run it once (test/support/ensureLocalLlamaBuild.ts). A finished build is also kept in
 // the native build cache outside the checkout (nativeBuildCache.ts), so that after `npm ci` or in a
@@ -11,53 +12,21 @@ import os from "node:os";
 import path from "node:path";
 import { getLlama, LlamaLogLevel } from "node-llama-cpp";
 import { applyAddonPatch } from "./addonPatch/applyAddonPatch.js";
+import { buildLlamaUsage, parseBuildLlamaArgs } from "./buildLlamaArgs.js";
 import {
     addonSourceDirectory,
     findLocalBuilds,
     localBuildCacheEntry,
     localBuildCmakeOptions,
-    localBuildsDirectory,
-    type LocalBuildFlavor
+    localBuildsDirectory
 } from "./localLlamaBuild.js";
 import { nativeBuildCacheDirectory, restoreFromCache, storeInCache } from "./nativeBuildCache.js";
-
-type BuildGpu = false | "cuda" | "vulkan" | "metal";
-
-interface BuildArgs {
-    readonly flavor: LocalBuildFlavor;
-    readonly gpu: BuildGpu;
-    readonly force: boolean;
-}
-
-const usage = "Usage: npm run build-llama -- [--portable] [--gpu cuda|vulkan|metal] [--force]\n";
-
-function parse(args: readonly string[]): BuildArgs | undefined {
-    let flavor: LocalBuildFlavor = "native";
-    let gpu: BuildGpu = false;
-    let force = false;
-    for (let i = 0; i < args.length; i++) {
-        const arg = args[i]!;
-        if (arg === "--portable") {
-            flavor = "portable";
-        } else if (arg === "--force") {
-            force = true;
-        } else if (arg === "--gpu" && i + 1 < args.length) {
-            const value = args[++i];
-            if (value !== "cuda" && value !== "vulkan" && value !== "metal") {
-                return undefined;
-            }
-            gpu = value;
-        } else {
-            return undefined;
-        }
-    }
-    return { flavor, gpu, force };
-}
+import { runPrebuiltAddonBuild } from "./runPrebuiltAddonBuild.js";
 
 async function main(): Promise<number> {
-    const args = parse(process.argv.slice(2));
+    const args = parseBuildLlamaArgs(process.argv.slice(2));
     if (args === undefined) {
-        process.stderr.write(usage);
+        process.stderr.write(buildLlamaUsage);
         return 2;
     }
     const existing = findLocalBuilds().find((build) => build.flavor === args.flavor && build.gpu === args.gpu);
@@ -82,6 +51,22 @@ async function main(): Promise<number> {
     const patch = applyAddonPatch(addonDirectory);
     process.stdout.write(`Kvault's addon patch (one thread per context, states through memory): ${patch} in ${addonDirectory}\n`);
     const started = performance.now();
+    if (args.flavor === "patched-prebuilt" && args.gpu !== false) {
+        if (!ensureLlamaCppSource()) {
+            process.stderr.write(
+                "node-llama-cpp's clone of llama.cpp's source (its headers) could not be made; rerun, or build with --full.\n"
+            );
+            return 1;
+        }
+        const folder = await runPrebuiltAddonBuild(args.gpu, (line) => process.stdout.write(`${line}\n`));
+        const cached = storeInCache(folder, path.join(cacheEntry, path.basename(folder)));
+        const seconds = ((performance.now() - started) / 1000).toFixed(0);
+        process.stdout.write(
+            `Built in ${seconds} s: ${folder}\nKept in the build cache: ${cached}\n` +
+                `Kvault's engine now prefers it on ${args.gpu} ("${args.gpu}, patched prebuilt, …").\n`
+        );
+        return 0;
+    }
     process.stdout.write(
         `Building llama.cpp (${args.flavor}, ${args.gpu === false ? "cpu" : args.gpu}) from node-llama-cpp's source; ` +
             `this takes minutes (about 4 on 2 cores).\n`

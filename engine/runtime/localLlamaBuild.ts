@@ -22,12 +22,16 @@ import { buildKey, compilerVersion, directoryContents } from "./nativeBuildCache
  * - "native": for this machine only (GGML_NATIVE=ON). What `npm run build-llama` makes.
  * - "portable": for shipping (every CPU variant chosen at load time, as the prebuilt does), made per
  *   platform by the installers workflow (`npm run build-llama -- --portable`).
+ * - "patched-prebuilt": only the addon, compiled with the patch and linked against the llama and ggml
+ *   libraries of node-llama-cpp's prebuilt package for a GPU backend, of the same release
+ *   (prebuiltAddonBuild.ts; `npm run build-llama -- --gpu vulkan|cuda|metal`): no GPU SDK, no nvcc,
+ *   and a Vulkan build on a system whose Vulkan headers are older than llama.cpp's.
  *
  * node-llama-cpp names a build folder by its cmake options, so a flavour's folder is found only when
  * getLlama is given the same options; a plain getLlama() (every other caller in node_modules) never
  * picks these builds up.
  */
-export type LocalBuildFlavor = "native" | "portable";
+export type LocalBuildFlavor = "native" | "portable" | "patched-prebuilt";
 
 /** The addon patch's name and revision, recorded in a local build's cmake options. */
 export const addonPatchName = "context-thread-state-memory-threadpool-3";
@@ -77,11 +81,16 @@ export const localBuildCmakeOptions: Readonly<Record<LocalBuildFlavor, Readonly<
         GGML_CPU_ALL_VARIANTS: "ON",
         GGML_BACKEND_DL: "ON",
         KVAULT_ADDON_PATCH: addonPatchName
+    },
+    // cmake never sees these: they name the build's folder, as the others do, so the engine finds it
+    "patched-prebuilt": {
+        KVAULT_ADDON_PATCH: addonPatchName,
+        KVAULT_PREBUILT_LIBRARIES: "ON"
     }
 };
 
-/** The flavours in the order the engine prefers them: a build for this very machine first. */
-export const localBuildFlavors: readonly LocalBuildFlavor[] = ["native", "portable"];
+/** The flavours in the order the engine prefers them: a build for this very machine first, the prebuilt's libraries last. */
+export const localBuildFlavors: readonly LocalBuildFlavor[] = ["native", "portable", "patched-prebuilt"];
 
 /** One finished local build, as node-llama-cpp's build metadata describes it. */
 export interface LocalBuildInfo {
@@ -170,7 +179,7 @@ export function localBuildCacheEntry(flavor: LocalBuildFlavor, gpu: string | fal
         ...directoryContents(patchDirectory),
         compilerVersion(),
         `${process.platform}-${process.arch}`,
-        flavor === "native" ? cpuFeatures() : "portable"
+        flavor === "native" ? cpuFeatures() : flavor
     ]);
     return path.join("node-llama-cpp", `${flavor}-${gpu === false ? "cpu" : gpu}-${key}`);
 }

@@ -1,5 +1,6 @@
 import { pageStateNames, type EngineSnapshot } from "../../contract/EngineSnapshot.js";
 import type { KvEngine } from "../KvEngine.js";
+import { kvMemoryOf } from "./kvMemoryOf.js";
 import { snapshotSequences } from "./snapshotSequences.js";
 
 /** What a snapshot carries that the engine itself does not keep: its time, throughput and audit feed. */
@@ -97,12 +98,15 @@ export interface KvHolders {
 
 /** Each context's occupancy, prefill (when split) first. */
 export function snapshotRoles(engine: KvEngine): EngineSnapshot["roles"][number][] {
+    // both contexts of one model: their KV is placed by the same layers
+    const kvMemory = kvMemoryOf(engine.compute);
     const roles: EngineSnapshot["roles"][number][] = [
         {
             role: engine.decode.role,
             numSequences: engine.decode.numSequences,
             numBusySequences: engine.decode.numBusySequences,
-            sequenceCapacity: engine.decode.sequenceCapacity
+            sequenceCapacity: engine.decode.sequenceCapacity,
+            kvMemory
         }
     ];
     if (engine.prefill) {
@@ -110,7 +114,8 @@ export function snapshotRoles(engine: KvEngine): EngineSnapshot["roles"][number]
             role: "prefill",
             numSequences: engine.prefill.numSequences,
             numBusySequences: engine.prefill.numBusySequences,
-            sequenceCapacity: engine.prefill.sequenceCapacity
+            sequenceCapacity: engine.prefill.sequenceCapacity,
+            kvMemory
         });
     }
     return roles;

@@ -15,7 +15,8 @@ export function computeFields(compute: EngineCompute): Record<string, unknown> {
         layers_planned: compute.layers.numPlanned,
         device_memory_used_bytes: compute.deviceMemory?.usedBytes ?? null,
         device_memory_total_bytes: compute.deviceMemory?.totalBytes ?? null,
-        ...(compute.fallback === undefined ? {} : { fallback: compute.fallback })
+        ...(compute.fallback === undefined ? {} : { fallback: compute.fallback }),
+        ...(compute.slowerPath === undefined ? {} : { slower_path: compute.slowerPath })
     };
 }
 

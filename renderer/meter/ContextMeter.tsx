@@ -1,6 +1,7 @@
 import { useDraftStore } from "../stores/draftStore.js";
 import { useEngineStore } from "../stores/engineStore.js";
 import { conversationKey } from "../chat/conversationMessages.js";
+import { kvMemoryLabel } from "../pageMap/kvMemoryLabel.js";
 import { formatCount } from "../util/formatCount.js";
 import type { Workspace } from "../workspaces/Workspace.js";
 import { meterReading } from "./meterReading.js";
@@ -9,7 +10,7 @@ import "./ContextMeter.css";
 
 /**
  * The workspace's context: tokens the conversation uses, the draft's size, what is left, the
- * window, and the measured capacity of each role. Numbers are the engine's (measure, snapshot);
+ * window, and the measured capacity of each role and where its KV lives. Numbers are the engine's (measure, snapshot);
  * on a remote backend, the server's, with the source of each (or why it gives none).
  */
 export function ContextMeter({ workspace }: { readonly workspace: Workspace }) {
@@ -89,7 +90,9 @@ export function ContextMeter({ workspace }: { readonly workspace: Workspace }) {
                             Window {formatCount(info.window.limit)} (set by the {info.window.boundBy}) ·{" "}
                         </>
                     )}
-                    {(roles ?? []).map((role) => `${role.role} ${formatCount(role.sequenceCapacity)} per sequence`).join(" · ")}
+                    {(roles ?? [])
+                        .map((role) => `${role.role} ${formatCount(role.sequenceCapacity)} per sequence (${kvMemoryLabel(role.kvMemory)})`)
+                        .join(" · ")}
                     {info !== undefined && <> · pool {formatCount(info.capacities.pool)}</>}
                 </p>
             )}

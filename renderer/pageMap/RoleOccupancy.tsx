@@ -2,11 +2,12 @@ import type { DecodedSnapshot } from "./decodeSnapshot.js";
 import { formatCount } from "../util/formatCount.js";
 import { Swatch } from "../workspaces/Swatch.js";
 import type { Workspace } from "../workspaces/Workspace.js";
+import { kvMemoryLabel } from "./kvMemoryLabel.js";
 import { ownerLabel } from "./ownerLabel.js";
 import type { PageMapTheme } from "./pageColour.js";
 
 /**
- * The contexts beside the pool: each role's sequences (busy of total, tokens each), every decode
+ * The contexts beside the pool: each role's sequences (busy of total, tokens each, where its KV lives), every decode
  * sequence with the workspace resident in it, and the workspaces swapped out into pages.
  */
 export function RoleOccupancy({
@@ -24,9 +25,16 @@ export function RoleOccupancy({
         <section className="role-occupancy" aria-label="Context occupancy">
             <ul className="role-list">
                 {snapshot.roles.map((role) => (
-                    <li key={role.role} data-role={role.role} data-busy={role.numBusySequences} data-sequences={role.numSequences}>
+                    <li
+                        key={role.role}
+                        data-role={role.role}
+                        data-busy={role.numBusySequences}
+                        data-sequences={role.numSequences}
+                        data-kv-memory={role.kvMemory.where}
+                    >
                         <strong>{role.role}</strong>: {role.numBusySequences} of {role.numSequences}{" "}
-                        {role.numSequences === 1 ? "sequence" : "sequences"} occupied, {formatCount(role.sequenceCapacity)} tokens each
+                        {role.numSequences === 1 ? "sequence" : "sequences"} occupied, {formatCount(role.sequenceCapacity)} tokens each,{" "}
+                        {kvMemoryLabel(role.kvMemory)}
                     </li>
                 ))}
             </ul>

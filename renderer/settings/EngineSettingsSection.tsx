@@ -143,6 +143,11 @@ export function EngineSettingsSection({
                                             ? ""
                                             : `, ${formatBytes(compute.deviceMemory.usedBytes)} of ${formatBytes(compute.deviceMemory.totalBytes)} device memory`}
                                         {compute.fallback === undefined ? "." : `. ${compute.fallback}.`}
+                                        {compute.slowerPath === undefined ? (
+                                            ""
+                                        ) : (
+                                            <span data-slower-path=""> {`The ${compute.slowerPath}.`}</span>
+                                        )}
                                     </span>
                                 )}
                             </span>

@@ -1,5 +1,6 @@
 import { useId, type ReactNode } from "react";
 import type { KvRoleUse, ResourceUse } from "../../contract/resourceUse.js";
+import { kvWhereLabel } from "../pageMap/kvMemoryLabel.js";
 import { ownerLabel } from "../pageMap/ownerLabel.js";
 import { useEngineStore } from "../stores/engineStore.js";
 import { useWorkspaceStore } from "../stores/workspaceStore.js";
@@ -128,8 +129,10 @@ function KvItem({ kv }: { readonly kv: readonly KvRoleUse[] }) {
                             data-role={role.role}
                             data-used-bytes={role.usedBytes}
                             data-reserved-bytes={role.reservedBytes}
+                            data-kv-memory={role.where}
                         >
-                            {roleNames[role.role]}: {formatBytesInFull(role.usedBytes)} of {formatBytesInFull(role.reservedBytes)}
+                            {roleNames[role.role]}: {formatBytesInFull(role.usedBytes)} of {formatBytesInFull(role.reservedBytes)}, in{" "}
+                            {kvWhereLabel(role.where)}
                         </span>
                     ))}
                 </>

@@ -4,6 +4,7 @@ import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
+import { ensurePatchedPrebuiltBuild } from "../support/ensureLocalLlamaBuild.js";
 import { ensureFamilyModel, ensureGeneratedModel } from "../support/generatedModels.js";
 import { privateDriverLibraryDirectory, vulkanTestEnvironment } from "./vulkanEnvironment.js";
 
@@ -28,6 +29,7 @@ export default function setup(): void {
         );
     }
     console.log(`gpu project: Vulkan devices ${devices.join(", ")}`);
+    ensurePatchedPrebuiltBuild("vulkan");
     ensureGeneratedModel("tiny");
     for (const preset of ["qwen3-tiny", "llama3-tiny", "gemma3-tiny"] as const) {
         ensureFamilyModel(preset, "q8_0");

@@ -17,15 +17,31 @@ export function ensureLocalLlamaBuild(): void {
     if (findLocalBuilds().some((build) => build.flavor === "native" && build.gpu === false)) {
         return;
     }
-    const result = spawnSync(process.execPath, ["--import", "tsx", path.join("engine", "runtime", "buildLlamaCli.ts")], {
+    runBuildLlama([]);
+}
+
+/**
+ * The patched build of a GPU backend (`npm run build-llama -- --gpu X`: Kvault's addon alone, on the
+ * prebuilt X libraries), which the engine prefers over the prebuilt on that backend, made once
+ * before the gpu project's tests so that they run what a user who built it runs.
+ */
+export function ensurePatchedPrebuiltBuild(gpu: "vulkan"): void {
+    if (findLocalBuilds().some((build) => build.flavor === "patched-prebuilt" && build.gpu === gpu)) {
+        return;
+    }
+    runBuildLlama(["--gpu", gpu]);
+}
+
+function runBuildLlama(args: readonly string[]): void {
+    const result = spawnSync(process.execPath, ["--import", "tsx", path.join("engine", "runtime", "buildLlamaCli.ts"), ...args], {
         cwd: repositoryRoot,
         stdio: "inherit",
         timeout: BUILD_TIMEOUT_MS
     });
     if (result.status !== 0) {
         throw new Error(
-            `npm run build-llama ended with ${result.error?.message ?? `exit code ${result.status}, signal ${result.signal}`}; ` +
-                "the model tests need its local build (cmake, ninja and a C++ compiler)."
+            `npm run build-llama ${args.join(" ")} ended with ${result.error?.message ?? `exit code ${result.status}, signal ${result.signal}`}; ` +
+                "the model and gpu tests need its local build (cmake, ninja and a C++ compiler)."
         );
     }
 }

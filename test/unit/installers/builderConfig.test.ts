@@ -229,10 +229,19 @@ describe("the packaged app's engine process", () => {
 describe("the installers workflow", () => {
     const workflow = readText(".github/workflows/installers.yml");
     const scripts = (JSON.parse(readText("package.json")) as { scripts: Record<string, string> }).scripts;
-    // One flow mapping per job: { name, runner, dist, arch[, llama-gpu] }.
+    // One flow mapping per job: { name, runner, dist, arch[, llama-gpu][, gpu-builds] }.
     const jobs = [
-        ...workflow.matchAll(/- \{ name: ([\w-]+), runner: ([\w.-]+), dist: "([\w:]+)", arch: (\w+)(?:, llama-gpu: "[^"]*")? \}/g)
-    ].map(([, name, runner, dist, arch]) => ({ name, runner: runner ?? "", dist: dist ?? "", arch }));
+        ...workflow.matchAll(
+            /- \{ name: ([\w-]+), runner: ([\w.-]+), dist: "([\w:]+)", arch: (\w+)(?:, llama-gpu: "([^"]*)")?(?:, gpu-builds: "([^"]*)")? \}/g
+        )
+    ].map(([, name, runner, dist, arch, llamaGpu, gpuBuilds]) => ({
+        name,
+        runner: runner ?? "",
+        dist: dist ?? "",
+        arch,
+        llamaGpu: llamaGpu ?? "",
+        gpuBuilds: (gpuBuilds ?? "").split(" ").filter(Boolean).sort()
+    }));
 
     it("builds every target on a runner of its own OS and architecture", () => {
         const runnerOs: Record<BuilderPlatform, RegExp> = { linux: /^ubuntu-/, win: /^windows-/, mac: /^macos-/ };
@@ -260,6 +269,37 @@ describe("the installers workflow", () => {
         expect(install).toBeGreaterThan(0);
         expect(build).toBeGreaterThan(install);
         expect(installers).toBeGreaterThan(build);
+    });
+
+    it("builds and ships one patched build per platform and backend: CUDA and Vulkan on Linux and Windows x64, Metal on macOS", () => {
+        const gpuBuilds = Object.fromEntries(jobs.map((job) => [job.name, job.gpuBuilds]));
+        expect(gpuBuilds).toMatchObject({ "linux-x64": ["cuda", "vulkan"], "win-x64": ["cuda", "vulkan"] });
+        for (const name of ["linux-arm64", "win-arm64", "mac-arm64", "mac-x64"]) {
+            expect(gpuBuilds[name], name).toEqual([]);
+        }
+        // Metal: the portable build of the whole of llama.cpp, patched, is macOS arm64's own build
+        expect(jobs.find((job) => job.name === "mac-arm64")?.llamaGpu).toBe("--gpu metal");
+        const portable = workflow.indexOf("run: npm run build-llama -- --portable ${{ matrix.llama-gpu }}");
+        const gpu = workflow.indexOf("- name: Build Kvault's patched GPU builds");
+        const installers = workflow.indexOf("run: npm run ${{ matrix.dist }}");
+        expect(gpu).toBeGreaterThan(portable);
+        expect(installers).toBeGreaterThan(gpu);
+        const step = workflow.slice(gpu, workflow.indexOf("\n\n", gpu));
+        expect(step).toContain("if: matrix.gpu-builds != ''");
+        expect(step).toContain("for gpu in ${{ matrix.gpu-builds }}; do");
+        // Linux: the patched addon alone, on the prebuilt's libraries; Windows: the whole of llama.cpp, portable (no import libraries to link against)
+        expect(step).toContain('npm run build-llama -- --gpu "$gpu"');
+        expect(step).toContain('npm run build-llama -- --portable --gpu "$gpu"');
+        for (const sdk of ["- name: Install the Vulkan SDK", "- name: Install the CUDA toolkit"]) {
+            const at = workflow.indexOf(sdk);
+            expect(at, sdk).toBeGreaterThan(portable);
+            expect(at, sdk).toBeLessThan(gpu);
+            expect(workflow.slice(at, workflow.indexOf("\n\n", at))).toContain("if: matrix.gpu-builds != '' && runner.os == 'Windows'");
+        }
+        // what the builds leave in localBuilds ships, Release/ and buildDone.status, as the CPU's portable build does
+        expect(readText("electron-builder.config.ts")).toContain(
+            '"!node_modules/node-llama-cpp/llama/localBuilds/*/!(Release|buildDone.status){,/**/*}"'
+        );
     });
 
     it("installs with npm ci on Node 22 (what electron 45's tooling needs) and uploads the installers, failing when there are none", () => {

@@ -71,6 +71,18 @@ describe("findLocalBuilds", () => {
         ]);
     });
 
+    it("finds the patched addon on a prebuilt's libraries (npm run build-llama -- --gpu vulkan) after the builds of the whole of llama.cpp", () => {
+        const directory = localBuilds();
+        writeBuild(directory, "linux-x64-vulkan-ddd", localBuildCmakeOptions["patched-prebuilt"], { gpu: "vulkan" });
+        writeBuild(directory, "linux-x64-vulkan-eee", localBuildCmakeOptions.native, { gpu: "vulkan" });
+        expect(findLocalBuilds(directory)).toEqual([
+            { flavor: "native", gpu: "vulkan", folder: path.join(directory, "linux-x64-vulkan-eee") },
+            { flavor: "patched-prebuilt", gpu: "vulkan", folder: path.join(directory, "linux-x64-vulkan-ddd") }
+        ]);
+        // the patch's revision names it too, so an addon of an older patch is not taken for this one
+        expect(localBuildCmakeOptions["patched-prebuilt"].KVAULT_ADDON_PATCH).toBe(localBuildCmakeOptions.native.KVAULT_ADDON_PATCH);
+    });
+
     it("leaves AMX and AVX512-FP16 out of a native x86-64 build with GCC or Clang, and adds nothing elsewhere", () => {
         const amxOff = ["-U__AMX_TILE__", "-U__AMX_INT8__", "-U__AMX_BF16__", "-U__AVX512FP16__"];
         for (const platform of ["linux", "darwin"]) {

@@ -1,15 +1,19 @@
 import { describe, expect, it } from "vitest";
-import type { EngineSnapshot } from "../../../../contract/EngineSnapshot.js";
+import type { EngineSnapshot, KvMemory } from "../../../../contract/EngineSnapshot.js";
 import { kvByRole } from "../../../../engine/process/readResourceUse.js";
 
 const BYTES_PER_TOKEN = 1_024;
 
-function snapshotOf(sequences: EngineSnapshot["sequences"], free: number): Parameters<typeof kvByRole>[0] {
+function snapshotOf(
+    sequences: EngineSnapshot["sequences"],
+    free: number,
+    kvMemory: KvMemory = { where: "ram", numLayersOnDevice: 0, numLayers: 2 }
+): Parameters<typeof kvByRole>[0] {
     return {
         bytesPerToken: BYTES_PER_TOKEN,
         roles: [
-            { role: "prefill", numSequences: 1, numBusySequences: 0, sequenceCapacity: 512 },
-            { role: "decode", numSequences: 2, numBusySequences: 1, sequenceCapacity: 256 }
+            { role: "prefill", numSequences: 1, numBusySequences: 0, sequenceCapacity: 512, kvMemory },
+            { role: "decode", numSequences: 2, numBusySequences: 1, sequenceCapacity: 256, kvMemory }
         ],
         sequences,
         pool: { numPages: 96, numFreePages: free, pageBytes: 16 * BYTES_PER_TOKEN }
@@ -27,9 +31,18 @@ describe("kvByRole", () => {
             90
         );
         expect(kvByRole(snapshot)).toEqual([
-            { role: "prefill", usedBytes: 0, reservedBytes: 512 * BYTES_PER_TOKEN },
-            { role: "decode", usedBytes: 120 * BYTES_PER_TOKEN, reservedBytes: 512 * BYTES_PER_TOKEN },
-            { role: "pool", usedBytes: 6 * 16 * BYTES_PER_TOKEN, reservedBytes: 96 * 16 * BYTES_PER_TOKEN }
+            { role: "prefill", usedBytes: 0, reservedBytes: 512 * BYTES_PER_TOKEN, where: "ram" },
+            { role: "decode", usedBytes: 120 * BYTES_PER_TOKEN, reservedBytes: 512 * BYTES_PER_TOKEN, where: "ram" },
+            { role: "pool", usedBytes: 6 * 16 * BYTES_PER_TOKEN, reservedBytes: 96 * 16 * BYTES_PER_TOKEN, where: "ram" }
+        ]);
+    });
+
+    it("says where each holder's bytes are: the contexts' KV where the layers put it, the pool's pages in RAM", () => {
+        const onDevice = kvByRole(snapshotOf([], 96, { where: "device", numLayersOnDevice: 2, numLayers: 2 }));
+        expect(onDevice.map((holder) => [holder.role, holder.where])).toEqual([
+            ["prefill", "device"],
+            ["decode", "device"],
+            ["pool", "ram"]
         ]);
     });
 });
