@@ -11,6 +11,8 @@ import { DEMO_MODEL } from "../contract/models.js";
 import { createHost, type Host } from "../host/createHost.js";
 import { childInspector } from "../host/models/inspectModelInChild.js";
 import { installAppShell, type AppShell } from "./appShell.js";
+import { cliInvocation } from "./cli/cliInvocation.js";
+import { runCliInMain } from "./cli/runCliInMain.js";
 import { BindingTestRelay, nodeLlamaCppBindingTestModule } from "./engine/BindingTestRelay.js";
 import { startEngine, type StartedEngine } from "./engine/startEngine.js";
 import { utilityInspectionSpawner } from "./engine/utilityInspectionSpawner.js";
@@ -204,6 +206,12 @@ async function stopHost(): Promise<void> {
     await windowState?.flush();
     await host?.close({ waitForStartMs: QUIT_WAIT_FOR_START_MS });
     await bindingTestRelay?.close();
+}
+
+// `kvault ls` in a terminal (the deb puts this binary on the PATH as kvault): the command, no window.
+const cliArgs = cliInvocation(process.argv, app.isPackaged);
+if (cliArgs !== undefined) {
+    await runCliInMain(cliArgs);
 }
 
 // Sandbox every renderer, including any a future feature opens, not only the main window.
