@@ -13,6 +13,7 @@ import { readTools, type ToolUse } from "../http/readTools.js";
 import { mayBeToolCall, readToolCallAnswer, templateCallGrammar, type ApiToolCall } from "../http/toolCallAnswers.js";
 import type { McpManager, OfferedTool } from "./McpManager.js";
 import type { McpPermissionPrompts } from "./McpPermissionPrompts.js";
+import { relaxToolSchema } from "./relaxToolSchema.js";
 import { McpResultTooLargeError, McpToolDeniedError, McpToolFailedError, McpToolUnknownError } from "./mcpErrors.js";
 
 export interface McpTurnParts {
@@ -195,15 +196,29 @@ function toolUse(offered: readonly OfferedTool[], required: boolean): ToolUse {
     return use!;
 }
 
-/** The offered tools whose arguments' schema the reader (and a grammar) can take; the others are left out, said in the log. */
+/**
+ * The offered tools with their schemas relaxed to what a grammar enforces (relaxToolSchema.ts), each
+ * relaxation said in the log; a tool whose schema cannot be read at all is left out, said there too.
+ */
 function usableTools(offered: readonly OfferedTool[], log: (line: string) => void): OfferedTool[] {
-    return offered.filter((tool) => {
+    return offered.flatMap((tool) => {
+        const relaxed = relaxToolSchema(tool.inputSchema);
+        if (!relaxed.ok) {
+            log(`MCP tool "${tool.tool}" of "${tool.server}" is not offered: its arguments' schema ${relaxed.reason}.`);
+            return [];
+        }
+        if (relaxed.dropped.length > 0) {
+            log(
+                `MCP tool "${tool.tool}" of "${tool.server}": the server checks ${relaxed.dropped.join(", ")} of its arguments (a grammar cannot).`
+            );
+        }
+        const usable = { ...tool, inputSchema: relaxed.schema };
         try {
-            readTools({ tools: [toApiTool(tool)] });
-            return true;
+            readTools({ tools: [toApiTool(usable)] });
+            return [usable];
         } catch (error) {
             log(`MCP tool "${tool.tool}" of "${tool.server}" is not offered: ${(error as Error).message}`);
-            return false;
+            return [];
         }
     });
 }

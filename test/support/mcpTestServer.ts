@@ -2,7 +2,7 @@
 // `node --import tsx`) or streamable HTTP on loopback (startMcpHttpServer). Its tools: `lookup`
 // answers "<key> is filed under shelf 7", `hang` never answers, `crash` ends the process
 // mid-call, `garbage` writes a line that is not JSON-RPC and never answers, `big` answers
-// `size` characters; `--tools lookup,hang` lists only those.
+// `size` characters, `flood` more than a window holds; `--tools lookup,hang` lists only those.
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
@@ -10,9 +10,13 @@ import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 
+/** Words `flood` answers: more tokens than the browser tests' window (2,048) at any tokenizer's rate. */
+const FLOOD_WORDS = 8_000;
+
 export const lookupAnswer = (key: string): string => `${key} is filed under shelf 7`;
 
-const keySchema = { type: "object", properties: { key: { type: "string", enum: ["atlas", "bravo"] } }, required: ["key"] };
+// An enum alone (no "type" beside it): the form a grammar enforces, so a forced call names a key.
+const keySchema = { type: "object", properties: { key: { enum: ["atlas", "bravo"] } }, required: ["key"] };
 
 /** `--tools a,b` on the command line lists only those tools (a forced call then has one tool to choose). */
 function offeredTools(): (name: string) => boolean {
@@ -30,6 +34,7 @@ function createServer(): Server {
             { name: "hang", description: "Never answers.", inputSchema: { type: "object", properties: {} } },
             { name: "crash", description: "Ends the server mid-call.", inputSchema: { type: "object", properties: {} } },
             { name: "garbage", description: "Writes a line that is not JSON-RPC.", inputSchema: { type: "object", properties: {} } },
+            { name: "flood", description: "Answers far more text than a window holds.", inputSchema: { type: "object", properties: {} } },
             {
                 name: "big",
                 description: "Answers size characters.",
@@ -50,6 +55,8 @@ function createServer(): Server {
             case "garbage":
                 process.stdout.write("this is not json-rpc\n");
                 return await new Promise<never>(() => undefined);
+            case "flood":
+                return { content: [{ type: "text", text: "shelf ".repeat(FLOOD_WORDS) }] };
             case "big":
                 return { content: [{ type: "text", text: "x ".repeat(Math.ceil(Number(args.size) / 2)).slice(0, Number(args.size)) }] };
             default:

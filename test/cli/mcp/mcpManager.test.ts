@@ -40,7 +40,7 @@ describe("McpManager", () => {
         await manager.connectAll();
         const [server] = manager.list().servers;
         expect(server).toMatchObject({ name: "tools", transport: "stdio", state: "connected" });
-        expect(server!.tools.map((tool) => tool.name)).toEqual(["lookup", "hang", "crash", "garbage", "big"]);
+        expect(server!.tools.map((tool) => tool.name)).toEqual(["lookup", "hang", "crash", "garbage", "flood", "big"]);
         const offered = await manager.tools(["tools"]);
         expect(offered[0]).toMatchObject({ name: "tools__lookup", server: "tools", tool: "lookup" });
         expect(await manager.call("tools", "lookup", { key: "atlas" })).toBe(lookupAnswer("atlas"));
