@@ -94,6 +94,12 @@ export interface ReplayableTurn {
 }
 
 /**
+ * Workspace ids of a canary run begin with this. No user's workspace can: a turn naming one is
+ * refused by the turn's schema (contract/rpc/turnSchemas.ts), so a canary workspace is never another's prefix cache.
+ */
+export const CANARY_WORKSPACE_PREFIX = "kvault-canary:";
+
+/**
  * The failure modes of this class by slug, with the name the UI shows: each slug is the anchor of
  * its section in docs/FAILURE-MODES.md, where it was seen and which guard and tests cover it.
  */

@@ -38,7 +38,7 @@ import { boolean, describeValue as describe, integer, list, nonEmptyText, oneOf,
 import { readStoredMessage, readWorkspaceMeta, storeIdParam, storeRecordField } from "./storeSchemas.js";
 import { readPreset } from "./presetSchemas.js";
 import { presetLimits, type PresetImportResult, type PresetList } from "../presets.js";
-import { chatTurnEntries, conversationChecks, idSchema, messagesSchema, workspaceSchema } from "./turnSchemas.js";
+import { chatTurnEntries, conversationChecks, idSchema, messagesSchema, turnChecks, workspaceSchema } from "./turnSchemas.js";
 
 /** How long a host waits for the engine's answer to a call, ms (host/supervisor/EngineConnection.ts). */
 export const callTimeouts = Object.freeze({
@@ -211,12 +211,14 @@ export const rpcSpec = {
     chat: method<ChatTurnResult>()({
         params: v.pipe(
             conversationChecks(
-                params("chat", {
-                    ...chatTurnEntries,
-                    answerId: v.optional(storeIdParam),
-                    answerParent: v.optional(v.nullable(storeIdParam))
-                }),
-                { endsWithUser: true }
+                turnChecks(
+                    params("chat", {
+                        ...chatTurnEntries,
+                        answerId: v.optional(storeIdParam),
+                        answerParent: v.optional(v.nullable(storeIdParam))
+                    })
+                ),
+                { endsWithUser: false }
             ),
             v.check(
                 (call) => call.answerParent === undefined || call.answerId !== undefined,

@@ -1,42 +1,81 @@
-// What a chat turn and a draft's measure may carry (contract/engineProtocol.ts ChatTurnRequest),
-// checked once, where the call enters the host. The engine answers whatever passes: its own
-// checks are of what only it knows (the window, the canary's workspace names).
+// A chat turn's one schema (contract/engineProtocol.ts ChatTurnRequest), run where a turn enters
+// the host (the RPC's chat, rpcSpec.ts) and again where it enters the engine (EngineService.chat):
+// defence in depth with one implementation (docs/FAILURE-MODES.md, poison payload). The engine's
+// own further checks are of what only it knows (the window, the vocabulary).
 import * as v from "valibot";
-import { fieldLimits, formatBytes, rpcLimits, turnLimits, utf8ByteLength } from "../limits.js";
-import type { GrammarSpec, JsonObject } from "../engineProtocol.js";
-import { readGrammarSchema } from "./readGrammarSchema.js";
+import { formatBytes, rpcLimits, turnLimits, utf8ByteLength } from "../limits.js";
+import type { ChatMessage, ChatTurnRequest, GrammarSpec, RawPrompt } from "../engineProtocol.js";
+import { CANARY_WORKSPACE_PREFIX } from "../isolation.js";
+import { fieldLimits } from "../limits.js";
 import { describeValue, integer, isRecord, list, nonEmptyText, number, oneOf, record, text } from "./fieldSchemas.js";
+import { enforceableSchema, isToolCallGrammar, toolCallGrammarSchema, toolCallsSchema, toolsSchema } from "./toolSchemas.js";
+
+export { grammarSchemaProblem, jsonObjectProblem } from "./grammarSchemaProblem.js";
 
 export const idSchema = (remedy = "give each turn its own id") => nonEmptyText(fieldLimits.maxIdChars, remedy);
 
 export const workspaceSchema = nonEmptyText(turnLimits.maxWorkspaceChars, "name the workspace");
+
+/** A turn's workspace: never one of the canary probe's temporary ones, so a canary workspace is nobody's prefix cache. */
+const turnWorkspaceSchema = v.pipe(
+    workspaceSchema,
+    v.check(
+        (workspace) => !workspace.startsWith(CANARY_WORKSPACE_PREFIX),
+        `names beginning with "${CANARY_WORKSPACE_PREFIX}" are the canary probe's; name the workspace otherwise.`
+    )
+);
 
 const messageSchema = record({
     role: oneOf(["system", "user", "assistant"] as const),
     content: text(turnLimits.maxMessageChars)
 });
 
+/** Messages of a measure or a tokenization: role and content. */
 export const messagesSchema = (minItems: number) => list(messageSchema, { minItems, maxItems: turnLimits.maxMessages, what: "messages" });
+
+/** A turn's message: role, content, and an assistant's tool calls. */
+const turnMessageSchema = v.pipe(
+    record({
+        role: oneOf(["system", "user", "assistant"] as const),
+        content: text(turnLimits.maxMessageChars),
+        toolCalls: v.optional(toolCallsSchema)
+    }),
+    v.check(
+        (message) => message.toolCalls === undefined || message.role === "assistant",
+        (issue) => `toolCalls is an assistant message's; this message's role is ${describeValue((issue.input as { role: unknown }).role)}.`
+    )
+) as v.GenericSchema<unknown, ChatMessage>;
 
 /** The largest token id a bias may name (llama.cpp's ids are int32); the engine checks it against the model's vocabulary. */
 export const MAX_TOKEN_ID = 2 ** 31 - 1;
 
-/** `{kind: "json"}` or `{kind: "jsonSchema", schema}`: the kind decides which fields are read. */
+/** `{text}` or `{tokens}`, one of the two: the text within a message's limit, the tokens 1 or more ids (the vocabulary is the engine's to check). */
+const rawPromptSchema: v.GenericSchema<unknown, RawPrompt> = v.pipe(
+    v.custom<Record<string, unknown>>(
+        (value) => isRecord(value) && Object.keys(value).length === 1 && (value.text === undefined) !== (value.tokens === undefined),
+        () => "must be {text} or {tokens}, one of the two."
+    ),
+    v.lazy((input) =>
+        !isRecord(input) || input.tokens === undefined
+            ? record({ text: text(turnLimits.maxMessageChars) })
+            : record({
+                  tokens: list(integer(0, MAX_TOKEN_ID), { minItems: 1, maxItems: turnLimits.maxMessageChars, what: "token ids" })
+              })
+    )
+) as v.GenericSchema<unknown, RawPrompt>;
+
+/** `{kind: "json"}`, `{kind: "jsonSchema", schema}` or `{kind: "toolCalls", …}`: the kind decides which fields are read. */
 const grammarSchema: v.GenericSchema<unknown, GrammarSpec> = v.lazy((input) =>
-    isRecord(input) && input.kind === "jsonSchema"
-        ? record({
-              kind: v.literal("jsonSchema"),
-              schema: v.custom<JsonObject>(
-                  (value) => grammarSchemaProblem(value) === undefined,
-                  (issue) => grammarSchemaProblem(issue.input) ?? ""
-              )
-          })
-        : record({
-              kind: v.custom<"json">(
-                  (value) => value === "json",
-                  (issue) => `must be "json" or "jsonSchema"; got ${describeValue(issue.input)}.`
-              )
-          })
+    isToolCallGrammar(input)
+        ? toolCallGrammarSchema
+        : isRecord(input) && input.kind === "jsonSchema"
+          ? record({ kind: v.literal("jsonSchema"), schema: enforceableSchema })
+          : record({
+                kind: v.custom<"json">(
+                    (value) => value === "json",
+                    (issue) => `must be "json", "jsonSchema" or "toolCalls"; got ${describeValue(issue.input)}.`
+                )
+            })
 ) as v.GenericSchema<unknown, GrammarSpec>;
 
 const samplingSchema = record({
@@ -67,82 +106,54 @@ const samplingSchema = record({
     grammar: v.optional(grammarSchema)
 });
 
-/** Why `value` is not a JSON schema a grammar can enforce in full (a predicate about the field), or undefined when it is one. */
-export function grammarSchemaProblem(value: unknown): string | undefined {
-    const problem = jsonObjectProblem(value);
-    if (problem !== undefined) {
-        return problem;
-    }
-    const read = readGrammarSchema(value as JsonObject);
-    if (read.ok) {
-        return undefined;
-    }
-    const part = read.code === "ambiguous_schema" ? "has a part too ambiguous for a grammar" : "has a part Kvault cannot enforce";
-    return read.path === "" ? read.reason : `${part}: ${read.path.slice(1)} ${read.reason}`;
+/** A chat turn's fields; turnChecks adds the checks of the turn as a whole. */
+export const chatTurnEntries = {
+    requestId: idSchema(),
+    workspace: turnWorkspaceSchema,
+    messages: list(turnMessageSchema, { maxItems: turnLimits.maxMessages, what: "messages" }),
+    prompt: v.optional(rawPromptSchema),
+    sampling: samplingSchema,
+    tools: v.optional(toolsSchema),
+    keepKvOnDisk: v.optional(v.boolean())
+};
+
+interface Turn {
+    readonly messages: readonly ChatMessage[];
+    readonly prompt?: RawPrompt;
 }
 
 /**
- * Why `value` is not a JSON object within turnLimits' size and depth (as a predicate about the
- * field: "must be …"), or undefined when it is one. Visits at most as many values as the limit
- * has bytes (each takes at least one in JSON), so a cycle or a huge value is bounded work.
+ * `schema` (a turn's fields, maybe with more) and then the checks of the turn as a whole: a raw
+ * prompt comes without messages, and otherwise the last message is one the engine can answer.
  */
-export function jsonObjectProblem(value: unknown): string | undefined {
-    if (!isRecord(value)) {
-        return `must be a JSON object; got ${describeValue(value)}.`;
-    }
-    const maxBytes = turnLimits.maxGrammarSchemaBytes;
-    const maxDepth = turnLimits.maxGrammarSchemaDepth;
-    let numValues = 0;
-    const visit = (item: unknown, depth: number, where: string): string | undefined => {
-        numValues++;
-        if (numValues > maxBytes) {
-            return `must be at most ${formatBytes(maxBytes)} of JSON; it has more than ${numValues.toLocaleString("en-US")} values.`;
-        }
-        if (depth > maxDepth) {
-            return `must nest at most ${maxDepth} levels deep; ${where} is deeper.`;
-        }
-        if (item === null || typeof item === "boolean" || typeof item === "string") {
-            return undefined;
-        }
-        if (typeof item === "number") {
-            return Number.isFinite(item) ? undefined : `must be JSON; ${where} is ${String(item)}.`;
-        }
-        if (Array.isArray(item)) {
-            for (let index = 0; index < item.length; index++) {
-                const problem = visit(item[index], depth + 1, `${where}[${index}]`);
-                if (problem !== undefined) {
-                    return problem;
-                }
-            }
-            return undefined;
-        }
-        if (isRecord(item) && [Object.prototype, null].includes(Object.getPrototypeOf(item) as object | null)) {
-            for (const [key, child] of Object.entries(item)) {
-                const problem = visit(child, depth + 1, `${where}.${key}`);
-                if (problem !== undefined) {
-                    return problem;
-                }
-            }
-            return undefined;
-        }
-        return `must be JSON; ${where} is ${describeValue(item)}.`;
-    };
-    const problem = visit(value, 0, "the schema");
-    if (problem !== undefined) {
-        return problem;
-    }
-    const numBytes = utf8ByteLength(JSON.stringify(value));
-    return numBytes <= maxBytes ? undefined : `must be at most ${formatBytes(maxBytes)} of JSON; it has ${formatBytes(numBytes)}.`;
+export function turnChecks<S extends v.GenericSchema<unknown, Turn>>(schema: S) {
+    return v.pipe(
+        schema,
+        v.check(
+            (turn: v.InferOutput<S>) => turn.prompt === undefined || turn.messages.length === 0,
+            "messages must be an empty list when a raw prompt is given."
+        ),
+        v.check(
+            (turn: v.InferOutput<S>) => turn.prompt !== undefined || turn.messages.length > 0,
+            `messages must be a list of 1 to ${turnLimits.maxMessages.toLocaleString("en-US")} messages; got a list of 0.`
+        ),
+        v.check(
+            (turn: v.InferOutput<S>) => turn.prompt !== undefined || isAnswerable(turn.messages.at(-1)!),
+            "The last message must be the user's, or an assistant's tool calls with all their results: the engine answers it."
+        )
+    );
 }
 
-/** A chat turn's fields; the params schema adds the whole-conversation checks. */
-export const chatTurnEntries = {
-    requestId: idSchema(),
-    workspace: workspaceSchema,
-    messages: messagesSchema(1),
-    sampling: samplingSchema,
-    keepKvOnDisk: v.optional(v.boolean())
-};
+/** Whether the engine may answer after `last`: the user's message, or an assistant's tool calls that all have their results. */
+export function isAnswerable(last: ChatMessage): boolean {
+    return (
+        last.role === "user" ||
+        (last.role === "assistant" && last.toolCalls !== undefined && last.toolCalls.every((call) => call.result !== undefined))
+    );
+}
+
+/** One chat turn as the engine takes it: every field checked, unknown fields dropped. */
+export const chatTurnSchema = turnChecks(record(chatTurnEntries)) as v.GenericSchema<unknown, ChatTurnRequest>;
 
 interface Conversation {
     readonly messages: readonly { readonly role: string; readonly content: string }[];

@@ -1,10 +1,7 @@
 import crypto from "node:crypto";
+import { CANARY_WORKSPACE_PREFIX } from "../../contract/isolation.js";
 
-/**
- * Workspace ids of a canary run begin with this. No user's workspace can: turns naming one are
- * refused at the door (validateChatTurn), so a canary workspace is never another's prefix cache.
- */
-export const CANARY_WORKSPACE_PREFIX = "kvault-canary:";
+export { CANARY_WORKSPACE_PREFIX };
 
 /** What every marker begins with; the secret is what follows. */
 export const MARKER_PREFIX = "KV-CANARY-";

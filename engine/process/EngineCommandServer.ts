@@ -1,7 +1,7 @@
-import type { ChatTurnRequest, EngineCommand, EngineErrorPayload, EngineEvent } from "../../contract/engineProtocol.js";
+import type { EngineErrorPayload, EngineEvent } from "../../contract/engineProtocol.js";
 import type { EngineTransport } from "./EngineTransport.js";
 import { engineMethods, type EngineImplementations, type ServedEngine } from "./engineMethods.js";
-import { parseEngineCommand } from "./parseEngineCommand.js";
+import { parseEngineCommand, type ReceivedEngineCommand } from "./parseEngineCommand.js";
 import { toErrorPayload } from "./toErrorPayload.js";
 import { withDeadline } from "../core/withDeadline.js";
 
@@ -93,7 +93,7 @@ export class EngineCommandServer {
         return this.#stopping;
     }
 
-    #dispatch(command: EngineCommand): void {
+    #dispatch(command: ReceivedEngineCommand): void {
         switch (command.type) {
             case "chat":
                 this.#chat(command.request);
@@ -133,7 +133,7 @@ export class EngineCommandServer {
         this.#settling.add(settled);
     }
 
-    #chat(request: ChatTurnRequest): void {
+    #chat(request: Extract<ReceivedEngineCommand, { type: "chat" }>["request"]): void {
         const { requestId } = request;
         if (this.#running.has(requestId)) {
             // Answering would end the running chat of that id for its host; the duplicate gets no answer.
@@ -179,7 +179,7 @@ export class EngineCommandServer {
         );
     }
 
-    #refuseWhileStopping(command: EngineCommand): void {
+    #refuseWhileStopping(command: ReceivedEngineCommand): void {
         switch (command.type) {
             case "chat":
                 if (!this.#running.has(command.request.requestId)) {

@@ -1,9 +1,17 @@
-import type { ChatTurnRequest, EngineCommand, EngineErrorPayload, EngineEvent } from "../../contract/engineProtocol.js";
+import type { EngineCallCommand, EngineCommand, EngineErrorPayload, EngineEvent } from "../../contract/engineProtocol.js";
 import { fieldLimits } from "../../contract/limits.js";
 import { engineMethods, type EngineMethod } from "../../contract/rpc.js";
 
+/**
+ * A command as the engine reads it: a chat's request is what came, its requestId read, the rest for
+ * EngineService.chat to check against the turn's one schema (contract/rpc/turnSchemas.ts).
+ */
+export type ReceivedEngineCommand =
+    | Exclude<EngineCommand, { readonly type: "chat" }>
+    | { readonly type: "chat"; readonly request: { readonly requestId: string } & Readonly<Record<string, unknown>> };
+
 export type ParsedEngineCommand =
-    | { readonly ok: true; readonly command: EngineCommand }
+    | { readonly ok: true; readonly command: ReceivedEngineCommand }
     /**
      * `reply` answers the sender when the command named an id to answer to (a chat's requestId, a
      * call's callId); without one there is nobody to tell, and the command is only logged.
@@ -16,7 +24,7 @@ const servedMethods = new Set<string>(engineMethods);
 /**
  * Reads the envelope of a message from the host: its type and the ids answers go to. The params
  * inside are the host's to check (it checks every call against the RPC spec where the call enters
- * it; a turn's fields are checked again by EngineService.chat), so they pass as they are. Pure and
+ * it; a turn is checked again by EngineService.chat, against the same schema), so they pass as they are. Pure and
  * total: whatever JSON or structured clone can carry gets a value back, never an exception, so a
  * bad message costs a log line and maybe an answer, never the engine process.
  */
@@ -42,8 +50,8 @@ function parse(value: unknown): ParsedEngineCommand {
             if (!isRecord(value.request)) {
                 throw new EnvelopeError(`request must be an object; got ${describeValue(value.request)}.`);
             }
-            id(value.request.requestId, "requestId");
-            return { ok: true, command: { type: "chat", request: value.request as unknown as ChatTurnRequest } };
+            const requestId = id(value.request.requestId, "requestId");
+            return { ok: true, command: { type: "chat", request: { ...value.request, requestId } } };
         }
         case "cancel":
             return { ok: true, command: { type: "cancel", requestId: id(value.requestId, "requestId") } };
@@ -56,7 +64,7 @@ function parse(value: unknown): ParsedEngineCommand {
             }
             return {
                 ok: true,
-                command: { type: "call", callId, method: value.method as EngineMethod, params: value.params } as EngineCommand
+                command: { type: "call", callId, method: value.method as EngineMethod, params: value.params } as EngineCallCommand
             };
         }
         case "shutdown":

@@ -16,7 +16,7 @@ export function toolCallGrammarText(llama: Llama, spec: ToolCallsGrammar): strin
     const { syntax } = spec;
     const rules: string[] = [];
     const alternatives = spec.calls.map((call, index) => {
-        // readGrammarSchema (validateTools) passed the schema: only GbnfJsonSchema's forms
+        // readGrammarSchema (the turn schema, contract/rpc/toolSchemas.ts) passed the schema: only GbnfJsonSchema's forms
         const schemaGrammar = schemaGrammarText(llama, call.schema);
         rules.push(...renameRules(schemaGrammar, `call${index}-`));
         const fill = (piece: string): string => piece.replaceAll("{{functionName}}", call.name);

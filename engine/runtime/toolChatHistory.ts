@@ -14,7 +14,7 @@ export function availableFunctions(tools: readonly ToolDefinition[] | undefined)
     for (const tool of tools) {
         functions[tool.name] = {
             ...(tool.description === undefined ? {} : { description: tool.description }),
-            // validated in the engine (validateTools) and by readGrammarSchema in the host: the parts a grammar enforces
+            // validated in the host and again in the engine by the turn schema (contract/rpc/toolSchemas.ts): the parts a grammar enforces
             ...(tool.parameters === undefined ? {} : { params: tool.parameters as unknown as GbnfJsonSchema })
         };
     }

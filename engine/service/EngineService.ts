@@ -41,7 +41,8 @@ import { snapshotSequences } from "./snapshotSequences.js";
 import { ThroughputMeter } from "./ThroughputMeter.js";
 import { WorkspaceThroughput } from "./WorkspaceThroughput.js";
 import { readVramState } from "../runtime/readVramState.js";
-import { validateChatTurn } from "./validateChatTurn.js";
+import { readWith } from "../../contract/rpc/fieldSchemas.js";
+import { chatTurnSchema } from "../../contract/rpc/turnSchemas.js";
 
 /** A conversation as the engine last answered it: the messages with its answer, and the exact tokens. */
 interface Transcript {
@@ -135,8 +136,13 @@ export class EngineService {
      * One chat turn. Resolves with the whole answer when it was served in full; every other end
      * rejects with a typed error, and the answer is not kept.
      */
-    async chat(untrusted: ChatTurnRequest, callbacks: TurnCallbacks = {}, signal?: AbortSignal): Promise<TurnResult> {
-        const request = validateChatTurn(untrusted);
+    async chat(untrusted: unknown, callbacks: TurnCallbacks = {}, signal?: AbortSignal): Promise<TurnResult> {
+        // The turn's one schema again, as the host ran it: a turn that crossed a process boundary is not trusted (poison payload).
+        const read = readWith(chatTurnSchema, untrusted);
+        if (!read.ok) {
+            throw new InvalidRequestError(read.reason);
+        }
+        const request = read.value;
         const { workspace, messages, sampling, prompt } = request;
         const promptTokens =
             prompt === undefined

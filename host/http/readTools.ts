@@ -4,12 +4,13 @@
 import type { GrammarSpec, JsonObject, ToolDefinition } from "../../contract/engineProtocol.js";
 import { isRecord } from "../../contract/rpc/fieldSchemas.js";
 import { readGrammarSchema } from "../../contract/rpc/readGrammarSchema.js";
+import { MAX_TOOLS } from "../../contract/rpc/toolSchemas.js";
 import { jsonObjectProblem } from "../../contract/rpc/turnSchemas.js";
 import { describe, isAbsent } from "./bodyFields.js";
 import { invalidRequest } from "./OpenAiError.js";
 
-/** At most this many tools a request (the engine's limit, engine/service/validateTools.ts). */
-export const MAX_TOOLS = 128;
+/** At most this many tools a request: the turn schema's limit. */
+export { MAX_TOOLS };
 /** With parallel calls, at most this many in one answer: a grammar bound, so a list always ends. */
 export const MAX_PARALLEL_CALLS = 8;
 
