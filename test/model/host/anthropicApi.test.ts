@@ -160,6 +160,11 @@ describe("Anthropic's Messages API, driven by the official @anthropic-ai/sdk cli
         expect(sunny.content[0]!.type).toBe("text");
         // the result is in the prompt the model answers
         expect(rainy.usage.input_tokens).toBeGreaterThan(sunny.usage.input_tokens);
+        // a history with its call and result is counted as a turn's prompt has it
+        const bare = await client.messages.create({ model: "tiny", messages: history("Sunny"), max_tokens: 1, ...greedy });
+        expect((await client.messages.countTokens({ model: "tiny", messages: history("Sunny") })).input_tokens).toBe(
+            bare.usage.input_tokens
+        );
     }, 300_000);
 
     it("counts a conversation's tokens as a turn's prompt has them", async () => {
