@@ -16,6 +16,7 @@ import { inspectModelInChild } from "../models/inspectModelInChild.js";
 import { cachedModelInspector } from "../models/modelFactsCache.js";
 import { RpcServer } from "../rpc/RpcServer.js";
 import { serveModelId } from "./resolveServeModel.js";
+import { serveModelPool } from "./serveModelPool.js";
 import { startServeEngine } from "./startServeEngine.js";
 import { engineConfigFor } from "../settings/engineConfigFor.js";
 import { diskKvConfig, DISK_KV_KEY_FILE, readOrCreateDiskKvKeyFile } from "../settings/diskKvKey.js";
@@ -98,6 +99,15 @@ async function main(): Promise<void> {
         })
     });
     const { supervisor } = await host.engine;
+    // The models found on disk (LM Studio's, Ollama's, Hugging Face's, --models-folder), each loaded by the first request naming it.
+    const models = serveModelPool({
+        given,
+        supervisor,
+        settings: () => Object.freeze({ ...host.settingsFile.current.engine, ...given.engineFromCommandLine }),
+        configFor: headlessConfig,
+        inspectModel,
+        log
+    });
     // The page's RPC: the same server loop and methods as the desktop app's, over a WebSocket beside the API.
     const rpc = new RpcServer(host.rpc, { log });
     const rendererDirectory = path.join(repositoryRoot, "out", "renderer");
@@ -121,7 +131,8 @@ async function main(): Promise<void> {
         rendererDirectory: fs.existsSync(rendererDirectory) ? rendererDirectory : undefined,
         onLoginLink: (link) => void process.stdout.write(loginLine(link)),
         onRpcUpgrade: (request, socket, head) => rpc.handleUpgrade(request, socket, head),
-        gateway: host.gateway
+        gateway: host.gateway,
+        models
     });
     const address = await server.listen();
     Object.assign(listening, { url: address.url, port: Number(new URL(address.url).port) });
@@ -135,6 +146,7 @@ async function main(): Promise<void> {
         stopping = true;
         await rpc.close();
         await server.close();
+        await models.dispose();
         await host.close();
         process.exit(0);
     };

@@ -13,6 +13,7 @@ import { engineDefaults, isKvCacheType, KvaultError, kvCacheTypes, type KvCacheT
 import { repeatedBackendName, type BackendConfig } from "../backends/BackendConfig.js";
 import { parseBackendOption } from "../backends/parseBackendOption.js";
 import { normalizeOrigin } from "../http/corsPolicy.js";
+import { enginePoolDefaults } from "../supervisor/EnginePool.js";
 
 export class ServeOptionsError extends KvaultError {
     readonly code = "invalid_serve_options";
@@ -64,6 +65,12 @@ export interface ServeOptions {
      * Given, they replace settings.json's list for this run (the settings screen shows them, not editable).
      */
     readonly backends: readonly BackendConfig[];
+    /** --models-folder DIR, repeatable: folders whose GGUF files the API serves in place, beside LM Studio's, Ollama's and Hugging Face's. */
+    readonly modelsFolders: readonly string[];
+    /** --model-idle-seconds N: a model the API's `model` loaded is unloaded after N seconds without a request (default 300). */
+    readonly modelIdleSeconds: number;
+    /** --models-memory-mb N: what every loaded model's plan together may take; undefined: the machine's RAM. */
+    readonly modelsMemoryMb?: number;
 }
 
 /** Each engine setting's flag, as the settings screen names it for a value given on the command line. */
@@ -129,6 +136,13 @@ export const serveUsage = `Usage: npm run serve -- [options]
   --log-prompts               the request log (one line per API request on stderr) shows each prompt's
                               text too; without it a line never holds what was asked
   --data-dir DIR              where models and chats live (default ~/.kvault)
+  --models-folder DIR         a folder of GGUF files the API serves in place by their names, beside the
+                              models found in LM Studio's, Ollama's and Hugging Face's folders (repeatable)
+  --model-idle-seconds N      unload a model that a request's "model" loaded after N seconds without a
+                              request (default ${enginePoolDefaults.idleMs / 1000}, as Ollama's keep_alive)
+  --models-memory-mb N        the memory every loaded model's plan together may take (weights, KV, page
+                              pool, compute), in MiB (default: the machine's RAM); the least recently used
+                              idle model is unloaded to make room, else the load is refused with the plan
   --download-stall-seconds N  stop a download that gains no byte for N seconds, keeping it to resume (default 60)
   --handoff-demo MS           demo mode: each handoff step waits MS milliseconds (up to 5000), so the page
                               map shows pages go prefill → host → decode (default 0: off)
@@ -158,7 +172,7 @@ screen keeps; one given here overrides it for this run, and the screen shows it 
 const SWITCHES = new Set(["allow-remote", "log-prompts"]);
 
 /** Flags that may be given more than once; each value is kept, in order. */
-const REPEATABLE = new Set(["extra-api-key", "backend", "cors-origin"]);
+const REPEATABLE = new Set(["extra-api-key", "backend", "cors-origin", "models-folder"]);
 
 const FLAGS = new Set([
     "host",
@@ -186,7 +200,10 @@ const FLAGS = new Set([
     "draft-model",
     "draft-max",
     "draft-p-min",
-    "backend"
+    "backend",
+    "models-folder",
+    "model-idle-seconds",
+    "models-memory-mb"
 ]);
 
 /** Parses `npm run serve` arguments; every mistake is a `ServeOptionsError` that says which flag and why. */
@@ -338,6 +355,9 @@ export function parseServeOptions(argv: readonly string[], env: Readonly<Record<
         logPrompts: given.has("log-prompts"),
         dataDir: path.resolve(given.get("data-dir") ?? path.join(os.homedir(), ".kvault")),
         downloadStallSeconds: given.has("download-stall-seconds") ? integer("download-stall-seconds", 0, 1, 3600) : undefined,
+        modelsFolders: (repeated.get("models-folder") ?? []).map((folder) => path.resolve(folder)),
+        modelIdleSeconds: integer("model-idle-seconds", enginePoolDefaults.idleMs / 1000, 1, 7 * 24 * 3600),
+        ...(given.has("models-memory-mb") ? { modelsMemoryMb: integer("models-memory-mb", 0, 1, 16 * 1024 * 1024) } : {}),
         handoffDemoMs: integer("handoff-demo", 0, 0, 5_000),
         streamDemoMs: integer("stream-demo", 0, 0, 1_000),
         engineFromCommandLine: Object.fromEntries(Object.entries(fromCommandLine).filter(([, value]) => value !== undefined)),

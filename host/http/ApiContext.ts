@@ -13,6 +13,7 @@ import type {
 import type { ModelFacts } from "../../contract/models.js";
 import type { TurnRunner } from "../backends/routeTurns.js";
 import { watchAnswer } from "./answerDeadline.js";
+import type { LocalModels } from "./localModelEntries.js";
 import { apiWorkspace } from "./ApiKeys.js";
 import { fromEngineError, invalidRequest, OpenAiError } from "./OpenAiError.js";
 import { noteRequest } from "./RequestLog.js";
@@ -32,6 +33,8 @@ export interface ApiContext {
     readBody(request: IncomingMessage, response: ServerResponse): Promise<unknown>;
     /** The loaded model's file facts (host/models/inspectModelFile.ts), for Ollama's details; absent in a server given none. */
     readonly modelFacts?: (modelPath: string) => Promise<ModelFacts>;
+    /** The models beside the server's own, loaded or found on disk (host/supervisor/EnginePool.ts), for Ollama's /api/ps and /api/tags. */
+    readonly localModels?: LocalModels;
     /** Kvault's version (package.json), for Ollama's /api/version; absent when the host did not say. */
     readonly kvaultVersion?: string;
     /** Counts an embed call for kvault_requests_total: served (true) or failed. */

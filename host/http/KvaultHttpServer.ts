@@ -33,6 +33,8 @@ import { requestNotes, type RequestLog } from "./RequestLog.js";
 import { serveDetokenize, serveTokenize } from "./serveTokenize.js";
 import { serveUi } from "./serveUi.js";
 import type { Gateway } from "./gateway/serveGateway.js";
+import { diskModelEntries, loadedModelMetrics, type LocalModels } from "./localModelEntries.js";
+import { routedContext, type ModelRouter } from "./routeModelRequests.js";
 
 /** llama.cpp's tokenizer endpoints, outside /v1/ as its server has them; keyed as /v1/ is. */
 const tokenizerRoutes = new Set(["/tokenize", "/detokenize"]);
@@ -107,6 +109,11 @@ export interface KvaultHttpServerOptions {
     readonly onRpcUpgrade?: (request: IncomingMessage, socket: Duplex, head: Buffer) => void;
     /** Remote backends' models (`NAME/<model id>`), listed in `/v1/models` and forwarded to (host/http/gateway/). */
     readonly gateway?: Gateway;
+    /**
+     * The local models beside the server's own (host/supervisor/EnginePool.ts): listed in `/v1/models`,
+     * `/api/tags` and `/api/ps`, and loaded by a request whose `model` names one; none when absent.
+     */
+    readonly models?: ModelRouter & LocalModels;
 }
 
 /**
@@ -148,6 +155,7 @@ export class KvaultHttpServer {
             admit: (keyNamespace) => this.#inFlight.admit(keyNamespace),
             countEmbed: (served) => void (served ? this.#embedCounts.embedded++ : this.#embedCounts.embed_failed++),
             ...(options.modelFacts === undefined ? {} : { modelFacts: options.modelFacts }),
+            ...(options.models === undefined ? {} : { localModels: options.models }),
             ...(options.kvaultVersion === undefined ? {} : { kvaultVersion: options.kvaultVersion })
         };
         const headersTimeoutMs = options.headersTimeoutMs ?? httpDefaults.headersTimeoutMs;
@@ -286,7 +294,7 @@ export class KvaultHttpServer {
             if (url.pathname.startsWith("/api/")) {
                 // Ollama's API: the same keys as /v1/, its errors in Ollama's shape
                 return await serveOllama(
-                    this.#api,
+                    this.#routed(response),
                     request,
                     response,
                     route,
@@ -296,7 +304,7 @@ export class KvaultHttpServer {
             }
             if (anthropicPaths.has(url.pathname)) {
                 // Anthropic's Messages API: the same keys as /v1/, its errors in Anthropic's shape
-                return await serveAnthropic(this.#api, request, response, route, () =>
+                return await serveAnthropic(this.#routed(response), request, response, route, () =>
                     identifyApiKey(request, response, this.options.apiKey, this.options.extraApiKeys)
                 );
             }
@@ -316,13 +324,15 @@ export class KvaultHttpServer {
                             requests: this.#httpStatusCounts,
                             embeds: this.#embedCounts,
                             compute: engineComputeOf(this.options.engine)
-                        }),
+                        }) + (this.options.models === undefined ? "" : await loadedModelMetrics(this.options.models)),
                         "text/plain; version=0.0.4; charset=utf-8"
                     );
                 }
                 if (route === "GET /v1/models") {
                     const remote = (await this.options.gateway?.modelEntries()) ?? [];
-                    return sendJson(response, 200, { object: "list", data: [await this.#modelEntry(), ...remote] });
+                    const local =
+                        this.options.models === undefined ? [] : await diskModelEntries(this.options.models, this.options.modelFacts);
+                    return sendJson(response, 200, { object: "list", data: [await this.#modelEntry(), ...local, ...remote] });
                 }
                 if (request.method === "GET" && url.pathname.startsWith("/v1/models/")) {
                     const asked = decodePath(url.pathname).slice("/v1/models/".length);
@@ -333,41 +343,52 @@ export class KvaultHttpServer {
                     if (remote !== undefined) {
                         return sendJson(response, 200, remote); // a backend's model (NAME/…), as /v1/models lists it
                     }
+                    const local =
+                        this.options.models === undefined
+                            ? undefined
+                            : (await diskModelEntries(this.options.models, this.options.modelFacts)).find((entry) => entry.id === asked);
+                    if (local !== undefined) {
+                        return sendJson(response, 200, local); // a model found on disk, as /v1/models lists it
+                    }
                     if (asked !== this.#modelId()) {
                         throw this.#unknownModel(url.pathname.slice("/v1/models/".length));
                     }
                     return sendJson(response, 200, await this.#modelEntry());
                 }
                 if (route === "POST /v1/chat/completions") {
-                    const body = await this.#readBody(request, response);
-                    if ((await this.options.gateway?.forward("/chat/completions", this.#api, body, request, response, keyId)) === true) {
+                    const api = this.#routed(response);
+                    const body = await api.readBody(request, response);
+                    if ((await this.options.gateway?.forward("/chat/completions", api, body, request, response, keyId)) === true) {
                         return; // a backend's model (NAME/…), forwarded
                     }
-                    return await serveChatCompletion(this.#api, body, request, response, keyId);
+                    return await serveChatCompletion(api, body, request, response, keyId);
                 }
                 if (route === "POST /v1/completions") {
-                    const body = await this.#readBody(request, response);
-                    if ((await this.options.gateway?.forward("/completions", this.#api, body, request, response, keyId)) === true) {
+                    const api = this.#routed(response);
+                    const body = await api.readBody(request, response);
+                    if ((await this.options.gateway?.forward("/completions", api, body, request, response, keyId)) === true) {
                         return;
                     }
-                    return await serveCompletion(this.#api, body, request, response, keyId);
+                    return await serveCompletion(api, body, request, response, keyId);
                 }
                 if (route === "POST /v1/responses") {
-                    const body = await this.#readBody(request, response);
-                    return await serveResponses(this.#api, this.#responses, body, request, response, keyId);
+                    const api = this.#routed(response);
+                    const body = await api.readBody(request, response);
+                    return await serveResponses(api, this.#responses, body, request, response, keyId);
                 }
                 if (route === "POST /v1/embeddings") {
-                    const body = await this.#readBody(request, response);
-                    if ((await this.options.gateway?.forward("/embeddings", this.#api, body, request, response, keyId)) === true) {
+                    const api = this.#routed(response);
+                    const body = await api.readBody(request, response);
+                    if ((await this.options.gateway?.forward("/embeddings", api, body, request, response, keyId)) === true) {
                         return;
                     }
-                    return await serveEmbeddings(this.#api, body, response, keyId);
+                    return await serveEmbeddings(api, body, response, keyId);
                 }
                 if (route === "POST /tokenize") {
-                    return await serveTokenize(this.#api, request, response, keyId);
+                    return await serveTokenize(this.#routed(response), request, response, keyId);
                 }
                 if (route === "POST /detokenize") {
-                    return await serveDetokenize(this.#api, request, response, keyId);
+                    return await serveDetokenize(this.#routed(response), request, response, keyId);
                 }
                 throw new OpenAiError(404, `Unknown endpoint ${request.method} ${url.pathname}.`, "not_found_error", "unknown_url");
             }
@@ -423,6 +444,11 @@ export class KvaultHttpServer {
             this.options.maxBodyBytes ?? httpDefaults.maxBodyBytes,
             this.options.idleTimeoutMs ?? httpDefaults.idleTimeoutMs
         );
+    }
+
+    /** The API's context for one request: its engine the model its body names (routeModelRequests.ts). */
+    #routed(response: ServerResponse): ApiContext {
+        return routedContext(this.#api, this.options.models, response);
     }
 
     #modelEntry(): Promise<Record<string, unknown>> {

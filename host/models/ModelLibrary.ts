@@ -12,6 +12,7 @@ import { preserveCopy } from "../store/preserveCopy.js";
 import { isRecord } from "../store/readStoredValues.js";
 import { writeFileAtomic } from "../store/writeFileAtomic.js";
 import { readStoredModel, type StoredModel } from "./readStoredModel.js";
+import { appRoots, defaultModelRoots, isUnderRoot } from "./modelRoots.js";
 
 /** The format of models.json; a file with another is set aside, not guessed at. */
 export const LIBRARY_VERSION = 1;
@@ -26,6 +27,11 @@ export interface ModelLibraryOptions {
     readonly inspect: (modelPath: string) => Promise<ModelFacts>;
     /** Whether the engine runs the model at this path now: its file is never deleted. */
     readonly isLoaded?: (modelPath: string) => boolean;
+    /**
+     * Other apps' model folders (LM Studio's, Ollama's, Hugging Face's: host/models/modelRoots.ts);
+     * a file under one is never deleted, whatever its entry says. This user's folders by default.
+     */
+    readonly foreignRoots?: readonly string[];
     readonly now?: () => Date;
 }
 
@@ -163,6 +169,12 @@ export class ModelLibrary {
             if (model.origin !== "downloaded") {
                 throw new LibraryFileNotOwnedError(
                     `Kvault deletes only files it downloaded; ${model.path} was opened from your disk, so it stays. Forget it without deleting the file, and delete the file yourself if you want it gone.`
+                );
+            }
+            const foreign = this.options.foreignRoots ?? appRoots(defaultModelRoots());
+            if (isUnderRoot(model.path, foreign)) {
+                throw new LibraryFileNotOwnedError(
+                    `${model.path} is in another app's model folder (LM Studio's, Ollama's or Hugging Face's), which Kvault uses in place and never deletes. Forget it without deleting the file; delete it from that app if you want it gone.`
                 );
             }
             if (this.options.isLoaded?.(model.path) === true) {

@@ -86,3 +86,18 @@ export class LibraryModelInUseError extends KvaultError {
 export class DownloadSizeMismatchError extends KvaultError {
     readonly code = "download_size_mismatch";
 }
+
+/** A model file used in place (another app's, or a folder the user added) changed after Kvault inspected it. */
+export class ModelFileChangedError extends KvaultError {
+    readonly code = "model_file_changed";
+}
+
+/** The API named a model that is neither loaded nor found on disk. */
+export class ModelNotFoundError extends KvaultError {
+    readonly code = "model_not_found";
+}
+
+/** A model whose planned memory does not fit the budget, even with every idle model unloaded. */
+export class ModelMemoryBudgetError extends KvaultError {
+    readonly code = "model_memory_budget";
+}

@@ -7,6 +7,7 @@ import { upstreamUser, type BackendRoute, type Gateway } from "../gateway/serveG
 import { sendJson } from "../httpResponses.js";
 import { fromEngineError, invalidRequest, OpenAiError } from "../OpenAiError.js";
 import { StreamWriter } from "../StreamWriter.js";
+import { ollamaDiskEntries, ollamaLoadedEntries } from "../localModelEntries.js";
 import {
     backendRouteOf,
     backendShowBody,
@@ -52,12 +53,15 @@ export async function serveOllama(
                 return sendJson(response, 200, {
                     models: [
                         await ollamaModelEntry(context.modelId(), context.engine.info, context.modelFacts),
+                        ...(context.localModels === undefined ? [] : await ollamaLoadedEntries(context.localModels, context.modelFacts)),
+                        ...(context.localModels === undefined ? [] : await ollamaDiskEntries(context.localModels)),
                         ...(await backendTagEntries(gateway))
                     ]
                 });
             case "GET /api/ps": {
                 const entry = await ollamaModelEntry(context.modelId(), context.engine.info, context.modelFacts);
-                // loaded until the server stops or the model is switched: keep_alive does not unload it
+                // the server's own model is loaded until the server stops or the model is switched: keep_alive does not unload it;
+                // the others the API's `model` loaded are unloaded after their idle time (EnginePool)
                 // Ollama's size_vram: the share of the model on the device, by the layers node-llama-cpp placed there
                 const { layers } = context.engine.info.compute;
                 const sizeVram = layers.numTotal === 0 ? 0 : Math.round((Number(entry.size) * layers.numOnDevice) / layers.numTotal);
@@ -68,7 +72,11 @@ export async function serveOllama(
                     size_vram: 0
                 }));
                 return sendJson(response, 200, {
-                    models: [{ ...entry, expires_at: "9999-12-31T23:59:59Z", size_vram: sizeVram }, ...remote]
+                    models: [
+                        { ...entry, expires_at: "9999-12-31T23:59:59Z", size_vram: sizeVram },
+                        ...(context.localModels === undefined ? [] : await ollamaLoadedEntries(context.localModels, context.modelFacts)),
+                        ...remote
+                    ]
                 });
             }
             case "POST /api/show": {

@@ -58,7 +58,13 @@ describe("parseServeOptions", () => {
                 "--cors-origin",
                 "http://App.example:8000/",
                 "--cors-origin=https://b.example",
-                "--log-prompts"
+                "--log-prompts",
+                "--models-folder",
+                "/tmp/my-models",
+                "--models-folder=/tmp/more",
+                "--model-idle-seconds",
+                "30",
+                "--models-memory-mb=4096"
             ],
             { GPU_KEY: "gpu-secret" }
         );
@@ -99,8 +105,16 @@ describe("parseServeOptions", () => {
                 }
             ],
             corsOrigins: ["http://app.example:8000", "https://b.example"],
-            logPrompts: true
+            logPrompts: true,
+            modelsFolders: ["/tmp/my-models", "/tmp/more"],
+            modelIdleSeconds: 30,
+            modelsMemoryMb: 4096
         });
+        expect(parseServeOptions([])).toMatchObject({ modelsFolders: [], modelIdleSeconds: 300 });
+        expect(parseServeOptions([]).modelsMemoryMb).toBeUndefined();
+        expect(() => parseServeOptions(["--model-idle-seconds", "0"])).toThrow(
+            '--model-idle-seconds is "0"; it must be a whole number from 1 to 604,800.'
+        );
     });
 
     it("names the engine settings given on the command line, which override settings.json for this run", () => {

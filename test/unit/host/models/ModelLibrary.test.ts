@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ModelFacts } from "../../../../contract/models.js";
 import { modelFingerprint } from "../../../../engine/model/modelFingerprint.js";
 import { ModelLibrary, type ModelLibraryOptions } from "../../../../host/models/ModelLibrary.js";
+import { appRoots, modelRootsFor } from "../../../../host/models/modelRoots.js";
 
 let directory = "";
 let libraryFile = "";
@@ -197,5 +198,25 @@ describe("ModelLibrary", () => {
         await expect(library.remember(modelFile("bad.gguf"), { kind: "opened" })).rejects.toMatchObject({ code: "model_not_gguf" });
         expect(library.list().models).toEqual([]);
         expect(fs.existsSync(libraryFile)).toBe(false);
+    });
+});
+
+describe("ModelLibrary and other apps' model folders", () => {
+    it("never deletes a file in LM Studio's, Ollama's or Hugging Face's folder, even one its entry says Kvault downloaded", async () => {
+        const home = path.join(directory, "home");
+        const roots = modelRootsFor(home, {});
+        const ollamaBlob = path.join(home, ".ollama", "models", "blobs", `sha256-${"a".repeat(64)}`);
+        fs.mkdirSync(path.dirname(ollamaBlob), { recursive: true });
+        fs.writeFileSync(ollamaBlob, Buffer.alloc(4096, 1));
+        const library = await ModelLibrary.open(options({ foreignRoots: appRoots(roots) }));
+        const entry = await library.remember(ollamaBlob, { kind: "downloaded", source: "hf:org/repo/model.gguf" });
+
+        await expect(library.forget(entry.id, true)).rejects.toMatchObject({
+            code: "library_file_not_owned",
+            message: expect.stringContaining("is in another app's model folder")
+        });
+        expect(fs.existsSync(ollamaBlob)).toBe(true);
+        expect((await library.forget(entry.id)).models).toEqual([]);
+        expect(fs.existsSync(ollamaBlob)).toBe(true);
     });
 });
