@@ -33,7 +33,7 @@ export const mcpConnectionLimits = Object.freeze({
     /** The server's stderr kept to say why it exited, in characters. */
     maxStderrChars: 2_000,
     /** The handshake and tools/list: a stdio server's start (node, npx, uvx) may take longer than its calls' timeout. */
-    connectTimeoutMs: 30_000
+    connectTimeoutMs: 60_000
 });
 
 /** A pending call's way out when the connection breaks under it. */

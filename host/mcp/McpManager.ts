@@ -63,11 +63,18 @@ export class McpManager {
         await Promise.all([...this.#connections.values()].map((connection) => connection.connect()));
     }
 
+    /** Each server's state now; a failed one is tried again in the background, so the next listing (Refresh) shows how that went. */
     list(): McpServersView {
+        const views = [...this.#connections.values()].map((connection) => connection.view());
+        for (const connection of this.#connections.values()) {
+            if (connection.view().state === "failed") {
+                void connection.connect();
+            }
+        }
         return {
             configPath: this.configPath,
             servers: [
-                ...[...this.#connections.values()].map((connection) => connection.view()),
+                ...views,
                 ...[...this.#configErrors].map(([name, error]) => ({
                     name,
                     transport: "stdio" as const,
