@@ -105,4 +105,22 @@ describe("the page map after a chat under default settings, in a real browser", 
         await expect.poll(() => tooltip.textContent()).toMatch(/^Decode sequence \d, block 2, (owner Notes|no owner), positions 256–/);
         expect(app!.problems).toEqual([]);
     });
+
+    it("says where each context's KV lives: on the CPU, in RAM, beside the pages", async () => {
+        const { page } = app!;
+        const roles = page.locator(".role-list li[data-role]");
+        await expect
+            .poll(() =>
+                roles.evaluateAll((elements) =>
+                    elements.map((element) => [element.getAttribute("data-role"), element.getAttribute("data-kv-memory")])
+                )
+            )
+            .toEqual([
+                ["prefill", "ram"],
+                ["decode", "ram"]
+            ]);
+        expect(await roles.first().textContent()).toMatch(/tokens each, KV in RAM$/);
+        expect(await page.locator(".context-meter-capacities").textContent()).toContain("per sequence (KV in RAM)");
+        expect(app!.problems).toEqual([]);
+    });
 });

@@ -43,12 +43,17 @@ describe("a headless server on Vulkan, every layer on the device, in the 2026 co
         fs.rmSync(dataDir, { recursive: true, force: true });
     });
 
-    it("reports the Vulkan backend on llvmpipe with every layer on the device", async () => {
+    it("reports the Vulkan backend on llvmpipe, in Kvault's patched build, with every layer on the device", async () => {
         const health = (await (await fetch(`${url}/health`, { headers: { authorization: `Bearer ${API_KEY}` } })).json()) as {
             compute: { backend: string; devices: { name: string; type: string }[]; layers_on_device: number; layers_total: number };
         };
         console.log(`backend ${health.compute.backend}, device ${health.compute.devices.map((device) => device.name).join(", ")}`);
-        expect(health.compute).toMatchObject({ backend: "vulkan", devices: [{ name: expect.stringMatching(/^llvmpipe/), type: "cpu" }] });
+        expect(health.compute).toMatchObject({
+            backend: "vulkan",
+            binary: "patched prebuilt",
+            devices: [{ name: expect.stringMatching(/^llvmpipe/), type: "cpu" }]
+        });
+        expect(health.compute).not.toHaveProperty("slower_path");
         expect(health.compute.layers_on_device).toBe(health.compute.layers_total);
     });
 
@@ -86,6 +91,11 @@ describe("a headless server on Vulkan, every layer on the device, in the 2026 co
 
         const use = await socket.result<ResourceUse>("resourceUse", {});
         expect(use.vram?.totalBytes, "the device's memory, as node-llama-cpp measures it").toBeGreaterThan(0);
-        expect(use.kv.map((role) => role.role)).toEqual(["prefill", "decode", "pool"]);
+        // each context's KV where its layers are, on the device; the pool's pages in RAM
+        expect(use.kv.map((role) => [role.role, role.where])).toEqual([
+            ["prefill", "device"],
+            ["decode", "device"],
+            ["pool", "ram"]
+        ]);
     });
 });
