@@ -37,6 +37,7 @@ import { workspaceLimits, type LoadedWorkspaces, type StoredMessage, type Stored
 import { boolean, describeValue as describe, integer, list, nonEmptyText, oneOf, params, text } from "./fieldSchemas.js";
 import { readStoredMessage, readWorkspaceMeta, storeIdParam, storeRecordField } from "./storeSchemas.js";
 import { readPreset } from "./presetSchemas.js";
+import { attachmentLimits, type ExtractedAttachment } from "../attachments.js";
 import { presetLimits, type PresetImportResult, type PresetList } from "../presets.js";
 import { chatTurnEntries, conversationChecks, idSchema, messagesSchema, turnChecks, workspaceSchema } from "./turnSchemas.js";
 
@@ -590,6 +591,18 @@ export const rpcSpec = {
         params: params("importPresets", {
             fileName: nonEmptyText(255, "give the file's name", { trim: true }),
             text: text(presetLimits.maxImportChars)
+        }),
+        serve: "host"
+    }),
+    /**
+     * The text of a file attached to a message (contract/attachments.ts), read by the host: UTF-8
+     * text, a PDF's text layer, a DOCX's paragraphs. Fails with attachment_unsupported,
+     * attachment_unreadable, attachment_encrypted or attachment_too_large, saying why.
+     */
+    extractAttachment: method<ExtractedAttachment>()({
+        params: params("extractAttachment", {
+            fileName: nonEmptyText(attachmentLimits.maxNameChars, "give the file's name", { trim: true }),
+            dataBase64: text(Math.ceil(attachmentLimits.maxFileBytes / 3) * 4)
         }),
         serve: "host"
     })

@@ -6,6 +6,7 @@ import { chunkBody, completionBody, usageChunkBody, type CompletionIdentity } fr
 import { sendError, sendJson, writeEvent } from "./httpResponses.js";
 import { fromEngineError, OpenAiError } from "./OpenAiError.js";
 import { noteRequest } from "./RequestLog.js";
+import { readFileParts } from "../attachments/readFileParts.js";
 import { parseChatCompletion } from "./parseChatCompletion.js";
 import { StreamWriter } from "./StreamWriter.js";
 import { mayBeToolCall, readToolCallAnswer, templateCallGrammar, toolCallDeltas } from "./toolCallAnswers.js";
@@ -24,7 +25,7 @@ export async function serveChatCompletion(
     response: ServerResponse,
     keyId: string | undefined
 ): Promise<void> {
-    const body = parseChatCompletion(raw);
+    const body = parseChatCompletion(await readFileParts(raw));
     if (body.model !== context.modelId()) {
         throw unknownModel(context, body.model);
     }

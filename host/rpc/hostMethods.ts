@@ -15,6 +15,7 @@ import { DEFAULT_HUGGING_FACE_URL, HUGGING_FACE_URL_VARIABLE, HuggingFaceClient 
 import { SettingsUnavailableError } from "../settings/settingsErrors.js";
 import type { RequestLog } from "../http/RequestLog.js";
 import type { PresetStore } from "../presets/PresetStore.js";
+import { extractFileText } from "../attachments/extractFileText.js";
 import type { McpManager } from "../mcp/McpManager.js";
 import type { McpPermissionPrompts } from "../mcp/McpPermissionPrompts.js";
 
@@ -151,6 +152,7 @@ export function hostMethods(parts: HostParts): HostImplementations {
         answerToolCall: ({ requestId, callId, permission }) => ({
             answered: parts.mcp?.prompts.answer(requestId, callId, permission) ?? false
         }),
+        extractAttachment: ({ fileName, dataBase64 }) => extractFileText(fileName, Buffer.from(dataBase64, "base64")),
         ...presetMethods(
             parts.presets ??
                 (() => Promise.reject(new StoreOpenError("This Kvault host keeps no presets: it was started without a data folder.")))

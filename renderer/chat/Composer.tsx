@@ -1,4 +1,7 @@
 import { useEffect, useRef, type FormEvent, type KeyboardEvent } from "react";
+import { composeMessage } from "../../contract/attachments.js";
+import { AttachmentBar, useAttachmentDrop } from "../attachments/AttachmentBar.js";
+import { attachedBlocks, useAttachmentStore } from "../attachments/attachmentStore.js";
 import { useAppServices } from "../AppServices.js";
 import { useDraftStore } from "../stores/draftStore.js";
 import { useTurnStore } from "../stores/turnStore.js";
@@ -12,12 +15,14 @@ export function Composer({ workspace }: { readonly workspace: Workspace }) {
     const live = useTurnStore((state) => state.live[workspace.id]);
     const { canSend, reason } = useComposerState(workspace);
     const inputRef = useRef<HTMLTextAreaElement>(null);
+    const drop = useAttachmentDrop(workspace);
 
     useEffect(() => inputRef.current?.focus(), [workspace.id]);
 
     const send = (): void => {
-        if (canSend) {
-            chat.send(workspace.id, draft);
+        // The attached files go in the message as their blocks, before what was typed (contract/attachments.ts).
+        if (canSend && chat.send(workspace.id, composeMessage(attachedBlocks(workspace.id), draft))) {
+            useAttachmentStore.getState().clear(workspace.id);
         }
     };
     const onSubmit = (event: FormEvent): void => {
@@ -32,7 +37,8 @@ export function Composer({ workspace }: { readonly workspace: Workspace }) {
     };
 
     return (
-        <form className="composer" onSubmit={onSubmit} aria-label={`Message to ${workspace.name}`}>
+        <form className="composer" onSubmit={onSubmit} aria-label={`Message to ${workspace.name}`} {...drop}>
+            <AttachmentBar workspace={workspace} />
             <textarea
                 ref={inputRef}
                 className="composer-input"

@@ -1,4 +1,6 @@
 import { useEffect, useRef } from "react";
+import { composeMessage } from "../../contract/attachments.js";
+import { useAttachedFiles } from "../attachments/attachmentStore.js";
 import { useAppServices } from "../AppServices.js";
 import { conversationKey, conversationMessages } from "../chat/conversationMessages.js";
 import { toRpcError } from "../rpc/RpcError.js";
@@ -26,6 +28,8 @@ export function useDraftMeasurement(workspace: Workspace): void {
     const key = conversationKey(workspace);
     const remote = backendValue(workspace);
     const latestCall = useRef(0);
+    // The attached files are part of the message: measured with it, so the meter counts them.
+    const files = useAttachedFiles(workspace.id);
 
     useEffect(() => {
         if (!connected) {
@@ -58,7 +62,11 @@ export function useDraftMeasurement(workspace: Workspace): void {
                 return;
             }
             // `key` stands for the messages: when they change, this effect runs again.
-            rpc.call("measure", { workspace: workspace.id, messages, draft }).then(
+            const sent = composeMessage(
+                files.map((file) => file.block),
+                draft
+            );
+            rpc.call("measure", { workspace: workspace.id, messages, draft: sent }).then(
                 (result) => {
                     if (call === latestCall.current) {
                         useDraftStore.getState().setMeasured(workspace.id, { draft, conversationKey: key, result });
@@ -73,5 +81,5 @@ export function useDraftMeasurement(workspace: Workspace): void {
         }, MEASURE_DEBOUNCE_MS);
         return () => clearTimeout(timer);
         // `workspace` itself is left out on purpose: `key` changes exactly when its messages do.
-    }, [rpc, workspace.id, draft, key, connected, remote, engine]);
+    }, [rpc, workspace.id, draft, key, connected, remote, engine, files]);
 }
