@@ -69,7 +69,10 @@ describe("Anthropic's Messages API, driven by the official @anthropic-ai/sdk cli
             host: "127.0.0.1",
             port: 0,
             modelId: "tiny",
-            requestTimeoutMs: 120_000
+            requestTimeoutMs: 120_000,
+            // the clients keep connections alive between requests: on a loaded machine one reused as the
+            // server's idle timeout closes it would be reset, so none closes while a test runs
+            idleTimeoutMs: 120_000
         });
         url = (await server.listen()).url;
         client = new Anthropic({ baseURL: url, apiKey: API_KEY, maxRetries: 0 });

@@ -62,7 +62,10 @@ describe("OpenAI's Responses API, driven by the official openai client's respons
             host: "127.0.0.1",
             port: 0,
             modelId: "tiny",
-            requestTimeoutMs: 120_000
+            requestTimeoutMs: 120_000,
+            // the clients keep connections alive between requests: on a loaded machine one reused as the
+            // server's idle timeout closes it would be reset, so none closes while a test runs
+            idleTimeoutMs: 120_000
         });
         const { url } = await server.listen();
         client = new OpenAI({ baseURL: `${url}/v1`, apiKey: API_KEY, maxRetries: 0 });
