@@ -37,6 +37,9 @@ function modelPathOf(model: GpuModelArm): string {
 
 interface HandoffRow {
     readonly model: string;
+    /** The engine's binary (EngineCompute.binary) and the way its states went. */
+    readonly binary: string;
+    readonly stateExchange: string;
     readonly promptTokens: number;
     readonly kvBytes: number;
     readonly prefillMs: number;
@@ -60,11 +63,23 @@ function deviceNames(compute: EngineCompute): string {
     return compute.devices.map((device) => `${device.name} (${device.type} device)`).join(", ");
 }
 
-async function measureHandoff(backend: GpuBenchBackend, model: GpuModelArm, modelPath: string): Promise<HandoffRow[]> {
+/**
+ * The handoff arm with the binary the engine prefers ("auto": Kvault's patched build of the backend
+ * when there is one) or node-llama-cpp's unpatched prebuilt, so that one run gives both.
+ */
+async function measureHandoff(
+    backend: GpuBenchBackend,
+    model: GpuModelArm,
+    modelPath: string,
+    llamaBinary: "auto" | "prebuilt"
+): Promise<HandoffRow[]> {
     const contextSize = Math.ceil((Math.max(...model.handoffPromptTokens) + 64) / PAGE_TOKENS) * PAGE_TOKENS;
-    const engine = await startEngineOn(backend, benchEngineConfig(modelPath, contextSize, PAGE_TOKENS));
+    const engine = await startEngineOn(backend, { ...benchEngineConfig(modelPath, contextSize, PAGE_TOKENS), llamaBinary });
     try {
-        console.log(`handoff arm, ${model.preset} ${model.quant}: ${engine.backend}; devices ${deviceNames(engine.compute)}`);
+        console.log(
+            `handoff arm, ${model.preset} ${model.quant}: ${engine.backend}; devices ${deviceNames(engine.compute)}; ` +
+                `states through ${engine.stateExchange.kind}`
+        );
         const rows: HandoffRow[] = [];
         let next = 0;
         for (const length of model.handoffPromptTokens) {
@@ -86,6 +101,8 @@ async function measureHandoff(backend: GpuBenchBackend, model: GpuModelArm, mode
             const kvBytes = (length - 1) * bytesPerToken(engine.layout);
             rows.push({
                 model: `${model.preset} ${model.quant}`,
+                binary: engine.compute.binary,
+                stateExchange: engine.stateExchange.kind,
                 promptTokens: length,
                 kvBytes,
                 prefillMs,
@@ -255,7 +272,11 @@ export const gpuBench: Benchmark = {
         const binary = plan.peer.kind === "run" ? ensureLlamaServer(console.log, { cuda: true }) : undefined;
         for (const model of plan.models) {
             const modelPath = modelPathOf(model);
-            handoffRows.push(...(await measureHandoff(plan.backend, model, modelPath)));
+            const preferred = await measureHandoff(plan.backend, model, modelPath, "auto");
+            handoffRows.push(...preferred);
+            if (preferred.some((row) => row.binary !== "prebuilt")) {
+                handoffRows.push(...(await measureHandoff(plan.backend, model, modelPath, "prebuilt")));
+            }
             if (binary !== undefined && plan.peer.kind === "run" && plan.peerModels.includes(model)) {
                 peerRows.push(...(await measurePeer(binary, model, modelPath, plan.peer.workspaceCounts)));
             }
@@ -265,6 +286,7 @@ export const gpuBench: Benchmark = {
             `Handoff against prefill on ${label} (median of ${NUM_REPETITIONS}, split mode)`,
             [
                 { header: "model", cell: (row: HandoffRow) => row.model, align: "left" },
+                { header: "binary", cell: (row) => `${row.binary}, states through ${row.stateExchange}`, align: "left" },
                 { header: "prompt", cell: (row) => `${row.promptTokens} tok` },
                 { header: "prefill", cell: (row) => `${formatNumber(row.prefillMs, 0)} ms` },
                 { header: "handoff", cell: (row) => `${formatNumber(row.handoffMs, 1)} ms` },
@@ -273,6 +295,31 @@ export const gpuBench: Benchmark = {
             ],
             handoffRows
         );
+        const prebuiltRows = handoffRows.filter((row) => row.binary === "prebuilt");
+        const ratios = handoffRows
+            .filter((row) => row.binary !== "prebuilt")
+            .flatMap((row) => {
+                const prebuilt = prebuiltRows.find((other) => other.model === row.model && other.promptTokens === row.promptTokens);
+                return prebuilt === undefined ? [] : [{ patched: row, prebuilt }];
+            });
+        if (ratios.length > 0) {
+            printTable(
+                `Handoff, Kvault's patched build against node-llama-cpp's prebuilt, in this run on ${label}`,
+                [
+                    { header: "model", cell: (row: (typeof ratios)[number]) => row.patched.model, align: "left" },
+                    { header: "prompt", cell: (row) => `${row.patched.promptTokens} tok` },
+                    {
+                        header: "prebuilt ÷ patched handoff",
+                        cell: (row) => `${formatNumber(row.prebuilt.handoffMs / row.patched.handoffMs, 2)}×`
+                    },
+                    {
+                        header: "prebuilt ÷ patched prefill",
+                        cell: (row) => `${formatNumber(row.prebuilt.prefillMs / row.patched.prefillMs, 2)}×`
+                    }
+                ],
+                ratios
+            );
+        }
         printTable(
             `Speculation on ${label}, ${plan.speculation.promptTokens}-token prompt, up to ${plan.speculation.numGenerated} new tokens (median of ${NUM_REPETITIONS})`,
             [
