@@ -243,3 +243,53 @@ describe("Anthropic's Messages API, driven by the official @anthropic-ai/sdk cli
         expect(tooLong.message).toMatch(/1,024/);
     }, 300_000);
 });
+
+describe("a full server's refusal in Anthropic's shape", () => {
+    let service: EngineService;
+    let server: KvaultHttpServer;
+    let client: Anthropic;
+
+    beforeAll(async () => {
+        // paced answers, so that the one place is still taken when the second request comes
+        service = await EngineService.start({ modelPath: generatedModelPath("tiny"), ...tinyEngineConfig, gpu: false, tokenDelayMs: 20 });
+        server = new KvaultHttpServer({
+            engine: localEngine(service),
+            apiKey: API_KEY,
+            host: "127.0.0.1",
+            port: 0,
+            modelId: "tiny",
+            requestTimeoutMs: 120_000,
+            idleTimeoutMs: 120_000,
+            maxInFlight: 1
+        });
+        client = new Anthropic({ baseURL: (await server.listen()).url, apiKey: API_KEY, maxRetries: 0 });
+    }, 120_000);
+    afterAll(async () => {
+        await server.close();
+        await service.dispose();
+    });
+
+    it("answers 429 rate_limit_error with Kvault's numbers and Retry-After while the one place is taken", async () => {
+        const messages: Anthropic.MessageParam[] = [{ role: "user", content: "Hi" }];
+        const running = client.messages.stream({ model: "tiny", messages, max_tokens: 200, ...greedy });
+        await new Promise((resolve, reject) => {
+            running.once("text", resolve);
+            running.once("error", reject);
+        });
+        const error = await client.messages.create({ model: "tiny", messages, max_tokens: 4 }).then(
+            () => undefined,
+            (failure: unknown) => failure as APIError
+        );
+        expect(error?.status).toBe(429);
+        expect(error?.headers?.get("retry-after")).toBe("1");
+        expect(error?.error).toEqual({
+            type: "error",
+            error: {
+                type: "rate_limit_error",
+                message: "1 requests are already running or queued, the most this server takes. Retry in a moment."
+            }
+        });
+        running.abort();
+        await running.done().catch(() => undefined);
+    }, 300_000);
+});
