@@ -18,7 +18,8 @@ export function relaxToolSchema(schema: JsonObject): RelaxedSchema {
     for (let step = 0; step < MAX_RELAX_STEPS; step++) {
         const read = readGrammarSchema(copy);
         if (read.ok) {
-            return { ok: true, schema: read.schema, dropped };
+            // The schema as the server wrote it, less what was dropped: the chat template shows it whole (`required` too).
+            return { ok: true, schema: copy, dropped };
         }
         const segments = [...read.path.matchAll(/\.([^.[\]]+)|\[(\d+)\]/g)].map((match) => match[1] ?? Number(match[2]));
         const node = walk(copy, segments);
