@@ -91,10 +91,10 @@ describe("the compute backend a headless server chooses, and reports, with Mesa'
     it("--gpu vulkan with llvmpipe visible runs on it, reported as a cpu device with its layers and memory", async () => {
         const url = await listening(start("vulkan", privateLavapipeEnv({ visible: true })));
         const { health, model, metrics, ps } = await reports(url);
-        // node-llama-cpp's prebuilt Vulkan binary, or a local Vulkan build where `npm run build-llama -- --gpu vulkan` made one
+        // node-llama-cpp's prebuilt Vulkan binary, or Kvault's Vulkan build where `npm run build-llama -- --gpu vulkan` made one
         expect(health.compute).toMatchObject({
             backend: "vulkan",
-            binary: expect.stringMatching(/^(prebuilt|local build|portable build)$/),
+            binary: expect.stringMatching(/^(prebuilt|local build|portable build|patched prebuilt)$/),
             devices: [{ name: expect.stringMatching(/^llvmpipe/), type: "cpu" }],
             layers_on_device: 3,
             layers_total: 3,
