@@ -94,6 +94,24 @@ describe("McpManager", () => {
         await expect(manager.call("missing", "lookup", {})).rejects.toMatchObject({ code: "mcp_server_unavailable" });
     });
 
+    it("keeps 'for this chat' for that workspace until its chat is cleared, and 'always' in mcp-permissions.json across restarts", async () => {
+        const manager = managerWith({ tools: stdioServer() });
+        const directory = path.dirname(manager.configPath);
+        manager.remember("w1", "tools", "lookup", "chat");
+        expect([manager.allowed("w1", "tools", "lookup"), manager.allowed("w2", "tools", "lookup")]).toEqual([true, false]);
+        manager.forgetChat("w1");
+        expect(manager.allowed("w1", "tools", "lookup")).toBe(false);
+        manager.remember("w1", "tools", "hang", "once");
+        manager.remember("w1", "tools", "big", "always");
+        const file = path.join(directory, "mcp-permissions.json");
+        for (let attempt = 0; attempt < 100 && !fs.existsSync(file); attempt++) {
+            await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+        const restarted = new McpManager(directory, () => undefined);
+        cleanups.push(() => restarted.dispose());
+        expect([restarted.allowed("w9", "tools", "big"), restarted.allowed("w1", "tools", "hang")]).toEqual([true, false]);
+    });
+
     it("dispose is idempotent and ends the stdio server", async () => {
         const manager = managerWith({ tools: stdioServer() });
         await manager.connectAll();
