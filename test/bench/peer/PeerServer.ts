@@ -28,13 +28,17 @@ export interface PeerConfig {
     readonly threads: number;
     /** llama-server's --n-gpu-layers (a CUDA build); absent on the CPU. Kvault offloads by itself (gpu "auto"). */
     readonly gpuLayers?: number;
+    /** Kvault's data directory, kept when the server stops (a restart resumes from it); absent: a fresh one, removed at stop. */
+    readonly dataDir?: string;
+    /** More command-line options for this server alone. */
+    readonly extraArgs?: readonly string[];
 }
 
 const START_TIMEOUT_MS = 180_000;
 
 export async function startKvault(config: PeerConfig): Promise<PeerServer> {
     const apiKey = "kv-peer-bench";
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "kvault-peer-"));
+    const dataDir = config.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), "kvault-peer-"));
     const child = spawn(
         process.execPath,
         [
@@ -56,7 +60,8 @@ export async function startKvault(config: PeerConfig): Promise<PeerServer> {
             "--api-key",
             apiKey,
             "--data-dir",
-            dataDir
+            dataDir,
+            ...(config.extraArgs ?? [])
         ],
         { cwd: repositoryRoot, stdio: ["ignore", "pipe", "pipe"] }
     );
@@ -69,7 +74,9 @@ export async function startKvault(config: PeerConfig): Promise<PeerServer> {
         conversationFields: (conversation) => ({ user: conversation }),
         stop: async () => {
             await stopChild(child);
-            fs.rmSync(dataDir, { recursive: true, force: true });
+            if (config.dataDir === undefined) {
+                fs.rmSync(dataDir, { recursive: true, force: true });
+            }
         }
     };
 }
@@ -96,6 +103,7 @@ export async function startLlamaServer(binary: string, config: PeerConfig): Prom
             "--ctx-size",
             String(config.contextSize * config.numParallel),
             "--no-webui",
+            ...(config.extraArgs ?? []),
             ...(config.gpuLayers === undefined ? [] : ["--n-gpu-layers", String(config.gpuLayers)])
         ],
         { stdio: ["ignore", "pipe", "pipe"] }

@@ -2,17 +2,28 @@
 // source node-llama-cpp ships), same generated GGUF, same threads, flash attention on, through the
 // same streaming client, both started fresh per configuration and measured by turns. Every figure
 // is reported beside the peer's from the same run, as a ratio.
+import fs from "node:fs";
 import os from "node:os";
+import path from "node:path";
 import { ensureGeneratedModel } from "../../support/generatedModels.js";
 import { formatNumber, formatTable, median, type Benchmark, type BenchFigures } from "../benchUtils.js";
 import { ensureLlamaServer } from "./llamaServerBinary.js";
 import { PeerPrompts } from "./peerPrompts.js";
 import { startKvault, startLlamaServer, type PeerConfig, type PeerServer } from "./PeerServer.js";
 import { runArrival, runChat, runConcurrent, workloadShape, type ArrivalFigures, type ConcurrentFigures } from "./peerWorkloads.js";
+import { runResume, runRoundRobin, turnPromptLengths, turnShape } from "./peerTurnWorkloads.js";
 
 const NUM_REPETITIONS = Number(process.env.KVAULT_BENCH_REPETITIONS ?? 3);
 const WORKSPACE_COUNTS = [1, 4, 8] as const;
 const CONTEXT_TOKENS = 4096;
+/** Workspaces taking turns in the round-robin row. */
+const ROUND_ROBIN_WORKSPACES = (process.env.KVAULT_BENCH_ROUND_ROBIN_WORKSPACES ?? "8,16").split(",").map(Number);
+/** Tokens of one round-robin conversation at its tenth turn, with room to spare. */
+const ROUND_ROBIN_CONTEXT_TOKENS = 2048;
+/** The resumed chat's 4,000-token history, its next turn and its answers. */
+const RESUME_CONTEXT_TOKENS = 8192;
+/** Which groups of rows run: `KVAULT_PEER_ROWS=roundrobin,resume` runs only the rows beyond the peer (default: all). */
+const ROW_GROUPS = new Set((process.env.KVAULT_PEER_ROWS ?? "base,roundrobin,resume").split(","));
 
 type ServerName = "kvault" | "llama";
 
@@ -32,15 +43,21 @@ export const peerBench: Benchmark = {
         const binary = ensureLlamaServer();
         const modelPath = ensureGeneratedModel("small");
         const threads = os.availableParallelism();
-        const start = (name: ServerName, numParallel: number): Promise<PeerServer> => {
-            const config: PeerConfig = { modelPath, contextSize: CONTEXT_TOKENS, numParallel, threads };
+        const start = (name: ServerName, numParallel: number, more: Partial<PeerConfig> = {}): Promise<PeerServer> => {
+            const config: PeerConfig = { modelPath, contextSize: CONTEXT_TOKENS, numParallel, threads, ...more };
             return name === "kvault" ? startKvault(config) : startLlamaServer(binary, config);
         };
         const prompts = await preparePrompts(await start("llama", 1));
 
         const rows: Row[] = [];
-        const figures: Record<string, unknown> = { threads, contextTokens: CONTEXT_TOKENS, shape: workloadShape };
-        for (const numWorkspaces of WORKSPACE_COUNTS) {
+        const figures: Record<string, unknown> = { threads, contextTokens: CONTEXT_TOKENS, shape: workloadShape, turnShape };
+        if (ROW_GROUPS.has("roundrobin")) {
+            rows.push(...(await roundRobinRows(start, prompts, figures)));
+        }
+        if (ROW_GROUPS.has("resume")) {
+            rows.push(...(await resumeRows(start, prompts, figures)));
+        }
+        for (const numWorkspaces of ROW_GROUPS.has("base") ? WORKSPACE_COUNTS : []) {
             const best = await interleaved(
                 start,
                 numWorkspaces,
@@ -69,6 +86,10 @@ export const peerBench: Benchmark = {
             });
         }
 
+        if (!ROW_GROUPS.has("base")) {
+            printRows(threads, rows);
+            return { ...figures, rows: rows.map((row) => ({ ...row, advantage: advantage(row) })) };
+        }
         const arrival = await interleaved(
             start,
             2,
@@ -120,23 +141,117 @@ export const peerBench: Benchmark = {
             better: "lower"
         });
 
-        console.log(
-            formatTable(
-                `Kvault vs llama-server, same GGUF (small preset), ${threads} threads, flash attention (ratio > 1 is Kvault better)`,
-                [
-                    { header: "workload", cell: (row: Row) => row.workload, align: "left" },
-                    { header: "Kvault", cell: (row: Row) => `${formatNumber(row.kvault, 1)} ${row.unit}` },
-                    { header: "llama-server", cell: (row: Row) => `${formatNumber(row.llama, 1)} ${row.unit}` },
-                    { header: "Kvault ÷ peer", cell: (row: Row) => formatNumber(advantage(row), 2) }
-                ],
-                rows
-            )
-        );
+        printRows(threads, rows);
         const arrivalRatio = arrival.kvault.worstGapMs / arrival.kvault.soloP99Ms;
         console.log(`Kvault's worst gap beside the long prompt is ${formatNumber(arrivalRatio, 2)}× its solo p99 (target ≤ 1.5).`);
         return { ...figures, rows: rows.map((row) => ({ ...row, advantage: advantage(row) })), kvaultWorstGapOverSoloP99: arrivalRatio };
     }
 };
+
+function printRows(threads: number, rows: readonly Row[]): void {
+    console.log(
+        formatTable(
+            `Kvault vs llama-server, same GGUF (small preset), ${threads} threads, flash attention (ratio > 1 is Kvault better)`,
+            [
+                { header: "workload", cell: (row: Row) => row.workload, align: "left" },
+                { header: "Kvault", cell: (row: Row) => `${formatNumber(row.kvault, 1)} ${row.unit}` },
+                { header: "llama-server", cell: (row: Row) => `${formatNumber(row.llama, 1)} ${row.unit}` },
+                { header: "Kvault ÷ peer", cell: (row: Row) => formatNumber(advantage(row), 2) }
+            ],
+            rows
+        )
+    );
+}
+
+type StartServer = (name: ServerName, numParallel: number, more?: Partial<PeerConfig>) => Promise<PeerServer>;
+
+/**
+ * Many chats taking turns, one server at a time: Kvault with its default 4 decode sequences (the
+ * rest swapped to pages, the pool sized for every chat's window), llama-server with 4 slots (its
+ * default) and with one slot per chat. Each server's turns 2+ against the better llama-server's.
+ */
+async function roundRobinRows(start: StartServer, prompts: PeerPrompts, figures: Record<string, unknown>): Promise<Row[]> {
+    const rows: Row[] = [];
+    const contextSize = ROUND_ROBIN_CONTEXT_TOKENS;
+    for (const numWorkspaces of ROUND_ROBIN_WORKSPACES) {
+        const poolPages = String(Math.ceil(contextSize / 256) * (numWorkspaces + 1));
+        const runs = {
+            kvault: () => start("kvault", 4, { contextSize, extraArgs: ["--pool-pages", poolPages] }),
+            llamaDefault: () => start("llama", 4, { contextSize }),
+            llamaPerChat: () => start("llama", numWorkspaces, { contextSize })
+        };
+        const measured: Record<string, Awaited<ReturnType<typeof runRoundRobin>>> = {};
+        for (const [name, startServer] of Object.entries(runs)) {
+            const server = await startServer();
+            try {
+                measured[name] = await runRoundRobin(server, prompts, numWorkspaces, `${name}-${numWorkspaces}`);
+            } finally {
+                await server.stop();
+            }
+        }
+        figures[`roundRobin${numWorkspaces}`] = measured;
+        const kvault = measured.kvault!;
+        for (const [peer, label] of [
+            [measured.llamaDefault!, "-np 4"],
+            [measured.llamaPerChat!, `-np ${numWorkspaces}`]
+        ] as const) {
+            const title = `${numWorkspaces} chats taking turns (llama-server ${label})`;
+            rows.push({
+                workload: `${title}: TTFT p50, turns 2+`,
+                kvault: kvault.ttftP50Ms,
+                llama: peer.ttftP50Ms,
+                unit: "ms",
+                better: "lower"
+            });
+            rows.push({
+                workload: `${title}: TTFT p95, turns 2+`,
+                kvault: kvault.ttftP95Ms,
+                llama: peer.ttftP95Ms,
+                unit: "ms",
+                better: "lower"
+            });
+            rows.push({
+                workload: `${title}: prefilled tokens a turn, p50`,
+                kvault: kvault.prefilledP50,
+                llama: peer.prefilledP50,
+                unit: "tok",
+                better: "lower"
+            });
+        }
+    }
+    return rows;
+}
+
+/** A chat with a ${turnShape.resumeHistoryTokens}-token history, its server restarted, then its next turn: Kvault loads the workspace's KV from disk, llama-server reads the history again. */
+async function resumeRows(start: StartServer, prompts: PeerPrompts, figures: Record<string, unknown>): Promise<Row[]> {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "kvault-peer-resume-"));
+    try {
+        const contextSize = RESUME_CONTEXT_TOKENS;
+        const kvault = await runResume(() => start("kvault", 1, { contextSize, dataDir }), prompts, "kvault-resume", {
+            "x-kvault-keep-kv": "on"
+        });
+        const llama = await runResume(() => start("llama", 1, { contextSize }), prompts, "llama-resume", {});
+        figures.resume = { kvault, llama };
+        return [
+            {
+                workload: "first turn after a restart (4,000-token history): TTFT",
+                kvault: kvault.ttftMs,
+                llama: llama.ttftMs,
+                unit: "ms",
+                better: "lower"
+            },
+            {
+                workload: "first turn after a restart: prefilled tokens",
+                kvault: kvault.numPrefilledTokens,
+                llama: llama.numPrefilledTokens,
+                unit: "tok",
+                better: "lower"
+            }
+        ];
+    } finally {
+        fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+}
 
 /** >1 when Kvault is better: its rate over the peer's, or the peer's time over Kvault's. */
 function advantage(row: Row): number {
@@ -193,7 +308,12 @@ function compareConcurrent(a: ConcurrentFigures, b: ConcurrentFigures): number {
 async function preparePrompts(tokenizer: PeerServer): Promise<PeerPrompts> {
     try {
         const prompts = new PeerPrompts(tokenizer);
-        for (const numTokens of [workloadShape.promptTokens, workloadShape.longPromptTokens, workloadShape.chatTurnTokens]) {
+        for (const numTokens of [
+            workloadShape.promptTokens,
+            workloadShape.longPromptTokens,
+            workloadShape.chatTurnTokens,
+            ...turnPromptLengths()
+        ]) {
             await prompts.text("warm", numTokens);
         }
         return prompts;

@@ -16,6 +16,8 @@ export interface ChatTiming {
     readonly totalMs: number;
     /** The server's count when it reports usage, else the content chunks. */
     readonly numCompletionTokens: number;
+    /** Prompt tokens the server evaluated for this request (llama-server's timings.prompt_n, else prompt_tokens − cached_tokens); undefined when it did not say. */
+    readonly numPrefilledTokens: number | undefined;
     readonly text: string;
 }
 
@@ -33,14 +35,16 @@ export async function streamChat(
     maxTokens: number,
     extraFields: Record<string, unknown> = {},
     /** Told how many content chunks have arrived, as each arrives. */
-    onToken?: (numTokens: number) => void
+    onToken?: (numTokens: number) => void,
+    extraHeaders: Record<string, string> = {}
 ): Promise<ChatTiming> {
     const sentAt = performance.now();
     const response = await fetch(`${server.baseUrl}/v1/chat/completions`, {
         method: "POST",
         headers: {
             "content-type": "application/json",
-            ...(server.apiKey === undefined ? {} : { authorization: `Bearer ${server.apiKey}` })
+            ...(server.apiKey === undefined ? {} : { authorization: `Bearer ${server.apiKey}` }),
+            ...extraHeaders
         },
         body: JSON.stringify({
             model: server.modelId,
@@ -60,6 +64,7 @@ export async function streamChat(
     const arrivals: number[] = [];
     let text = "";
     let usageTokens: number | undefined;
+    let numPrefilled: number | undefined;
     let buffered = "";
     const decoder = new TextDecoder();
     for await (const chunk of response.body) {
@@ -77,7 +82,12 @@ export async function streamChat(
             }
             const event = JSON.parse(data) as {
                 choices?: { delta?: { content?: string | null } }[];
-                usage?: { completion_tokens?: number } | null;
+                usage?: {
+                    completion_tokens?: number;
+                    prompt_tokens?: number;
+                    prompt_tokens_details?: { cached_tokens?: number };
+                } | null;
+                timings?: { prompt_n?: number };
                 error?: { message?: string };
             };
             if (event.error !== undefined) {
@@ -92,6 +102,11 @@ export async function streamChat(
             if (typeof event.usage?.completion_tokens === "number") {
                 usageTokens = event.usage.completion_tokens;
             }
+            if (typeof event.timings?.prompt_n === "number") {
+                numPrefilled = event.timings.prompt_n;
+            } else if (typeof event.usage?.prompt_tokens === "number" && numPrefilled === undefined) {
+                numPrefilled = event.usage.prompt_tokens - (event.usage.prompt_tokens_details?.cached_tokens ?? 0);
+            }
         }
     }
     const totalMs = performance.now() - sentAt;
@@ -105,6 +120,7 @@ export async function streamChat(
         sentAt,
         totalMs,
         numCompletionTokens: usageTokens ?? arrivals.length,
+        numPrefilledTokens: numPrefilled,
         text
     };
 }
