@@ -86,7 +86,7 @@ export function PresetPanel({ workspace }: { readonly workspace: Workspace }) {
                 <button
                     type="button"
                     disabled={chosen === undefined}
-                    aria-label="New workspace from this preset"
+                    aria-label="Start a workspace with this preset"
                     onClick={() => {
                         if (chosen !== undefined) {
                             const store = useWorkspaceStore.getState();
@@ -95,7 +95,7 @@ export function PresetPanel({ workspace }: { readonly workspace: Workspace }) {
                         }
                     }}
                 >
-                    New workspace
+                    Start a workspace
                 </button>
             </div>
             <div className="field-row">
@@ -161,7 +161,7 @@ export function PresetPanel({ workspace }: { readonly workspace: Workspace }) {
                 <button
                     type="button"
                     disabled={presets === undefined || presets.length === 0}
-                    aria-label={chosen === undefined ? "Export every preset as JSON" : "Export the chosen preset as JSON"}
+                    aria-label={chosen === undefined ? "Export every preset to a JSON file" : "Export the chosen preset to a JSON file"}
                     onClick={() => {
                         const exported = chosen === undefined ? (presets ?? []) : [chosen];
                         downloadFile("kvault-presets.json", `${JSON.stringify(presetExport(exported), null, 2)}\n`, "application/json");

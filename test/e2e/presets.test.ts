@@ -66,7 +66,7 @@ describe("saved presets in a real browser", () => {
         await choose("French, short");
         const [download] = await Promise.all([
             page.waitForEvent("download"),
-            page.getByRole("button", { name: "Export the chosen preset as JSON" }).click()
+            page.getByRole("button", { name: "Export the chosen preset to a JSON file" }).click()
         ]);
         const exportedFile = path.join(directory, "french.json");
         fs.copyFileSync((await download.path())!, exportedFile);
@@ -131,7 +131,7 @@ describe("saved presets in a real browser", () => {
         const { page } = app();
         await choose("Terse");
         const before = (await readApp(page)).items.length;
-        await page.getByRole("button", { name: "New workspace from this preset" }).click();
+        await page.getByRole("button", { name: "Start a workspace with this preset" }).click();
         await expect.poll(async () => (await storedWorkspaces(page)).length, poll).toBe(before + 1);
         await expect.poll(async () => (await settingsOf(before)).systemPrompt, poll).toBe("Be terse.");
         expect(await settingsOf(before)).toMatchObject({ temperature: 0.1, maxTokens: 64, topK: 10 });
