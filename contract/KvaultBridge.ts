@@ -3,7 +3,8 @@
 // the headless host serves over its WebSocket.
 
 import type { AppCommand } from "./appCommands.js";
-import type { RpcAnswer, RpcTurnEvent } from "./rpc.js";
+import type { RpcAnswer } from "./rpc.js";
+import type { TurnEventListener } from "./turnEvents.js";
 
 export interface AppInfo {
     /** The app's version from package.json, e.g. "0.1.0". */
@@ -20,7 +21,7 @@ export interface AppInfo {
  */
 export type BridgeResult<T> = RpcAnswer<T>;
 
-export type TurnEventListener = (event: RpcTurnEvent) => void;
+export type { TurnEventListener } from "./turnEvents.js";
 
 /** Hears each menu command main sends this window (contract/appCommands.ts), already checked. */
 export type AppCommandListener = (command: AppCommand) => void;

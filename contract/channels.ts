@@ -5,7 +5,7 @@
 export const ipcChannels = {
     /** renderer → main: `invoke(method, params)` for every method of contract/rpc/rpcSpec.ts; answers with an RpcAnswer. */
     call: "kvault:rpc:call",
-    /** main → renderer only: queued/started/text of the turns that renderer started (RpcTurnEvent). */
+    /** main → renderer only: queued/started/text of the turns that renderer started (contract/turnEvents.ts TurnEvent). */
     turnEvent: "kvault:rpc:turn-event",
     getAppInfo: "kvault:app:get-info"
 } as const;

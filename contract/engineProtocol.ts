@@ -5,6 +5,7 @@
 
 import type { EngineCompute } from "./engineCompute.js";
 import type { McpToolCallOutcome, McpTurnEvent } from "./mcp.js";
+import type { TurnEvent } from "./turnEvents.js";
 import type { KvCacheType } from "./models.js";
 import type { EngineMethod, RpcParams, RpcResult } from "./rpc/rpcSpec.js";
 
@@ -141,7 +142,11 @@ export interface TokenizeResult {
 
 export type FinishReason = "stop" | "length";
 
-/** What a turn's caller hears while it runs. */
+/**
+ * What an in-process caller of a turn hears while it runs: the TurnEvent union's events
+ * (contract/turnEvents.ts), one callback each; host/rpc/turnEventSender.ts turns them back into
+ * the events a page hears, the one conversion on the host.
+ */
 export interface TurnCallbacks {
     onQueued?(position: number): void;
     onStarted?(): void;
@@ -265,9 +270,8 @@ export type EngineCallCommand = {
 export type EngineEvent =
     | { readonly type: "ready"; readonly info: EngineInfo }
     | { readonly type: "startFailed"; readonly error: EngineErrorPayload }
-    | { readonly type: "queued"; readonly requestId: string; readonly position: number }
-    | { readonly type: "started"; readonly requestId: string }
-    | { readonly type: "token"; readonly requestId: string; readonly text: string; readonly logprobs?: readonly TokenLogprob[] }
+    /** A turn's events (queued, started, text), as the host forwards them to the page (contract/turnEvents.ts). */
+    | TurnEvent
     | {
           readonly type: "finished";
           readonly requestId: string;

@@ -3,8 +3,8 @@
 // stream by requestId. The methods, their params and results are contract/rpc/rpcSpec.ts's.
 
 import type { EngineErrorPayload } from "./engineProtocol.js";
-import type { McpTurnEvent } from "./mcp.js";
 import type { RpcMethod, RpcParams, RpcResult } from "./rpc/rpcSpec.js";
+import type { TurnEvent } from "./turnEvents.js";
 
 export type { ActiveTurn, ChatTurnResult, EngineMethod, HostMethod, RpcMethod, RpcParams, RpcResult, TurnMethod } from "./rpc/rpcSpec.js";
 export { engineMethods, rpcMethods } from "./rpc/rpcSpec.js";
@@ -16,16 +16,11 @@ export type RpcRequest = {
     [M in RpcMethod]: { readonly id: number; readonly method: M; readonly params: RpcParams<M> };
 }[RpcMethod];
 
-export type RpcTurnEvent =
-    | { readonly event: "queued"; readonly requestId: string; readonly position: number }
-    | { readonly event: "started"; readonly requestId: string }
-    | { readonly event: "text"; readonly requestId: string; readonly text: string }
-    | { readonly event: "tool"; readonly requestId: string; readonly tool: McpTurnEvent };
-
 /** A call's answer: its value, or a failure with a stable code (BridgeResult over IPC, `{id, …}` over the WebSocket). */
 export type RpcAnswer<T = unknown> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: EngineErrorPayload };
 
 export type RpcServerMessage =
     | { readonly id: number; readonly result: unknown }
     | { readonly id: number | null; readonly error: EngineErrorPayload }
-    | RpcTurnEvent;
+    /** A turn's event, to the page that follows the turn, as the engine sent it. */
+    | TurnEvent;

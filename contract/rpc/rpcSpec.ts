@@ -201,7 +201,7 @@ export interface ImportProgress {
 export const rpcSpec = {
     info: method<EngineInfo>()({ params: none("info"), serve: "host" }),
     /**
-     * One turn; its queued/started/text events stream to the caller meanwhile (RpcTurnEvent). With
+     * One turn; its events stream to the caller meanwhile (contract/turnEvents.ts). With
      * `answerId` it is a chat's turn and the host's (host/rpc/HostTurns.ts): the host keeps the
      * answer in the stored chat `workspace` as message `answerId` (on disk before this answers; a
      * Stop keeps what streamed, as "stopped"), and the turn runs on when its caller goes away.

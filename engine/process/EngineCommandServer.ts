@@ -1,4 +1,5 @@
 import type { EngineErrorPayload, EngineEvent } from "../../contract/engineProtocol.js";
+import { turnEventSender } from "../../contract/turnEvents.js";
 import type { EngineTransport } from "./EngineTransport.js";
 import { engineMethods, type EngineImplementations, type ServedEngine } from "./engineMethods.js";
 import { parseEngineCommand, type ReceivedEngineCommand } from "./parseEngineCommand.js";
@@ -144,18 +145,7 @@ export class EngineCommandServer {
         this.#running.set(requestId, controller);
         const send = (event: EngineEvent): void => void this.transport.send(event);
         this.#track(
-            this.#attempt(() =>
-                this.service.chat(
-                    request,
-                    {
-                        onQueued: (position) => send({ type: "queued", requestId, position }),
-                        onStarted: () => send({ type: "started", requestId }),
-                        onText: (text, logprobs) =>
-                            send({ type: "token", requestId, text, ...(logprobs === undefined ? {} : { logprobs }) })
-                    },
-                    controller.signal
-                )
-            )
+            this.#attempt(() => this.service.chat(request, turnEventSender(requestId, send), controller.signal))
                 .then(
                     (result) => {
                         const { text, finishReason, usage, logprobs } = result as Awaited<ReturnType<ServedEngine["chat"]>>;

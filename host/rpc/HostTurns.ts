@@ -1,5 +1,6 @@
 import type { ChatTurnRequest, EngineClient, TurnResult } from "../../contract/engineProtocol.js";
-import type { ActiveTurn, ChatTurnResult, RpcTurnEvent } from "../../contract/rpc.js";
+import type { ActiveTurn, ChatTurnResult } from "../../contract/rpc.js";
+import { turnEventSender, type TurnEvent } from "../../contract/turnEvents.js";
 import { turnTiming } from "../../contract/turnTiming.js";
 import type { StoredMessage } from "../../contract/workspaces.js";
 import { InvalidRequestError, KvaultError } from "../../engine/index.js";
@@ -8,7 +9,7 @@ import { untilAborted } from "./untilAborted.js";
 /** Someone who hears a turn's events: a window or a socket (RpcCaller). Must not throw once gone. */
 export interface TurnFollower {
     readonly id: number;
-    send(event: RpcTurnEvent): void;
+    send(event: TurnEvent): void;
 }
 
 /** Appends an answer to a stored chat, on disk before it resolves (WorkspaceStore.appendMessage, checked as the RPC checks it). */
@@ -63,7 +64,7 @@ interface HostTurn {
     queuePosition: number | undefined;
     text: string;
     /** Its MCP tool events so far (calls awaiting permission, outcomes), replayed to a page that attaches. */
-    readonly toolEvents: RpcTurnEvent[];
+    readonly toolEvents: TurnEvent[];
     done?: Promise<ChatTurnResult>;
 }
 
@@ -139,15 +140,15 @@ export class HostTurns {
         }
         turn.followers.set(follower.id, follower);
         if (turn.phase === "queued") {
-            follower.send({ event: "queued", requestId, position: turn.queuePosition ?? 1 });
+            follower.send({ type: "queued", requestId, position: turn.queuePosition ?? 1 });
         } else if (turn.phase === "running") {
-            follower.send({ event: "started", requestId });
+            follower.send({ type: "started", requestId });
         }
         for (const event of turn.toolEvents) {
             follower.send(event);
         }
         if (turn.text !== "") {
-            follower.send({ event: "text", requestId, text: turn.text });
+            follower.send({ type: "text", requestId, text: turn.text });
         }
         return turn.done!;
     }
@@ -185,7 +186,18 @@ export class HostTurns {
 
     async #run(turn: HostTurn): Promise<ChatTurnResult> {
         const { requestId, workspace } = turn.request;
-        const fanOut = (event: RpcTurnEvent): void => {
+        const fanOut = (event: TurnEvent): void => {
+            if (event.type === "queued") {
+                turn.phase = "queued";
+                turn.queuePosition = event.position;
+            } else if (event.type === "started") {
+                turn.phase = "running";
+            } else if (event.type === "text") {
+                turn.timing.text();
+                turn.text += event.text;
+            } else {
+                turn.toolEvents.push(event);
+            }
             for (const follower of [...turn.followers.values()]) {
                 follower.send(event);
             }
@@ -193,31 +205,7 @@ export class HostTurns {
         let result: TurnResult;
         try {
             const engine = await untilAborted(this.engine(turn.request), turn.controller.signal);
-            result = await engine.chat(
-                turn.request,
-                {
-                    onQueued: (position) => {
-                        turn.phase = "queued";
-                        turn.queuePosition = position;
-                        fanOut({ event: "queued", requestId, position });
-                    },
-                    onStarted: () => {
-                        turn.phase = "running";
-                        fanOut({ event: "started", requestId });
-                    },
-                    onText: (text) => {
-                        turn.timing.text();
-                        turn.text += text;
-                        fanOut({ event: "text", requestId, text });
-                    },
-                    onTool: (tool) => {
-                        const event: RpcTurnEvent = { event: "tool", requestId, tool };
-                        turn.toolEvents.push(event);
-                        fanOut(event);
-                    }
-                },
-                turn.controller.signal
-            );
+            result = await engine.chat(turn.request, turnEventSender(requestId, fanOut), turn.controller.signal);
         } catch (error) {
             if (!turn.stopped) {
                 throw error;

@@ -2,13 +2,14 @@
 // (main/ipc/registerIpcHandlers.ts), the headless server each WebSocket message (RpcServer.ts).
 // Pure (no electron, no sockets), so it is tested alone with fake callers.
 import type { ChatTurnRequest, EngineClient } from "../../contract/engineProtocol.js";
-import type { EngineMethod, RpcAnswer, RpcMethod, RpcParams, RpcTurnEvent } from "../../contract/rpc.js";
+import type { EngineMethod, RpcAnswer, RpcMethod, RpcParams } from "../../contract/rpc.js";
 import { parseRpcCall, type RpcCall } from "../../contract/rpc/parseRpcCall.js";
 import { rpcSpec } from "../../contract/rpc/rpcSpec.js";
 import type { StoredMessage } from "../../contract/workspaces.js";
 import { InvalidRequestError } from "../../engine/index.js";
 import type { CallContext, HostImplementations } from "./hostMethods.js";
 import { HostTurns } from "./HostTurns.js";
+import { turnEventSender, type TurnEvent } from "../../contract/turnEvents.js";
 import { toErrorAnswer } from "./toErrorAnswer.js";
 import { untilAborted } from "./untilAborted.js";
 
@@ -17,7 +18,7 @@ export interface RpcCaller {
     /** Stable for the caller's life (webContents.id, a socket's number). */
     readonly id: number;
     /** Must not throw for a caller that has gone away; events for it are dropped. */
-    send(event: RpcTurnEvent): void;
+    send(event: TurnEvent): void;
 }
 
 interface CallerState {
@@ -124,11 +125,7 @@ export class RpcDispatcher {
             const engine = await untilAborted(this.engine(), controller.signal);
             return await engine.chat(
                 request,
-                {
-                    onQueued: (position) => caller.send({ event: "queued", requestId, position }),
-                    onStarted: () => caller.send({ event: "started", requestId }),
-                    onText: (text) => caller.send({ event: "text", requestId, text })
-                },
+                turnEventSender(requestId, (event) => caller.send(event)),
                 controller.signal
             );
         } finally {

@@ -9,6 +9,7 @@ import {
     type TurnUsage
 } from "../../contract/engineProtocol.js";
 import type { EngineMethod, RpcParams, RpcResult } from "../../contract/rpc.js";
+import { deliverTurnEvent, readTurnEvent } from "../../contract/turnEvents.js";
 import { EngineStoppedError, InvalidRequestError } from "../../engine/index.js";
 import type { EngineConfigInput, TurnCallbacks, TurnResult } from "../../engine/index.js";
 import {
@@ -330,25 +331,19 @@ export class EngineConnection {
         }
         switch (message.type) {
             case "queued":
-                this.#notify(id, (callbacks) => callbacks.onQueued?.(Number(message.position)));
-                return;
             case "started":
-                this.#notify(id, (callbacks) => callbacks.onStarted?.());
-                return;
-            case "token":
-                if (typeof message.text === "string") {
-                    const turn = this.#turns.get(id);
-                    if (turn !== undefined) {
-                        turn.lastTokenAt = performance.now();
-                    }
-                    this.#notify(id, (callbacks) =>
-                        callbacks.onText?.(
-                            message.text as string,
-                            Array.isArray(message.logprobs) ? (message.logprobs as TokenLogprob[]) : undefined
-                        )
-                    );
+            case "text": {
+                const event = readTurnEvent(message);
+                if (event === undefined) {
+                    return;
                 }
+                const turn = this.#turns.get(id);
+                if (turn !== undefined && event.type === "text") {
+                    turn.lastTokenAt = performance.now();
+                }
+                this.#notify(id, (callbacks) => void deliverTurnEvent(callbacks, event));
                 return;
+            }
             case "finished":
                 this.#turns.get(id)?.resolve({
                     text: String(message.text),

@@ -5,7 +5,7 @@ import { APP_COMMAND_EVENT, parseAppCommand } from "../../contract/appCommands.j
 import { ipcChannels } from "../../contract/channels.js";
 import type { AppCommandListener, AppInfo, BridgeResult, KvaultBridge, TurnEventListener } from "../../contract/KvaultBridge.js";
 import { MESSAGE_TOO_LARGE, oversizeMessage, utf8ByteLength } from "../../contract/limits.js";
-import type { RpcTurnEvent } from "../../contract/rpc.js";
+import type { TurnEvent } from "../../contract/turnEvents.js";
 
 /** The three ipcRenderer calls the bridge makes; nothing else of it is reachable from the page. */
 export type BridgeIpc = Pick<IpcRenderer, "invoke" | "on" | "removeListener">;
@@ -42,7 +42,7 @@ export function createBridge(ipc: BridgeIpc): KvaultBridge {
                 throw new TypeError("onTurnEvent takes a function.");
             }
             // The IPC event stays here: it carries a sender handle the page must never get.
-            const forward = (_event: IpcRendererEvent, turnEvent: RpcTurnEvent): void => listener(turnEvent);
+            const forward = (_event: IpcRendererEvent, turnEvent: TurnEvent): void => listener(turnEvent);
             ipc.on(ipcChannels.turnEvent, forward);
             return () => {
                 ipc.removeListener(ipcChannels.turnEvent, forward);

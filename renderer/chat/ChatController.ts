@@ -229,11 +229,17 @@ export class ChatController {
 
     #listener({ workspace, requestId }: FollowedTurn): TurnListener {
         const turns = this.stores.turns;
-        return {
-            onQueued: (position) => turns.getState().queued(workspace, requestId, position),
-            onStarted: () => turns.getState().started(workspace, requestId),
-            onText: (text) => turns.getState().appendText(workspace, requestId, text),
-            onTool: (event) => useLiveToolCalls.getState().record(workspace, requestId, event)
+        return (event) => {
+            switch (event.type) {
+                case "queued":
+                    return turns.getState().queued(workspace, requestId, event.position);
+                case "started":
+                    return turns.getState().started(workspace, requestId);
+                case "text":
+                    return turns.getState().appendText(workspace, requestId, event.text);
+                case "tool":
+                    return useLiveToolCalls.getState().record(workspace, requestId, event.tool);
+            }
         };
     }
 

@@ -1,6 +1,6 @@
 import type { ChatTurnRequest } from "../../contract/engineProtocol.js";
-import type { McpTurnEvent } from "../../contract/mcp.js";
 import type { RpcMethod, RpcMethods } from "../../contract/rpc.js";
+import type { TurnEventListener } from "../../contract/turnEvents.js";
 
 /**
  * Where the renderer stands with its server. `unavailable` is final: this page has no way to
@@ -12,14 +12,8 @@ export type ConnectionStatus =
     | { readonly kind: "reconnecting"; readonly attempt: number }
     | { readonly kind: "unavailable"; readonly reason: string };
 
-/** A turn's progress before its result: queue position, start, and text as it streams. */
-export interface TurnListener {
-    onQueued?(position: number): void;
-    onStarted?(): void;
-    onText?(text: string): void;
-    /** A chat's turn with MCP tools: a call waiting for permission, then its outcome. */
-    onTool?(event: McpTurnEvent): void;
-}
+/** A turn's progress before its result (queue position, start, text as it streams, MCP tool calls), as the host sent it. */
+export type TurnListener = TurnEventListener;
 
 /** Every method but `chat` and `attachTurn`, which stream and so have their own calls. */
 export type PlainRpcMethod = Exclude<RpcMethod, "chat" | "attachTurn">;

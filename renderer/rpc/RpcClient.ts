@@ -1,6 +1,6 @@
 import type { ChatTurnRequest } from "../../contract/engineProtocol.js";
 import type { RpcMethod, RpcMethods, RpcRequest } from "../../contract/rpc.js";
-import type { McpTurnEvent } from "../../contract/mcp.js";
+import { readTurnEvent } from "../../contract/turnEvents.js";
 import type { ConnectionStatus, KvaultRpc, PlainRpcMethod, TurnListener } from "./KvaultRpc.js";
 import { clientErrorCodes, RpcError, toRpcError } from "./RpcError.js";
 import type { RpcTransport } from "./RpcTransport.js";
@@ -131,8 +131,9 @@ export class RpcClient implements KvaultRpc {
             return;
         }
         const record = message as Record<string, unknown>;
-        if (typeof record.event === "string") {
-            this.#receiveEvent(record);
+        const event = readTurnEvent(record);
+        if (event !== undefined) {
+            this.#turnListeners.get(event.requestId)?.(event);
             return;
         }
         if (typeof record.id !== "number") {
@@ -155,22 +156,6 @@ export class RpcClient implements KvaultRpc {
             );
         } else {
             pending.resolve(record.result);
-        }
-    }
-
-    #receiveEvent(record: Record<string, unknown>): void {
-        const listener = typeof record.requestId === "string" ? this.#turnListeners.get(record.requestId) : undefined;
-        if (listener === undefined) {
-            return;
-        }
-        if (record.event === "queued" && typeof record.position === "number") {
-            listener.onQueued?.(record.position);
-        } else if (record.event === "started") {
-            listener.onStarted?.();
-        } else if (record.event === "text" && typeof record.text === "string") {
-            listener.onText?.(record.text);
-        } else if (record.event === "tool" && typeof record.tool === "object" && record.tool !== null) {
-            listener.onTool?.(record.tool as McpTurnEvent);
         }
     }
 

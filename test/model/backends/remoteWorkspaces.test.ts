@@ -20,7 +20,7 @@ const KEY_B = "remote-key-kvault-b";
 const TIMEOUT_MS = 300_000;
 
 interface TurnEvent {
-    readonly event: string;
+    readonly type: string;
     readonly requestId: string;
     readonly text?: string;
 }
@@ -30,7 +30,7 @@ function turnEvents(rpc: RpcSocket, requestId: string): TurnEvent[] {
     const events: TurnEvent[] = [];
     rpc.socket.on("message", (data) => {
         const message = JSON.parse(String(data)) as Partial<TurnEvent>;
-        if (message.requestId === requestId && typeof message.event === "string") {
+        if (message.requestId === requestId && typeof message.type === "string") {
             events.push(message as TurnEvent);
         }
     });
@@ -195,7 +195,7 @@ describe("workspaces on remote backends (llama-server and another Kvault on loop
             expect(result.usage.promptTokens).toBe((direct.json.usage as { prompt_tokens: number }).prompt_tokens);
             expect(
                 events
-                    .filter((event) => event.event === "text")
+                    .filter((event) => event.type === "text")
                     .map((event) => event.text)
                     .join("")
             ).toBe(result.text);
@@ -297,7 +297,7 @@ describe("workspaces on remote backends (llama-server and another Kvault on loop
             const endedFirst = answer.then((ended) => {
                 throw new Error(`The turn ended before its first text: ${JSON.stringify(ended).slice(0, 400)}`);
             });
-            await Promise.race([until(() => events.some((event) => event.event === "text"), "the first text"), endedFirst]);
+            await Promise.race([until(() => events.some((event) => event.type === "text"), "the first text"), endedFirst]);
             endedFirst.catch(() => undefined);
             await rpc.result("cancel", { requestId });
             const reply = await answer;
@@ -319,7 +319,7 @@ describe("workspaces on remote backends (llama-server and another Kvault on loop
             const loaded = await rpc.result<LoadedWorkspaces>("loadWorkspaces", {});
             const kept = loaded.workspaces.find((candidate) => candidate.id === workspace.id)!;
             const streamedText = events
-                .filter((event) => event.event === "text")
+                .filter((event) => event.type === "text")
                 .map((event) => event.text)
                 .join("");
             expect(kept.messages.at(-1)).toMatchObject({ id: "a-1", finish: "stopped", content: streamedText });

@@ -20,7 +20,7 @@ const settings = { systemPrompt: "", temperature: 0, maxTokens: 1500 };
 /** The text events of `requestId` a client heard, joined. */
 function streamed(client: RawClient, requestId: string): string {
     return client.messages
-        .filter((message): message is Extract<RpcServerMessage, { event: "text" }> => "event" in message && message.event === "text")
+        .filter((message): message is Extract<RpcServerMessage, { type: "text" }> => "type" in message && message.type === "text")
         .filter((message) => message.requestId === requestId)
         .map((message) => message.text)
         .join("");
@@ -123,7 +123,7 @@ describe("a chat's turn belongs to the host (npm run serve, RPC WebSocket)", () 
         expect(answer.text.startsWith(heardBeforeClose)).toBe(true);
         expect(answer.text.length).toBeGreaterThan(heardBeforeClose.length);
         expect(streamed(second, "turn-sea"), "the text so far as one event, then the rest live").toBe(answer.text);
-        const textEvents = second.messages.filter((message) => "event" in message && message.event === "text");
+        const textEvents = second.messages.filter((message) => "type" in message && message.type === "text");
         expect(textEvents.length, "the rest came live, in more than the one catch-up event").toBeGreaterThan(1);
 
         // Kept by the host, on disk before the turn's end was announced.

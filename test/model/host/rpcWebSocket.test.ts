@@ -29,10 +29,10 @@ describe("the renderer's RPC over a WebSocket (headless mode)", () => {
             sampling: { temperature: 0, maxTokens: 5 }
         });
         expect(answer).toMatchObject({ id: 1, result: { finishReason: "length", usage: { completionTokens: 5 } } });
-        const events = client.messages.filter((message) => "event" in message);
-        expect(events[0]).toEqual({ event: "started", requestId: "t1" });
+        const events = client.messages.filter((message) => "type" in message);
+        expect(events[0]).toEqual({ type: "started", requestId: "t1" });
         const streamed = events
-            .filter((message) => message.event === "text")
+            .filter((message) => message.type === "text")
             .map((message) => (message as { text: string }).text)
             .join("");
         expect(streamed).toBe((answer as { result: { text: string } }).result.text);
@@ -156,7 +156,7 @@ describe("the renderer's RPC over a WebSocket (headless mode)", () => {
         );
         for (
             let waited = 0;
-            waited < 30_000 && !client.messages.some((message) => "event" in message && message.event === "text");
+            waited < 30_000 && !client.messages.some((message) => "type" in message && message.type === "text");
             waited += 10
         ) {
             await new Promise((resolve) => setTimeout(resolve, 10));

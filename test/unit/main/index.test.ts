@@ -63,9 +63,9 @@ vi.mock("electron", async () => {
                 const { requestId } = command.request;
                 reply({ type: "queued", requestId, position: 0 });
                 reply({ type: "started", requestId });
-                reply({ type: "token", requestId, text: "Hel" });
+                reply({ type: "text", requestId, text: "Hel" });
                 if (command.request.workspace !== "slow") {
-                    reply({ type: "token", requestId, text: "lo" });
+                    reply({ type: "text", requestId, text: "lo" });
                     reply({
                         type: "finished",
                         requestId,
@@ -281,10 +281,10 @@ describe("the Electron host, wired (electron faked)", () => {
         const answer = await call(ipcChannels.call, alice.event, "chat", turn("r1"));
         expect(answer).toEqual({ ok: true, value: { text: "Hello", finishReason: "stop", usage: expect.any(Object) } });
         expect(alice.sent).toEqual([
-            [ipcChannels.turnEvent, { event: "queued", requestId: "r1", position: 0 }],
-            [ipcChannels.turnEvent, { event: "started", requestId: "r1" }],
-            [ipcChannels.turnEvent, { event: "text", requestId: "r1", text: "Hel" }],
-            [ipcChannels.turnEvent, { event: "text", requestId: "r1", text: "lo" }]
+            [ipcChannels.turnEvent, { type: "queued", requestId: "r1", position: 0 }],
+            [ipcChannels.turnEvent, { type: "started", requestId: "r1" }],
+            [ipcChannels.turnEvent, { type: "text", requestId: "r1", text: "Hel" }],
+            [ipcChannels.turnEvent, { type: "text", requestId: "r1", text: "lo" }]
         ]);
         expect(bob.sent).toEqual([]);
     });

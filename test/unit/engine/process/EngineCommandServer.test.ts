@@ -95,6 +95,10 @@ class FakeEngine implements ServedEngine {
         throw new Error("detokenize exploded");
     }
 
+    memoryEvents(): never {
+        throw new Error("memoryEvents exploded");
+    }
+
     runDrill(id: string): Promise<DrillReport> {
         if (id !== "flipped-byte") {
             throw new UnknownDrillError(`There is no drill "${id}".`);
@@ -145,7 +149,7 @@ describe("EngineCommandServer", () => {
         expect(sent).toEqual([
             { type: "queued", requestId: "r1", position: 1 },
             { type: "started", requestId: "r1" },
-            { type: "token", requestId: "r1", text: "He" },
+            { type: "text", requestId: "r1", text: "He" },
             { type: "finished", requestId: "r1", text: "He", finishReason: "length", usage }
         ]);
         expect(server.numRunning).toBe(0);
@@ -190,7 +194,7 @@ describe("EngineCommandServer", () => {
                 error: {
                     code: "invalid_request",
                     message:
-                        'The call\'s method is "inspectModel"; the engine serves measure, snapshot, forgetWorkspace, audit, replayableTurns, replay, listDrills, runDrill, runCanary, embed, ping, resourceUse, tokenize, tokenizeChat, detokenize.'
+                        'The call\'s method is "inspectModel"; the engine serves measure, snapshot, memoryEvents, forgetWorkspace, audit, replayableTurns, replay, listDrills, runDrill, runCanary, embed, ping, resourceUse, tokenize, tokenizeChat, detokenize.'
                 }
             },
             { type: "answer", callId: "c1", error: { code: "engine_internal_error", message: expect.stringMatching(/measure exploded/) } },

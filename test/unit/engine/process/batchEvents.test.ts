@@ -24,7 +24,7 @@ class RecordingTransport implements EngineTransport {
 const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 /** Past the turn after this one: when a batch begun in this turn has left. */
 const afterFlush = (): Promise<void> => new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
-const token = (requestId: string, text: string): EngineEvent => ({ type: "token", requestId, text });
+const token = (requestId: string, text: string): EngineEvent => ({ type: "text", requestId, text });
 
 describe("batchEvents", () => {
     it("sends one turn's events as one batch in their order, and a lone event as itself", async () => {

@@ -66,11 +66,11 @@ describe("HostTurns, the chats' turns the host owns", () => {
         };
         expect(await attached).toEqual({ ...result, text: "Hello!", answer });
         expect(await done).toEqual({ ...result, text: "Hello!", answer });
-        expect(page.events.map((event) => event.event)).toEqual(["started", "text"]);
+        expect(page.events.map((event) => event.type)).toEqual(["started", "text"]);
         expect(reloaded.events).toEqual([
-            { event: "started", requestId: "r1" },
-            { event: "text", requestId: "r1", text: "Hello" },
-            { event: "text", requestId: "r1", text: "!" }
+            { type: "started", requestId: "r1" },
+            { type: "text", requestId: "r1", text: "Hello" },
+            { type: "text", requestId: "r1", text: "!" }
         ]);
         expect(kept).toEqual([["alice", answer]]);
         expect(turns.list()).toEqual([]);

@@ -224,10 +224,10 @@ describe("RpcDispatcher, the one server loop of both hosts", () => {
         running.finish(result);
         expect(await answer).toEqual({ ok: true, value: result });
         expect(alice.events).toEqual([
-            { event: "queued", requestId: "r1", position: 2 },
-            { event: "started", requestId: "r1" },
-            { event: "text", requestId: "r1", text: "Hi" },
-            { event: "text", requestId: "r1", text: "!" }
+            { type: "queued", requestId: "r1", position: 2 },
+            { type: "started", requestId: "r1" },
+            { type: "text", requestId: "r1", text: "Hi" },
+            { type: "text", requestId: "r1", text: "!" }
         ]);
         expect(bob.events).toEqual([]);
         expect(rpc.numTurns(1)).toBe(0);

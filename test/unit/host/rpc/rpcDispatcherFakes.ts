@@ -1,7 +1,7 @@
 // RpcDispatcher's unit tests' stand-ins: an engine that records what it is asked, callers, and a dispatcher over them.
 import type { ChatTurnRequest, EngineClient, EngineInfo, TurnCallbacks, TurnResult } from "../../../../contract/engineProtocol.js";
 import type { ModelDownload } from "../../../../contract/models.js";
-import type { RpcTurnEvent } from "../../../../contract/rpc.js";
+import type { TurnEvent } from "../../../../contract/turnEvents.js";
 import { RequestCancelledError } from "../../../../engine/request/requestErrors.js";
 import {
     DownloadNotResumableError,
@@ -175,8 +175,8 @@ export function dispatcher(engine: () => Promise<FakeEngine>): RpcDispatcher {
     return new RpcDispatcher(engine, hostMethods({ engine, models: async () => (await engine()).models }));
 }
 
-export function caller(id: number): RpcCaller & { readonly events: RpcTurnEvent[] } {
-    const events: RpcTurnEvent[] = [];
+export function caller(id: number): RpcCaller & { readonly events: TurnEvent[] } {
+    const events: TurnEvent[] = [];
     return { id, events, send: (event) => events.push(event) };
 }
 

@@ -64,9 +64,9 @@ describe("EngineSupervisor routes a turn's events and calls' answers by id", () 
         const child = spawner.last;
         child.emit({ type: "queued", requestId: "r1", position: 2 });
         child.emit({ type: "started", requestId: "r1" });
-        child.emit({ type: "token", requestId: "r1", text: "Hel" });
-        child.emit({ type: "token", requestId: "other", text: "not mine" });
-        child.emit({ type: "token", requestId: "r1", text: "lo" });
+        child.emit({ type: "text", requestId: "r1", text: "Hel" });
+        child.emit({ type: "text", requestId: "other", text: "not mine" });
+        child.emit({ type: "text", requestId: "r1", text: "lo" });
         const usage = { promptTokens: 5, cachedPromptTokens: 0, evaluatedPromptTokens: 5, completionTokens: 2 };
         child.emit({ type: "finished", requestId: "r1", text: "Hello", finishReason: "length", usage });
         await expect(result).resolves.toEqual({ text: "Hello", finishReason: "length", usage });
@@ -84,15 +84,15 @@ describe("EngineSupervisor routes a turn's events and calls' answers by id", () 
             type: "batch",
             events: [
                 { type: "started", requestId: "r1" },
-                { type: "token", requestId: "r1", text: "Hel" },
-                { type: "batch", events: [{ type: "token", requestId: "r1", text: "nested" }] },
-                { type: "token", requestId: "other", text: "not mine" }
+                { type: "text", requestId: "r1", text: "Hel" },
+                { type: "batch", events: [{ type: "text", requestId: "r1", text: "nested" }] },
+                { type: "text", requestId: "other", text: "not mine" }
             ]
         });
         spawner.last.emit({
             type: "batch",
             events: [
-                { type: "token", requestId: "r1", text: "lo" },
+                { type: "text", requestId: "r1", text: "lo" },
                 { type: "finished", requestId: "r1", text: "Hello", finishReason: "stop", usage }
             ]
         });

@@ -3,7 +3,7 @@ import { APP_COMMAND_EVENT, type AppCommand } from "../../../../contract/appComm
 import { ipcChannels } from "../../../../contract/channels.js";
 import type { ChatTurnRequest } from "../../../../contract/engineProtocol.js";
 import { rpcLimits } from "../../../../contract/limits.js";
-import type { RpcTurnEvent } from "../../../../contract/rpc.js";
+import type { TurnEvent } from "../../../../contract/turnEvents.js";
 import { createBridge, type BridgeIpc } from "../../../../main/preload/createBridge.js";
 
 /** An ipcRenderer that records invokes and lets the test emit on channels. */
@@ -105,7 +105,7 @@ describe("createBridge", () => {
         const bridge = createBridge(ipc);
         const received: unknown[][] = [];
         const unsubscribe = bridge.onTurnEvent((...args) => received.push(args));
-        const event: RpcTurnEvent = { event: "text", requestId: "r1", text: "Hi" };
+        const event: TurnEvent = { type: "text", requestId: "r1", text: "Hi" };
         ipc.emit(ipcChannels.turnEvent, { sender: "ipcRenderer itself" }, event);
         expect(received).toEqual([[event]]);
         unsubscribe();

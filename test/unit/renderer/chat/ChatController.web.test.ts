@@ -39,9 +39,9 @@ describe("ChatController", () => {
             ],
             sampling: { temperature: 0.2, maxTokens: 32 }
         });
-        turn.listener.onStarted?.();
-        turn.listener.onText?.("Hi ");
-        turn.listener.onText?.("there");
+        turn.listener({ type: "started", requestId: turn.request.requestId });
+        turn.listener({ type: "text", requestId: turn.request.requestId, text: "Hi " });
+        turn.listener({ type: "text", requestId: turn.request.requestId, text: "there" });
         expect(stores.turns.getState().live[workspace]).toMatchObject({ phase: "running", text: "Hi there" });
         expect(messagesOf(workspace)).toHaveLength(1);
 
@@ -66,15 +66,15 @@ describe("ChatController", () => {
         expect(chat.send(workspace, "two")).toBe(false);
         expect(chat.send(other, "three")).toBe(true);
         expect(rpc.turns.map((turn) => turn.request.workspace)).toEqual([workspace, other]);
-        rpc.turns[0]!.listener.onText?.("A");
-        rpc.turns[1]!.listener.onText?.("B");
+        rpc.turns[0]!.listener({ type: "text", requestId: rpc.turns[0]!.request.requestId, text: "A" });
+        rpc.turns[1]!.listener({ type: "text", requestId: rpc.turns[1]!.request.requestId, text: "B" });
         expect(stores.turns.getState().live[workspace]?.text).toBe("A");
         expect(stores.turns.getState().live[other]?.text).toBe("B");
     });
 
     it("never stores an error as an answer: the partial text is dropped, the failure kept beside the chat, the user's message kept", async () => {
         chat.send(workspace, "hello");
-        rpc.turns[0]!.listener.onText?.("partial");
+        rpc.turns[0]!.listener({ type: "text", requestId: rpc.turns[0]!.request.requestId, text: "partial" });
         rpc.turns[0]!.fail(
             "engine_crashed",
             "The engine process stopped (SIGKILL) while this turn ran. It restarts by itself; send your message again."
@@ -94,7 +94,7 @@ describe("ChatController", () => {
     it("on Stop, cancels the turn and keeps what streamed as a stopped answer", async () => {
         chat.send(workspace, "hello");
         const turn = rpc.turns[0]!;
-        turn.listener.onText?.("so far");
+        turn.listener({ type: "text", requestId: turn.request.requestId, text: "so far" });
         chat.stop(workspace);
         expect(stores.turns.getState().live[workspace]?.phase).toBe("stopping");
         expect(rpc.calls.at(-1)).toEqual({ method: "cancel", params: { requestId: turn.request.requestId } });
@@ -106,7 +106,7 @@ describe("ChatController", () => {
 
     it("a Stop from another page (turn_stopped) ends the turn with what streamed as a stopped answer", async () => {
         chat.send(workspace, "hello");
-        rpc.turns[0]!.listener.onText?.("so far");
+        rpc.turns[0]!.listener({ type: "text", requestId: rpc.turns[0]!.request.requestId, text: "so far" });
         rpc.turns[0]!.fail("turn_stopped", "The answer was stopped; the 6 characters written before the Stop are kept in the chat.");
         await settle();
         expect(messagesOf(workspace).at(-1)).toMatchObject({ role: "assistant", content: "so far", finish: "stopped" });
@@ -121,9 +121,9 @@ describe("ChatController", () => {
         expect(rpc.attached.map((turn) => turn.requestId)).toEqual(["turn-x"]);
         expect(page.isRunning(workspace)).toBe(true);
         expect(page.send(workspace, "another")).toBe(false);
-        rpc.attached[0]!.listener.onStarted?.();
-        rpc.attached[0]!.listener.onText?.("Hello");
-        rpc.attached[0]!.listener.onText?.(" again");
+        rpc.attached[0]!.listener({ type: "started", requestId: rpc.attached[0]!.requestId });
+        rpc.attached[0]!.listener({ type: "text", requestId: rpc.attached[0]!.requestId, text: "Hello" });
+        rpc.attached[0]!.listener({ type: "text", requestId: rpc.attached[0]!.requestId, text: " again" });
         expect(stores.turns.getState().live[workspace]).toMatchObject({ requestId: "turn-x", phase: "running", text: "Hello again" });
         rpc.attached[0]!.finish({ text: "Hello again", finishReason: "length", usage });
         await settle();
@@ -138,7 +138,7 @@ describe("ChatController", () => {
         rpc.answers.activeTurns = () => [];
         chat.send(workspace, "hello");
         const turn = rpc.turns[0]!;
-        turn.listener.onText?.("Hi");
+        turn.listener({ type: "text", requestId: turn.request.requestId, text: "Hi" });
         rpc.setStatus({ kind: "reconnecting", attempt: 1 });
         turn.fail("connection_lost", "The connection to the Kvault server closed before it answered.");
         await settle();
@@ -158,7 +158,7 @@ describe("ChatController", () => {
         rpc.setStatus({ kind: "open" });
         await settle();
         expect(rpc.attached.map((attached) => attached.requestId)).toEqual([turn.request.requestId]);
-        rpc.attached[0]!.listener.onText?.("Hi there");
+        rpc.attached[0]!.listener({ type: "text", requestId: rpc.attached[0]!.requestId, text: "Hi there" });
         expect(stores.turns.getState().live[workspace]?.text).toBe("Hi there");
         rpc.attached[0]!.finish({ text: "Hi there", finishReason: "stop", usage });
         await settle();
@@ -170,7 +170,7 @@ describe("ChatController", () => {
 
     it("treats a cancellation the user did not ask for as a failure", async () => {
         chat.send(workspace, "hello");
-        rpc.turns[0]!.listener.onText?.("so far");
+        rpc.turns[0]!.listener({ type: "text", requestId: rpc.turns[0]!.request.requestId, text: "so far" });
         rpc.turns[0]!.fail("request_cancelled", "The request was cancelled.");
         await settle();
         expect(messagesOf(workspace).map((message) => message.role)).toEqual(["user"]);
@@ -206,7 +206,7 @@ describe("ChatController", () => {
         expect(chat.editAndResend(workspace, question!.id, "hi there")).toBe(true);
         expect(chat.changeChat(workspace, { delete: question!.id })).toBe(false); // not while a turn runs
         expect(rpc.turns[1]!.request.messages.map((message) => message.content)).toEqual(["Be brief.", "hi there"]);
-        rpc.turns[1]!.listener.onText?.("again");
+        rpc.turns[1]!.listener({ type: "text", requestId: rpc.turns[1]!.request.requestId, text: "again" });
         const edited = messagesOf(workspace)[0]!;
         expect(rpc.turns[1]!.request.answerParent).toBe(edited.id);
         // The page mirrors the answer exactly as the host kept it: its id, parent, stamp and timing.

@@ -122,10 +122,10 @@ describe("BridgeTransport", () => {
                 closed = true;
             }
         });
-        emit({ event: "text", requestId: "r", text: "hel" });
+        emit({ type: "text", requestId: "r", text: "hel" });
         transport.dispose();
-        emit({ event: "text", requestId: "r", text: "lo" });
-        expect(messages).toEqual([{ event: "text", requestId: "r", text: "hel" }]);
+        emit({ type: "text", requestId: "r", text: "lo" });
+        expect(messages).toEqual([{ type: "text", requestId: "r", text: "hel" }]);
         expect(closed).toBe(true);
         expect(transport.send({ id: 9, method: "info", params: {} })).toBe(false);
     });

@@ -84,20 +84,17 @@ describe("RpcClient", () => {
         const heard: string[] = [];
         const turn = client.chat(
             { requestId: "r1", workspace: "w", messages: [{ role: "user", content: "hi" }], sampling: { temperature: 0, maxTokens: 4 } },
-            {
-                onQueued: (position) => heard.push(`queued ${position}`),
-                onStarted: () => heard.push("started"),
-                onText: (text) => heard.push(`text ${text}`)
-            }
+            (event) =>
+                heard.push(event.type === "queued" ? `queued ${event.position}` : event.type === "text" ? `text ${event.text}` : event.type)
         );
-        transport.handlers.onMessage({ event: "queued", requestId: "r1", position: 2 });
-        transport.handlers.onMessage({ event: "started", requestId: "r1" });
-        transport.handlers.onMessage({ event: "text", requestId: "other", text: "not ours" });
-        transport.handlers.onMessage({ event: "text", requestId: "r1", text: "Hel" });
-        transport.handlers.onMessage({ event: "text", requestId: "r1", text: "lo" });
+        transport.handlers.onMessage({ type: "queued", requestId: "r1", position: 2 });
+        transport.handlers.onMessage({ type: "started", requestId: "r1" });
+        transport.handlers.onMessage({ type: "text", requestId: "other", text: "not ours" });
+        transport.handlers.onMessage({ type: "text", requestId: "r1", text: "Hel" });
+        transport.handlers.onMessage({ type: "text", requestId: "r1", text: "lo" });
         transport.handlers.onMessage({ id: 1, result: { text: "Hello", finishReason: "stop", usage: {} } });
         await expect(turn).resolves.toMatchObject({ text: "Hello" });
-        transport.handlers.onMessage({ event: "text", requestId: "r1", text: "late" });
+        transport.handlers.onMessage({ type: "text", requestId: "r1", text: "late" });
         expect(heard).toEqual(["queued 2", "started", "text Hel", "text lo"]);
     });
 
@@ -109,7 +106,7 @@ describe("RpcClient", () => {
         transport.connect();
         const turn = client.chat(
             { requestId: "r1", workspace: "w", messages: [{ role: "user", content: "hi" }], sampling: { temperature: 0, maxTokens: 4 } },
-            {}
+            () => undefined
         );
         transport.drop();
         await expect(turn).rejects.toMatchObject({ code: "connection_lost", message: expect.stringMatching(/goes on in the server/) });
@@ -122,7 +119,7 @@ describe("RpcClient", () => {
         const transport = new FakeTransport();
         const client = new RpcClient(transport);
         transport.connect();
-        for (const message of [null, 42, "text", [], { id: "1", result: 1 }, { event: "text" }]) {
+        for (const message of [null, 42, "text", [], { id: "1", result: 1 }, { type: "text" }]) {
             expect(() => transport.handlers.onMessage(message)).not.toThrow();
         }
         expect(client.status.kind).toBe("open");
