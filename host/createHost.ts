@@ -26,6 +26,7 @@ import { SettingsHost, type SettingsHostParts } from "./settings/SettingsHost.js
 import { DataDirectoryLock } from "./store/DataDirectoryLock.js";
 import { WorkspaceStore } from "./store/WorkspaceStore.js";
 import { PresetStore } from "./presets/PresetStore.js";
+import { RetrievalIndexes } from "./retrieval/RetrievalIndexes.js";
 import type { EngineSupervisor } from "./supervisor/EngineSupervisor.js";
 import type { HostModels } from "./supervisor/modelMethods.js";
 
@@ -162,7 +163,8 @@ export async function createHost<E extends HostEngine>(platform: HostPlatform<E>
             ownApi: own.ownApi,
             mcp,
             requestLog: () => requestLog,
-            presets: () => PresetStore.open(dataDirectory)
+            presets: () => PresetStore.open(dataDirectory),
+            retrieval: new RetrievalIndexes(dataDirectory, async (inputs) => (await engineReady()).call("embed", { inputs }))
         }),
         withMcpTools(routeTurns(engineReady, findWorkspace, backends), {
             ...mcp,

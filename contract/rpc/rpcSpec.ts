@@ -38,6 +38,7 @@ import { boolean, describeValue as describe, integer, list, nonEmptyText, oneOf,
 import { readStoredMessage, readWorkspaceMeta, storeIdParam, storeRecordField } from "./storeSchemas.js";
 import { readPreset } from "./presetSchemas.js";
 import { attachmentLimits, type ExtractedAttachment } from "../attachments.js";
+import { retrievalLimits, type RetrievalStatus, type RetrievedChunk } from "../retrieval.js";
 import { presetLimits, type PresetImportResult, type PresetList } from "../presets.js";
 import { chatTurnEntries, conversationChecks, idSchema, messagesSchema, turnChecks, workspaceSchema } from "./turnSchemas.js";
 
@@ -603,6 +604,31 @@ export const rpcSpec = {
         params: params("extractAttachment", {
             fileName: nonEmptyText(attachmentLimits.maxNameChars, "give the file's name", { trim: true }),
             dataBase64: text(Math.ceil(attachmentLimits.maxFileBytes / 3) * 4)
+        }),
+        serve: "host"
+    }),
+    /** Whether retrieval is on for a workspace, and the files in its own index (contract/retrieval.ts). */
+    retrievalStatus: method<RetrievalStatus>()({ params: params("retrievalStatus", { workspace: storeIdParam }), serve: "host" }),
+    /** Turns a workspace's retrieval on (an empty index of its own) or off (its index deleted). */
+    setRetrieval: method<RetrievalStatus>()({
+        params: params("setRetrieval", { workspace: storeIdParam, enabled: boolean() }),
+        serve: "host"
+    }),
+    /** Chunks a file's text, embeds the chunks with the loaded model and keeps them in the workspace's index; retrieval_off when it is off. */
+    indexAttachment: method<RetrievalStatus>()({
+        params: params("indexAttachment", {
+            workspace: storeIdParam,
+            fileName: nonEmptyText(attachmentLimits.maxNameChars, "give the file's name", { trim: true }),
+            text: nonEmptyText(attachmentLimits.maxTextChars, "give the file's text")
+        }),
+        serve: "host"
+    }),
+    /** The chunks of this workspace's index nearest to `query`, best first; none when its retrieval is off or empty. */
+    retrieveChunks: method<readonly RetrievedChunk[]>()({
+        params: params("retrieveChunks", {
+            workspace: storeIdParam,
+            query: text(turnLimits.maxMessageChars),
+            maxChunks: integer(1, retrievalLimits.maxChunksPerQuestion)
         }),
         serve: "host"
     })

@@ -16,6 +16,7 @@ import { SettingsUnavailableError } from "../settings/settingsErrors.js";
 import type { RequestLog } from "../http/RequestLog.js";
 import type { PresetStore } from "../presets/PresetStore.js";
 import { extractFileText } from "../attachments/extractFileText.js";
+import type { RetrievalIndexes } from "../retrieval/RetrievalIndexes.js";
 import type { McpManager } from "../mcp/McpManager.js";
 import type { McpPermissionPrompts } from "../mcp/McpPermissionPrompts.js";
 
@@ -64,6 +65,8 @@ export interface HostParts {
     readonly requestLog?: () => RequestLog | undefined;
     /** The saved presets (host/presets/PresetStore.ts); a host without a data folder answers store_unavailable. */
     readonly presets?: () => Promise<PresetStore>;
+    /** Each workspace's retrieval index (host/retrieval/RetrievalIndexes.ts); a host without a data folder has none. */
+    readonly retrieval?: RetrievalIndexes;
     /** The MCP tool servers of mcp.json and the tool calls waiting for the user's permission; a host without them lists none. */
     readonly mcp?: { readonly manager: McpManager; readonly prompts: McpPermissionPrompts };
 }
@@ -75,6 +78,12 @@ export interface HostParts {
  */
 export function hostMethods(parts: HostParts): HostImplementations {
     const store = parts.store ?? noWorkspaceStore;
+    const retrieval = (): RetrievalIndexes => {
+        if (parts.retrieval === undefined) {
+            throw new StoreOpenError("This Kvault host keeps no retrieval indexes: it was started without a data folder.");
+        }
+        return parts.retrieval;
+    };
     const settings = parts.settings ?? noSettings;
     const imports = new ImportStaging();
     const probes = new LeakProbes(parts.backends ?? new Backends([]), parts.ownApi ?? (() => undefined));
@@ -97,6 +106,8 @@ export function hostMethods(parts: HostParts): HostImplementations {
         },
         removeWorkspace: async ({ workspace }) => {
             await (await store()).removeWorkspace(workspace);
+            // Its retrieval index goes with it: no later workspace of that id finds its chunks.
+            await parts.retrieval?.remove(workspace);
             return {};
         },
         selectWorkspace: async ({ workspace }) => {
@@ -153,6 +164,10 @@ export function hostMethods(parts: HostParts): HostImplementations {
             answered: parts.mcp?.prompts.answer(requestId, callId, permission) ?? false
         }),
         extractAttachment: ({ fileName, dataBase64 }) => extractFileText(fileName, Buffer.from(dataBase64, "base64")),
+        retrievalStatus: ({ workspace }) => retrieval().status(workspace),
+        setRetrieval: ({ workspace, enabled }) => retrieval().setEnabled(workspace, enabled),
+        indexAttachment: ({ workspace, fileName, text }) => retrieval().add(workspace, fileName, text),
+        retrieveChunks: ({ workspace, query, maxChunks }) => retrieval().search(workspace, query, maxChunks),
         ...presetMethods(
             parts.presets ??
                 (() => Promise.reject(new StoreOpenError("This Kvault host keeps no presets: it was started without a data folder.")))

@@ -76,10 +76,12 @@ export function AttachmentBar({ workspace }: { readonly workspace: Workspace }) 
                         data-file-name={file.name}
                         data-kind={file.kind}
                         data-num-tokens={file.numTokens}
+                        data-num-chunks={file.numChunks}
                     >
                         <span className="attachment-name">{file.name}</span>
                         <span className="attachment-tokens">
                             {file.kind.toUpperCase()} · {formatCount(file.numTokens)} tokens
+                            {file.numChunks === undefined ? "" : ` · too large: ${formatCount(file.numChunks)} chunks for retrieval`}
                         </span>
                         <button
                             type="button"

@@ -49,6 +49,21 @@ async function attachOne(rpc: KvaultRpc, workspace: Workspace, file: File): Prom
         messages: conversationMessages(workspace),
         draft: composeMessage([...attachedBlocks(workspace.id), block], draft)
     });
+    if (!measured.fits && useAttachmentStore.getState().numIndexed[workspace.id] !== undefined) {
+        // Retrieval is on: the file goes into this workspace's own index, and a question takes its nearest chunks.
+        const status = await rpc.call("indexAttachment", { workspace: workspace.id, fileName: extracted.name, text: extracted.text });
+        useAttachmentStore.getState().setIndexed(workspace.id, status.files.length);
+        const numChunks = status.files.at(-1)?.numChunks ?? 0;
+        useAttachmentStore.getState().add(workspace.id, {
+            id: newId("file-"),
+            name: extracted.name,
+            kind: extracted.kind,
+            block: "",
+            numTokens: tokens.length,
+            numChunks
+        });
+        return undefined;
+    }
     if (!measured.fits) {
         const left = measured.limit - measured.usedTokens - (measured.draftTokens - tokens.length);
         return (

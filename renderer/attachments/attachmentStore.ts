@@ -9,6 +9,8 @@ export interface AttachedFile {
     /** The block sent in the message (contract/attachments.ts attachmentBlock). */
     readonly block: string;
     readonly numTokens: number;
+    /** Set for a file too large to fit that went into the workspace's retrieval index instead: its chunks; its block is then empty. */
+    readonly numChunks?: number;
 }
 
 interface AttachmentState {
@@ -16,6 +18,9 @@ interface AttachmentState {
     readonly files: Readonly<Record<string, readonly AttachedFile[]>>;
     /** Per workspace, why the last files were refused (each with its numbers). */
     readonly refusals: Readonly<Record<string, readonly string[]>>;
+    /** Per workspace, the files in its retrieval index (retrievalStatus), which a question is then searched against. */
+    readonly numIndexed: Readonly<Record<string, number>>;
+    setIndexed(workspace: string, numFiles: number): void;
     /** Per workspace, files being read now. */
     readonly numReading: Readonly<Record<string, number>>;
     add(workspace: string, file: AttachedFile): void;
@@ -34,6 +39,8 @@ export const useAttachmentStore = create<AttachmentState>()((set) => ({
     files: {},
     refusals: {},
     numReading: {},
+    numIndexed: {},
+    setIndexed: (workspace, numFiles) => set((state) => ({ numIndexed: { ...state.numIndexed, [workspace]: numFiles } })),
     add: (workspace, file) => set((state) => ({ files: { ...state.files, [workspace]: [...(state.files[workspace] ?? none), file] } })),
     remove: (workspace, id) =>
         set((state) => ({ files: { ...state.files, [workspace]: (state.files[workspace] ?? none).filter((file) => file.id !== id) } })),

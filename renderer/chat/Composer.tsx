@@ -3,6 +3,7 @@ import { composeMessage } from "../../contract/attachments.js";
 import { AttachmentBar, useAttachmentDrop } from "../attachments/AttachmentBar.js";
 import { attachedBlocks, useAttachmentStore } from "../attachments/attachmentStore.js";
 import { useAppServices } from "../AppServices.js";
+import { withRetrievedChunks } from "../retrieval/withRetrievedChunks.js";
 import { useDraftStore } from "../stores/draftStore.js";
 import { useTurnStore } from "../stores/turnStore.js";
 import type { Workspace } from "../workspaces/Workspace.js";
@@ -10,7 +11,7 @@ import { useComposerState } from "./useComposerState.js";
 
 /** The message box: Enter sends, Shift+Enter is a new line, Esc stops (ChatView). */
 export function Composer({ workspace }: { readonly workspace: Workspace }) {
-    const { chat } = useAppServices();
+    const { chat, rpc } = useAppServices();
     const draft = useDraftStore((state) => state.drafts[workspace.id] ?? "");
     const live = useTurnStore((state) => state.live[workspace.id]);
     const { canSend, reason } = useComposerState(workspace);
@@ -21,9 +22,22 @@ export function Composer({ workspace }: { readonly workspace: Workspace }) {
 
     const send = (): void => {
         // The attached files go in the message as their blocks, before what was typed (contract/attachments.ts).
-        if (canSend && chat.send(workspace.id, composeMessage(attachedBlocks(workspace.id), draft))) {
-            useAttachmentStore.getState().clear(workspace.id);
+        if (!canSend) {
+            return;
         }
+        const blocks = attachedBlocks(workspace.id);
+        if (useAttachmentStore.getState().numIndexed[workspace.id] === undefined) {
+            if (chat.send(workspace.id, composeMessage(blocks, draft))) {
+                useAttachmentStore.getState().clear(workspace.id);
+            }
+            return;
+        }
+        // Retrieval is on: the nearest chunks of this workspace's own index go in front of the question.
+        void withRetrievedChunks(rpc, workspace, blocks, draft).then((message) => {
+            if (chat.send(workspace.id, message)) {
+                useAttachmentStore.getState().clear(workspace.id);
+            }
+        });
     };
     const onSubmit = (event: FormEvent): void => {
         event.preventDefault();

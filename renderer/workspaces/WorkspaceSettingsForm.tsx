@@ -1,6 +1,7 @@
 import { useState } from "react";
 import { useAppServices } from "../AppServices.js";
 import { PresetPanel } from "../presets/PresetPanel.js";
+import { RetrievalSwitch } from "../retrieval/RetrievalSwitch.js";
 import { WorkspaceMcpSettings } from "../mcp/WorkspaceMcpSettings.js";
 import { useWorkspaceStore } from "../stores/workspaceStore.js";
 import { BackendSelect } from "./BackendSelect.js";
@@ -158,6 +159,7 @@ export function WorkspaceSettingsForm({ workspace }: { readonly workspace: Works
                 )}
             </label>
             <WorkspaceKvShare workspace={workspace} />
+            <RetrievalSwitch workspace={workspace} />
             <KeepKvOnDiskToggle workspace={workspace} />
             <WorkspaceMcpSettings workspace={workspace} />
             <fieldset className="colour-picker">
