@@ -102,6 +102,7 @@ export function AttachmentBar({ workspace }: { readonly workspace: Workspace }) 
                     <button
                         type="button"
                         className="link-button"
+                        aria-label="Dismiss why files were not attached"
                         onClick={() => useAttachmentStore.getState().dismissRefusals(workspace.id)}
                     >
                         Dismiss

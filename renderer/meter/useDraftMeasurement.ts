@@ -38,9 +38,13 @@ export function useDraftMeasurement(workspace: Workspace): void {
         const call = ++latestCall.current;
         const timer = setTimeout(() => {
             const messages = conversationMessages(workspace);
+            const sent = composeMessage(
+                files.map((file) => file.block),
+                draft
+            );
             if (remote !== "") {
                 // On a backend: the server's own tokenizer and window, each with its source (host/backends/remoteMeters.ts).
-                rpc.call("measureRemote", { workspace: workspace.id, messages, draft }).then(
+                rpc.call("measureRemote", { workspace: workspace.id, messages, draft: sent }).then(
                     (measured) => {
                         if (call !== latestCall.current) {
                             return;
@@ -62,10 +66,6 @@ export function useDraftMeasurement(workspace: Workspace): void {
                 return;
             }
             // `key` stands for the messages: when they change, this effect runs again.
-            const sent = composeMessage(
-                files.map((file) => file.block),
-                draft
-            );
             rpc.call("measure", { workspace: workspace.id, messages, draft: sent }).then(
                 (result) => {
                     if (call === latestCall.current) {

@@ -74,6 +74,7 @@ export function PresetPanel({ workspace }: { readonly workspace: Workspace }) {
                 <button
                     type="button"
                     disabled={chosen === undefined}
+                    aria-label="Apply the chosen preset to this workspace"
                     onClick={() => {
                         if (chosen !== undefined) {
                             useWorkspaceStore.getState().updateSettings(workspace.id, presetPatch(chosen.settings));
@@ -130,6 +131,7 @@ export function PresetPanel({ workspace }: { readonly workspace: Workspace }) {
                 <button
                     type="button"
                     disabled={chosen === undefined}
+                    aria-label="Duplicate the chosen preset"
                     onClick={() =>
                         chosen !== undefined &&
                         save(

@@ -24,7 +24,7 @@ describe("saved presets in a real browser", () => {
         await expect.poll(async () => (await presets()).map((preset) => preset.name), poll).toContain("Code helper");
         const coder = (await presets()).find((preset) => preset.name === "Code helper")!;
         await choose("Code helper");
-        await page.getByRole("button", { name: "Apply", exact: true }).click();
+        await page.getByRole("button", { name: "Apply the chosen preset to this workspace" }).click();
         await expect.poll(() => settingsOf(0), poll).toEqual(coder.settings);
         expect(await page.getByLabel("System prompt").inputValue()).toBe(coder.settings.systemPrompt);
     });
@@ -53,7 +53,7 @@ describe("saved presets in a real browser", () => {
             )
             .toEqual([["French, short", 77]]);
 
-        await page.getByRole("button", { name: "Duplicate", exact: true }).click();
+        await page.getByRole("button", { name: "Duplicate the chosen preset" }).click();
         await expect.poll(async () => (await presets()).map((preset) => preset.name), poll).toContain("French, short (copy)");
         const count = (await presets()).length;
         await page.getByRole("button", { name: "Delete the chosen preset" }).click();
