@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { EngineConfigError, MAX_TOKEN_DELAY_MS, resolveEngineConfig } from "../../../engine/EngineConfig.js";
+import { EngineConfigError, MAX_TOKEN_DELAY_MS, resolveEngineConfig } from "../../../../engine/EngineConfig.js";
 
 describe("the streaming demo mode in the engine's configuration", () => {
     it("is off by default and takes a whole number of milliseconds up to the limit", () => {

@@ -6,7 +6,7 @@ import {
     installedSpeculativeValidation,
     speculativeValidationFix,
     speculativeValidationState
-} from "../../../engine/runtime/speculationFix/speculativeValidation.js";
+} from "../../../../engine/runtime/speculationFix/speculativeValidation.js";
 
 // The fix `npm install` applies to node-llama-cpp's speculative validation: on the installed file
 // (npm ci ran the postinstall step), and on the same file without it.

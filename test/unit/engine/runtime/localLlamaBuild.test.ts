@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { findLocalBuilds, localBuildCmakeOptions, nativeCompilerFlags } from "../../../engine/runtime/localLlamaBuild.js";
+import { findLocalBuilds, localBuildCmakeOptions, nativeCompilerFlags } from "../../../../engine/runtime/localLlamaBuild.js";
 
 // The folders node-llama-cpp leaves in llama/localBuilds, written as it writes them (a Release/
 // folder with _nlcBuildMetadata.json, and buildDone.status once the build finished), in a temp

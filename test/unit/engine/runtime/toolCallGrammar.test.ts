@@ -3,7 +3,7 @@
 // root's trailing newlines (node-llama-cpp's end of a JSON answer) left out. The grammar itself is
 // sampled under in test/model/host/toolCallsApi.test.ts.
 import { describe, expect, it } from "vitest";
-import { renameRules } from "../../../engine/runtime/toolCallGrammar.js";
+import { renameRules } from "../../../../engine/runtime/toolCallGrammar.js";
 
 describe("renameRules", () => {
     it("renames rule names only, and ends the root where its JSON ends", () => {

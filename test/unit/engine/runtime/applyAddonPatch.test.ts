@@ -2,8 +2,8 @@ import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync }
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { addonEdits, AddonPatchError, applyAddonPatch } from "../../../engine/runtime/addonPatch/applyAddonPatch.js";
-import { addonSourceDirectory } from "../../../engine/runtime/localLlamaBuild.js";
+import { addonEdits, AddonPatchError, applyAddonPatch } from "../../../../engine/runtime/addonPatch/applyAddonPatch.js";
+import { addonSourceDirectory } from "../../../../engine/runtime/localLlamaBuild.js";
 
 // The patch against the addon source of the node-llama-cpp this checkout installed, copied to a
 // temp folder: an upgrade whose source no longer fits fails here, not in a user's build.

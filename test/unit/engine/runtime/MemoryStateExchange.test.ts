@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { MemoryStateExchange, stateBufferBytes } from "../../../engine/runtime/MemoryStateExchange.js";
-import { SequenceStateError } from "../../../engine/runtime/sequenceStateErrors.js";
+import { MemoryStateExchange, stateBufferBytes } from "../../../../engine/runtime/MemoryStateExchange.js";
+import { SequenceStateError } from "../../../../engine/runtime/sequenceStateErrors.js";
 
 // The buffer policy of the in-memory exchange over a stand-in of the patched addon's two methods
 // and the sequence members node-llama-cpp's own save and load use. The real addon's bytes are

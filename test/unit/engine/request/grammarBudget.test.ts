@@ -1,13 +1,13 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { bytesPerToken } from "../../../engine/codec/KvLayout.js";
-import { requestId, workspaceId } from "../../../engine/core/ids.js";
-import { createEngineCounters } from "../../../engine/engineTypes.js";
-import { PagePool } from "../../../engine/pages/PagePool.js";
-import { GrammarBudgetError, MAX_GRAMMAR_TOKEN_MS } from "../../../engine/request/GrammarBudgetError.js";
-import { RequestRecord } from "../../../engine/request/RequestRecord.js";
-import { runDecode } from "../../../engine/request/runDecode.js";
-import type { SamplingOptions } from "../../../engine/runtime/SequenceSlot.js";
-import { FAKE_LAYOUT, FakeSequenceSlot } from "../../support/FakeRoleContext.js";
+import { bytesPerToken } from "../../../../engine/codec/KvLayout.js";
+import { requestId, workspaceId } from "../../../../engine/core/ids.js";
+import { createEngineCounters } from "../../../../engine/engineTypes.js";
+import { PagePool } from "../../../../engine/pages/PagePool.js";
+import { GrammarBudgetError, MAX_GRAMMAR_TOKEN_MS } from "../../../../engine/request/GrammarBudgetError.js";
+import { RequestRecord } from "../../../../engine/request/RequestRecord.js";
+import { runDecode } from "../../../../engine/request/runDecode.js";
+import type { SamplingOptions } from "../../../../engine/runtime/SequenceSlot.js";
+import { FAKE_LAYOUT, FakeSequenceSlot } from "../../../support/FakeRoleContext.js";
 
 // A slot whose third token takes longer than a grammar's budget (the clock is vitest's, advanced
 // by the slot), as a token of an over-ambiguous grammar does natively.

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { buildKey, nativeBuildCacheDirectory, restoreFromCache, storeInCache } from "../../../engine/runtime/nativeBuildCache.js";
+import { buildKey, nativeBuildCacheDirectory, restoreFromCache, storeInCache } from "../../../../engine/runtime/nativeBuildCache.js";
 
 const temporary: string[] = [];
 function temporaryDirectory(): string {

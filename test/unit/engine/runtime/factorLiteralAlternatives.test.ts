@@ -2,7 +2,7 @@
 // one stack per distinct next character instead of one per value; the factored grammar is sampled
 // under in test/model/host/ambiguousSchemaStreams.test.ts.
 import { describe, expect, it } from "vitest";
-import { factorLiteralAlternatives, literalTrie } from "../../../engine/runtime/factorLiteralAlternatives.js";
+import { factorLiteralAlternatives, literalTrie } from "../../../../engine/runtime/factorLiteralAlternatives.js";
 
 describe("factorLiteralAlternatives", () => {
     it("writes an enum's values as a trie: shared starts once, a fork per distinct next character", () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { admit, requestLimit } from "../../../engine/request/admission.js";
-import { ContextLengthExceededError, InvalidRequestError } from "../../../engine/request/requestErrors.js";
-import { isTerminal, type RequestStatus } from "../../../engine/request/RequestStatus.js";
+import { admit, requestLimit } from "../../../../engine/request/admission.js";
+import { ContextLengthExceededError, InvalidRequestError } from "../../../../engine/request/requestErrors.js";
+import { isTerminal, type RequestStatus } from "../../../../engine/request/RequestStatus.js";
 
 describe("requestLimit", () => {
     it("is the configured window when every measured capacity is larger", () => {

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { PrivateStateDirectory, sweepStaleDirectories } from "../../../engine/runtime/PrivateStateDirectory.js";
+import { PrivateStateDirectory, sweepStaleDirectories } from "../../../../engine/runtime/PrivateStateDirectory.js";
 
 describe("PrivateStateDirectory", () => {
     let root: string;

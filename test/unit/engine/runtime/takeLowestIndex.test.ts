@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { takeLowestIndex } from "../../../engine/runtime/takeLowestIndex.js";
+import { takeLowestIndex } from "../../../../engine/runtime/takeLowestIndex.js";
 
 describe("takeLowestIndex", () => {
     it("takes the item of the lowest index, whatever order the items are in, and leaves the rest", () => {

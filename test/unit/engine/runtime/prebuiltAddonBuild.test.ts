@@ -1,15 +1,15 @@
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { parseBuildLlamaArgs } from "../../../engine/runtime/buildLlamaArgs.js";
-import { localBuildFor, slowerPathOf } from "../../../engine/runtime/LlamaRuntime.js";
-import type { LocalBuildInfo } from "../../../engine/runtime/localLlamaBuild.js";
+import { parseBuildLlamaArgs } from "../../../../engine/runtime/buildLlamaArgs.js";
+import { localBuildFor, slowerPathOf } from "../../../../engine/runtime/LlamaRuntime.js";
+import type { LocalBuildInfo } from "../../../../engine/runtime/localLlamaBuild.js";
 import {
     AddonOnlyBuildUnsupportedError,
     planPrebuiltAddonBuild,
     PrebuiltPackageMissingError,
     PrebuiltReleaseMismatchError,
     type PrebuiltAddonBuildInputs
-} from "../../../engine/runtime/prebuiltAddonBuild.js";
+} from "../../../../engine/runtime/prebuiltAddonBuild.js";
 
 // The files of node-llama-cpp 3.21.1's @node-llama-cpp/linux-x64-vulkan bins folder, as npm installs them.
 const VULKAN_FILES = [
