@@ -80,6 +80,13 @@ export interface WorkspaceMeta {
      * Optional in format 3, so a folder written before backends reads as it did (every workspace local).
      */
     readonly backend?: WorkspaceBackend;
+    /**
+     * A local model other than the one the host runs: a model found on disk, named as `/v1/models`
+     * lists it (LM Studio's, Ollama's, Hugging Face's or a --models-folder file), loaded for the
+     * workspace's first turn and unloaded when idle (host/supervisor/EnginePool.ts). Absent is the
+     * host's model; a workspace with a `backend` runs there instead.
+     */
+    readonly localModel?: string;
 }
 
 /** A workspace's remote backend (contract/backends.ts): its name and the backend's own model id. */

@@ -12,6 +12,7 @@ import { Backends } from "./backends/Backends.js";
 import type { OwnApi } from "./backends/leakProbeTargets.js";
 import { remoteBackendWarning } from "./backends/parseBackendOption.js";
 import { routeTurns } from "./backends/routeTurns.js";
+import type { ModelRouter } from "./http/routeModelRequests.js";
 import { ApiKeys, type ApiKeyEntry } from "./http/ApiKeys.js";
 import { backendGateway, type Gateway } from "./http/gateway/serveGateway.js";
 import { formatRequestLine, RequestLog } from "./http/RequestLog.js";
@@ -58,6 +59,8 @@ export interface PlatformParts
     readonly chooseModelFile?: () => Promise<RpcResult<"chooseModelFile">>;
     /** Kvault's own API for the leak probe, once it listens. */
     readonly ownApi?: () => OwnApi | undefined;
+    /** The local models besides the engine's (host/supervisor/EnginePool.ts), once the platform has them: a workspace's `localModel` runs there. */
+    readonly localModels?: () => ModelRouter | undefined;
 }
 
 export interface HostPlatform<E extends HostEngine> {
@@ -166,7 +169,7 @@ export async function createHost<E extends HostEngine>(platform: HostPlatform<E>
             presets: () => PresetStore.open(dataDirectory),
             retrieval: new RetrievalIndexes(dataDirectory, async (inputs) => (await engineReady()).call("embed", { inputs }))
         }),
-        withMcpTools(routeTurns(engineReady, findWorkspace, backends), {
+        withMcpTools(routeTurns(engineReady, findWorkspace, backends, own.localModels), {
             ...mcp,
             mcp: mcp.manager,
             engine: engineReady,

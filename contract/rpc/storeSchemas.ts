@@ -200,6 +200,12 @@ export const workspaceMetaSchema = storeRecord(
                 },
                 "is not an object with the backend's name and model"
             )
+        ),
+        localModel: v.optional(
+            v.custom<string>(
+                (value) => typeof value === "string" && value !== "" && value.length <= maxBackendModelChars,
+                (issue) => `${said(issue)} is not a model name of 1 to ${maxBackendModelChars} characters`
+            )
         )
     },
     "the workspace is not an object"

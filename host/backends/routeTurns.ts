@@ -5,6 +5,8 @@ import type { ChatTurnRequest, EngineClient } from "../../contract/engineProtoco
 import type { WorkspaceMeta } from "../../contract/workspaces.js";
 import type { Backends } from "./Backends.js";
 import { BackendNotFoundError } from "./backendErrors.js";
+import { ModelNotFoundError } from "../models/modelErrors.js";
+import type { ModelRouter } from "../http/routeModelRequests.js";
 
 /** What runs a turn: the engine, or a backend's model. */
 export type TurnRunner = Pick<EngineClient, "chat">;
@@ -15,11 +17,16 @@ export type FindWorkspace = (id: string) => Promise<WorkspaceMeta | undefined>;
 export function routeTurns(
     engine: () => Promise<EngineClient>,
     findWorkspace: FindWorkspace,
-    backends: Backends
+    backends: Backends,
+    /** The local models besides the host's own (host/supervisor/EnginePool.ts); absent in a host that runs one. */
+    localModels?: () => ModelRouter | undefined
 ): (request: ChatTurnRequest) => Promise<TurnRunner> {
     return async (request) => {
         const meta = await findWorkspace(request.workspace);
         const chosen = meta?.backend;
+        if (chosen === undefined && meta?.localModel !== undefined) {
+            return localModelRunner(meta, meta.localModel, localModels?.());
+        }
         if (chosen === undefined) {
             const local = await engine();
             // the workspace's setting, read where the store is: the engine keeps its KV on disk for this turn's workspace
@@ -37,5 +44,28 @@ export function routeTurns(
             );
         }
         return { chat: (turn, callbacks, signal) => backend.chat(chosen.model, turn, callbacks, signal) };
+    };
+}
+
+/** A workspace's own local model: loaded (or held) for each turn, released when the turn ends; refused, naming the workspace, when not found. */
+async function localModelRunner(meta: WorkspaceMeta, model: string, router: ModelRouter | undefined): Promise<TurnRunner> {
+    if (router === undefined || !(await router.has(model))) {
+        throw new ModelNotFoundError(
+            `The workspace "${meta.name}" runs on the local model "${model}", which ${router === undefined ? "this host cannot load (it runs one model)" : "is not found on this disk now"}. Put the file back where its app keeps it (GET /v1/models lists what is found), or choose another model for the workspace.`
+        );
+    }
+    return {
+        chat: async (turn, callbacks, signal) => {
+            const lease = await router.acquire(model);
+            try {
+                return await lease.engine.chat(
+                    meta.settings.keepKvOnDisk === true ? { ...turn, keepKvOnDisk: true } : turn,
+                    callbacks,
+                    signal
+                );
+            } finally {
+                lease.release();
+            }
+        }
     };
 }

@@ -17,6 +17,7 @@ import { cachedModelInspector } from "../models/modelFactsCache.js";
 import { RpcServer } from "../rpc/RpcServer.js";
 import { serveModelId } from "./resolveServeModel.js";
 import { serveModelPool } from "./serveModelPool.js";
+import type { EnginePool } from "../supervisor/EnginePool.js";
 import { startServeEngine } from "./startServeEngine.js";
 import { engineConfigFor } from "../settings/engineConfigFor.js";
 import { diskKvConfig, DISK_KV_KEY_FILE, readOrCreateDiskKvKeyFile } from "../settings/diskKvKey.js";
@@ -50,7 +51,7 @@ async function main(): Promise<void> {
         kvDisk: diskKvConfig(given.dataDir, readOrCreateDiskKvKeyFile(path.join(given.dataDir, DISK_KV_KEY_FILE)))
     });
     const listening: { url?: string; port?: number } = {}; // once the server listens
-    const own: { api?: OwnApi } = {}; // once listening: the leak probe's "kvault" target
+    const own: { api?: OwnApi; models?: EnginePool } = {}; // once listening: the leak probe's "kvault" target; once started: the other models
     const host = await createHost({
         kind: "headless",
         dataDirectory: given.dataDir,
@@ -95,7 +96,8 @@ async function main(): Promise<void> {
                 editable: false
             }),
             configFor: headlessConfig,
-            ownApi: () => own.api
+            ownApi: () => own.api,
+            localModels: () => own.models
         })
     });
     const { supervisor } = await host.engine;
@@ -108,6 +110,7 @@ async function main(): Promise<void> {
         inspectModel,
         log
     });
+    own.models = models;
     // The page's RPC: the same server loop and methods as the desktop app's, over a WebSocket beside the API.
     const rpc = new RpcServer(host.rpc, { log });
     const rendererDirectory = path.join(repositoryRoot, "out", "renderer");

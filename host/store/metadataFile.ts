@@ -17,9 +17,16 @@ export interface ParsedMetadata {
     readonly entries: readonly { readonly raw: unknown; readonly read: Read<WorkspaceMeta> }[];
 }
 
-/** A workspace's entry as the list keeps it: its meta fields only (a backend only when it has one), never its chat. */
-export function metaOf({ id, name, colour, settings, backend }: WorkspaceMeta): WorkspaceMeta {
-    return { id, name, colour, settings, ...(backend === undefined ? {} : { backend }) };
+/** A workspace's entry as the list keeps it: its meta fields only (a backend or a local model only when it has one), never its chat. */
+export function metaOf({ id, name, colour, settings, backend, localModel }: WorkspaceMeta): WorkspaceMeta {
+    return {
+        id,
+        name,
+        colour,
+        settings,
+        ...(backend === undefined ? {} : { backend }),
+        ...(localModel === undefined ? {} : { localModel })
+    };
 }
 
 export function encodeMetadata(metadata: Metadata): string {

@@ -5,7 +5,8 @@ import path from "node:path";
 import { Ollama } from "ollama";
 import OpenAI from "openai";
 import { afterEach, describe, expect, it } from "vitest";
-import { listening, smallEngineArgs, startServe, stopServe, type ServeProcess } from "../../../cli/serveProcess.js";
+import { defaultWorkspaceSettings, type WorkspaceMeta } from "../../../../contract/workspaces.js";
+import { listening, RpcSocket, smallEngineArgs, startServe, stopServe, type ServeProcess } from "../../../cli/serveProcess.js";
 import { ensureGeneratedModel, generatedModelPath } from "../../../support/generatedModels.js";
 import { ensureChunkedModel } from "../../../support/modelFileServer.js";
 
@@ -231,6 +232,73 @@ describe("models found on disk, used in place, and several loaded at once (headl
             const ps = (await get(url, "/api/ps")) as { models: { name: string }[] };
             expect(ps.models.map((model) => model.name)).toEqual(["tiny", OLLAMA_ID]);
             expect(generatedModelPath("small")).toBe(fs.realpathSync(path.join(layout.folder, "small-v1.gguf")));
+        },
+        TEST_TIMEOUT_MS
+    );
+
+    it(
+        "runs a workspace's turns on the local model it chose, beside a workspace on the server's model, and names a chosen model that is not found",
+        async () => {
+            const layout = layOut();
+            const url = await start(layout, []);
+            const rpc = await RpcSocket.connect(url, API_KEY);
+            try {
+                const workspaces: WorkspaceMeta[] = [
+                    { id: "on-own", name: "On the server's model", colour: 0, settings: defaultWorkspaceSettings },
+                    {
+                        id: "on-lm-studio",
+                        name: "On LM Studio's file",
+                        colour: 1,
+                        settings: defaultWorkspaceSettings,
+                        localModel: LM_STUDIO_ID
+                    },
+                    { id: "on-nothing", name: "On a lost file", colour: 2, settings: defaultWorkspaceSettings, localModel: "gone:latest" }
+                ];
+                for (const workspace of workspaces) {
+                    await rpc.result("saveWorkspace", { workspace });
+                    await rpc.result("appendMessage", { workspace: workspace.id, message: { id: "m-1", role: "user", content: "Hello" } });
+                }
+                const turn = (workspace: string): Promise<{ text: string; usage: { completionTokens: number } }> =>
+                    rpc.result(
+                        "chat",
+                        {
+                            requestId: `turn-${workspace}`,
+                            workspace,
+                            messages: [{ role: "user", content: "Hello" }],
+                            sampling: { temperature: 0, maxTokens: 4 },
+                            answerId: "m-2"
+                        },
+                        TEST_TIMEOUT_MS
+                    );
+
+                // before: "localModel" was not a field the store kept, and every workspace ran on the server's model
+                const [own, chosen] = await Promise.all([turn("on-own"), turn("on-lm-studio")]);
+
+                expect(own.usage.completionTokens).toBeGreaterThan(0);
+                expect(chosen.usage.completionTokens).toBeGreaterThan(0);
+                expect(server!.stderr()).toContain(`Loading "${LM_STUDIO_ID}" from ${layout.lmStudio}`);
+                const ps = (await get(url, "/api/ps")) as { models: { name: string }[] };
+                expect(ps.models.map((model) => model.name)).toEqual(["tiny", LM_STUDIO_ID]);
+                const loaded = await rpc.result<{ workspaces: WorkspaceMeta[] }>("loadWorkspaces", {});
+                expect(loaded.workspaces.find((workspace) => workspace.id === "on-lm-studio")?.localModel).toBe(LM_STUDIO_ID);
+                const lost = await rpc.call("chat", {
+                    requestId: "turn-on-nothing",
+                    workspace: "on-nothing",
+                    messages: [{ role: "user", content: "Hello" }],
+                    sampling: { temperature: 0, maxTokens: 4 },
+                    answerId: "m-2"
+                });
+                expect(lost).toMatchObject({
+                    error: {
+                        code: "model_not_found",
+                        message: expect.stringContaining(
+                            'The workspace "On a lost file" runs on the local model "gone:latest", which is not found on this disk now.'
+                        )
+                    }
+                });
+            } finally {
+                rpc.close();
+            }
         },
         TEST_TIMEOUT_MS
     );
