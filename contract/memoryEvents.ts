@@ -69,3 +69,12 @@ export interface MemoryRecordHeader {
     /** Events in this export, and the first and last seq. */
     readonly numEvents: number;
 }
+
+/** One answer of the engine's `memoryEvents` call: events after the seq asked, oldest first, bounded per call. */
+export interface MemoryEventsPage {
+    readonly events: readonly MemoryEvent[];
+    /** The oldest seq the engine still holds: a reader whose last seq is below it missed the events between. */
+    readonly oldestSeq: number;
+    /** The newest seq recorded; a reader with fewer events than this asks again from its last. */
+    readonly lastSeq: number;
+}

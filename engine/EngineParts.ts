@@ -8,6 +8,7 @@ import { productionPolicies, type EnginePolicies } from "./EnginePolicies.js";
 import type { KvEngineHooks, ModeReport, WindowReport } from "./engineTypes.js";
 import { modelFingerprint } from "./model/modelFingerprint.js";
 import { PagePool } from "./pages/PagePool.js";
+import { MemoryEventLog } from "./audit/MemoryEventLog.js";
 import { requestLimit, type MeasuredCapacities } from "./request/admission.js";
 import { describeModelMemory } from "./runtime/describeModelMemory.js";
 import { LlamaRoleContext, type RoleContextOptions } from "./runtime/LlamaRoleContext.js";
@@ -70,6 +71,8 @@ export interface EngineParts {
     readonly layout: KvLayout;
     readonly layoutFingerprint: string;
     readonly pool: PagePool;
+    /** The memory timeline every part records into (contract/memoryEvents.ts). */
+    readonly memoryEvents: MemoryEventLog;
     readonly stateDirectory: PrivateStateDirectory;
     /** How states leave and enter llama.cpp, and why: "memory" through the patched addon, "file" through `stateDirectory`. */
     readonly stateExchange: StateExchangeChoice;
@@ -88,6 +91,8 @@ export interface EngineStartOptions {
     /** A loaded binding to share (the fault drills' sandboxes, tests); started here when absent. */
     readonly runtime?: LlamaRuntime;
     readonly hooks?: KvEngineHooks;
+    /** Where the engine records its memory timeline; a fresh ring of MEMORY_EVENT_LOG_CAPACITY when absent. */
+    readonly memoryEvents?: MemoryEventLog;
     /**
      * For fault drills alone (engine/drills/runFaultDrill.ts): a drill's sandboxed engine swaps a
      * policy for its leaky variant to show the leak its guard prevents. Nothing else passes any;
@@ -167,7 +172,8 @@ export async function startEngineParts(input: EngineConfigInput, options: Engine
         // Unified mode over a memory pages cannot hold gets an empty layout: its pool is never used.
         const layout: KvLayout = decode.layout ?? { vTransposed: false, layers: [] };
         const pageBytes = Math.max(1, config.pageTokens * bytesPerToken(layout));
-        const pool = new PagePool({ numPages: config.numPages, pageTokens: config.pageTokens, pageBytes }, policies);
+        const memoryEvents = options.memoryEvents ?? new MemoryEventLog();
+        const pool = new PagePool({ numPages: config.numPages, pageTokens: config.pageTokens, pageBytes }, policies, memoryEvents);
         cleanup.unshift(() => pool.dispose());
 
         return {
@@ -181,6 +187,7 @@ export async function startEngineParts(input: EngineConfigInput, options: Engine
             layout,
             layoutFingerprint: layoutFingerprint(layout, fingerprint),
             pool,
+            memoryEvents,
             stateDirectory,
             stateExchange,
             decode,

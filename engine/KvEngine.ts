@@ -70,6 +70,8 @@ export class KvEngine {
     readonly counters = createEngineCounters();
     readonly config: EngineConfig;
     readonly pool: EngineParts["pool"];
+    /** The memory timeline: what every part recorded of reservations, handoffs, swaps, scrubs, audits and refusals. */
+    readonly memoryEvents: EngineParts["memoryEvents"];
     readonly decode: RoleContext;
     readonly prefill: RoleContext | undefined;
     readonly window: EngineParts["window"];
@@ -103,7 +105,8 @@ export class KvEngine {
         ({ config: this.config, pool: this.pool, decode: this.decode, prefill: this.prefill, window: this.window } = parts);
         ({ mode: this.mode, layout: this.layout, modelFingerprint: this.modelFingerprint, model: this.model } = parts);
         ({ runtime: this.runtime, stateDirectory: this.stateDirectory, stateExchange: this.stateExchange, compute: this.compute } = parts);
-        const { pool, decode, prefill, hooks, policies, window } = parts;
+        const { pool, decode, prefill, hooks, policies, window, memoryEvents } = parts;
+        this.memoryEvents = memoryEvents;
         const counters = this.counters;
         const transferHooks = watchedTransferHooks(hooks, this.#sealWatchers);
         const transfer = new PageTransfer(pool, parts.layout, parts.layoutFingerprint, transferHooks, counters, policies.reader);
@@ -111,7 +114,7 @@ export class KvEngine {
             prefill && decode.layout && decode.numStreams !== undefined
                 ? { layout: decode.layout, numStreams: decode.numStreams }
                 : undefined;
-        const workspaces = new WorkspaceTable(decode, pool, transfer, target, counters, () => scheduler.requestSchedule());
+        const workspaces = new WorkspaceTable(decode, pool, transfer, target, counters, () => scheduler.requestSchedule(), memoryEvents);
         const scheduler = new TurnScheduler(workspaces, pool, decode.numSequences);
         const { handoffStepDelayMs } = parts.config;
         const pacing = handoffStepDelayMs > 0 ? pacedHandoff(handoffStepDelayMs) : unpacedHandoff;
@@ -133,7 +136,8 @@ export class KvEngine {
             workspaces,
             handoff,
             replays,
-            diskKv
+            diskKv,
+            memoryEvents
         });
         this.#diskKv = diskKv;
         this.#workspaces = workspaces;

@@ -33,6 +33,7 @@ import { kvCacheTypes, type ModelDownload, type ModelFacts, type ModelLibraryLis
 import type { ResourceUse } from "../resourceUse.js";
 import { catalogueContextSizes, type ModelCatalogueView, type ModelSearchResult, type RepoFilesResult } from "../modelCatalogue.js";
 import { MAX_REQUEST_LOG_ENTRIES, type RequestLogEntry } from "../requestLog.js";
+import type { MemoryEventsPage } from "../memoryEvents.js";
 import { workspaceLimits, type LoadedWorkspaces, type StoredMessage, type StoredWorkspace } from "../workspaces.js";
 import { boolean, describeValue as describe, integer, list, nonEmptyText, oneOf, params, text } from "./fieldSchemas.js";
 import { readStoredMessage, readWorkspaceMeta, storeIdParam, storeRecordField } from "./storeSchemas.js";
@@ -247,6 +248,11 @@ export const rpcSpec = {
         ...quick
     }),
     snapshot: method<EngineSnapshot>()({ params: none("snapshot"), ...quick }),
+    /** The memory timeline after `afterSeq` (0: from the oldest kept), at most MAX_MEMORY_EVENTS_PER_CALL events a call. */
+    memoryEvents: method<MemoryEventsPage>()({
+        params: params("memoryEvents", { afterSeq: integer(0, Number.MAX_SAFE_INTEGER) }),
+        ...quick
+    }),
     forgetWorkspace: method<Record<string, never>>()({ params: params("forgetWorkspace", { workspace: workspaceSchema }), ...quick }),
     /** I1–I7 over the whole engine, now. */
     audit: method<AuditSummary>()({ params: none("audit"), ...quick }),

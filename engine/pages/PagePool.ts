@@ -27,6 +27,8 @@ import type { PageHandle, Reservation, ReservationRef, ReserveRequest } from "./
 import { drainingLeases, type LeasePolicy } from "./LeasePolicy.js";
 import { PoolLeases, type LeasePoolSide } from "./PoolLeases.js";
 import { zeroingScrubber, type PageScrubber } from "./PageScrubber.js";
+import { noMemoryEvents, type MemoryEventSink } from "../audit/MemoryEventLog.js";
+import { pageStateNames } from "../../contract/EngineSnapshot.js";
 
 /** A refusal and the counter it bumps when it is returned. */
 interface CountedRefusal {
@@ -61,13 +63,16 @@ export class PagePool {
     #nextGeneration = 1;
     #disposed = false;
     readonly #freedWatchers = new Set<() => void>();
+    /** The memory timeline (engine/audit/MemoryEventLog.ts): every reservation, seal, verification, release and scrub. */
+    readonly #events: MemoryEventSink;
 
     /**
      * Throws `PagePoolConfigError` for an unusable config, `ArenaAllocationError` when the host has
      * no room. `policies` are the production ones unless a fault drill's sandbox passes its own.
      */
-    constructor(input: PagePoolConfigInput, policies: Partial<PagePoolPolicies> = {}) {
+    constructor(input: PagePoolConfigInput, policies: Partial<PagePoolPolicies> = {}, events: MemoryEventSink = noMemoryEvents) {
         this.#scrubber = policies.scrubber ?? zeroingScrubber;
+        this.#events = events;
         const validated = validatePagePoolConfig(input);
         if (!validated.ok) {
             throw validated.error;
@@ -80,6 +85,7 @@ export class PagePool {
             isDisposed: () => this.#disposed,
             onQuarantinedLeaseEnded: (page) => {
                 if (this.#scrubIfDrained(page)) {
+                    this.#events.record({ kind: "scrubbed", pages: [page], pageState: "free", outcome: "ok" });
                     this.#notifyFreed();
                 }
             }
@@ -168,6 +174,17 @@ export class PagePool {
         this.#reservations.set(request.holder, owner);
         this.#counters.numReservations++;
         this.#counters.numPagesReserved += numPages;
+        this.#events.record({
+            kind: "reserved",
+            workspace: request.workspace,
+            requestId: request.holder,
+            pages: [...pages],
+            pageState: "reserved",
+            generation,
+            numTokens: numPages * pageTokens,
+            numBytes: numPages * this.config.pageBytes,
+            outcome: "ok"
+        });
 
         const handles: PageHandle[] = pages.map((page) => Object.freeze({ pageId: page, generation }));
         return Object.freeze({
@@ -226,12 +243,19 @@ export class PagePool {
             this.#assertAlive("seal a page");
             const refusal = this.#sealRefusal(pageId, generation, numTokens);
             if (refusal !== undefined) {
+                this.#recordRefusal(pages.map(({ pageId: page }) => page).slice(index), generation, refusal.error.message);
                 return { ok: false, index, error: this.#counted(refusal) };
             }
             const checksum = hashed === undefined ? this.#checksumOf(pageId) : hashed.checksumOf(index);
             this.#applySeal(pageId, numTokens, checksum);
             checksums.push(checksum);
         }
+        this.#recordProven(
+            "sealed",
+            pages.map(({ pageId }) => pageId),
+            generation,
+            checksums
+        );
         return { ok: true, checksums };
     }
 
@@ -262,6 +286,7 @@ export class PagePool {
             this.#assertAlive("verify a page");
             const refusal = this.#verifyRefusal(pageId, generation);
             if (refusal !== undefined) {
+                this.#recordRefusal(pages.slice(index), generation, refusal.error.message);
                 return { ok: false, index, error: this.#counted(refusal) };
             }
             const verified = this.#compareChecksum(
@@ -270,10 +295,12 @@ export class PagePool {
                 hashed === undefined ? this.#checksumOf(pageId) : hashed.checksumOf(index)
             );
             if (!verified.ok) {
+                this.#recordRefusal(pages.slice(index), generation, verified.error.message);
                 return { ok: false, index, error: verified.error };
             }
             checksums.push(verified.checksum);
         }
+        this.#recordProven("verified", pages, generation, checksums);
         return { ok: true, checksums };
     }
 
@@ -294,7 +321,7 @@ export class PagePool {
         this.#counters.numReleases++;
 
         const ledger = this.#ledger;
-        let numPagesScrubbed = 0;
+        const scrubbed: PageId[] = [];
         for (const page of owner.pages) {
             invariant(
                 ledger.owners[page] === owner && isLiveState(ledger.states[page] as number),
@@ -304,10 +331,31 @@ export class PagePool {
             );
             ledger.setState(page, PageState.Quarantined);
             if (this.#scrubIfDrained(page)) {
-                numPagesScrubbed++;
+                scrubbed.push(page);
             }
         }
+        const numPagesScrubbed = scrubbed.length;
+        const { workspace, holder, generation } = owner;
+        this.#events.record({
+            kind: "released",
+            workspace,
+            requestId: holder,
+            pages: [...owner.pages],
+            pageState: "quarantined",
+            generation,
+            outcome: "ok",
+            detail: `${owner.pages.length} pages: ${numPagesScrubbed} scrubbed now, ${owner.pages.length - numPagesScrubbed} wait for their leases`
+        });
         if (numPagesScrubbed > 0) {
+            this.#events.record({
+                kind: "scrubbed",
+                workspace,
+                requestId: holder,
+                pages: scrubbed,
+                pageState: "free",
+                generation,
+                outcome: "ok"
+            });
             this.#notifyFreed();
         }
         return { ok: true, numPagesScrubbed, numPagesQuarantined: owner.pages.length - numPagesScrubbed };
@@ -406,6 +454,37 @@ export class PagePool {
         this.#hasher?.dispose();
         this.#hasher = undefined;
         this.#arena.dispose();
+    }
+
+    /** A batch of pages sealed or verified, with their checksums (hex) and their owner. */
+    #recordProven(kind: "sealed" | "verified", pages: readonly PageId[], generation: number, checksums: readonly bigint[]): void {
+        const owner = pages.length > 0 ? this.#ledger.owners[pages[0]!] : undefined;
+        this.#events.record({
+            kind,
+            workspace: owner?.workspace,
+            requestId: owner?.holder,
+            pages: [...pages],
+            pageState: "sealed",
+            generation,
+            numBytes: pages.length * this.config.pageBytes,
+            checksums: checksums.map((checksum) => checksum.toString(16).padStart(16, "0")),
+            outcome: "ok"
+        });
+    }
+
+    /** A seal or verification refused from the page that failed on: the pages it left unproven, and why (ids and numbers only). */
+    #recordRefusal(pages: readonly PageId[], generation: number, why: string): void {
+        const owner = pages.length > 0 ? this.#ledger.owners[pages[0]!] : undefined;
+        this.#events.record({
+            kind: "integrityRefused",
+            workspace: owner?.workspace,
+            requestId: owner?.holder,
+            pages: [...pages],
+            pageState: pages.length > 0 ? pageStateNames[this.#ledger.states[pages[0]!] as number] : undefined,
+            generation,
+            outcome: "refused",
+            detail: why
+        });
     }
 
     /** Zeroes a quarantined page and frees it once no lease holds it; whether it did. */

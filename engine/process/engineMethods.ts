@@ -22,6 +22,7 @@ export type ServedEngine = Pick<
     | "tokenize"
     | "tokenizeChat"
     | "detokenize"
+    | "memoryEvents"
 >;
 
 /** Every engine-served method of the RPC spec, over its params object. */
@@ -53,6 +54,7 @@ export function engineMethods(service: ServedEngine): EngineImplementations {
         tokenize: ({ content, addSpecial, withPieces }) => service.tokenize(content, { addSpecial, withPieces }),
         tokenizeChat: async ({ messages }) => ({ tokens: await service.tokenizeChat(messages) }),
         detokenize: ({ tokens }) => ({ content: service.detokenize(tokens) }),
+        memoryEvents: ({ afterSeq }) => service.memoryEvents(afterSeq),
         // Answered here, not by EngineService: liveness is this process's event loop answering, whatever the engine is doing.
         ping: () => ({}),
         resourceUse: () => readResourceUse(service)

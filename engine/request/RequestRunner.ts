@@ -12,6 +12,7 @@ import { reusePrefix } from "../workspace/reusePrefix.js";
 import type { WorkspaceRecord } from "../workspace/WorkspaceRecord.js";
 import type { WorkspaceTable } from "../workspace/WorkspaceTable.js";
 import { admit, type AdmissionPolicy } from "./admission.js";
+import type { MemoryEventSink } from "../audit/MemoryEventLog.js";
 import { RequestRecord } from "./RequestRecord.js";
 import { RequestCancelledError } from "./requestErrors.js";
 import type { TerminalStatus } from "./RequestStatus.js";
@@ -35,6 +36,8 @@ export interface RequestRunnerParts {
     readonly replays: ReplayLog;
     /** Where workspaces that keep their KV on disk find it (the engine's `kvDisk`); undefined when none is configured. */
     readonly diskKv: DiskKvStore | undefined;
+    /** The memory timeline: refusals at the door, handoffs begun, KV loaded from disk. */
+    readonly memoryEvents: MemoryEventSink;
 }
 
 /**
@@ -73,6 +76,17 @@ export class RequestRunner {
         this.#live.set(id, record);
         const admitted = admit(input.promptTokens.length, input.maxTokens, admission.limitOf(window));
         if (!admitted.ok) {
+            const { limit, boundBy } = admission.limitOf(window);
+            this.parts.memoryEvents.record({
+                kind: "refused",
+                workspace: input.workspace,
+                requestId: id,
+                numTokens: input.promptTokens.length + input.maxTokens,
+                outcome: "refused",
+                detail:
+                    `needs ${input.promptTokens.length} prompt + ${input.maxTokens} answer tokens; ` +
+                    `the limit is ${limit} (bound by ${boundBy}); no page was taken`
+            });
             return this.#end(record, { kind: "rejected", error: admitted.error });
         }
         if (input.signal?.aborted) {
@@ -124,12 +138,33 @@ export class RequestRunner {
             input.keepKvOnDisk === true && slot.numTokens === 0
                 ? await this.parts.diskKv?.restore(workspace.id, slot, record.id)
                 : undefined;
+        if (diskKv !== undefined) {
+            this.parts.memoryEvents.record({
+                kind: "loadedFromDisk",
+                workspace: workspace.id,
+                requestId: record.id,
+                numTokens: diskKv.kind === "restored" ? diskKv.numTokens : undefined,
+                outcome: diskKv.kind === "restored" ? "ok" : "refused",
+                detail:
+                    diskKv.kind === "restored"
+                        ? `${diskKv.numTokens} tokens loaded from the encrypted file into decode sequence ${slot.index}`
+                        : diskKv.reason
+            });
+        }
         const numReused = await reusePrefix(slot, prompt);
         const delta = prompt.slice(numReused);
         let decodeInput = delta;
         let numHandedOff = 0;
         if (handoff && delta.length - 1 > this.parts.inPlacePrefillTokens) {
             numHandedOff = delta.length - 1;
+            this.parts.memoryEvents.record({
+                kind: "handoffStarted",
+                workspace: workspace.id,
+                requestId: record.id,
+                numTokens: numHandedOff,
+                outcome: "ok",
+                detail: `${numHandedOff} tokens to prefill after ${numReused} reused, then through pages to decode sequence ${slot.index}`
+            });
             await handoff.run(record, workspace.id, slot, prompt, numReused, timings);
             decodeInput = prompt.slice(-1);
         }

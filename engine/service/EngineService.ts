@@ -43,6 +43,10 @@ import { WorkspaceThroughput } from "./WorkspaceThroughput.js";
 import { readVramState } from "../runtime/readVramState.js";
 import { readWith } from "../../contract/rpc/fieldSchemas.js";
 import { chatTurnSchema } from "../../contract/rpc/turnSchemas.js";
+import type { MemoryEventsPage } from "../../contract/memoryEvents.js";
+
+/** The least time between two passing audits on the memory timeline (failing ones are all recorded). */
+const AUDIT_EVENT_EVERY_MS = 60_000;
 
 /** A conversation as the engine last answered it: the messages with its answer, and the exact tokens. */
 interface Transcript {
@@ -64,6 +68,8 @@ export class EngineService {
     /** Counts every audit; runs them on a timer only when started with `auditIntervalMs`. */
     readonly #audits: PeriodicAudit;
     #auditing: Promise<AuditSummary> | undefined;
+    #auditsSinceEvent = 0;
+    #lastAuditEventAt = 0;
     /** The model's embedding context, opened by the first embed; as wide as the window, at most the model's training context. */
     readonly #embedder: LlamaEmbedder;
 
@@ -324,7 +330,36 @@ export class EngineService {
             }
         };
         this.#audits.record(summary);
+        this.#recordAudit(summary);
         return summary;
+    }
+
+    /**
+     * An audit on the memory timeline: every one that found a violation, and a passing one at most
+     * every AUDIT_EVENT_EVERY_MS with the count since, so the periodic audit does not crowd the
+     * ring's handoffs and swaps out.
+     */
+    #recordAudit(summary: AuditSummary): void {
+        this.#auditsSinceEvent++;
+        const now = Date.now();
+        if (summary.ok && now - this.#lastAuditEventAt < AUDIT_EVENT_EVERY_MS) {
+            return;
+        }
+        this.engine.memoryEvents.record({
+            kind: "audited",
+            outcome: summary.ok ? "ok" : "failed",
+            detail:
+                `${summary.numPagesChecked} pages checked, ${summary.numSealedPagesVerified} sealed re-checksummed, ` +
+                `${summary.numFreePagesScanned} free scanned; ${summary.numViolations} violations; ` +
+                `${this.#auditsSinceEvent} audits since the last on the timeline`
+        });
+        this.#auditsSinceEvent = 0;
+        this.#lastAuditEventAt = now;
+    }
+
+    /** The memory timeline after `afterSeq`, bounded per call (engine/audit/MemoryEventLog.ts). */
+    memoryEvents(afterSeq: number): MemoryEventsPage {
+        return this.engine.memoryEvents.after(afterSeq);
     }
 
     /**

@@ -7,6 +7,7 @@ import type { RoleContext } from "../runtime/RoleContext.js";
 import type { SequenceSlot } from "../runtime/SequenceSlot.js";
 import { planEviction, planRoom, reclaimableSwaps } from "../scheduler/schedulingPlans.js";
 import { WorkspaceRecord, type WorkspaceResidency } from "./WorkspaceRecord.js";
+import { noMemoryEvents, type MemoryEventSink } from "../audit/MemoryEventLog.js";
 
 /**
  * Where every workspace's KV is: resident in a decode sequence, swapped out into sealed pages it
@@ -26,7 +27,9 @@ export class WorkspaceTable {
         private readonly target: TransferTarget | undefined,
         private readonly counters: EngineCounters,
         /** Called when a workspace that was busy moving its KV can take turns again. */
-        private readonly onIdle: () => void
+        private readonly onIdle: () => void,
+        /** The memory timeline: each swap out and in, with the pages it wrote or read. */
+        private readonly events: MemoryEventSink = noMemoryEvents
     ) {}
 
     /** Unified mode pages nothing: an evicted workspace recomputes from its history. */
@@ -83,6 +86,17 @@ export class WorkspaceTable {
                 );
                 this.counters.swapIns++;
                 workspace.numSwapIns++;
+                this.events.record({
+                    kind: "swappedIn",
+                    workspace: workspace.id,
+                    requestId: residency.reservation.holder,
+                    pages: [...residency.manifest.pages],
+                    pageState: "sealed",
+                    generation: residency.reservation.generation,
+                    numTokens: residency.manifest.tokens.length,
+                    outcome: "ok",
+                    detail: `${residency.manifest.tokens.length} tokens loaded into decode sequence ${slot.index}`
+                });
             } catch (error) {
                 await this.decode.releaseSequence(slot);
                 throw error;
@@ -149,6 +163,17 @@ export class WorkspaceTable {
                 const manifest = await this.transfer.write(reservation, state);
                 victim.residency = { kind: "swapped", reservation, manifest };
                 this.counters.swapOuts++;
+                this.events.record({
+                    kind: "swappedOut",
+                    workspace: victim.id,
+                    requestId: holder,
+                    pages: [...manifest.pages],
+                    pageState: "sealed",
+                    generation: reservation.generation,
+                    numTokens: state.tokens.length,
+                    outcome: "ok",
+                    detail: `${state.tokens.length} tokens from decode sequence ${slot.index}`
+                });
             } catch (error) {
                 this.pool.release(reservation);
                 throw error;
