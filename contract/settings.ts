@@ -31,11 +31,16 @@ export interface EngineSettings {
     /** The context window of each workspace, in tokens (also each prefill and decode sequence's size). */
     readonly contextSize: number;
     /**
-     * "auto": as many layers on the GPU as fit, when there is one (node-llama-cpp's choice); "off":
-     * the CPU alone; a number: that many layers on the GPU (0 to the model's layers plus its output
-     * layer), the rest on the CPU. Without a GPU every layer stays on the CPU, whatever the number.
+     * The compute backend: "auto" (a GPU with a hardware device, else the CPU), a backend's name
+     * (that backend, a software device too), or "off" (the CPU alone).
      */
-    readonly gpu: GpuOffload;
+    readonly gpu: GpuBackendSetting;
+    /**
+     * Layers on the GPU: "auto", as many as fit (node-llama-cpp's choice); a number, that many (0 to
+     * the model's layers plus its output layer), the rest on the CPU. Without a GPU every layer
+     * stays on the CPU, whatever the number.
+     */
+    readonly gpuLayers: GpuLayersSetting;
     /** CPU threads; null: llama.cpp's choice (the machine's cores). */
     readonly threads: number | null;
     readonly flashAttention: boolean;
@@ -63,16 +68,21 @@ export interface EngineSettings {
 export const speculationSettings = ["off", "input-lookup", "draft-model"] as const;
 export type SpeculationSetting = (typeof speculationSettings)[number];
 
-/**
- * GPU offload (EngineSettings.gpu): "auto" (a GPU with a hardware device, all layers that fit;
- * else the CPU), a named backend (all layers on its device, a software one too), "off" (the CPU
- * alone), or a number of layers on the GPU "auto" finds.
- */
-export type GpuOffload = "auto" | "off" | GpuBackendName | number;
+/** The compute backend (EngineSettings.gpu): "auto", "off" or a backend's name. */
+export type GpuBackendSetting = "auto" | "off" | GpuBackendName;
 
-/** Whether `value` is a GPU offload's word: "auto", "off" or a backend's name. */
-export function isGpuOffloadWord(value: unknown): value is Exclude<GpuOffload, number> {
+/** Layers on the GPU (EngineSettings.gpuLayers): "auto" (all that fit) or a number of layers. */
+export type GpuLayersSetting = "auto" | number;
+
+/** Whether `value` is a compute backend's setting: "auto", "off" or a backend's name. */
+export function isGpuBackendSetting(value: unknown): value is GpuBackendSetting {
     return value === "auto" || value === "off" || (gpuBackendNames as readonly unknown[]).includes(value);
+}
+
+/** Whether `value` is a layer count engineSettingLimits.gpuLayers allows (a whole number in range). */
+export function isGpuLayerCount(value: unknown): value is number {
+    const { min, max } = engineSettingLimits.gpuLayers;
+    return typeof value === "number" && Number.isSafeInteger(value) && value >= min && value <= max;
 }
 
 export type EngineSettingName = keyof EngineSettings;
@@ -84,7 +94,7 @@ export const engineSettingLimits = Object.freeze({
     decodeSequences: { min: 1, max: 256 },
     pageTokens: { min: 1, max: 65_536 },
     poolPages: { min: 1, max: 4_194_304 },
-    /** Layers on the GPU (gpu as a number); the model's own count, checked by the plan, is usually far lower. */
+    /** Layers on the GPU (gpuLayers as a number); the model's own count, checked by the plan, is usually far lower. */
     gpuLayers: { min: 0, max: 1_024 },
     /** The engine's own bound (MAX_DRAFT_TOKENS): a verification batch beyond it costs more than it can save. */
     draftMaxTokens: { min: 1, max: 64 }

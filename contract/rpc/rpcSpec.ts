@@ -23,10 +23,12 @@ import type { AppliedEngineSettings, AppSettingsView, CreatedApiKey, EngineSetti
 import {
     engineSettingLimits,
     isDraftConfidence,
-    isGpuOffloadWord,
+    isGpuBackendSetting,
+    isGpuLayerCount,
     localApiPorts,
     speculationSettings,
-    type GpuOffload
+    type GpuBackendSetting,
+    type GpuLayersSetting
 } from "../settings.js";
 import { fieldLimits, rpcLimits, turnLimits, utf8ByteLength } from "../limits.js";
 import { kvCacheTypes, type ModelDownload, type ModelFacts, type ModelLibraryListing } from "../models.js";
@@ -148,20 +150,29 @@ function engineCount(name: keyof typeof engineSettingLimits) {
     );
 }
 
-/** GPU offload: "auto", "off", a backend's name or a number of layers; the model's own layer count is the plan's to check. */
-function gpuOffload() {
+/** The compute backend: "auto", "off" or a backend's name. */
+function gpuBackend() {
+    return v.custom<GpuBackendSetting>(
+        isGpuBackendSetting,
+        (issue) => `is ${describe(issue.input)}; gpu must be "auto", "off", "cuda", "vulkan" or "metal".`
+    );
+}
+
+/** Layers on the GPU: "auto" or a number; the model's own layer count is the plan's to check. */
+function gpuLayers() {
     const { min, max } = engineSettingLimits.gpuLayers;
-    return v.custom<GpuOffload>(
-        (value) => isGpuOffloadWord(value) || (typeof value === "number" && Number.isSafeInteger(value) && value >= min && value <= max),
+    return v.custom<GpuLayersSetting>(
+        (value) => value === "auto" || isGpuLayerCount(value),
         (issue) =>
-            `is ${describe(issue.input)}; gpu must be "auto", "off", "cuda", "vulkan", "metal" or a whole number of layers from ${min} to ${max.toLocaleString("en-US")}.`
+            `is ${describe(issue.input)}; gpuLayers must be "auto" or a whole number of layers from ${min} to ${max.toLocaleString("en-US")}.`
     );
 }
 
 /** planEngineSettings' and applyEngineSettings' params: the engine settings to change (contract/KvaultBridge.ts EngineSettings); the others stay. */
 const engineSettingsChange = {
     contextSize: v.optional(engineCount("contextSize")),
-    gpu: v.optional(gpuOffload()),
+    gpu: v.optional(gpuBackend()),
+    gpuLayers: v.optional(gpuLayers()),
     threads: v.optional(v.nullable(engineCount("threads"))),
     flashAttention: v.optional(boolean()),
     kvCacheType: v.optional(oneOf(kvCacheTypes)),

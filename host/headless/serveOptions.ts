@@ -4,10 +4,9 @@ import path from "node:path";
 import {
     engineSettingLimits,
     isDraftConfidence,
-    isGpuOffloadWord,
+    isGpuBackendSetting,
     type EngineSettingName,
-    type EngineSettings,
-    type GpuOffload
+    type EngineSettings
 } from "../../contract/settings.js";
 import { engineDefaults, isKvCacheType, KvaultError, kvCacheTypes, type KvCacheType } from "../../engine/index.js";
 import { repeatedBackendName, type BackendConfig } from "../backends/BackendConfig.js";
@@ -54,7 +53,7 @@ export interface ServeOptions {
      * for this run (host/settings/); a setting not given comes from the file.
      */
     readonly engineFromCommandLine: Readonly<Partial<EngineSettings>>;
-    /** Each engine setting's flag as this run's command line gave it (gpu: --gpu, or --gpu-layers when that was given). */
+    /** Each engine setting's flag as this run's command line gave it (gpu: --gpu, or --gpu-layers when that gave "off"). */
     readonly engineFlags: Readonly<Record<EngineSettingName, string>>;
     /** Whether --model was given (else the settings' model, or the demo model). */
     readonly modelGiven: boolean;
@@ -77,6 +76,7 @@ export interface ServeOptions {
 export const engineSettingFlags: Readonly<Record<EngineSettingName, string>> = {
     contextSize: "--context",
     gpu: "--gpu",
+    gpuLayers: "--gpu-layers",
     threads: "--threads",
     flashAttention: "--flash-attention",
     kvCacheType: "--kv-type",
@@ -121,9 +121,10 @@ export const serveUsage = `Usage: npm run serve -- [options]
                               device, else the CPU with Kvault's own build; a named one is used whatever
                               its device (a software one, such as llvmpipe, only when named) or refused;
                               off is the CPU alone. What runs is shown in /health and /v1/models
-  --gpu-layers N|auto|off     N layers on the GPU auto finds (0 to the model's layers plus its output
-                              layer), the rest on the CPU; auto and off as --gpu (give one of the two).
-                              Without a GPU every layer stays on the CPU, whatever N
+  --gpu-layers N|auto|off     N layers on --gpu's backend (0 to the model's layers plus its output
+                              layer), the rest on the CPU, e.g. --gpu vulkan --gpu-layers 20; auto (the
+                              default): all that fit; off: as --gpu off. Without a GPU every layer stays
+                              on the CPU, whatever N
   --prefill-capacity TOKENS   tokens of the prefill context (default: the window)
   --decode-sequences N        workspaces decoding at once; more are swapped to pages (default ${serveDefaults.decodeSequences})
   --page-tokens N             token positions per KV page (default ${serveDefaults.pageTokens})
@@ -163,7 +164,7 @@ export const serveUsage = `Usage: npm run serve -- [options]
                               only. A URL beyond loopback needs allow-remote, and is warned about.
                               Given, these replace the settings screen's backends for this run
 
-Engine settings not given here (--context, --threads, --flash-attention, --gpu or --gpu-layers, --kv-type,
+Engine settings not given here (--context, --threads, --flash-attention, --gpu, --gpu-layers, --kv-type,
 --decode-sequences, --page-tokens, --pool-pages, --speculation or --draft-model, --draft-max, --draft-p-min) come from DIR/settings.json, which the settings
 screen keeps; one given here overrides it for this run, and the screen shows it as not editable.
 `;
@@ -295,12 +296,12 @@ export function parseServeOptions(argv: readonly string[], env: Readonly<Record<
     if (flashAttention !== undefined && flashAttention !== "on" && flashAttention !== "off") {
         throw new ServeOptionsError(`--flash-attention is "${flashAttention}"; use "on" or "off".`);
     }
-    const gpu = gpuOption(given.get("gpu"), given.get("gpu-layers"));
+    const gpu = gpuOptions(given.get("gpu"), given.get("gpu-layers"));
     const poolPages = integer("pool-pages", pagesPerWindow * (decodeSequences + 1), 1, 4_194_304);
     const speculation = speculationOption(given, integer);
     const fromCommandLine: Partial<Record<EngineSettingName, unknown>> = {
         contextSize: given.has("context") ? context : undefined,
-        gpu,
+        ...gpu,
         threads: given.has("threads") ? integer("threads", 0, 1, 1_024) : undefined,
         flashAttention: flashAttention === undefined ? undefined : flashAttention === "on",
         kvCacheType: given.has("kv-type") ? kvType : undefined,
@@ -363,7 +364,7 @@ export function parseServeOptions(argv: readonly string[], env: Readonly<Record<
         engineFromCommandLine: Object.fromEntries(Object.entries(fromCommandLine).filter(([, value]) => value !== undefined)),
         engineFlags: {
             ...engineSettingFlags,
-            ...(given.has("gpu-layers") ? { gpu: "--gpu-layers" } : {}),
+            ...(given.get("gpu-layers") === "off" ? { gpu: "--gpu-layers" } : {}),
             ...(given.has("draft-model") ? { speculation: "--draft-model" } : {})
         },
         modelGiven: given.has("model"),
@@ -405,25 +406,26 @@ function speculationOption(
 }
 
 /**
- * GPU offload from --gpu auto|cuda|vulkan|metal|off or --gpu-layers N|auto|off (one of them). N is bounded here by
- * the settings' limit; the model's own layer count is checked when it loads (engine/runtime).
+ * The backend from --gpu auto|cuda|vulkan|metal|off and the layers on it from --gpu-layers N|auto
+ * (off: the CPU alone, as --gpu off); either alone leaves the other to the settings file. N is
+ * bounded here by the settings' limit; the model's own layer count is checked when it loads (engine/runtime).
  */
-function gpuOption(gpu: string | undefined, gpuLayers: string | undefined): GpuOffload | undefined {
-    if (gpu !== undefined && gpuLayers !== undefined) {
+function gpuOptions(gpu: string | undefined, gpuLayers: string | undefined): Partial<Pick<EngineSettings, "gpu" | "gpuLayers">> {
+    if (gpu !== undefined && !isGpuBackendSetting(gpu)) {
         throw new ServeOptionsError(
-            `--gpu ${gpu} and --gpu-layers ${gpuLayers} are both given; give one (--gpu-layers takes auto and off too).`
+            `--gpu is "${gpu.slice(0, 40)}"; use auto, cuda, vulkan, metal or off. For a number of layers on the GPU, add --gpu-layers N.`
         );
     }
-    if (gpu !== undefined) {
-        if (!isGpuOffloadWord(gpu)) {
+    if (gpuLayers === "off") {
+        if (gpu !== undefined && gpu !== "off") {
             throw new ServeOptionsError(
-                `--gpu is "${gpu.slice(0, 40)}"; use auto, cuda, vulkan, metal or off. For a number of layers on the GPU, give --gpu-layers N.`
+                `--gpu ${gpu} and --gpu-layers off disagree: give --gpu-layers 0 to keep every layer on the CPU with ${gpu}, or --gpu off.`
             );
         }
-        return gpu;
+        return { gpu: "off" };
     }
-    if (gpuLayers === undefined || gpuLayers === "auto" || gpuLayers === "off") {
-        return gpuLayers;
+    if (gpuLayers === undefined || gpuLayers === "auto") {
+        return { gpu, gpuLayers };
     }
     const { min, max } = engineSettingLimits.gpuLayers;
     const value = Number(gpuLayers);
@@ -432,7 +434,7 @@ function gpuOption(gpu: string | undefined, gpuLayers: string | undefined): GpuO
             `--gpu-layers is "${gpuLayers.slice(0, 40)}"; give a whole number of layers from ${min} to ${max.toLocaleString("en-US")} (at most the model's layers plus its output layer), "auto" or "off".`
         );
     }
-    return value;
+    return { gpu, gpuLayers: value };
 }
 
 /** Whether `host` is reachable from this machine only: localhost, 127.0.0.0/8, ::1 (also IPv4-mapped, ::ffff:127.0.0.1). */

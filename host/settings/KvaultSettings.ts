@@ -75,6 +75,7 @@ export const settingsDefaults = {
 export const engineSettingDefaults: EngineSettings = Object.freeze({
     contextSize: engineDefaults.window,
     gpu: engineDefaults.gpu,
+    gpuLayers: "auto",
     threads: null,
     flashAttention: engineDefaults.flashAttention,
     kvCacheType: engineDefaults.kvCacheType,

@@ -5,7 +5,8 @@ import path from "node:path";
 import {
     engineSettingLimits,
     isDraftConfidence,
-    isGpuOffloadWord,
+    isGpuBackendSetting,
+    isGpuLayerCount,
     speculationSettings,
     type EngineSettings,
     type SpeculationSetting
@@ -153,15 +154,7 @@ function readEngineSettings(value: unknown, problems: string[]): EngineSettings 
         }
         return null;
     };
-    let gpu = defaults.gpu;
-    const layers = engineSettingLimits.gpuLayers;
-    if (isGpuOffloadWord(value.gpu) || isWhole(value.gpu, layers.min, layers.max)) {
-        gpu = value.gpu;
-    } else if (value.gpu !== undefined) {
-        problems.push(
-            `engine.gpu is ${describe(value.gpu)}, not "auto", "off", "cuda", "vulkan", "metal" or a whole number of layers from ${range(layers.min, layers.max)}; using "auto".`
-        );
-    }
+    const { gpu, gpuLayers } = gpuSettings(value, defaults, problems);
     let flashAttention = defaults.flashAttention;
     if (typeof value.flashAttention === "boolean") {
         flashAttention = value.flashAttention;
@@ -205,6 +198,7 @@ function readEngineSettings(value: unknown, problems: string[]): EngineSettings 
     return Object.freeze({
         contextSize: whole("contextSize"),
         gpu,
+        gpuLayers,
         threads: wholeOrAuto("threads"),
         flashAttention,
         kvCacheType,
@@ -218,6 +212,34 @@ function readEngineSettings(value: unknown, problems: string[]): EngineSettings 
     });
 }
 
+/**
+ * engine.gpu, the backend, and engine.gpuLayers. A number in engine.gpu is an older Kvault's file,
+ * where one field held a backend or a layer count: it is read as the "auto" backend with that many
+ * layers, not as a problem, and written back in the two fields.
+ */
+function gpuSettings(
+    value: Record<string, unknown>,
+    defaults: EngineSettings,
+    problems: string[]
+): Pick<EngineSettings, "gpu" | "gpuLayers"> {
+    const layers = engineSettingLimits.gpuLayers;
+    const olderLayers = isGpuLayerCount(value.gpu) ? value.gpu : undefined;
+    let gpu = defaults.gpu;
+    if (isGpuBackendSetting(value.gpu)) {
+        gpu = value.gpu;
+    } else if (value.gpu !== undefined && olderLayers === undefined) {
+        problems.push(`engine.gpu is ${describe(value.gpu)}, not "auto", "off", "cuda", "vulkan" or "metal"; using "auto".`);
+    }
+    let gpuLayers = olderLayers ?? defaults.gpuLayers;
+    if (value.gpuLayers === "auto" || isGpuLayerCount(value.gpuLayers)) {
+        gpuLayers = value.gpuLayers;
+    } else if (value.gpuLayers !== undefined) {
+        problems.push(
+            `engine.gpuLayers is ${describe(value.gpuLayers)}, not "auto" or a whole number of layers from ${range(layers.min, layers.max)}; using ${JSON.stringify(gpuLayers)}.`
+        );
+    }
+    return { gpu, gpuLayers };
+}
 /**
  * `apiKeys`: each usable entry is kept; a malformed or duplicate one is dropped with a line (it no
  * longer opens anything). An entry without a generation (an older Kvault's) gets a new one, kept

@@ -115,15 +115,15 @@ export function offloadableLayers(facts: Pick<ModelFacts, "numLayers">): number 
 
 /** Whether `settings` put the model on a GPU: a named backend always, "off" never, else when "auto" finds a hardware GPU. */
 function onGpu(settings: EngineSettings, gpuBackend: boolean): boolean {
-    return settings.gpu === "off" ? false : typeof settings.gpu === "string" && settings.gpu !== "auto" ? true : gpuBackend;
+    return settings.gpu === "off" ? false : settings.gpu !== "auto" ? true : gpuBackend;
 }
 
-/** The share of the model (0 to 1) on the GPU: all with "auto" or a backend's name, none with "off" or without a GPU, else layers / offloadable layers. */
+/** The share of the model (0 to 1) on the GPU: none with "off" or without a GPU, all with "auto" layers, else layers / offloadable layers. */
 function gpuShare(settings: EngineSettings, facts: PlanModelFacts, gpuBackend: boolean): number {
     if (!onGpu(settings, gpuBackend)) {
         return 0;
     }
-    return typeof settings.gpu === "number" ? Math.min(1, settings.gpu / offloadableLayers(facts)) : 1;
+    return settings.gpuLayers === "auto" ? 1 : Math.min(1, settings.gpuLayers / offloadableLayers(facts));
 }
 
 /**
@@ -163,13 +163,13 @@ export function planEngineMemory(input: EngineMemoryInput): EngineSettingsPlan {
             `This model's heads${heads} are not a whole number of 32-value blocks, so the KV cache cannot be kept in ${TYPE_NAMES[settings.kvCacheType]}. Use f16.`
         );
     }
-    if (typeof settings.gpu === "number" && settings.gpu > offloadableLayers(facts)) {
+    if (settings.gpuLayers !== "auto" && settings.gpuLayers > offloadableLayers(facts)) {
         const total = offloadableLayers(facts);
         problems.push(
-            `GPU layers is ${settings.gpu}, but this model has ${facts.numLayers} layers and an output layer (${total} in all). Give 0 to ${total}, or "auto" for all that fit.`
+            `GPU layers is ${settings.gpuLayers}, but this model has ${facts.numLayers} layers and an output layer (${total} in all). Give 0 to ${total}, or "auto" for all that fit.`
         );
     }
-    if (typeof settings.gpu === "number" && !gpuBackend) {
+    if (settings.gpuLayers !== "auto" && !onGpu(settings, gpuBackend)) {
         notes.push(
             `No GPU: layers stay on the CPU. The engine runs on the CPU alone, so node-llama-cpp keeps all ${offloadableLayers(facts)} layers there, whatever the number.`
         );

@@ -8,7 +8,7 @@ import {
     engineFields,
     formOf,
     GPU_LAYERS_CHOICE,
-    gpuChoiceOf,
+    gpuLayersChoiceOf,
     readEngineForm,
     type EngineField,
     type EngineForm
@@ -92,8 +92,8 @@ export function EngineSettingsSection({
                     return (
                         <div className="settings-field" key={field.name} data-setting={field.name}>
                             <label htmlFor={id}>{field.label}</label>
-                            {field.kind === "gpu" ? (
-                                <GpuOffloadInput
+                            {field.kind === "gpuLayers" ? (
+                                <GpuLayersInput
                                     id={id}
                                     text={form[field.name]}
                                     choices={field.choices!}
@@ -129,10 +129,10 @@ export function EngineSettingsSection({
                                 {flag !== undefined
                                     ? `Given on the command line (${flag}) for this run; restart the server without it to change it here.`
                                     : field.help}
-                                {field.kind === "gpu" && cpuOnly && gpuChoiceOf(form.gpu) !== "off" && (
+                                {field.kind === "gpuLayers" && cpuOnly && form.gpu === "auto" && (
                                     <span data-gpu-note="cpu"> No GPU: layers stay on the CPU.</span>
                                 )}
-                                {field.kind === "gpu" && compute !== undefined && (
+                                {field.name === "gpu" && compute !== undefined && (
                                     <span data-gpu-devices={compute.backend}>
                                         {" "}
                                         Running on {compute.backend} ({compute.binary})
@@ -189,8 +189,8 @@ export function EngineSettingsSection({
     );
 }
 
-/** GPU offload: Auto, Off, or a number of layers, typed in the input that choosing the number shows. */
-function GpuOffloadInput({
+/** GPU layers: all that fit, or a number of layers, typed in the input that choosing the number shows. */
+function GpuLayersInput({
     id,
     text,
     choices,
@@ -203,7 +203,7 @@ function GpuOffloadInput({
     readonly disabled: boolean;
     readonly onChange: (text: string) => void;
 }) {
-    const choice = gpuChoiceOf(text);
+    const choice = gpuLayersChoiceOf(text);
     return (
         <span className="settings-gpu">
             <select

@@ -3,12 +3,13 @@
 import {
     engineSettingLimits,
     isDraftConfidence,
-    isGpuOffloadWord,
+    isGpuLayerCount,
     speculationSettings,
     type EngineSettingName,
     type EngineSettings,
-    type GpuOffload
+    type GpuLayersSetting
 } from "../../contract/settings.js";
+import { gpuBackendNames, type GpuBackendName } from "../../contract/engineCompute.js";
 import { kvCacheTypes, type KvCacheType } from "../../contract/models.js";
 
 /** What each input holds, as text (numbers, a path) or a choice; "" in threads and poolPages is Kvault's choice, in draftModel none. */
@@ -20,20 +21,26 @@ export interface EngineField {
     /** One line on what it does and what it costs. */
     readonly help: string;
     /**
-     * "gpu": "auto", "off", or a number of layers (a choice, and a count beside it for the number);
+     * "gpuLayers": "auto" or a number of layers (a choice, and a count beside it for the number);
      * "path": a file's full path, or none; "probability": a number from 0 to 1.
      */
-    readonly kind: "count" | "countOrAuto" | "choice" | "gpu" | "path" | "probability";
+    readonly kind: "count" | "countOrAuto" | "choice" | "gpuLayers" | "path" | "probability";
     readonly choices?: readonly { readonly value: string; readonly label: string }[];
 }
 
-/** The GPU offload choice that shows the layer count's input; the form holds the count itself (digits) then. */
+/** The GPU layers choice that shows the layer count's input; the form holds the count itself (digits) then. */
 export const GPU_LAYERS_CHOICE = "layers";
 
-/** Which of the GPU offload choices the form's text stands for. */
-export function gpuChoiceOf(text: string): string {
-    return isGpuOffloadWord(text) ? text : GPU_LAYERS_CHOICE;
+/** Which of the GPU layers choices ("auto" or a number) the form's text stands for. */
+export function gpuLayersChoiceOf(text: string): string {
+    return text === "auto" ? "auto" : GPU_LAYERS_CHOICE;
 }
+
+const BACKEND_LABELS: Readonly<Record<GpuBackendName, string>> = {
+    cuda: "CUDA",
+    vulkan: "Vulkan (a software device too)",
+    metal: "Metal"
+};
 
 export const engineFields: readonly EngineField[] = [
     { name: "contextSize", label: "Context size (tokens)", help: "Each workspace's window; KV grows with it.", kind: "count" },
@@ -62,15 +69,22 @@ export const engineFields: readonly EngineField[] = [
     },
     {
         name: "gpu",
-        label: "GPU offload",
-        help: "All layers that fit on the GPU when there is one, the CPU alone, or a number of layers on the GPU (the rest on the CPU).",
-        kind: "gpu",
+        label: "GPU backend",
+        help: "A hardware GPU when there is one, else the CPU; a named backend whatever its device; or the CPU alone.",
+        kind: "choice",
         choices: [
-            { value: "auto", label: "Auto (all layers on a hardware GPU if any)" },
+            { value: "auto", label: "Auto (a hardware GPU if any)" },
             { value: "off", label: "Off (CPU only)" },
-            { value: "cuda", label: "CUDA" },
-            { value: "vulkan", label: "Vulkan (a software device too)" },
-            { value: "metal", label: "Metal" },
+            ...gpuBackendNames.map((name) => ({ value: name, label: BACKEND_LABELS[name] }))
+        ]
+    },
+    {
+        name: "gpuLayers",
+        label: "GPU offload",
+        help: "All layers that fit on the GPU backend, or a number of layers on it (the rest on the CPU).",
+        kind: "gpuLayers",
+        choices: [
+            { value: "auto", label: "All layers that fit" },
             { value: GPU_LAYERS_CHOICE, label: "A number of layers" }
         ]
     },
@@ -113,7 +127,8 @@ export function formOf(settings: EngineSettings): EngineForm {
         decodeSequences: String(settings.decodeSequences),
         kvCacheType: settings.kvCacheType,
         flashAttention: settings.flashAttention ? "on" : "off",
-        gpu: String(settings.gpu),
+        gpu: settings.gpu,
+        gpuLayers: String(settings.gpuLayers),
         threads: settings.threads === null ? "" : String(settings.threads),
         pageTokens: String(settings.pageTokens),
         poolPages: settings.poolPages === null ? "" : String(settings.poolPages),
@@ -133,8 +148,8 @@ export function readEngineForm(form: EngineForm, running: EngineSettings): FormR
     const next: Record<string, unknown> = {};
     for (const field of engineFields) {
         const text = form[field.name].trim();
-        if (field.kind === "gpu") {
-            const reading = readGpu(text, field.label);
+        if (field.kind === "gpuLayers") {
+            const reading = readGpuLayers(text, field.label);
             if (typeof reading === "object") {
                 return reading;
             }
@@ -200,17 +215,17 @@ function isFullPath(text: string): boolean {
     return text.startsWith("/") || /^[A-Za-z]:[\\/]/.test(text) || text.startsWith("\\\\");
 }
 
-/** "auto", "off" or a number of layers within the RPC's bounds; the model's own count is the plan's to check. */
-function readGpu(text: string, label: string): GpuOffload | { readonly kind: "invalid"; readonly message: string } {
-    if (isGpuOffloadWord(text)) {
+/** "auto" or a number of layers within the RPC's bounds; the model's own count is the plan's to check. */
+function readGpuLayers(text: string, label: string): GpuLayersSetting | { readonly kind: "invalid"; readonly message: string } {
+    if (text === "auto") {
         return text;
     }
-    const { min, max } = engineSettingLimits.gpuLayers;
     const value = Number(text);
-    if (!/^\d+$/.test(text) || value < min || value > max) {
+    if (!/^\d+$/.test(text) || !isGpuLayerCount(value)) {
+        const { min, max } = engineSettingLimits.gpuLayers;
         return {
             kind: "invalid",
-            message: `${label}: the number of layers is "${text.slice(0, 20)}"; give a whole number from ${min} to ${max.toLocaleString("en-US")} (the plan checks it against the model's layers), or choose Auto or Off.`
+            message: `${label}: the number of layers is "${text.slice(0, 20)}"; give a whole number from ${min} to ${max.toLocaleString("en-US")} (the plan checks it against the model's layers), or choose All layers that fit.`
         };
     }
     return value;

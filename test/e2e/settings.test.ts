@@ -163,7 +163,8 @@ describe("the settings screen in a real browser takes a number of GPU layers", (
         expect(await layers.inputValue()).toBe("2");
         expect((JSON.parse(fs.readFileSync(settingsFile, "utf8")) as { engine: Record<string, unknown> }).engine).toMatchObject({
             ...smallEngine,
-            gpu: 2
+            gpu: "auto",
+            gpuLayers: 2
         });
         expect(app.problems).toEqual([]);
     });

@@ -70,6 +70,8 @@ describe("the RPC spec accepts every well-formed call", () => {
         ["chooseModelFile", {}],
         ["planEngineSettings", { contextSize: 8192, kvCacheType: "q8_0", threads: null, poolPages: 300 }],
         ["applyEngineSettings", { gpu: "off", flashAttention: true, decodeSequences: 2, pageTokens: 64 }],
+        ["planEngineSettings", { gpu: "vulkan", gpuLayers: 2 }],
+        ["applyEngineSettings", { gpu: "cuda", gpuLayers: "auto" }],
         ["createApiKey", { id: "alice_2" }],
         ["revokeApiKey", { id: "alice_2" }],
         ["importWorkspaces", { importId: "import-1", part: 0, numParts: 2, text: "{" }]
@@ -294,6 +296,18 @@ describe("the RPC spec refuses, naming the field", () => {
             "applyEngineSettings",
             { kvCacheType: "q2_k" },
             /^kvCacheType must be "f16", "q8_0" or "q4_0"; got "q2_k"\.$/
+        ],
+        [
+            "planEngineSettings with a number of layers as the backend",
+            "planEngineSettings",
+            { gpu: 12 },
+            /^gpu is 12; gpu must be "auto", "off", "cuda", "vulkan" or "metal"\.$/
+        ],
+        [
+            "applyEngineSettings with more GPU layers than the limit",
+            "applyEngineSettings",
+            { gpu: "vulkan", gpuLayers: 1025 },
+            /^gpuLayers is 1025; gpuLayers must be "auto" or a whole number of layers from 0 to 1,024\.$/
         ],
         [
             "setBackend with a space in the name",

@@ -126,7 +126,7 @@ describe("parseServeOptions", () => {
         });
         expect(() => parseServeOptions(["--flash-attention", "yes"])).toThrow('--flash-attention is "yes"; use "on" or "off".');
         expect(() => parseServeOptions(["--gpu", "opencl"])).toThrow(
-            '--gpu is "opencl"; use auto, cuda, vulkan, metal or off. For a number of layers on the GPU, give --gpu-layers N.'
+            '--gpu is "opencl"; use auto, cuda, vulkan, metal or off. For a number of layers on the GPU, add --gpu-layers N.'
         );
         expect(() => parseServeOptions(["--threads", "0"])).toThrow('--threads is "0"; it must be a whole number from 1 to 1,024.');
     });
@@ -139,17 +139,33 @@ describe("parseServeOptions", () => {
             expect(engineConfigFor({ ...engineSettingDefaults, gpu: backend })).toMatchObject({ gpu: backend, gpuLayers: undefined });
         }
         expect(engineConfigFor({ ...engineSettingDefaults, gpu: "off" })).toMatchObject({ gpu: false });
-        expect(engineConfigFor({ ...engineSettingDefaults, gpu: 5 })).toMatchObject({ gpu: "auto", gpuLayers: 5 });
-        expect(() => parseServeOptions(["--gpu", "vulkan", "--gpu-layers", "8"])).toThrow(/--gpu vulkan and --gpu-layers 8 are both given/);
+        expect(engineConfigFor({ ...engineSettingDefaults, gpuLayers: 5 })).toMatchObject({ gpu: "auto", gpuLayers: 5 });
     });
 
-    it("takes --gpu-layers N|auto|off for GPU offload, named by that flag on the settings screen", () => {
+    it("takes --gpu with --gpu-layers: that many layers on the named backend, each flag named on the settings screen", () => {
+        const both = parseServeOptions(["--gpu", "vulkan", "--gpu-layers", "2"]);
+        expect(both.engineFromCommandLine).toEqual({ gpu: "vulkan", gpuLayers: 2 });
+        expect(both.engineFlags).toMatchObject({ gpu: "--gpu", gpuLayers: "--gpu-layers" });
+        expect(engineConfigFor({ ...engineSettingDefaults, ...both.engineFromCommandLine })).toMatchObject({ gpu: "vulkan", gpuLayers: 2 });
+        expect(parseServeOptions(["--gpu", "cuda", "--gpu-layers", "auto"]).engineFromCommandLine).toEqual({
+            gpu: "cuda",
+            gpuLayers: "auto"
+        });
+        expect(parseServeOptions(["--gpu", "off", "--gpu-layers", "off"]).engineFromCommandLine).toEqual({ gpu: "off" });
+        expect(() => parseServeOptions(["--gpu", "vulkan", "--gpu-layers", "off"])).toThrow(
+            "--gpu vulkan and --gpu-layers off disagree: give --gpu-layers 0 to keep every layer on the CPU with vulkan, or --gpu off."
+        );
+    });
+
+    it("takes --gpu-layers N|auto|off alone, leaving the backend to the settings file (off: the CPU alone)", () => {
         const layers = parseServeOptions(["--gpu-layers", "12"]);
-        expect(layers.engineFromCommandLine).toEqual({ gpu: 12 });
-        expect(layers.engineFlags.gpu).toBe("--gpu-layers");
-        expect(parseServeOptions(["--gpu-layers", "0"]).engineFromCommandLine).toEqual({ gpu: 0 });
-        expect(parseServeOptions(["--gpu-layers=off"]).engineFromCommandLine).toEqual({ gpu: "off" });
-        expect(parseServeOptions(["--gpu-layers", "auto"]).engineFromCommandLine).toEqual({ gpu: "auto" });
+        expect(layers.engineFromCommandLine).toEqual({ gpuLayers: 12 });
+        expect(layers.engineFlags.gpuLayers).toBe("--gpu-layers");
+        expect(parseServeOptions(["--gpu-layers", "0"]).engineFromCommandLine).toEqual({ gpuLayers: 0 });
+        const off = parseServeOptions(["--gpu-layers=off"]);
+        expect(off.engineFromCommandLine).toEqual({ gpu: "off" });
+        expect(off.engineFlags.gpu).toBe("--gpu-layers");
+        expect(parseServeOptions(["--gpu-layers", "auto"]).engineFromCommandLine).toEqual({ gpuLayers: "auto" });
         expect(parseServeOptions(["--gpu", "off"]).engineFlags.gpu).toBe("--gpu");
         expect(parseServeOptions([]).engineFlags.contextSize).toBe("--context");
         expect(() => parseServeOptions(["--gpu-layers", "-3"])).toThrow(
@@ -159,9 +175,6 @@ describe("parseServeOptions", () => {
             /--gpu-layers is "1025"; give a whole number of layers from 0 to 1,024/
         );
         expect(() => parseServeOptions(["--gpu-layers", "half"])).toThrow(/--gpu-layers is "half"/);
-        expect(() => parseServeOptions(["--gpu", "auto", "--gpu-layers", "8"])).toThrow(
-            "--gpu auto and --gpu-layers 8 are both given; give one (--gpu-layers takes auto and off too)."
-        );
     });
 
     it("turns the page map's demo mode on with --handoff-demo, off by default", () => {

@@ -3,14 +3,16 @@ import { engineConfigFor } from "../../../../host/settings/engineConfigFor.js";
 import { engineSettingDefaults } from "../../../../host/settings/KvaultSettings.js";
 
 describe("engineConfigFor: GPU offload", () => {
-    it("keeps the GPU backend for auto and a number, which alone sets the layers", () => {
+    it("gives the backend and the layers on it as two settings: a number of layers on a named backend too", () => {
         expect(engineConfigFor(engineSettingDefaults)).toMatchObject({ gpu: "auto", gpuLayers: undefined });
-        expect(engineConfigFor({ ...engineSettingDefaults, gpu: 12 })).toMatchObject({ gpu: "auto", gpuLayers: 12 });
-        expect(engineConfigFor({ ...engineSettingDefaults, gpu: 0 })).toMatchObject({ gpu: "auto", gpuLayers: 0 });
+        expect(engineConfigFor({ ...engineSettingDefaults, gpuLayers: 12 })).toMatchObject({ gpu: "auto", gpuLayers: 12 });
+        expect(engineConfigFor({ ...engineSettingDefaults, gpuLayers: 0 })).toMatchObject({ gpu: "auto", gpuLayers: 0 });
+        expect(engineConfigFor({ ...engineSettingDefaults, gpu: "vulkan", gpuLayers: 2 })).toMatchObject({ gpu: "vulkan", gpuLayers: 2 });
     });
 
-    it("uses the CPU alone for off", () => {
+    it("uses the CPU alone for off, whatever the layers", () => {
         expect(engineConfigFor({ ...engineSettingDefaults, gpu: "off" })).toMatchObject({ gpu: false, gpuLayers: undefined });
+        expect(engineConfigFor({ ...engineSettingDefaults, gpu: "off", gpuLayers: 3 })).toMatchObject({ gpu: false, gpuLayers: undefined });
     });
 });
 

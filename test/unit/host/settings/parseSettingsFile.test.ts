@@ -38,6 +38,7 @@ describe("parseSettingsFile", () => {
             engine: {
                 contextSize: 8192,
                 gpu: "off",
+                gpuLayers: 3,
                 threads: 6,
                 flashAttention: true,
                 kvCacheType: "q8_0",
@@ -58,18 +59,37 @@ describe("parseSettingsFile", () => {
         expect(parseSettingsFile(file, key)).toEqual({ settings: { ...file, extra: {} }, problems: [] });
     });
 
-    it("keeps a number of GPU layers, and refuses one that is not a whole number in range", () => {
+    it("reads an older file's number in engine.gpu as the auto backend with that many layers, said nowhere as a problem", () => {
         expect(parseSettingsFile({ localApi: {}, engine: { gpu: 12 } }, key)).toMatchObject({
-            settings: { engine: { ...engineSettingDefaults, gpu: 12 } },
+            settings: { engine: { ...engineSettingDefaults, gpu: "auto", gpuLayers: 12 } },
             problems: []
         });
-        expect(parseSettingsFile({ localApi: {}, engine: { gpu: 0 } }, key).settings.engine.gpu).toBe(0);
-        expect(parseSettingsFile({ localApi: {}, engine: { gpu: "vulkan" } }, key).settings.engine.gpu).toBe("vulkan");
+        expect(parseSettingsFile({ localApi: {}, engine: { gpu: 0 } }, key).settings.engine).toMatchObject({ gpu: "auto", gpuLayers: 0 });
+        expect(parseSettingsFile({ localApi: {}, engine: { gpu: "off" } }, key).settings.engine).toMatchObject({
+            gpu: "off",
+            gpuLayers: "auto"
+        });
+    });
+
+    it("keeps a backend and a number of layers on it as two fields, and refuses either out of range with a line", () => {
+        expect(parseSettingsFile({ localApi: {}, engine: { gpu: "vulkan", gpuLayers: 2 } }, key)).toMatchObject({
+            settings: { engine: { ...engineSettingDefaults, gpu: "vulkan", gpuLayers: 2 } },
+            problems: []
+        });
+        expect(parseSettingsFile({ localApi: {}, engine: { gpu: "cuda", gpuLayers: "auto" } }, key).settings.engine).toMatchObject({
+            gpu: "cuda",
+            gpuLayers: "auto"
+        });
         for (const bad of [-1, 2.5, 1025, "12"]) {
             const { settings, problems } = parseSettingsFile({ localApi: {}, engine: { gpu: bad } }, key);
-            expect(settings.engine.gpu).toBe("auto");
+            expect(settings.engine).toMatchObject({ gpu: "auto", gpuLayers: "auto" });
             expect(problems).toEqual([
-                `engine.gpu is ${JSON.stringify(bad)}, not "auto", "off", "cuda", "vulkan", "metal" or a whole number of layers from 0 to 1,024; using "auto".`
+                `engine.gpu is ${JSON.stringify(bad)}, not "auto", "off", "cuda", "vulkan" or "metal"; using "auto".`
+            ]);
+            const layers = parseSettingsFile({ localApi: {}, engine: { gpu: "vulkan", gpuLayers: bad } }, key);
+            expect(layers.settings.engine).toMatchObject({ gpu: "vulkan", gpuLayers: "auto" });
+            expect(layers.problems).toEqual([
+                `engine.gpuLayers is ${JSON.stringify(bad)}, not "auto" or a whole number of layers from 0 to 1,024; using "auto".`
             ]);
         }
     });
@@ -151,7 +171,7 @@ describe("parseSettingsFile", () => {
         );
         expect(settings.engine).toEqual({ ...engineSettingDefaults, flashAttention: false, pageTokens: 64 });
         expect(problems).toEqual([
-            'engine.gpu is "opencl", not "auto", "off", "cuda", "vulkan", "metal" or a whole number of layers from 0 to 1,024; using "auto".',
+            'engine.gpu is "opencl", not "auto", "off", "cuda", "vulkan" or "metal"; using "auto".',
             "engine.kvCacheType is q4_0, which needs flash attention, and engine.flashAttention is false; using f16.",
             "engine.contextSize is 8; it must be a whole number from 16 to 4,194,304. Using 4096.",
             "engine.threads is -1; it must be null (Kvault's choice) or a whole number from 1 to 1,024. Using Kvault's choice.",

@@ -105,7 +105,7 @@ describe("planEngineMemory", () => {
     });
 
     it("puts a number of GPU layers' share of the weights and contexts on the GPU, the rest in RAM", () => {
-        const result = plan({ gpu: 8 }, {}, { gpuBackend: true }); // 8 of 32 layers: a quarter
+        const result = plan({ gpuLayers: 8 }, {}, { gpuBackend: true }); // 8 of 32 layers: a quarter
         expect(result.memory.map(({ what, where, bytes }) => `${what}:${where}:${bytes / MiB}`)).toEqual([
             "weights:vram:512",
             "weights:ram:1536",
@@ -118,24 +118,29 @@ describe("planEngineMemory", () => {
         expect(result.memory[0]!.label).toBe("Model weights (the file's size), on the GPU");
         expect(result.vramNeededBytes).toBe(1.5 * GiB);
         expect(result.ramNeededBytes).toBe(4.5 * GiB + 2.5 * GiB);
-        expect(result.changed).toEqual(["gpu"]);
+        expect(result.changed).toEqual(["gpuLayers"]);
         expect(result.fits).toBe(true);
+        // A named backend with a number of layers: that share on its device, even where "auto" would find no GPU.
+        const named = plan({ gpu: "vulkan", gpuLayers: 8 });
+        expect(named.vramNeededBytes).toBe(1.5 * GiB);
+        expect(named.changed).toEqual(["gpu", "gpuLayers"]);
+        expect(named.notes.filter((note) => note.startsWith("No GPU"))).toEqual([]);
         // All 32 are all of it; 0 layers keep everything in RAM.
-        expect(plan({ gpu: 32 }, {}, { gpuBackend: true }).vramNeededBytes).toBe(6 * GiB);
-        expect(plan({ gpu: 0 }, {}, { gpuBackend: true }).vramNeededBytes).toBe(0);
+        expect(plan({ gpuLayers: 32 }, {}, { gpuBackend: true }).vramNeededBytes).toBe(6 * GiB);
+        expect(plan({ gpuLayers: 0 }, {}, { gpuBackend: true }).vramNeededBytes).toBe(0);
     });
 
     it("refuses more GPU layers than the model has, naming both numbers, before anything restarts", () => {
-        const result = plan({ gpu: 33 }, {}, { gpuBackend: true });
+        const result = plan({ gpuLayers: 33 }, {}, { gpuBackend: true });
         expect(result.fits).toBe(false);
         expect(result.problems).toEqual([
             'GPU layers is 33, but this model has 31 layers and an output layer (32 in all). Give 0 to 32, or "auto" for all that fit.'
         ]);
-        expect(plan({ gpu: 33 }).fits).toBe(false); // on the CPU too: the number is wrong for this model either way
+        expect(plan({ gpuLayers: 33 }).fits).toBe(false); // on the CPU too: the number is wrong for this model either way
     });
 
     it("says a number of layers stays on the CPU when there is no GPU, and loads there", () => {
-        const result = plan({ gpu: 12 });
+        const result = plan({ gpuLayers: 12 });
         expect(result.fits).toBe(true);
         expect(result.vramNeededBytes).toBe(0);
         expect(result.notes).toEqual([

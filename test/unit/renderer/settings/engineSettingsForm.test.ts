@@ -1,10 +1,11 @@
 import { describe, expect, it } from "vitest";
 import type { EngineSettings } from "../../../../contract/settings.js";
-import { formOf, gpuChoiceOf, readEngineForm } from "../../../../renderer/settings/engineSettingsForm.js";
+import { formOf, gpuLayersChoiceOf, readEngineForm } from "../../../../renderer/settings/engineSettingsForm.js";
 
 const running: EngineSettings = {
     contextSize: 4096,
     gpu: "auto",
+    gpuLayers: "auto",
     threads: null,
     flashAttention: true,
     kvCacheType: "f16",
@@ -17,29 +18,33 @@ const running: EngineSettings = {
     draftMinConfidence: 0.6
 };
 
-describe("the engine settings form: GPU offload", () => {
-    it("reads auto, off and a number of layers as the setting, and asks only for what changed", () => {
+describe("the engine settings form: GPU backend and offload", () => {
+    it("reads the backend and the layers as two settings, and asks only for what changed", () => {
         const form = formOf(running);
+        expect(form).toMatchObject({ gpu: "auto", gpuLayers: "auto" });
         expect(readEngineForm(form, running)).toEqual({ kind: "change", change: {} });
         expect(readEngineForm({ ...form, gpu: "off" }, running)).toEqual({ kind: "change", change: { gpu: "off" } });
-        expect(readEngineForm({ ...form, gpu: " 12 " }, running)).toEqual({ kind: "change", change: { gpu: 12 } });
-        expect(readEngineForm({ ...form, gpu: "0" }, running)).toEqual({ kind: "change", change: { gpu: 0 } });
-        expect(formOf({ ...running, gpu: 12 }).gpu).toBe("12");
+        expect(readEngineForm({ ...form, gpuLayers: " 12 " }, running)).toEqual({ kind: "change", change: { gpuLayers: 12 } });
+        expect(readEngineForm({ ...form, gpuLayers: "0" }, running)).toEqual({ kind: "change", change: { gpuLayers: 0 } });
+        expect(readEngineForm({ ...form, gpu: "vulkan", gpuLayers: "2" }, running)).toEqual({
+            kind: "change",
+            change: { gpu: "vulkan", gpuLayers: 2 }
+        });
+        expect(formOf({ ...running, gpu: "vulkan", gpuLayers: 12 })).toMatchObject({ gpu: "vulkan", gpuLayers: "12" });
     });
 
-    it("shows the number's input for anything but auto and off", () => {
-        expect(gpuChoiceOf("auto")).toBe("auto");
-        expect(gpuChoiceOf("off")).toBe("off");
-        expect(gpuChoiceOf("12")).toBe("layers");
-        expect(gpuChoiceOf("")).toBe("layers");
+    it("shows the number's input for anything but auto", () => {
+        expect(gpuLayersChoiceOf("auto")).toBe("auto");
+        expect(gpuLayersChoiceOf("12")).toBe("layers");
+        expect(gpuLayersChoiceOf("")).toBe("layers");
     });
 
     it("says which number is unusable and what to give", () => {
         const form = formOf(running);
         for (const text of ["", "-1", "2.5", "1025", "many"]) {
-            expect(readEngineForm({ ...form, gpu: text }, running)).toEqual({
+            expect(readEngineForm({ ...form, gpuLayers: text }, running)).toEqual({
                 kind: "invalid",
-                message: `GPU offload: the number of layers is "${text}"; give a whole number from 0 to 1,024 (the plan checks it against the model's layers), or choose Auto or Off.`
+                message: `GPU offload: the number of layers is "${text}"; give a whole number from 0 to 1,024 (the plan checks it against the model's layers), or choose All layers that fit.`
             });
         }
     });
