@@ -1,5 +1,5 @@
 import type { DiskKvRestore } from "./workspace/DiskKvStore.js";
-import type { PageHolder, RequestId, TurnId, WorkspaceId } from "./core/ids.js";
+import type { PageHolder, RequestId, WorkspaceId } from "./core/ids.js";
 import type { EngineMode } from "./EngineConfig.js";
 import type { PageManifest } from "./handoff/PageManifest.js";
 import type { PagePool } from "./pages/PagePool.js";
@@ -12,8 +12,8 @@ import type { DraftCounts, SamplingOptions, TokenProbabilities } from "./runtime
 
 export interface GenerateRequest {
     readonly workspace: WorkspaceId;
-    /** The host's turn this request serves, if a host sent it: kept with the request for replay by turn. */
-    readonly turn?: TurnId;
+    /** The host's `requestId`, when a host sent the request: the request runs under it, and replay finds it by it. */
+    readonly requestId?: RequestId;
     readonly promptTokens: readonly number[];
     readonly maxTokens: number;
     readonly sampling?: SamplingOptions;

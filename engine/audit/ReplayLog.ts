@@ -1,4 +1,4 @@
-import type { RequestId, TurnId, WorkspaceId } from "../core/ids.js";
+import type { RequestId, WorkspaceId } from "../core/ids.js";
 import { KvaultError } from "../core/KvaultError.js";
 import type { ReplayResult } from "../engineTypes.js";
 import type { RoleContext } from "../runtime/RoleContext.js";
@@ -6,7 +6,7 @@ import type { RoleContext } from "../runtime/RoleContext.js";
 /** Finished greedy requests kept for differential replay. */
 export const NUM_REPLAYABLE_REQUESTS = 64;
 
-/** Replay was asked of a request (or a turn) the engine cannot replay. */
+/** Replay was asked of a request the engine cannot replay. */
 export class ReplayUnavailableError extends KvaultError {
     readonly code = "replay_unavailable";
 }
@@ -14,8 +14,8 @@ export class ReplayUnavailableError extends KvaultError {
 /** A finished greedy request as it was served: what replay recomputes and compares with. */
 export interface ServedRequest {
     readonly request: RequestId;
-    /** The host's turn it served, when a host sent one. */
-    readonly turn?: TurnId;
+    /** Whether a host sent it (its id is the host's requestId), rather than the engine's own probes. */
+    readonly sentByHost: boolean;
     readonly workspace: WorkspaceId;
     readonly prompt: readonly number[];
     readonly tokens: readonly number[];
@@ -24,7 +24,7 @@ export interface ServedRequest {
 /**
  * Differential replay (I8): the last finished greedy requests, each recomputed on demand alone in
  * a fresh context of its own with one sequence and compared token by token with what was served.
- * One record per request, found by the engine's request id or by the host's turn id.
+ * One record per request, found by its id (the host's requestId, for a request a host sent).
  */
 export class ReplayLog {
     readonly #served = new Map<RequestId, ServedRequest>();
@@ -37,6 +37,8 @@ export class ReplayLog {
 
     /** Keeps a finished greedy request; the oldest goes once more than `capacity` are kept. */
     record(served: ServedRequest): void {
+        // a host's id sent again is its latest request, the newest kept
+        this.#served.delete(served.request);
         this.#served.set(served.request, { ...served, prompt: [...served.prompt], tokens: [...served.tokens] });
         if (this.#served.size > this.capacity) {
             this.#served.delete(this.#served.keys().next().value!);
@@ -46,11 +48,6 @@ export class ReplayLog {
     /** What `replay` can check, oldest first. */
     all(): readonly ServedRequest[] {
         return [...this.#served.values()];
-    }
-
-    /** The latest kept request that served the host's `turn`. */
-    ofTurn(turn: TurnId): ServedRequest | undefined {
-        return this.all().findLast((served) => served.turn === turn);
     }
 
     async replay(id: RequestId): Promise<ReplayResult> {

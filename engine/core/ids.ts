@@ -4,10 +4,11 @@ export type Brand<T, B extends string> = T & { readonly [brand]: B };
 
 /** Index of a page in the pool's arena, `[0, numPages)`. */
 export type PageId = Brand<number, "PageId">;
-/** One generation request; unique for the life of an engine. */
+/**
+ * One generation request: the host's `requestId` when a host sent it (one id from the HTTP request
+ * or the page to the engine), else `req-<n>`; unique among the engine's live requests.
+ */
 export type RequestId = Brand<string, "RequestId">;
-/** The host's name for one chat turn it sent (its `requestId` on the wire); the engine serves it as one request. */
-export type TurnId = Brand<string, "TurnId">;
 /** A workspace's conversation state; the isolation boundary. */
 export type WorkspaceId = Brand<string, "WorkspaceId">;
 /** One swap-out of a workspace's KV into pages: `swap-<workspace>-<n>`. Not a request: no generation runs under it. */
@@ -17,6 +18,5 @@ export type PageHolder = RequestId | SwapId;
 
 export const pageId = (index: number): PageId => index as PageId;
 export const requestId = (id: string): RequestId => id as RequestId;
-export const turnId = (id: string): TurnId => id as TurnId;
 export const workspaceId = (id: string): WorkspaceId => id as WorkspaceId;
 export const swapId = (workspace: WorkspaceId, numSwapOut: number): SwapId => `swap-${workspace}-${numSwapOut}` as SwapId;

@@ -14,7 +14,7 @@ import type { WorkspaceTable } from "../workspace/WorkspaceTable.js";
 import { admit, type AdmissionPolicy } from "./admission.js";
 import type { MemoryEventSink } from "../audit/MemoryEventLog.js";
 import { RequestRecord } from "./RequestRecord.js";
-import { RequestCancelledError } from "./requestErrors.js";
+import { InvalidRequestError, RequestCancelledError } from "./requestErrors.js";
 import type { TerminalStatus } from "./RequestStatus.js";
 import { GREEDY, runDecode } from "./runDecode.js";
 
@@ -68,7 +68,10 @@ export class RequestRunner {
      */
     async run(input: GenerateRequest, cancel: AbortController): Promise<GenerateResult> {
         const { hooks, admission, window } = this.parts;
-        const id = toRequestId(`req-${this.#nextRequest++}`);
+        const id = input.requestId ?? toRequestId(`req-${this.#nextRequest++}`);
+        if (this.#live.has(id)) {
+            throw new InvalidRequestError(`A request with requestId ${JSON.stringify(id)} is already running; give each turn its own id.`);
+        }
         const record = new RequestRecord(id, input.workspace, this.parts.pool, {
             onStage: (request, status) => hooks.onStatus?.(request, status),
             onTerminal: (done, status) => this.#onTerminal(done, status)
@@ -170,7 +173,13 @@ export class RequestRunner {
         }
         const decoded = await runDecode(record, slot, decodeInput, input, timings, admittedAt, counters, this.parts.tokenDelayMs);
         if (isPlainGreedy(input.sampling ?? GREEDY)) {
-            this.parts.replays.record({ request: record.id, turn: input.turn, workspace: workspace.id, prompt, tokens: decoded.tokens });
+            this.parts.replays.record({
+                request: record.id,
+                sentByHost: input.requestId !== undefined,
+                workspace: workspace.id,
+                prompt,
+                tokens: decoded.tokens
+            });
         }
         counters.reusedPromptTokens += numReused;
         counters.evaluatedPromptTokens += delta.length;

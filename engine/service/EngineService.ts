@@ -24,7 +24,7 @@ import { InvalidRequestError } from "../request/requestErrors.js";
 import { drillCatalog } from "../drills/drillCatalog.js";
 import { runFaultDrill } from "../drills/runFaultDrill.js";
 import { ReplayUnavailableError } from "../audit/ReplayLog.js";
-import { turnId, workspaceId } from "../core/ids.js";
+import { requestId as toRequestId, workspaceId } from "../core/ids.js";
 import type { EngineConfigInput } from "../EngineConfig.js";
 import type { EnginePolicies } from "../EnginePolicies.js";
 import { KvEngine, type KvEngineHooks } from "../KvEngine.js";
@@ -172,7 +172,7 @@ export class EngineService {
         };
         const result = await this.engine.generate({
             workspace: workspaceId(workspace),
-            turn: turnId(request.requestId),
+            requestId: toRequestId(request.requestId),
             promptTokens,
             maxTokens: sampling.maxTokens,
             sampling: samplingOptions(sampling),
@@ -370,21 +370,17 @@ export class EngineService {
         return runCanaryProbe(this.engine, this.renderer, params);
     }
 
-    /** Finished greedy turns that `replay` can check, oldest first (the engine keeps the last 64 requests, by turn). */
+    /** Finished greedy turns that `replay` can check, oldest first (the engine keeps the last 64 requests, by requestId). */
     replayableTurns(): ReplayableTurn[] {
-        const latest = new Map<string, ReplayableTurn>();
-        for (const served of this.engine.replayable()) {
-            if (served.turn !== undefined) {
-                // a turn id sent again keeps its place, with its latest request
-                latest.set(served.turn, { requestId: served.turn, workspace: served.workspace, numTokens: served.tokens.length });
-            }
-        }
-        return [...latest.values()];
+        return this.engine
+            .replayable()
+            .filter((served) => served.sentByHost)
+            .map((served) => ({ requestId: served.request, workspace: served.workspace, numTokens: served.tokens.length }));
     }
 
     /** Differential replay (I8) of a finished greedy turn, alone in a fresh context. */
     async replay(requestId: string): Promise<ReplaySummary> {
-        const served = this.engine.replayable().findLast((entry) => entry.turn === requestId);
+        const served = this.engine.replayable().findLast((entry) => entry.sentByHost && entry.request === requestId);
         if (served === undefined) {
             throw new ReplayUnavailableError(
                 `Turn ${requestId.slice(0, 100)} cannot be replayed: only recent finished turns at temperature 0 are kept.`

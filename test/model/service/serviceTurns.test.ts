@@ -165,6 +165,20 @@ describe("the engine service: turns, cancellation, measure, snapshots", () => {
         await expectEngineClean(service.engine);
     });
 
+    it("runs a host's turn under the requestId it sent: the engine's request id is that id, and replay finds it by it", async () => {
+        const result = await service.chat({
+            requestId: "host-turn-1",
+            workspace: "ids",
+            messages: ask("hello"),
+            sampling: { temperature: 0, maxTokens: 3 }
+        });
+        expect(result.usage.completionTokens).toBeGreaterThan(0);
+        expect(service.engine.replayableRequests()).toContain("host-turn-1");
+        expect(service.replayableTurns().map((turn) => turn.requestId)).toContain("host-turn-1");
+        expect((await service.replay("host-turn-1")).requestId).toBe("host-turn-1");
+        await expectEngineClean(service.engine);
+    });
+
     it("measures a draft against what the workspace has left, before sending", async () => {
         const history: ChatMessage[] = [
             { role: "user", content: "hello" },
