@@ -17,6 +17,7 @@ import { ApiKeys, type ApiKeyEntry } from "./http/ApiKeys.js";
 import { backendGateway, type Gateway } from "./http/gateway/serveGateway.js";
 import { formatRequestLine, RequestLog } from "./http/RequestLog.js";
 import { McpManager } from "./mcp/McpManager.js";
+import { MemoryRecord } from "./memoryRecord/MemoryRecord.js";
 import { McpPermissionPrompts } from "./mcp/McpPermissionPrompts.js";
 import { withMcpTools } from "./mcp/mcpToolTurns.js";
 import { hostMethods } from "./rpc/hostMethods.js";
@@ -79,6 +80,8 @@ export interface HostPlatform<E extends HostEngine> {
     readonly requestLines: { readonly printed: boolean; readonly withPrompts: boolean };
     /** The engine settings this run starts with: the file's, by default; the headless server puts its command line's on top. */
     readonly engineSettings?: (settingsFile: SettingsFile) => EngineSettings;
+    /** Kvault's version, named in the audit record's export ("unknown" when the platform cannot tell). */
+    readonly kvaultVersion?: string;
     /** Starts the engine on those settings; the host does not wait for it (the app's window opens while it loads). */
     startEngine(settingsFile: SettingsFile, engineSettings: EngineSettings): Promise<E>;
     /** The platform's own parts, built once the shared ones exist. */
@@ -91,6 +94,8 @@ export interface Host<E extends HostEngine> extends SharedHostParts<E> {
     readonly settings: SettingsHost;
     /** The RPC's one server loop and methods; the platform puts it on its transport. */
     readonly rpc: RpcDispatcher;
+    /** The memory timeline on disk (host/memoryRecord/): appended as the engine records, exported as JSON Lines. */
+    readonly memoryRecord: MemoryRecord;
     /**
      * Cancels the downloads, stops the engine (its running turns end with engine_stopped), closes the
      * store after its pending saves and releases the data directory; never rejects. An engine still
@@ -153,6 +158,19 @@ export async function createHost<E extends HostEngine>(platform: HostPlatform<E>
     // The MCP tool servers of mcp.json, connected in the background: a chat's turn offers the tools its workspace picks.
     const mcp = { manager: new McpManager(dataDirectory, log), prompts: new McpPermissionPrompts() };
     void mcp.manager.connectAll();
+    // The audit record: the engine's memory events, polled into the data directory's rotated files.
+    const memoryRecord = new MemoryRecord({
+        dataDirectory,
+        kvaultVersion: platform.kvaultVersion ?? "unknown",
+        engine: async () => {
+            const supervisor = await engineReady();
+            return {
+                memoryEvents: (afterSeq) => supervisor.call("memoryEvents", { afterSeq }),
+                model: { name: supervisor.info.modelName, file: supervisor.info.modelPath }
+            };
+        },
+        log
+    }).start();
     const findWorkspace = async (id: string) => (await store).findMeta(id);
     const rpc = new RpcDispatcher(
         engineReady,
@@ -167,7 +185,8 @@ export async function createHost<E extends HostEngine>(platform: HostPlatform<E>
             mcp,
             requestLog: () => requestLog,
             presets: () => PresetStore.open(dataDirectory),
-            retrieval: new RetrievalIndexes(dataDirectory, async (inputs) => (await engineReady()).call("embed", { inputs }))
+            retrieval: new RetrievalIndexes(dataDirectory, async (inputs) => (await engineReady()).call("embed", { inputs })),
+            memoryRecord
         }),
         withMcpTools(routeTurns(engineReady, findWorkspace, backends, own.localModels), {
             ...mcp,
@@ -185,6 +204,10 @@ export async function createHost<E extends HostEngine>(platform: HostPlatform<E>
                 ? []
                 : [new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), waitForStartMs))])
         ]);
+        if (started !== undefined) {
+            await memoryRecord.poll(); // the engine's last events, before it stops
+        }
+        memoryRecord.dispose();
         await started?.models
             .stopDownloads()
             .catch((error: unknown) => log(`Cancelling the downloads failed: ${(error as Error).message}`));
@@ -197,7 +220,7 @@ export async function createHost<E extends HostEngine>(platform: HostPlatform<E>
         );
         dataLock.release();
     };
-    return { ...shared, store, settings, rpc, close };
+    return { ...shared, store, settings, rpc, memoryRecord, close };
 }
 
 /** One owner per data directory: a second host on it (the app, or a server with --data-dir) refuses to start, naming the first. */

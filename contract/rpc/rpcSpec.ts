@@ -552,6 +552,8 @@ export const rpcSpec = {
         params: params("requestLog", { limit: v.optional(integer(1, MAX_REQUEST_LOG_ENTRIES)) }),
         serve: "host"
     }),
+    /** The audit record of this data directory as JSON Lines (a MemoryRecordHeader, then every kept MemoryEvent): the Memory view's Export. */
+    exportMemoryRecord: method<{ readonly jsonl: string }>()({ params: none("exportMemoryRecord"), serve: "host" }),
     /** The text of token ids of the loaded model; an id outside its vocabulary fails with invalid_request. */
     detokenize: method<{ readonly content: string }>()({
         params: params("detokenize", {

@@ -57,6 +57,7 @@ async function main(): Promise<void> {
         dataDirectory: given.dataDir,
         lockOwner: "npm run serve",
         log,
+        kvaultVersion: readPackageVersion(),
         commandLineKeys: given.extraApiKeys,
         // one line per API request on stderr, never the prompt unless --log-prompts
         requestLines: { printed: true, withPrompts: given.logPrompts },
@@ -135,7 +136,8 @@ async function main(): Promise<void> {
         onLoginLink: (link) => void process.stdout.write(loginLine(link)),
         onRpcUpgrade: (request, socket, head) => rpc.handleUpgrade(request, socket, head),
         gateway: host.gateway,
-        models
+        models,
+        memoryRecord: () => host.memoryRecord.exportJsonl()
     });
     const address = await server.listen();
     Object.assign(listening, { url: address.url, port: Number(new URL(address.url).port) });

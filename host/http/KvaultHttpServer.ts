@@ -114,7 +114,12 @@ export interface KvaultHttpServerOptions {
      * `/api/tags` and `/api/ps`, and loaded by a request whose `model` names one; none when absent.
      */
     readonly models?: ModelRouter & LocalModels;
+    /** The audit record as JSON Lines (host/memoryRecord/MemoryRecord.ts), served at MEMORY_RECORD_PATH to the default key; 404 when absent. */
+    readonly memoryRecord?: () => Promise<string>;
 }
+
+/** Where the audit record is exported (docs/http-api.md): the default key's alone, as /metrics, since it covers every workspace. */
+export const MEMORY_RECORD_PATH = "/v1/kvault/memory-record";
 
 /**
  * Kvault's local HTTP server: the OpenAI-compatible API, `/metrics`, `/health`, the renderer and
@@ -314,8 +319,11 @@ export class KvaultHttpServer {
                     request,
                     response,
                     this.options.apiKey,
-                    url.pathname === "/metrics" ? undefined : this.options.extraApiKeys
+                    url.pathname === "/metrics" || url.pathname === MEMORY_RECORD_PATH ? undefined : this.options.extraApiKeys
                 );
+                if (route === `GET ${MEMORY_RECORD_PATH}` && this.options.memoryRecord !== undefined) {
+                    return sendText(response, 200, await this.options.memoryRecord(), "application/x-ndjson; charset=utf-8");
+                }
                 if (route === "GET /metrics") {
                     return sendText(
                         response,

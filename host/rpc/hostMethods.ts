@@ -17,6 +17,7 @@ import type { RequestLog } from "../http/RequestLog.js";
 import type { PresetStore } from "../presets/PresetStore.js";
 import { extractFileText } from "../attachments/extractFileText.js";
 import type { RetrievalIndexes } from "../retrieval/RetrievalIndexes.js";
+import type { MemoryRecord } from "../memoryRecord/MemoryRecord.js";
 import type { McpManager } from "../mcp/McpManager.js";
 import type { McpPermissionPrompts } from "../mcp/McpPermissionPrompts.js";
 
@@ -67,6 +68,8 @@ export interface HostParts {
     readonly presets?: () => Promise<PresetStore>;
     /** Each workspace's retrieval index (host/retrieval/RetrievalIndexes.ts); a host without a data folder has none. */
     readonly retrieval?: RetrievalIndexes;
+    /** The audit record on disk (host/memoryRecord/MemoryRecord.ts); a host without a data folder exports no event. */
+    readonly memoryRecord?: MemoryRecord;
     /** The MCP tool servers of mcp.json and the tool calls waiting for the user's permission; a host without them lists none. */
     readonly mcp?: { readonly manager: McpManager; readonly prompts: McpPermissionPrompts };
 }
@@ -157,6 +160,7 @@ export function hostMethods(parts: HostParts): HostImplementations {
         planLeakProbe: ({ target }) => probes.plan(target),
         runLeakProbe: ({ target }) => probes.run(target),
         requestLog: ({ limit }) => parts.requestLog?.()?.recent(limit ?? 100) ?? [],
+        exportMemoryRecord: async () => ({ jsonl: (await parts.memoryRecord?.exportJsonl()) ?? "" }),
         setBackend: (change) => settings.setBackend(change),
         removeBackend: ({ name }) => settings.removeBackend(name),
         listMcpServers: () => parts.mcp?.manager.list() ?? { configPath: "", servers: [] },
