@@ -3,11 +3,13 @@
 // panel) can end or pin the host. inspectModelFile runs there; here, every way that process can
 // end becomes a fact, a typed refusal, or model_unreadable saying what happened.
 import type { ModelFacts } from "../../contract/models.js";
-import { ModelNotGgufError, ModelUnreadableError, ModelUnsupportedError } from "./modelErrors.js";
+import { InspectionStartTimeoutError, ModelNotGgufError, ModelUnreadableError, ModelUnsupportedError } from "./modelErrors.js";
 import { forkInspectionSpawner, INSPECT_REQUEST_ENV, type InspectionRequest, type InspectionSpawner } from "./inspectionProcess.js";
 
 export interface InspectionLimits {
-    /** From start to answer; past it the process is killed. A header takes well under a second to read. */
+    /** From the process's start to its "ready"; past it the process is killed. Loading its code is slow on a loaded machine. */
+    readonly startupMs: number;
+    /** From "ready" to answer; past it the process is killed. A header takes well under a second to read. */
     readonly deadlineMs: number;
     /** The V8 heap of the inspection process (--max-old-space-size), in MiB. */
     readonly maxHeapMb: number;
@@ -19,6 +21,7 @@ export interface InspectionLimits {
 
 /** Defaults in one place. The largest real headers (260k-token vocabularies) need about 200 MB to inspect. */
 export const inspectionLimits: InspectionLimits = {
+    startupMs: 120_000,
     deadlineMs: 20_000,
     maxHeapMb: 512,
     maxRssBytes: 1024 * 1024 * 1024,
@@ -82,6 +85,7 @@ function inspectOnce(
     const request: InspectionRequest = { path: modelPath, ...estimateFor, maxRssBytes: limits.maxRssBytes };
     return new Promise((resolve, reject) => {
         let settled = false;
+        let timer: ReturnType<typeof setTimeout> | undefined;
         const settle = (outcome: () => void): void => {
             if (!settled) {
                 settled = true;
@@ -93,18 +97,27 @@ function inspectOnce(
             env: { [INSPECT_REQUEST_ENV]: JSON.stringify(request) },
             execArgv: [`--max-old-space-size=${limits.maxHeapMb}`]
         });
-        const timer = setTimeout(() => {
-            settle(() =>
-                reject(
-                    new ModelUnreadableError(
-                        `Reading the header of ${modelPath} took more than ${(limits.deadlineMs / 1000).toLocaleString("en-US")} s, so Kvault stopped it: ` +
-                            "a model's header takes well under a second, so the file is probably damaged or crafted (or its disk is very slow). It was not loaded."
-                    )
-                )
-            );
-            child.kill();
-        }, limits.deadlineMs);
+        const stopAfter = (ms: number, refusal: () => ModelUnreadableError): void => {
+            clearTimeout(timer);
+            timer = setTimeout(() => {
+                settle(() => reject(refusal()));
+                child.kill();
+            }, ms);
+        };
+        // Until it is ready the child is loading its own code, which says nothing about the file.
+        stopAfter(limits.startupMs, () => new InspectionStartTimeoutError(modelPath, limits.startupMs));
         child.onMessage((message) => {
+            if (isReady(message)) {
+                stopAfter(
+                    limits.deadlineMs,
+                    () =>
+                        new ModelUnreadableError(
+                            `Reading the header of ${modelPath} took more than ${seconds(limits.deadlineMs)} s, so Kvault stopped it: ` +
+                                "a model's header takes well under a second, so the file is probably damaged or crafted (or its disk is very slow). It was not loaded."
+                        )
+                );
+                return;
+            }
             settle(() => {
                 try {
                     resolve(readAnswer(modelPath, message));
@@ -118,6 +131,12 @@ function inspectOnce(
             settle(() => reject(diedWithoutAnswer(modelPath, code, signal, child.recentOutput())));
         });
     });
+}
+
+const seconds = (ms: number): string => (ms / 1000).toLocaleString("en-US");
+
+function isReady(message: unknown): boolean {
+    return typeof message === "object" && message !== null && (message as { type?: unknown }).type === "ready";
 }
 
 /** The child's one message: facts (rebuilt field by field), or its refusal as the same typed error. */

@@ -16,8 +16,12 @@ export interface InspectionRequest {
     readonly maxRssBytes: number;
 }
 
-/** What the inspection process posts, once, before it exits. */
+/**
+ * What the inspection process posts: "ready" once its code is loaded and it is about to read the
+ * file (the read deadline starts there), then one answer before it exits.
+ */
 export type InspectionAnswer =
+    | { readonly type: "ready" }
     | { readonly type: "facts"; readonly facts: unknown }
     | { readonly type: "refused"; readonly code: string; readonly message: string }
     | { readonly type: "overMemory"; readonly what: "heap" | "rss"; readonly bytes: number; readonly limitBytes: number };

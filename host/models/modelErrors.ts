@@ -7,6 +7,22 @@ export class ModelUnreadableError extends KvaultError {
     readonly code = "model_unreadable";
 }
 
+/**
+ * The process that inspects model files did not get ready in time: the machine, not the file, is
+ * at fault, so the message says to try again; the code stays model_unreadable (the file was not read).
+ */
+export class InspectionStartTimeoutError extends ModelUnreadableError {
+    constructor(
+        readonly modelPath: string,
+        readonly startupMs: number
+    ) {
+        super(
+            `The process that inspects model files did not start within ${(startupMs / 1000).toLocaleString("en-US")} s, so ${modelPath} was not read: ` +
+                "the machine is probably very busy. Nothing is wrong with the file as far as Kvault knows; try again."
+        );
+    }
+}
+
 /** The file is readable but is not a GGUF file (it does not start with "GGUF"). */
 export class ModelNotGgufError extends KvaultError {
     readonly code = "model_not_gguf";

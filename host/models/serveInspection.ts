@@ -77,6 +77,8 @@ export async function serveInspection(inspect: (request: InspectionRequest) => P
     watch(request.maxRssBytes);
     // A forked child whose host is gone has nobody to answer.
     process.once("disconnect", () => process.exit(0));
+    // Loading this process's code (compiling it, from sources) is start-up, not reading: the read deadline starts here.
+    await post({ type: "ready" });
     try {
         await post({ type: "facts", facts: await inspect(request) });
     } catch (error) {
