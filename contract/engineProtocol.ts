@@ -58,6 +58,11 @@ export interface SamplingParams {
     readonly frequencyPenalty?: number;
     /** How many of the latest tokens (prompt and answer) the three penalties look back over, 0..4096; 64 when not given. */
     readonly repeatLastTokens?: number;
+    /**
+     * XTC (exclude top choices): with `probability` 0..1 at each step, every token at least
+     * `threshold` 0..1 likely is removed but the least likely of them; absent is off.
+     */
+    readonly xtc?: { readonly probability: number; readonly threshold: number };
     /** Added to a token's logit before sampling, -100..100 per token (-100 in effect bans it); at most 1,024 entries. */
     readonly tokenBias?: readonly TokenBias[];
     /** Constrains the answer to a grammar, built in the engine from this data. */

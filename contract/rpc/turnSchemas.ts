@@ -97,6 +97,7 @@ const samplingSchema = record({
     presencePenalty: v.optional(number(-2, 2)),
     frequencyPenalty: v.optional(number(-2, 2)),
     repeatLastTokens: v.optional(integer(0, 4096)),
+    xtc: v.optional(record({ probability: number(0, 1), threshold: number(0, 1) })),
     tokenBias: v.optional(
         list(record({ token: integer(0, MAX_TOKEN_ID), bias: number(-100, 100) }), {
             maxItems: turnLimits.maxTokenBiases,

@@ -114,6 +114,7 @@ export class LlamaSequenceSlot implements SequenceSlot {
             topP: sampling.topP,
             seed: sampling.seed,
             minP: sampling.minP,
+            ...(sampling.xtc === undefined ? {} : { xtc: { ...sampling.xtc } }),
             repeatPenalty: this.#repeatPenalty(sampling.penalties),
             tokenBias: this.#tokenBias(sampling.tokenBias),
             grammarEvaluationState: await this.#grammarState(sampling.grammar),

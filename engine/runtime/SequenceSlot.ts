@@ -23,6 +23,8 @@ export interface SamplingOptions {
     /** 0..1; 0 is off. */
     readonly minP?: number;
     readonly penalties?: RepeatPenalties;
+    /** Exclude top choices (contract/engineProtocol.ts SamplingParams.xtc); absent is off. */
+    readonly xtc?: { readonly probability: number; readonly threshold: number };
     /** Added to the named tokens' logits before sampling. */
     readonly tokenBias?: readonly TokenBias[];
     /** The answer must match it; the runtime builds the grammar from this data. */
@@ -51,6 +53,7 @@ export function isPlainGreedy(sampling: SamplingOptions): boolean {
     return (
         sampling.temperature === 0 &&
         sampling.penalties === undefined &&
+        sampling.xtc === undefined &&
         (sampling.tokenBias ?? []).length === 0 &&
         sampling.grammar === undefined
     );

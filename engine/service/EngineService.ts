@@ -471,6 +471,7 @@ function samplingOptions(sampling: SamplingParams): SamplingOptions {
         topP: sampling.topP,
         seed: sampling.seed,
         minP: sampling.minP,
+        xtc: sampling.xtc,
         penalties: penalized
             ? {
                   repeat: repeatPenalty,

@@ -21,6 +21,8 @@ export const servedChatFields = [
     "repeat_last_n",
     "presence_penalty",
     "frequency_penalty",
+    "xtc_probability",
+    "xtc_threshold",
     "logit_bias",
     "seed",
     "n",

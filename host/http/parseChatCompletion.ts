@@ -57,6 +57,8 @@ const chatCompletionSchema = v.strictObject(
         repeat_last_n: optionalIntegerField("repeat_last_n", 0, 4096),
         presence_penalty: optionalNumberField("presence_penalty", -2, 2),
         frequency_penalty: optionalNumberField("frequency_penalty", -2, 2),
+        xtc_probability: optionalNumberField("xtc_probability", 0, 1),
+        xtc_threshold: optionalNumberField("xtc_threshold", 0, 1),
         logit_bias: v.optional(readerField(readLogitBias)),
         // read together by readTools, below: tool_choice and parallel_tool_calls mean something only with tools
         tools: v.optional(v.unknown()),
@@ -80,6 +82,14 @@ function missingField(issue: v.BaseIssue<unknown>): string {
     const key = issue.path?.[0]?.key;
     return key === "messages" ? "messages must be a non-empty array." : "model is required: use the id from GET /v1/models.";
 }
+
+/** llama.cpp server's XTC fields: on when `xtc_probability` is above 0, with its threshold 0.1 unless given. */
+function xtcOf(probability: number | null | undefined, threshold: number | null | undefined): Pick<SamplingParams, "xtc"> {
+    return (probability ?? 0) > 0 ? { xtc: { probability: probability!, threshold: threshold ?? XTC_DEFAULT_THRESHOLD } } : {};
+}
+
+/** llama.cpp server's default XTC threshold. */
+const XTC_DEFAULT_THRESHOLD = 0.1;
 
 /** `stop`: a string, or a list of up to 4 strings. */
 function readStop(value: unknown): string[] | undefined {
@@ -137,6 +147,7 @@ export function parseChatCompletion(body: unknown): ChatCompletionRequest {
             repeatLastTokens: input.repeat_last_n ?? undefined,
             presencePenalty: input.presence_penalty ?? undefined,
             frequencyPenalty: input.frequency_penalty ?? undefined,
+            ...xtcOf(input.xtc_probability, input.xtc_threshold),
             tokenBias: input.logit_bias,
             grammar: tools?.grammar ?? responseGrammar
         },

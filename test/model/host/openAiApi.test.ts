@@ -110,6 +110,34 @@ describe("the OpenAI-compatible API, driven by the official openai client", () =
         expect(await refused.json()).toMatchObject({ error: { param: "top_logprobs" } });
     });
 
+    it("takes llama.cpp's XTC (xtc_probability, xtc_threshold) through the turn to the sampler, and refuses one out of range", async () => {
+        const request = (extra: Record<string, unknown>): Promise<Response> =>
+            raw("/v1/chat/completions", {
+                method: "POST",
+                body: JSON.stringify({
+                    model: "tiny",
+                    messages: [{ role: "user", content: "Tell me about pages." }],
+                    max_tokens: 8,
+                    temperature: 1,
+                    seed: 7,
+                    ...extra
+                })
+            });
+        const answer = async (extra: Record<string, unknown>): Promise<string> => {
+            const response = await request(extra);
+            expect(response.status).toBe(200);
+            return ((await response.json()) as OpenAI.ChatCompletion).choices[0]!.message.content!;
+        };
+        const plain = await answer({});
+        expect(await answer({})).toBe(plain); // the seed makes a sampled answer repeatable
+        expect(await answer({ xtc_probability: 0 })).toBe(plain); // 0 is off
+        // every token is above a threshold of 0, so each step keeps only the least likely: another answer
+        expect(await answer({ xtc_probability: 1, xtc_threshold: 0 })).not.toBe(plain);
+        const refused = await request({ xtc_probability: 1.5 });
+        expect(refused.status).toBe(400);
+        expect(JSON.stringify(await refused.json())).toMatch(/xtc_probability/);
+    });
+
     it("keeps a named workspace's KV between requests (user field or X-Kvault-Workspace) and none for anonymous ones", async () => {
         const first = await client.chat.completions.create({
             model: "tiny",

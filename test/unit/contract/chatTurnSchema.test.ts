@@ -30,6 +30,7 @@ describe("chatTurnSchema", () => {
     it("reads a raw prompt in place of messages, and tools with an answered call last", () => {
         expect(reason({ messages: [], prompt: { tokens: [1, 2, 3] } })).toBe("accepted");
         expect(reason({ messages: [], prompt: { text: "Once upon" } })).toBe("accepted");
+        expect(reason({ sampling: { ...turn.sampling, xtc: { probability: 0.5, threshold: 0.1 } } })).toBe("accepted");
         expect(reason({ messages: [...turn.messages, calledTool], tools: [{ name: "get_time" }] })).toBe("accepted");
     });
 
@@ -58,6 +59,10 @@ describe("chatTurnSchema", () => {
         expect(reason({ sampling: { ...turn.sampling, grammar: { kind: "yaml" } } })).toMatch(
             /^sampling\.grammar\.kind must be "json", "jsonSchema" or "toolCalls"/
         );
+        expect(reason({ sampling: { ...turn.sampling, xtc: { probability: 0.5, threshold: 2 } } })).toMatch(
+            /^sampling\.xtc\.threshold must be a number in \[0, 1\]; got 2\./
+        );
+        expect(reason({ sampling: { ...turn.sampling, xtc: { probability: 0.5 } } })).toMatch(/^sampling\.xtc\.threshold must be a number/);
         expect(reason({ sampling: { ...turn.sampling, tokenBias: [{ token: 2 ** 31, bias: 1 }] } })).toMatch(
             /^sampling\.tokenBias\[0\]\.token must be a whole number/
         );
