@@ -1,4 +1,6 @@
-import { useEffect, useState } from "react";
+import { useEffect, useRef } from "react";
+import { Keyboard, PanelLeft } from "lucide-react";
+import { usePanelRequestStore } from "./appCommands/panelRequestStore.js";
 import { useAppCommands } from "./appCommands/useAppCommands.js";
 import { useAppServices } from "./AppServices.js";
 import { ChatView } from "./chat/ChatView.js";
@@ -9,23 +11,30 @@ import { LogoutButton } from "./LogoutButton.js";
 import { IsolationPanel } from "./isolation/IsolationPanel.js";
 import { RequestLogPanel } from "./requestLog/RequestLogPanel.js";
 import { ModelPanel } from "./model/ModelPanel.js";
-import { PageMap } from "./pageMap/PageMap.js";
 import { SettingsPanel } from "./settings/SettingsPanel.js";
+import { AppView } from "./shell/AppViewPanel.js";
+import { MemoryView } from "./shell/MemoryView.js";
+import { ShortcutsDialog } from "./shell/ShortcutsDialog.js";
+import { useAppShortcuts } from "./shell/useAppShortcuts.js";
+import { useTheme } from "./shell/themeStore.js";
+import { ViewRail } from "./shell/ViewRail.js";
+import { useViewStore } from "./shell/viewStore.js";
 import { StatusBar } from "./status/StatusBar.js";
 import { useResourceMirror } from "./status/useResourceMirror.js";
 import { useEngineMirror } from "./stores/useEngineMirror.js";
-import { useUiStore } from "./stores/uiStore.js";
 import { useWorkspaceStore } from "./stores/workspaceStore.js";
 import { useAppInfo } from "./useAppInfo.js";
-import { useShellDrawer, type ShellDrawer, type ShellDrawers } from "./useShellDrawer.js";
+import { useShellDrawer } from "./useShellDrawer.js";
 import { WorkspaceList } from "./workspaces/WorkspaceList.js";
 
 /** Who confirms a link out of a chat: main in the desktop app, the page in a browser. */
 const linkHost = currentLinkHost();
 
 /**
- * The app shell: workspaces, the selected workspace's chat, and the engine's panels. On a narrow
- * window the side panels are drawers, opened from the header (useShellDrawer, App.css).
+ * The app shell: a rail of views (Chats, Models, Memory, Isolation, Server, Settings), the shown
+ * view, and the status bar. Every view stays mounted, hidden when not shown, so that a running
+ * download or a draft survives a switch. In Chats, the workspace list is a drawer on a narrow
+ * window, opened from the header (useShellDrawer, App.css).
  */
 export function App() {
     const appInfo = useAppInfo();
@@ -33,75 +42,107 @@ export function App() {
     useEngineMirror(rpc);
     useResourceMirror(rpc);
     useAppCommands();
+    useAppShortcuts();
+    useTheme();
+    const view = useViewStore((state) => state.view);
     const selected = useWorkspaceStore((state) => state.workspaces.find((workspace) => workspace.id === state.selectedId));
     const workspacesLoading = useWorkspaceStore((state) => state.load.kind === "loading");
-    const pageMapOpen = useUiStore((state) => state.pageMapOpen);
-    const isolationOpen = useUiStore((state) => state.isolationOpen);
-    const [requestLogOpen, setRequestLogOpen] = useState(false);
     const drawers = useShellDrawer();
     const { dismiss } = drawers;
 
     // Choosing a workspace in the drawer shows its chat (whose message box takes the focus).
     const selectedId = selected?.id;
     useEffect(() => dismiss(), [selectedId, dismiss]);
+    useShowViewOnMenuRequest();
 
     return (
         <ExternalLinksProvider host={linkHost}>
-            <div className="shell" data-drawer={drawers.open}>
+            <div className="shell" data-drawer={drawers.open} data-view={view}>
                 <header className="shell-header">
                     <div className="shell-header-start">
-                        <DrawerToggle drawers={drawers} drawer="workspaces" label="workspace list" text="Workspaces" />
+                        <button
+                            ref={drawers.toggles.workspaces}
+                            type="button"
+                            className="drawer-toggle drawer-toggle-workspaces"
+                            aria-expanded={drawers.open === "workspaces"}
+                            aria-controls="drawer-workspaces"
+                            aria-label={drawers.open === "workspaces" ? "Hide the workspace list" : "Show the workspace list"}
+                            onClick={() => drawers.toggle("workspaces")}
+                        >
+                            <PanelLeft aria-hidden="true" size={16} /> Workspaces
+                        </button>
                         <h1>Kvault</h1>
                     </div>
                     <div className="shell-header-end">
                         <ConnectionBadge />
                         <LogoutButton />
-                        <DrawerToggle drawers={drawers} drawer="engine" label="engine panels" text="Engine" />
+                        <button
+                            type="button"
+                            className="icon-button"
+                            aria-label="Keyboard shortcuts"
+                            aria-keyshortcuts="?"
+                            title="Keyboard shortcuts (?)"
+                            onClick={() => useViewStore.getState().setShortcutsOpen(true)}
+                        >
+                            <Keyboard aria-hidden="true" size={16} />
+                        </button>
                     </div>
                 </header>
                 <EngineProblemBanner />
-                <aside id="drawer-workspaces" className="shell-sidebar" aria-label="Workspace list" onKeyDown={drawers.onDrawerKeyDown}>
-                    <DrawerClose drawers={drawers} drawer="workspaces" label="workspace list" />
-                    <WorkspaceList />
-                </aside>
+                <ViewRail />
                 <main className="shell-main">
-                    {selected === undefined ? (
-                        <p className="placeholder">{workspacesLoading ? "Loading workspaces…" : "Make a workspace to start a chat."}</p>
-                    ) : (
-                        <ChatView key={selected.id} workspace={selected} />
-                    )}
-                </main>
-                <aside id="drawer-engine" className="shell-panels" aria-label="Engine" onKeyDown={drawers.onDrawerKeyDown}>
-                    <DrawerClose drawers={drawers} drawer="engine" label="engine panels" />
-                    <details
-                        className="panel"
-                        open={pageMapOpen}
-                        onToggle={(event) => useUiStore.getState().setPageMapOpen(event.currentTarget.open)}
-                    >
-                        <summary>Page map</summary>
-                        <PageMap />
-                    </details>
-                    <details
-                        className="panel"
-                        open={isolationOpen}
-                        onToggle={(event) => useUiStore.getState().setIsolationOpen(event.currentTarget.open)}
-                    >
-                        <summary>Isolation</summary>
-                        <IsolationPanel />
-                    </details>
-                    <details className="panel" onToggle={(event) => setRequestLogOpen(event.currentTarget.open)}>
-                        <summary>API requests</summary>
-                        <RequestLogPanel open={requestLogOpen} />
-                    </details>
-                    <details className="panel">
-                        <summary>Model</summary>
+                    <AppView id="chats" className="chats-view">
+                        <aside
+                            id="drawer-workspaces"
+                            className="shell-sidebar"
+                            aria-label="Workspace list"
+                            onKeyDown={drawers.onDrawerKeyDown}
+                        >
+                            <button
+                                ref={drawers.closers.workspaces}
+                                type="button"
+                                className="drawer-close"
+                                aria-label="Close the workspace list"
+                                onClick={() => drawers.close(true)}
+                            >
+                                Close
+                            </button>
+                            <WorkspaceList />
+                        </aside>
+                        <div className="chats-view-chat">
+                            {selected === undefined ? (
+                                <p className="placeholder">
+                                    {workspacesLoading ? "Loading workspaces…" : "Make a workspace to start a chat."}
+                                </p>
+                            ) : (
+                                <ChatView key={selected.id} workspace={selected} />
+                            )}
+                        </div>
+                    </AppView>
+                    <AppView id="models" className="scroll-view">
+                        <h2 className="view-title">Models</h2>
                         <ModelPanel />
-                    </details>
-                    <details className="panel">
-                        <summary>Settings</summary>
-                        <SettingsPanel />
-                    </details>
-                </aside>
+                    </AppView>
+                    <AppView id="memory" className="scroll-view">
+                        <MemoryView />
+                    </AppView>
+                    <AppView id="isolation" className="scroll-view">
+                        <h2 className="view-title">Isolation</h2>
+                        <IsolationPanel />
+                    </AppView>
+                    <AppView id="server" className="scroll-view">
+                        <h2 className="view-title">Server</h2>
+                        <SettingsPanel part="server" />
+                        <section className="settings-section" aria-labelledby="request-log-heading">
+                            <h3 id="request-log-heading">API requests</h3>
+                            <RequestLogPanel open={view === "server"} />
+                        </section>
+                    </AppView>
+                    <AppView id="settings" className="scroll-view">
+                        <h2 className="view-title">Settings</h2>
+                        <SettingsPanel part="settings" />
+                    </AppView>
+                </main>
                 {drawers.open !== undefined && <div className="drawer-backdrop" aria-hidden="true" onClick={() => drawers.close(true)} />}
                 <footer className="shell-footer">
                     <StatusBar />
@@ -111,49 +152,22 @@ export function App() {
                         </span>
                     )}
                 </footer>
+                <ShortcutsDialog />
             </div>
         </ExternalLinksProvider>
     );
 }
 
-/** The header button that opens or closes a drawer; shown only where the panel is one (App.css). */
-function DrawerToggle({
-    drawers,
-    drawer,
-    label,
-    text
-}: {
-    readonly drawers: ShellDrawers;
-    readonly drawer: ShellDrawer;
-    readonly label: string;
-    readonly text: string;
-}) {
-    const open = drawers.open === drawer;
-    return (
-        <button
-            ref={drawers.toggles[drawer]}
-            type="button"
-            className={`drawer-toggle drawer-toggle-${drawer}`}
-            aria-expanded={open}
-            aria-controls={`drawer-${drawer}`}
-            aria-label={open ? `Hide the ${label}` : `Show the ${label}`}
-            onClick={() => drawers.toggle(drawer)}
-        >
-            {text}
-        </button>
-    );
-}
-
-function DrawerClose({ drawers, drawer, label }: { readonly drawers: ShellDrawers; readonly drawer: ShellDrawer; readonly label: string }) {
-    return (
-        <button
-            ref={drawers.closers[drawer]}
-            type="button"
-            className="drawer-close"
-            aria-label={`Close the ${label}`}
-            onClick={() => drawers.close(true)}
-        >
-            Close
-        </button>
-    );
+/** The menu's Open Model… and Settings… show their view (the panel inside then reveals itself, useRevealOnRequest). */
+function useShowViewOnMenuRequest(): void {
+    const requests = usePanelRequestStore((state) => state.requests);
+    const seen = useRef(requests);
+    useEffect(() => {
+        if (requests.model !== seen.current.model) {
+            useViewStore.getState().showView("models");
+        } else if (requests.settings !== seen.current.settings) {
+            useViewStore.getState().showView("settings");
+        }
+        seen.current = requests;
+    }, [requests]);
 }

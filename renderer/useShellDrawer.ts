@@ -1,11 +1,11 @@
 import { useCallback, useEffect, useRef, useState, type KeyboardEvent, type RefObject } from "react";
 
 /**
- * The side panels that become drawers on a narrow window (App.css: the engine panels below
- * 900 px, the workspace list too at 720 px, Electron's smallest window, and below). Which one
- * is open is the shell's own state; on a wide window App.css shows both in place and ignores it.
+ * The side panel that becomes a drawer on a narrow window (App.css: the Chats view's workspace
+ * list at 720 px, Electron's smallest window, and below). Whether it is open is the shell's own
+ * state; on a wide window App.css shows it in place and ignores it.
  */
-export type ShellDrawer = "workspaces" | "engine";
+export type ShellDrawer = "workspaces";
 
 export interface ShellDrawers {
     readonly open: ShellDrawer | undefined;
@@ -22,15 +22,13 @@ export interface ShellDrawers {
     readonly closers: Readonly<Record<ShellDrawer, RefObject<HTMLButtonElement | null>>>;
 }
 
-/** One drawer open at a time; focus moves into a drawer as it opens and back to its button as it closes. */
+/** Focus moves into a drawer as it opens and back to its button as it closes. */
 export function useShellDrawer(): ShellDrawers {
     const [open, setOpen] = useState<ShellDrawer>();
     const workspacesToggle = useRef<HTMLButtonElement>(null);
-    const engineToggle = useRef<HTMLButtonElement>(null);
     const workspacesCloser = useRef<HTMLButtonElement>(null);
-    const engineCloser = useRef<HTMLButtonElement>(null);
-    const toggles = useRef({ workspaces: workspacesToggle, engine: engineToggle }).current;
-    const closers = useRef({ workspaces: workspacesCloser, engine: engineCloser }).current;
+    const toggles = useRef({ workspaces: workspacesToggle }).current;
+    const closers = useRef({ workspaces: workspacesCloser }).current;
 
     useEffect(() => {
         if (open !== undefined) {

@@ -15,7 +15,7 @@ import { summarizePageMap } from "./summarizePageMap.js";
 import { usePageMapTheme } from "./usePageMapTheme.js";
 import "./PageMap.css";
 
-/** Tallest the blocks of all sections together grow before their cells shrink (CSS pixels). */
+/** Tallest the blocks of all sections together grow before their cells shrink (CSS pixels), unless the view asks for more. */
 const MAX_GRID_HEIGHT = 360;
 /** Height a section's title and hint take beside its grid, counted when choosing the cell size. */
 const SECTION_SPACING = 24;
@@ -33,7 +33,7 @@ const hints: Readonly<Record<KvSection["kind"], string>> = {
  * workspace it belongs to: the prefill sequence, the host page pool, and every decode sequence.
  * Blocks are mirrored from the engine's snapshot, never kept here.
  */
-export function PageMap() {
+export function PageMap({ maxGridHeight = MAX_GRID_HEIGHT }: { readonly maxGridHeight?: number }) {
     const snapshot = useEngineStore((state) => state.snapshot);
     const snapshotError = useEngineStore((state) => state.snapshotError);
     const snapshotLate = useEngineStore((state) => state.snapshotLate);
@@ -46,8 +46,8 @@ export function PageMap() {
     const sections = useMemo(() => (snapshot === undefined ? [] : kvSections(snapshot)), [snapshot]);
     const shape = sections.map((section) => section.numBlocks).join(",");
     const layouts = useMemo(
-        () => (width > 0 ? sectionGridLayouts(shape.split(",").map(Number), width, MAX_GRID_HEIGHT, SECTION_SPACING) : undefined),
-        [shape, width]
+        () => (width > 0 ? sectionGridLayouts(shape.split(",").map(Number), width, maxGridHeight, SECTION_SPACING) : undefined),
+        [shape, width, maxGridHeight]
     );
     const summary = useMemo(() => (pageMap === undefined ? undefined : summarizePageMap(pageMap)), [pageMap]);
     const colours = useMemo(

@@ -9,6 +9,7 @@ import { EngineSettingsSection } from "./EngineSettingsSection.js";
 import { LocalApiSection } from "./LocalApiSection.js";
 import { McpServersSection } from "../mcp/McpServersSection.js";
 import { RemoteBackendsSection } from "./RemoteBackendsSection.js";
+import { ThemeSection } from "../shell/ThemeSection.js";
 import "./SettingsPanel.css";
 
 type Loaded =
@@ -17,11 +18,12 @@ type Loaded =
     | { readonly kind: "failed"; readonly message: string };
 
 /**
- * The settings screen, the same in the desktop app and the headless server's page (getSettings):
+ * The settings screen, in two parts: the Server view's (the local API, its keys, the remote backends)
+ * and the Settings view's (MCP servers, engine settings, model and state, theme). It is the same in the desktop app and the headless server's page (getSettings):
  * the API and its keys, the remote backends, the engine settings with the memory they take, the model loaded at start
  * and the state directory. Everything is kept in `<state directory>/settings.json`.
  */
-export function SettingsPanel() {
+export function SettingsPanel({ part }: { readonly part: "server" | "settings" }) {
     const { rpc } = useAppServices();
     const [loaded, setLoaded] = useState<Loaded>({ kind: "loading" });
     // Kvault › Settings… opens this panel (renderer/appCommands/).
@@ -60,17 +62,32 @@ export function SettingsPanel() {
     const { view } = loaded;
     const onView = (next: AppSettingsView): void => setLoaded({ kind: "ready", view: next });
     return (
-        <div ref={revealRef} className="settings-panel" data-settings-host={view.host}>
-            <LocalApiSection view={view} onView={onView} />
-            <ApiKeysSection view={view} onView={onView} />
-            <RemoteBackendsSection view={view} onView={onView} />
+        <div ref={revealRef} className="settings-panel" data-settings-host={view.host} data-settings-part={part}>
+            {part === "server" ? (
+                <>
+                    <LocalApiSection view={view} onView={onView} />
+                    <ApiKeysSection view={view} onView={onView} />
+                    <RemoteBackendsSection view={view} onView={onView} />
+                </>
+            ) : (
+                <SettingsPart view={view} onView={onView} />
+            )}
+        </div>
+    );
+}
+
+/** The Settings view's sections. */
+function SettingsPart({ view, onView }: { readonly view: AppSettingsView; readonly onView: (next: AppSettingsView) => void }) {
+    return (
+        <>
+            <ThemeSection />
             <McpServersSection />
             <EngineSettingsSection view={view} onView={onView} />
             <section className="settings-section" aria-labelledby="state-heading">
                 <h3 id="state-heading">Model and state</h3>
                 <p>
                     Model at start: <code>{view.modelPath ?? "the built-in demo model"}</code>{" "}
-                    <span className="settings-help">(the one loaded last; switch it in the Model panel)</span>
+                    <span className="settings-help">(the one loaded last; switch it in the Models view or a chat's header)</span>
                 </p>
                 <p data-state-directory={view.stateDirectory}>
                     State directory: <code>{view.stateDirectory}</code>{" "}
@@ -87,6 +104,6 @@ export function SettingsPanel() {
                     </ul>
                 )}
             </section>
-        </div>
+        </>
     );
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { configureWorkspace, readApp, storedWorkspaces } from "./support/appDriver.js";
+import { configureWorkspace, openView, readApp, storedWorkspaces } from "./support/appDriver.js";
 import { useKvaultApp } from "./support/useKvaultApp.js";
 
 const number = (text: string): number => Number(text.replaceAll(",", ""));
@@ -101,7 +101,10 @@ describe("the context meter in a real browser (512-token window)", () => {
         await page.waitForTimeout(300);
         expect(await page.evaluate<number>("document.documentElement.scrollWidth")).toBeLessThanOrEqual(900);
         expect(await page.getByRole("button", { name: "Send message" }).isVisible()).toBe(true);
+        await openView(page, "Memory"); // the page map is a view of its own, at the same width
         expect(await page.locator(".page-map-canvas").isVisible()).toBe(true);
+        expect(await page.evaluate<number>("document.documentElement.scrollWidth")).toBeLessThanOrEqual(900);
+        await openView(page, "Chats");
         screenshots.push(await app().screenshot("layout-900px"));
 
         await page.emulateMedia({ colorScheme: "dark" });

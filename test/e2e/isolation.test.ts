@@ -1,11 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { configureWorkspace, foldPageMap, readApp, sendMessage, storedWorkspaces } from "./support/appDriver.js";
+import { configureWorkspace, openView, readApp, sendMessage, storedWorkspaces } from "./support/appDriver.js";
 import { useKvaultApp } from "./support/useKvaultApp.js";
 
 describe("the isolation panel in a real browser: a fault drill, the audit, the canary probe, differential replay", () => {
-    // Tall enough that the isolation panel's sections are all on screen for the screenshot; the page
-    // map is not under test here, so it is folded and the isolation panel sits at the top of the column.
-    const { app, screenshots } = useKvaultApp({ viewport: { width: 1280, height: 1500 }, prepare: ({ page }) => foldPageMap(page) });
+    // Tall enough that the Isolation view's sections are all on screen for the screenshot; a test that chats
+    // comes back to the view after (sendMessage shows the Chats view).
+    const { app, screenshots } = useKvaultApp({
+        viewport: { width: 1280, height: 1500 },
+        prepare: ({ page }) => openView(page, "Isolation")
+    });
 
     it("runs the flipped-byte drill: the checksum guard fires, the victim stays clean, and the leak shows with the guard off", async () => {
         const { page } = app();
@@ -113,6 +116,7 @@ describe("the isolation panel in a real browser: a fault drill, the audit, the c
             })
             .toEqual(["user", "assistant"]);
         const workspace = (await readApp(page)).items[0]!;
+        await openView(page, "Isolation");
 
         const turn = page.locator("[data-request-id]");
         await expect.poll(() => turn.count(), { timeout: 15_000 }).toBe(1);

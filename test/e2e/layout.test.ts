@@ -65,20 +65,23 @@ describe("the layout at every width, in a real browser", () => {
         const box = await app!.page.locator(selector).boundingBox();
         return Math.round(box!.x + box!.width);
     };
+    /** The Chats tab's label's width: shown beside its icon on a wide window, read out but not shown on a narrow one. */
+    const railLabelWidth = async (): Promise<number> => (await app!.page.locator("#rail-chats .view-rail-label").boundingBox())?.width ?? 0;
     const resize = async (width: number, height: number): Promise<void> => {
         await app!.page.setViewportSize({ width, height });
         await expect.poll(() => app!.page.evaluate<number>("innerWidth")).toBe(width);
     };
 
-    it("at 1280 px: workspaces, chat and engine panels side by side, long names cut short with the whole name in the title", async () => {
+    it("at 1280 px: the rail with its labels, workspaces and chat side by side, long names cut short with the whole name in the title", async () => {
         const { page } = app!;
         await resize(1280, 820);
         expect(await overflow()).toEqual({ page: 0, chat: 0 });
+        expect(await visible(".view-rail")).toBe(true);
+        expect(await railLabelWidth(), "icons with labels").toBeGreaterThan(20);
         expect(await visible(".shell-sidebar")).toBe(true);
-        expect(await visible(".shell-panels")).toBe(true);
-        expect(await visible(".page-map-canvas")).toBe(true);
+        expect(await visible(".chat-view")).toBe(true);
+        expect(await visible(".page-map-canvas"), "the page map is a view of its own").toBe(false);
         expect(await page.locator(".drawer-toggle").evaluateAll((buttons) => buttons.map((button) => button.checkVisibility()))).toEqual([
-            false,
             false
         ]);
 
@@ -91,17 +94,17 @@ describe("the layout at every width, in a real browser", () => {
         expect(app!.problems).toEqual([]);
     });
 
-    it("at 720 px: the side panels are drawers, opened and closed from the header, by button, Esc and the backdrop", async () => {
+    it("at 720 px: the rail is a strip of icons, the workspace list a drawer, opened and closed from the header, by button, Esc and the backdrop", async () => {
         const { page } = app!;
         await resize(720, 800);
         await expect.poll(() => visible(".shell-sidebar")).toBe(false);
-        await expect.poll(() => visible(".shell-panels")).toBe(false);
+        expect(await visible(".view-rail")).toBe(true);
+        expect(await railLabelWidth(), "icons alone (the label only read out)").toBeLessThanOrEqual(1);
         expect(await overflow()).toEqual({ page: 0, chat: 0 });
         expect(await page.getByRole("button", { name: "Send message" }).isVisible()).toBe(true);
         const showWorkspaces = page.getByRole("button", { name: "Show the workspace list" });
-        const showEngine = page.getByRole("button", { name: "Show the engine panels" });
         expect(await showWorkspaces.getAttribute("aria-expanded")).toBe("false");
-        expect(await showEngine.getAttribute("aria-controls")).toBe("drawer-engine");
+        expect(await showWorkspaces.getAttribute("aria-controls")).toBe("drawer-workspaces");
         screenshots.push(await app!.screenshot("layout-720"));
 
         await showWorkspaces.click();
@@ -118,20 +121,25 @@ describe("the layout at every width, in a real browser", () => {
         await expect.poll(() => visible(".shell-sidebar")).toBe(false);
         expect(await focused()).toBe("Show the workspace list");
 
-        await showEngine.click();
-        await expect.poll(() => visible(".shell-panels")).toBe(true);
-        expect(await visible(".page-map-canvas")).toBe(true);
-        expect(await focused()).toBe("Close the engine panels");
-        await expect.poll(() => rightEdge(".shell-panels")).toBe(720); // slid all the way in
-        screenshots.push(await app!.screenshot("layout-720-engine"));
-        await page.mouse.click(40, 400); // the backdrop, beside the drawer
-        await expect.poll(() => visible(".shell-panels")).toBe(false);
-        expect(await focused()).toBe("Show the engine panels");
+        await showWorkspaces.click();
+        await expect.poll(() => visible(".shell-sidebar")).toBe(true);
+        await expect.poll(() => rightEdge(".shell-sidebar")).toBe(300);
+        await page.mouse.click(600, 400); // the backdrop, beside the drawer
+        await expect.poll(() => visible(".shell-sidebar")).toBe(false);
+        expect(await focused()).toBe("Show the workspace list");
 
-        await showEngine.click();
-        await expect.poll(() => visible(".shell-panels")).toBe(true);
-        await page.getByRole("button", { name: "Close the engine panels" }).click();
-        await expect.poll(() => visible(".shell-panels")).toBe(false);
+        await showWorkspaces.click();
+        await expect.poll(() => visible(".shell-sidebar")).toBe(true);
+        await page.getByRole("button", { name: "Close the workspace list" }).click();
+        await expect.poll(() => visible(".shell-sidebar")).toBe(false);
+
+        // The engine's panels are views: the page map fills the window's width, nothing scrolls sideways.
+        await page.getByRole("tab", { name: "Memory" }).click();
+        await expect.poll(() => visible(".page-map-canvas")).toBe(true);
+        await expect.poll(() => rightEdge(".memory-view-map")).toBeGreaterThan(680);
+        expect(await page.evaluate<number>("document.scrollingElement.scrollWidth - innerWidth")).toBe(0);
+        screenshots.push(await app!.screenshot("layout-720-memory"));
+        await page.getByRole("tab", { name: "Chats" }).click();
         expect(app!.problems).toEqual([]);
     });
 
@@ -174,14 +182,21 @@ describe("the layout at every width, in a real browser", () => {
         await expect.poll(async () => (await readApp(page)).items.find((item) => item.id === "ui-layout")?.numMessages).toBe(4);
         expect(await overflow()).toEqual({ page: 0, chat: 0 });
 
-        await page.getByRole("button", { name: "Show the engine panels" }).click();
-        await expect.poll(() => visible(".shell-panels")).toBe(true);
-        await expect.poll(() => rightEdge(".shell-panels")).toBe(390); // slid all the way in
-        expect((await page.locator(".shell-panels").boundingBox())!.x).toBeGreaterThanOrEqual(0);
+        // Every view fits the width: the rail's icons all on screen, each view's content inside the window.
+        const tabs = await page
+            .getByRole("tab")
+            .evaluateAll((elements) => elements.map((element) => element.getBoundingClientRect().right));
+        expect(tabs).toHaveLength(6);
+        expect(Math.max(...tabs)).toBeLessThanOrEqual(390);
+        for (const name of ["Models", "Memory", "Isolation", "Server", "Settings"]) {
+            await page.getByRole("tab", { name }).click();
+            await page.getByRole("tabpanel", { name }).waitFor({ state: "visible" });
+            expect(await page.evaluate<number>("document.scrollingElement.scrollWidth - innerWidth"), name).toBe(0);
+            expect((await page.getByRole("tabpanel", { name }).boundingBox())!.width, name).toBeLessThanOrEqual(390);
+        }
+        screenshots.push(await app!.screenshot("layout-390-settings"));
+        await page.getByRole("tab", { name: "Chats" }).click();
         expect(await overflow()).toEqual({ page: 0, chat: 0 });
-        screenshots.push(await app!.screenshot("layout-390-engine"));
-        await page.keyboard.press("Escape");
-        await expect.poll(() => visible(".shell-panels")).toBe(false);
         expect(app!.problems).toEqual([]);
     });
 });

@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { configureWorkspace, readApp, sendMessage } from "./support/appDriver.js";
+import { configureWorkspace, openView, readApp, sendMessage } from "./support/appDriver.js";
 import { openKvault, type KvaultPage } from "./support/openKvault.js";
 import { seedChats } from "./support/seedChats.js";
 import { startKvaultServer, type KvaultServer } from "./support/startKvaultServer.js";
@@ -88,6 +88,7 @@ describe("the page map after a chat under default settings, in a real browser", 
         const section = page.locator(".kv-section", { has: held });
         await expect.poll(() => section.locator(".kv-section-summary").textContent()).toMatch(/^Notes: \d+ of 4,096 tokens$/);
 
+        await openView(page, "Memory");
         await held.hover({ position: { x: 3, y: 3 } });
         const tooltip = page.getByRole("tooltip");
         await expect

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { applyEngineSettings, foldPageMap, openModelPanel, openSettingsPanel, planEngineSettings } from "./support/appDriver.js";
+import { applyEngineSettings, openModelPanel, openSettingsPanel, planEngineSettings } from "./support/appDriver.js";
 import { openKvault, type KvaultPage } from "./support/openKvault.js";
 import { startKvaultServer, type KvaultServer } from "./support/startKvaultServer.js";
 
@@ -42,18 +42,17 @@ describe("the settings screen in a real browser applies a context size with a cl
         fs.writeFileSync(settingsFile, JSON.stringify({ version: 2, engine: cpuEngine }));
         const { server, app } = await open();
         const { page } = app;
-        await foldPageMap(page);
         await openModelPanel(page);
         expect(await page.locator('[data-fact="window"]').textContent()).toMatch(/^512 tokens per workspace/);
         await openSettingsPanel(app.page);
-        const panel = page.locator(".settings-panel");
+        const panel = page.locator("#view-settings .settings-panel");
         expect(await panel.getAttribute("data-settings-host")).toBe("headless");
         expect(await panel.locator("[data-state-directory]").getAttribute("data-state-directory")).toBe(dataDir);
         // What the engine computes on, beside the GPU offload choice and in the status bar: gpu "off" is the CPU, with Kvault's own build.
         expect(await panel.locator("[data-gpu-devices]").textContent()).toBe(" Running on cpu (local build).");
         expect(await page.locator('[data-status="backend"]').getAttribute("data-binary")).toBe("local build");
         // The server was started with --api-key and --port: the API is the server itself, and its key is never handed to the page.
-        expect(await panel.textContent()).not.toContain(server.apiKey);
+        expect(await page.locator(".shell-main").textContent()).not.toContain(server.apiKey);
 
         const enginePid = server.enginePid();
         expect(enginePid).toBeDefined();
@@ -93,7 +92,6 @@ describe("the settings screen in a real browser applies a context size with a cl
     it("a reopened server starts with the applied window; a value from the command line is shown with its flag and cannot be edited", async () => {
         const { server, app } = await open();
         const { page } = app;
-        await foldPageMap(page);
         await openModelPanel(page);
         expect(await page.locator('[data-fact="window"]').textContent()).toMatch(/^1,024 tokens per workspace/);
         await app.close();
@@ -103,7 +101,6 @@ describe("the settings screen in a real browser applies a context size with a cl
         started.push({ server: pinned });
         const pinnedApp = await openKvault(await pinned.loginUrl(), { width: 1280, height: 1800 });
         started.push({ app: pinnedApp });
-        await foldPageMap(pinnedApp.page);
         await openSettingsPanel(pinnedApp.page);
         const field = pinnedApp.page.locator('[data-setting="decodeSequences"]');
         expect(await pinnedApp.page.getByLabel("Decode sequences (workspaces generating at once)").isDisabled()).toBe(true);
@@ -134,9 +131,8 @@ describe("the settings screen in a real browser takes a number of GPU layers", (
         server = await startKvaultServer({ dataDir, engineArgs: false });
         app = await openKvault(await server.loginUrl(), { width: 1280, height: 1800 });
         const { page } = app;
-        await foldPageMap(page);
         await openSettingsPanel(page);
-        const panel = page.locator(".settings-panel");
+        const panel = page.locator("#view-settings .settings-panel");
         const enginePid = server.enginePid();
 
         await page.getByLabel("GPU offload", { exact: true }).selectOption("layers");

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureFamilyModel } from "../support/generatedModels.js";
 import { startLlamaServer, type LlamaServer } from "../support/llamaServer.js";
 import { wholeCharacterBiasArgs } from "../bench/peer/wholeCharacterBiasArgs.js";
-import { foldPageMap, openSettingsPanel, readApp, sendMessage, storedWorkspaces } from "./support/appDriver.js";
+import { openServerPanel, readApp, sendMessage, showChats, storedWorkspaces } from "./support/appDriver.js";
 import { openKvault, type KvaultPage } from "./support/openKvault.js";
 import { startKvaultServer, type KvaultServer } from "./support/startKvaultServer.js";
 
@@ -40,8 +40,7 @@ describe("remote backends set on the settings screen, in a real browser", () => 
         started.push(entry);
         entry.server = await startKvaultServer({ dataDir, extraArgs }); // without --backend the settings' backends are in force
         entry.app = await openKvault(await entry.server.loginUrl(), { width: 1280, height: 1800 }, recordReceived);
-        await foldPageMap(entry.app.page);
-        await openSettingsPanel(entry.app.page);
+        await openServerPanel(entry.app.page);
         return { server: entry.server, app: entry.app };
     };
     const received = (app: KvaultPage): Promise<string> => app.page.evaluate<string>("window.__received.join('\\n')");
@@ -100,6 +99,7 @@ describe("remote backends set on the settings screen, in a real browser", () => 
             .toEqual(["This Kvault's API", "ls: llama3-tiny"]);
 
         // The workspace already open lists it at once: no restart.
+        await showChats(page);
         const details = page.locator(".workspace-settings");
         await details.locator("summary").click();
         const runsOn = page.getByLabel("Runs on", { exact: true });

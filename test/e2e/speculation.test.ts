@@ -106,7 +106,7 @@ describe("speculative decoding chosen on the settings screen", () => {
         app = await openKvault(await server.loginUrl(), { width: 1280, height: 1800 });
         const { page } = app;
         await openSettingsPanel(page);
-        const panel = page.locator(".settings-panel");
+        const panel = page.locator("#view-settings .settings-panel");
 
         await page.getByLabel("Speculative decoding").selectOption("draft-model");
         expect(await panel.locator(".settings-error").textContent()).toBe(

@@ -5,6 +5,7 @@ import {
     canvasPixelsOfColour,
     configureWorkspace,
     newWorkspace,
+    openView,
     readApp,
     selectWorkspace,
     sendMessage,
@@ -135,6 +136,7 @@ describe("workspaces in a real browser: two stream at once, the page map follows
         ).toBe(true);
 
         // Hovering a page names its state and owner.
+        await openView(page, "Memory");
         const canvas = page.locator(".page-map-canvas");
         await canvas.hover({ position: { x: 5, y: 5 } });
         await expect.poll(() => page.getByLabel("Page details").textContent()).toMatch(/^Page 0: (free, no owner|\w+, owner .+)\.$/);

@@ -77,6 +77,7 @@ export async function selectWorkspace(page: Page, name: string): Promise<void> {
 
 /** Sets the selected workspace's temperature and max tokens through its Settings. */
 export async function configureWorkspace(page: Page, settings: { temperature?: number; maxTokens?: number }): Promise<void> {
+    await showChats(page);
     const details = page.locator(".workspace-settings");
     if ((await details.getAttribute("open")) === null) {
         await details.locator("summary").click();
@@ -92,6 +93,7 @@ export async function configureWorkspace(page: Page, settings: { temperature?: n
 
 /** Types into the message box and presses Enter. */
 export async function sendMessage(page: Page, text: string): Promise<void> {
+    await showChats(page);
     const box = page.getByLabel("Message", { exact: true });
     await box.fill(text);
     await box.press("Enter");
@@ -143,19 +145,32 @@ export function pause(ms: number): Promise<void> {
     return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-/** Folds the page map, the panel other tests look at, so the next panel sits at the top of the side column. */
-export async function foldPageMap(page: Page): Promise<void> {
-    await page.locator("details.panel", { hasText: "Page map" }).locator("summary").click();
+/** The rail's views (renderer/shell/appViews.ts), by their labels. */
+export type ViewName = "Chats" | "Models" | "Memory" | "Isolation" | "Server" | "Settings";
+
+/** Shows the Chats view if another view is on screen (a test that watches a panel while it chats). */
+export async function showChats(page: Page): Promise<void> {
+    if (await page.locator("#view-chats").isHidden()) {
+        await openView(page, "Chats");
+    }
 }
 
-/** Folds the page map and opens the model panel, waiting for the loaded model's facts. */
+/** Shows the Server view (the local API, its keys, the remote backends, the request log) and waits for its settings. */
+export async function openServerPanel(page: Page): Promise<void> {
+    await openView(page, "Server");
+    await page.locator("#view-server .settings-panel").waitFor({ timeout: 30_000 });
+}
+
+/** Shows a view by clicking its tab on the rail, and waits until its panel is on screen. */
+export async function openView(page: Page, name: ViewName): Promise<void> {
+    await page.getByRole("tab", { name, exact: true }).click();
+    await page.getByRole("tabpanel", { name, exact: true }).waitFor({ state: "visible" });
+}
+
 /** Opens the settings panel and waits for it. */
 export async function openSettingsPanel(page: Page): Promise<void> {
-    await page
-        .locator("details.panel > summary")
-        .filter({ hasText: /^Settings$/ })
-        .click();
-    await page.locator(".settings-panel").waitFor({ timeout: 30_000 });
+    await openView(page, "Settings");
+    await page.locator("#view-settings .settings-panel").waitFor({ timeout: 30_000 });
 }
 
 /** Waits until the settings panel's engine settings reach `state` ("planned", "applied"). */
@@ -178,10 +193,6 @@ export async function applyEngineSettings(page: Page): Promise<void> {
 }
 
 export async function openModelPanel(page: Page): Promise<void> {
-    await foldPageMap(page);
-    await page
-        .locator("details.panel > summary")
-        .filter({ hasText: /^Model$/ })
-        .click();
+    await openView(page, "Models");
     await page.locator('[data-fact="model-name"]').waitFor({ timeout: 30_000 });
 }
