@@ -85,7 +85,7 @@ describe("parseEngineCommand refuses an envelope it cannot read, with a bounded 
         for (const method of ["inspectModel", "chat", "loadWorkspaces", "__proto__", 7, undefined]) {
             const result = refused({ type: "call", callId: "c1", method, params: {} });
             expect(result.error.message).toMatch(
-                /^The call's method is .*; the engine serves measure, snapshot, forgetWorkspace, audit, replayableTurns, replay, listDrills, runDrill, runCanary, embed, ping, resourceUse, tokenize, tokenizeChat, detokenize\.$/
+                /^The call's method is .*; the engine serves measure, snapshot, memoryEvents, forgetWorkspace, audit, replayableTurns, replay, listDrills, runDrill, runCanary, embed, ping, resourceUse, tokenize, tokenizeChat, detokenize\.$/
             );
             expect(result.reply).toEqual({ type: "answer", callId: "c1", error: result.error });
         }
