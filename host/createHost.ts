@@ -11,6 +11,7 @@ import { backendSummary } from "./backends/BackendConfig.js";
 import { Backends } from "./backends/Backends.js";
 import type { OwnApi } from "./backends/leakProbeTargets.js";
 import { remoteBackendWarning } from "./backends/parseBackendOption.js";
+import { routeEngineCalls } from "./backends/routeEngineCalls.js";
 import { routeTurns } from "./backends/routeTurns.js";
 import type { ModelRouter } from "./http/routeModelRequests.js";
 import { ApiKeys, type ApiKeyEntry } from "./http/ApiKeys.js";
@@ -194,7 +195,8 @@ export async function createHost<E extends HostEngine>(platform: HostPlatform<E>
             engine: engineReady,
             findWorkspace,
             log
-        })
+        }),
+        routeEngineCalls(engineReady, findWorkspace, own.localModels)
     );
 
     const close = async ({ waitForStartMs }: { readonly waitForStartMs?: number } = {}): Promise<void> => {

@@ -47,13 +47,19 @@ export function routeTurns(
     };
 }
 
-/** A workspace's own local model: loaded (or held) for each turn, released when the turn ends; refused, naming the workspace, when not found. */
-async function localModelRunner(meta: WorkspaceMeta, model: string, router: ModelRouter | undefined): Promise<TurnRunner> {
+/** The router that serves a workspace's own local model; model_not_found, naming the workspace, when none does. */
+export async function localModelRouter(meta: WorkspaceMeta, model: string, router: ModelRouter | undefined): Promise<ModelRouter> {
     if (router === undefined || !(await router.has(model))) {
         throw new ModelNotFoundError(
             `The workspace "${meta.name}" runs on the local model "${model}", which ${router === undefined ? "this host cannot load (it runs one model)" : "is not found on this disk now"}. Put the file back where its app keeps it (GET /v1/models lists what is found), or choose another model for the workspace.`
         );
     }
+    return router;
+}
+
+/** A workspace's own local model: loaded (or held) for each turn, released when the turn ends; refused, naming the workspace, when not found. */
+async function localModelRunner(meta: WorkspaceMeta, model: string, found: ModelRouter | undefined): Promise<TurnRunner> {
+    const router = await localModelRouter(meta, model, found);
     return {
         chat: async (turn, callbacks, signal) => {
             const lease = await router.acquire(model);

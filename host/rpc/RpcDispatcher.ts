@@ -1,6 +1,7 @@
 // The one server loop of the renderer's RPC, for both hosts: Electron main hands it each IPC call
 // (main/ipc/registerIpcHandlers.ts), the headless server each WebSocket message (RpcServer.ts).
 // Pure (no electron, no sockets), so it is tested alone with fake callers.
+import type { EngineCaller } from "../backends/routeEngineCalls.js";
 import type { ChatTurnRequest, EngineClient } from "../../contract/engineProtocol.js";
 import type { EngineMethod, RpcAnswer, RpcMethod, RpcParams } from "../../contract/rpc.js";
 import { parseRpcCall, type RpcCall } from "../../contract/rpc/parseRpcCall.js";
@@ -44,10 +45,12 @@ export class RpcDispatcher {
 
     /** `engine` resolves once the engine is ready, or rejects with why it could not start. */
     /** `chatTurns` runs a chat's turn (one with an answerId): the engine unless given (host/backends/routeTurns.ts routes by workspace). */
+    /** `engineCalls` runs the other engine methods: the engine unless given (host/backends/routeEngineCalls.ts routes a workspace's measure). */
     constructor(
         private readonly engine: () => Promise<EngineClient>,
         private readonly host: HostImplementations,
-        chatTurns: (request: ChatTurnRequest) => Promise<Pick<EngineClient, "chat">> = engine
+        chatTurns: (request: ChatTurnRequest) => Promise<Pick<EngineClient, "chat">> = engine,
+        private readonly engineCalls: EngineCaller = async (method, params) => (await engine()).call(method, params)
     ) {
         this.#hostTurns = new HostTurns(chatTurns, (workspace, message) => this.#keepAnswer(workspace, message));
     }
@@ -96,7 +99,7 @@ export class RpcDispatcher {
                 return this.#hostTurns.attach(caller, call.params.requestId);
         }
         if (isEngineMethod(call.method)) {
-            return (await this.engine()).call(call.method, call.params as RpcParams<EngineMethod>);
+            return this.engineCalls(call.method, call.params as RpcParams<EngineMethod>);
         }
         const context: CallContext = { callerId: caller.id, callerGone: this.#state(caller.id).gone.signal };
         const serve = this.host[call.method] as (params: unknown, context: CallContext) => unknown;

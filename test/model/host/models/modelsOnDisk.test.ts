@@ -271,6 +271,22 @@ describe("models found on disk, used in place, and several loaded at once (headl
                         TEST_TIMEOUT_MS
                     );
 
+                // A workspace's meter counts with its own model: its measure alone loads that model (before: the server's model measured it).
+                const measure = (workspace: string) => ({ workspace, messages: [{ role: "user", content: "Hello" }], draft: "Hi" });
+                const measured = await rpc.result<{ workspace: string; usedTokens: number }>(
+                    "measure",
+                    measure("on-lm-studio"),
+                    TEST_TIMEOUT_MS
+                );
+                expect(measured).toMatchObject({ workspace: "on-lm-studio", usedTokens: expect.any(Number) });
+                expect(server!.stderr()).toContain(`Loading "${LM_STUDIO_ID}" from ${layout.lmStudio}`);
+                expect(await rpc.call("measure", measure("on-nothing"))).toMatchObject({
+                    error: {
+                        code: "model_not_found",
+                        message: expect.stringContaining('The workspace "On a lost file" runs on the local model')
+                    }
+                });
+
                 // before: "localModel" was not a field the store kept, and every workspace ran on the server's model
                 const [own, chosen] = await Promise.all([turn("on-own"), turn("on-lm-studio")]);
 
