@@ -209,7 +209,8 @@ async function stopHost(): Promise<void> {
 }
 
 // `kvault ls` in a terminal (the deb puts this binary on the PATH as kvault): the command, no window.
-const cliArgs = cliInvocation(process.argv, app.isPackaged);
+// Only in Electron itself: under a test runner's faked electron, argv is the runner's.
+const cliArgs = process.versions.electron === undefined ? undefined : cliInvocation(process.argv, app.isPackaged);
 if (cliArgs !== undefined) {
     await runCliInMain(cliArgs);
 }
