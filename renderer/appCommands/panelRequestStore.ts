@@ -1,6 +1,6 @@
 import { create, type StoreApi, type UseBoundStore } from "zustand";
 
-/** The panels a menu command can ask to be shown (App.tsx's Model and Settings <details>). */
+/** The panels a menu command can ask to be shown: the Models and Settings views (App.tsx shows the view, the panel scrolls into it). */
 export type RevealablePanel = "model" | "settings";
 
 export interface PanelRequestState {

@@ -59,6 +59,7 @@ describe("the page map after a chat under default settings, in a real browser", 
                 "Decode sequence 3",
                 "Decode sequence 4"
             ]);
+        await openView(page, "Memory");
         expect(await page.getByText("A page holds the KV of a fixed number of token positions").isVisible()).toBe(true);
 
         // The seeded 8 tokens take a few milliseconds under default settings, too short to be seen
