@@ -92,6 +92,7 @@ async function startHost(): Promise<void> {
         dataDirectory: userData,
         lockOwner: "the Kvault app",
         log,
+        kvaultVersion: app.getVersion(),
         dataRefused: (error) => dialog.showErrorBox("Kvault cannot open its data", error.message),
         // the developer panel's, never the prompts
         requestLines: { printed: false, withPrompts: false },
@@ -106,7 +107,9 @@ async function startHost(): Promise<void> {
             const api = new LocalApiController(
                 async () => {
                     const { supervisor, modelId, health, modelFacts } = await engine;
-                    return { engine: supervisor, modelId, health, modelFacts, extraApiKeys: apiKeys, gateway };
+                    // the audit record is the host's, made once these parts are: read at each request
+                    const memoryRecord = async (): Promise<string> => (host === undefined ? "" : host.memoryRecord.exportJsonl());
+                    return { engine: supervisor, modelId, health, modelFacts, extraApiKeys: apiKeys, gateway, memoryRecord };
                 },
                 log,
                 requestLog

@@ -28,6 +28,8 @@ export interface LocalApiTarget {
     readonly extraApiKeys?: ApiKeys;
     /** The settings' remote backends: their models listed as `NAME/<model id>` and requests for them forwarded, as in headless mode. */
     readonly gateway?: Gateway;
+    /** The data directory's audit record as JSON Lines, for `GET /v1/kvault/memory-record` (host/memoryRecord/). */
+    readonly memoryRecord?: () => Promise<string>;
 }
 
 export interface LocalApiStatus {
@@ -77,7 +79,7 @@ export class LocalApiController {
             return;
         }
         try {
-            const { engine, modelId, health, modelFacts, extraApiKeys, gateway } = await this.target();
+            const { engine, modelId, health, modelFacts, extraApiKeys, gateway, memoryRecord } = await this.target();
             const server = new KvaultHttpServer({
                 engine,
                 modelId,
@@ -85,6 +87,7 @@ export class LocalApiController {
                 modelFacts,
                 extraApiKeys,
                 gateway,
+                memoryRecord,
                 apiKey: settings.apiKey,
                 host: LOCAL_API_HOST,
                 port: settings.port,
