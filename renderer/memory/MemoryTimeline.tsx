@@ -29,14 +29,16 @@ export function MemoryTimeline() {
     const [scrubSeq, setScrubSeq] = useState<number | undefined>(undefined);
     const [exportError, setExportError] = useState<string | undefined>(undefined);
 
+    // Live, the page map above draws the pool; the owners per page are only worked out to replay a scrubbed moment.
     const current = useMemo((): ReplayedPages | undefined => {
         const pageMap = snapshot?.pageMap;
         if (pageMap === undefined) {
             return undefined;
         }
-        const owners = Array.from(pageMap.ownerSlots, (slot) => (slot === 0 ? undefined : pageMap.owners[slot - 1]));
+        const owners =
+            scrubSeq === undefined ? [] : Array.from(pageMap.ownerSlots, (slot) => (slot === 0 ? undefined : pageMap.owners[slot - 1]));
         return { states: pageMap.states, owners };
-    }, [snapshot]);
+    }, [snapshot, scrubSeq]);
     const scrubIndex = scrubSeq === undefined ? events.length - 1 : events.findIndex((event) => event.seq === scrubSeq);
     const scrubbed = scrubSeq === undefined ? undefined : events[scrubIndex];
     const replayed = useMemo(
@@ -117,6 +119,7 @@ export function MemoryTimeline() {
             {replayed !== undefined && (
                 <ReplayedPool
                     pages={replayed}
+                    drawn={scrubbed !== undefined}
                     label={scrubbed === undefined ? "Pool now" : `Pool after #${scrubbed.seq} ${scrubbed.kind}`}
                 />
             )}

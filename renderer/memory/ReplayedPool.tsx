@@ -8,13 +8,16 @@ const CELL = 6;
 const STATE_COLOURS = ["#d9dde3", "#f2c14e", "#f08a4b", "#3a86ff", "#9b5de5"] as const;
 const CANVAS_WIDTH = 720;
 
-/** The host pool as the scrubbed event left it: one cell a page, coloured by state, and the counts in words. */
-export function ReplayedPool({ pages, label }: { readonly pages: ReplayedPages; readonly label: string }) {
+/**
+ * The host pool as the scrubbed event left it: one cell a page, coloured by state (`drawn`: only
+ * while scrubbing, as the page map above draws it live), and the counts in words.
+ */
+export function ReplayedPool({ pages, label, drawn }: { readonly pages: ReplayedPages; readonly label: string; readonly drawn: boolean }) {
     const canvasRef = useRef<HTMLCanvasElement>(null);
     const perRow = Math.max(1, Math.floor(CANVAS_WIDTH / CELL));
     const numRows = Math.ceil(pages.states.length / perRow);
     useEffect(() => {
-        const context = canvasRef.current?.getContext("2d");
+        const context = drawn ? canvasRef.current?.getContext("2d") : undefined;
         if (!context) {
             return;
         }
@@ -23,12 +26,12 @@ export function ReplayedPool({ pages, label }: { readonly pages: ReplayedPages; 
             context.fillStyle = STATE_COLOURS[state] ?? "#000";
             context.fillRect((page % perRow) * CELL, Math.floor(page / perRow) * CELL, CELL - 1, CELL - 1);
         });
-    }, [pages, perRow, numRows]);
+    }, [pages, perRow, numRows, drawn]);
     const counts = countStates(pages.states);
     const words = pageStateNames.filter((name) => counts[name] > 0).map((name) => `${counts[name]} ${name}`);
     return (
         <figure className="replayed-pool">
-            <canvas ref={canvasRef} width={CANVAS_WIDTH} height={Math.max(CELL, numRows * CELL)} aria-hidden="true" />
+            {drawn && <canvas ref={canvasRef} width={CANVAS_WIDTH} height={Math.max(CELL, numRows * CELL)} aria-hidden="true" />}
             <figcaption aria-label="Pool at the scrubbed event" data-sealed={counts.sealed} data-reserved={counts.reserved}>
                 {label}: {words.join(", ")}
             </figcaption>

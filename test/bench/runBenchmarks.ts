@@ -12,6 +12,7 @@ import { gpuBench } from "./gpu/gpuBench.js";
 import { grammarBench } from "./grammarBench.js";
 import { handoffBench } from "./handoffBench.js";
 import { itlBench } from "./itlBench.js";
+import { memoryViewBench } from "./memoryViewBench.js";
 import { peerBench } from "./peer/peerBench.js";
 import { scrubChecksumBench } from "./scrubChecksumBench.js";
 import { sealVerifyBench } from "./sealVerifyBench.js";
@@ -32,7 +33,8 @@ const benchmarks: readonly Benchmark[] = [
     speculationBench,
     familiesBench,
     gpuBench,
-    grammarBench
+    grammarBench,
+    memoryViewBench
 ];
 const resultsPath = path.join(repositoryRoot, "test", ".artifacts", "bench-results.json");
 /** A hung native call must not hold the machine: the whole run ends after this long (ms). */
