@@ -1,7 +1,6 @@
-/**
- * The place at the foot of the Memory view for the timeline of memory events (issue 39, item 2:
- * reservations, handoffs, seals, swaps, scrubs, audits), which another change fills. Empty until then.
- */
+import { MemoryTimeline } from "../memory/MemoryTimeline.js";
+
+/** The place at the foot of the Memory view for the timeline of memory events (issue 39, item 2): renderer/memory/. */
 export function MemoryTimelineSlot() {
-    return null;
+    return <MemoryTimeline />;
 }
