@@ -147,3 +147,18 @@ export interface ModelLibraryListing {
     /** Since the host started. */
     readonly problems: readonly LibraryProblem[];
 }
+
+/** A local model a workspace can choose (rpcSpec `listLocalModels`): the host's own, or one found on disk. */
+export interface LocalModelChoice {
+    /** The name the API and WorkspaceMeta.localModel use. */
+    readonly id: string;
+    /** "own" for the host's own model; else where it was found (LM Studio's, Ollama's, Hugging Face's folders, a models folder). */
+    readonly source: string;
+    readonly loaded: boolean;
+}
+
+/** The local models a workspace can choose; `several` is false where the host runs one model (then only its own is listed). */
+export interface LocalModelList {
+    readonly several: boolean;
+    readonly models: readonly LocalModelChoice[];
+}

@@ -14,6 +14,7 @@ import { remoteBackendWarning } from "./backends/parseBackendOption.js";
 import { routeEngineCalls } from "./backends/routeEngineCalls.js";
 import { routeTurns } from "./backends/routeTurns.js";
 import type { ModelRouter } from "./http/routeModelRequests.js";
+import type { LocalModels } from "./http/localModelEntries.js";
 import { ApiKeys, type ApiKeyEntry } from "./http/ApiKeys.js";
 import { backendGateway, type Gateway } from "./http/gateway/serveGateway.js";
 import { formatRequestLine, RequestLog } from "./http/RequestLog.js";
@@ -62,7 +63,7 @@ export interface PlatformParts
     /** Kvault's own API for the leak probe, once it listens. */
     readonly ownApi?: () => OwnApi | undefined;
     /** The local models besides the engine's (host/supervisor/EnginePool.ts), once the platform has them: a workspace's `localModel` runs there. */
-    readonly localModels?: () => ModelRouter | undefined;
+    readonly localModels?: () => (ModelRouter & LocalModels) | undefined;
 }
 
 export interface HostPlatform<E extends HostEngine> {
@@ -187,7 +188,8 @@ export async function createHost<E extends HostEngine>(platform: HostPlatform<E>
             requestLog: () => requestLog,
             presets: () => PresetStore.open(dataDirectory),
             retrieval: new RetrievalIndexes(dataDirectory, async (inputs) => (await engineReady()).call("embed", { inputs })),
-            memoryRecord
+            memoryRecord,
+            localModels: own.localModels
         }),
         withMcpTools(routeTurns(engineReady, findWorkspace, backends, own.localModels), {
             ...mcp,

@@ -31,7 +31,7 @@ import {
     type GpuLayersSetting
 } from "../settings.js";
 import { fieldLimits, rpcLimits, turnLimits, utf8ByteLength } from "../limits.js";
-import { kvCacheTypes, type ModelDownload, type ModelFacts, type ModelLibraryListing } from "../models.js";
+import { kvCacheTypes, type LocalModelList, type ModelDownload, type ModelFacts, type ModelLibraryListing } from "../models.js";
 import type { ResourceUse } from "../resourceUse.js";
 import { catalogueContextSizes, type ModelCatalogueView, type ModelSearchResult, type RepoFilesResult } from "../modelCatalogue.js";
 import { MAX_REQUEST_LOG_ENTRIES, type RequestLogEntry } from "../requestLog.js";
@@ -503,6 +503,11 @@ export const rpcSpec = {
      * run on besides this computer.
      */
     listBackends: method<{ readonly backends: readonly BackendView[] }>()({ params: none("listBackends"), serve: "host" }),
+    /**
+     * The local models a workspace can choose as its `localModel`: the host's own first, then each
+     * model found on disk (as /v1/models names them), loaded or not.
+     */
+    listLocalModels: method<LocalModelList>()({ params: none("listLocalModels"), serve: "host" }),
     /**
      * The context meter of a workspace on a remote backend (its stored `backend`): the draft and
      * the conversation counted by the server's own tokenizer, its window and its KV usage, each

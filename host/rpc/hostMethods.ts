@@ -20,6 +20,8 @@ import type { RetrievalIndexes } from "../retrieval/RetrievalIndexes.js";
 import type { MemoryRecord } from "../memoryRecord/MemoryRecord.js";
 import type { McpManager } from "../mcp/McpManager.js";
 import type { McpPermissionPrompts } from "../mcp/McpPermissionPrompts.js";
+import type { LocalModels } from "../http/localModelEntries.js";
+import { listLocalModels } from "../models/listLocalModels.js";
 
 /** Who is calling: turns, cancels and an import in parts belong to their caller (a window, a WebSocket). */
 export interface CallContext {
@@ -72,6 +74,8 @@ export interface HostParts {
     readonly memoryRecord?: MemoryRecord;
     /** The MCP tool servers of mcp.json and the tool calls waiting for the user's permission; a host without them lists none. */
     readonly mcp?: { readonly manager: McpManager; readonly prompts: McpPermissionPrompts };
+    /** The local models besides the engine's (host/supervisor/EnginePool.ts); a host that runs one lists none to choose. */
+    readonly localModels?: () => LocalModels | undefined;
 }
 
 /**
@@ -147,6 +151,7 @@ export function hostMethods(parts: HostParts): HostImplementations {
         chooseModelFile: () => (parts.chooseModelFile ?? noModelFileDialog)(),
         ...catalogueMethods(parts),
         listBackends: async () => ({ backends: (await parts.backends?.views()) ?? [] }),
+        listLocalModels: () => listLocalModels(parts.localModels?.()),
         measureRemote: async ({ workspace, messages, draft }) => {
             const meta = await (await store()).findMeta(workspace);
             if (meta?.backend === undefined) {

@@ -81,5 +81,6 @@ export function useDraftMeasurement(workspace: Workspace): void {
         }, MEASURE_DEBOUNCE_MS);
         return () => clearTimeout(timer);
         // `workspace` itself is left out on purpose: `key` changes exactly when its messages do.
-    }, [rpc, workspace.id, draft, key, connected, remote, engine, files]);
+        // Its localModel too: choosing another model measures the draft again with that model.
+    }, [rpc, workspace.id, workspace.localModel, draft, key, connected, remote, engine, files]);
 }

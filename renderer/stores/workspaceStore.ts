@@ -29,6 +29,8 @@ export interface WorkspaceState {
     updateSettings(id: string, patch: Partial<WorkspaceSettings>): void;
     /** Where its turns run: a remote backend's model, or undefined for this computer's engine. */
     setBackend(id: string, backend: WorkspaceBackend | undefined): void;
+    /** Which local model runs its turns and measures it: one of listLocalModels' by name, or undefined for the host's own. */
+    setLocalModel(id: string, model: string | undefined): void;
     /** Adds a message after its parent (absent: after the chat's last message) and shows its branch (contract/chatBranches.ts). */
     appendMessage(id: string, message: StoredMessage): void;
     /** Drops the last message if it is an answer, returning it. */
@@ -128,6 +130,11 @@ export function createWorkspaceStore(initial: { readonly load: WorkspaceLoad } =
             },
             setBackend(id, backend) {
                 updateWorkspace(id, ({ backend: _old, ...workspace }) => (backend === undefined ? workspace : { ...workspace, backend }));
+            },
+            setLocalModel(id, model) {
+                updateWorkspace(id, ({ localModel: _old, ...workspace }) =>
+                    model === undefined ? workspace : { ...workspace, localModel: model }
+                );
             },
             appendMessage(id, message) {
                 updateChat(id, (chat) => void chat.append(message));

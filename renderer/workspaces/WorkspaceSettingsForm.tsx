@@ -5,6 +5,7 @@ import { RetrievalSwitch } from "../retrieval/RetrievalSwitch.js";
 import { WorkspaceMcpSettings } from "../mcp/WorkspaceMcpSettings.js";
 import { useWorkspaceStore } from "../stores/workspaceStore.js";
 import { BackendSelect } from "./BackendSelect.js";
+import { WorkspaceModelPicker } from "../models/WorkspaceModelPicker.js";
 import { ConfirmDialog } from "./ConfirmDialog.js";
 import { NumberSetting } from "./NumberSetting.js";
 import { parseStopStrings, presetOf, samplingPresets } from "./samplingPresets.js";
@@ -36,6 +37,7 @@ export function WorkspaceSettingsForm({ workspace }: { readonly workspace: Works
     return (
         <div className="settings-form">
             <BackendSelect workspace={workspace} />
+            <WorkspaceModelPicker workspace={workspace} />
             <label className="field">
                 <span>System prompt</span>
                 <textarea

@@ -194,8 +194,15 @@ export class WorkspaceSync {
     }
 }
 
-function metaOf({ id, name, colour, settings, backend }: Workspace): WorkspaceMeta {
-    return { id, name, colour, settings, ...(backend === undefined ? {} : { backend }) };
+function metaOf({ id, name, colour, settings, backend, localModel }: Workspace): WorkspaceMeta {
+    return {
+        id,
+        name,
+        colour,
+        settings,
+        ...(backend === undefined ? {} : { backend }),
+        ...(localModel === undefined ? {} : { localModel })
+    };
 }
 
 function sameMeta(a: Workspace, b: Workspace): boolean {
@@ -204,6 +211,7 @@ function sameMeta(a: Workspace, b: Workspace): boolean {
         a.colour === b.colour &&
         a.backend?.name === b.backend?.name &&
         a.backend?.model === b.backend?.model &&
+        a.localModel === b.localModel &&
         (a.settings === b.settings || JSON.stringify(a.settings) === JSON.stringify(b.settings))
     );
 }

@@ -153,6 +153,7 @@ describe("the RPC spec accepts every well-formed call", () => {
             searchModels: { query: "qwen3" },
             modelRepoFiles: { repo: "unsloth/Qwen3-0.6B-GGUF" },
             listBackends: {},
+            listLocalModels: {},
             measureRemote: { workspace: "ui-1", messages: [], draft: "Hi" },
             planLeakProbe: { target: "kvault" },
             runLeakProbe: { target: "gpu/m" },
