@@ -90,7 +90,7 @@ export const memoryViewBench: Benchmark = {
             const clients = [client("bench-1"), client("bench-2")];
             const cdp = await page.context().newCDPSession(page);
             const events: TraceEvent[] = [];
-            cdp.on("Tracing.dataCollected", ({ value }: { value: TraceEvent[] }) => void events.push(...value));
+            cdp.on("Tracing.dataCollected", ({ value }) => void events.push(...(value as unknown as TraceEvent[])));
             const complete = new Promise<void>((resolve) => cdp.once("Tracing.tracingComplete", () => resolve()));
             await cdp.send("Tracing.start", {
                 categories:
