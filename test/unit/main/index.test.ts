@@ -172,6 +172,12 @@ vi.mock("electron", async () => {
             }
         },
         shell: { openExternal: async (url: string) => void fake.opened.push(url) },
+        // The OS keychain, as a reversible wrapping: the key for workspaces' KV on disk (main/settings/diskKvKeychain.ts).
+        safeStorage: {
+            isEncryptionAvailable: () => true,
+            encryptString: (text: string) => Buffer.from(`keychain:${text}`),
+            decryptString: (sealed: Buffer) => sealed.toString().slice("keychain:".length)
+        },
         screen: { getAllDisplays: () => [{ workArea }], getPrimaryDisplay: () => ({ workArea }) },
         session: {
             defaultSession: {
