@@ -351,7 +351,7 @@ export class EngineService {
             detail:
                 `${summary.numPagesChecked} pages checked, ${summary.numSealedPagesVerified} sealed re-checksummed, ` +
                 `${summary.numFreePagesScanned} free scanned; ${summary.numViolations} violations; ` +
-                `${this.#auditsSinceEvent} audits since the last on the timeline`
+                `audits since the last on the timeline: ${this.#auditsSinceEvent}`
         });
         this.#auditsSinceEvent = 0;
         this.#lastAuditEventAt = now;
