@@ -48,6 +48,7 @@ describe("the model manager in a real browser: a bad file gives a clear error, a
 
     it("inspecting the demo model's GGUF shows its facts and a memory estimate", async () => {
         const { page } = app();
+        await openModelPanel(page); // the last test chatted, in the Chats view
         const tiny = ensureGeneratedModel("tiny");
         const manager = page.locator(".model-manager");
         await page.getByLabel("GGUF path on the machine running Kvault").fill(tiny);
@@ -79,6 +80,7 @@ describe("the model manager in a real browser: a bad file gives a clear error, a
 
     it('"Use the built-in demo model" starts a new engine on it, and the chat works on the new engine', async () => {
         const { page } = app();
+        await openModelPanel(page); // the last test chatted, in the Chats view
         const manager = page.locator(".model-manager");
         const pidBefore = server().enginePid();
         await page.getByRole("button", { name: "Use the built-in demo model" }).click();
