@@ -209,7 +209,7 @@ export async function createHost<E extends HostEngine>(platform: HostPlatform<E>
                 : [new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), waitForStartMs))])
         ]);
         if (started !== undefined) {
-            await memoryRecord.poll(); // the engine's last events, before it stops
+            await memoryRecord.lastPoll(); // the engine's last events, before it stops, if it answers
         }
         memoryRecord.dispose();
         await started?.models

@@ -4,6 +4,8 @@ import { MemoryRecordFiles, type MemoryRecordBounds } from "./MemoryRecordFiles.
 
 /** How often the host asks the engine for new memory events (ms): the record trails the engine by about this. */
 export const MEMORY_RECORD_POLL_MS = 500;
+/** How long closing waits for the engine's last events: an engine that does not answer must not hold up a quit. */
+export const MEMORY_RECORD_LAST_POLL_MS = 2_000;
 /** The most `memoryEvents` calls one poll makes: a poll that does not catch up goes on at the next. */
 const MAX_CALLS_PER_POLL = 20;
 
@@ -80,6 +82,13 @@ export class MemoryRecord {
         } catch (error) {
             this.#options.log(`The memory record could not read the engine's events: ${(error as Error).message}`);
         }
+    }
+
+    /** The engine's last events, before it stops: one poll, waited for at most `withinMs`. */
+    async lastPoll(withinMs: number = MEMORY_RECORD_LAST_POLL_MS): Promise<void> {
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([this.poll(), new Promise<void>((resolve) => (timer = setTimeout(resolve, withinMs)))]);
+        clearTimeout(timer);
     }
 
     /** The whole record as JSON Lines: a MemoryRecordHeader, then every event kept, oldest first, after a last poll. */

@@ -74,6 +74,12 @@ vi.mock("electron", async () => {
                         usage: { promptTokens: 3, cachedPromptTokens: 0, evaluatedPromptTokens: 3, completionTokens: 2 }
                     });
                 }
+            } else if (command.type === "call" && command.method === "memoryEvents") {
+                // the memory record's poll (host/memoryRecord/): this engine recorded no memory event
+                reply({ type: "answer", callId: command.callId, result: { events: [], oldestSeq: 0, lastSeq: 0 } });
+            } else if (command.type === "call" && command.method === "ping") {
+                // the supervisor's liveness ping: unanswered, a slow run of this file would see the engine killed and forked again
+                reply({ type: "answer", callId: command.callId, result: {} });
             } else if (command.type === "cancel") {
                 reply({
                     type: "failed",
@@ -247,7 +253,13 @@ afterAll(() => {
     fs.rmSync(fake.userData, { recursive: true, force: true });
 });
 
-describe("the Electron host, wired (electron faked)", () => {
+/**
+ * Each test here runs the app's whole host (the first imports main/index.ts and all it is made of;
+ * others start HTTP servers): seconds on a busy 2-core machine, beyond the unit project's 5 s.
+ */
+const WIRED_HOST_TIMEOUT_MS = 60_000;
+
+describe("the Electron host, wired (electron faked)", { timeout: WIRED_HOST_TIMEOUT_MS }, () => {
     it("on ready: settings written, demo model generated, engine forked as a utilityProcess, every channel handled", async () => {
         fake.userData = fs.mkdtempSync(path.join(os.tmpdir(), "kvault-userdata-"));
         await import("../../../main/index.js");

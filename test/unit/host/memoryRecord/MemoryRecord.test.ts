@@ -109,4 +109,19 @@ describe("the audit record on disk", () => {
         expect(page.events.map((event) => event.seq)).toEqual([3, 4, 5, 6]);
         expect(log.after(5).events.map((event) => event.seq)).toEqual([6]);
     });
+
+    it("waits for an engine that never answers at most the given time before it closes, and appends nothing", async () => {
+        const silent: MemoryRecordEngine = { memoryEvents: () => new Promise(() => undefined), model: { name: "tiny", file: "/m.gguf" } };
+        const record = new MemoryRecord({
+            dataDirectory: dataDirectory(),
+            kvaultVersion: "test",
+            engine: () => Promise.resolve(silent),
+            log: () => undefined
+        });
+        const started = performance.now();
+        await record.lastPoll(50);
+        expect(performance.now() - started).toBeLessThan(5_000);
+        record.dispose();
+        expect(record.files.readLines()).toEqual([]);
+    });
 });
