@@ -1,6 +1,7 @@
 // Lint rules that keep the process boundaries honest (docs/ARCHITECTURE.md, Processes):
 // only main/ may import electron, only engine/runtime/ and host/models/ may import node-llama-cpp,
-// main/ and host/ reach the engine only through engine/index.ts, and everyone reaches synthetic/ through synthetic/index.ts,
+// main/ and host/ reach the engine only through engine/index.ts, and everyone reaches synthetic/ through synthetic/index.ts
+// and gguf/ (the one bounded GGUF header reader) through gguf/index.ts,
 // the renderer reaches the rest of the app only through contract/, and only host/createHost.ts assembles a host.
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
@@ -29,6 +30,18 @@ const syntheticThroughIndex = {
 const engineLeavesOnly = {
     regex: "^(\\.\\./)+engine/(?!core/|gguf/ggufTypes\\.js$)",
     message: "synthetic/ may import only engine/core/ and engine/gguf/ggufTypes.js: the engine's drills import synthetic/."
+};
+/** The one GGUF header reader is a library behind gguf/index.ts: the host's model library and synthetic/ both read through it. */
+const ggufThroughIndex = {
+    regex: "^(\\.\\./)+gguf/(?!index\\.js$)",
+    message: "Import the GGUF header reader through gguf/index.js, its public surface; add the export there if you need it."
+};
+/** The same from synthetic/'s folders, two levels down: their own "../gguf/" is synthetic/gguf/, the writer. */
+const ggufThroughIndexFromSynthetic = { ...ggufThroughIndex, regex: "^\\.\\./\\.\\./gguf/(?!index\\.js$)" };
+/** gguf/ takes only engine/core/ and nothing of the host, synthetic/ or contract/, so everyone may import it without a cycle. */
+const ggufLeavesOnly = {
+    regex: "^(\\.\\./)+(engine/(?!core/)|host/|main/|synthetic/|contract/|renderer/)",
+    message: "gguf/ may import only engine/core/: the host, the engine and synthetic/ all import gguf/."
 };
 
 /** One composition root: host/createHost.ts assembles a host's RPC; tests may build their own dispatcher. */
@@ -93,7 +106,10 @@ export default tseslint.config(
     {
         files: ["main/**"],
         rules: {
-            "no-restricted-imports": ["error", { paths: [llamaOnlyInRuntime], patterns: [engineThroughIndex, syntheticThroughIndex] }]
+            "no-restricted-imports": [
+                "error",
+                { paths: [llamaOnlyInRuntime], patterns: [engineThroughIndex, syntheticThroughIndex, ggufThroughIndex] }
+            ]
         }
     },
     {
@@ -101,7 +117,7 @@ export default tseslint.config(
         rules: {
             "no-restricted-imports": [
                 "error",
-                { paths: [electronOnlyInMain, llamaOnlyInRuntime], patterns: [engineThroughIndex, syntheticThroughIndex] }
+                { paths: [electronOnlyInMain, llamaOnlyInRuntime], patterns: [engineThroughIndex, syntheticThroughIndex, ggufThroughIndex] }
             ]
         }
     },
@@ -113,13 +129,25 @@ export default tseslint.config(
     },
     {
         files: ["synthetic/**"],
-        rules: { "no-restricted-imports": ["error", { paths: [electronOnlyInMain, llamaOnlyInRuntime], patterns: [engineLeavesOnly] }] }
+        rules: {
+            "no-restricted-imports": [
+                "error",
+                { paths: [electronOnlyInMain, llamaOnlyInRuntime], patterns: [engineLeavesOnly, ggufThroughIndexFromSynthetic] }
+            ]
+        }
+    },
+    {
+        files: ["gguf/**"],
+        rules: { "no-restricted-imports": ["error", { paths: [electronOnlyInMain, llamaOnlyInRuntime], patterns: [ggufLeavesOnly] }] }
     },
     {
         // The host reads GGUF headers and downloads models with node-llama-cpp's own readers, in the host's process.
         files: ["host/models/**"],
         rules: {
-            "no-restricted-imports": ["error", { paths: [electronOnlyInMain], patterns: [engineThroughIndex, syntheticThroughIndex] }]
+            "no-restricted-imports": [
+                "error",
+                { paths: [electronOnlyInMain], patterns: [engineThroughIndex, syntheticThroughIndex, ggufThroughIndex] }
+            ]
         }
     },
     {

@@ -4,7 +4,7 @@ import { getLlama, GgufFileType, GgufInsights, LlamaLogLevel, readGgufFileInfo, 
 import { kvCacheTypes, type KvCacheType, type ModelFacts, type ModelMemoryEstimate } from "../../contract/models.js";
 import { describeInsightsMemory, kvRowBytes } from "../../engine/index.js";
 import { ggufSplitParts } from "./gguf/ggufSplitParts.js";
-import { readGgufHeader } from "./gguf/readGgufHeader.js";
+import { readGgufHeader } from "../../gguf/index.js";
 import { ModelUnreadableError, ModelUnsupportedError } from "./modelErrors.js";
 
 export interface InspectModelOptions {

@@ -1,11 +1,10 @@
 // What can go wrong with a model file, a download or the model library: all of it happens in the
-// host's process (host/models/, host/supervisor/), so the errors live here, beside it.
+// host's process (host/models/, host/supervisor/), so the errors live here, beside it; those a
+// file's GGUF header shows are gguf/'s, where the one header reader lives, and are passed on here.
 import { KvaultError } from "../../engine/index.js";
+import { ModelUnreadableError } from "../../gguf/index.js";
 
-/** The model file does not exist, is not a file, or could not be read (or its header is cut short). */
-export class ModelUnreadableError extends KvaultError {
-    readonly code = "model_unreadable";
-}
+export { ModelNotGgufError, ModelUnreadableError, ModelUnsupportedError } from "../../gguf/index.js";
 
 /**
  * The process that inspects model files did not get ready in time: the machine, not the file, is
@@ -21,16 +20,6 @@ export class InspectionStartTimeoutError extends ModelUnreadableError {
                 "the machine is probably very busy. Nothing is wrong with the file as far as Kvault knows; try again."
         );
     }
-}
-
-/** The file is readable but is not a GGUF file (it does not start with "GGUF"). */
-export class ModelNotGgufError extends KvaultError {
-    readonly code = "model_not_gguf";
-}
-
-/** A GGUF file this engine cannot run: not a text-generation model, no tokenizer, an architecture llama.cpp does not know. */
-export class ModelUnsupportedError extends KvaultError {
-    readonly code = "model_unsupported";
 }
 
 /** A turn that was running when the user switched models; the new model never saw it. */

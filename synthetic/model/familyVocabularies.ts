@@ -1,6 +1,6 @@
 import { invariant } from "../../engine/core/invariant.js";
 import type { GgufMetadataEntry } from "../../engine/gguf/ggufTypes.js";
-import { readGgufHeader } from "../gguf/readGgufHeader.js";
+import { readTaggedGgufMetadata } from "../gguf/taggedGgufMetadata.js";
 import { llamaCppAsset } from "./llamaCppAssets.js";
 
 /** llama.cpp's token types (llama_token_type / gguf-py TokenType). */
@@ -152,9 +152,8 @@ export function familyTokenizerMetadata(name: FamilyVocabularyName): readonly Gg
     }
     const vocabulary = familyVocabularies[name];
     const filePath = llamaCppAsset(vocabulary.file);
-    const header = readGgufHeader(filePath);
     const entries: GgufMetadataEntry[] = [];
-    for (const [key, value] of header.metadata) {
+    for (const [key, value] of readTaggedGgufMetadata(filePath)) {
         if (!key.startsWith("tokenizer.ggml.") || setByFamily.has(key)) {
             continue;
         }
@@ -206,6 +205,6 @@ export function familyTokenizerMetadata(name: FamilyVocabularyName): readonly Gg
 
 /** The chat template a vocabulary file carries, if any (tokenizer.chat_template). */
 export function vocabularyChatTemplate(name: FamilyVocabularyName): string | undefined {
-    const value = readGgufHeader(llamaCppAsset(familyVocabularies[name].file)).metadata.get("tokenizer.chat_template");
+    const value = readTaggedGgufMetadata(llamaCppAsset(familyVocabularies[name].file)).get("tokenizer.chat_template");
     return value?.type === "string" ? value.value : undefined;
 }

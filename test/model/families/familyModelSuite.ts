@@ -2,7 +2,8 @@ import { resolveChatWrapper, type LlamaModel } from "node-llama-cpp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { EngineConfigInput } from "../../../engine/EngineConfig.js";
 import { GgmlTensorType } from "../../../engine/gguf/ggufTypes.js";
-import { readGgufHeader } from "../../../synthetic/gguf/readGgufHeader.js";
+import { readGgufHeader } from "../../../gguf/index.js";
+import { readTaggedGgufMetadata } from "../../../synthetic/gguf/taggedGgufMetadata.js";
 import { KvEngine, type KvEngineHooks } from "../../../engine/KvEngine.js";
 import { familyPresets, modelFamilies, type FamilyPresetName } from "../../../synthetic/model/familyPresets.js";
 import { familyVocabularies } from "../../../synthetic/model/familyVocabularies.js";
@@ -119,17 +120,18 @@ export function describeFamily({ preset, quants, realModel, memory, specialToken
 
         it(`is a ${family.architecture} file with every weight matrix in ${quant} where its rows are whole blocks`, () => {
             const header = readGgufHeader(modelPath);
-            expect(header.metadata.get("general.architecture")).toEqual({ type: "string", value: family.architecture });
-            expect(header.metadata.get("general.file_type")).toEqual({ type: "u32", value: quantTraits[quant].fileType });
+            const metadata = readTaggedGgufMetadata(modelPath);
+            expect(metadata.get("general.architecture")).toEqual({ type: "string", value: family.architecture });
+            expect(metadata.get("general.file_type")).toEqual({ type: "u32", value: quantTraits[quant].fileType });
             const matrices = header.tensors.filter((tensor) => tensor.dims.length === 2);
             expect(matrices.length).toBeGreaterThan(2);
             for (const tensor of matrices) {
-                expect(tensor.type, tensor.name).toBe(matrixTypeFor(quant, tensor.dims[0]!));
+                expect(tensor.ggmlType, tensor.name).toBe(matrixTypeFor(quant, tensor.dims[0]!));
             }
-            const numQuantized = matrices.filter((tensor) => tensor.type !== GgmlTensorType.F16).length;
+            const numQuantized = matrices.filter((tensor) => tensor.ggmlType !== GgmlTensorType.F16).length;
             expect(numQuantized, "matrices stored quantized").toBe(quant === "f16" ? 0 : matrices.length);
             for (const tensor of header.tensors.filter((tensor) => tensor.dims.length === 1)) {
-                expect(tensor.type, tensor.name).toBe(GgmlTensorType.F32);
+                expect(tensor.ggmlType, tensor.name).toBe(GgmlTensorType.F32);
             }
             expect(model.fileInfo.metadata.general.architecture).toBe(family.architecture);
         });

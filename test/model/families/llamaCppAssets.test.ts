@@ -3,7 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readGgufHeader } from "../../../synthetic/gguf/readGgufHeader.js";
+import { readTaggedGgufMetadata } from "../../../synthetic/gguf/taggedGgufMetadata.js";
 import { llamaCppAsset, llamaCppBundle } from "../../../synthetic/model/llamaCppAssets.js";
 
 describe("the llama.cpp files the family presets read, from node-llama-cpp's bundle", () => {
@@ -26,7 +26,7 @@ describe("the llama.cpp files the family presets read, from node-llama-cpp's bun
         const commit = llamaCppBundle().commit;
         const vocabulary = llamaCppAsset("models/ggml-vocab-phi-3.gguf", cache);
         expect(vocabulary).toBe(path.join(cache, commit, "models", "ggml-vocab-phi-3.gguf"));
-        expect(readGgufHeader(vocabulary).metadata.get("tokenizer.ggml.model")).toEqual({ type: "string", value: "llama" });
+        expect(readTaggedGgufMetadata(vocabulary).get("tokenizer.ggml.model")).toEqual({ type: "string", value: "llama" });
         expect(fs.readdirSync(cache).sort()).toEqual([commit, `${commit}.git`]);
 
         const modified = fs.statSync(vocabulary).mtimeMs;

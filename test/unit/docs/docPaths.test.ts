@@ -16,6 +16,7 @@ const REPOSITORY_FOLDERS = new Set([
     "contract",
     "docs",
     "engine",
+    "gguf",
     "host",
     "main",
     "probe",

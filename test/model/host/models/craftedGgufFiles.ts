@@ -3,7 +3,7 @@
 // and a header claiming 2^62 metadata entries (never answers, memory grows ~20 MB/s).
 import fs from "node:fs";
 import path from "node:path";
-import { T, ggufStart } from "../../../unit/synthetic/gguf/rawGguf.js";
+import { T, ggufStart } from "../../../unit/gguf/rawGguf.js";
 
 export const craftedGgufFiles = {
     hugeArray: {

@@ -4,7 +4,8 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { encodeGgufHeader } from "../../../../synthetic/gguf/GgufHeaderEncoder.js";
 import { GgmlTensorType, type GgufMetadataEntry, type GgufTensorSpec, type GgufValue } from "../../../../engine/gguf/ggufTypes.js";
-import { readGgufHeader, type UnsupportedGgufValue } from "../../../../synthetic/gguf/readGgufHeader.js";
+import { readGgufHeader } from "../../../../gguf/index.js";
+import { readTaggedGgufMetadata, type TaggedGgufValue } from "../../../../synthetic/gguf/taggedGgufMetadata.js";
 import { writeGgufFile } from "../../../../synthetic/gguf/writeGgufFile.js";
 
 const metadata: GgufMetadataEntry[] = [
@@ -16,10 +17,13 @@ const metadata: GgufMetadataEntry[] = [
     { key: "a.bool", value: { type: "bool", value: true } },
     { key: "a.strings", value: { type: "string[]", value: ["Ġ Ġ", "", "<|im_start|>", "é"] } },
     { key: "a.floats", value: { type: "f32[]", value: [1.5, -1000] } },
-    { key: "a.ints", value: { type: "i32[]", value: [1, 3, 4] } }
+    { key: "a.ints", value: { type: "i32[]", value: [1, 3, 4] } },
+    // llama.cpp's split.count is a u16; an empty array's tag comes from its element type, not its (absent) items.
+    { key: "a.u16", value: { type: "u16", value: 3 } },
+    { key: "a.no_strings", value: { type: "string[]", value: [] } }
 ];
 /** A value with its arrays as plain arrays, so typed and untyped arrays compare by their items. */
-function plain(value: GgufValue | UnsupportedGgufValue | undefined): unknown {
+function plain(value: TaggedGgufValue | GgufValue | undefined): unknown {
     if (value === undefined || value.type === "unsupported") {
         return value;
     }
@@ -35,7 +39,7 @@ const tensors = [
     zeros("half.weight", [3, 5], GgmlTensorType.F16)
 ];
 
-describe("readGgufHeader", () => {
+describe("gguf/'s readGgufHeader on what synthetic/gguf writes, its values tagged again", () => {
     let directory: string;
     beforeAll(() => {
         directory = fs.mkdtempSync(path.join(os.tmpdir(), "kvault-gguf-read-"));
@@ -49,13 +53,15 @@ describe("readGgufHeader", () => {
         const written = writeGgufFile(filePath, { metadata, tensors });
         const layout = encodeGgufHeader(metadata, tensors, 32);
         const header = readGgufHeader(filePath);
+        const tagged = readTaggedGgufMetadata(filePath);
         expect(header.version).toBe(3);
         expect([...header.metadata.keys()]).toEqual(metadata.map(({ key }) => key));
+        expect([...tagged.keys()]).toEqual(metadata.map(({ key }) => key));
         for (const { key, value } of metadata) {
-            expect(plain(header.metadata.get(key)), key).toEqual(plain(value));
+            expect(plain(tagged.get(key)), key).toEqual(plain(value));
         }
-        expect(header.dataStart).toBe(layout.dataStart);
-        expect(header.tensors).toEqual(
+        expect(header.dataOffset).toBe(layout.dataStart);
+        expect(header.tensors.map(({ name, dims, ggmlType, fileOffset }) => ({ name, dims, type: ggmlType, offset: fileOffset }))).toEqual(
             tensors.map((tensor, index) => ({
                 name: tensor.name,
                 dims: tensor.dims,
@@ -72,13 +78,18 @@ describe("readGgufHeader", () => {
     it("refuses a file that is not GGUF, and one cut inside its header, with what to do", () => {
         const notGguf = path.join(directory, "not.gguf");
         fs.writeFileSync(notGguf, "GGML and more bytes");
-        expect(() => readGgufHeader(notGguf)).toThrow(
-            expect.objectContaining({ code: "gguf_unreadable", message: expect.stringMatching(/not a GGUF file/) })
+        expect(() => readTaggedGgufMetadata(notGguf)).toThrow(
+            expect.objectContaining({ code: "model_not_gguf", message: expect.stringMatching(/not a GGUF file/) })
         );
 
         const full = fs.readFileSync(writeGgufFile(path.join(directory, "cut-source.gguf"), { metadata, tensors }).path);
         const cut = path.join(directory, "cut.gguf");
         fs.writeFileSync(cut, full.subarray(0, 100));
-        expect(() => readGgufHeader(cut)).toThrow(/ends at byte 100 inside its GGUF header.*get it again/);
+        expect(() => readTaggedGgufMetadata(cut)).toThrow(
+            expect.objectContaining({
+                code: "model_unreadable",
+                message: expect.stringMatching(/header could not be read .*the file has \d+ bytes left.*Download or copy it again/)
+            })
+        );
     });
 });

@@ -3,7 +3,7 @@
 // elements ends the process; a header claiming 2^62 entries pins it). This one runs first, and
 // checks every count and length against the bytes the file actually has before it allocates.
 import fs from "node:fs";
-import { ModelNotGgufError, ModelUnreadableError, ModelUnsupportedError } from "../modelErrors.js";
+import { ModelNotGgufError, ModelUnreadableError, ModelUnsupportedError } from "./ggufFileErrors.js";
 import { BoundedFileReader } from "./BoundedFileReader.js";
 import { GgufHeaderProblem, formatCount } from "./GgufHeaderProblem.js";
 import { readGgufTensors, type GgufTensorHeader } from "./readGgufTensors.js";
@@ -21,11 +21,20 @@ export interface GgufHeaderLimits {
 
 export const ggufHeaderLimits: GgufHeaderLimits = { maxHeaderBytes: 128 * 1024 * 1024, chunkBytes: 64 * 1024 };
 
+/** A metadata value's `gguf_type` id (0 to 12), and an array's element type. */
+export interface GgufMetadataType {
+    readonly type: number;
+    /** Only for arrays (type 9). */
+    readonly elementType?: number;
+}
+
 export interface GgufHeader {
     readonly version: number;
     readonly fileBytes: number;
     /** In file order. */
     readonly metadata: ReadonlyMap<string, GgufMetadataValue>;
+    /** Each key's `gguf_type` ids, which the values alone do not tell apart (a uint32 and an int32 both read as numbers). */
+    readonly metadataTypes: ReadonlyMap<string, GgufMetadataType>;
     readonly tensors: readonly GgufTensorHeader[];
     /** general.alignment, or GGUF's default of 32. */
     readonly alignment: number;
@@ -76,7 +85,7 @@ function readAfterMagic(reader: BoundedFileReader): GgufHeader {
 
     const numEntries = Number(entryCount);
     const metadata = new Map<string, GgufMetadataValue>();
-    const types = new Map<string, number>();
+    const types = new Map<string, GgufMetadataType>();
     for (let index = 0; index < numEntries; index++) {
         const entry = `metadata entry ${formatCount(index + 1)} of ${formatCount(numEntries)}`;
         const key = reader.string(() => `${entry}'s key`);
@@ -88,13 +97,16 @@ function readAfterMagic(reader: BoundedFileReader): GgufHeader {
         }
         const what = (): string => `${entry} (${key})`;
         const type = reader.u32(() => `${what()}'s type`);
-        metadata.set(key, readGgufValue(reader, type, what));
-        types.set(key, type);
+        types.set(key, { type });
+        metadata.set(
+            key,
+            readGgufValue(reader, type, what, (elementType) => types.set(key, { type, elementType }))
+        );
     }
     const metadataEndOffset = reader.offset;
     const alignment = readAlignment(metadata, types);
     const tensors = readGgufTensors(reader, Number(tensorCount), alignment);
-    return { version, fileBytes: reader.fileBytes, metadata, alignment, metadataEndOffset, ...tensors };
+    return { version, fileBytes: reader.fileBytes, metadata, metadataTypes: types, alignment, metadataEndOffset, ...tensors };
 }
 
 /** GGUF 2 and 3, little-endian, as llama.cpp reads them. */
@@ -135,8 +147,8 @@ function checkCount(reader: BoundedFileReader, count: bigint, minBytes: number, 
 }
 
 /** general.alignment: a uint32 power of two, as llama.cpp requires; 32 without one. */
-function readAlignment(metadata: ReadonlyMap<string, GgufMetadataValue>, types: ReadonlyMap<string, number>): number {
-    const type = types.get("general.alignment");
+function readAlignment(metadata: ReadonlyMap<string, GgufMetadataValue>, types: ReadonlyMap<string, GgufMetadataType>): number {
+    const type = types.get("general.alignment")?.type;
     if (type === undefined) {
         return GGUF_DEFAULT_ALIGNMENT;
     }

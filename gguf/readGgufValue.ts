@@ -1,5 +1,5 @@
 import os from "node:os";
-import { invariant } from "../../../engine/index.js";
+import { invariant } from "../engine/core/invariant.js";
 import type { BoundedFileReader } from "./BoundedFileReader.js";
 import { GgufHeaderProblem, formatCount } from "./GgufHeaderProblem.js";
 
@@ -73,9 +73,15 @@ export function ggufTypeName(type: number): string {
 /**
  * One metadata value of `type` at the reader's offset. Arrays are checked as a whole before one
  * element is allocated: count × element size (8, a length prefix, for strings) against the bytes
- * the file has left. Arrays of arrays are refused: llama.cpp reads none.
+ * the file has left. Arrays of arrays are refused: llama.cpp reads none. `noteElementType` hears an
+ * array's element type, which an empty array's value cannot tell.
  */
-export function readGgufValue(reader: BoundedFileReader, type: number, what: () => string): GgufMetadataValue {
+export function readGgufValue(
+    reader: BoundedFileReader,
+    type: number,
+    what: () => string,
+    noteElementType: (elementType: number) => void = () => undefined
+): GgufMetadataValue {
     if (type === GGUF_TYPE_STRING) {
         return reader.string(what);
     }
@@ -84,6 +90,7 @@ export function readGgufValue(reader: BoundedFileReader, type: number, what: () 
         return fixed.read(reader.take(fixed.bytes, what));
     }
     const elementType = reader.u32(() => `${what()}'s element type`);
+    noteElementType(elementType);
     const count = reader.u64(() => `${what()}'s element count`);
     if (elementType === GGUF_TYPE_ARRAY) {
         throw new GgufHeaderProblem(

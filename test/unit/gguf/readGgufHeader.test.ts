@@ -2,10 +2,10 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { GgmlTensorType } from "../../../../../engine/gguf/ggufTypes.js";
-import { writeGgufFile } from "../../../../../synthetic/gguf/writeGgufFile.js";
-import { readGgufHeader, type GgufHeader } from "../../../../../host/models/gguf/readGgufHeader.js";
-import { ggufStart, T, type RawGguf } from "../../../synthetic/gguf/rawGguf.js";
+import { GgmlTensorType } from "../../../engine/gguf/ggufTypes.js";
+import { writeGgufFile } from "../../../synthetic/gguf/writeGgufFile.js";
+import { readGgufHeader, type GgufHeader } from "../../../gguf/readGgufHeader.js";
+import { ggufStart, T, type RawGguf } from "./rawGguf.js";
 
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "kvault-gguf-header-"));
 afterAll(() => fs.rmSync(scratch, { recursive: true, force: true }));

@@ -3,7 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { repositoryRoot } from "../../../support/generatedModels.js";
+import { repositoryRoot } from "../../support/generatedModels.js";
 
 // The fuzz run happens in a child with a 64 MB V8 heap: a reader that believes a count and
 // allocates for it cannot hide there (it dies of the limit, or of V8's "invalid size"), and every
@@ -24,7 +24,7 @@ describe(`readGgufHeader against random and adversarial headers (seed ${seed})`,
                 "--expose-gc",
                 "--import",
                 "tsx",
-                "test/unit/synthetic/gguf/fuzzGgufHeaderChild.ts",
+                "test/unit/gguf/fuzzGgufHeaderChild.ts",
                 String(seed),
                 String(NUM_RUNS),
                 scratch

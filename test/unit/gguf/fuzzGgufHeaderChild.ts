@@ -7,8 +7,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import fc from "fast-check";
-import { KvaultError } from "../../../../engine/core/KvaultError.js";
-import { readGgufHeader, type GgufHeader } from "../../../../host/models/gguf/readGgufHeader.js";
+import { KvaultError } from "../../../engine/core/KvaultError.js";
+import { readGgufHeader, type GgufHeader } from "../../../gguf/readGgufHeader.js";
 import { ggufFile } from "./ggufFuzzCases.js";
 import { T, ggufStart } from "./rawGguf.js";
 
