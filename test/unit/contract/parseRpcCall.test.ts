@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { defaultWorkspaceSettings } from "../../../contract/workspaces.js";
 import { fieldLimits, rpcLimits, turnLimits } from "../../../contract/limits.js";
 import { rpcMethods } from "../../../contract/rpc.js";
 import { parseRpcCall, type RpcCall } from "../../../contract/rpc/parseRpcCall.js";
@@ -105,6 +106,8 @@ describe("the RPC spec accepts every well-formed call", () => {
         const good: Record<string, unknown> = {
             info: {},
             snapshot: {},
+            memoryEvents: { afterSeq: 0 },
+            exportMemoryRecord: {},
             cancel: { requestId: "r" },
             activeTurns: {},
             attachTurn: { requestId: "r" },
@@ -162,7 +165,18 @@ describe("the RPC spec accepts every well-formed call", () => {
             detokenize: { tokens: [1, 2, 3] },
             requestLog: { limit: 50 },
             setBackend: { name: "ls", url: "http://127.0.0.1:8081", model: null, key: "sk-1", allowRemote: false },
-            removeBackend: { name: "ls" }
+            removeBackend: { name: "ls" },
+            listMcpServers: {},
+            answerToolCall: { requestId: "r1", callId: "c1", permission: "once" },
+            listPresets: {},
+            savePreset: { preset: { id: "p1", name: "Terse", settings: defaultWorkspaceSettings } },
+            deletePreset: { id: "p1" },
+            importPresets: { fileName: "presets.json", text: "[]" },
+            extractAttachment: { fileName: "notes.txt", dataBase64: "aGk=" },
+            retrievalStatus: { workspace: "ui-1" },
+            setRetrieval: { workspace: "ui-1", enabled: true },
+            indexAttachment: { workspace: "ui-1", fileName: "notes.txt", text: "hi" },
+            retrieveChunks: { workspace: "ui-1", query: "hi", maxChunks: 1 }
         };
         for (const method of rpcMethods) {
             expect(accepted(method, good[method]).method).toBe(method);
@@ -393,6 +407,7 @@ describe("the RPC spec's table", () => {
         expect(engineMethods).toEqual([
             "measure",
             "snapshot",
+            "memoryEvents",
             "forgetWorkspace",
             "audit",
             "replayableTurns",
@@ -410,6 +425,7 @@ describe("the RPC spec's table", () => {
         expect(Object.fromEntries(engineMethods.map((method) => [method, rpcSpec[method].timeoutMs]))).toEqual({
             measure: 30_000,
             snapshot: 30_000,
+            memoryEvents: 30_000,
             forgetWorkspace: 30_000,
             audit: 30_000,
             replayableTurns: 30_000,
