@@ -84,7 +84,7 @@ export function MemoryTimeline() {
                         ))}
                     </select>
                 </label>
-                <button type="button" onClick={exportRecord}>
+                <button type="button" aria-label="Export the memory record as JSON Lines" onClick={exportRecord}>
                     Export record (JSONL)
                 </button>
             </header>
@@ -111,7 +111,12 @@ export function MemoryTimeline() {
                             setScrubSeq(index >= events.length - 1 ? undefined : events[index]!.seq);
                         }}
                     />
-                    <button type="button" disabled={scrubSeq === undefined} onClick={() => setScrubSeq(undefined)}>
+                    <button
+                        type="button"
+                        aria-label="Show the page map live again"
+                        disabled={scrubSeq === undefined}
+                        onClick={() => setScrubSeq(undefined)}
+                    >
                         Live
                     </button>
                 </div>
@@ -132,7 +137,12 @@ export function MemoryTimeline() {
                         data-outcome={event.outcome}
                         aria-current={event.seq === scrubSeq ? "true" : undefined}
                     >
-                        <button type="button" className="memory-event" onClick={() => setScrubSeq(event.seq)}>
+                        <button
+                            type="button"
+                            className="memory-event"
+                            aria-label={`Show the pool as event ${event.seq}, ${event.kind}, left it`}
+                            onClick={() => setScrubSeq(event.seq)}
+                        >
                             <span className="memory-event-seq">#{event.seq}</span>{" "}
                             <span className="memory-event-time">{new Date(event.at).toLocaleTimeString()}</span>{" "}
                             <span className="memory-event-kind">{event.kind}</span>{" "}

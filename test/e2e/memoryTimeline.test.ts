@@ -71,7 +71,7 @@ describe("the Memory view's timeline, in a real browser", () => {
         // the export: the record's header, then the events, and no word of the message
         const [download] = await Promise.all([
             page.waitForEvent("download"),
-            timeline.getByRole("button", { name: "Export record (JSONL)" }).click()
+            timeline.getByRole("button", { name: "Export the memory record as JSON Lines" }).click()
         ]);
         const jsonl = fs.readFileSync((await download.path())!, "utf8");
         const lines = jsonl.trimEnd().split("\n");
