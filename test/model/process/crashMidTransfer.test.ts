@@ -11,8 +11,12 @@ const LONG =
     "Here is a long message, long enough that prefill evaluates it and hands its KV to decode through pages: " +
     "where does my context live while it moves, and what is left of it if the engine dies on the way?";
 const RETRY = "Shorter.";
-/** A transfer's state file: the engine names them after the request (`req-7-12.state`); probes and swaps are named otherwise. */
-const TRANSFER_FILE = /^req-\d+-\d+\.state$/;
+/**
+ * A transfer's state file: the engine names them after the request, whose id is the caller's
+ * (supervisorFixtures' Conversation sends `carol-3`, so `carol-3-8.state`); a swap's is
+ * `swap-<workspace>-N.state`, a probe's `kvault-state-…`.
+ */
+const TRANSFER_FILE = /^[a-z]+-\d+-\d+\.state$/;
 
 /** Whether every thread of a process is stopped (SIGSTOP is delivered to each thread in its own time). */
 function isStopped(pid: number): boolean {
