@@ -71,6 +71,7 @@ export async function newWorkspace(page: Page): Promise<WorkspaceItem> {
 }
 
 export async function selectWorkspace(page: Page, name: string): Promise<void> {
+    await showChats(page); // the workspace list is the Chats view's
     await page.locator(".workspace-item", { hasText: name }).click();
     await page.locator(`.chat-view[aria-label="Workspace ${name}"]`).waitFor();
 }
