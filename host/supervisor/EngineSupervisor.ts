@@ -202,7 +202,8 @@ export class EngineSupervisor implements EngineClient {
         const { modelPath } = next;
         const connection = await this.#whenRunning();
         const previous = this.#config;
-        const numEnded = connection.numPending;
+        // Turns, which a user sent: the host's own calls in flight (the memory record's poll, a snapshot) end too, uncounted.
+        const numEnded = connection.numTurns;
         this.#release();
         this.#state = "restarting";
         this.#restartReason = change.reason;

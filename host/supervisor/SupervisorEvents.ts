@@ -16,9 +16,9 @@ export interface EngineSupervisorEvents {
     /** The restart budget is spent: every call fails with `error` until the host is restarted. */
     down: { readonly error: EngineUnavailableError };
     /**
-     * switchModel started an engine process on another model (`cause` "model"; `numEnded` turns and
-     * calls were ended with model_switched), or reconfigure on the same one with other settings
-     * ("settings"; ended with its restart's error, engine_settings_changed).
+     * switchModel started an engine process on another model (`cause` "model"; `numEnded` turns were
+     * ended with model_switched, and the calls in flight with them), or reconfigure on the same one
+     * with other settings ("settings"; ended with its restart's error, engine_settings_changed).
      */
     switched: {
         readonly pid: number | undefined;

@@ -12,6 +12,17 @@ const restart = {
 };
 
 describe("EngineSupervisor.reconfigure", () => {
+    it("counts the turns it ended, not the host's own calls in flight (the memory record's poll)", async () => {
+        const spawner = new FakeSpawner();
+        const supervisor = await start(spawner);
+        const switched = new Promise((resolve) => supervisor.on("switched", resolve));
+        const poll = supervisor.call("memoryEvents", { afterSeq: 0 }).catch((error: unknown) => error);
+        await Promise.resolve();
+        await supervisor.reconfigure({ window: 1024, decodeContextSize: 1024 }, restart);
+        expect(await poll).toBeInstanceOf(EngineSettingsChangedError);
+        expect(await switched).toMatchObject({ pid: 1001, numEnded: 0, cause: "settings" });
+    });
+
     it("ends running turns with engine_settings_changed and starts an engine on the same model with the new settings", async () => {
         const spawner = new FakeSpawner();
         const supervisor = await start(spawner);
