@@ -1,50 +1,78 @@
-import { useMemo, useState } from "react";
-import { memoryEventKinds, type MemoryEvent, type MemoryEventKind } from "../../contract/memoryEvents.js";
+import { Pause, Play } from "lucide-react";
+import { useEffect, useMemo, useState } from "react";
+import { memoryEventKinds, type MemoryEventKind } from "../../contract/memoryEvents.js";
 import { useAppServices } from "../AppServices.js";
+import { usePoolReplayStore } from "../pageMap/poolReplayStore.js";
 import { toRpcError } from "../rpc/RpcError.js";
 import { useEngineStore } from "../stores/engineStore.js";
 import { useWorkspaceStore } from "../stores/workspaceStore.js";
-import { ownerLabel } from "../pageMap/ownerLabel.js";
-import { describePages } from "./describePages.js";
-import { ReplayedPool } from "./ReplayedPool.js";
-import { replayPageStates, type ReplayedPages } from "./replayPageStates.js";
+import { MemoryEventList } from "./MemoryEventList.js";
+import { memoryEventSteps } from "./memoryEventSteps.js";
+import { replayPageStates } from "./replayPageStates.js";
 import { useMemoryEvents } from "./useMemoryEvents.js";
 import "./MemoryTimeline.css";
 
 /** Rows the list shows, newest first; the slider reaches every event kept. */
 const ROWS_SHOWN = 200;
+/** How long Play shows each event on the map before the next (ms): slow enough to follow a handoff that took milliseconds. */
+const PLAY_STEP_MS = 600;
 
 /**
  * The memory timeline under the page map (issue 39): every event the engine recorded (kind,
- * workspace, pages, outcome, the numbers), filterable by kind; a slider that shows the pool as it
- * was at an earlier event; and the audit record's export as JSON Lines.
+ * workspace, pages, outcome, the numbers), filterable by kind; a slider, and Play, that draw the
+ * pool on the map above as it was at an earlier event (poolReplayStore); and the audit record's
+ * export as JSON Lines.
  */
 export function MemoryTimeline() {
     const { rpc } = useAppServices();
     const { events, error } = useMemoryEvents();
-    const snapshot = useEngineStore((state) => state.snapshot);
     const workspaces = useWorkspaceStore((state) => state.workspaces);
     const [kind, setKind] = useState<MemoryEventKind | "all">("all");
     /** The event scrubbed to, by seq; undefined follows the newest (live). */
     const [scrubSeq, setScrubSeq] = useState<number | undefined>(undefined);
+    const [playing, setPlaying] = useState(false);
     const [exportError, setExportError] = useState<string | undefined>(undefined);
+    // Live, the map draws the snapshot itself: this view reads the snapshot only to replay a scrubbed moment.
+    const pageMap = useEngineStore((state) => (scrubSeq === undefined ? undefined : state.snapshot?.pageMap));
 
-    // Live, the page map above draws the pool; the owners per page are only worked out to replay a scrubbed moment.
-    const current = useMemo((): ReplayedPages | undefined => {
-        const pageMap = snapshot?.pageMap;
-        if (pageMap === undefined) {
-            return undefined;
-        }
-        const owners =
-            scrubSeq === undefined ? [] : Array.from(pageMap.ownerSlots, (slot) => (slot === 0 ? undefined : pageMap.owners[slot - 1]));
-        return { states: pageMap.states, owners };
-    }, [snapshot, scrubSeq]);
     const scrubIndex = scrubSeq === undefined ? events.length - 1 : events.findIndex((event) => event.seq === scrubSeq);
     const scrubbed = scrubSeq === undefined ? undefined : events[scrubIndex];
-    const replayed = useMemo(
-        () => (current === undefined || scrubSeq === undefined ? current : replayPageStates(current, events, scrubSeq)),
-        [current, events, scrubSeq]
-    );
+    useEffect(() => {
+        if (pageMap === undefined || scrubbed === undefined) {
+            usePoolReplayStore.setState({ replay: undefined });
+            return;
+        }
+        const owners = Array.from(pageMap.ownerSlots, (slot) => (slot === 0 ? undefined : pageMap.owners[slot - 1]));
+        const pages = replayPageStates({ states: pageMap.states, owners }, events, scrubbed.seq);
+        const label = `Pool after #${scrubbed.seq} ${scrubbed.kind}`;
+        usePoolReplayStore.setState({ replay: { pages, event: scrubbed, label, step: memoryEventSteps[scrubbed.kind] } });
+    }, [pageMap, events, scrubbed]);
+    useEffect(() => () => usePoolReplayStore.setState({ replay: undefined }), []);
+
+    // Play steps through the events from the scrubbed one (live: from the last handoff's start) to live, one a step.
+    useEffect(() => {
+        if (!playing) {
+            return;
+        }
+        const timer = setTimeout(() => {
+            const next = events[scrubIndex + 1];
+            setScrubSeq(next === undefined || scrubIndex + 1 >= events.length - 1 ? undefined : next.seq);
+            setPlaying(next !== undefined && scrubIndex + 1 < events.length - 1);
+        }, PLAY_STEP_MS);
+        return () => clearTimeout(timer);
+    }, [playing, events, scrubIndex]);
+    const play = (): void => {
+        if (playing) {
+            setPlaying(false);
+            return;
+        }
+        if (scrubSeq === undefined) {
+            const start = events.findLast((event) => event.kind === "handoffStarted") ?? events[0];
+            setScrubSeq(start?.seq);
+        }
+        setPlaying(true);
+    };
+
     const shown = useMemo(
         () =>
             events
@@ -53,7 +81,6 @@ export function MemoryTimeline() {
                 .reverse(),
         [events, kind]
     );
-    const nameOf = (event: MemoryEvent): string => (event.workspace === undefined ? "" : ownerLabel(event.workspace, workspaces).name);
 
     const exportRecord = (): void => {
         setExportError(undefined);
@@ -100,6 +127,14 @@ export function MemoryTimeline() {
             )}
             {events.length > 0 && (
                 <div className="memory-timeline-scrub">
+                    <button
+                        type="button"
+                        aria-label={playing ? "Pause the replay on the map" : "Play the events on the map, one at a time, up to now"}
+                        aria-pressed={playing}
+                        onClick={play}
+                    >
+                        {playing ? <Pause size={14} aria-hidden="true" /> : <Play size={14} aria-hidden="true" />}
+                    </button>
                     <input
                         type="range"
                         aria-label="Scrub the timeline"
@@ -108,6 +143,7 @@ export function MemoryTimeline() {
                         value={Math.max(0, scrubIndex)}
                         onChange={(change) => {
                             const index = Number(change.target.value);
+                            setPlaying(false);
                             setScrubSeq(index >= events.length - 1 ? undefined : events[index]!.seq);
                         }}
                     />
@@ -115,48 +151,17 @@ export function MemoryTimeline() {
                         type="button"
                         aria-label="Show the page map live again"
                         disabled={scrubSeq === undefined}
-                        onClick={() => setScrubSeq(undefined)}
+                        onClick={() => {
+                            setPlaying(false);
+                            setScrubSeq(undefined);
+                        }}
                     >
                         Live
                     </button>
                 </div>
             )}
-            {replayed !== undefined && (
-                <ReplayedPool
-                    pages={replayed}
-                    drawn={scrubbed !== undefined}
-                    label={scrubbed === undefined ? "Pool now" : `Pool after #${scrubbed.seq} ${scrubbed.kind}`}
-                />
-            )}
             {events.length === 0 && error === undefined && <p className="panel-note">No memory events yet.</p>}
-            <ol className="memory-timeline-list" aria-label="Memory events, newest first">
-                {shown.map((event) => (
-                    <li
-                        key={event.seq}
-                        data-kind={event.kind}
-                        data-outcome={event.outcome}
-                        aria-current={event.seq === scrubSeq ? "true" : undefined}
-                    >
-                        <button
-                            type="button"
-                            className="memory-event"
-                            aria-label={`Show the pool as event ${event.seq}, ${event.kind}, left it`}
-                            onClick={() => setScrubSeq(event.seq)}
-                        >
-                            <span className="memory-event-seq">#{event.seq}</span>{" "}
-                            <span className="memory-event-time">{new Date(event.at).toLocaleTimeString()}</span>{" "}
-                            <span className="memory-event-kind">{event.kind}</span>{" "}
-                            <span className="memory-event-workspace">{nameOf(event)}</span>{" "}
-                            <span className="memory-event-pages">
-                                {describePages(event.pages)}
-                                {event.pageState === undefined ? "" : ` → ${event.pageState}`}
-                            </span>{" "}
-                            <span className="memory-event-outcome">{event.outcome}</span>
-                            {event.detail !== undefined && <span className="memory-event-detail"> {event.detail}</span>}
-                        </button>
-                    </li>
-                ))}
-            </ol>
+            <MemoryEventList events={shown} scrubSeq={scrubSeq} workspaces={workspaces} onScrub={setScrubSeq} />
         </section>
     );
 }

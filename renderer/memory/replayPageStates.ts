@@ -1,11 +1,9 @@
 import { pageStateNames } from "../../contract/EngineSnapshot.js";
 import type { MemoryEvent } from "../../contract/memoryEvents.js";
+import type { PoolPages } from "../pageMap/poolPicture.js";
 
-/** The pool's pages as they were at one event: each page's state number (an index into `pageStateNames`) and owner. */
-export interface ReplayedPages {
-    readonly states: Uint8Array;
-    readonly owners: readonly (string | undefined)[];
-}
+/** The pool's pages as they were at one event. */
+export type ReplayedPages = PoolPages;
 
 const FREE = pageStateNames.indexOf("free");
 
@@ -47,16 +45,4 @@ export function replayPageStates(current: ReplayedPages, events: readonly Memory
         }
     }
     return { states, owners };
-}
-
-/** Pages by state name, for the words beside the replayed map. */
-export function countStates(states: Uint8Array): Record<(typeof pageStateNames)[number], number> {
-    const counts = Object.fromEntries(pageStateNames.map((name) => [name, 0])) as Record<(typeof pageStateNames)[number], number>;
-    for (const state of states) {
-        const name = pageStateNames[state];
-        if (name !== undefined) {
-            counts[name]++;
-        }
-    }
-    return counts;
 }

@@ -8,8 +8,9 @@ import type { PageMapTheme } from "./pageColour.js";
 import { pageAtPoint, type PageGridLayout } from "./pageGridLayout.js";
 
 /**
- * One section of the map on its own canvas: its title, a line of explanation, the blocks, and the
- * inspected block's words in a tooltip (hover, or focus and the arrow keys).
+ * One sequence's section of the map on its own canvas (the pool's is PagePoolCanvas): its title, a
+ * line of explanation, the blocks, and the inspected block's words in a tooltip (hover, or focus
+ * and the arrow keys).
  */
 export function KvSectionCanvas({
     snapshot,
@@ -102,7 +103,7 @@ export function KvSectionCanvas({
             <div className="kv-section-grid">
                 <canvas
                     ref={canvasRef}
-                    className={section.kind === "pages" ? "page-map-canvas" : "kv-sequence-canvas"}
+                    className="kv-sequence-canvas"
                     tabIndex={0}
                     role="img"
                     aria-label={`${section.title}: ${summary}`}
@@ -121,21 +122,8 @@ export function KvSectionCanvas({
                     </div>
                 )}
             </div>
-            {section.kind === "pages" && (
-                <p className="page-details" aria-label="Page details">
-                    {inspected === undefined
-                        ? "Point at a block, or focus a section and use the arrow keys, to see its details."
-                        : shortPageWords(snapshot, inspected, ownerName)}
-                </p>
-            )}
         </section>
     );
-}
-
-/** A host page in a few words: "Page 3: sealed, owner Notes." */
-function shortPageWords(snapshot: DecodedSnapshot, page: number, ownerName: (owner: string) => string): string {
-    const block = blockOf(snapshot, { key: "pages", title: "Host pages", kind: "pages", numBlocks: snapshot.pageMap.numPages }, page);
-    return `Page ${formatCount(page)}: ${block.kind}, ${block.owner === undefined ? "no owner" : `owner ${ownerName(block.owner)}`}.`;
 }
 
 /** The section in one line: whose KV and how many positions, or how the pool's pages stand. */

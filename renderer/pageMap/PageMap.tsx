@@ -10,6 +10,7 @@ import { ownerLabel } from "./ownerLabel.js";
 import { PageMapLegend } from "./PageMapLegend.js";
 import { sectionGridLayouts } from "./pageGridLayout.js";
 import { PageOwnerTable } from "./PageOwnerTable.js";
+import { PagePoolCanvas } from "./PagePoolCanvas.js";
 import { RoleOccupancy } from "./RoleOccupancy.js";
 import { summarizePageMap } from "./summarizePageMap.js";
 import { usePageMapTheme } from "./usePageMapTheme.js";
@@ -95,8 +96,9 @@ export function PageMap({ maxGridHeight = MAX_GRID_HEIGHT }: { readonly maxGridH
                     sections.map((section, index) => {
                         const hint = explained.has(section.kind) ? undefined : hints[section.kind];
                         explained.add(section.kind);
+                        const Section = section.kind === "pages" ? PagePoolCanvas : KvSectionCanvas;
                         return (
-                            <KvSectionCanvas
+                            <Section
                                 key={section.key}
                                 snapshot={snapshot}
                                 section={section}

@@ -1,9 +1,11 @@
 import fs from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openView, readApp, sendMessage } from "./support/appDriver.js";
+import { canvasPixelsOfColour, openView, readApp, sendMessage } from "./support/appDriver.js";
 import { openKvault, type KvaultPage } from "./support/openKvault.js";
 import { seedChats } from "./support/seedChats.js";
 import { startKvaultServer, type KvaultServer } from "./support/startKvaultServer.js";
+
+const BLUE = "#3b82f6"; // workspacePalette[0], the seeded workspace's swatch
 
 /** Long enough to go through prefill and the handoff (over the 128 tokens decode evaluates in place), with a word found nowhere else. */
 const longMessage =
@@ -31,7 +33,7 @@ describe("the Memory view's timeline, in a real browser", () => {
         console.log(`screenshots:\n${screenshots.join("\n")}`);
     });
 
-    it("lists a handoff's events, and scrubbing back to its seal shows its pages sealed; live shows them free again", async () => {
+    it("lists a handoff's events, and scrubbing back to its seal draws its pages sealed on the page map; live shows them free again", async () => {
         const { page } = app!;
         await sendMessage(page, longMessage);
         await expect
@@ -47,7 +49,9 @@ describe("the Memory view's timeline, in a real browser", () => {
         await sealed.waitFor({ timeout: 30_000 });
         await expect.poll(() => timeline.locator('li[data-kind="handoffStarted"]').first().textContent()).toMatch(/handoffStarted Notes/);
         expect(await sealed.textContent()).toMatch(/sealed Notes pages \d+(–\d+)? → sealed ok/);
-        const pool = timeline.getByLabel("Pool at the scrubbed event");
+        // The replay is drawn on the page map itself, above the timeline, not in a grid of its own.
+        const pool = page.locator('.kv-section[data-kind="pages"]').getByLabel("Pool at the scrubbed event");
+        const poolSection = page.locator('.kv-section[data-kind="pages"]');
         // now: the turn has ended, its pages released and scrubbed
         await expect.poll(() => pool.getAttribute("data-sealed")).toBe("0");
         expect(await pool.textContent()).toMatch(/^Pool now: /);
@@ -59,6 +63,23 @@ describe("the Memory view's timeline, in a real browser", () => {
         await expect.poll(() => pool.getAttribute("data-sealed")).toBe(String(expected));
         expect(await pool.textContent()).toMatch(/^Pool after #\d+ sealed: /);
         expect(await sealed.getAttribute("aria-current")).toBe("true");
+        const sealSeq = /#(\d+)/.exec((await sealed.textContent()) ?? "")![1]!;
+        expect(await poolSection.getAttribute("data-replay")).toBe(sealSeq);
+        expect(await pool.textContent()).toMatch(/sealed \(checksummed\)$/);
+        await expect.poll(() => canvasPixelsOfColour(page, BLUE), { timeout: 5_000 }).toBeGreaterThan(0);
+        // The map's own hover names a replayed page: its owner and state then, and the seal's checksum.
+        const firstSealed = Number(/pages? (\d+)/.exec((await sealed.textContent()) ?? "")![1]);
+        const canvas = page.locator(".page-map-canvas");
+        const columns = Number(await canvas.getAttribute("data-columns"));
+        const pitch = Number(await canvas.getAttribute("data-pitch"));
+        await canvas.hover({ position: { x: (firstSealed % columns) * pitch + 2, y: Math.floor(firstSealed / columns) * pitch + 2 } });
+        await expect
+            .poll(() => page.getByRole("tooltip").textContent())
+            .toMatch(
+                new RegExp(
+                    `^Host page ${firstSealed}, owner Notes, sealed: .*, generation \\d+, checksum [0-9a-f]+, as event #${sealSeq} left it\\.$`
+                )
+            );
         screenshots.push(await app!.screenshot("memory-timeline-scrubbed"));
 
         // the slider's end is live again
@@ -67,6 +88,8 @@ describe("the Memory view's timeline, in a real browser", () => {
         await slider.press("End");
         await expect.poll(() => pool.textContent()).toMatch(/^Pool now: /);
         expect(await pool.getAttribute("data-sealed")).toBe("0");
+        expect(await poolSection.getAttribute("data-replay")).toBe("");
+        await expect.poll(() => canvasPixelsOfColour(page, BLUE), { timeout: 5_000 }).toBe(0);
 
         // the export: the record's header, then the events, and no word of the message
         const [download] = await Promise.all([
