@@ -4,6 +4,7 @@ import { CliError } from "../CliError.js";
 import { exitCodes, type ExitCode } from "../exitCodes.js";
 import type { KvaultClient } from "../KvaultClient.js";
 import { readServerSentEvents } from "../readServerSentEvents.js";
+import { readPipedPrompt } from "../readPipedPrompt.js";
 import { findModel } from "./findModel.js";
 
 export interface RunChatOptions {
@@ -50,7 +51,7 @@ export async function runChat(client: KvaultClient, options: RunChatOptions): Pr
     };
 
     const given = options.prompt.join(" ").trim();
-    const piped = given === "" && options.input.isTTY !== true ? (await readAll(options.input)).trim() : "";
+    const piped = given === "" && options.input.isTTY !== true ? (await readPipedPrompt(options.input)).trim() : "";
     if (given !== "" || piped !== "") {
         messages.push({ role: "user", content: given !== "" ? given : piped });
         const outcome = await streamTurn(client, { ...options, model: model.id, workspace, messages }, undefined);
@@ -157,12 +158,4 @@ async function streamTurn(
         usage = chunk.usage ?? usage;
     }
     return { text, usage, finishReason };
-}
-
-async function readAll(input: NodeJS.ReadableStream): Promise<string> {
-    const chunks: Buffer[] = [];
-    for await (const chunk of input) {
-        chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk)));
-    }
-    return Buffer.concat(chunks).toString("utf8");
 }
