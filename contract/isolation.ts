@@ -2,6 +2,8 @@
 // Plain data, the same over the engine protocol, the RPC and the preload bridge.
 
 export interface AuditSummary {
+    /** The local model audited (listLocalModels' id), set by a host that runs several; absent in one that runs one. */
+    readonly model?: string;
     readonly ok: boolean;
     /** Violations found, by invariant ("I1" … "I7"), with their messages (the first 20). */
     readonly violations: readonly { readonly invariant: string; readonly message: string }[];
@@ -60,6 +62,8 @@ export interface CanaryProbeResult {
  * probes from temporary workspace B that could only find them if B saw A's KV.
  */
 export interface CanaryReport {
+    /** The local model probed (listLocalModels' id), set by a host that runs several; absent in one that runs one. */
+    readonly model?: string;
     /** No probe failed. */
     readonly passed: boolean;
     readonly modelName: string;
@@ -138,6 +142,8 @@ export interface DrillDescription {
 }
 
 export interface DrillReport extends DrillDescription {
+    /** The local model whose engine settings the drill ran on (listLocalModels' id), set by a host that runs several. */
+    readonly model?: string;
     /** With the guard on: it fired, with this error code (or the check that held). */
     readonly guardFired: boolean;
     readonly guardError: { readonly code: string; readonly message: string } | null;

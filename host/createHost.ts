@@ -4,6 +4,7 @@
 // Each then puts the returned dispatcher on its own transport (IPC, or the WebSocket beside the HTTP API).
 import fs from "node:fs";
 import path from "node:path";
+import type { ModelPoolSettings } from "../contract/modelPoolSettings.js";
 import type { EngineSettings } from "../contract/settings.js";
 import type { RpcResult } from "../contract/rpc.js";
 import { KvaultError } from "../engine/index.js";
@@ -25,12 +26,14 @@ import { withMcpTools } from "./mcp/mcpToolTurns.js";
 import { hostMethods } from "./rpc/hostMethods.js";
 import { RpcDispatcher } from "./rpc/RpcDispatcher.js";
 import { machineMemory } from "./settings/machineMemory.js";
+import { ModelPoolSettingsHost } from "./settings/ModelPoolSettingsHost.js";
 import { SettingsFile } from "./settings/SettingsFile.js";
 import { SettingsHost, type SettingsHostParts } from "./settings/SettingsHost.js";
 import { DataDirectoryLock } from "./store/DataDirectoryLock.js";
 import { WorkspaceStore } from "./store/WorkspaceStore.js";
 import { PresetStore } from "./presets/PresetStore.js";
 import { RetrievalIndexes } from "./retrieval/RetrievalIndexes.js";
+import type { EnginePool } from "./supervisor/EnginePool.js";
 import type { EngineSupervisor } from "./supervisor/EngineSupervisor.js";
 import type { HostModels } from "./supervisor/modelMethods.js";
 
@@ -86,6 +89,14 @@ export interface HostPlatform<E extends HostEngine> {
     readonly kvaultVersion?: string;
     /** Starts the engine on those settings; the host does not wait for it (the app's window opens while it loads). */
     startEngine(settingsFile: SettingsFile, engineSettings: EngineSettings): Promise<E>;
+    /**
+     * The local models beside the engine's (host/supervisor/localModelPool.ts, with the platform's
+     * spawner), made once the engine is ready: a workspace's `localModel` and the API's `model` run
+     * there. The host owns it: forgetting a workspace reaches each of its engines, and close stops them.
+     */
+    localModels?(engine: E, parts: { readonly settingsFile: SettingsFile; readonly poolSettings: () => ModelPoolSettings }): EnginePool;
+    /** The local models' settings given on the command line for this run, over settings.json's (the headless server's flags). */
+    readonly modelPoolFromCommandLine?: Partial<ModelPoolSettings>;
     /** The platform's own parts, built once the shared ones exist. */
     parts(shared: SharedHostParts<E>): PlatformParts;
 }
@@ -98,6 +109,8 @@ export interface Host<E extends HostEngine> extends SharedHostParts<E> {
     readonly rpc: RpcDispatcher;
     /** The memory timeline on disk (host/memoryRecord/): appended as the engine records, exported as JSON Lines. */
     readonly memoryRecord: MemoryRecord;
+    /** The local models beside the engine's, once the engine is ready (platform.localModels); undefined before, or in a host that runs one. */
+    localModels(): EnginePool | undefined;
     /**
      * Cancels the downloads, stops the engine (its running turns end with engine_stopped), closes the
      * store after its pending saves and releases the data directory; never rejects. An engine still
@@ -121,6 +134,13 @@ export async function createHost<E extends HostEngine>(platform: HostPlatform<E>
     const running = platform.engineSettings?.(settingsFile) ?? settingsFile.current.engine;
     const engine = platform.startEngine(settingsFile, running);
     engine.catch(() => undefined); // each call that needs the engine answers with why it could not start
+    // The local models beside the engine's, on the settings in force at each scan, load and release.
+    const modelPool = new ModelPoolSettingsHost(settingsFile, platform.modelPoolFromCommandLine);
+    let pool: EnginePool | undefined;
+    const poolMade = engine.then(
+        (started) => (pool = platform.localModels?.(started, { settingsFile, poolSettings: () => modelPool.running() })),
+        () => undefined
+    );
     const engineReady = async (): Promise<EngineSupervisor> => (await engine).supervisor;
 
     const apiKeys = new ApiKeys(platform.commandLineKeys);
@@ -132,6 +152,7 @@ export async function createHost<E extends HostEngine>(platform: HostPlatform<E>
     }
     const shared: SharedHostParts<E> = { settingsFile, engine, apiKeys, backends, gateway, requestLog };
     const own = platform.parts(shared);
+    const localModels = (): (ModelRouter & LocalModels) | undefined => pool ?? own.localModels?.();
     const settings = new SettingsHost({
         host: platform.kind,
         file: settingsFile,
@@ -189,16 +210,17 @@ export async function createHost<E extends HostEngine>(platform: HostPlatform<E>
             presets: () => PresetStore.open(dataDirectory),
             retrieval: new RetrievalIndexes(dataDirectory, async (inputs) => (await engineReady()).call("embed", { inputs })),
             memoryRecord,
-            localModels: own.localModels
+            localModels,
+            modelPool
         }),
-        withMcpTools(routeTurns(engineReady, findWorkspace, backends, own.localModels), {
+        withMcpTools(routeTurns(engineReady, findWorkspace, backends, localModels), {
             ...mcp,
             mcp: mcp.manager,
             engine: engineReady,
             findWorkspace,
             log
         }),
-        routeEngineCalls(engineReady, findWorkspace, own.localModels)
+        routeEngineCalls(engineReady, findWorkspace, localModels)
     );
 
     const close = async ({ waitForStartMs }: { readonly waitForStartMs?: number } = {}): Promise<void> => {
@@ -215,6 +237,9 @@ export async function createHost<E extends HostEngine>(platform: HostPlatform<E>
         await started?.models
             .stopDownloads()
             .catch((error: unknown) => log(`Cancelling the downloads failed: ${(error as Error).message}`));
+        await (started === undefined ? undefined : poolMade)
+            ?.then((made) => made?.dispose())
+            .catch((error: unknown) => log(`Stopping the local models failed: ${(error as Error).message}`));
         await started?.supervisor.dispose().catch((error: unknown) => log(`Stopping the engine failed: ${(error as Error).message}`));
         await mcp.manager.dispose();
         // Waits for the saves already asked for: each is one short write and fsync.
@@ -224,7 +249,7 @@ export async function createHost<E extends HostEngine>(platform: HostPlatform<E>
         );
         dataLock.release();
     };
-    return { ...shared, store, settings, rpc, memoryRecord, close };
+    return { ...shared, store, settings, rpc, memoryRecord, localModels: () => pool, close };
 }
 
 /** One owner per data directory: a second host on it (the app, or a server with --data-dir) refuses to start, naming the first. */

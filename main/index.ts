@@ -10,10 +10,12 @@ import type { EngineConfigInput } from "../engine/index.js";
 import { DEMO_MODEL } from "../contract/models.js";
 import { createHost, type Host } from "../host/createHost.js";
 import { childInspector } from "../host/models/inspectModelInChild.js";
+import { cachedModelInspector } from "../host/models/modelFactsCache.js";
 import { installAppShell, type AppShell } from "./appShell.js";
 import { cliInvocation } from "./cli/cliInvocation.js";
 import { runCliInMain } from "./cli/runCliInMain.js";
 import { BindingTestRelay, nodeLlamaCppBindingTestModule } from "./engine/BindingTestRelay.js";
+import { appModelPool } from "./engine/appModelPool.js";
 import { startEngine, type StartedEngine } from "./engine/startEngine.js";
 import { utilityInspectionSpawner } from "./engine/utilityInspectionSpawner.js";
 import { utilityFork, utilityProcessSpawner } from "./engine/utilityProcessSpawner.js";
@@ -102,6 +104,19 @@ async function startHost(): Promise<void> {
             running.catch((error: unknown) => log(`The engine could not start: ${(error as Error).message}`));
             return running;
         },
+        // Each workspace's own local model, in a utilityProcess of its own, loaded on its first turn and unloaded when idle.
+        localModels: (running, { settingsFile, poolSettings }) =>
+            appModelPool({
+                started: running,
+                settings: () => settingsFile.current.engine,
+                poolSettings,
+                spawner: utilityProcessSpawner({ entry: engineEntry, env: { ...process.env, ...bindingTestRelay?.engineEnv() } }),
+                inspectModel: cachedModelInspector(
+                    childInspector({ spawn: utilityInspectionSpawner(inspectionEntry, bindingTestRelay?.engineEnv()) })
+                ),
+                extraConfig: appDiskKv(userData),
+                log
+            }),
         parts: ({ settingsFile, engine, apiKeys, gateway, requestLog }) => {
             // The OpenAI-compatible API on 127.0.0.1, on and off as the settings say; the settings screen's keys beside its own.
             const api = new LocalApiController(

@@ -17,6 +17,7 @@ import {
 } from "../backends.js";
 import type { EngineSnapshot } from "../EngineSnapshot.js";
 import { mcpPermissions, type McpServersView } from "../mcp.js";
+import { modelPoolSettingLimits, type ModelPoolSettingsView } from "../modelPoolSettings.js";
 import type { DraftMeasurement, EmbeddingResult, EngineInfo, FinishReason, TokenizeResult, TurnUsage } from "../engineProtocol.js";
 import type { AuditSummary, CanaryReport, DrillDescription, DrillReport, ReplayableTurn, ReplaySummary } from "../isolation.js";
 import type { AppliedEngineSettings, AppSettingsView, CreatedApiKey, EngineSettingsPlan } from "../settings.js";
@@ -112,6 +113,8 @@ const modelPath = nonEmptyText(fieldLimits.maxModelPathChars, 'give the full pat
     trim: true
 });
 const quick = { serve: "engine", timeoutMs: callTimeouts.quickMs } as const;
+/** A loaded local model's id (listLocalModels'): the isolation calls and the page map run on it instead of the host's own. */
+const loadedModelSchema = idSchema("name one of listLocalModels' loaded models");
 const long = { serve: "engine", timeoutMs: callTimeouts.longMs } as const;
 
 /** Parts an import may have: the largest document the store takes, at 3 bytes a character, in the smallest parts splitUtf8 makes. */
@@ -258,22 +261,27 @@ export const rpcSpec = {
         ),
         ...quick
     }),
-    snapshot: method<EngineSnapshot>()({ params: none("snapshot"), ...quick }),
+    /** The page map of the host's own model, or of the loaded local model `model` names (model_not_loaded when it is not loaded). */
+    snapshot: method<EngineSnapshot>()({ params: params("snapshot", { model: v.optional(loadedModelSchema) }), ...quick }),
     /** The memory timeline after `afterSeq` (0: from the oldest kept), at most MAX_MEMORY_EVENTS_PER_CALL events a call. */
     memoryEvents: method<MemoryEventsPage>()({
         params: params("memoryEvents", { afterSeq: integer(0, Number.MAX_SAFE_INTEGER) }),
         ...quick
     }),
+    /** Frees and scrubs the workspace's KV on the host's own engine and on every loaded local model's. */
     forgetWorkspace: method<Record<string, never>>()({ params: params("forgetWorkspace", { workspace: workspaceSchema }), ...quick }),
-    /** I1–I7 over the whole engine, now. */
-    audit: method<AuditSummary>()({ params: none("audit"), ...quick }),
+    /** I1–I7 over the whole engine, now: the host's own model's, or the loaded local model `model` names; the summary names its model. */
+    audit: method<AuditSummary>()({ params: params("audit", { model: v.optional(loadedModelSchema) }), ...quick }),
     /** Finished greedy turns the engine keeps for replay, oldest first. */
     replayableTurns: method<readonly ReplayableTurn[]>()({ params: none("replayableTurns"), ...quick }),
     /** Differential replay of the turn sent with this requestId; fails with replay_unavailable when it is not kept. */
     replay: method<ReplaySummary>()({ params: params("replay", { requestId: idSchema() }), ...long }),
     listDrills: method<readonly DrillDescription[]>()({ params: none("listDrills"), ...quick }),
     /** Runs the fault drill `id` in sandboxed engines (seconds); fails with unknown_drill for an id not listed. */
-    runDrill: method<DrillReport>()({ params: params("runDrill", { id: idSchema("name one of listDrills' drills") }), ...long }),
+    runDrill: method<DrillReport>()({
+        params: params("runDrill", { id: idSchema("name one of listDrills' drills"), model: v.optional(loadedModelSchema) }),
+        ...long
+    }),
     /**
      * The canary probe on the loaded model, in two temporary workspaces (tens of seconds on a CPU);
      * `fillerTokens` sizes A's prompt (default: from the window and free pages; the canary checks it
@@ -283,7 +291,8 @@ export const rpcSpec = {
         params: params("runCanary", {
             fillerTokens: v.optional(
                 integer(1, Number.MAX_SAFE_INTEGER, (issue) => `must be a whole number of at least 1; got ${describe(issue.input)}.`)
-            )
+            ),
+            model: v.optional(loadedModelSchema)
         }),
         serve: "engine",
         timeoutMs: callTimeouts.canaryMs
@@ -508,6 +517,38 @@ export const rpcSpec = {
      * model found on disk (as /v1/models names them), loaded or not.
      */
     listLocalModels: method<LocalModelList>()({ params: none("listLocalModels"), serve: "host" }),
+    /** The local models' settings (idle time, memory budget, model folders): settings.json's, what runs, and what the command line set. */
+    getModelPoolSettings: method<ModelPoolSettingsView>()({ params: none("getModelPoolSettings"), serve: "host" }),
+    /** Saves the settings given (the others stay); in force at once. A value out of its range or a folder not there: invalid_model_pool_setting. */
+    setModelPoolSettings: method<ModelPoolSettingsView>()({
+        params: params("setModelPoolSettings", {
+            modelIdleSeconds: v.optional(
+                integer(
+                    modelPoolSettingLimits.modelIdleSeconds.min,
+                    modelPoolSettingLimits.modelIdleSeconds.max,
+                    (issue) =>
+                        `is ${describe(issue.input)}; choose a whole number of seconds from ${modelPoolSettingLimits.modelIdleSeconds.min} to ${modelPoolSettingLimits.modelIdleSeconds.max.toLocaleString("en-US")}.`
+                )
+            ),
+            modelsMemoryMb: v.optional(
+                v.nullable(
+                    integer(
+                        modelPoolSettingLimits.modelsMemoryMb.min,
+                        modelPoolSettingLimits.modelsMemoryMb.max,
+                        (issue) =>
+                            `is ${describe(issue.input)}; choose a whole number of MiB from ${modelPoolSettingLimits.modelsMemoryMb.min} to ${modelPoolSettingLimits.modelsMemoryMb.max.toLocaleString("en-US")}, or null for the machine's RAM.`
+                    )
+                )
+            ),
+            modelsFolders: v.optional(
+                list(nonEmptyText(modelPoolSettingLimits.maxFolderChars, "give a folder's full path", { trim: true }), {
+                    maxItems: modelPoolSettingLimits.maxFolders,
+                    what: "folders"
+                })
+            )
+        }),
+        serve: "host"
+    }),
     /**
      * The context meter of a workspace on a remote backend (its stored `backend`): the draft and
      * the conversation counted by the server's own tokenizer, its window and its KV usage, each

@@ -17,7 +17,6 @@ import { cachedModelInspector } from "../models/modelFactsCache.js";
 import { RpcServer } from "../rpc/RpcServer.js";
 import { serveModelId } from "./resolveServeModel.js";
 import { serveModelPool } from "./serveModelPool.js";
-import type { EnginePool } from "../supervisor/EnginePool.js";
 import { startServeEngine } from "./startServeEngine.js";
 import { engineConfigFor } from "../settings/engineConfigFor.js";
 import { diskKvConfig, DISK_KV_KEY_FILE, readOrCreateDiskKvKeyFile } from "../settings/diskKvKey.js";
@@ -51,7 +50,7 @@ async function main(): Promise<void> {
         kvDisk: diskKvConfig(given.dataDir, readOrCreateDiskKvKeyFile(path.join(given.dataDir, DISK_KV_KEY_FILE)))
     });
     const listening: { url?: string; port?: number } = {}; // once the server listens
-    const own: { api?: OwnApi; models?: EnginePool } = {}; // once listening: the leak probe's "kvault" target; once started: the other models
+    const own: { api?: OwnApi } = {}; // once listening: the leak probe's "kvault" target
     const host = await createHost({
         kind: "headless",
         dataDirectory: given.dataDir,
@@ -81,6 +80,18 @@ async function main(): Promise<void> {
                     }
                 }
             }),
+        // The models found on disk (LM Studio's, Ollama's, Hugging Face's, the settings' folders), each loaded by the first request naming it.
+        modelPoolFromCommandLine: given.modelPoolFromCommandLine,
+        localModels: ({ supervisor }, { settingsFile, poolSettings }) =>
+            serveModelPool({
+                given,
+                supervisor,
+                settings: () => Object.freeze({ ...settingsFile.current.engine, ...given.engineFromCommandLine }),
+                poolSettings,
+                configFor: headlessConfig,
+                inspectModel,
+                log
+            }),
         parts: () => ({
             fromCommandLine: Object.fromEntries(
                 Object.keys(given.engineFromCommandLine).map((name) => [name, given.engineFlags[name as EngineSettingName]])
@@ -97,21 +108,11 @@ async function main(): Promise<void> {
                 editable: false
             }),
             configFor: headlessConfig,
-            ownApi: () => own.api,
-            localModels: () => own.models
+            ownApi: () => own.api
         })
     });
     const { supervisor } = await host.engine;
-    // The models found on disk (LM Studio's, Ollama's, Hugging Face's, --models-folder), each loaded by the first request naming it.
-    const models = serveModelPool({
-        given,
-        supervisor,
-        settings: () => Object.freeze({ ...host.settingsFile.current.engine, ...given.engineFromCommandLine }),
-        configFor: headlessConfig,
-        inspectModel,
-        log
-    });
-    own.models = models;
+    const models = host.localModels(); // made as the engine became ready, before this await resumed
     // The page's RPC: the same server loop and methods as the desktop app's, over a WebSocket beside the API.
     const rpc = new RpcServer(host.rpc, { log });
     const rendererDirectory = path.join(repositoryRoot, "out", "renderer");
@@ -151,8 +152,7 @@ async function main(): Promise<void> {
         stopping = true;
         await rpc.close();
         await server.close();
-        await models.dispose();
-        await host.close();
+        await host.close(); // stops the local models' engines too
         process.exit(0);
     };
     process.on("SIGINT", () => void stop());

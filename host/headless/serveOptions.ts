@@ -12,7 +12,7 @@ import { engineDefaults, isKvCacheType, KvaultError, kvCacheTypes, type KvCacheT
 import { repeatedBackendName, type BackendConfig } from "../backends/BackendConfig.js";
 import { parseBackendOption } from "../backends/parseBackendOption.js";
 import { normalizeOrigin } from "../http/corsPolicy.js";
-import { enginePoolDefaults } from "../supervisor/EnginePool.js";
+import { modelPoolSettingDefaults, modelPoolSettingLimits, type ModelPoolSettings } from "../../contract/modelPoolSettings.js";
 
 export class ServeOptionsError extends KvaultError {
     readonly code = "invalid_serve_options";
@@ -64,12 +64,11 @@ export interface ServeOptions {
      * Given, they replace settings.json's list for this run (the settings screen shows them, not editable).
      */
     readonly backends: readonly BackendConfig[];
-    /** --models-folder DIR, repeatable: folders whose GGUF files the API serves in place, beside LM Studio's, Ollama's and Hugging Face's. */
-    readonly modelsFolders: readonly string[];
-    /** --model-idle-seconds N: a model the API's `model` loaded is unloaded after N seconds without a request (default 300). */
-    readonly modelIdleSeconds: number;
-    /** --models-memory-mb N: what every loaded model's plan together may take; undefined: the machine's RAM. */
-    readonly modelsMemoryMb?: number;
+    /**
+     * The local models' settings given for this run, over settings.json's (contract/modelPoolSettings.ts):
+     * --models-folder DIR (repeatable; replaces the file's folders), --model-idle-seconds N, --models-memory-mb N.
+     */
+    readonly modelPoolFromCommandLine: Partial<ModelPoolSettings>;
 }
 
 /** Each engine setting's flag, as the settings screen names it for a value given on the command line. */
@@ -138,12 +137,15 @@ export const serveUsage = `Usage: npm run serve -- [options]
                               text too; without it a line never holds what was asked
   --data-dir DIR              where models and chats live (default ~/.kvault)
   --models-folder DIR         a folder of GGUF files the API serves in place by their names, beside the
-                              models found in LM Studio's, Ollama's and Hugging Face's folders (repeatable)
+                              models found in LM Studio's, Ollama's and Hugging Face's folders (repeatable;
+                              replaces settings.json's modelsFolders for this run)
   --model-idle-seconds N      unload a model that a request's "model" loaded after N seconds without a
-                              request (default ${enginePoolDefaults.idleMs / 1000}, as Ollama's keep_alive)
+                              request (default: settings.json's modelIdleSeconds, else
+                              ${modelPoolSettingDefaults.modelIdleSeconds}, as Ollama's keep_alive)
   --models-memory-mb N        the memory every loaded model's plan together may take (weights, KV, page
-                              pool, compute), in MiB (default: the machine's RAM); the least recently used
-                              idle model is unloaded to make room, else the load is refused with the plan
+                              pool, compute), in MiB (default: settings.json's modelsMemoryMb, else the
+                              machine's RAM); the least recently used idle model is unloaded to make room,
+                              else the load is refused with the plan
   --download-stall-seconds N  stop a download that gains no byte for N seconds, keeping it to resume (default 60)
   --handoff-demo MS           demo mode: each handoff step waits MS milliseconds (up to 5000), so the page
                               map shows pages go prefill → host → decode (default 0: off)
@@ -238,6 +240,7 @@ export function parseServeOptions(argv: readonly string[], env: Readonly<Record<
         given.set(match[1]!, value);
     }
 
+    const { modelIdleSeconds: idleLimits, modelsMemoryMb: memoryLimits } = modelPoolSettingLimits;
     const integer = (flag: string, fallback: number, min: number, max: number): number => {
         const text = given.get(flag);
         if (text === undefined) {
@@ -356,9 +359,15 @@ export function parseServeOptions(argv: readonly string[], env: Readonly<Record<
         logPrompts: given.has("log-prompts"),
         dataDir: path.resolve(given.get("data-dir") ?? path.join(os.homedir(), ".kvault")),
         downloadStallSeconds: given.has("download-stall-seconds") ? integer("download-stall-seconds", 0, 1, 3600) : undefined,
-        modelsFolders: (repeated.get("models-folder") ?? []).map((folder) => path.resolve(folder)),
-        modelIdleSeconds: integer("model-idle-seconds", enginePoolDefaults.idleMs / 1000, 1, 7 * 24 * 3600),
-        ...(given.has("models-memory-mb") ? { modelsMemoryMb: integer("models-memory-mb", 0, 1, 16 * 1024 * 1024) } : {}),
+        modelPoolFromCommandLine: {
+            ...(repeated.has("models-folder")
+                ? { modelsFolders: (repeated.get("models-folder") ?? []).map((folder) => path.resolve(folder)) }
+                : {}),
+            ...(given.has("model-idle-seconds")
+                ? { modelIdleSeconds: integer("model-idle-seconds", 0, idleLimits.min, idleLimits.max) }
+                : {}),
+            ...(given.has("models-memory-mb") ? { modelsMemoryMb: integer("models-memory-mb", 0, memoryLimits.min, memoryLimits.max) } : {})
+        },
         handoffDemoMs: integer("handoff-demo", 0, 0, 5_000),
         streamDemoMs: integer("stream-demo", 0, 0, 1_000),
         engineFromCommandLine: Object.fromEntries(Object.entries(fromCommandLine).filter(([, value]) => value !== undefined)),

@@ -13,6 +13,7 @@ import { InvalidRequestError, KvaultError } from "../../engine/index.js";
 import { ModelCatalogue } from "../models/catalogue/ModelCatalogue.js";
 import { DEFAULT_HUGGING_FACE_URL, HUGGING_FACE_URL_VARIABLE, HuggingFaceClient } from "../models/catalogue/HuggingFaceClient.js";
 import { SettingsUnavailableError } from "../settings/settingsErrors.js";
+import type { ModelPoolSettingsHost } from "../settings/ModelPoolSettingsHost.js";
 import type { RequestLog } from "../http/RequestLog.js";
 import type { PresetStore } from "../presets/PresetStore.js";
 import { extractFileText } from "../attachments/extractFileText.js";
@@ -76,6 +77,8 @@ export interface HostParts {
     readonly mcp?: { readonly manager: McpManager; readonly prompts: McpPermissionPrompts };
     /** The local models besides the engine's (host/supervisor/EnginePool.ts); a host that runs one lists none to choose. */
     readonly localModels?: () => LocalModels | undefined;
+    /** Their settings (host/settings/ModelPoolSettingsHost.ts); a host without a settings file answers settings_unavailable. */
+    readonly modelPool?: Pick<ModelPoolSettingsHost, "view" | "set">;
 }
 
 /**
@@ -92,6 +95,12 @@ export function hostMethods(parts: HostParts): HostImplementations {
         return parts.retrieval;
     };
     const settings = parts.settings ?? noSettings;
+    const modelPool = (): Pick<ModelPoolSettingsHost, "view" | "set"> => {
+        if (parts.modelPool === undefined) {
+            throw new SettingsUnavailableError("This Kvault host keeps no settings: it was started without a data folder.");
+        }
+        return parts.modelPool;
+    };
     const imports = new ImportStaging();
     const probes = new LeakProbes(parts.backends ?? new Backends([]), parts.ownApi ?? (() => undefined));
     const chatImports = new ImportStaging({ method: "importChat", what: "chat file", maxChars: workspaceLimits.maxChatImportChars });
@@ -152,6 +161,8 @@ export function hostMethods(parts: HostParts): HostImplementations {
         ...catalogueMethods(parts),
         listBackends: async () => ({ backends: (await parts.backends?.views()) ?? [] }),
         listLocalModels: () => listLocalModels(parts.localModels?.()),
+        getModelPoolSettings: () => modelPool().view(),
+        setModelPoolSettings: (change) => modelPool().set(change),
         measureRemote: async ({ workspace, messages, draft }) => {
             const meta = await (await store()).findMeta(workspace);
             if (meta?.backend === undefined) {

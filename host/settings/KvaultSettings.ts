@@ -2,6 +2,7 @@
 // server's --data-dir): its shape, its defaults and its version. Pure (no file access); the file's
 // tolerant reader is parseSettingsFile.ts, the store SettingsFile.ts.
 import crypto from "node:crypto";
+import { modelPoolSettingDefaults, type ModelPoolSettings } from "../../contract/modelPoolSettings.js";
 import type { EngineSettings } from "../../contract/settings.js";
 import { engineDefaults } from "../../engine/index.js";
 
@@ -58,6 +59,8 @@ export interface KvaultSettings {
     readonly theme: ThemeSource;
     /** The remote backends in force when the command line gives none (`--backend` replaces them for its run). */
     readonly backends: readonly StoredBackend[];
+    /** The local models beside the engine's: idle time, memory budget, model folders (the headless server's flags override them for a run). */
+    readonly modelPool: ModelPoolSettings;
     /** Fields this Kvault does not know (a newer one's), written back as they were: never lost. */
     readonly extra: Readonly<Record<string, unknown>>;
 }
@@ -109,6 +112,7 @@ export function defaultSettings(makeApiKey: () => string = newApiKey): KvaultSet
         engine: engineSettingDefaults,
         theme: settingsDefaults.theme,
         backends: Object.freeze([]),
+        modelPool: modelPoolSettingDefaults,
         extra: Object.freeze({})
     });
 }

@@ -12,6 +12,7 @@ import {
     type SpeculationSetting
 } from "../../contract/settings.js";
 import { maxStoredBackends } from "../../contract/backends.js";
+import { readModelPoolSettings } from "./readModelPoolSettings.js";
 import { kvCacheTypes, type KvCacheType } from "../../contract/models.js";
 import { checkBackendEntry, repeatedBackendName } from "../backends/BackendConfig.js";
 import { API_KEY_GENERATION_PATTERN, API_KEY_ID_PATTERN, newApiKeyGeneration } from "../http/ApiKeys.js";
@@ -34,7 +35,7 @@ export interface ParsedSettings {
     readonly problems: readonly string[];
 }
 
-const KNOWN_FIELDS = new Set(["version", "localApi", "apiKeys", "modelPath", "engine", "theme", "backends"]);
+const KNOWN_FIELDS = new Set(["version", "localApi", "apiKeys", "modelPath", "engine", "theme", "backends", "modelPool"]);
 const THEME_SOURCES: readonly ThemeSource[] = ["system", "light", "dark"];
 const MAX_MODEL_PATH_CHARS = 4_096;
 /** More than anyone creates by hand; a file with more is damaged or hostile, and createApiKey refuses one more (api_key_limit_reached). */
@@ -112,6 +113,7 @@ export function parseSettingsFile(value: unknown, makeApiKey: () => string = new
             engine: readEngineSettings(file.engine, problems),
             theme,
             backends: readBackends(file.backends, problems),
+            modelPool: readModelPoolSettings(file.modelPool, problems),
             extra: Object.freeze(extra)
         }),
         problems

@@ -31,9 +31,10 @@ export interface EnginePoolOptions {
     planRunning?(engine: PooledEngine): Promise<ModelLoadPlan>;
     /** Starts an engine on a model file (EngineSupervisor.start with the running settings). */
     start(modelPath: string): Promise<PooledEngine>;
-    /** What every loaded model's plan together may take, in bytes. */
-    readonly budgetBytes: number;
-    readonly idleMs?: number;
+    /** What every loaded model's plan together may take, in bytes; a function reads the settings in force at each load. */
+    readonly budgetBytes: number | (() => number);
+    /** How long a model no request uses stays loaded; a function reads the settings in force at each release. */
+    readonly idleMs?: number | (() => number);
     readonly log: (line: string) => void;
     readonly now?: () => number;
 }
@@ -78,12 +79,22 @@ export class EnginePool {
     /** The server's own model's plan, by its path (a model switch changes it). */
     #primaryBytes: { readonly path: string; readonly bytes: Promise<number> } | undefined;
     #disposed = false;
-    readonly #idleMs: number;
     readonly #now: () => number;
 
     constructor(private readonly options: EnginePoolOptions) {
-        this.#idleMs = options.idleMs ?? enginePoolDefaults.idleMs;
         this.#now = options.now ?? Date.now;
+    }
+
+    /** The idle time in force now, ms. */
+    get idleMs(): number {
+        const idleMs = this.options.idleMs ?? enginePoolDefaults.idleMs;
+        return typeof idleMs === "number" ? idleMs : idleMs();
+    }
+
+    /** The memory budget in force now, bytes. */
+    get budgetBytes(): number {
+        const { budgetBytes } = this.options;
+        return typeof budgetBytes === "number" ? budgetBytes : budgetBytes();
     }
 
     /** Whether `id` names a model the pool serves besides the server's own (loaded or found on disk). */
@@ -199,11 +210,9 @@ export class EnginePool {
                 entry.numActive--;
                 entry.lastUsedAt = this.#now();
                 if (entry.numActive === 0 && this.#entries.get(entry.model.id) === entry) {
-                    entry.expiresAt = entry.lastUsedAt + this.#idleMs;
-                    entry.idleTimer = setTimeout(
-                        () => this.#unload(entry, `no request for ${Math.round(this.#idleMs / 1000)} s`),
-                        this.#idleMs
-                    );
+                    const idleMs = this.idleMs;
+                    entry.expiresAt = entry.lastUsedAt + idleMs;
+                    entry.idleTimer = setTimeout(() => this.#unload(entry, `no request for ${Math.round(idleMs / 1000)} s`), idleMs);
                     entry.idleTimer.unref();
                 }
             }
@@ -220,7 +229,7 @@ export class EnginePool {
     async #load(model: DiskModel): Promise<{ entry: Entry; unloaded: readonly string[] }> {
         checkUnchanged(model.id, model.path, model.identity);
         const plan = await this.options.plan(model.path);
-        const budget = this.options.budgetBytes;
+        const budget = this.budgetBytes;
         const held = async (): Promise<number> =>
             (await this.#primaryPlannedBytes()) + [...this.#entries.values()].reduce((total, entry) => total + entry.plannedBytes, 0);
         const idle = [...this.#entries.values()].filter((entry) => entry.numActive === 0).sort((a, b) => a.lastUsedAt - b.lastUsedAt);
@@ -263,10 +272,10 @@ export class EnginePool {
             .map((entry) => `"${entry.model.id}" ${megabytes(entry.plannedBytes)} (${entry.numActive} request(s) running)`);
         const holders = [`"${this.options.primary.id()}" ${megabytes(await this.#primaryPlannedBytes())} (the server's model)`, ...busy];
         return (
-            `Loading "${model.id}" needs ${megabytes(plan.totalBytes)} (${parts}); the model memory budget is ${megabytes(this.options.budgetBytes)}, ` +
+            `Loading "${model.id}" needs ${megabytes(plan.totalBytes)} (${parts}); the model memory budget is ${megabytes(this.budgetBytes)}, ` +
             `and ${megabytes(heldBytes - freeableBytes)} of it is held by models that cannot be unloaded now: ${holders.join(", ")}` +
             `${freeableBytes > 0 ? `, even after unloading the idle ones (${megabytes(freeableBytes)})` : ""}. ` +
-            `Wait for running requests to end, raise the budget (--models-memory-mb), or use a smaller model.`
+            `Wait for running requests to end, raise the budget (Settings › Models, or --models-memory-mb), or use a smaller model.`
         );
     }
 

@@ -91,3 +91,8 @@ export class EngineRequestError extends KvaultError {
         this.code = payload.code;
     }
 }
+
+/** A call named a local model that is not loaded now (the page map, the audit, the canary and the drills run only on a loaded one). */
+export class ModelNotLoadedError extends KvaultError {
+    readonly code = "model_not_loaded";
+}

@@ -17,7 +17,7 @@ import { appModelId, inspectAppModel, resolveAppModel } from "./resolveAppModel.
 import { modelMethods, type HostModels } from "../../host/supervisor/modelMethods.js";
 
 /** From app quit to killing an engine that has not exited: quitting should not hang. */
-const SHUTDOWN_GRACE_MS = 3_000;
+export const SHUTDOWN_GRACE_MS = 3_000;
 
 export interface StartEngineOptions {
     /** Where the built-in demo model is generated and downloads go: `<userData>/models`. */

@@ -157,6 +157,8 @@ describe("the RPC spec accepts every well-formed call", () => {
             modelRepoFiles: { repo: "unsloth/Qwen3-0.6B-GGUF" },
             listBackends: {},
             listLocalModels: {},
+            getModelPoolSettings: {},
+            setModelPoolSettings: { modelIdleSeconds: 60, modelsMemoryMb: null, modelsFolders: ["/models"] },
             measureRemote: { workspace: "ui-1", messages: [], draft: "Hi" },
             planLeakProbe: { target: "kvault" },
             runLeakProbe: { target: "gpu/m" },
@@ -450,6 +452,21 @@ describe("the RPC spec's table", () => {
         for (const name of ["constructor", "toString", "__proto__", "hasOwnProperty"]) {
             expect(parseRpcCall(name, {}).ok).toBe(false);
         }
+    });
+});
+
+describe("the RPC spec: a loaded model for the page map and the isolation calls, and the local models' settings", () => {
+    it("takes an optional model on snapshot, audit, runDrill and runCanary, and checks each setting's range with its numbers", () => {
+        expect(accepted("snapshot", { model: "tiny-q8" })).toEqual({ method: "snapshot", params: { model: "tiny-q8" } });
+        expect(accepted("audit", {})).toEqual({ method: "audit", params: {} });
+        expect(accepted("runDrill", { id: "flipped-byte", model: "m" }).params).toEqual({ id: "flipped-byte", model: "m" });
+        expect(accepted("runCanary", { model: "m" }).params).toEqual({ model: "m" });
+        expect(refused("snapshot", { model: "" })).toMatch(/model is empty/);
+        expect(refused("setModelPoolSettings", { modelIdleSeconds: 0 })).toMatch(
+            /modelIdleSeconds is 0; choose a whole number of seconds from 1 to 604,800/
+        );
+        expect(refused("setModelPoolSettings", { modelsMemoryMb: -5 })).toMatch(/or null for the machine's RAM/);
+        expect(refused("setModelPoolSettings", { modelsFolders: "/models" })).toMatch(/modelsFolders must be a list of at most 32 folders/);
     });
 });
 

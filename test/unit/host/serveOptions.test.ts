@@ -106,12 +106,11 @@ describe("parseServeOptions", () => {
             ],
             corsOrigins: ["http://app.example:8000", "https://b.example"],
             logPrompts: true,
-            modelsFolders: ["/tmp/my-models", "/tmp/more"],
-            modelIdleSeconds: 30,
-            modelsMemoryMb: 4096
+            // over settings.json's modelPool for this run (host/settings/ModelPoolSettingsHost.ts)
+            modelPoolFromCommandLine: { modelsFolders: ["/tmp/my-models", "/tmp/more"], modelIdleSeconds: 30, modelsMemoryMb: 4096 }
         });
-        expect(parseServeOptions([])).toMatchObject({ modelsFolders: [], modelIdleSeconds: 300 });
-        expect(parseServeOptions([]).modelsMemoryMb).toBeUndefined();
+        // none given: settings.json's (default 300 s, the machine's RAM, no folder) are in force
+        expect(parseServeOptions([]).modelPoolFromCommandLine).toEqual({});
         expect(() => parseServeOptions(["--model-idle-seconds", "0"])).toThrow(
             '--model-idle-seconds is "0"; it must be a whole number from 1 to 604,800.'
         );

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { EngineClient } from "../../../../contract/engineProtocol.js";
 import type { WorkspaceMeta } from "../../../../contract/workspaces.js";
 import { routeEngineCalls } from "../../../../host/backends/routeEngineCalls.js";
+import type { LocalModels } from "../../../../host/http/localModelEntries.js";
 import type { ModelRouter } from "../../../../host/http/routeModelRequests.js";
 import type { PooledEngine } from "../../../../host/supervisor/EnginePool.js";
 
@@ -27,7 +28,9 @@ describe("routeEngineCalls: a workspace's measure runs on the model it chose", (
     it("measures a workspace on its chosen model's engine, held for the call; others and engine-wide calls on the host's own", async () => {
         const seen: string[] = [];
         const events: string[] = [];
-        const router: ModelRouter = {
+        const router: ModelRouter & LocalModels = {
+            loaded: async () => [],
+            available: async () => [],
             has: async (id) => id === "qwen3:0.6b",
             acquire: async (id) => {
                 events.push(`acquire ${id}`);
@@ -51,7 +54,12 @@ describe("routeEngineCalls: a workspace's measure runs on the model it chose", (
 
     it("refuses, naming the workspace and the model, when the model is not found or the host runs one model", async () => {
         const own = async (): Promise<EngineClient> => engine("own", []) as EngineClient;
-        const nowhere: ModelRouter = { has: async () => false, acquire: () => Promise.reject(new Error("not called")) };
+        const nowhere: ModelRouter & LocalModels = {
+            loaded: async () => [],
+            available: async () => [],
+            has: async () => false,
+            acquire: () => Promise.reject(new Error("not called"))
+        };
 
         await expect(
             routeEngineCalls(

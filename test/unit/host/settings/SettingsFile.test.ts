@@ -128,6 +128,7 @@ describe("SettingsFile", () => {
             engine: store.current.engine,
             theme: "dark",
             backends: [],
+            modelPool: { modelIdleSeconds: 300, modelsMemoryMb: null, modelsFolders: [] },
             window: { pinned: true }
         });
         expect(store.current.engine.contextSize).toBe(4096);

@@ -1,3 +1,4 @@
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import {
     defaultSettings,
@@ -7,6 +8,7 @@ import {
     settingsDefaults
 } from "../../../../host/settings/KvaultSettings.js";
 import { parseSettingsFile } from "../../../../host/settings/parseSettingsFile.js";
+import { modelPoolSettingDefaults } from "../../../../contract/modelPoolSettings.js";
 
 const key = (): string => "kv-test-key-0001";
 const absoluteModel = process.platform === "win32" ? "C:\\models\\llama.gguf" : "/models/llama.gguf";
@@ -22,6 +24,7 @@ describe("parseSettingsFile", () => {
                 engine: engineSettingDefaults,
                 theme: "system",
                 backends: [],
+                modelPool: modelPoolSettingDefaults,
                 extra: {}
             },
             problems: ["localApi is missing or not an object; using the defaults."]
@@ -54,7 +57,8 @@ describe("parseSettingsFile", () => {
             backends: [
                 { name: "ls", url: "http://127.0.0.1:8081", allowRemote: false },
                 { name: "cloud", url: "https://api.example.com/v1", model: "org/m-7b", key: "sk-cloud-1", allowRemote: true }
-            ]
+            ],
+            modelPool: { modelIdleSeconds: 60, modelsMemoryMb: 8192, modelsFolders: [path.resolve("/models/more")] }
         };
         expect(parseSettingsFile(file, key)).toEqual({ settings: { ...file, extra: {} }, problems: [] });
     });
@@ -142,6 +146,7 @@ describe("parseSettingsFile", () => {
             engine: engineSettingDefaults,
             theme: "system",
             backends: [],
+            modelPool: modelPoolSettingDefaults,
             extra: {}
         });
         expect(problems).toHaveLength(5);
@@ -150,6 +155,25 @@ describe("parseSettingsFile", () => {
         expect(problems.join("\n")).toMatch(/port is 80; it must be a whole number from 1024 to 65535/);
         expect(problems.join("\n")).toMatch(/apiKey/);
         expect(problems.join("\n")).toMatch(/modelPath is "relative\/model.gguf"/);
+    });
+
+    it("keeps each usable model pool setting and repairs each other one on its own, with its numbers", () => {
+        const { settings, problems } = parseSettingsFile(
+            { localApi: {}, modelPool: { modelIdleSeconds: 0, modelsMemoryMb: 2048, modelsFolders: ["relative/models"] } },
+            key
+        );
+        expect(settings.modelPool).toEqual({ modelIdleSeconds: 300, modelsMemoryMb: 2048, modelsFolders: [] });
+        expect(problems).toEqual([
+            "modelPool.modelIdleSeconds is 0; it must be a whole number from 1 to 604,800 (seconds). Using 300.",
+            'modelPool.modelsFolders[0] is "relative/models", not an absolute path of at most 4,096 characters. Using [].'
+        ]);
+        expect(parseSettingsFile({ localApi: {}, modelPool: { modelsMemoryMb: null } }, key)).toMatchObject({
+            settings: { modelPool: { modelsMemoryMb: null } },
+            problems: []
+        });
+        expect(parseSettingsFile({ localApi: {}, modelPool: "fast" }, key).problems).toEqual([
+            'modelPool is "fast", not an object; using the defaults.'
+        ]);
     });
 
     it("falls back for each bad engine setting on its own, with a line naming it and the value used", () => {
