@@ -2,6 +2,7 @@ import type { LlamaEmbeddingContext, LlamaModel, Token } from "node-llama-cpp";
 import type { EmbeddingResult } from "../../contract/engineProtocol.js";
 import { InvalidRequestError } from "../request/requestErrors.js";
 import { vocabularySize } from "./rawPromptTokens.js";
+import { releaseEmbeddingThreadsPromptly } from "./releaseThreadsPromptly.js";
 
 const formatTokens = (count: number): string => count.toLocaleString("en-US");
 
@@ -66,11 +67,16 @@ export class LlamaEmbedder {
     }
 
     #open(): Promise<LlamaEmbeddingContext> {
-        this.#context ??= this.model.createEmbeddingContext({
-            contextSize: this.contextSize,
-            batchSize: this.contextSize,
-            ...(this.threads === undefined ? {} : { threads: this.threads })
-        });
+        this.#context ??= this.model
+            .createEmbeddingContext({
+                contextSize: this.contextSize,
+                batchSize: this.contextSize,
+                ...(this.threads === undefined ? {} : { threads: this.threads })
+            })
+            .then((context) => {
+                releaseEmbeddingThreadsPromptly(context);
+                return context;
+            });
         const opening = this.#context;
         // a failed start is retried by the next call rather than remembered
         opening.catch(() => {

@@ -1,4 +1,4 @@
-import type { LlamaContext } from "node-llama-cpp";
+import type { LlamaContext, LlamaEmbeddingContext } from "node-llama-cpp";
 
 /** node-llama-cpp's private members of a context that its claim on the llama's threads uses (3.21). */
 interface ThreadClaimInternals {
@@ -26,4 +26,16 @@ export function releaseThreadsPromptly(context: LlamaContext): void {
         return;
     }
     internals._scheduleToFreeReservedThreads = () => free.call(context);
+}
+
+/**
+ * The same for an embedding context, through its inner context (node-llama-cpp's private
+ * `_llamaContext`, 3.21): it shares the model's llama, so a turn prefilled right after an
+ * embedding (a retrieval's query) would otherwise get half the threads for its whole prompt.
+ */
+export function releaseEmbeddingThreadsPromptly(context: LlamaEmbeddingContext): void {
+    const inner = (context as unknown as { _llamaContext?: LlamaContext })._llamaContext;
+    if (inner !== undefined) {
+        releaseThreadsPromptly(inner);
+    }
 }

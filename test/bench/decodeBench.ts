@@ -3,6 +3,7 @@ import { workspaceId } from "../../engine/core/ids.js";
 import { KvEngine } from "../../engine/KvEngine.js";
 import type { EngineMode } from "../../engine/EngineConfig.js";
 import { LlamaRuntime } from "../../engine/runtime/LlamaRuntime.js";
+import { releaseThreadsPromptly } from "../../engine/runtime/releaseThreadsPromptly.js";
 import { ensureGeneratedModel } from "../support/generatedModels.js";
 import { BENCH_GPU, BENCH_THREADS, benchEngineConfig, promptTokensOfLength, repetitionsFromEnvironment } from "./benchPrompt.js";
 import { formatNumber, median, printTable, TokenClock, type Benchmark, type BenchFigures } from "./benchUtils.js";
@@ -125,6 +126,9 @@ export const decodeBench: Benchmark = {
                 threads: BENCH_THREADS
             });
             cleanup.unshift(() => bareContext.dispose());
+            // Bare gives up its claim on the threads with its last decode, as the engine's contexts do:
+            // held a timer longer (node-llama-cpp's own), it halved the threads of the arm that ran next.
+            releaseThreadsPromptly(bareContext);
             const bareSequence = bareContext.getSequence();
             const split = await startEngine(runtime, modelPath, "split");
             cleanup.unshift(() => split.dispose());

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LlamaContext, LlamaModel, Token } from "node-llama-cpp";
 import { LlamaRuntime } from "../../../engine/runtime/LlamaRuntime.js";
+import { LlamaEmbedder } from "../../../engine/runtime/LlamaEmbedder.js";
 import { releaseThreadsPromptly } from "../../../engine/runtime/releaseThreadsPromptly.js";
 import { generatedModelPath } from "../../support/generatedModels.js";
 
@@ -53,5 +54,18 @@ describe("a context's claim on the llama's threads", () => {
         expect(holdsClaim(prompt), "held while a decode runs").toBe(true);
         await running;
         expect(holdsClaim(prompt)).toBe(false);
+    });
+
+    it("is given up by the embedder's context too: a prompt evaluated right after an embedding gets every thread", async () => {
+        const embedder = new LlamaEmbedder(model, 256, 2);
+        try {
+            const prompt = await context(true);
+            await embedder.embed(["A retrieval embeds the question, then the turn is prefilled."]);
+            await prompt.getSequence().evaluateWithoutGeneratingNewTokens(model.tokenize("The turn's prompt, at once.") as Token[]);
+            // the threads the prompt's decode was given, of the llama's 2 (node-llama-cpp's own: 1, the embedder's claim still held)
+            expect(prompt.currentThreads).toBe(2);
+        } finally {
+            await embedder.dispose();
+        }
     });
 });
