@@ -1,5 +1,6 @@
 import { defineConfig } from "vitest/config";
 import { vulkanTestEnvironment } from "./test/gpu/vulkanEnvironment.js";
+import { LaneSequencer } from "./test/support/LaneSequencer.js";
 
 /**
  * Model-tier files the gpu project runs again on the Vulkan device: each starts its runtime through
@@ -12,18 +13,35 @@ const modelTestsOnDevice = [
     "test/model/service/resourceUse.test.ts"
 ];
 
-// test/unit is pure and fast; test/cli runs the project's commands as a user would; test/model loads generated GGUF files with real node-llama-cpp
-// and runs one file at a time, because native contexts compete for the same cores. test/e2e drives Debian's Chromium against the
-// headless server (one server and one browser per file, one file at a time), after globalSetup builds the renderer. test/gpu runs
-// the engine on a Vulkan device (lavapipe in CI), every layer offloaded; its globalSetup finds the driver or fails the run.
+/** Workers of each group: the CI machine has 2 cores, and vitest's default there is 1 (cores - 1). */
+const WORKERS_PER_GROUP = 2;
+
+/** The light projects run first, 2 files at a time; then the heavy ones, in two lanes (test/support/testLanes.ts). */
+const LIGHT_GROUP = 0;
+const LANES_GROUP = 1;
+
+/** What a heavy project's workers need to take their file's lane (test/support/holdTestLane.ts). */
+function laneEnvironment(projectName: string): Record<string, string> {
+    return { KVAULT_TEST_RUN_ID: String(process.pid), KVAULT_TEST_PROJECT: projectName };
+}
+
+// test/unit is pure and fast; test/cli runs the project's commands as a user would: both run 2 files at a time.
+// test/model loads generated GGUF files with real node-llama-cpp; test/e2e drives Debian's Chromium against the headless
+// server (one server and one browser per file), after globalSetup builds the renderer; test/gpu runs the engine on a
+// Vulkan device (lavapipe in CI), every layer offloaded; its globalSetup finds the driver or fails the run. These three
+// share one group of 2 workers split into two lanes of one file at a time, so native contexts never compete with
+// another model file's, nor a browser with another browser (test/support/testLanes.ts says which file goes where).
 export default defineConfig({
     test: {
+        sequence: { sequencer: LaneSequencer },
         projects: [
             {
                 test: {
                     name: "unit",
                     include: ["test/unit/**/*.test.ts"],
-                    environment: "node"
+                    environment: "node",
+                    sequence: { groupOrder: LIGHT_GROUP },
+                    maxWorkers: WORKERS_PER_GROUP
                 }
             },
             {
@@ -31,6 +49,8 @@ export default defineConfig({
                     name: "cli",
                     include: ["test/cli/**/*.test.ts"],
                     environment: "node",
+                    sequence: { groupOrder: LIGHT_GROUP },
+                    maxWorkers: WORKERS_PER_GROUP,
                     testTimeout: 60_000
                 }
             },
@@ -39,8 +59,11 @@ export default defineConfig({
                     name: "model",
                     include: ["test/model/**/*.test.ts"],
                     environment: "node",
+                    env: laneEnvironment("model"),
                     globalSetup: ["test/model/globalSetup.ts"],
-                    fileParallelism: false,
+                    setupFiles: ["test/support/holdTestLane.ts"],
+                    sequence: { groupOrder: LANES_GROUP },
+                    maxWorkers: WORKERS_PER_GROUP,
                     testTimeout: 120_000,
                     hookTimeout: 300_000
                 }
@@ -50,9 +73,11 @@ export default defineConfig({
                     name: "gpu",
                     include: ["test/gpu/**/*.test.ts", ...modelTestsOnDevice],
                     environment: "node",
-                    env: { KVAULT_TEST_GPU: "vulkan", ...vulkanTestEnvironment() },
+                    env: { KVAULT_TEST_GPU: "vulkan", ...vulkanTestEnvironment(), ...laneEnvironment("gpu") },
                     globalSetup: ["test/gpu/globalSetup.ts"],
-                    fileParallelism: false,
+                    setupFiles: ["test/support/holdTestLane.ts"],
+                    sequence: { groupOrder: LANES_GROUP },
+                    maxWorkers: WORKERS_PER_GROUP,
                     testTimeout: 240_000,
                     hookTimeout: 240_000
                 }
@@ -62,8 +87,11 @@ export default defineConfig({
                     name: "e2e",
                     include: ["test/e2e/**/*.test.ts"],
                     environment: "node",
+                    env: laneEnvironment("e2e"),
                     globalSetup: ["test/e2e/globalSetup.ts"],
-                    fileParallelism: false,
+                    setupFiles: ["test/support/holdTestLane.ts"],
+                    sequence: { groupOrder: LANES_GROUP },
+                    maxWorkers: WORKERS_PER_GROUP,
                     testTimeout: 240_000,
                     hookTimeout: 180_000
                 }

@@ -1,0 +1,103 @@
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import type { TestLane } from "./testLanes.js";
+
+/** How often a file waiting for its lane looks again, in milliseconds. */
+export const LANE_POLL_MS = 200;
+
+/** The longest a file waits for its lane, in milliseconds: longer than any lane's whole run. */
+export const MAX_LANE_WAIT_MS = 60 * 60 * 1000;
+
+/** The lane stayed held by a live process past {@link MAX_LANE_WAIT_MS}. */
+export class LaneWaitTimeoutError extends Error {
+    readonly code = "LANE_WAIT_TIMEOUT";
+
+    constructor(lane: TestLane, ownerPid: number | undefined, waitedMs: number) {
+        super(
+            `Test lane "${lane}" is still held by process ${ownerPid ?? "(unknown)"} after ${waitedMs} ms; ` +
+                `a test file of that lane hangs: end that process or rerun the file alone.`
+        );
+        this.name = "LaneWaitTimeoutError";
+    }
+}
+
+/**
+ * One lane of a vitest run: a directory that exists while a worker process holds the lane, with the
+ * holder's pid inside, so a lane held by a worker that died is taken over rather than waited for.
+ * `runId` keeps lanes of two runs on one machine apart (it is the vitest process's pid).
+ */
+export class LaneLock {
+    readonly #directory: string;
+    #held = false;
+
+    constructor(
+        readonly lane: TestLane,
+        runId: string
+    ) {
+        this.#directory = join(tmpdir(), `kvault-test-lanes-${runId}`, lane);
+    }
+
+    async acquire(): Promise<void> {
+        mkdirSync(join(this.#directory, ".."), { recursive: true });
+        const started = Date.now();
+        let ownerPid: number | undefined;
+        while (Date.now() - started < MAX_LANE_WAIT_MS) {
+            if (this.#tryTake()) {
+                return;
+            }
+            ownerPid = this.#ownerPid();
+            if (ownerPid !== undefined && !isAlive(ownerPid)) {
+                rmSync(this.#directory, { recursive: true, force: true });
+                continue;
+            }
+            await sleep(LANE_POLL_MS);
+        }
+        throw new LaneWaitTimeoutError(this.lane, ownerPid, Date.now() - started);
+    }
+
+    /** Idempotent; only the holder removes the lane. */
+    release(): void {
+        if (!this.#held) {
+            return;
+        }
+        this.#held = false;
+        if (this.#ownerPid() === process.pid) {
+            rmSync(this.#directory, { recursive: true, force: true });
+        }
+    }
+
+    #tryTake(): boolean {
+        try {
+            mkdirSync(this.#directory);
+        } catch (error) {
+            if ((error as NodeJS.ErrnoException).code === "EEXIST") {
+                return false;
+            }
+            throw error;
+        }
+        writeFileSync(join(this.#directory, "owner"), String(process.pid));
+        this.#held = true;
+        return true;
+    }
+
+    /** Undefined while the holder has made the directory but not yet written its pid. */
+    #ownerPid(): number | undefined {
+        try {
+            const pid = Number(readFileSync(join(this.#directory, "owner"), "utf8"));
+            return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+        } catch {
+            return undefined;
+        }
+    }
+}
+
+function isAlive(pid: number): boolean {
+    try {
+        process.kill(pid, 0);
+        return true;
+    } catch (error) {
+        return (error as NodeJS.ErrnoException).code === "EPERM";
+    }
+}
