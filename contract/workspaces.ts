@@ -64,6 +64,12 @@ export interface StoredMessage {
     readonly timing?: MessageTiming;
     /** An answer's MCP tool calls, made before its text, each with its result or named error (shown collapsed above the answer). */
     readonly toolCalls?: readonly McpToolCallOutcome[];
+    /**
+     * The model that wrote an answer, as its engine names it (EngineInfo.modelName: a GGUF's
+     * general.name, or its file's name): the chat labels the demo model's answers by it. Absent on
+     * the user's messages and on answers kept before it was recorded.
+     */
+    readonly model?: string;
 }
 
 /** A workspace without its chat: what the metadata file holds, and what saveWorkspace takes. */

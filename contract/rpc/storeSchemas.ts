@@ -62,6 +62,9 @@ const between = (min: number, max: number, whole: boolean) =>
         (issue) => `${said(issue)} is not a ${whole ? "whole number" : "number"} from ${min} to ${max.toLocaleString("en-US")}`
     );
 
+/** The longest model name a stored answer keeps (a GGUF's general.name, or its file's name, is far shorter). */
+export const MODEL_NAME_MAX_CHARS = 512;
+
 /** A message of a chat: id, role user|assistant, content within the limit, optional finish and usage. */
 export const storedMessageSchema = storeRecord(
     {
@@ -111,6 +114,12 @@ export const storedMessageSchema = storeRecord(
             v.custom<NonNullable<StoredMessage["toolCalls"]>>(
                 (value) => Array.isArray(value) && value.length <= mcpLimits.maxToolRounds && value.every(isMcpToolCallOutcome),
                 `is not a list of at most ${mcpLimits.maxToolRounds} tool calls (callId, server, tool, arguments, result or error)`
+            )
+        ),
+        model: v.optional(
+            v.custom<string>(
+                (value) => typeof value === "string" && value.length > 0 && value.length <= MODEL_NAME_MAX_CHARS,
+                `is not a model's name of 1 to ${MODEL_NAME_MAX_CHARS} characters`
             )
         )
     },

@@ -1,15 +1,15 @@
 // Where a chat's turn runs: on this computer's engine, or on the backend its workspace names
 // (WorkspaceMeta.backend). The host's turn runner (host/rpc/HostTurns.ts) asks this once per turn,
 // of the backends in force then (the settings screen may have added or removed one since).
-import type { ChatTurnRequest, EngineClient } from "../../contract/engineProtocol.js";
+import type { ChatTurnRequest, EngineClient, EngineInfo } from "../../contract/engineProtocol.js";
 import type { WorkspaceMeta } from "../../contract/workspaces.js";
 import type { Backends } from "./Backends.js";
 import { BackendNotFoundError } from "./backendErrors.js";
 import { ModelNotFoundError } from "../models/modelErrors.js";
 import type { ModelRouter } from "../http/routeModelRequests.js";
 
-/** What runs a turn: the engine, or a backend's model. */
-export type TurnRunner = Pick<EngineClient, "chat">;
+/** What runs a turn: the engine, or a backend's model; `info`, where known, names the model that answered (kept on the answer, contract/workspaces.ts's `model`). */
+export type TurnRunner = Pick<EngineClient, "chat"> & { readonly info?: Pick<EngineInfo, "modelName"> };
 
 /** A workspace's stored entry, or undefined when the store has none by that id (a turn of the API or a test). */
 export type FindWorkspace = (id: string) => Promise<WorkspaceMeta | undefined>;
@@ -31,7 +31,7 @@ export function routeTurns(
             const local = await engine();
             // the workspace's setting, read where the store is: the engine keeps its KV on disk for this turn's workspace
             return meta?.settings.keepKvOnDisk === true
-                ? { chat: (turn, callbacks, signal) => local.chat({ ...turn, keepKvOnDisk: true }, callbacks, signal) }
+                ? { info: local.info, chat: (turn, callbacks, signal) => local.chat({ ...turn, keepKvOnDisk: true }, callbacks, signal) }
                 : local;
         }
         let backend;
@@ -43,7 +43,10 @@ export function routeTurns(
                 { cause: error }
             );
         }
-        return { chat: (turn, callbacks, signal) => backend.chat(chosen.model, turn, callbacks, signal) };
+        return {
+            info: { modelName: chosen.model },
+            chat: (turn, callbacks, signal) => backend.chat(chosen.model, turn, callbacks, signal)
+        };
     };
 }
 
@@ -60,9 +63,15 @@ export async function localModelRouter(meta: WorkspaceMeta, model: string, route
 /** A workspace's own local model: loaded (or held) for each turn, released when the turn ends; refused, naming the workspace, when not found. */
 async function localModelRunner(meta: WorkspaceMeta, model: string, found: ModelRouter | undefined): Promise<TurnRunner> {
     const router = await localModelRouter(meta, model, found);
+    let info: EngineInfo | undefined;
     return {
+        // the engine that answered, known once its lease is taken
+        get info() {
+            return info;
+        },
         chat: async (turn, callbacks, signal) => {
             const lease = await router.acquire(model);
+            info = lease.engine.info;
             try {
                 return await lease.engine.chat(
                     meta.settings.keepKvOnDisk === true ? { ...turn, keepKvOnDisk: true } : turn,

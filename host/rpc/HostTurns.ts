@@ -1,9 +1,11 @@
-import type { ChatTurnRequest, EngineClient, TurnResult } from "../../contract/engineProtocol.js";
+import type { ChatTurnRequest, TurnResult } from "../../contract/engineProtocol.js";
 import type { ActiveTurn, ChatTurnResult } from "../../contract/rpc.js";
 import { turnEventSender, type TurnEvent } from "../../contract/turnEvents.js";
 import { turnTiming } from "../../contract/turnTiming.js";
+import { MODEL_NAME_MAX_CHARS } from "../../contract/rpc/storeSchemas.js";
 import type { StoredMessage } from "../../contract/workspaces.js";
 import { InvalidRequestError, KvaultError } from "../../engine/index.js";
+import type { TurnRunner } from "../backends/routeTurns.js";
 import { untilAborted } from "./untilAborted.js";
 
 /** Someone who hears a turn's events: a window or a socket (RpcCaller). Must not throw once gone. */
@@ -65,6 +67,8 @@ interface HostTurn {
     text: string;
     /** Its MCP tool events so far (calls awaiting permission, outcomes), replayed to a page that attaches. */
     readonly toolEvents: TurnEvent[];
+    /** What runs it, once known: its `info` names the model kept on the answer. */
+    runner?: TurnRunner;
     done?: Promise<ChatTurnResult>;
 }
 
@@ -89,7 +93,7 @@ export class HostTurns {
      * on a remote backend that backend (host/backends/routeTurns.ts); it is asked once per turn.
      */
     constructor(
-        private readonly engine: (request: ChatTurnRequest) => Promise<Pick<EngineClient, "chat">>,
+        private readonly engine: (request: ChatTurnRequest) => Promise<TurnRunner>,
         private readonly keep: KeepAnswer,
         private readonly clock: TurnClock = systemClock
     ) {}
@@ -205,6 +209,7 @@ export class HostTurns {
         let result: TurnResult;
         try {
             const engine = await untilAborted(this.engine(turn.request), turn.controller.signal);
+            turn.runner = engine;
             result = await engine.chat(turn.request, turnEventSender(requestId, fanOut), turn.controller.signal);
         } catch (error) {
             if (!turn.stopped) {
@@ -225,12 +230,13 @@ export class HostTurns {
         return { text: result.text, finishReason: result.finishReason, usage: result.usage, answer };
     }
 
-    /** The answer as kept: its id, its parent, stamped now, with the turn's timing. */
+    /** The answer as kept: its id, its parent, the model that wrote it, stamped now, with the turn's timing. */
     #answer(turn: HostTurn, content: Pick<StoredMessage, "content" | "finish" | "usage" | "toolCalls">): StoredMessage {
         return {
             id: turn.answerId,
             role: "assistant",
             ...content,
+            ...answerModel(turn.runner?.info?.modelName),
             ...(turn.answerParent === undefined ? {} : { parent: turn.answerParent }),
             at: Math.round(this.clock.wallMs()),
             ...turn.timing.end()
@@ -263,4 +269,9 @@ export class HostTurns {
             this.#ended.delete(old);
         }
     }
+}
+
+/** The answer's `model` field: the model's name within what the store keeps, or nothing where none is known. */
+function answerModel(name: string | undefined): Pick<StoredMessage, "model"> {
+    return name === undefined || name === "" ? {} : { model: name.slice(0, MODEL_NAME_MAX_CHARS) };
 }

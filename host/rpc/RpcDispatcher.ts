@@ -3,6 +3,7 @@
 // Pure (no electron, no sockets), so it is tested alone with fake callers.
 import type { EngineCaller } from "../backends/routeEngineCalls.js";
 import type { ChatTurnRequest, EngineClient } from "../../contract/engineProtocol.js";
+import type { TurnRunner } from "../backends/routeTurns.js";
 import type { EngineMethod, RpcAnswer, RpcMethod, RpcParams } from "../../contract/rpc.js";
 import { parseRpcCall, type RpcCall } from "../../contract/rpc/parseRpcCall.js";
 import { rpcSpec } from "../../contract/rpc/rpcSpec.js";
@@ -49,7 +50,7 @@ export class RpcDispatcher {
     constructor(
         private readonly engine: () => Promise<EngineClient>,
         private readonly host: HostImplementations,
-        chatTurns: (request: ChatTurnRequest) => Promise<Pick<EngineClient, "chat">> = engine,
+        chatTurns: (request: ChatTurnRequest) => Promise<TurnRunner> = engine,
         private readonly engineCalls: EngineCaller = async (method, params) => (await engine()).call(method, params)
     ) {
         this.#hostTurns = new HostTurns(chatTurns, (workspace, message) => this.#keepAnswer(workspace, message));

@@ -1,4 +1,5 @@
 import { memo, useState } from "react";
+import { AnswerModelLabel } from "./AnswerModelLabel.js";
 import { DiskKvNote } from "./DiskKvNote.js";
 import type { BranchPosition } from "../../contract/chatBranches.js";
 import { useAppServices } from "../AppServices.js";
@@ -47,7 +48,10 @@ export const MessageItem = memo(function MessageItem({
     const drafts = message.usage === undefined ? undefined : draftAcceptance(message.usage);
     return (
         <li className={`message message-${message.role}`} data-role={message.role} data-message-id={message.id}>
-            <p className="message-author">{message.role === "user" ? "You" : "Model"}</p>
+            <p className="message-author">
+                {message.role === "user" ? "You" : "Model"}
+                {message.role === "assistant" && <AnswerModelLabel model={message.model} />}
+            </p>
             <ToolCallCards calls={message.toolCalls} />
             {editing ? (
                 <MessageEditor

@@ -62,7 +62,8 @@ describe("HostTurns, the chats' turns the host owns", () => {
             usage: result.usage,
             parent: "m-0",
             at: AT,
-            timing: { firstTokenMs: 10, totalMs: 20 }
+            timing: { firstTokenMs: 10, totalMs: 20 },
+            model: "tiny" // the engine's info.modelName: the model that wrote it
         };
         expect(await attached).toEqual({ ...result, text: "Hello!", answer });
         expect(await done).toEqual({ ...result, text: "Hello!", answer });
@@ -104,7 +105,15 @@ describe("HostTurns, the chats' turns the host owns", () => {
         expect(kept).toEqual([
             [
                 "alice",
-                { id: "m-1", role: "assistant", content: "so far", finish: "stopped", at: AT, timing: { firstTokenMs: 10, totalMs: 20 } }
+                {
+                    id: "m-1",
+                    role: "assistant",
+                    content: "so far",
+                    finish: "stopped",
+                    at: AT,
+                    timing: { firstTokenMs: 10, totalMs: 20 },
+                    model: "tiny"
+                }
             ]
         ]);
         expect(turns.cancel("r1")).toBe(false);
@@ -154,7 +163,7 @@ describe("HostTurns, the chats' turns the host owns", () => {
         expect(await turns.attach(caller(3), "r1")).toMatchObject(result);
     });
 
-    it("keeps a regenerated answer after its question, beside the earlier answer, in the real store across a reopen", async () => {
+    it("keeps a regenerated answer after its question, beside the earlier answer, with the model that wrote it, in the real store across a reopen", async () => {
         const store = await temp.open();
         await store.saveWorkspace(workspaceA);
         await store.appendMessage(workspaceA.id, { ...userMessage("m-1"), parent: null, at: 1 });
@@ -185,8 +194,10 @@ describe("HostTurns, the chats' turns the host owns", () => {
             usage: result.usage,
             parent: "m-1",
             at: AT,
-            timing: { firstTokenMs: 10, totalMs: 20 }
+            timing: { firstTokenMs: 10, totalMs: 20 },
+            model: "tiny"
         });
+        // The earlier answer, kept before answers recorded their model, reads as it was written.
         expect(chat.branches).toEqual([{ id: "m-2", role: "assistant", content: "First.", finish: "stop", parent: "m-1", at: 2 }]);
     });
 });
