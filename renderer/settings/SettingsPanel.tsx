@@ -1,21 +1,15 @@
-import { useEffect, useState } from "react";
 import type { AppSettingsView } from "../../contract/settings.js";
 import { useRevealOnRequest } from "../appCommands/useRevealOnRequest.js";
-import { useAppServices } from "../AppServices.js";
 import { CopyButton } from "../chat/CopyButton.js";
-import { toRpcError } from "../rpc/RpcError.js";
+import { useRpcWhenOpen } from "../rpc/useRpcWhenOpen.js";
 import { ApiKeysSection } from "./ApiKeysSection.js";
 import { EngineSettingsSection } from "./EngineSettingsSection.js";
 import { LocalApiSection } from "./LocalApiSection.js";
+import { ModelPoolSection } from "./ModelPoolSection.js";
 import { McpServersSection } from "../mcp/McpServersSection.js";
 import { RemoteBackendsSection } from "./RemoteBackendsSection.js";
 import { ThemeSection } from "../shell/ThemeSection.js";
 import "./SettingsPanel.css";
-
-type Loaded =
-    | { readonly kind: "loading" }
-    | { readonly kind: "ready"; readonly view: AppSettingsView }
-    | { readonly kind: "failed"; readonly message: string };
 
 /**
  * The settings screen, in two parts: the Server view's (the local API, its keys, the remote backends)
@@ -24,33 +18,9 @@ type Loaded =
  * and the state directory. Everything is kept in `<state directory>/settings.json`.
  */
 export function SettingsPanel({ part }: { readonly part: "server" | "settings" }) {
-    const { rpc } = useAppServices();
-    const [loaded, setLoaded] = useState<Loaded>({ kind: "loading" });
+    const { loaded, show } = useRpcWhenOpen((rpc) => rpc.call("getSettings", {}));
     // Kvault › Settings… opens this panel (renderer/appCommands/).
     const revealRef = useRevealOnRequest("settings");
-
-    useEffect(() => {
-        let isCurrent = true;
-        // The headless page's socket may not be open yet (and reopens after a restart of the server): read once it is.
-        const load = (): void => {
-            rpc.call("getSettings", {}).then(
-                (view) => isCurrent && setLoaded({ kind: "ready", view }),
-                (failure: unknown) => isCurrent && setLoaded({ kind: "failed", message: toRpcError(failure).message })
-            );
-        };
-        const unsubscribe = rpc.onStatus((status) => {
-            if (status.kind === "open") {
-                load();
-            }
-        });
-        if (rpc.status.kind === "open") {
-            load();
-        }
-        return () => {
-            isCurrent = false;
-            unsubscribe();
-        };
-    }, [rpc]);
 
     if (loaded.kind !== "ready") {
         return (
@@ -60,7 +30,7 @@ export function SettingsPanel({ part }: { readonly part: "server" | "settings" }
         );
     }
     const { view } = loaded;
-    const onView = (next: AppSettingsView): void => setLoaded({ kind: "ready", view: next });
+    const onView = (next: AppSettingsView): void => show(next);
     return (
         <div ref={revealRef} className="settings-panel" data-settings-host={view.host} data-settings-part={part}>
             {part === "server" ? (
@@ -83,6 +53,7 @@ function SettingsPart({ view, onView }: { readonly view: AppSettingsView; readon
             <ThemeSection />
             <McpServersSection />
             <EngineSettingsSection view={view} onView={onView} />
+            <ModelPoolSection />
             <section className="settings-section" aria-labelledby="state-heading">
                 <h3 id="state-heading">Model and state</h3>
                 <p>
