@@ -1,4 +1,5 @@
 import { useEffect, useState } from "react";
+import { LoadedModelPicker } from "../memory/LoadedModelPicker.js";
 import { PageMap } from "../pageMap/PageMap.js";
 import { MemoryTimelineSlot } from "./MemoryTimelineSlot.js";
 import "./MemoryView.css";
@@ -19,6 +20,7 @@ export function MemoryView() {
     return (
         <div className="memory-view">
             <h2 className="view-title">Memory</h2>
+            <LoadedModelPicker />
             <div className="memory-view-map">
                 <PageMap maxGridHeight={Math.max(MIN_GRID_HEIGHT, windowHeight - MEMORY_VIEW_CHROME_HEIGHT)} />
             </div>

@@ -5,6 +5,7 @@ import { pollWhileVisible } from "../rpc/pollWhileVisible.js";
 import { toRpcError } from "../rpc/RpcError.js";
 import { engineProblemOf } from "./engineProblem.js";
 import { useEngineStore } from "./engineStore.js";
+import { snapshotParams, usePageMapModelStore } from "./pageMapModelStore.js";
 import { useUiStore } from "./uiStore.js";
 
 /** Between snapshots while the page map is on screen (8 a second), and while only counters are. */
@@ -26,7 +27,7 @@ export function useEngineMirror(rpc: KvaultRpc): void {
             async () => {
                 const lateTimer = setTimeout(() => engine.setState({ snapshotLate: true }), SNAPSHOT_LATE_MS);
                 try {
-                    const snapshot = decodeSnapshot(await rpc.call("snapshot", {}));
+                    const snapshot = decodeSnapshot(await rpc.call("snapshot", snapshotParams()));
                     if (!loop.disposed) {
                         engine.setState({ snapshot, snapshotError: undefined, engineProblem: undefined });
                     }
@@ -70,6 +71,8 @@ export function useEngineMirror(rpc: KvaultRpc): void {
                 void loop.poll();
             }
         });
+        // another model's page map at once, not after the next interval
+        const unsubscribeModel = usePageMapModelStore.subscribe(() => void loop.poll());
         if (rpc.status.kind === "open") {
             loadInfo();
         }
@@ -79,6 +82,7 @@ export function useEngineMirror(rpc: KvaultRpc): void {
             loop.dispose();
             unsubscribeStatus();
             unsubscribeUi();
+            unsubscribeModel();
         };
     }, [rpc]);
 }

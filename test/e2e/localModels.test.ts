@@ -7,6 +7,8 @@ import { ensureGeneratedModel } from "../support/generatedModels.js";
 import {
     configureWorkspace,
     newWorkspace,
+    openSettingsPanel,
+    openView,
     readApp,
     selectWorkspace,
     sendMessage,
@@ -84,5 +86,32 @@ describe("workspaces on two different local models in a real browser", () => {
             models: { name: string }[];
         };
         expect(ps.models.map((model) => model.name)).toEqual(expect.arrayContaining(["small-local", "tiny-local"]));
+    });
+
+    it("the Memory view shows each loaded model's page map, and the settings keep the local models' idle time", async () => {
+        const { page } = app();
+        const onSmall = (await readApp(page)).items[0]!;
+        await openView(page, "Memory");
+        const picker = page.getByLabel("Loaded model whose page map is shown", { exact: true });
+        // the server's own model, then the two the workspaces loaded (before: no picker, the server's model only)
+        await expect.poll(() => picker.locator("option").count(), { timeout: 30_000 }).toBe(3);
+        const slotsOf = (workspace: string) => page.locator(`#view-memory [data-sequence][data-workspace="${workspace}"]`);
+        expect(await slotsOf(onSmall.id).count()).toBe(0); // it never ran on the server's model
+        await picker.selectOption("small-local");
+        await expect.poll(() => slotsOf(onSmall.id).count(), { timeout: 30_000 }).toBeGreaterThan(0);
+        screenshots.push(await app().screenshot("page-map-of-a-local-model"));
+
+        await openSettingsPanel(page);
+        const section = page.locator('[aria-labelledby="model-pool-heading"]');
+        // --models-folder was given for this run: the folders are the command line's, not editable here
+        expect(await page.locator("#models-folders").isDisabled()).toBe(true);
+        await page.locator("#model-idle-seconds").fill("120");
+        await page.getByRole("button", { name: "Save the local models' settings" }).click();
+        await expect.poll(() => section.getAttribute("data-model-idle-seconds"), { timeout: 30_000 }).toBe("120");
+        const settings = JSON.parse(fs.readFileSync(path.join(server().dataDir, "settings.json"), "utf8")) as {
+            modelPool: { modelIdleSeconds: number; modelsFolders: string[] };
+        };
+        // kept for the next start; the folders stay the file's, the command line's are this run's only
+        expect(settings.modelPool).toMatchObject({ modelIdleSeconds: 120, modelsFolders: [] });
     });
 });

@@ -293,6 +293,24 @@ describe("the Electron host, wired (electron faked)", { timeout: WIRED_HOST_TIME
         });
     });
 
+    it("keeps local models beside its engine, as the headless server does, with their settings", async () => {
+        const app = renderer(1);
+        // before: several was false, and a workspace's localModel was refused ("this host cannot load (it runs one model)")
+        expect(await call(ipcChannels.call, app.event, "listLocalModels", {})).toMatchObject({
+            ok: true,
+            value: { several: true, models: expect.arrayContaining([{ id: "tiny", source: "own", loaded: true }]) }
+        });
+        expect(await call(ipcChannels.call, app.event, "getModelPoolSettings", {})).toMatchObject({
+            ok: true,
+            value: { saved: { modelIdleSeconds: 300, modelsMemoryMb: null, modelsFolders: [] }, fromCommandLine: {} }
+        });
+        expect(await call(ipcChannels.call, app.event, "setModelPoolSettings", { modelIdleSeconds: 90 })).toMatchObject({
+            ok: true,
+            value: { running: { modelIdleSeconds: 90 } }
+        });
+        expect(JSON.parse(fs.readFileSync(path.join(fake.userData, "settings.json"), "utf8")).modelPool.modelIdleSeconds).toBe(90);
+    });
+
     it("streams a chat's events to the window that asked, and only there", async () => {
         const alice = renderer(1);
         const bob = renderer(2);
