@@ -16,7 +16,7 @@ import { expectEngineClean, freshWorkspace, promptOf } from "../../support/engin
 import { expectCorruptedHandoffRefused } from "../../support/corruptedHandoff.js";
 import { ensureDequantizedTwin, ensureFamilyModel } from "../../support/generatedModels.js";
 import { expectSplitMatchesUnified, expectSwapMatchesResident, type FamilyMemory } from "./familyEquivalence.js";
-import { maxLogprobDifference, nextTokenLogprobs, tokenizerTestCases } from "./familyProbes.js";
+import { maxLogprobDifference, nextTokenProbabilities, tokenizerTestCases } from "./familyProbes.js";
 
 export interface FamilyExpectations {
     readonly preset: FamilyPresetName;
@@ -170,8 +170,8 @@ export function describeFamily({ preset, quants, realModel, memory, specialToken
                 const twin = await runtime.loadModel(ensureDequantizedTwin(preset, quant));
                 try {
                     const tokens = promptOf(engine, 32);
-                    const quantized = await nextTokenLogprobs(model, tokens);
-                    const reference = await nextTokenLogprobs(twin, tokens);
+                    const quantized = await nextTokenProbabilities(model, tokens);
+                    const reference = await nextTokenProbabilities(twin, tokens);
                     expect(maxLogprobDifference(quantized, reference)).toBeLessThan(twinTolerance[quant]);
                 } finally {
                     await twin.dispose();

@@ -26,11 +26,16 @@ export function tokenizerTestCases(vocabularyFile: string): { readonly text: str
 }
 
 /**
- * The log-probability of every next token after each of the `numPositions` last positions of
- * `tokens`, from one fresh context (a full distribution is a vocabulary-sized map: a few positions
- * keep it cheap).
+ * The probability of every next token after each of the `numPositions` last positions of `tokens`,
+ * likeliest first, from one fresh context (a full distribution is a vocabulary-sized map: a few
+ * positions keep it cheap). node-llama-cpp's own maps, unconverted: a comparison takes the logarithm
+ * of the few entries it reads, not of the whole vocabulary's.
  */
-export async function nextTokenLogprobs(model: LlamaModel, tokens: readonly number[], numPositions = 8): Promise<Map<number, number>[]> {
+export async function nextTokenProbabilities(
+    model: LlamaModel,
+    tokens: readonly number[],
+    numPositions = 8
+): Promise<ReadonlyMap<number, number>[]> {
     const context = await model.createContext({ contextSize: 256, sequences: 1, flashAttention: true });
     const firstProbed = tokens.length - numPositions;
     try {
@@ -46,23 +51,27 @@ export async function nextTokenLogprobs(model: LlamaModel, tokens: readonly numb
             if (probabilities === undefined) {
                 throw new Error(`no probabilities after position ${firstProbed + index}`);
             }
-            return new Map([...probabilities].map(([token, probability]) => [token, Math.log(probability)]));
+            return probabilities;
         });
     } finally {
         await context.dispose();
     }
 }
 
-/** The largest |Δ log p| over each position's `top` likeliest tokens under `a`. */
-export function maxLogprobDifference(a: readonly Map<number, number>[], b: readonly Map<number, number>[], top = 50): number {
+/** The largest |Δ log p| over each position's `top` likeliest tokens under `a` (maps of probabilities, likeliest first). */
+export function maxLogprobDifference(
+    a: readonly ReadonlyMap<number, number>[],
+    b: readonly ReadonlyMap<number, number>[],
+    top = 50
+): number {
     let largest = 0;
     a.forEach((position, index) => {
         let count = 0;
-        for (const [token, logprob] of position) {
+        for (const [token, probability] of position) {
             if (count++ === top) {
                 break;
             }
-            largest = Math.max(largest, Math.abs(logprob - (b[index]!.get(token) ?? -Infinity)));
+            largest = Math.max(largest, Math.abs(Math.log(probability) - Math.log(b[index]!.get(token) ?? 0)));
         }
     });
     return largest;
