@@ -5,6 +5,7 @@
 // paint), median and p95, and the frames drawn and dropped a second.
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
+import os from "node:os";
 import { openKvault } from "../e2e/support/openKvault.js";
 import { seedChats } from "../e2e/support/seedChats.js";
 import { repositoryRoot, startKvaultServer } from "../e2e/support/startKvaultServer.js";
@@ -97,6 +98,7 @@ export const memoryViewBench: Benchmark = {
                     "devtools.timeline,disabled-by-default-devtools.timeline,disabled-by-default-devtools.timeline.frame,__metadata",
                 transferMode: "ReportEvents"
             });
+            const loadBefore = os.loadavg()[0]!;
             await new Promise((resolve) => setTimeout(resolve, TRACE_MS));
             await cdp.send("Tracing.end");
             await complete;
@@ -112,7 +114,10 @@ export const memoryViewBench: Benchmark = {
                 frameMedianMs: percentile(frames, 0.5),
                 frameP95Ms: percentile(frames, 0.95),
                 framesDrawnPerSecond: count("DrawFrame") / (TRACE_MS / 1000),
-                framesDroppedPerSecond: count("DroppedFrame") / (TRACE_MS / 1000)
+                framesDroppedPerSecond: count("DroppedFrame") / (TRACE_MS / 1000),
+                // the machine's one-minute load average as the trace began and ended: on shared cores, the tail is the load's as much as the view's
+                loadAverageFrom: loadBefore,
+                loadAverageTo: os.loadavg()[0]!
             };
             console.table([figures]);
             return figures;
