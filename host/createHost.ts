@@ -16,6 +16,7 @@ import { routeEngineCalls } from "./backends/routeEngineCalls.js";
 import { routeTurns } from "./backends/routeTurns.js";
 import type { ModelRouter } from "./http/routeModelRequests.js";
 import type { LocalModels } from "./http/localModelEntries.js";
+import { ModelNotFoundError } from "./models/modelErrors.js";
 import { ApiKeys, type ApiKeyEntry } from "./http/ApiKeys.js";
 import { backendGateway, type Gateway } from "./http/gateway/serveGateway.js";
 import { formatRequestLine, RequestLog } from "./http/RequestLog.js";
@@ -152,7 +153,16 @@ export async function createHost<E extends HostEngine>(platform: HostPlatform<E>
     }
     const shared: SharedHostParts<E> = { settingsFile, engine, apiKeys, backends, gateway, requestLog };
     const own = platform.parts(shared);
-    const localModels = (): (ModelRouter & LocalModels) | undefined => pool ?? own.localModels?.();
+    // Until the engine is ready the pool is not made: a workspace's turn on its own model waits for it, as a turn waits for the engine.
+    const poolSoon: ModelRouter & LocalModels = {
+        has: async (id) => (await poolMade)?.has(id) ?? false,
+        acquire: async (id) =>
+            (await poolMade)?.acquire(id) ?? Promise.reject(new ModelNotFoundError(`The engine did not start; "${id}" was not loaded.`)),
+        loaded: async () => (await poolMade)?.loaded() ?? [],
+        available: async () => (await poolMade)?.available() ?? []
+    };
+    const localModels = (): (ModelRouter & LocalModels) | undefined =>
+        pool ?? (platform.localModels === undefined ? own.localModels?.() : poolSoon);
     const settings = new SettingsHost({
         host: platform.kind,
         file: settingsFile,

@@ -3,15 +3,15 @@
 // test/model/main/engineStartWithoutFork.test.ts), on two generated models: the host's own (tiny, F16)
 // and one found in a models folder the settings name (tiny, Q8_0). Everything goes through the RPC the
 // window uses: the settings, a workspace's turn on its own model, the page map, audit and canary per
-// model, and forgetting a deleted workspace.
+// model, a drill on the local model, and forgetting a deleted workspace.
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { createRequire } from "node:module";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { EngineSnapshot } from "../../../../contract/EngineSnapshot.js";
-import type { AuditSummary, CanaryReport } from "../../../../contract/isolation.js";
+import type { AuditSummary, CanaryReport, DrillReport } from "../../../../contract/isolation.js";
 import type { ModelPoolSettingsView } from "../../../../contract/modelPoolSettings.js";
 import type { LocalModelList } from "../../../../contract/models.js";
 import type { RpcAnswer } from "../../../../contract/rpc.js";
@@ -25,6 +25,7 @@ import { appModelPool } from "../../../../main/engine/appModelPool.js";
 import { startEngine, type StartedEngine } from "../../../../main/engine/startEngine.js";
 import { UtilityEngineProcess } from "../../../../main/engine/UtilityEngineProcess.js";
 import { forkAsUtilityProcess } from "../../../support/forkAsUtilityProcess.js";
+import { isProcessAlive } from "../../process/supervisorFixtures.js";
 import { ensureGeneratedModel, ensureQuantizedModel } from "../../../support/generatedModels.js";
 
 const appEngineEntry = fileURLToPath(new URL("../../../../engine/process/appEngineProcessMain.ts", import.meta.url));
@@ -99,8 +100,11 @@ beforeAll(async () => {
     await host.engine;
 });
 
+let closed = false;
 afterAll(async () => {
-    await host?.close();
+    if (!closed) {
+        await host?.close();
+    }
     fs.rmSync(scratch, { recursive: true, force: true });
 });
 
@@ -164,6 +168,13 @@ describe("the desktop app's host with a workspace on a local model of its own", 
         }
         const canary = await call<CanaryReport>("runCanary", { model: POOL_MODEL, fillerTokens: 64 });
         expect(canary).toMatchObject({ model: POOL_MODEL, passed: true });
+        const drill = await call<DrillReport>("runDrill", { id: "flipped-byte", model: POOL_MODEL });
+        expect(drill).toMatchObject({
+            model: POOL_MODEL,
+            guardFired: true,
+            victimClean: true,
+            guardError: { code: "handoff_checksum_mismatch" }
+        });
     });
 
     it("forgetting a deleted workspace frees and scrubs its KV on the engine of the model it ran on", async () => {
@@ -174,5 +185,14 @@ describe("the desktop app's host with a workspace on a local model of its own", 
         expect(holds(onPool, WORKSPACE)).toEqual({ owner: false, heldTokens: 0 });
         expect(onPool.workspaces.map((usage) => usage.workspace)).not.toContain(WORKSPACE);
         expect((await call<AuditSummary>("audit", { model: POOL_MODEL })).ok).toBe(true);
+    });
+
+    it("closing the host stops the engine of every loaded model, the host's and the local one's", async () => {
+        expect(pids).toHaveLength(2);
+        await host.close();
+        closed = true;
+        for (const pid of pids) {
+            await vi.waitFor(() => expect(isProcessAlive(pid), `engine process ${pid}`).toBe(false), { timeout: 10_000, interval: 50 });
+        }
     });
 });
