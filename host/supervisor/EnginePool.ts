@@ -275,7 +275,7 @@ export class EnginePool {
             `Loading "${model.id}" needs ${megabytes(plan.totalBytes)} (${parts}); the model memory budget is ${megabytes(this.budgetBytes)}, ` +
             `and ${megabytes(heldBytes - freeableBytes)} of it is held by models that cannot be unloaded now: ${holders.join(", ")}` +
             `${freeableBytes > 0 ? `, even after unloading the idle ones (${megabytes(freeableBytes)})` : ""}. ` +
-            `Wait for running requests to end, raise the budget (Settings › Models, or --models-memory-mb), or use a smaller model.`
+            `Wait for running requests to end, raise the budget (Settings › Local models, or --models-memory-mb), or use a smaller model.`
         );
     }
 

@@ -87,7 +87,7 @@ describe("EnginePool: models loaded on first use, within a budget, unloaded when
         await expect(engines.acquire("big")).rejects.toMatchObject({
             code: "model_memory_budget",
             message:
-                'Loading "big" needs 6.0 MB (Model weights: 6.0 MB); the model memory budget is 9.0 MB, and 5.0 MB of it is held by models that cannot be unloaded now: "own" 2.0 MB (the server\'s model), "a" 3.0 MB (1 request(s) running). Wait for running requests to end, raise the budget (Settings › Models, or --models-memory-mb), or use a smaller model.'
+                'Loading "big" needs 6.0 MB (Model weights: 6.0 MB); the model memory budget is 9.0 MB, and 5.0 MB of it is held by models that cannot be unloaded now: "own" 2.0 MB (the server\'s model), "a" 3.0 MB (1 request(s) running). Wait for running requests to end, raise the budget (Settings › Local models, or --models-memory-mb), or use a smaller model.'
         });
         expect((await engines.loaded()).map((model) => model.id)).toEqual(["own", "a"]);
         held.release();
