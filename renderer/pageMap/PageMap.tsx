@@ -78,16 +78,19 @@ export function PageMap({ maxGridHeight = MAX_GRID_HEIGHT }: { readonly maxGridH
                 </p>
             )}
             <PageMapLegend theme={theme} workspaces={workspaces} />
-            {snapshot !== undefined && snapshot.handoffs.length > 0 && (
-                <p className="kv-handoffs" role="status">
-                    {snapshot.handoffs
-                        .map(
-                            (handoff) =>
-                                `Handoff for ${ownerName(handoff.workspace)}: ${handoff.step} (into decode sequence ${handoff.decodeSequence + 1})`
-                        )
-                        .join("; ")}
-                </p>
-            )}
+            {/* One line kept for the handoffs whether or not one runs, so the grids below do not jump (and repaint) as handoffs come and go. */}
+            <div className="kv-handoffs-slot">
+                {snapshot !== undefined && snapshot.handoffs.length > 0 && (
+                    <p className="kv-handoffs" role="status">
+                        {snapshot.handoffs
+                            .map(
+                                (handoff) =>
+                                    `Handoff for ${ownerName(handoff.workspace)}: ${handoff.step} (into decode sequence ${handoff.decodeSequence + 1})`
+                            )
+                            .join("; ")}
+                    </p>
+                )}
+            </div>
             <div className="page-map-grid" ref={wrapperRef}>
                 {snapshot === undefined ? (
                     <p className="placeholder">{snapshotError ?? "Waiting for the engine's first snapshot…"}</p>
