@@ -12,10 +12,12 @@ import {
     maxZoom,
     PAN_FRACTION,
     panBy,
+    pinchView,
     revealPage,
     WHOLE_MAP,
     ZOOM_STEP,
     zoomAround,
+    type CanvasPoint,
     type MapViewport
 } from "./mapViewport.js";
 import type { PageMapTheme } from "./pageColour.js";
@@ -31,8 +33,8 @@ const PINCH_ZOOM_RATE = 0.01;
 const DRAG_THRESHOLD = 3;
 
 /**
- * The host page pool: its grid, which zooms (wheel or pinch around the pointer, + and −, 0 to
- * reset) and pans (drag, Shift and the arrows); the inspected page's words in a tooltip (hover, or
+ * The host page pool: its grid, which zooms (wheel, a trackpad's or two fingers' pinch, + and −,
+ * 0 to reset) and pans (drag, Shift and the arrows); the inspected page's words in a tooltip (hover, or
  * focus and the arrows) at any zoom; and, while the timeline is scrubbed, the pool as that event
  * left it instead of the live one. Painted through PoolPainter, which repaints only changed pages.
  */
@@ -61,6 +63,9 @@ export function PagePoolCanvas({
     const [inspected, setInspected] = useState<number>();
     const [pointer, setPointer] = useState<{ x: number; y: number }>();
     const drag = useRef<{ x: number; y: number; from: MapViewport; moved: boolean }>(undefined);
+    /** The pointers down on the canvas (a touch screen's fingers), and a two-finger pinch's start. */
+    const pointers = useRef(new Map<number, CanvasPoint>());
+    const pinch = useRef<{ from: [CanvasPoint, CanvasPoint]; view: MapViewport }>(undefined);
     const view = clampViewport(wanted, layout);
 
     const { pageMap } = snapshot;
@@ -129,10 +134,26 @@ export function PagePoolCanvas({
         }
         const point = canvasPoint(event.currentTarget, layout, event.clientX, event.clientY);
         event.currentTarget.setPointerCapture(event.pointerId);
-        drag.current = { ...point, from: view, moved: false };
+        pointers.current.set(event.pointerId, [point.x, point.y]);
+        const fingers = [...pointers.current.values()];
+        if (fingers.length === 2) {
+            pinch.current = { from: [fingers[0]!, fingers[1]!], view };
+            drag.current = undefined;
+        } else {
+            drag.current = { ...point, from: view, moved: false };
+        }
     };
     const onPointerMove = (event: PointerEvent<HTMLCanvasElement>): void => {
         const point = canvasPoint(event.currentTarget, layout, event.clientX, event.clientY);
+        if (pointers.current.has(event.pointerId)) {
+            pointers.current.set(event.pointerId, [point.x, point.y]);
+        }
+        const pinched = pinch.current;
+        const fingers = [...pointers.current.values()];
+        if (pinched !== undefined && fingers.length === 2) {
+            setView(pinchView(pinched.view, pinched.from, [fingers[0]!, fingers[1]!], layout));
+            return;
+        }
         const dragged = drag.current;
         if (dragged !== undefined) {
             const dx = point.x - dragged.x;
@@ -149,6 +170,8 @@ export function PagePoolCanvas({
         if (event.currentTarget.hasPointerCapture(event.pointerId)) {
             event.currentTarget.releasePointerCapture(event.pointerId);
         }
+        pointers.current.delete(event.pointerId);
+        pinch.current = undefined;
         drag.current = undefined;
     };
 

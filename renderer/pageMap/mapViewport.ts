@@ -72,3 +72,29 @@ export function revealPage(view: MapViewport, layout: PageGridLayout, page: numb
 function clamp(value: number, low: number, high: number): number {
     return Math.min(Math.max(value, low), Math.max(low, high));
 }
+
+/** A canvas point (CSS pixels). */
+export type CanvasPoint = readonly [number, number];
+
+/**
+ * `start` after a two-finger pinch moved its fingers from `from` to `to`: zoomed by how far apart
+ * they moved around their first midpoint, then panned by how far that midpoint moved.
+ */
+export function pinchView(
+    start: MapViewport,
+    from: readonly [CanvasPoint, CanvasPoint],
+    to: readonly [CanvasPoint, CanvasPoint],
+    layout: PageGridLayout
+): MapViewport {
+    const spread = (points: readonly [CanvasPoint, CanvasPoint]): number =>
+        Math.hypot(points[1][0] - points[0][0], points[1][1] - points[0][1]);
+    const middle = (points: readonly [CanvasPoint, CanvasPoint]): CanvasPoint => [
+        (points[0][0] + points[1][0]) / 2,
+        (points[0][1] + points[1][1]) / 2
+    ];
+    const before = spread(from);
+    const factor = before === 0 ? 1 : spread(to) / before;
+    const [fromX, fromY] = middle(from);
+    const [toX, toY] = middle(to);
+    return panBy(zoomAround(start, factor, fromX, fromY, layout), toX - fromX, toY - fromY, layout);
+}

@@ -82,6 +82,17 @@ describe("the Memory view's timeline, in a real browser", () => {
             );
         screenshots.push(await app!.screenshot("memory-timeline-scrubbed"));
 
+        // Play walks the map on from the seal through the handoff's later events, one at a time, to now.
+        const play = timeline.getByRole("button", { name: "Play the events on the map, one at a time, up to now" });
+        await play.click();
+        await expect
+            .poll(() => pool.textContent(), { timeout: 10_000, interval: 100 })
+            .toMatch(/^Pool after #\d+ verified: .* — the pages' checksums verified: decode reads them into its sequence$/);
+        await expect.poll(() => pool.textContent(), { timeout: 20_000 }).toMatch(/^Pool now: /);
+        expect(await play.getAttribute("aria-pressed")).toBe("false");
+        await sealed.locator("button").click();
+        await expect.poll(() => pool.getAttribute("data-sealed")).toBe(String(expected));
+
         // the slider's end is live again
         const slider = timeline.getByRole("slider", { name: "Scrub the timeline" });
         await slider.focus();

@@ -5,6 +5,7 @@ import {
     gridPoint,
     maxZoom,
     panBy,
+    pinchView,
     revealPage,
     WHOLE_MAP,
     zoomAround
@@ -47,5 +48,33 @@ describe("the pool's zoom and pan", () => {
         expect(x).toBeGreaterThanOrEqual(0);
         expect(x + layout.cell * far.zoom).toBeLessThanOrEqual(layout.width);
         expect(y + layout.cell * far.zoom).toBeLessThanOrEqual(layout.height);
+    });
+
+    it("pinches: fingers spread twice as far zoom twice as deep around their midpoint, and the midpoint's move pans", () => {
+        const from = [
+            [400, 200],
+            [500, 200]
+        ] as const;
+        const spread = pinchView(
+            WHOLE_MAP,
+            from,
+            [
+                [350, 200],
+                [550, 200]
+            ],
+            layout
+        );
+        expect(spread.zoom).toBe(2);
+        expect(pageAtPoint(layout, ...gridPoint(spread, 450, 200))).toBe(pageAtPoint(layout, 450, 200));
+        const moved = pinchView(
+            WHOLE_MAP,
+            from,
+            [
+                [330, 180],
+                [530, 180]
+            ],
+            layout
+        );
+        expect(pageAtPoint(layout, ...gridPoint(moved, 430, 180))).toBe(pageAtPoint(layout, 450, 200));
     });
 });
