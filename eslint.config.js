@@ -2,7 +2,8 @@
 // only main/ may import electron, only engine/runtime/ and host/models/ may import node-llama-cpp,
 // main/ and host/ reach the engine only through engine/index.ts, and everyone reaches synthetic/ through synthetic/index.ts
 // and gguf/ (the one bounded GGUF header reader) through gguf/index.ts,
-// the renderer reaches the rest of the app only through contract/, and only host/createHost.ts assembles a host.
+// the renderer reaches the rest of the app only through contract/, the one RPC client (contract/rpcClient/) imports only
+// contract/ so that a page and a Node process run it alike, and only host/createHost.ts assembles a host.
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
@@ -167,6 +168,25 @@ export default tseslint.config(
                         {
                             group: ["**/engine/**", "**/host/**", "**/main/**", "**/renderer/**"],
                             message: "The leak probe imports only from contract/ and probe/: it audits an endpoint from outside."
+                        }
+                    ]
+                }
+            ]
+        }
+    },
+    {
+        // The one RPC client runs in a page and in Node alike (the renderer, the kvault command, the tests): it takes only contract/.
+        files: ["contract/rpcClient/**"],
+        rules: {
+            "no-restricted-imports": [
+                "error",
+                {
+                    paths: [electronOnlyInMain, llamaOnlyInRuntime],
+                    patterns: [
+                        {
+                            group: ["**/engine/**", "**/host/**", "**/main/**", "**/renderer/**", "node:*", "ws"],
+                            message:
+                                "contract/rpcClient/ runs in the renderer too: it imports only contract/ and the runtime's own WebSocket."
                         }
                     ]
                 }

@@ -1,6 +1,6 @@
 // Every size limit of what crosses a process boundary, in one place: the RPC's schemas
 // (contract/rpc/), the WebSocket's maxPayload (host/rpc/RpcServer.ts), the preload bridge
-// (main/preload/createBridge.ts), the renderer's client (renderer/rpc/RpcClient.ts) and the HTTP
+// (main/preload/createBridge.ts), the one RPC client's WebSocket (contract/rpcClient/WebSocketTransport.ts) and the HTTP
 // body limit (host/http/KvaultHttpServer.ts) all read them from here, so they cannot disagree.
 // Byte limits count UTF-8 bytes, as they travel: a CJK character is one character and three bytes.
 

@@ -1,4 +1,5 @@
 import { Command, CommanderError, Option } from "commander";
+import { RpcError } from "../../contract/rpcClient/index.js";
 import { CliError } from "./CliError.js";
 import { listModels } from "./commands/listModels.js";
 import { launchTool } from "./commands/launchTool.js";
@@ -153,6 +154,11 @@ export async function runKvaultCli(argv: readonly string[], io: CliIo): Promise<
         if (error instanceof CliError) {
             io.stderr.write(`kvault: ${error.message}\n`);
             return error.exitCode;
+        }
+        // A call to the host's RPC that failed (pull, launch): the host's message already says what to do.
+        if (error instanceof RpcError) {
+            io.stderr.write(`kvault: ${error.message}\n`);
+            return exitCodes.failed;
         }
         throw error;
     }

@@ -1,6 +1,6 @@
 import type { KvaultBridge } from "../../contract/KvaultBridge.js";
 import type { RpcRequest } from "../../contract/rpc.js";
-import type { RpcTransport, RpcTransportHandlers } from "./RpcTransport.js";
+import type { RpcTransport, RpcTransportHandlers } from "../../contract/rpcClient/index.js";
 
 /**
  * The RPC over Electron's preload (`window.kvault`): each request becomes one `bridge.call(method,

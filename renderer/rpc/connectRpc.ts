@@ -1,8 +1,12 @@
-import type { ConnectionStatus, KvaultRpc } from "./KvaultRpc.js";
-import { RpcClient } from "./RpcClient.js";
-import { clientErrorCodes, RpcError } from "./RpcError.js";
+import {
+    clientErrorCodes,
+    RpcClient,
+    RpcError,
+    WebSocketTransport,
+    type ConnectionStatus,
+    type KvaultRpc
+} from "../../contract/rpcClient/index.js";
 import { BridgeTransport } from "./BridgeTransport.js";
-import { WebSocketTransport } from "./WebSocketTransport.js";
 import { SESSION_META, SESSION_TOKEN_PARAM } from "../../contract/browserLogin.js";
 import { forgetSessionToken, takeSessionToken } from "./browserSession.js";
 

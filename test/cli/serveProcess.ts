@@ -1,8 +1,15 @@
-// The headless server run from its sources (node with tsx, without npm's banner) or as built, and a
-// client of its RPC WebSocket: for the tests that drive the headless server from outside.
+// The headless server run from its sources (node with tsx, without npm's banner) or as built, and
+// the one RPC client over its WebSocket: for the tests that drive the headless server from outside.
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
-import WebSocket from "ws";
+import {
+    RpcClient,
+    toRpcError,
+    WebSocketTransport,
+    type ChatCallRequest,
+    type PlainRpcMethod,
+    type TurnListener
+} from "../../contract/rpcClient/index.js";
 import { repositoryRoot } from "../support/generatedModels.js";
 
 export interface ServeProcess {
@@ -84,47 +91,50 @@ export function peakRssBytes(pid: number): number {
     return Number(match[1]) * 1024;
 }
 
-export type RpcReply =
-    | { readonly id: number; readonly result: unknown }
-    | { readonly id: number; readonly error: { code: string; message: string } };
+export type RpcReply = { readonly result: unknown } | { readonly error: { code: string; message: string } };
 
-/** The renderer's RPC over the server's WebSocket, one call at a time. */
+/** How long a test's call may wait for its answer unless it says. */
+const CALL_TIMEOUT_MS = 60_000;
+
+/**
+ * The one RPC client (contract/rpcClient/, the renderer's and the `kvault` command's) over the
+ * server's WebSocket with the API key, not reconnecting, for tests that check a call's error as a
+ * value: `call` answers `{result}` or `{error}`, `result` throws with the error.
+ */
 export class RpcSocket {
-    readonly #replies = new Map<number, (reply: RpcReply) => void>();
-    #nextId = 1;
+    readonly #turnListeners = new Set<TurnListener>();
 
-    private constructor(readonly socket: WebSocket) {
-        socket.on("message", (data) => {
-            const message = JSON.parse(String(data)) as Partial<RpcReply>;
-            if (typeof message.id === "number") {
-                this.#replies.get(message.id)?.(message as RpcReply);
-                this.#replies.delete(message.id);
-            }
-        });
-    }
+    private constructor(readonly client: RpcClient) {}
 
     static async connect(url: string, apiKey: string): Promise<RpcSocket> {
-        const socket = new WebSocket(`${url.replace(/^http/, "ws")}/rpc?key=${encodeURIComponent(apiKey)}`, { origin: url });
-        await new Promise<void>((resolve, reject) => {
-            socket.once("open", () => resolve());
-            socket.once("error", reject);
-        });
-        return new RpcSocket(socket);
+        const socketUrl = `${url.replace(/^http/, "ws")}/rpc?key=${encodeURIComponent(apiKey)}`;
+        const client = new RpcClient(new WebSocketTransport(socketUrl, { reconnect: false }), { callTimeoutMs: CALL_TIMEOUT_MS });
+        await client.whenOpen(CALL_TIMEOUT_MS);
+        return new RpcSocket(client);
     }
 
-    call(method: string, params: unknown, timeoutMs = 60_000): Promise<RpcReply> {
-        const id = this.#nextId++;
-        return new Promise((resolve, reject) => {
-            const timer = setTimeout(() => {
-                this.#replies.delete(id);
-                reject(new Error(`no answer to ${method} within ${timeoutMs / 1000} s`));
-            }, timeoutMs);
-            this.#replies.set(id, (reply) => {
-                clearTimeout(timer);
-                resolve(reply);
-            });
-            this.socket.send(JSON.stringify({ id, method, params }));
-        });
+    /** Calls `listener` with every turn event of a chat started through `call`; returns the unsubscribe. */
+    onTurnEvent(listener: TurnListener): () => void {
+        this.#turnListeners.add(listener);
+        return () => this.#turnListeners.delete(listener);
+    }
+
+    async call(method: string, params: unknown, timeoutMs?: number): Promise<RpcReply> {
+        const options = timeoutMs === undefined ? undefined : { timeoutMs };
+        try {
+            const result =
+                method === "chat"
+                    ? await this.client.chat(
+                          params as ChatCallRequest,
+                          (event) => this.#turnListeners.forEach((listener) => listener(event)),
+                          options
+                      )
+                    : await this.client.call(method as PlainRpcMethod, params as never, options);
+            return { result };
+        } catch (error) {
+            const { code, message } = toRpcError(error);
+            return { error: { code, message } };
+        }
     }
 
     /** The call's result; throws with its error when it has one. */
@@ -137,6 +147,6 @@ export class RpcSocket {
     }
 
     close(): void {
-        this.socket.close();
+        this.client.dispose();
     }
 }

@@ -3,7 +3,7 @@ import crypto from "node:crypto";
 import { CliError } from "../CliError.js";
 import { exitCodes, type ExitCode } from "../exitCodes.js";
 import type { KvaultClient } from "../KvaultClient.js";
-import { KvaultRpc } from "../KvaultRpc.js";
+import { openKvaultRpc } from "../openKvaultRpc.js";
 import { LAUNCH_MIN_WINDOW_TOKENS, launchPlan, type LaunchTool } from "../launchTargets.js";
 import { findModel } from "./findModel.js";
 
@@ -38,7 +38,7 @@ export async function launchTool(client: KvaultClient, options: LaunchOptions): 
         }
         options.status.write(`Warning: ${message}. Starting anyway (--allow-small-window).\n`);
     }
-    const rpc = await KvaultRpc.open(client);
+    const rpc = await openKvaultRpc(client);
     const keyId = `launch-${options.tool}-${crypto.randomBytes(3).toString("hex")}`;
     try {
         const { key } = await rpc.call("createApiKey", { id: keyId });
@@ -66,7 +66,7 @@ export async function launchTool(client: KvaultClient, options: LaunchOptions): 
         });
     } finally {
         await rpc.call("revokeApiKey", { id: keyId }).catch(() => undefined);
-        rpc.close();
+        rpc.dispose();
     }
 }
 

@@ -5,7 +5,7 @@ import { CliError } from "../CliError.js";
 import { exitCodes, type ExitCode } from "../exitCodes.js";
 import { formatProgress } from "../formatProgress.js";
 import type { KvaultClient } from "../KvaultClient.js";
-import { KvaultRpc } from "../KvaultRpc.js";
+import { openKvaultRpc } from "../openKvaultRpc.js";
 
 /** How often the download's record is asked for. */
 const POLL_MS = 250;
@@ -27,7 +27,7 @@ export interface PullOptions {
  */
 export async function pullModel(client: KvaultClient, options: PullOptions): Promise<ExitCode> {
     const source = downloadSource(options.source);
-    const rpc = await KvaultRpc.open(client);
+    const rpc = await openKvaultRpc(client);
     try {
         let download = await rpc.call("startDownload", { source });
         let lastLine = "";
@@ -74,7 +74,7 @@ export async function pullModel(client: KvaultClient, options: PullOptions): Pro
         options.output.write(`Downloaded ${download.path}\n`);
         return exitCodes.ok;
     } finally {
-        rpc.close();
+        rpc.dispose();
     }
 }
 

@@ -28,10 +28,9 @@ interface TurnEvent {
 /** The turn events A's RPC sends for `requestId`, as they arrive. */
 function turnEvents(rpc: RpcSocket, requestId: string): TurnEvent[] {
     const events: TurnEvent[] = [];
-    rpc.socket.on("message", (data) => {
-        const message = JSON.parse(String(data)) as Partial<TurnEvent>;
-        if (message.requestId === requestId && typeof message.type === "string") {
-            events.push(message as TurnEvent);
+    rpc.onTurnEvent((event) => {
+        if (event.requestId === requestId) {
+            events.push(event);
         }
     });
     return events;

@@ -1,4 +1,4 @@
-import type { RpcRequest } from "../../contract/rpc.js";
+import type { RpcRequest } from "../rpc.js";
 
 export interface RpcTransportHandlers {
     onOpen(): void;
@@ -9,7 +9,7 @@ export interface RpcTransportHandlers {
 }
 
 /**
- * Moves RPC messages to and from a server. The seam between hosts: WebSocketTransport in headless
+ * Moves RPC messages to and from a server. The seam between hosts and clients: WebSocketTransport in headless
  * mode, BridgeTransport over the preload's `call` (contract/KvaultBridge.ts) in Electron.
  * Everything above (RpcClient, stores, UI) stays the same.
  */

@@ -1,8 +1,6 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { RpcRequest } from "../../../../contract/rpc.js";
-import { RpcClient } from "../../../../renderer/rpc/RpcClient.js";
-import { RpcError } from "../../../../renderer/rpc/RpcError.js";
-import type { RpcTransport, RpcTransportHandlers } from "../../../../renderer/rpc/RpcTransport.js";
+import { RpcClient, RpcError, type RpcTransport, type RpcTransportHandlers } from "../../../../contract/rpcClient/index.js";
 
 class FakeTransport implements RpcTransport {
     handlers!: RpcTransportHandlers;
@@ -23,9 +21,9 @@ class FakeTransport implements RpcTransport {
         this.open = true;
         this.handlers.onOpen();
     }
-    drop(): void {
+    drop(willRetry = true): void {
         this.open = false;
-        this.handlers.onClose(true, 1);
+        this.handlers.onClose(willRetry, 1);
     }
 }
 
@@ -123,5 +121,41 @@ describe("RpcClient", () => {
             expect(() => transport.handlers.onMessage(message)).not.toThrow();
         }
         expect(client.status.kind).toBe("open");
+    });
+
+    it("rejects a call with rpc_timeout, naming the method and the limit, when no answer comes within the client's or the call's limit", async () => {
+        vi.useFakeTimers();
+        try {
+            const transport = new FakeTransport();
+            const client = new RpcClient(transport, { callTimeoutMs: 30_000 });
+            transport.connect();
+            const slow = client.call("info", {}).catch((caught: unknown) => caught);
+            const slower = client.call("listModels", {}, { timeoutMs: 90_000 }).catch((caught: unknown) => caught);
+            await vi.advanceTimersByTimeAsync(30_000);
+            expect(await slow).toMatchObject({ code: "rpc_timeout", message: "Kvault did not answer info within 30 s." });
+            transport.handlers.onMessage({ id: 1, result: { modelName: "late" } }); // an answer after its time limit changes nothing
+            await vi.advanceTimersByTimeAsync(60_000);
+            expect(await slower).toMatchObject({ code: "rpc_timeout", message: "Kvault did not answer listModels within 90 s." });
+        } finally {
+            vi.useRealTimers();
+        }
+    });
+
+    it("whenOpen resolves once the connection opens, and rejects with not_connected when a transport that does not reconnect closes first", async () => {
+        const opening = new FakeTransport();
+        const opened = new RpcClient(opening).whenOpen(30_000);
+        opening.connect();
+        await expect(opened).resolves.toBeUndefined();
+
+        const refused = new FakeTransport();
+        const client = new RpcClient(refused);
+        const failed = client.whenOpen(30_000);
+        refused.drop(false);
+        await expect(failed).rejects.toMatchObject({ code: "not_connected" });
+        expect(client.status).toEqual({ kind: "unavailable", reason: "The connection to the Kvault server closed." });
+        await expect(client.call("info", {})).rejects.toMatchObject({
+            code: "not_connected",
+            message: "The connection to the Kvault server closed."
+        });
     });
 });

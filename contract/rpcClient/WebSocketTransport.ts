@@ -1,23 +1,50 @@
-import { MESSAGE_TOO_LARGE, oversizeMessage, utf8ByteLength } from "../../contract/limits.js";
-import type { RpcRequest } from "../../contract/rpc.js";
+import { MESSAGE_TOO_LARGE, oversizeMessage, utf8ByteLength } from "../limits.js";
+import type { RpcRequest } from "../rpc.js";
 import { RpcError } from "./RpcError.js";
 import type { RpcTransport, RpcTransportHandlers } from "./RpcTransport.js";
 
 /** Waits before the n-th reconnect (ms); the last repeats. */
 export const reconnectDelaysMs: readonly number[] = [250, 500, 1_000, 2_000, 5_000];
 
+/** The WHATWG WebSocket's readyState of an open connection (the browser's and Node 22's global WebSocket). */
+const OPEN = 1;
+
 /**
- * The headless server's RPC: a WebSocket at `/rpc` on the page's own origin, JSON text
- * both ways (host/rpc/RpcServer.ts). Reconnects after every close, with a growing pause.
+ * What this transport uses of the WHATWG WebSocket: the browser's and Node's global one alike.
+ * Named here because the host's TypeScript types (Node 20's) do not declare the global.
+ */
+interface StandardWebSocket {
+    readonly readyState: number;
+    send(text: string): void;
+    close(): void;
+    addEventListener(type: "open" | "close", listener: () => void): void;
+    addEventListener(type: "message", listener: (event: { readonly data: unknown }) => void): void;
+}
+
+export interface WebSocketTransportOptions {
+    /** Opens the connection again after every close, with a growing pause (a page); otherwise a close is final (a command). */
+    readonly reconnect?: boolean;
+}
+
+/**
+ * The headless server's RPC: a WebSocket at `/rpc`, JSON text both ways (host/rpc/RpcServer.ts),
+ * over the runtime's own WebSocket (a browser's; Node 22's global). A page's reconnects after
+ * every close; a command's or a test's closes once, for good.
  */
 export class WebSocketTransport implements RpcTransport {
-    #socket: WebSocket | undefined;
+    readonly #reconnect: boolean;
+    #socket: StandardWebSocket | undefined;
     #handlers: RpcTransportHandlers | undefined;
     #retryTimer: ReturnType<typeof setTimeout> | undefined;
     #numFailedAttempts = 0;
     #disposed = false;
 
-    constructor(private readonly url: string) {}
+    constructor(
+        private readonly url: string,
+        options: WebSocketTransportOptions = {}
+    ) {
+        this.#reconnect = options.reconnect ?? true;
+    }
 
     start(handlers: RpcTransportHandlers): void {
         this.#handlers = handlers;
@@ -25,7 +52,7 @@ export class WebSocketTransport implements RpcTransport {
     }
 
     send(request: RpcRequest): boolean {
-        if (this.#socket?.readyState !== WebSocket.OPEN) {
+        if (this.#socket?.readyState !== OPEN) {
             return false;
         }
         const text = JSON.stringify(request);
@@ -46,13 +73,13 @@ export class WebSocketTransport implements RpcTransport {
     }
 
     #connect(): void {
-        const socket = new WebSocket(this.url);
+        const socket = new (globalThis as unknown as { WebSocket: new (url: string) => StandardWebSocket }).WebSocket(this.url);
         this.#socket = socket;
         socket.addEventListener("open", () => {
             this.#numFailedAttempts = 0;
             this.#handlers?.onOpen();
         });
-        socket.addEventListener("message", (event: MessageEvent) => {
+        socket.addEventListener("message", (event) => {
             if (typeof event.data !== "string") {
                 return;
             }
@@ -70,9 +97,11 @@ export class WebSocketTransport implements RpcTransport {
             }
             this.#socket = undefined;
             const attempt = ++this.#numFailedAttempts;
-            this.#handlers?.onClose(true, attempt);
-            const delay = reconnectDelaysMs[Math.min(attempt, reconnectDelaysMs.length) - 1]!;
-            this.#retryTimer = setTimeout(() => this.#connect(), delay);
+            this.#handlers?.onClose(this.#reconnect, attempt);
+            if (this.#reconnect) {
+                const delay = reconnectDelaysMs[Math.min(attempt, reconnectDelaysMs.length) - 1]!;
+                this.#retryTimer = setTimeout(() => this.#connect(), delay);
+            }
         });
     }
 }
