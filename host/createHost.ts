@@ -177,6 +177,7 @@ export async function createHost<E extends HostEngine>(platform: HostPlatform<E>
         localApi: own.localApi,
         switchLocalApi: own.switchLocalApi,
         configFor: own.configFor,
+        localEngines: async () => ((await localModels()?.loaded()) ?? []).filter((model) => !model.primary).map((model) => model.engine),
         machine: machineMemory,
         log
     });

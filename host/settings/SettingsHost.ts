@@ -62,6 +62,8 @@ export interface SettingsHostParts {
     /** Engine settings to the engine's configuration; by default engineConfigFor. */
     readonly configFor?: (settings: EngineSettings) => Partial<Omit<EngineConfigInput, "modelPath">>;
     readonly makeApiKey?: () => string;
+    /** The engines of the local models loaded beside the host's own (host/supervisor/EnginePool.ts): a revoked key's workspaces are forgotten there too. */
+    readonly localEngines?: () => Promise<readonly Pick<SettingsEngine, "call">[]>;
     readonly log: (line: string) => void;
 }
 
@@ -247,16 +249,19 @@ export class SettingsHost {
         const prefix = apiNamespacePrefix(namespace);
         let numForgotten = 0;
         try {
-            const engine = await this.parts.engine();
-            for (let round = 0; round < MAX_FORGET_ROUNDS; round++) {
-                const snapshot = await engine.call("snapshot", {});
-                const left = snapshot.workspaces.map(({ workspace }) => workspace).filter((name) => name.startsWith(prefix));
-                if (left.length === 0) {
-                    break;
-                }
-                for (const workspace of left) {
-                    await engine.call("forgetWorkspace", { workspace });
-                    numForgotten++;
+            // the key's requests may have named any loaded model: each engine holds its own workspaces
+            const engines = [await this.parts.engine(), ...((await this.parts.localEngines?.()) ?? [])];
+            for (const engine of engines) {
+                for (let round = 0; round < MAX_FORGET_ROUNDS; round++) {
+                    const snapshot = await engine.call("snapshot", {});
+                    const left = snapshot.workspaces.map(({ workspace }) => workspace).filter((name) => name.startsWith(prefix));
+                    if (left.length === 0) {
+                        break;
+                    }
+                    for (const workspace of left) {
+                        await engine.call("forgetWorkspace", { workspace });
+                        numForgotten++;
+                    }
                 }
             }
         } catch (error) {

@@ -41,7 +41,11 @@ const engine: SettingsEngine = {
     }
 } as unknown as SettingsEngine;
 
-async function host(freeRamBytes = 64 * GiB, apiKeys = new ApiKeys()): Promise<SettingsHost> {
+async function host(
+    freeRamBytes = 64 * GiB,
+    apiKeys = new ApiKeys(),
+    localEngines?: () => Promise<readonly Pick<SettingsEngine, "call">[]>
+): Promise<SettingsHost> {
     const file = await SettingsFile.open(path.join(directory, "settings.json"), {
         log: () => undefined,
         makeApiKey: () => "kv-default-key-1"
@@ -58,6 +62,7 @@ async function host(freeRamBytes = 64 * GiB, apiKeys = new ApiKeys()): Promise<S
         localApi: () => ({ enabled: true, port: 1, apiKey: null, url: null, problem: null, editable: false }),
         machine: () => ({ freeRamBytes, freeVramBytes: null }),
         makeApiKey: () => "kv-created-key-0001",
+        localEngines,
         log: () => undefined
     });
 }
@@ -145,6 +150,30 @@ describe("SettingsHost", () => {
         const reopened = new ApiKeys();
         await host(64 * GiB, reopened);
         expect(reopened.identify("kv-created-key-0001")).toBe("erin");
+    });
+
+    it("forgets a revoked key's workspaces on every loaded local model's engine too, not only on the host's own", async () => {
+        const held = new Set<string>();
+        const forgotten: string[] = [];
+        const localModel = {
+            call: async (method: string, params: { workspace?: string }) => {
+                if (method === "snapshot") {
+                    return { workspaces: [...held].map((workspace) => ({ workspace })) };
+                }
+                forgotten.push(params.workspace!);
+                held.delete(params.workspace!);
+                return {};
+            }
+        } as unknown as Pick<SettingsEngine, "call">;
+        const settings = await host(64 * GiB, new ApiKeys(), async () => [localModel]);
+        await settings.createApiKey("dana");
+        const { generation } = (onDisk().apiKeys as { generation: string }[])[0]!;
+        // the key's request named a local model: its workspace lives on that model's engine alone
+        held.add(`api@dana~${generation}:notes`).add("api:other");
+        await settings.revokeApiKey("dana");
+        // before: only the host's own engine was asked, and the local model kept the key's KV until it unloaded
+        expect(forgotten).toEqual([`api@dana~${generation}:notes`]);
+        expect([...held]).toEqual(["api:other"]);
     });
 
     it("answers settings_unavailable for the local API switch headless", async () => {
