@@ -1,46 +1,20 @@
 // A first-time user meets the built-in demo model: its random weights write noise, so the chat says
 // so and offers the catalogue's smallest file that fits in one click. The headless server's Hugging
 // Face is a loopback server whose resolve URLs redirect to a loopback file server (real HTTP).
-import fs from "node:fs";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { EngineInfo } from "../../contract/engineProtocol.js";
-import { HUGGING_FACE_URL_VARIABLE } from "../../host/models/catalogue/HuggingFaceClient.js";
 import { catalogueEntries } from "../../host/models/catalogue/catalogueEntries.js";
-import { ensureGeneratedModel } from "../support/generatedModels.js";
-import { startHuggingFaceServer, type HuggingFaceServer } from "../support/huggingFaceServer.js";
-import { startModelFileServer, type ModelFileServer } from "../support/modelFileServer.js";
-import { openKvault, type KvaultPage } from "./support/openKvault.js";
 import { rpcFromPage } from "./support/rpcFromPage.js";
-import { startKvaultServer, type KvaultServer } from "./support/startKvaultServer.js";
-
-const SMALLEST_FILE = "Qwen3-0.6B-Q4_K_M.gguf";
+import { SMALLEST_CATALOGUE_FILE as SMALLEST_FILE, useCatalogueStandIn } from "./support/useCatalogueStandIn.js";
+import { useKvaultApp } from "./support/useKvaultApp.js";
 
 describe("the demo model's note, in a real browser", () => {
-    const screenshots: string[] = [];
-    let files: ModelFileServer | undefined;
-    let huggingFace: HuggingFaceServer | undefined;
-    let server: KvaultServer | undefined;
-    let app: KvaultPage | undefined;
-
-    beforeAll(async () => {
-        files = await startModelFileServer();
-        // The smallest catalogue file's name, with a generated model's bytes behind it: "Kvault synthetic small", not the demo.
-        files.serve(SMALLEST_FILE, { body: fs.readFileSync(ensureGeneratedModel("small")), ranges: true });
-        huggingFace = await startHuggingFaceServer({ filesUrl: files.url });
-        server = await startKvaultServer({ env: { [HUGGING_FACE_URL_VARIABLE]: huggingFace.url } });
-        app = await openKvault(await server.loginUrl(), { width: 1280, height: 1000 });
-    });
-
-    afterAll(async () => {
-        await app?.close();
-        await server?.stop();
-        await huggingFace?.close();
-        await files?.close();
-        console.log(`screenshots:\n${screenshots.join("\n")}`);
-    });
+    const catalogue = useCatalogueStandIn();
+    const kvault = useKvaultApp({ viewport: { width: 1280, height: 1000 }, env: catalogue.env });
+    const screenshots = kvault.screenshots;
 
     it("says above the empty chat that the demo model's answers are noise, and offers the catalogue's smallest file", async () => {
-        const { page } = app!;
+        const { page } = kvault.app();
         const info = await rpcFromPage<EngineInfo>(page, "info");
         expect(info.modelName).toBe("Kvault synthetic tiny");
         const note = page.getByRole("note", { name: "About the demo model" });
@@ -58,15 +32,15 @@ describe("the demo model's note, in a real browser", () => {
         });
         await offer.waitFor({ timeout: 30_000 });
         expect(await offer.getAttribute("data-file-name")).toBe(SMALLEST_FILE);
-        screenshots.push(await app!.screenshot("demo-model-note"));
+        screenshots.push(await kvault.app().screenshot("demo-model-note"));
     });
 
     it("downloads that file through the catalogue's path in one click, loads it, and the note is gone for the real model", async () => {
-        const { page } = app!;
+        const { page } = kvault.app();
         const note = page.getByRole("note", { name: "About the demo model" });
         await note.getByRole("button", { name: /^Download and load Qwen 3 0\.6B Q4_K_M/ }).click();
         await expect
-            .poll(() => huggingFace!.requests, { timeout: 30_000 })
+            .poll(() => catalogue.huggingFace().requests, { timeout: 30_000 })
             .toContain(`/unsloth/Qwen3-0.6B-GGUF/resolve/main/${SMALLEST_FILE}`);
         // Loaded once done: the engine runs the downloaded file (the file server's bytes, "Kvault synthetic small"), and the note is gone.
         await expect
@@ -75,6 +49,6 @@ describe("the demo model's note, in a real browser", () => {
         const info = await rpcFromPage<EngineInfo>(page, "info");
         expect(info.modelPath.endsWith(SMALLEST_FILE)).toBe(true);
         await expect.poll(() => note.count(), { timeout: 30_000 }).toBe(0);
-        screenshots.push(await app!.screenshot("demo-model-note-gone"));
+        screenshots.push(await kvault.app().screenshot("demo-model-note-gone"));
     });
 });

@@ -1,9 +1,6 @@
-import fs from "node:fs";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { readApp, sendMessage, storedWorkspaces } from "./support/appDriver.js";
-import { openKvault, type KvaultPage } from "./support/openKvault.js";
-import { seedChats } from "./support/seedChats.js";
-import { startKvaultServer, type KvaultServer } from "./support/startKvaultServer.js";
+import { useKvaultApp } from "./support/useKvaultApp.js";
 
 const longName = "Research notes on paged KV caches, handoffs and isolation between workspaces";
 
@@ -22,13 +19,9 @@ const wideAnswer = [
 ].join("\n");
 
 describe("the layout at every width, in a real browser", () => {
-    const screenshots: string[] = [];
-    let dataDir: string | undefined;
-    let server: KvaultServer | undefined;
-    let app: KvaultPage | undefined;
-
-    beforeAll(async () => {
-        dataDir = seedChats([
+    const kvault = useKvaultApp({
+        viewport: { width: 1280, height: 820 },
+        seed: [
             {
                 id: "ui-layout",
                 name: "Layout",
@@ -39,41 +32,32 @@ describe("the layout at every width, in a real browser", () => {
                 ]
             },
             { id: "ui-long-name", name: longName, colour: 3, messages: [] }
-        ]);
-        server = await startKvaultServer({ dataDir });
-        app = await openKvault(await server.loginUrl(), { width: 1280, height: 820 });
+        ]
     });
-
-    afterAll(async () => {
-        await app?.close();
-        await server?.stop();
-        if (dataDir !== undefined) {
-            fs.rmSync(dataDir, { recursive: true, force: true });
-        }
-        console.log(`screenshots:\n${screenshots.join("\n")}`);
-    });
+    const screenshots = kvault.screenshots;
 
     /** How far the page, and the chat inside it, scroll sideways (0 when nothing overflows). */
     const overflow = (): Promise<{ page: number; chat: number }> =>
-        app!.page.evaluate(`({
+        kvault.app().page.evaluate(`({
             page: document.scrollingElement.scrollWidth - innerWidth,
             chat: (() => { const list = document.querySelector(".message-list"); return list.scrollWidth - list.clientWidth; })()
         })`);
-    const visible = (selector: string): Promise<boolean> => app!.page.locator(selector).isVisible();
-    const focused = (): Promise<string | null> => app!.page.evaluate(`document.activeElement?.getAttribute("aria-label") ?? null`);
+    const visible = (selector: string): Promise<boolean> => kvault.app().page.locator(selector).isVisible();
+    const focused = (): Promise<string | null> => kvault.app().page.evaluate(`document.activeElement?.getAttribute("aria-label") ?? null`);
     const rightEdge = async (selector: string): Promise<number> => {
-        const box = await app!.page.locator(selector).boundingBox();
+        const box = await kvault.app().page.locator(selector).boundingBox();
         return Math.round(box!.x + box!.width);
     };
     /** The Chats tab's label's width: shown beside its icon on a wide window, read out but not shown on a narrow one. */
-    const railLabelWidth = async (): Promise<number> => (await app!.page.locator("#rail-chats .view-rail-label").boundingBox())?.width ?? 0;
+    const railLabelWidth = async (): Promise<number> =>
+        (await kvault.app().page.locator("#rail-chats .view-rail-label").boundingBox())?.width ?? 0;
     const resize = async (width: number, height: number): Promise<void> => {
-        await app!.page.setViewportSize({ width, height });
-        await expect.poll(() => app!.page.evaluate<number>("innerWidth")).toBe(width);
+        await kvault.app().page.setViewportSize({ width, height });
+        await expect.poll(() => kvault.app().page.evaluate<number>("innerWidth")).toBe(width);
     };
 
     it("at 1280 px: the rail with its labels, workspaces and chat side by side, long names cut short with the whole name in the title", async () => {
-        const { page } = app!;
+        const { page } = kvault.app();
         await resize(1280, 820);
         expect(await overflow()).toEqual({ page: 0, chat: 0 });
         expect(await visible(".view-rail")).toBe(true);
@@ -90,12 +74,12 @@ describe("the layout at every width, in a real browser", () => {
         const name = item.locator(".workspace-item-name");
         expect(await name.getAttribute("title")).toBe(longName);
         expect(await name.evaluate((element) => element.scrollWidth > element.clientWidth), "cut short").toBe(true);
-        screenshots.push(await app!.screenshot("layout-1280"));
-        expect(app!.problems).toEqual([]);
+        screenshots.push(await kvault.app().screenshot("layout-1280"));
+        expect(kvault.app().problems).toEqual([]);
     });
 
     it("at 720 px: the rail is a strip of icons, the workspace list a drawer, opened and closed from the header, by button, Esc and the backdrop", async () => {
-        const { page } = app!;
+        const { page } = kvault.app();
         await resize(720, 800);
         await expect.poll(() => visible(".shell-sidebar")).toBe(false);
         expect(await visible(".view-rail")).toBe(true);
@@ -105,7 +89,7 @@ describe("the layout at every width, in a real browser", () => {
         const showWorkspaces = page.getByRole("button", { name: "Show the workspace list" });
         expect(await showWorkspaces.getAttribute("aria-expanded")).toBe("false");
         expect(await showWorkspaces.getAttribute("aria-controls")).toBe("drawer-workspaces");
-        screenshots.push(await app!.screenshot("layout-720"));
+        screenshots.push(await kvault.app().screenshot("layout-720"));
 
         await showWorkspaces.click();
         await expect.poll(() => visible(".shell-sidebar")).toBe(true);
@@ -116,7 +100,7 @@ describe("the layout at every width, in a real browser", () => {
         );
         await expect.poll(() => rightEdge(".shell-sidebar")).toBe(300); // slid all the way in
         expect(await overflow()).toEqual({ page: 0, chat: 0 });
-        screenshots.push(await app!.screenshot("layout-720-workspaces"));
+        screenshots.push(await kvault.app().screenshot("layout-720-workspaces"));
         await page.keyboard.press("Escape");
         await expect.poll(() => visible(".shell-sidebar")).toBe(false);
         expect(await focused()).toBe("Show the workspace list");
@@ -138,13 +122,13 @@ describe("the layout at every width, in a real browser", () => {
         await expect.poll(() => visible(".page-map-canvas")).toBe(true);
         await expect.poll(() => rightEdge(".memory-view-map")).toBeGreaterThan(680);
         expect(await page.evaluate<number>("document.scrollingElement.scrollWidth - innerWidth")).toBe(0);
-        screenshots.push(await app!.screenshot("layout-720-memory"));
+        screenshots.push(await kvault.app().screenshot("layout-720-memory"));
         await page.getByRole("tab", { name: "Chats" }).click();
-        expect(app!.problems).toEqual([]);
+        expect(kvault.app().problems).toEqual([]);
     });
 
     it("at 390 px: the chat is usable (messages, message box, Send), nothing scrolls sideways, and the drawers still work", async () => {
-        const { page } = app!;
+        const { page } = kvault.app();
         await resize(390, 844);
         await expect.poll(() => overflow()).toEqual({ page: 0, chat: 0 });
         const send = await page.getByRole("button", { name: "Send message" }).boundingBox();
@@ -156,7 +140,7 @@ describe("the layout at every width, in a real browser", () => {
         // The wide table and the long command scroll inside the answer, not the page.
         expect(await page.locator(".md-table-scroll").evaluate((element) => element.scrollWidth > element.clientWidth)).toBe(true);
         expect(await page.locator(".md-code").evaluate((element) => element.scrollWidth > element.clientWidth)).toBe(true);
-        screenshots.push(await app!.screenshot("layout-390"));
+        screenshots.push(await kvault.app().screenshot("layout-390"));
 
         // Choosing a workspace in the drawer closes it and shows that chat, its long name cut short.
         await page.getByRole("button", { name: "Show the workspace list" }).click();
@@ -194,9 +178,9 @@ describe("the layout at every width, in a real browser", () => {
             expect(await page.evaluate<number>("document.scrollingElement.scrollWidth - innerWidth"), name).toBe(0);
             expect((await page.getByRole("tabpanel", { name }).boundingBox())!.width, name).toBeLessThanOrEqual(390);
         }
-        screenshots.push(await app!.screenshot("layout-390-settings"));
+        screenshots.push(await kvault.app().screenshot("layout-390-settings"));
         await page.getByRole("tab", { name: "Chats" }).click();
         expect(await overflow()).toEqual({ page: 0, chat: 0 });
-        expect(app!.problems).toEqual([]);
+        expect(kvault.app().problems).toEqual([]);
     });
 });

@@ -1,23 +1,16 @@
 // The app's views as LM Studio and Jan users expect them: a rail (Chats, Models, Memory, Isolation,
 // Server, Settings), each view reachable by keyboard, the page map given the whole Memory view, the
 // model named (and switchable) in the chat's header, themes and the shortcuts dialog.
-import fs from "node:fs";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { openView, readApp, type ViewName } from "./support/appDriver.js";
-import { openKvault, type KvaultPage } from "./support/openKvault.js";
-import { seedChats } from "./support/seedChats.js";
-import { startKvaultServer, type KvaultServer } from "./support/startKvaultServer.js";
+import { useKvaultApp } from "./support/useKvaultApp.js";
 
 const VIEWS: readonly ViewName[] = ["Chats", "Models", "Memory", "Isolation", "Server", "Settings"];
 
 describe("the app's views in a real browser", () => {
-    const screenshots: string[] = [];
-    let dataDir: string | undefined;
-    let server: KvaultServer | undefined;
-    let app: KvaultPage | undefined;
-
-    beforeAll(async () => {
-        dataDir = seedChats([
+    const kvault = useKvaultApp({
+        viewport: { width: 1280, height: 820 },
+        seed: [
             {
                 id: "views-pages",
                 name: "Paged memory",
@@ -28,27 +21,17 @@ describe("the app's views in a real browser", () => {
                 ]
             },
             { id: "views-notes", name: "Notes", colour: 3, messages: [] }
-        ]);
-        server = await startKvaultServer({ dataDir });
-        app = await openKvault(await server.loginUrl(), { width: 1280, height: 820 });
+        ]
     });
-
-    afterAll(async () => {
-        await app?.close();
-        await server?.stop();
-        if (dataDir !== undefined) {
-            fs.rmSync(dataDir, { recursive: true, force: true });
-        }
-        console.log(`screenshots:\n${screenshots.join("\n")}`);
-    });
+    const screenshots = kvault.screenshots;
 
     const shownView = (): Promise<string | null> =>
-        app!.page.evaluate(`document.querySelector('[role="tabpanel"]:not([hidden])')?.getAttribute("aria-label") ?? null`);
+        kvault.app().page.evaluate(`document.querySelector('[role="tabpanel"]:not([hidden])')?.getAttribute("aria-label") ?? null`);
     const focusedTab = (): Promise<string | null> =>
-        app!.page.evaluate(`document.activeElement?.getAttribute("role") === "tab" ? document.activeElement.textContent : null`);
+        kvault.app().page.evaluate(`document.activeElement?.getAttribute("role") === "tab" ? document.activeElement.textContent : null`);
 
     it("shows one view at a time from the rail, and every view at 1280 and 720 px", async () => {
-        const { page } = app!;
+        const { page } = kvault.app();
         expect(await page.getByRole("tab").allTextContents()).toEqual(VIEWS);
         expect(await shownView()).toBe("Chats");
         for (const width of [1280, 720]) {
@@ -58,7 +41,7 @@ describe("the app's views in a real browser", () => {
                 expect(await shownView()).toBe(name);
                 expect(await page.getByRole("tab", { name, exact: true }).getAttribute("aria-selected")).toBe("true");
                 expect(await page.evaluate<number>("document.scrollingElement.scrollWidth - innerWidth"), `${name} at ${width}`).toBe(0);
-                screenshots.push(await app!.screenshot(`view-${name.toLowerCase()}-${width}`));
+                screenshots.push(await kvault.app().screenshot(`view-${name.toLowerCase()}-${width}`));
             }
         }
         await page.setViewportSize({ width: 1280, height: 820 });
@@ -68,11 +51,11 @@ describe("the app's views in a real browser", () => {
         expect(await page.locator('#view-server section[aria-labelledby="backends-heading"]').count()).toBe(1);
         expect(await page.locator("#view-server .request-log-panel").count()).toBe(1);
         expect(await page.locator("#view-isolation .isolation-panel").count()).toBe(1);
-        expect(app!.problems).toEqual([]);
+        expect(kvault.app().problems).toEqual([]);
     });
 
     it("moves between views by keyboard: arrows, Home and End on the rail, Alt+digit anywhere", async () => {
-        const { page } = app!;
+        const { page } = kvault.app();
         await page.getByRole("tab", { name: "Chats" }).focus();
         await page.keyboard.press("ArrowDown");
         expect([await shownView(), await focusedTab()]).toEqual(["Models", "Models"]);
@@ -102,11 +85,11 @@ describe("the app's views in a real browser", () => {
         expect(await shownView()).toBe("Memory");
         await page.keyboard.press("Alt+1");
         expect(await shownView()).toBe("Chats");
-        expect(app!.problems).toEqual([]);
+        expect(kvault.app().problems).toEqual([]);
     });
 
     it("gives the page map most of the window in the Memory view, its owner table whole below it", async () => {
-        const { page } = app!;
+        const { page } = kvault.app();
         await openView(page, "Memory");
         await page.locator(".page-map-canvas").first().waitFor({ state: "visible", timeout: 30_000 });
         const measured = await page.evaluate<{
@@ -132,12 +115,12 @@ describe("the app's views in a real browser", () => {
         const row = (await lastRow.boundingBox())!;
         expect(row.y + row.height).toBeLessThanOrEqual(820);
         expect((await readApp(page)).numPages).toBeGreaterThan(0);
-        screenshots.push(await app!.screenshot("memory-view-table"));
-        expect(app!.problems).toEqual([]);
+        screenshots.push(await kvault.app().screenshot("memory-view-table"));
+        expect(kvault.app().problems).toEqual([]);
     });
 
     it("names the model in the chat's header, says the demo model is one, and lists the shortcuts on ?", async () => {
-        const { page } = app!;
+        const { page } = kvault.app();
         await openView(page, "Chats");
         const header = page.locator(".chat-model");
         expect(await header.locator(".chat-model-name").textContent()).toBe("Kvault synthetic tiny");
@@ -154,7 +137,7 @@ describe("the app's views in a real browser", () => {
                 action
             ).toBe(true);
         }
-        screenshots.push(await app!.screenshot("shortcuts-dialog"));
+        screenshots.push(await kvault.app().screenshot("shortcuts-dialog"));
         await page.keyboard.press("Escape");
         await expect.poll(() => dialog.isVisible()).toBe(false);
 
@@ -169,21 +152,21 @@ describe("the app's views in a real browser", () => {
         await page.keyboard.press("Alt+n");
         await expect.poll(async () => (await readApp(page)).items.length).toBe(3);
         await expect.poll(() => page.evaluate(`document.activeElement?.getAttribute("aria-label")`)).toBe("Message");
-        expect(app!.problems).toEqual([]);
+        expect(kvault.app().problems).toEqual([]);
     });
 
     it("switches between light and dark from Settings, system by default", async () => {
-        const { page } = app!;
+        const { page } = kvault.app();
         const background = (): Promise<string> => page.evaluate(`getComputedStyle(document.body).backgroundColor`);
         expect(await page.evaluate(`document.documentElement.dataset.theme`)).toBe("system");
         await openView(page, "Settings");
         await page.getByRole("radio", { name: "Dark" }).check();
         await expect.poll(background).toBe("rgb(23, 24, 27)");
-        screenshots.push(await app!.screenshot("view-settings-dark"));
+        screenshots.push(await kvault.app().screenshot("view-settings-dark"));
         await page.getByRole("radio", { name: "Light" }).check();
         await expect.poll(background).toBe("rgb(255, 255, 255)");
         await page.getByRole("radio", { name: "System" }).check();
         expect(await page.evaluate(`localStorage.getItem("kvault.theme")`)).toBe("system");
-        expect(app!.problems).toEqual([]);
+        expect(kvault.app().problems).toEqual([]);
     });
 });

@@ -1,11 +1,9 @@
 import Anthropic, { APIError } from "@anthropic-ai/sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { localEngine } from "../../../engine/process/localEngine.js";
-import { EngineService } from "../../../engine/service/EngineService.js";
 import { ApiKeys } from "../../../host/http/ApiKeys.js";
-import { KvaultHttpServer } from "../../../host/http/KvaultHttpServer.js";
 import { tinyEngineConfig } from "../../support/engineFixtures.js";
 import { generatedModelPath } from "../../support/generatedModels.js";
+import { startInProcessApiServer, type InProcessApiServer } from "../../support/inProcessApiServer.js";
 
 const API_KEY = "test-key-0123456789";
 /** Greedy sampling, so that two answers to one prompt are the same (the SDK's types leave temperature out for newer models). */
@@ -45,41 +43,26 @@ async function refusal(call: Promise<unknown>): Promise<{ status: number; type: 
 }
 
 describe("Anthropic's Messages API, driven by the official @anthropic-ai/sdk client", () => {
-    let service: EngineService;
-    let server: KvaultHttpServer;
+    let api: InProcessApiServer | undefined;
     let url: string;
     let client: Anthropic;
     const messages: Anthropic.MessageParam[] = [{ role: "user", content: "Weather in Oslo?" }];
 
     beforeAll(async () => {
-        // a tool section takes room in the prompt: a window wider than the tiny default
-        service = await EngineService.start({
-            modelPath: generatedModelPath("tiny"),
-            ...tinyEngineConfig,
-            window: 1024,
-            prefillContextSize: 1024,
-            decodeContextSize: 1024,
-            numPages: 192,
-            gpu: false
-        });
-        server = new KvaultHttpServer({
-            engine: localEngine(service),
+        api = await startInProcessApiServer({
             apiKey: API_KEY,
-            extraApiKeys: new ApiKeys([{ id: "alice", key: ALICE_KEY }]),
-            host: "127.0.0.1",
-            port: 0,
-            modelId: "tiny",
-            requestTimeoutMs: 120_000,
-            // the clients keep connections alive between requests: on a loaded machine one reused as the
-            // server's idle timeout closes it would be reset, so none closes while a test runs
-            idleTimeoutMs: 120_000
+            server: {
+                extraApiKeys: new ApiKeys([{ id: "alice", key: ALICE_KEY }]),
+                // the clients keep connections alive between requests: on a loaded machine one reused as the
+                // server's idle timeout closes it would be reset, so none closes while a test runs
+                idleTimeoutMs: 120_000
+            }
         });
-        url = (await server.listen()).url;
+        url = api.url;
         client = new Anthropic({ baseURL: url, apiKey: API_KEY, maxRetries: 0 });
     }, 120_000);
     afterAll(async () => {
-        await server.close();
-        await service.dispose();
+        await api?.close();
     });
 
     it("answers a message whole and streamed in Anthropic's event sequence, the same text, with x-api-key or Bearer", async () => {
@@ -245,28 +228,20 @@ describe("Anthropic's Messages API, driven by the official @anthropic-ai/sdk cli
 });
 
 describe("a full server's refusal in Anthropic's shape", () => {
-    let service: EngineService;
-    let server: KvaultHttpServer;
+    let api: InProcessApiServer | undefined;
     let client: Anthropic;
 
     beforeAll(async () => {
-        // paced answers, so that the one place is still taken when the second request comes
-        service = await EngineService.start({ modelPath: generatedModelPath("tiny"), ...tinyEngineConfig, gpu: false, tokenDelayMs: 20 });
-        server = new KvaultHttpServer({
-            engine: localEngine(service),
+        api = await startInProcessApiServer({
             apiKey: API_KEY,
-            host: "127.0.0.1",
-            port: 0,
-            modelId: "tiny",
-            requestTimeoutMs: 120_000,
-            idleTimeoutMs: 120_000,
-            maxInFlight: 1
+            // paced answers, so that the one place is still taken when the second request comes
+            engine: { modelPath: generatedModelPath("tiny"), ...tinyEngineConfig, gpu: false, tokenDelayMs: 20 },
+            server: { idleTimeoutMs: 120_000, maxInFlight: 1 }
         });
-        client = new Anthropic({ baseURL: (await server.listen()).url, apiKey: API_KEY, maxRetries: 0 });
+        client = new Anthropic({ baseURL: api.url, apiKey: API_KEY, maxRetries: 0 });
     }, 120_000);
     afterAll(async () => {
-        await server.close();
-        await service.dispose();
+        await api?.close();
     });
 
     it("answers 429 rate_limit_error with Kvault's numbers and Retry-After while the one place is taken", async () => {

@@ -1,10 +1,6 @@
 import OpenAI, { APIError } from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { localEngine } from "../../../engine/process/localEngine.js";
-import { EngineService } from "../../../engine/service/EngineService.js";
-import { KvaultHttpServer } from "../../../host/http/KvaultHttpServer.js";
-import { tinyEngineConfig } from "../../support/engineFixtures.js";
-import { generatedModelPath } from "../../support/generatedModels.js";
+import { startInProcessApiServer, type InProcessApiServer } from "../../support/inProcessApiServer.js";
 
 const API_KEY = "test-key-0123456789";
 
@@ -41,38 +37,20 @@ async function refusal(call: Promise<unknown>): Promise<APIError> {
 }
 
 describe("OpenAI's Responses API, driven by the official openai client's responses", () => {
-    let service: EngineService;
-    let server: KvaultHttpServer;
+    let api: InProcessApiServer | undefined;
     let client: OpenAI;
 
     beforeAll(async () => {
-        // a tool section takes room in the prompt: a window wider than the tiny default
-        service = await EngineService.start({
-            modelPath: generatedModelPath("tiny"),
-            ...tinyEngineConfig,
-            window: 1024,
-            prefillContextSize: 1024,
-            decodeContextSize: 1024,
-            numPages: 192,
-            gpu: false
-        });
-        server = new KvaultHttpServer({
-            engine: localEngine(service),
+        api = await startInProcessApiServer({
             apiKey: API_KEY,
-            host: "127.0.0.1",
-            port: 0,
-            modelId: "tiny",
-            requestTimeoutMs: 120_000,
             // the clients keep connections alive between requests: on a loaded machine one reused as the
             // server's idle timeout closes it would be reset, so none closes while a test runs
-            idleTimeoutMs: 120_000
+            server: { idleTimeoutMs: 120_000 }
         });
-        const { url } = await server.listen();
-        client = new OpenAI({ baseURL: `${url}/v1`, apiKey: API_KEY, maxRetries: 0 });
+        client = new OpenAI({ baseURL: `${api.url}/v1`, apiKey: API_KEY, maxRetries: 0 });
     }, 120_000);
     afterAll(async () => {
-        await server.close();
-        await service.dispose();
+        await api?.close();
     });
 
     it("answers input whole and streamed in the Responses API's events, the same text", async () => {

@@ -1,11 +1,9 @@
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { localEngine } from "../../../engine/process/localEngine.js";
-import { EngineService } from "../../../engine/service/EngineService.js";
-import { KvaultHttpServer } from "../../../host/http/KvaultHttpServer.js";
 import { parseTemplateCalls } from "../../../host/http/templateToolCalls.js";
-import { tinyEngineConfig } from "../../support/engineFixtures.js";
-import { ensureFamilyModel, generatedModelPath } from "../../support/generatedModels.js";
+import { ensureFamilyModel } from "../../support/generatedModels.js";
+import { startInProcessApiServer, type InProcessApiServer } from "../../support/inProcessApiServer.js";
 
 const API_KEY = "test-key-0123456789";
 
@@ -38,36 +36,16 @@ function weatherArguments(text: string): boolean {
 }
 
 describe("tools on the OpenAI API, driven by the official openai client", () => {
-    let service: EngineService;
-    let server: KvaultHttpServer;
+    let api: InProcessApiServer | undefined;
     let client: OpenAI;
     const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: "user", content: "Weather in Oslo?" }];
 
     beforeAll(async () => {
-        // a tool section takes room in the prompt: a window wider than the tiny default
-        service = await EngineService.start({
-            modelPath: generatedModelPath("tiny"),
-            ...tinyEngineConfig,
-            window: 1024,
-            prefillContextSize: 1024,
-            decodeContextSize: 1024,
-            numPages: 192,
-            gpu: false
-        });
-        server = new KvaultHttpServer({
-            engine: localEngine(service),
-            apiKey: API_KEY,
-            host: "127.0.0.1",
-            port: 0,
-            modelId: "tiny",
-            requestTimeoutMs: 120_000
-        });
-        const { url } = await server.listen();
-        client = new OpenAI({ baseURL: `${url}/v1`, apiKey: API_KEY, maxRetries: 0 });
+        api = await startInProcessApiServer({ apiKey: API_KEY });
+        client = new OpenAI({ baseURL: `${api.url}/v1`, apiKey: API_KEY, maxRetries: 0 });
     }, 120_000);
     afterAll(async () => {
-        await server.close();
-        await service.dispose();
+        await api?.close();
     });
 
     it("makes a required call with arguments of the tool's schema, even from random weights", async () => {
@@ -250,44 +228,37 @@ describe.each([
     { preset: "llama3-tiny" as const, prefix: '{"name": "', paramsPrefix: '"parameters": ' },
     { preset: "qwen3-tiny" as const, prefix: "<tool_call>", paramsPrefix: '"arguments": ' }
 ])("tools on the OpenAI API with $preset's own call syntax", ({ preset, prefix, paramsPrefix }) => {
-    let service: EngineService;
-    let server: KvaultHttpServer;
+    let api: InProcessApiServer | undefined;
     let client: OpenAI;
     const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: "user", content: "Weather in Oslo?" }];
 
     beforeAll(async () => {
-        service = await EngineService.start({
-            modelPath: ensureFamilyModel(preset, "q8_0"),
-            window: 1024,
-            prefillContextSize: 1024,
-            decodeContextSize: 1024,
-            numDecodeSequences: 1,
-            pageTokens: 16,
-            numPages: 192,
-            flashAttention: false,
-            gpu: false
-        });
-        server = new KvaultHttpServer({
-            engine: localEngine(service),
+        api = await startInProcessApiServer({
             apiKey: API_KEY,
-            host: "127.0.0.1",
-            port: 0,
-            modelId: preset,
-            requestTimeoutMs: 120_000
+            engine: {
+                modelPath: ensureFamilyModel(preset, "q8_0"),
+                window: 1024,
+                prefillContextSize: 1024,
+                decodeContextSize: 1024,
+                numDecodeSequences: 1,
+                pageTokens: 16,
+                numPages: 192,
+                flashAttention: false,
+                gpu: false
+            },
+            server: { modelId: preset }
         });
-        const { url } = await server.listen();
-        client = new OpenAI({ baseURL: `${url}/v1`, apiKey: API_KEY, maxRetries: 0 });
+        client = new OpenAI({ baseURL: `${api.url}/v1`, apiKey: API_KEY, maxRetries: 0 });
     }, 300_000);
     afterAll(async () => {
-        await server?.close();
-        await service?.dispose();
+        await api?.close();
     });
 
     it("reports the template's syntax, and a grammar of it makes a call written in it that parses back", async () => {
-        const syntax = service.info().toolCallSyntax!;
+        const syntax = api!.service.info().toolCallSyntax!;
         expect(syntax.prefixes[0]).toContain(prefix);
         expect(syntax.paramsPrefix).toContain(paramsPrefix);
-        const result = await localEngine(service).chat({
+        const result = await localEngine(api!.service).chat({
             requestId: "syntax",
             workspace: "syntax",
             messages: [{ role: "user", content: "Weather in Oslo?" }],
