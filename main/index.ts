@@ -124,7 +124,9 @@ async function startHost(): Promise<void> {
                     const { supervisor, modelId, health, modelFacts } = await engine;
                     // the audit record is the host's, made once these parts are: read at each request
                     const memoryRecord = async (): Promise<string> => (host === undefined ? "" : host.memoryRecord.exportJsonl());
-                    return { engine: supervisor, modelId, health, modelFacts, extraApiKeys: apiKeys, gateway, memoryRecord };
+                    // made as the engine became ready, before this await resumed
+                    const models = host?.localModels();
+                    return { engine: supervisor, modelId, health, modelFacts, extraApiKeys: apiKeys, gateway, memoryRecord, models };
                 },
                 log,
                 requestLog

@@ -5,6 +5,8 @@ import type { ModelFacts } from "../../contract/models.js";
 import { KvaultError } from "../../engine/index.js";
 import type { ApiKeys } from "../../host/http/ApiKeys.js";
 import type { Gateway } from "../../host/http/gateway/serveGateway.js";
+import type { LocalModels } from "../../host/http/localModelEntries.js";
+import type { ModelRouter } from "../../host/http/routeModelRequests.js";
 import { KvaultHttpServer, type EngineHealth } from "../../host/http/KvaultHttpServer.js";
 import { toErrorAnswer } from "../../host/rpc/toErrorAnswer.js";
 import type { LocalApiSettings } from "../settings/AppSettings.js";
@@ -30,6 +32,8 @@ export interface LocalApiTarget {
     readonly gateway?: Gateway;
     /** The data directory's audit record as JSON Lines, for `GET /v1/kvault/memory-record` (host/memoryRecord/). */
     readonly memoryRecord?: () => Promise<string>;
+    /** The local models beside the engine's (host/supervisor/EnginePool.ts): listed, and loaded by a request's `model`, as in headless mode. */
+    readonly models?: ModelRouter & LocalModels;
 }
 
 export interface LocalApiStatus {
@@ -79,7 +83,7 @@ export class LocalApiController {
             return;
         }
         try {
-            const { engine, modelId, health, modelFacts, extraApiKeys, gateway, memoryRecord } = await this.target();
+            const { engine, modelId, health, modelFacts, extraApiKeys, gateway, memoryRecord, models } = await this.target();
             const server = new KvaultHttpServer({
                 engine,
                 modelId,
@@ -88,6 +92,7 @@ export class LocalApiController {
                 extraApiKeys,
                 gateway,
                 memoryRecord,
+                models,
                 apiKey: settings.apiKey,
                 host: LOCAL_API_HOST,
                 port: settings.port,

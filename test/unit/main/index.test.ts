@@ -309,6 +309,23 @@ describe("the Electron host, wired (electron faked)", { timeout: WIRED_HOST_TIME
             value: { running: { modelIdleSeconds: 90 } }
         });
         expect(JSON.parse(fs.readFileSync(path.join(fake.userData, "settings.json"), "utf8")).modelPool.modelIdleSeconds).toBe(90);
+
+        // a folder the settings name: its GGUF files are listed by the app's local API too, as the headless server lists them
+        const folder = fs.mkdtempSync(path.join(os.tmpdir(), "kvault-app-models-"));
+        fs.writeFileSync(path.join(folder, "found-here.gguf"), "GGUF");
+        expect(await call(ipcChannels.call, app.event, "setModelPoolSettings", { modelsFolders: [folder] })).toMatchObject({ ok: true });
+        const port = await freePort();
+        const on = (await call(ipcChannels.call, app.event, "setLocalApi", { enabled: true, port })) as BridgeResult<AppSettingsView>;
+        const { apiKey } = (on as { value: AppSettingsView }).value.localApi;
+        const listed = (await (
+            await fetch(`http://127.0.0.1:${port}/v1/models`, { headers: { authorization: `Bearer ${apiKey}` } })
+        ).json()) as {
+            data: { id: string; kvault?: { loaded?: boolean } }[];
+        };
+        expect(listed.data.find((model) => model.id === "found-here")).toMatchObject({ kvault: { loaded: false } });
+        await call(ipcChannels.call, app.event, "setLocalApi", { enabled: false, port });
+        await call(ipcChannels.call, app.event, "setModelPoolSettings", { modelsFolders: [] });
+        fs.rmSync(folder, { recursive: true, force: true });
     });
 
     it("streams a chat's events to the window that asked, and only there", async () => {
