@@ -9,8 +9,18 @@ import type { PageLedger } from "./PageLedger.js";
  */
 export const DEFAULT_SLICE_BUDGET_MS = 1;
 
-/** Pages between two reads of the clock: a page costs about a microsecond, a clock read a few dozen ns. */
-const PAGES_PER_CLOCK_READ = 8;
+/**
+ * Bytes scanned between two reads of the clock: a clock read costs a few dozen ns, a page's scan
+ * grows with its bytes. Counted in pages, a pool of a real model's pages (256 tokens, megabytes
+ * each) read the clock only every several megabytes, so one slice held a stream's next token for
+ * many times its budget (docs/PERFORMANCE.md).
+ */
+const BYTES_PER_CLOCK_READ = 256 * 1024;
+
+/** Pages between two reads of the clock for pages of `pageBytes`: at least one, so a page larger than that reads it after each page. */
+export function pagesPerClockRead(pageBytes: number): number {
+    return Math.max(1, Math.floor(BYTES_PER_CLOCK_READ / Math.max(1, pageBytes)));
+}
 
 export interface ByteScanOptions extends AuditOptions {
     /** Longest one slice runs before it yields to the event loop, ms (default `DEFAULT_SLICE_BUDGET_MS`). */
@@ -109,6 +119,7 @@ export async function scanPoolBytes(view: ByteScanView, options: ByteScanOptions
     const judged: AuditOptions = { scanFreePages: options.scanFreePages ?? true, verifySealedPages: options.verifySealedPages ?? true };
     const budgetMs = options.sliceBudgetMs ?? DEFAULT_SLICE_BUDGET_MS;
     const maxPagesPerSlice = options.maxPagesPerSlice ?? ledger.numPages;
+    const clockEvery = pagesPerClockRead(view.pageBytes);
     // Which pages to judge, and at what generation: taken in one step at the start.
     const startStates = ledger.states.slice();
     const startGenerations = ledger.generations.slice();
@@ -129,7 +140,7 @@ export async function scanPoolBytes(view: ByteScanView, options: ByteScanOptions
         const sliceEnd = Math.min(ledger.numPages, page + Math.max(1, maxPagesPerSlice));
         for (let numInSlice = 1; page < sliceEnd; page++, numInSlice++) {
             judgePageBytes(view, page, startStates[page] as number, startGenerations[page] as number, judged, tally);
-            if (numInSlice % PAGES_PER_CLOCK_READ === 0 && performance.now() - sliceStartedAt >= budgetMs) {
+            if (numInSlice % clockEvery === 0 && performance.now() - sliceStartedAt >= budgetMs) {
                 page++;
                 break;
             }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { PagePool } from "../../../../engine/pages/PagePool.js";
+import { pagesPerClockRead } from "../../../../engine/pages/scanPoolBytes.js";
 import { skippingScrubber } from "../../../../engine/drills/leakyPolicies.js";
 import { alice, expectNoLeaks, makePool, pattern, req, writeAndSeal, writeThrough } from "./pagePoolFixtures.js";
 
@@ -96,5 +97,17 @@ describe("the sliced byte scan", () => {
         expect(scan.aborted).toBe(true);
         expect(scan.numFreePagesScanned).toBe(1);
         await expect(Promise.resolve().then(() => pool.scanBytes())).rejects.toMatchObject({ code: "pool_disposed" });
+    });
+
+    it("reads the clock after every page of megabytes, so a slice is never several such pages past its budget", async () => {
+        // 12 pages of 3 MiB: a 256-token page of the small preset. With a budget of 0 ms every clock
+        // read ends a slice, so the slices count the clock reads (read every 8 pages before: 2 slices).
+        const pool = makePool({ numPages: 12, pageTokens: 256, pageBytes: 3 * 1024 * 1024 });
+        const scan = await pool.scanBytes({ sliceBudgetMs: 0 });
+        expect(scan).toMatchObject({ ok: true, numFreePagesScanned: 12, numSlices: 12, aborted: false });
+        expect(pagesPerClockRead(3 * 1024 * 1024)).toBe(1);
+        // small pages still read it every few dozen pages: 4,160 bytes a page, 63 pages a read
+        expect(pagesPerClockRead(4_160)).toBe(63);
+        pool.dispose();
     });
 });
