@@ -9,6 +9,12 @@ import { generatedModelPath } from "../../support/generatedModels.js";
 // tokens from the first one that differs from the workspace's own KV, within 1.1× of them, also
 // when the client sends the last answer back changed (so it is tokenized again, not taken from
 // the engine's transcript). KV comes back from the workspace's own pages, never another's.
+//
+// A guard: it was written after the engine already did this, so it passed on the code of its day.
+// What it guards was checked by breaking the engine locally (not committed): with reusePrefix
+// keeping no prefix (engine/workspace/reusePrefix.ts), or with a swapped-out workspace given back
+// its sequence without its pages loaded (WorkspaceTable's swap-in skipping transfer.load), the
+// second turn of the first chat evaluates its whole prompt and the 1.1× bound fails.
 
 const NUM_WORKSPACES = 6;
 const NUM_TURNS = 4;
