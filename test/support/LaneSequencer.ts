@@ -36,6 +36,12 @@ export class LaneSequencer extends BaseSequencer {
                 laneEnds.set(lane, start + this.#seconds(file));
             }
         }
+        // Pinning a lane to its cores pays only when the other lane has work: a run of one lane's files
+        // (one file, or one folder, as while working on them) keeps every core.
+        const pinTestLanes = testLanes.every((lane) => files.some((file) => this.#lanes(file).join() === lane));
+        for (const file of files) {
+            file.project.provide("pinTestLanes", pinTestLanes);
+        }
         return slowestFirst.sort((a, b) => (starts.get(a) ?? 0) - (starts.get(b) ?? 0));
     }
 

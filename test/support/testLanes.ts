@@ -2,12 +2,21 @@
  * The heavy tiers (model, gpu, e2e) share one vitest group of two workers, split into two lanes that
  * each run one file at a time on their own half of the cores (test/support/pinToLaneCores.ts): a
  * file's native threads never compete with another file's, since ggml's threads wait for each other
- * at every step and a descheduled one stalls the rest. The "model" lane holds the model files that
- * generate with the native engine; the "app" lane holds the browser files, the Vulkan files, and the
- * model files about model files on disk (downloads, headers). The split keeps the two lanes' expected
- * totals close (docs/TESTING.md has the figures and the command).
+ * at every step and a descheduled one stalls the rest. The "app" lane holds the browser files and
+ * the model files about model files on disk and whole processes (model/host/models, model/process,
+ * model/backends, model/main); the "model" lane the other model files. The split keeps the lanes'
+ * expected totals close (docs/TESTING.md has the figures and the command). The gpu project holds
+ * both lanes and runs on the whole machine: Mesa's lavapipe sizes its thread pool by the cores
+ * online, not by the cores a process may use.
  */
 export type TestLane = "model" | "app";
+
+declare module "vitest" {
+    export interface ProvidedContext {
+        /** Whether this run has files for each lane, so each lane keeps to its own cores (LaneSequencer decides). */
+        pinTestLanes: boolean;
+    }
+}
 
 export const testLanes: readonly TestLane[] = ["model", "app"];
 
@@ -82,12 +91,20 @@ export const wholeMachineFiles: ReadonlySet<string> = new Set([
     "test/model/host/models/splitDownload.test.ts"
 ]);
 
+/** The model project's folders whose files run in the app lane. */
+const appLaneModelFolders: readonly string[] = [
+    "test/model/host/models/",
+    "test/model/process/",
+    "test/model/backends/",
+    "test/model/main/"
+];
+
 /** The lanes a heavy project's file holds while it runs, in the order taken; `relativePath` is relative to the repository root. */
 export function lanesOf(projectName: string, relativePath: string): readonly TestLane[] {
-    if (wholeMachineFiles.has(relativePath)) {
+    if (projectName === "gpu" || wholeMachineFiles.has(relativePath)) {
         return testLanes;
     }
-    if (projectName === "model" && !relativePath.startsWith("test/model/host/models/")) {
+    if (projectName === "model" && !appLaneModelFolders.some((folder) => relativePath.startsWith(folder))) {
         return ["model"];
     }
     return ["app"];

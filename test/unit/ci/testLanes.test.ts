@@ -21,16 +21,23 @@ function newRunId(): string {
 }
 
 afterEach(() => {
+    provided.clear();
     for (const runId of runIds.splice(0)) {
         fs.rmSync(path.join(os.tmpdir(), `kvault-test-lanes-${runId}`), { recursive: true, force: true });
     }
 });
 
+/** What the sequencer provided to each project's workers. */
+const provided = new Map<string, unknown>();
+
 /** The part of a TestSpecification the sequencer reads. */
 function spec(projectName: string, file: string, groupOrder: number): TestSpecification {
+    const provide = (key: string, value: unknown): void => {
+        provided.set(`${projectName}.${key}`, value);
+    };
     return {
         moduleId: path.join(root, file),
-        project: { name: projectName, config: { sequence: { groupOrder }, isolate: true } }
+        project: { name: projectName, config: { sequence: { groupOrder }, isolate: true }, provide }
     } as unknown as TestSpecification;
 }
 
@@ -102,5 +109,16 @@ describe("test lanes", () => {
             "test/e2e/login.test.ts",
             "test/model/runtime/gatherDecodes.test.ts"
         ]);
+        expect(provided.get("model.pinTestLanes")).toBe(true);
+        expect(provided.get("e2e.pinTestLanes")).toBe(true);
+    });
+
+    it("keeps every core for a run whose files are all of one lane", async () => {
+        await sequencer().sort([
+            spec("model", "test/model/families/phi3.test.ts", 1),
+            spec("model", "test/model/families/gemma3.test.ts", 1),
+            spec("model", "test/model/runtime/gatherDecodes.test.ts", 1)
+        ]);
+        expect(provided.get("model.pinTestLanes")).toBe(false);
     });
 });
