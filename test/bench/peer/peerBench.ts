@@ -10,7 +10,16 @@ import { formatNumber, formatTable, median, type Benchmark, type BenchFigures } 
 import { ensureLlamaServer } from "./llamaServerBinary.js";
 import { PeerPrompts } from "./peerPrompts.js";
 import { startKvault, startLlamaServer, type PeerConfig, type PeerServer } from "./PeerServer.js";
-import { runArrival, runChat, runConcurrent, workloadShape, type ArrivalFigures, type ConcurrentFigures } from "./peerWorkloads.js";
+import {
+    runArrival,
+    runChat,
+    runConcurrent,
+    runSolo,
+    workloadShape,
+    type ArrivalFigures,
+    type ConcurrentFigures,
+    type SoloFigures
+} from "./peerWorkloads.js";
 import { runResume, runRoundRobin, turnPromptLengths, turnShape } from "./peerTurnWorkloads.js";
 
 const NUM_REPETITIONS = Number(process.env.KVAULT_BENCH_REPETITIONS ?? 3);
@@ -22,7 +31,10 @@ const ROUND_ROBIN_WORKSPACES = (process.env.KVAULT_BENCH_ROUND_ROBIN_WORKSPACES 
 const ROUND_ROBIN_CONTEXT_TOKENS = 2048;
 /** The resumed chat's 4,000-token history, its next turn and its answers. */
 const RESUME_CONTEXT_TOKENS = 8192;
-/** Which groups of rows run: `KVAULT_PEER_ROWS=roundrobin,resume` runs only the rows beyond the peer (default: all). */
+/**
+ * Which groups of rows run: `KVAULT_PEER_ROWS=roundrobin,resume` runs only the rows beyond the peer,
+ * `stream` only the stream-alone row (without base, which has it), default: base, roundrobin, resume.
+ */
 const ROW_GROUPS = new Set((process.env.KVAULT_PEER_ROWS ?? "base,roundrobin,resume").split(","));
 
 type ServerName = "kvault" | "llama";
@@ -86,6 +98,13 @@ export const peerBench: Benchmark = {
             });
         }
 
+        if (ROW_GROUPS.has("stream") && !ROW_GROUPS.has("base")) {
+            // the arrival's two decode sequences, so that the figures compare with the base group's row
+            const solo = await interleaved(start, 2, NUM_REPETITIONS, (server) => runSolo(server, prompts), compareSolo);
+            figures.solo = solo;
+            rows.push({ workload: "stream alone: inter-token p50", ...pair(solo, (f) => f.soloP50Ms), unit: "ms", better: "lower" });
+            rows.push({ workload: "stream alone: inter-token p99", ...pair(solo, (f) => f.soloP99Ms), unit: "ms", better: "lower" });
+        }
         if (!ROW_GROUPS.has("base")) {
             printRows(threads, rows);
             return { ...figures, rows: rows.map((row) => ({ ...row, advantage: advantage(row) })) };
@@ -254,6 +273,11 @@ async function resumeRows(start: StartServer, prompts: PeerPrompts, figures: Rec
 }
 
 /** >1 when Kvault is better: its rate over the peer's, or the peer's time over Kvault's. */
+/** The better repetition of a stream alone: the lower median gap. */
+function compareSolo(a: SoloFigures, b: SoloFigures): number {
+    return a.soloP50Ms - b.soloP50Ms;
+}
+
 function advantage(row: Row): number {
     return row.better === "higher" ? row.kvault / row.llama : row.llama / row.kvault;
 }

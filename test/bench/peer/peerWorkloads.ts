@@ -67,15 +67,29 @@ export async function runConcurrent(server: PeerServer, prompts: PeerPrompts, nu
     return { numWorkspaces, tokensPerSecond: (numTokens * 1000) / wallMs, ttftP50Ms: median(ttfts), ttftP99Ms: percentile(ttfts, 99) };
 }
 
-/** A stream alone, then the same stream with a long prompt arriving beside it. */
-export async function runArrival(server: PeerServer, prompts: PeerPrompts): Promise<ArrivalFigures> {
-    const { promptTokens, streamTokens, longPromptTokens, arrivalAfterTokens } = workloadShape;
-    const solo = await streamChat(
+/** One stream with nothing else running: its median and p99 inter-token gap, ms. */
+export type SoloFigures = Pick<ArrivalFigures, "soloP50Ms" | "soloP99Ms">;
+
+async function streamAlone(server: PeerServer, prompts: PeerPrompts): Promise<ChatTiming> {
+    const { promptTokens, streamTokens } = workloadShape;
+    return streamChat(
         server,
         [{ role: "user", content: await prompts.text(freshLabel(), promptTokens) }],
         streamTokens,
         server.conversationFields("peer-solo", 0)
     );
+}
+
+/** The stream-alone row by itself (KVAULT_PEER_ROWS=stream): the first half of `runArrival`. */
+export async function runSolo(server: PeerServer, prompts: PeerPrompts): Promise<SoloFigures> {
+    const solo = await streamAlone(server, prompts);
+    return { soloP50Ms: percentile(solo.gapsMs, 50), soloP99Ms: percentile(solo.gapsMs, 99) };
+}
+
+/** A stream alone, then the same stream with a long prompt arriving beside it. */
+export async function runArrival(server: PeerServer, prompts: PeerPrompts): Promise<ArrivalFigures> {
+    const { promptTokens, streamTokens, longPromptTokens, arrivalAfterTokens } = workloadShape;
+    const solo = await streamAlone(server, prompts);
 
     const streamMessages: ChatMessage[] = [{ role: "user", content: await prompts.text(freshLabel(), promptTokens) }];
     const longMessages: ChatMessage[] = [{ role: "user", content: await prompts.text(freshLabel(), longPromptTokens) }];
