@@ -17,7 +17,7 @@ interface StandardWebSocket {
     readonly readyState: number;
     send(text: string): void;
     close(): void;
-    addEventListener(type: "open" | "close", listener: () => void): void;
+    addEventListener(type: "open" | "close" | "error", listener: () => void): void;
     addEventListener(type: "message", listener: (event: { readonly data: unknown }) => void): void;
 }
 
@@ -91,17 +91,22 @@ export class WebSocketTransport implements RpcTransport {
             }
             this.#handlers?.onMessage(message);
         });
-        socket.addEventListener("close", () => {
-            if (this.#socket !== socket || this.#disposed) {
-                return;
-            }
-            this.#socket = undefined;
-            const attempt = ++this.#numFailedAttempts;
-            this.#handlers?.onClose(this.#reconnect, attempt);
-            if (this.#reconnect) {
-                const delay = reconnectDelaysMs[Math.min(attempt, reconnectDelaysMs.length) - 1]!;
-                this.#retryTimer = setTimeout(() => this.#connect(), delay);
-            }
-        });
+        // Node's WebSocket (undici) may fire only "error" for a refused or failed handshake, without the "close" a browser
+        // sends after it: either one ends this socket, once.
+        socket.addEventListener("error", () => this.#lost(socket));
+        socket.addEventListener("close", () => this.#lost(socket));
+    }
+
+    #lost(socket: StandardWebSocket): void {
+        if (this.#socket !== socket || this.#disposed) {
+            return;
+        }
+        this.#socket = undefined;
+        const attempt = ++this.#numFailedAttempts;
+        this.#handlers?.onClose(this.#reconnect, attempt);
+        if (this.#reconnect) {
+            const delay = reconnectDelaysMs[Math.min(attempt, reconnectDelaysMs.length) - 1]!;
+            this.#retryTimer = setTimeout(() => this.#connect(), delay);
+        }
     }
 }

@@ -1,6 +1,7 @@
 import { RpcClient, WebSocketTransport } from "../../contract/rpcClient/index.js";
 import { CliError } from "./CliError.js";
 import { exitCodes } from "./exitCodes.js";
+import { handshakeStatus, type HandshakeAnswer } from "./handshakeStatus.js";
 import type { KvaultClient } from "./KvaultClient.js";
 
 /** How long connecting and each call may take. */
@@ -22,28 +23,25 @@ export async function openKvaultRpc(client: KvaultClient): Promise<RpcClient> {
         return rpc;
     } catch {
         rpc.dispose();
-        throw await whyRefused(client);
+        throw whyRefused(client, await handshakeStatus(url, RPC_TIMEOUT_MS));
     }
 }
 
-/**
- * Why the RPC connection did not open. A WebSocket (the browser's API, which Node's follows) does
- * not say the status its handshake was refused with, so the HTTP API is asked with the same key:
- * no answer, or a 401 there, says it; an answer there means the RPC alone refused the key, which
- * takes only the server's own key, not one made for a tool or a user.
- */
-async function whyRefused(client: KvaultClient): Promise<CliError> {
-    try {
-        await client.fetch("/v1/models", { method: "GET", signal: AbortSignal.timeout(RPC_TIMEOUT_MS) });
-    } catch (error) {
-        if (error instanceof CliError) {
-            return error;
-        }
-        throw error;
+/** Why the RPC connection did not open, from what the server answered a handshake (handshakeStatus.ts). */
+function whyRefused(client: KvaultClient, answer: HandshakeAnswer): CliError {
+    if ("unreachable" in answer) {
+        return new CliError(
+            `No Kvault answered at ${client.baseUrl} (${answer.unreachable}). Start one with \`kvault serve\`, or give its address with --url or KVAULT_URL.`,
+            "server_unreachable",
+            exitCodes.unreachable
+        );
     }
-    return new CliError(
-        `Kvault at ${client.baseUrl} refused the API key for its settings (the RPC). Give the key \`kvault serve\` printed, the server's own, with --api-key or KVAULT_API_KEY.`,
-        "key_refused",
-        exitCodes.refused
-    );
+    if (answer.status === 401) {
+        return new CliError(
+            `Kvault at ${client.baseUrl} refused the API key for its settings (401). Give the key \`kvault serve\` printed, the server's own, with --api-key or KVAULT_API_KEY.`,
+            "key_refused",
+            exitCodes.refused
+        );
+    }
+    return new CliError(`Kvault at ${client.baseUrl} refused the RPC connection (${answer.status}).`, "rpc_refused");
 }
