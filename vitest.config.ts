@@ -16,16 +16,18 @@ const modelTestsOnDevice = [
 /** Workers of each group: the CI machine has 2 cores, and vitest's default there is 1 (cores - 1). */
 const WORKERS_PER_GROUP = 2;
 
-/** The light projects run first, 2 files at a time; then the heavy ones, in two lanes (test/support/testLanes.ts). */
-const LIGHT_GROUP = 0;
-const LANES_GROUP = 1;
+/** unit runs first, 2 files at a time; then cli, one file at a time; then the heavy projects, in two lanes (test/support/testLanes.ts). */
+const UNIT_GROUP = 0;
+const CLI_GROUP = 1;
+const LANES_GROUP = 2;
 
 /** What a heavy project's workers need to take their file's lane (test/support/holdTestLane.ts). */
 function laneEnvironment(projectName: string): Record<string, string> {
     return { KVAULT_TEST_RUN_ID: String(process.pid), KVAULT_TEST_PROJECT: projectName };
 }
 
-// test/unit is pure and fast; test/cli runs the project's commands as a user would: both run 2 files at a time.
+// test/unit is pure and fast: 2 files at a time. test/cli runs the project's commands as a user would, one file at a time:
+// its heaviest files (make-model's generators, the store's kill -9 loops) passed their 60 s limits alone but not side by side.
 // test/model loads generated GGUF files with real node-llama-cpp; test/e2e drives Debian's Chromium against the headless
 // server (one server and one browser per file), after globalSetup builds the renderer; test/gpu runs the engine on a
 // Vulkan device (lavapipe in CI), every layer offloaded; its globalSetup finds the driver or fails the run. These three
@@ -40,7 +42,7 @@ export default defineConfig({
                     name: "unit",
                     include: ["test/unit/**/*.test.ts"],
                     environment: "node",
-                    sequence: { groupOrder: LIGHT_GROUP },
+                    sequence: { groupOrder: UNIT_GROUP },
                     maxWorkers: WORKERS_PER_GROUP
                 }
             },
@@ -49,8 +51,8 @@ export default defineConfig({
                     name: "cli",
                     include: ["test/cli/**/*.test.ts"],
                     environment: "node",
-                    sequence: { groupOrder: LIGHT_GROUP },
-                    maxWorkers: WORKERS_PER_GROUP,
+                    sequence: { groupOrder: CLI_GROUP },
+                    maxWorkers: 1,
                     testTimeout: 60_000
                 }
             },

@@ -7,7 +7,7 @@ import { expectedLaneSeconds, lanesOf, laneProjectNames, testLanes, type TestLan
  * vitest's pool starts queued files in order whenever a worker frees, so the heavy files are queued
  * in the order their lanes are expected to free: each file's expected start is the sum of the files
  * before it in its lane. The files that hold both lanes go last, where the lanes meet anyway. Groups
- * (`sequence.groupOrder`) keep their order; within the light group the slowest files go first.
+ * (`sequence.groupOrder`) keep their order; within any other group the slowest files go first.
  */
 export class LaneSequencer extends BaseSequencer {
     override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {

@@ -86,7 +86,7 @@ describe("test lanes", () => {
         expect(fs.existsSync(laneDirectory)).toBe(false);
     });
 
-    it("orders the light group slowest first, then the heavy group as its lanes free, whole-machine files last", async () => {
+    it("orders a group without lanes slowest first, then the heavy group as its lanes free, whole-machine files last", async () => {
         const files = [
             spec("unit", "test/unit/a.test.ts", 0),
             spec("cli", "test/cli/makeModelCli.test.ts", 0),
