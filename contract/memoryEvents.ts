@@ -57,14 +57,32 @@ export interface MemoryEvent {
     readonly outcome: "ok" | "refused" | "failed";
     /** Numbers a user reads, e.g. "needs 9,214 tokens, 4,096 free". No prompt text. */
     readonly detail?: string;
+    /**
+     * The loaded model whose engine recorded it (listLocalModels' id), set by the host's audit record
+     * where the host runs several; absent: the host's own model's (an engine's own events, older records).
+     */
+    readonly model?: string;
+}
+
+/** A model an exported audit record names. */
+export interface MemoryRecordModel {
+    /** listLocalModels' id, as its events' `model` names it; absent where the host runs one model. */
+    readonly id?: string;
+    /** The model's name and file as its engine loaded it; unknown (undefined, "") for one no longer loaded. */
+    readonly name: string | undefined;
+    readonly file: string;
+    /** The host's own model: its events may carry no `model`. */
+    readonly primary: boolean;
 }
 
 /** The first line of an exported audit record (JSON Lines): what wrote it. */
 export interface MemoryRecordHeader {
     readonly kind: "kvaultMemoryRecord";
     readonly kvaultVersion: string;
-    /** The model's name and file as the engine loaded it. */
+    /** The host's own model's name and file as its engine loaded it. */
     readonly model: { readonly name: string | undefined; readonly file: string };
+    /** Every model loaded at the export, the host's own first, then any other whose events the record holds. */
+    readonly models: readonly MemoryRecordModel[];
     readonly exportedAt: string;
     /** Events in this export, and the first and last seq. */
     readonly numEvents: number;

@@ -192,16 +192,31 @@ export async function createHost<E extends HostEngine>(platform: HostPlatform<E>
     // The MCP tool servers of mcp.json, connected in the background: a chat's turn offers the tools its workspace picks.
     const mcp = { manager: new McpManager(dataDirectory, log), prompts: new McpPermissionPrompts() };
     void mcp.manager.connectAll();
-    // The audit record: the engine's memory events, polled into the data directory's rotated files.
+    // The audit record: every loaded model's engine's memory events, polled into the data directory's rotated files.
     const memoryRecord = new MemoryRecord({
         dataDirectory,
         kvaultVersion: platform.kvaultVersion ?? "unknown",
-        engine: async () => {
+        engines: async () => {
             const supervisor = await engineReady();
-            return {
-                memoryEvents: (afterSeq) => supervisor.call("memoryEvents", { afterSeq }),
-                model: { name: supervisor.info.modelName, file: supervisor.info.modelPath }
-            };
+            const loaded = (await localModels()?.loaded()) ?? [];
+            const ownId = loaded.find((model) => model.primary)?.id;
+            return [
+                {
+                    id: ownId,
+                    primary: true,
+                    memoryEvents: (afterSeq: number) => supervisor.call("memoryEvents", { afterSeq }),
+                    model: { name: supervisor.info.modelName, file: supervisor.info.modelPath }
+                },
+                // Asked without a lease: the record must not keep an idle model loaded.
+                ...loaded
+                    .filter((model) => !model.primary)
+                    .map((model) => ({
+                        id: model.id,
+                        primary: false,
+                        memoryEvents: (afterSeq: number) => model.engine.call("memoryEvents", { afterSeq }),
+                        model: { name: model.engine.info.modelName, file: model.path }
+                    }))
+            ];
         },
         log
     }).start();

@@ -263,9 +263,12 @@ export const rpcSpec = {
     }),
     /** The page map of the host's own model, or of the loaded local model `model` names (model_not_loaded when it is not loaded). */
     snapshot: method<EngineSnapshot>()({ params: params("snapshot", { model: v.optional(loadedModelSchema) }), ...quick }),
-    /** The memory timeline after `afterSeq` (0: from the oldest kept), at most MAX_MEMORY_EVENTS_PER_CALL events a call. */
+    /**
+     * The memory timeline after `afterSeq` (0: from the oldest kept), at most MAX_MEMORY_EVENTS_PER_CALL events a call:
+     * the host's own model's engine's, or the loaded local model's `model` names (model_not_loaded when it is not loaded).
+     */
     memoryEvents: method<MemoryEventsPage>()({
-        params: params("memoryEvents", { afterSeq: integer(0, Number.MAX_SAFE_INTEGER) }),
+        params: params("memoryEvents", { afterSeq: integer(0, Number.MAX_SAFE_INTEGER), model: v.optional(loadedModelSchema) }),
         ...quick
     }),
     /** Frees and scrubs the workspace's KV on the host's own engine and on every loaded local model's. */
@@ -514,9 +517,13 @@ export const rpcSpec = {
     listBackends: method<{ readonly backends: readonly BackendView[] }>()({ params: none("listBackends"), serve: "host" }),
     /**
      * The local models a workspace can choose as its `localModel`: the host's own first, then each
-     * model found on disk (as /v1/models names them), loaded or not.
+     * model found on disk (as /v1/models names them), loaded or not. `loadedOnly`: the loaded ones alone, read from
+     * the pool without rescanning the model folders (what the Memory and Isolation views poll).
      */
-    listLocalModels: method<LocalModelList>()({ params: none("listLocalModels"), serve: "host" }),
+    listLocalModels: method<LocalModelList>()({
+        params: params("listLocalModels", { loadedOnly: v.optional(boolean()) }),
+        serve: "host"
+    }),
     /** The local models' settings (idle time, memory budget, model folders): settings.json's, what runs, and what the command line set. */
     getModelPoolSettings: method<ModelPoolSettingsView>()({ params: none("getModelPoolSettings"), serve: "host" }),
     /** Saves the settings given (the others stay); in force at once. A value out of its range or a folder not there: invalid_model_pool_setting. */

@@ -2,7 +2,7 @@
 // a workspace's measure on the engine of the model it chose (WorkspaceMeta.localModel), as its turns
 // do (routeTurns.ts); forgetting a workspace on every loaded model's engine, so that its KV is freed
 // and scrubbed wherever it ran; the page map, the audit, the canary and the drills on the loaded model
-// their `model` names, the host's own by default. Every other call goes to the host's own engine.
+// and the memory timeline on the loaded model their `model` names, the host's own by default. Every other call goes to the host's own engine.
 import type { EngineClient } from "../../contract/engineProtocol.js";
 import type { EngineMethod, RpcParams, RpcResult } from "../../contract/rpc.js";
 import type { LocalModels } from "../http/localModelEntries.js";
@@ -17,7 +17,7 @@ export type EngineCaller = <M extends EngineMethod>(method: M, params: RpcParams
 const WORKSPACE_MEASURES: ReadonlySet<EngineMethod> = new Set<EngineMethod>(["measure"]);
 
 /** The engine methods that take a loaded model's id; their reports name it. */
-const PER_MODEL: ReadonlySet<EngineMethod> = new Set<EngineMethod>(["snapshot", "audit", "runDrill", "runCanary"]);
+const PER_MODEL: ReadonlySet<EngineMethod> = new Set<EngineMethod>(["snapshot", "memoryEvents", "audit", "runDrill", "runCanary"]);
 const NAMED_REPORTS: ReadonlySet<EngineMethod> = new Set<EngineMethod>(["audit", "runDrill", "runCanary"]);
 
 export function routeEngineCalls(

@@ -1,5 +1,5 @@
 import path from "node:path";
-import type { MemoryEventsPage, MemoryRecordHeader } from "../../contract/memoryEvents.js";
+import type { MemoryEvent, MemoryEventsPage, MemoryRecordHeader, MemoryRecordModel } from "../../contract/memoryEvents.js";
 import { MemoryRecordFiles, type MemoryRecordBounds } from "./MemoryRecordFiles.js";
 
 /** How often the host asks the engine for new memory events (ms): the record trails the engine by about this. */
@@ -9,8 +9,12 @@ export const MEMORY_RECORD_LAST_POLL_MS = 2_000;
 /** The most `memoryEvents` calls one poll makes: a poll that does not catch up goes on at the next. */
 const MAX_CALLS_PER_POLL = 20;
 
-/** What the record needs of the engine: its `memoryEvents` call and the model it loaded. */
+/** What the record needs of a loaded model's engine: its `memoryEvents` call and the model it loaded. */
 export interface MemoryRecordEngine {
+    /** listLocalModels' id, which each of its events is recorded under; undefined where the host runs one model. */
+    readonly id: string | undefined;
+    /** The host's own model (listed first); the others are the pool's (host/supervisor/EnginePool.ts). */
+    readonly primary: boolean;
     memoryEvents(afterSeq: number): Promise<MemoryEventsPage>;
     readonly model: { readonly name: string | undefined; readonly file: string };
 }
@@ -18,22 +22,28 @@ export interface MemoryRecordEngine {
 export interface MemoryRecordOptions {
     readonly dataDirectory: string;
     readonly kvaultVersion: string;
-    /** The engine once it runs; a rejection (it could not start) leaves the record as it was. */
-    readonly engine: () => Promise<MemoryRecordEngine>;
+    /**
+     * Every loaded model's engine, the host's own first, once it runs; a rejection (it could not
+     * start) leaves the record as it was. Read at every poll: a model loads on a turn and unloads when idle.
+     */
+    readonly engines: () => Promise<readonly MemoryRecordEngine[]>;
     readonly log: (line: string) => void;
     readonly pollMs?: number;
     readonly bounds?: MemoryRecordBounds;
 }
 
 /**
- * The audit record (issue 39): the engine's memory timeline, polled over its RPC and appended to
- * the data directory's rotated JSON Lines (MemoryRecordFiles), so it outlives the engine's ring
- * and the host's restarts; exported with a header naming Kvault's version and the model.
+ * The audit record (issue 39): every loaded model's engine's memory timeline, polled over its RPC
+ * and appended to the data directory's rotated JSON Lines (MemoryRecordFiles), so it outlives the
+ * engines' rings and the host's restarts; each event names its model where the host runs several
+ * (one without `model`, as every event of an older record, is the host's own model's). Exported
+ * with a header naming Kvault's version and the models.
  */
 export class MemoryRecord {
     readonly files: MemoryRecordFiles;
     readonly #options: MemoryRecordOptions;
-    #afterSeq = 0;
+    /** By model id ("" where the host runs one): the last seq recorded of that model's engine. */
+    readonly #afterSeq = new Map<string, number>();
     #timer: NodeJS.Timeout | undefined;
     #polling: Promise<void> | undefined;
     #disposed = false;
@@ -62,25 +72,45 @@ export class MemoryRecord {
         if (this.#disposed) {
             return;
         }
+        let engines: readonly MemoryRecordEngine[];
         try {
-            const engine = await this.#options.engine();
-            for (let call = 0; call < MAX_CALLS_PER_POLL && !this.#disposed; call++) {
-                const page = await engine.memoryEvents(this.#afterSeq);
-                if (page.lastSeq < this.#afterSeq) {
-                    this.#afterSeq = 0; // a restarted engine counts from 1 again
-                    continue;
-                }
-                if (this.#disposed) {
-                    return;
-                }
-                this.files.append(page.events);
-                this.#afterSeq = page.events.at(-1)?.seq ?? this.#afterSeq;
-                if (this.#afterSeq >= page.lastSeq) {
-                    return;
-                }
-            }
+            engines = await this.#options.engines();
         } catch (error) {
             this.#options.log(`The memory record could not read the engine's events: ${(error as Error).message}`);
+            return;
+        }
+        // A model that unloaded is forgotten: loaded again, its new engine counts from 1.
+        const keys = new Set(engines.map(keyOf));
+        for (const key of [...this.#afterSeq.keys()].filter((kept) => !keys.has(kept))) {
+            this.#afterSeq.delete(key);
+        }
+        for (const engine of engines) {
+            try {
+                await this.#pollEngine(engine);
+            } catch (error) {
+                const whose = engine.primary ? "the engine's" : `the model "${engine.id}"'s engine's`;
+                this.#options.log(`The memory record could not read ${whose} events: ${(error as Error).message}`);
+            }
+        }
+    }
+
+    async #pollEngine(engine: MemoryRecordEngine): Promise<void> {
+        const key = keyOf(engine);
+        for (let call = 0; call < MAX_CALLS_PER_POLL && !this.#disposed; call++) {
+            const afterSeq = this.#afterSeq.get(key) ?? 0;
+            const page = await engine.memoryEvents(afterSeq);
+            if (page.lastSeq < afterSeq) {
+                this.#afterSeq.set(key, 0); // a restarted engine counts from 1 again
+                continue;
+            }
+            if (this.#disposed) {
+                return;
+            }
+            this.files.append(engine.id === undefined ? page.events : page.events.map((event) => namedEvent(event, engine.id!)));
+            this.#afterSeq.set(key, page.events.at(-1)?.seq ?? afterSeq);
+            if ((this.#afterSeq.get(key) ?? 0) >= page.lastSeq) {
+                return;
+            }
         }
     }
 
@@ -95,14 +125,13 @@ export class MemoryRecord {
     async exportJsonl(): Promise<string> {
         await this.poll();
         const lines = this.files.readLines();
-        const model = await this.#options.engine().then(
-            (engine) => engine.model,
-            () => ({ name: undefined, file: "" })
-        );
+        const engines = await this.#options.engines().catch((): readonly MemoryRecordEngine[] => []);
+        const own = engines.find((engine) => engine.primary)?.model ?? { name: undefined, file: "" };
         const header: MemoryRecordHeader = {
             kind: "kvaultMemoryRecord",
             kvaultVersion: this.#options.kvaultVersion,
-            model: { name: model.name, file: path.basename(model.file) },
+            model: { name: own.name, file: path.basename(own.file) },
+            models: recordedModels(engines, lines),
             exportedAt: new Date().toISOString(),
             numEvents: lines.length
         };
@@ -114,4 +143,39 @@ export class MemoryRecord {
         this.#disposed = true;
         clearInterval(this.#timer);
     }
+}
+
+function keyOf(engine: MemoryRecordEngine): string {
+    return engine.id ?? "";
+}
+
+function namedEvent(event: MemoryEvent, model: string): MemoryEvent {
+    return { ...event, model };
+}
+
+/**
+ * The models whose events the export holds, and those loaded now: the loaded ones with their
+ * files, the host's own first; one no longer loaded by its id alone. Events without `model` are
+ * the host's own model's.
+ */
+function recordedModels(engines: readonly MemoryRecordEngine[], lines: readonly string[]): MemoryRecordModel[] {
+    const models: MemoryRecordModel[] = engines.map((engine) => ({
+        ...(engine.id === undefined ? {} : { id: engine.id }),
+        name: engine.model.name,
+        file: path.basename(engine.model.file),
+        primary: engine.primary
+    }));
+    const listed = new Set(models.map((model) => model.id));
+    for (const line of lines) {
+        // A cheap look before parsing: most lines are the host's own model's, or a model already listed.
+        if (!line.includes('"model":')) {
+            continue;
+        }
+        const id = (JSON.parse(line) as { readonly model?: unknown }).model;
+        if (typeof id === "string" && !listed.has(id)) {
+            listed.add(id);
+            models.push({ id, name: undefined, file: "", primary: false });
+        }
+    }
+    return models;
 }

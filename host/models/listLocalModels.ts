@@ -6,11 +6,18 @@ import type { LocalModels } from "../http/localModelEntries.js";
 /** The host's own model is listed under this source. */
 export const OWN_MODEL_SOURCE = "own";
 
-export async function listLocalModels(pool: LocalModels | undefined): Promise<LocalModelList> {
+/**
+ * `loadedOnly` lists the loaded models alone, from the pool's own entries: a view that polls what
+ * is loaded must not make the pool rescan the model folders (available() does when its scan is stale).
+ */
+export async function listLocalModels(pool: LocalModels | undefined, loadedOnly = false): Promise<LocalModelList> {
     if (pool === undefined) {
         return { several: false, models: [] };
     }
     const loaded = await pool.loaded();
+    if (loadedOnly) {
+        return { several: true, models: loaded.map((model) => ({ id: model.id, source: model.source, loaded: true })) };
+    }
     const own = loaded.find((model) => model.primary);
     const loadedIds = new Set(loaded.map((model) => model.id));
     const found: LocalModelChoice[] = (await pool.available())

@@ -160,7 +160,7 @@ export function hostMethods(parts: HostParts): HostImplementations {
         chooseModelFile: () => (parts.chooseModelFile ?? noModelFileDialog)(),
         ...catalogueMethods(parts),
         listBackends: async () => ({ backends: (await parts.backends?.views()) ?? [] }),
-        listLocalModels: () => listLocalModels(parts.localModels?.()),
+        listLocalModels: ({ loadedOnly }) => listLocalModels(parts.localModels?.(), loadedOnly),
         getModelPoolSettings: () => modelPool().view(),
         setModelPoolSettings: (change) => modelPool().set(change),
         measureRemote: async ({ workspace, messages, draft }) => {

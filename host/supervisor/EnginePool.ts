@@ -7,6 +7,7 @@ import type { EngineClient, EngineInfo } from "../../contract/engineProtocol.js"
 import { checkUnchanged } from "../models/fileIdentity.js";
 import type { DiskModel } from "../models/findModelsOnDisk.js";
 import { ModelMemoryBudgetError, ModelNotFoundError } from "../models/modelErrors.js";
+import { OWN_MODEL_SOURCE } from "../models/listLocalModels.js";
 import { megabytes, type ModelLoadPlan } from "../models/planModelLoad.js";
 
 /** An engine the pool can start and stop: EngineSupervisor. */
@@ -43,6 +44,8 @@ export interface EnginePoolOptions {
 export interface LoadedModel {
     readonly id: string;
     readonly path: string;
+    /** Where it was found (DiskModel's source), or "own" for the server's own model. */
+    readonly source: string;
     readonly engine: PooledEngine;
     readonly plannedBytes: number;
     /** Requests using it now. */
@@ -136,6 +139,7 @@ export class EnginePool {
         const primary: LoadedModel = {
             id: this.options.primary.id(),
             path: this.options.primary.engine.info.modelPath,
+            source: OWN_MODEL_SOURCE,
             engine: this.options.primary.engine,
             plannedBytes: await this.#primaryPlannedBytes(),
             numActive: 0,
@@ -147,6 +151,7 @@ export class EnginePool {
             ...[...this.#entries.values()].map((entry) => ({
                 id: entry.model.id,
                 path: entry.model.path,
+                source: entry.model.source,
                 engine: entry.engine,
                 plannedBytes: entry.plannedBytes,
                 numActive: entry.numActive,

@@ -1,12 +1,18 @@
 import { useIsolationStore } from "../stores/isolationStore.js";
 import { formatCount } from "../util/formatCount.js";
 import { AUDIT_INTERVAL_MS, type IsolationController } from "./IsolationController.js";
+import { useLoadedModelTargets } from "./IsolationModelPicker.js";
+import { useIsolationModelsStore } from "./isolationModelsStore.js";
 import { auditCost, auditHeadline, auditScope, formatDuration, unlistedViolations } from "./isolationText.js";
+import { ModelRowsList } from "./ModelRowsList.js";
 
 /** The continuous audit of I1–I7: its verdict, the violations it found, what it checked; Run now. */
 export function AuditSection({ controller }: { readonly controller: IsolationController }) {
     const audit = useIsolationStore((state) => state.audit);
     const feed = useIsolationStore((state) => state.auditFeed);
+    const every = useIsolationModelsStore((state) => (state.target.kind === "all" ? state.audit : undefined));
+    const onEvery = useIsolationModelsStore((state) => state.target.kind === "all");
+    const models = useLoadedModelTargets();
     const { summary, error } = audit;
     const cost = summary === undefined ? undefined : auditCost(summary);
     const earlier =
@@ -23,14 +29,28 @@ export function AuditSection({ controller }: { readonly controller: IsolationCon
         >
             <div className="isolation-section-header">
                 <h3 id="isolation-audit-heading">Audit</h3>
-                <button type="button" className="isolation-action" onClick={() => void controller.audit()} aria-label="Run audit now">
+                <button
+                    type="button"
+                    className="isolation-action"
+                    disabled={onEvery && every?.running === true}
+                    onClick={() => (onEvery ? controller.auditEvery(models) : void controller.audit())}
+                    aria-label="Run audit now"
+                >
                     Run audit
                 </button>
             </div>
+            {onEvery && every !== undefined && (
+                <ModelRowsList
+                    label="Audit of each loaded model"
+                    run={every}
+                    verdict={(result) => ({ passed: result.ok, text: auditHeadline(result) })}
+                />
+            )}
             {summary !== undefined && (
                 <>
                     <p className={summary.ok ? "isolation-verdict isolation-ok" : "isolation-verdict isolation-alarm"} role="status">
                         {auditHeadline(summary)}
+                        {summary.model !== undefined && <span className="isolation-muted"> ({summary.model})</span>}
                     </p>
                     {!summary.ok && (
                         <ul className="violation-list" aria-label="Violations">

@@ -1,7 +1,10 @@
 import type { CanaryProbeResult, CanaryReport } from "../../contract/isolation.js";
 import { useIsolationStore } from "../stores/isolationStore.js";
 import type { IsolationController } from "./IsolationController.js";
+import { useLoadedModelTargets } from "./IsolationModelPicker.js";
+import { useIsolationModelsStore } from "./isolationModelsStore.js";
 import { canaryHeadline, canaryScope, formatDuration, probeNumbers } from "./isolationText.js";
+import { ModelRowsList } from "./ModelRowsList.js";
 
 /**
  * The canary probe (how the 2026 leak was found): unique markers at the start and end of a long
@@ -9,6 +12,10 @@ import { canaryHeadline, canaryScope, formatDuration, probeNumbers } from "./iso
  */
 export function CanarySection({ controller }: { readonly controller: IsolationController }) {
     const canary = useIsolationStore((state) => state.canary);
+    const every = useIsolationModelsStore((state) => state.canary);
+    const onEvery = useIsolationModelsStore((state) => state.target.kind === "all");
+    const models = useLoadedModelTargets();
+    const busy = canary.running || every?.running === true;
     const state = canary.running
         ? "running"
         : canary.result !== undefined
@@ -30,13 +37,20 @@ export function CanarySection({ controller }: { readonly controller: IsolationCo
                 <button
                     type="button"
                     className="isolation-action"
-                    disabled={canary.running}
-                    onClick={() => controller.runCanary()}
+                    disabled={busy}
+                    onClick={() => (onEvery ? controller.runCanaryEvery(models) : controller.runCanary())}
                     aria-label="Run the canary probe"
                 >
-                    {canary.running ? "Running…" : "Run"}
+                    {busy ? "Running…" : "Run"}
                 </button>
             </div>
+            {onEvery && every !== undefined && (
+                <ModelRowsList
+                    label="Canary probe of each loaded model"
+                    run={every}
+                    verdict={(result) => ({ passed: result.passed, text: canaryHeadline(result) })}
+                />
+            )}
             {canary.running && (
                 <p className="placeholder" role="status">
                     Sending workspace A a long prompt with a secret marker at each end, then probing from workspace B; this takes seconds to

@@ -1,13 +1,19 @@
 import type { DrillReport } from "../../contract/isolation.js";
 import { useIsolationStore } from "../stores/isolationStore.js";
 import type { IsolationController } from "./IsolationController.js";
+import { useLoadedModelTargets } from "./IsolationModelPicker.js";
+import { useIsolationModelsStore } from "./isolationModelsStore.js";
 import { drillVerdict, failureModesText, formatDuration } from "./isolationText.js";
+import { ModelRowsList } from "./ModelRowsList.js";
 
 /** Fault drills: each injects one failure of the incident's class in a sandboxed engine, guard on and guard off. */
 export function DrillSection({ controller }: { readonly controller: IsolationController }) {
     const drills = useIsolationStore((state) => state.drills);
     const runs = useIsolationStore((state) => state.drillRuns);
-    const busy = Object.values(runs).some((run) => run.running);
+    const everyRuns = useIsolationModelsStore((state) => state.drills);
+    const onEvery = useIsolationModelsStore((state) => state.target.kind === "all");
+    const models = useLoadedModelTargets();
+    const busy = Object.values(runs).some((run) => run.running) || Object.values(everyRuns).some((run) => run.running);
     return (
         <section className="isolation-section" aria-labelledby="isolation-drills-heading">
             <div className="isolation-section-header">
@@ -32,6 +38,7 @@ export function DrillSection({ controller }: { readonly controller: IsolationCon
                 <ul className="isolation-list" aria-label="Fault drills">
                     {drills.list.map((drill) => {
                         const run = runs[drill.id];
+                        const every = onEvery ? everyRuns[drill.id] : undefined;
                         const state = run === undefined ? "idle" : run.running ? "running" : run.result !== undefined ? "done" : "error";
                         return (
                             <li key={drill.id} className="isolation-item" data-drill-id={drill.id} data-drill-state={state}>
@@ -41,10 +48,12 @@ export function DrillSection({ controller }: { readonly controller: IsolationCon
                                         type="button"
                                         className="isolation-action"
                                         disabled={busy}
-                                        onClick={() => controller.runDrill(drill.id)}
+                                        onClick={() =>
+                                            onEvery ? controller.runDrillEvery(drill.id, models) : controller.runDrill(drill.id)
+                                        }
                                         aria-label={`Run the ${drill.id} drill`}
                                     >
-                                        {run?.running === true ? "Running…" : "Run"}
+                                        {run?.running === true || every?.running === true ? "Running…" : "Run"}
                                     </button>
                                 </div>
                                 <p className="isolation-muted">
@@ -55,7 +64,17 @@ export function DrillSection({ controller }: { readonly controller: IsolationCon
                                         Running in sandboxed engines, guard on then off; this takes several seconds.
                                     </p>
                                 )}
-                                {run?.result !== undefined && <DrillReportView report={run.result} />}
+                                {every !== undefined && (
+                                    <ModelRowsList
+                                        label={`The ${drill.id} drill on each loaded model`}
+                                        run={every}
+                                        verdict={(result) => {
+                                            const verdict = drillVerdict(result);
+                                            return { passed: verdict.passed, text: `${verdict.guard}; ${verdict.victim}; ${verdict.leak}` };
+                                        }}
+                                    />
+                                )}
+                                {!onEvery && run?.result !== undefined && <DrillReportView report={run.result} />}
                                 {run?.error !== undefined && (
                                     <p className="inline-error" role="alert" data-error-code={run.error.code}>
                                         {run.error.message}

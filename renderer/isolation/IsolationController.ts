@@ -3,6 +3,13 @@ import type { KvaultRpc } from "../rpc/KvaultRpc.js";
 import { toRpcError } from "../rpc/RpcError.js";
 import type { IsolationFailure, IsolationRun, IsolationStore } from "../stores/isolationStore.js";
 import type { createTurnStore } from "../stores/turnStore.js";
+import {
+    targetModelParams,
+    useIsolationModelsStore,
+    type IsolationModelsStore,
+    type ModelRow,
+    type ModelRows
+} from "./isolationModelsStore.js";
 
 /** Between audits (and refreshes of the replayable turns) while the isolation panel is on screen. */
 export const AUDIT_INTERVAL_MS = 5_000;
@@ -11,6 +18,14 @@ export interface IsolationControllerStores {
     readonly isolation: IsolationStore;
     /** Read only to notice a turn ending: it may have become replayable. */
     readonly turns: ReturnType<typeof createTurnStore>;
+    /** The view's model choice and its runs over every loaded model; by default the page's own. */
+    readonly models?: IsolationModelsStore;
+}
+
+/** A loaded model a run over every loaded model visits: its id, and whether it is the host's own (asked without `model`). */
+export interface LoadedModelTarget {
+    readonly id: string;
+    readonly own: boolean;
 }
 
 /** Whether the panel can be seen now; the watch polls only while it can. */
@@ -42,7 +57,16 @@ export class IsolationController {
         private readonly now: () => number = Date.now
     ) {}
 
-    /** Runs the audit unless one is in flight. */
+    get #models(): IsolationModelsStore {
+        return this.stores.models ?? useIsolationModelsStore;
+    }
+
+    /** The chosen model's params for a single run; a view set to every loaded model audits the host's own on its timer. */
+    #params(): { readonly model?: string } {
+        return targetModelParams(this.#models.getState().target);
+    }
+
+    /** Runs the audit on the chosen model unless one is in flight. */
     async audit(): Promise<void> {
         const store = this.stores.isolation;
         if (store.getState().audit.running) {
@@ -50,7 +74,7 @@ export class IsolationController {
         }
         store.setState((state) => ({ audit: { ...state.audit, running: true } }));
         try {
-            const summary = await this.rpc.call("audit", {});
+            const summary = await this.rpc.call("audit", this.#params());
             store.setState({ audit: { running: false, summary, checkedAt: this.now() } });
         } catch (error) {
             // No old "ok" left on screen beside a failure: the audit's verdict is now unknown.
@@ -102,11 +126,11 @@ export class IsolationController {
      */
     runCanary(): boolean {
         const store = this.stores.isolation;
-        if (store.getState().canary.running) {
+        if (store.getState().canary.running || this.#models.getState().canary?.running === true) {
             return false;
         }
         store.setState({ canary: { running: true } });
-        this.rpc.call("runCanary", {}).then(
+        this.rpc.call("runCanary", this.#params()).then(
             (result) => store.setState({ canary: { running: false, result } }),
             (error: unknown) => store.setState({ canary: { running: false, error: failure(error) } })
         );
@@ -158,17 +182,89 @@ export class IsolationController {
      * nothing sent, while another runs.
      */
     runDrill(id: string): boolean {
-        if (this.drillRunning) {
+        if (this.drillRunning || this.drillEveryRunning) {
             return false;
         }
         const store = this.stores.isolation;
         const put = (run: IsolationRun<DrillReport>): void => store.setState((state) => ({ drillRuns: { ...state.drillRuns, [id]: run } }));
         put({ running: true });
-        this.rpc.call("runDrill", { id }).then(
+        this.rpc.call("runDrill", { id, ...this.#params() }).then(
             (result) => put({ running: false, result }),
             (error: unknown) => put({ running: false, error: failure(error) })
         );
         return true;
+    }
+
+    /** The audit on every loaded model, one after another, a row per model; false, and nothing sent, while one such run goes on. */
+    auditEvery(models: readonly LoadedModelTarget[]): boolean {
+        const store = this.#models;
+        if (store.getState().audit?.running === true) {
+            return false;
+        }
+        void this.#runOnEvery(
+            models,
+            (params) => this.rpc.call("audit", params),
+            (rows) => store.setState({ audit: rows })
+        );
+        return true;
+    }
+
+    /** The canary probe on every loaded model, one after another; false, and nothing sent, while a canary runs. */
+    runCanaryEvery(models: readonly LoadedModelTarget[]): boolean {
+        const store = this.#models;
+        if (store.getState().canary?.running === true || this.stores.isolation.getState().canary.running) {
+            return false;
+        }
+        void this.#runOnEvery(
+            models,
+            (params) => this.rpc.call("runCanary", params),
+            (rows) => store.setState({ canary: rows })
+        );
+        return true;
+    }
+
+    get drillEveryRunning(): boolean {
+        return Object.values(this.#models.getState().drills).some((run) => run.running);
+    }
+
+    /** The drill `id` on every loaded model's engine settings, one after another; false, and nothing sent, while a drill runs. */
+    runDrillEvery(id: string, models: readonly LoadedModelTarget[]): boolean {
+        if (this.drillRunning || this.drillEveryRunning) {
+            return false;
+        }
+        const store = this.#models;
+        void this.#runOnEvery(
+            models,
+            (params) => this.rpc.call("runDrill", { id, ...params }),
+            (rows) => store.setState((state) => ({ drills: { ...state.drills, [id]: rows } }))
+        );
+        return true;
+    }
+
+    /** Runs `call` on each model in turn (a drill or a canary loads the machine: never two at once), putting every row as it changes. */
+    async #runOnEvery<T>(
+        models: readonly LoadedModelTarget[],
+        call: (params: { readonly model?: string }) => Promise<T>,
+        put: (rows: ModelRows<T>) => void
+    ): Promise<void> {
+        let rows: ModelRow<T>[] = models.map((model) => ({ model: model.id, running: false }));
+        const update = (index: number, row: ModelRow<T>, running: boolean): void => {
+            rows = rows.map((kept, at) => (at === index ? row : kept));
+            put({ running, rows });
+        };
+        put({ running: true, rows });
+        for (const [index, model] of models.entries()) {
+            update(index, { model: model.id, running: true }, true);
+            try {
+                const result = await call(model.own ? {} : { model: model.id });
+                update(index, { model: model.id, running: false, result }, index < models.length - 1);
+            } catch (error) {
+                update(index, { model: model.id, running: false, error: failure(error) }, index < models.length - 1);
+            }
+        }
+        if (models.length === 0) {
+            put({ running: false, rows });
+        }
     }
 
     /**

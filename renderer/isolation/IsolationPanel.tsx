@@ -5,6 +5,7 @@ import { formatCount } from "../util/formatCount.js";
 import { AuditSection } from "./AuditSection.js";
 import { CanarySection } from "./CanarySection.js";
 import { DrillSection } from "./DrillSection.js";
+import { IsolationModelPicker } from "./IsolationModelPicker.js";
 import { LeakProbeSection } from "./LeakProbeSection.js";
 import { ReplaySection } from "./ReplaySection.js";
 import { useIsolationWatch } from "./useIsolationWatch.js";
@@ -20,6 +21,7 @@ export function IsolationPanel() {
     useIsolationWatch(isolation);
     return (
         <div className="isolation-panel">
+            <IsolationModelPicker />
             <AuditSection controller={isolation} />
             <CanarySection controller={isolation} />
             <ReplaySection controller={isolation} />

@@ -12,6 +12,7 @@ import { createRequire } from "node:module";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { EngineSnapshot } from "../../../../contract/EngineSnapshot.js";
 import type { AuditSummary, CanaryReport, DrillReport } from "../../../../contract/isolation.js";
+import type { MemoryEvent, MemoryEventsPage, MemoryRecordHeader } from "../../../../contract/memoryEvents.js";
 import type { ModelPoolSettingsView } from "../../../../contract/modelPoolSettings.js";
 import type { LocalModelList } from "../../../../contract/models.js";
 import type { RpcAnswer } from "../../../../contract/rpc.js";
@@ -157,6 +158,36 @@ describe("the desktop app's host with a workspace on a local model of its own", 
             code: "model_not_loaded",
             message: expect.stringContaining(`"never-loaded" is not loaded now; loaded: `)
         });
+    });
+
+    it("records the local model's memory events in the audit record under its name, and its timeline is read by name", async () => {
+        // A prompt longer than a page is handed from the prefill context to the decode context in pages.
+        const long = "Pages carry the handoff from the prefill context to the decode context, sealed and verified. ".repeat(16);
+        await call("appendMessage", { workspace: WORKSPACE, message: { id: "u-2", role: "user", content: long } });
+        await call("chat", {
+            requestId: "turn-2",
+            workspace: WORKSPACE,
+            messages: [{ role: "user", content: long }],
+            sampling: { temperature: 0, maxTokens: 4 },
+            answerId: "a-2"
+        });
+        const exported = (await host.memoryRecord.exportJsonl()).trimEnd().split("\n");
+        const header = JSON.parse(exported[0]!) as MemoryRecordHeader;
+        const events = exported.slice(1).map((line) => JSON.parse(line) as MemoryEvent);
+        const onPool = events.filter((event) => event.workspace === WORKSPACE);
+        // before: the record polled the host's own engine only, and held nothing of the turn on the local model
+        expect(onPool.map((event) => event.kind)).toEqual(expect.arrayContaining(["reserved", "handoffStarted", "sealed", "verified"]));
+        expect(new Set(onPool.map((event) => event.model))).toEqual(new Set([POOL_MODEL]));
+        expect(header.models.map((model) => [model.id, model.primary])).toEqual([
+            [header.models[0]!.id, true],
+            [POOL_MODEL, false]
+        ]);
+        expect(header.models[1]).toMatchObject({ file: `${POOL_MODEL}.gguf` });
+
+        const timeline = await call<MemoryEventsPage>("memoryEvents", { afterSeq: 0, model: POOL_MODEL });
+        expect(timeline.events.filter((event) => event.workspace === WORKSPACE).length).toBeGreaterThan(0);
+        const ownTimeline = await call<MemoryEventsPage>("memoryEvents", { afterSeq: 0 });
+        expect(ownTimeline.events.filter((event) => event.workspace === WORKSPACE)).toEqual([]);
     });
 
     it("audits and probes every loaded model, each report naming its model", async () => {

@@ -9,8 +9,13 @@ import { MemoryRecord, type MemoryRecordEngine } from "../../../../host/memoryRe
 const BOUNDS = { maxFiles: 3, maxFileBytes: 4096 };
 
 /** The engine's side as the record sees it: a real MemoryEventLog behind `memoryEvents`. */
-function engineOver(log: MemoryEventLog): MemoryRecordEngine {
-    return { memoryEvents: (afterSeq) => Promise.resolve(log.after(afterSeq)), model: { name: "tiny", file: "/models/tiny.gguf" } };
+function engineOver(log: MemoryEventLog, id?: string, primary = true): MemoryRecordEngine {
+    return {
+        id,
+        primary,
+        memoryEvents: (afterSeq) => Promise.resolve(log.after(afterSeq)),
+        model: { name: id ?? "tiny", file: `/models/${id ?? "tiny"}.gguf` }
+    };
 }
 
 function reserve(log: MemoryEventLog, count: number): void {
@@ -46,7 +51,7 @@ describe("the audit record on disk", () => {
         const record = new MemoryRecord({
             dataDirectory: data,
             kvaultVersion: "9.9.9",
-            engine: () => Promise.resolve(engineOver(log)),
+            engines: () => Promise.resolve([engineOver(log)]),
             log: () => undefined,
             bounds: BOUNDS
         });
@@ -73,7 +78,7 @@ describe("the audit record on disk", () => {
         const before = new MemoryRecord({
             dataDirectory: data,
             kvaultVersion: "9.9.9",
-            engine: () => Promise.resolve(engineOver(first)),
+            engines: () => Promise.resolve([engineOver(first)]),
             log: () => undefined,
             bounds: BOUNDS
         });
@@ -85,7 +90,7 @@ describe("the audit record on disk", () => {
         const after = new MemoryRecord({
             dataDirectory: data,
             kvaultVersion: "9.9.9",
-            engine: () => Promise.resolve(engineOver(second)),
+            engines: () => Promise.resolve([engineOver(second)]),
             log: () => undefined,
             bounds: BOUNDS
         });
@@ -101,6 +106,46 @@ describe("the audit record on disk", () => {
         after.dispose();
     });
 
+    it("records every loaded model's events under its id, forgets an unloaded one (loaded again, it counts from 1), and the export lists the models", async () => {
+        const own = new MemoryEventLog();
+        let pooled = new MemoryEventLog();
+        let loaded = true;
+        const record = new MemoryRecord({
+            dataDirectory: dataDirectory(),
+            kvaultVersion: "9.9.9",
+            engines: () => Promise.resolve([engineOver(own, "tiny"), ...(loaded ? [engineOver(pooled, "small-local", false)] : [])]),
+            log: () => undefined,
+            bounds: BOUNDS
+        });
+        reserve(own, 2);
+        reserve(pooled, 3);
+        await record.poll();
+        loaded = false; // unloaded when idle
+        await record.poll();
+        pooled = new MemoryEventLog(); // loaded again: a new engine
+        loaded = true;
+        reserve(pooled, 1);
+        const exported = (await record.exportJsonl()).trimEnd().split("\n");
+        const events = exported.slice(1).map((line) => JSON.parse(line) as MemoryEvent);
+        expect(events.map((event) => `${event.model}#${event.seq}`)).toEqual([
+            "tiny#1",
+            "tiny#2",
+            "small-local#1",
+            "small-local#2",
+            "small-local#3",
+            "small-local#1"
+        ]);
+        expect(JSON.parse(exported[0]!)).toMatchObject({
+            model: { name: "tiny", file: "tiny.gguf" },
+            models: [
+                { id: "tiny", name: "tiny", file: "tiny.gguf", primary: true },
+                { id: "small-local", name: "small-local", file: "small-local.gguf", primary: false }
+            ],
+            numEvents: 6
+        });
+        record.dispose();
+    });
+
     it("the engine's ring drops its oldest past its capacity: the reader sees the gap by seq", () => {
         const log = new MemoryEventLog(4);
         reserve(log, 6);
@@ -111,11 +156,16 @@ describe("the audit record on disk", () => {
     });
 
     it("waits for an engine that never answers at most the given time before it closes, and appends nothing", async () => {
-        const silent: MemoryRecordEngine = { memoryEvents: () => new Promise(() => undefined), model: { name: "tiny", file: "/m.gguf" } };
+        const silent: MemoryRecordEngine = {
+            id: undefined,
+            primary: true,
+            memoryEvents: () => new Promise(() => undefined),
+            model: { name: "tiny", file: "/m.gguf" }
+        };
         const record = new MemoryRecord({
             dataDirectory: dataDirectory(),
             kvaultVersion: "test",
-            engine: () => Promise.resolve(silent),
+            engines: () => Promise.resolve([silent]),
             log: () => undefined
         });
         const started = performance.now();
