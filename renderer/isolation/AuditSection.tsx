@@ -50,7 +50,6 @@ export function AuditSection({ controller }: { readonly controller: IsolationCon
                 <>
                     <p className={summary.ok ? "isolation-verdict isolation-ok" : "isolation-verdict isolation-alarm"} role="status">
                         {auditHeadline(summary)}
-                        {summary.model !== undefined && <span className="isolation-muted"> ({summary.model})</span>}
                     </p>
                     {!summary.ok && (
                         <ul className="violation-list" aria-label="Violations">
