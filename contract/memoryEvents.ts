@@ -58,8 +58,8 @@ export interface MemoryEvent {
     /** Numbers a user reads, e.g. "needs 9,214 tokens, 4,096 free". No prompt text. */
     readonly detail?: string;
     /**
-     * The loaded model whose engine recorded it (listLocalModels' id), set by the host's audit record
-     * where the host runs several; absent: the host's own model's (an engine's own events, older records).
+     * The loaded local model whose engine recorded it (listLocalModels' id), set by the host's audit record
+     * on every model's events but the host's own; absent: the host's own model's (as in older records).
      */
     readonly model?: string;
 }
@@ -71,7 +71,7 @@ export interface MemoryRecordModel {
     /** The model's name and file as its engine loaded it; unknown (undefined, "") for one no longer loaded. */
     readonly name: string | undefined;
     readonly file: string;
-    /** The host's own model: its events may carry no `model`. */
+    /** The host's own model: its events carry no `model`. */
     readonly primary: boolean;
 }
 

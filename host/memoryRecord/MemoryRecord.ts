@@ -11,7 +11,7 @@ const MAX_CALLS_PER_POLL = 20;
 
 /** What the record needs of a loaded model's engine: its `memoryEvents` call and the model it loaded. */
 export interface MemoryRecordEngine {
-    /** listLocalModels' id, which each of its events is recorded under; undefined where the host runs one model. */
+    /** listLocalModels' id, which each of a local model's events is recorded under; undefined where the host runs one model. */
     readonly id: string | undefined;
     /** The host's own model (listed first); the others are the pool's (host/supervisor/EnginePool.ts). */
     readonly primary: boolean;
@@ -35,8 +35,8 @@ export interface MemoryRecordOptions {
 /**
  * The audit record (issue 39): every loaded model's engine's memory timeline, polled over its RPC
  * and appended to the data directory's rotated JSON Lines (MemoryRecordFiles), so it outlives the
- * engines' rings and the host's restarts; each event names its model where the host runs several
- * (one without `model`, as every event of an older record, is the host's own model's). Exported
+ * engines' rings and the host's restarts; each local model's event names its model in `model`
+ * (one without it, as every event of an older record, is the host's own model's). Exported
  * with a header naming Kvault's version and the models.
  */
 export class MemoryRecord {
@@ -106,7 +106,10 @@ export class MemoryRecord {
             if (this.#disposed) {
                 return;
             }
-            this.files.append(engine.id === undefined ? page.events : page.events.map((event) => namedEvent(event, engine.id!)));
+            // The host's own model's events stay as its engine wrote them, as in records written before models were named.
+            this.files.append(
+                engine.primary || engine.id === undefined ? page.events : page.events.map((event) => namedEvent(event, engine.id!))
+            );
             this.#afterSeq.set(key, page.events.at(-1)?.seq ?? afterSeq);
             if ((this.#afterSeq.get(key) ?? 0) >= page.lastSeq) {
                 return;
