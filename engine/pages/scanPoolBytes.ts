@@ -13,7 +13,7 @@ export const DEFAULT_SLICE_BUDGET_MS = 1;
  * Bytes scanned between two reads of the clock: a clock read costs a few dozen ns, a page's scan
  * grows with its bytes. Counted in pages, a pool of a real model's pages (256 tokens, megabytes
  * each) read the clock only every several megabytes, so one slice held a stream's next token for
- * many times its budget (docs/PERFORMANCE.md).
+ * many times its budget (docs/measurements.md).
  */
 const BYTES_PER_CLOCK_READ = 256 * 1024;
 
