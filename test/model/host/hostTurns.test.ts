@@ -164,11 +164,13 @@ describe("a chat's turn belongs to the host (npm run serve, RPC WebSocket)", () 
             `the ${kept.length.toLocaleString("en-US")} characters written before the Stop are kept`
         );
         const loaded = resultOf(await call(other, "loadWorkspaces", {})) as { workspaces: { id: string; messages: unknown[] }[] };
+        const { modelName } = resultOf(await call(other, "info", {})) as { modelName: string };
         expect(loaded.workspaces.find((workspace) => workspace.id === "ui-stop")!.messages.at(-1)).toEqual({
             id: "m-stop-answer",
             role: "assistant",
             content: kept,
             finish: "stopped",
+            model: modelName,
             at: expect.any(Number) as number,
             timing: { firstTokenMs: expect.any(Number) as number, totalMs: expect.any(Number) as number }
         });
