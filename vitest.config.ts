@@ -21,6 +21,9 @@ const UNIT_GROUP = 0;
 const CLI_GROUP = 1;
 const LANES_GROUP = 2;
 
+/** Removes the run's lane folder when the run ends (test/support/removeLaneRunDirectory.ts). */
+const LANE_TEARDOWN = "test/support/removeLaneRunDirectory.ts";
+
 /** What a heavy project's workers need to take their file's lane (test/support/holdTestLane.ts). */
 function laneEnvironment(projectName: string): Record<string, string> {
     return { KVAULT_TEST_RUN_ID: String(process.pid), KVAULT_TEST_PROJECT: projectName };
@@ -62,7 +65,7 @@ export default defineConfig({
                     include: ["test/model/**/*.test.ts"],
                     environment: "node",
                     env: laneEnvironment("model"),
-                    globalSetup: ["test/model/globalSetup.ts"],
+                    globalSetup: ["test/model/globalSetup.ts", LANE_TEARDOWN],
                     setupFiles: ["test/support/holdTestLane.ts"],
                     sequence: { groupOrder: LANES_GROUP },
                     maxWorkers: WORKERS_PER_GROUP,
@@ -76,7 +79,7 @@ export default defineConfig({
                     include: ["test/gpu/**/*.test.ts", ...modelTestsOnDevice],
                     environment: "node",
                     env: { KVAULT_TEST_GPU: "vulkan", ...vulkanTestEnvironment(), ...laneEnvironment("gpu") },
-                    globalSetup: ["test/gpu/globalSetup.ts"],
+                    globalSetup: ["test/gpu/globalSetup.ts", LANE_TEARDOWN],
                     setupFiles: ["test/support/holdTestLane.ts"],
                     sequence: { groupOrder: LANES_GROUP },
                     maxWorkers: WORKERS_PER_GROUP,
@@ -90,7 +93,7 @@ export default defineConfig({
                     include: ["test/e2e/**/*.test.ts"],
                     environment: "node",
                     env: laneEnvironment("e2e"),
-                    globalSetup: ["test/e2e/globalSetup.ts"],
+                    globalSetup: ["test/e2e/globalSetup.ts", LANE_TEARDOWN],
                     setupFiles: ["test/support/holdTestLane.ts"],
                     sequence: { groupOrder: LANES_GROUP },
                     maxWorkers: WORKERS_PER_GROUP,

@@ -23,6 +23,11 @@ export class LaneWaitTimeoutError extends Error {
     }
 }
 
+/** The folder of one vitest run's lanes (`runId` is the vitest process's pid). */
+export function laneRunDirectory(runId: string): string {
+    return join(tmpdir(), `kvault-test-lanes-${runId}`);
+}
+
 /**
  * One lane of a vitest run: a directory that exists while a worker process holds the lane, with the
  * holder's pid inside, so a lane held by a worker that died is taken over rather than waited for.
@@ -36,7 +41,7 @@ export class LaneLock {
         readonly lane: TestLane,
         runId: string
     ) {
-        this.#directory = join(tmpdir(), `kvault-test-lanes-${runId}`, lane);
+        this.#directory = join(laneRunDirectory(runId), lane);
     }
 
     async acquire(): Promise<void> {
