@@ -7,20 +7,8 @@ import { blockFacts, blockOf, type KvSection } from "./kvSections.js";
 import type { PageMapTheme } from "./pageColour.js";
 import { pageAtPoint, type PageGridLayout } from "./pageGridLayout.js";
 
-/**
- * One sequence's section of the map on its own canvas (the pool's is PagePoolCanvas): its title, a
- * line of explanation, the blocks, and the inspected block's words in a tooltip (hover, or focus
- * and the arrow keys).
- */
-export function KvSectionCanvas({
-    snapshot,
-    section,
-    layout,
-    hint,
-    ownerColour,
-    ownerName,
-    theme
-}: {
+/** What a canvas of one KV section draws from: the section's grid, its words and its colours (the pool's canvas takes the same). */
+export interface KvSectionCanvasProps {
     readonly snapshot: DecodedSnapshot;
     readonly section: KvSection;
     readonly layout: PageGridLayout;
@@ -28,7 +16,14 @@ export function KvSectionCanvas({
     readonly ownerColour: (owner: string) => string | undefined;
     readonly ownerName: (owner: string) => string;
     readonly theme: PageMapTheme;
-}) {
+}
+
+/**
+ * One sequence's section of the map on its own canvas (the pool's is PagePoolCanvas): its title, a
+ * line of explanation, the blocks, and the inspected block's words in a tooltip (hover, or focus
+ * and the arrow keys).
+ */
+export function KvSectionCanvas({ snapshot, section, layout, hint, ownerColour, ownerName, theme }: KvSectionCanvasProps) {
     const canvasRef = useRef<HTMLCanvasElement>(null);
     const tooltipRef = useRef<HTMLDivElement>(null);
     const [inspected, setInspected] = useState<number>();

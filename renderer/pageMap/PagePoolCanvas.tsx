@@ -2,9 +2,9 @@ import { Maximize, ZoomIn, ZoomOut } from "lucide-react";
 import { useEffect, useMemo, useRef, useState, type KeyboardEvent, type PointerEvent } from "react";
 import { pageStateNames, type PageStateName } from "../../contract/EngineSnapshot.js";
 import { formatCount } from "../util/formatCount.js";
-import type { DecodedSnapshot } from "./decodeSnapshot.js";
 import { blockKindWords, describeBlock } from "./describeBlock.js";
-import { blockFacts, type KvSection } from "./kvSections.js";
+import type { KvSectionCanvasProps } from "./KvSectionCanvas.js";
+import { blockFacts } from "./kvSections.js";
 import {
     cellOnCanvas,
     clampViewport,
@@ -38,23 +38,7 @@ const DRAG_THRESHOLD = 3;
  * focus and the arrows) at any zoom; and, while the timeline is scrubbed, the pool as that event
  * left it instead of the live one. Painted through PoolPainter, which repaints only changed pages.
  */
-export function PagePoolCanvas({
-    snapshot,
-    section,
-    layout,
-    hint,
-    ownerColour,
-    ownerName,
-    theme
-}: {
-    readonly snapshot: DecodedSnapshot;
-    readonly section: KvSection;
-    readonly layout: PageGridLayout;
-    readonly hint: string | undefined;
-    readonly ownerColour: (owner: string) => string | undefined;
-    readonly ownerName: (owner: string) => string;
-    readonly theme: PageMapTheme;
-}) {
+export function PagePoolCanvas({ snapshot, section, layout, hint, ownerColour, ownerName, theme }: KvSectionCanvasProps) {
     const canvasRef = useRef<HTMLCanvasElement>(null);
     const tooltipRef = useRef<HTMLDivElement>(null);
     const painter = useMemo(() => new PoolPainter(), []);

@@ -1,22 +1,14 @@
 // An answer written by the built-in demo model (random weights) says so on the answer itself,
 // wherever the chat is read later; an answer kept before answers recorded their model reads as before.
-import fs from "node:fs";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { EngineInfo } from "../../contract/engineProtocol.js";
 import { readApp, sendMessage } from "./support/appDriver.js";
-import { openKvault, type KvaultPage } from "./support/openKvault.js";
 import { rpcFromPage } from "./support/rpcFromPage.js";
-import { seedChats } from "./support/seedChats.js";
-import { startKvaultServer, type KvaultServer } from "./support/startKvaultServer.js";
+import { useKvaultApp } from "./support/useKvaultApp.js";
 
 describe("the demo model's label on its answers, in a real browser", () => {
-    const screenshots: string[] = [];
-    let dataDir: string | undefined;
-    let server: KvaultServer | undefined;
-    let app: KvaultPage | undefined;
-
-    beforeAll(async () => {
-        dataDir = seedChats([
+    const kvault = useKvaultApp({
+        seed: [
             {
                 id: "ui-notes",
                 name: "Notes",
@@ -26,22 +18,13 @@ describe("the demo model's label on its answers, in a real browser", () => {
                     { role: "assistant", content: "An answer kept before answers named their model." }
                 ]
             }
-        ]);
-        server = await startKvaultServer({ dataDir });
-        app = await openKvault(await server.loginUrl(), { width: 1280, height: 900 });
+        ],
+        viewport: { width: 1280, height: 900 }
     });
-
-    afterAll(async () => {
-        await app?.close();
-        await server?.stop();
-        if (dataDir !== undefined) {
-            fs.rmSync(dataDir, { recursive: true, force: true });
-        }
-        console.log(`screenshots:\n${screenshots.join("\n")}`);
-    });
+    const { screenshots } = kvault;
 
     it("labels the demo model's new answer 'demo model', after a reload too, and leaves the old answer as it was", async () => {
-        const { page } = app!;
+        const { page } = kvault.app();
         expect((await rpcFromPage<EngineInfo>(page, "info")).modelName).toBe("Kvault synthetic tiny");
         const answers = page.locator('.message[data-role="assistant"]:not(.message-live)');
         await expect.poll(() => answers.count(), { timeout: 30_000 }).toBe(1);
@@ -58,13 +41,13 @@ describe("the demo model's label on its answers, in a real browser", () => {
         const label = answers.nth(1).locator(".answer-demo-label");
         expect(await label.textContent()).toBe("demo model");
         expect(await label.getAttribute("title")).toBe("Kvault synthetic tiny: random weights, so its answers are noise");
-        screenshots.push(await app!.screenshot("demo-model-label"));
+        screenshots.push(await kvault.app().screenshot("demo-model-label"));
 
         // Kept with the answer in the store: a reload reads the label back from the chat's file.
         await page.reload();
         await expect.poll(() => answers.count(), { timeout: 30_000 }).toBe(2);
         expect(await answers.nth(1).locator(".answer-demo-label").textContent()).toBe("demo model");
         expect(await answers.first().locator(".answer-demo-label").count()).toBe(0);
-        expect(app!.problems).toEqual([]);
+        expect(kvault.app().problems).toEqual([]);
     });
 });

@@ -1,9 +1,6 @@
-import fs from "node:fs";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { openView } from "./support/appDriver.js";
-import { openKvault, type KvaultPage } from "./support/openKvault.js";
-import { seedChats } from "./support/seedChats.js";
-import { startKvaultServer, type KvaultServer } from "./support/startKvaultServer.js";
+import { useKvaultApp } from "./support/useKvaultApp.js";
 
 const NUM_POOL_PAGES = 20_000;
 /** A page in the middle of the pool: at the whole map's zoom, a cell of a few pixels. */
@@ -11,28 +8,15 @@ const TARGET = 12_345;
 
 // The host pool as the memoryview bench has it (20,000 pages), zoomed and panned as a user would.
 describe("the page map's zoom and pan over 20,000 pages, in a real browser", () => {
-    const screenshots: string[] = [];
-    let dataDir: string | undefined;
-    let server: KvaultServer | undefined;
-    let app: KvaultPage | undefined;
-
-    beforeAll(async () => {
-        dataDir = seedChats([{ id: "ui-notes", name: "Notes", colour: 0, messages: [] }]);
-        server = await startKvaultServer({ dataDir, extraArgs: ["--pool-pages", String(NUM_POOL_PAGES)] });
-        app = await openKvault(await server.loginUrl(), { width: 1280, height: 900 });
+    const kvault = useKvaultApp({
+        seed: [{ id: "ui-notes", name: "Notes", colour: 0, messages: [] }],
+        serveArgs: ["--pool-pages", String(NUM_POOL_PAGES)],
+        viewport: { width: 1280, height: 900 }
     });
-
-    afterAll(async () => {
-        await app?.close();
-        await server?.stop();
-        if (dataDir !== undefined) {
-            fs.rmSync(dataDir, { recursive: true, force: true });
-        }
-        console.log(`screenshots:\n${screenshots.join("\n")}`);
-    });
+    const { screenshots } = kvault;
 
     it("zooms around the pointer, pans with a drag, and still names the page under the pointer", async () => {
-        const { page } = app!;
+        const { page } = kvault.app();
         await openView(page, "Memory");
         const canvas = page.locator(".page-map-canvas");
         await expect.poll(() => canvas.getAttribute("data-blocks"), { timeout: 30_000 }).toBe(String(NUM_POOL_PAGES));
@@ -60,7 +44,7 @@ describe("the page map's zoom and pan over 20,000 pages, in a real browser", () 
         expect((await canvas.boundingBox())!.y, "the wheel zoomed the map instead of scrolling the view").toBe(box.y);
         await page.mouse.move(at.x + 0.5, at.y);
         await expect.poll(() => tooltip.textContent()).toMatch(wordsOf(TARGET));
-        screenshots.push(await app!.screenshot("page-map-zoomed"));
+        screenshots.push(await kvault.app().screenshot("page-map-zoomed"));
 
         // A drag moves the grid with the pointer: the page is where the pointer let go.
         const drag = { x: -150, y: -60 };
@@ -80,7 +64,7 @@ describe("the page map's zoom and pan over 20,000 pages, in a real browser", () 
         expect(await page.getByLabel("Page details").textContent()).toBe(
             `Page ${(TARGET + columns).toLocaleString("en-US")}: free, no owner.`
         );
-        screenshots.push(await app!.screenshot("page-map-panned"));
+        screenshots.push(await kvault.app().screenshot("page-map-panned"));
 
         // The keyboard: 0 shows the whole pool, + zooms in, Shift and an arrow pan, the arrows step pages in view.
         await page.mouse.move(0, 0);
@@ -102,6 +86,6 @@ describe("the page map's zoom and pan over 20,000 pages, in a real browser", () 
         // The control shows the whole pool again.
         await page.getByRole("button", { name: "Show the whole pool (reset the zoom)" }).click();
         await expect.poll(() => canvas.getAttribute("data-zoom")).toBe("1.000");
-        expect(app!.problems).toEqual([]);
+        expect(kvault.app().problems).toEqual([]);
     });
 });
