@@ -34,8 +34,8 @@ function laneEnvironment(projectName: string): Record<string, string> {
 // test/model loads generated GGUF files with real node-llama-cpp; test/e2e drives Debian's Chromium against the headless
 // server (one server and one browser per file), after globalSetup builds the renderer; test/gpu runs the engine on a
 // Vulkan device (lavapipe in CI), every layer offloaded; its globalSetup finds the driver or fails the run. These three
-// share one group of 2 workers split into two lanes of one file at a time, so native contexts never compete with
-// another model file's, nor a browser with another browser (test/support/testLanes.ts says which file goes where).
+// share one group of 2 workers split into two lanes of one file at a time, each on its half of the cores, so one file's
+// native threads never compete with another's; a file takes whichever lane is free (test/support/testLanes.ts).
 export default defineConfig({
     test: {
         sequence: { sequencer: LaneSequencer },

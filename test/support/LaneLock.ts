@@ -10,14 +10,15 @@ export const LANE_POLL_MS = 200;
 /** The longest a file waits for its lane, in milliseconds: longer than any lane's whole run. */
 export const MAX_LANE_WAIT_MS = 60 * 60 * 1000;
 
-/** The lane stayed held by a live process past {@link MAX_LANE_WAIT_MS}. */
+/** The lanes stayed held by live processes past {@link MAX_LANE_WAIT_MS}. */
 export class LaneWaitTimeoutError extends Error {
     readonly code = "LANE_WAIT_TIMEOUT";
 
-    constructor(lane: TestLane, ownerPid: number | undefined, waitedMs: number) {
+    constructor(locks: readonly LaneLock[], waitedMs: number) {
+        const holders = locks.map((lock) => `lane ${lock.lane} by process ${lock.ownerPid() ?? "(unknown)"}`).join(", ");
         super(
-            `Test lane "${lane}" is still held by process ${ownerPid ?? "(unknown)"} after ${waitedMs} ms; ` +
-                `a test file of that lane hangs: end that process or rerun the file alone.`
+            `Test lanes still held after ${waitedMs} ms (${holders}); ` +
+                `a test file in one of them hangs: end that process or rerun the file alone.`
         );
         this.name = "LaneWaitTimeoutError";
     }
@@ -41,25 +42,33 @@ export class LaneLock {
         readonly lane: TestLane,
         runId: string
     ) {
-        this.#directory = join(laneRunDirectory(runId), lane);
+        this.#directory = join(laneRunDirectory(runId), `lane-${lane}`);
     }
 
+    /** Waits until this lane is free (or its holder has died) and takes it. */
     async acquire(): Promise<void> {
-        mkdirSync(join(this.#directory, ".."), { recursive: true });
         const started = Date.now();
-        let ownerPid: number | undefined;
         while (Date.now() - started < MAX_LANE_WAIT_MS) {
-            if (this.#tryTake()) {
+            if (this.tryAcquire()) {
                 return;
-            }
-            ownerPid = this.#ownerPid();
-            if (ownerPid !== undefined && !isAlive(ownerPid)) {
-                rmSync(this.#directory, { recursive: true, force: true });
-                continue;
             }
             await sleep(LANE_POLL_MS);
         }
-        throw new LaneWaitTimeoutError(this.lane, ownerPid, Date.now() - started);
+        throw new LaneWaitTimeoutError([this], Date.now() - started);
+    }
+
+    /** Takes the lane if it is free or its holder has died; false while a live process holds it. */
+    tryAcquire(): boolean {
+        mkdirSync(join(this.#directory, ".."), { recursive: true });
+        if (this.#tryTake()) {
+            return true;
+        }
+        const ownerPid = this.ownerPid();
+        if (ownerPid === undefined || isAlive(ownerPid)) {
+            return false;
+        }
+        rmSync(this.#directory, { recursive: true, force: true });
+        return this.#tryTake();
     }
 
     /** Idempotent; only the holder removes the lane. */
@@ -68,7 +77,7 @@ export class LaneLock {
             return;
         }
         this.#held = false;
-        if (this.#ownerPid() === process.pid) {
+        if (this.ownerPid() === process.pid) {
             rmSync(this.#directory, { recursive: true, force: true });
         }
     }
@@ -87,8 +96,8 @@ export class LaneLock {
         return true;
     }
 
-    /** Undefined while the holder has made the directory but not yet written its pid. */
-    #ownerPid(): number | undefined {
+    /** The holder's pid; undefined while the lane is free or its holder has made the directory but not yet written its pid. */
+    ownerPid(): number | undefined {
         try {
             const pid = Number(readFileSync(join(this.#directory, "owner"), "utf8"));
             return Number.isInteger(pid) && pid > 0 ? pid : undefined;

@@ -1,13 +1,16 @@
 import { relative } from "node:path";
 import { BaseSequencer, type TestSpecification } from "vitest/node";
-import { expectedLaneSeconds, lanesOf, laneProjectNames, testLanes, type TestLane } from "./testLanes.js";
+import { expectedLaneSeconds, laneProjectNames, needsWholeMachine } from "./testLanes.js";
+
+/** Single-lane files a run needs before pinning each lane to its own cores pays: one for each lane. */
+const MIN_FILES_TO_PIN_LANES = 2;
 
 /**
- * Orders a run so the slowest files start first and the two lanes of the heavy group stay busy.
- * vitest's pool starts queued files in order whenever a worker frees, so the heavy files are queued
- * in the order their lanes are expected to free: each file's expected start is the sum of the files
- * before it in its lane. The files that hold both lanes go last, where the lanes meet anyway. Groups
- * (`sequence.groupOrder`) keep their order; within any other group the slowest files go first.
+ * Orders a run so the slowest files start first. vitest's pool starts queued files in order
+ * whenever a worker frees, and a heavy file takes whichever lane is free, so slowest first keeps
+ * both lanes busy until the end. In the heavy group the files that hold both lanes go after every
+ * single-lane file: once one starts it waits for the other lane's last file, and a single-lane file
+ * queued behind it would wait too. Groups (`sequence.groupOrder`) keep their order.
  */
 export class LaneSequencer extends BaseSequencer {
     override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
@@ -25,28 +28,19 @@ export class LaneSequencer extends BaseSequencer {
         if (!files.every((file) => laneProjectNames.includes(file.project.name))) {
             return slowestFirst;
         }
-        const starts = new Map<TestSpecification, number>();
-        const laneEnds = new Map<TestLane, number>(testLanes.map((lane) => [lane, 0]));
-        const byLanesHeld = (file: TestSpecification): number => this.#lanes(file).length;
-        for (const file of [...slowestFirst].sort((a, b) => byLanesHeld(a) - byLanesHeld(b))) {
-            const lanes = this.#lanes(file);
-            const start = Math.max(...lanes.map((lane) => laneEnds.get(lane) ?? 0));
-            starts.set(file, start);
-            for (const lane of lanes) {
-                laneEnds.set(lane, start + this.#seconds(file));
-            }
-        }
-        // Pinning a lane to its cores pays only when the other lane has work: a run of one lane's files
-        // (one file, or one folder, as while working on them) keeps every core.
-        const pinTestLanes = testLanes.every((lane) => files.some((file) => this.#lanes(file).join() === lane));
+        const singleLane = slowestFirst.filter((file) => !this.#wholeMachine(file));
+        const wholeMachine = slowestFirst.filter((file) => this.#wholeMachine(file));
+        // Pinning a lane to its cores pays only when the other lane has work: a run with one
+        // single-lane file (one file, as while working on it) keeps every core.
+        const pinTestLanes = singleLane.length >= MIN_FILES_TO_PIN_LANES;
         for (const file of files) {
             file.project.provide("pinTestLanes", pinTestLanes);
         }
-        return slowestFirst.sort((a, b) => (starts.get(a) ?? 0) - (starts.get(b) ?? 0));
+        return [...singleLane, ...wholeMachine];
     }
 
-    #lanes(file: TestSpecification): readonly TestLane[] {
-        return lanesOf(file.project.name, this.#path(file));
+    #wholeMachine(file: TestSpecification): boolean {
+        return needsWholeMachine(file.project.name, this.#path(file));
     }
 
     #seconds(file: TestSpecification): number {

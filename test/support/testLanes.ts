@@ -2,23 +2,21 @@
  * The heavy tiers (model, gpu, e2e) share one vitest group of two workers, split into two lanes that
  * each run one file at a time on their own half of the cores (test/support/pinToLaneCores.ts): a
  * file's native threads never compete with another file's, since ggml's threads wait for each other
- * at every step and a descheduled one stalls the rest. The "app" lane holds the browser files and
- * the model files about model files on disk and whole processes (model/host/models, model/process,
- * model/backends, model/main); the "model" lane the other model files. The split keeps the lanes'
- * expected totals close (docs/TESTING.md has the figures and the command). The gpu project holds
- * both lanes and runs on the whole machine: Mesa's lavapipe sizes its thread pool by the cores
- * online, not by the cores a process may use.
+ * at every step and a descheduled one stalls the rest. The lanes are interchangeable: a file takes
+ * whichever is free (test/support/takeFreeLane.ts), so neither worker waits while the other lane's
+ * kind of file is all that is left. Files that need the whole machine hold both lanes and run last.
  */
-export type TestLane = "model" | "app";
+export type TestLane = 0 | 1;
 
 declare module "vitest" {
     export interface ProvidedContext {
-        /** Whether this run has files for each lane, so each lane keeps to its own cores (LaneSequencer decides). */
+        /** Whether this run has single-lane files for both lanes, so each lane keeps to its own cores (LaneSequencer decides). */
         pinTestLanes: boolean;
     }
 }
 
-export const testLanes: readonly TestLane[] = ["model", "app"];
+/** The lanes, in the order a whole-machine file takes them (one order, so two such files never wait on each other). */
+export const testLanes: readonly TestLane[] = [0, 1];
 
 /** The projects whose files run in lanes, one vitest group of two workers. */
 export const laneProjectNames: readonly string[] = ["model", "gpu", "e2e"];
@@ -95,23 +93,13 @@ export const wholeMachineFiles: ReadonlySet<string> = new Set([
     "test/e2e/statusBar.test.ts"
 ]);
 
-/** The model project's folders whose files run in the app lane. */
-const appLaneModelFolders: readonly string[] = [
-    "test/model/host/models/",
-    "test/model/process/",
-    "test/model/backends/",
-    "test/model/main/"
-];
-
-/** The lanes a heavy project's file holds while it runs, in the order taken; `relativePath` is relative to the repository root. */
-export function lanesOf(projectName: string, relativePath: string): readonly TestLane[] {
-    if (projectName === "gpu" || wholeMachineFiles.has(relativePath)) {
-        return testLanes;
-    }
-    if (projectName === "model" && !appLaneModelFolders.some((folder) => relativePath.startsWith(folder))) {
-        return ["model"];
-    }
-    return ["app"];
+/**
+ * Whether a heavy project's file holds both lanes while it runs; `relativePath` is relative to the
+ * repository root. The gpu project does: Mesa's lavapipe sizes its thread pool by the cores online,
+ * not by the cores a process may use.
+ */
+export function needsWholeMachine(projectName: string, relativePath: string): boolean {
+    return projectName === "gpu" || wholeMachineFiles.has(relativePath);
 }
 
 /** The seconds a file is expected to hold its lane, worker overhead included. */
