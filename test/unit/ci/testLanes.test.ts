@@ -154,7 +154,7 @@ describe("test lanes", () => {
             spec("gpu", "test/gpu/vulkanIsolation.test.ts", 1),
             spec("model", "test/model/runtime/gatherDecodes.test.ts", 1),
             spec("e2e", "test/e2e/settings.test.ts", 1),
-            spec("e2e", "test/e2e/workspaces.test.ts", 1),
+            spec("e2e", "test/e2e/settingsBackends.test.ts", 1),
             spec("e2e", "test/e2e/login.test.ts", 1)
         ];
         const sorted = await sequencer().sort(files);
@@ -162,8 +162,8 @@ describe("test lanes", () => {
             "test/cli/makeModelCli.test.ts",
             "test/unit/a.test.ts",
             // three browser files and one model file: the browser files do not wait for one lane
-            "test/e2e/workspaces.test.ts",
             "test/e2e/settings.test.ts",
+            "test/e2e/settingsBackends.test.ts",
             "test/e2e/login.test.ts",
             "test/model/families/phi3.test.ts",
             "test/gpu/vulkanIsolation.test.ts",
