@@ -4,7 +4,7 @@
 
 import type { AppCommand } from "./appCommands.js";
 import type { RpcAnswer } from "./rpc.js";
-import type { TurnEventListener } from "./turnEvents.js";
+import type { TurnListener } from "./turnEvents.js";
 
 export interface AppInfo {
     /** The app's version from package.json, e.g. "0.1.0". */
@@ -21,7 +21,7 @@ export interface AppInfo {
  */
 export type BridgeResult<T> = RpcAnswer<T>;
 
-export type { TurnEventListener } from "./turnEvents.js";
+export type { TurnListener } from "./turnEvents.js";
 
 /** Hears each menu command main sends this window (contract/appCommands.ts), already checked. */
 export type AppCommandListener = (command: AppCommand) => void;
@@ -34,7 +34,7 @@ export interface KvaultBridge {
      */
     call(method: string, params: unknown): Promise<BridgeResult<unknown>>;
     /** Turn events of this window's chats only; returns the function that stops them. */
-    onTurnEvent(listener: TurnEventListener): () => void;
+    onTurnEvent(listener: TurnListener): () => void;
     /**
      * The application menu's commands for this window (New Workspace, Find, Open Model…), each
      * checked with parseAppCommand first: a malformed one is dropped, never half-applied. Returns

@@ -4,8 +4,8 @@
 // method of the RPC (contract/rpc/rpcSpec.ts) crosses as one generic `call` and its `answer`.
 
 import type { EngineCompute } from "./engineCompute.js";
-import type { McpToolCallOutcome, McpTurnEvent } from "./mcp.js";
-import type { TurnEvent } from "./turnEvents.js";
+import type { McpToolCallOutcome } from "./mcp.js";
+import type { TurnEvent, TurnListener } from "./turnEvents.js";
 import type { KvCacheType } from "./models.js";
 import type { EngineMethod, RpcParams, RpcResult } from "./rpc/rpcSpec.js";
 
@@ -147,24 +147,6 @@ export interface TokenizeResult {
 
 export type FinishReason = "stop" | "length";
 
-/**
- * What an in-process caller of a turn hears while it runs: the TurnEvent union's events
- * (contract/turnEvents.ts), one callback each; host/rpc/turnEventSender.ts turns them back into
- * the events a page hears, the one conversion on the host.
- */
-export interface TurnCallbacks {
-    onQueued?(position: number): void;
-    onStarted?(): void;
-    /**
-     * Text as it can be shown; with logprobs asked for, the entries of the tokens that made it. A
-     * promise back asks for a pause: a runner that can pause (a remote backend's stream) reads no
-     * more until it settles or the turn's signal aborts; the engine cannot, and does not wait. It must not reject.
-     */
-    onText?(text: string, logprobs?: readonly TokenLogprob[]): void | Promise<void>;
-    /** A chat's turn with MCP tools (host/mcp/mcpToolTurns.ts): a call awaiting permission, then its outcome. */
-    onTool?(event: McpTurnEvent): void;
-}
-
 /** A turn served in full. */
 export interface TurnResult {
     readonly text: string;
@@ -253,8 +235,8 @@ export interface ToolCallSyntax {
 /** What a host needs of the engine, whether it runs in its own process behind the supervisor or, in tests of a host alone, in process. */
 export interface EngineClient {
     readonly info: EngineInfo;
-    /** One turn; aborting `signal` cancels it in the engine. */
-    chat(request: ChatTurnRequest, callbacks?: TurnCallbacks, signal?: AbortSignal): Promise<TurnResult>;
+    /** One turn; `listener` hears its events, each under the turn's requestId; aborting `signal` cancels it in the engine. */
+    chat(request: ChatTurnRequest, listener?: TurnListener, signal?: AbortSignal): Promise<TurnResult>;
     /** One of the engine's calls (contract/rpc/rpcSpec.ts, `serve: "engine"`), with params the spec's schema passed. */
     call<M extends EngineMethod>(method: M, params: RpcParams<M>): Promise<RpcResult<M>>;
 }

@@ -1,9 +1,9 @@
 // What a turn's caller hears while it runs, in one shape from the engine to the renderer: the
-// engine process sends these (EngineEvent), the host forwards them to the page that follows the
-// turn (the RPC's turn events), and the page reads them as they came. In process, a caller of
-// EngineClient.chat hears the same events through TurnCallbacks; the two functions below are the
-// only conversions between the two, used where a turn crosses a process boundary.
-import type { TokenLogprob, TurnCallbacks } from "./engineProtocol.js";
+// engine's service emits these to the listener it is handed, the engine process sends them to its
+// host as they are (EngineEvent), the host hands them to its runner's listener and forwards them to
+// the page that follows the turn (the RPC's turn events), and the page reads them as they came.
+// Nothing converts them on the way; every event carries the turn's `requestId`.
+import type { TokenLogprob } from "./engineProtocol.js";
 import type { McpTurnEvent } from "./mcp.js";
 
 export type TurnEvent =
@@ -18,12 +18,17 @@ export type TurnEvent =
 
 export type TurnEventType = TurnEvent["type"];
 
-/** Hears one turn's events (a page's listener, the host's forwarding to a page). */
-export type TurnEventListener = (event: TurnEvent) => void;
+/**
+ * Hears one turn's events: what every runner of a turn takes (the engine's service, the supervisor,
+ * a remote backend, the host's turns), and what a page follows a turn with. A promise back for a
+ * `text` event asks for a pause: a runner that can pause (a remote backend's stream) reads no more
+ * until it settles or the turn's signal aborts; the engine cannot, and does not wait. It must not reject.
+ */
+export type TurnListener = (event: TurnEvent) => void | Promise<void>;
 
 /**
  * Reads a message as a turn event, or undefined when it is none: the fields each type carries
- * checked, nothing rebuilt. Where events arrive from another process (the renderer from its host).
+ * checked, nothing rebuilt. Where events arrive from another process (the host from its engine, the renderer from its host).
  */
 export function readTurnEvent(message: unknown): TurnEvent | undefined {
     if (typeof message !== "object" || message === null) {
@@ -39,28 +44,4 @@ export function readTurnEvent(message: unknown): TurnEvent | undefined {
         (event.type === "text" && typeof event.text === "string" && (event.logprobs === undefined || Array.isArray(event.logprobs))) ||
         (event.type === "tool" && typeof event.tool === "object" && event.tool !== null);
     return fits ? (event as unknown as TurnEvent) : undefined;
-}
-
-/** A turn's callbacks as the events they stand for, each handed to `send` (the engine's process, the host's RPC). */
-export function turnEventSender(requestId: string, send: (event: TurnEvent) => void): TurnCallbacks {
-    return {
-        onQueued: (position) => send({ type: "queued", requestId, position }),
-        onStarted: () => send({ type: "started", requestId }),
-        onText: (text, logprobs) => send({ type: "text", requestId, text, ...(logprobs === undefined ? {} : { logprobs }) }),
-        onTool: (tool) => send({ type: "tool", requestId, tool })
-    };
-}
-
-/** Hands `event` to the callback that stands for it (the host, for an event from the engine's process). */
-export function deliverTurnEvent(callbacks: TurnCallbacks, event: TurnEvent): void | Promise<void> {
-    switch (event.type) {
-        case "queued":
-            return callbacks.onQueued?.(event.position);
-        case "started":
-            return callbacks.onStarted?.();
-        case "text":
-            return callbacks.onText?.(event.text, event.logprobs);
-        case "tool":
-            return callbacks.onTool?.(event.tool);
-    }
 }

@@ -1,3 +1,4 @@
+import type { TurnListener } from "../contract/turnEvents.js";
 import type { DiskKvRestore } from "./workspace/DiskKvStore.js";
 import type { PageHolder, RequestId, WorkspaceId } from "./core/ids.js";
 import type { EngineMode } from "./EngineConfig.js";
@@ -22,10 +23,11 @@ export interface GenerateRequest {
     readonly onToken?: (token: number, probabilities?: TokenProbabilities) => void | "stop";
     /** Report each generated token's probability and its `top` most likely alternatives. */
     readonly logprobs?: { readonly top: number };
-    /** Called once the request has its decode sequence and starts. */
-    readonly onStarted?: () => void;
-    /** Called when the request must wait, with its 1-based place in the queue. */
-    readonly onQueued?: (position: number) => void;
+    /**
+     * Hears the request's `queued` (it must wait: its 1-based place) and `started` (it has its
+     * decode sequence), under its id; its text is its caller's to tell (EngineService.chat).
+     */
+    readonly listener?: TurnListener;
     /**
      * The workspace keeps its KV on disk (needs the engine's `kvDisk`): a turn that starts with
      * nothing resident loads it instead of prefilling, and a finished turn writes it back.

@@ -3,7 +3,8 @@
 // ESLint holds host/ and main/ to this file. The errors of model files, downloads and the model
 // library are the host's (host/models/modelErrors.ts); the RPC's limits are contract/limits.ts's.
 
-export type { TurnCallbacks, TurnResult } from "../contract/engineProtocol.js";
+export type { TurnResult } from "../contract/engineProtocol.js";
+export type { TurnListener } from "../contract/turnEvents.js";
 export { engineDefaults, type EngineConfigInput } from "./EngineConfig.js";
 export { isKvCacheType, kvCacheTypes, kvRowBytes, type KvCacheType } from "./codec/kvCacheTypes.js";
 export { invariant } from "./core/invariant.js";

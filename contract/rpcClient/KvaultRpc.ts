@@ -1,6 +1,6 @@
 import type { ChatTurnRequest } from "../engineProtocol.js";
 import type { RpcMethod, RpcMethods } from "../rpc.js";
-import type { TurnEventListener } from "../turnEvents.js";
+import type { TurnListener } from "../turnEvents.js";
 
 /**
  * Where a client stands with its server. `unavailable` is final: this client has no way to
@@ -14,7 +14,7 @@ export type ConnectionStatus =
     | { readonly kind: "unavailable"; readonly reason: string };
 
 /** A turn's progress before its result (queue position, start, text as it streams, MCP tool calls), as the host sent it. */
-export type TurnListener = TurnEventListener;
+export type { TurnListener } from "../turnEvents.js";
 
 /** Every method but `chat` and `attachTurn`, which stream and so have their own calls. */
 export type PlainRpcMethod = Exclude<RpcMethod, "chat" | "attachTurn">;

@@ -199,7 +199,7 @@ export class RpcClient implements KvaultRpc {
         const record = message as Record<string, unknown>;
         const event = readTurnEvent(record);
         if (event !== undefined) {
-            this.#turnListeners.get(event.requestId)?.(event);
+            void this.#turnListeners.get(event.requestId)?.(event);
             return;
         }
         if (typeof record.id !== "number") {

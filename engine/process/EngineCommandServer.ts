@@ -1,5 +1,4 @@
 import type { EngineErrorPayload, EngineEvent } from "../../contract/engineProtocol.js";
-import { turnEventSender } from "../../contract/turnEvents.js";
 import type { EngineTransport } from "./EngineTransport.js";
 import { engineMethods, type EngineImplementations, type ServedEngine } from "./engineMethods.js";
 import { parseEngineCommand, type ReceivedEngineCommand } from "./parseEngineCommand.js";
@@ -143,9 +142,10 @@ export class EngineCommandServer {
         }
         const controller = new AbortController();
         this.#running.set(requestId, controller);
+        // The service's events go to the host as they are: the one shape from the engine to the page.
         const send = (event: EngineEvent): void => void this.transport.send(event);
         this.#track(
-            this.#attempt(() => this.service.chat(request, turnEventSender(requestId, send), controller.signal))
+            this.#attempt(() => this.service.chat(request, send, controller.signal))
                 .then(
                     (result) => {
                         const { text, finishReason, usage, logprobs } = result as Awaited<ReturnType<ServedEngine["chat"]>>;

@@ -13,7 +13,7 @@ export function localEngine(service: EngineService): EngineClient {
         get info() {
             return service.info();
         },
-        chat: (request, callbacks, signal) => service.chat(request, callbacks, signal),
+        chat: (request, listener, signal) => service.chat(request, listener, signal),
         call: async (method, params) => (methods[method] as (params: unknown) => unknown)(params) as never
     };
 }

@@ -111,9 +111,15 @@ export class RequestRunner {
         const { scheduler, workspaces } = this.parts;
         let workspace: WorkspaceRecord | undefined;
         try {
-            workspace = await scheduler.acquireTurn({ workspace: input.workspace, signal, onQueued: input.onQueued });
+            const { listener } = input;
+            workspace = await scheduler.acquireTurn({
+                workspace: input.workspace,
+                signal,
+                onQueued:
+                    listener === undefined ? undefined : (position) => void listener({ type: "queued", requestId: record.id, position })
+            });
             record.throwIfEnded();
-            input.onStarted?.();
+            void listener?.({ type: "started", requestId: record.id });
             return await this.#run(record, workspace, input);
         } catch (error) {
             const status: TerminalStatus = record.isTerminal

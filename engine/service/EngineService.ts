@@ -6,14 +6,15 @@ import type {
     EngineInfo,
     SamplingParams,
     TokenLogprob,
-    TurnCallbacks,
     TokenizeResult,
     TurnResult,
     TurnUsage
 } from "../../contract/engineProtocol.js";
+import type { TurnListener } from "../../contract/turnEvents.js";
 import type { DiskKvRestore } from "../workspace/DiskKvStore.js";
 
-export type { TurnCallbacks, TurnResult } from "../../contract/engineProtocol.js";
+export type { TurnResult } from "../../contract/engineProtocol.js";
+export type { TurnListener } from "../../contract/turnEvents.js";
 import type { EngineSnapshot } from "../../contract/EngineSnapshot.js";
 import type { AuditSummary, CanaryReport, DrillDescription, DrillReport, ReplayableTurn, ReplaySummary } from "../../contract/isolation.js";
 import { PeriodicAudit } from "../audit/PeriodicAudit.js";
@@ -140,16 +141,17 @@ export class EngineService {
 
     /**
      * One chat turn. Resolves with the whole answer when it was served in full; every other end
-     * rejects with a typed error, and the answer is not kept.
+     * rejects with a typed error, and the answer is not kept. `listener` hears the turn's events
+     * under its requestId; a promise it gives back is not waited for (the engine cannot pause).
      */
-    async chat(untrusted: unknown, callbacks: TurnCallbacks = {}, signal?: AbortSignal): Promise<TurnResult> {
+    async chat(untrusted: unknown, listener?: TurnListener, signal?: AbortSignal): Promise<TurnResult> {
         // The turn's one schema again, as the host ran it: a turn that crossed a process boundary is not trusted (poison payload).
         const read = readWith(chatTurnSchema, untrusted);
         if (!read.ok) {
             throw new InvalidRequestError(read.reason);
         }
         const request = read.value;
-        const { workspace, messages, sampling, prompt } = request;
+        const { requestId, workspace, messages, sampling, prompt } = request;
         const promptTokens =
             prompt === undefined
                 ? await this.#promptTokens(workspace, messages, request.tools)
@@ -162,24 +164,24 @@ export class EngineService {
         const streamer = new TextStreamer((tokens, previous) => this.renderer.detokenize(tokens, previous), sampling.stop ?? []);
         const logprobs: TokenLogprob[] | undefined = sampling.logprobs === undefined ? undefined : [];
         let numLogprobsSent = 0;
-        const takeLogprobs = (): readonly TokenLogprob[] | undefined => {
+        const sendText = (text: string): void => {
             if (logprobs === undefined) {
-                return undefined;
+                void listener?.({ type: "text", requestId, text });
+                return;
             }
             const chunk = logprobs.slice(numLogprobsSent);
             numLogprobsSent = logprobs.length;
-            return chunk;
+            void listener?.({ type: "text", requestId, text, logprobs: chunk });
         };
         const result = await this.engine.generate({
             workspace: workspaceId(workspace),
-            requestId: toRequestId(request.requestId),
+            requestId: toRequestId(requestId),
             promptTokens,
             maxTokens: sampling.maxTokens,
             sampling: samplingOptions(sampling),
             logprobs: sampling.logprobs,
             signal,
-            onQueued: callbacks.onQueued,
-            onStarted: callbacks.onStarted,
+            listener,
             keepKvOnDisk: request.keepKvOnDisk === true,
             onToken: (token, probabilities) => {
                 this.#throughput.add(1);
@@ -189,14 +191,14 @@ export class EngineService {
                 }
                 const text = streamer.push(token);
                 if (text !== "") {
-                    callbacks.onText?.(text, takeLogprobs());
+                    sendText(text);
                 }
                 return streamer.stopped ? "stop" : undefined;
             }
         });
         const rest = streamer.rest();
         if (rest !== "") {
-            callbacks.onText?.(rest, takeLogprobs());
+            sendText(rest);
         }
         const text = streamer.finish();
         if (!streamer.stopped && prompt === undefined) {

@@ -1,7 +1,8 @@
 // One remote, OpenAI-compatible serving engine (vLLM, SGLang, llama.cpp's llama-server, Ollama's
 // /v1, Kvault itself, a cloud provider) as Kvault drives it: its models, a workspace's turn
 // streamed through it, and the raw forwarding Kvault's own API does as a gateway.
-import type { ChatTurnRequest, SamplingParams, TurnCallbacks, TurnResult, TurnUsage } from "../../contract/engineProtocol.js";
+import type { ChatTurnRequest, SamplingParams, TurnResult, TurnUsage } from "../../contract/engineProtocol.js";
+import type { TurnListener } from "../../contract/turnEvents.js";
 import { InvalidRequestError, invariant } from "../../engine/index.js";
 import type { BackendConfig } from "./BackendConfig.js";
 import { answerTooLong, backendLimits, type BackendLimits, BackendMalformedError, BackendNotFoundError } from "./backendErrors.js";
@@ -62,11 +63,12 @@ export class RemoteBackend {
      * One workspace's turn on `model`, streamed: text as it arrives, the usage the backend reports.
      * Aborting `signal` aborts the request upstream (the server stops generating). A stream that
      * ends without a finish reason is BackendMalformedError: an answer cut short is never a whole one.
+     * `listener` hears `started`, then each piece of text, under the turn's requestId.
      */
     async chat(
         model: string,
         request: ChatTurnRequest,
-        callbacks: TurnCallbacks = {},
+        listener?: TurnListener,
         signal?: AbortSignal,
         /** OpenAI's `user`, the workspace name the backend keeps the conversation under (Kvault's gateway sends one); none when absent. */
         user?: string
@@ -90,7 +92,7 @@ export class RemoteBackend {
             ...samplingFields(request.sampling),
             ...(user === undefined ? {} : { user })
         };
-        return this.#streamTurn("/chat/completions", body, readChunk, callbacks, signal);
+        return this.#streamTurn("/chat/completions", body, readChunk, { requestId: request.requestId, listener, signal });
     }
 
     /**
@@ -101,7 +103,7 @@ export class RemoteBackend {
     async generate(
         model: string,
         request: ChatTurnRequest,
-        callbacks: TurnCallbacks = {},
+        listener?: TurnListener,
         signal?: AbortSignal,
         user?: string
     ): Promise<TurnResult> {
@@ -121,7 +123,7 @@ export class RemoteBackend {
             ...samplingFields(request.sampling),
             ...(user === undefined ? {} : { user })
         };
-        return this.#streamTurn("/completions", body, readTextChunk, callbacks, signal);
+        return this.#streamTurn("/completions", body, readTextChunk, { requestId: request.requestId, listener, signal });
     }
 
     /** Each input's vector from the backend's `/v1/embeddings` (as floats), in order; a count other than the inputs' is BackendMalformedError. */
@@ -151,9 +153,9 @@ export class RemoteBackend {
         path: string,
         body: Record<string, unknown>,
         read: (config: BackendConfig, data: string) => ChunkReading,
-        callbacks: TurnCallbacks,
-        signal: AbortSignal | undefined
+        turn: { readonly requestId: string; readonly listener: TurnListener | undefined; readonly signal: AbortSignal | undefined }
     ): Promise<TurnResult> {
+        const { requestId, listener, signal } = turn;
         const response = await requestBackend(this.config, {
             method: "POST",
             url: `${this.config.apiBase}${path}`,
@@ -161,7 +163,7 @@ export class RemoteBackend {
             signal,
             timeoutMs: this.limits.headersTimeoutMs
         });
-        callbacks.onStarted?.();
+        void listener?.({ type: "started", requestId });
         let text = "";
         let finishReason: TurnResult["finishReason"] | undefined;
         let usage: TurnUsage | undefined;
@@ -183,7 +185,7 @@ export class RemoteBackend {
                 text += chunk.text;
                 // the caller may not have passed the last piece on yet (its client reads slowly): the
                 // backend is read no faster than the answer is taken, and the turn's signal still ends the wait
-                await passedOn(callbacks.onText?.(chunk.text), signal);
+                await passedOn(listener?.({ type: "text", requestId, text: chunk.text }), signal);
             }
             finishReason = chunk.finishReason ?? finishReason;
             usage = chunk.usage ?? usage;
@@ -251,7 +253,7 @@ export function samplingFields(sampling: SamplingParams): Record<string, unknown
     };
 }
 
-/** Resolves once the caller's `wait` (onText's promise, when it gave one) has settled, or at once when `signal` aborts. */
+/** Resolves once the caller's `wait` (its listener's promise for a text event, when it gave one) has settled, or at once when `signal` aborts. */
 function passedOn(wait: void | Promise<void>, signal: AbortSignal | undefined): Promise<void> | void {
     if (wait === undefined || signal === undefined) {
         return wait;

@@ -31,7 +31,7 @@ export function routeTurns(
             const local = await engine();
             // the workspace's setting, read where the store is: the engine keeps its KV on disk for this turn's workspace
             return meta?.settings.keepKvOnDisk === true
-                ? { info: local.info, chat: (turn, callbacks, signal) => local.chat({ ...turn, keepKvOnDisk: true }, callbacks, signal) }
+                ? { info: local.info, chat: (turn, listener, signal) => local.chat({ ...turn, keepKvOnDisk: true }, listener, signal) }
                 : local;
         }
         let backend;
@@ -45,7 +45,7 @@ export function routeTurns(
         }
         return {
             info: { modelName: chosen.model },
-            chat: (turn, callbacks, signal) => backend.chat(chosen.model, turn, callbacks, signal)
+            chat: (turn, listener, signal) => backend.chat(chosen.model, turn, listener, signal)
         };
     };
 }
@@ -69,13 +69,13 @@ async function localModelRunner(meta: WorkspaceMeta, model: string, found: Model
         get info() {
             return info;
         },
-        chat: async (turn, callbacks, signal) => {
+        chat: async (turn, listener, signal) => {
             const lease = await router.acquire(model);
             info = lease.engine.info;
             try {
                 return await lease.engine.chat(
                     meta.settings.keepKvOnDisk === true ? { ...turn, keepKvOnDisk: true } : turn,
-                    callbacks,
+                    listener,
                     signal
                 );
             } finally {

@@ -7,9 +7,9 @@ import type {
     RawPrompt,
     SamplingParams,
     ToolDefinition,
-    TurnCallbacks,
     TurnResult
 } from "../../contract/engineProtocol.js";
+import type { TurnListener } from "../../contract/turnEvents.js";
 import type { ModelFacts } from "../../contract/models.js";
 import type { TurnRunner } from "../backends/routeTurns.js";
 import { watchAnswer } from "./answerDeadline.js";
@@ -83,7 +83,7 @@ export async function runApiTurn(
     context: ApiContext,
     response: ServerResponse,
     turn: ApiTurn,
-    callbacks: TurnCallbacks = {},
+    listener?: TurnListener,
     runner: TurnRunner = context.engine
 ): Promise<TurnResult> {
     const release = context.admit(turn.keyId);
@@ -106,7 +106,7 @@ export async function runApiTurn(
                 ...(turn.named !== undefined && response.req?.headers["x-kvault-keep-kv"] === "on" ? { keepKvOnDisk: true } : {}),
                 sampling: turn.sampling
             },
-            callbacks,
+            listener,
             turn.stop === undefined ? deadline.signal : AbortSignal.any([deadline.signal, turn.stop])
         );
         // a turn that ended as it was stopped has lost text on the way: it is no whole answer

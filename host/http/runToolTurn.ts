@@ -10,13 +10,13 @@ import { mayBeToolCall, readToolCallAnswer, templateCallGrammar, type ApiToolCal
 
 export interface ToolTurnAnswer {
     readonly result: TurnResult;
-    /** The answer's calls; undefined when it is text (then every piece of it has gone to `onText`). */
+    /** The answer's calls; undefined when it is text (then every piece of it has gone to `writeText`). */
     readonly calls: readonly ApiToolCall[] | undefined;
 }
 
 /**
- * Runs `turn` with `tools` (undefined: none offered, or `tool_choice` none). `onText`, when given,
- * hears the answer's text as it streams, except what turns out to be a call; without it the answer
+ * Runs `turn` with `tools` (undefined: none offered, or `tool_choice` none). `writeText`, when given,
+ * writes the answer's text as it streams, except what turns out to be a call; without it the answer
  * is read whole.
  */
 export async function runToolTurn(
@@ -24,7 +24,7 @@ export async function runToolTurn(
     response: ServerResponse,
     turn: Omit<ApiTurn, "tools">,
     tools: ToolUse | undefined,
-    onText?: (text: string) => void
+    writeText?: (text: string) => void
 ): Promise<ToolTurnAnswer> {
     const syntax = context.engine.info.toolCallSyntax;
     const callGrammar = tools === undefined ? undefined : templateCallGrammar(tools, syntax);
@@ -38,24 +38,25 @@ export async function runToolTurn(
             sampling: callGrammar === undefined ? turn.sampling : { ...turn.sampling, grammar: callGrammar },
             ...(tools === undefined ? {} : { tools: tools.tools })
         },
-        onText === undefined
-            ? {}
-            : {
-                  onText: (text) => {
-                      if (!holding) {
-                          return onText(text);
-                      }
-                      held += text;
-                      if (!mayBeToolCall(held, tools!, syntax)) {
-                          holding = false;
-                          onText(held);
-                      }
+        writeText === undefined
+            ? undefined
+            : (event) => {
+                  if (event.type !== "text") {
+                      return;
+                  }
+                  if (!holding) {
+                      return writeText(event.text);
+                  }
+                  held += event.text;
+                  if (!mayBeToolCall(held, tools!, syntax)) {
+                      holding = false;
+                      writeText(held);
                   }
               }
     );
     const calls = tools === undefined ? undefined : readToolCallAnswer(result.text, tools, result.finishReason, syntax);
     if (calls === undefined && holding && held !== "") {
-        onText?.(held);
+        writeText?.(held);
     }
     return { result, calls };
 }

@@ -74,21 +74,22 @@ export async function serveChatCompletion(
                 stop: writer.stopped
             },
             body.stream
-                ? {
-                      onText: (text, logprobs) => {
-                          if (holding) {
-                              held += text;
-                              heldLogprobs = logprobs === undefined ? heldLogprobs : [...(heldLogprobs ?? []), ...logprobs];
-                              if (mayBeToolCall(held, tools!, syntax)) {
-                                  return;
-                              }
-                              holding = false;
-                              return send(held, heldLogprobs);
-                          }
-                          return send(text, logprobs);
+                ? (event) => {
+                      if (event.type !== "text") {
+                          return;
                       }
+                      if (holding) {
+                          held += event.text;
+                          heldLogprobs = event.logprobs === undefined ? heldLogprobs : [...(heldLogprobs ?? []), ...event.logprobs];
+                          if (mayBeToolCall(held, tools!, syntax)) {
+                              return;
+                          }
+                          holding = false;
+                          return send(held, heldLogprobs);
+                      }
+                      return send(event.text, event.logprobs);
                   }
-                : {}
+                : undefined
         );
         const calls = tools === undefined ? undefined : readToolCallAnswer(result.text, tools, result.finishReason, syntax);
         const finishReason: FinishReason | "tool_calls" = calls === undefined ? result.finishReason : "tool_calls";

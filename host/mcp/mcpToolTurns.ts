@@ -5,8 +5,9 @@
 // model, which answers again. A call that fails (denied, timed out, its server crashed or wrote
 // garbage, its result too large) goes back to the model as that named error: the turn goes on.
 // Streamed text is held back while it may still be a call, as the API holds it.
-import type { ChatMessage, ChatTurnRequest, EngineClient, ToolCall, TurnCallbacks, TurnResult } from "../../contract/engineProtocol.js";
+import type { ChatMessage, ChatTurnRequest, EngineClient, ToolCall, TurnResult } from "../../contract/engineProtocol.js";
 import { mcpLimits, type McpToolCallOutcome, type McpToolCallRequest } from "../../contract/mcp.js";
+import type { TurnListener } from "../../contract/turnEvents.js";
 import { KvaultError } from "../../engine/index.js";
 import type { FindWorkspace, TurnRunner } from "../backends/routeTurns.js";
 import { readTools, type ToolUse } from "../http/readTools.js";
@@ -43,11 +44,11 @@ export function withMcpTools(
         }
         const engine = await parts.engine();
         return {
-            chat: (turn, callbacks, signal) =>
+            chat: (turn, listener, signal) =>
                 runToolRounds(
                     { runner, engine, parts, offered, required: meta.settings.toolChoice === "required" },
                     turn,
-                    callbacks ?? {},
+                    listener ?? (() => undefined),
                     signal ?? new AbortController().signal
                 )
         };
@@ -63,7 +64,8 @@ interface ToolTurn {
 }
 
 /** Up to mcpLimits.maxToolRounds rounds of one call each, then an answer whose calls are not run (its text is the answer). */
-async function runToolRounds(turn: ToolTurn, request: ChatTurnRequest, callbacks: TurnCallbacks, signal: AbortSignal): Promise<TurnResult> {
+async function runToolRounds(turn: ToolTurn, request: ChatTurnRequest, listener: TurnListener, signal: AbortSignal): Promise<TurnResult> {
+    const { requestId } = request;
     const syntax = turn.engine.info.toolCallSyntax;
     let messages: readonly ChatMessage[] = request.messages;
     const outcomes: McpToolCallOutcome[] = [];
@@ -80,32 +82,29 @@ async function runToolRounds(turn: ToolTurn, request: ChatTurnRequest, callbacks
                 tools: use.tools,
                 sampling: grammar === undefined ? request.sampling : { ...request.sampling, grammar }
             },
-            {
-                ...callbacks,
-                onText: (text) => {
-                    if (!holding) {
-                        return callbacks.onText?.(text);
-                    }
-                    held += text;
-                    if (!mayBeToolCall(held, use, syntax)) {
-                        holding = false;
-                        return callbacks.onText?.(held);
-                    }
-                    return undefined;
+            (event) => {
+                if (event.type !== "text" || !holding) {
+                    return listener(event);
                 }
+                held += event.text;
+                if (!mayBeToolCall(held, use, syntax)) {
+                    holding = false;
+                    return listener({ type: "text", requestId, text: held });
+                }
+                return undefined;
             },
             signal
         );
         const calls = last ? undefined : readToolCallAnswer(result.text, use, result.finishReason, syntax);
         if (calls === undefined) {
             if (holding && held !== "") {
-                await callbacks.onText?.(held);
+                await listener({ type: "text", requestId, text: held });
             }
             return outcomes.length === 0 ? result : { ...result, toolCalls: outcomes };
         }
         const answered: ToolCall[] = [];
         for (const call of calls) {
-            const outcome = await runCall(turn, request.workspace, request.requestId, messages, call, callbacks, signal);
+            const outcome = await runCall(turn, request.workspace, requestId, messages, call, listener, signal);
             outcomes.push(outcome);
             answered.push({
                 id: call.id,
@@ -126,7 +125,7 @@ async function runCall(
     requestId: string,
     messages: readonly ChatMessage[],
     call: ApiToolCall,
-    callbacks: TurnCallbacks,
+    listener: TurnListener,
     signal: AbortSignal
 ): Promise<McpToolCallOutcome> {
     const tool = turn.offered.find((item) => item.name === call.function.name);
@@ -143,7 +142,7 @@ async function runCall(
         }
         const { mcp, prompts } = turn.parts;
         if (!mcp.allowed(workspace, tool.server, tool.tool)) {
-            callbacks.onTool?.({ kind: "call", call: shown });
+            void listener({ type: "tool", requestId, tool: { kind: "call", call: shown } });
             const permission = await prompts.ask(requestId, call.id, signal);
             if (permission === "deny") {
                 throw new McpToolDeniedError(`You did not allow "${tool.tool}" of "${tool.server}"; the model was told so.`);
@@ -158,7 +157,7 @@ async function runCall(
         const named = error instanceof KvaultError ? error : new McpToolFailedError(`The tool call failed: ${(error as Error).message}`);
         outcome = { ...shown, error: { code: named.code, message: named.message } };
     }
-    callbacks.onTool?.({ kind: "outcome", outcome });
+    void listener({ type: "tool", requestId, tool: { kind: "outcome", outcome } });
     return outcome;
 }
 

@@ -1,6 +1,6 @@
 import type { ChatTurnRequest, TurnResult } from "../../contract/engineProtocol.js";
 import type { ActiveTurn, ChatTurnResult } from "../../contract/rpc.js";
-import { turnEventSender, type TurnEvent } from "../../contract/turnEvents.js";
+import type { TurnEvent } from "../../contract/turnEvents.js";
 import { turnTiming } from "../../contract/turnTiming.js";
 import { MODEL_NAME_MAX_CHARS } from "../../contract/rpc/storeSchemas.js";
 import type { StoredMessage } from "../../contract/workspaces.js";
@@ -189,7 +189,7 @@ export class HostTurns {
     }
 
     async #run(turn: HostTurn): Promise<ChatTurnResult> {
-        const { requestId, workspace } = turn.request;
+        const { workspace } = turn.request;
         const fanOut = (event: TurnEvent): void => {
             if (event.type === "queued") {
                 turn.phase = "queued";
@@ -210,7 +210,7 @@ export class HostTurns {
         try {
             const engine = await untilAborted(this.engine(turn.request), turn.controller.signal);
             turn.runner = engine;
-            result = await engine.chat(turn.request, turnEventSender(requestId, fanOut), turn.controller.signal);
+            result = await engine.chat(turn.request, fanOut, turn.controller.signal);
         } catch (error) {
             if (!turn.stopped) {
                 throw error;

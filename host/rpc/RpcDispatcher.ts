@@ -11,7 +11,7 @@ import type { StoredMessage } from "../../contract/workspaces.js";
 import { InvalidRequestError } from "../../engine/index.js";
 import type { CallContext, HostImplementations } from "./hostMethods.js";
 import { HostTurns } from "./HostTurns.js";
-import { turnEventSender, type TurnEvent } from "../../contract/turnEvents.js";
+import type { TurnEvent } from "../../contract/turnEvents.js";
 import { toErrorAnswer } from "./toErrorAnswer.js";
 import { untilAborted } from "./untilAborted.js";
 
@@ -127,11 +127,7 @@ export class RpcDispatcher {
         turns.set(requestId, controller);
         try {
             const engine = await untilAborted(this.engine(), controller.signal);
-            return await engine.chat(
-                request,
-                turnEventSender(requestId, (event) => caller.send(event)),
-                controller.signal
-            );
+            return await engine.chat(request, (event) => caller.send(event), controller.signal);
         } finally {
             // Only this turn's entry: after closeCaller the caller's state may be a newer one.
             const current = this.#callers.get(caller.id);

@@ -9,9 +9,9 @@ import {
     type TurnUsage
 } from "../../contract/engineProtocol.js";
 import type { EngineMethod, RpcParams, RpcResult } from "../../contract/rpc.js";
-import { deliverTurnEvent, readTurnEvent } from "../../contract/turnEvents.js";
+import { readTurnEvent, type TurnEvent, type TurnListener } from "../../contract/turnEvents.js";
 import { EngineStoppedError, InvalidRequestError } from "../../engine/index.js";
-import type { EngineConfigInput, TurnCallbacks, TurnResult } from "../../engine/index.js";
+import type { EngineConfigInput, TurnResult } from "../../engine/index.js";
 import {
     CancelledBeforeSendError,
     EngineCallTimeoutError,
@@ -38,7 +38,7 @@ export interface OpenEngineOptions {
 }
 
 interface PendingTurn {
-    readonly callbacks: TurnCallbacks;
+    readonly listener: TurnListener | undefined;
     /** Held to a grammar: its wait for a token after its first is watched (MAX_GRAMMAR_TOKEN_MS). */
     readonly hasGrammar: boolean;
     /** When its latest token came (performance.now()); undefined before the first. */
@@ -120,7 +120,7 @@ export class EngineConnection {
         return longest;
     }
 
-    chat(request: ChatTurnRequest, callbacks: TurnCallbacks, signal?: AbortSignal): Promise<TurnResult> {
+    chat(request: ChatTurnRequest, listener: TurnListener | undefined, signal?: AbortSignal): Promise<TurnResult> {
         const { requestId } = request;
         const closed = this.#closedError("turn");
         if (closed !== undefined) {
@@ -142,7 +142,7 @@ export class EngineConnection {
                 signal?.removeEventListener("abort", cancel);
             };
             this.#turns.set(requestId, {
-                callbacks,
+                listener,
                 hasGrammar: request.sampling.grammar !== undefined,
                 resolve: (result) => {
                     settle();
@@ -341,7 +341,7 @@ export class EngineConnection {
                 if (turn !== undefined && event.type === "text") {
                     turn.lastTokenAt = performance.now();
                 }
-                this.#notify(id, (callbacks) => void deliverTurnEvent(callbacks, event));
+                this.#notify(id, event);
                 return;
             }
             case "finished":
@@ -373,16 +373,17 @@ export class EngineConnection {
         }
     }
 
-    #notify(requestId: string, deliver: (callbacks: TurnCallbacks) => void): void {
+    /** Hands `event` to its turn's listener as it came; the engine does not wait for a promise back. */
+    #notify(requestId: string, event: TurnEvent): void {
         const turn = this.#turns.get(requestId);
         if (turn === undefined) {
             return;
         }
         try {
-            deliver(turn.callbacks);
+            void turn.listener?.(event);
         } catch (error) {
-            // A caller's callback must not break routing for every other turn.
-            this.options.log(`a turn callback for ${JSON.stringify(requestId)} threw: ${(error as Error).message}`);
+            // A caller's listener must not break routing for every other turn.
+            this.options.log(`a turn listener for ${JSON.stringify(requestId)} threw: ${(error as Error).message}`);
         }
     }
 

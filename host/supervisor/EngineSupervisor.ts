@@ -2,7 +2,7 @@ import type { ChatTurnRequest, EngineClient, EngineInfo } from "../../contract/e
 import type { ModelFacts } from "../../contract/models.js";
 import { callTimeoutMs, type EngineMethod, type RpcParams, type RpcResult } from "../../contract/rpc/rpcSpec.js";
 import { engineDefaults, EngineStoppedError, invariant } from "../../engine/index.js";
-import type { EngineConfigInput, TurnCallbacks, TurnResult } from "../../engine/index.js";
+import type { EngineConfigInput, TurnListener, TurnResult } from "../../engine/index.js";
 import { inspectModelInChild } from "../models/inspectModelInChild.js";
 import { ModelSwitchedError } from "../models/modelErrors.js";
 import { EngineConnection, type EngineExit } from "./EngineConnection.js";
@@ -128,9 +128,9 @@ export class EngineSupervisor implements EngineClient {
      * checked where it entered the host (the RPC spec, or the HTTP API's parser); the engine checks
      * what only it knows.
      */
-    async chat(request: ChatTurnRequest, callbacks: TurnCallbacks = {}, signal?: AbortSignal): Promise<TurnResult> {
+    async chat(request: ChatTurnRequest, listener?: TurnListener, signal?: AbortSignal): Promise<TurnResult> {
         const connection = await this.#whenRunning(signal);
-        return connection.chat(request, callbacks, signal);
+        return connection.chat(request, listener, signal);
     }
 
     /**

@@ -3,7 +3,7 @@
 import type { IpcRenderer, IpcRendererEvent } from "electron";
 import { APP_COMMAND_EVENT, parseAppCommand } from "../../contract/appCommands.js";
 import { ipcChannels } from "../../contract/channels.js";
-import type { AppCommandListener, AppInfo, BridgeResult, KvaultBridge, TurnEventListener } from "../../contract/KvaultBridge.js";
+import type { AppCommandListener, AppInfo, BridgeResult, KvaultBridge, TurnListener } from "../../contract/KvaultBridge.js";
 import { MESSAGE_TOO_LARGE, oversizeMessage, utf8ByteLength } from "../../contract/limits.js";
 import type { TurnEvent } from "../../contract/turnEvents.js";
 
@@ -37,12 +37,12 @@ export function createBridge(ipc: BridgeIpc): KvaultBridge {
             return ipc.invoke(ipcChannels.call, method, params) as Promise<BridgeResult<unknown>>;
         },
 
-        onTurnEvent: (listener: TurnEventListener) => {
+        onTurnEvent: (listener: TurnListener) => {
             if (typeof listener !== "function") {
                 throw new TypeError("onTurnEvent takes a function.");
             }
             // The IPC event stays here: it carries a sender handle the page must never get.
-            const forward = (_event: IpcRendererEvent, turnEvent: TurnEvent): void => listener(turnEvent);
+            const forward = (_event: IpcRendererEvent, turnEvent: TurnEvent): void => void listener(turnEvent);
             ipc.on(ipcChannels.turnEvent, forward);
             return () => {
                 ipc.removeListener(ipcChannels.turnEvent, forward);

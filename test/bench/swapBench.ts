@@ -34,8 +34,8 @@ async function timedTurn(service: EngineService, workspace: string, messages: re
     let firstTextAt: number | undefined;
     const result = await service.chat(
         { requestId: `bench-swap-${nextRequest++}`, workspace, messages, sampling: { temperature: 0, maxTokens: ANSWER_TOKENS } },
-        {
-            onText: () => {
+        (event) => {
+            if (event.type === "text") {
                 firstTextAt ??= performance.now();
             }
         }

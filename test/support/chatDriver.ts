@@ -19,7 +19,7 @@ export class Conversation {
         const messages: ChatMessage[] = [...this.messages, { role: "user", content: userText }];
         const result = await service.chat(
             { requestId: `test-${++numRequests}`, workspace: this.workspace, messages, sampling: this.sampling },
-            {},
+            undefined,
             signal
         );
         this.messages.push({ role: "user", content: userText }, { role: "assistant", content: result.text });

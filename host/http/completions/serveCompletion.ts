@@ -56,15 +56,16 @@ export async function serveCompletion(
             response,
             { requestId: identity.id, keyId, named, prompt: body.prompt, sampling: body.sampling, stop: writer.stopped },
             body.stream
-                ? {
-                      onText: (text, logprobs) => {
-                          openStream();
-                          const entries = legacyLogprobsBody(logprobs, top, numCharsSent);
-                          numCharsSent += text.length;
-                          return writeEvent(writer, textCompletionBody(identity, text, null, entries));
+                ? (event) => {
+                      if (event.type !== "text") {
+                          return;
                       }
+                      openStream();
+                      const entries = legacyLogprobsBody(event.logprobs, top, numCharsSent);
+                      numCharsSent += event.text.length;
+                      return writeEvent(writer, textCompletionBody(identity, event.text, null, entries));
                   }
-                : {}
+                : undefined
         );
         if (!body.stream) {
             return sendJson(

@@ -124,11 +124,11 @@ export function backendTurnRunner(route: BackendRoute, sampling: SamplingParams,
     }
     const { backend, model } = route;
     return {
-        chat: async (turn, callbacks, signal) => {
+        chat: async (turn, listener, signal) => {
             try {
                 return turn.prompt === undefined
-                    ? await backend.chat(model, turn, callbacks, signal, user)
-                    : await backend.generate(model, turn, callbacks, signal, user);
+                    ? await backend.chat(model, turn, listener, signal, user)
+                    : await backend.generate(model, turn, listener, signal, user);
             } catch (error) {
                 throw gatewayError(error);
             }

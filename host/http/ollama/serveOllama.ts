@@ -249,17 +249,18 @@ async function runTurn(
             sampling: body.sampling,
             stop: writer.stopped
         },
-        {
-            onText: (text) => {
-                firstTokenAt ??= process.hrtime.bigint();
-                if (!body.stream) {
-                    return;
-                }
-                if (!response.headersSent) {
-                    response.writeHead(200, { "Content-Type": "application/x-ndjson; charset=utf-8", "Cache-Control": "no-store" });
-                }
-                return line({ ...piece(text), done: false });
+        (event) => {
+            if (event.type !== "text") {
+                return;
             }
+            firstTokenAt ??= process.hrtime.bigint();
+            if (!body.stream) {
+                return;
+            }
+            if (!response.headersSent) {
+                response.writeHead(200, { "Content-Type": "application/x-ndjson; charset=utf-8", "Cache-Control": "no-store" });
+            }
+            return line({ ...piece(event.text), done: false });
         },
         served.runner
     );

@@ -59,7 +59,7 @@ describe("soak: 8 workspaces, random prompt lengths, random cancels and swaps", 
                                 messages: [...history, message],
                                 sampling: { temperature: 0, maxTokens: 1 + (random.nextU32() % 8) }
                             },
-                            {},
+                            undefined,
                             controller.signal
                         );
                         outcomes.finished = (outcomes.finished ?? 0) + 1;

@@ -97,9 +97,9 @@ describe("SIGKILL of the engine process mid-transfer", () => {
         const error = await carol
             .turn(supervisor, LONG, {
                 sampling: { temperature: 0, maxTokens: 8 },
-                callbacks: {
-                    onText: (text) => {
-                        streamed += text;
+                listener: (event) => {
+                    if (event.type === "text") {
+                        streamed += event.text;
                     }
                 }
             })

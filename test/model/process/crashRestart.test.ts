@@ -85,12 +85,13 @@ describe("SIGKILL of the engine process mid-generation", () => {
         let numTokenEvents = 0;
         const inFlight = turns.map((request, index) =>
             supervisor!
-                .chat(request, {
-                    onText: () => {
-                        numTokenEvents++;
-                        if (index === 0 && numTokenEvents === 1) {
-                            process.kill(firstPid, "SIGKILL");
-                        }
+                .chat(request, (event) => {
+                    if (event.type !== "text") {
+                        return;
+                    }
+                    numTokenEvents++;
+                    if (index === 0 && numTokenEvents === 1) {
+                        process.kill(firstPid, "SIGKILL");
                     }
                 })
                 .then(

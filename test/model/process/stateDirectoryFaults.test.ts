@@ -55,9 +55,9 @@ async function expectFailedCleanly(
     let streamed = "";
     const error = await conversation
         .turn(supervisor, text, {
-            callbacks: {
-                onText: (chunk) => {
-                    streamed += chunk;
+            listener: (event) => {
+                if (event.type === "text") {
+                    streamed += event.text;
                 }
             }
         })

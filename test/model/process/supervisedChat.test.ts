@@ -36,9 +36,9 @@ async function converse(
             conversations.map(async (conversation) => {
                 let text = "";
                 const result = await conversation.turn(engine, userText(conversation.workspace, turn), {
-                    callbacks: {
-                        onText: (chunk) => {
-                            text += chunk;
+                    listener: (event) => {
+                        if (event.type === "text") {
+                            text += event.text;
                         }
                     }
                 });
@@ -134,8 +134,8 @@ describe("the engine in its own process, behind the supervisor", () => {
         const engine = await EngineSupervisor.start(tinyProcessConfig, { spawner: stopping, log: (line) => log.push(line) });
         let disposed: Promise<void> | undefined;
         const turn = engine
-            .chat(new Conversation("carol").request("Go on.", { temperature: 0, maxTokens: 150 }), {
-                onText: () => {
+            .chat(new Conversation("carol").request("Go on.", { temperature: 0, maxTokens: 150 }), (event) => {
+                if (event.type === "text") {
                     disposed ??= engine.dispose();
                 }
             })

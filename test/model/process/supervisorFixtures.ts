@@ -6,7 +6,7 @@ import { eventsOfEngineMessage, type ChatMessage, type ChatTurnRequest, type Sam
 import type { EngineConfigInput } from "../../../engine/EngineConfig.js";
 import type { EngineChildProcess, EngineProcessSpawner } from "../../../host/supervisor/EngineProcessSpawner.js";
 import { forkEngineSpawner } from "../../../host/supervisor/forkEngineProcess.js";
-import type { TurnCallbacks, TurnResult } from "../../../engine/service/EngineService.js";
+import type { TurnListener, TurnResult } from "../../../engine/service/EngineService.js";
 import { tinyEngineConfig } from "../../support/engineFixtures.js";
 import { generatedModelPath } from "../../support/generatedModels.js";
 import { isProcessAlive } from "../../../engine/runtime/PrivateStateDirectory.js";
@@ -18,7 +18,7 @@ export const GREEDY: SamplingParams = { temperature: 0, maxTokens: 6 };
 
 /** EngineService and EngineSupervisor alike: the one call a conversation needs. */
 export interface ChatEngine {
-    chat(request: ChatTurnRequest, callbacks?: TurnCallbacks, signal?: AbortSignal): Promise<TurnResult>;
+    chat(request: ChatTurnRequest, listener?: TurnListener, signal?: AbortSignal): Promise<TurnResult>;
 }
 
 let numRequests = 0;
@@ -41,9 +41,9 @@ export class Conversation {
     async turn(
         engine: ChatEngine,
         userText: string,
-        options: { sampling?: SamplingParams; callbacks?: TurnCallbacks } = {}
+        options: { sampling?: SamplingParams; listener?: TurnListener } = {}
     ): Promise<TurnResult> {
-        const result = await engine.chat(this.request(userText, options.sampling), options.callbacks ?? {});
+        const result = await engine.chat(this.request(userText, options.sampling), options.listener);
         this.messages.push({ role: "user", content: userText }, { role: "assistant", content: result.text });
         return result;
     }

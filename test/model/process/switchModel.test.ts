@@ -57,7 +57,11 @@ describe("switching models behind the supervisor, with real engine processes", (
                 firstText = resolve;
             });
             running = supervisor
-                .chat(conversation.request("Tell me a long story", { temperature: 0, maxTokens: 200 }), { onText: () => firstText() })
+                .chat(conversation.request("Tell me a long story", { temperature: 0, maxTokens: 200 }), (event) => {
+                    if (event.type === "text") {
+                        firstText();
+                    }
+                })
                 .then(
                     () => undefined,
                     (error: unknown) => error as Error & { code?: string }

@@ -50,8 +50,8 @@ describe("forgetting a workspace during its turn", () => {
         let forgotten: Promise<void> | undefined;
         const turn = service.chat(
             { requestId: "f1", workspace: "f", messages: ask(LONG), sampling: { temperature: 0, maxTokens: 64 } },
-            {
-                onText: () => {
+            (event) => {
+                if (event.type === "text") {
                     forgotten ??= service.forgetWorkspace("f");
                 }
             }
@@ -114,8 +114,8 @@ describe("forgetting a workspace during its turn", () => {
         });
         const doomed = service.chat(
             { requestId: "h1", workspace: "h", messages: ask(LONG), sampling: { temperature: 0, maxTokens: 64 } },
-            {
-                onText: () => {
+            (event) => {
+                if (event.type === "text") {
                     forgotten ??= service.forgetWorkspace("h");
                 }
             }

@@ -4,6 +4,7 @@ import type { KvEngineHooks } from "../../../engine/KvEngine.js";
 import { EngineService } from "../../../engine/service/EngineService.js";
 import { LlamaRuntime } from "../../../engine/runtime/LlamaRuntime.js";
 import { Conversation } from "../../support/chatDriver.js";
+import { TurnEventLog } from "../../support/TurnEventLog.js";
 import { expectEngineClean, tinyEngineConfig } from "../../support/engineFixtures.js";
 import { generatedModelPath } from "../../support/generatedModels.js";
 
@@ -34,7 +35,7 @@ describe("the engine service: turns, cancellation, measure, snapshots", () => {
                     controller.abort();
                 }
             };
-            const texts: string[] = [];
+            const heard = new TurnEventLog();
             await expect(
                 service.chat(
                     {
@@ -43,7 +44,7 @@ describe("the engine service: turns, cancellation, measure, snapshots", () => {
                         messages: ask("Please write a long answer about pages and leases."),
                         sampling: { temperature: 0, maxTokens: 40 }
                     },
-                    { onText: (text) => void texts.push(text) },
+                    heard.listener(),
                     controller.signal
                 )
             ).rejects.toMatchObject({ code: "request_cancelled" });
@@ -66,15 +67,19 @@ describe("the engine service: turns, cancellation, measure, snapshots", () => {
         });
         const first = service.chat(
             { requestId: "q1", workspace: "q1", messages: ask("first"), sampling: { temperature: 0, maxTokens: 200 } },
-            { onText: () => started() },
+            (event) => {
+                if (event.type === "text") {
+                    started();
+                }
+            },
             running.signal
         );
         await firstStarted;
         const second = service.chat(
             { requestId: "q2", workspace: "q2", messages: ask("second"), sampling: { temperature: 0, maxTokens: 4 } },
-            {
-                onQueued: (position) => {
-                    positions.push(position);
+            (event) => {
+                if (event.type === "queued") {
+                    positions.push(event.position);
                     waiting.abort();
                 }
             },
@@ -97,7 +102,11 @@ describe("the engine service: turns, cancellation, measure, snapshots", () => {
             const turn = (name: string) =>
                 two.chat(
                     { requestId: name, workspace: "same", messages: ask(`turn ${name}`), sampling: { temperature: 0, maxTokens: 4 } },
-                    { onStarted: () => events.push(`${name} started`), onText: () => void events.push(`${name} text`) }
+                    (event) => {
+                        if (event.type === "started" || event.type === "text") {
+                            events.push(`${name} ${event.type}`);
+                        }
+                    }
                 );
             await Promise.all([
                 turn("a"),
@@ -124,7 +133,7 @@ describe("the engine service: turns, cancellation, measure, snapshots", () => {
         });
         expect(plain.text.length).toBeGreaterThan(4);
         const stop = plain.text.slice(2, 4);
-        const streamed: string[] = [];
+        const streamed = new TurnEventLog();
         const stopped = await service.chat(
             {
                 requestId: "s2",
@@ -132,11 +141,13 @@ describe("the engine service: turns, cancellation, measure, snapshots", () => {
                 messages: ask("Say something."),
                 sampling: { temperature: 0, maxTokens: 12, stop: [stop] }
             },
-            { onText: (text) => void streamed.push(text) }
+            streamed.listener()
         );
         expect(stopped.finishReason).toBe("stop");
         expect(stopped.text).toBe(plain.text.slice(0, plain.text.indexOf(stop)));
-        expect(streamed.join("")).toBe(stopped.text);
+        expect(streamed.texts.join("")).toBe(stopped.text);
+        // every event under the turn's own id: the engine's service stamps it, nobody after it
+        expect(streamed.requestIds).toEqual(["s2"]);
         await expectEngineClean(service.engine);
     });
 

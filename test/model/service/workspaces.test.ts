@@ -96,8 +96,10 @@ describe("workspaces chatting at once", () => {
                                     messages,
                                     sampling: { temperature: 0, maxTokens: 6 }
                                 },
-                                {
-                                    onQueued: (position) => positions.push(position)
+                                (event) => {
+                                    if (event.type === "queued") {
+                                        positions.push(event.position);
+                                    }
                                 }
                             )
                             .then((result) => {

@@ -83,7 +83,9 @@ describe("RpcClient", () => {
         const turn = client.chat(
             { requestId: "r1", workspace: "w", messages: [{ role: "user", content: "hi" }], sampling: { temperature: 0, maxTokens: 4 } },
             (event) =>
-                heard.push(event.type === "queued" ? `queued ${event.position}` : event.type === "text" ? `text ${event.text}` : event.type)
+                void heard.push(
+                    event.type === "queued" ? `queued ${event.position}` : event.type === "text" ? `text ${event.text}` : event.type
+                )
         );
         transport.handlers.onMessage({ type: "queued", requestId: "r1", position: 2 });
         transport.handlers.onMessage({ type: "started", requestId: "r1" });

@@ -6,7 +6,8 @@ import type { EngineTransport } from "../../../../engine/process/EngineTransport
 import { UnknownDrillError } from "../../../../engine/drills/runFaultDrill.js";
 import { ReplayUnavailableError } from "../../../../engine/KvEngine.js";
 import { RequestCancelledError } from "../../../../engine/request/requestErrors.js";
-import type { TurnCallbacks, TurnResult } from "../../../../engine/service/EngineService.js";
+import type { TurnEvent } from "../../../../contract/turnEvents.js";
+import type { TurnListener, TurnResult } from "../../../../engine/service/EngineService.js";
 
 const usage = { promptTokens: 3, cachedPromptTokens: 0, evaluatedPromptTokens: 3, completionTokens: 2 };
 
@@ -21,13 +22,13 @@ function chat(requestId: string): Record<string, unknown> {
 
 /** Chats that run until the test finishes them or their signal aborts. */
 class FakeEngine implements ServedEngine {
-    readonly running = new Map<string, { callbacks: TurnCallbacks; finish(text: string): void }>();
+    readonly running = new Map<string, { listener: TurnListener; finish(text: string): void }>();
     numDisposes = 0;
     runningAtDispose = -1;
 
-    chat(request: ChatTurnRequest, callbacks: TurnCallbacks = {}, signal?: AbortSignal): Promise<TurnResult> {
+    chat(request: ChatTurnRequest, listener: TurnListener = () => undefined, signal?: AbortSignal): Promise<TurnResult> {
         return new Promise((resolve, reject) => {
-            this.running.set(request.requestId, { callbacks, finish: (text) => resolve({ text, finishReason: "length", usage }) });
+            this.running.set(request.requestId, { listener, finish: (text) => resolve({ text, finishReason: "length", usage }) });
             signal?.addEventListener("abort", () => reject(new RequestCancelledError("decode")), { once: true });
         }).finally(() => this.running.delete(request.requestId)) as Promise<TurnResult>;
     }
@@ -138,12 +139,17 @@ function serve(): { server: EngineCommandServer; engine: FakeEngine; sent: Engin
 const tick = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 0));
 
 describe("EngineCommandServer", () => {
-    it("streams a chat's events under its requestId and finishes it", async () => {
+    it("streams a chat's events under its requestId, each as the service gave it, and finishes it", async () => {
         const { server, engine, sent } = serve();
         server.handle(chat("r1"));
-        engine.running.get("r1")!.callbacks.onQueued?.(1);
-        engine.running.get("r1")!.callbacks.onStarted?.();
-        engine.running.get("r1")!.callbacks.onText?.("He");
+        const events: TurnEvent[] = [
+            { type: "queued", requestId: "r1", position: 1 },
+            { type: "started", requestId: "r1" },
+            { type: "text", requestId: "r1", text: "He" }
+        ];
+        for (const event of events) {
+            void engine.running.get("r1")!.listener(event);
+        }
         engine.running.get("r1")!.finish("He");
         await tick();
         expect(sent).toEqual([
@@ -152,6 +158,8 @@ describe("EngineCommandServer", () => {
             { type: "text", requestId: "r1", text: "He" },
             { type: "finished", requestId: "r1", text: "He", finishReason: "length", usage }
         ]);
+        // sent as they are: no conversion between the service and the host
+        expect(sent.slice(0, 3).every((message, index) => message === events[index])).toBe(true);
         expect(server.numRunning).toBe(0);
     });
 

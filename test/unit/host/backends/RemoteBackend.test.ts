@@ -14,6 +14,7 @@ import {
 import { RemoteBackend } from "../../../../host/backends/RemoteBackend.js";
 import type { ChatTurnRequest } from "../../../../contract/engineProtocol.js";
 import { freePort } from "../../main/loopbackPorts.js";
+import { TurnEventLog } from "../../../support/TurnEventLog.js";
 
 // RemoteBackend against a real HTTP server on loopback that answers as each test scripts it:
 // every bad byte a backend can send is a named error, never a crash or a cut answer taken whole.
@@ -81,14 +82,15 @@ describe("RemoteBackend.chat", () => {
                     `data: ${chunk(null, "length")}\n\ndata: {"choices":[],\ndata: "usage":{"prompt_tokens":9,"completion_tokens":2,"prompt_tokens_details":{"cached_tokens":4}}}\n\ndata: [DONE]\n\n`
             );
         };
-        const texts: string[] = [];
-        const result = await backend().chat("m", turn, { onText: (text) => void texts.push(text) });
+        const heard = new TurnEventLog();
+        const result = await backend().chat("m", turn, heard.listener());
         expect(result).toEqual({
             text: "Hello",
             finishReason: "length",
             usage: { promptTokens: 9, cachedPromptTokens: 4, evaluatedPromptTokens: 5, completionTokens: 2 }
         });
-        expect(texts).toEqual(["Hel", "lo"]);
+        expect(heard.lines).toEqual(["started", "text Hel", "text lo"]);
+        expect(heard.requestIds).toEqual(["r-1"]);
         expect(authorization).toBe("Bearer sekrit");
         expect(sent).toEqual({
             model: "m",
@@ -203,7 +205,11 @@ describe("RemoteBackend.chat", () => {
         const running = backend().chat(
             "m",
             { ...turn, requestId: "abort" },
-            { onText: () => controller.abort(new Error("stopped")) },
+            (event) => {
+                if (event.type === "text") {
+                    controller.abort(new Error("stopped"));
+                }
+            },
             controller.signal
         );
         await expect(running).rejects.toThrow("stopped");

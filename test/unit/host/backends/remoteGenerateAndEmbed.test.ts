@@ -5,6 +5,7 @@ import type { ChatTurnRequest } from "../../../../contract/engineProtocol.js";
 import { backendUrls, type BackendConfig } from "../../../../host/backends/BackendConfig.js";
 import { backendLimits, BackendMalformedError } from "../../../../host/backends/backendErrors.js";
 import { RemoteBackend } from "../../../../host/backends/RemoteBackend.js";
+import { TurnEventLog } from "../../../support/TurnEventLog.js";
 
 // RemoteBackend.generate (a raw prompt through `/v1/completions`) and RemoteBackend.embed
 // (`/v1/embeddings`) against a real HTTP server on loopback that answers as each test scripts it.
@@ -61,14 +62,15 @@ describe("RemoteBackend.generate", () => {
                 { choices: [], usage: { prompt_tokens: 3, completion_tokens: 2 } },
                 "[DONE]"
             );
-        const texts: string[] = [];
-        const result = await backend().generate("m", rawTurn({ text: "Tell" }), { onText: (text) => void texts.push(text) });
+        const heard = new TurnEventLog();
+        const result = await backend().generate("m", rawTurn({ text: "Tell" }), heard.listener());
         expect(result).toEqual({
             text: "Once more",
             finishReason: "length",
             usage: { promptTokens: 3, cachedPromptTokens: 0, evaluatedPromptTokens: 3, completionTokens: 2 }
         });
-        expect(texts).toEqual(["Once", " more"]);
+        expect(heard.lines).toEqual(["started", "text Once", "text  more"]);
+        expect(heard.requestIds).toEqual(["r-1"]);
         expect(sent).toEqual([
             {
                 url: "/v1/completions",
@@ -88,7 +90,7 @@ describe("RemoteBackend.generate", () => {
     it("sends token ids as the prompt and the workspace as `user`, and refuses a stream without a finish reason", async () => {
         sent = [];
         script = (response) => sse(response, { choices: [{ text: "x", finish_reason: null }] }, "[DONE]");
-        await expect(backend().generate("m", rawTurn({ tokens: [1, 2] }), {}, undefined, "key7:notes")).rejects.toThrow(
+        await expect(backend().generate("m", rawTurn({ tokens: [1, 2] }), undefined, undefined, "key7:notes")).rejects.toThrow(
             BackendMalformedError
         );
         expect(sent[0]!.body).toMatchObject({ prompt: [1, 2], user: "key7:notes" });

@@ -1,7 +1,8 @@
 import http from "node:http";
 import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ChatTurnRequest, EngineClient, TurnCallbacks, TurnResult } from "../../../../contract/engineProtocol.js";
+import type { ChatTurnRequest, EngineClient, TurnResult } from "../../../../contract/engineProtocol.js";
+import type { TurnListener } from "../../../../contract/turnEvents.js";
 import { backendUrls } from "../../../../host/backends/BackendConfig.js";
 import { Backends } from "../../../../host/backends/Backends.js";
 import { backendGateway } from "../../../../host/http/gateway/serveGateway.js";
@@ -40,10 +41,10 @@ interface TokenPour {
 }
 const tokenPour: TokenPour = { numTokens: 0, stopped: false, pouredAll: false };
 
-/** An engine whose every turn pours one-character tokens, ignoring onText's promise as the real engine does, until its signal aborts. */
+/** An engine whose every turn pours one-character tokens, ignoring the promise its listener gives back for a text event as the real engine does, until its signal aborts. */
 const pouringEngine = {
     info: { window: { limit: 4096 }, toolCallSyntax: undefined },
-    chat: async (_request: ChatTurnRequest, callbacks: TurnCallbacks, signal?: AbortSignal): Promise<TurnResult> => {
+    chat: async (request: ChatTurnRequest, listener: TurnListener, signal?: AbortSignal): Promise<TurnResult> => {
         while (tokenPour.numTokens < POUR_LIMIT_TOKENS) {
             if (signal?.aborted === true) {
                 tokenPour.stopped = true;
@@ -51,7 +52,7 @@ const pouringEngine = {
             }
             for (let index = 0; index < TOKENS_PER_BATCH; index++) {
                 tokenPour.numTokens++;
-                void callbacks.onText?.("x");
+                void listener({ type: "text", requestId: request.requestId, text: "x" });
             }
             await new Promise((resolve) => setImmediate(resolve));
         }

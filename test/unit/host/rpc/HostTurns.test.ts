@@ -40,10 +40,10 @@ describe("HostTurns, the chats' turns the host owns", () => {
         const done = turns.start(page, turn("r1"), "m-1", "m-0");
         await settle();
         const running = engine.turns.get("r1")!;
-        running.callbacks.onStarted?.();
-        running.callbacks.onText?.("Hel");
+        running.started();
+        running.text("Hel");
         turns.detach(page.id);
-        running.callbacks.onText?.("lo");
+        running.text("lo");
         expect(running.signal.aborted).toBe(false);
         expect(turns.list()).toEqual([
             { requestId: "r1", workspace: "alice", answerId: "m-1", answerParent: "m-0", phase: "running", numChars: 5 }
@@ -51,7 +51,7 @@ describe("HostTurns, the chats' turns the host owns", () => {
 
         const reloaded = caller(2);
         const attached = turns.attach(reloaded, "r1");
-        running.callbacks.onText?.("!");
+        running.text("!");
         running.finish({ ...result, text: "Hello!" });
         // Kept after m-0, stamped at its end, timed from its start (10) to its first text (20) and its end (30).
         const answer: StoredMessage = {
@@ -98,7 +98,7 @@ describe("HostTurns, the chats' turns the host owns", () => {
         const { engine, kept, turns } = hostTurns();
         const done = turns.start(caller(1), turn("r1"), "m-1");
         await settle();
-        engine.turns.get("r1")!.callbacks.onText?.("so far");
+        engine.turns.get("r1")!.text("so far");
         expect(turns.cancel("r1")).toBe(true);
         await expect(done).rejects.toMatchObject({ code: "turn_stopped", message: expect.stringContaining("the 6 characters") });
         // Named no parent: it follows the chat's last message. Timed to the Stop, as it has text.
@@ -124,7 +124,7 @@ describe("HostTurns, the chats' turns the host owns", () => {
         const failed = turns.start(caller(1), turn("r1"), "m-1");
         const stopped = turns.start(caller(1), turn("r2", "bob"), "m-2");
         await settle();
-        engine.turns.get("r1")!.callbacks.onText?.("partial");
+        engine.turns.get("r1")!.text("partial");
         engine.turns.get("r1")!.fail(new EngineRequestError({ code: "engine_crashed", message: "The engine stopped." }));
         turns.cancel("r2");
         await expect(failed).rejects.toMatchObject({ code: "engine_crashed" });
@@ -177,7 +177,7 @@ describe("HostTurns, the chats' turns the host owns", () => {
         // Regenerate: the turn answers the question m-1, not the chat's last message m-2.
         const done = turns.start(caller(1), turn("r1", workspaceA.id), "m-3", "m-1");
         await settle();
-        engine.turns.get("r1")!.callbacks.onText?.("Again.");
+        engine.turns.get("r1")!.text("Again.");
         engine.turns.get("r1")!.finish({ ...result, text: "Again." });
         const { answer } = await done;
         await store.close();

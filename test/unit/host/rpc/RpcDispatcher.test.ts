@@ -217,10 +217,10 @@ describe("RpcDispatcher, the one server loop of both hosts", () => {
         const answer = rpc.call(alice, "chat", turn("r1"));
         await settle();
         const running = engine.turns.get("r1")!;
-        running.callbacks.onQueued?.(2);
-        running.callbacks.onStarted?.();
-        running.callbacks.onText?.("Hi");
-        running.callbacks.onText?.("!");
+        running.queued(2);
+        running.started();
+        running.text("Hi");
+        running.text("!");
         running.finish(result);
         expect(await answer).toEqual({ ok: true, value: result });
         expect(alice.events).toEqual([

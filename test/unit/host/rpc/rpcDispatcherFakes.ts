@@ -1,7 +1,7 @@
 // RpcDispatcher's unit tests' stand-ins: an engine that records what it is asked, callers, and a dispatcher over them.
-import type { ChatTurnRequest, EngineClient, EngineInfo, TurnCallbacks, TurnResult } from "../../../../contract/engineProtocol.js";
+import type { ChatTurnRequest, EngineClient, EngineInfo, TurnResult } from "../../../../contract/engineProtocol.js";
 import type { ModelDownload } from "../../../../contract/models.js";
-import type { TurnEvent } from "../../../../contract/turnEvents.js";
+import type { TurnEvent, TurnListener } from "../../../../contract/turnEvents.js";
 import { RequestCancelledError } from "../../../../engine/request/requestErrors.js";
 import {
     DownloadNotResumableError,
@@ -27,7 +27,11 @@ export function turn(requestId: string, workspace = "alice"): ChatTurnRequest {
 
 export interface RunningTurn {
     readonly request: ChatTurnRequest;
-    readonly callbacks: TurnCallbacks;
+    readonly listener: TurnListener;
+    /** The turn's events as the engine would emit them, under its requestId, to its listener. */
+    queued(position: number): void;
+    started(): void;
+    text(text: string): void;
     readonly signal: AbortSignal;
     finish(value: TurnResult): void;
     fail(error: Error): void;
@@ -160,11 +164,21 @@ export function fakeEngine(): FakeEngine {
             calls.push("info");
             return info;
         },
-        chat: (request, callbacks = {}, signal) =>
+        chat: (request, listener = () => undefined, signal) =>
             new Promise((resolve, reject) => {
                 calls.push(`chat ${request.requestId}`);
                 signal?.addEventListener("abort", () => reject(new RequestCancelledError("decode")), { once: true });
-                turns.set(request.requestId, { request, callbacks, signal: signal!, finish: resolve, fail: reject });
+                const { requestId } = request;
+                turns.set(requestId, {
+                    request,
+                    listener,
+                    queued: (position) => void listener({ type: "queued", requestId, position }),
+                    started: () => void listener({ type: "started", requestId }),
+                    text: (text) => void listener({ type: "text", requestId, text }),
+                    signal: signal!,
+                    finish: resolve,
+                    fail: reject
+                });
             }),
         call: (method, params) => engineCall(method, params as Record<string, unknown>) as never
     };

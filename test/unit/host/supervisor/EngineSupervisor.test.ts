@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { EngineRequestError, EngineStartError } from "../../../../host/supervisor/engineHostErrors.js";
+import { TurnEventLog } from "../../../support/TurnEventLog.js";
 import { FakeSpawner, disposeSupervisors, start, turn } from "./supervisorFakes.js";
 
 afterEach(disposeSupervisors);
@@ -50,34 +51,34 @@ describe("EngineSupervisor.start", () => {
 });
 
 describe("EngineSupervisor routes a turn's events and calls' answers by id", () => {
-    it("streams queued, started and text, then resolves with the result", async () => {
+    it("streams queued, started and text, each as the engine sent it, then resolves with the result", async () => {
         const spawner = new FakeSpawner();
         const supervisor = await start(spawner);
-        const seen: string[] = [];
-        const result = supervisor.chat(turn, {
-            onQueued: (position) => seen.push(`queued ${position}`),
-            onStarted: () => seen.push("started"),
-            onText: (text) => void seen.push(`text ${text}`)
-        });
+        const seen = new TurnEventLog();
+        const result = supervisor.chat(turn, seen.listener());
         await Promise.resolve();
         expect(spawner.last.lastSent("chat").request.requestId).toBe("r1");
         const child = spawner.last;
+        const hel = { type: "text", requestId: "r1", text: "Hel" } as const;
         child.emit({ type: "queued", requestId: "r1", position: 2 });
         child.emit({ type: "started", requestId: "r1" });
-        child.emit({ type: "text", requestId: "r1", text: "Hel" });
+        child.emit(hel);
         child.emit({ type: "text", requestId: "other", text: "not mine" });
         child.emit({ type: "text", requestId: "r1", text: "lo" });
         const usage = { promptTokens: 5, cachedPromptTokens: 0, evaluatedPromptTokens: 5, completionTokens: 2 };
         child.emit({ type: "finished", requestId: "r1", text: "Hello", finishReason: "length", usage });
         await expect(result).resolves.toEqual({ text: "Hello", finishReason: "length", usage });
-        expect(seen).toEqual(["queued 2", "started", "text Hel", "text lo"]);
+        expect(seen.lines).toEqual(["queued 2", "started", "text Hel", "text lo"]);
+        expect(seen.requestIds).toEqual(["r1"]);
+        // handed on as it came: the host converts nothing
+        expect(seen.events[2]).toBe(hel);
     });
 
     it("routes a batch's events in their order as if each came alone, and ignores a batch nested in one", async () => {
         const spawner = new FakeSpawner();
         const supervisor = await start(spawner);
-        const seen: string[] = [];
-        const result = supervisor.chat(turn, { onStarted: () => seen.push("started"), onText: (text) => void seen.push(`text ${text}`) });
+        const seen = new TurnEventLog();
+        const result = supervisor.chat(turn, seen.listener());
         await Promise.resolve();
         const usage = { promptTokens: 5, cachedPromptTokens: 0, evaluatedPromptTokens: 5, completionTokens: 2 };
         spawner.last.emit({
@@ -97,7 +98,7 @@ describe("EngineSupervisor routes a turn's events and calls' answers by id", () 
             ]
         });
         await expect(result).resolves.toEqual({ text: "Hello", finishReason: "stop", usage });
-        expect(seen).toEqual(["started", "text Hel", "text lo"]);
+        expect(seen.lines).toEqual(["started", "text Hel", "text lo"]);
     });
 
     it("rejects with the engine's code when it reports failed", async () => {
@@ -131,7 +132,7 @@ describe("EngineSupervisor routes a turn's events and calls' answers by id", () 
         const spawner = new FakeSpawner();
         const supervisor = await start(spawner);
         const controller = new AbortController();
-        const result = supervisor.chat(turn, {}, controller.signal);
+        const result = supervisor.chat(turn, undefined, controller.signal);
         await Promise.resolve();
         controller.abort();
         expect(spawner.last.lastSent("cancel")).toEqual({ type: "cancel", requestId: "r1" });
@@ -141,7 +142,7 @@ describe("EngineSupervisor routes a turn's events and calls' answers by id", () 
             error: { code: "request_cancelled", message: "The request was cancelled during decode." }
         });
         await expect(result).rejects.toMatchObject({ code: "request_cancelled" });
-        await expect(supervisor.chat({ ...turn, requestId: "r2" }, {}, AbortSignal.abort())).rejects.toMatchObject({
+        await expect(supervisor.chat({ ...turn, requestId: "r2" }, undefined, AbortSignal.abort())).rejects.toMatchObject({
             code: "request_cancelled"
         });
         expect(spawner.last.sent.filter((command) => command.type === "chat")).toHaveLength(1);

@@ -104,7 +104,7 @@ describe("createBridge", () => {
         const ipc = fakeIpc();
         const bridge = createBridge(ipc);
         const received: unknown[][] = [];
-        const unsubscribe = bridge.onTurnEvent((...args) => received.push(args));
+        const unsubscribe = bridge.onTurnEvent((...args) => void received.push(args));
         const event: TurnEvent = { type: "text", requestId: "r1", text: "Hi" };
         ipc.emit(ipcChannels.turnEvent, { sender: "ipcRenderer itself" }, event);
         expect(received).toEqual([[event]]);

@@ -1,11 +1,12 @@
 import { describe, expect, it } from "vitest";
-import type { KvaultBridge, TurnEventListener } from "../../../../contract/KvaultBridge.js";
+import type { KvaultBridge, TurnListener } from "../../../../contract/KvaultBridge.js";
+import type { TurnEvent } from "../../../../contract/turnEvents.js";
 import { BridgeTransport } from "../../../../renderer/rpc/BridgeTransport.js";
 
 /** A bridge whose calls answer from a table, by method, as the preload would after main's IPC. */
-function fakeBridge(): { bridge: KvaultBridge; emit: TurnEventListener; calls: string[] } {
+function fakeBridge(): { bridge: KvaultBridge; emit: (event: TurnEvent) => void; calls: string[] } {
     const calls: string[] = [];
-    let listener: TurnEventListener | undefined;
+    let listener: TurnListener | undefined;
     const ok = <T>(value: T) => Promise.resolve({ ok: true as const, value });
     const failed = (code: string, message: string) => Promise.resolve({ ok: false as const, error: { code, message } });
     const table: Record<string, (params: Record<string, unknown>) => Promise<unknown>> = {
@@ -46,7 +47,7 @@ function fakeBridge(): { bridge: KvaultBridge; emit: TurnEventListener; calls: s
     const bridge: KvaultBridge = {
         getAppInfo: () => Promise.resolve({ version: "0", platform: "linux" }),
         call: (method, params) => (table[method] ?? (() => failed("not_in_this_test", method)))(params as Record<string, unknown>) as never,
-        onTurnEvent: (next: TurnEventListener) => {
+        onTurnEvent: (next: TurnListener) => {
             listener = next;
             return () => {
                 listener = undefined;
@@ -54,7 +55,7 @@ function fakeBridge(): { bridge: KvaultBridge; emit: TurnEventListener; calls: s
         },
         onAppCommand: () => () => undefined
     };
-    return { bridge, emit: (event) => listener?.(event), calls };
+    return { bridge, emit: (event) => void listener?.(event), calls };
 }
 
 describe("BridgeTransport", () => {
