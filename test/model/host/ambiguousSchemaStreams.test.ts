@@ -1,10 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MAX_OPEN_GRAMMAR_ALTERNATIVES, measureGrammarAmbiguity } from "../../../contract/rpc/grammarAmbiguity.js";
-import { localEngine } from "../../../engine/process/localEngine.js";
-import { EngineService } from "../../../engine/service/EngineService.js";
-import { KvaultHttpServer } from "../../../host/http/KvaultHttpServer.js";
 import { ambiguousSchema } from "../../support/ambiguousSchema.js";
 import { generatedModelPath } from "../../support/generatedModels.js";
+import { startInProcessApiServer, type InProcessApiServer } from "../../support/inProcessApiServer.js";
 
 const API_KEY = "test-key-0123456789";
 
@@ -45,25 +43,19 @@ async function chunksReach(stream: CountedStream, atLeast: number): Promise<numb
 }
 
 describe("a schema of alike alternatives neither stalls nor outlives its turn", () => {
-    let service: EngineService;
-    let server: KvaultHttpServer;
+    let api: InProcessApiServer;
     let url: string;
 
     beforeAll(async () => {
-        service = await EngineService.start({ modelPath: generatedModelPath("tiny"), gpu: false, window: 4096 });
-        server = new KvaultHttpServer({
-            engine: localEngine(service),
+        api = await startInProcessApiServer({
             apiKey: API_KEY,
-            host: "127.0.0.1",
-            port: 0,
-            modelId: "tiny",
-            requestTimeoutMs: 120_000
+            engine: { modelPath: generatedModelPath("tiny"), gpu: false, window: 4096 },
+            server: { requestTimeoutMs: 120_000 }
         });
-        url = (await server.listen()).url;
+        url = api.url;
     });
     afterAll(async () => {
-        await server.close();
-        await service.dispose();
+        await api?.close();
     });
 
     it("refuses the issue's schema with the counts (OpenAI and Ollama), and serves the worst one allowed, cancelled, while another workspace streams on", async () => {

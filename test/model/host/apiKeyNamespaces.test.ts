@@ -1,10 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { localEngine } from "../../../engine/process/localEngine.js";
-import { EngineService } from "../../../engine/service/EngineService.js";
 import { ApiKeys } from "../../../host/http/ApiKeys.js";
-import { KvaultHttpServer } from "../../../host/http/KvaultHttpServer.js";
 import { tinyEngineConfig } from "../../support/engineFixtures.js";
 import { generatedModelPath } from "../../support/generatedModels.js";
+import { startInProcessApiServer, type InProcessApiServer } from "../../support/inProcessApiServer.js";
 
 const DEFAULT_KEY = "default-key-0123456789";
 const ALICE_KEY = "alice-key-0123456789";
@@ -16,8 +14,7 @@ interface Completion {
 }
 
 describe("each API key has its own workspace namespace", () => {
-    let service: EngineService;
-    let server: KvaultHttpServer;
+    let api: InProcessApiServer;
     let url: string;
     const keys = new ApiKeys([
         { id: "alice", key: ALICE_KEY },
@@ -25,21 +22,15 @@ describe("each API key has its own workspace namespace", () => {
     ]);
 
     beforeAll(async () => {
-        service = await EngineService.start({ modelPath: generatedModelPath("tiny"), ...tinyEngineConfig, gpu: false });
-        server = new KvaultHttpServer({
-            engine: localEngine(service),
+        api = await startInProcessApiServer({
             apiKey: DEFAULT_KEY,
-            extraApiKeys: keys,
-            host: "127.0.0.1",
-            port: 0,
-            modelId: "tiny",
-            requestTimeoutMs: 60_000
+            engine: { modelPath: generatedModelPath("tiny"), ...tinyEngineConfig, gpu: false },
+            server: { extraApiKeys: keys, requestTimeoutMs: 60_000 }
         });
-        url = (await server.listen()).url;
+        url = api.url;
     });
     afterAll(async () => {
-        await server.close();
-        await service.dispose();
+        await api?.close();
     });
 
     const post = (key: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> =>
@@ -85,7 +76,7 @@ describe("each API key has its own workspace namespace", () => {
         // her reused tokens are the generated ones, which the tiny model's byte tokens do not re-tokenize to.
         expect(bobGuess.usage.prompt_tokens).toBe(viaDefault.usage.prompt_tokens);
         expect(bobGuess.choices[0]!.message.content).toBe(viaDefault.choices[0]!.message.content);
-        const names = service.snapshot().workspaces.map((workspace) => workspace.workspace);
+        const names = api.service.snapshot().workspaces.map((workspace) => workspace.workspace);
         // Each key's names are in its generation's namespace (api@ID~GENERATION:), the default key's where they always were.
         expect(keys.namespaceOf("alice")).toMatch(/^alice~[0-9a-f]{16}$/);
         expect(names).toEqual(

@@ -2,19 +2,17 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { localEngine } from "../../../engine/process/localEngine.js";
-import { EngineService } from "../../../engine/service/EngineService.js";
-import { KvaultHttpServer } from "../../../host/http/KvaultHttpServer.js";
+import { httpDefaults } from "../../../host/http/KvaultHttpServer.js";
 import { expectEngineClean, tinyEngineConfig } from "../../support/engineFixtures.js";
 import { generatedModelPath } from "../../support/generatedModels.js";
+import { startInProcessApiServer, type InProcessApiServer } from "../../support/inProcessApiServer.js";
 
 const API_KEY = "inputs-test-key-01";
 
 // Bad input from a local client: framing by another site, broken %-escapes and bytes that are
 // not UTF-8 each get a clear 4xx, and the server keeps serving.
 describe("the HTTP server refuses malformed input with a 4xx and cannot be framed", () => {
-    let service: EngineService;
-    let server: KvaultHttpServer;
+    let api: InProcessApiServer;
     let url: string;
     const rendererDirectory = fs.mkdtempSync(path.join(os.tmpdir(), "kvault-renderer-"));
     const authorized = { Authorization: `Bearer ${API_KEY}` };
@@ -25,20 +23,15 @@ describe("the HTTP server refuses malformed input with a 4xx and cannot be frame
             "<!doctype html><html><head><title>Kvault</title></head><body></body></html>"
         );
         fs.writeFileSync(path.join(rendererDirectory, "app.js"), "console.log('kvault');");
-        service = await EngineService.start({ modelPath: generatedModelPath("tiny"), ...tinyEngineConfig, gpu: false });
-        server = new KvaultHttpServer({
-            engine: localEngine(service),
+        api = await startInProcessApiServer({
             apiKey: API_KEY,
-            host: "127.0.0.1",
-            port: 0,
-            modelId: "tiny",
-            rendererDirectory
+            engine: { modelPath: generatedModelPath("tiny"), ...tinyEngineConfig, gpu: false },
+            server: { rendererDirectory, requestTimeoutMs: httpDefaults.requestTimeoutMs }
         });
-        url = (await server.listen()).url;
+        url = api.url;
     });
     afterAll(async () => {
-        await server.close();
-        await service.dispose();
+        await api?.close();
         fs.rmSync(rendererDirectory, { recursive: true, force: true });
     });
 
@@ -97,6 +90,6 @@ describe("the HTTP server refuses malformed input with a 4xx and cannot be frame
         });
         expect(good.status).toBe(200);
         await good.body?.cancel();
-        await expectEngineClean(service.engine);
+        await expectEngineClean(api.service.engine);
     });
 });

@@ -1,9 +1,7 @@
 import http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { localEngine } from "../../../engine/process/localEngine.js";
-import { EngineService } from "../../../engine/service/EngineService.js";
-import { KvaultHttpServer } from "../../../host/http/KvaultHttpServer.js";
 import { generatedModelPath } from "../../support/generatedModels.js";
+import { startInProcessApiServer, type InProcessApiServer } from "../../support/inProcessApiServer.js";
 
 const API_KEY = "test-key-0123456789";
 
@@ -54,25 +52,19 @@ function postInTwoSteps(
 }
 
 describe("a multi-megabyte prompt is tokenized without stopping other workspaces' streams", () => {
-    let service: EngineService;
-    let server: KvaultHttpServer;
+    let api: InProcessApiServer;
     let url: string;
 
     beforeAll(async () => {
-        service = await EngineService.start({ modelPath: generatedModelPath("tiny"), gpu: false, window: 4096, inPlacePrefillTokens: 0 });
-        server = new KvaultHttpServer({
-            engine: localEngine(service),
+        api = await startInProcessApiServer({
             apiKey: API_KEY,
-            host: "127.0.0.1",
-            port: 0,
-            modelId: "tiny",
-            requestTimeoutMs: 120_000
+            engine: { modelPath: generatedModelPath("tiny"), gpu: false, window: 4096, inPlacePrefillTokens: 0 },
+            server: { requestTimeoutMs: 120_000 }
         });
-        url = (await server.listen()).url;
+        url = api.url;
     });
     afterAll(async () => {
-        await server.close();
-        await service.dispose();
+        await api?.close();
     });
 
     it("keeps streaming one workspace's answer while another's multi-MB prompt is tokenized, then refuses that prompt with its count", async () => {

@@ -2,15 +2,14 @@ import os from "node:os";
 import { Ollama } from "ollama";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { localEngine } from "../../../engine/process/localEngine.js";
-import { EngineService } from "../../../engine/service/EngineService.js";
 import { modelPresets } from "../../../synthetic/model/modelPresets.js";
-import { KvaultHttpServer } from "../../../host/http/KvaultHttpServer.js";
+import { httpDefaults } from "../../../host/http/KvaultHttpServer.js";
 import { parameterSize } from "../../../host/http/ollama/ollamaModel.js";
 import { inspectModelFile } from "../../../host/models/inspectModelFile.js";
 import { modelFactsCache } from "../../../host/models/modelFactsCache.js";
 import { tinyEngineConfig } from "../../support/engineFixtures.js";
 import { generatedModelPath } from "../../support/generatedModels.js";
+import { startInProcessApiServer, type InProcessApiServer } from "../../support/inProcessApiServer.js";
 
 const API_KEY = "test-key-0123456789";
 const tiny = modelPresets.tiny;
@@ -19,19 +18,12 @@ const tiny = modelPresets.tiny;
 const Q8_BYTES_PER_TOKEN = tiny.numLayers * 2 * 2 * 34;
 
 describe("/v1/models and /v1/models/{id} report the loaded model's facts, through real HTTP", () => {
-    let service: EngineService;
-    let server: KvaultHttpServer;
+    let api: InProcessApiServer;
     let url: string;
     const inspected: string[] = [];
     const get = (pathname: string): Promise<Response> => fetch(url + pathname, { headers: { Authorization: `Bearer ${API_KEY}` } });
 
     beforeAll(async () => {
-        service = await EngineService.start({
-            modelPath: generatedModelPath("tiny"),
-            ...tinyEngineConfig,
-            kvCacheType: "q8_0",
-            gpu: false
-        });
         const facts = modelFactsCache(
             (modelPath, estimateFor) => {
                 inspected.push(modelPath);
@@ -39,20 +31,15 @@ describe("/v1/models and /v1/models/{id} report the loaded model's facts, throug
             },
             { contextSize: 256, sequences: 2 }
         );
-        server = new KvaultHttpServer({
-            engine: localEngine(service),
+        api = await startInProcessApiServer({
             apiKey: API_KEY,
-            host: "127.0.0.1",
-            port: 0,
-            modelId: "tiny",
-            modelFacts: facts,
-            kvaultVersion: "9.8.7"
+            engine: { modelPath: generatedModelPath("tiny"), ...tinyEngineConfig, kvCacheType: "q8_0", gpu: false },
+            server: { modelFacts: facts, kvaultVersion: "9.8.7", requestTimeoutMs: httpDefaults.requestTimeoutMs }
         });
-        url = (await server.listen()).url;
+        url = api.url;
     });
     afterAll(async () => {
-        await server?.close();
-        await service?.dispose();
+        await api?.close();
     });
 
     it("gives the architecture, quantisation, parameters, layers, heads, head sizes, windows, the KV type's bytes and memory", async () => {

@@ -1,10 +1,8 @@
 import { Ollama } from "ollama";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { localEngine } from "../../../engine/process/localEngine.js";
-import { EngineService } from "../../../engine/service/EngineService.js";
-import { KvaultHttpServer } from "../../../host/http/KvaultHttpServer.js";
 import { tinyEngineConfig } from "../../support/engineFixtures.js";
 import { generatedModelPath } from "../../support/generatedModels.js";
+import { startInProcessApiServer, type InProcessApiServer } from "../../support/inProcessApiServer.js";
 
 const API_KEY = "test-key-0123456789";
 
@@ -24,27 +22,21 @@ async function refusal(promise: Promise<unknown>): Promise<ResponseError> {
 }
 
 describe("Ollama's API on the same port, driven by the official ollama client", () => {
-    let service: EngineService;
-    let server: KvaultHttpServer;
+    let api: InProcessApiServer;
     let ollama: Ollama;
     let url: string;
 
     beforeAll(async () => {
-        service = await EngineService.start({ modelPath: generatedModelPath("tiny"), ...tinyEngineConfig, gpu: false });
-        server = new KvaultHttpServer({
-            engine: localEngine(service),
+        api = await startInProcessApiServer({
             apiKey: API_KEY,
-            host: "127.0.0.1",
-            port: 0,
-            modelId: "tiny",
-            requestTimeoutMs: 60_000
+            engine: { modelPath: generatedModelPath("tiny"), ...tinyEngineConfig, gpu: false },
+            server: { requestTimeoutMs: 60_000 }
         });
-        url = (await server.listen()).url;
+        url = api.url;
         ollama = new Ollama({ host: url, headers: { Authorization: `Bearer ${API_KEY}` } });
     });
     afterAll(async () => {
-        await server.close();
-        await service.dispose();
+        await api?.close();
     });
 
     it("lists, shows and reports the loaded model, and its version; only with the key", async () => {
@@ -95,7 +87,7 @@ describe("Ollama's API on the same port, driven by the official ollama client", 
         expect(templated.response).toBe(chatted.message.content);
 
         const raw = await ollama.generate({ model: "tiny", prompt: "Pages are", raw: true, options, stream: false });
-        expect(raw.prompt_eval_count).toBe(service.engine.tokenize("Pages are").length + 1); // BOS and the prompt, no template
+        expect(raw.prompt_eval_count).toBe(api.service.engine.tokenize("Pages are").length + 1); // BOS and the prompt, no template
         let streamed = "";
         for await (const part of await ollama.generate({ model: "tiny", prompt: "Pages are", raw: true, options, stream: true })) {
             streamed += part.response;

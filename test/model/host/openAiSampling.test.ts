@@ -1,11 +1,9 @@
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { modelPresets } from "../../../synthetic/model/modelPresets.js";
-import { localEngine } from "../../../engine/process/localEngine.js";
-import { EngineService } from "../../../engine/service/EngineService.js";
-import { KvaultHttpServer } from "../../../host/http/KvaultHttpServer.js";
 import { tinyEngineConfig } from "../../support/engineFixtures.js";
 import { generatedModelPath } from "../../support/generatedModels.js";
+import { startInProcessApiServer, type InProcessApiServer } from "../../support/inProcessApiServer.js";
 
 const API_KEY = "test-key-0123456789";
 
@@ -40,27 +38,21 @@ function matchesSchema(value: unknown): boolean {
 }
 
 describe("the OpenAI API's sampling fields and structured output, driven by the official openai client", () => {
-    let service: EngineService;
-    let server: KvaultHttpServer;
+    let api: InProcessApiServer;
     let client: OpenAI;
     const messages = [{ role: "user" as const, content: "A shirt?" }];
 
     beforeAll(async () => {
-        service = await EngineService.start({ modelPath: generatedModelPath("tiny"), ...tinyEngineConfig, gpu: false });
-        server = new KvaultHttpServer({
-            engine: localEngine(service),
+        api = await startInProcessApiServer({
             apiKey: API_KEY,
-            host: "127.0.0.1",
-            port: 0,
-            modelId: "tiny",
-            requestTimeoutMs: 60_000
+            engine: { modelPath: generatedModelPath("tiny"), ...tinyEngineConfig, gpu: false },
+            server: { requestTimeoutMs: 60_000 }
         });
-        const { url } = await server.listen();
+        const { url } = api;
         client = new OpenAI({ baseURL: `${url}/v1`, apiKey: API_KEY, maxRetries: 0 });
     });
     afterAll(async () => {
-        await server.close();
-        await service.dispose();
+        await api?.close();
     });
 
     it("answers JSON of the json_schema even from random weights, greedy and not, streamed and not", async () => {
@@ -118,7 +110,7 @@ describe("the OpenAI API's sampling fields and structured output, driven by the 
         const plain = await client.chat.completions.create({ model: "tiny", messages, max_tokens: 4, temperature: 0, logprobs: true });
         const firstToken = plain.choices[0]!.logprobs!.content![0]!.token;
         // the renderer's model, for the token's id (its field is private to the engine, not hidden at run time)
-        const model = (service.renderer as unknown as { model: { detokenize(tokens: number[], special: boolean): string } }).model;
+        const model = (api.service.renderer as unknown as { model: { detokenize(tokens: number[], special: boolean): string } }).model;
         const vocabulary = modelPresets.tiny.vocabularySize;
         let id = -1;
         for (let candidate = 0; candidate < vocabulary && id < 0; candidate++) {

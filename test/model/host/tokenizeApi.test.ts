@@ -1,15 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { localEngine } from "../../../engine/process/localEngine.js";
-import { EngineService } from "../../../engine/service/EngineService.js";
-import { KvaultHttpServer } from "../../../host/http/KvaultHttpServer.js";
+import { httpDefaults } from "../../../host/http/KvaultHttpServer.js";
 import { tinyEngineConfig } from "../../support/engineFixtures.js";
 import { generatedModelPath } from "../../support/generatedModels.js";
+import { startInProcessApiServer, type InProcessApiServer } from "../../support/inProcessApiServer.js";
 
 const API_KEY = "test-key-0123456789";
 
 describe("/tokenize and /detokenize in llama.cpp's server's shape", () => {
-    let service: EngineService;
-    let server: KvaultHttpServer;
+    let api: InProcessApiServer;
     let url: string;
     const post = (pathname: string, body: unknown, key = API_KEY): Promise<Response> =>
         fetch(url + pathname, {
@@ -19,18 +17,20 @@ describe("/tokenize and /detokenize in llama.cpp's server's shape", () => {
         });
 
     beforeAll(async () => {
-        service = await EngineService.start({ modelPath: generatedModelPath("tiny"), ...tinyEngineConfig, gpu: false });
-        server = new KvaultHttpServer({ engine: localEngine(service), apiKey: API_KEY, host: "127.0.0.1", port: 0, modelId: "tiny" });
-        url = (await server.listen()).url;
+        api = await startInProcessApiServer({
+            apiKey: API_KEY,
+            engine: { modelPath: generatedModelPath("tiny"), ...tinyEngineConfig, gpu: false },
+            server: { requestTimeoutMs: httpDefaults.requestTimeoutMs }
+        });
+        url = api.url;
     });
     afterAll(async () => {
-        await server.close();
-        await service.dispose();
+        await api?.close();
     });
 
     it("tokenizes as node-llama-cpp's own tokenizer does, and detokenizes back to the text", async () => {
         const content = "Pages of KV, kept apart: ünïcödé and 漢字.";
-        const model = service.engine.model;
+        const model = api.service.engine.model;
         const own = model.tokenize(content, true);
 
         const plain = await post("/tokenize", { content });
@@ -87,7 +87,7 @@ describe("/tokenize and /detokenize in llama.cpp's server's shape", () => {
         const { prompt_tokens } = ((await chat.json()) as { usage: { prompt_tokens: number } }).usage;
         expect(counted.count).toBe(prompt_tokens);
         expect(counted.tokens).toHaveLength(counted.count);
-        expect(counted.max_model_len).toBe(service.engine.window.limit);
+        expect(counted.max_model_len).toBe(api.service.engine.window.limit);
         // a conversation may end with the assistant's message (what a meter counts before the draft)
         const before = (await (await post("/tokenize", { messages: messages.slice(0, 3) })).json()) as { count: number };
         expect(before.count).toBeGreaterThan(0);
