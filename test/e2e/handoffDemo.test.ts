@@ -1,37 +1,21 @@
-import fs from "node:fs";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { canvasPixelsOfColour, readApp, sendMessage } from "./support/appDriver.js";
-import { openKvault, type KvaultPage } from "./support/openKvault.js";
-import { seedChats } from "./support/seedChats.js";
-import { startKvaultServer, type KvaultServer } from "./support/startKvaultServer.js";
+import { useKvaultApp } from "./support/useKvaultApp.js";
 
 const BLUE = "#3b82f6"; // workspacePalette[0], the seeded workspace's swatch
 /** Long enough to go through prefill and the handoff (over the 128 tokens decode evaluates in place; about 240 of the 512 window). */
 const longMessage = Array.from({ length: 10 }, (_, index) => `page ${index} holds sixteen positions`).join(", ");
 
 describe("the page map's demo mode, in a real browser", () => {
-    const screenshots: string[] = [];
-    let dataDir: string | undefined;
-    let server: KvaultServer | undefined;
-    let app: KvaultPage | undefined;
-
-    beforeAll(async () => {
-        dataDir = seedChats([{ id: "ui-notes", name: "Notes", colour: 0, messages: [] }]);
-        server = await startKvaultServer({ dataDir, extraArgs: ["--handoff-demo", "1500"] });
-        app = await openKvault(await server.loginUrl(), { width: 1280, height: 900 });
+    const kvault = useKvaultApp({
+        seed: [{ id: "ui-notes", name: "Notes", colour: 0, messages: [] }],
+        serveArgs: ["--handoff-demo", "1500"],
+        viewport: { width: 1280, height: 900 }
     });
-
-    afterAll(async () => {
-        await app?.close();
-        await server?.stop();
-        if (dataDir !== undefined) {
-            fs.rmSync(dataDir, { recursive: true, force: true });
-        }
-        console.log(`screenshots:\n${screenshots.join("\n")}`);
-    });
+    const { screenshots } = kvault;
 
     it("shows a handoff as it happens: the prefill sequence in the workspace's colour, then its sealed pages, then decode", async () => {
-        const { page } = app!;
+        const { page } = kvault.app();
         const handoff = page.locator(".kv-handoffs");
         const prefill = page.locator('.kv-section[data-kind="prefill"] canvas').first(); // the first handoff takes prefill sequence 1
         await sendMessage(page, longMessage);
@@ -39,13 +23,13 @@ describe("the page map's demo mode, in a real browser", () => {
         await expect.poll(() => handoff.textContent(), { timeout: 60_000, interval: 100 }).toMatch(/^Handoff for Notes: sealing pages/);
         expect(await prefill.getAttribute("data-workspace")).toBe("ui-notes");
         expect(Number(await prefill.getAttribute("data-held-blocks"))).toBeGreaterThan(0);
-        screenshots.push(await app!.screenshot("page-map-handoff-prefill"));
+        screenshots.push(await kvault.app().screenshot("page-map-handoff-prefill"));
 
         await expect.poll(() => handoff.textContent(), { timeout: 30_000, interval: 100 }).toMatch(/^Handoff for Notes: pages to decode/);
         // .page-map-canvas is the host pages' canvas: the sealed pages are drawn in the owner's colour.
         await expect.poll(() => canvasPixelsOfColour(page, BLUE), { timeout: 5_000, interval: 100 }).toBeGreaterThan(0);
         expect(await prefill.getAttribute("data-workspace")).toBe("");
-        screenshots.push(await app!.screenshot("page-map-handoff-pages"));
+        screenshots.push(await kvault.app().screenshot("page-map-handoff-pages"));
 
         await expect
             .poll(async () => (await readApp(page)).items.find((item) => item.id === "ui-notes")?.phase, {
@@ -56,7 +40,7 @@ describe("the page map's demo mode, in a real browser", () => {
         await expect.poll(() => handoff.count()).toBe(0);
         const decode = page.locator('.kv-sequence-canvas[data-workspace="ui-notes"]');
         expect(Number(await decode.getAttribute("data-held-blocks"))).toBeGreaterThan(8);
-        screenshots.push(await app!.screenshot("page-map-handoff-decode"));
-        expect(app!.problems).toEqual([]);
+        screenshots.push(await kvault.app().screenshot("page-map-handoff-decode"));
+        expect(kvault.app().problems).toEqual([]);
     });
 });

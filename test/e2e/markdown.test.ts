@@ -1,12 +1,10 @@
-import fs from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { selectWorkspace } from "./support/appDriver.js";
-import { openKvault, screenshotDirectory, type KvaultPage } from "./support/openKvault.js";
-import { seedChats } from "./support/seedChats.js";
-import { startKvaultServer, type KvaultServer } from "./support/startKvaultServer.js";
+import { screenshotDirectory } from "./support/openKvault.js";
+import { useKvaultApp } from "./support/useKvaultApp.js";
 
 // Stored chats whose answers have what a model's Markdown has: a table, highlighted code, a task
 // list, a link, and, in a second workspace, the untrusted parts (raw HTML, an image, a
@@ -55,17 +53,20 @@ describe("Markdown answers in a real browser", () => {
         response.writeHead(200, { "content-type": "text/html; charset=utf-8" });
         response.end("<!doctype html><title>Link target</title><p>The link's page.</p>");
     });
-    const screenshots: string[] = [];
     const dialogs: string[] = [];
     let base = "";
-    let dataDir: string | undefined;
-    let server: KvaultServer | undefined;
-    let app: KvaultPage | undefined;
 
+    // Registered before the app's hooks: the link target listens before the chats name it, and closes after the app.
     beforeAll(async () => {
         await new Promise<void>((resolve) => target.listen(0, "127.0.0.1", resolve));
         base = `http://127.0.0.1:${(target.address() as AddressInfo).port}`;
-        dataDir = seedChats([
+    });
+    afterAll(async () => {
+        await new Promise<void>((resolve) => target.close(() => resolve()));
+    });
+
+    const kvault = useKvaultApp({
+        seed: () => [
             {
                 id: "ui-markdown",
                 name: "Markdown",
@@ -84,28 +85,20 @@ describe("Markdown answers in a real browser", () => {
                     { role: "assistant", content: untrusted(base) }
                 ]
             }
-        ]);
-        server = await startKvaultServer({ dataDir });
-        app = await openKvault(await server.loginUrl(), { width: 1280, height: 1000 });
-        app.page.on("dialog", (dialog) => {
-            dialogs.push(dialog.message());
-            void dialog.dismiss();
-        });
-        await app.page.locator(".message-assistant .md-table-scroll").waitFor();
-    });
-
-    afterAll(async () => {
-        await app?.close();
-        await server?.stop();
-        await new Promise<void>((resolve) => target.close(() => resolve()));
-        if (dataDir !== undefined) {
-            fs.rmSync(dataDir, { recursive: true, force: true });
+        ],
+        viewport: { width: 1280, height: 1000 },
+        prepare: async (app) => {
+            app.page.on("dialog", (dialog) => {
+                dialogs.push(dialog.message());
+                void dialog.dismiss();
+            });
+            await app.page.locator(".message-assistant .md-table-scroll").waitFor();
         }
-        console.log(`screenshots:\n${screenshots.join("\n")}`);
     });
+    const { screenshots } = kvault;
 
     it("shows a stored answer's table with its columns aligned, headings, nested lists and a task list", async () => {
-        const { page } = app!;
+        const { page } = kvault.app();
         const answerItem = page.locator(".message-assistant");
         const table = answerItem.locator(".md-table-scroll table");
         expect(await table.locator("th").allTextContents()).toEqual(["Model", "Parameters", "File"]);
@@ -129,12 +122,12 @@ describe("Markdown answers in a real browser", () => {
         expect(await page.locator(".message-user strong").textContent()).toBe("show");
 
         await table.scrollIntoViewIfNeeded();
-        screenshots.push(await app!.screenshot("markdown-table"));
-        expect(app!.problems).toEqual([]);
+        screenshots.push(await kvault.app().screenshot("markdown-table"));
+        expect(kvault.app().problems).toEqual([]);
     });
 
     it("highlights the code block, and its Copy button copies exactly the code", async () => {
-        const { page } = app!;
+        const { page } = kvault.app();
         const block = page.locator('.message-assistant .md-code-block[data-language="ts"]');
         expect(await block.locator(".md-code-language").textContent()).toBe("ts");
         expect(await block.locator("code.hljs.language-ts").textContent()).toBe(`${code}\n`);
@@ -157,11 +150,11 @@ describe("Markdown answers in a real browser", () => {
         const file = path.join(screenshotDirectory, "markdown-code.png");
         await page.locator(".message-assistant").screenshot({ path: file });
         screenshots.push(file);
-        expect(app!.problems).toEqual([]);
+        expect(kvault.app().problems).toEqual([]);
     });
 
     it("keeps an answer's raw HTML, its image and its javascript: link inert", async () => {
-        const { page } = app!;
+        const { page } = kvault.app();
         await selectWorkspace(page, "Untrusted");
         const answerItem = page.locator(".message-assistant");
         expect(await answerItem.locator("img, script, iframe").count()).toBe(0);
@@ -179,12 +172,12 @@ describe("Markdown answers in a real browser", () => {
             "no image was fetched"
         ).toEqual([]);
         expect(dialogs, "no script ran").toEqual([]);
-        expect(app!.problems).toEqual([]);
+        expect(kvault.app().problems).toEqual([]);
         await selectWorkspace(page, "Markdown");
     });
 
     it("opens a link in a new tab only after the user has seen its whole address and said yes, without opener or referrer", async () => {
-        const { page, context } = app!;
+        const { page, context } = kvault.app();
         const address = `${base}/notes?from=chat`;
         const link = page.locator(".message-assistant").getByRole("link", { name: "release notes" });
         expect(await link.getAttribute("rel")).toBe("noopener noreferrer");
@@ -218,6 +211,6 @@ describe("Markdown answers in a real browser", () => {
         expect(requests.filter((request) => request.url.startsWith("/notes"))).toEqual([{ url: "/notes?from=chat", referer: undefined }]);
         await tab.close();
         expect(await confirm.count()).toBe(0);
-        expect(app!.problems).toEqual([]);
+        expect(kvault.app().problems).toEqual([]);
     });
 });

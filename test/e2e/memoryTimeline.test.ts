@@ -1,9 +1,7 @@
 import fs from "node:fs";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { canvasPixelsOfColour, openView, readApp, sendMessage } from "./support/appDriver.js";
-import { openKvault, type KvaultPage } from "./support/openKvault.js";
-import { seedChats } from "./support/seedChats.js";
-import { startKvaultServer, type KvaultServer } from "./support/startKvaultServer.js";
+import { useKvaultApp } from "./support/useKvaultApp.js";
 
 const BLUE = "#3b82f6"; // workspacePalette[0], the seeded workspace's swatch
 
@@ -13,28 +11,14 @@ const longMessage =
     Array.from({ length: 10 }, (_, index) => `page ${index} holds sixteen positions`).join(", ");
 
 describe("the Memory view's timeline, in a real browser", () => {
-    const screenshots: string[] = [];
-    let dataDir: string | undefined;
-    let server: KvaultServer | undefined;
-    let app: KvaultPage | undefined;
-
-    beforeAll(async () => {
-        dataDir = seedChats([{ id: "ui-notes", name: "Notes", colour: 0, messages: [] }]);
-        server = await startKvaultServer({ dataDir });
-        app = await openKvault(await server.loginUrl(), { width: 1280, height: 900 });
+    const kvault = useKvaultApp({
+        seed: [{ id: "ui-notes", name: "Notes", colour: 0, messages: [] }],
+        viewport: { width: 1280, height: 900 }
     });
-
-    afterAll(async () => {
-        await app?.close();
-        await server?.stop();
-        if (dataDir !== undefined) {
-            fs.rmSync(dataDir, { recursive: true, force: true });
-        }
-        console.log(`screenshots:\n${screenshots.join("\n")}`);
-    });
+    const { screenshots } = kvault;
 
     it("lists a handoff's events, and scrubbing back to its seal draws its pages sealed on the page map; live shows them free again", async () => {
-        const { page } = app!;
+        const { page } = kvault.app();
         await sendMessage(page, longMessage);
         await expect
             .poll(async () => (await readApp(page)).items.find((item) => item.id === "ui-notes")?.phase, {
@@ -80,7 +64,7 @@ describe("the Memory view's timeline, in a real browser", () => {
                     `^Host page ${firstSealed}, owner Notes, sealed: .*, generation \\d+, checksum [0-9a-f]+, as event #${sealSeq} left it\\.$`
                 )
             );
-        screenshots.push(await app!.screenshot("memory-timeline-scrubbed"));
+        screenshots.push(await kvault.app().screenshot("memory-timeline-scrubbed"));
 
         // Play walks the map on from the seal through the handoff's later events, one at a time, to now.
         const play = timeline.getByRole("button", { name: "Play the events on the map, one at a time, up to now" });
@@ -113,6 +97,6 @@ describe("the Memory view's timeline, in a real browser", () => {
         expect(lines.some((line) => line.includes('"kind":"sealed"'))).toBe(true);
         expect(jsonl).not.toContain("xylophoneoctopus");
         expect(jsonl).not.toContain("sixteen");
-        expect(app!.problems).toEqual([]);
+        expect(kvault.app().problems).toEqual([]);
     });
 });

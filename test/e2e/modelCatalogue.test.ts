@@ -7,34 +7,31 @@ import { fitVerdict, kvBytesPerToken, type MachineMemory } from "../../contract/
 import { HUGGING_FACE_URL_VARIABLE } from "../../host/models/catalogue/HuggingFaceClient.js";
 import { catalogueEntries } from "../../host/models/catalogue/catalogueEntries.js";
 import { openModelPanel } from "./support/appDriver.js";
-import { openKvault, type KvaultPage } from "./support/openKvault.js";
-import { startKvaultServer, type KvaultServer } from "./support/startKvaultServer.js";
+import { useKvaultApp } from "./support/useKvaultApp.js";
 import { startHuggingFaceServer, type HuggingFaceServer } from "../support/huggingFaceServer.js";
 
 const attribute = async (locator: Locator, name: string): Promise<string> => (await locator.getAttribute(name)) ?? "";
 
 describe("the model catalogue, in a real browser", () => {
-    const screenshots: string[] = [];
     let huggingFace: HuggingFaceServer | undefined;
-    let server: KvaultServer | undefined;
-    let app: KvaultPage | undefined;
 
+    // Registered before the app's hooks: the stand-in listens before the server is pointed at it, and stops after the server.
     beforeAll(async () => {
         huggingFace = await startHuggingFaceServer();
-        server = await startKvaultServer({ env: { [HUGGING_FACE_URL_VARIABLE]: huggingFace.url } });
-        app = await openKvault(await server.loginUrl(), { width: 1280, height: 1000 });
-        await openModelPanel(app.page);
+    });
+    afterAll(async () => {
+        await huggingFace?.close();
     });
 
-    afterAll(async () => {
-        await app?.close();
-        await server?.stop();
-        await huggingFace?.close();
-        console.log(`screenshots:\n${screenshots.join("\n")}`);
+    const kvault = useKvaultApp({
+        env: () => ({ [HUGGING_FACE_URL_VARIABLE]: huggingFace!.url }),
+        viewport: { width: 1280, height: 1000 },
+        prepare: (app) => openModelPanel(app.page)
     });
+    const { screenshots } = kvault;
 
     it("lists the catalogue's models with a verdict per file, the arithmetic over this machine's reported free memory", async () => {
-        const { page } = app!;
+        const { page } = kvault.app();
         const catalogue = page.locator('.model-catalogue[data-state="ready"]');
         await catalogue.waitFor({ state: "attached", timeout: 30_000 });
         const machineLine = catalogue.locator(".catalogue-machine");
@@ -80,7 +77,7 @@ describe("the model catalogue, in a real browser", () => {
     });
 
     it("searches Hugging Face (the loopback recording), shows the hits and a too-big file with what it needs", async () => {
-        const { page } = app!;
+        const { page } = kvault.app();
         await page.getByLabel("Search Hugging Face for GGUF models").fill("qwen3");
         await page.getByRole("button", { name: "Search Hugging Face" }).click();
         const hits = page.locator(".catalogue-hit");
@@ -97,11 +94,11 @@ describe("the model catalogue, in a real browser", () => {
             /^too big: needs 142\.7 GB \(the file alone: KV unknown until its header is read\), this machine has [\d.]+ GB free$/
         );
         await file.scrollIntoViewIfNeeded();
-        screenshots.push(await app!.screenshot("model-catalogue"));
+        screenshots.push(await kvault.app().screenshot("model-catalogue"));
     });
 
     it("says offline when Hugging Face cannot be reached, and keeps the catalogue", async () => {
-        const { page } = app!;
+        const { page } = kvault.app();
         await huggingFace!.close();
         await page.getByLabel("Search Hugging Face for GGUF models").fill("gemma");
         await page.getByRole("button", { name: "Search Hugging Face" }).click();

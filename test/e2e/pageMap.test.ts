@@ -1,38 +1,22 @@
-import fs from "node:fs";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { configureWorkspace, openView, readApp, sendMessage } from "./support/appDriver.js";
-import { openKvault, type KvaultPage } from "./support/openKvault.js";
-import { seedChats } from "./support/seedChats.js";
-import { startKvaultServer, type KvaultServer } from "./support/startKvaultServer.js";
+import { useKvaultApp } from "./support/useKvaultApp.js";
 
 const BLUE = "#3b82f6"; // workspacePalette[0], the seeded workspace's swatch
 
 // Under the default engine settings (4 decode sequences, one prefill sequence each, a 4,096-token
 // window in pages of 256 tokens): what a new user sees, not the small e2eServeArgs geometry.
 describe("the page map after a chat under default settings, in a real browser", () => {
-    const screenshots: string[] = [];
-    let dataDir: string | undefined;
-    let server: KvaultServer | undefined;
-    let app: KvaultPage | undefined;
-
-    beforeAll(async () => {
-        dataDir = seedChats([{ id: "ui-notes", name: "Notes", colour: 0, messages: [] }]);
-        server = await startKvaultServer({ dataDir, engineArgs: false });
-        app = await openKvault(await server.loginUrl(), { width: 1280, height: 900 });
+    const kvault = useKvaultApp({
+        seed: [{ id: "ui-notes", name: "Notes", colour: 0, messages: [] }],
+        engineArgs: false,
+        viewport: { width: 1280, height: 900 }
     });
-
-    afterAll(async () => {
-        await app?.close();
-        await server?.stop();
-        if (dataDir !== undefined) {
-            fs.rmSync(dataDir, { recursive: true, force: true });
-        }
-        console.log(`screenshots:\n${screenshots.join("\n")}`);
-    });
+    const { screenshots } = kvault;
 
     /** Pixels of the canvas matching `selector` that are exactly `hex`. */
     const pixelsOfColour = (selector: string, hex: string): Promise<number> =>
-        app!.page.evaluate<number>(`(() => {
+        kvault.app().page.evaluate<number>(`(() => {
             const canvas = document.querySelector(${JSON.stringify(selector)});
             if (canvas === null) return -1;
             const { data } = canvas.getContext("2d").getImageData(0, 0, canvas.width, canvas.height);
@@ -44,7 +28,7 @@ describe("the page map after a chat under default settings, in a real browser", 
         })()`);
 
     it("draws the workspace's decode blocks in its colour, and names the owner on hover", async () => {
-        const { page } = app!;
+        const { page } = kvault.app();
         const sections = page.locator(".kv-section");
         await expect
             .poll(() => sections.evaluateAll((elements) => elements.map((element) => element.getAttribute("aria-label"))))
@@ -96,7 +80,7 @@ describe("the page map after a chat under default settings, in a real browser", 
             .poll(() => tooltip.textContent())
             .toMatch(/^Decode sequence \d, block 1, owner Notes, positions 0–\d+, [\d.]+ KiB, kept between turns\.$/);
         expect(await tooltip.textContent()).not.toMatch(/numTokens|heldTokens|ownerSlots/);
-        screenshots.push(await app!.screenshot("page-map-decode-blocks"));
+        screenshots.push(await kvault.app().screenshot("page-map-decode-blocks"));
 
         // The keyboard reaches the same words: focus the section and step to the next block.
         await page.mouse.move(0, 0);
@@ -105,11 +89,11 @@ describe("the page map after a chat under default settings, in a real browser", 
         await page.keyboard.press("ArrowRight");
         // A block holds 256 positions: a short chat's second block is held from 256 on, or not used yet.
         await expect.poll(() => tooltip.textContent()).toMatch(/^Decode sequence \d, block 2, (owner Notes|no owner), positions 256–/);
-        expect(app!.problems).toEqual([]);
+        expect(kvault.app().problems).toEqual([]);
     });
 
     it("says where each context's KV lives: on the CPU, in RAM, beside the pages", async () => {
-        const { page } = app!;
+        const { page } = kvault.app();
         const roles = page.locator(".role-list li[data-role]");
         await expect
             .poll(() =>
@@ -123,6 +107,6 @@ describe("the page map after a chat under default settings, in a real browser", 
             ]);
         expect(await roles.first().textContent()).toMatch(/tokens each, KV in RAM$/);
         expect(await page.locator(".context-meter-capacities").textContent()).toContain("per sequence (KV in RAM)");
-        expect(app!.problems).toEqual([]);
+        expect(kvault.app().problems).toEqual([]);
     });
 });

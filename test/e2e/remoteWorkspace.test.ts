@@ -3,33 +3,28 @@ import { ensureFamilyModel } from "../support/generatedModels.js";
 import { startLlamaServer, type LlamaServer } from "../support/llamaServer.js";
 import { wholeCharacterBiasArgs } from "../bench/peer/wholeCharacterBiasArgs.js";
 import { readApp, sendMessage, storedWorkspaces } from "./support/appDriver.js";
-import { openKvault, type KvaultPage } from "./support/openKvault.js";
-import { startKvaultServer, type KvaultServer } from "./support/startKvaultServer.js";
+import { useKvaultApp } from "./support/useKvaultApp.js";
 
 // A workspace on a remote backend in a real browser: its settings' Runs on lists llama-server's
 // model (a real llama-server on loopback, on the generated llama3-tiny), the meter then shows the
 // server's own counts and window with their sources, and a message is answered by the backend.
 describe("a workspace on a remote backend, in the browser", () => {
     let llama: LlamaServer;
-    let server: KvaultServer;
-    let app: KvaultPage;
 
+    // Registered before the app's hooks: llama-server listens before the server is pointed at it, and stops after the server.
     beforeAll(async () => {
         // its answers kept to whole characters, else its own chat parser ends some with a 500, as the random weights and the machine's sums decide (wholeCharacterBiasArgs)
         const model = ensureFamilyModel("llama3-tiny", "f16");
         llama = await startLlamaServer(model, ["--alias", "llama3-tiny", "--ctx-size", "2048", ...(await wholeCharacterBiasArgs(model))]);
-        server = await startKvaultServer({ extraArgs: ["--backend", `ls=${llama.url}`] });
-        app = await openKvault(await server.loginUrl());
     }, 300_000);
-
     afterAll(async () => {
-        await app?.close();
-        await server?.stop();
         await llama?.stop();
     });
 
+    const kvault = useKvaultApp({ serveArgs: () => ["--backend", `ls=${llama.url}`] });
+
     it("is chosen in the settings, metered by the server, and answered by it", async () => {
-        const { page } = app;
+        const { page } = kvault.app();
         const details = page.locator(".workspace-settings");
         if ((await details.getAttribute("open")) === null) {
             await details.locator("summary").click();
@@ -70,7 +65,7 @@ describe("a workspace on a remote backend, in the browser", () => {
             })
         ).json()) as { choices: { message: { content: string } }[] };
         expect(stored.messages.map((message) => message.content)).toEqual(["Hello there", direct.choices[0]!.message.content]);
-        expect(app.problems).toEqual([]);
-        await app.screenshot("remote-workspace");
+        expect(kvault.app().problems).toEqual([]);
+        await kvault.app().screenshot("remote-workspace");
     });
 });

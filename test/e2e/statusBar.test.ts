@@ -2,14 +2,12 @@
 // is the engine's (held against the RPC's answers and the engine process's /proc), never the page's.
 import fs from "node:fs";
 import type { Locator } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { EngineSnapshot } from "../../contract/EngineSnapshot.js";
 import type { ResourceUse } from "../../contract/resourceUse.js";
 import { configureWorkspace, readApp, sendMessage } from "./support/appDriver.js";
-import { openKvault, type KvaultPage } from "./support/openKvault.js";
 import { rpcFromPage } from "./support/rpcFromPage.js";
-import { seedChats } from "./support/seedChats.js";
-import { startKvaultServer, type KvaultServer } from "./support/startKvaultServer.js";
+import { useKvaultApp } from "./support/useKvaultApp.js";
 
 /** The engine process's resident set, from the kernel: VmRSS in /proc/<pid>/status, bytes. */
 function kernelRssBytes(pid: number): number {
@@ -23,44 +21,32 @@ function kernelRssBytes(pid: number): number {
 const numberAttribute = async (locator: Locator, name: string): Promise<number> => Number(await locator.getAttribute(name));
 
 describe("the status bar, in a real browser", () => {
-    const screenshots: string[] = [];
-    let dataDir: string | undefined;
-    let server: KvaultServer | undefined;
-    let app: KvaultPage | undefined;
     /** Every resourceUse answer the page received over its own RPC socket. */
     const received: ResourceUse[] = [];
-
-    beforeAll(async () => {
-        dataDir = seedChats([{ id: "ui-notes", name: "Notes", colour: 0, messages: [] }]);
-        server = await startKvaultServer({ dataDir });
-        app = await openKvault(await server.loginUrl(), { width: 1280, height: 820 });
-        app.page.on("websocket", (socket) =>
-            socket.on("framereceived", ({ payload }) => {
-                const answer = JSON.parse(String(payload)) as { result?: Partial<ResourceUse> };
-                if (answer.result?.kv !== undefined && answer.result.process !== undefined) {
-                    received.push(answer.result as ResourceUse);
-                }
-            })
-        );
-        // The page's RPC socket opened before the listener: a reload opens the one it listens to.
-        await app.page.reload();
-        await app.page.locator('[data-connection="open"]').waitFor({ timeout: 30_000 });
-    });
-
-    afterAll(async () => {
-        await app?.close();
-        await server?.stop();
-        if (dataDir !== undefined) {
-            fs.rmSync(dataDir, { recursive: true, force: true });
+    const kvault = useKvaultApp({
+        seed: [{ id: "ui-notes", name: "Notes", colour: 0, messages: [] }],
+        viewport: { width: 1280, height: 820 },
+        prepare: async (app) => {
+            app.page.on("websocket", (socket) =>
+                socket.on("framereceived", ({ payload }) => {
+                    const answer = JSON.parse(String(payload)) as { result?: Partial<ResourceUse> };
+                    if (answer.result?.kv !== undefined && answer.result.process !== undefined) {
+                        received.push(answer.result as ResourceUse);
+                    }
+                })
+            );
+            // The page's RPC socket opened before the listener: a reload opens the one it listens to.
+            await app.page.reload();
+            await app.page.locator('[data-connection="open"]').waitFor({ timeout: 30_000 });
         }
-        console.log(`screenshots:\n${screenshots.join("\n")}`);
     });
+    const { screenshots } = kvault;
 
     it("shows the engine process's RAM and the KV bytes of each role as the engine reports them", async () => {
-        const { page } = app!;
+        const { page } = kvault.app();
         const ram = page.locator('[data-status="ram"]');
         await ram.waitFor({ timeout: 30_000 });
-        const enginePid = server!.enginePid();
+        const enginePid = kvault.server().enginePid();
         expect(enginePid).toBeDefined();
         expect(await numberAttribute(ram, "data-pid"), "RAM is the engine process's, not the server's").toBe(enginePid);
         const shownRss = await numberAttribute(ram, "data-rss-bytes");
@@ -90,7 +76,7 @@ describe("the status bar, in a real browser", () => {
     });
 
     it("shows a workspace's tokens per second while it answers, as the engine counted them, and the full numbers on focus", async () => {
-        const { page } = app!;
+        const { page } = kvault.app();
         await configureWorkspace(page, { maxTokens: 420 });
         await sendMessage(page, "Tell me a long story about pages.");
         const rate = page.locator('.status-rate[data-workspace="ui-notes"]');
@@ -121,11 +107,11 @@ describe("the status bar, in a real browser", () => {
         const detail = page.locator('[data-status="kv"] [role="tooltip"]');
         expect(await detail.isVisible()).toBe(true);
         expect(await detail.textContent()).toMatch(/Decode context: [\d,]+ bytes/);
-        screenshots.push(await app!.screenshot("status-bar"));
+        screenshots.push(await kvault.app().screenshot("status-bar"));
     });
 
     it("stays on one line of the page at 390 px, the total rate in the bar and the rest in the tooltip", async () => {
-        const { page } = app!;
+        const { page } = kvault.app();
         await page.setViewportSize({ width: 390, height: 800 });
         await page.locator('[data-status="ram"]').waitFor();
         expect(await page.evaluate("document.scrollingElement.scrollWidth - innerWidth")).toBe(0);

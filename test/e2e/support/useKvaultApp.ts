@@ -16,10 +16,15 @@ export interface KvaultAppOptions {
     readonly viewport?: { readonly width: number; readonly height: number };
     /** Runs once the page is open, before the first test (fold or open panels). */
     readonly prepare?: (app: KvaultPage) => Promise<void>;
-    /** More `npm run serve` options for this suite's server. */
-    readonly serveArgs?: readonly string[];
-    /** Workspaces and chats the server starts with (seedChats.ts), in a data directory removed after the suite; an empty one when absent. */
-    readonly seed?: readonly SeededWorkspace[];
+    /** More `npm run serve` options for this suite's server; a function is read when the server starts, as `seed` is. */
+    readonly serveArgs?: readonly string[] | (() => readonly string[]);
+    /** false: the server starts without the tests' engine options, on the defaults a user gets (startKvaultServer's `engineArgs`). */
+    readonly engineArgs?: boolean;
+    /**
+     * Workspaces and chats the server starts with (seedChats.ts), in a data directory removed after the suite; an empty one when absent.
+     * A function is read when the server starts, for chats that name something an earlier hook started (a stand-in's URL).
+     */
+    readonly seed?: readonly SeededWorkspace[] | (() => readonly SeededWorkspace[]);
     /** More environment for the server, read when it starts (a stand-in registered before this hook knows its URL by then). */
     readonly env?: () => Readonly<Record<string, string>>;
 }
@@ -31,8 +36,14 @@ export function useKvaultApp(options: KvaultAppOptions = {}): KvaultApp {
     let app: KvaultPage | undefined;
     const screenshots: string[] = [];
     beforeAll(async () => {
-        dataDir = options.seed === undefined ? undefined : seedChats(options.seed);
-        server = await startKvaultServer({ dataDir, extraArgs: options.serveArgs, env: options.env?.() });
+        const seed = typeof options.seed === "function" ? options.seed() : options.seed;
+        dataDir = seed === undefined ? undefined : seedChats(seed);
+        server = await startKvaultServer({
+            dataDir,
+            extraArgs: typeof options.serveArgs === "function" ? options.serveArgs() : options.serveArgs,
+            env: options.env?.(),
+            engineArgs: options.engineArgs
+        });
         app = await openKvault(await server.loginUrl(), options.viewport);
         await options.prepare?.(app);
     });
