@@ -22,11 +22,18 @@ export const toolWindowEngineConfig: EngineConfigInput = {
     gpu: false
 };
 
-export interface InProcessApiServer {
-    readonly service: EngineService;
+/** A KvaultHttpServer listening on a loopback port over an engine service. */
+export interface ListeningApiServer {
     readonly server: KvaultHttpServer;
     /** `http://127.0.0.1:<port>`, without /v1. */
     readonly url: string;
+    readonly port: number;
+    /** The one-time login link the server printed, when it serves the renderer with login sessions. */
+    readonly loginLink: string | undefined;
+}
+
+export interface InProcessApiServer extends ListeningApiServer {
+    readonly service: EngineService;
     /** Closes the server, then disposes of the engine. */
     close(): Promise<void>;
 }
@@ -42,6 +49,25 @@ export interface InProcessApiServerOptions {
 
 export async function startInProcessApiServer(options: InProcessApiServerOptions): Promise<InProcessApiServer> {
     const service = await EngineService.start(options.engine ?? toolWindowEngineConfig);
+    const listening = await listenApiServer(service, options);
+    return {
+        ...listening,
+        service,
+        close: async () => {
+            await listening.server.close();
+            await service.dispose();
+        }
+    };
+}
+
+/**
+ * Another server over an engine already started, with startInProcessApiServer's defaults, for a file
+ * that puts several servers (each with its own options) on one engine; the caller closes it.
+ */
+export async function listenApiServer(
+    service: EngineService,
+    options: Omit<InProcessApiServerOptions, "engine">
+): Promise<ListeningApiServer> {
     const server = new KvaultHttpServer({
         engine: localEngine(service),
         apiKey: options.apiKey,
@@ -51,14 +77,6 @@ export async function startInProcessApiServer(options: InProcessApiServerOptions
         requestTimeoutMs: 120_000,
         ...options.server
     });
-    const { url } = await server.listen();
-    return {
-        service,
-        server,
-        url,
-        close: async () => {
-            await server.close();
-            await service.dispose();
-        }
-    };
+    const { url, port, loginLink } = await server.listen();
+    return { server, url, port, loginLink };
 }

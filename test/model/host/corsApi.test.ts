@@ -1,12 +1,16 @@
 import http from "node:http";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { localEngine } from "../../../engine/process/localEngine.js";
-import { EngineService } from "../../../engine/service/EngineService.js";
 import { normalizeOrigin } from "../../../host/http/corsPolicy.js";
-import { KvaultHttpServer } from "../../../host/http/KvaultHttpServer.js";
+import { httpDefaults } from "../../../host/http/KvaultHttpServer.js";
 import { tinyEngineConfig } from "../../support/engineFixtures.js";
 import { generatedModelPath } from "../../support/generatedModels.js";
+import {
+    listenApiServer,
+    startInProcessApiServer,
+    type InProcessApiServer,
+    type ListeningApiServer
+} from "../../support/inProcessApiServer.js";
 
 const API_KEY = "test-key-0123456789";
 const GRANTED = "http://app.example:5173";
@@ -32,23 +36,24 @@ function send(url: string, method: string, pathname: string, headers: Record<str
 }
 
 describe("CORS as an allow-list, and X-Api-Key", () => {
-    let service: EngineService;
-    let servers: KvaultHttpServer[];
+    let api: InProcessApiServer;
+    let closed: ListeningApiServer;
     let url: string;
     let closedUrl: string;
 
     beforeAll(async () => {
-        service = await EngineService.start({ modelPath: generatedModelPath("tiny"), ...tinyEngineConfig, gpu: false });
-        const common = { engine: localEngine(service), apiKey: API_KEY, host: "127.0.0.1", port: 0, modelId: "tiny" };
-        servers = [new KvaultHttpServer({ ...common, corsOrigins: [GRANTED] }), new KvaultHttpServer(common)];
-        url = (await servers[0]!.listen()).url;
-        closedUrl = (await servers[1]!.listen()).url;
+        api = await startInProcessApiServer({
+            apiKey: API_KEY,
+            engine: { modelPath: generatedModelPath("tiny"), ...tinyEngineConfig, gpu: false },
+            server: { corsOrigins: [GRANTED], requestTimeoutMs: httpDefaults.requestTimeoutMs }
+        });
+        closed = await listenApiServer(api.service, { apiKey: API_KEY, server: { requestTimeoutMs: httpDefaults.requestTimeoutMs } });
+        url = api.url;
+        closedUrl = closed.url;
     });
     afterAll(async () => {
-        for (const server of servers) {
-            await server.close();
-        }
-        await service.dispose();
+        await closed?.server.close();
+        await api?.close();
     });
 
     it("answers a granted origin's preflight and requests, and refuses every other origin", async () => {

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { localEngine } from "../../../engine/process/localEngine.js";
 import { EngineService } from "../../../engine/service/EngineService.js";
-import { KvaultHttpServer } from "../../../host/http/KvaultHttpServer.js";
+import { httpDefaults } from "../../../host/http/KvaultHttpServer.js";
 import { expectEngineClean, tinyEngineConfig } from "../../support/engineFixtures.js";
 import { generatedModelPath } from "../../support/generatedModels.js";
+import { listenApiServer } from "../../support/inProcessApiServer.js";
 
 const API_KEY = "limits-test-key";
 
@@ -29,15 +29,10 @@ describe("the API's limits: a full queue and the per-request time limit", () => 
         options: { maxInFlight?: number; requestTimeoutMs?: number },
         body: (url: string) => Promise<void>
     ): Promise<void> {
-        const server = new KvaultHttpServer({
-            engine: localEngine(service),
+        const { server, url } = await listenApiServer(service, {
             apiKey: API_KEY,
-            host: "127.0.0.1",
-            port: 0,
-            modelId: "tiny",
-            ...options
+            server: { requestTimeoutMs: httpDefaults.requestTimeoutMs, ...options }
         });
-        const { url } = await server.listen();
         try {
             await body(url);
         } finally {

@@ -1,10 +1,10 @@
 import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { localEngine } from "../../../engine/process/localEngine.js";
 import { EngineService } from "../../../engine/service/EngineService.js";
-import { KvaultHttpServer, type KvaultHttpServerOptions } from "../../../host/http/KvaultHttpServer.js";
+import { httpDefaults, type KvaultHttpServerOptions } from "../../../host/http/KvaultHttpServer.js";
 import { expectEngineClean, tinyEngineConfig } from "../../support/engineFixtures.js";
 import { generatedModelPath } from "../../support/generatedModels.js";
+import { listenApiServer } from "../../support/inProcessApiServer.js";
 
 const API_KEY = "timeouts-test-key";
 
@@ -96,15 +96,10 @@ describe("the HTTP server's deadlines and connection cap", () => {
         options: Partial<KvaultHttpServerOptions>,
         body: (url: string, host: string) => Promise<void>
     ): Promise<void> {
-        const server = new KvaultHttpServer({
-            engine: localEngine(service),
+        const { server, url, port } = await listenApiServer(service, {
             apiKey: API_KEY,
-            host: "127.0.0.1",
-            port: 0,
-            modelId: "tiny",
-            ...options
+            server: { requestTimeoutMs: httpDefaults.requestTimeoutMs, ...options }
         });
-        const { url, port } = await server.listen();
         try {
             await body(url, `127.0.0.1:${port}`);
         } finally {

@@ -4,13 +4,13 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { localEngine } from "../../../engine/process/localEngine.js";
-import { EngineService } from "../../../engine/service/EngineService.js";
-import { KvaultHttpServer } from "../../../host/http/KvaultHttpServer.js";
+import { httpDefaults } from "../../../host/http/KvaultHttpServer.js";
 import { hostMethods } from "../../../host/rpc/hostMethods.js";
 import { RpcDispatcher } from "../../../host/rpc/RpcDispatcher.js";
 import { RpcServer } from "../../../host/rpc/RpcServer.js";
 import { tinyEngineConfig } from "../../support/engineFixtures.js";
 import { generatedModelPath } from "../../support/generatedModels.js";
+import { startInProcessApiServer, type InProcessApiServer } from "../../support/inProcessApiServer.js";
 
 const API_KEY = "login-test-key-0001";
 
@@ -50,9 +50,8 @@ async function rpcInfo(url: string, options: { cookie?: string; key?: string; to
 // in with a one-time link; any other local process that fetches the page gets no secret, and
 // cannot open the RPC that reads every chat.
 describe("logging a browser in with a one-time link (headless mode)", () => {
-    let service: EngineService;
+    let api: InProcessApiServer;
     let rpc: RpcServer;
-    let server: KvaultHttpServer;
     let url: string;
     let port: number;
     const links: string[] = [];
@@ -65,34 +64,32 @@ describe("logging a browser in with a one-time link (headless mode)", () => {
             path.join(rendererDirectory, "index.html"),
             "<!doctype html><html><head><title>Kvault</title></head><body></body></html>"
         );
-        service = await EngineService.start({ modelPath: generatedModelPath("tiny"), ...tinyEngineConfig, gpu: false });
-        const engine = localEngine(service);
+        api = await startInProcessApiServer({
+            apiKey: API_KEY,
+            engine: { modelPath: generatedModelPath("tiny"), ...tinyEngineConfig, gpu: false },
+            server: {
+                rendererDirectory,
+                onLoginLink: (link) => links.push(link),
+                loginSessions: { now: () => clock.now },
+                // the RPC server is made below, over the engine this call starts, before any test opens a socket
+                onRpcUpgrade: (request, socket, head) => rpc.handleUpgrade(request, socket, head),
+                requestTimeoutMs: httpDefaults.requestTimeoutMs
+            }
+        });
+        const engine = localEngine(api.service);
         rpc = new RpcServer(
             new RpcDispatcher(
                 async () => engine,
                 hostMethods({ engine: async () => engine, models: () => Promise.reject(new Error("This test serves no model manager.")) })
             )
         );
-        server = new KvaultHttpServer({
-            engine: localEngine(service),
-            apiKey: API_KEY,
-            host: "127.0.0.1",
-            port: 0,
-            modelId: "tiny",
-            rendererDirectory,
-            onLoginLink: (link) => links.push(link),
-            loginSessions: { now: () => clock.now },
-            onRpcUpgrade: (request, socket, head) => rpc.handleUpgrade(request, socket, head)
-        });
-        const address = await server.listen();
-        url = address.url;
-        port = address.port;
-        links.push(address.loginLink!);
+        url = api.url;
+        port = api.port;
+        links.push(api.loginLink!);
     });
     afterAll(async () => {
         await rpc.close();
-        await server.close();
-        await service.dispose();
+        await api?.close();
         fs.rmSync(rendererDirectory, { recursive: true, force: true });
     });
 

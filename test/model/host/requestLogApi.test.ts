@@ -1,19 +1,24 @@
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { localEngine } from "../../../engine/process/localEngine.js";
-import { EngineService } from "../../../engine/service/EngineService.js";
-import { KvaultHttpServer } from "../../../host/http/KvaultHttpServer.js";
+import { httpDefaults } from "../../../host/http/KvaultHttpServer.js";
 import { formatRequestLine, RequestLog, type RequestLogEntry } from "../../../host/http/RequestLog.js";
 import { hostMethods } from "../../../host/rpc/hostMethods.js";
 import { tinyEngineConfig } from "../../support/engineFixtures.js";
 import { generatedModelPath } from "../../support/generatedModels.js";
+import {
+    listenApiServer,
+    startInProcessApiServer,
+    type InProcessApiServer,
+    type ListeningApiServer
+} from "../../support/inProcessApiServer.js";
 
 const API_KEY = "test-key-0123456789";
 const SECRET = "my secret question about zebras";
 
 describe("the API's request log", () => {
-    let service: EngineService;
-    const servers: KvaultHttpServer[] = [];
+    let api: InProcessApiServer;
+    let verboseServer: ListeningApiServer;
     const quiet = new RequestLog({ logPrompts: false });
     const verbose = new RequestLog({ logPrompts: true });
     const lines: string[] = [];
@@ -29,28 +34,22 @@ describe("the API's request log", () => {
     }
 
     beforeAll(async () => {
-        service = await EngineService.start({ modelPath: generatedModelPath("tiny"), ...tinyEngineConfig, gpu: false });
         quiet.subscribe((entry) => lines.push(formatRequestLine(entry)));
-        for (const log of [quiet, verbose]) {
-            servers.push(
-                new KvaultHttpServer({
-                    engine: localEngine(service),
-                    apiKey: API_KEY,
-                    host: "127.0.0.1",
-                    port: 0,
-                    modelId: "tiny",
-                    requestLog: log
-                })
-            );
-        }
-        client = new OpenAI({ baseURL: `${(await servers[0]!.listen()).url}/v1`, apiKey: API_KEY, maxRetries: 0 });
-        verboseClient = new OpenAI({ baseURL: `${(await servers[1]!.listen()).url}/v1`, apiKey: API_KEY, maxRetries: 0 });
+        api = await startInProcessApiServer({
+            apiKey: API_KEY,
+            engine: { modelPath: generatedModelPath("tiny"), ...tinyEngineConfig, gpu: false },
+            server: { requestLog: quiet, requestTimeoutMs: httpDefaults.requestTimeoutMs }
+        });
+        verboseServer = await listenApiServer(api.service, {
+            apiKey: API_KEY,
+            server: { requestLog: verbose, requestTimeoutMs: httpDefaults.requestTimeoutMs }
+        });
+        client = new OpenAI({ baseURL: `${api.url}/v1`, apiKey: API_KEY, maxRetries: 0 });
+        verboseClient = new OpenAI({ baseURL: `${verboseServer.url}/v1`, apiKey: API_KEY, maxRetries: 0 });
     });
     afterAll(async () => {
-        for (const server of servers) {
-            await server.close();
-        }
-        await service.dispose();
+        await verboseServer?.server.close();
+        await api?.close();
     });
 
     it("logs one line per request, with its workspace, tokens, outcome and time, and never its prompt", async () => {
@@ -107,7 +106,7 @@ describe("the API's request log", () => {
         expect(formatRequestLine(entry!)).toContain(`prompt="${SECRET}"`);
 
         const methods = hostMethods({
-            engine: async () => localEngine(service),
+            engine: async () => localEngine(api.service),
             models: () => Promise.reject(new Error("no models here")),
             requestLog: () => quiet
         });
@@ -116,7 +115,7 @@ describe("the API's request log", () => {
         expect(last).toHaveLength(1);
         expect(last[0]!.endpoint).toBe("POST /v1/chat/completions");
         expect(
-            await hostMethods({ engine: async () => localEngine(service), models: () => Promise.reject(new Error("none")) }).requestLog(
+            await hostMethods({ engine: async () => localEngine(api.service), models: () => Promise.reject(new Error("none")) }).requestLog(
                 {},
                 context
             )

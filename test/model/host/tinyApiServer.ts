@@ -1,18 +1,11 @@
 import OpenAI from "openai";
-import { localEngine } from "../../../engine/process/localEngine.js";
-import { EngineService } from "../../../engine/service/EngineService.js";
-import { KvaultHttpServer } from "../../../host/http/KvaultHttpServer.js";
 import { tinyEngineConfig } from "../../support/engineFixtures.js";
 import { generatedModelPath } from "../../support/generatedModels.js";
+import { startInProcessApiServer, type InProcessApiServer } from "../../support/inProcessApiServer.js";
 
 /** The OpenAI-compatible API on the tiny model in this process: the engine, the server, its URL and the official client. */
-export interface TinyApiServer {
-    readonly service: EngineService;
-    readonly server: KvaultHttpServer;
-    readonly url: string;
+export interface TinyApiServer extends InProcessApiServer {
     readonly client: OpenAI;
-    /** Closes the server, then disposes of the engine. */
-    close(): Promise<void>;
 }
 
 /**
@@ -21,30 +14,10 @@ export interface TinyApiServer {
  * the tiny model alone writes 200 tokens in about a tenth of a second, before a client's abort arrives.
  */
 export async function startTinyApiServer(apiKey: string, { tokenDelayMs = 0 }: { tokenDelayMs?: number } = {}): Promise<TinyApiServer> {
-    const service = await EngineService.start({
-        modelPath: generatedModelPath("tiny"),
-        ...tinyEngineConfig,
-        gpu: false,
-        tokenDelayMs
-    });
-    const server = new KvaultHttpServer({
-        engine: localEngine(service),
+    const api = await startInProcessApiServer({
         apiKey,
-        host: "127.0.0.1",
-        port: 0,
-        modelId: "tiny",
-        requestTimeoutMs: 60_000
+        engine: { modelPath: generatedModelPath("tiny"), ...tinyEngineConfig, gpu: false, tokenDelayMs },
+        server: { requestTimeoutMs: 60_000 }
     });
-    const url = (await server.listen()).url;
-    const client = new OpenAI({ baseURL: `${url}/v1`, apiKey, maxRetries: 0 });
-    return {
-        service,
-        server,
-        url,
-        client,
-        close: async () => {
-            await server.close();
-            await service.dispose();
-        }
-    };
+    return { ...api, client: new OpenAI({ baseURL: `${api.url}/v1`, apiKey, maxRetries: 0 }) };
 }
