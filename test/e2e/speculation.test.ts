@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import {
     applyEngineSettings,
     configureWorkspace,
@@ -12,6 +12,7 @@ import {
 } from "./support/appDriver.js";
 import { openKvault, type KvaultPage } from "./support/openKvault.js";
 import { startKvaultServer, type KvaultServer } from "./support/startKvaultServer.js";
+import { useKvaultApp } from "./support/useKvaultApp.js";
 import { ensureGeneratedModel } from "../support/generatedModels.js";
 
 // Speculative decoding with a draft model, from `npm run serve -- --draft-model` and from the
@@ -20,25 +21,17 @@ import { ensureGeneratedModel } from "../support/generatedModels.js";
 // greedy answer has every draft accepted.
 
 describe("speculative decoding with a draft model, in a real browser and over the API", () => {
-    let server: KvaultServer;
-    let app: KvaultPage;
+    const kvault = useKvaultApp({
+        serveArgs: () => {
+            const model = ensureGeneratedModel("tiny");
+            return ["--model", model, "--draft-model", model, "--draft-max", "4", "--draft-p-min", "0"];
+        },
+        viewport: { width: 1280, height: 900 }
+    });
     const poll = { timeout: 120_000, interval: 250 };
 
-    beforeAll(async () => {
-        const model = ensureGeneratedModel("tiny");
-        server = await startKvaultServer({
-            extraArgs: ["--model", model, "--draft-model", model, "--draft-max", "4", "--draft-p-min", "0"]
-        });
-        app = await openKvault(await server.loginUrl(), { width: 1280, height: 900 });
-    });
-
-    afterAll(async () => {
-        await app?.close();
-        await server?.stop();
-    });
-
     it("shows each answer's accepted drafts, as the stored answer counts them", async () => {
-        const { page } = app;
+        const { page } = kvault.app();
         await configureWorkspace(page, { temperature: 0, maxTokens: 24 });
         await sendMessage(page, "Tell me about the pages.");
         await expect
@@ -54,8 +47,8 @@ describe("speculative decoding with a draft model, in a real browser and over th
     });
 
     it("reports the drafts as accepted and rejected prediction tokens, and counts them in /metrics", async () => {
-        const headers = { Authorization: `Bearer ${server.apiKey}`, "Content-Type": "application/json" };
-        const response = await fetch(`${server.url}/v1/chat/completions`, {
+        const headers = { Authorization: `Bearer ${kvault.server().apiKey}`, "Content-Type": "application/json" };
+        const response = await fetch(`${kvault.server().url}/v1/chat/completions`, {
             method: "POST",
             headers,
             body: JSON.stringify({
@@ -77,7 +70,7 @@ describe("speculative decoding with a draft model, in a real browser and over th
         expect(details.accepted_prediction_tokens).toBeGreaterThan(0);
         expect(details.accepted_prediction_tokens).toBeLessThan(body.usage.completion_tokens);
 
-        const metrics = await (await fetch(`${server.url}/metrics`, { headers })).text();
+        const metrics = await (await fetch(`${kvault.server().url}/metrics`, { headers })).text();
         const accepted = /^kvault_draft_tokens_total\{outcome="accepted"\} (\d+)$/m.exec(metrics);
         expect(Number(accepted?.[1])).toBeGreaterThanOrEqual(details.accepted_prediction_tokens);
         expect(metrics).toMatch(/^kvault_draft_tokens_total\{outcome="rejected"\} 0$/m);
