@@ -8,13 +8,14 @@ import WebSocket from "ws";
 import type { RpcServerMessage } from "../../../contract/rpc.js";
 import { localEngine } from "../../../engine/process/localEngine.js";
 import type { EngineService } from "../../../engine/service/EngineService.js";
-import { KvaultHttpServer } from "../../../host/http/KvaultHttpServer.js";
+import { httpDefaults } from "../../../host/http/KvaultHttpServer.js";
 import { inspectModelFile } from "../../../host/models/inspectModelFile.js";
 import { hostMethods } from "../../../host/rpc/hostMethods.js";
 import { RpcDispatcher } from "../../../host/rpc/RpcDispatcher.js";
 import { RpcServer } from "../../../host/rpc/RpcServer.js";
 import { WorkspaceStore } from "../../../host/store/WorkspaceStore.js";
 import { modelMethods, type ModelHost } from "../../../host/supervisor/modelMethods.js";
+import { listenApiServer } from "../../support/inProcessApiServer.js";
 
 export const API_KEY = "rpc-test-key-0001";
 
@@ -53,15 +54,13 @@ export async function startRpcHost(service: EngineService, options: { readonly w
         ),
         { log: (line) => logged.push(line) }
     );
-    const server = new KvaultHttpServer({
-        engine,
+    const { server, url } = await listenApiServer(service, {
         apiKey: API_KEY,
-        host: "127.0.0.1",
-        port: 0,
-        modelId: "tiny",
-        onRpcUpgrade: (request, socket, head) => rpc.handleUpgrade(request, socket, head)
+        server: {
+            onRpcUpgrade: (request, socket, head) => rpc.handleUpgrade(request, socket, head),
+            requestTimeoutMs: httpDefaults.requestTimeoutMs
+        }
     });
-    const { url } = await server.listen();
     return {
         url,
         dataDir,

@@ -3,10 +3,10 @@
 // The product cannot start such a server (EngineService's policies are for tests of the guards).
 import { leakyReader } from "../../../engine/drills/leakyReader.js";
 import { skippingScrubber, stubPrefillOverflow, windowOnlyAdmission } from "../../../engine/drills/leakyPolicies.js";
-import { localEngine } from "../../../engine/process/localEngine.js";
 import { EngineService } from "../../../engine/service/EngineService.js";
-import { KvaultHttpServer } from "../../../host/http/KvaultHttpServer.js";
+import { httpDefaults, type KvaultHttpServer } from "../../../host/http/KvaultHttpServer.js";
 import { generatedModelPath } from "../../support/generatedModels.js";
+import { listenApiServer } from "../../support/inProcessApiServer.js";
 
 export interface LeakyServer {
     readonly url: string;
@@ -42,15 +42,10 @@ export async function startLeakyServer(apiKey: string, extraApiKeys?: KvaultHttp
             }
         }
     );
-    const server = new KvaultHttpServer({
-        engine: localEngine(service),
+    const { server, url } = await listenApiServer(service, {
         apiKey,
-        extraApiKeys,
-        host: "127.0.0.1",
-        port: 0,
-        modelId: "tiny"
+        server: { extraApiKeys, requestTimeoutMs: httpDefaults.requestTimeoutMs }
     });
-    const { url } = await server.listen();
     return {
         url,
         close: async () => {
