@@ -24,6 +24,12 @@ export const engineDefaults = {
      * docs/measurements.md).
      */
     inPlacePrefillTokens: 128,
+    /**
+     * 128: while streams decode, a long prompt prefills in chunks of this many tokens between their
+     * steps, so it keeps most of the machine and a stream still steps every chunk (ComputeTurns;
+     * npm run bench -- peer; figures in docs/measurements.md).
+     */
+    prefillChunkTokens: 128,
     flashAttention: true,
     kvCacheType: "f16",
     onWindowAboveCapacity: "clamp",
@@ -66,6 +72,13 @@ export interface EngineConfig {
      * so a long paste does not stall every other workspace's stream.
      */
     readonly inPlacePrefillTokens: number;
+    /**
+     * Split mode: while any decode sequence generates, a prefill batch holds at most this many tokens,
+     * computed in its turn between two decode steps (runtime/ComputeTurns.ts); with no stream to
+     * serve, a prefill batch is as large as the batch size. At least the 64 tokens llama.cpp's CPU
+     * flash attention needs for its tiled path.
+     */
+    readonly prefillChunkTokens: number;
     /** Flash attention keeps V in rows (faster to page); off, llama.cpp stores V transposed. Both are supported. */
     readonly flashAttention: boolean;
     /**
@@ -148,6 +161,9 @@ export const MAX_HANDOFF_STEP_DELAY_MS = 5_000;
 /** The streaming demo's longest pause per token: slower than reading already. */
 export const MAX_TOKEN_DELAY_MS = 1_000;
 
+/** The smallest prefill chunk: llama.cpp's CPU flash attention takes its tiled path from 64 tokens a sequence (GGML_FA_TILE_Q). */
+export const MIN_PREFILL_CHUNK_TOKENS = 64;
+
 /** The most tokens a draft model drafts ahead of one step: a verification batch beyond it costs more than it can save. */
 export const MAX_DRAFT_TOKENS = 64;
 
@@ -184,6 +200,12 @@ export function resolveEngineConfig(input: EngineConfigInput): EngineConfig {
     }
     if (!Number.isSafeInteger(config.inPlacePrefillTokens) || config.inPlacePrefillTokens < 0) {
         throw new EngineConfigError(`inPlacePrefillTokens is ${config.inPlacePrefillTokens}; it must be a whole number of at least 0.`);
+    }
+    if (!Number.isSafeInteger(config.prefillChunkTokens) || config.prefillChunkTokens < MIN_PREFILL_CHUNK_TOKENS) {
+        throw new EngineConfigError(
+            `prefillChunkTokens is ${config.prefillChunkTokens}; it must be a whole number of at least ${MIN_PREFILL_CHUNK_TOKENS} ` +
+                "(llama.cpp's CPU flash attention computes fewer tokens a sequence one query at a time)."
+        );
     }
     if (
         !Number.isSafeInteger(config.handoffStepDelayMs) ||

@@ -14,6 +14,7 @@ import { describeModelMemory } from "./runtime/describeModelMemory.js";
 import { LlamaRoleContext, type RoleContextOptions } from "./runtime/LlamaRoleContext.js";
 import { LlamaRuntime } from "./runtime/LlamaRuntime.js";
 import { oneSequenceABatch } from "./runtime/oneSequenceABatch.js";
+import { ComputeTurns } from "./runtime/ComputeTurns.js";
 import { PrivateStateDirectory } from "./runtime/PrivateStateDirectory.js";
 import { chooseStateExchange, createStateExchange, type StateExchangeChoice } from "./runtime/createStateExchange.js";
 import { readKvHeadGeometry } from "./runtime/readKvHeadGeometry.js";
@@ -46,7 +47,7 @@ const GATHER_DECODES: Readonly<Record<RoleContextOptions["role"], boolean>> = { 
  * that sample share each batch among their sequences (node-llama-cpp's default), a token each.
  */
 const BATCH_ITEMS: Readonly<Record<RoleContextOptions["role"], RoleContextOptions["batchItems"]>> = {
-    prefill: oneSequenceABatch,
+    prefill: oneSequenceABatch(),
     decode: undefined,
     unified: undefined
 };
@@ -79,6 +80,8 @@ export interface EngineParts {
     /** The context that generates: decode in split mode, the unified context otherwise. */
     readonly decode: RoleContext;
     readonly prefill: RoleContext | undefined;
+    /** Split mode: the turns the contexts' graphs compute in, one at a time (runtime/ComputeTurns.ts); undefined in unified mode. */
+    readonly computeTurns: ComputeTurns | undefined;
     readonly window: WindowReport;
     readonly mode: ModeReport;
     readonly hooks: KvEngineHooks;
@@ -133,17 +136,21 @@ export async function startEngineParts(input: EngineConfigInput, options: Engine
         if (draftModel !== undefined) {
             cleanup.unshift(() => draftModel.dispose());
         }
-        const role = (options: Pick<RoleContextOptions, "role" | "contextSize" | "numSequences">): Promise<LlamaRoleContext> =>
+        const computeTurns = split ? new ComputeTurns() : undefined;
+        const role = (
+            options: Pick<RoleContextOptions, "role" | "contextSize" | "numSequences"> & Partial<Pick<RoleContextOptions, "batchItems">>
+        ): Promise<LlamaRoleContext> =>
             LlamaRoleContext.create(
                 model,
                 {
-                    ...options,
                     speculation: options.role === "prefill" ? undefined : speculation, // prefill never samples
                     batchSize: config.batchSize,
                     flashAttention: config.flashAttention,
                     kvCacheType: config.kvCacheType,
                     threads: config.threads,
-                    ...roleTuning(options.role)
+                    computeTurns,
+                    ...roleTuning(options.role),
+                    ...options
                 },
                 createStateExchange(stateExchange, stateDirectory)
             );
@@ -154,8 +161,15 @@ export async function startEngineParts(input: EngineConfigInput, options: Engine
             numSequences: config.numDecodeSequences
         });
         cleanup.unshift(() => decode.dispose());
+        // While streams decode, a prompt prefills a chunk at a time between their steps (ComputeTurns).
+        const chunkWhileStreaming = (): number => (decode.numGenerating > 0 ? config.prefillChunkTokens : Infinity);
         const prefill = split
-            ? await role({ role: "prefill", contextSize: config.prefillContextSize, numSequences: config.numPrefillSequences })
+            ? await role({
+                  role: "prefill",
+                  contextSize: config.prefillContextSize,
+                  numSequences: config.numPrefillSequences,
+                  batchItems: oneSequenceABatch(chunkWhileStreaming)
+              })
             : undefined;
         if (prefill) {
             cleanup.unshift(() => prefill.dispose());
@@ -192,6 +206,7 @@ export async function startEngineParts(input: EngineConfigInput, options: Engine
             stateExchange,
             decode,
             prefill,
+            computeTurns,
             window: measureWindow(config, decode, prefill, split),
             mode,
             hooks: options.hooks ?? {},

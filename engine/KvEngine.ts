@@ -74,6 +74,8 @@ export class KvEngine {
     readonly memoryEvents: EngineParts["memoryEvents"];
     readonly decode: RoleContext;
     readonly prefill: RoleContext | undefined;
+    /** Split mode: the turns every graph of this model computes in, the embedder's too; undefined in unified mode. */
+    readonly computeTurns: EngineParts["computeTurns"];
     readonly window: EngineParts["window"];
     readonly mode: EngineParts["mode"];
     readonly layout: EngineParts["layout"];
@@ -103,6 +105,7 @@ export class KvEngine {
     private constructor(parts: EngineParts) {
         this.#parts = parts;
         ({ config: this.config, pool: this.pool, decode: this.decode, prefill: this.prefill, window: this.window } = parts);
+        this.computeTurns = parts.computeTurns;
         ({ mode: this.mode, layout: this.layout, modelFingerprint: this.modelFingerprint, model: this.model } = parts);
         ({ runtime: this.runtime, stateDirectory: this.stateDirectory, stateExchange: this.stateExchange, compute: this.compute } = parts);
         const { pool, decode, prefill, hooks, policies, window, memoryEvents } = parts;

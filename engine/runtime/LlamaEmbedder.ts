@@ -1,8 +1,10 @@
-import type { LlamaEmbeddingContext, LlamaModel, Token } from "node-llama-cpp";
+import type { LlamaContext, LlamaEmbeddingContext, LlamaModel, Token } from "node-llama-cpp";
 import type { EmbeddingResult } from "../../contract/engineProtocol.js";
 import { InvalidRequestError } from "../request/requestErrors.js";
 import { vocabularySize } from "./rawPromptTokens.js";
+import type { ComputeTurns } from "./ComputeTurns.js";
 import { releaseEmbeddingThreadsPromptly } from "./releaseThreadsPromptly.js";
+import { takeComputeTurns } from "./takeComputeTurns.js";
 
 const formatTokens = (count: number): string => count.toLocaleString("en-US");
 
@@ -19,7 +21,9 @@ export class LlamaEmbedder {
     constructor(
         private readonly model: LlamaModel,
         readonly contextSize: number,
-        private readonly threads: number | undefined
+        private readonly threads: number | undefined,
+        /** The model's compute turns in split mode: an embedding's graphs take theirs between the chats' (ComputeTurns). */
+        private readonly computeTurns?: ComputeTurns
     ) {}
 
     /** The width of every vector. */
@@ -75,6 +79,10 @@ export class LlamaEmbedder {
             })
             .then((context) => {
                 releaseEmbeddingThreadsPromptly(context);
+                const inner = (context as unknown as { _llamaContext?: LlamaContext })._llamaContext;
+                if (this.computeTurns !== undefined && inner !== undefined) {
+                    takeComputeTurns(inner, this.computeTurns);
+                }
                 return context;
             });
         const opening = this.#context;

@@ -10,6 +10,8 @@ import { refuseContextShift } from "./refuseContextShift.js";
 import { LlamaSequenceSlot } from "./LlamaSequenceSlot.js";
 import { attachThreadpool, type ContextThreadpool } from "./addonPatch/contextThreadpool.js";
 import { releaseThreadsPromptly } from "./releaseThreadsPromptly.js";
+import type { ComputeTurns } from "./ComputeTurns.js";
+import { takeComputeTurns } from "./takeComputeTurns.js";
 import { gatherDecodes, ungathered, type DecodeGathering } from "./gatherDecodes.js";
 import { orderDecodesBySequence } from "./orderDecodesBySequence.js";
 import { takeLowestIndex } from "./takeLowestIndex.js";
@@ -51,6 +53,12 @@ export interface RoleContextOptions {
     readonly gatherDecodes?: boolean;
     /** Which queued tokens go into each batch; node-llama-cpp's "maximumParallelism" when absent (oneSequenceABatch for prefill). */
     readonly batchItems?: CustomBatchingPrioritizationStrategy;
+    /**
+     * The turns this context's batches compute in, shared with the engine's other contexts (split
+     * mode): one graph at a time, each with every thread; absent, node-llama-cpp splits the threads
+     * among the contexts that compute at once.
+     */
+    readonly computeTurns?: ComputeTurns;
 }
 
 /**
@@ -100,6 +108,9 @@ export class LlamaRoleContext implements RoleContext {
             batching: options.batchItems === undefined ? undefined : { itemPrioritizationStrategy: options.batchItems }
         });
         releaseThreadsPromptly(context);
+        if (options.computeTurns !== undefined) {
+            takeComputeTurns(context, options.computeTurns);
+        }
         orderDecodesBySequence(context);
         let predictors: TokenPredictors | undefined;
         try {
@@ -109,7 +120,8 @@ export class LlamaRoleContext implements RoleContext {
                 contextSize: context.contextSize,
                 flashAttention: options.flashAttention,
                 threads: options.threads,
-                threadpoolPoll: options.threadpoolPoll
+                threadpoolPoll: options.threadpoolPoll,
+                computeTurns: options.computeTurns
             });
             const sequences = Array.from({ length: options.numSequences }, (_, i) =>
                 context.getSequence({ contextShift: refuseContextShift, tokenPredictor: predictors!.forSequence(i) })
@@ -162,6 +174,11 @@ export class LlamaRoleContext implements RoleContext {
     /** Input tokens node-llama-cpp evaluated in this context's sequences (their token meters), the start-up probe included. */
     get numEvaluatedTokens(): number {
         return this.allSlots.reduce((sum, slot) => sum + slot.numEvaluatedTokens, 0);
+    }
+
+    /** Sequences generating now (a turn's stream between its first token and its last). */
+    get numGenerating(): number {
+        return this.gathering.numGenerating;
     }
 
     get numBusySequences(): number {

@@ -9,6 +9,8 @@ import {
 import { DraftModelError } from "./DraftModelError.js";
 import { DraftModelPredictor, type DraftOptions } from "./DraftModelPredictor.js";
 import { refuseContextShift } from "./refuseContextShift.js";
+import type { ComputeTurns } from "./ComputeTurns.js";
+import { takeComputeTurns } from "./takeComputeTurns.js";
 import { releaseThreadsPromptly } from "./releaseThreadsPromptly.js";
 import { attachThreadpool } from "./addonPatch/contextThreadpool.js";
 
@@ -41,6 +43,8 @@ export async function createTokenPredictors(
         readonly threads?: number;
         /** The target context's thread pool polling (RoleContextOptions.threadpoolPoll), which the draft context takes too. */
         readonly threadpoolPoll?: number;
+        /** The target's compute turns (RoleContextOptions.computeTurns), which the draft's batches take too. */
+        readonly computeTurns?: ComputeTurns;
     }
 ): Promise<TokenPredictors> {
     if (speculation === undefined) {
@@ -67,6 +71,9 @@ export async function createTokenPredictors(
     // claim on the threads as soon as it is idle (else the target's next step gets half of them),
     // and computes on a pool of its own where the binary has Kvault's patch.
     releaseThreadsPromptly(draftContext);
+    if (target.computeTurns !== undefined) {
+        takeComputeTurns(draftContext, target.computeTurns);
+    }
     if (target.threadpoolPoll !== undefined) {
         await attachThreadpool(draftContext, target.threadpoolPoll).catch(async (error: unknown) => {
             await draftContext.dispose();

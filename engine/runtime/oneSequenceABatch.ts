@@ -1,4 +1,4 @@
-import type { BatchItem, PrioritizedBatchItem } from "node-llama-cpp";
+import type { CustomBatchingPrioritizationStrategy } from "node-llama-cpp";
 
 /**
  * The prefill context's batching: each batch holds the next tokens of one sequence, up to the
@@ -15,14 +15,13 @@ import type { BatchItem, PrioritizedBatchItem } from "node-llama-cpp";
  * (docs/measurements.md). The prompts' handoffs wait for
  * the context's lock, which node-llama-cpp holds while decodes are queued, so a shared batch
  * finished none of them sooner.
+ *
+ * `maxTokens` bounds a batch further while it is called for: the prefill chunk while streams decode
+ * beside the prompt (EngineConfig.prefillChunkTokens), so each chunk computes between two of their steps.
  */
-export function oneSequenceABatch({
-    items,
-    size
-}: {
-    readonly items: readonly BatchItem[];
-    readonly size: number;
-}): PrioritizedBatchItem[] {
-    const first = items[0];
-    return first === undefined ? [] : [{ item: first, processAmount: Math.min(first.tokens.length, size) }];
+export function oneSequenceABatch(maxTokens: () => number = () => Infinity): CustomBatchingPrioritizationStrategy {
+    return ({ items, size }) => {
+        const first = items[0];
+        return first === undefined ? [] : [{ item: first, processAmount: Math.min(first.tokens.length, size, maxTokens()) }];
+    };
 }

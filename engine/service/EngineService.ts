@@ -82,7 +82,7 @@ export class EngineService {
     ) {
         this.#audits = new PeriodicAudit(() => this.audit(), auditIntervalMs, log);
         const embeddingTokens = Math.min(engine.window.limit, engine.model.trainContextSize);
-        this.#embedder = new LlamaEmbedder(engine.model, embeddingTokens, engine.config.threads);
+        this.#embedder = new LlamaEmbedder(engine.model, embeddingTokens, engine.config.threads, engine.computeTurns);
         if (auditIntervalMs !== undefined) {
             this.#audits.start();
         }

@@ -129,6 +129,7 @@ export const wholeMachineFiles: ReadonlySet<string> = new Set([
     "test/model/runtime/gatherDecodes.test.ts",
     "test/model/runtime/contextThreadpool.test.ts",
     "test/model/runtime/orderDecodesBySequence.test.ts",
+    "test/model/runtime/computeTurns.test.ts",
     "test/model/engine/prefillBatches.test.ts",
     "test/model/engine/draftSpeculation.test.ts",
     "test/model/host/models/splitDownload.test.ts",

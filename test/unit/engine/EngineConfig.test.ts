@@ -89,3 +89,17 @@ describe("resolveEngineConfig: the binary and the state exchange", () => {
         );
     });
 });
+
+describe("resolveEngineConfig: prefillChunkTokens", () => {
+    it("chunks a prompt beside streams in 128 tokens by default, and takes any whole number from 64", () => {
+        expect(resolveEngineConfig({ modelPath: "m.gguf" }).prefillChunkTokens).toBe(128);
+        expect(resolveEngineConfig({ modelPath: "m.gguf", prefillChunkTokens: 64 }).prefillChunkTokens).toBe(64);
+    });
+
+    it("refuses fewer than the 64 tokens flash attention's tiled path needs, and fractions, naming the value", () => {
+        expect(() => resolveEngineConfig({ modelPath: "m.gguf", prefillChunkTokens: 32 })).toThrow(
+            "prefillChunkTokens is 32; it must be a whole number of at least 64"
+        );
+        expect(() => resolveEngineConfig({ modelPath: "m.gguf", prefillChunkTokens: 100.5 })).toThrow(EngineConfigError);
+    });
+});
