@@ -5,8 +5,6 @@
 // call: the generated model writes random text otherwise), the user allows it, and its result is
 // shown collapsed and counted on the meter; a server that hangs, crashes or writes garbage, and a
 // result larger than the window, end their call with a named error and the turn goes on to an answer.
-import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { createRequire } from "node:module";
 import { pathToFileURL } from "node:url";
@@ -14,8 +12,8 @@ import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { lookupAnswer, startMcpHttpServer } from "../support/mcpTestServer.js";
 import { configureWorkspace, newWorkspace, openSettingsPanel, sendMessage, storedWorkspaces } from "./support/appDriver.js";
-import { openKvault, type KvaultPage } from "./support/openKvault.js";
-import { repositoryRoot, startKvaultServer, type KvaultServer } from "./support/startKvaultServer.js";
+import { repositoryRoot } from "./support/startKvaultServer.js";
+import { useKvaultApp } from "./support/useKvaultApp.js";
 
 const serverScript = path.join(repositoryRoot, "test/support/mcpTestServer.ts");
 const tsx = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
@@ -26,18 +24,19 @@ const stdio = (tools: string, timeout: number) => ({
 });
 
 describe("MCP tools in the chat, in a real browser", () => {
-    let dataDir: string;
-    let server: KvaultServer;
-    let app: KvaultPage;
     let http: Awaited<ReturnType<typeof startMcpHttpServer>>;
-    const screenshots: string[] = [];
 
+    // Registered before the app's hooks: the HTTP MCP server listens before mcp.json names it, and stops after the app.
     beforeAll(async () => {
         http = await startMcpHttpServer();
-        dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "kvault-e2e-mcp-"));
-        fs.writeFileSync(
-            path.join(dataDir, "mcp.json"),
-            JSON.stringify({
+    });
+    afterAll(async () => {
+        await http?.close();
+    });
+
+    const kvault = useKvaultApp({
+        files: () => ({
+            "mcp.json": JSON.stringify({
                 mcpServers: {
                     shelf: stdio("lookup", 30_000),
                     stuck: stdio("hang", 1_500),
@@ -47,22 +46,14 @@ describe("MCP tools in the chat, in a real browser", () => {
                     web: { url: http.url, timeout: 30_000 }
                 }
             })
-        );
+        }),
         // A tool's description takes room in the prompt: a window wider than the browser tests' 512.
-        server = await startKvaultServer({ dataDir, extraArgs: ["--context", "2048"] });
-        app = await openKvault(await server.loginUrl());
+        serveArgs: ["--context", "2048"]
     });
-
-    afterAll(async () => {
-        await app?.close();
-        await server?.stop();
-        await http?.close();
-        fs.rmSync(dataDir, { recursive: true, force: true });
-        console.log(`screenshots:\n${screenshots.join("\n")}`);
-    });
+    const { screenshots } = kvault;
 
     it("lists every server with its state and tools in the settings", async () => {
-        const { page } = app;
+        const { page } = kvault.app();
         await openSettingsPanel(page);
         const servers = page.locator("[data-mcp-server]");
         await expect.poll(() => servers.count(), { timeout: 60_000 }).toBe(6);
@@ -81,11 +72,11 @@ describe("MCP tools in the chat, in a real browser", () => {
             "lookup: Finds the shelf a key is filed under."
         ]);
         expect(await page.locator('[data-mcp-server="web"] [data-mcp-tool]').count()).toBe(6);
-        screenshots.push(await app.screenshot("mcp-settings"));
+        screenshots.push(await kvault.app().screenshot("mcp-settings"));
     });
 
     it("calls the tool after the permission prompt, shows its result collapsed and counts it on the meter", async () => {
-        const { page } = app;
+        const { page } = kvault.app();
         await offerTools(page, "shelf");
         await sendMessage(page, "Where is atlas filed?");
 
@@ -93,7 +84,7 @@ describe("MCP tools in the chat, in a real browser", () => {
         await prompt.waitFor({ timeout: 180_000 });
         expect(await prompt.textContent()).toContain("lookup");
         expect(await prompt.locator("pre").textContent()).toMatch(/^\{"key":"(atlas|bravo)"\}$/);
-        screenshots.push(await app.screenshot("mcp-permission-prompt"));
+        screenshots.push(await kvault.app().screenshot("mcp-permission-prompt"));
         await page.getByRole("button", { name: "Allow once" }).click();
 
         const answer = await storedAnswer(page);
@@ -112,8 +103,8 @@ describe("MCP tools in the chat, in a real browser", () => {
         // The meter counts the conversation with the result in it: more than the result's own tokens.
         const meter = page.locator(".context-meter");
         await expect.poll(async () => Number(await meter.getAttribute("data-used")), { timeout: 30_000 }).toBeGreaterThan(call!.numTokens!);
-        screenshots.push(await app.screenshot("mcp-tool-card"));
-        expect(app.problems).toEqual([]);
+        screenshots.push(await kvault.app().screenshot("mcp-tool-card"));
+        expect(kvault.app().problems).toEqual([]);
     });
 
     const failures = [
@@ -124,7 +115,7 @@ describe("MCP tools in the chat, in a real browser", () => {
     ];
     for (const { server: name, code, what } of failures) {
         it(`ends the call of ${what} with ${code}, and the chat goes on to an answer`, async () => {
-            const { page } = app;
+            const { page } = kvault.app();
             await newWorkspace(page);
             await offerTools(page, name);
             await sendMessage(page, `Use the ${name} tool`);
@@ -137,9 +128,9 @@ describe("MCP tools in the chat, in a real browser", () => {
             const card = page.locator(`.message-assistant [data-tool-error="${code}"]`);
             await card.waitFor({ timeout: 30_000 });
             expect(await card.locator("summary").textContent()).toContain(code);
-            screenshots.push(await app.screenshot(`mcp-${code}`));
+            screenshots.push(await kvault.app().screenshot(`mcp-${code}`));
             expect(await page.getByRole("alert").count(), "no turn failed").toBe(0);
-            expect(app.problems).toEqual([]);
+            expect(kvault.app().problems).toEqual([]);
         });
     }
 });

@@ -1,4 +1,6 @@
 import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { afterAll, beforeAll } from "vitest";
 import { openKvault, type KvaultPage } from "./openKvault.js";
 import { seedChats, type SeededWorkspace } from "./seedChats.js";
@@ -25,6 +27,8 @@ export interface KvaultAppOptions {
      * A function is read when the server starts, for chats that name something an earlier hook started (a stand-in's URL).
      */
     readonly seed?: readonly SeededWorkspace[] | (() => readonly SeededWorkspace[]);
+    /** Files written into the data directory before the server starts, by name (mcp.json); in a fresh one when there is no seed. */
+    readonly files?: () => Readonly<Record<string, string>>;
     /** More environment for the server, read when it starts (a stand-in registered before this hook knows its URL by then). */
     readonly env?: () => Readonly<Record<string, string>>;
 }
@@ -36,8 +40,7 @@ export function useKvaultApp(options: KvaultAppOptions = {}): KvaultApp {
     let app: KvaultPage | undefined;
     const screenshots: string[] = [];
     beforeAll(async () => {
-        const seed = typeof options.seed === "function" ? options.seed() : options.seed;
-        dataDir = seed === undefined ? undefined : seedChats(seed);
+        dataDir = dataDirectory(options);
         server = await startKvaultServer({
             dataDir,
             extraArgs: typeof options.serveArgs === "function" ? options.serveArgs() : options.serveArgs,
@@ -56,4 +59,18 @@ export function useKvaultApp(options: KvaultAppOptions = {}): KvaultApp {
         console.log(`screenshots:\n${screenshots.join("\n")}`);
     });
     return { app: () => app!, server: () => server!, screenshots };
+}
+
+/** The suite's data directory: the seeded chats and the files, or none (the server's own, empty) when the suite gives neither. */
+function dataDirectory({ seed, files }: KvaultAppOptions): string | undefined {
+    const workspaces = typeof seed === "function" ? seed() : seed;
+    const written = files?.();
+    if (workspaces === undefined && written === undefined) {
+        return undefined;
+    }
+    const dataDir = workspaces === undefined ? fs.mkdtempSync(path.join(os.tmpdir(), "kvault-e2e-data-")) : seedChats(workspaces);
+    for (const [name, text] of Object.entries(written ?? {})) {
+        fs.writeFileSync(path.join(dataDir, name), text);
+    }
+    return dataDir;
 }
