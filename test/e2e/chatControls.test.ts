@@ -1,45 +1,22 @@
 import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { StoredWorkspace } from "../../contract/workspaces.js";
 import { configureWorkspace, sendMessage, storedState, storedWorkspaces, waitForWorkspaces } from "./support/appDriver.js";
-import { openKvault, screenshotDirectory, type KvaultPage } from "./support/openKvault.js";
-import { startKvaultServer, type KvaultServer } from "./support/startKvaultServer.js";
+import { useKvaultApp } from "./support/useKvaultApp.js";
 
 // Edit and branches, search, export and import, duplicate and settings, against the headless
 // server and its built-in model: every change is checked where the server keeps it (its
 // loadWorkspaces, then a new server on the same data directory).
 describe("conversation controls in a real browser", () => {
-    let server: KvaultServer;
-    let app: KvaultPage;
-    const screenshots: string[] = [];
+    const kvault = useKvaultApp({ viewport: { width: 1280, height: 1000 } });
     const poll = { timeout: 120_000, interval: 250 };
-    const first = async (): Promise<StoredWorkspace> => (await storedWorkspaces(app.page))[0]!;
+    const first = async (): Promise<StoredWorkspace> => (await storedWorkspaces(kvault.app().page))[0]!;
     const shot = async (name: string): Promise<void> => {
-        const file = path.join(screenshotDirectory, `chat-controls-${name}.png`);
-        await app.page.screenshot({ path: file });
-        screenshots.push(file);
+        kvault.screenshots.push(await kvault.app().screenshot(`chat-controls-${name}`));
     };
 
-    // Kept across the server's restart: a data directory given to startKvaultServer is the caller's to remove.
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "kvault-e2e-controls-"));
-
-    beforeAll(async () => {
-        server = await startKvaultServer({ dataDir });
-        app = await openKvault(await server.loginUrl(), { width: 1280, height: 1000 });
-        fs.mkdirSync(screenshotDirectory, { recursive: true });
-    });
-
-    afterAll(async () => {
-        await app?.close();
-        await server?.stop();
-        fs.rmSync(dataDir, { recursive: true, force: true });
-        console.log(`screenshots:\n${screenshots.join("\n")}`);
-    });
-
     it("uses the workspace's settings: Max tokens 3 gives an answer of 3 tokens, with its time to first token", async () => {
-        const { page } = app;
+        const { page } = kvault.app();
         await configureWorkspace(page, { temperature: 0, maxTokens: 3 });
         await sendMessage(page, "Hello");
         await expect.poll(async () => (await first()).messages.map((message) => message.role), poll).toEqual(["user", "assistant"]);
@@ -52,7 +29,7 @@ describe("conversation controls in a real browser", () => {
     });
 
     it("regenerates as a branch and moves between the versions with the arrows", async () => {
-        const { page } = app;
+        const { page } = kvault.app();
         const earlier = (await first()).messages[1]!;
         await page.getByRole("button", { name: "Regenerate the answer" }).click();
         await expect.poll(async () => (await first()).branches?.map((message) => message.id), poll).toEqual([earlier.id]);
@@ -65,7 +42,7 @@ describe("conversation controls in a real browser", () => {
     });
 
     it("edits a sent message and resends it: the old message and its answers stay a version away", async () => {
-        const { page } = app;
+        const { page } = kvault.app();
         const before = await first();
         await page.getByRole("button", { name: "Edit your message" }).click();
         await page.getByRole("textbox", { name: "Edit your message" }).fill("Hello again");
@@ -79,7 +56,7 @@ describe("conversation controls in a real browser", () => {
     });
 
     it("finds a message across workspaces and opens it", async () => {
-        const { page } = app;
+        const { page } = kvault.app();
         await page.getByRole("button", { name: "New workspace" }).click();
         await page.getByLabel("Search workspaces and messages").fill("again");
         const hit = page.locator(".search-hit", { hasText: "Hello again" });
@@ -91,7 +68,7 @@ describe("conversation controls in a real browser", () => {
     });
 
     it("exports the chat as Markdown and JSON, and imports the JSON back as a new workspace with every branch", async () => {
-        const { page } = app;
+        const { page } = kvault.app();
         const source = await first();
         const [markdown] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: /as Markdown$/ }).click()]);
         const markdownText = fs.readFileSync((await markdown.path())!, "utf8");
@@ -120,7 +97,7 @@ describe("conversation controls in a real browser", () => {
     });
 
     it("duplicates a workspace, deletes a message, asks before clearing, and a new server reads back exactly what was saved", async () => {
-        const { page } = app;
+        const { page } = kvault.app();
         await page.locator(".workspace-item").first().click();
         const source = await first();
         await page.getByRole("button", { name: `Duplicate ${source.name}` }).click();
@@ -139,11 +116,8 @@ describe("conversation controls in a real browser", () => {
         expect((await first()).messages.length).toBe(1);
 
         const saved = await storedState(page);
-        await app.close();
-        await server.stop();
-        server = await startKvaultServer({ dataDir });
-        app = await openKvault(await server.loginUrl(), { width: 1280, height: 1000 });
-        await waitForWorkspaces(app.page);
-        expect(await storedState(app.page)).toEqual(saved);
+        await kvault.restart();
+        await waitForWorkspaces(kvault.app().page);
+        expect(await storedState(kvault.app().page)).toEqual(saved);
     });
 });
