@@ -1,10 +1,8 @@
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
-import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { applyEngineSettings, openModelPanel, openSettingsPanel, planEngineSettings } from "./support/appDriver.js";
-import { openKvault, type KvaultPage } from "./support/openKvault.js";
-import { startKvaultServer, type KvaultServer } from "./support/startKvaultServer.js";
+import { useKvaultApp } from "./support/useKvaultApp.js";
 
 /** The small engine of the other browser tests, but in settings.json rather than on the command line, so the screen may change it. */
 const smallEngine = { contextSize: 512, decodeSequences: 2, pageTokens: 16 };
@@ -12,42 +10,25 @@ const smallEngine = { contextSize: 512, decodeSequences: 2, pageTokens: 16 };
 const cpuEngine = { ...smallEngine, gpu: "off" };
 
 describe("the settings screen in a real browser applies a context size with a clear engine restart", () => {
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "kvault-e2e-settings-"));
-    const started: { server?: KvaultServer; app?: KvaultPage }[] = [];
-    const screenshots: string[] = [];
-    const open = async (): Promise<{ server: KvaultServer; app: KvaultPage }> => {
-        const entry: { server?: KvaultServer; app?: KvaultPage } = {};
-        started.push(entry);
-        entry.server = await startKvaultServer({ dataDir, engineArgs: false });
-        entry.app = await openKvault(await entry.server.loginUrl(), { width: 1280, height: 1800 });
-        return { server: entry.server, app: entry.app };
-    };
-    const settingsFile = path.join(dataDir, "settings.json");
+    // in settings.json before the first server starts; the screen changes it there, and the restarts read it back
+    const kvault = useKvaultApp({
+        files: () => ({ "settings.json": JSON.stringify({ version: 2, engine: cpuEngine }) }),
+        engineArgs: false,
+        viewport: { width: 1280, height: 1800 }
+    });
     const saved = (): { engine: Record<string, unknown> } =>
-        JSON.parse(fs.readFileSync(settingsFile, "utf8")) as { engine: Record<string, unknown> };
-
-    // after each test, passed or failed: a server left running holds the data directory the next test starts on
-    afterEach(async () => {
-        for (const { server, app } of started.splice(0)) {
-            await app?.close();
-            await server?.stop();
-        }
-    });
-    afterAll(() => {
-        fs.rmSync(dataDir, { recursive: true, force: true });
-        console.log(`screenshots:\n${screenshots.join("\n")}`);
-    });
+        JSON.parse(fs.readFileSync(path.join(kvault.server().dataDir, "settings.json"), "utf8")) as { engine: Record<string, unknown> };
 
     it("plans the memory, restarts the engine on apply, shows the new window, and keeps it in settings.json", async () => {
-        fs.writeFileSync(settingsFile, JSON.stringify({ version: 2, engine: cpuEngine }));
-        const { server, app } = await open();
+        const server = kvault.server();
+        const app = kvault.app();
         const { page } = app;
         await openModelPanel(page);
         expect(await page.locator('[data-fact="window"]').textContent()).toMatch(/^512 tokens per workspace/);
         await openSettingsPanel(app.page);
         const panel = page.locator("#view-settings .settings-panel");
         expect(await panel.getAttribute("data-settings-host")).toBe("headless");
-        expect(await panel.locator("[data-state-directory]").getAttribute("data-state-directory")).toBe(dataDir);
+        expect(await panel.locator("[data-state-directory]").getAttribute("data-state-directory")).toBe(server.dataDir);
         // What the engine computes on, beside the GPU offload choice and in the status bar: gpu "off" is the CPU, with Kvault's own build.
         expect(await panel.locator("[data-gpu-devices]").textContent()).toBe(" Running on cpu (local build).");
         expect(await page.locator('[data-status="backend"]').getAttribute("data-binary")).toBe("local build");
@@ -72,7 +53,7 @@ describe("the settings screen in a real browser applies a context size with a cl
         expect(await plan.locator('[data-plan="restart"]').textContent()).toBe(
             "The engine restarts on the same model; no turn is running."
         );
-        screenshots.push(await app.screenshot("settings-context-planned"));
+        kvault.screenshots.push(await app.screenshot("settings-context-planned"));
 
         await applyEngineSettings(page);
         // A new engine process, on the new window: the model panel shows it at once.
@@ -85,22 +66,18 @@ describe("the settings screen in a real browser applies a context size with a cl
         expect(saved().engine).toMatchObject({ ...cpuEngine, contextSize: 1024 });
         expect(server.stderr()).toMatch(/Engine: restarted with new settings; 0 request\(s\) ended with engine_settings_changed\./);
         await panel.locator("[data-engine-settings]").scrollIntoViewIfNeeded();
-        screenshots.push(await app.screenshot("settings-context-applied"));
+        kvault.screenshots.push(await app.screenshot("settings-context-applied"));
         expect(app.problems).toEqual([]);
     });
 
     it("a reopened server starts with the applied window; a value from the command line is shown with its flag and cannot be edited", async () => {
-        const { server, app } = await open();
-        const { page } = app;
+        await kvault.restart();
+        const { page } = kvault.app();
         await openModelPanel(page);
         expect(await page.locator('[data-fact="window"]').textContent()).toMatch(/^1,024 tokens per workspace/);
-        await app.close();
-        await server.stop(); // one server per data directory (afterEach stops it again, idempotent, after a failure)
 
-        const pinned = await startKvaultServer({ dataDir, engineArgs: false, extraArgs: ["--decode-sequences", "1"] });
-        started.push({ server: pinned });
-        const pinnedApp = await openKvault(await pinned.loginUrl(), { width: 1280, height: 1800 });
-        started.push({ app: pinnedApp });
+        await kvault.restart({ serveArgs: ["--decode-sequences", "1"] });
+        const pinnedApp = kvault.app();
         await openSettingsPanel(pinnedApp.page);
         const field = pinnedApp.page.locator('[data-setting="decodeSequences"]');
         expect(await pinnedApp.page.getByLabel("Decode sequences (workspaces generating at once)").isDisabled()).toBe(true);
@@ -113,23 +90,16 @@ describe("the settings screen in a real browser applies a context size with a cl
 });
 
 describe("the settings screen in a real browser takes a number of GPU layers", () => {
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "kvault-e2e-gpu-layers-"));
-    let server: KvaultServer | undefined;
-    let app: KvaultPage | undefined;
-    const screenshots: string[] = [];
-
-    afterAll(async () => {
-        await app?.close();
-        await server?.stop();
-        fs.rmSync(dataDir, { recursive: true, force: true });
-        console.log(`screenshots:\n${screenshots.join("\n")}`);
+    const kvault = useKvaultApp({
+        files: () => ({ "settings.json": JSON.stringify({ version: 2, engine: smallEngine }) }),
+        engineArgs: false,
+        viewport: { width: 1280, height: 1800 }
     });
 
     it("refuses more layers than the model has before any restart, and applies a count that loads on the CPU", async () => {
-        const settingsFile = path.join(dataDir, "settings.json");
-        fs.writeFileSync(settingsFile, JSON.stringify({ version: 2, engine: smallEngine }));
-        server = await startKvaultServer({ dataDir, engineArgs: false });
-        app = await openKvault(await server.loginUrl(), { width: 1280, height: 1800 });
+        const server = kvault.server();
+        const app = kvault.app();
+        const settingsFile = path.join(server.dataDir, "settings.json");
         const { page } = app;
         await openSettingsPanel(page);
         const panel = page.locator("#view-settings .settings-panel");
@@ -153,7 +123,7 @@ describe("the settings screen in a real browser takes a number of GPU layers", (
         await planEngineSettings(page);
         expect(await plan.getAttribute("data-fits")).toBe("yes");
         expect(await plan.textContent()).toContain("No GPU: layers stay on the CPU.");
-        screenshots.push(await app.screenshot("settings-gpu-layers-planned"));
+        kvault.screenshots.push(await app.screenshot("settings-gpu-layers-planned"));
         await applyEngineSettings(page);
         expect(server.enginePid()).not.toBe(enginePid);
         expect(await layers.inputValue()).toBe("2");
