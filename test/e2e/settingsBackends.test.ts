@@ -1,13 +1,12 @@
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureFamilyModel } from "../support/generatedModels.js";
 import { startLlamaServer, type LlamaServer } from "../support/llamaServer.js";
 import { wholeCharacterBiasArgs } from "../bench/peer/wholeCharacterBiasArgs.js";
 import { openServerPanel, readApp, sendMessage, showChats, storedWorkspaces } from "./support/appDriver.js";
-import { openKvault, type KvaultPage } from "./support/openKvault.js";
-import { startKvaultServer, type KvaultServer } from "./support/startKvaultServer.js";
+import type { KvaultPage } from "./support/openKvault.js";
+import { useKvaultApp } from "./support/useKvaultApp.js";
 
 // A remote backend added on the settings screen, in a real browser, against a real headless server
 // started with no --backend and a real llama-server on loopback (the generated llama3-tiny): it is
@@ -29,22 +28,7 @@ const recordReceived = `(() => {
 const secret = "sk-e2e-backend-key-0123456789";
 
 describe("remote backends set on the settings screen, in a real browser", () => {
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "kvault-e2e-backends-"));
-    const settingsFile = path.join(dataDir, "settings.json");
-    const started: { server?: KvaultServer; app?: KvaultPage }[] = [];
-    const screenshots: string[] = [];
     let llama: LlamaServer;
-
-    const open = async (extraArgs: readonly string[] = []): Promise<{ server: KvaultServer; app: KvaultPage }> => {
-        const entry: { server?: KvaultServer; app?: KvaultPage } = {};
-        started.push(entry);
-        entry.server = await startKvaultServer({ dataDir, extraArgs }); // without --backend the settings' backends are in force
-        entry.app = await openKvault(await entry.server.loginUrl(), { width: 1280, height: 1800 }, recordReceived);
-        await openServerPanel(entry.app.page);
-        return { server: entry.server, app: entry.app };
-    };
-    const received = (app: KvaultPage): Promise<string> => app.page.evaluate<string>("window.__received.join('\\n')");
-    const saved = (): { backends: unknown[] } => JSON.parse(fs.readFileSync(settingsFile, "utf8")) as { backends: unknown[] };
 
     beforeAll(async () => {
         // its answers kept to whole characters, else its own chat parser ends some with a 500, as the random weights and the machine's sums decide (wholeCharacterBiasArgs)
@@ -53,17 +37,22 @@ describe("remote backends set on the settings screen, in a real browser", () => 
     }, 300_000);
 
     afterAll(async () => {
-        for (const { server, app } of started) {
-            await app?.close();
-            await server?.stop();
-        }
         await llama?.stop();
-        fs.rmSync(dataDir, { recursive: true, force: true });
-        console.log(`screenshots:\n${screenshots.join("\n")}`);
     });
 
+    // without --backend the settings' backends are in force
+    const kvault = useKvaultApp({
+        viewport: { width: 1280, height: 1800 },
+        initScript: recordReceived,
+        prepare: ({ page }) => openServerPanel(page)
+    });
+    const settingsFile = (): string => path.join(kvault.server().dataDir, "settings.json");
+    const received = (app: KvaultPage): Promise<string> => app.page.evaluate<string>("window.__received.join('\\n')");
+    const saved = (): { backends: unknown[] } => JSON.parse(fs.readFileSync(settingsFile(), "utf8")) as { backends: unknown[] };
+
     it("adds llama-server, runs a workspace on it, finds it again after a restart without its key in the page, and removes it", async () => {
-        const { server, app } = await open();
+        const server = kvault.server();
+        const app = kvault.app();
         const { page } = app;
         const section = page.locator('section[aria-labelledby="backends-heading"]');
         expect(await section.getAttribute("data-backends-source")).toBe("settings");
@@ -79,9 +68,9 @@ describe("remote backends set on the settings screen, in a real browser", () => 
             .toBe("Models: llama3-tiny (window 2,048)");
         expect(await entry.textContent()).toContain(`ls at ${llama.url}/v1, key set`);
         expect(saved().backends).toEqual([{ name: "ls", url: llama.url, key: secret, allowRemote: false }]);
-        expect(fs.statSync(settingsFile).mode & 0o777).toBe(0o600);
+        expect(fs.statSync(settingsFile()).mode & 0o777).toBe(0o600);
         await section.scrollIntoViewIfNeeded();
-        screenshots.push(await app.screenshot("settings-backends"));
+        kvault.screenshots.push(await app.screenshot("settings-backends"));
 
         // Edited in place: the model narrowed to one, the key kept (the key field left empty).
         await page.getByRole("button", { name: "Edit the backend ls" }).click();
@@ -131,11 +120,10 @@ describe("remote backends set on the settings screen, in a real browser", () => 
         expect(server.stderr()).toContain(`Settings: backend "ls" added: ${llama.url}/v1, with a key.`);
         expect(server.stderr()).toContain(`Settings: backend "ls" changed: ${llama.url}/v1, model llama3-tiny, with a key.`);
         expect(app.problems).toEqual([]);
-        await app.close();
-        await server.stop(); // one server per data directory
 
         // Reopened: the backend is there from settings.json, still with its key, which the page is never sent.
-        const again = await open();
+        await kvault.restart();
+        const again = { server: kvault.server(), app: kvault.app() };
         const section2 = again.app.page.locator('section[aria-labelledby="backends-heading"]');
         const entry2 = section2.locator('[data-backend="ls"]');
         await expect
@@ -159,14 +147,19 @@ describe("remote backends set on the settings screen, in a real browser", () => 
         expect(await received(again.app)).not.toContain(secret);
         expect(again.server.stderr()).not.toContain(secret);
         expect(again.app.problems).toEqual([]);
-        await again.app.close();
-        await again.server.stop();
     });
 
     it("shows --backend's backends as the command line's for that run, not editable, and leaves settings.json's as they are", async () => {
         const stored = [{ name: "ls", url: llama.url, allowRemote: false }];
-        fs.writeFileSync(settingsFile, JSON.stringify({ ...JSON.parse(fs.readFileSync(settingsFile, "utf8")), backends: stored }));
-        const { server, app } = await open(["--backend", `cli=${llama.url}`]);
+        await kvault.restart({
+            serveArgs: ["--backend", `cli=${llama.url}`],
+            whileStopped: (dataDir) => {
+                const file = path.join(dataDir, "settings.json");
+                fs.writeFileSync(file, JSON.stringify({ ...JSON.parse(fs.readFileSync(file, "utf8")), backends: stored }));
+            }
+        });
+        const server = kvault.server();
+        const app = kvault.app();
         const section = app.page.locator('section[aria-labelledby="backends-heading"]');
         expect(await section.getAttribute("data-backends-source")).toBe("command line");
         await expect
