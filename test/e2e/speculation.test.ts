@@ -1,7 +1,6 @@
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
     applyEngineSettings,
     configureWorkspace,
@@ -10,8 +9,6 @@ import {
     sendMessage,
     storedWorkspaces
 } from "./support/appDriver.js";
-import { openKvault, type KvaultPage } from "./support/openKvault.js";
-import { startKvaultServer, type KvaultServer } from "./support/startKvaultServer.js";
 import { useKvaultApp } from "./support/useKvaultApp.js";
 import { ensureGeneratedModel } from "../support/generatedModels.js";
 
@@ -78,25 +75,19 @@ describe("speculative decoding with a draft model, in a real browser and over th
 });
 
 describe("speculative decoding chosen on the settings screen", () => {
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "kvault-e2e-speculation-"));
-    let server: KvaultServer | undefined;
-    let app: KvaultPage | undefined;
-
-    afterAll(async () => {
-        await app?.close();
-        await server?.stop();
-        fs.rmSync(dataDir, { recursive: true, force: true });
+    const kvault = useKvaultApp({
+        // the other browser tests' small engine, in settings.json so that the screen may change it
+        files: () => ({
+            "settings.json": JSON.stringify({ version: 2, engine: { contextSize: 512, decodeSequences: 2, pageTokens: 16, gpu: "off" } })
+        }),
+        engineArgs: false,
+        serveArgs: () => ["--model", ensureGeneratedModel("tiny")],
+        viewport: { width: 1280, height: 1800 }
     });
 
     it("plans the draft model's memory, restarts the engine with it, keeps it in settings.json, and the next answer shows its drafts", async () => {
         const model = ensureGeneratedModel("tiny");
-        // the other browser tests' small engine, in settings.json so that the screen may change it
-        fs.writeFileSync(
-            path.join(dataDir, "settings.json"),
-            JSON.stringify({ version: 2, engine: { contextSize: 512, decodeSequences: 2, pageTokens: 16, gpu: "off" } })
-        );
-        server = await startKvaultServer({ dataDir, engineArgs: false, extraArgs: ["--model", model] });
-        app = await openKvault(await server.loginUrl(), { width: 1280, height: 1800 });
+        const app = kvault.app();
         const { page } = app;
         await openSettingsPanel(page);
         const panel = page.locator("#view-settings .settings-panel");
@@ -118,7 +109,9 @@ describe("speculative decoding chosen on the settings screen", () => {
         );
 
         await applyEngineSettings(page);
-        const saved = JSON.parse(fs.readFileSync(path.join(dataDir, "settings.json"), "utf8")) as { engine: Record<string, unknown> };
+        const saved = JSON.parse(fs.readFileSync(path.join(kvault.server().dataDir, "settings.json"), "utf8")) as {
+            engine: Record<string, unknown>;
+        };
         expect(saved.engine).toMatchObject({ speculation: "draft-model", draftModel: model });
 
         await configureWorkspace(page, { temperature: 0, maxTokens: 24 });
