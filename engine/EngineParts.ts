@@ -36,10 +36,13 @@ const THREADPOOL_POLL: Readonly<Record<RoleContextOptions["role"], number>> = { 
 
 /**
  * Which roles keep their generating sequences in one batch a step, with state operations let in
- * between steps (gatherDecodes): the contexts that sample. Every role fills its batches in
- * sequence order (orderDecodesBySequence).
+ * between steps (gatherDecodes). The contexts that sample; and prefill, which never generates, for
+ * the state operations alone: a prompt's handoff leaves between two batches of the next prompt,
+ * so prompts arriving together reach their first tokens one after another, not all after the
+ * last one's prefill (its graphs take turns with the early streams' steps, ComputeTurns). Every
+ * role fills its batches in sequence order (orderDecodesBySequence).
  */
-const GATHER_DECODES: Readonly<Record<RoleContextOptions["role"], boolean>> = { prefill: false, decode: true, unified: true };
+const GATHER_DECODES: Readonly<Record<RoleContextOptions["role"], boolean>> = { prefill: true, decode: true, unified: true };
 
 /**
  * How each role fills a batch from the tokens queued: prefill gives each batch to one prompt, so
