@@ -224,6 +224,7 @@ export async function startEngineParts(input: EngineConfigInput, options: Engine
                         flashAttention: config.flashAttention,
                         kvCacheType: config.kvCacheType,
                         threads: config.threads,
+                        computeTurns, // a replay's or the canary's graphs take their turns with the chats' (split mode)
                         ...roleTuning("unified")
                     },
                     createStateExchange(stateExchange, stateDirectory)
