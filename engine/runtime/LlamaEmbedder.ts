@@ -1,9 +1,9 @@
-import type { LlamaContext, LlamaEmbeddingContext, LlamaModel, Token } from "node-llama-cpp";
+import type { LlamaEmbeddingContext, LlamaModel, Token } from "node-llama-cpp";
 import type { EmbeddingResult } from "../../contract/engineProtocol.js";
 import { InvalidRequestError } from "../request/requestErrors.js";
 import { vocabularySize } from "./rawPromptTokens.js";
 import type { ComputeTurns } from "./ComputeTurns.js";
-import { releaseEmbeddingThreadsPromptly } from "./releaseThreadsPromptly.js";
+import { embeddingLlamaContext, releaseEmbeddingThreadsPromptly } from "./releaseThreadsPromptly.js";
 import { takeComputeTurns } from "./takeComputeTurns.js";
 
 const formatTokens = (count: number): string => count.toLocaleString("en-US");
@@ -79,7 +79,7 @@ export class LlamaEmbedder {
             })
             .then((context) => {
                 releaseEmbeddingThreadsPromptly(context);
-                const inner = (context as unknown as { _llamaContext?: LlamaContext })._llamaContext;
+                const inner = embeddingLlamaContext(context);
                 if (this.computeTurns !== undefined && inner !== undefined) {
                     takeComputeTurns(inner, this.computeTurns);
                 }

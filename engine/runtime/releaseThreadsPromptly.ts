@@ -34,8 +34,13 @@ export function releaseThreadsPromptly(context: LlamaContext): void {
  * embedding (a retrieval's query) would otherwise get half the threads for its whole prompt.
  */
 export function releaseEmbeddingThreadsPromptly(context: LlamaEmbeddingContext): void {
-    const inner = (context as unknown as { _llamaContext?: LlamaContext })._llamaContext;
+    const inner = embeddingLlamaContext(context);
     if (inner !== undefined) {
         releaseThreadsPromptly(inner);
     }
+}
+
+/** An embedding context's inner context, which decodes its inputs (node-llama-cpp's private `_llamaContext`, 3.21). */
+export function embeddingLlamaContext(context: LlamaEmbeddingContext): LlamaContext | undefined {
+    return (context as unknown as { _llamaContext?: LlamaContext })._llamaContext;
 }

@@ -1,10 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { LlamaContext, LlamaModel, Token } from "node-llama-cpp";
+import { describe, expect, it } from "vitest";
+import type { LlamaContext, Token } from "node-llama-cpp";
 import { ComputeTurns } from "../../../engine/runtime/ComputeTurns.js";
-import { LlamaRuntime } from "../../../engine/runtime/LlamaRuntime.js";
 import { releaseThreadsPromptly } from "../../../engine/runtime/releaseThreadsPromptly.js";
 import { takeComputeTurns } from "../../../engine/runtime/takeComputeTurns.js";
-import { generatedModelPath } from "../../support/generatedModels.js";
+import { useTinyModel } from "../../support/useTinyModel.js";
 
 // Two contexts of one model that decode at the same moment (split mode's prefill and decode): by
 // node-llama-cpp's own thread splitting each computes beside the other on half the threads; in
@@ -38,20 +37,7 @@ function watchNativeDecodes(context: LlamaContext, seen: NativeDecodes, running:
 }
 
 describe("compute turns", () => {
-    let runtime: LlamaRuntime;
-    let model: LlamaModel;
-    const contexts: LlamaContext[] = [];
-    beforeAll(async () => {
-        runtime = await LlamaRuntime.start({ gpu: false, maxThreads: THREADS });
-        model = await runtime.loadModel(generatedModelPath("tiny"));
-    });
-    afterAll(async () => {
-        for (const context of contexts.splice(0)) {
-            await context.dispose();
-        }
-        await model.dispose();
-        await runtime.dispose();
-    });
+    const tiny = useTinyModel(THREADS);
 
     /** Two contexts decoding at once: one a long prompt in 64-token batches, the other a token at a time. */
     async function decodeSideBySide(turns: ComputeTurns | undefined): Promise<NativeDecodes> {
@@ -59,14 +45,14 @@ describe("compute turns", () => {
         const running = { count: 0 };
         const made: LlamaContext[] = [];
         for (const batchSize of [64, 8]) {
-            const context = await model.createContext({
+            const context = await tiny.model.createContext({
                 contextSize: 512,
                 sequences: 1,
                 batchSize,
                 flashAttention: true,
                 threads: THREADS
             });
-            contexts.push(context);
+            tiny.track(context);
             made.push(context);
             releaseThreadsPromptly(context);
             watchNativeDecodes(context, seen, running);
@@ -75,8 +61,8 @@ describe("compute turns", () => {
             }
         }
         const [prompt, stream] = made.map((context) => context.getSequence());
-        const long = model.tokenize("The prompt prefills beside the stream, chunk by chunk. ".repeat(30)).slice(0, 400) as Token[];
-        const short = model.tokenize("A stream steps.") as Token[];
+        const long = tiny.model.tokenize("The prompt prefills beside the stream, chunk by chunk. ".repeat(30)).slice(0, 400) as Token[];
+        const short = tiny.model.tokenize("A stream steps.") as Token[];
         const streaming = (async () => {
             await stream!.evaluateWithoutGeneratingNewTokens(short);
             for (let i = 0; i < 24; i++) {

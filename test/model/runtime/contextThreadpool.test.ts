@@ -1,10 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { LlamaModel } from "node-llama-cpp";
+import { describe, expect, it } from "vitest";
 import { attachThreadpool } from "../../../engine/runtime/addonPatch/contextThreadpool.js";
 import { LlamaRoleContext } from "../../../engine/runtime/LlamaRoleContext.js";
-import { LlamaRuntime } from "../../../engine/runtime/LlamaRuntime.js";
 import { MemoryStateExchange } from "../../../engine/runtime/MemoryStateExchange.js";
-import { generatedModelPath } from "../../support/generatedModels.js";
+import { useTinyModel } from "../../support/useTinyModel.js";
 import { greedyTokens } from "../../support/greedyTokens.js";
 
 // The patched addon's own ggml thread pool per context (engine/runtime/addonPatch/AddonContextThreadpool.cpp),
@@ -14,33 +12,20 @@ import { greedyTokens } from "../../support/greedyTokens.js";
 const PROMPT = "A context with a thread pool of its own decodes the very tokens of one whose pool is made per graph.";
 
 describe("a context's own ggml thread pool in Kvault's patched local build", () => {
-    let runtime: LlamaRuntime;
-    let model: LlamaModel;
-    const contexts: LlamaRoleContext[] = [];
-    beforeAll(async () => {
-        runtime = await LlamaRuntime.start({ gpu: false, maxThreads: 2 });
-        model = await runtime.loadModel(generatedModelPath("tiny"));
-    });
-    afterAll(async () => {
-        for (const context of contexts.splice(0)) {
-            await context.dispose();
-        }
-        await model.dispose();
-        await runtime.dispose();
-    });
+    const tiny = useTinyModel(2);
 
     async function context(threadpoolPoll: number | undefined): Promise<LlamaRoleContext> {
         const created = await LlamaRoleContext.create(
-            model,
+            tiny.model,
             { role: "decode", contextSize: 256, numSequences: 1, flashAttention: true, threads: 2, threadpoolPoll },
             new MemoryStateExchange()
         );
-        contexts.push(created);
+        tiny.track(created);
         return created;
     }
 
     it("is attached with the context's threads and the poll asked for, and only when asked", async () => {
-        expect(runtime.binary, "npm run build-llama's build (the model tests' global setup makes it)").toEqual({
+        expect(tiny.runtime.binary, "npm run build-llama's build (the model tests' global setup makes it)").toEqual({
             kind: "localBuild",
             flavor: "native"
         });
@@ -50,7 +35,7 @@ describe("a context's own ggml thread pool in Kvault's patched local build", () 
     });
 
     it("decodes greedily the same tokens as ggml's pool per graph, polling or sleeping, and keeps doing so when replaced", async () => {
-        const tokens = model.tokenize(PROMPT);
+        const tokens = tiny.model.tokenize(PROMPT);
         const perGraph = await context(undefined);
         const expected = await greedyTokens(perGraph.acquireSequence()!, tokens, 24);
         expect(expected.length).toBe(24);
@@ -68,7 +53,6 @@ describe("a context's own ggml thread pool in Kvault's patched local build", () 
         const pooled = await context(50);
         await expect(attachThreadpool(pooled.context, 101)).rejects.toThrow(/poll is a level from 0 to 100, got 101/);
         await expect(attachThreadpool(pooled.context, -1)).rejects.toThrow(/poll is a level from 0 to 100/);
-        contexts.splice(contexts.indexOf(pooled), 1);
         await pooled.dispose();
         await pooled.dispose(); // idempotent: the pool is freed once, after llama_free
         await expect(attachThreadpool(pooled.context, 50)).rejects.toThrow(/disposed/);

@@ -1,11 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { LlamaContext, LlamaModel } from "node-llama-cpp";
-import { LlamaRuntime } from "../../../engine/runtime/LlamaRuntime.js";
+import { describe, expect, it } from "vitest";
 import { LlamaSequenceSlot } from "../../../engine/runtime/LlamaSequenceSlot.js";
 import { gatherDecodes } from "../../../engine/runtime/gatherDecodes.js";
 import { orderDecodesBySequence } from "../../../engine/runtime/orderDecodesBySequence.js";
 import { refuseContextShift } from "../../../engine/runtime/refuseContextShift.js";
-import { generatedModelPath } from "../../support/generatedModels.js";
+import { useTinyModel } from "../../support/useTinyModel.js";
 import { recordBatches, type RecordedBatch } from "../../support/recordBatches.js";
 
 // node-llama-cpp composes a context's next batch as soon as the last sample of the previous one is
@@ -17,20 +15,7 @@ const NUM_SEQUENCES = 4;
 const NUM_TOKENS = 24;
 
 describe("the generating sequences of one context", () => {
-    let runtime: LlamaRuntime;
-    let model: LlamaModel;
-    const contexts: LlamaContext[] = [];
-    beforeAll(async () => {
-        runtime = await LlamaRuntime.start({ gpu: false, maxThreads: 2 });
-        model = await runtime.loadModel(generatedModelPath("tiny"));
-    });
-    afterAll(async () => {
-        for (const context of contexts.splice(0)) {
-            await context.dispose();
-        }
-        await model.dispose();
-        await runtime.dispose();
-    });
+    const tiny = useTinyModel(2);
 
     /**
      * Four streams at once in a fresh context, each `NUM_TOKENS` greedy tokens after its own prompt,
@@ -41,8 +26,8 @@ describe("the generating sequences of one context", () => {
         gathered: boolean,
         order: "forward" | "reverse" = "forward"
     ): Promise<{ batches: RecordedBatch[]; tokens: number[][] }> {
-        const context = await model.createContext({ contextSize: 256, sequences: NUM_SEQUENCES, flashAttention: true, threads: 2 });
-        contexts.push(context);
+        const context = await tiny.model.createContext({ contextSize: 256, sequences: NUM_SEQUENCES, flashAttention: true, threads: 2 });
+        tiny.track(context);
         const batches = recordBatches(context);
         const sequences = Array.from({ length: NUM_SEQUENCES }, () => context.getSequence({ contextShift: refuseContextShift }));
         const gathering = gathered ? gatherDecodes(context, sequences) : undefined;
@@ -52,7 +37,7 @@ describe("the generating sequences of one context", () => {
         const started = (order === "forward" ? indexes : indexes.reverse()).map(async (index) => {
             const slot = new LlamaSequenceSlot(sequences[index]!, index, gathering);
             const generated: number[] = [];
-            const prompt = model.tokenize(`Stream ${index} of four, each its own prompt.`);
+            const prompt = tiny.model.tokenize(`Stream ${index} of four, each its own prompt.`);
             for await (const token of slot.generate(prompt, { temperature: 0 })) {
                 generated.push(token);
                 if (generated.length === NUM_TOKENS) {
@@ -107,13 +92,13 @@ describe("the generating sequences of one context", () => {
     });
 
     it("counts a sequence while it generates, and no longer once its generation ends, by a stop or by an error", async () => {
-        const context = await model.createContext({ contextSize: 256, sequences: 2, flashAttention: true, threads: 2 });
-        contexts.push(context);
+        const context = await tiny.model.createContext({ contextSize: 256, sequences: 2, flashAttention: true, threads: 2 });
+        tiny.track(context);
         const sequences = [0, 1].map(() => context.getSequence({ contextShift: refuseContextShift }));
         const gathering = gatherDecodes(context, sequences);
         const slot = new LlamaSequenceSlot(sequences[0]!, 0, gathering);
         const during: number[] = [];
-        for await (const token of slot.generate(model.tokenize("One stream, stopped early."), { temperature: 0 })) {
+        for await (const token of slot.generate(tiny.model.tokenize("One stream, stopped early."), { temperature: 0 })) {
             void token;
             during.push(gathering.numGenerating);
             if (during.length === 3) {
@@ -124,7 +109,7 @@ describe("the generating sequences of one context", () => {
         expect(gathering.numGenerating).toBe(0);
 
         // a prompt longer than the sequence holds fails inside node-llama-cpp's evaluation
-        const failing = slot.generate(model.tokenize("words ".repeat(400)), { temperature: 0 });
+        const failing = slot.generate(tiny.model.tokenize("words ".repeat(400)), { temperature: 0 });
         await expect(failing.next()).rejects.toThrow();
         expect(gathering.numGenerating).toBe(0);
 

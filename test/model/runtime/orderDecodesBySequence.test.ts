@@ -1,9 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { LlamaContext, LlamaModel } from "node-llama-cpp";
-import { LlamaRuntime } from "../../../engine/runtime/LlamaRuntime.js";
+import { describe, expect, it } from "vitest";
 import { orderDecodesBySequence } from "../../../engine/runtime/orderDecodesBySequence.js";
 import { refuseContextShift } from "../../../engine/runtime/refuseContextShift.js";
-import { generatedModelPath } from "../../support/generatedModels.js";
+import { useTinyModel } from "../../support/useTinyModel.js";
 import { recordBatches, type RecordedBatch } from "../../support/recordBatches.js";
 
 // llama.cpp cuts a batch of a context with a KV stream per sequence into one graph per run of
@@ -16,35 +14,22 @@ const PROMPT_TOKENS = 100;
 const BATCH_SIZE = 128;
 
 describe("prompts prefilled together in one context", () => {
-    let runtime: LlamaRuntime;
-    let model: LlamaModel;
-    const contexts: LlamaContext[] = [];
-    beforeAll(async () => {
-        runtime = await LlamaRuntime.start({ gpu: false, maxThreads: 2 });
-        model = await runtime.loadModel(generatedModelPath("tiny"));
-    });
-    afterAll(async () => {
-        for (const context of contexts.splice(0)) {
-            await context.dispose();
-        }
-        await model.dispose();
-        await runtime.dispose();
-    });
+    const tiny = useTinyModel(2);
 
     /** Four prompts of `PROMPT_TOKENS` evaluated at once, queued from the last sequence to the first. */
     async function prefillInReverse(ordered: boolean): Promise<RecordedBatch[]> {
-        const context = await model.createContext({
+        const context = await tiny.model.createContext({
             contextSize: 256,
             sequences: NUM_SEQUENCES,
             batchSize: BATCH_SIZE,
             flashAttention: true,
             threads: 2
         });
-        contexts.push(context);
+        tiny.track(context);
         expect(!ordered || orderDecodesBySequence(context), "node-llama-cpp has the queue orderDecodesBySequence orders").toBe(true);
         const batches = recordBatches(context);
         const sequences = Array.from({ length: NUM_SEQUENCES }, () => context.getSequence({ contextShift: refuseContextShift }));
-        const words = model.tokenize("word ".repeat(PROMPT_TOKENS * 2)).slice(0, PROMPT_TOKENS);
+        const words = tiny.model.tokenize("word ".repeat(PROMPT_TOKENS * 2)).slice(0, PROMPT_TOKENS);
         expect(words).toHaveLength(PROMPT_TOKENS);
         await Promise.all(
             sequences

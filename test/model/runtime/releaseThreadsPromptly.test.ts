@@ -1,9 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { LlamaContext, LlamaModel, Token } from "node-llama-cpp";
-import { LlamaRuntime } from "../../../engine/runtime/LlamaRuntime.js";
+import { describe, expect, it } from "vitest";
+import type { LlamaContext, Token } from "node-llama-cpp";
 import { LlamaEmbedder } from "../../../engine/runtime/LlamaEmbedder.js";
 import { releaseThreadsPromptly } from "../../../engine/runtime/releaseThreadsPromptly.js";
-import { generatedModelPath } from "../../support/generatedModels.js";
+import { useTinyModel } from "../../support/useTinyModel.js";
 
 // node-llama-cpp frees a context's claim on the llama's threads a timer after its last decode; a
 // context that decodes in that same turn of the event loop gets half the threads (and, through
@@ -14,24 +13,11 @@ const holdsClaim = (context: LlamaContext): boolean =>
     (context as unknown as { _threadSplitterConsumer?: object })._threadSplitterConsumer !== undefined;
 
 describe("a context's claim on the llama's threads", () => {
-    let runtime: LlamaRuntime;
-    let model: LlamaModel;
-    const contexts: LlamaContext[] = [];
-    beforeAll(async () => {
-        runtime = await LlamaRuntime.start({ gpu: false, maxThreads: 2 });
-        model = await runtime.loadModel(generatedModelPath("tiny"));
-    });
-    afterAll(async () => {
-        for (const context of contexts.splice(0)) {
-            await context.dispose();
-        }
-        await model.dispose();
-        await runtime.dispose();
-    });
+    const tiny = useTinyModel(2);
 
     async function context(prompt: boolean): Promise<LlamaContext> {
-        const created = await model.createContext({ contextSize: 256, sequences: 1, flashAttention: true, threads: 2 });
-        contexts.push(created);
+        const created = await tiny.model.createContext({ contextSize: 256, sequences: 1, flashAttention: true, threads: 2 });
+        tiny.track(created);
         if (prompt) {
             releaseThreadsPromptly(created);
         }
@@ -39,7 +25,7 @@ describe("a context's claim on the llama's threads", () => {
     }
 
     it("is given up once the last decode ends, not a timer later as node-llama-cpp's own", async () => {
-        const tokens = model.tokenize("A claim on threads outlives its decode by a timer.") as Token[];
+        const tokens = tiny.model.tokenize("A claim on threads outlives its decode by a timer.") as Token[];
         const own = await context(false);
         await own.getSequence().evaluateWithoutGeneratingNewTokens(tokens);
         expect(holdsClaim(own), "node-llama-cpp's own: still held right after the decode").toBe(true);
@@ -49,7 +35,7 @@ describe("a context's claim on the llama's threads", () => {
         await sequence.evaluateWithoutGeneratingNewTokens(tokens);
         expect(holdsClaim(prompt)).toBe(false);
         // and taken again by the next decode, while it runs
-        const running = sequence.evaluateWithoutGeneratingNewTokens(model.tokenize(" More tokens.") as Token[]);
+        const running = sequence.evaluateWithoutGeneratingNewTokens(tiny.model.tokenize(" More tokens.") as Token[]);
         await new Promise((resolve) => setImmediate(resolve));
         expect(holdsClaim(prompt), "held while a decode runs").toBe(true);
         await running;
@@ -57,11 +43,11 @@ describe("a context's claim on the llama's threads", () => {
     });
 
     it("is given up by the embedder's context too: a prompt evaluated right after an embedding gets every thread", async () => {
-        const embedder = new LlamaEmbedder(model, 256, 2);
+        const embedder = new LlamaEmbedder(tiny.model, 256, 2);
         try {
             const prompt = await context(true);
             await embedder.embed(["A retrieval embeds the question, then the turn is prefilled."]);
-            await prompt.getSequence().evaluateWithoutGeneratingNewTokens(model.tokenize("The turn's prompt, at once.") as Token[]);
+            await prompt.getSequence().evaluateWithoutGeneratingNewTokens(tiny.model.tokenize("The turn's prompt, at once.") as Token[]);
             // the threads the prompt's decode was given, of the llama's 2 (node-llama-cpp's own: 1, the embedder's claim still held)
             expect(prompt.currentThreads).toBe(2);
         } finally {

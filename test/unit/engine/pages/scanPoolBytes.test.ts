@@ -100,8 +100,8 @@ describe("the sliced byte scan", () => {
     });
 
     it("reads the clock after every page of megabytes, so a slice is never several such pages past its budget", async () => {
-        // Pages of megabytes, as a real model's 256-token pages are (docs/measurements.md has serve's). With a
-        // budget of 0 ms every clock read ends a slice, so the slices count the clock reads.
+        // Pages of megabytes, as a real model's 256-token pages are (docs/measurements.md has serve's). With no
+        // time budget every clock read ends a slice, so the slices count the clock reads.
         const pool = makePool({ numPages: 12, pageTokens: 256, pageBytes: 3 * 1024 * 1024 });
         const scan = await pool.scanBytes({ sliceBudgetMs: 0 });
         expect(scan).toMatchObject({ ok: true, numFreePagesScanned: 12, numSlices: 12, aborted: false });
