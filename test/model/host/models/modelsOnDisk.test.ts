@@ -191,7 +191,8 @@ describe("models found on disk, used in place, and several loaded at once (headl
             expect(body.error.code).toBe("model_file_changed");
             expect(body.error.message).toContain(`its size went from 12,133,504 to 12,133,520 bytes`);
             expect(fs.statSync(layout.hf).size).toBe(12_133_520);
-            expect(server!.stderr()).toContain(`Unloaded "${HF_ID}" (`);
+            // the unload is logged on stderr, another pipe than the 409's socket
+            await expect.poll(() => server!.stderr(), { timeout: 10_000 }).toContain(`Unloaded "${HF_ID}" (`);
         },
         TEST_TIMEOUT_MS
     );
