@@ -18,21 +18,28 @@ export function numPagesFor(numTokens: number, pageTokens: number): number {
     return Math.ceil(numTokens / pageTokens);
 }
 
+/** The part of a state one scatter covers: the layers `[firstLayer, endLayer)` of the pages `[firstPage, endPage)`. */
+export interface ScatterRange {
+    readonly firstLayer: number;
+    readonly endLayer: number;
+    readonly firstPage: number;
+    readonly endPage: number;
+}
+
 /**
  * Runs `copy(pageIndex, pageOffset, stateOffset, numBytes)` for every contiguous block that moves
  * between a state's layer-major data and the pages' layout (see `bytesPerToken`), for the layers
- * `[firstLayer, endLayer)`. Positions `[0, numTokens)` only: nothing past the owner's valid length
- * is ever read or written.
+ * and pages of `range` (by default all). Positions `[0, numTokens)` only: nothing past the owner's
+ * valid length is ever read or written.
  */
 function forEachBlock(
     layout: KvLayout,
     numTokens: number,
     pageTokens: number,
     copy: (pageIndex: number, pageOffset: number, layer: number, part: "k" | "v", stateOffset: number, numBytes: number) => void,
-    firstLayer = 0,
-    endLayer = layout.layers.length
+    range: ScatterRange = { firstLayer: 0, endLayer: layout.layers.length, firstPage: 0, endPage: numPagesFor(numTokens, pageTokens) }
 ): void {
-    const numPages = numPagesFor(numTokens, pageTokens);
+    const { firstLayer, endLayer, firstPage, endPage } = range;
     let layerOffset = 0;
     layout.layers.forEach((layer, layerIndex) => {
         if (layerIndex < firstLayer || layerIndex >= endLayer) {
@@ -40,7 +47,7 @@ function forEachBlock(
             return;
         }
         const kBlock = pageTokens * layer.kRowBytes;
-        for (let page = 0; page < numPages; page++) {
+        for (let page = firstPage; page < endPage; page++) {
             const first = page * pageTokens;
             const count = Math.min(pageTokens, numTokens - first);
             copy(page, layerOffset, layerIndex, "k", first * layer.kRowBytes, count * layer.kRowBytes);
@@ -92,17 +99,17 @@ export function bufferPageAccess(pages: readonly Buffer[]): PageBlockAccess {
 
 /** Copies a parsed state's KV into pages (zeroed, `pageTokens × bytesPerToken(layout)` bytes each). */
 export function scatterStateToPages(state: ParsedSequenceState, pages: PageBlockAccess, pageTokens: number): void {
-    scatterLayersToPages(state, pages, pageTokens, 0, state.layout.layers.length);
+    scatterRangeToPages(state, pages, pageTokens, {
+        firstLayer: 0,
+        endLayer: state.layout.layers.length,
+        firstPage: 0,
+        endPage: pages.numPages
+    });
 }
 
-/** `scatterStateToPages` for the layers `[firstLayer, endLayer)` only: a long scatter done a few layers at a time. */
-export function scatterLayersToPages(
-    state: ParsedSequenceState,
-    pages: PageBlockAccess,
-    pageTokens: number,
-    firstLayer: number,
-    endLayer: number
-): void {
+/** `scatterStateToPages` for a part of the state only: a long scatter done a page and a layer at a time. */
+export function scatterRangeToPages(state: ParsedSequenceState, pages: PageBlockAccess, pageTokens: number, range: ScatterRange): void {
+    const { firstLayer, endLayer, firstPage, endPage } = range;
     invariant(
         pages.numPages === numPagesFor(state.numCells, pageTokens),
         () =>
@@ -112,6 +119,10 @@ export function scatterLayersToPages(
         Number.isSafeInteger(firstLayer) && firstLayer >= 0 && endLayer >= firstLayer && endLayer <= state.layout.layers.length,
         () => `scatter of layers [${firstLayer}, ${endLayer}) of a state with ${state.layout.layers.length}`
     );
+    invariant(
+        Number.isSafeInteger(firstPage) && firstPage >= 0 && endPage >= firstPage && endPage <= pages.numPages,
+        () => `scatter of pages [${firstPage}, ${endPage}) of a state in ${pages.numPages}`
+    );
     forEachBlock(
         state.layout,
         state.numCells,
@@ -119,8 +130,7 @@ export function scatterLayersToPages(
         (page, pageOffset, layer, part, stateOffset, numBytes) => {
             pages.write(page, pageOffset, state.layers[layer]![part].subarray(stateOffset, stateOffset + numBytes));
         },
-        firstLayer,
-        endLayer
+        range
     );
 }
 

@@ -5,7 +5,7 @@ import type { ParsedSequenceState } from "../codec/parseSequenceState.js";
 import {
     assembleSequenceStateChunks,
     numPagesFor,
-    scatterLayersToPages,
+    scatterRangeToPages,
     type PageBlockAccess,
     type StateChunks
 } from "../codec/statePages.js";
@@ -43,8 +43,8 @@ export interface TransferTarget {
 
 /**
  * Longest a transfer's write holds the engine's thread between two turns of its event loop (ms):
- * the scatter goes a layer at a time and the seal of small pages a page at a time (big ones are
- * hashed off the thread, `PagePool.sealPages`), so that streams decoding beside a long prompt's
+ * the scatter goes a layer of a page at a time and the seal of small pages a page at a time (big
+ * ones are hashed off the thread, `PagePool.beginSeal`), so that streams decoding beside a long prompt's
  * handoff get their tokens and start their next steps in between. In one piece, a
  * long prompt's KV held the thread for tens of milliseconds, and every stream's next step waited for
  * it (docs/measurements.md).
@@ -104,19 +104,33 @@ export class PageTransfer {
             }
             await this.hooks.beforeTransferWrite?.(reservation.holder);
             const writer = leaseWriter(writeLeases, numStatePages);
-            for (let layer = 0; layer < state.layout.layers.length; layer++) {
-                if (layer > 0) {
-                    await slices.pause(); // between two layers, never after the last: a short write pauses not at all
+            const numLayers = state.layout.layers.length;
+            // A page at a time, so that each page's checksum is computed off the thread while the next is written.
+            for (let page = 0; page < numStatePages; page++) {
+                for (let layer = 0; layer < numLayers; layer++) {
+                    if (page > 0 || layer > 0) {
+                        await slices.pause(); // between two layers, never after the last: a short write pauses not at all
+                    }
+                    // a request cancelled during a pause has released its pages: this write is refused
+                    scatterRangeToPages(state, writer, pageTokens, {
+                        firstLayer: layer,
+                        endLayer: layer + 1,
+                        firstPage: page,
+                        endPage: page + 1
+                    });
                 }
-                // a request cancelled during a pause has released its pages: this write is refused
-                scatterLayersToPages(state, writer, pageTokens, layer, layer + 1);
+                const finished = writeLeases[page];
+                if (finished !== undefined) {
+                    finished.release();
+                    void this.pool.beginSeal(finished.pageId, finished.generation); // never rejects; sealPages awaits the checksum
+                }
             }
         } finally {
             for (const lease of writeLeases) {
                 lease.release();
             }
         }
-        // Big pages are hashed off the engine's thread, in parallel; small ones here, a page a slice.
+        // Big pages were begun off the engine's thread as they were finished; small ones are sealed here, a page a slice.
         const sealed = await this.pool.sealPages(
             delivered.map((handle, index) => ({ pageId: handle.pageId, numTokens: Math.min(pageTokens, numTokens - index * pageTokens) })),
             reservation.generation,

@@ -55,6 +55,8 @@ interface HashThread {
 export class PageHasher {
     #threads: HashThread[] | undefined;
     #nextBatchId = 0;
+    /** The thread the next batch's first share goes to: one-page batches take the threads by turns. */
+    #nextThread = 0;
     #broken = false;
     #disposed = false;
 
@@ -77,8 +79,10 @@ export class PageHasher {
             return jobs.map((job) => this.#hashInline(job));
         }
         const shares = splitJobs(jobs, threads.length);
+        const first = this.#nextThread;
+        this.#nextThread = (first + shares.length) % threads.length;
         try {
-            const results = await Promise.all(shares.map((share, index) => this.#send(threads[index]!, share)));
+            const results = await Promise.all(shares.map((share, index) => this.#send(threads[(first + index) % threads.length]!, share)));
             return results.flat();
         } catch (error) {
             if (this.#disposed) {

@@ -21,6 +21,7 @@ import type {
     VerifyResult
 } from "./pagePoolResults.js";
 import { PageHasher } from "./PageHasher.js";
+import { BegunSeals } from "./BegunSeals.js";
 import { PageState, isLiveState, pageStateName } from "./PageState.js";
 import { PageLedger, type PageOwner } from "./PageLedger.js";
 import type { PageHandle, Reservation, ReservationRef, ReserveRequest } from "./Reservation.js";
@@ -60,6 +61,8 @@ export class PagePool {
     readonly #scrubber: PageScrubber;
     /** Hashes big batches of pages off the engine's thread; made at the first batch. */
     #hasher: PageHasher | undefined;
+    /** Checksums of finished pages being computed while their writer writes the next (`beginSeal`). */
+    readonly #begunSeals = new BegunSeals();
     #nextGeneration = 1;
     #disposed = false;
     readonly #freedWatchers = new Set<() => void>();
@@ -198,7 +201,11 @@ export class PagePool {
 
     /** The single writer of a reserved or written page. Refused when the claim is stale or the page is sealed. */
     acquireWriteLease(pageId: PageId, generation: number): PageLeaseResult<PageWriteLease> {
-        return this.#leases.acquireWrite(pageId, generation);
+        const leased = this.#leases.acquireWrite(pageId, generation);
+        if (leased.ok) {
+            this.#begunSeals.forget(pageId); // it may be written again: a checksum begun before describes older bytes
+        }
+        return leased;
     }
 
     /** A reader of a sealed page. Refused when the claim is stale or the page is not sealed yet. */
@@ -223,21 +230,60 @@ export class PagePool {
     }
 
     /**
+     * Starts the seal of a page its writer has finished (written, its write lease released): its
+     * checksum is computed off the engine's thread from now, while the writer writes the next
+     * pages, and `sealPages` takes it instead of hashing the page after the last one is written.
+     * Does nothing where the claim ended, the page is still leased, or it is too small to be worth
+     * a thread's round trip: the seal then hashes it as before. Settles, never rejecting, once the
+     * page is hashed: with whether its seal was begun.
+     */
+    beginSeal(pageId: PageId, generation: number): Promise<boolean> {
+        this.#assertAlive("begin a seal");
+        const ledger = this.#ledger;
+        const isFinished =
+            ledger.claimRefusal(pageId, generation, "seal") === undefined &&
+            ledger.states[pageId] === PageState.Written &&
+            ledger.writeLeased[pageId] === 0;
+        const numBytes = ledger.numValidBytes[pageId] as number;
+        this.#hasher ??= new PageHasher(this.#arena.shared);
+        const hasher = this.#hasher;
+        if (!isFinished || !hasher.isWorthThreads(numBytes)) {
+            return Promise.resolve(false);
+        }
+        const tokenStart = ledger.tokenStarts[pageId] as number;
+        const checksum = hasher.hash([this.#arena.hashJob(pageId, numBytes, tokenStart)]).then(([value]) => value!);
+        return this.#begunSeals.begin(pageId, generation, numBytes, tokenStart, checksum).then(() => true);
+    }
+
+    /**
      * `seal()` of each page in order, all at `generation`, stopping at the first refusal (the pages
-     * before it stay sealed). A batch of at least `OFF_THREAD_MIN_BYTES` is hashed off the engine's
-     * thread, its pages in parallel (PageHasher), and every check is made again once the checksums
-     * are back, so a claim that ended meanwhile is refused as a late seal; a smaller batch is sealed
-     * here a page at a time, `pause()` before each.
+     * before it stay sealed). Pages whose seal was begun (`beginSeal`) take the checksum computed
+     * then; the rest, when at least `OFF_THREAD_MIN_BYTES`, are hashed off the engine's thread, in
+     * parallel (PageHasher); every check is made again once the checksums are back, so a claim that
+     * ended meanwhile is refused as a late seal. A smaller batch is sealed here a page at a time,
+     * `pause()` before each.
      */
     async sealPages(pages: readonly PageToSeal[], generation: number, pause: () => Promise<void> = noPause): Promise<PagesSealResult> {
         this.#assertAlive("seal pages");
+        const ledger = this.#ledger;
         const checksums: bigint[] = [];
-        const hashed = await this.#hashOffThread(
-            pages.map(({ pageId }) => pageId),
-            (page, index) => this.#sealRefusal(page, generation, pages[index]!.numTokens)
+        const numBytesNow = pages.map(({ pageId }) => ledger.numValidBytes[pageId] as number);
+        const begun = pages.map(({ pageId }, index) =>
+            this.#begunSeals.take(pageId, generation, numBytesNow[index]!, ledger.tokenStarts[pageId] as number)
         );
+        const rest = pages.filter((_, index) => begun[index] === undefined);
+        const [begunChecksums, hashed] = await Promise.all([
+            Promise.all(begun),
+            this.#hashOffThread(
+                rest.map(({ pageId }) => pageId),
+                (page, index) => this.#sealRefusal(page, generation, rest[index]!.numTokens)
+            )
+        ]);
+        let restIndex = 0;
         for (const [index, { pageId, numTokens }] of pages.entries()) {
-            if (hashed === undefined) {
+            const begunChecksum = begunChecksums[index];
+            const isBegun = begun[index] !== undefined;
+            if (!isBegun && hashed === undefined) {
                 await pause();
             }
             this.#assertAlive("seal a page");
@@ -246,7 +292,20 @@ export class PagePool {
                 this.#recordRefusal(pages.map(({ pageId: page }) => page).slice(index), generation, refusal.error.message);
                 return { ok: false, index, error: this.#counted(refusal) };
             }
-            const checksum = hashed === undefined ? this.#checksumOf(pageId) : hashed.checksumOf(index);
+            let checksum: bigint;
+            if (isBegun) {
+                // no write lease since it began (acquiring one forgets it): the page holds the bytes it hashed
+                invariant(
+                    ledger.numValidBytes[pageId] === numBytesNow[index],
+                    () =>
+                        `page ${pageId} (${index + 1} of ${pages.length}) holds ${ledger.numValidBytes[pageId]} bytes at its seal, ` +
+                        `${numBytesNow[index]} when its begun checksum was taken`
+                );
+                checksum = begunChecksum ?? this.#checksumOf(pageId);
+            } else {
+                checksum = hashed === undefined ? this.#checksumOf(pageId) : hashed.checksumOf(restIndex);
+                restIndex++;
+            }
             this.#applySeal(pageId, numTokens, checksum);
             checksums.push(checksum);
         }
@@ -451,6 +510,7 @@ export class PagePool {
         }
         this.#disposed = true;
         this.#reservations.clear();
+        this.#begunSeals.clear();
         this.#hasher?.dispose();
         this.#hasher = undefined;
         this.#arena.dispose();
@@ -492,6 +552,7 @@ export class PagePool {
         if (!this.#leases.policy.drain(page, this.#ledger)) {
             return false;
         }
+        this.#begunSeals.forget(page);
         if (this.#scrubber.scrub(this.#arena, page)) {
             this.#counters.pagesScrubbed++;
         }

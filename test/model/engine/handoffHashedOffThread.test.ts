@@ -7,8 +7,9 @@ import { startTestRuntime } from "../../support/testRuntime.js";
 import { expectEngineClean, freshWorkspace, promptOf, startTinyEngine } from "../../support/engineFixtures.js";
 
 // A long prompt's handoff in pages big enough that their seal and verify are hashed off the engine's
-// thread (PagePool.sealPages / verifyPages): decode still loads exactly what prefill wrote, and a
-// byte flipped after the seal is still refused before anything is decoded.
+// thread (PagePool.sealPages / verifyPages, and beginSeal as each page is written): decode still
+// loads exactly what prefill wrote, and a byte flipped after the seal is still refused before
+// anything is decoded.
 
 const MAX_TOKENS = 6;
 const NUM_PROMPT_TOKENS = 2600;
@@ -62,6 +63,38 @@ describe("a handoff whose pages are hashed off the engine's thread", () => {
         expect(result.numHandedOffTokens).toBe(NUM_PROMPT_TOKENS - 1);
         expect(result.tokens).toEqual(reference);
         await expectEngineClean(engine);
+    });
+
+    it("begins each page's seal as soon as it is written where a page alone is worth a hashing thread, and decodes the same", async () => {
+        const pageTokens = 2048; // the tiny model's 512 bytes a token: one full page is the off-thread threshold
+        const bigPages = await startTinyEngine(runtime, {
+            ...config,
+            window: 2 * pageTokens,
+            prefillContextSize: 2 * pageTokens,
+            decodeContextSize: 2 * pageTokens,
+            pageTokens,
+            numPages: 4
+        });
+        try {
+            expect(pageTokens * bytesPerToken(bigPages.layout)).toBeGreaterThanOrEqual(OFF_THREAD_MIN_BYTES);
+            const beginSeal = bigPages.pool.beginSeal.bind(bigPages.pool);
+            const begun: Promise<boolean>[] = []; // in the order the pages were finished
+            bigPages.pool.beginSeal = (pageId, generation) => {
+                const wasBegun = beginSeal(pageId, generation);
+                begun.push(wasBegun);
+                return wasBegun;
+            };
+            const result = await bigPages.generate({
+                workspace: freshWorkspace(),
+                promptTokens: promptOf(bigPages, NUM_PROMPT_TOKENS),
+                maxTokens: MAX_TOKENS
+            });
+            expect(await Promise.all(begun)).toEqual([true, false]); // the full page off the thread as the second was written; the short last page not
+            expect(result.tokens).toEqual(reference);
+            await expectEngineClean(bigPages);
+        } finally {
+            await bigPages.dispose();
+        }
     });
 
     it("refuses a byte flipped in the last page after the seal, decodes nothing, and serves the next request", async () => {

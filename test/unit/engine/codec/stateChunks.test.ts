@@ -6,6 +6,7 @@ import {
     bufferPageAccess,
     concatStateChunks,
     numPagesFor,
+    scatterRangeToPages,
     scatterStateToPages,
     sequenceStateBytes,
     type PageBlockAccess
@@ -69,6 +70,34 @@ describe("a state assembled as chunks", () => {
             }
         });
     }
+
+    it("scattered a layer of a page at a time, page after page, fills the pages as one scatter does", () => {
+        for (const vTransposed of [false, true]) {
+            const layout = layoutOf(vTransposed);
+            const numTokens = 9;
+            const parsed = parseSequenceState(
+                concatStateChunks(chunksOf(layout, numTokens, bufferPageAccess(patternedPages(layout, numTokens))))
+            );
+            const whole = patternedPages(layout, numTokens).map((page) => Buffer.alloc(page.length));
+            scatterStateToPages(parsed, bufferPageAccess(whole), PAGE_TOKENS);
+            const pieces = whole.map((page) => Buffer.alloc(page.length));
+            for (let page = 0; page < pieces.length; page++) {
+                for (let layer = 0; layer < layout.layers.length; layer++) {
+                    scatterRangeToPages(parsed, bufferPageAccess(pieces), PAGE_TOKENS, {
+                        firstLayer: layer,
+                        endLayer: layer + 1,
+                        firstPage: page,
+                        endPage: page + 1
+                    });
+                }
+                expect(pieces.slice(page + 1).every((later) => later.every((byte) => byte === 0))).toBe(true); // no page before its turn
+            }
+            expect(pieces).toEqual(whole);
+            expect(() =>
+                scatterRangeToPages(parsed, bufferPageAccess(pieces), PAGE_TOKENS, { firstLayer: 0, endLayer: 1, firstPage: 2, endPage: 4 })
+            ).toThrow(/scatter of pages \[2, 4\) of a state in 3/);
+        }
+    });
 
     it("views the pages' bytes instead of copying them: a page changed afterwards shows in the chunks", () => {
         const layout = layoutOf(false);
