@@ -72,6 +72,18 @@ export class PageHasher {
         return !this.#broken && !this.#disposed && numBytes >= OFF_THREAD_MIN_BYTES;
     }
 
+    /** Threads running now: none before the first batch or `start()`, and none once disposed or broken. */
+    get numThreadsRunning(): number {
+        return this.#threads?.length ?? 0;
+    }
+
+    /** Starts the threads now rather than at the first batch, which would wait for them; idempotent. */
+    start(): void {
+        if (!this.#broken) {
+            this.#startThreads();
+        }
+    }
+
     /** Every job's checksum, in job order. Rejects when the hasher is disposed meanwhile. */
     async hash(jobs: readonly HashJob[]): Promise<bigint[]> {
         const threads = this.#broken ? undefined : this.#startThreads();

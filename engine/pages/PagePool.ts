@@ -20,7 +20,7 @@ import type {
     SealResult,
     VerifyResult
 } from "./pagePoolResults.js";
-import { PageHasher } from "./PageHasher.js";
+import { OFF_THREAD_MIN_BYTES, PageHasher } from "./PageHasher.js";
 import { BegunSeals } from "./BegunSeals.js";
 import { PageState, isLiveState, pageStateName } from "./PageState.js";
 import { PageLedger, type PageOwner } from "./PageLedger.js";
@@ -59,7 +59,7 @@ export class PagePool {
     readonly #counters = createPagePoolCounters();
     readonly #leases: PoolLeases;
     readonly #scrubber: PageScrubber;
-    /** Hashes big batches of pages off the engine's thread; made at the first batch. */
+    /** Hashes big batches of pages off the engine's thread; made with the pool where every page is worth it, else at the first batch. */
     #hasher: PageHasher | undefined;
     /** Checksums of finished pages being computed while their writer writes the next (`beginSeal`). */
     readonly #begunSeals = new BegunSeals();
@@ -82,6 +82,9 @@ export class PagePool {
         }
         this.config = validated.config;
         this.#arena = new PageArena(this.config.numPages, this.config.pageBytes);
+        if (this.config.pageBytes >= OFF_THREAD_MIN_BYTES) {
+            this.#pageHasher().start(); // its threads start beside the engine's, so the first long prompt's handoff never waits for them
+        }
         this.#ledger = new PageLedger(this.config.numPages);
         const pool: LeasePoolSide = {
             assertAlive: (operation) => this.#assertAlive(operation),
@@ -245,8 +248,7 @@ export class PagePool {
             ledger.states[pageId] === PageState.Written &&
             ledger.writeLeased[pageId] === 0;
         const numBytes = ledger.numValidBytes[pageId] as number;
-        this.#hasher ??= new PageHasher(this.#arena.shared);
-        const hasher = this.#hasher;
+        const hasher = this.#pageHasher();
         if (!isFinished || !hasher.isWorthThreads(numBytes)) {
             return Promise.resolve(false);
         }
@@ -577,8 +579,7 @@ export class PagePool {
     ): Promise<{ checksumOf(index: number): bigint } | undefined> {
         const ledger = this.#ledger;
         const numBytes = pages.reduce((sum, page) => sum + (ledger.numValidBytes[page] as number), 0);
-        this.#hasher ??= new PageHasher(this.#arena.shared);
-        const hasher = this.#hasher;
+        const hasher = this.#pageHasher();
         if (!hasher.isWorthThreads(numBytes)) {
             return undefined;
         }
@@ -671,6 +672,11 @@ export class PagePool {
     #counted(refusal: CountedRefusal): PageAccessRefusal {
         this.#counters[refusal.counter]++;
         return refusal.error;
+    }
+
+    #pageHasher(): PageHasher {
+        this.#hasher ??= new PageHasher(this.#arena.shared);
+        return this.#hasher;
     }
 
     #checksumOf(page: PageId): bigint {
