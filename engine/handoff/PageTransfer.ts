@@ -109,7 +109,7 @@ export class PageTransfer {
             for (let page = 0; page < numStatePages; page++) {
                 for (let layer = 0; layer < numLayers; layer++) {
                     if (page > 0 || layer > 0) {
-                        await slices.pause(); // between two layers, never after the last: a short write pauses not at all
+                        await slices.pause(); // between two pieces, never after the last: a short write pauses not at all
                     }
                     // a request cancelled during a pause has released its pages: this write is refused
                     scatterRangeToPages(state, writer, pageTokens, {

@@ -17,10 +17,6 @@ interface BegunSeal {
 export class BegunSeals {
     readonly #byPage = new Map<PageId, BegunSeal>();
 
-    get size(): number {
-        return this.#byPage.size;
-    }
-
     /** Records a page's checksum in flight; returns it as `take` will, settling without rejection. */
     begin(page: PageId, generation: number, numBytes: number, tokenStart: number, checksum: Promise<bigint>): Promise<bigint | undefined> {
         // caught here: a seal the writer never completes (a cancelled transfer) must not leave a rejection unhandled
