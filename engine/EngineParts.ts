@@ -192,6 +192,7 @@ export async function startEngineParts(input: EngineConfigInput, options: Engine
         const memoryEvents = options.memoryEvents ?? new MemoryEventLog();
         const pool = new PagePool({ numPages: config.numPages, pageTokens: config.pageTokens, pageBytes }, policies, memoryEvents);
         cleanup.unshift(() => pool.dispose());
+        await pool.startHashingThreads(); // before the engine serves: their boot is never a first request's wait
 
         return {
             config,

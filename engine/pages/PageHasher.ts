@@ -77,11 +77,17 @@ export class PageHasher {
         return this.#threads?.length ?? 0;
     }
 
-    /** Starts the threads now rather than at the first batch, which would wait for them; idempotent. */
-    start(): void {
-        if (!this.#broken) {
-            this.#startThreads();
+    /**
+     * Starts the threads now rather than at the first batch, which would wait for them to boot;
+     * settles once every thread has answered, or failed (batches are then hashed inline), never
+     * rejecting. Idempotent.
+     */
+    async start(): Promise<void> {
+        const threads = this.#broken ? undefined : this.#startThreads();
+        if (threads === undefined) {
+            return;
         }
+        await Promise.all(threads.map((thread) => this.#send(thread, []))).catch(() => undefined);
     }
 
     /** Every job's checksum, in job order. Rejects when the hasher is disposed meanwhile. */

@@ -59,7 +59,7 @@ export class PagePool {
     readonly #counters = createPagePoolCounters();
     readonly #leases: PoolLeases;
     readonly #scrubber: PageScrubber;
-    /** Hashes big batches of pages off the engine's thread; made with the pool where every page is worth it, else at the first batch. */
+    /** Hashes big batches of pages off the engine's thread; made at `startHashingThreads` or the first batch. */
     #hasher: PageHasher | undefined;
     /** Checksums of finished pages being computed while their writer writes the next (`beginSeal`). */
     readonly #begunSeals = new BegunSeals();
@@ -82,9 +82,6 @@ export class PagePool {
         }
         this.config = validated.config;
         this.#arena = new PageArena(this.config.numPages, this.config.pageBytes);
-        if (this.config.pageBytes >= OFF_THREAD_MIN_BYTES) {
-            this.#pageHasher().start(); // its threads start beside the engine's, so the first long prompt's handoff never waits for them
-        }
         this.#ledger = new PageLedger(this.config.numPages);
         const pool: LeasePoolSide = {
             assertAlive: (operation) => this.#assertAlive(operation),
@@ -200,6 +197,19 @@ export class PagePool {
             firstToken,
             pages: Object.freeze(handles)
         });
+    }
+
+    /**
+     * Starts the page hashing threads now where every page is big enough to be hashed on them, and
+     * settles once they are up (never rejecting): an engine that waits for this before it serves
+     * keeps their boot out of its first request (its handoff would wait for them, or its prefill
+     * share the cores with them). Nothing to start for smaller pages.
+     */
+    async startHashingThreads(): Promise<void> {
+        this.#assertAlive("start the hashing threads");
+        if (this.config.pageBytes >= OFF_THREAD_MIN_BYTES) {
+            await this.#pageHasher().start();
+        }
     }
 
     /** The single writer of a reserved or written page. Refused when the claim is stale or the page is sealed. */

@@ -2,8 +2,8 @@ import { describe, expect, it } from "vitest";
 import { pageChecksum } from "../../../../engine/pages/pageChecksum.js";
 import { OFF_THREAD_MIN_BYTES, PageHasher } from "../../../../engine/pages/PageHasher.js";
 
-// The hashing threads can start before the first batch (a pool of big pages starts them with
-// itself), so that the first long prompt's seal does not wait for threads to boot.
+// The hashing threads can start before the first batch (an engine of big pages starts them and
+// waits for them before it serves), so that the first long prompt's seal does not wait for them.
 
 describe("PageHasher", () => {
     it("starts its threads on start(), once, and hashes as the engine's thread does; disposed, it runs none", async () => {
@@ -14,8 +14,8 @@ describe("PageHasher", () => {
         }
         const hasher = new PageHasher(arena, 2);
         expect(hasher.numThreadsRunning).toBe(0);
-        hasher.start();
-        hasher.start();
+        await hasher.start();
+        await hasher.start();
         expect(hasher.numThreadsRunning).toBe(2);
         const jobs = [
             { byteOffset: 0, numBytes: OFF_THREAD_MIN_BYTES, tokenStart: 0 },
@@ -26,7 +26,7 @@ describe("PageHasher", () => {
         );
         expect(hasher.numThreadsRunning).toBe(2);
         hasher.dispose();
-        hasher.start();
+        await hasher.start();
         expect(hasher.numThreadsRunning).toBe(0);
     });
 });
