@@ -258,10 +258,10 @@ export class PagePool {
             ledger.states[pageId] === PageState.Written &&
             ledger.writeLeased[pageId] === 0;
         const numBytes = ledger.numValidBytes[pageId] as number;
-        const hasher = this.#pageHasher();
-        if (!isFinished || !hasher.isWorthThreads(numBytes)) {
+        if (!isFinished || !this.#pageHasher().isWorthThreads(numBytes)) {
             return Promise.resolve(false);
         }
+        const hasher = this.#pageHasher();
         const tokenStart = ledger.tokenStarts[pageId] as number;
         const checksum = hasher.hash([this.#arena.hashJob(pageId, numBytes, tokenStart)]).then(([value]) => value!);
         return this.#begunSeals.begin(pageId, generation, numBytes, tokenStart, checksum).then(() => true);

@@ -39,20 +39,20 @@ const toSeal = (reservation: Reservation) => reservation.pages.map((handle) => (
 const expectedChecksums = (fill: number) =>
     Array.from({ length: NUM_PAGES }, (_, index) => pageChecksum(pageBytes(index, fill), index * PAGE_TOKENS));
 
+/** `verifyPages` of every page of the reservation, as the reader of a handoff verifies them. */
+const verifyAll = (pool: PagePool, reservation: Reservation) =>
+    pool.verifyPages(
+        reservation.pages.map((handle) => handle.pageId),
+        reservation.generation
+    );
+
 describe("PagePool seals begun as each page is finished", () => {
     it("seals with the checksums seal() computes, which verify", async () => {
         const pool = makePool(POOL);
         const reservation = await writeAndBegin(pool, "r1", 1);
         const sealed = await pool.sealPages(toSeal(reservation), reservation.generation);
         expect(sealed).toEqual({ ok: true, checksums: expectedChecksums(1) });
-        expect(
-            (
-                await pool.verifyPages(
-                    reservation.pages.map((handle) => handle.pageId),
-                    reservation.generation
-                )
-            ).ok
-        ).toBe(true);
+        expect((await verifyAll(pool, reservation)).ok).toBe(true);
         expect(pool.release(reservation).ok).toBe(true);
         expectNoLeaks(pool);
     });
@@ -64,10 +64,7 @@ describe("PagePool seals begun as each page is finished", () => {
         const sealed = await pool.sealPages(toSeal(reservation), reservation.generation);
         expect(sealed).toEqual({ ok: true, checksums: expectedChecksums(1) });
 
-        const verified = await pool.verifyPages(
-            reservation.pages.map((handle) => handle.pageId),
-            reservation.generation
-        );
+        const verified = await verifyAll(pool, reservation);
         expect(verified.ok ? undefined : verified.index).toBe(1);
         expect(verified.ok ? undefined : verified.error).toBeInstanceOf(ChecksumMismatchError);
         expect(pool.release(reservation).ok).toBe(true);
@@ -80,14 +77,7 @@ describe("PagePool seals begun as each page is finished", () => {
         writeThrough(pool, reservation.pages[0]!, pageBytes(0, 9)); // a new write lease: the begun checksum describes older bytes
         const sealed = await pool.sealPages(toSeal(reservation), reservation.generation);
         expect(sealed).toEqual({ ok: true, checksums: [pageChecksum(pageBytes(0, 9), 0), expectedChecksums(1)[1]] });
-        expect(
-            (
-                await pool.verifyPages(
-                    reservation.pages.map((handle) => handle.pageId),
-                    reservation.generation
-                )
-            ).ok
-        ).toBe(true);
+        expect((await verifyAll(pool, reservation)).ok).toBe(true);
         expect(pool.release(reservation).ok).toBe(true);
         expectNoLeaks(pool);
     });
