@@ -60,8 +60,14 @@ describe("the Isolation view runs the audit and the drills on every loaded model
 
         await page.getByRole("button", { name: "Run the flipped-byte drill" }).click();
         const drills = page.getByRole("list", { name: "The flipped-byte drill on each loaded model" });
-        await expect.poll(() => drills.locator('[data-row-state="running"]').count(), { timeout: 10_000 }).toBe(1);
-        expect(await page.getByRole("button", { name: "Run the late-write drill" }).isDisabled(), "one drill at a time").toBe(true);
+        // a row running and the other drill's button, read in one look: on a fast machine the drills can end between two looks
+        const whileRunning = (): Promise<{ numRunning: number; otherDisabled: boolean | undefined }> =>
+            page.evaluate(`({
+                numRunning: document.querySelectorAll('[aria-label="The flipped-byte drill on each loaded model"] [data-row-state="running"]').length,
+                otherDisabled: document.querySelector('button[aria-label="Run the late-write drill"]')?.disabled
+            })`);
+        // one drill at a time: while a row runs, the other drill cannot start
+        await expect.poll(whileRunning, { timeout: 10_000 }).toEqual({ numRunning: 1, otherDisabled: true });
         await expect
             .poll(() => readRows(drills), { timeout: DRILLS_TIMEOUT_MS, interval: 500 })
             .toEqual(everyModel.map((model) => `${model}:passed`));
