@@ -95,7 +95,8 @@ export function createEngineCounters(): EngineCounters {
         reusedPromptTokens: 0,
         validatedDraftTokens: 0,
         refutedDraftTokens: 0,
-        staleCompletionsIgnored: 0
+        staleCompletionsIgnored: 0,
+        statesSavedIntoPages: 0
     };
 }
 
@@ -117,6 +118,8 @@ export interface EngineCounters {
     refutedDraftTokens: number;
     /** Replayed completions (docs/FAILURE-MODES.md): late or duplicate ones a reader ignored by their generation tag. */
     staleCompletionsIgnored: number;
+    /** Transfers whose state llama.cpp saved straight into the pages (the others were exported whole and copied in). */
+    statesSavedIntoPages: number;
 }
 
 /**

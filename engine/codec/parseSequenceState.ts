@@ -26,12 +26,24 @@ export interface ParsedSequenceState {
     readonly sectionOffsets: readonly number[];
 }
 
-/** Reads a little-endian state with bounds checked on every field: a truncated state is an error, never a short read. */
+/** What `parseSequenceStateMeta` returns: a state's every field but its KV bytes. */
+export type SequenceStateMeta = Omit<ParsedSequenceState, "layers">;
+
+const NO_BYTES = Buffer.alloc(0);
+
+/**
+ * Reads a little-endian state with bounds checked on every field: a truncated state is an error,
+ * never a short read. With `kvElsewhere` the bytes are the state without its KV rows (written
+ * straight into pages): the KV reads as empty and takes no bytes.
+ */
 class StateReader {
     offset = 0;
     readonly sections: number[] = [];
 
-    constructor(private readonly bytes: Buffer) {}
+    constructor(
+        private readonly bytes: Buffer,
+        private readonly kvElsewhere: boolean
+    ) {}
 
     section(): void {
         this.sections.push(this.offset);
@@ -72,6 +84,11 @@ class StateReader {
         return view;
     }
 
+    /** A layer's K or V bytes: a view, or nothing where the KV is elsewhere. */
+    kv(numBytes: number, what: string): Buffer {
+        return this.kvElsewhere ? NO_BYTES : this.slice(numBytes, what);
+    }
+
     get remaining(): number {
         return this.bytes.length - this.offset;
     }
@@ -83,7 +100,21 @@ class StateReader {
  * Multi-axis positions (M-RoPE cell ext) and non-KV memories are refused as unsupported.
  */
 export function parseSequenceState(bytes: Buffer): ParsedSequenceState {
-    const reader = new StateReader(bytes);
+    return parseState(bytes, false);
+}
+
+/**
+ * Parses the metadata of a state whose KV rows were written elsewhere (llama.cpp saving straight
+ * into pages, `planStateTarget`): the same checks as `parseSequenceState` on every other field.
+ * The layout and cell count it returns say where the KV went; the caller compares them with the plan.
+ */
+export function parseSequenceStateMeta(meta: Buffer): SequenceStateMeta {
+    const { layers: _kvElsewhere, ...parsed } = parseState(meta, true);
+    return parsed;
+}
+
+function parseState(bytes: Buffer, kvElsewhere: boolean): ParsedSequenceState {
+    const reader = new StateReader(bytes, kvElsewhere);
 
     reader.section();
     const magic = reader.u32("magic");
@@ -184,7 +215,7 @@ function parseLayers(reader: StateReader, numCells: number): { layout: KvLayout;
             throw new StateFormatError(`layer ${layer} has K rows of 0 bytes`, reader.offset - 8);
         }
         refusePartialBlocks(kType, kRowBytes, `layer ${layer}'s K rows`, reader.offset - 8);
-        kParts.push({ kType, kRowBytes, k: reader.slice(numCells * kRowBytes, `K of layer ${layer}`) });
+        kParts.push({ kType, kRowBytes, k: reader.kv(numCells * kRowBytes, `K of layer ${layer}`) });
     }
 
     const layers: KvLayerLayout[] = [];
@@ -200,7 +231,7 @@ function parseLayers(reader: StateReader, numCells: number): { layout: KvLayout;
             }
             refusePartialBlocks(vType, vRowBytes, `layer ${layer}'s V rows`, reader.offset - 8);
             layers.push({ kType, vType, kRowBytes, vRowBytes, vElementBytes: 0, numVElements: 0 });
-            data.push({ k, v: reader.slice(numCells * vRowBytes, `V of layer ${layer}`) });
+            data.push({ k, v: reader.kv(numCells * vRowBytes, `V of layer ${layer}`) });
         } else {
             const vElementBytes = reader.u32(`V element size of layer ${layer}`);
             const numVElements = reader.u32(`V width of layer ${layer}`);
@@ -224,7 +255,7 @@ function parseLayers(reader: StateReader, numCells: number): { layout: KvLayout;
                 );
             }
             layers.push({ kType, vType, kRowBytes, vRowBytes: vElementBytes * numVElements, vElementBytes, numVElements });
-            data.push({ k, v: reader.slice(numCells * vElementBytes * numVElements, `transposed V of layer ${layer}`) });
+            data.push({ k, v: reader.kv(numCells * vElementBytes * numVElements, `transposed V of layer ${layer}`) });
         }
     }
     return { layout: { vTransposed: vTransposedFlag === 1, layers }, layers: data };

@@ -134,6 +134,73 @@ export function scatterRangeToPages(state: ParsedSequenceState, pages: PageBlock
     );
 }
 
+/**
+ * Where llama.cpp saves a state straight into pages (`saveSequenceStateToChunks` in the addon
+ * patch): every byte but the KV rows into `meta`, in order; the KV rows, in the order llama.cpp
+ * writes them (every layer's K, then every layer's V), into `runs`, views of the pages' blocks
+ * (see `bytesPerToken`). Planned from the token count, the layout and the stream count: the
+ * metadata the save writes says whether the plan held (`parseSequenceStateMeta`).
+ */
+export interface StateTarget {
+    readonly numTokens: number;
+    readonly meta: Buffer;
+    readonly runs: readonly Uint8Array[];
+    /** The state's size: `meta`'s and the runs' together. */
+    readonly numBytes: number;
+    /** Bytes each page holds once the runs are written, from its start: its valid length. */
+    readonly numValidBytesByPage: readonly number[];
+}
+
+/**
+ * Plans where a state of `numTokens` positions, saved by a context with `numStreams` streams, goes
+ * in pages of `pageTokens` positions; `target(pageIndex, pageOffset, numBytes)` gives the page's
+ * bytes to write (`PageWriteLease.target`). Every KV byte has exactly one place, checked.
+ */
+export function planStateTarget(
+    numTokens: number,
+    layout: KvLayout,
+    numStreams: number,
+    pageTokens: number,
+    target: (pageIndex: number, pageOffset: number, numBytes: number) => Uint8Array
+): StateTarget {
+    invariant(Number.isSafeInteger(numTokens) && numTokens > 0, () => `a state target for ${numTokens} tokens`);
+    invariant(Number.isInteger(numStreams) && numStreams >= 1, () => `a state target for ${numStreams} streams`);
+    const numKvBytes = numTokens * bytesPerToken(layout);
+    const numBytes = sequenceStateBytes(numTokens, layout, numStreams);
+    // The KV section as llama.cpp writes it: layer after layer of K, then of V.
+    const kStarts: number[] = [];
+    const vStarts: number[] = [];
+    let start = 0;
+    for (const layer of layout.layers) {
+        kStarts.push(start);
+        start += numTokens * layer.kRowBytes;
+    }
+    for (const layer of layout.layers) {
+        vStarts.push(start);
+        start += numTokens * layer.vRowBytes;
+    }
+    const numValidBytesByPage = new Array<number>(numPagesFor(numTokens, pageTokens)).fill(0);
+    const runs: { at: number; bytes: Uint8Array }[] = [];
+    forEachBlock(layout, numTokens, pageTokens, (page, pageOffset, layer, part, stateOffset, numBlockBytes) => {
+        runs.push({ at: (part === "k" ? kStarts : vStarts)[layer]! + stateOffset, bytes: target(page, pageOffset, numBlockBytes) });
+        numValidBytesByPage[page] = Math.max(numValidBytesByPage[page]!, pageOffset + numBlockBytes);
+    });
+    runs.sort((a, b) => a.at - b.at);
+    let covered = 0;
+    for (const run of runs) {
+        invariant(run.at === covered, () => `state target: a run starts at KV byte ${run.at}, the runs before it end at ${covered}`);
+        covered += run.bytes.length;
+    }
+    invariant(covered === numKvBytes, () => `state target: the runs cover ${covered} of ${numKvBytes} KV bytes`);
+    return {
+        numTokens,
+        meta: Buffer.alloc(numBytes - numKvBytes),
+        runs: runs.map((run) => run.bytes),
+        numBytes,
+        numValidBytesByPage
+    };
+}
+
 export interface AssembleStateOptions {
     /** The tokens the state stands for; their count is the number of positions read from the pages. */
     readonly tokens: Int32Array | readonly number[];

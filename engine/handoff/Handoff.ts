@@ -1,14 +1,16 @@
 import type { HandoffProgress, HandoffStepName } from "../../contract/EngineSnapshot.js";
-import type { ParsedSequenceState } from "../codec/parseSequenceState.js";
 import type { WorkspaceId } from "../core/ids.js";
 import { invariant } from "../core/invariant.js";
 import type { RequestTimings } from "../engineTypes.js";
 import type { PagePool } from "../pages/PagePool.js";
 import type { RequestRecord } from "../request/RequestRecord.js";
-import type { ExportedState, RoleContext } from "../runtime/RoleContext.js";
+import type { Reservation } from "../pages/Reservation.js";
+import type { RoleContext } from "../runtime/RoleContext.js";
 import type { SequenceSlot } from "../runtime/SequenceSlot.js";
 import type { PageWaits } from "../scheduler/TurnScheduler.js";
+import type { PageManifest } from "./PageManifest.js";
 import type { PageTransfer, PageTransferHooks, TransferTarget } from "./PageTransfer.js";
+import { sequenceStateSource, type StateSource } from "./StateSource.js";
 import type { PrefillOverflowPolicy } from "./PrefillOverflowPolicy.js";
 
 /** What a handoff works with: both contexts, the pool and the transfer over it, where to wait for pages. */
@@ -88,7 +90,8 @@ export class Handoff {
     ): Promise<void> {
         const { prefill, decode, prefillOverflow, pool } = this.parts;
         const startedAt = performance.now();
-        let exported: ExportedState;
+        const expectedTokens = prompt.slice(0, -1);
+        let written: WrittenPages;
         const prefillSlot = await this.#acquirePrefillSequence();
         this.#prefillHolders.set(prefillSlot.index, { workspace, slot: prefillSlot });
         const step = async (name: HandoffStepName): Promise<void> => {
@@ -100,12 +103,8 @@ export class Handoff {
             record.enter({ kind: "prefilling" });
             if (numReused > 0) {
                 await step("history to prefill");
-                const history = await decode.exportState(slot, record.id);
-                try {
-                    await this.#movePages(record, workspace, history, prefill, prefillSlot);
-                } finally {
-                    history.release();
-                }
+                const history = await this.#writePages(record, workspace, sequenceStateSource(decode, slot, record.id), slot.numTokens);
+                await this.#loadPages(record, workspace, history, prefill, prefillSlot, Array.from(slot.tokens));
             }
             await step("prefilling");
             const prefillStartedAt = performance.now();
@@ -117,7 +116,13 @@ export class Handoff {
             timings.prefillMs = performance.now() - prefillStartedAt;
             record.enter({ kind: "transferring" });
             await step("sealing pages");
-            exported = await prefill.exportState(prefillSlot, record.id);
+            // written while prefill still holds the sequence: llama.cpp saves it straight into the pages
+            written = await this.#writePages(
+                record,
+                workspace,
+                sequenceStateSource(prefill, prefillSlot, record.id),
+                expectedTokens.length
+            );
         } catch (error) {
             this.#progress.delete(record.id);
             throw error;
@@ -127,9 +132,10 @@ export class Handoff {
         }
         try {
             record.throwIfEnded();
-            await this.#movePages(record, workspace, exported, decode, slot, prompt.slice(0, -1), () => step("pages to decode"));
+            // the demo mode's pause while the pages sit sealed in the pool
+            await step("pages to decode");
+            await this.#loadPages(record, workspace, written, decode, slot, expectedTokens);
         } finally {
-            exported.release();
             this.#progress.delete(record.id);
         }
         invariant(
@@ -172,22 +178,18 @@ export class Handoff {
     }
 
     /**
-     * One verified transfer through the pool: reserve, write and seal, verify, assemble, load, release.
-     * The reader reserves for the tokens it expects (by default, those the state says it holds) and
-     * verifies what arrived against them, never against what the writer claims.
+     * The first half of a verified transfer through the pool: reserve pages for `numExpectedTokens`
+     * (what the reader expects, never what the writer claims), write the source's state into them
+     * and seal them.
      */
-    async #movePages(
+    async #writePages(
         record: RequestRecord,
         workspace: WorkspaceId,
-        state: ParsedSequenceState,
-        target: RoleContext,
-        targetSlot: SequenceSlot,
-        expectedTokens: readonly number[] = Array.from(state.tokens),
-        /** Runs between the seal and the read: the demo mode's pause while the pages sit sealed in the pool. */
-        afterSeal: () => Promise<void> = () => Promise.resolve()
-    ): Promise<void> {
-        const { pool, transfer, pages, hooks } = this.parts;
-        const numPages = transfer.numPagesFor(expectedTokens.length);
+        source: StateSource,
+        numExpectedTokens: number
+    ): Promise<WrittenPages> {
+        const { pool, transfer, pages } = this.parts;
+        const numPages = transfer.numPagesFor(numExpectedTokens);
         // Reserved in the step that found the room, and held by the request in the same step: a
         // reservation always has its owner, and a request cancelled meanwhile reserves nothing.
         const reservation = await pages.reservePages(record.id, numPages, () => {
@@ -197,11 +199,25 @@ export class Handoff {
             return taken;
         });
         record.throwIfEnded();
-        const manifest = await transfer.write(reservation, state);
+        const manifest = await transfer.writeFrom(reservation, source);
         record.throwIfEnded();
-        await afterSeal();
-        // Verified, then loaded straight from the pages (gathered into the state file, no copy of the
-        // state in between), the read leases held until the load is done.
+        return { reservation, manifest };
+    }
+
+    /**
+     * The second half: verify the pages against the tokens the reader expects, then load them
+     * straight into `targetSlot` (gathered into the state file, no copy of the state in between),
+     * the read leases held until the load is done; release them.
+     */
+    async #loadPages(
+        record: RequestRecord,
+        workspace: WorkspaceId,
+        { reservation, manifest }: WrittenPages,
+        target: RoleContext,
+        targetSlot: SequenceSlot,
+        expectedTokens: readonly number[]
+    ): Promise<void> {
+        const { transfer, hooks } = this.parts;
         await transfer.load(
             manifest,
             {
@@ -220,6 +236,12 @@ export class Handoff {
         hooks.afterLoad?.(record.id, targetSlot.tokens);
         record.releasePages();
     }
+}
+
+/** A transfer's sealed pages and the completion that describes them. */
+interface WrittenPages {
+    readonly reservation: Reservation;
+    readonly manifest: PageManifest;
 }
 
 function targetOf(context: RoleContext): TransferTarget {

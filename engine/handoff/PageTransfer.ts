@@ -1,19 +1,23 @@
 import type { PageHolder, RequestId } from "../core/ids.js";
 import { invariant } from "../core/invariant.js";
-import type { KvLayout } from "../codec/KvLayout.js";
-import type { ParsedSequenceState } from "../codec/parseSequenceState.js";
+import { StateFormatError, StateLayoutMismatchError } from "../codec/codecErrors.js";
+import { describeLayoutMismatch, type KvLayout } from "../codec/KvLayout.js";
+import { parseSequenceStateMeta, type ParsedSequenceState } from "../codec/parseSequenceState.js";
 import {
     assembleSequenceStateChunks,
     numPagesFor,
+    planStateTarget,
     scatterRangeToPages,
     type PageBlockAccess,
-    type StateChunks
+    type StateChunks,
+    type StateTarget
 } from "../codec/statePages.js";
 import { TimeSlices } from "../core/TimeSlices.js";
 import type { PageReadLease, PageWriteLease } from "../pages/PageLease.js";
 import type { PagePool } from "../pages/PagePool.js";
-import type { Reservation, ReservationRef } from "../pages/Reservation.js";
+import type { PageHandle, Reservation, ReservationRef } from "../pages/Reservation.js";
 import type { PageManifest } from "./PageManifest.js";
+import type { StateSource } from "./StateSource.js";
 import { verifyingReader, type ReadExpectation, type TransferReader } from "./TransferReader.js";
 
 export interface PageTransferHooks {
@@ -33,6 +37,8 @@ export interface PageTransferHooks {
 export interface PageTransferCounters {
     /** Late or duplicate completions a reader ignored by their generation tag. */
     staleCompletionsIgnored: number;
+    /** Transfers whose state llama.cpp saved straight into the pages. */
+    statesSavedIntoPages: number;
 }
 
 /** Where the pages go: a context's measured layout and stream count. */
@@ -63,7 +69,7 @@ export class PageTransfer {
         private readonly layout: KvLayout,
         readonly layoutFingerprint: string,
         private readonly hooks: PageTransferHooks,
-        private readonly counters: PageTransferCounters = { staleCompletionsIgnored: 0 },
+        private readonly counters: PageTransferCounters = { staleCompletionsIgnored: 0, statesSavedIntoPages: 0 },
         private readonly reader: TransferReader = verifyingReader,
         /** See `TRANSFER_SLICE_MS`; 0 gives the loop back between every two layers and before every seal. */
         private readonly sliceBudgetMs: number = TRANSFER_SLICE_MS
@@ -130,7 +136,108 @@ export class PageTransfer {
                 lease.release();
             }
         }
-        // Big pages were begun off the engine's thread as they were finished; small ones are sealed here, a page a slice.
+        return this.#seal(reservation, delivered, state.tokens, slices);
+    }
+
+    /**
+     * `write` for a sequence's state: saved by llama.cpp straight into the reservation's pages where
+     * its context can (one copy, no buffer of the state's size, the engine's thread free while it
+     * runs), else exported whole and written as `write` does. Drills that slow or drop a transfer's
+     * writes (`beforeTransferWrite`, `pagesDelivered`) always take the second way.
+     */
+    async writeFrom(reservation: Reservation, source: StateSource): Promise<PageManifest> {
+        const { saveInto, numStreams, numTokens } = source;
+        const inPlace =
+            saveInto !== undefined &&
+            numStreams !== undefined &&
+            numTokens > 0 &&
+            this.hooks.beforeTransferWrite === undefined &&
+            this.hooks.pagesDelivered === undefined;
+        if (inPlace) {
+            const manifest = await this.#writeInPlace(reservation, numTokens, numStreams, saveInto);
+            if (manifest !== undefined) {
+                return manifest;
+            }
+        }
+        const state = await source.exportWhole();
+        try {
+            return await this.write(reservation, state);
+        } finally {
+            state.release(); // its bytes are in the pages now
+        }
+    }
+
+    /**
+     * The state of `numTokens` positions saved into the pages as `planStateTarget` plans it, under
+     * the pages' write leases (which keep them from being scrubbed or reused while llama.cpp writes
+     * them), then checked against the plan: its metadata must parse, with the layout of these pages
+     * and one cell per planned token, or nothing is recorded and the request fails. Undefined, with
+     * nothing written, when the state was not the size planned.
+     */
+    async #writeInPlace(
+        reservation: Reservation,
+        numTokens: number,
+        numStreams: number,
+        saveInto: (target: StateTarget) => Promise<boolean>
+    ): Promise<PageManifest | undefined> {
+        const { pageTokens } = this.pool.config;
+        const numStatePages = this.numPagesFor(numTokens);
+        invariant(
+            numStatePages <= reservation.pages.length,
+            () => `${numTokens} tokens need ${numStatePages} pages; reservation ${reservation.generation} has ${reservation.pages.length}`
+        );
+        const pages = reservation.pages.slice(0, numStatePages);
+        const writeLeases: PageWriteLease[] = [];
+        let tokens: Int32Array;
+        try {
+            for (const handle of pages) {
+                const leased = this.pool.acquireWriteLease(handle.pageId, handle.generation);
+                if (!leased.ok) {
+                    throw leased.error;
+                }
+                writeLeases.push(leased.lease);
+            }
+            const target = planStateTarget(numTokens, this.layout, numStreams, pageTokens, (pageIndex, pageOffset, numBytes) => {
+                const targeted = writeLeases[pageIndex]!.target(pageOffset, numBytes);
+                if (!targeted.ok) {
+                    throw targeted.error;
+                }
+                return targeted.bytes;
+            });
+            if (!(await saveInto(target))) {
+                return undefined;
+            }
+            this.counters.statesSavedIntoPages++;
+            // a request cancelled during the save has released its pages: recording the write is refused
+            const meta = parseSequenceStateMeta(target.meta);
+            const mismatch = describeLayoutMismatch(this.layout, meta.layout);
+            if (mismatch !== undefined) {
+                throw new StateLayoutMismatchError(mismatch);
+            }
+            if (meta.numCells !== numTokens) {
+                throw new StateFormatError(`the state saved into pages holds ${meta.numCells} cells, ${numTokens} were planned`, 8);
+            }
+            tokens = meta.tokens;
+            writeLeases.forEach((lease, index) => {
+                const recorded = lease.recordWritten(target.numValidBytesByPage[index]!);
+                if (!recorded.ok) {
+                    throw recorded.error;
+                }
+                lease.release();
+                void this.pool.beginSeal(lease.pageId, lease.generation); // never rejects; sealPages awaits the checksum
+            });
+        } finally {
+            for (const lease of writeLeases) {
+                lease.release();
+            }
+        }
+        return this.#seal(reservation, pages, tokens, new TimeSlices(this.sliceBudgetMs));
+    }
+
+    /** Seals the written pages (big ones begun off the engine's thread, small ones here, a page a slice) and returns the completion the reader takes. */
+    async #seal(reservation: Reservation, delivered: readonly PageHandle[], tokens: Int32Array, slices: TimeSlices): Promise<PageManifest> {
+        const { pageTokens } = this.pool.config;
+        const numTokens = tokens.length;
         const sealed = await this.pool.sealPages(
             delivered.map((handle, index) => ({ pageId: handle.pageId, numTokens: Math.min(pageTokens, numTokens - index * pageTokens) })),
             reservation.generation,
@@ -139,15 +246,14 @@ export class PageTransfer {
         if (!sealed.ok) {
             throw sealed.error;
         }
-        const { checksums } = sealed;
         const manifest: PageManifest = {
             holder: reservation.holder,
             workspace: reservation.workspace,
             generation: reservation.generation,
             pages: delivered.map((handle) => handle.pageId),
-            tokens: Array.from(state.tokens),
+            tokens: Array.from(tokens),
             layoutFingerprint: this.layoutFingerprint,
-            checksums: [...checksums]
+            checksums: [...sealed.checksums]
         };
         const received = this.hooks.afterSeal?.(manifest, this.pool) ?? manifest;
         return this.#receive([...(this.hooks.earlierArrivals?.(manifest) ?? []), received], reservation);

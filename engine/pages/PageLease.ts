@@ -7,9 +7,13 @@ export type PageWriteResult =
     | { readonly ok: true; readonly numValidBytes: number }
     | { readonly ok: false; readonly error: PageStateError };
 
+export type PageTargetResult = { readonly ok: true; readonly bytes: Uint8Array } | { readonly ok: false; readonly error: PageStateError };
+
 /** The part of `PagePool` a lease calls back into; the pool implements it privately. */
 export interface PageLeaseHost {
     writeThrough(lease: PageWriteLease, byteOffset: number, bytes: Uint8Array): PageWriteResult;
+    targetThrough(lease: PageWriteLease, byteOffset: number, numBytes: number): PageTargetResult;
+    recordWrittenThrough(lease: PageWriteLease, numValidBytes: number): PageWriteResult;
     readThrough(lease: PageReadLease, byteOffset: number, numBytes: number | undefined, copy: boolean): Uint8Array;
     numValidBytesOf(lease: PageReadLease): number;
     releaseLease(lease: PageLease): void;
@@ -62,6 +66,27 @@ export class PageWriteLease extends PageLease {
     write(byteOffset: number, bytes: Uint8Array): PageWriteResult {
         this.assertHeld("write");
         return this.host.writeThrough(this, byteOffset, bytes);
+    }
+
+    /**
+     * The page's bytes `[byteOffset, byteOffset + numBytes)` themselves, for a writer off this
+     * thread (llama.cpp saving a state straight into the pages): valid only while this lease is
+     * held, which keeps the page from being scrubbed and reused under the writer. Nothing counts
+     * as written until `recordWritten`. Refused (a value) once the owner released the page.
+     */
+    target(byteOffset: number, numBytes: number): PageTargetResult {
+        this.assertHeld("write target");
+        return this.host.targetThrough(this, byteOffset, numBytes);
+    }
+
+    /**
+     * Records that the page's first `numValidBytes` bytes were written through targets, once the
+     * writer is done. Refused (a value) when the owner released the page meanwhile: what was
+     * written is never read, and the scrub zeroes it once this lease ends.
+     */
+    recordWritten(numValidBytes: number): PageWriteResult {
+        this.assertHeld("record written bytes");
+        return this.host.recordWrittenThrough(this, numValidBytes);
     }
 }
 

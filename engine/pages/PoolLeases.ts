@@ -4,7 +4,14 @@ import type { PageArena } from "./PageArena.js";
 import { PageStateError } from "./pageErrors.js";
 import type { LeasePolicy } from "./LeasePolicy.js";
 import type { PageLedger } from "./PageLedger.js";
-import { PageReadLease, PageWriteLease, type PageLease, type PageLeaseHost, type PageWriteResult } from "./PageLease.js";
+import {
+    PageReadLease,
+    PageWriteLease,
+    type PageLease,
+    type PageLeaseHost,
+    type PageTargetResult,
+    type PageWriteResult
+} from "./PageLease.js";
 import type { MutablePagePoolCounters } from "./PagePoolCounters.js";
 import type { PageLeaseResult } from "./pagePoolResults.js";
 import { PageState, pageStateName } from "./PageState.js";
@@ -112,6 +119,63 @@ export class PoolLeases implements PageLeaseHost {
             }
         }
         return { ok: true, numValidBytes: ledger.numValidBytes[page] as number };
+    }
+
+    targetThrough(lease: PageWriteLease, byteOffset: number, numBytes: number): PageTargetResult {
+        this.pool.assertAlive("lease a page's bytes to a writer");
+        const refusal = this.#lateWriteRefusal(lease, "write target");
+        if (refusal !== undefined) {
+            return { ok: false, error: refusal };
+        }
+        const page = lease.pageId;
+        const end = byteOffset + numBytes;
+        const inBounds =
+            Number.isSafeInteger(byteOffset) && byteOffset >= 0 && Number.isSafeInteger(end) && end >= byteOffset && end <= this.pageBytes;
+        if (!inBounds) {
+            this.counters.outOfBoundsRefused++;
+        }
+        invariant(inBounds, () => `write target [${byteOffset}, ${end}) of page ${page} ends past its ${this.pageBytes} bytes`);
+        return { ok: true, bytes: this.arena.view(page, byteOffset, end) };
+    }
+
+    recordWrittenThrough(lease: PageWriteLease, numValidBytes: number): PageWriteResult {
+        this.pool.assertAlive("record a page's written bytes");
+        const refusal = this.#lateWriteRefusal(lease, "write");
+        if (refusal !== undefined) {
+            return { ok: false, error: refusal };
+        }
+        const page = lease.pageId;
+        const inBounds = Number.isSafeInteger(numValidBytes) && numValidBytes > 0 && numValidBytes <= this.pageBytes;
+        if (!inBounds) {
+            this.counters.outOfBoundsRefused++;
+        }
+        invariant(inBounds, () => `${numValidBytes} bytes recorded as written on page ${page} of ${this.pageBytes} bytes`);
+        const ledger = this.ledger;
+        ledger.numValidBytes[page] = Math.max(ledger.numValidBytes[page] as number, numValidBytes);
+        if (ledger.states[page] === PageState.Reserved) {
+            ledger.setState(page, PageState.Written);
+        }
+        return { ok: true, numValidBytes: ledger.numValidBytes[page] as number };
+    }
+
+    /**
+     * Why a write target or a record of bytes written in place is refused: the owner released the
+     * page (counted as a stale write). Bytes already written through a target stay in the page,
+     * which its lease keeps quarantined until the scrub zeroes them.
+     */
+    #lateWriteRefusal(lease: PageWriteLease, operation: string): PageStateError | undefined {
+        const ledger = this.ledger;
+        const page = lease.pageId;
+        const state = ledger.states[page] as number;
+        if (state === PageState.Quarantined || state === PageState.Free || ledger.generations[page] !== lease.generation) {
+            this.counters.staleWritesRefused++;
+            return new PageStateError("page_released", page, lease.generation, operation, pageStateName(state));
+        }
+        invariant(
+            state === PageState.Reserved || state === PageState.Written,
+            () => `write lease on page ${page} at generation ${lease.generation} finds it ${pageStateName(state)}`
+        );
+        return undefined;
     }
 
     readThrough(lease: PageReadLease, byteOffset: number, numBytes: number | undefined, copy: boolean): Uint8Array {

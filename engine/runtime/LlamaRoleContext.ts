@@ -1,7 +1,7 @@
 import { type CustomBatchingPrioritizationStrategy, type LlamaContext, type LlamaModel, type Token } from "node-llama-cpp";
 import { invariant } from "../core/invariant.js";
 import { parseSequenceState, type ParsedSequenceState } from "../codec/parseSequenceState.js";
-import { sequenceStateBytes, type StateChunks } from "../codec/statePages.js";
+import { sequenceStateBytes, type StateChunks, type StateTarget } from "../codec/statePages.js";
 import { StateFormatError } from "../codec/codecErrors.js";
 import type { KvLayout } from "../codec/KvLayout.js";
 import { kvCacheTypeTraits, type KvCacheType } from "../codec/kvCacheTypes.js";
@@ -241,6 +241,18 @@ export class LlamaRoleContext implements RoleContext {
             saved.release();
             throw error;
         }
+    }
+
+    /** Present where the state exchange saves straight into pages (through memory). */
+    get saveStateInto(): ((slot: SequenceSlot, target: StateTarget, label: string) => Promise<boolean>) | undefined {
+        const states = this.states;
+        if (states.saveInto === undefined) {
+            return undefined;
+        }
+        return (slot, target) => {
+            const sequence = this.#own(slot, "exported").sequence;
+            return this.gathering.betweenSteps(() => states.saveInto!(sequence, target));
+        };
     }
 
     /**

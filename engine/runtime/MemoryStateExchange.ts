@@ -1,5 +1,6 @@
 import type { LlamaContextSequence } from "node-llama-cpp";
-import { loadSequenceStateInMemory, saveSequenceStateInMemory } from "./addonPatch/sequenceStateInMemory.js";
+import type { StateTarget } from "../codec/statePages.js";
+import { loadSequenceStateInMemory, saveSequenceStateInMemory, saveSequenceStateIntoChunks } from "./addonPatch/sequenceStateInMemory.js";
 import { SequenceStateError } from "./sequenceStateErrors.js";
 import type { SavedState, StateExchange } from "./StateExchange.js";
 import { invariant } from "../core/invariant.js";
@@ -32,10 +33,11 @@ export function stateBufferBytes(numBytes: number): number {
 }
 
 /**
- * States through memory, with the patched addon's `saveSequenceStateToBuffer` and
- * `loadSequenceStateFromChunks` (addonPatch/AddonContextStateBuffers.cpp): llama.cpp copies the
- * KV straight into a buffer of the engine's, and straight out of the runs a load is given (views
- * of the pages), where the file path writes a file, reads it, writes another and reads that. A
+ * States through memory, with the patched addon's `saveSequenceStateToBuffer`,
+ * `saveSequenceStateToChunks` and `loadSequenceStateFromChunks` (addonPatch/AddonContextStateBuffers.cpp):
+ * llama.cpp copies the KV straight into a buffer of the engine's or into the pages themselves, and
+ * straight out of the runs a load is given (views of the pages), where the file path writes a
+ * file, reads it, writes another and reads that. A
  * save's buffer is reused: the one spare a released state leaves is the next save's. Releasing
  * detaches the buffer, so a state read after its release reads as empty (and fails the codec),
  * never as a later state's bytes; a buffer is only ever read up to its own state's length.
@@ -64,6 +66,15 @@ export class MemoryStateExchange implements StateExchange {
             throw error instanceof SequenceStateError ? error : new SequenceStateError("save", numBytes, describe(error), error);
         }
         return { bytes, release: once(() => this.#giveBack(bytes)) };
+    }
+
+    /** The state's KV straight into the pages' bytes, its metadata into `target.meta`: one copy, no buffer of the state's size. */
+    async saveInto(sequence: LlamaContextSequence, target: StateTarget): Promise<boolean> {
+        try {
+            return await saveSequenceStateIntoChunks(sequence, target.meta, target.runs);
+        } catch (error) {
+            throw new SequenceStateError("save", target.numBytes, describe(error), error);
+        }
     }
 
     async load(sequence: LlamaContextSequence, chunks: readonly Uint8Array[], numBytes: number): Promise<void> {

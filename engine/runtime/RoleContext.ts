@@ -1,6 +1,6 @@
 import type { KvLayout } from "../codec/KvLayout.js";
 import type { ParsedSequenceState } from "../codec/parseSequenceState.js";
-import type { StateChunks } from "../codec/statePages.js";
+import type { StateChunks, StateTarget } from "../codec/statePages.js";
 import type { SequenceSlot } from "./SequenceSlot.js";
 
 export type ContextRole = "prefill" | "decode" | "unified";
@@ -48,6 +48,12 @@ export interface RoleContext {
      * request id, `swap-…`, `export-…`): it is no id of anything.
      */
     exportState(slot: SequenceSlot, label: string): Promise<ExportedState>;
+    /**
+     * Saves the sequence's state straight into pages, as `target` plans it (`planStateTarget`), where
+     * this context's state exchange can (through memory); absent where it cannot. Resolves false,
+     * having written nothing, when the state is not the size planned: the caller exports it whole.
+     */
+    readonly saveStateInto?: (slot: SequenceSlot, target: StateTarget, label: string) => Promise<boolean>;
     /**
      * Loads a state the codec assembled and validated for this context's layout and stream count:
      * one buffer, or the chunks that view a transfer's pages (read before the promise settles).

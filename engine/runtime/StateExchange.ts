@@ -1,4 +1,5 @@
 import type { LlamaContextSequence } from "node-llama-cpp";
+import type { StateTarget } from "../codec/statePages.js";
 import type { StateWriteStage } from "./stateDirectoryErrors.js";
 
 /** A sequence's state out of llama.cpp: its bytes, in the state file's format, and the way to give their memory back. */
@@ -25,6 +26,12 @@ export interface StateExchange {
      * room before anything is written; `label` names a state file for the instant it exists.
      */
     save(sequence: LlamaContextSequence, label: string, numBytes: number | undefined, stage: StateWriteStage): Promise<SavedState>;
+    /**
+     * Saves the state straight into pages, as `target` plans it (its metadata apart); whether it did:
+     * not when the state's size is not the plan's, nothing written then. Absent where the exchange
+     * cannot (through files): the caller saves the state whole and copies it into the pages.
+     */
+    saveInto?(sequence: LlamaContextSequence, target: StateTarget): Promise<boolean>;
     /** Loads a state of `numBytes` bytes, given as chunks in order (views of pages, read before the promise settles). */
     load(sequence: LlamaContextSequence, chunks: readonly Uint8Array[], numBytes: number, label: string): Promise<void>;
     /** Lets go of what the exchange keeps for later states; idempotent. */

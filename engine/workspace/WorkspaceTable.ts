@@ -2,6 +2,7 @@ import { swapId, type SwapId, type WorkspaceId } from "../core/ids.js";
 import { invariant } from "../core/invariant.js";
 import type { EngineCounters } from "../engineTypes.js";
 import type { PageTransfer, TransferTarget } from "../handoff/PageTransfer.js";
+import { sequenceStateSource } from "../handoff/StateSource.js";
 import type { PagePool } from "../pages/PagePool.js";
 import type { RoleContext } from "../runtime/RoleContext.js";
 import type { SequenceSlot } from "../runtime/SequenceSlot.js";
@@ -149,39 +150,34 @@ export class WorkspaceTable {
         if (!this.canSwap || slot.numTokens === 0) {
             return;
         } // unified mode pages nothing: the workspace recomputes from its history
-        const state = await this.decode.exportState(slot, `swap-${victim.id}`);
+        const numPages = this.transfer.numPagesFor(slot.numTokens);
+        if (!this.makeRoom(numPages)) {
+            this.counters.swapDrops++;
+            return;
+        }
+        const holder = swapId(victim.id, ++victim.numSwapOuts);
+        const reservation = this.pool.reserve({ workspace: victim.id, holder, numPages, firstToken: 0 });
+        this.#swapOutsInFlight.set(holder, reservation.generation);
         try {
-            const numPages = this.transfer.numPagesFor(state.tokens.length);
-            if (!this.makeRoom(numPages)) {
-                this.counters.swapDrops++;
-                return;
-            }
-            const holder = swapId(victim.id, ++victim.numSwapOuts);
-            const reservation = this.pool.reserve({ workspace: victim.id, holder, numPages, firstToken: 0 });
-            this.#swapOutsInFlight.set(holder, reservation.generation);
-            try {
-                const manifest = await this.transfer.write(reservation, state);
-                victim.residency = { kind: "swapped", reservation, manifest };
-                this.counters.swapOuts++;
-                this.events.record({
-                    kind: "swappedOut",
-                    workspace: victim.id,
-                    requestId: holder,
-                    pages: [...manifest.pages],
-                    pageState: "sealed",
-                    generation: reservation.generation,
-                    numTokens: state.tokens.length,
-                    outcome: "ok",
-                    detail: `${state.tokens.length} tokens from decode sequence ${slot.index}`
-                });
-            } catch (error) {
-                this.pool.release(reservation);
-                throw error;
-            } finally {
-                this.#swapOutsInFlight.delete(holder);
-            }
+            const manifest = await this.transfer.writeFrom(reservation, sequenceStateSource(this.decode, slot, `swap-${victim.id}`));
+            victim.residency = { kind: "swapped", reservation, manifest };
+            this.counters.swapOuts++;
+            this.events.record({
+                kind: "swappedOut",
+                workspace: victim.id,
+                requestId: holder,
+                pages: [...manifest.pages],
+                pageState: "sealed",
+                generation: reservation.generation,
+                numTokens: manifest.tokens.length,
+                outcome: "ok",
+                detail: `${manifest.tokens.length} tokens from decode sequence ${slot.index}`
+            });
+        } catch (error) {
+            this.pool.release(reservation);
+            throw error;
         } finally {
-            state.release(); // its bytes are in pages now, or dropped
+            this.#swapOutsInFlight.delete(holder);
         }
     }
 

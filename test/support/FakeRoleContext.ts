@@ -1,10 +1,17 @@
 import { bytesPerToken, layerOffsetInPage, type KvLayout } from "../../engine/codec/KvLayout.js";
 import { parseSequenceState } from "../../engine/codec/parseSequenceState.js";
-import { assembleSequenceState, bufferPageAccess, concatStateChunks, type StateChunks } from "../../engine/codec/statePages.js";
+import {
+    assembleSequenceState,
+    bufferPageAccess,
+    concatStateChunks,
+    type StateChunks,
+    type StateTarget
+} from "../../engine/codec/statePages.js";
 import { invariant } from "../../engine/core/invariant.js";
 import type { ContextRole, ExportedState, RoleContext } from "../../engine/runtime/RoleContext.js";
 import type { ProbabilityRequest, SamplingOptions, SequenceSlot } from "../../engine/runtime/SequenceSlot.js";
 import { takeLowestIndex } from "../../engine/runtime/takeLowestIndex.js";
+import { writeStateInto } from "./splitStateAsWritten.js";
 
 // A stand-in for node-llama-cpp behind the engine's RoleContext and SequenceSlot interfaces, for
 // fast unit tests of scheduling and handoff. It keeps no model: a position's KV row is a function
@@ -136,32 +143,28 @@ export class FakeRoleContext implements RoleContext {
         this.#own(slot).append(tokens);
     }
 
+    /** Saves states straight into pages, as the patched addon does (`RoleContext.saveStateInto`), once `saveIntoPages` was called. */
+    saveStateInto?: (slot: SequenceSlot, target: StateTarget, label: string) => Promise<boolean>;
+    /** States saved straight into pages so far. */
+    numSavedIntoPages = 0;
+
+    /**
+     * From now on saves states straight into pages, its metadata and KV rows split as llama.cpp
+     * writes them; `beforeWrite` runs once the save began, before a byte is written.
+     */
+    saveIntoPages(beforeWrite: () => Promise<void> = () => Promise.resolve()): this {
+        this.saveStateInto = async (slot, target) => {
+            const bytes = this.#wholeState(slot);
+            await beforeWrite();
+            const written = writeStateInto(target, bytes);
+            this.numSavedIntoPages += written ? 1 : 0;
+            return written;
+        };
+        return this;
+    }
+
     async exportState(slot: SequenceSlot): Promise<ExportedState> {
-        const layout = this.#layout();
-        const tokens = slot.tokens;
-        const numTokens = tokens.length;
-        // One page as long as the state: layer by layer, its K rows then its V rows.
-        const page = Buffer.alloc(numTokens * bytesPerToken(layout));
-        layout.layers.forEach((layer, index) => {
-            const kOffset = layerOffsetInPage(layout, index, numTokens);
-            const vOffset = kOffset + numTokens * layer.kRowBytes;
-            tokens.forEach((token, position) => {
-                for (let byte = 0; byte < layer.kRowBytes; byte++) {
-                    page[kOffset + position * layer.kRowBytes + byte] = kvByte(token, position, index, 0, byte);
-                }
-                for (let byte = 0; byte < layer.vRowBytes; byte++) {
-                    page[vOffset + position * layer.vRowBytes + byte] = kvByte(token, position, index, 1, byte);
-                }
-            });
-        });
-        const bytes = assembleSequenceState({
-            tokens,
-            layout,
-            targetLayout: layout,
-            targetNumStreams: this.numStreams ?? 1,
-            pages: bufferPageAccess([page]),
-            pageTokens: numTokens
-        });
+        const bytes = this.#wholeState(slot);
         this.numUnreleasedStates++;
         let released = false;
         const release = (): void => {
@@ -191,6 +194,35 @@ export class FakeRoleContext implements RoleContext {
 
     async dispose(): Promise<void> {
         this.disposed = true;
+    }
+
+    /** The state llama.cpp would save for `slot`: every KV byte a function of its token, position, layer and place. */
+    #wholeState(slot: SequenceSlot): Buffer {
+        const layout = this.#layout();
+        const tokens = slot.tokens;
+        const numTokens = tokens.length;
+        // One page as long as the state: layer by layer, its K rows then its V rows.
+        const page = Buffer.alloc(numTokens * bytesPerToken(layout));
+        layout.layers.forEach((layer, index) => {
+            const kOffset = layerOffsetInPage(layout, index, numTokens);
+            const vOffset = kOffset + numTokens * layer.kRowBytes;
+            tokens.forEach((token, position) => {
+                for (let byte = 0; byte < layer.kRowBytes; byte++) {
+                    page[kOffset + position * layer.kRowBytes + byte] = kvByte(token, position, index, 0, byte);
+                }
+                for (let byte = 0; byte < layer.vRowBytes; byte++) {
+                    page[vOffset + position * layer.vRowBytes + byte] = kvByte(token, position, index, 1, byte);
+                }
+            });
+        });
+        return assembleSequenceState({
+            tokens,
+            layout,
+            targetLayout: layout,
+            targetNumStreams: this.numStreams ?? 1,
+            pages: bufferPageAccess([page]),
+            pageTokens: numTokens
+        });
     }
 
     #own(slot: SequenceSlot): FakeSequenceSlot {

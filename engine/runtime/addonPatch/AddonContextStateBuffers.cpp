@@ -141,6 +141,201 @@ Napi::Value AddonContext::SaveSequenceStateToBuffer(const Napi::CallbackInfo& in
     return worker->GetPromise();
 }
 
+// Writes a state into two places at once: what llama.cpp writes with write() (the file's header,
+// the tokens, the cells' metadata, each layer's type and row size) in order into `meta`, and what
+// it writes with write_tensor() (the KV rows) in order into the runs, views of the engine's pages,
+// so the KV goes from the cache into the pages with one copy. The caller planned both from the
+// sequence's token count and the context's KV layout, and checks the metadata against that plan
+// afterwards: the metadata fixes where every KV byte falls, so a plan that matches it placed every
+// byte where the pages expect it.
+class KvaultSplitWriter : public llama_io_write_i {
+    public:
+        KvaultSplitWriter(uint8_t* meta, size_t metaSize, std::vector<std::pair<uint8_t*, size_t>> runs)
+            : meta(meta), metaSize(metaSize), runs(std::move(runs)) {
+            for (const auto& run : this->runs) {
+                numKvRemaining += run.second;
+            }
+        }
+
+        void write(const void* src, size_t size) override {
+            if (size > metaSize - numMetaWritten) {
+                throw std::runtime_error("llama.cpp wrote " + std::to_string(numMetaWritten + size) + " bytes of metadata, " +
+                                         std::to_string(metaSize) + " were planned");
+            }
+            std::memcpy(meta + numMetaWritten, src, size);
+            numMetaWritten += size;
+            numWritten += size;
+        }
+
+        void write_tensor(ggml_tensor* tensor, size_t offset, size_t size) override {
+            if (size > numKvRemaining) {
+                throw std::runtime_error("llama.cpp wrote " + std::to_string(numKvWritten + size) + " bytes of KV, " +
+                                         std::to_string(numKvWritten + numKvRemaining) + " were planned");
+            }
+            size_t done = 0;
+            while (done < size) {
+                while (offsetInRun == runs[run].second) {
+                    run++;
+                    offsetInRun = 0;
+                }
+                const size_t numBytes = std::min(size - done, runs[run].second - offsetInRun);
+                ggml_backend_tensor_get(tensor, runs[run].first + offsetInRun, offset + done, numBytes);
+                offsetInRun += numBytes;
+                done += numBytes;
+            }
+            numKvRemaining -= size;
+            numKvWritten += size;
+            numWritten += size;
+        }
+
+        size_t n_bytes() override {
+            return numWritten;
+        }
+
+        size_t metaWritten() const {
+            return numMetaWritten;
+        }
+
+        size_t kvRemaining() const {
+            return numKvRemaining;
+        }
+
+    private:
+        uint8_t* meta;
+        size_t metaSize;
+        std::vector<std::pair<uint8_t*, size_t>> runs;
+        size_t run = 0;
+        size_t offsetInRun = 0;
+        size_t numMetaWritten = 0;
+        size_t numKvWritten = 0;
+        size_t numKvRemaining = 0;
+        size_t numWritten = 0;
+};
+
+// saveSequenceStateToChunks(sequenceId, tokens, meta, runs): writes the sequence's state in the
+// file's format split in two, its metadata into meta and its KV into the runs (KvaultSplitWriter),
+// and resolves with the state's size in bytes. Writes nothing when that size is not the planned
+// one (meta's length and the runs' together): the caller then saves it whole instead.
+class AddonContextSaveSequenceStateToChunksWorker : public Napi::AsyncWorker {
+    public:
+        AddonContext* context;
+        llama_seq_id sequenceId;
+        std::vector<llama_token> tokens;
+        std::vector<Napi::ObjectReference> references;
+        uint8_t* meta;
+        size_t metaSize;
+        std::vector<std::pair<uint8_t*, size_t>> runs;
+        size_t numPlannedBytes;
+        size_t stateSize = 0;
+
+        AddonContextSaveSequenceStateToChunksWorker(const Napi::CallbackInfo& info, AddonContext* context, Napi::Array runArray)
+            : Napi::AsyncWorker(info.Env(), "AddonContextSaveSequenceStateToChunksWorker"),
+              context(context),
+              deferred(Napi::Promise::Deferred::New(info.Env())) {
+            context->Ref();
+
+            sequenceId = info[0].As<Napi::Number>().Int32Value();
+            Napi::Uint32Array inputTokens = info[1].As<Napi::Uint32Array>();
+            tokens.assign(inputTokens.Data(), inputTokens.Data() + inputTokens.ElementLength());
+            Napi::Uint8Array metaArray = info[2].As<Napi::Uint8Array>();
+            references.push_back(Napi::Persistent(metaArray.As<Napi::Object>())); // kept alive until the job is done
+            meta = metaArray.Data();
+            metaSize = metaArray.ByteLength();
+            numPlannedBytes = metaSize;
+            references.push_back(Napi::Persistent(runArray.As<Napi::Object>()));
+            for (uint32_t i = 0; i < runArray.Length(); i++) {
+                Napi::Uint8Array run = runArray.Get(i).As<Napi::Uint8Array>();
+                references.push_back(Napi::Persistent(run.As<Napi::Object>()));
+                runs.emplace_back(run.Data(), run.ByteLength());
+                numPlannedBytes += run.ByteLength();
+            }
+        }
+        ~AddonContextSaveSequenceStateToChunksWorker() {
+            context->Unref();
+        }
+
+        Napi::Promise GetPromise() {
+            return deferred.Promise();
+        }
+
+    protected:
+        Napi::Promise::Deferred deferred;
+
+        void Execute() {
+            try {
+                const size_t bufferStateBytes = llama_state_seq_get_size(context->ctx, sequenceId);
+                if (bufferStateBytes < kvaultSequenceBufferHeaderBytes) {
+                    SetError("llama_state_seq_get_size reported " + std::to_string(bufferStateBytes) + " bytes for sequence " +
+                             std::to_string(sequenceId) + ", less than its own " + std::to_string(kvaultSequenceBufferHeaderBytes) +
+                             "-byte header");
+                    return;
+                }
+                stateSize = kvaultFileHeaderBytes(tokens.size()) + bufferStateBytes - kvaultSequenceBufferHeaderBytes;
+                if (stateSize != numPlannedBytes) {
+                    return; // the caller saves the state whole
+                }
+                llama_memory_t memory = llama_get_memory(context->ctx);
+                if (memory == nullptr) {
+                    SetError("the context has no memory to save a state from");
+                    return;
+                }
+
+                // what llama_state_seq_save_file writes: the file's header and tokens, then what
+                // llama_state_seq_get_data writes after its own 8-byte header (llama_context::
+                // state_seq_write_data)
+                KvaultSplitWriter writer(meta, metaSize, runs);
+                const uint32_t header[3] = {LLAMA_STATE_SEQ_MAGIC, LLAMA_STATE_SEQ_VERSION, static_cast<uint32_t>(tokens.size())};
+                writer.write(header, sizeof(header));
+                writer.write(tokens.data(), tokens.size() * sizeof(llama_token));
+                llama_synchronize(context->ctx);
+                memory->state_write(writer, sequenceId, 0);
+                if (writer.metaWritten() != metaSize || writer.kvRemaining() != 0) {
+                    SetError("llama.cpp wrote " + std::to_string(writer.metaWritten()) + " bytes of metadata and left " +
+                             std::to_string(writer.kvRemaining()) + " bytes of KV unwritten; " + std::to_string(metaSize) +
+                             " and 0 were planned");
+                    return;
+                }
+            } catch (const std::exception& e) {
+                SetError(e.what());
+            } catch (...) {
+                SetError("Unknown error when saving a sequence state");
+            }
+        }
+        void OnOK() {
+            deferred.Resolve(Napi::Number::New(Env(), static_cast<double>(stateSize)));
+        }
+        void OnError(const Napi::Error& err) {
+            deferred.Reject(err.Value());
+        }
+};
+Napi::Value AddonContext::SaveSequenceStateToChunks(const Napi::CallbackInfo& info) {
+    if (disposed) {
+        Napi::Error::New(info.Env(), "Context is disposed").ThrowAsJavaScriptException();
+        return info.Env().Undefined();
+    }
+    bool valid = info.Length() >= 4 && info[0].IsNumber() && info[1].IsTypedArray() && info[2].IsTypedArray() && info[3].IsArray() &&
+                 info[1].As<Napi::TypedArray>().TypedArrayType() == napi_uint32_array &&
+                 info[2].As<Napi::TypedArray>().TypedArrayType() == napi_uint8_array;
+    if (valid) {
+        Napi::Array runArray = info[3].As<Napi::Array>();
+        for (uint32_t i = 0; valid && i < runArray.Length(); i++) {
+            Napi::Value run = runArray.Get(i);
+            valid = run.IsTypedArray() && run.As<Napi::TypedArray>().TypedArrayType() == napi_uint8_array;
+        }
+    }
+    if (!valid) {
+        Napi::TypeError::New(info.Env(),
+                             "saveSequenceStateToChunks(sequenceId: number, tokens: Uint32Array, meta: Uint8Array, runs: Uint8Array[])")
+            .ThrowAsJavaScriptException();
+        return info.Env().Undefined();
+    }
+
+    AddonContextSaveSequenceStateToChunksWorker* worker =
+        new AddonContextSaveSequenceStateToChunksWorker(info, this, info[3].As<Napi::Array>());
+    thread->queue(worker);
+    return worker->GetPromise();
+}
+
 // Reads a state from runs of bytes in order, as llama_io_read_host reads one buffer: a read or a
 // tensor's rows may span runs. Tensor rows go straight from the runs into the cache.
 class KvaultChunkReader : public llama_io_read_i {

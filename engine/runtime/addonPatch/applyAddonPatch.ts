@@ -10,11 +10,12 @@ import { KvaultError } from "../../core/KvaultError.js";
  * - each llama context gets a thread of its own (AddonContextThread.h, beside this file) on which
  *   all of that context's jobs run in order, instead of hopping between libuv's pool threads on
  *   every token, which slowed decode once a second context was beside it (docs/ARCHITECTURE.md,
- *   Threads; figures in docs/measurements.md), while prefill and decode keep threads of their own, so a long
- *   prompt still never stalls a stream;
+ *   Threads; figures in docs/measurements.md), while prefill and decode keep threads of their own
+ *   (a long prompt shares the cores with streams by compute turns, runtime/ComputeTurns.ts);
  * - a sequence's state is saved into and loaded from memory JavaScript owns
  *   (AddonContextStateBuffers.cpp), in the state file's own format, instead of through a file:
- *   the handoff's passes over the bytes go from six to three (runtime/MemoryStateExchange.ts);
+ *   saved whole into a buffer, or its KV straight into the engine's pages with its metadata apart,
+ *   and loaded from views of the pages (runtime/MemoryStateExchange.ts);
  * - each context gets a ggml thread pool for its life (AddonContextThreadpool.cpp), as llama-server
  *   has, instead of one made and joined for every graph (addonPatch/contextThreadpool.ts).
  *
@@ -117,6 +118,22 @@ export const addonEdits: readonly AddonEdit[] = [
         replace:
             '                InstanceMethod("loadSequenceStateFromChunks", &AddonContext::LoadSequenceStateFromChunks),\n' +
             '                InstanceMethod("attachThreadpool", &AddonContext::AttachThreadpool),\n',
+        count: 1
+    },
+    {
+        file: "AddonContext.h",
+        find: "        Napi::Value LoadSequenceStateFromChunks(const Napi::CallbackInfo& info);\n",
+        replace:
+            "        Napi::Value LoadSequenceStateFromChunks(const Napi::CallbackInfo& info);\n" +
+            "        Napi::Value SaveSequenceStateToChunks(const Napi::CallbackInfo& info);\n",
+        count: 1
+    },
+    {
+        file: "AddonContext.cpp",
+        find: '                InstanceMethod("attachThreadpool", &AddonContext::AttachThreadpool),\n',
+        replace:
+            '                InstanceMethod("attachThreadpool", &AddonContext::AttachThreadpool),\n' +
+            '                InstanceMethod("saveSequenceStateToChunks", &AddonContext::SaveSequenceStateToChunks),\n',
         count: 1
     },
     {

@@ -14,6 +14,7 @@ import { invariant } from "../../core/invariant.js";
 
 interface PatchedAddonContext {
     saveSequenceStateToBuffer(sequenceId: number, tokens: Uint32Array, target: Uint8Array): Promise<number>;
+    saveSequenceStateToChunks(sequenceId: number, tokens: Uint32Array, meta: Uint8Array, runs: readonly Uint8Array[]): Promise<number>;
     loadSequenceStateFromChunks(sequenceId: number, chunks: readonly Uint8Array[], maxContextSize: number): Promise<Uint32Array>;
 }
 
@@ -59,7 +60,11 @@ function nodeLlamaCppAcquireLock(): Promise<AcquireLock> {
 export function inMemoryStateUnsupported(llama: Llama): string | undefined {
     const bindings = (llama as unknown as { _bindings?: { AddonContext?: { prototype?: Partial<PatchedAddonContext> } } })._bindings;
     const addonContext = bindings?.AddonContext?.prototype;
-    if (typeof addonContext?.saveSequenceStateToBuffer !== "function" || typeof addonContext.loadSequenceStateFromChunks !== "function") {
+    if (
+        typeof addonContext?.saveSequenceStateToBuffer !== "function" ||
+        typeof addonContext.saveSequenceStateToChunks !== "function" ||
+        typeof addonContext.loadSequenceStateFromChunks !== "function"
+    ) {
         return "the loaded llama.cpp binary has no in-memory state methods (they come with Kvault's patch, in `npm run build-llama`'s builds)";
     }
     return undefined;
@@ -129,6 +134,26 @@ export async function saveSequenceStateInMemory(
             () => `sequence ${internals._sequenceId}'s state was ${numBytes} bytes and then ${numBytesAgain}, under its locks`
         );
         return grown.subarray(0, numBytes);
+    });
+}
+
+/**
+ * Saves the sequence's state split in two: its metadata into `meta`, its KV rows into `runs` (views
+ * of pages), as `planStateTarget` planned them; resolves with whether it did. It does not, writing
+ * nothing, when the state's size is not `meta`'s and the runs' together (the sequence holds other
+ * tokens than planned): the caller saves it whole.
+ */
+export async function saveSequenceStateIntoChunks(
+    sequence: LlamaContextSequence,
+    meta: Uint8Array,
+    runs: readonly Uint8Array[]
+): Promise<boolean> {
+    const internals = internalsOf(sequence);
+    const numPlanned = runs.reduce((sum, run) => sum + run.length, meta.length);
+    return underSequenceLocks(internals, async () => {
+        const tokens = Uint32Array.from(internals._contextTokens);
+        const numBytes = await internals._context._ctx.saveSequenceStateToChunks(internals._sequenceId, tokens, meta, runs);
+        return numBytes === numPlanned;
     });
 }
 

@@ -1,8 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LlamaModel } from "node-llama-cpp";
 import { bytesPerToken } from "../../../engine/codec/KvLayout.js";
-import { parseSequenceState } from "../../../engine/codec/parseSequenceState.js";
-import { assembleSequenceStateChunks, bufferPageAccess, numPagesFor, scatterStateToPages } from "../../../engine/codec/statePages.js";
+import { parseSequenceState, parseSequenceStateMeta } from "../../../engine/codec/parseSequenceState.js";
+import {
+    assembleSequenceStateChunks,
+    bufferPageAccess,
+    numPagesFor,
+    planStateTarget,
+    scatterStateToPages
+} from "../../../engine/codec/statePages.js";
 import { inMemoryStateUnsupported } from "../../../engine/runtime/addonPatch/sequenceStateInMemory.js";
 import { FileStateExchange } from "../../../engine/runtime/FileStateExchange.js";
 import { LlamaRoleContext } from "../../../engine/runtime/LlamaRoleContext.js";
@@ -12,6 +18,7 @@ import { PrivateStateDirectory } from "../../../engine/runtime/PrivateStateDirec
 import { SequenceStateError } from "../../../engine/runtime/sequenceStateErrors.js";
 import { generatedModelPath } from "../../support/generatedModels.js";
 import { greedyTokens } from "../../support/greedyTokens.js";
+import { splitStateAsWritten } from "../../support/splitStateAsWritten.js";
 
 // The patched addon's in-memory state methods (engine/runtime/addonPatch/AddonContextStateBuffers.cpp)
 // in the local build `npm run build-llama` makes (test/e2e's global setup makes one), against
@@ -105,6 +112,56 @@ describe("states through memory in Kvault's patched local build, against llama.c
                 expect(handedOff).toEqual(recomputed);
                 for (const slot of slots) {
                     await decode.releaseSequence(slot);
+                }
+            }
+        );
+    });
+
+    describe.each([
+        { name: "V transposed (no flash attention)", flashAttention: false },
+        { name: "V in rows (flash attention)", flashAttention: true }
+    ])("saved straight into pages, $name", ({ flashAttention }) => {
+        it.each([1, 17, 47])(
+            "puts a %i-token sequence's KV where a whole save scattered puts it, byte for byte, and its metadata apart",
+            async (numPrefill) => {
+                const tokens = model.tokenize(PROMPT.repeat(3)).slice(0, numPrefill);
+                const source = await context("memory", 3, flashAttention);
+                const slots = [source.acquireSequence()!, source.acquireSequence()!, source.acquireSequence()!];
+                await source.evaluate(slots[0]!, tokens.slice(0, 5)); // another sequence's KV beside it, in another stream
+                await source.evaluate(slots[2]!, tokens);
+                const layout = source.layout!;
+                const pageBytes = PAGE_TOKENS * bytesPerToken(layout);
+                const numPages = numPagesFor(numPrefill, PAGE_TOKENS);
+
+                const whole = await source.exportState(slots[2]!, "whole");
+                const scattered = Array.from({ length: numPages }, () => Buffer.alloc(pageBytes));
+                scatterStateToPages(whole, bufferPageAccess(scattered), PAGE_TOKENS);
+                const wholeBytes = Buffer.from(whole.bytes);
+                whole.release();
+
+                // the engine's pages are shared memory (the hashing threads read them in place)
+                const arena = Buffer.from(new SharedArrayBuffer(numPages * pageBytes));
+                const target = planStateTarget(numPrefill, layout, source.numStreams!, PAGE_TOKENS, (page, offset, numBytes) =>
+                    arena.subarray(page * pageBytes + offset, page * pageBytes + offset + numBytes)
+                );
+                expect(target.numBytes).toBe(wholeBytes.length);
+                expect(await source.saveStateInto!(slots[2]!, target, "in place")).toBe(true);
+                expect(Buffer.concat(scattered).equals(arena)).toBe(true);
+                expect(target.meta.equals(splitStateAsWritten(wholeBytes).meta)).toBe(true);
+                const meta = parseSequenceStateMeta(target.meta);
+                expect(Array.from(meta.tokens)).toEqual(tokens);
+                expect(meta.numStreams).toBe(3);
+
+                // a plan for another token count: nothing written, and the caller told so
+                const other = Buffer.from(new SharedArrayBuffer(numPagesFor(numPrefill + 1, PAGE_TOKENS) * pageBytes));
+                const otherTarget = planStateTarget(numPrefill + 1, layout, source.numStreams!, PAGE_TOKENS, (page, offset, numBytes) =>
+                    other.subarray(page * pageBytes + offset, page * pageBytes + offset + numBytes)
+                );
+                expect(await source.saveStateInto!(slots[2]!, otherTarget, "unplanned")).toBe(false);
+                expect(other.every((byte) => byte === 0)).toBe(true);
+                expect(otherTarget.meta.every((byte) => byte === 0)).toBe(true);
+                for (const slot of slots) {
+                    await source.releaseSequence(slot);
                 }
             }
         );

@@ -122,6 +122,39 @@ describe("Handoff", () => {
         expectPoolDrained(stack.pool);
     });
 
+    it("saved straight into the pages where the contexts can: decode holds exactly its KV, no state is exported whole, history included", async () => {
+        const stack = handoffStack();
+        stack.prefill.saveIntoPages();
+        stack.decode.saveIntoPages();
+        const slot = stack.decodeSlot();
+        await stack.decode.evaluate(slot, PROMPT.slice(0, 6));
+        await stack.handoff.run(stack.request("r1"), workspaceId("alice"), slot, PROMPT, 6, stack.timings());
+        expect(slot.tokens).toEqual(PROMPT.slice(0, -1));
+        expect(slot.numForeignRows).toBe(0);
+        expect([stack.decode.numSavedIntoPages, stack.prefill.numSavedIntoPages]).toEqual([1, 1]); // the history, then the whole sequence
+        expect([stack.decode.numUnreleasedStates, stack.prefill.numUnreleasedStates]).toEqual([0, 0]);
+        expect(stack.prefill.numFreeSequences).toBe(1);
+        expectPoolDrained(stack.pool);
+    });
+
+    it("ends on a cancel while llama.cpp writes into the pages: the write is not recorded, nothing is loaded, and the pages are zeroed before reuse", async () => {
+        const stack = handoffStack();
+        const record = stack.request("r1");
+        stack.prefill.saveIntoPages(async () => {
+            record.finish({ kind: "cancelled" }); // the pages are released while the writer holds its leases
+            expect(stack.pool.numFreePages).toBeLessThan(stack.pool.config.numPages);
+        });
+        const slot = stack.decodeSlot();
+        await expect(stack.handoff.run(record, workspaceId("alice"), slot, PROMPT, 0, stack.timings())).rejects.toMatchObject({
+            code: "page_released"
+        });
+        expect(stack.pool.counters.staleWritesRefused).toBe(1);
+        expect(stack.prefill.numSavedIntoPages).toBe(1); // the bytes were written, into pages no one else could have
+        expect(slot.tokens).toEqual([]);
+        expect(stack.prefill.numFreeSequences).toBe(1);
+        expectPoolDrained(stack.pool); // every page free and all zero again
+    });
+
     it("lets two handoffs at once take turns on the one prefill sequence", async () => {
         const stack = handoffStack();
         const [slotA, slotB] = [stack.decodeSlot(), stack.decodeSlot()];

@@ -60,12 +60,15 @@ describe("applyAddonPatch", () => {
         const header = readFileSync(path.join(directory, "AddonContext.h"), "utf8");
         expect(header).toContain("Napi::Value SaveSequenceStateToBuffer(const Napi::CallbackInfo& info);");
         expect(header).toContain("Napi::Value LoadSequenceStateFromChunks(const Napi::CallbackInfo& info);");
+        expect(header).toContain("Napi::Value SaveSequenceStateToChunks(const Napi::CallbackInfo& info);");
         expect(source).toContain('InstanceMethod("saveSequenceStateToBuffer", &AddonContext::SaveSequenceStateToBuffer),');
         expect(source).toContain('InstanceMethod("loadSequenceStateFromChunks", &AddonContext::LoadSequenceStateFromChunks),');
+        expect(source).toContain('InstanceMethod("saveSequenceStateToChunks", &AddonContext::SaveSequenceStateToChunks),');
         const stateBuffers = readFileSync(path.join(directory, "AddonContextStateBuffers.cpp"), "utf8");
         expect(stateBuffers).toContain("Napi::Value AddonContext::SaveSequenceStateToBuffer(");
         expect(stateBuffers).toContain("Napi::Value AddonContext::LoadSequenceStateFromChunks(");
-        expect(stateBuffers.split("thread->queue(worker);").length - 1).toBe(2);
+        expect(stateBuffers).toContain("Napi::Value AddonContext::SaveSequenceStateToChunks(");
+        expect(stateBuffers.split("thread->queue(worker);").length - 1).toBe(3);
         // the context's own ggml pool: a member, a method registered for JavaScript, freed after llama_free
         expect(header).toContain("ggml_threadpool* threadpool = nullptr;");
         expect(header).toContain("Napi::Value AttachThreadpool(const Napi::CallbackInfo& info);");
@@ -94,8 +97,10 @@ describe("applyAddonPatch", () => {
 
     it("gives a source patched by the earliest revision (the context thread alone) only the edits it lacks", () => {
         const directory = unpatchedAddonCopy();
-        const threadEdits = addonEdits.filter((edit) => !/SequenceStateToBuffer|SequenceStateFromChunks|[Tt]hreadpool/.test(edit.replace));
-        expect(threadEdits.length).toBe(addonEdits.length - 6);
+        const threadEdits = addonEdits.filter(
+            (edit) => !/SequenceStateToBuffer|SequenceStateToChunks|SequenceStateFromChunks|[Tt]hreadpool/.test(edit.replace)
+        );
+        expect(threadEdits.length).toBe(addonEdits.length - 8);
         for (const edit of threadEdits) {
             const file = path.join(directory, edit.file);
             writeFileSync(file, readFileSync(file, "utf8").split(edit.find).join(edit.replace));
@@ -107,6 +112,7 @@ describe("applyAddonPatch", () => {
         const source = readFileSync(path.join(directory, "AddonContext.cpp"), "utf8");
         expect(source.split("thread->queue(worker);").length - 1).toBe(8); // the thread edits were not made twice
         expect(source.split('InstanceMethod("saveSequenceStateToBuffer"').length - 1).toBe(1);
+        expect(source.split('InstanceMethod("saveSequenceStateToChunks"').length - 1).toBe(1);
         expect(readFileSync(path.join(directory, "AddonContext.h"), "utf8").split("SaveSequenceStateToBuffer").length - 1).toBe(1);
         expect(source.split("kvaultFreeThreadpool(this);").length - 1).toBe(1);
         expect(readFileSync(path.join(directory, "AddonContext.h"), "utf8").split("AttachThreadpool").length - 1).toBe(1);
