@@ -145,6 +145,7 @@ async function runOnce(engine: KvEngine, renderer: ChatRenderer, options: Canary
         unwatch();
         await forgetQuietly(engine, a);
         await forgetQuietly(engine, b);
+        await engine.pool.whenZeroed(); // released pages zeroed off the engine's thread are free once it is done
         numFreePagesAfter = engine.pool.isDisposed ? 0 : engine.pool.numFreePages;
     }
     return {

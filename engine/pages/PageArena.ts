@@ -1,7 +1,7 @@
 import { invariant } from "../core/invariant.js";
 import { ArenaAllocationError } from "./pageErrors.js";
 import { pageChecksum } from "./pageChecksum.js";
-import type { HashJob } from "./PageHasher.js";
+import type { HashJob, ZeroJob } from "./PageHasher.js";
 
 // Compared against with Buffer.compare (a native memcmp), several times faster than a BigUint64Array
 // scan, which allocates a bigint per word; and copied over a page to scrub it, since V8 fills shared
@@ -79,6 +79,11 @@ export class PageArena {
     /** The same checksum as a job for `PageHasher`, which computes it over `shared` off this thread. */
     hashJob(page: number, numValidBytes: number, tokenStart: number): HashJob {
         return { byteOffset: page * this.pageBytes, numBytes: numValidBytes, tokenStart };
+    }
+
+    /** The same scrub as a job for `PageHasher.zero`, which does it over `shared` off this thread. */
+    zeroJob(page: number): ZeroJob {
+        return { byteOffset: page * this.pageBytes, numBytes: this.pageBytes };
     }
 
     /** Zeroes the whole page, not only the bytes its owner wrote: the free-list contract (I6) is "all zero". */

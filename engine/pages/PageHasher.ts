@@ -20,16 +20,30 @@ export const OFF_THREAD_MIN_BYTES = 1024 * 1024;
 /** Most hashing threads: a handoff's pages are hashed in parallel, one contiguous share each. */
 export const MAX_HASH_WORKERS = 4;
 
+/** Bytes of the arena to zero: a released page, `[byteOffset, byteOffset + numBytes)`. */
+export interface ZeroJob {
+    readonly byteOffset: number;
+    readonly numBytes: number;
+}
+
 /**
  * The worker's whole program, evaluated as CommonJS: `pageChecksum` (xxh64 seeded with the page's
- * first token position) over views of the shared arena. Evaluated, not a file, so the engine's
- * bundle needs no second entry point; the hash module is passed as the path the engine resolved.
+ * first token position) over views of the shared arena, and zeroing released pages with a copy of
+ * zeros (Buffer's native copy: V8 fills shared memory an element at a time). Evaluated, not a
+ * file, so the engine's bundle needs no second entry point; the hash module is passed as the path
+ * the engine resolved.
  */
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require("node:worker_threads");
 const { xxh64 } = require(workerData.xxhashPath);
-const bytes = new Uint8Array(workerData.arena);
-parentPort.on("message", ({ id, jobs }) => {
+const bytes = Buffer.from(workerData.arena);
+const zeros = Buffer.alloc(1024 * 1024);
+parentPort.on("message", ({ id, jobs, zero }) => {
+    for (const [byteOffset, numBytes] of zero ?? []) {
+        for (let offset = 0; offset < numBytes; offset += zeros.length) {
+            zeros.copy(bytes, byteOffset + offset, 0, Math.min(zeros.length, numBytes - offset));
+        }
+    }
     const checksums = jobs.map(([byteOffset, numBytes, tokenStart]) =>
         xxh64(bytes.subarray(byteOffset, byteOffset + numBytes), BigInt(tokenStart)));
     parentPort.postMessage({ id, checksums });
@@ -50,7 +64,8 @@ interface HashThread {
  * a few worker threads, each hashing a contiguous share of a batch's pages, so a long prompt's
  * seal and verify neither hold the event loop nor run one page after another on one core. The
  * checksum is the same function `PageArena.checksum` computes inline. Where threads cannot be
- * started (or one fails), batches are hashed inline from then on, with the same result.
+ * started (or one fails), batches are hashed inline from then on, with the same result. The same
+ * threads zero released pages (`zero`), so a handoff's release does not hold the loop either.
  */
 export class PageHasher {
     #threads: HashThread[] | undefined;
@@ -110,6 +125,25 @@ export class PageHasher {
         }
     }
 
+    /**
+     * Zeroes the arena's bytes of every job on the threads, a share each, resolving once all are
+     * zero. Rejects where there are no threads to do it (none started, disposed, or one failed):
+     * the caller zeroes the bytes itself then. Only for bytes nothing else touches meanwhile.
+     */
+    async zero(jobs: readonly ZeroJob[]): Promise<void> {
+        const threads = this.#broken || this.#disposed ? undefined : this.#threads;
+        if (threads === undefined) {
+            throw new Error("no page thread is running to zero pages");
+        }
+        const shares = splitJobs(
+            jobs.map((job) => ({ ...job, tokenStart: 0 })),
+            threads.length
+        );
+        const first = this.#nextThread;
+        this.#nextThread = (first + shares.length) % threads.length;
+        await Promise.all(shares.map((share, index) => this.#send(threads[(first + index) % threads.length]!, [], share)));
+    }
+
     /** Ends the threads; a batch in flight rejects. Idempotent. */
     dispose(): void {
         this.#disposed = true;
@@ -120,14 +154,18 @@ export class PageHasher {
         return pageChecksum(new Uint8Array(this.arena, job.byteOffset, job.numBytes), job.tokenStart);
     }
 
-    #send(thread: HashThread, jobs: readonly HashJob[]): Promise<bigint[]> {
+    #send(thread: HashThread, jobs: readonly HashJob[], zero: readonly ZeroJob[] = []): Promise<bigint[]> {
         const id = this.#nextBatchId++;
         return new Promise<bigint[]>((resolve, reject) => {
             if (thread.pending.size === 0) {
                 thread.worker.ref(); // a batch in flight keeps the process alive until it comes back
             }
             thread.pending.set(id, { resolve, reject });
-            thread.worker.postMessage({ id, jobs: jobs.map((job) => [job.byteOffset, job.numBytes, job.tokenStart]) });
+            thread.worker.postMessage({
+                id,
+                jobs: jobs.map((job) => [job.byteOffset, job.numBytes, job.tokenStart]),
+                zero: zero.map((job) => [job.byteOffset, job.numBytes])
+            });
         });
     }
 

@@ -35,6 +35,8 @@ export class PageLedger {
     readonly numReadLeases: Uint32Array;
     /** 1 while a write lease is held; at most one writer per page. */
     readonly writeLeased: Uint8Array;
+    /** 1 while a drained page's bytes are being zeroed on the page threads: it stays quarantined until they are done. */
+    readonly zeroing: Uint8Array;
     /** Pages in each state, kept in step with `states`; indexed by `PageState`. */
     readonly numPagesByState: Float64Array;
     /** Free pages as a stack; `freeStack[0, numFree)` are valid. */
@@ -51,6 +53,7 @@ export class PageLedger {
         this.checksums = new BigUint64Array(numPages);
         this.numReadLeases = new Uint32Array(numPages);
         this.writeLeased = new Uint8Array(numPages);
+        this.zeroing = new Uint8Array(numPages);
         this.numPagesByState = new Float64Array(NUM_PAGE_STATES);
         this.numPagesByState[PageState.Free] = numPages;
         // Reversed, so that a fresh pool hands out page 0 first.

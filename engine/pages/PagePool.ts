@@ -1,4 +1,4 @@
-import type { PageHolder, PageId } from "../core/ids.js";
+import type { PageHolder, PageId, WorkspaceId } from "../core/ids.js";
 import { invariant } from "../core/invariant.js";
 import { PageArena } from "./PageArena.js";
 import { ChecksumMismatchError, DisposedError, DoubleReleaseError, PageStateError } from "./pageErrors.js";
@@ -39,6 +39,13 @@ interface CountedRefusal {
 
 const noPause = (): Promise<void> => Promise.resolve();
 
+/** Whose pages a scrub freed, for the memory timeline. */
+interface ScrubbedOwner {
+    readonly workspace: WorkspaceId;
+    readonly requestId: PageHolder;
+    readonly generation: number;
+}
+
 /** The rules a pool follows where a fault drill's sandbox may swap in a leaky one (engine/drills/). */
 export interface PagePoolPolicies {
     readonly scrubber: PageScrubber;
@@ -63,6 +70,9 @@ export class PagePool {
     #hasher: PageHasher | undefined;
     /** Checksums of finished pages being computed while their writer writes the next (`beginSeal`). */
     readonly #begunSeals = new BegunSeals();
+    /** Drained pages being zeroed on the page threads, and who waits for none to be (`whenZeroed`). */
+    #numPagesZeroing = 0;
+    #zeroedWaiters: (() => void)[] = [];
     #nextGeneration = 1;
     #disposed = false;
     readonly #freedWatchers = new Set<() => void>();
@@ -87,7 +97,7 @@ export class PagePool {
             assertAlive: (operation) => this.#assertAlive(operation),
             isDisposed: () => this.#disposed,
             onQuarantinedLeaseEnded: (page) => {
-                if (this.#scrubIfDrained(page)) {
+                if (this.#scrubDrained([page], undefined).freed.length > 0) {
                     this.#events.record({ kind: "scrubbed", pages: [page], pageState: "free", outcome: "ok" });
                     this.#notifyFreed();
                 }
@@ -122,6 +132,19 @@ export class PagePool {
 
     get isDisposed(): boolean {
         return this.#disposed;
+    }
+
+    /** Drained pages being zeroed on the page threads right now: quarantined, free once they are done. */
+    get numPagesZeroing(): number {
+        return this.#numPagesZeroing;
+    }
+
+    /** Settles once no released page is being zeroed off the engine's thread (at once when none is, or once disposed). */
+    whenZeroed(): Promise<void> {
+        if (this.#numPagesZeroing === 0 || this.#disposed) {
+            return Promise.resolve();
+        }
+        return new Promise((resolve) => this.#zeroedWaiters.push(resolve));
     }
 
     /**
@@ -377,7 +400,8 @@ export class PagePool {
 
     /**
      * Ends a reservation: its pages are quarantined, and each is zeroed and freed as soon as no
-     * lease holds it (in this call if none does). A second release of the same reservation, or of
+     * lease holds it (in this call if none does, or once the page threads have zeroed it, where
+     * they run and the pages are 1 MiB or more: `whenZeroed`). A second release of the same reservation, or of
      * an older one of the same holder, is counted and refused, changing nothing (double release; docs/FAILURE-MODES.md).
      */
     release(reservation: ReservationRef): ReleaseResult {
@@ -392,7 +416,6 @@ export class PagePool {
         this.#counters.numReleases++;
 
         const ledger = this.#ledger;
-        const scrubbed: PageId[] = [];
         for (const page of owner.pages) {
             invariant(
                 ledger.owners[page] === owner && isLiveState(ledger.states[page] as number),
@@ -401,12 +424,11 @@ export class PagePool {
                     `${pageStateName(ledger.states[page] as number)} at generation ${ledger.generations[page]}`
             );
             ledger.setState(page, PageState.Quarantined);
-            if (this.#scrubIfDrained(page)) {
-                scrubbed.push(page);
-            }
         }
-        const numPagesScrubbed = scrubbed.length;
         const { workspace, holder, generation } = owner;
+        const { freed: scrubbed, zeroing } = this.#scrubDrained(owner.pages, { workspace, requestId: holder, generation });
+        const numPagesScrubbed = scrubbed.length;
+        const numWaiting = owner.pages.length - numPagesScrubbed - zeroing.length;
         this.#events.record({
             kind: "released",
             workspace,
@@ -415,7 +437,10 @@ export class PagePool {
             pageState: "quarantined",
             generation,
             outcome: "ok",
-            detail: `${owner.pages.length} pages: ${numPagesScrubbed} scrubbed now, ${owner.pages.length - numPagesScrubbed} wait for their leases`
+            detail:
+                `${owner.pages.length} pages: ${numPagesScrubbed} scrubbed now, ` +
+                (zeroing.length > 0 ? `${zeroing.length} being zeroed off the engine's thread, ` : "") +
+                `${numWaiting} wait for their leases`
         });
         if (numPagesScrubbed > 0) {
             this.#events.record({
@@ -521,6 +546,7 @@ export class PagePool {
             return;
         }
         this.#disposed = true;
+        this.#resolveZeroedWaiters();
         this.#reservations.clear();
         this.#begunSeals.clear();
         this.#hasher?.dispose();
@@ -559,17 +585,69 @@ export class PagePool {
         });
     }
 
-    /** Zeroes a quarantined page and frees it once no lease holds it; whether it did. */
-    #scrubIfDrained(page: PageId): boolean {
-        if (!this.#leases.policy.drain(page, this.#ledger)) {
-            return false;
+    /**
+     * Zeroes and frees those of the quarantined `pages` no lease holds any more: here, or, where
+     * the page threads run and the pages are big enough to be worth a round trip, on them (the
+     * pages stay quarantined, marked as zeroing, until the threads are done: nobody can take them
+     * meanwhile). Returns the pages freed now and those being zeroed.
+     */
+    #scrubDrained(pages: readonly PageId[], owner: ScrubbedOwner | undefined): { freed: PageId[]; zeroing: PageId[] } {
+        const ledger = this.#ledger;
+        const drained = pages.filter((page) => this.#leases.policy.drain(page, ledger));
+        for (const page of drained) {
+            this.#begunSeals.forget(page);
         }
-        this.#begunSeals.forget(page);
-        if (this.#scrubber.scrub(this.#arena, page)) {
+        const threads = this.#hasher;
+        const scrubber = this.#scrubber;
+        const offThread =
+            drained.length > 0 &&
+            scrubber.scrubOffThread !== undefined &&
+            threads !== undefined &&
+            threads.numThreadsRunning > 0 &&
+            threads.isWorthThreads(this.config.pageBytes);
+        if (!offThread) {
+            for (const page of drained) {
+                this.#free(page, scrubber.scrub(this.#arena, page));
+            }
+            return { freed: drained, zeroing: [] };
+        }
+        for (const page of drained) {
+            ledger.zeroing[page] = 1;
+        }
+        this.#numPagesZeroing += drained.length;
+        const settle = (zeroed: boolean): void => this.#afterZeroing(drained, zeroed, owner);
+        scrubber.scrubOffThread!(this.#arena, drained, threads!).then(settle, () => settle(false));
+        return { freed: [], zeroing: drained };
+    }
+
+    /** Pages the threads zeroed go free; where they could not, they are scrubbed here first. */
+    #afterZeroing(pages: readonly PageId[], zeroed: boolean, owner: ScrubbedOwner | undefined): void {
+        if (this.#disposed) {
+            return;
+        }
+        for (const page of pages) {
+            this.#ledger.zeroing[page] = 0;
+            this.#free(page, zeroed || this.#scrubber.scrub(this.#arena, page));
+        }
+        this.#numPagesZeroing -= pages.length;
+        this.#events.record({ kind: "scrubbed", ...owner, pages: [...pages], pageState: "free", outcome: "ok" });
+        this.#notifyFreed();
+        if (this.#numPagesZeroing === 0) {
+            this.#resolveZeroedWaiters();
+        }
+    }
+
+    #free(page: PageId, zeroed: boolean): void {
+        if (zeroed) {
             this.#counters.pagesScrubbed++;
         }
         this.#ledger.pushFree(page);
-        return true;
+    }
+
+    #resolveZeroedWaiters(): void {
+        for (const resolve of this.#zeroedWaiters.splice(0)) {
+            resolve();
+        }
     }
 
     #notifyFreed(): void {

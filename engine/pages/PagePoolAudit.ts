@@ -104,7 +104,7 @@ export function auditPagePool(view: PagePoolAuditView, options: AuditOptions = {
         if (state === PageState.Sealed && writeLeased > 0) {
             report("I3", page, `page ${page} is sealed and still has a writer`);
         }
-        if (state === PageState.Quarantined && numReadLeases + writeLeased === 0) {
+        if (state === PageState.Quarantined && numReadLeases + writeLeased === 0 && ledger.zeroing[page] === 0) {
             report("I3", page, `page ${page} is quarantined with no lease left; it should have been scrubbed`);
         }
     }

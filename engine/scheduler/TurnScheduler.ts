@@ -230,11 +230,13 @@ export class TurnScheduler implements PageWaits {
         if (this.#pageWaits.length === 0) {
             return;
         }
-        const plan = planPageGrants(this.#pageWaits, this.pool.numFreePages, reclaimableSwaps(this.workspaces.all()));
+        // pages being zeroed off the engine's thread count as free: they are, in a moment, and wake the waits then
+        const numComingFree = this.pool.numFreePages + this.pool.numPagesZeroing;
+        const plan = planPageGrants(this.#pageWaits, numComingFree, reclaimableSwaps(this.workspaces.all()));
         this.workspaces.dropSwaps(plan.drops.map((swapped) => swapped.workspace));
         for (const waiter of plan.grants) {
             if (!this.pool.canReserve(waiter.numPages)) {
-                break; // a page still leased: it comes free, and wakes the waits, when the lease drains
+                break; // a page still leased or being zeroed: it comes free, and wakes the waits, when that ends
             }
             this.#removePageWait(waiter);
             waiter.take();

@@ -151,7 +151,12 @@ export class WorkspaceTable {
             return;
         } // unified mode pages nothing: the workspace recomputes from its history
         const numPages = this.transfer.numPagesFor(slot.numTokens);
-        if (!this.makeRoom(numPages)) {
+        let room = this.makeRoom(numPages);
+        if (room === "zeroing") {
+            await this.pool.whenZeroed();
+            room = this.pool.canReserve(numPages) ? "free" : "none";
+        }
+        if (room === "none") {
             this.counters.swapDrops++;
             return;
         }
@@ -181,14 +186,21 @@ export class WorkspaceTable {
         }
     }
 
-    /** Takes back swapped, idle workspaces' pages (least recently used first) until `numPages` can be reserved; whether they can. */
-    makeRoom(numPages: number): boolean {
-        const drops = planRoom(numPages, this.pool.numFreePages, reclaimableSwaps(this.all()));
+    /**
+     * Takes back swapped, idle workspaces' pages (least recently used first) until `numPages` can be
+     * reserved, counting pages being zeroed off the engine's thread as free: "free" when they can be
+     * now, "zeroing" once those pages are zeroed (`PagePool.whenZeroed`), "none" when they cannot.
+     */
+    makeRoom(numPages: number): "free" | "zeroing" | "none" {
+        const drops = planRoom(numPages, this.pool.numFreePages + this.pool.numPagesZeroing, reclaimableSwaps(this.all()));
         if (drops === undefined) {
-            return false;
+            return "none";
         }
         this.dropSwaps(drops.map((swapped) => swapped.workspace));
-        return this.pool.canReserve(numPages);
+        if (this.pool.canReserve(numPages)) {
+            return "free";
+        }
+        return this.pool.numPagesZeroing > 0 ? "zeroing" : "none";
     }
 
     /** Releases these swapped workspaces' pages; each will recompute its KV from its history on its next turn. */

@@ -57,6 +57,7 @@ export async function expectEngineClean(engine: KvEngine): Promise<void> {
     expect(engine.numLiveRequests).toBe(0);
     expect(engine.numQueued).toBe(0);
     await engine.forgetAllWorkspaces();
+    await engine.pool.whenZeroed(); // pages released a moment ago may still be being zeroed off the engine's thread
     expect(engine.workspaces()).toEqual([]);
     expect(engine.pool.numActiveLeases).toBe(0);
     expect(engine.pool.numLiveReservations).toBe(0);

@@ -29,4 +29,30 @@ describe("PageHasher", () => {
         await hasher.start();
         expect(hasher.numThreadsRunning).toBe(0);
     });
+
+    it("zeroes the arena's bytes of each job on its threads and nothing around them, and refuses to when no thread runs", async () => {
+        const arena = new SharedArrayBuffer(4 * OFF_THREAD_MIN_BYTES);
+        const bytes = new Uint8Array(arena);
+        bytes.fill(9);
+        const hasher = new PageHasher(arena, 2);
+        await expect(hasher.zero([{ byteOffset: 0, numBytes: 16 }])).rejects.toThrow(/no page thread is running to zero pages/);
+        expect(bytes[0]).toBe(9);
+
+        await hasher.start();
+        const jobs = [
+            { byteOffset: OFF_THREAD_MIN_BYTES, numBytes: OFF_THREAD_MIN_BYTES + 3 }, // more than a 1 MiB block of zeros
+            { byteOffset: 3 * OFF_THREAD_MIN_BYTES, numBytes: 100 }
+        ];
+        await hasher.zero(jobs);
+        const isZero = (start: number, end: number) => bytes.subarray(start, end).every((byte) => byte === 0);
+        const isNine = (start: number, end: number) => bytes.subarray(start, end).every((byte) => byte === 9);
+        expect(isNine(0, OFF_THREAD_MIN_BYTES)).toBe(true);
+        expect(isZero(OFF_THREAD_MIN_BYTES, 2 * OFF_THREAD_MIN_BYTES + 3)).toBe(true);
+        expect(isNine(2 * OFF_THREAD_MIN_BYTES + 3, 3 * OFF_THREAD_MIN_BYTES)).toBe(true);
+        expect(isZero(3 * OFF_THREAD_MIN_BYTES, 3 * OFF_THREAD_MIN_BYTES + 100)).toBe(true);
+        expect(isNine(3 * OFF_THREAD_MIN_BYTES + 100, 4 * OFF_THREAD_MIN_BYTES)).toBe(true);
+
+        hasher.dispose();
+        await expect(hasher.zero(jobs)).rejects.toThrow(/no page thread is running/);
+    });
 });

@@ -4,7 +4,7 @@ import { pageChecksum } from "../../../../engine/pages/pageChecksum.js";
 import { OFF_THREAD_MIN_BYTES } from "../../../../engine/pages/PageHasher.js";
 import type { PagePool } from "../../../../engine/pages/PagePool.js";
 import type { Reservation } from "../../../../engine/pages/Reservation.js";
-import { alice, bob, expectNoLeaks, makePool, req, writeThrough } from "./pagePoolFixtures.js";
+import { alice, bob, expectNoLeaksOnceZeroed, makePool, req, writeThrough } from "./pagePoolFixtures.js";
 
 // Seals begun as each page is finished (PagePool.beginSeal): a page's checksum is computed off the
 // engine's thread while its writer writes the next page, and sealPages takes it. It is taken only
@@ -54,7 +54,7 @@ describe("PagePool seals begun as each page is finished", () => {
         expect(sealed).toEqual({ ok: true, checksums: expectedChecksums(1) });
         expect((await verifyAll(pool, reservation)).ok).toBe(true);
         expect(pool.release(reservation).ok).toBe(true);
-        expectNoLeaks(pool);
+        await expectNoLeaksOnceZeroed(pool);
     });
 
     it("takes the checksum begun when the writer finished: a byte changed after it, as a bad transport would, fails verification", async () => {
@@ -68,7 +68,7 @@ describe("PagePool seals begun as each page is finished", () => {
         expect(verified.ok ? undefined : verified.index).toBe(1);
         expect(verified.ok ? undefined : verified.error).toBeInstanceOf(ChecksumMismatchError);
         expect(pool.release(reservation).ok).toBe(true);
-        expectNoLeaks(pool);
+        await expectNoLeaksOnceZeroed(pool);
     });
 
     it("hashes anew a page written again after its seal was begun", async () => {
@@ -79,13 +79,14 @@ describe("PagePool seals begun as each page is finished", () => {
         expect(sealed).toEqual({ ok: true, checksums: [pageChecksum(pageBytes(0, 9), 0), expectedChecksums(1)[1]] });
         expect((await verifyAll(pool, reservation)).ok).toBe(true);
         expect(pool.release(reservation).ok).toBe(true);
-        expectNoLeaks(pool);
+        await expectNoLeaksOnceZeroed(pool);
     });
 
     it("never gives one holder's begun checksum to the next holder of the same pages", async () => {
         const pool = makePool({ ...POOL, numPages: NUM_PAGES });
         const first = await writeAndBegin(pool, "r1", 1);
         expect(pool.release(first).ok).toBe(true); // cancelled before its seal: the pages are scrubbed and free again
+        await pool.whenZeroed();
         const second = pool.reserve({ workspace: bob, holder: req("r2"), numPages: NUM_PAGES, firstToken: 0 });
         expect(second.pages.map((handle) => handle.pageId).sort()).toEqual(first.pages.map((handle) => handle.pageId).sort());
         second.pages.forEach((handle, index) => writeThrough(pool, handle, pageBytes(index, 5)));
@@ -95,7 +96,7 @@ describe("PagePool seals begun as each page is finished", () => {
         const sealed = await pool.sealPages(toSeal(second), second.generation);
         expect(sealed).toEqual({ ok: true, checksums: expectedChecksums(5) });
         expect(pool.release(second).ok).toBe(true);
-        expectNoLeaks(pool);
+        await expectNoLeaksOnceZeroed(pool);
     });
 
     it("begins nothing for a page its writer still holds, and throws the pool's DisposedError once disposed", async () => {
@@ -113,7 +114,7 @@ describe("PagePool seals begun as each page is finished", () => {
         const sealed = await pool.sealPages(toSeal(reservation), reservation.generation);
         expect(sealed).toEqual({ ok: true, checksums: [pageChecksum(pageBytes(0, 3), 0), expectedChecksums(1)[1]] });
         expect(pool.release(reservation).ok).toBe(true);
-        expectNoLeaks(pool);
+        await expectNoLeaksOnceZeroed(pool);
 
         const again = makePool(POOL);
         const begun = await writeAndBegin(again, "r2", 1);

@@ -67,3 +67,9 @@ export function expectNoLeaks(pool: PagePool): void {
     expect(audit.numFreePagesScanned).toBe(pool.config.numPages);
     pool.dispose();
 }
+
+/** `expectNoLeaks` once the pages released last are zeroed: big pages are zeroed on the page threads, after the release returns. */
+export async function expectNoLeaksOnceZeroed(pool: PagePool): Promise<void> {
+    await pool.whenZeroed();
+    expectNoLeaks(pool);
+}
