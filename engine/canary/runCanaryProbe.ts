@@ -54,6 +54,7 @@ export async function runCanaryProbe(engine: KvEngine, renderer: ChatRenderer, o
 
 async function runOnce(engine: KvEngine, renderer: ChatRenderer, options: CanaryOptions): Promise<CanaryReport> {
     const startedAt = performance.now();
+    await engine.pool.whenZeroed(); // pages released a moment ago are free once zeroed
     const numFreePagesBefore = engine.pool.numFreePages;
     const markers: [string, string] = [randomMarker(), randomMarker()];
     const prompts = buildCanaryPrompts(engine, renderer, markers, options.fillerTokens);

@@ -10,7 +10,7 @@ import type { SequenceSlot } from "../runtime/SequenceSlot.js";
 import type { PageWaits } from "../scheduler/TurnScheduler.js";
 import type { PageManifest } from "./PageManifest.js";
 import type { PageTransfer, PageTransferHooks, TransferTarget } from "./PageTransfer.js";
-import { sequenceStateSource, type StateSource } from "./StateSource.js";
+import { exportedStateSource, sequenceStateSource, type ExportedStateSource, type StateSource } from "./StateSource.js";
 import type { PrefillOverflowPolicy } from "./PrefillOverflowPolicy.js";
 
 /** What a handoff works with: both contexts, the pool and the transfer over it, where to wait for pages. */
@@ -91,7 +91,7 @@ export class Handoff {
         const { prefill, decode, prefillOverflow, pool } = this.parts;
         const startedAt = performance.now();
         const expectedTokens = prompt.slice(0, -1);
-        let written: WrittenPages;
+        let written: WrittenPages | ExportedStateSource;
         const prefillSlot = await this.#acquirePrefillSequence();
         this.#prefillHolders.set(prefillSlot.index, { workspace, slot: prefillSlot });
         const step = async (name: HandoffStepName): Promise<void> => {
@@ -116,13 +116,14 @@ export class Handoff {
             timings.prefillMs = performance.now() - prefillStartedAt;
             record.enter({ kind: "transferring" });
             await step("sealing pages");
-            // written while prefill still holds the sequence: llama.cpp saves it straight into the pages
-            written = await this.#writePages(
-                record,
-                workspace,
-                sequenceStateSource(prefill, prefillSlot, record.id),
-                expectedTokens.length
-            );
+            const source = sequenceStateSource(prefill, prefillSlot, record.id);
+            if (this.parts.pages.canGrantSoon(this.parts.transfer.numPagesFor(expectedTokens.length))) {
+                // written while prefill still holds the sequence: llama.cpp saves it straight into the pages
+                written = await this.#writePages(record, workspace, source, expectedTokens.length);
+            } else {
+                // the pages wait for running transfers: exported now, so that the sequence is not held meanwhile
+                written = exportedStateSource(await source.exportWhole());
+            }
         } catch (error) {
             this.#progress.delete(record.id);
             throw error;
@@ -132,10 +133,16 @@ export class Handoff {
         }
         try {
             record.throwIfEnded();
+            if (!("manifest" in written)) {
+                written = await this.#writePages(record, workspace, written, expectedTokens.length);
+            }
             // the demo mode's pause while the pages sit sealed in the pool
             await step("pages to decode");
             await this.#loadPages(record, workspace, written, decode, slot, expectedTokens);
         } finally {
+            if (!("manifest" in written)) {
+                written.release(); // ended before its bytes reached the pages
+            }
             this.#progress.delete(record.id);
         }
         invariant(

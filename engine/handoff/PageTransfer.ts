@@ -142,8 +142,10 @@ export class PageTransfer {
     /**
      * `write` for a sequence's state: saved by llama.cpp straight into the reservation's pages where
      * its context can (one copy, no buffer of the state's size, the engine's thread free while it
-     * runs), else exported whole and written as `write` does. Drills that slow or drop a transfer's
-     * writes (`beforeTransferWrite`, `pagesDelivered`) always take the second way.
+     * copies), else exported whole and written as `write` does. A transposed V takes the second way
+     * too: it is a run per element of every layer of every page (about a million views for a real
+     * model's long prompt), more work on the engine's thread than the copy it would save; so do
+     * drills that drop a transfer's pages (`pagesDelivered`).
      */
     async writeFrom(reservation: Reservation, source: StateSource): Promise<PageManifest> {
         const { saveInto, numStreams, numTokens } = source;
@@ -151,7 +153,7 @@ export class PageTransfer {
             saveInto !== undefined &&
             numStreams !== undefined &&
             numTokens > 0 &&
-            this.hooks.beforeTransferWrite === undefined &&
+            !this.layout.vTransposed &&
             this.hooks.pagesDelivered === undefined;
         if (inPlace) {
             const manifest = await this.#writeInPlace(reservation, numTokens, numStreams, saveInto);
@@ -204,10 +206,11 @@ export class PageTransfer {
                 }
                 return targeted.bytes;
             });
+            // a slow transport: llama.cpp holds the pages' addresses from here, whatever happens to the request meanwhile
+            await this.hooks.beforeTransferWrite?.(reservation.holder);
             if (!(await saveInto(target))) {
                 return undefined;
             }
-            this.counters.statesSavedIntoPages++;
             // a request cancelled during the save has released its pages: recording the write is refused
             const meta = parseSequenceStateMeta(target.meta);
             const mismatch = describeLayoutMismatch(this.layout, meta.layout);
@@ -226,6 +229,7 @@ export class PageTransfer {
                 lease.release();
                 void this.pool.beginSeal(lease.pageId, lease.generation); // never rejects; sealPages awaits the checksum
             });
+            this.counters.statesSavedIntoPages++;
         } finally {
             for (const lease of writeLeases) {
                 lease.release();

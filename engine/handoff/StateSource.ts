@@ -23,7 +23,21 @@ export function sequenceStateSource(context: RoleContext, slot: SequenceSlot, la
     return {
         numTokens: slot.numTokens,
         numStreams: context.numStreams,
-        ...(saveStateInto === undefined ? {} : { saveInto: (target: StateTarget) => saveStateInto(slot, target, label) }),
+        ...(saveStateInto === undefined ? {} : { saveInto: (target: StateTarget) => saveStateInto(slot, target) }),
         exportWhole: () => context.exportState(slot, label)
+    };
+}
+
+/** A state exported already, as a source: written by copying it into the pages; `release` gives its memory back (idempotent). */
+export interface ExportedStateSource extends StateSource {
+    readonly release: () => void;
+}
+
+export function exportedStateSource(state: ExportedState): ExportedStateSource {
+    return {
+        numTokens: state.tokens.length,
+        numStreams: state.numStreams,
+        exportWhole: () => Promise.resolve(state),
+        release: state.release
     };
 }

@@ -198,26 +198,22 @@ export class PageHasher {
         return thread;
     }
 
-    /** A thread failed or exited: every batch in flight rejects, and no thread is used again. */
+    /**
+     * A thread failed or exited: no thread is used again, and every batch in flight rejects once its
+     * thread has stopped, never before: a zeroing batch's pages go free when it settles, and a
+     * thread still writing zeros then would write them into the pages' next owner's bytes.
+     */
     #fail(error: Error): void {
         if (!this.#disposed) {
             this.#broken = true;
         }
         const threads = this.#threads ?? [];
-        this.#stopThreads();
-        for (const thread of threads) {
-            for (const batch of thread.pending.values()) {
-                batch.reject(error);
-            }
-            thread.pending.clear();
-        }
-    }
-
-    #stopThreads(): void {
-        const threads = this.#threads ?? [];
         this.#threads = undefined;
-        for (const { worker } of threads) {
-            void worker.terminate();
+        for (const thread of threads) {
+            const batches = [...thread.pending.values()];
+            thread.pending.clear();
+            const rejectAll = (): void => batches.forEach((batch) => batch.reject(error));
+            thread.worker.terminate().then(rejectAll, rejectAll);
         }
     }
 }

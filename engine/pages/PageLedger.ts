@@ -102,7 +102,10 @@ export class PageLedger {
         this.numFree--;
         const page = toPageId(this.freeStack[this.numFree] as number);
         invariant(
-            this.states[page] === PageState.Free && this.numReadLeases[page] === 0 && this.writeLeased[page] === 0,
+            this.states[page] === PageState.Free &&
+                this.numReadLeases[page] === 0 &&
+                this.writeLeased[page] === 0 &&
+                this.zeroing[page] === 0,
             () =>
                 `free list held page ${page}, ${pageStateName(this.states[page] as number)} with ` +
                 `${this.numReadLeases[page]} read and ${this.writeLeased[page]} write leases`

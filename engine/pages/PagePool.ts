@@ -72,7 +72,7 @@ export class PagePool {
     readonly #begunSeals = new BegunSeals();
     /** Drained pages being zeroed on the page threads, and who waits for none to be (`whenZeroed`). */
     #numPagesZeroing = 0;
-    #zeroedWaiters: (() => void)[] = [];
+    readonly #zeroedWaiters: (() => void)[] = [];
     #nextGeneration = 1;
     #disposed = false;
     readonly #freedWatchers = new Set<() => void>();
@@ -401,10 +401,12 @@ export class PagePool {
     /**
      * Ends a reservation: its pages are quarantined, and each is zeroed and freed as soon as no
      * lease holds it (in this call if none does, or once the page threads have zeroed it, where
-     * they run and the pages are 1 MiB or more: `whenZeroed`). A second release of the same reservation, or of
-     * an older one of the same holder, is counted and refused, changing nothing (double release; docs/FAILURE-MODES.md).
+     * they run and the pages are 1 MiB or more: `whenZeroed`; `zeroNow` zeroes them in this call
+     * regardless, for a caller that needs the room at once). A second release of the same
+     * reservation, or of an older one of the same holder, is counted and refused, changing nothing
+     * (double release; docs/FAILURE-MODES.md).
      */
-    release(reservation: ReservationRef): ReleaseResult {
+    release(reservation: ReservationRef, { zeroNow = false }: { readonly zeroNow?: boolean } = {}): ReleaseResult {
         this.#assertAlive("release pages");
         const owner = this.#reservations.get(reservation.holder);
         if (owner === undefined || owner.generation !== reservation.generation) {
@@ -426,7 +428,7 @@ export class PagePool {
             ledger.setState(page, PageState.Quarantined);
         }
         const { workspace, holder, generation } = owner;
-        const { freed: scrubbed, zeroing } = this.#scrubDrained(owner.pages, { workspace, requestId: holder, generation });
+        const { freed: scrubbed, zeroing } = this.#scrubDrained(owner.pages, { workspace, requestId: holder, generation }, zeroNow);
         const numPagesScrubbed = scrubbed.length;
         const numWaiting = owner.pages.length - numPagesScrubbed - zeroing.length;
         this.#events.record({
@@ -591,7 +593,7 @@ export class PagePool {
      * pages stay quarantined, marked as zeroing, until the threads are done: nobody can take them
      * meanwhile). Returns the pages freed now and those being zeroed.
      */
-    #scrubDrained(pages: readonly PageId[], owner: ScrubbedOwner | undefined): { freed: PageId[]; zeroing: PageId[] } {
+    #scrubDrained(pages: readonly PageId[], owner: ScrubbedOwner | undefined, zeroNow = false): { freed: PageId[]; zeroing: PageId[] } {
         const ledger = this.#ledger;
         const drained = pages.filter((page) => this.#leases.policy.drain(page, ledger));
         for (const page of drained) {
@@ -599,13 +601,15 @@ export class PagePool {
         }
         const threads = this.#hasher;
         const scrubber = this.#scrubber;
-        const offThread =
-            drained.length > 0 &&
-            scrubber.scrubOffThread !== undefined &&
-            threads !== undefined &&
-            threads.numThreadsRunning > 0 &&
-            threads.isWorthThreads(this.config.pageBytes);
-        if (!offThread) {
+        const scrubOffThread = scrubber.scrubOffThread?.bind(scrubber);
+        if (
+            zeroNow ||
+            drained.length === 0 ||
+            scrubOffThread === undefined ||
+            threads === undefined ||
+            threads.numThreadsRunning === 0 ||
+            !threads.isWorthThreads(this.config.pageBytes)
+        ) {
             for (const page of drained) {
                 this.#free(page, scrubber.scrub(this.#arena, page));
             }
@@ -616,7 +620,7 @@ export class PagePool {
         }
         this.#numPagesZeroing += drained.length;
         const settle = (zeroed: boolean): void => this.#afterZeroing(drained, zeroed, owner);
-        scrubber.scrubOffThread!(this.#arena, drained, threads!).then(settle, () => settle(false));
+        scrubOffThread(this.#arena, drained, threads).then(settle, () => settle(false));
         return { freed: [], zeroing: drained };
     }
 
@@ -627,13 +631,18 @@ export class PagePool {
         }
         for (const page of pages) {
             this.#ledger.zeroing[page] = 0;
-            this.#free(page, zeroed || this.#scrubber.scrub(this.#arena, page));
         }
         this.#numPagesZeroing -= pages.length;
-        this.#events.record({ kind: "scrubbed", ...owner, pages: [...pages], pageState: "free", outcome: "ok" });
-        this.#notifyFreed();
-        if (this.#numPagesZeroing === 0) {
-            this.#resolveZeroedWaiters();
+        try {
+            for (const page of pages) {
+                this.#free(page, zeroed || this.#scrubber.scrub(this.#arena, page));
+            }
+            this.#events.record({ kind: "scrubbed", ...owner, pages: [...pages], pageState: "free", outcome: "ok" });
+            this.#notifyFreed();
+        } finally {
+            if (this.#numPagesZeroing === 0) {
+                this.#resolveZeroedWaiters(); // never left waiting, even where freeing broke an invariant (which throws on)
+            }
         }
     }
 

@@ -104,6 +104,9 @@ export function auditPagePool(view: PagePoolAuditView, options: AuditOptions = {
         if (state === PageState.Sealed && writeLeased > 0) {
             report("I3", page, `page ${page} is sealed and still has a writer`);
         }
+        if (ledger.zeroing[page] === 1 && (state !== PageState.Quarantined || numReadLeases + writeLeased > 0)) {
+            report("I3", page, `page ${page} is being zeroed while ${name} with ${numReadLeases + writeLeased} leases`);
+        }
         if (state === PageState.Quarantined && numReadLeases + writeLeased === 0 && ledger.zeroing[page] === 0) {
             report("I3", page, `page ${page} is quarantined with no lease left; it should have been scrubbed`);
         }

@@ -208,8 +208,8 @@ export class PoolLeases implements PageLeaseHost {
         }
         const ledger = this.ledger;
         const page = lease.pageId;
-        if (ledger.generations[page] !== lease.generation || ledger.states[page] === PageState.Free) {
-            this.policy.endAfterReuse(lease, ledger); // a bug, unless a drill's leaky policy freed the page early
+        if (ledger.generations[page] !== lease.generation || ledger.states[page] === PageState.Free || ledger.zeroing[page] === 1) {
+            this.policy.endAfterReuse(lease, ledger); // a bug, unless a drill's leaky policy drained the page early
             this.#numActive--;
             return;
         }

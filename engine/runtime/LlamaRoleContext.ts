@@ -244,7 +244,7 @@ export class LlamaRoleContext implements RoleContext {
     }
 
     /** Present where the state exchange saves straight into pages (through memory). */
-    get saveStateInto(): ((slot: SequenceSlot, target: StateTarget, label: string) => Promise<boolean>) | undefined {
+    get saveStateInto(): ((slot: SequenceSlot, target: StateTarget) => Promise<boolean>) | undefined {
         const states = this.states;
         if (states.saveInto === undefined) {
             return undefined;

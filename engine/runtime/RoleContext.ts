@@ -53,7 +53,7 @@ export interface RoleContext {
      * this context's state exchange can (through memory); absent where it cannot. Resolves false,
      * having written nothing, when the state is not the size planned: the caller exports it whole.
      */
-    readonly saveStateInto?: (slot: SequenceSlot, target: StateTarget, label: string) => Promise<boolean>;
+    readonly saveStateInto?: (slot: SequenceSlot, target: StateTarget) => Promise<boolean>;
     /**
      * Loads a state the codec assembled and validated for this context's layout and stream count:
      * one buffer, or the chunks that view a transfer's pages (read before the promise settles).

@@ -6,7 +6,7 @@ import { EngineBusyError, RequestCancelledError } from "../request/requestErrors
 import type { WorkspaceRecord } from "../workspace/WorkspaceRecord.js";
 import type { WorkspaceTable } from "../workspace/WorkspaceTable.js";
 import { FairQueue, type QueueEntry } from "./FairQueue.js";
-import { planPageGrants, planTurnGrants, reclaimableSwaps } from "./schedulingPlans.js";
+import { planPageGrants, planRoom, planTurnGrants, reclaimableSwaps } from "./schedulingPlans.js";
 
 /** Longest a request waits for pages that running transfers hold, ms. */
 export const PAGE_WAIT_MS = 60_000;
@@ -28,6 +28,12 @@ export interface PageWaits {
      * reserves them; if it throws (its request ended), the wait rejects with that error.
      */
     reservePages(request: RequestId, numPages: number, take: () => Reservation): Promise<Reservation>;
+    /**
+     * Whether `reservePages` for `numPages` would be granted without waiting for a transfer to end:
+     * no page wait is queued before it, and free pages, pages being zeroed off the engine's thread
+     * and swapped pages the scheduler may take back cover it.
+     */
+    canGrantSoon(numPages: number): boolean;
 }
 
 interface TurnWaiter extends QueueEntry {
@@ -147,6 +153,11 @@ export class TurnScheduler implements PageWaits {
             this.#passQueued = false;
             this.schedule();
         });
+    }
+
+    canGrantSoon(numPages: number): boolean {
+        const numComingFree = this.pool.numFreePages + this.pool.numPagesZeroing;
+        return this.#pageWaits.length === 0 && planRoom(numPages, numComingFree, reclaimableSwaps(this.workspaces.all())) !== undefined;
     }
 
     reservePages(request: RequestId, numPages: number, take: () => Reservation): Promise<Reservation> {

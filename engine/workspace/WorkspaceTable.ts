@@ -10,6 +10,9 @@ import { planEviction, planRoom, reclaimableSwaps } from "../scheduler/schedulin
 import { WorkspaceRecord, type WorkspaceResidency } from "./WorkspaceRecord.js";
 import { noMemoryEvents, type MemoryEventSink } from "../audit/MemoryEventLog.js";
 
+/** Times a swap-out asks for room again after waiting for pages being zeroed off the engine's thread. */
+const MAX_ROOM_ATTEMPTS = 3;
+
 /**
  * Where every workspace's KV is: resident in a decode sequence, swapped out into sealed pages it
  * owns, or nowhere. More workspaces than decode sequences share them; a swapped workspace comes
@@ -152,11 +155,13 @@ export class WorkspaceTable {
         } // unified mode pages nothing: the workspace recomputes from its history
         const numPages = this.transfer.numPagesFor(slot.numTokens);
         let room = this.makeRoom(numPages);
-        if (room === "zeroing") {
+        // pages released a moment ago may be being zeroed off the engine's thread; a page wait the
+        // scheduler grants meanwhile may take them first, so the room is asked for again (bounded)
+        for (let attempt = 0; room === "zeroing" && attempt < MAX_ROOM_ATTEMPTS; attempt++) {
             await this.pool.whenZeroed();
-            room = this.pool.canReserve(numPages) ? "free" : "none";
+            room = this.makeRoom(numPages);
         }
-        if (room === "none") {
+        if (room !== "free") {
             this.counters.swapDrops++;
             return;
         }
@@ -196,7 +201,11 @@ export class WorkspaceTable {
         if (drops === undefined) {
             return "none";
         }
-        this.dropSwaps(drops.map((swapped) => swapped.workspace));
+        // the pages taken back are zeroed at once: nothing else can take them before the caller reserves
+        this.dropSwaps(
+            drops.map((swapped) => swapped.workspace),
+            { zeroNow: true }
+        );
         if (this.pool.canReserve(numPages)) {
             return "free";
         }
@@ -204,22 +213,22 @@ export class WorkspaceTable {
     }
 
     /** Releases these swapped workspaces' pages; each will recompute its KV from its history on its next turn. */
-    dropSwaps(workspaces: readonly WorkspaceRecord[]): void {
+    dropSwaps(workspaces: readonly WorkspaceRecord[], { zeroNow = false }: { readonly zeroNow?: boolean } = {}): void {
         for (const workspace of workspaces) {
             invariant(
                 workspace.residency.kind === "swapped" && !workspace.busy,
                 () => `pages of workspace ${workspace.id} are taken back while it is ${workspace.busy ? "busy" : workspace.residency.kind}`
             );
-            this.#releaseSwapPages(workspace);
+            this.#releaseSwapPages(workspace, zeroNow);
             this.counters.swapDrops++;
         }
     }
 
-    #releaseSwapPages(workspace: WorkspaceRecord): void {
+    #releaseSwapPages(workspace: WorkspaceRecord, zeroNow = false): void {
         if (workspace.residency.kind !== "swapped") {
             return;
         }
-        const released = this.pool.release(workspace.residency.reservation);
+        const released = this.pool.release(workspace.residency.reservation, { zeroNow });
         invariant(released.ok, () => `swap pages of ${workspace.id} released twice`);
         workspace.residency = { kind: "none" };
     }

@@ -144,7 +144,7 @@ export class FakeRoleContext implements RoleContext {
     }
 
     /** Saves states straight into pages, as the patched addon does (`RoleContext.saveStateInto`), once `saveIntoPages` was called. */
-    saveStateInto?: (slot: SequenceSlot, target: StateTarget, label: string) => Promise<boolean>;
+    saveStateInto?: (slot: SequenceSlot, target: StateTarget) => Promise<boolean>;
     /** States saved straight into pages so far. */
     numSavedIntoPages = 0;
 

@@ -145,7 +145,7 @@ describe("states through memory in Kvault's patched local build, against llama.c
                     arena.subarray(page * pageBytes + offset, page * pageBytes + offset + numBytes)
                 );
                 expect(target.numBytes).toBe(wholeBytes.length);
-                expect(await source.saveStateInto!(slots[2]!, target, "in place")).toBe(true);
+                expect(await source.saveStateInto!(slots[2]!, target)).toBe(true);
                 expect(Buffer.concat(scattered).equals(arena)).toBe(true);
                 expect(target.meta.equals(splitStateAsWritten(wholeBytes).meta)).toBe(true);
                 const meta = parseSequenceStateMeta(target.meta);
@@ -157,7 +157,7 @@ describe("states through memory in Kvault's patched local build, against llama.c
                 const otherTarget = planStateTarget(numPrefill + 1, layout, source.numStreams!, PAGE_TOKENS, (page, offset, numBytes) =>
                     other.subarray(page * pageBytes + offset, page * pageBytes + offset + numBytes)
                 );
-                expect(await source.saveStateInto!(slots[2]!, otherTarget, "unplanned")).toBe(false);
+                expect(await source.saveStateInto!(slots[2]!, otherTarget)).toBe(false);
                 expect(other.every((byte) => byte === 0)).toBe(true);
                 expect(otherTarget.meta.every((byte) => byte === 0)).toBe(true);
                 for (const slot of slots) {

@@ -155,6 +155,44 @@ describe("Handoff", () => {
         expectPoolDrained(stack.pool); // every page free and all zero again
     });
 
+    it("in place, a cancel while the transport is slow: llama.cpp's write lands in pages the lease keeps quarantined, and is refused", async () => {
+        const stack = handoffStack();
+        stack.prefill.saveIntoPages();
+        const record = stack.request("r1");
+        stack.hooks.beforeTransferWrite = async () => {
+            delete stack.hooks.beforeTransferWrite;
+            record.finish({ kind: "cancelled" });
+        };
+        const slot = stack.decodeSlot();
+        await expect(stack.handoff.run(record, workspaceId("alice"), slot, PROMPT, 0, stack.timings())).rejects.toMatchObject({
+            code: "page_released"
+        });
+        expect(stack.prefill.numSavedIntoPages).toBe(1);
+        expect(stack.pool.counters.staleWritesRefused).toBe(1);
+        expect(stack.counters.statesSavedIntoPages).toBe(0); // never recorded
+        expect(slot.tokens).toEqual([]);
+        expectPoolDrained(stack.pool);
+    });
+
+    it("with no room for its pages until a running transfer ends, exports the state and lets the prefill sequence go before it waits", async () => {
+        const stack = handoffStack();
+        stack.prefill.saveIntoPages();
+        const blocker = stack.pool.reserve({ workspace: workspaceId("bob"), holder: requestId("running"), numPages: 31, firstToken: 0 });
+        const slot = stack.decodeSlot();
+        const run = stack.handoff.run(stack.request("r1"), workspaceId("alice"), slot, PROMPT, 0, stack.timings());
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        expect(stack.prefill.numFreeSequences).toBe(1); // not held while the pages are waited for
+        expect(stack.prefill.numUnreleasedStates).toBe(1);
+        expect(slot.tokens).toEqual([]);
+        stack.pool.release(blocker);
+        await run;
+        expect(slot.tokens).toEqual(PROMPT.slice(0, -1));
+        expect(slot.numForeignRows).toBe(0);
+        expect(stack.prefill.numSavedIntoPages).toBe(0);
+        expect(stack.prefill.numUnreleasedStates).toBe(0);
+        expectPoolDrained(stack.pool);
+    });
+
     it("lets two handoffs at once take turns on the one prefill sequence", async () => {
         const stack = handoffStack();
         const [slotA, slotB] = [stack.decodeSlot(), stack.decodeSlot()];

@@ -3,6 +3,7 @@ import type { MemoryEventInput } from "../../../../engine/audit/MemoryEventLog.j
 import { skippingScrubber } from "../../../../engine/drills/leakyPolicies.js";
 import { OFF_THREAD_MIN_BYTES } from "../../../../engine/pages/PageHasher.js";
 import { PagePool } from "../../../../engine/pages/PagePool.js";
+import { zeroingScrubber } from "../../../../engine/pages/PageScrubber.js";
 import { PageState } from "../../../../engine/pages/PageState.js";
 import { assertAuditClean } from "../../../support/assertAuditClean.js";
 import { alice, expectNoLeaks, req, writeThrough } from "./pagePoolFixtures.js";
@@ -79,9 +80,29 @@ describe("PagePool's release of big pages, with its page threads running", () =>
         const zeroed = pool.whenZeroed();
         pool.dispose();
         await zeroed;
-        expect(pool.isDisposed).toBe(true);
         await new Promise((resolve) => setTimeout(resolve, 50)); // room for a thread's late answer
         expect(pool.isDisposed).toBe(true);
+        expect(pool.counters.pagesScrubbed).toBe(0); // the late answer freed nothing
+        expect(pool.numPagesZeroing).toBe(2);
+    });
+
+    it("zeroes the pages here when the threads cannot, before they go free", async () => {
+        const failing = { scrub: zeroingScrubber.scrub, scrubOffThread: () => Promise.reject(new Error("a page thread died")) };
+        const pool = new PagePool(POOL, { scrubber: failing });
+        await pool.startHashingThreads();
+        const reservation = written(pool, "r1");
+        expect(pool.release(reservation)).toEqual({ ok: true, numPagesScrubbed: 0, numPagesQuarantined: 2 });
+        await pool.whenZeroed();
+        expect(pool.counters.pagesScrubbed).toBe(2);
+        expectNoLeaks(pool); // free, and the scan finds each all zero
+    });
+
+    it("zeroes in the release itself when asked to (a swap-out making room needs the pages at once)", async () => {
+        const pool = new PagePool(POOL);
+        await pool.startHashingThreads();
+        expect(pool.release(written(pool, "r1"), { zeroNow: true })).toEqual({ ok: true, numPagesScrubbed: 2, numPagesQuarantined: 0 });
+        expect(pool.numPagesZeroing).toBe(0);
+        expectNoLeaks(pool);
     });
 });
 
