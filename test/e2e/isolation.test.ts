@@ -1,6 +1,38 @@
+import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { configureWorkspace, openView, readApp, sendMessage, storedWorkspaces } from "./support/appDriver.js";
 import { useKvaultApp } from "./support/useKvaultApp.js";
+
+/** A state an element passed through, with whether a button was disabled at that moment. */
+interface RecordedState {
+    readonly state: string | null;
+    readonly buttonDisabled: boolean | undefined;
+}
+
+/**
+ * Records, in the page and as it happens, every value `attribute` of the element matching
+ * `selector` takes, each with whether the button labelled `buttonLabel` was disabled then: a run on
+ * a fast machine can start and end between two polls, so "it was running, and the button was
+ * disabled meanwhile" is read from the record, not from a poll that may miss it. Returns the reader.
+ */
+async function recordStates(page: Page, selector: string, attribute: string, buttonLabel: string): Promise<() => Promise<RecordedState[]>> {
+    const key = `__recorded_${attribute.replace(/\W/g, "_")}`;
+    const [selectorText, attributeText, buttonText, keyText] = [selector, attribute, `button[aria-label="${buttonLabel}"]`, key].map(
+        (text) => JSON.stringify(text)
+    );
+    // a string, as the page runs it: this project's Node types have no DOM
+    await page.evaluate(`(() => {
+        const records = [];
+        window[${keyText}] = records;
+        new MutationObserver(() => {
+            const state = document.querySelector(${selectorText})?.getAttribute(${attributeText}) ?? null;
+            if (records.length === 0 || records[records.length - 1].state !== state) {
+                records.push({ state, buttonDisabled: document.querySelector(${buttonText})?.disabled });
+            }
+        }).observe(document.body, { subtree: true, attributes: true, attributeFilter: [${attributeText}] });
+    })()`);
+    return () => page.evaluate<RecordedState[]>(`window[${keyText}]`);
+}
 
 describe("the isolation panel in a real browser: a fault drill, the audit, the canary probe, differential replay", () => {
     // Tall enough that the Isolation view's sections are all on screen for the screenshot; a test that chats
@@ -26,10 +58,14 @@ describe("the isolation panel in a real browser: a fault drill, the audit, the c
             "replayed-completion"
         ]);
 
+        const drillStates = await recordStates(page, '[data-drill-id="flipped-byte"]', "data-drill-state", "Run the late-write drill");
         await page.getByRole("button", { name: "Run the flipped-byte drill" }).click();
-        await expect.poll(() => drill.getAttribute("data-drill-state"), { timeout: 5_000 }).toBe("running");
-        expect(await page.getByRole("button", { name: "Run the late-write drill" }).isDisabled(), "one drill at a time").toBe(true);
         await expect.poll(() => drill.getAttribute("data-drill-state"), { timeout: 150_000, interval: 250 }).toBe("done");
+        // one drill at a time: while it ran, the other drill could not start
+        expect(await drillStates()).toEqual([
+            { state: "running", buttonDisabled: true },
+            { state: "done", buttonDisabled: false }
+        ]);
 
         const report = drill.locator(".drill-report");
         expect(await report.getAttribute("data-guard-fired")).toBe("true");
@@ -76,10 +112,14 @@ describe("the isolation panel in a real browser: a fault drill, the audit, the c
 
         const canary = page.locator("[data-canary-state]");
         const run = page.getByRole("button", { name: "Run the canary probe" });
+        const canaryStates = await recordStates(page, "[data-canary-state]", "data-canary-state", "Run the canary probe");
         await run.click();
-        await expect.poll(() => canary.getAttribute("data-canary-state"), { timeout: 5_000 }).toBe("running");
-        expect(await run.isDisabled(), "one canary run at a time").toBe(true);
         await expect.poll(() => canary.getAttribute("data-canary-state"), { timeout: 120_000, interval: 250 }).toBe("passed");
+        // one canary run at a time: its button was disabled while it ran
+        expect(await canaryStates()).toEqual([
+            { state: "running", buttonDisabled: true },
+            { state: "passed", buttonDisabled: false }
+        ]);
 
         const outcomes = await canary
             .locator("[data-probe-id]")
