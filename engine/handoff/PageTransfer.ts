@@ -92,22 +92,12 @@ export class PageTransfer {
         const { pageTokens } = this.pool.config;
         const slices = new TimeSlices(this.sliceBudgetMs);
         const numTokens = state.tokens.length; // the codec checked the state holds one position per token
-        const numStatePages = this.numPagesFor(numTokens);
-        invariant(
-            numStatePages <= reservation.pages.length,
-            () => `${numTokens} tokens need ${numStatePages} pages; reservation ${reservation.generation} has ${reservation.pages.length}`
-        );
+        const numStatePages = this.#numStatePagesIn(reservation, numTokens);
         const numDelivered = Math.max(0, Math.min(numStatePages, this.hooks.pagesDelivered?.(reservation, numStatePages) ?? numStatePages));
         const delivered = reservation.pages.slice(0, numDelivered);
         const writeLeases: PageWriteLease[] = [];
         try {
-            for (const handle of delivered) {
-                const leased = this.pool.acquireWriteLease(handle.pageId, handle.generation);
-                if (!leased.ok) {
-                    throw leased.error;
-                }
-                writeLeases.push(leased.lease);
-            }
+            this.#leaseForWriting(delivered, writeLeases);
             await this.hooks.beforeTransferWrite?.(reservation.holder);
             const writer = leaseWriter(writeLeases, numStatePages);
             const numLayers = state.layout.layers.length;
@@ -143,8 +133,8 @@ export class PageTransfer {
      * `write` for a sequence's state: saved by llama.cpp straight into the reservation's pages where
      * its context can (one copy, no buffer of the state's size, the engine's thread free while it
      * copies), else exported whole and written as `write` does. A transposed V takes the second way
-     * too: it is a run per element of every layer of every page (about a million views for a real
-     * model's long prompt), more work on the engine's thread than the copy it would save; so do
+     * too: it is a run per element of every layer of every page (for a real model's long prompt,
+     * far more views than blocks), more work on the engine's thread than the copy it would save; so do
      * drills that drop a transfer's pages (`pagesDelivered`).
      */
     async writeFrom(reservation: Reservation, source: StateSource): Promise<PageManifest> {
@@ -183,22 +173,12 @@ export class PageTransfer {
         saveInto: (target: StateTarget) => Promise<boolean>
     ): Promise<PageManifest | undefined> {
         const { pageTokens } = this.pool.config;
-        const numStatePages = this.numPagesFor(numTokens);
-        invariant(
-            numStatePages <= reservation.pages.length,
-            () => `${numTokens} tokens need ${numStatePages} pages; reservation ${reservation.generation} has ${reservation.pages.length}`
-        );
+        const numStatePages = this.#numStatePagesIn(reservation, numTokens);
         const pages = reservation.pages.slice(0, numStatePages);
         const writeLeases: PageWriteLease[] = [];
         let tokens: Int32Array;
         try {
-            for (const handle of pages) {
-                const leased = this.pool.acquireWriteLease(handle.pageId, handle.generation);
-                if (!leased.ok) {
-                    throw leased.error;
-                }
-                writeLeases.push(leased.lease);
-            }
+            this.#leaseForWriting(pages, writeLeases);
             const target = planStateTarget(numTokens, this.layout, numStreams, pageTokens, (pageIndex, pageOffset, numBytes) => {
                 const targeted = writeLeases[pageIndex]!.target(pageOffset, numBytes);
                 if (!targeted.ok) {
@@ -261,6 +241,27 @@ export class PageTransfer {
         };
         const received = this.hooks.afterSeal?.(manifest, this.pool) ?? manifest;
         return this.#receive([...(this.hooks.earlierArrivals?.(manifest) ?? []), received], reservation);
+    }
+
+    /** Pages a state of `numTokens` fills; more than the reservation holds is a bug (the reader sized it). */
+    #numStatePagesIn(reservation: Reservation, numTokens: number): number {
+        const numStatePages = this.numPagesFor(numTokens);
+        invariant(
+            numStatePages <= reservation.pages.length,
+            () => `${numTokens} tokens need ${numStatePages} pages; reservation ${reservation.generation} has ${reservation.pages.length}`
+        );
+        return numStatePages;
+    }
+
+    /** Takes a write lease on each page into `leases` (which the caller releases, however this ends); throws the first refusal. */
+    #leaseForWriting(pages: readonly PageHandle[], leases: PageWriteLease[]): void {
+        for (const handle of pages) {
+            const leased = this.pool.acquireWriteLease(handle.pageId, handle.generation);
+            if (!leased.ok) {
+                throw leased.error;
+            }
+            leases.push(leased.lease);
+        }
     }
 
     /**
