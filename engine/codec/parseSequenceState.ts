@@ -163,20 +163,22 @@ function parseState(bytes: Buffer, kvElsewhere: boolean): ParsedSequenceState {
         }
 
         reader.section();
+        const cellsAt = reader.offset;
+        // position, sequence count, sequence id (ignored on load, as llama.cpp does): 12 bytes a cell, checked present above
+        const cells = reader.slice(cellCount * 12, "cells");
         for (let cell = 0; cell < cellCount; cell++) {
-            const position = reader.i32(`position of cell ${cell}`);
-            const numSeqIds = reader.u32(`sequence count of cell ${cell}`);
+            const position = cells.readInt32LE(cell * 12);
+            const numSeqIds = cells.readUInt32LE(cell * 12 + 4);
             if (numSeqIds !== 1) {
                 throw new StateFormatError(
                     `cell ${cell} belongs to ${numSeqIds} sequences; a sequence state has exactly 1 (or the cells carry M-RoPE data, which is not supported)`,
-                    reader.offset - 4
+                    cellsAt + cell * 12 + 4
                 );
             }
-            reader.i32(`sequence id of cell ${cell}`); // ignored on load, as llama.cpp does
             if (position !== cell) {
                 throw new StateFormatError(
                     `cell ${cell} holds position ${position}; positions must run 0, 1, 2, … in cell order`,
-                    reader.offset - 12
+                    cellsAt + cell * 12
                 );
             }
         }

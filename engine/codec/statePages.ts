@@ -297,19 +297,25 @@ export function assembleSequenceStateChunks({
         return start;
     };
 
+    // The tokens and the cells, a value per token each, go through a DataView: Buffer's checked
+    // writes, a call apiece, made these loops a visible part of a long prompt's handoff.
+    const values = new DataView(meta.buffer, meta.byteOffset, meta.length);
     u32(STATE_SEQ_MAGIC);
     u32(STATE_SEQ_VERSION);
     u32(numTokens);
-    for (const token of tokens) {
-        i32(token);
-    }
+    tokens.forEach((token, index) => values.setInt32(metaOffset + index * 4, token, true));
+    metaOffset += numTokens * 4;
+    offset += numTokens * 4;
     u32(targetNumStreams);
     u32(numTokens);
     for (let position = 0; position < numTokens; position++) {
-        i32(position);
-        u32(1); // one sequence per cell
-        i32(0); // the sequence id is replaced by the destination sequence on load
+        const at = metaOffset + position * 12;
+        values.setInt32(at, position, true);
+        values.setUint32(at + 4, 1, true); // one sequence per cell
+        values.setInt32(at + 8, 0, true); // the sequence id is replaced by the destination sequence on load
     }
+    metaOffset += numTokens * 12;
+    offset += numTokens * 12;
     u32(layout.vTransposed ? 1 : 0);
     u32(layout.layers.length);
 

@@ -207,7 +207,6 @@ export class PageTransfer {
                     throw recorded.error;
                 }
                 lease.release();
-                void this.pool.beginSeal(lease.pageId, lease.generation); // never rejects; sealPages awaits the checksum
             });
             this.counters.statesSavedIntoPages++;
         } finally {
@@ -215,6 +214,8 @@ export class PageTransfer {
                 lease.release();
             }
         }
+        // every page was finished at once: sealed in one batch, a share per page thread (a seal begun
+        // a page at a time would post a message per page to threads already hashing the others)
         return this.#seal(reservation, pages, tokens, new TimeSlices(this.sliceBudgetMs));
     }
 

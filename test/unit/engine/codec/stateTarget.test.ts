@@ -122,4 +122,28 @@ describe("a state saved straight into pages", () => {
         swapped.writeInt32LE(3, 12 + 4 * 5 + 4 + 4);
         expect(() => parseSequenceStateMeta(swapped)).toThrow(/cell 0 holds position 3/);
     });
+
+    it("names the byte of a cell that is not one sequence's, or out of place: the cell's count or its start", () => {
+        const layout = layoutOf(false);
+        const { meta } = splitStateAsWritten(wholeState(layout, 5));
+        const cellsAt = 12 + 4 * 5 + 4 + 4; // header, tokens, stream count, the first stream's cell count
+        const shared = Buffer.from(meta);
+        shared.writeUInt32LE(2, cellsAt + 3 * 12 + 4); // cell 3 in two sequences
+        expect(() => parseSequenceStateMeta(shared)).toThrow(/cell 3 belongs to 2 sequences/);
+        expect(errorOffset(() => parseSequenceStateMeta(shared))).toBe(cellsAt + 3 * 12 + 4);
+        const moved = Buffer.from(meta);
+        moved.writeInt32LE(7, cellsAt + 4 * 12); // cell 4 at position 7
+        expect(() => parseSequenceStateMeta(moved)).toThrow(/cell 4 holds position 7/);
+        expect(errorOffset(() => parseSequenceStateMeta(moved))).toBe(cellsAt + 4 * 12);
+    });
 });
+
+/** The offset a StateFormatError names, or the thrown value when it is none. */
+function errorOffset(parse: () => unknown): unknown {
+    try {
+        parse();
+    } catch (error) {
+        return error instanceof StateFormatError ? error.offset : error;
+    }
+    return "nothing thrown";
+}
