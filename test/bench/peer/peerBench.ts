@@ -27,6 +27,13 @@ const WORKSPACE_COUNTS = [1, 4, 8] as const;
 const CONTEXT_TOKENS = 4096;
 /** Workspaces taking turns in the round-robin row. */
 const ROUND_ROBIN_WORKSPACES = (process.env.KVAULT_BENCH_ROUND_ROBIN_WORKSPACES ?? "8,16").split(",").map(Number);
+/**
+ * The llama-server configurations the round-robin row runs against (`KVAULT_BENCH_ROUND_ROBIN_PEERS`,
+ * default all three): its defaults (4 slots; since llama.cpp's PR 16391 a prompt cache in RAM that
+ * keeps every chat), a slot per chat, and its defaults with that cache off (`--cache-ram 0`: a slot
+ * keeps only its last prompt, llama.cpp issue 10993, the server this row was first measured against).
+ */
+const ROUND_ROBIN_PEERS = (process.env.KVAULT_BENCH_ROUND_ROBIN_PEERS ?? "np4,perchat,nocache").split(",");
 /** Tokens of one round-robin conversation at its tenth turn, with room to spare. */
 const ROUND_ROBIN_CONTEXT_TOKENS = 2048;
 /** The resumed chat's 4,000-token history, its next turn and its answers. */
@@ -205,13 +212,21 @@ async function roundRobinRows(start: StartServer, prompts: PeerPrompts, figures:
     const contextSize = ROUND_ROBIN_CONTEXT_TOKENS;
     for (const numWorkspaces of ROUND_ROBIN_WORKSPACES) {
         const poolPages = String(Math.ceil(contextSize / 256) * (numWorkspaces + 1));
-        const runs = {
-            kvault: () => start("kvault", 4, { contextSize, extraArgs: ["--pool-pages", poolPages] }),
-            llamaDefault: () => start("llama", 4, { contextSize }),
-            llamaPerChat: () => start("llama", numWorkspaces, { contextSize })
-        };
+        const peers = [
+            { name: "np4", label: "-np 4", start: () => start("llama", 4, { contextSize }) },
+            { name: "perchat", label: `-np ${numWorkspaces}`, start: () => start("llama", numWorkspaces, { contextSize }) },
+            {
+                name: "nocache",
+                label: "-np 4 --cache-ram 0",
+                start: () => start("llama", 4, { contextSize, extraArgs: ["--cache-ram", "0"] })
+            }
+        ].filter((peer) => ROUND_ROBIN_PEERS.includes(peer.name));
+        const runs = [
+            { name: "kvault", start: () => start("kvault", 4, { contextSize, extraArgs: ["--pool-pages", poolPages] }) },
+            ...peers
+        ];
         const measured: Record<string, Awaited<ReturnType<typeof runRoundRobin>>> = {};
-        for (const [name, startServer] of Object.entries(runs)) {
+        for (const { name, start: startServer } of runs) {
             const server = await startServer();
             try {
                 measured[name] = await runRoundRobin(server, prompts, numWorkspaces, `${name}-${numWorkspaces}`);
@@ -221,10 +236,8 @@ async function roundRobinRows(start: StartServer, prompts: PeerPrompts, figures:
         }
         figures[`roundRobin${numWorkspaces}`] = measured;
         const kvault = measured.kvault!;
-        for (const [peer, label] of [
-            [measured.llamaDefault!, "-np 4"],
-            [measured.llamaPerChat!, `-np ${numWorkspaces}`]
-        ] as const) {
+        for (const { name, label } of peers) {
+            const peer = measured[name]!;
             const title = `${numWorkspaces} chats taking turns (llama-server ${label})`;
             rows.push({
                 workload: `${title}: TTFT p50, turns 2+`,
