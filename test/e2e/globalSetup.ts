@@ -6,9 +6,10 @@ import { ensureLocalLlamaBuild } from "../support/ensureLocalLlamaBuild.js";
 import { chromiumPath } from "./support/openKvault.js";
 import { repositoryRoot } from "./support/startKvaultServer.js";
 
-// The browser tests drive the built renderer (out/renderer) that the headless server serves:
-// build it once per run, before any test starts a server. A workspace on a remote backend runs
-// against a real llama-server, built once (cached under .cache/) by the first project that needs it.
+// The browser tests drive the built renderer (out/renderer) that the built headless server
+// (out/main/serve.js) serves: build both once per run, before any test starts a server. A
+// workspace on a remote backend runs against a real llama-server, built once (cached under
+// .cache/) by the first project that needs it.
 export default function setup(): void {
     if (!fs.existsSync(chromiumPath)) {
         throw new Error(
@@ -16,8 +17,10 @@ export default function setup(): void {
         );
     }
     execFileSync("npx", ["electron-vite", "build", "--logLevel", "warn"], { cwd: repositoryRoot, stdio: "inherit" });
-    if (!fs.existsSync(path.join(repositoryRoot, "out", "renderer", "index.html"))) {
-        throw new Error("electron-vite build did not write out/renderer/index.html.");
+    for (const built of [path.join("out", "renderer", "index.html"), path.join("out", "main", "serve.js")]) {
+        if (!fs.existsSync(path.join(repositoryRoot, built))) {
+            throw new Error(`electron-vite build did not write ${built}.`);
+        }
     }
     ensureLlamaServer();
     ensureLocalLlamaBuild(); // the engine the headless server starts prefers it, as in the model tests

@@ -7,6 +7,13 @@ import { fileURLToPath } from "node:url";
 
 export const repositoryRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
 
+/**
+ * The server as `npm run serve` runs it: built JavaScript (out/main/serve.js, and the engine process
+ * it forks), run by node alone. globalSetup builds it from the sources before any test starts;
+ * through tsx a start took about twice as long (docs/TESTING.md).
+ */
+const builtServer = path.join(repositoryRoot, "out", "main", "serve.js");
+
 /** The small engine every browser test runs: a 512-token window, two decode sequences, 16-token pages (96 pages). */
 /** The browser's one-time login link, as serve prints it on stdout (host/headless/serve.ts). */
 const LOGIN_LINE = /^Kvault login link \(works once\): (\S+)$/gm;
@@ -39,7 +46,7 @@ export interface KvaultServer {
 }
 
 /**
- * Starts `npm run serve`'s server as the other tests do, on a free port, with a fresh data
+ * Starts `npm run serve`'s server (as built, see `builtServer`) on a free port, with a fresh data
  * directory of its own, or with `options.dataDir` (kept when it stops: the caller's to remove).
  * `options.extraArgs` are more `npm run serve` options, after e2eServeArgs; one of e2eServeArgs'
  * options given there too (`--context 2048`) takes its place, since serve refuses an option twice.
@@ -59,9 +66,7 @@ export async function startKvaultServer(
     const child = spawn(
         process.execPath,
         [
-            "--import",
-            "tsx",
-            "host/headless/serve.ts",
+            builtServer,
             "--port",
             "0",
             "--data-dir",
