@@ -7,6 +7,7 @@ import { invariant } from "../core/invariant.js";
 import { KvaultError } from "../core/KvaultError.js";
 import type { EngineConfigInput } from "../EngineConfig.js";
 import type { PageManifest } from "../handoff/PageManifest.js";
+import type { Reservation } from "../pages/Reservation.js";
 import type { EnginePolicies } from "../EnginePolicies.js";
 import { KvEngine, type KvEngineHooks } from "../KvEngine.js";
 import { makeSyntheticModel, SYNTHETIC_MODEL_VERSION } from "../../synthetic/index.js";
@@ -253,12 +254,16 @@ const scenarios: Readonly<Record<DrillId, Scenario>> = {
         };
     },
 
-    /** Workspace A's transfer is cancelled while its writer is slow; the victim's pages are reserved at once; A's write then lands. */
+    /**
+     * Workspace A's transfer is cancelled while its writer is slow; the victim's pages are reserved at
+     * once; A's write then lands. A's request settles only once its write is done (llama.cpp's save
+     * into the pages, or the scatter), so the victim's pages are looked at after it, not at a timer
+     * that a slow save outlasts.
+     */
     async "late-write"(engine, hooks, prompt) {
         const controller = new AbortController();
-        let overwritten = 0;
-        let refused = false;
         const refusedBefore = engine.pool.counters.staleWritesRefused;
+        let victim: { readonly reservation: Reservation; readonly pattern: Uint8Array } | undefined;
         hooks.beforeTransferWrite = async () => {
             delete hooks.beforeTransferWrite;
             controller.abort();
@@ -279,14 +284,7 @@ const scenarios: Readonly<Record<DrillId, Scenario>> = {
                 leased.lease.release();
                 engine.pool.seal(handle.pageId, handle.generation);
             }
-            // Once A's late write has had its chance, look at the victim's pages.
-            setTimeout(() => {
-                for (const handle of reservation.pages) {
-                    overwritten += countDifferentBytes(engine.pool.inspectRawPage(handle.pageId), pattern);
-                }
-                refused = engine.pool.counters.staleWritesRefused > refusedBefore;
-                engine.pool.release(reservation);
-            }, 0);
+            victim = { reservation, pattern };
         };
         let error: { code: string; message: string } | null = null;
         try {
@@ -299,7 +297,15 @@ const scenarios: Readonly<Record<DrillId, Scenario>> = {
         } catch (caught) {
             error = errorOf(caught);
         }
-        await new Promise((resolve) => setTimeout(resolve, 10));
+        // A's late write has had its chance: look at the victim's pages.
+        let overwritten = 0;
+        if (victim !== undefined) {
+            for (const handle of victim.reservation.pages) {
+                overwritten += countDifferentBytes(engine.pool.inspectRawPage(handle.pageId), victim.pattern);
+            }
+            engine.pool.release(victim.reservation);
+        }
+        const refused = engine.pool.counters.staleWritesRefused > refusedBefore;
         if (refused && error !== null) {
             error = {
                 code: "stale_write_refused",

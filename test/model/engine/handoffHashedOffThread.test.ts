@@ -7,7 +7,7 @@ import { startTestRuntime } from "../../support/testRuntime.js";
 import { expectEngineClean, freshWorkspace, promptOf, startTinyEngine } from "../../support/engineFixtures.js";
 
 // A long prompt's handoff in pages big enough that their seal and verify are hashed off the engine's
-// thread (PagePool.sealPages / verifyPages, and beginSeal as each page is written): decode still
+// thread (PagePool.sealPages / verifyPages, and beginSeal as each page of a scatter is written): decode still
 // loads exactly what prefill wrote, and a byte flipped after the seal is still refused before
 // anything is decoded.
 
@@ -65,37 +65,60 @@ describe("a handoff whose pages are hashed off the engine's thread", () => {
         await expectEngineClean(engine);
     });
 
-    it("begins each page's seal as soon as it is written where a page alone is worth a hashing thread, and decodes the same", async () => {
-        const pageTokens = 2048; // the tiny model's 512 bytes a token: one full page is the off-thread threshold
-        const bigPages = await startTinyEngine(runtime, {
-            ...config,
-            window: 2 * pageTokens,
-            prefillContextSize: 2 * pageTokens,
-            decodeContextSize: 2 * pageTokens,
-            pageTokens,
-            numPages: 4
-        });
-        try {
-            expect(pageTokens * bytesPerToken(bigPages.layout)).toBeGreaterThanOrEqual(OFF_THREAD_MIN_BYTES);
-            const beginSeal = bigPages.pool.beginSeal.bind(bigPages.pool);
-            const begun: Promise<boolean>[] = []; // in the order the pages were finished
-            bigPages.pool.beginSeal = (pageId, generation) => {
-                const wasBegun = beginSeal(pageId, generation);
-                begun.push(wasBegun);
-                return wasBegun;
-            };
-            const result = await bigPages.generate({
-                workspace: freshWorkspace(),
-                promptTokens: promptOf(bigPages, NUM_PROMPT_TOKENS),
-                maxTokens: MAX_TOKENS
-            });
-            expect(await Promise.all(begun)).toEqual([true, false]); // the full page off the thread as the second was written; the short last page not
-            expect(result.tokens).toEqual(reference);
-            await expectEngineClean(bigPages);
-        } finally {
-            await bigPages.dispose();
-        }
+    // Pages big enough that one alone is worth a hashing thread (the tiny model's 512 bytes a token:
+    // one full page is the off-thread threshold), a prompt of one full page and a short one.
+    const bigPagesConfig = (pageTokens: number) => ({
+        ...config,
+        window: 2 * pageTokens,
+        prefillContextSize: 2 * pageTokens,
+        decodeContextSize: 2 * pageTokens,
+        pageTokens,
+        numPages: 4
     });
+    const writePaths = [
+        {
+            path: "exported and scattered a page at a time (states through files)",
+            stateExchange: "file",
+            // the full page begun off the thread as the second was written; the short last page not
+            expectedBegun: [true, false],
+            expectedSavedIntoPages: 0
+        },
+        {
+            path: "saved by llama.cpp straight into the pages (states through memory, Kvault's build)",
+            stateExchange: "auto",
+            // every page finished at once: no seal begun, all sealed in one batch on the threads
+            expectedBegun: [],
+            expectedSavedIntoPages: 1
+        }
+    ] as const;
+    for (const { path, stateExchange, expectedBegun, expectedSavedIntoPages } of writePaths) {
+        it(`seals a state ${path}: a page's seal begun as it is finished only where pages finish one by one, and decodes the same`, async () => {
+            const pageTokens = 2048;
+            const bigPages = await startTinyEngine(runtime, { ...bigPagesConfig(pageTokens), stateExchange });
+            try {
+                expect(pageTokens * bytesPerToken(bigPages.layout)).toBeGreaterThanOrEqual(OFF_THREAD_MIN_BYTES);
+                expect(bigPages.stateExchange.kind, bigPages.stateExchange.reason).toBe(stateExchange === "file" ? "file" : "memory");
+                const beginSeal = bigPages.pool.beginSeal.bind(bigPages.pool);
+                const begun: Promise<boolean>[] = []; // in the order the pages were finished
+                bigPages.pool.beginSeal = (pageId, generation) => {
+                    const wasBegun = beginSeal(pageId, generation);
+                    begun.push(wasBegun);
+                    return wasBegun;
+                };
+                const result = await bigPages.generate({
+                    workspace: freshWorkspace(),
+                    promptTokens: promptOf(bigPages, NUM_PROMPT_TOKENS),
+                    maxTokens: MAX_TOKENS
+                });
+                expect(await Promise.all(begun)).toEqual(expectedBegun);
+                expect(bigPages.counters.statesSavedIntoPages).toBe(expectedSavedIntoPages);
+                expect(result.tokens).toEqual(reference);
+                await expectEngineClean(bigPages);
+            } finally {
+                await bigPages.dispose();
+            }
+        });
+    }
 
     it("refuses a byte flipped in the last page after the seal, decodes nothing, and serves the next request", async () => {
         const failuresBefore = engine.counters.integrityFailures;
