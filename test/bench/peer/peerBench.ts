@@ -33,7 +33,11 @@ const ROUND_ROBIN_WORKSPACES = (process.env.KVAULT_BENCH_ROUND_ROBIN_WORKSPACES 
  * keeps every chat), a slot per chat, and its defaults with that cache off (`--cache-ram 0`: a slot
  * keeps only its last prompt, llama.cpp issue 10993, the server this row was first measured against).
  */
-const ROUND_ROBIN_PEERS = (process.env.KVAULT_BENCH_ROUND_ROBIN_PEERS ?? "np4,perchat,nocache").split(",");
+const ROUND_ROBIN_PEERS = namesFromEnvironment(
+    "KVAULT_BENCH_ROUND_ROBIN_PEERS",
+    ["np4", "perchat", "nocache"],
+    ["np4", "perchat", "nocache"]
+);
 /** Tokens of one round-robin conversation at its tenth turn, with room to spare. */
 const ROUND_ROBIN_CONTEXT_TOKENS = 2048;
 /** The resumed chat's 4,000-token history, its next turn and its answers. */
@@ -42,7 +46,19 @@ const RESUME_CONTEXT_TOKENS = 8192;
  * Which groups of rows run: `KVAULT_PEER_ROWS=roundrobin,resume` runs only the rows beyond the peer,
  * `stream` only the stream-alone row (without base, which has it), default: base, roundrobin, resume.
  */
-const ROW_GROUPS = new Set((process.env.KVAULT_PEER_ROWS ?? "base,roundrobin,resume").split(","));
+const ROW_GROUPS = new Set(
+    namesFromEnvironment("KVAULT_PEER_ROWS", ["base", "roundrobin", "resume"], ["base", "roundrobin", "resume", "stream"])
+);
+
+/** The comma-separated names in `variable`, or `fallback` when it is unset; a name not in `known` is refused, not skipped. */
+function namesFromEnvironment(variable: string, fallback: readonly string[], known: readonly string[]): readonly string[] {
+    const names = process.env[variable]?.split(",") ?? fallback;
+    const unknown = names.filter((name) => !known.includes(name));
+    if (unknown.length > 0) {
+        throw new RangeError(`${variable} names ${unknown.join(", ")}; use a comma-separated list of ${known.join(", ")}.`);
+    }
+    return names;
+}
 
 type ServerName = "kvault" | "llama";
 
