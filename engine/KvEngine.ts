@@ -115,7 +115,7 @@ export class KvEngine {
         const transfer = new PageTransfer(pool, parts.layout, parts.layoutFingerprint, transferHooks, counters, policies.reader);
         const target =
             prefill && decode.layout && decode.numStreams !== undefined
-                ? { layout: decode.layout, numStreams: decode.numStreams }
+                ? { layout: decode.layout, numStreams: decode.numStreams, verifiesPagesOnLoad: decode.verifiesPagesOnLoad }
                 : undefined;
         const workspaces = new WorkspaceTable(decode, pool, transfer, target, counters, () => scheduler.requestSchedule(), memoryEvents);
         const scheduler = new TurnScheduler(workspaces, pool, decode.numSequences);

@@ -1,5 +1,5 @@
 import { xxh64 } from "@node-rs/xxhash";
-import { layerOffsetInPage, type KvLayout } from "../codec/KvLayout.js";
+import { blockOffsetsInPage, type KvLayout } from "../codec/KvLayout.js";
 import type { ParsedSequenceState } from "../codec/parseSequenceState.js";
 
 /**
@@ -37,7 +37,7 @@ export function pageFingerprints(raw: Uint8Array, layout: KvLayout, pageTokens: 
     const bytes = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
     const joined = Buffer.alloc(layout.layers.reduce((sum, layer) => sum + layer.kRowBytes, 0));
     const zero = Buffer.alloc(joined.length);
-    const starts = layout.layers.map((_, index) => layerOffsetInPage(layout, index, pageTokens));
+    const starts = blockOffsetsInPage(layout, pageTokens).k;
     const fingerprints: (KvFingerprint | undefined)[] = [];
     for (let slot = 0; slot < pageTokens; slot++) {
         let offset = 0;

@@ -25,22 +25,37 @@ export interface KvLayout {
 /**
  * Bytes one token position occupies in a page: K and V of every layer.
  *
- * Inside a page of `pageTokens` positions the bytes are laid out layer by layer, each layer as
- * its K block `[pageTokens × kRowBytes]` followed by its V block: `[pageTokens × vRowBytes]`, or,
- * when V is transposed, `numVElements` runs of `[pageTokens × vElementBytes]`. Every block keeps
- * llama.cpp's own order, so a page is filled and read with one copy per block.
+ * Inside a page of `pageTokens` positions the bytes are laid out in the order llama.cpp writes a
+ * state (docs/STATE-FORMAT.md): every layer's K block `[pageTokens × kRowBytes]`, layer after layer,
+ * then every layer's V block: `[pageTokens × vRowBytes]`, or, when V is transposed, `numVElements`
+ * runs of `[pageTokens × vElementBytes]`. Every block keeps llama.cpp's own order, so a page is
+ * filled and read with one copy per block, and a state saved into the pages writes each page from
+ * its first byte to its last, which lets the save hash a page as it writes it.
  */
 export function bytesPerToken(layout: KvLayout): number {
     return layout.layers.reduce((sum, layer) => sum + layer.kRowBytes + layer.vRowBytes, 0);
 }
 
-/** Where layer `index`'s K block starts inside a page. */
-export function layerOffsetInPage(layout: KvLayout, index: number, pageTokens: number): number {
+/** Where each layer's K block and V block start inside a page of `pageTokens` positions. */
+export interface BlockOffsets {
+    readonly k: readonly number[];
+    readonly v: readonly number[];
+}
+
+/** The offsets of every layer's K and V blocks inside a page (see `bytesPerToken`). */
+export function blockOffsetsInPage(layout: KvLayout, pageTokens: number): BlockOffsets {
+    const k: number[] = [];
+    const v: number[] = [];
     let offset = 0;
-    for (let i = 0; i < index; i++) {
-        offset += pageTokens * (layout.layers[i]!.kRowBytes + layout.layers[i]!.vRowBytes);
+    for (const layer of layout.layers) {
+        k.push(offset);
+        offset += pageTokens * layer.kRowBytes;
     }
-    return offset;
+    for (const layer of layout.layers) {
+        v.push(offset);
+        offset += pageTokens * layer.vRowBytes;
+    }
+    return { k, v };
 }
 
 /** The first difference between two layouts, in words, or undefined when they are the same. */

@@ -1,6 +1,6 @@
 import { invariant } from "../core/invariant.js";
 import { StateLayoutMismatchError } from "./codecErrors.js";
-import { bytesPerToken, describeLayoutMismatch, type KvLayout } from "./KvLayout.js";
+import { blockOffsetsInPage, bytesPerToken, describeLayoutMismatch, type KvLayout } from "./KvLayout.js";
 import { STATE_SEQ_MAGIC, STATE_SEQ_VERSION, type ParsedSequenceState } from "./parseSequenceState.js";
 
 /**
@@ -40,25 +40,23 @@ function forEachBlock(
     range: ScatterRange = { firstLayer: 0, endLayer: layout.layers.length, firstPage: 0, endPage: numPagesFor(numTokens, pageTokens) }
 ): void {
     const { firstLayer, endLayer, firstPage, endPage } = range;
-    let layerOffset = 0;
-    layout.layers.forEach((layer, layerIndex) => {
-        if (layerIndex < firstLayer || layerIndex >= endLayer) {
-            layerOffset += pageTokens * (layer.kRowBytes + layer.vRowBytes);
-            return;
-        }
-        const kBlock = pageTokens * layer.kRowBytes;
+    const offsets = blockOffsetsInPage(layout, pageTokens);
+    for (let layerIndex = firstLayer; layerIndex < endLayer; layerIndex++) {
+        const layer = layout.layers[layerIndex]!;
+        const kOffset = offsets.k[layerIndex]!;
+        const vOffset = offsets.v[layerIndex]!;
         for (let page = firstPage; page < endPage; page++) {
             const first = page * pageTokens;
             const count = Math.min(pageTokens, numTokens - first);
-            copy(page, layerOffset, layerIndex, "k", first * layer.kRowBytes, count * layer.kRowBytes);
+            copy(page, kOffset, layerIndex, "k", first * layer.kRowBytes, count * layer.kRowBytes);
             if (!layout.vTransposed) {
-                copy(page, layerOffset + kBlock, layerIndex, "v", first * layer.vRowBytes, count * layer.vRowBytes);
+                copy(page, vOffset, layerIndex, "v", first * layer.vRowBytes, count * layer.vRowBytes);
             } else {
                 const run = pageTokens * layer.vElementBytes;
                 for (let element = 0; element < layer.numVElements; element++) {
                     copy(
                         page,
-                        layerOffset + kBlock + element * run,
+                        vOffset + element * run,
                         layerIndex,
                         "v",
                         (element * numTokens + first) * layer.vElementBytes,
@@ -67,8 +65,7 @@ function forEachBlock(
                 }
             }
         }
-        layerOffset += pageTokens * (layer.kRowBytes + layer.vRowBytes);
-    });
+    }
 }
 
 /** How the codec reaches page bytes: through the pool's leases in the engine, plain buffers in tests. */
@@ -145,10 +142,28 @@ export interface StateTarget {
     readonly numTokens: number;
     readonly meta: Buffer;
     readonly runs: readonly Uint8Array[];
+    /** The page (its index in token order) each run lies in. */
+    readonly runPages: Uint32Array;
     /** The state's size: `meta`'s and the runs' together. */
     readonly numBytes: number;
     /** Bytes each page holds once the runs are written, from its start: its valid length. */
     readonly numValidBytesByPage: readonly number[];
+    /**
+     * When given, the save hashes each page as it writes it, and must fill `checksums` (see
+     * `PageHashes`). A page's runs come in the order of its bytes (`bytesPerToken`), so the hash
+     * reads each byte as it is written, instead of a second pass over every page afterwards.
+     */
+    readonly pageHashes?: PageHashes;
+}
+
+/** What a save that hashes the pages it writes is given, page by page in token order. */
+export interface PageHashes {
+    /** Each page's valid bytes, `[0, numValidBytesByPage[i])`: the bytes its checksum covers. */
+    readonly pages: readonly Uint8Array[];
+    /** Each checksum's seed: the page's first token position (`pageChecksum`). */
+    readonly seeds: BigUint64Array;
+    /** Filled by the save: each page's `pageChecksum` of its valid bytes once written. */
+    readonly checksums: BigUint64Array;
 }
 
 /**
@@ -180,9 +195,9 @@ export function planStateTarget(
         start += numTokens * layer.vRowBytes;
     }
     const numValidBytesByPage = new Array<number>(numPagesFor(numTokens, pageTokens)).fill(0);
-    const runs: { at: number; bytes: Uint8Array }[] = [];
+    const runs: { at: number; bytes: Uint8Array; page: number }[] = [];
     forEachBlock(layout, numTokens, pageTokens, (page, pageOffset, layer, part, stateOffset, numBlockBytes) => {
-        runs.push({ at: (part === "k" ? kStarts : vStarts)[layer]! + stateOffset, bytes: target(page, pageOffset, numBlockBytes) });
+        runs.push({ at: (part === "k" ? kStarts : vStarts)[layer]! + stateOffset, bytes: target(page, pageOffset, numBlockBytes), page });
         numValidBytesByPage[page] = Math.max(numValidBytesByPage[page]!, pageOffset + numBlockBytes);
     });
     runs.sort((a, b) => a.at - b.at);
@@ -196,6 +211,7 @@ export function planStateTarget(
         numTokens,
         meta: Buffer.alloc(numBytes - numKvBytes),
         runs: runs.map((run) => run.bytes),
+        runPages: Uint32Array.from(runs, (run) => run.page),
         numBytes,
         numValidBytesByPage
     };
@@ -222,6 +238,32 @@ export interface StateChunks {
     readonly chunks: readonly Uint8Array[];
     /** The chunks' total length: the state file's size. */
     readonly numBytes: number;
+    /** The page (its index in token order) each chunk views, -1 for the metadata's chunks. */
+    readonly chunkPages: Int32Array;
+    /**
+     * When given, the load verifies every page as it reads it, in the same native job, and must
+     * fill `recomputed` (see `PageChecks`).
+     */
+    readonly pageChecks?: PageChecks;
+}
+
+/**
+ * What a load that verifies the pages it reads is given, page by page in token order. A page's
+ * chunks come in the order of its bytes (`bytesPerToken`), so the hash reads each byte as it is
+ * copied into the cache. Where any page's recomputed checksum differs from its expected one, the
+ * load erases the sequence before anything can decode over it and loads no token.
+ */
+export interface PageChecks {
+    /** The state's `chunkPages`: which page each chunk views. */
+    readonly chunkPages: Int32Array;
+    /** Each page's valid bytes: the bytes its checksum covers. */
+    readonly pages: readonly Uint8Array[];
+    /** Each checksum's seed: the page's first token position (`pageChecksum`). */
+    readonly seeds: BigUint64Array;
+    /** The checksum each page was sealed with. */
+    readonly expected: BigUint64Array;
+    /** Filled by the load: each page's `pageChecksum` of its valid bytes as read. */
+    readonly recomputed: BigUint64Array;
 }
 
 /** A chunked state as one buffer (one copy), for callers that keep it past the pages' leases. */
@@ -272,7 +314,7 @@ export function assembleSequenceStateChunks({
     const numBytes = sequenceStateBytes(numTokens, layout, targetNumStreams);
     const meta = Buffer.alloc(numBytes - numTokens * bytesPerToken(layout));
     /** Runs in file order once sorted: `at` is the run's offset in the state. */
-    const runs: { at: number; bytes: Uint8Array }[] = [];
+    const runs: { at: number; bytes: Uint8Array; page: number }[] = [];
     let offset = 0; // in the state
     let metaOffset = 0;
     let metaRunStart = 0;
@@ -290,7 +332,7 @@ export function assembleSequenceStateChunks({
     };
     /** Ends the metadata run before `numDataBytes` of KV, which the pages provide. */
     const skipData = (numDataBytes: number): number => {
-        runs.push({ at: offset - (metaOffset - metaRunStart), bytes: meta.subarray(metaRunStart, metaOffset) });
+        runs.push({ at: offset - (metaOffset - metaRunStart), bytes: meta.subarray(metaRunStart, metaOffset), page: -1 });
         metaRunStart = metaOffset;
         const start = offset;
         offset += numDataBytes;
@@ -340,14 +382,18 @@ export function assembleSequenceStateChunks({
     for (let stream = 1; stream < targetNumStreams; stream++) {
         u32(0);
     } // the other streams: no cells
-    runs.push({ at: offset - (metaOffset - metaRunStart), bytes: meta.subarray(metaRunStart, metaOffset) });
+    runs.push({ at: offset - (metaOffset - metaRunStart), bytes: meta.subarray(metaRunStart, metaOffset), page: -1 });
     invariant(
         offset === numBytes && metaOffset === meta.length,
         () => `assembled state is ${offset} bytes (${metaOffset} of metadata), ${numBytes} (${meta.length}) were planned`
     );
 
     forEachBlock(layout, numTokens, pageTokens, (page, pageOffset, layer, part, stateOffset, numBlockBytes) => {
-        runs.push({ at: (part === "k" ? kStarts : vStarts)[layer]! + stateOffset, bytes: pages.view(page, pageOffset, numBlockBytes) });
+        runs.push({
+            at: (part === "k" ? kStarts : vStarts)[layer]! + stateOffset,
+            bytes: pages.view(page, pageOffset, numBlockBytes),
+            page
+        });
     });
     runs.sort((a, b) => a.at - b.at);
     let covered = 0;
@@ -356,5 +402,6 @@ export function assembleSequenceStateChunks({
         covered += run.bytes.length;
     }
     invariant(covered === numBytes, () => `assembled state: the runs cover ${covered} of ${numBytes} bytes`);
-    return { chunks: runs.filter((run) => run.bytes.length > 0).map((run) => run.bytes), numBytes };
+    const nonEmpty = runs.filter((run) => run.bytes.length > 0);
+    return { chunks: nonEmpty.map((run) => run.bytes), numBytes, chunkPages: Int32Array.from(nonEmpty, (run) => run.page) };
 }

@@ -1,6 +1,6 @@
 import { workspaceId, type PageHolder, type PageId } from "../core/ids.js";
 import { KvaultError } from "../core/KvaultError.js";
-import { layerOffsetInPage, type KvLayout } from "../codec/KvLayout.js";
+import { blockOffsetsInPage, type KvLayout } from "../codec/KvLayout.js";
 import type { ParsedSequenceState } from "../codec/parseSequenceState.js";
 import type { KvEngine, KvEngineHooks } from "../KvEngine.js";
 import type { PagePool } from "../pages/PagePool.js";
@@ -116,11 +116,11 @@ export function countBytesOfA(
         }
         const numRows = Math.min(pageTokens, numTokens - index * pageTokens);
         let found = 0;
+        const offsets = blockOffsetsInPage(layout, pageTokens);
         layout.layers.forEach((layer, layerIndex) => {
-            const kOffset = layerOffsetInPage(layout, layerIndex, pageTokens);
-            const blocks: [number, Buffer, number][] = [[kOffset, victimKv.layers[layerIndex]!.k, layer.kRowBytes]];
+            const blocks: [number, Buffer, number][] = [[offsets.k[layerIndex]!, victimKv.layers[layerIndex]!.k, layer.kRowBytes]];
             if (!layout.vTransposed) {
-                blocks.push([kOffset + pageTokens * layer.kRowBytes, victimKv.layers[layerIndex]!.v, layer.vRowBytes]);
+                blocks.push([offsets.v[layerIndex]!, victimKv.layers[layerIndex]!.v, layer.vRowBytes]);
             }
             for (const [pageOffset, rows, rowBytes] of blocks) {
                 const stateOffset = index * pageTokens * rowBytes;

@@ -256,5 +256,5 @@ function targetOf(context: RoleContext): TransferTarget {
         context.layout !== undefined && context.numStreams !== undefined,
         () => `the ${context.role} context has no measured KV layout`
     );
-    return { layout: context.layout, numStreams: context.numStreams };
+    return { layout: context.layout, numStreams: context.numStreams, verifiesPagesOnLoad: context.verifiesPagesOnLoad };
 }

@@ -9,6 +9,7 @@ import {
     planStateTarget,
     scatterRangeToPages,
     type PageBlockAccess,
+    type PageChecks,
     type StateChunks,
     type StateTarget
 } from "../codec/statePages.js";
@@ -19,6 +20,7 @@ import type { PageHandle, Reservation, ReservationRef } from "../pages/Reservati
 import type { PageManifest } from "./PageManifest.js";
 import type { StateSource } from "./StateSource.js";
 import { verifyingReader, type ReadExpectation, type TransferReader } from "./TransferReader.js";
+import { verifyRecomputed, type ManifestExpectation } from "./verifyManifest.js";
 
 export interface PageTransferHooks {
     /** After the write leases are taken, before the bytes are written: a slow transport. */
@@ -41,10 +43,12 @@ export interface PageTransferCounters {
     statesSavedIntoPages: number;
 }
 
-/** Where the pages go: a context's measured layout and stream count. */
+/** Where the pages go: a context's measured layout and stream count, and whether it verifies pages as it loads them. */
 export interface TransferTarget {
     readonly layout: KvLayout;
     readonly numStreams: number;
+    /** `RoleContext.verifiesPagesOnLoad`: the checksums recomputed as llama.cpp reads the pages, in the load's own job. */
+    readonly verifiesPagesOnLoad?: boolean;
 }
 
 /**
@@ -179,13 +183,23 @@ export class PageTransfer {
         let tokens: Int32Array;
         try {
             this.#leaseForWriting(pages, writeLeases);
-            const target = planStateTarget(numTokens, this.layout, numStreams, pageTokens, (pageIndex, pageOffset, numBytes) => {
+            const targetOf = (pageIndex: number, pageOffset: number, numBytes: number): Uint8Array => {
                 const targeted = writeLeases[pageIndex]!.target(pageOffset, numBytes);
                 if (!targeted.ok) {
                     throw targeted.error;
                 }
                 return targeted.bytes;
-            });
+            };
+            const planned = planStateTarget(numTokens, this.layout, numStreams, pageTokens, targetOf);
+            // each page hashed as llama.cpp writes it, for its seal: no second pass over the pages
+            const target: StateTarget = {
+                ...planned,
+                pageHashes: {
+                    pages: planned.numValidBytesByPage.map((numBytes, index) => targetOf(index, 0, numBytes)),
+                    seeds: BigUint64Array.from(pages, (handle) => BigInt(this.pool.pageInfo(handle.pageId).tokenStart)),
+                    checksums: new BigUint64Array(pages.length)
+                }
+            };
             // a slow transport: llama.cpp holds the pages' addresses from here, whatever happens to the request meanwhile
             await this.hooks.beforeTransferWrite?.(reservation.holder);
             if (!(await saveInto(target))) {
@@ -202,11 +216,17 @@ export class PageTransfer {
             }
             tokens = meta.tokens;
             writeLeases.forEach((lease, index) => {
-                const recorded = lease.recordWritten(target.numValidBytesByPage[index]!);
+                const numBytes = target.numValidBytesByPage[index]!;
+                const recorded = lease.recordWritten(numBytes);
                 if (!recorded.ok) {
                     throw recorded.error;
                 }
                 lease.release();
+                this.pool.beginSealWith(lease.pageId, lease.generation, {
+                    numBytes,
+                    tokenStart: Number(target.pageHashes!.seeds[index]),
+                    checksum: target.pageHashes!.checksums[index]!
+                });
             });
             this.counters.statesSavedIntoPages++;
         } finally {
@@ -214,8 +234,7 @@ export class PageTransfer {
                 lease.release();
             }
         }
-        // every page was finished at once: sealed in one batch, a share per page thread (a seal begun
-        // a page at a time would post a message per page to threads already hashing the others)
+        // every page was hashed as it was written: the seal takes those checksums
         return this.#seal(reservation, pages, tokens, new TimeSlices(this.sliceBudgetMs));
     }
 
@@ -282,6 +301,12 @@ export class PageTransfer {
      * for `target` as chunks that view the pages (`StateChunks`), holding the read leases until
      * `load` settles, so no page can be scrubbed or reused under the views. Throws the handoff's
      * integrity error, having assembled nothing and called nothing, when any check fails.
+     *
+     * Where the target verifies pages as it loads them (V in rows, the verifying reader), every check
+     * but the checksums is made first, and the checksums are recomputed as llama.cpp reads the pages,
+     * in the load's own native job, which erases the sequence on a mismatch before anything can
+     * decode over it: one pass over the bytes instead of two. Their integrity error is thrown then,
+     * once the load is done.
      */
     async load(
         manifest: PageManifest,
@@ -290,33 +315,39 @@ export class PageTransfer {
         load: (state: StateChunks) => Promise<void>
     ): Promise<void> {
         const readLeases: PageReadLease[] = [];
+        const expectation: ManifestExpectation = {
+            holder: expected.holder,
+            workspace: expected.workspace,
+            generation: expected.generation,
+            layoutFingerprint: this.layoutFingerprint,
+            numTokens: expected.tokens.length
+        };
+        const verifyBeforeLoad = target.verifiesPagesOnLoad === true && !this.layout.vTransposed ? this.reader.verifyBeforeLoad : undefined;
         try {
-            await load(await this.#assemble(manifest, expected, target, readLeases));
+            const integrityError =
+                verifyBeforeLoad !== undefined
+                    ? verifyBeforeLoad(manifest, expectation, this.pool)
+                    : await this.reader.verify(manifest, expectation, this.pool);
+            if (integrityError !== undefined) {
+                throw integrityError;
+            }
+            const assembled = this.#assemble(manifest, expected, target, readLeases);
+            if (verifyBeforeLoad === undefined) {
+                await load(assembled);
+                return;
+            }
+            const pageChecks = this.#pageChecksOf(manifest, readLeases, assembled.chunkPages);
+            await load({ ...assembled, pageChecks });
+            const recomputedError = await verifyRecomputed(manifest, expectation.generation, Array.from(pageChecks.recomputed), this.pool);
+            if (recomputedError !== undefined) {
+                throw recomputedError;
+            }
         } finally {
             releaseAll(readLeases);
         }
     }
 
-    async #assemble(
-        manifest: PageManifest,
-        expected: ReadExpectation,
-        target: TransferTarget,
-        readLeases: PageReadLease[]
-    ): Promise<StateChunks> {
-        const integrityError = await this.reader.verify(
-            manifest,
-            {
-                holder: expected.holder,
-                workspace: expected.workspace,
-                generation: expected.generation,
-                layoutFingerprint: this.layoutFingerprint,
-                numTokens: expected.tokens.length
-            },
-            this.pool
-        );
-        if (integrityError !== undefined) {
-            throw integrityError;
-        }
+    #assemble(manifest: PageManifest, expected: ReadExpectation, target: TransferTarget, readLeases: PageReadLease[]): StateChunks {
         const { tokens, pages } = this.reader.assemblyOf(manifest, expected, this.pool, readLeases);
         return assembleSequenceStateChunks({
             tokens,
@@ -326,6 +357,21 @@ export class PageTransfer {
             pages,
             pageTokens: this.pool.config.pageTokens
         });
+    }
+
+    /** What a load that verifies the manifest's pages as it reads them is given: each page's valid bytes, seed and sealed checksum. */
+    #pageChecksOf(manifest: PageManifest, readLeases: readonly PageReadLease[], chunkPages: Int32Array): PageChecks {
+        invariant(
+            readLeases.length === manifest.pages.length,
+            () => `${readLeases.length} read leases for the ${manifest.pages.length} pages of a manifest to verify on load`
+        );
+        return {
+            chunkPages,
+            pages: readLeases.map((lease) => lease.view(0, lease.numValidBytes)),
+            seeds: BigUint64Array.from(manifest.pages, (page) => BigInt(this.pool.pageInfo(page).tokenStart)),
+            expected: BigUint64Array.from(manifest.checksums),
+            recomputed: new BigUint64Array(manifest.pages.length)
+        };
     }
 }
 

@@ -6,7 +6,7 @@ import type { PagePool } from "../pages/PagePool.js";
 import type { ReservationRef } from "../pages/Reservation.js";
 import type { HandoffIntegrityError } from "./integrityErrors.js";
 import type { PageManifest } from "./PageManifest.js";
-import { verifyManifest, type ManifestExpectation } from "./verifyManifest.js";
+import { verifyManifest, verifyManifestClaims, type ManifestExpectation } from "./verifyManifest.js";
 
 /** What the reader of a transfer expects: its own holder, workspace and generation, and the tokens it reserved for. */
 export interface ReadExpectation {
@@ -39,6 +39,13 @@ export interface TransferReader {
     /** The first integrity failure of `manifest` against what the reader expects, as a value. */
     verify(manifest: PageManifest, expected: ManifestExpectation, pool: PagePool): Promise<HandoffIntegrityError | undefined>;
     /**
+     * `verify` but the pages' checksums, which the load recomputes as it reads the pages and the
+     * transfer checks afterwards (`verifyRecomputed`), for a target that verifies pages on load.
+     * Absent where the reader must see every checksum before anything is assembled: a fault
+     * drill's leaky readers, whose switched-off guard the load's own check would stand in for.
+     */
+    verifyBeforeLoad?(manifest: PageManifest, expected: ManifestExpectation, pool: PagePool): HandoffIntegrityError | undefined;
+    /**
      * The tokens and page bytes to assemble, once `manifest` passed `verify`. Read leases it takes
      * go onto `leases` as they are taken, so the caller's `finally` releases every one.
      */
@@ -58,6 +65,8 @@ export const verifyingReader: TransferReader = Object.freeze({
     },
 
     verify: verifyManifest,
+
+    verifyBeforeLoad: verifyManifestClaims,
 
     assemblyOf(manifest: PageManifest, expected: ReadExpectation, pool: PagePool, leases: PageReadLease[]): Assembly {
         invariant(

@@ -153,3 +153,55 @@ export async function verifyManifest(
     const mismatch = verified.checksums.findIndex((checksum, index) => checksum !== manifest.checksums[index]);
     return mismatch >= 0 ? checksumFailure(manifest, mismatch, verified) : ownerFailure;
 }
+
+/**
+ * Decode's checks but the pages' checksums, for a load that recomputes them as it reads the pages
+ * (`StateChunks.pageChecks`): the manifest is for this holder at this generation, the page count is
+ * ⌈tokens / pageTokens⌉, and every page is sealed by this holder at this generation, holds the next
+ * positions and was sealed with the checksum the manifest lists (the load compares what it reads
+ * with that one). The first failure, as a value; `verifyRecomputed` finishes the job once the load
+ * has read the pages.
+ */
+export function verifyManifestClaims(
+    manifest: PageManifest,
+    expected: ManifestExpectation,
+    pool: PagePool
+): HandoffIntegrityError | undefined {
+    const failure =
+        checkIdentity(manifest, expected) ?? checkLayout(manifest, expected) ?? checkPageCount(manifest, expected, pool.config.pageTokens);
+    if (failure !== undefined) {
+        return failure;
+    }
+    for (let index = 0; index < manifest.pages.length; index++) {
+        const ownerFailure = checkPageOwner(manifest, index, expected, pool);
+        if (ownerFailure !== undefined) {
+            return ownerFailure;
+        }
+        const sealed = pool.pageInfo(manifest.pages[index]!).checksum;
+        if (sealed !== manifest.checksums[index]) {
+            return new PageChecksumMismatchError(
+                `page ${manifest.pages[index]} (${index + 1} of ${manifest.pages.length}) was sealed as ${sealed?.toString(16)}; ` +
+                    `the manifest lists ${manifest.checksums[index]?.toString(16)}`
+            );
+        }
+    }
+    return undefined;
+}
+
+/**
+ * The checksums a load recomputed as it read the manifest's pages, checked as `verifyManifest`
+ * checks the ones it computes (`PagePool.verifyPagesRecomputed`): the first failure, as a value.
+ */
+export async function verifyRecomputed(
+    manifest: PageManifest,
+    generation: number,
+    recomputed: readonly bigint[],
+    pool: PagePool
+): Promise<HandoffIntegrityError | undefined> {
+    const verified = await pool.verifyPagesRecomputed(manifest.pages, generation, recomputed);
+    if (!verified.ok) {
+        return checksumFailure(manifest, verified.index, verified);
+    }
+    const mismatch = verified.checksums.findIndex((checksum, index) => checksum !== manifest.checksums[index]);
+    return mismatch >= 0 ? checksumFailure(manifest, mismatch, verified) : undefined;
+}

@@ -276,18 +276,35 @@ export class PagePool {
     beginSeal(pageId: PageId, generation: number): Promise<boolean> {
         this.#assertAlive("begin a seal");
         const ledger = this.#ledger;
-        const isFinished =
-            ledger.claimRefusal(pageId, generation, "seal") === undefined &&
-            ledger.states[pageId] === PageState.Written &&
-            ledger.writeLeased[pageId] === 0;
         const numBytes = ledger.numValidBytes[pageId] as number;
-        if (!isFinished || !this.#pageHasher().isWorthThreads(numBytes)) {
+        if (!this.#isFinished(pageId, generation) || !this.#pageHasher().isWorthThreads(numBytes)) {
             return Promise.resolve(false);
         }
         const hasher = this.#pageHasher();
         const tokenStart = ledger.tokenStarts[pageId] as number;
         const checksum = hasher.hash([this.#arena.hashJob(pageId, numBytes, tokenStart)]).then(([value]) => value!);
         return this.#begunSeals.begin(pageId, generation, numBytes, tokenStart, checksum).then(() => true);
+    }
+
+    /**
+     * `beginSeal` for a page its writer hashed as it wrote it (llama.cpp's save into the pages,
+     * `StateTarget.pageHashes`): `checksum` is the `pageChecksum` of its `numBytes` valid bytes
+     * seeded with `tokenStart`, and the seal takes it instead of hashing the page again, if the
+     * page is still as it was hashed (its claim, length and first token; no write lease since).
+     * Returns whether it was recorded; where not, the seal hashes the page itself.
+     */
+    beginSealWith(pageId: PageId, generation: number, hashed: { numBytes: number; tokenStart: number; checksum: bigint }): boolean {
+        this.#assertAlive("begin a seal");
+        const ledger = this.#ledger;
+        if (
+            !this.#isFinished(pageId, generation) ||
+            ledger.numValidBytes[pageId] !== hashed.numBytes ||
+            ledger.tokenStarts[pageId] !== hashed.tokenStart
+        ) {
+            return false;
+        }
+        void this.#begunSeals.begin(pageId, generation, hashed.numBytes, hashed.tokenStart, Promise.resolve(hashed.checksum));
+        return true;
     }
 
     /**
@@ -371,10 +388,41 @@ export class PagePool {
      */
     async verifyPages(pages: readonly PageId[], generation: number, pause: () => Promise<void> = noPause): Promise<PagesVerifyResult> {
         this.#assertAlive("verify pages");
-        const checksums: bigint[] = [];
         const hashed = await this.#hashOffThread(pages, (page) => this.#verifyRefusal(page, generation));
+        if (hashed !== undefined) {
+            return this.#settleVerification(pages, generation, (index) => hashed.checksumOf(index));
+        }
+        return this.#settleVerification(pages, generation, (index) => this.#checksumOf(pages[index]!), pause);
+    }
+
+    /**
+     * `verifyPages` for pages whose checksums were recomputed as they were read, by the load that read
+     * them under read leases (`StateChunks.pageChecks`): the same checks, the same counters and the
+     * same record, the checksums taken from `recomputed` instead of hashing the pages again.
+     */
+    verifyPagesRecomputed(pages: readonly PageId[], generation: number, recomputed: readonly bigint[]): Promise<PagesVerifyResult> {
+        this.#assertAlive("verify pages");
+        invariant(
+            recomputed.length === pages.length,
+            () => `${recomputed.length} checksums recomputed for ${pages.length} pages to verify`
+        );
+        return this.#settleVerification(pages, generation, (index) => recomputed[index]!);
+    }
+
+    /**
+     * `verify()` of each page in order against the checksum `actual` gives it, stopping at the first
+     * failure; `pause()` before each page where given (pages hashed here), none where the checksums
+     * are in hand.
+     */
+    async #settleVerification(
+        pages: readonly PageId[],
+        generation: number,
+        actual: (index: number) => bigint,
+        pause?: () => Promise<void>
+    ): Promise<PagesVerifyResult> {
+        const checksums: bigint[] = [];
         for (const [index, pageId] of pages.entries()) {
-            if (hashed === undefined) {
+            if (pause !== undefined) {
                 await pause();
             }
             this.#assertAlive("verify a page");
@@ -383,11 +431,7 @@ export class PagePool {
                 this.#recordRefusal(pages.slice(index), generation, refusal.error.message);
                 return { ok: false, index, error: this.#counted(refusal) };
             }
-            const verified = this.#compareChecksum(
-                pageId,
-                generation,
-                hashed === undefined ? this.#checksumOf(pageId) : hashed.checksumOf(index)
-            );
+            const verified = this.#compareChecksum(pageId, generation, actual(index));
             if (!verified.ok) {
                 this.#recordRefusal(pages.slice(index), generation, verified.error.message);
                 return { ok: false, index, error: verified.error };
@@ -732,6 +776,16 @@ export class PagePool {
             () => `seal of page ${pageId} with ${numTokens} tokens, outside [1, ${this.config.pageTokens}]`
         );
         return undefined;
+    }
+
+    /** Whether the page is written at `generation`, its claim alive and no write lease on it: ready to seal. */
+    #isFinished(pageId: PageId, generation: number): boolean {
+        const ledger = this.#ledger;
+        return (
+            ledger.claimRefusal(pageId, generation, "seal") === undefined &&
+            ledger.states[pageId] === PageState.Written &&
+            ledger.writeLeased[pageId] === 0
+        );
     }
 
     #applySeal(pageId: PageId, numTokens: number, checksum: bigint): void {

@@ -1,4 +1,6 @@
 import type { LlamaContextSequence } from "node-llama-cpp";
+import type { PageChecks } from "../codec/statePages.js";
+import { invariant } from "../core/invariant.js";
 import type { PrivateStateDirectory } from "./PrivateStateDirectory.js";
 import type { StateWriteStage } from "./stateDirectoryErrors.js";
 import type { SavedState, StateExchange } from "./StateExchange.js";
@@ -10,6 +12,7 @@ import type { SavedState, StateExchange } from "./StateExchange.js";
  */
 export class FileStateExchange implements StateExchange {
     readonly kind = "file";
+    readonly verifiesPagesOnLoad = false;
 
     constructor(readonly directory: PrivateStateDirectory) {}
 
@@ -49,7 +52,14 @@ export class FileStateExchange implements StateExchange {
      * `StateDirectoryFullError` or `StateDirectoryUnwritableError` when the file cannot be written,
      * having loaded nothing.
      */
-    async load(sequence: LlamaContextSequence, chunks: readonly Uint8Array[], numBytes: number, label: string): Promise<void> {
+    async load(
+        sequence: LlamaContextSequence,
+        chunks: readonly Uint8Array[],
+        numBytes: number,
+        label: string,
+        checks?: PageChecks
+    ): Promise<void> {
+        invariant(checks === undefined, "a state through files cannot verify its pages as it loads them: they are verified before");
         this.directory.ensureRoom(numBytes);
         const filePath = this.directory.nextFilePath(label);
         try {

@@ -260,10 +260,16 @@ export class LlamaRoleContext implements RoleContext {
      * Throws, having loaded nothing, when the exchange cannot carry it (a full or unwritable state
      * directory, or memory that could not be had).
      */
+    get verifiesPagesOnLoad(): boolean {
+        return this.states.verifiesPagesOnLoad;
+    }
+
     async importState(slot: SequenceSlot, state: Buffer | StateChunks, label: string): Promise<void> {
         const own = this.#own(slot, "loaded");
-        const { chunks, numBytes } = Buffer.isBuffer(state) ? { chunks: [state], numBytes: state.length } : state;
-        await this.gathering.betweenSteps(() => this.states.load(own.sequence, chunks, numBytes, label));
+        const { chunks, numBytes, pageChecks } = Buffer.isBuffer(state)
+            ? { chunks: [state], numBytes: state.length, pageChecks: undefined }
+            : state;
+        await this.gathering.betweenSteps(() => this.states.load(own.sequence, chunks, numBytes, label, pageChecks));
     }
 
     /** `slot` as this context's own sequence; one of another context is a bug. */

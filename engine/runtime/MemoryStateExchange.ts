@@ -1,5 +1,5 @@
 import type { LlamaContextSequence } from "node-llama-cpp";
-import type { StateTarget } from "../codec/statePages.js";
+import type { PageChecks, StateTarget } from "../codec/statePages.js";
 import { loadSequenceStateInMemory, saveSequenceStateInMemory, saveSequenceStateIntoChunks } from "./addonPatch/sequenceStateInMemory.js";
 import { SequenceStateError } from "./sequenceStateErrors.js";
 import type { SavedState, StateExchange } from "./StateExchange.js";
@@ -44,6 +44,7 @@ export function stateBufferBytes(numBytes: number): number {
  */
 export class MemoryStateExchange implements StateExchange {
     readonly kind = "memory";
+    readonly verifiesPagesOnLoad = true;
     #spare: ArrayBuffer | undefined;
 
     constructor(private readonly maxRetainedBytes = DEFAULT_MAX_RETAINED_STATE_BYTES) {}
@@ -71,19 +72,25 @@ export class MemoryStateExchange implements StateExchange {
     /** The state's KV straight into the pages' bytes, its metadata into `target.meta`: one copy, no buffer of the state's size. */
     async saveInto(sequence: LlamaContextSequence, target: StateTarget): Promise<boolean> {
         try {
-            return await saveSequenceStateIntoChunks(sequence, target.meta, target.runs);
+            return await saveSequenceStateIntoChunks(sequence, target);
         } catch (error) {
             throw new SequenceStateError("save", target.numBytes, describe(error), error);
         }
     }
 
-    async load(sequence: LlamaContextSequence, chunks: readonly Uint8Array[], numBytes: number): Promise<void> {
+    async load(
+        sequence: LlamaContextSequence,
+        chunks: readonly Uint8Array[],
+        numBytes: number,
+        _label: string,
+        checks?: PageChecks
+    ): Promise<void> {
         const numGiven = chunks.reduce((sum, chunk) => sum + chunk.length, 0);
         if (numGiven !== numBytes) {
             throw new SequenceStateError("load", numBytes, `its chunks hold ${numGiven} bytes`);
         }
         try {
-            await loadSequenceStateInMemory(sequence, chunks);
+            await loadSequenceStateInMemory(sequence, chunks, checks);
         } catch (error) {
             throw new SequenceStateError("load", numBytes, describe(error), error);
         }

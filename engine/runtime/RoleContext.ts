@@ -55,8 +55,15 @@ export interface RoleContext {
      */
     readonly saveStateInto?: (slot: SequenceSlot, target: StateTarget) => Promise<boolean>;
     /**
+     * Whether `importState` verifies a transfer's pages as it loads them (`StateChunks.pageChecks`:
+     * through memory, Kvault's build); where not, the transfer verifies them before assembling.
+     */
+    readonly verifiesPagesOnLoad: boolean;
+    /**
      * Loads a state the codec assembled and validated for this context's layout and stream count:
-     * one buffer, or the chunks that view a transfer's pages (read before the promise settles).
+     * one buffer, or the chunks that view a transfer's pages (read before the promise settles),
+     * each page verified as it is read where they carry `pageChecks`, and nothing loaded (the
+     * sequence left empty) where one fails.
      */
     importState(slot: SequenceSlot, state: Buffer | StateChunks, label: string): Promise<void>;
     /** Idempotent. */

@@ -1,5 +1,5 @@
 import type { LlamaContextSequence } from "node-llama-cpp";
-import type { StateTarget } from "../codec/statePages.js";
+import type { PageChecks, StateTarget } from "../codec/statePages.js";
 import type { StateWriteStage } from "./stateDirectoryErrors.js";
 
 /** A sequence's state out of llama.cpp: its bytes, in the state file's format, and the way to give their memory back. */
@@ -32,8 +32,23 @@ export interface StateExchange {
      * cannot (through files): the caller saves the state whole and copies it into the pages.
      */
     saveInto?(sequence: LlamaContextSequence, target: StateTarget): Promise<boolean>;
-    /** Loads a state of `numBytes` bytes, given as chunks in order (views of pages, read before the promise settles). */
-    load(sequence: LlamaContextSequence, chunks: readonly Uint8Array[], numBytes: number, label: string): Promise<void>;
+    /**
+     * Whether `load` verifies pages as it reads them (`checks`, through memory in Kvault's build);
+     * where not, the caller verifies them before it assembles the state.
+     */
+    readonly verifiesPagesOnLoad: boolean;
+    /**
+     * Loads a state of `numBytes` bytes, given as chunks in order (views of pages, read before the
+     * promise settles); with `checks` (only where `verifiesPagesOnLoad`), each page verified as it
+     * is read, the sequence left empty where one fails (`PageChecks`).
+     */
+    load(
+        sequence: LlamaContextSequence,
+        chunks: readonly Uint8Array[],
+        numBytes: number,
+        label: string,
+        checks?: PageChecks
+    ): Promise<void>;
     /** Lets go of what the exchange keeps for later states; idempotent. */
     dispose(): void;
 }

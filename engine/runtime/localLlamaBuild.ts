@@ -34,7 +34,7 @@ import { buildKey, compilerVersion, directoryContents } from "./nativeBuildCache
 export type LocalBuildFlavor = "native" | "portable" | "patched-prebuilt";
 
 /** The addon patch's name and revision, recorded in a local build's cmake options. */
-export const addonPatchName = "context-thread-state-memory-threadpool-4";
+export const addonPatchName = "context-thread-state-memory-threadpool-hashed-pages-5";
 
 /**
  * The compiler flags a native build adds on x86-64 (GCC or Clang; MSVC's native build detects

@@ -1,4 +1,4 @@
-import { bytesPerToken, layerOffsetInPage, type KvLayout } from "../../engine/codec/KvLayout.js";
+import { blockOffsetsInPage, bytesPerToken, type KvLayout } from "../../engine/codec/KvLayout.js";
 import { parseSequenceState } from "../../engine/codec/parseSequenceState.js";
 import {
     assembleSequenceState,
@@ -12,6 +12,7 @@ import type { ContextRole, ExportedState, RoleContext } from "../../engine/runti
 import type { ProbabilityRequest, SamplingOptions, SequenceSlot } from "../../engine/runtime/SequenceSlot.js";
 import { takeLowestIndex } from "../../engine/runtime/takeLowestIndex.js";
 import { writeStateInto } from "./splitStateAsWritten.js";
+import { pageChecksum } from "../../engine/pages/pageChecksum.js";
 
 // A stand-in for node-llama-cpp behind the engine's RoleContext and SequenceSlot interfaces, for
 // fast unit tests of scheduling and handoff. It keeps no model: a position's KV row is a function
@@ -176,8 +177,33 @@ export class FakeRoleContext implements RoleContext {
         return { ...parseSequenceState(bytes), bytes, release };
     }
 
+    /** Whether `importState` verifies pages as it loads them, as Kvault's build does through memory: once `verifyPagesOnLoad` was called. */
+    verifiesPagesOnLoad = false;
+    /** Loads whose pages failed their checks, the sequence left empty. */
+    numLoadsRefused = 0;
+
+    /** From now on verifies a transfer's pages as it loads them (`StateChunks.pageChecks`), as Kvault's build does. */
+    verifyPagesOnLoad(): this {
+        this.verifiesPagesOnLoad = true;
+        return this;
+    }
+
     async importState(slot: SequenceSlot, state: Buffer | StateChunks): Promise<void> {
         const own = this.#own(slot);
+        const checks = Buffer.isBuffer(state) ? undefined : state.pageChecks;
+        if (checks !== undefined) {
+            if (!this.verifiesPagesOnLoad) {
+                throw new Error("pages to verify on load, given to a context that does not");
+            }
+            checks.pages.forEach((page, index) => {
+                checks.recomputed[index] = pageChecksum(page, Number(checks.seeds[index]));
+            });
+            if (checks.recomputed.some((checksum, index) => checksum !== checks.expected[index])) {
+                this.numLoadsRefused++;
+                own.load([]);
+                return;
+            }
+        }
         const parsed = parseSequenceState(Buffer.isBuffer(state) ? state : concatStateChunks(state));
         parsed.layout.layers.forEach((layer, index) => {
             const rows = parsed.layers[index]!;
@@ -201,11 +227,12 @@ export class FakeRoleContext implements RoleContext {
         const layout = this.#layout();
         const tokens = slot.tokens;
         const numTokens = tokens.length;
-        // One page as long as the state: layer by layer, its K rows then its V rows.
+        // One page as long as the state: every layer's K rows, then every layer's V rows.
         const page = Buffer.alloc(numTokens * bytesPerToken(layout));
+        const offsets = blockOffsetsInPage(layout, numTokens);
         layout.layers.forEach((layer, index) => {
-            const kOffset = layerOffsetInPage(layout, index, numTokens);
-            const vOffset = kOffset + numTokens * layer.kRowBytes;
+            const kOffset = offsets.k[index]!;
+            const vOffset = offsets.v[index]!;
             tokens.forEach((token, position) => {
                 for (let byte = 0; byte < layer.kRowBytes; byte++) {
                     page[kOffset + position * layer.kRowBytes + byte] = kvByte(token, position, index, 0, byte);

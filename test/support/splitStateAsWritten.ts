@@ -1,5 +1,6 @@
 import { parseSequenceState } from "../../engine/codec/parseSequenceState.js";
 import type { StateTarget } from "../../engine/codec/statePages.js";
+import { pageChecksum } from "../../engine/pages/pageChecksum.js";
 
 /**
  * A whole state split as llama.cpp's writes split it when it saves straight into pages
@@ -23,7 +24,7 @@ export function splitStateAsWritten(state: Buffer): { meta: Buffer; kv: Buffer }
 /**
  * What the addon's writer does with a target, for a state already whole: false, nothing written,
  * when the state is not the size planned; else its metadata into `target.meta` and its KV rows
- * into the runs, in order.
+ * into the runs, in order, and, where the target asks, each page's checksum once written.
  */
 export function writeStateInto(target: StateTarget, state: Buffer): boolean {
     if (state.length !== target.numBytes) {
@@ -42,5 +43,8 @@ export function writeStateInto(target: StateTarget, state: Buffer): boolean {
     if (offset !== kv.length) {
         throw new Error(`the runs hold ${offset} of the state's ${kv.length} KV bytes`);
     }
+    target.pageHashes?.pages.forEach((page, index) => {
+        target.pageHashes!.checksums[index] = pageChecksum(page, Number(target.pageHashes!.seeds[index]));
+    });
     return true;
 }

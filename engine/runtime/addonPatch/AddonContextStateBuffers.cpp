@@ -3,15 +3,18 @@
 // format llama_state_seq_save_file writes and llama_state_seq_load_file reads (magic, version,
 // token count, tokens, then the state), so the engine's codec reads both paths alike. The file
 // path passes over the bytes four times more (tmpfs write, read, write, read) and faults in fresh
-// pages on each; this one copies the KV once each way: out of the cache into a buffer, and from
-// the pages into the cache. Both jobs run on the context's own thread (AddonContextThread.h), in
-// order with its decodes.
+// pages on each; this one copies the KV once each way: out of the cache into a buffer or straight
+// into the pages, and from the pages into the cache, hashing each page on the way where the engine
+// asks (its seal as the save writes it, its verification as the load reads it). The jobs run on the
+// context's own thread (AddonContextThread.h), in order with its decodes.
 
+#include <cstdint>
 #include <cstdio>
 #include <algorithm>
 #include <cstring>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -21,6 +24,10 @@
 #include "llama-memory.h"
 #include "addonGlobals.h"
 #include "AddonContext.h"
+
+// llama.cpp's own copy of xxHash, whose XXH64 is the one the engine seals pages with (pageChecksum.ts)
+#define XXH_INLINE_ALL
+#include "../llama.cpp/vendor/hash/xxhash/xxhash.h"
 
 // llama_state_seq_get_data and llama_state_seq_set_data put 8 bytes of their own before the state
 // a file holds: this magic (llama-context.cpp's io_magic, not in llama.h) and the sequence id.
@@ -141,17 +148,132 @@ Napi::Value AddonContext::SaveSequenceStateToBuffer(const Napi::CallbackInfo& in
     return worker->GetPromise();
 }
 
+// A page hashed as a save writes it or a load reads it: its valid bytes, and the seed its checksum
+// takes (the page's first token position, as pageChecksum.ts seeds it).
+struct KvaultPageToHash {
+    uint8_t* bytes;
+    size_t size;
+    uint64_t seed;
+};
+
+// A piece of the KV copied between the cache and a page that is hashed: `size` bytes of `tensor`
+// from `tensorOffset`, at `pageBytes` in page `page`.
+struct KvaultKvPiece {
+    ggml_tensor* tensor;
+    size_t tensorOffset;
+    uint8_t* pageBytes;
+    size_t size;
+    uint32_t page;
+};
+
+// Copies and hashes host memory in pieces this long, so that what was copied is hashed while still
+// in the cache; a GPU's KV is copied a piece at a time (each copy a transfer of its own).
+static constexpr size_t kvaultHashStepBytes = 64 * 1024;
+// A thread more for the pieces only when each thread gets at least this much.
+static constexpr size_t kvaultBytesPerCopyThread = 4 * 1024 * 1024;
+static constexpr unsigned kvaultMaxCopyThreads = 4;
+
+// Copies the pieces out of the cache into the pages (a save) or from the pages into the cache (a
+// load), and computes each page's XXH64 over its valid bytes as they are copied: a page's pieces
+// come in the order of its bytes (every layer's K, then every layer's V, statePages.ts), so one
+// pass reads each byte while it is still in the cache, and the bytes between pieces (a last page's
+// rows past its positions, zero from the scrub) are hashed from the page as they are. A page whose
+// pieces came in another order is hashed whole afterwards. The pages are shared among threads,
+// each thread copying its own pages' pieces, where every tensor is in host memory; a GPU's tensors
+// are copied on this thread, in order.
+static void kvaultCopyAndHash(
+    const std::vector<KvaultKvPiece>& pieces, bool intoPages, const std::vector<KvaultPageToHash>& pages, uint64_t* checksums) {
+    size_t numBytes = 0;
+    bool allHost = true;
+    for (const auto& piece : pieces) {
+        numBytes += piece.size;
+        allHost = allHost && piece.tensor->buffer != nullptr && ggml_backend_buffer_is_host(piece.tensor->buffer);
+    }
+    unsigned numThreads = 1;
+    const size_t stepBytes = allHost ? kvaultHashStepBytes : SIZE_MAX;
+    if (allHost) {
+        const unsigned hardware = std::max(1u, std::thread::hardware_concurrency());
+        numThreads = static_cast<unsigned>(std::min<size_t>({kvaultMaxCopyThreads, hardware, std::max<size_t>(1, numBytes / kvaultBytesPerCopyThread)}));
+    }
+    // consecutive pages to each thread, about the same number of bytes apiece
+    std::vector<unsigned> owner(pages.size(), 0);
+    size_t totalPageBytes = 0;
+    for (const auto& page : pages) {
+        totalPageBytes += page.size;
+    }
+    size_t seen = 0;
+    for (size_t i = 0; i < pages.size(); i++) {
+        owner[i] = totalPageBytes == 0 ? 0 : static_cast<unsigned>(std::min<size_t>(numThreads - 1, seen * numThreads / totalPageBytes));
+        seen += pages[i].size;
+    }
+
+    auto work = [&](unsigned thread) {
+        std::vector<XXH64_state_t> states(pages.size());
+        std::vector<size_t> hashedUpTo(pages.size(), 0);
+        std::vector<bool> inOrder(pages.size(), true);
+        for (size_t i = 0; i < pages.size(); i++) {
+            if (owner[i] == thread) {
+                XXH64_reset(&states[i], pages[i].seed);
+            }
+        }
+        for (const auto& piece : pieces) {
+            if (owner[piece.page] != thread) {
+                continue;
+            }
+            const KvaultPageToHash& page = pages[piece.page];
+            const size_t at = static_cast<size_t>(piece.pageBytes - page.bytes);
+            if (at < hashedUpTo[piece.page]) {
+                inOrder[piece.page] = false;
+            }
+            for (size_t done = 0; done < piece.size;) {
+                const size_t step = std::min(stepBytes, piece.size - done);
+                if (intoPages) {
+                    ggml_backend_tensor_get(piece.tensor, piece.pageBytes + done, piece.tensorOffset + done, step);
+                } else {
+                    ggml_backend_tensor_set(piece.tensor, piece.pageBytes + done, piece.tensorOffset + done, step);
+                }
+                done += step;
+                if (inOrder[piece.page]) {
+                    const size_t end = at + done;
+                    XXH64_update(&states[piece.page], page.bytes + hashedUpTo[piece.page], end - hashedUpTo[piece.page]);
+                    hashedUpTo[piece.page] = end;
+                }
+            }
+        }
+        for (size_t i = 0; i < pages.size(); i++) {
+            if (owner[i] != thread) {
+                continue;
+            }
+            if (inOrder[i]) {
+                XXH64_update(&states[i], pages[i].bytes + hashedUpTo[i], pages[i].size - hashedUpTo[i]);
+                checksums[i] = XXH64_digest(&states[i]);
+            } else {
+                checksums[i] = XXH64(pages[i].bytes, pages[i].size, pages[i].seed);
+            }
+        }
+    };
+    std::vector<std::thread> helpers;
+    for (unsigned thread = 1; thread < numThreads; thread++) {
+        helpers.emplace_back(work, thread);
+    }
+    work(0);
+    for (auto& helper : helpers) {
+        helper.join();
+    }
+}
+
 // Writes a state into two places at once: what llama.cpp writes with write() (the file's header,
 // the tokens, the cells' metadata, each layer's type and row size) in order into `meta`, and what
 // it writes with write_tensor() (the KV rows) in order into the runs, views of the engine's pages,
 // so the KV goes from the cache into the pages with one copy. The caller planned both from the
 // sequence's token count and the context's KV layout, and checks the metadata against that plan
 // afterwards: the metadata fixes where every KV byte falls, so a plan that matches it placed every
-// byte where the pages expect it.
+// byte where the pages expect it. Where the pages are to be hashed (`runPages` names each run's
+// page), the KV rows are only noted here, as pieces, and copied afterwards by kvaultCopyAndHash.
 class KvaultSplitWriter : public llama_io_write_i {
     public:
-        KvaultSplitWriter(uint8_t* meta, size_t metaSize, std::vector<std::pair<uint8_t*, size_t>> runs)
-            : meta(meta), metaSize(metaSize), runs(std::move(runs)) {
+        KvaultSplitWriter(uint8_t* meta, size_t metaSize, std::vector<std::pair<uint8_t*, size_t>> runs, const std::vector<uint32_t>* runPages)
+            : meta(meta), metaSize(metaSize), runs(std::move(runs)), runPages(runPages) {
             for (const auto& run : this->runs) {
                 numKvRemaining += run.second;
             }
@@ -179,7 +301,11 @@ class KvaultSplitWriter : public llama_io_write_i {
                     offsetInRun = 0;
                 }
                 const size_t numBytes = std::min(size - done, runs[run].second - offsetInRun);
-                ggml_backend_tensor_get(tensor, runs[run].first + offsetInRun, offset + done, numBytes);
+                if (runPages != nullptr) {
+                    pieces.push_back({tensor, offset + done, runs[run].first + offsetInRun, numBytes, (*runPages)[run]});
+                } else {
+                    ggml_backend_tensor_get(tensor, runs[run].first + offsetInRun, offset + done, numBytes);
+                }
                 offsetInRun += numBytes;
                 done += numBytes;
             }
@@ -200,10 +326,17 @@ class KvaultSplitWriter : public llama_io_write_i {
             return numKvRemaining;
         }
 
+        // The KV rows noted for kvaultCopyAndHash, in the order llama.cpp wrote them.
+        const std::vector<KvaultKvPiece>& kvPieces() const {
+            return pieces;
+        }
+
     private:
         uint8_t* meta;
         size_t metaSize;
         std::vector<std::pair<uint8_t*, size_t>> runs;
+        const std::vector<uint32_t>* runPages;
+        std::vector<KvaultKvPiece> pieces;
         size_t run = 0;
         size_t offsetInRun = 0;
         size_t numMetaWritten = 0;
@@ -212,10 +345,13 @@ class KvaultSplitWriter : public llama_io_write_i {
         size_t numWritten = 0;
 };
 
-// saveSequenceStateToChunks(sequenceId, tokens, meta, runs): writes the sequence's state in the
-// file's format split in two, its metadata into meta and its KV into the runs (KvaultSplitWriter),
-// and resolves with the state's size in bytes. Writes nothing when that size is not the planned
-// one (meta's length and the runs' together): the caller then saves it whole instead.
+// saveSequenceStateToChunks(sequenceId, tokens, meta, runs[, runPages, pages, seeds, checksums]):
+// writes the sequence's state in the file's format split in two, its metadata into meta and its KV
+// into the runs (KvaultSplitWriter), and resolves with the state's size in bytes. Writes nothing
+// when that size is not the planned one (meta's length and the runs' together): the caller then
+// saves it whole instead. With the four arguments after runs, it also hashes each page as it writes
+// it (kvaultCopyAndHash): runPages[i] is the index in pages of the page run i lies in, pages[j] that
+// page's valid bytes, seeds[j] its checksum's seed, and checksums[j] receives its XXH64.
 class AddonContextSaveSequenceStateToChunksWorker : public Napi::AsyncWorker {
     public:
         AddonContext* context;
@@ -227,6 +363,10 @@ class AddonContextSaveSequenceStateToChunksWorker : public Napi::AsyncWorker {
         std::vector<std::pair<uint8_t*, size_t>> runs;
         size_t numPlannedBytes;
         size_t stateSize = 0;
+        bool hashing = false;
+        std::vector<uint32_t> runPages;
+        std::vector<KvaultPageToHash> pages;
+        uint64_t* checksums = nullptr;
 
         AddonContextSaveSequenceStateToChunksWorker(const Napi::CallbackInfo& info, AddonContext* context, Napi::Array runArray)
             : Napi::AsyncWorker(info.Env(), "AddonContextSaveSequenceStateToChunksWorker"),
@@ -248,6 +388,22 @@ class AddonContextSaveSequenceStateToChunksWorker : public Napi::AsyncWorker {
                 references.push_back(Napi::Persistent(run.As<Napi::Object>()));
                 runs.emplace_back(run.Data(), run.ByteLength());
                 numPlannedBytes += run.ByteLength();
+            }
+            if (info.Length() >= 8) {
+                hashing = true;
+                Napi::Uint32Array runPageArray = info[4].As<Napi::Uint32Array>();
+                runPages.assign(runPageArray.Data(), runPageArray.Data() + runPageArray.ElementLength());
+                Napi::Array pageArray = info[5].As<Napi::Array>();
+                references.push_back(Napi::Persistent(pageArray.As<Napi::Object>()));
+                Napi::BigUint64Array seedArray = info[6].As<Napi::BigUint64Array>();
+                for (uint32_t i = 0; i < pageArray.Length(); i++) {
+                    Napi::Uint8Array page = pageArray.Get(i).As<Napi::Uint8Array>();
+                    references.push_back(Napi::Persistent(page.As<Napi::Object>()));
+                    pages.push_back({page.Data(), page.ByteLength(), seedArray[i]});
+                }
+                Napi::BigUint64Array checksumArray = info[7].As<Napi::BigUint64Array>();
+                references.push_back(Napi::Persistent(checksumArray.As<Napi::Object>()));
+                checksums = checksumArray.Data();
             }
         }
         ~AddonContextSaveSequenceStateToChunksWorker() {
@@ -283,7 +439,7 @@ class AddonContextSaveSequenceStateToChunksWorker : public Napi::AsyncWorker {
                 // what llama_state_seq_save_file writes: the file's header and tokens, then what
                 // llama_state_seq_get_data writes after its own 8-byte header (llama_context::
                 // state_seq_write_data)
-                KvaultSplitWriter writer(meta, metaSize, runs);
+                KvaultSplitWriter writer(meta, metaSize, runs, hashing ? &runPages : nullptr);
                 const uint32_t header[3] = {LLAMA_STATE_SEQ_MAGIC, LLAMA_STATE_SEQ_VERSION, static_cast<uint32_t>(tokens.size())};
                 writer.write(header, sizeof(header));
                 writer.write(tokens.data(), tokens.size() * sizeof(llama_token));
@@ -294,6 +450,9 @@ class AddonContextSaveSequenceStateToChunksWorker : public Napi::AsyncWorker {
                              std::to_string(writer.kvRemaining()) + " bytes of KV unwritten; " + std::to_string(metaSize) +
                              " and 0 were planned");
                     return;
+                }
+                if (hashing) {
+                    kvaultCopyAndHash(writer.kvPieces(), true, pages, checksums);
                 }
             } catch (const std::exception& e) {
                 SetError(e.what());
@@ -308,6 +467,41 @@ class AddonContextSaveSequenceStateToChunksWorker : public Napi::AsyncWorker {
             deferred.Reject(err.Value());
         }
 };
+
+// Whether the hashing arguments of saveSequenceStateToChunks fit its runs: a page index for every
+// run, a seed and a checksum for every page, and every run inside the page it names.
+static bool kvaultHashingArgumentsFit(const Napi::CallbackInfo& info) {
+    if (!info[4].IsTypedArray() || info[4].As<Napi::TypedArray>().TypedArrayType() != napi_uint32_array || !info[5].IsArray() ||
+        !info[6].IsTypedArray() || info[6].As<Napi::TypedArray>().TypedArrayType() != napi_biguint64_array || !info[7].IsTypedArray() ||
+        info[7].As<Napi::TypedArray>().TypedArrayType() != napi_biguint64_array) {
+        return false;
+    }
+    Napi::Array runArray = info[3].As<Napi::Array>();
+    Napi::Uint32Array runPages = info[4].As<Napi::Uint32Array>();
+    Napi::Array pageArray = info[5].As<Napi::Array>();
+    if (runPages.ElementLength() != runArray.Length() || info[6].As<Napi::BigUint64Array>().ElementLength() != pageArray.Length() ||
+        info[7].As<Napi::BigUint64Array>().ElementLength() != pageArray.Length()) {
+        return false;
+    }
+    std::vector<std::pair<const uint8_t*, size_t>> pages;
+    for (uint32_t i = 0; i < pageArray.Length(); i++) {
+        Napi::Value page = pageArray.Get(i);
+        if (!page.IsTypedArray() || page.As<Napi::TypedArray>().TypedArrayType() != napi_uint8_array) {
+            return false;
+        }
+        pages.emplace_back(page.As<Napi::Uint8Array>().Data(), page.As<Napi::Uint8Array>().ByteLength());
+    }
+    for (uint32_t i = 0; i < runArray.Length(); i++) {
+        Napi::Uint8Array run = runArray.Get(i).As<Napi::Uint8Array>();
+        const uint32_t page = runPages[i];
+        if (page >= pages.size() || run.Data() < pages[page].first ||
+            run.Data() + run.ByteLength() > pages[page].first + pages[page].second) {
+            return false;
+        }
+    }
+    return true;
+}
+
 Napi::Value AddonContext::SaveSequenceStateToChunks(const Napi::CallbackInfo& info) {
     if (disposed) {
         Napi::Error::New(info.Env(), "Context is disposed").ThrowAsJavaScriptException();
@@ -323,9 +517,14 @@ Napi::Value AddonContext::SaveSequenceStateToChunks(const Napi::CallbackInfo& in
             valid = run.IsTypedArray() && run.As<Napi::TypedArray>().TypedArrayType() == napi_uint8_array;
         }
     }
+    if (valid && info.Length() >= 8) {
+        valid = kvaultHashingArgumentsFit(info);
+    }
     if (!valid) {
         Napi::TypeError::New(info.Env(),
-                             "saveSequenceStateToChunks(sequenceId: number, tokens: Uint32Array, meta: Uint8Array, runs: Uint8Array[])")
+                             "saveSequenceStateToChunks(sequenceId: number, tokens: Uint32Array, meta: Uint8Array, runs: Uint8Array[], "
+                             "[runPages: Uint32Array, pages: Uint8Array[], seeds: BigUint64Array, checksums: BigUint64Array]), "
+                             "each run inside the page it names")
             .ThrowAsJavaScriptException();
         return info.Env().Undefined();
     }
@@ -337,24 +536,37 @@ Napi::Value AddonContext::SaveSequenceStateToChunks(const Napi::CallbackInfo& in
 }
 
 // Reads a state from runs of bytes in order, as llama_io_read_host reads one buffer: a read or a
-// tensor's rows may span runs. Tensor rows go straight from the runs into the cache.
+// tensor's rows may span runs. Tensor rows go straight from the runs into the cache; where the
+// pages are to be verified (`chunkPages` names each run's page, -1 for the metadata's runs), they
+// are only noted here, as pieces, and copied afterwards by kvaultCopyAndHash.
 class KvaultChunkReader : public llama_io_read_i {
     public:
-        explicit KvaultChunkReader(std::vector<std::pair<const uint8_t*, size_t>> chunks) : chunks(std::move(chunks)) {
+        KvaultChunkReader(std::vector<std::pair<const uint8_t*, size_t>> chunks, const std::vector<int32_t>* chunkPages)
+            : chunks(std::move(chunks)), chunkPages(chunkPages) {
             for (const auto& chunk : this->chunks) {
                 numRemaining += chunk.second;
             }
         }
 
         void read(void* dst, size_t size) override {
-            take(size, [dst](const uint8_t* bytes, size_t numBytes, size_t done) {
+            take(size, [this, dst](size_t chunkIndex, const uint8_t* bytes, size_t numBytes, size_t done) {
+                if (chunkPages != nullptr && (*chunkPages)[chunkIndex] >= 0) {
+                    // llama.cpp reads what it believes before a page is verified: only the metadata, never a page's bytes
+                    throw std::runtime_error("llama.cpp read metadata from page bytes at byte " + std::to_string(numRead + done) +
+                                             " of the state");
+                }
                 std::memcpy(static_cast<uint8_t*>(dst) + done, bytes, numBytes);
             });
         }
 
         void read_tensor(ggml_tensor* tensor, size_t offset, size_t size) override {
-            take(size, [tensor, offset](const uint8_t* bytes, size_t numBytes, size_t done) {
-                ggml_backend_tensor_set(tensor, bytes, offset + done, numBytes);
+            take(size, [this, tensor, offset](size_t chunkIndex, const uint8_t* bytes, size_t numBytes, size_t done) {
+                const int32_t page = chunkPages == nullptr ? -1 : (*chunkPages)[chunkIndex];
+                if (page >= 0) {
+                    pieces.push_back({tensor, offset + done, const_cast<uint8_t*>(bytes), numBytes, static_cast<uint32_t>(page)});
+                } else {
+                    ggml_backend_tensor_set(tensor, bytes, offset + done, numBytes);
+                }
             });
         }
 
@@ -364,6 +576,11 @@ class KvaultChunkReader : public llama_io_read_i {
 
         size_t remaining() const {
             return numRemaining;
+        }
+
+        // The KV rows noted for kvaultCopyAndHash, in the order llama.cpp read them.
+        const std::vector<KvaultKvPiece>& kvPieces() const {
+            return pieces;
         }
 
     private:
@@ -380,7 +597,7 @@ class KvaultChunkReader : public llama_io_read_i {
                     offsetInChunk = 0;
                 }
                 const size_t numBytes = std::min(size - done, chunks[chunk].second - offsetInChunk);
-                piece(chunks[chunk].first + offsetInChunk, numBytes, done);
+                piece(chunk, chunks[chunk].first + offsetInChunk, numBytes, done);
                 offsetInChunk += numBytes;
                 done += numBytes;
             }
@@ -389,15 +606,24 @@ class KvaultChunkReader : public llama_io_read_i {
         }
 
         std::vector<std::pair<const uint8_t*, size_t>> chunks;
+        const std::vector<int32_t>* chunkPages;
+        std::vector<KvaultKvPiece> pieces;
         size_t chunk = 0;
         size_t offsetInChunk = 0;
         size_t numRemaining = 0;
         size_t numRead = 0;
 };
 
-// loadSequenceStateFromChunks(sequenceId, chunks, maxContextSize): loads a state in the file's
-// format, given as runs of bytes in order, into the sequence and resolves with its tokens. The runs
-// are read, never written, and must stay as they are until the promise settles.
+// loadSequenceStateFromChunks(sequenceId, chunks, maxContextSize[, chunkPages, pages, seeds,
+// expected, recomputed]): loads a state in the file's format, given as runs of bytes in order, into
+// the sequence and resolves with its tokens. The runs are read, never written, and must stay as
+// they are until the promise settles. With the five arguments after maxContextSize, every page is
+// verified as it is read: chunkPages[i] is the index in pages of the page chunk i lies in (-1 for
+// the metadata's chunks), pages[j] that page's valid bytes, seeds[j] its checksum's seed,
+// expected[j] the checksum it was sealed with, and recomputed[j] receives the XXH64 of its bytes as
+// they were read. Where any page's differs from its expected one, the sequence is erased in this
+// same job, before anything can decode over it, and the promise resolves with no tokens: the
+// caller reads which page in `recomputed`.
 class AddonContextLoadSequenceStateFromChunksWorker : public Napi::AsyncWorker {
     public:
         AddonContext* context;
@@ -408,6 +634,11 @@ class AddonContextLoadSequenceStateFromChunksWorker : public Napi::AsyncWorker {
         size_t numBytes = 0;
         size_t maxContextSize;
         std::vector<llama_token> tokens;
+        bool verifying = false;
+        std::vector<int32_t> chunkPages;
+        std::vector<KvaultPageToHash> pages;
+        std::vector<uint64_t> expected;
+        uint64_t* recomputed = nullptr;
 
         AddonContextLoadSequenceStateFromChunksWorker(const Napi::CallbackInfo& info, AddonContext* context, Napi::Array chunkArray)
             : Napi::AsyncWorker(info.Env(), "AddonContextLoadSequenceStateFromChunksWorker"),
@@ -424,6 +655,24 @@ class AddonContextLoadSequenceStateFromChunksWorker : public Napi::AsyncWorker {
                 numBytes += chunk.ByteLength();
             }
             maxContextSize = info[2].As<Napi::Number>().Uint32Value();
+            if (info.Length() >= 8) {
+                verifying = true;
+                Napi::Int32Array chunkPageArray = info[3].As<Napi::Int32Array>();
+                chunkPages.assign(chunkPageArray.Data(), chunkPageArray.Data() + chunkPageArray.ElementLength());
+                Napi::Array pageArray = info[4].As<Napi::Array>();
+                chunkReferences.push_back(Napi::Persistent(pageArray.As<Napi::Object>()));
+                Napi::BigUint64Array seedArray = info[5].As<Napi::BigUint64Array>();
+                Napi::BigUint64Array expectedArray = info[6].As<Napi::BigUint64Array>();
+                for (uint32_t i = 0; i < pageArray.Length(); i++) {
+                    Napi::Uint8Array page = pageArray.Get(i).As<Napi::Uint8Array>();
+                    chunkReferences.push_back(Napi::Persistent(page.As<Napi::Object>()));
+                    pages.push_back({page.Data(), page.ByteLength(), seedArray[i]});
+                    expected.push_back(expectedArray[i]);
+                }
+                Napi::BigUint64Array recomputedArray = info[7].As<Napi::BigUint64Array>();
+                chunkReferences.push_back(Napi::Persistent(recomputedArray.As<Napi::Object>()));
+                recomputed = recomputedArray.Data();
+            }
         }
         ~AddonContextLoadSequenceStateFromChunksWorker() {
             context->Unref();
@@ -438,7 +687,7 @@ class AddonContextLoadSequenceStateFromChunksWorker : public Napi::AsyncWorker {
 
         void Execute() {
             try {
-                KvaultChunkReader reader(chunks);
+                KvaultChunkReader reader(chunks, verifying ? &chunkPages : nullptr);
                 if (reader.remaining() < kvaultFileHeaderBytes(0)) {
                     SetError("a " + std::to_string(numBytes) + "-byte state is shorter than its " + std::to_string(kvaultFileHeaderBytes(0)) +
                              "-byte header");
@@ -487,6 +736,18 @@ class AddonContextLoadSequenceStateFromChunksWorker : public Napi::AsyncWorker {
                              " bytes; the rest is not a state's");
                     return;
                 }
+                if (verifying) {
+                    // the KV rows into the cache, each page hashed as it is read, in this job: nothing
+                    // decodes this sequence before the comparison below has erased it or let it be
+                    kvaultCopyAndHash(reader.kvPieces(), false, pages, recomputed);
+                    for (size_t i = 0; i < pages.size(); i++) {
+                        if (recomputed[i] != expected[i]) {
+                            llama_memory_seq_rm(memory, sequenceId, -1, -1);
+                            tokens.clear();
+                            break;
+                        }
+                    }
+                }
             } catch (const std::exception& e) {
                 SetError(e.what());
             } catch (...) {
@@ -502,6 +763,52 @@ class AddonContextLoadSequenceStateFromChunksWorker : public Napi::AsyncWorker {
             deferred.Reject(err.Value());
         }
 };
+
+// Whether the verifying arguments of loadSequenceStateFromChunks fit its chunks: a page index (or
+// -1) for every chunk, a seed, an expected and a recomputed checksum for every page, and every
+// page chunk inside the page it names.
+static bool kvaultVerifyingArgumentsFit(const Napi::CallbackInfo& info) {
+    if (!info[3].IsTypedArray() || info[3].As<Napi::TypedArray>().TypedArrayType() != napi_int32_array || !info[4].IsArray()) {
+        return false;
+    }
+    for (int i = 5; i <= 7; i++) {
+        if (!info[i].IsTypedArray() || info[i].As<Napi::TypedArray>().TypedArrayType() != napi_biguint64_array) {
+            return false;
+        }
+    }
+    Napi::Array chunkArray = info[1].As<Napi::Array>();
+    Napi::Int32Array chunkPages = info[3].As<Napi::Int32Array>();
+    Napi::Array pageArray = info[4].As<Napi::Array>();
+    if (chunkPages.ElementLength() != chunkArray.Length()) {
+        return false;
+    }
+    for (int i = 5; i <= 7; i++) {
+        if (info[i].As<Napi::BigUint64Array>().ElementLength() != pageArray.Length()) {
+            return false;
+        }
+    }
+    std::vector<std::pair<const uint8_t*, size_t>> pages;
+    for (uint32_t i = 0; i < pageArray.Length(); i++) {
+        Napi::Value page = pageArray.Get(i);
+        if (!page.IsTypedArray() || page.As<Napi::TypedArray>().TypedArrayType() != napi_uint8_array) {
+            return false;
+        }
+        pages.emplace_back(page.As<Napi::Uint8Array>().Data(), page.As<Napi::Uint8Array>().ByteLength());
+    }
+    for (uint32_t i = 0; i < chunkArray.Length(); i++) {
+        const int32_t page = chunkPages[i];
+        if (page < 0) {
+            continue;
+        }
+        Napi::Uint8Array chunk = chunkArray.Get(i).As<Napi::Uint8Array>();
+        if (static_cast<size_t>(page) >= pages.size() || chunk.Data() < pages[page].first ||
+            chunk.Data() + chunk.ByteLength() > pages[page].first + pages[page].second) {
+            return false;
+        }
+    }
+    return true;
+}
+
 Napi::Value AddonContext::LoadSequenceStateFromChunks(const Napi::CallbackInfo& info) {
     if (disposed) {
         Napi::Error::New(info.Env(), "Context is disposed").ThrowAsJavaScriptException();
@@ -515,8 +822,14 @@ Napi::Value AddonContext::LoadSequenceStateFromChunks(const Napi::CallbackInfo& 
             valid = chunk.IsTypedArray() && chunk.As<Napi::TypedArray>().TypedArrayType() == napi_uint8_array;
         }
     }
+    if (valid && info.Length() >= 8) {
+        valid = kvaultVerifyingArgumentsFit(info);
+    }
     if (!valid) {
-        Napi::TypeError::New(info.Env(), "loadSequenceStateFromChunks(sequenceId: number, chunks: Uint8Array[], maxContextSize: number)")
+        Napi::TypeError::New(info.Env(),
+                             "loadSequenceStateFromChunks(sequenceId: number, chunks: Uint8Array[], maxContextSize: number, "
+                             "[chunkPages: Int32Array, pages: Uint8Array[], seeds: BigUint64Array, expected: BigUint64Array, "
+                             "recomputed: BigUint64Array]), each page chunk inside the page it names")
             .ThrowAsJavaScriptException();
         return info.Env().Undefined();
     }

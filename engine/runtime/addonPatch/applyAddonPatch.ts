@@ -15,7 +15,8 @@ import { KvaultError } from "../../core/KvaultError.js";
  * - a sequence's state is saved into and loaded from memory JavaScript owns
  *   (AddonContextStateBuffers.cpp), in the state file's own format, instead of through a file:
  *   saved whole into a buffer, or its KV straight into the engine's pages with its metadata apart,
- *   and loaded from views of the pages (runtime/MemoryStateExchange.ts);
+ *   and loaded from views of the pages, each page hashed as it is written (its seal) or read (its
+ *   verification) (runtime/MemoryStateExchange.ts);
  * - each context gets a ggml thread pool for its life (AddonContextThreadpool.cpp), as llama-server
  *   has, instead of one made and joined for every graph (addonPatch/contextThreadpool.ts).
  *

@@ -1,6 +1,7 @@
 import { createRequire } from "node:module";
 import { pathToFileURL } from "node:url";
 import type { Llama, LlamaContextSequence } from "node-llama-cpp";
+import type { PageChecks, StateTarget } from "../../codec/statePages.js";
 import { invariant } from "../../core/invariant.js";
 
 /**
@@ -14,8 +15,27 @@ import { invariant } from "../../core/invariant.js";
 
 interface PatchedAddonContext {
     saveSequenceStateToBuffer(sequenceId: number, tokens: Uint32Array, target: Uint8Array): Promise<number>;
-    saveSequenceStateToChunks(sequenceId: number, tokens: Uint32Array, meta: Uint8Array, runs: readonly Uint8Array[]): Promise<number>;
-    loadSequenceStateFromChunks(sequenceId: number, chunks: readonly Uint8Array[], maxContextSize: number): Promise<Uint32Array>;
+    saveSequenceStateToChunks(
+        sequenceId: number,
+        tokens: Uint32Array,
+        meta: Uint8Array,
+        runs: readonly Uint8Array[],
+        ...pageHashes: [] | [runPages: Uint32Array, pages: readonly Uint8Array[], seeds: BigUint64Array, checksums: BigUint64Array]
+    ): Promise<number>;
+    loadSequenceStateFromChunks(
+        sequenceId: number,
+        chunks: readonly Uint8Array[],
+        maxContextSize: number,
+        ...pageChecks:
+            | []
+            | [
+                  chunkPages: Int32Array,
+                  pages: readonly Uint8Array[],
+                  seeds: BigUint64Array,
+                  expected: BigUint64Array,
+                  recomputed: BigUint64Array
+              ]
+    ): Promise<Uint32Array>;
 }
 
 /** node-llama-cpp's private members of a context sequence that its own save and load use. */
@@ -138,21 +158,32 @@ export async function saveSequenceStateInMemory(
 }
 
 /**
- * Saves the sequence's state split in two: its metadata into `meta`, its KV rows into `runs` (views
- * of pages), as `planStateTarget` planned them; resolves with whether it did. It does not, writing
- * nothing, when the state's size is not `meta`'s and the runs' together (the sequence holds other
- * tokens than planned): the caller saves it whole.
+ * Saves the sequence's state split in two: its metadata into `target.meta`, its KV rows into
+ * `target.runs` (views of pages), as `planStateTarget` planned them, each page hashed as it is
+ * written where `target.pageHashes` asks; resolves with whether it did. It does not, writing
+ * nothing, when the state's size is not the target's (the sequence holds other tokens than
+ * planned): the caller saves it whole.
  */
-export async function saveSequenceStateIntoChunks(
-    sequence: LlamaContextSequence,
-    meta: Uint8Array,
-    runs: readonly Uint8Array[]
-): Promise<boolean> {
+export async function saveSequenceStateIntoChunks(sequence: LlamaContextSequence, target: StateTarget): Promise<boolean> {
     const internals = internalsOf(sequence);
+    const { meta, runs, runPages, pageHashes } = target;
     const numPlanned = runs.reduce((sum, run) => sum + run.length, meta.length);
     return underSequenceLocks(internals, async () => {
         const tokens = Uint32Array.from(internals._contextTokens);
-        const numBytes = await internals._context._ctx.saveSequenceStateToChunks(internals._sequenceId, tokens, meta, runs);
+        const addon = internals._context._ctx;
+        const numBytes =
+            pageHashes === undefined
+                ? await addon.saveSequenceStateToChunks(internals._sequenceId, tokens, meta, runs)
+                : await addon.saveSequenceStateToChunks(
+                      internals._sequenceId,
+                      tokens,
+                      meta,
+                      runs,
+                      runPages,
+                      pageHashes.pages,
+                      pageHashes.seeds,
+                      pageHashes.checksums
+                  );
         return numBytes === numPlanned;
     });
 }
@@ -161,8 +192,14 @@ export async function saveSequenceStateIntoChunks(
  * Loads a state in the state file's format, given as runs of bytes in order, into the sequence, as
  * `loadStateFromFile` does: token predictions dropped, the tokens it holds taken from the state.
  * The runs are read on the context's thread: they must stay as they are until the promise settles.
+ * With `checks` (`StateChunks.pageChecks`), every page is
+ * verified as llama.cpp reads it, and the sequence is left empty where one fails.
  */
-export async function loadSequenceStateInMemory(sequence: LlamaContextSequence, chunks: readonly Uint8Array[]): Promise<void> {
+export async function loadSequenceStateInMemory(
+    sequence: LlamaContextSequence,
+    chunks: readonly Uint8Array[],
+    checks?: PageChecks
+): Promise<void> {
     const internals = internalsOf(sequence);
     await underSequenceLocks(internals, async () => {
         internals._tokenPredictorOwner = {};
@@ -171,8 +208,20 @@ export async function loadSequenceStateInMemory(sequence: LlamaContextSequence, 
         internals._loadedTokenPredictions.length = 0;
         internals._nextTokenIndex = 0;
         internals._contextTokens = [];
+        const addon = internals._context._ctx;
         const tokens = Array.from(
-            await internals._context._ctx.loadSequenceStateFromChunks(internals._sequenceId, chunks, sequence.contextSize)
+            checks === undefined
+                ? await addon.loadSequenceStateFromChunks(internals._sequenceId, chunks, sequence.contextSize)
+                : await addon.loadSequenceStateFromChunks(
+                      internals._sequenceId,
+                      chunks,
+                      sequence.contextSize,
+                      checks.chunkPages,
+                      checks.pages,
+                      checks.seeds,
+                      checks.expected,
+                      checks.recomputed
+                  )
         );
         internals._contextTokens = tokens;
         internals._nextTokenIndex = tokens.length;

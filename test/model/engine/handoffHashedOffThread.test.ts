@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { bytesPerToken } from "../../../engine/codec/KvLayout.js";
 import type { KvEngine, KvEngineHooks } from "../../../engine/KvEngine.js";
 import { OFF_THREAD_MIN_BYTES } from "../../../engine/pages/PageHasher.js";
@@ -81,18 +81,32 @@ describe("a handoff whose pages are hashed off the engine's thread", () => {
             stateExchange: "file",
             // the full page begun off the thread as the second was written; the short last page not
             expectedBegun: [true, false],
-            expectedSavedIntoPages: 0
+            expectedHashedAsWritten: [],
+            expectedSavedIntoPages: 0,
+            // verified before the state is assembled, the pages hashed again
+            expectedVerifiedOnLoad: false
         },
         {
             path: "saved by llama.cpp straight into the pages (states through memory, Kvault's build)",
             stateExchange: "auto",
-            // every page finished at once: no seal begun, all sealed in one batch on the threads
+            // every page hashed by llama.cpp's save as it wrote it: no seal begun on the threads, each
+            // sealed with the checksum the save computed
             expectedBegun: [],
-            expectedSavedIntoPages: 1
+            expectedHashedAsWritten: [true, true],
+            expectedSavedIntoPages: 1,
+            // verified as llama.cpp's load read the pages, no pass over them before
+            expectedVerifiedOnLoad: true
         }
     ] as const;
-    for (const { path, stateExchange, expectedBegun, expectedSavedIntoPages } of writePaths) {
-        it(`seals a state ${path}: a page's seal begun as it is finished only where pages finish one by one, and decodes the same`, async () => {
+    for (const {
+        path,
+        stateExchange,
+        expectedBegun,
+        expectedHashedAsWritten,
+        expectedSavedIntoPages,
+        expectedVerifiedOnLoad
+    } of writePaths) {
+        it(`seals a state ${path}: a page's seal begun as it is finished where pages finish one by one, taken from the save where it hashed them, and decodes the same`, async () => {
             const pageTokens = 2048;
             const bigPages = await startTinyEngine(runtime, { ...bigPagesConfig(pageTokens), stateExchange });
             try {
@@ -105,12 +119,25 @@ describe("a handoff whose pages are hashed off the engine's thread", () => {
                     begun.push(wasBegun);
                     return wasBegun;
                 };
+                const beginSealWith = bigPages.pool.beginSealWith.bind(bigPages.pool);
+                const hashedAsWritten: boolean[] = [];
+                bigPages.pool.beginSealWith = (pageId, generation, hashed) => {
+                    const recorded = beginSealWith(pageId, generation, hashed);
+                    hashedAsWritten.push(recorded);
+                    return recorded;
+                };
+                const verifyPages = vi.spyOn(bigPages.pool, "verifyPages");
+                const verifyPagesRecomputed = vi.spyOn(bigPages.pool, "verifyPagesRecomputed");
                 const result = await bigPages.generate({
                     workspace: freshWorkspace(),
                     promptTokens: promptOf(bigPages, NUM_PROMPT_TOKENS),
                     maxTokens: MAX_TOKENS
                 });
                 expect(await Promise.all(begun)).toEqual(expectedBegun);
+                expect(hashedAsWritten).toEqual(expectedHashedAsWritten);
+                expect([verifyPagesRecomputed.mock.calls.length, verifyPages.mock.calls.length]).toEqual(
+                    expectedVerifiedOnLoad ? [1, 0] : [0, 1]
+                );
                 expect(bigPages.counters.statesSavedIntoPages).toBe(expectedSavedIntoPages);
                 expect(result.tokens).toEqual(reference);
                 await expectEngineClean(bigPages);

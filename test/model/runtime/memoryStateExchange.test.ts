@@ -9,6 +9,8 @@ import {
     planStateTarget,
     scatterStateToPages
 } from "../../../engine/codec/statePages.js";
+import { pageChecksum } from "../../../engine/pages/pageChecksum.js";
+import type { SequenceSlot } from "../../../engine/runtime/SequenceSlot.js";
 import { inMemoryStateUnsupported } from "../../../engine/runtime/addonPatch/sequenceStateInMemory.js";
 import { FileStateExchange } from "../../../engine/runtime/FileStateExchange.js";
 import { LlamaRoleContext } from "../../../engine/runtime/LlamaRoleContext.js";
@@ -115,6 +117,69 @@ describe("states through memory in Kvault's patched local build, against llama.c
                 }
             }
         );
+
+        it("loads from pages verifying each as llama.cpp reads it: intact, it continues as a fresh run; a byte changed, the sequence is left empty and the page named", async () => {
+            const numPrefill = 40; // pages of 16, 16 and 8 positions
+            const tokens = model.tokenize(PROMPT.repeat(3)).slice(0, numPrefill + 1);
+            const source = await context("memory", 1, flashAttention);
+            const decode = await context("memory", 2, flashAttention);
+            const sourceSlot = source.acquireSequence()!;
+            await source.evaluate(sourceSlot, tokens.slice(0, numPrefill));
+            const saved = await source.exportState(sourceSlot, "memory");
+            const pages = Array.from({ length: numPagesFor(numPrefill, PAGE_TOKENS) }, () =>
+                Buffer.alloc(PAGE_TOKENS * bytesPerToken(saved.layout))
+            );
+            scatterStateToPages(saved, bufferPageAccess(pages), PAGE_TOKENS);
+            saved.release();
+            // each page's valid length, as the pool records it for a state saved into pages
+            const validLengths = planStateTarget(numPrefill, source.layout!, source.numStreams!, PAGE_TOKENS, (page, offset, numBytes) =>
+                pages[page]!.subarray(offset, offset + numBytes)
+            ).numValidBytesByPage;
+            expect(validLengths[2]).toBeLessThan(pages[2]!.length);
+            // the pages' checksums as they were sealed, before any byte changes
+            const views = pages.map((page, index) => page.subarray(0, validLengths[index]));
+            const sealed = BigUint64Array.from(views, (view, index) => pageChecksum(view, index * PAGE_TOKENS));
+            const loadFrom = async (slot: SequenceSlot) => {
+                const state = assembleSequenceStateChunks({
+                    tokens: tokens.slice(0, numPrefill),
+                    layout: source.layout!,
+                    targetLayout: decode.layout!,
+                    targetNumStreams: decode.numStreams!,
+                    pages: bufferPageAccess(pages),
+                    pageTokens: PAGE_TOKENS
+                });
+                const pageChecks = {
+                    chunkPages: state.chunkPages,
+                    pages: views,
+                    seeds: BigUint64Array.from(views, (_, index) => BigInt(index * PAGE_TOKENS)),
+                    expected: sealed,
+                    recomputed: new BigUint64Array(views.length)
+                };
+                await decode.importState(slot, { ...state, pageChecks }, "verified");
+                return pageChecks;
+            };
+            const [intact, reference] = [decode.acquireSequence()!, decode.acquireSequence()!];
+            const checks = await loadFrom(intact);
+            expect(Array.from(checks.recomputed)).toEqual(Array.from(checks.expected));
+            expect(intact.tokens).toEqual(tokens.slice(0, numPrefill));
+            expect(await greedyTokens(intact, [tokens[numPrefill]!], 8)).toEqual(await greedyTokens(reference, tokens, 8));
+            await decode.clearSequence(intact);
+
+            // a byte of the second page's V rows changed after the checksums were taken: nothing of the state stays
+            pages[1]![pages[1]!.length - 5]! ^= 0x40;
+            const refused = await loadFrom(intact);
+            expect(refused.recomputed[0]).toBe(refused.expected[0]);
+            expect(refused.recomputed[1]).not.toBe(refused.expected[1]);
+            expect(intact.numTokens).toBe(0);
+            // the sequence is as empty as a fresh one: the same tokens evaluated afresh give the source's own continuation
+            await decode.clearSequence(reference);
+            await decode.evaluate(intact, tokens.slice(0, numPrefill));
+            expect(await greedyTokens(intact, [tokens[numPrefill]!], 8)).toEqual(await greedyTokens(reference, tokens, 8));
+            for (const slot of [intact, reference]) {
+                await decode.releaseSequence(slot);
+            }
+            await source.releaseSequence(sourceSlot);
+        });
     });
 
     describe.each([
@@ -141,12 +206,27 @@ describe("states through memory in Kvault's patched local build, against llama.c
 
                 // the engine's pages are shared memory (the hashing threads read them in place)
                 const arena = Buffer.from(new SharedArrayBuffer(numPages * pageBytes));
-                const target = planStateTarget(numPrefill, layout, source.numStreams!, PAGE_TOKENS, (page, offset, numBytes) =>
+                const planned = planStateTarget(numPrefill, layout, source.numStreams!, PAGE_TOKENS, (page, offset, numBytes) =>
                     arena.subarray(page * pageBytes + offset, page * pageBytes + offset + numBytes)
                 );
+                // each page hashed as llama.cpp writes it, seeded as the pool seeds it (here at positions from 4,096 on)
+                const pages = planned.numValidBytesByPage.map((numBytes, page) =>
+                    arena.subarray(page * pageBytes, page * pageBytes + numBytes)
+                );
+                const seeds = BigUint64Array.from(pages, (_, page) => BigInt(4096 + page * PAGE_TOKENS));
+                const target = { ...planned, pageHashes: { pages, seeds, checksums: new BigUint64Array(numPages) } };
                 expect(target.numBytes).toBe(wholeBytes.length);
                 expect(await source.saveStateInto!(slots[2]!, target)).toBe(true);
                 expect(Buffer.concat(scattered).equals(arena)).toBe(true);
+                expect(Array.from(target.pageHashes.checksums)).toEqual(
+                    pages.map((page, index) => pageChecksum(page, 4096 + index * PAGE_TOKENS))
+                );
+                expect(new Set(target.pageHashes.checksums).size).toBe(numPages);
+                if (numPages > 1) {
+                    // a run said to lie in a page it is not in: refused before llama.cpp writes a byte
+                    const misnamed = { ...target, runPages: new Uint32Array(target.runs.length) };
+                    await expect(source.saveStateInto!(slots[2]!, misnamed)).rejects.toThrow(/each run inside the page it names/);
+                }
                 expect(target.meta.equals(splitStateAsWritten(wholeBytes).meta)).toBe(true);
                 const meta = parseSequenceStateMeta(target.meta);
                 expect(Array.from(meta.tokens)).toEqual(tokens);

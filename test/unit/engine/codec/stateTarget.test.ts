@@ -94,6 +94,38 @@ describe("a state saved straight into pages", () => {
         });
     }
 
+    for (const vTransposed of [false, true]) {
+        it(`writes each page from its first byte to its last, in llama.cpp's order (V ${vTransposed ? "transposed" : "in rows"})`, () => {
+            // what lets the save hash a page as it writes it: the runs that land in one page, taken in
+            // the order llama.cpp writes them, start at the page's first byte, each where the one before
+            // it ended (a full page) or further on (the last page's gaps past its positions), and end
+            // at its valid length
+            const layout = layoutOf(vTransposed);
+            for (const numTokens of [3, 4, 9]) {
+                const pages = freshPages(layout, numTokens);
+                const target = targetOn(pages, layout, numTokens);
+                const ends = new Array<number>(pages.length).fill(0);
+                for (const run of target.runs) {
+                    const page = pages.findIndex(
+                        (bytes) =>
+                            bytes.buffer === run.buffer &&
+                            run.byteOffset >= bytes.byteOffset &&
+                            run.byteOffset < bytes.byteOffset + bytes.length
+                    );
+                    const offset = run.byteOffset - pages[page]!.byteOffset;
+                    const full = (page + 1) * PAGE_TOKENS <= numTokens;
+                    if (full) {
+                        expect(offset).toBe(ends[page]);
+                    } else {
+                        expect(offset).toBeGreaterThanOrEqual(ends[page]!);
+                    }
+                    ends[page] = offset + run.length;
+                }
+                expect(ends).toEqual(target.numValidBytesByPage);
+            }
+        });
+    }
+
     it("runs are the pages' bytes themselves, not copies", () => {
         const layout = layoutOf(false);
         const pages = freshPages(layout, 5);

@@ -122,4 +122,63 @@ describe("PagePool seals begun as each page is finished", () => {
         expect(() => again.beginSeal(begun.pages[0]!.pageId, begun.generation)).toThrow(DisposedError);
         await expect(again.sealPages(toSeal(begun), begun.generation)).rejects.toBeInstanceOf(DisposedError);
     });
+
+    it("takes the checksum its writer computed while writing (beginSealWith), never hashing the page again, where the page is as it was hashed", async () => {
+        const pool = makePool(POOL);
+        const reservation = pool.reserve({ workspace: alice, holder: req("r1"), numPages: NUM_PAGES, firstToken: 0 });
+        reservation.pages.forEach((handle, index) => writeThrough(pool, handle, pageBytes(index, 1)));
+        const [first, second] = reservation.pages;
+        // the first page's checksum as its writer gives it (here one that is not its bytes', so the test can tell whose the seal took)
+        const given = 0x1234_5678_9abc_def0n;
+        expect(
+            pool.beginSealWith(first!.pageId, reservation.generation, { numBytes: POOL.pageBytes, tokenStart: 0, checksum: given })
+        ).toBe(true);
+        // the second's refused: another length, then another first token than the page holds; the seal hashes it
+        expect(
+            pool.beginSealWith(second!.pageId, reservation.generation, {
+                numBytes: POOL.pageBytes - 1,
+                tokenStart: PAGE_TOKENS,
+                checksum: 1n
+            })
+        ).toBe(false);
+        expect(pool.beginSealWith(second!.pageId, reservation.generation, { numBytes: POOL.pageBytes, tokenStart: 0, checksum: 1n })).toBe(
+            false
+        );
+        expect(
+            pool.beginSealWith(second!.pageId, reservation.generation + 1, {
+                numBytes: POOL.pageBytes,
+                tokenStart: PAGE_TOKENS,
+                checksum: 1n
+            })
+        ).toBe(false);
+        const sealed = await pool.sealPages(toSeal(reservation), reservation.generation);
+        expect(sealed).toEqual({ ok: true, checksums: [given, expectedChecksums(1)[1]] });
+        // the reader recomputes: a writer's checksum that is not its page's fails there
+        const verified = await verifyAll(pool, reservation);
+        expect(verified.ok ? undefined : verified.index).toBe(0);
+        expect(verified.ok ? undefined : verified.error).toBeInstanceOf(ChecksumMismatchError);
+        expect(pool.release(reservation).ok).toBe(true);
+        await expectNoLeaksOnceZeroed(pool);
+    });
+
+    it("records no writer's checksum for a page still leased for writing, or written again since", async () => {
+        const pool = makePool(POOL);
+        const reservation = pool.reserve({ workspace: alice, holder: req("r1"), numPages: NUM_PAGES, firstToken: 0 });
+        const leased = pool.acquireWriteLease(reservation.pages[0]!.pageId, reservation.generation);
+        if (!leased.ok) {
+            throw leased.error;
+        }
+        expect(leased.lease.write(0, pageBytes(0, 1)).ok).toBe(true);
+        const hashed = { numBytes: POOL.pageBytes, tokenStart: 0, checksum: pageChecksum(pageBytes(0, 1), 0) };
+        expect(pool.beginSealWith(reservation.pages[0]!.pageId, reservation.generation, hashed)).toBe(false);
+        leased.lease.release();
+        expect(pool.beginSealWith(reservation.pages[0]!.pageId, reservation.generation, hashed)).toBe(true);
+        writeThrough(pool, reservation.pages[0]!, pageBytes(0, 7)); // a new write: the writer's checksum is forgotten
+        writeThrough(pool, reservation.pages[1]!, pageBytes(1, 1));
+        const sealed = await pool.sealPages(toSeal(reservation), reservation.generation);
+        expect(sealed).toEqual({ ok: true, checksums: [pageChecksum(pageBytes(0, 7), 0), expectedChecksums(1)[1]] });
+        expect((await verifyAll(pool, reservation)).ok).toBe(true);
+        expect(pool.release(reservation).ok).toBe(true);
+        await expectNoLeaksOnceZeroed(pool);
+    });
 });

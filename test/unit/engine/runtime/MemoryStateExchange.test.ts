@@ -116,7 +116,7 @@ describe("MemoryStateExchange", () => {
         const addon = standIn(bytesOf(8, 6));
         const chunks = [bytesOf(5, 7), bytesOf(0, 0), bytesOf(9, 8)];
 
-        await exchange.load(addon.sequence, chunks, 14);
+        await exchange.load(addon.sequence, chunks, 14, "state");
         expect(addon.loaded?.map((chunk) => Buffer.from(chunk).toString("hex"))).toEqual(chunks.map((chunk) => chunk.toString("hex")));
         expect(addon.internals._contextTokens).toEqual([7, 8, 9]);
         expect(addon.internals._nextTokenIndex).toBe(3);
@@ -126,11 +126,11 @@ describe("MemoryStateExchange", () => {
     it("refuses chunks of another length than the state's, and gives llama.cpp's refusal as a SequenceStateError with the bytes", async () => {
         const exchange = new MemoryStateExchange();
         const addon = standIn(bytesOf(8, 9));
-        await expect(exchange.load(addon.sequence, [bytesOf(5, 1)], 6)).rejects.toThrow(/\(6 bytes\).*its chunks hold 5 bytes/);
+        await expect(exchange.load(addon.sequence, [bytesOf(5, 1)], 6, "state")).rejects.toThrow(/\(6 bytes\).*its chunks hold 5 bytes/);
         expect(addon.loaded).toBeUndefined();
 
         addon.loadError = new Error("llama.cpp refused the state: failed to restore kv cache");
-        const error = await exchange.load(addon.sequence, [bytesOf(6, 1)], 6).catch((caught: unknown) => caught);
+        const error = await exchange.load(addon.sequence, [bytesOf(6, 1)], 6, "state").catch((caught: unknown) => caught);
         expect(error).toBeInstanceOf(SequenceStateError);
         expect((error as SequenceStateError).code).toBe("sequence_state_failed");
         expect((error as Error).message).toMatch(
