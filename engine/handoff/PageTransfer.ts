@@ -322,17 +322,17 @@ export class PageTransfer {
             layoutFingerprint: this.layoutFingerprint,
             numTokens: expected.tokens.length
         };
-        const verifyBeforeLoad = target.verifiesPagesOnLoad === true && !this.layout.vTransposed ? this.reader.verifyBeforeLoad : undefined;
+        const verifiesOnLoad =
+            target.verifiesPagesOnLoad === true && !this.layout.vTransposed && this.reader.verifyBeforeLoad !== undefined;
         try {
-            const integrityError =
-                verifyBeforeLoad !== undefined
-                    ? verifyBeforeLoad(manifest, expectation, this.pool)
-                    : await this.reader.verify(manifest, expectation, this.pool);
+            const integrityError = verifiesOnLoad
+                ? this.reader.verifyBeforeLoad!(manifest, expectation, this.pool)
+                : await this.reader.verify(manifest, expectation, this.pool);
             if (integrityError !== undefined) {
                 throw integrityError;
             }
             const assembled = this.#assemble(manifest, expected, target, readLeases);
-            if (verifyBeforeLoad === undefined) {
+            if (!verifiesOnLoad) {
                 await load(assembled);
                 return;
             }

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -207,7 +208,8 @@ static void kvaultCopyAndHash(
         seen += pages[i].size;
     }
 
-    auto work = [&](unsigned thread) {
+    // copies and hashes the pieces of the pages `owner` gives `thread`
+    auto copyAndHashOwn = [&](unsigned thread) {
         std::vector<XXH64_state_t> states(pages.size());
         std::vector<size_t> hashedUpTo(pages.size(), 0);
         std::vector<bool> inOrder(pages.size(), true);
@@ -252,13 +254,32 @@ static void kvaultCopyAndHash(
             }
         }
     };
+    std::atomic<bool> failed{false};
+    auto work = [&](unsigned thread) noexcept {
+        try {
+            copyAndHashOwn(thread);
+        } catch (...) {
+            failed = true;
+        }
+    };
     std::vector<std::thread> helpers;
+    std::vector<unsigned> notStarted;
     for (unsigned thread = 1; thread < numThreads; thread++) {
-        helpers.emplace_back(work, thread);
+        try {
+            helpers.emplace_back(work, thread);
+        } catch (...) {
+            notStarted.push_back(thread); // no thread to be had: its pages are copied here
+        }
     }
     work(0);
+    for (unsigned thread : notStarted) {
+        work(thread);
+    }
     for (auto& helper : helpers) {
         helper.join();
+    }
+    if (failed) {
+        throw std::runtime_error("copying and hashing the KV of " + std::to_string(pages.size()) + " pages failed");
     }
 }
 
@@ -739,7 +760,12 @@ class AddonContextLoadSequenceStateFromChunksWorker : public Napi::AsyncWorker {
                 if (verifying) {
                     // the KV rows into the cache, each page hashed as it is read, in this job: nothing
                     // decodes this sequence before the comparison below has erased it or let it be
-                    kvaultCopyAndHash(reader.kvPieces(), false, pages, recomputed);
+                    try {
+                        kvaultCopyAndHash(reader.kvPieces(), false, pages, recomputed);
+                    } catch (...) {
+                        llama_memory_seq_rm(memory, sequenceId, -1, -1); // cells whose KV was not all copied
+                        throw;
+                    }
                     for (size_t i = 0; i < pages.size(); i++) {
                         if (recomputed[i] != expected[i]) {
                             llama_memory_seq_rm(memory, sequenceId, -1, -1);
