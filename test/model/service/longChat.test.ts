@@ -29,10 +29,10 @@ function userText(turn: number): string {
 describe("a 20-turn chat evaluates only each turn's new tokens", () => {
     let runtime: LlamaRuntime;
     beforeAll(async () => {
-        // 2 threads whatever cores the test's lane has: the two modes' answers are floating-point results
-        // of differently shaped contexts, equal at 2 threads on every machine this ran on; at 1 thread (a
-        // lane pinned to one core) one guest's split and unified answers part at turn 11, before the
-        // handoff's native hashing as after it
+        // 2 threads whatever cores the test's lane has (it holds both lanes: test/support/testLanes.ts):
+        // the two modes' answers are floating-point results of differently shaped contexts, equal at 2
+        // threads on every machine this ran on; at 1 thread (a lane pinned to one core) one guest's split
+        // and unified answers part at turn 11, before the handoff's native hashing as after it
         runtime = await LlamaRuntime.start({ gpu: false, maxThreads: 2 });
     });
     afterAll(async () => {
