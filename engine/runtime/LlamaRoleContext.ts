@@ -255,15 +255,16 @@ export class LlamaRoleContext implements RoleContext {
         };
     }
 
+    /** Whether `importState` verifies a transfer's pages as it loads them: through memory, Kvault's build (`RoleContext.verifiesPagesOnLoad`). */
+    get verifiesPagesOnLoad(): boolean {
+        return this.states.verifiesPagesOnLoad;
+    }
+
     /**
      * Loads a state the codec assembled and validated for this context's layout and stream count.
      * Throws, having loaded nothing, when the exchange cannot carry it (a full or unwritable state
      * directory, or memory that could not be had).
      */
-    get verifiesPagesOnLoad(): boolean {
-        return this.states.verifiesPagesOnLoad;
-    }
-
     async importState(slot: SequenceSlot, state: Buffer | StateChunks, label: string): Promise<void> {
         const own = this.#own(slot, "loaded");
         const { chunks, numBytes, pageChecks } = Buffer.isBuffer(state)
