@@ -182,18 +182,9 @@ export function planStateTarget(
     invariant(Number.isInteger(numStreams) && numStreams >= 1, () => `a state target for ${numStreams} streams`);
     const numKvBytes = numTokens * bytesPerToken(layout);
     const numBytes = sequenceStateBytes(numTokens, layout, numStreams);
-    // The KV section as llama.cpp writes it: layer after layer of K, then of V.
-    const kStarts: number[] = [];
-    const vStarts: number[] = [];
-    let start = 0;
-    for (const layer of layout.layers) {
-        kStarts.push(start);
-        start += numTokens * layer.kRowBytes;
-    }
-    for (const layer of layout.layers) {
-        vStarts.push(start);
-        start += numTokens * layer.vRowBytes;
-    }
+    // The KV section as llama.cpp writes it, layer after layer of K, then of V: laid out as one
+    // page of all the state's positions would be
+    const { k: kStarts, v: vStarts } = blockOffsetsInPage(layout, numTokens);
     const numValidBytesByPage = new Array<number>(numPagesFor(numTokens, pageTokens)).fill(0);
     const runs: { at: number; bytes: Uint8Array; page: number }[] = [];
     forEachBlock(layout, numTokens, pageTokens, (page, pageOffset, layer, part, stateOffset, numBlockBytes) => {

@@ -147,11 +147,16 @@ export async function verifyManifest(
         numOwned = ownerFailure === undefined ? numOwned : index;
     }
     const verified = await pool.verifyPages(manifest.pages.slice(0, numOwned), expected.generation);
+    return verifiedChecksumFailure(manifest, verified) ?? ownerFailure;
+}
+
+/** The first page whose checksum the pool refused, or whose recomputed checksum is not the manifest's, as its integrity error. */
+function verifiedChecksumFailure(manifest: PageManifest, verified: PagesVerifyResult): HandoffIntegrityError | undefined {
     if (!verified.ok) {
         return checksumFailure(manifest, verified.index, verified);
     }
     const mismatch = verified.checksums.findIndex((checksum, index) => checksum !== manifest.checksums[index]);
-    return mismatch >= 0 ? checksumFailure(manifest, mismatch, verified) : ownerFailure;
+    return mismatch >= 0 ? checksumFailure(manifest, mismatch, verified) : undefined;
 }
 
 /**
@@ -198,10 +203,5 @@ export async function verifyRecomputed(
     recomputed: readonly bigint[],
     pool: PagePool
 ): Promise<HandoffIntegrityError | undefined> {
-    const verified = await pool.verifyPagesRecomputed(manifest.pages, generation, recomputed);
-    if (!verified.ok) {
-        return checksumFailure(manifest, verified.index, verified);
-    }
-    const mismatch = verified.checksums.findIndex((checksum, index) => checksum !== manifest.checksums[index]);
-    return mismatch >= 0 ? checksumFailure(manifest, mismatch, verified) : undefined;
+    return verifiedChecksumFailure(manifest, await pool.verifyPagesRecomputed(manifest.pages, generation, recomputed));
 }

@@ -489,38 +489,60 @@ class AddonContextSaveSequenceStateToChunksWorker : public Napi::AsyncWorker {
         }
 };
 
-// Whether the hashing arguments of saveSequenceStateToChunks fit its runs: a page index for every
-// run, a seed and a checksum for every page, and every run inside the page it names.
-static bool kvaultHashingArgumentsFit(const Napi::CallbackInfo& info) {
-    if (!info[4].IsTypedArray() || info[4].As<Napi::TypedArray>().TypedArrayType() != napi_uint32_array || !info[5].IsArray() ||
-        !info[6].IsTypedArray() || info[6].As<Napi::TypedArray>().TypedArrayType() != napi_biguint64_array || !info[7].IsTypedArray() ||
-        info[7].As<Napi::TypedArray>().TypedArrayType() != napi_biguint64_array) {
-        return false;
-    }
-    Napi::Array runArray = info[3].As<Napi::Array>();
-    Napi::Uint32Array runPages = info[4].As<Napi::Uint32Array>();
-    Napi::Array pageArray = info[5].As<Napi::Array>();
-    if (runPages.ElementLength() != runArray.Length() || info[6].As<Napi::BigUint64Array>().ElementLength() != pageArray.Length() ||
-        info[7].As<Napi::BigUint64Array>().ElementLength() != pageArray.Length()) {
+// Whether `value` is a typed array of `type`.
+static bool kvaultIsTypedArray(const Napi::Value& value, napi_typedarray_type type) {
+    return value.IsTypedArray() && value.As<Napi::TypedArray>().TypedArrayType() == type;
+}
+
+// Whether `pageArray` holds Uint8Arrays, `chunkPages` names a page (or -1, none) for every chunk of
+// `chunkArray`, and every chunk that names a page lies inside it: what the save's and the load's
+// hashing arguments share (the chunks themselves checked as Uint8Arrays already).
+template <typename PageIndexes>
+static bool kvaultChunksInsidePages(Napi::Array chunkArray, const PageIndexes& chunkPages, Napi::Array pageArray) {
+    if (chunkPages.ElementLength() != chunkArray.Length()) {
         return false;
     }
     std::vector<std::pair<const uint8_t*, size_t>> pages;
     for (uint32_t i = 0; i < pageArray.Length(); i++) {
         Napi::Value page = pageArray.Get(i);
-        if (!page.IsTypedArray() || page.As<Napi::TypedArray>().TypedArrayType() != napi_uint8_array) {
+        if (!kvaultIsTypedArray(page, napi_uint8_array)) {
             return false;
         }
         pages.emplace_back(page.As<Napi::Uint8Array>().Data(), page.As<Napi::Uint8Array>().ByteLength());
     }
-    for (uint32_t i = 0; i < runArray.Length(); i++) {
-        Napi::Uint8Array run = runArray.Get(i).As<Napi::Uint8Array>();
-        const uint32_t page = runPages[i];
-        if (page >= pages.size() || run.Data() < pages[page].first ||
-            run.Data() + run.ByteLength() > pages[page].first + pages[page].second) {
+    for (uint32_t i = 0; i < chunkArray.Length(); i++) {
+        const int64_t page = chunkPages[i];
+        if (page < 0) {
+            continue;
+        }
+        Napi::Uint8Array chunk = chunkArray.Get(i).As<Napi::Uint8Array>();
+        if (static_cast<size_t>(page) >= pages.size() || chunk.Data() < pages[page].first ||
+            chunk.Data() + chunk.ByteLength() > pages[page].first + pages[page].second) {
             return false;
         }
     }
     return true;
+}
+
+// Whether info[first, first + count) are BigUint64Arrays of `length` elements each.
+static bool kvaultChecksumArraysFit(const Napi::CallbackInfo& info, size_t first, size_t count, uint32_t length) {
+    for (size_t i = first; i < first + count; i++) {
+        if (!kvaultIsTypedArray(info[i], napi_biguint64_array) || info[i].As<Napi::BigUint64Array>().ElementLength() != length) {
+            return false;
+        }
+    }
+    return true;
+}
+
+// Whether the hashing arguments of saveSequenceStateToChunks fit its runs: a page index for every
+// run, a seed and a checksum for every page, and every run inside the page it names.
+static bool kvaultHashingArgumentsFit(const Napi::CallbackInfo& info) {
+    if (!kvaultIsTypedArray(info[4], napi_uint32_array) || !info[5].IsArray()) {
+        return false;
+    }
+    Napi::Array pageArray = info[5].As<Napi::Array>();
+    return kvaultChecksumArraysFit(info, 6, 2, pageArray.Length()) &&
+           kvaultChunksInsidePages(info[3].As<Napi::Array>(), info[4].As<Napi::Uint32Array>(), pageArray);
 }
 
 Napi::Value AddonContext::SaveSequenceStateToChunks(const Napi::CallbackInfo& info) {
@@ -794,45 +816,12 @@ class AddonContextLoadSequenceStateFromChunksWorker : public Napi::AsyncWorker {
 // -1) for every chunk, a seed, an expected and a recomputed checksum for every page, and every
 // page chunk inside the page it names.
 static bool kvaultVerifyingArgumentsFit(const Napi::CallbackInfo& info) {
-    if (!info[3].IsTypedArray() || info[3].As<Napi::TypedArray>().TypedArrayType() != napi_int32_array || !info[4].IsArray()) {
+    if (!kvaultIsTypedArray(info[3], napi_int32_array) || !info[4].IsArray()) {
         return false;
     }
-    for (int i = 5; i <= 7; i++) {
-        if (!info[i].IsTypedArray() || info[i].As<Napi::TypedArray>().TypedArrayType() != napi_biguint64_array) {
-            return false;
-        }
-    }
-    Napi::Array chunkArray = info[1].As<Napi::Array>();
-    Napi::Int32Array chunkPages = info[3].As<Napi::Int32Array>();
     Napi::Array pageArray = info[4].As<Napi::Array>();
-    if (chunkPages.ElementLength() != chunkArray.Length()) {
-        return false;
-    }
-    for (int i = 5; i <= 7; i++) {
-        if (info[i].As<Napi::BigUint64Array>().ElementLength() != pageArray.Length()) {
-            return false;
-        }
-    }
-    std::vector<std::pair<const uint8_t*, size_t>> pages;
-    for (uint32_t i = 0; i < pageArray.Length(); i++) {
-        Napi::Value page = pageArray.Get(i);
-        if (!page.IsTypedArray() || page.As<Napi::TypedArray>().TypedArrayType() != napi_uint8_array) {
-            return false;
-        }
-        pages.emplace_back(page.As<Napi::Uint8Array>().Data(), page.As<Napi::Uint8Array>().ByteLength());
-    }
-    for (uint32_t i = 0; i < chunkArray.Length(); i++) {
-        const int32_t page = chunkPages[i];
-        if (page < 0) {
-            continue;
-        }
-        Napi::Uint8Array chunk = chunkArray.Get(i).As<Napi::Uint8Array>();
-        if (static_cast<size_t>(page) >= pages.size() || chunk.Data() < pages[page].first ||
-            chunk.Data() + chunk.ByteLength() > pages[page].first + pages[page].second) {
-            return false;
-        }
-    }
-    return true;
+    return kvaultChecksumArraysFit(info, 5, 3, pageArray.Length()) &&
+           kvaultChunksInsidePages(info[1].As<Napi::Array>(), info[3].As<Napi::Int32Array>(), pageArray);
 }
 
 Napi::Value AddonContext::LoadSequenceStateFromChunks(const Napi::CallbackInfo& info) {
