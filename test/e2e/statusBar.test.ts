@@ -18,6 +18,9 @@ function kernelRssBytes(pid: number): number {
     return Number(line[1]) * 1024;
 }
 
+/** An answer that runs for several of the page's resourceUse polls, inside the 2,048-token window with the prompt. */
+const LONG_ANSWER_TOKENS = 1_900;
+
 const numberAttribute = async (locator: Locator, name: string): Promise<number> => Number(await locator.getAttribute(name));
 
 describe("the status bar, in a real browser", () => {
@@ -25,6 +28,9 @@ describe("the status bar, in a real browser", () => {
     const received: ResourceUse[] = [];
     const kvault = useKvaultApp({
         seed: [{ id: "ui-notes", name: "Notes", colour: 0, messages: [] }],
+        // A window for an answer long enough that the page's resourceUse poll (twice a second) lands while it runs:
+        // 420 tokens of the tiny model took about 0.5 s on a fast 2-core guest, and the rate was sometimes never seen live.
+        serveArgs: ["--context", "2048"],
         viewport: { width: 1280, height: 820 },
         prepare: async (app) => {
             app.page.on("websocket", (socket) =>
@@ -77,7 +83,7 @@ describe("the status bar, in a real browser", () => {
 
     it("shows a workspace's tokens per second while it answers, as the engine counted them, and the full numbers on focus", async () => {
         const { page } = kvault.app();
-        await configureWorkspace(page, { maxTokens: 420 });
+        await configureWorkspace(page, { maxTokens: LONG_ANSWER_TOKENS });
         await sendMessage(page, "Tell me a long story about pages.");
         const rate = page.locator('.status-rate[data-workspace="ui-notes"]');
         // Seen while the sidebar says the turn runs: the rate is live, not a summary after the answer.

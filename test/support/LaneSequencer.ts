@@ -1,3 +1,4 @@
+import os from "node:os";
 import { relative } from "node:path";
 import { BaseSequencer, type TestSpecification } from "vitest/node";
 import { expectedLaneSeconds, laneProjectNames, needsWholeMachine } from "./testLanes.js";
@@ -35,6 +36,7 @@ export class LaneSequencer extends BaseSequencer {
         const pinTestLanes = singleLane.length >= MIN_FILES_TO_PIN_LANES;
         for (const file of files) {
             file.project.provide("pinTestLanes", pinTestLanes);
+            file.project.provide("laneCoreCount", os.availableParallelism());
         }
         return [...singleLane, ...wholeMachine];
     }

@@ -66,8 +66,11 @@ export interface ModelFileServer {
     cutAt(name: string, offset: number | undefined): void;
     /** Only the next ranged response of `name` stops after `numBytes` of its body. */
     cutNextRangedAfter(name: string, numBytes: number): void;
-    /** Requests for `name` get no answer at all while `hang` is true (a server that accepts and then says nothing). */
-    hang(name: string, hang: boolean): void;
+    /**
+     * Requests for `name` get no answer at all while `hang` is true (a server that accepts and then says nothing);
+     * with `method`, only requests of that method (a file whose HEAD answers and whose GET then hangs).
+     */
+    hang(name: string, hang: boolean, method?: "GET" | "HEAD"): void;
     /** `name` is a body that never ends: zeros in 64 KiB chunks as fast as the client reads them, no Content-Length. */
     serveEndless(name: string): void;
     /** `name` claims `declaredBytes` (Content-Length) and then sends nothing, holding the connection open. */
@@ -90,7 +93,8 @@ export async function startModelFileServer(): Promise<ModelFileServer> {
     const files = new Map<string, ServedFile>();
     const cuts = new Map<string, number>();
     const onceCuts = new Map<string, number>();
-    const hanging = new Set<string>();
+    /** Names whose requests get no answer: of any method, or of one. */
+    const hanging = new Map<string, "any" | "GET" | "HEAD">();
     const endless = new Set<string>();
     const declared = new Map<string, number>();
     const lying = new Map<string, { headBytes: number | undefined; getBytes: number | "endless" }>();
@@ -109,7 +113,8 @@ export async function startModelFileServer(): Promise<ModelFileServer> {
             sentBytes: 0
         };
         log.push(entry);
-        if (hanging.has(name)) {
+        const hangs = hanging.get(name);
+        if (hangs !== undefined && (hangs === "any" || hangs === entry.method)) {
             return;
         }
         const lie = lying.get(name);
@@ -228,7 +233,7 @@ export async function startModelFileServer(): Promise<ModelFileServer> {
         serve: (name, file) => void files.set(name, file),
         cutAt: (name, offset) => void (offset === undefined ? cuts.delete(name) : cuts.set(name, offset)),
         cutNextRangedAfter: (name, numBytes) => void onceCuts.set(name, numBytes),
-        hang: (name, hang) => void (hang ? hanging.add(name) : hanging.delete(name)),
+        hang: (name, hang, method) => void (hang ? hanging.set(name, method ?? "any") : hanging.delete(name)),
         serveEndless: (name) => void endless.add(name),
         serveDeclared: (name, declaredBytes) => void declared.set(name, declaredBytes),
         serveLyingSize: (name, headBytes, getBytes) => void lying.set(name, { headBytes, getBytes }),

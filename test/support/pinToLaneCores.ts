@@ -18,16 +18,26 @@ export function laneCores(lane: TestLane, numCores: number): { readonly start: n
 
 /**
  * Pins this worker process (every thread it has, and so every process it starts later: the engine,
- * a server, Chromium) to its lane's cores. The engine sizes its thread pools by the cores it may run
- * on (os.availableParallelism follows the affinity), so each lane's native threads fill their own
- * cores and never wait on the other lane's. Returns the cores, or undefined where none were set.
+ * a server, Chromium) to its lane's cores, of the run's `numCores` (the main process's count: a
+ * worker that ran an earlier file may still be pinned). The engine sizes its thread pools by the
+ * cores it may run on (os.availableParallelism follows the affinity), so each lane's native threads
+ * fill their own cores and never wait on the other lane's. Returns the cores, or undefined where none were set.
  */
-export function pinToLaneCores(lane: TestLane): string | undefined {
-    const cores = laneCores(lane, os.availableParallelism());
-    if (cores === undefined) {
-        return undefined;
-    }
-    const list = `${cores.start}-${cores.end - 1}`;
+export function pinToLaneCores(lane: TestLane, numCores: number): string | undefined {
+    const cores = laneCores(lane, numCores);
+    return cores === undefined ? undefined : pinToCores(`${cores.start}-${cores.end - 1}`);
+}
+
+/**
+ * Gives this worker process every one of the run's `numCores` again: a file that holds both lanes,
+ * or runs alone, in a worker whose earlier file was pinned to one lane. Returns the cores, or
+ * undefined where the worker already has them all.
+ */
+export function pinToAllCores(numCores: number): string | undefined {
+    return os.availableParallelism() >= numCores ? undefined : pinToCores(`0-${numCores - 1}`);
+}
+
+function pinToCores(list: string): string {
     execFileSync("taskset", ["--all-tasks", "--cpu-list", "--pid", list, String(process.pid)], { stdio: "ignore" });
     return list;
 }

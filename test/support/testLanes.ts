@@ -1,9 +1,9 @@
 /**
- * The heavy tiers (model, gpu, e2e) share one vitest group of two workers, split into two lanes that
+ * The tiers that run processes (cli, model, gpu, e2e) share one vitest group, split into two lanes that
  * each run one file at a time on their own half of the cores (test/support/pinToLaneCores.ts): a
  * file's native threads never compete with another file's, since ggml's threads wait for each other
  * at every step and a descheduled one stalls the rest. The lanes are interchangeable: a file takes
- * whichever is free (test/support/takeFreeLane.ts), so neither worker waits while the other lane's
+ * whichever is free (test/support/takeTestLanes.ts), so neither worker waits while the other lane's
  * kind of file is all that is left. Files that need the whole machine hold both lanes and run last.
  */
 export type TestLane = 0 | 1;
@@ -12,6 +12,8 @@ declare module "vitest" {
     export interface ProvidedContext {
         /** Whether this run has single-lane files for both lanes, so each lane keeps to its own cores (LaneSequencer decides). */
         pinTestLanes: boolean;
+        /** The cores the run has (the main process's os.availableParallelism): what the lanes split, and what a whole-machine file gets back. */
+        laneCoreCount: number;
     }
 }
 
@@ -19,102 +21,78 @@ declare module "vitest" {
 export const testLanes: readonly TestLane[] = [0, 1];
 
 /** The projects whose files run in lanes, one vitest group of two workers. */
-export const laneProjectNames: readonly string[] = ["model", "gpu", "e2e"];
-
-/** Seconds a file's worker spends beside its tests: start, imports, the file's own setup. */
-export const FILE_OVERHEAD_SECONDS = 4;
+export const laneProjectNames: readonly string[] = ["cli", "model", "gpu", "e2e"];
 
 /** Seconds assumed for a heavy file missing from {@link expectedFileSeconds}. */
 export const UNLISTED_FILE_SECONDS = 3;
 
 /**
- * Seconds of tests per file, measured by a full run on the 2-core CI machine (the clean-clone run
- * of df35890 in docs/TESTING.md, with its command), for the files that took 8 seconds or more and
- * passed; paths relative to test/.
+ * Seconds each file held its lane (its imports, hooks and tests), for the files that held one 8
+ * seconds or more, from the lane trace of a full run on the 2-core CI guest (docs/TESTING.md has
+ * the run and its command); paths relative to test/.
  * Only the order of the run depends on it: a stale entry costs time, never a result.
  */
 export const expectedFileSeconds: ReadonlyMap<string, number> = new Map([
-    ["model/host/models/modelsOnDisk.test.ts", 101],
-    ["model/families/gemma3.test.ts", 71],
-    ["e2e/settings.test.ts", 57],
-    ["model/families/mistral.test.ts", 48],
-    ["model/families/llama3.test.ts", 46],
-    ["model/families/qwen3.test.ts", 45],
-    ["model/host/models/resumeDownload.test.ts", 45],
-    ["unit/main/index.test.ts", 44],
-    ["model/families/qwen2.test.ts", 43],
-    ["model/engine/tokenizeInSlices.test.ts", 42],
-    ["model/host/models/craftedModelFiles.test.ts", 40],
-    ["gpu/vulkanPagedFamilies.test.ts", 39],
-    ["gpu/vulkanIsolation.test.ts", 38],
-    ["gpu/vulkanFamilies.test.ts", 37],
-    ["e2e/persistence.test.ts", 36],
-    ["model/host/models/inspectModelInChild.test.ts", 36],
-    ["e2e/localModels.test.ts", 35],
-    ["e2e/settingsBackends.test.ts", 34],
-    ["e2e/speculation.test.ts", 32],
-    ["e2e/login.test.ts", 31],
-    ["e2e/mcpTools.test.ts", 31],
-    ["e2e/workspaces.test.ts", 31],
-    ["model/host/computeBackend.test.ts", 31],
-    ["model/backends/remoteWorkspaces.test.ts", 30],
-    ["model/host/models/splitDownload.test.ts", 28],
-    ["model/host/serveCli.test.ts", 28],
-    ["e2e/models.test.ts", 27],
-    ["model/main/engineStartWithoutFork.test.ts", 27],
-    ["e2e/isolationAllModels.test.ts", 25],
-    ["cli/makeModelCli.test.ts", 24],
-    ["e2e/demoModelNote.test.ts", 24],
-    ["e2e/modelLibrary.test.ts", 24],
-    ["e2e/welcome.test.ts", 23],
-    ["model/backends/gatewayEndpoints.test.ts", 23],
-    ["e2e/modelDownload.test.ts", 21],
+    ["model/host/models/modelsOnDisk.test.ts", 76],
+    ["model/families/gemma3.test.ts", 59],
+    ["model/host/models/resumeDownload.test.ts", 36],
+    ["model/families/llama3.test.ts", 33],
+    ["model/host/models/craftedModelFiles.test.ts", 33],
+    ["model/families/qwen3.test.ts", 32],
+    ["model/engine/tokenizeInSlices.test.ts", 30],
+    ["gpu/vulkanPagedFamilies.test.ts", 30],
+    ["e2e/settings.test.ts", 30],
+    ["model/families/qwen2.test.ts", 29],
+    ["e2e/workspaces.test.ts", 27],
+    ["e2e/login.test.ts", 25],
+    ["model/host/models/inspectModelInChild.test.ts", 24],
+    ["e2e/settingsBackends.test.ts", 23],
+    ["e2e/mcpTools.test.ts", 22],
     ["model/audit/soak.test.ts", 21],
-    ["model/host/memoryRecordExport.test.ts", 20],
-    ["cli/store/storeCrash.test.ts", 19],
-    ["e2e/chatControls.test.ts", 19],
-    ["model/backends/leakProbeRpc.test.ts", 19],
-    ["model/host/toolCallsApi.test.ts", 18],
-    ["model/process/switchModel.test.ts", 18],
-    ["model/process/stateDirectoryFaults.test.ts", 17],
-    ["model/process/supervisedChat.test.ts", 17],
-    ["model/engine/textStreamer.test.ts", 16],
-    ["model/probe/leakProbe.test.ts", 16],
-    ["e2e/turnErrors.test.ts", 15],
-    ["e2e/layout.test.ts", 14],
-    ["model/families/phi3.test.ts", 14],
-    ["model/host/models/localModelsInApp.test.ts", 14],
-    ["cli/kvaultCommand.test.ts", 13],
-    ["e2e/handoffDemo.test.ts", 13],
-    ["e2e/pageMap.test.ts", 13],
-    ["e2e/remoteWorkspace.test.ts", 13],
-    ["e2e/turnReload.test.ts", 13],
-    ["model/host/models/readGgufHeader.test.ts", 13],
-    ["e2e/attachments.test.ts", 12],
-    ["e2e/contextMeter.test.ts", 12],
-    ["e2e/views.test.ts", 12],
-    ["gpu/vulkanGpuLayers.test.ts", 12],
-    ["model/host/models/downloadLimits.test.ts", 12],
-    ["e2e/isolation.test.ts", 11],
-    ["e2e/memoryTimeline.test.ts", 11],
-    ["e2e/modelCatalogue.test.ts", 11],
-    ["e2e/retrieval.test.ts", 11],
-    ["model/families/familyModelFacts.test.ts", 11],
-    ["model/host/frozenEngine.test.ts", 11],
-    ["e2e/demoModelLabel.test.ts", 10],
-    ["e2e/markdown.test.ts", 10],
-    ["e2e/pageMapZoom.test.ts", 10],
-    ["e2e/presets.test.ts", 10],
-    ["model/host/hostTurns.test.ts", 10],
-    ["model/host/models/lyingDownloadSize.test.ts", 10],
-    ["gpu/vulkanServer.test.ts", 9],
-    ["model/host/settingsApiKeys.test.ts", 9],
-    ["model/service/diskKv.test.ts", 9],
-    ["cli/dataDirectoryLock.test.ts", 8],
-    ["cli/mcp/mcpManager.test.ts", 8],
-    ["model/engine/handoffIntegrity.test.ts", 8],
-    ["model/ggufReadBack.test.ts", 8],
-    ["model/process/crashRestart.test.ts", 8]
+    ["e2e/persistence.test.ts", 20],
+    ["model/backends/remoteWorkspaces.test.ts", 20],
+    ["model/host/computeBackend.test.ts", 18],
+    ["cli/store/storeCrash.test.ts", 18],
+    ["gpu/vulkanIsolation.test.ts", 18],
+    ["cli/makeModelCli.test.ts", 17],
+    ["e2e/speculation.test.ts", 17],
+    ["model/main/engineStartWithoutFork.test.ts", 17],
+    ["model/host/serveCli.test.ts", 16],
+    ["gpu/vulkanFamilies.test.ts", 16],
+    ["e2e/localModels.test.ts", 14],
+    ["cli/kvaultCommand.test.ts", 14],
+    ["model/backends/gatewayEndpoints.test.ts", 14],
+    ["e2e/chatControls.test.ts", 12],
+    ["e2e/demoModelNote.test.ts", 12],
+    ["e2e/modelLibrary.test.ts", 12],
+    ["model/process/stateDirectoryFaults.test.ts", 12],
+    ["model/host/memoryRecordExport.test.ts", 12],
+    ["e2e/welcome.test.ts", 12],
+    ["e2e/turnErrors.test.ts", 12],
+    ["model/process/supervisedChat.test.ts", 12],
+    ["model/backends/leakProbeRpc.test.ts", 11],
+    ["model/host/toolCallsApi.test.ts", 11],
+    ["model/host/models/localModelsInApp.test.ts", 11],
+    ["model/families/mistral.test.ts", 11],
+    ["e2e/layout.test.ts", 11],
+    ["model/probe/leakProbe.test.ts", 11],
+    ["model/process/switchModel.test.ts", 10],
+    ["model/engine/textStreamer.test.ts", 10],
+    ["e2e/isolationAllModels.test.ts", 10],
+    ["e2e/models.test.ts", 10],
+    ["model/families/familyModelFacts.test.ts", 10],
+    ["model/host/frozenEngine.test.ts", 10],
+    ["e2e/remoteWorkspace.test.ts", 9],
+    ["e2e/views.test.ts", 9],
+    ["e2e/handoffDemo.test.ts", 9],
+    ["e2e/modelDownload.test.ts", 9],
+    ["cli/mcp/mcpManager.test.ts", 9],
+    ["model/host/models/downloadLimits.test.ts", 9],
+    ["e2e/contextMeter.test.ts", 9],
+    ["model/host/hostTurns.test.ts", 8],
+    ["e2e/isolation.test.ts", 8],
+    ["model/host/models/readGgufHeader.test.ts", 8],
+    ["gpu/vulkanGpuLayers.test.ts", 8]
 ]);
 
 /**
@@ -147,8 +125,7 @@ export function needsWholeMachine(projectName: string, relativePath: string): bo
     return projectName === "gpu" || wholeMachineFiles.has(relativePath);
 }
 
-/** The seconds a file is expected to hold its lane, worker overhead included. */
+/** The seconds a file is expected to hold its lane. */
 export function expectedLaneSeconds(relativePath: string): number {
-    const seconds = expectedFileSeconds.get(relativePath.replace(/^test\//, "")) ?? UNLISTED_FILE_SECONDS;
-    return seconds + FILE_OVERHEAD_SECONDS;
+    return expectedFileSeconds.get(relativePath.replace(/^test\//, "")) ?? UNLISTED_FILE_SECONDS;
 }

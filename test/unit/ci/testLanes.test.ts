@@ -1,5 +1,6 @@
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import type { TestSpecification, Vitest } from "vitest/node";
 import { afterEach, describe, expect, it } from "vitest";
@@ -172,6 +173,8 @@ describe("test lanes", () => {
         expect(provided.get("model.pinTestLanes")).toBe(true);
         expect(provided.get("e2e.pinTestLanes")).toBe(true);
         expect(provided.get("gpu.pinTestLanes")).toBe(true);
+        // the cores the lanes split, as this (unpinned) process counts them: a reused worker may be pinned to one lane
+        expect(provided.get("model.laneCoreCount")).toBe(os.availableParallelism());
     });
 
     it("pins the lanes for a run of two files of one kind, and keeps every core for one file beside whole-machine files", async () => {

@@ -198,6 +198,23 @@ vi.mock("electron", async () => {
             fork: (modulePath: string, _args: string[], options: { serviceName: string; env: Record<string, string> }) => {
                 const child = new FakeEngineChild();
                 fake.forks.push({ modulePath, options, child });
+                if (options.serviceName === "Kvault model inspection") {
+                    // The model inspection process (host/models/serveInspection.ts): "ready", then its one answer. This one
+                    // reads no file and refuses as the real one refuses an unreadable file, at once; silent, every listing
+                    // of a local model would wait out the inspection's 20 s deadline for the same refusal.
+                    const { path: modelPath } = JSON.parse(options.env.KVAULT_INSPECT_REQUEST ?? "{}") as { path?: string };
+                    setTimeout(() => child.emit("message", { type: "ready" }), 1);
+                    setTimeout(
+                        () =>
+                            child.emit("message", {
+                                type: "refused",
+                                code: "model_unreadable",
+                                message: `This test's inspection process reads no file (${modelPath}).`
+                            }),
+                        2
+                    );
+                    return child;
+                }
                 // The engine reports the model it loaded, as the real one does: the path it was configured with.
                 const { modelPath } = JSON.parse(options.env.KVAULT_ENGINE_CONFIG ?? "{}") as { modelPath?: string };
                 setTimeout(
@@ -251,6 +268,10 @@ const turn = (requestId: string, workspace = "alice"): unknown => ({
 
 afterAll(() => {
     fs.rmSync(fake.userData, { recursive: true, force: true });
+    // The unit project runs its files one after another in a worker (isolate: false): the next file imports the real
+    // electron, and main's modules evaluated afresh, not the ones wired to these fakes.
+    vi.doUnmock("electron");
+    vi.resetModules();
 });
 
 /**

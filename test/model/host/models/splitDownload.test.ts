@@ -180,13 +180,15 @@ describe("split models (loopback)", () => {
         expect(filesIn(directory)).toEqual(names);
 
         const cancelDirectory = path.join(scratch, `cancel-${directoryNumber}`);
-        server.hang(names[2]!, true);
+        // Its HEAD answers, so every part's download starts (sizes are checked before the first byte of any); its GET hangs.
+        server.hang(names[2]!, true, "GET");
         const again = splitDownloads(cancelDirectory);
         const started = again.start(`${server.url}/${names[0]}`);
         const deadline = Date.now() + 20_000;
         while (!filesIn(cancelDirectory).includes(`${names[2]}.ipull`) && Date.now() < deadline) {
             await new Promise((resolve) => setTimeout(resolve, 20));
         }
+        expect(filesIn(cancelDirectory), "every part's download had started when it was cancelled").toContain(`${names[2]}.ipull`);
         expect(await again.cancel(started.id)).toMatchObject({ state: "cancelled" });
         server.hang(names[2]!, false);
         expect(filesIn(cancelDirectory)).toEqual([]);

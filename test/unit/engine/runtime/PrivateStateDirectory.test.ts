@@ -4,6 +4,9 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { PrivateStateDirectory, sweepStaleDirectories } from "../../../../engine/runtime/PrivateStateDirectory.js";
 
+/** Readings of a file system's free space until one is unchanged across the checks made on it. */
+const MAX_SPACE_READINGS = 50;
+
 describe("PrivateStateDirectory", () => {
     let root: string;
     beforeEach(() => {
@@ -66,16 +69,37 @@ describe("PrivateStateDirectory", () => {
 
     it("asks the file system for room before a state is written, in whole blocks, and says how much is missing", () => {
         const directory = PrivateStateDirectory.create(root);
-        const stats = fs.statfsSync(directory.path);
-        const free = stats.bavail * stats.bsize;
-        expect(() => directory.ensureRoom(free - stats.bsize)).not.toThrow();
-        expect(() => directory.ensureRoom(free + 1)).toThrow(
+        // Other processes write to this file system meanwhile (the rest of the suite): the checks count only when
+        // the free space read before them is still the free space after them.
+        const check = () => {
+            const stats = fs.statfsSync(directory.path);
+            const free = stats.bavail * stats.bsize;
+            const outcome = (numBytes: number): unknown => {
+                try {
+                    directory.ensureRoom(numBytes);
+                    return "room";
+                } catch (error) {
+                    return error;
+                }
+            };
+            const justUnder = outcome(free - stats.bsize);
+            const justOver = outcome(free + 1);
+            return { stable: fs.statfsSync(directory.path).bavail === stats.bavail, free, blockBytes: stats.bsize, justUnder, justOver };
+        };
+        let checked = check();
+        for (let attempt = 1; attempt < MAX_SPACE_READINGS && !checked.stable; attempt++) {
+            checked = check();
+        }
+        const { free, blockBytes } = checked;
+        expect(checked.stable, `the free space changed during each of ${MAX_SPACE_READINGS} readings`).toBe(true);
+        expect(checked.justUnder).toBe("room");
+        expect(checked.justOver).toEqual(
             expect.objectContaining({
                 code: "state_directory_full",
-                numBytesNeeded: free + stats.bsize,
+                numBytesNeeded: free + blockBytes,
                 numBytesFree: free,
                 message:
-                    `The file system of the KV state directory ${directory.path} is full: this request's KV state needs ${(free + stats.bsize).toLocaleString("en-US")} bytes ` +
+                    `The file system of the KV state directory ${directory.path} is full: this request's KV state needs ${(free + blockBytes).toLocaleString("en-US")} bytes ` +
                     `and ${free.toLocaleString("en-US")} bytes are free. Nothing was generated and its pages were released. Free space there, then send the message again.`
             })
         );
