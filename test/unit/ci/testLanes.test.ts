@@ -164,8 +164,8 @@ describe("test lanes", () => {
             "test/unit/a.test.ts",
             // three browser files and one model file: the browser files do not wait for one lane
             "test/e2e/settings.test.ts",
-            "test/e2e/settingsBackends.test.ts",
             "test/e2e/login.test.ts",
+            "test/e2e/settingsBackends.test.ts",
             "test/model/families/phi3.test.ts",
             "test/gpu/vulkanIsolation.test.ts",
             "test/model/runtime/gatherDecodes.test.ts"
