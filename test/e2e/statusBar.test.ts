@@ -28,8 +28,8 @@ describe("the status bar, in a real browser", () => {
     const received: ResourceUse[] = [];
     const kvault = useKvaultApp({
         seed: [{ id: "ui-notes", name: "Notes", colour: 0, messages: [] }],
-        // A window for an answer long enough that the page's resourceUse poll (twice a second) lands while it runs:
-        // 420 tokens of the tiny model took about 0.5 s on a fast 2-core guest, and the rate was sometimes never seen live.
+        // A window for an answer long enough that the page's resourceUse poll (twice a second) lands while it runs: a
+        // short answer of the tiny model can end between two polls on a fast machine, and its rate is never seen live.
         serveArgs: ["--context", "2048"],
         viewport: { width: 1280, height: 820 },
         prepare: async (app) => {
