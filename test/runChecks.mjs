@@ -23,16 +23,17 @@ if (cacheDirectory !== undefined) {
 }
 const cached = (file) => (cacheDirectory === undefined ? undefined : path.join(cacheDirectory, file));
 
+/** ESLint's and Prettier's cache, keyed by each file's content (their default is its modification time, new in every clone). */
+const contentCache = (at) => ["--cache", "--cache-strategy", "content", "--cache-location", at];
+/** tsc's build info: what it checked, by each file's content. */
+const buildInfo = (at) => ["--tsBuildInfoFile", at];
+
 /** Each check: its npm script, and the arguments that give it a cache where there is one. */
 const checks = [
-    { script: "lint", cacheArgs: (at) => ["--cache", "--cache-strategy", "content", "--cache-location", at], cacheFile: "eslint.cache" },
-    {
-        script: "format:check",
-        cacheArgs: (at) => ["--cache", "--cache-strategy", "content", "--cache-location", at],
-        cacheFile: "prettier.cache"
-    },
-    { script: "typecheck:node", cacheArgs: (at) => ["--tsBuildInfoFile", at], cacheFile: "node.tsbuildinfo" },
-    { script: "typecheck:web", cacheArgs: (at) => ["--tsBuildInfoFile", at], cacheFile: "web.tsbuildinfo" }
+    { script: "lint", cacheArgs: contentCache, cacheFile: "eslint.cache" },
+    { script: "format:check", cacheArgs: contentCache, cacheFile: "prettier.cache" },
+    { script: "typecheck:node", cacheArgs: buildInfo, cacheFile: "node.tsbuildinfo" },
+    { script: "typecheck:web", cacheArgs: buildInfo, cacheFile: "web.tsbuildinfo" }
 ];
 const npm = process.platform === "win32" ? "npm.cmd" : "npm";
 

@@ -33,20 +33,19 @@ export function summarizeLaneTrace(lines: readonly LaneTraceLine[]): LaneTraceSu
     const startMs = Math.min(...lines.map((line) => line.atMs));
     const byFile = new Map<string, { takeMs?: number; releaseMs?: number; lanes: readonly number[] }>();
     for (const line of lines) {
-        const entry = byFile.get(line.file) ?? { lanes: [] };
         if (line.event === "take") {
             byFile.set(line.file, { takeMs: line.atMs, lanes: line.lanes });
         } else if (line.event === "release") {
-            byFile.set(line.file, { ...entry, releaseMs: line.atMs });
+            byFile.set(line.file, { ...(byFile.get(line.file) ?? { lanes: [] }), releaseMs: line.atMs });
         }
     }
     const spans = [...byFile].flatMap(([file, { takeMs, releaseMs, lanes }]) =>
         takeMs === undefined || releaseMs === undefined ? [] : [{ file, takeMs, releaseMs, lanes }]
     );
+    const seconds = (ms: number): number => ms / 1000;
     const laneNumbers = [...new Set(spans.flatMap((span) => span.lanes))].sort((a, b) => a - b);
     const lanes = laneNumbers.map((lane): LaneSummary => {
         const held = spans.filter((span) => span.lanes.includes(lane)).sort((a, b) => a.takeMs - b.takeMs);
-        const seconds = (ms: number): number => ms / 1000;
         return {
             lane,
             numFiles: held.length,
@@ -57,7 +56,7 @@ export function summarizeLaneTrace(lines: readonly LaneTraceLine[]): LaneTraceSu
         };
     });
     const holds = spans
-        .map((span) => ({ file: span.file, numLanes: span.lanes.length, heldS: (span.releaseMs - span.takeMs) / 1000 }))
+        .map((span) => ({ file: span.file, numLanes: span.lanes.length, heldS: seconds(span.releaseMs - span.takeMs) }))
         .sort((a, b) => b.heldS - a.heldS);
     return { lanes, holds };
 }

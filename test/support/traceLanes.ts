@@ -18,7 +18,7 @@ export interface LaneTraceLine {
 }
 
 /** The environment variable that names the file a run's lane trace is appended to; unset, nothing is written. */
-export const LANE_TRACE_ENV = "KVAULT_LANE_TRACE";
+const LANE_TRACE_ENV = "KVAULT_LANE_TRACE";
 
 /**
  * Appends `event` to the lane trace when KVAULT_LANE_TRACE names a file: where a run's heavy
